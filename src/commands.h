@@ -1,0 +1,10 @@
+// Entry points of the subcommands; each is defined in src/cmd_<name>.cc and
+// listed in the table in main.cc.
+#pragma once
+
+namespace optrace {
+
+int CmdInfo(int argc, char** argv);
+int CmdFetch(int argc, char** argv);
+
+}  // namespace optrace

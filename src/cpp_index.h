@@ -1,0 +1,220 @@
+// The C++/CUDA index: plain records of what ATen's source defines, registers,
+// launches and calls, each with file and line, built by cpp_scan (lexer +
+// structural pass) over aten/src/ATen and the autograd helper files. The
+// tracer only asks questions through CppIndex's lookups; it never reads text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "disk.h"
+
+namespace optrace {
+
+// Forms a definition can take.
+enum class DefForm : uint8_t {
+  kFunction,                 // an ordinary function definition
+  kImplFunc,                 // TORCH_IMPL_FUNC(name)
+  kMetaFunc,                 // TORCH_META_FUNC(name) / TORCH_META_FUNC2(name, overload)
+  kPrecomputeMetaFunc,       // TORCH_PRECOMPUTE_META_FUNC(2)
+  kGlobalKernel,             // __global__ function
+};
+const char* DefFormName(DefForm form);  // "function", "TORCH_IMPL_FUNC", ...
+
+struct CppFunction {
+  std::string name;       // unqualified: "softmax_cuda_out", "operator()"
+  std::string qualified;  // with enclosing namespaces/classes: "at::native::softmax_cuda_out"
+  std::string overload;   // TORCH_META_FUNC2's second argument, else ""
+  std::string params;     // parameter list text without parentheses, whitespace-collapsed
+  std::string return_type;
+  bool is_template = false;
+  DefForm form = DefForm::kFunction;
+  uint32_t file = 0;      // index into CppIndex::files()
+  uint32_t line = 0;      // line holding the name (or the macro)
+  uint32_t body_begin = 0, body_end = 0;  // lines of '{' and '}'
+};
+
+enum class StubDeclKind : uint8_t { kDeclare, kDefine };
+struct StubDecl {
+  StubDeclKind kind;
+  std::string stub;  // "lstm_cudnn_stub"
+  std::string type;  // DECLARE_DISPATCH's first argument, "" for DEFINE
+  uint32_t file = 0, line = 0;
+};
+
+struct StubRegistration {
+  std::string macro;   // "REGISTER_DISPATCH", "REGISTER_CUDA_DISPATCH", ...
+  std::string stub;
+  std::string target;  // registered function, '&' and namespaces as written stripped of '&': "lstm_cudnn"
+  std::string device;  // "CPU", "CUDA", "HIP", "MPS", "AVX2", "AVX512", "VSX", "ZVECTOR", "SVE256", "none" ...
+  uint32_t file = 0, line = 0;
+};
+
+enum class LaunchKind : uint8_t {
+  kTripleChevron,  // kernel<<<grid, block>>>(...)
+  kTensorIterator, // gpu_kernel, gpu_kernel_with_scalars, opmath_*_gpu_kernel_with_scalars, gpu_kernel_multiple_outputs
+  kReduce,         // gpu_reduce_kernel
+  kJiterator,      // jitted_gpu_kernel / opmath_jitted_gpu_kernel_with_scalars
+  kLaunchHelper,   // launch_* helpers that take a lambda/functor
+};
+const char* LaunchKindName(LaunchKind kind);  // "<<<>>>", "gpu_kernel", "gpu_reduce_kernel", "jiterator", "launch"
+
+struct CppLaunch {
+  LaunchKind kind;
+  std::string launcher;   // "gpu_kernel", "gpu_reduce_kernel", "jitted_gpu_kernel"; for <<<>>>: ""
+  std::string kernel;     // <<<>>>: the launched kernel's name ("softmax_warp_forward");
+                          // jiterator: the kernel string ("abs_kernel"); else ""
+  std::vector<std::string> functors;  // type names constructed in the arguments or template
+                                      // arguments: "MulFunctor", "sum_functor", "MeanOps", "func_wrapper"
+  int32_t function = -1;  // enclosing CppFunction index, -1 when in a macro body
+  std::string macro;      // enclosing #define name when written inside one
+  uint32_t file = 0, line = 0;
+};
+
+enum class CallKind : uint8_t {
+  kPlain,      // x(...), x<T>(...)
+  kQualified,  // at::x(...), at::native::x(...), at::_ops::x::call(...), cub::x(...)
+  kMember,     // obj.x(...), obj->x(...)
+  kFunctor,    // Type<...>{}(...) / Type(...)(...)
+};
+struct CppCall {
+  std::string callee;     // last component: "x"  (for at::_ops::x::call: "x")
+  std::string qualifier;  // everything before it as written: "at::", "at::native::", "at::_ops::", "self." ...
+  CallKind kind = CallKind::kPlain;
+  bool is_ops_call = false;  // at::_ops::x::call / ::redispatch
+  int32_t function = -1;     // enclosing CppFunction index, -1 when in a macro body
+  std::string macro;         // enclosing #define when written inside one
+  uint32_t file = 0, line = 0;
+};
+
+struct CppMacro {
+  std::string name;
+  uint32_t file = 0, line = 0;  // line of #define
+  uint32_t end_line = 0;        // last line of the (continued) body
+};
+
+// A use of a function-like macro defined in the index, e.g. a LAUNCH_SOFTMAX_WARP_FORWARD(...)
+// call inside a function body: lets the tracer follow function -> macro -> launch.
+struct CppMacroUse {
+  std::string macro;
+  int32_t function = -1;
+  uint32_t file = 0, line = 0;
+};
+
+// TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT registrations.
+struct LibraryRegistration {
+  std::string block;     // "TORCH_LIBRARY_IMPL"
+  std::string ns;        // "aten"
+  std::string key;       // dispatch key of the block: "CUDA", "CompositeImplicitAutograd"; "" for TORCH_LIBRARY
+  std::string op;        // "add.Tensor" (the string as written, without a "aten::" prefix)
+  std::string function;  // the C++ function registered (TORCH_FN(f) -> "f"), "" for m.def
+  bool is_def = false;
+  uint32_t file = 0, line = 0;
+};
+
+// AT_DISPATCH_* macro uses: the dtypes an implementation supports.
+struct DtypeDispatch {
+  std::string macro;                // "AT_DISPATCH_FLOATING_TYPES_AND2"
+  std::vector<std::string> dtypes;  // expanded: {"float", "double", "Half", "BFloat16"}
+  std::string name;                 // the string-literal name argument, e.g. "softmax_cuda"
+  int32_t function = -1;
+  uint32_t file = 0, line = 0;
+};
+
+// A file that was not indexed, and why.
+struct CppSkipped {
+  std::string path;
+  std::string reason;
+};
+
+// Scan output for one file; merged into CppIndex. Indices in records are
+// file-local (file = 0, function = index into `functions`) until merged.
+struct CppFileRecords {
+  std::vector<CppFunction> functions;
+  std::vector<StubDecl> stub_decls;
+  std::vector<StubRegistration> registrations;
+  std::vector<CppLaunch> launches;
+  std::vector<CppCall> calls;
+  std::vector<CppMacro> macros;
+  std::vector<CppMacroUse> macro_uses;
+  std::vector<LibraryRegistration> library_registrations;
+  std::vector<DtypeDispatch> dtype_dispatches;
+  // constexpr char name[] = "string"; (jiterator kernel names)
+  std::vector<std::pair<std::string, std::string>> string_constants;
+};
+
+// Scans one C++/CUDA source text. `path` is used for the device of plain
+// REGISTER_DISPATCH (cuda/ -> CUDA, cpu/ -> CPU, ...). Never throws or crashes
+// on any input.
+CppFileRecords ScanCppFile(std::string_view path, std::string_view text);
+
+// Whether a checkout path is in the C++ index's scope.
+bool InCppScope(std::string_view path);
+
+class CppIndex {
+ public:
+  // Scans every in-scope file of `disk` (in parallel with `threads` workers; 0 = all cores).
+  static CppIndex Build(const Disk& disk, unsigned threads = 0);
+  // Merges per-file records (in file order) into an index. Used by Build and by the store.
+  void AddFile(std::string path, CppFileRecords records);
+  void AddSkipped(std::string path, std::string reason) { skipped_.push_back({std::move(path), std::move(reason)}); }
+  void Finish();  // builds the lookup tables; call once after the last AddFile
+
+  const std::vector<std::string>& files() const { return files_; }
+  const std::string& file(uint32_t id) const { return files_[id]; }
+  const std::vector<CppFunction>& functions() const { return functions_; }
+  const std::vector<StubDecl>& stub_decls() const { return stub_decls_; }
+  const std::vector<StubRegistration>& registrations() const { return registrations_; }
+  const std::vector<CppLaunch>& launches() const { return launches_; }
+  const std::vector<CppCall>& calls() const { return calls_; }
+  const std::vector<CppMacro>& macros() const { return macros_; }
+  const std::vector<CppMacroUse>& macro_uses() const { return macro_uses_; }
+  const std::vector<LibraryRegistration>& library_registrations() const { return library_registrations_; }
+  const std::vector<DtypeDispatch>& dtype_dispatches() const { return dtype_dispatches_; }
+  const std::vector<CppSkipped>& skipped() const { return skipped_; }
+
+  // Lookups return indices into the vectors above, in file/line order.
+  std::vector<uint32_t> FunctionsNamed(std::string_view name) const;    // by unqualified name (any form)
+  std::vector<uint32_t> StubDeclsNamed(std::string_view stub) const;
+  std::vector<uint32_t> RegistrationsOf(std::string_view stub) const;
+  std::vector<uint32_t> LaunchesIn(uint32_t function) const;
+  std::vector<uint32_t> LaunchesInMacro(std::string_view macro) const;
+  std::vector<uint32_t> LaunchesOfKernel(std::string_view kernel) const;  // <<<>>> of that __global__
+  std::vector<uint32_t> CallsIn(uint32_t function) const;
+  std::vector<uint32_t> CallsInMacro(std::string_view macro) const;
+  std::vector<uint32_t> CallersOf(std::string_view name) const;  // calls whose callee is `name`
+  std::vector<uint32_t> MacrosNamed(std::string_view name) const;
+  std::vector<uint32_t> MacroUsesIn(uint32_t function) const;
+  std::vector<uint32_t> DtypeDispatchesIn(uint32_t function) const;
+  std::vector<uint32_t> LibraryRegistrationsOf(std::string_view function) const;
+  // jiterator: `constexpr char abs_name[] = "abs_kernel";` -> "abs_kernel" (file-local first).
+  const std::string* StringConstant(uint32_t file, std::string_view name) const;
+  // The function whose body holds (file, line), or -1.
+  int32_t FunctionAt(uint32_t file, uint32_t line) const;
+
+ private:
+  std::vector<std::string> files_;
+  std::vector<CppFunction> functions_;
+  std::vector<StubDecl> stub_decls_;
+  std::vector<StubRegistration> registrations_;
+  std::vector<CppLaunch> launches_;
+  std::vector<CppCall> calls_;
+  std::vector<CppMacro> macros_;
+  std::vector<CppMacroUse> macro_uses_;
+  std::vector<LibraryRegistration> library_registrations_;
+  std::vector<DtypeDispatch> dtype_dispatches_;
+  std::vector<CppSkipped> skipped_;
+  std::vector<std::vector<std::pair<std::string, std::string>>> string_constants_;  // per file
+  // lookup tables (built by Finish)
+  std::unordered_multimap<std::string, uint32_t> functions_by_name_, stub_decls_by_name_, registrations_by_stub_,
+      launches_by_kernel_, launches_by_macro_, calls_by_callee_, calls_by_macro_, macros_by_name_,
+      library_regs_by_function_;
+  std::unordered_multimap<uint32_t, uint32_t> launches_by_function_, calls_by_function_, macro_uses_by_function_,
+      dtype_by_function_;
+  std::vector<std::vector<uint32_t>> functions_by_file_;  // sorted by body_begin
+};
+
+}  // namespace optrace

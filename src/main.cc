@@ -1,0 +1,61 @@
+// optrace: trace a PyTorch operation from the Python API down to the code that
+// really runs, by reading a PyTorch source checkout. This file is only the
+// subcommand table and dispatch ("did you mean" for unknown subcommands).
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cmd_common.h"
+#include "commands.h"
+#include "text.h"
+
+namespace optrace {
+
+const std::vector<Subcommand>& Subcommands() {
+  static const std::vector<Subcommand> table = {
+      {"info", "the checkout, its version, the installed torch, index counts", CmdInfo},
+      {"fetch", "get a PyTorch checkout matching the installed torch", CmdFetch},
+  };
+  return table;
+}
+
+namespace {
+
+void Usage(std::ostream& out) {
+  out << "usage: optrace <command> [options]   (optrace <command> --help for its options)\n\n"
+         "commands:\n";
+  for (const auto& c : Subcommands()) {
+    out << "  " << c.name << std::string(10 - std::min<size_t>(9, std::strlen(c.name)), ' ') << c.help << "\n";
+  }
+  out << "\nThe checkout: --source DIR, else $PYTORCH_SOURCE, else "
+         "${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source.\n"
+         "Exit codes: 0 ok, 1 not found, 2 usage, 3 checkout or index problem.\n";
+}
+
+}  // namespace
+}  // namespace optrace
+
+int main(int argc, char** argv) {
+  using namespace optrace;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    Usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? static_cast<int>(ExitCode::kUsage) : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::cout << "optrace 0.1\n";
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const auto& c : Subcommands()) {
+    if (argv[1] == std::string(c.name)) return c.run(argc - 1, argv + 1);
+    names.push_back(c.name);
+  }
+  std::cerr << "optrace: unknown command '" << argv[1] << "'";
+  auto near = DidYouMean(argv[1], names, 3);
+  if (!near.empty()) std::cerr << "; did you mean '" << near[0] << "'?";
+  std::cerr << "\n";
+  Usage(std::cerr);
+  return static_cast<int>(ExitCode::kUsage);
+}

@@ -1,0 +1,22 @@
+// Small string helpers shared by the stages: edit distance for "did you
+// mean", splitting and trimming.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace optrace {
+
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Up to `limit` candidates closest to `word` (edit distance, then prefix/substring matches).
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
+                                    size_t limit = 5);
+
+std::string_view TrimView(std::string_view s);
+std::vector<std::string> SplitTopLevel(std::string_view s, char sep);  // ignores separators inside ()[]{}<>"'
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+
+}  // namespace optrace
