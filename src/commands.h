@@ -4,6 +4,7 @@
 
 namespace optrace {
 
+int CmdTrace(int argc, char** argv);
 int CmdInfo(int argc, char** argv);
 int CmdFetch(int argc, char** argv);
 

@@ -49,8 +49,14 @@ struct StubRegistration {
   std::string macro;   // "REGISTER_DISPATCH", "REGISTER_CUDA_DISPATCH", ...
   std::string stub;
   std::string target;  // registered function, '&' and namespaces as written stripped of '&': "lstm_cudnn"
-  std::string device;  // "CPU", "CUDA", "HIP", "MPS", "AVX2", "AVX512", "VSX", "ZVECTOR", "SVE256", "none" ...
+  std::string device;  // "CPU", "CUDA", "HIP", "MPS", "XPU", "MTIA", "PrivateUse1", "none" (REGISTER_NO_CPU_DISPATCH),
+                       // "unknown" (plain REGISTER_DISPATCH in a file no build compiles it in)
   uint32_t file = 0, line = 0;
+  // Added by cpp_scan: the CPU capability for CPU registrations ("DEFAULT", "AVX2", "AVX512", "ALL" for
+  // REGISTER_ALL_CPU_DISPATCH / REGISTER_NO_CPU_DISPATCH, "CPU_CAPABILITY"), "" for plain REGISTER_DISPATCH
+  // (every capability) and non-CPU devices; and the target as written minus '&' ("at::native::lstm_cudnn").
+  std::string arch;
+  std::string target_written;
 };
 
 enum class LaunchKind : uint8_t {
@@ -72,6 +78,9 @@ struct CppLaunch {
   int32_t function = -1;  // enclosing CppFunction index, -1 when in a macro body
   std::string macro;      // enclosing #define name when written inside one
   uint32_t file = 0, line = 0;
+  // Added: jiterator's first template argument as written ("abs_name"); `kernel` is its string value
+  // when the constant is found (same file at scan time, else a unique one in the index at Finish).
+  std::string kernel_name_ref;
 };
 
 enum class CallKind : uint8_t {
@@ -94,6 +103,7 @@ struct CppMacro {
   std::string name;
   uint32_t file = 0, line = 0;  // line of #define
   uint32_t end_line = 0;        // last line of the (continued) body
+  bool function_like = false;   // added: #define NAME(...)
 };
 
 // A use of a function-like macro defined in the index, e.g. a LAUNCH_SOFTMAX_WARP_FORWARD(...)
@@ -102,6 +112,7 @@ struct CppMacroUse {
   std::string macro;
   int32_t function = -1;
   uint32_t file = 0, line = 0;
+  std::string within_macro;  // added: the #define whose body holds the use (function == -1), else ""
 };
 
 // TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT registrations.
@@ -113,6 +124,8 @@ struct LibraryRegistration {
   std::string function;  // the C++ function registered (TORCH_FN(f) -> "f"), "" for m.def
   bool is_def = false;
   uint32_t file = 0, line = 0;
+  std::string schema;         // added: m.def's whole schema string (op is its name part)
+  std::string function_text;  // added: the registered expression as written ("TORCH_FN(at::native::f)")
 };
 
 // AT_DISPATCH_* macro uses: the dtypes an implementation supports.
@@ -122,6 +135,7 @@ struct DtypeDispatch {
   std::string name;                 // the string-literal name argument, e.g. "softmax_cuda"
   int32_t function = -1;
   uint32_t file = 0, line = 0;
+  std::string macro_body;  // added: the #define holding the use (function == -1), else ""
 };
 
 // A file that was not indexed, and why.

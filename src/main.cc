@@ -14,6 +14,7 @@ namespace optrace {
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
+      {"trace", "trace an op, module, function, method, operator or kernel", CmdTrace},
       {"info", "the checkout, its version, the installed torch, index counts", CmdInfo},
       {"fetch", "get a PyTorch checkout matching the installed torch", CmdFetch},
   };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,7 +37,9 @@ enum class PyCallKind : uint8_t {
 
 struct PyCall {
   std::string callee;  // as written, whitespace-free: "F.layer_norm", "torch._C._nn.linear", "_VF.lstm",
-                       // "torch.ops.aten.x.default", "input.softmax", "self._conv_forward", "super().forward"
+                       // "torch.ops.aten.x.default", "input.softmax", "self._conv_forward", "super().forward";
+                       // inner argument lists and subscripts are elided: x.view(a).transpose(0, 1) gives
+                       // "x.view" and "x.view(...).transpose"; receivers: "<str>.join", "(...).sum", "x[...].add_"
   PyCallKind kind = PyCallKind::kCall;
   uint32_t line = 0;
   bool in_preamble = false;  // inside the has_torch_function/handle_torch_function preamble
@@ -50,7 +53,8 @@ struct PyFunction {
   uint32_t end_line = 0;
   std::vector<std::string> params;  // parameter names in order
   std::vector<PyDecorator> decorators;
-  std::vector<PyCall> calls;  // in source order
+  std::vector<PyCall> calls;  // in source order (of the call's '(' / the operator)
+  std::vector<PyImport> imports;  // imports inside the body (lazy imports), same form as PyModule::imports
   bool is_method = false;
   int32_t class_index = -1;  // into PyModule::classes when a method
 };
@@ -78,6 +82,8 @@ struct PyAlias {
   std::string target;  // aliased expression: "torch.conv2d", "y"; for kCall the callee
   std::string if_true, if_false;  // boolean_dispatch branches
   uint32_t line = 0;
+  std::string args;          // kAddDocstr/kBooleanDispatch/kCall: argument text, collapsed, <= 200 chars
+  int32_t class_index = -1;  // >= 0: a class attribute (`forward = _forward_unimplemented`) of that class
 };
 
 struct PyModule {
@@ -89,7 +95,9 @@ struct PyModule {
   std::vector<PyFunction> functions;  // module-level functions and methods (methods have class_index)
   std::vector<PyAlias> aliases;
   std::vector<std::string> all;  // __all__ when given literally
+  bool all_dynamic = false;      // __all__ is also built by code the scanner cannot read (loops, +x)
   std::string error;             // non-empty when the file failed to scan (reason)
+  uint32_t error_line = 0;       // where (0 when not tied to a line)
 };
 
 // Scans one Python source text into a module record. Never throws or crashes.
@@ -106,10 +114,18 @@ struct PySymbol {
 
 class PyIndex {
  public:
-  // Scans all .py under torch/ of `disk` (parallel; 0 = all cores).
+  // Move-only: the lookup tables view strings inside modules_.
+  PyIndex() = default;
+  PyIndex(PyIndex&&) = default;
+  PyIndex& operator=(PyIndex&&) = default;
+  PyIndex(const PyIndex&) = delete;
+  PyIndex& operator=(const PyIndex&) = delete;
+
+  // Scans all .py under torch/ of `disk` (parallel; 0 = all cores). Module
+  // order is the sorted path order whatever the thread count.
   static PyIndex Build(const Disk& disk, unsigned threads = 0);
   void AddModule(PyModule module);
-  void Finish();  // builds lookup tables
+  void Finish();  // builds lookup tables; call after the last AddModule
 
   const std::vector<PyModule>& modules() const { return modules_; }
   const PyModule* FindModule(std::string_view dotted) const;
@@ -124,10 +140,40 @@ class PyIndex {
   // ("register_decomposition", "register_lowering", "register_meta"...): pairs (module, function).
   std::vector<std::pair<uint32_t, uint32_t>> DecoratedWith(std::string_view decorator_name) const;
 
+  // Resolves an expression as code inside `module` sees it ("F.softmax",
+  // "RNNBase", "torch.nn.functional.relu"): first through the imports of
+  // `function` (and of the functions it is nested in) when >= 0, then the
+  // module's own names and star imports, then as an absolute dotted name.
+  PySymbol ResolveIn(uint32_t module, std::string_view expr, int32_t function = -1) const;
+  // The dotted name of a symbol: "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.LSTM.forward".
+  std::string NameOf(const PySymbol& symbol) const;
+  // Names bound at the top level of a module (own definitions, imports and
+  // what its star imports export), sorted: for "did you mean".
+  std::vector<std::string> NamesIn(uint32_t module) const;
+  // Files the listing could not follow (symlink escapes, loops).
+  const std::vector<SkippedPath>& skipped() const { return skipped_; }
+
  private:
+  PySymbol Member(const PySymbol& owner, std::string_view name, int depth) const;
+  PySymbol ModuleMember(uint32_t module, std::string_view name, int depth) const;
+  PySymbol Follow(const PySymbol& symbol, int depth) const;  // imports and plain aliases to what they name
+  PySymbol ResolveAbsolute(std::string_view dotted, int depth) const;
+  std::optional<PySymbol> FindMethodDepth(uint32_t module, uint32_t class_index, std::string_view method,
+                                          int depth) const;
+  bool Exports(uint32_t module, std::string_view name) const;
+
   std::vector<PyModule> modules_;
   std::unordered_map<std::string, uint32_t> by_name_;
   std::unordered_multimap<std::string, std::pair<uint32_t, uint32_t>> decorated_;
+  // Per module: top-level name -> symbol (latest binding wins), and the
+  // modules its star imports name, in source order.
+  std::vector<std::unordered_map<std::string_view, PySymbol>> names_;
+  std::vector<std::vector<std::string_view>> star_imports_;
+  std::vector<SkippedPath> skipped_;
 };
+
+// One line per count (modules, classes, functions, aliases, calls, decorated,
+// errors) for `optrace info --index`.
+void PrintPyIndexCounts(const PyIndex& index, std::ostream& out);
 
 }  // namespace optrace

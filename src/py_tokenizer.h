@@ -86,6 +86,7 @@ class PyTokenizer {
   bool line_has_tokens_ = false;  // a logical line is open (NEWLINE owed)
   std::vector<uint32_t> indents_{0};      // tab-8 columns
   std::vector<uint32_t> alt_indents_{0};  // tab-1 columns (TabError check)
+  int fstring_nesting_ = 0;  // bounds recursion on hostile input
   int pending_dedents_ = 0;
   bool pending_indent_ = false;
   bool done_ = false;

@@ -45,6 +45,9 @@ struct FunctionSchema {
 
 // Parses a torchgen function schema. Returns false (with *error) on malformed text.
 bool ParseFunctionSchema(std::string_view text, FunctionSchema* out, std::string* error);
+// The schema written the way torchgen prints it (str(FunctionSchema)); equals
+// `text` for every schema torchgen accepts, and gives the text of generated ones.
+std::string FunctionSchemaToString(const FunctionSchema& schema);
 
 struct NativeFunction {
   FunctionSchema schema;
@@ -100,6 +103,13 @@ class YamlModel {
   // Same from in-memory texts (unit tests).
   static Status LoadFromText(std::string_view native_functions, std::string_view tags,
                              std::string_view derivatives, YamlModel* model);
+  // Same, following the torchgen of `release` ("1.13.1", "2.6.0a0"): a few
+  // generation rules changed between releases. Empty means the newest rules.
+  // Load() takes the release from the checkout's version.txt.
+  static Status LoadFromText(std::string_view native_functions, std::string_view tags,
+                             std::string_view derivatives, YamlModel* model, std::string_view release);
+  // The release whose torchgen rules were applied ("" = newest).
+  const std::string& release() const { return release_; }
 
   const std::vector<NativeFunction>& functions() const { return functions_; }
   const std::vector<DerivativeEntry>& derivatives() const { return derivatives_; }
@@ -117,6 +127,7 @@ class YamlModel {
   std::vector<NativeFunction> functions_;
   std::vector<DerivativeEntry> derivatives_;
   std::vector<std::string> known_tags_;
+  std::string release_;
   std::unordered_map<std::string, size_t> by_full_name_;
   std::unordered_map<std::string, std::vector<size_t>> by_base_;
   std::unordered_map<std::string, size_t> derivative_by_name_;

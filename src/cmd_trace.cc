@@ -1,0 +1,156 @@
+// `optrace trace`: the main face. Opens the checkout, loads (or builds) the
+// index, traces each query and renders it as text (the default: flow
+// diagram, layers, summary table, notes), markdown, JSON (optrace.trace/1,
+// doc/trace-schema.md) or Graphviz DOT. `--all` traces every op of
+// native_functions.yaml, one JSON object per line, for bulk checks.
+//
+// Exit codes are the contract's: 0 traced, 1 a query names nothing known
+// (with "did you mean" on stderr, and the JSON still printed for --json),
+// 2 usage, 3 checkout or index problem.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cmd_common.h"
+#include "commands.h"
+#include "index.h"
+#include "render.h"
+#include "trace.h"
+
+namespace optrace {
+
+namespace {
+
+enum class Format { kText, kMarkdown, kJson, kDot };
+
+// Columns for the text face: the terminal's when stdout is one, else 100
+// (what an agent's tool output or a pipe is read at).
+int TerminalWidth() {
+  struct winsize ws;
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return std::clamp<int>(ws.ws_col, 60, 160);
+  return 100;
+}
+
+bool UseColor() {
+  const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org
+  return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+void PrintNotFound(const Status& status, const Trace& trace) {
+  std::cerr << "optrace: " << status.message() << "\n";
+  if (!trace.suggestions.empty()) {
+    std::cerr << "  did you mean:";
+    for (size_t i = 0; i < trace.suggestions.size(); ++i)
+      std::cerr << (i ? ", " : " ") << trace.suggestions[i];
+    std::cerr << "\n";
+  }
+}
+
+}  // namespace
+
+int CmdTrace(int argc, char** argv) {
+  CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs",
+               "optrace trace"};
+  std::string source, format = "text", device = "default";
+  bool json = false, no_backward = false, all = false, pretty = false;
+  int depth = TraceOptions().depth, width = 0;
+  std::vector<std::string> queries;
+  AddSourceFlag(app, &source);
+  app.add_flag("--json", json, "same as --format json (optrace.trace/1, see doc/trace-schema.md)");
+  app.add_option("--format", format, "text (default), md, json or dot")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json", "dot"}));
+  app.add_option("--device", device, "implementations to follow: cuda, cpu or all (default: CPU, CUDA, composite)")
+      ->check(CLI::IsMember({"default", "cuda", "cpu", "all"}));
+  app.add_flag("--no-backward", no_backward, "skip derivatives.yaml and backward ops");
+  app.add_option("--depth", depth, "how deep aten ops called from implementations are followed")
+      ->check(CLI::Range(0, 32));
+  app.add_flag("--all", all, "trace every op of native_functions.yaml (JSON: one object per line)");
+  app.add_flag("--pretty", pretty, "indent JSON (one query only)");
+  app.add_option("--width", width, "text columns (default: the terminal's, else 100)")->check(CLI::Range(40, 400));
+  app.add_option("query", queries,
+                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (queries.empty() == !all) {
+    std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
+              << "; see optrace trace --help\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  Format fmt = json || format == "json"                 ? Format::kJson
+               : format == "md" || format == "markdown" ? Format::kMarkdown
+               : format == "dot"                        ? Format::kDot
+                                                        : Format::kText;
+
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  LoadOptions load;
+  load.progress = ::isatty(STDERR_FILENO);
+  Index index;
+  Status loaded = LoadIndex(checkout, load, &index);
+  if (!loaded.ok()) return Report(loaded);
+
+  TraceOptions options;
+  options.device = device == "cuda"  ? TraceOptions::Device::kCuda
+                   : device == "cpu" ? TraceOptions::Device::kCpu
+                   : device == "all" ? TraceOptions::Device::kAll
+                                     : TraceOptions::Device::kDefault;
+  options.backward = !no_backward;
+  options.depth = depth;
+  // Snippets are for people reading text or markdown; JSON never carries them.
+  options.snippets = !all && (fmt == Format::kText || fmt == Format::kMarkdown);
+  RenderOptions render;
+  render.color = UseColor();
+  render.width = width > 0 ? width : TerminalWidth();
+
+  auto start = std::chrono::steady_clock::now();
+  if (all) queries = AllOpQueries(index);
+  bool one_json_per_line = fmt == Format::kJson && (all || queries.size() > 1);
+  int worst = 0;
+  size_t not_found = 0;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    const std::string& query = queries[qi];
+    Trace trace;
+    Status s = TraceQuery(index, query, options, &trace);
+    if (trace.query.empty()) trace.query = query;
+    if (trace.source_root.empty()) trace.source_root = checkout.root;
+    if (trace.source_version.empty()) trace.source_version = checkout.version;
+    if (!s.ok()) {
+      worst = std::max(worst, s.exit_code());
+      if (s.code() != ExitCode::kNotFound) {
+        Report(s);
+        continue;
+      }
+      ++not_found;
+      if (!all) PrintNotFound(s, trace);
+      if (fmt != Format::kJson) continue;
+      if (trace.not_found.empty()) trace.not_found.push_back({"query", s.message()});
+    }
+    switch (fmt) {
+      case Format::kJson:
+        std::cout << DumpJson(TraceToJson(trace), pretty && !one_json_per_line ? 1 : -1) << "\n";
+        break;
+      case Format::kMarkdown:
+        std::cout << (qi ? "\n---\n\n" : "") << RenderMarkdown(trace);
+        break;
+      case Format::kDot:
+        std::cout << RenderDot(trace);
+        break;
+      case Format::kText:
+        std::cout << (qi ? "\n" : "") << RenderText(trace, render);
+        break;
+    }
+  }
+  std::cout.flush();
+  if (all) {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "optrace: traced %zu ops in %.1f s (%zu not found)\n", queries.size(), seconds, not_found);
+  }
+  return worst;
+}
+
+}  // namespace optrace

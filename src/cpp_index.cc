@@ -1,0 +1,276 @@
+// CppIndex: merges ScanCppFile's per-file records into one index with file
+// ids and global function indices, and answers the tracer's lookups through
+// hash tables built once by Finish(). Build scans files on std::thread
+// workers (an atomic counter hands out files) and merges the results in file
+// order, so the index is the same whatever the thread count.
+#include "cpp_index.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <unordered_set>
+
+namespace optrace {
+
+const char* DefFormName(DefForm form) {
+  switch (form) {
+    case DefForm::kFunction: return "function";
+    case DefForm::kImplFunc: return "TORCH_IMPL_FUNC";
+    case DefForm::kMetaFunc: return "TORCH_META_FUNC";
+    case DefForm::kPrecomputeMetaFunc: return "TORCH_PRECOMPUTE_META_FUNC";
+    case DefForm::kGlobalKernel: return "__global__";
+  }
+  return "?";
+}
+
+const char* LaunchKindName(LaunchKind kind) {
+  switch (kind) {
+    case LaunchKind::kTripleChevron: return "<<<>>>";
+    case LaunchKind::kTensorIterator: return "gpu_kernel";
+    case LaunchKind::kReduce: return "gpu_reduce_kernel";
+    case LaunchKind::kJiterator: return "jiterator";
+    case LaunchKind::kLaunchHelper: return "launch";
+  }
+  return "?";
+}
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool IsCppSource(std::string_view path) {
+  return EndsWith(path, ".cpp") || EndsWith(path, ".cc") || EndsWith(path, ".cu") || EndsWith(path, ".cuh") ||
+         EndsWith(path, ".h") || EndsWith(path, ".hpp");
+}
+
+template <typename Map>
+std::vector<uint32_t> Lookup(const Map& map, const typename Map::key_type& key) {
+  std::vector<uint32_t> out;
+  auto [b, e] = map.equal_range(key);
+  for (auto it = b; it != e; ++it) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<uint32_t> LookupName(const std::unordered_multimap<std::string, uint32_t>& map, std::string_view key) {
+  return Lookup(map, std::string(key));
+}
+
+}  // namespace
+
+bool InCppScope(std::string_view path) {
+  constexpr std::string_view kAten = "aten/src/ATen/";
+  constexpr std::string_view kAutograd = "torch/csrc/autograd/";
+  if (path.substr(0, kAten.size()) == kAten) return IsCppSource(path);
+  if (path == "torch/csrc/autograd/FunctionsManual.cpp") return true;
+  if (path.substr(0, kAutograd.size()) == kAutograd) {
+    std::string_view rest = path.substr(kAutograd.size());
+    return rest.find('/') == std::string_view::npos && EndsWith(rest, ".h");
+  }
+  return false;
+}
+
+CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
+  std::vector<std::string> paths;
+  std::vector<SkippedPath> listing_skipped;
+  for (const char* dir : {"aten/src/ATen", "torch/csrc/autograd"})
+    disk.ListFiles(dir, [](std::string_view p) { return InCppScope(p); }, &paths, &listing_skipped);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+
+  struct Result {
+    CppFileRecords records;
+    std::string skip_reason;  // non-empty: not indexed
+  };
+  std::vector<Result> results(paths.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    std::string text;
+    for (size_t i; (i = next.fetch_add(1)) < paths.size();) {
+      Status st = disk.ReadFile(paths[i], &text);
+      if (!st.ok()) {
+        results[i].skip_reason = "unreadable: " + st.message();
+      } else if (LooksBinary(text)) {
+        results[i].skip_reason = "binary";
+      } else {
+        results[i].records = ScanCppFile(paths[i], text);
+      }
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, paths.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  CppIndex index;
+  for (const SkippedPath& s : listing_skipped) index.AddSkipped(s.path, s.reason);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!results[i].skip_reason.empty()) {
+      index.AddSkipped(paths[i], results[i].skip_reason);
+    } else {
+      index.AddFile(paths[i], std::move(results[i].records));
+    }
+  }
+  index.Finish();
+  return index;
+}
+
+void CppIndex::AddFile(std::string path, CppFileRecords records) {
+  const uint32_t file = static_cast<uint32_t>(files_.size());
+  const int32_t fn_base = static_cast<int32_t>(functions_.size());
+  files_.push_back(std::move(path));
+  auto fn = [&](int32_t local) { return local < 0 ? -1 : local + fn_base; };
+  for (auto& f : records.functions) {
+    f.file = file;
+    functions_.push_back(std::move(f));
+  }
+  for (auto& d : records.stub_decls) {
+    d.file = file;
+    stub_decls_.push_back(std::move(d));
+  }
+  for (auto& r : records.registrations) {
+    r.file = file;
+    registrations_.push_back(std::move(r));
+  }
+  for (auto& l : records.launches) {
+    l.file = file;
+    l.function = fn(l.function);
+    launches_.push_back(std::move(l));
+  }
+  for (auto& c : records.calls) {
+    c.file = file;
+    c.function = fn(c.function);
+    calls_.push_back(std::move(c));
+  }
+  for (auto& m : records.macros) {
+    m.file = file;
+    macros_.push_back(std::move(m));
+  }
+  for (auto& u : records.macro_uses) {
+    u.file = file;
+    u.function = fn(u.function);
+    macro_uses_.push_back(std::move(u));
+  }
+  for (auto& r : records.library_registrations) {
+    r.file = file;
+    library_registrations_.push_back(std::move(r));
+  }
+  for (auto& d : records.dtype_dispatches) {
+    d.file = file;
+    d.function = fn(d.function);
+    dtype_dispatches_.push_back(std::move(d));
+  }
+  string_constants_.push_back(std::move(records.string_constants));
+}
+
+void CppIndex::Finish() {
+  auto fill = [](auto& map, size_t n, auto key) {
+    map.clear();
+    map.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) key(map, i);
+  };
+  // Macro uses: ScanCppFile keeps uses of same-file macros and of any
+  // ALL_CAPS name; keep only those naming a function-like macro we indexed.
+  std::unordered_set<std::string_view> function_macros;
+  for (const CppMacro& m : macros_)
+    if (m.function_like) function_macros.insert(m.name);
+  macro_uses_.erase(std::remove_if(macro_uses_.begin(), macro_uses_.end(),
+                                   [&](const CppMacroUse& u) { return !function_macros.count(u.macro); }),
+                    macro_uses_.end());
+  // Jiterator names defined in another file (a header): StringConstant
+  // answers only when the index holds a single value for the constant.
+  for (CppLaunch& l : launches_) {
+    if (!l.kernel.empty() || l.kernel_name_ref.empty()) continue;
+    if (const std::string* value = StringConstant(l.file, l.kernel_name_ref)) l.kernel = *value;
+  }
+  fill(functions_by_name_, functions_.size(), [&](auto& m, uint32_t i) { m.emplace(functions_[i].name, i); });
+  fill(stub_decls_by_name_, stub_decls_.size(), [&](auto& m, uint32_t i) { m.emplace(stub_decls_[i].stub, i); });
+  fill(registrations_by_stub_, registrations_.size(),
+       [&](auto& m, uint32_t i) { m.emplace(registrations_[i].stub, i); });
+  launches_by_kernel_.clear();
+  launches_by_macro_.clear();
+  launches_by_function_.clear();
+  for (uint32_t i = 0; i < launches_.size(); ++i) {
+    const CppLaunch& l = launches_[i];
+    if (l.kind == LaunchKind::kTripleChevron && !l.kernel.empty()) launches_by_kernel_.emplace(l.kernel, i);
+    if (!l.macro.empty()) launches_by_macro_.emplace(l.macro, i);
+    if (l.function >= 0) launches_by_function_.emplace(static_cast<uint32_t>(l.function), i);
+  }
+  calls_by_callee_.clear();
+  calls_by_macro_.clear();
+  calls_by_function_.clear();
+  calls_by_callee_.reserve(calls_.size());
+  for (uint32_t i = 0; i < calls_.size(); ++i) {
+    const CppCall& c = calls_[i];
+    calls_by_callee_.emplace(c.callee, i);
+    if (!c.macro.empty()) calls_by_macro_.emplace(c.macro, i);
+    if (c.function >= 0) calls_by_function_.emplace(static_cast<uint32_t>(c.function), i);
+  }
+  fill(macros_by_name_, macros_.size(), [&](auto& m, uint32_t i) { m.emplace(macros_[i].name, i); });
+  macro_uses_by_function_.clear();
+  for (uint32_t i = 0; i < macro_uses_.size(); ++i)
+    if (macro_uses_[i].function >= 0) macro_uses_by_function_.emplace(macro_uses_[i].function, i);
+  dtype_by_function_.clear();
+  for (uint32_t i = 0; i < dtype_dispatches_.size(); ++i)
+    if (dtype_dispatches_[i].function >= 0) dtype_by_function_.emplace(dtype_dispatches_[i].function, i);
+  library_regs_by_function_.clear();
+  for (uint32_t i = 0; i < library_registrations_.size(); ++i)
+    if (!library_registrations_[i].function.empty())
+      library_regs_by_function_.emplace(library_registrations_[i].function, i);
+  functions_by_file_.assign(files_.size(), {});
+  for (uint32_t i = 0; i < functions_.size(); ++i) functions_by_file_[functions_[i].file].push_back(i);
+  for (auto& v : functions_by_file_) {
+    std::stable_sort(v.begin(), v.end(),
+                     [&](uint32_t a, uint32_t b) { return functions_[a].body_begin < functions_[b].body_begin; });
+  }
+}
+
+std::vector<uint32_t> CppIndex::FunctionsNamed(std::string_view name) const { return LookupName(functions_by_name_, name); }
+std::vector<uint32_t> CppIndex::StubDeclsNamed(std::string_view stub) const { return LookupName(stub_decls_by_name_, stub); }
+std::vector<uint32_t> CppIndex::RegistrationsOf(std::string_view stub) const { return LookupName(registrations_by_stub_, stub); }
+std::vector<uint32_t> CppIndex::LaunchesIn(uint32_t function) const { return Lookup(launches_by_function_, function); }
+std::vector<uint32_t> CppIndex::LaunchesInMacro(std::string_view macro) const { return LookupName(launches_by_macro_, macro); }
+std::vector<uint32_t> CppIndex::LaunchesOfKernel(std::string_view kernel) const { return LookupName(launches_by_kernel_, kernel); }
+std::vector<uint32_t> CppIndex::CallsIn(uint32_t function) const { return Lookup(calls_by_function_, function); }
+std::vector<uint32_t> CppIndex::CallsInMacro(std::string_view macro) const { return LookupName(calls_by_macro_, macro); }
+std::vector<uint32_t> CppIndex::CallersOf(std::string_view name) const { return LookupName(calls_by_callee_, name); }
+std::vector<uint32_t> CppIndex::MacrosNamed(std::string_view name) const { return LookupName(macros_by_name_, name); }
+std::vector<uint32_t> CppIndex::MacroUsesIn(uint32_t function) const { return Lookup(macro_uses_by_function_, function); }
+std::vector<uint32_t> CppIndex::DtypeDispatchesIn(uint32_t function) const { return Lookup(dtype_by_function_, function); }
+std::vector<uint32_t> CppIndex::LibraryRegistrationsOf(std::string_view function) const {
+  return LookupName(library_regs_by_function_, function);
+}
+
+const std::string* CppIndex::StringConstant(uint32_t file, std::string_view name) const {
+  if (file < string_constants_.size()) {
+    for (const auto& [n, v] : string_constants_[file])
+      if (n == name) return &v;
+  }
+  const std::string* found = nullptr;
+  for (const auto& per_file : string_constants_) {
+    for (const auto& [n, v] : per_file) {
+      if (n != name) continue;
+      if (found && *found != v) return nullptr;  // two different values: do not guess
+      found = &v;
+    }
+  }
+  return found;
+}
+
+int32_t CppIndex::FunctionAt(uint32_t file, uint32_t line) const {
+  if (file >= functions_by_file_.size()) return -1;
+  int32_t best = -1;
+  for (uint32_t i : functions_by_file_[file]) {
+    const CppFunction& f = functions_[i];
+    if (f.body_begin > line) break;
+    // The innermost body wins (a later-starting body nested in an earlier one).
+    if (line <= f.body_end) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
+}  // namespace optrace

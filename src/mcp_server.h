@@ -1,0 +1,135 @@
+// The MCP protocol face of optrace, independent of what the tools do: one
+// newline-delimited JSON-RPC 2.0 message per line in, one answer per request
+// out. It speaks both protocol eras:
+//   - session era (2025-06-18, 2025-11-25): `initialize` negotiates a version
+//     for the whole process, then plain requests follow;
+//   - stateless era (2026-07-28): every request names its version and the
+//     client's capabilities in params._meta; `server/discover` advertises
+//     what the server speaks; every result carries `resultType`.
+// Tools come from an McpToolProvider, so the protocol is tested with fake
+// tools and served with the real tracer (mcp_tools.h). doc/mcp.md lists what
+// each message gets and which published text each rule comes from.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace optrace {
+
+// Ordered: answers keep the order they are written in (jsonrpc, id, result; the
+// optrace.trace/1 field order), which is what a person reading a log expects.
+using McpJson = nlohmann::ordered_json;
+
+// JSON-RPC and MCP error codes the server emits.
+enum McpErrorCode : int {
+  kMcpParseError = -32700,
+  kMcpInvalidRequest = -32600,
+  kMcpMethodNotFound = -32601,
+  kMcpInvalidParams = -32602,
+  kMcpInternalError = -32603,
+  kMcpUnsupportedProtocolVersion = -32022,  // 2026-07-28 (SEP-2575)
+};
+
+inline constexpr char kMcpModernVersion[] = "2026-07-28";
+// Handshake versions `initialize` accepts, newest first.
+inline const std::vector<std::string>& McpSessionVersions() {
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18"};
+  return versions;
+}
+inline constexpr char kMcpMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";
+inline constexpr char kMcpMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr char kMcpMetaServerInfo[] = "io.modelcontextprotocol/serverInfo";
+
+struct McpTool {
+  std::string name;
+  std::string title;
+  std::string description;
+  McpJson input_schema;   // JSON Schema of `arguments` (checked before Call)
+  McpJson output_schema;  // JSON Schema of structuredContent; null when the tool has none
+};
+
+struct McpToolResult {
+  bool is_error = false;      // a tool failure the model can act on (not found, no checkout)
+  std::string text;           // the text content: markdown for a model to read
+  McpJson structured;  // structuredContent; null when none
+};
+
+class McpToolProvider {
+ public:
+  virtual ~McpToolProvider() = default;
+  // The tools, in the order tools/list gives them (fixed for the process).
+  virtual const std::vector<McpTool>& Tools() const = 0;
+  // Runs one tool. `arguments` already passed the tool's input_schema. Called
+  // from several threads at once; an exception becomes a -32603 answer.
+  virtual McpToolResult Call(const std::string& name, const McpJson& arguments) = 0;
+};
+
+struct McpServerInfo {
+  std::string name = "optrace";
+  std::string title = "optrace";
+  std::string version = "0.1";
+  std::string instructions;  // for the model: when and how to use the tools
+};
+
+// Checks `value` against the subset of JSON Schema 2020-12 our schemas use:
+// type (one or a list), properties, required, additionalProperties (false or
+// a schema), items, enum, const, minimum, maximum, minLength, maxLength,
+// minItems. On failure returns false with *error naming the JSON pointer.
+bool ValidateJsonSchema(const McpJson& schema, const McpJson& value, std::string* error);
+
+class McpServer {
+ public:
+  // A line longer than this is answered with -32600 and skipped unread.
+  static constexpr size_t kMaxLineBytes = 1 << 20;
+
+  McpServer(McpToolProvider* tools, McpServerInfo info);
+
+  // Handles one message (one line, without its newline). Returns the answer
+  // line, or nullopt for notifications and for responses sent to us.
+  std::optional<std::string> HandleLine(std::string_view line);
+
+  // Reads messages from in_fd until EOF and writes answers to out_fd, each
+  // followed by '\n'. Tool calls run on `workers` threads (answers may leave
+  // out of order, each with its id); other requests are answered at once, in
+  // order. Returns after EOF once every request read has been answered.
+  void Serve(int in_fd, int out_fd, unsigned workers);
+
+  // The version the last `initialize` negotiated ("" before any).
+  std::string session_version() const;
+
+ private:
+  // What one message needs: an answer now, nothing, or a tool call to run.
+  struct Work {
+    std::optional<std::string> answer;
+    bool has_call = false;
+    McpJson id;
+    std::string era_version;  // version the answer is shaped for
+    std::string tool;
+    McpJson arguments;
+  };
+  Work Dispatch(std::string_view line);
+  Work DispatchRequest(const McpJson& id, const std::string& method, const McpJson& params);
+  std::string RunCall(const Work& work);
+
+  McpJson Initialize(const McpJson& params, std::string* error);
+  McpJson Discover() const;
+  McpJson ToolsList(bool modern) const;
+  const McpTool* FindTool(const std::string& name) const;
+  std::string Result(const McpJson& id, McpJson result, const std::string& era_version) const;
+
+  McpToolProvider* tools_;
+  McpServerInfo info_;
+  mutable std::mutex mu_;
+  std::string session_version_;  // guarded by mu_
+};
+
+// A JSON-RPC error answer line. `id` null when the request's id is unknown.
+std::string McpErrorLine(const McpJson& id, int code, std::string_view message,
+                         const McpJson& data = nullptr);
+
+}  // namespace optrace

@@ -1,0 +1,29 @@
+// Renderers: Trace -> text (ASCII flow diagram, layer-by-layer walk, summary
+// table, notes), markdown, JSON (optrace.trace/1, see doc/trace-schema.md) and
+// Graphviz DOT. No lookups: everything shown is in the Trace.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "trace.h"
+
+namespace optrace {
+
+struct RenderOptions {
+  bool color = false;  // ANSI colour (only on a TTY and never with NO_COLOR; the CLI decides)
+  int width = 100;     // terminal columns
+};
+
+// The optrace.trace/1 object. ordered_json keeps the contract's field order
+// and the YAML order of dispatch tables.
+nlohmann::ordered_json TraceToJson(const Trace& trace);
+// Serialises without throwing on invalid UTF-8 (replaced by U+FFFD): names
+// come from arbitrary checkout files. indent < 0: one line.
+std::string DumpJson(const nlohmann::ordered_json& j, int indent = -1);
+std::string RenderText(const Trace& trace, const RenderOptions& options);
+std::string RenderMarkdown(const Trace& trace);
+std::string RenderDot(const Trace& trace);
+
+}  // namespace optrace

@@ -1,0 +1,721 @@
+// The tracer's middle: from a YAML op to the code that runs.
+//
+// For each op reached: its effective dispatch table (yaml_model), the C++
+// definition behind each wanted dispatch name (overloads told apart by their
+// parameter kinds), structured_delegate to the out= op with its
+// TORCH_META_FUNC / TORCH_IMPL_FUNC, ufunc codegen, and then a bounded walk
+// from each implementation through helper functions (same file first, then
+// the same folder, then a unique definition elsewhere; never an ambiguous
+// one) collecting dispatch stubs and their registrations per device, CUDA
+// launches (<<<>>> also inside macros, TensorIterator launchers, reductions,
+// jiterator), vendor library calls, and the aten ops the code calls, which
+// are traced in turn (composite following).
+#include <algorithm>
+#include <unordered_set>
+
+#include "text.h"
+#include "trace_internal.h"
+
+namespace optrace {
+
+namespace {
+
+bool IsCudaFile(std::string_view path) {
+  return EndsWith(path, ".cu") || EndsWith(path, ".cuh") || path.find("/cuda/") != std::string_view::npos ||
+         path.find("/cudnn/") != std::string_view::npos || path.find("/miopen/") != std::string_view::npos;
+}
+
+bool IsCompositeKey(std::string_view key) { return StartsWith(key, "Composite"); }
+
+std::string DeviceOfKey(std::string_view key) {
+  if (key == "CUDA") return "CUDA";
+  if (key == "CPU") return "CPU";
+  return "any";
+}
+
+// A registration's device, folded to the two the tracer follows.
+std::string RegistrationDevice(const std::string& device) {
+  if (device == "CUDA" || device == "HIP" || device == "MPS" || device == "unknown" || device == "none") return device;
+  return "CPU";  // CPU, DEFAULT, AVX2, AVX512, VSX, ZVECTOR, SVE256: CPU capabilities
+}
+
+bool ReturnsTensor(const NativeFunction& fn) {
+  for (const auto& r : fn.schema.returns) {
+    if (r.type.find("Tensor") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// An op that only makes a view or a new tensor from sizes runs no kernel of
+// interest; calls to it are recorded but not traced further.
+bool WorthFollowing(const NativeFunction& fn) {
+  if (!ReturnsTensor(fn)) return false;
+  bool has_tensor_input = false;
+  for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
+  if (!has_tensor_input) return false;  // factories: empty, zeros, arange ...
+  for (const auto& r : fn.schema.returns) {
+    if (r.annotation == "a" || (!r.annotation.empty() && r.annotation.back() != '!')) return false;  // views
+  }
+  return true;
+}
+
+std::string DisplayName(const CppFunction& f) {
+  if (f.name == "operator()") {
+    // at::native::sum_functor::operator() -> sum_functor
+    std::string q = f.qualified;
+    size_t end = q.rfind("::operator()");
+    if (end != std::string::npos) {
+      std::string cls = q.substr(0, end);
+      size_t start = cls.rfind("::");
+      return start == std::string::npos ? cls : cls.substr(start + 2);
+    }
+  }
+  return f.name;
+}
+
+std::string StripTemplateAndNamespace(std::string s) {
+  if (size_t lt = s.find('<'); lt != std::string::npos) s = s.substr(0, lt);
+  if (size_t c = s.rfind("::"); c != std::string::npos) s = s.substr(c + 2);
+  return s;
+}
+
+bool IsLauncherName(std::string_view name) {
+  static const std::unordered_set<std::string_view> kLaunchers = {
+      "gpu_kernel", "gpu_kernel_with_scalars", "gpu_kernel_nocast", "opmath_gpu_kernel_with_scalars",
+      "opmath_symmetric_gpu_kernel_with_scalars", "gpu_kernel_multiple_outputs", "gpu_reduce_kernel",
+      "jitted_gpu_kernel", "opmath_jitted_gpu_kernel_with_scalars", "gpu_kernel_impl", "gpu_kernel_impl_nocast",
+      "launch_kernel", "launch_vectorized_kernel", "launch_legacy_kernel", "launch_unrolled_kernel",
+      "cpu_kernel", "cpu_kernel_vec", "cpu_serial_kernel", "binary_kernel_reduce", "binary_kernel_reduce_vec"};
+  return kLaunchers.count(name) > 0;
+}
+
+}  // namespace
+
+std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
+  if (StartsWith(callee, "cudnn") || qualifier.find("cudnn_frontend") != std::string_view::npos) return "cuDNN";
+  if (StartsWith(callee, "cublasLt")) return "cuBLASLt";
+  if (StartsWith(callee, "cublas") || qualifier.find("cuda::blas::") != std::string_view::npos) return "cuBLAS";
+  if (StartsWith(callee, "cufft")) return "cuFFT";
+  if (StartsWith(callee, "cusolver") || qualifier.find("cuda::solver::") != std::string_view::npos) return "cuSOLVER";
+  if (StartsWith(callee, "cusparse") || qualifier.find("cuda::sparse::") != std::string_view::npos) return "cuSPARSE";
+  if (qualifier.find("cub::") != std::string_view::npos) return "CUB";
+  if (qualifier.find("thrust::") != std::string_view::npos) return "Thrust";
+  if (StartsWith(callee, "magma_") || StartsWith(callee, "magma")) return "MAGMA";
+  if (qualifier.find("cutlass::") != std::string_view::npos) return "cutlass";
+  if (qualifier.find("pytorch_flash::") != std::string_view::npos || qualifier.find("flash::") == 0 ||
+      StartsWith(callee, "mha_fwd") || StartsWith(callee, "mha_bwd") || StartsWith(callee, "mha_varlen"))
+    return "flash-attention";
+  if (StartsWith(callee, "run_mem_eff") || qualifier.find("mem_eff") != std::string_view::npos) return "mem-eff-attention";
+  return "";
+}
+
+char SchemaTypeKind(std::string_view t) {
+  if (StartsWith(t, "Tensor") && t.find("[]") != std::string_view::npos) return 'L';
+  if (StartsWith(t, "Tensor")) return 'T';
+  if (StartsWith(t, "ScalarType")) return 'D';
+  if (StartsWith(t, "Scalar") && t.find("[]") == std::string_view::npos) return 'S';
+  if ((StartsWith(t, "int") || StartsWith(t, "SymInt")) && t.find('[') != std::string_view::npos) return 'I';
+  if (StartsWith(t, "int") || StartsWith(t, "SymInt")) return 'i';
+  if (StartsWith(t, "bool") && t.find('[') == std::string_view::npos) return 'b';
+  if (StartsWith(t, "float") && t.find('[') == std::string_view::npos) return 'f';
+  if (StartsWith(t, "str")) return 's';
+  if (StartsWith(t, "Dimname") && t.find('[') != std::string_view::npos) return 'N';
+  if (StartsWith(t, "Dimname")) return 'n';
+  if (StartsWith(t, "Generator")) return 'g';
+  return 'o';
+}
+
+char CppParamKind(std::string_view p) {
+  auto has = [&](std::string_view s) { return p.find(s) != std::string_view::npos; };
+  if (has("TensorList") || has("ITensorListRef") || has("ArrayRef<Tensor>") || has("ArrayRef<at::Tensor>") ||
+      has("List<c10::optional<Tensor>>") || has("List<std::optional<Tensor>>") || has("List<::std::optional<at::Tensor>>") ||
+      has("IOptTensorListRef"))
+    return 'L';
+  if (has("Tensor")) return 'T';
+  if (has("ScalarType")) return 'D';
+  if (has("Scalar")) return 'S';
+  if (has("IntArrayRef") || has("SymIntArrayRef") || has("ArrayRef<int64_t>") || has("ArrayRef<c10::SymInt>") ||
+      has("OptionalIntArrayRef") || has("OptionalSymIntArrayRef") || has("IntList"))
+    return 'I';
+  if (has("int64_t") || has("SymInt") || has("int ")) return 'i';
+  if (has("DimnameList")) return 'N';
+  if (has("Dimname")) return 'n';
+  if (has("bool") && !has("array<bool")) return 'b';
+  if (has("double")) return 'f';
+  if (has("string_view") || has("std::string")) return 's';
+  if (has("Generator")) return 'g';
+  return 'o';
+}
+
+// --- ops -------------------------------------------------------------------
+
+void Tracer::AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth) {
+  if (!fn || !seen_ops_.insert({fn->name, role}).second) return;
+  queue_.push_back({fn, role, from, depth});
+}
+
+void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                              size_t arity) {
+  auto overloads = ix_.yaml.Overloads(base);
+  std::vector<const NativeFunction*> picked;
+  for (const NativeFunction* fn : overloads) {
+    if (fn->schema.is_out() || fn->autogen_from) continue;
+    if (arity != SIZE_MAX) {
+      size_t required = 0, total = fn->schema.arguments.size();
+      for (const auto& a : fn->schema.arguments) required += a.default_value ? 0 : 1;
+      if (arity < required || arity > total) continue;
+    }
+    picked.push_back(fn);
+  }
+  if (picked.empty()) {
+    for (const NativeFunction* fn : overloads) {
+      if (!fn->schema.is_out() && !fn->autogen_from) picked.push_back(fn);
+    }
+  }
+  for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
+}
+
+bool Tracer::KeyWanted(std::string_view key) const {
+  switch (opt_.device) {
+    case TraceOptions::Device::kAll: return true;
+    case TraceOptions::Device::kCuda: return key == "CUDA" || IsCompositeKey(key);
+    case TraceOptions::Device::kCpu: return key == "CPU" || IsCompositeKey(key);
+    default: return key == "CPU" || key == "CUDA" || IsCompositeKey(key);
+  }
+}
+
+void Tracer::ExpandQueuedOps() {
+  while (!queue_.empty()) {
+    PendingOp p = queue_.front();
+    queue_.pop_front();
+    OpStep op;
+    op.name = p.fn->name;
+    op.role = p.role;
+    op.yaml = p.fn;
+    op.reached_from = p.reached_from;
+    op.depth = p.depth;
+    ExpandOp(op, p.depth);
+    t_.ops.push_back(std::move(op));
+  }
+}
+
+void Tracer::ExpandOp(OpStep& op, int depth) {
+  const NativeFunction& fn = *op.yaml;
+  if (fn.structured_delegate) {
+    const NativeFunction* out = FindOp(*fn.structured_delegate);
+    if (out) {
+      op.notes.push_back("structured_delegate: " + out->name + " (its kernels run, through the structured meta/impl)");
+      AddOp(out, op.role, op.name, depth);
+    } else {
+      t_.not_found.push_back({"structured_delegate", fn.name + " delegates to " + *fn.structured_delegate +
+                                                         ", which is not in native_functions.yaml"});
+    }
+  }
+  if (fn.structured) {
+    // The meta function is named after the functional op that delegates here:
+    // TORCH_META_FUNC(base) or TORCH_META_FUNC2(base, overload).
+    for (const auto& other : ix_.yaml.functions()) {
+      if (!other.structured_delegate || *other.structured_delegate != fn.name || other.schema.is_inplace()) continue;
+      std::vector<uint32_t> metas;
+      for (uint32_t id : ix_.cpp.FunctionsNamed(other.schema.name)) {
+        const CppFunction& f = ix_.cpp.functions()[id];
+        if (f.form != DefForm::kMetaFunc && f.form != DefForm::kPrecomputeMetaFunc) continue;
+        if (f.overload == other.schema.overload) metas.push_back(id);
+      }
+      for (uint32_t id : metas) {
+        const CppFunction& f = ix_.cpp.functions()[id];
+        ImplStep meta;
+        meta.key = "Meta";
+        meta.function = f.name;
+        meta.form = DefFormName(f.form);
+        meta.where = CppLoc(f.file, f.line);
+        meta.params = f.overload;
+        op.impls.push_back(meta);
+      }
+      break;
+    }
+  }
+  for (const auto& [key, kernel] : fn.dispatch) {
+    if (!KeyWanted(key)) continue;
+    AddImplementations(op, fn, key, kernel, depth);
+  }
+  if (!fn.ufunc_inner_loop.empty()) AddUfuncKernels(op, fn);
+  if (fn.implicit_composite) {
+    op.notes.push_back("no dispatch: in native_functions.yaml, so CompositeImplicitAutograd: the C++ function " +
+                       fn.dispatch.front().second + " runs on every backend, and autograd differentiates the ops it calls");
+  }
+}
+
+std::vector<uint32_t> Tracer::DefinitionsFor(const std::string& name, const NativeFunction& fn,
+                                             const std::string& key, DefForm form) const {
+  std::vector<uint32_t> all;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(name)) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    if (f.form != form) continue;
+    const std::string& file = ix_.cpp.file(f.file);
+    if (!StartsWith(file, "aten/src/ATen/")) continue;
+    all.push_back(id);
+  }
+  if (all.size() <= 1) return all;
+  // Device: a CUDA kernel lives in CUDA sources; CPU and composite ones don't.
+  std::vector<uint32_t> by_device;
+  for (uint32_t id : all) {
+    bool cuda = IsCudaFile(ix_.cpp.file(ix_.cpp.functions()[id].file));
+    if ((key == "CUDA") == cuda) by_device.push_back(id);
+  }
+  if (!by_device.empty()) all = by_device;
+  // Namespaces: native kernels live in at::native (not at::cuda::, at::meta::...).
+  std::vector<uint32_t> native;
+  for (uint32_t id : all) {
+    const std::string& q = ix_.cpp.functions()[id].qualified;
+    if (q.find("native::") != std::string::npos || q == name) native.push_back(id);
+  }
+  if (!native.empty()) all = native;
+  if (all.size() <= 1 || form != DefForm::kFunction) return all;
+  // Overloads: the parameter kinds must match the schema's, in order.
+  std::string want;
+  for (const auto& a : fn.schema.arguments) want += SchemaTypeKind(a.type);
+  std::vector<uint32_t> exact, same_arity;
+  for (uint32_t id : all) {
+    auto params = SplitTopLevel(ix_.cpp.functions()[id].params, ',');
+    if (params.size() == 1 && params[0].empty()) params.clear();
+    std::string got;
+    for (const auto& p : params) got += CppParamKind(p);
+    if (got.size() == want.size()) same_arity.push_back(id);
+    if (got == want) exact.push_back(id);
+  }
+  if (!exact.empty()) return exact;
+  if (!same_arity.empty()) return same_arity;
+  return all;
+}
+
+void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
+                                const std::string& kernel, int depth) {
+  if (StartsWith(kernel, "ufunc_")) {
+    ImplStep impl;
+    impl.key = key;
+    impl.function = kernel;
+    impl.form = "ufunc";
+    op.impls.push_back(impl);  // located by AddUfuncKernels (the ufunc header)
+    return;
+  }
+  DefForm form = fn.structured ? DefForm::kImplFunc : DefForm::kFunction;
+  std::vector<uint32_t> defs = DefinitionsFor(kernel, fn, key, form);
+  if (defs.empty() && form == DefForm::kImplFunc) defs = DefinitionsFor(kernel, fn, key, DefForm::kFunction);
+  if (defs.empty()) {
+    ImplStep impl;
+    impl.key = key;
+    impl.function = kernel;
+    impl.form = "generated";
+    op.impls.push_back(impl);
+    std::string why = fn.autogen_from ? "autogen'd by " + *fn.autogen_from + ": torchgen generates it at build time"
+                                      : "no definition of " + kernel + " found in aten/src/ATen";
+    if (!fn.autogen_from) t_.not_found.push_back({"implementation", fn.name + " " + key + ": " + why});
+    else op.notes.push_back(key + ": " + why);
+    return;
+  }
+  if (defs.size() > 1 && form == DefForm::kFunction) {
+    op.notes.push_back(key + ": " + std::to_string(defs.size()) + " definitions of " + kernel +
+                       " match this schema's parameter kinds; all are listed");
+  }
+  for (uint32_t id : defs) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    ImplStep impl;
+    impl.key = key;
+    impl.function = f.name;
+    impl.form = DefFormName(f.form);
+    impl.where = CppLoc(f.file, f.line, 4);
+    impl.params = f.params;
+    for (uint32_t d : ix_.cpp.DtypeDispatchesIn(id)) {
+      for (const auto& dt : ix_.cpp.dtype_dispatches()[d].dtypes) {
+        if (std::find(impl.dtypes.begin(), impl.dtypes.end(), dt) == impl.dtypes.end()) impl.dtypes.push_back(dt);
+      }
+    }
+    op.impls.push_back(impl);
+    FollowCpp(op, id, DeviceOfKey(key), depth);
+  }
+}
+
+void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
+  // ufunc_inner_loop: "Generic: add (AllAndComplex, ...)": torchgen generates
+  // the CPU kernel and CUDA functors from aten/src/ATen/native/ufunc/<name>.h.
+  std::string loop_name;
+  for (const auto& [k, v] : fn.ufunc_inner_loop) {
+    std::string n = v.substr(0, v.find(' '));
+    if (loop_name.empty()) loop_name = n;
+  }
+  if (loop_name.empty()) return;
+  std::string header = "aten/src/ATen/native/ufunc/" + loop_name + ".h";
+  Location where;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(loop_name)) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    if (ix_.cpp.file(f.file) == header) {
+      where = CppLoc(f.file, f.line, 3);
+      break;
+    }
+  }
+  if (!where.valid()) where = Loc(header, 1, 0);
+  for (auto& impl : op.impls) {
+    if (impl.form == "ufunc") impl.where = where;
+  }
+  // Which functors torchgen emits (torchgen/dest/ufunc.py): binary ops with a
+  // scalar specialization get OnSelf/OnOther variants, every op CUDAFunctor.
+  int tensor_inputs = 0;
+  for (const auto& a : fn.schema.arguments) tensor_inputs += (!a.is_out && SchemaTypeKind(a.type) == 'T') ? 1 : 0;
+  std::vector<std::string> functors;
+  if (tensor_inputs == 2) functors = {"CUDAFunctorOnSelf_" + loop_name, "CUDAFunctorOnOther_" + loop_name};
+  functors.push_back("CUDAFunctor_" + loop_name);
+  if (KeyWanted("CUDA")) {
+    for (const auto& name : functors) {
+      KernelStep k;
+      k.name = name;
+      k.device = "CUDA";
+      k.where = where;
+      k.launch = "gpu_kernel";
+      k.launcher = "ufunc codegen: UfuncCUDA_" + loop_name + ".cu (generated by torchgen/dest/ufunc.py)";
+      k.path = {"ufunc_" + loop_name + "_CUDA", name};
+      op.kernels.push_back(k);
+    }
+  }
+  op.notes.push_back("ufunc_inner_loop: torchgen generates ufunc_" + loop_name + "_CPU/_CUDA from " + header +
+                     " at build time (UfuncCPU_" + loop_name + ".cpp, UfuncCUDA_" + loop_name + ".cu)");
+}
+
+void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth) {
+  struct Node {
+    uint32_t fn;
+    std::vector<std::string> path;
+    int hops;
+    std::string device;
+  };
+  const CppIndex& cpp = ix_.cpp;
+  std::deque<Node> work;
+  std::unordered_set<uint32_t> visited{start};
+  work.push_back({start, {}, 0, device});
+  size_t budget = 150;
+
+  auto add_kernel = [&](const CppLaunch& l, const Node& node, const std::string& holder) {
+    const std::string& file = cpp.file(l.file);
+    KernelStep k;
+    k.device = IsCudaFile(file) ? "CUDA" : "CPU";
+    if (node.device == "CPU" && k.device == "CUDA") return;
+    k.launch = LaunchKindName(l.kind);
+    k.launcher = l.macro.empty() ? l.launcher : l.macro;
+    k.launch_site = CppLoc(l.file, l.line, 2);
+    k.path = node.path;
+    k.path.push_back(holder);
+    if (l.kind == LaunchKind::kTripleChevron) {
+      k.name = l.kernel;
+      if (!l.macro.empty()) k.launch = "macro";
+      std::vector<uint32_t> defs;
+      for (uint32_t id : cpp.FunctionsNamed(l.kernel)) {
+        if (cpp.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
+      }
+      uint32_t best = UINT32_MAX;
+      for (uint32_t id : defs) {
+        if (cpp.functions()[id].file == l.file) best = id;
+      }
+      if (best == UINT32_MAX && defs.size() == 1) best = defs[0];
+      k.where = best != UINT32_MAX ? CppLoc(cpp.functions()[best].file, cpp.functions()[best].line, 2) : k.launch_site;
+    } else if (l.kind == LaunchKind::kJiterator) {
+      k.name = l.kernel.empty() ? holder : l.kernel;
+      k.where = k.launch_site;
+      k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
+    } else {
+      k.name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
+      k.where = k.launch_site;
+      for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
+    }
+    for (const auto& existing : op.kernels) {
+      if (existing.name == k.name && existing.where.file == k.where.file) return;  // one entry per kernel
+    }
+    op.kernels.push_back(std::move(k));
+  };
+
+  auto add_library = [&](const std::string& lib, const CppCall& c, const Node& node, const std::string& holder) {
+    std::string call = c.qualifier + c.callee;
+    for (auto& existing : op.libraries) {
+      if (existing.name == lib) {
+        if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
+            existing.calls.size() < 12)
+          existing.calls.push_back(call);
+        return;
+      }
+    }
+    LibraryStep l;
+    l.name = lib;
+    l.where = CppLoc(c.file, c.line, 2);
+    l.calls.push_back(call);
+    l.path = node.path;
+    l.path.push_back(holder);
+    op.libraries.push_back(std::move(l));
+  };
+
+  auto enqueue = [&](const std::vector<uint32_t>& ids, const Node& node, const std::string& holder,
+                     const std::string& dev) {
+    if (node.hops + 1 > opt_.kernel_depth) return;
+    for (uint32_t id : ids) {
+      if (!visited.insert(id).second) continue;
+      Node next{id, node.path, node.hops + 1, dev};
+      next.path.push_back(holder);
+      work.push_back(std::move(next));
+    }
+  };
+
+  // Definitions a call may reach, never guessing among unrelated ones.
+  auto resolve = [&](const CppCall& c, uint32_t from_file) -> std::vector<uint32_t> {
+    std::vector<uint32_t> cands;
+    if (c.kind == CallKind::kFunctor) {
+      for (uint32_t id : cpp.FunctionsNamed("operator()")) {
+        if (cpp.functions()[id].qualified.find(c.callee + "::operator()") != std::string::npos) cands.push_back(id);
+      }
+    } else {
+      for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
+        const CppFunction& f = cpp.functions()[id];
+        if (f.form != DefForm::kFunction) continue;
+        const std::string& file = cpp.file(f.file);
+        if (!StartsWith(file, "aten/src/ATen/")) continue;
+        cands.push_back(id);
+      }
+    }
+    if (cands.empty()) return cands;
+    std::vector<uint32_t> same_file, same_dir;
+    const std::string& ff = cpp.file(from_file);
+    std::string dir = ff.substr(0, ff.rfind('/') + 1);
+    for (uint32_t id : cands) {
+      const std::string& file = cpp.file(cpp.functions()[id].file);
+      if (cpp.functions()[id].file == from_file) same_file.push_back(id);
+      else if (file.compare(0, dir.size(), dir) == 0 && file.find('/', dir.size()) == std::string::npos)
+        same_dir.push_back(id);
+    }
+    if (!same_file.empty()) return same_file;
+    if (!same_dir.empty() && same_dir.size() <= 6) return same_dir;
+    // Elsewhere: only when every candidate sits in one file (overloads or
+    // specializations of one helper), or the name is unique.
+    uint32_t file0 = cpp.functions()[cands[0]].file;
+    bool one_file = true;
+    for (uint32_t id : cands) one_file = one_file && cpp.functions()[id].file == file0;
+    if (one_file && cands.size() <= 16) return cands;
+    return {};
+  };
+
+  while (!work.empty() && budget-- > 0) {
+    Node node = std::move(work.front());
+    work.pop_front();
+    const CppFunction& f = cpp.functions()[node.fn];
+    std::string holder = DisplayName(f);
+    if (node.hops > 0) {
+      bool dup = false;
+      for (const auto& h : op.helpers) dup = dup || (h.where.file == cpp.file(f.file) && h.where.line == static_cast<int>(f.line));
+      if (!dup) {
+        ImplStep h;
+        h.key = node.device;
+        h.function = holder;
+        h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
+        h.where = CppLoc(f.file, f.line, 2);
+        h.params = f.params;
+        op.helpers.push_back(h);
+      }
+    }
+    for (uint32_t l : cpp.LaunchesIn(node.fn)) add_kernel(cpp.launches()[l], node, holder);
+    std::vector<const CppCall*> calls;
+    for (uint32_t c : cpp.CallsIn(node.fn)) calls.push_back(&cpp.calls()[c]);
+    for (uint32_t u : cpp.MacroUsesIn(node.fn)) {
+      const CppMacroUse& use = cpp.macro_uses()[u];
+      for (uint32_t l : cpp.LaunchesInMacro(use.macro)) add_kernel(cpp.launches()[l], node, holder);
+      for (uint32_t c : cpp.CallsInMacro(use.macro)) calls.push_back(&cpp.calls()[c]);
+    }
+    for (const CppCall* cp : calls) {
+      const CppCall& c = *cp;
+      std::string lib = LibraryOfCall(c.qualifier, c.callee);
+      if (!lib.empty() && node.device != "CPU") {
+        add_library(lib, c, node, holder);
+        if (c.qualifier.find("cuda::blas::") == std::string::npos) continue;  // follow at::cuda::blas helpers
+      }
+      if (IsLauncherName(c.callee)) continue;
+      // Dispatch stubs: x_stub(device, ...) -> every registration for the device.
+      if (c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty()) {
+        StubStep* stub = nullptr;
+        for (auto& s : op.stubs) {
+          if (s.name == c.callee) stub = &s;
+        }
+        if (!stub) {
+          StubStep s;
+          s.name = c.callee;
+          s.called_from = holder;
+          s.call_site = CppLoc(c.file, c.line, 1);
+          for (uint32_t d : cpp.StubDeclsNamed(c.callee)) {
+            const StubDecl& decl = cpp.stub_decls()[d];
+            Location loc = CppLoc(decl.file, decl.line, 1);
+            if (decl.kind == StubDeclKind::kDeclare && !s.declared.valid()) s.declared = loc;
+            if (decl.kind == StubDeclKind::kDefine && !s.defined.valid()) s.defined = loc;
+          }
+          for (uint32_t r : cpp.RegistrationsOf(c.callee)) {
+            const StubRegistration& reg = cpp.registrations()[r];
+            std::string dev = RegistrationDevice(reg.device);
+            bool wanted = node.device == "any" ? (dev == "CUDA" ? KeyWanted("CUDA") : dev == "CPU" ? KeyWanted("CPU") : opt_.device == TraceOptions::Device::kAll)
+                                               : (dev == node.device || opt_.device == TraceOptions::Device::kAll);
+            if (!wanted) continue;
+            StubRegistrationStep rs;
+            rs.device = reg.device;
+            rs.macro = reg.macro;
+            rs.target = reg.target;
+            rs.where = CppLoc(reg.file, reg.line, 1);
+            std::vector<uint32_t> targets;
+            for (uint32_t id : cpp.FunctionsNamed(StripTemplateAndNamespace(reg.target))) {
+              if (cpp.functions()[id].file == reg.file) targets.push_back(id);
+            }
+            if (targets.empty()) {
+              CppCall pseudo;
+              pseudo.callee = StripTemplateAndNamespace(reg.target);
+              targets = resolve(pseudo, reg.file);
+            }
+            if (!targets.empty()) {
+              const CppFunction& tf = cpp.functions()[targets.front()];
+              rs.target_definition = CppLoc(tf.file, tf.line, 2);
+            }
+            s.registrations.push_back(rs);
+            Node via = node;
+            via.path.push_back(holder);
+            enqueue(targets, via, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
+          }
+          if (s.registrations.empty()) {
+            op.notes.push_back(c.callee + ": no registration for the wanted devices in the tree (it may be generated)");
+          }
+          op.stubs.push_back(std::move(s));
+        }
+        continue;
+      }
+      // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
+      bool at_call = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
+      bool method_call = c.kind == CallKind::kMember;
+      if (at_call || method_call) {
+        std::string base = c.callee;
+        if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
+        if (EndsWith(base, "_outf")) base = base.substr(0, base.size() - 5) + "_out";
+        auto overloads = ix_.yaml.Overloads(base);
+        bool is_op = false;
+        for (const NativeFunction* o : overloads) {
+          is_op = is_op || (method_call ? o->HasVariant("method") : true);
+        }
+        bool returns_tensor = false;
+        for (const NativeFunction* o : overloads) returns_tensor = returns_tensor || ReturnsTensor(*o);
+        if (is_op && !returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
+        if (is_op) {
+          bool follow = false;
+          for (const NativeFunction* o : overloads) follow = follow || WorthFollowing(*o);
+          OpCallStep call;
+          call.op = base;
+          call.device = node.device;
+          call.from = holder;
+          call.where = CppLoc(c.file, c.line, 1);
+          call.how = c.is_ops_call ? "at::_ops::" + base + "::call" : method_call ? c.qualifier + base + "()" : "at::" + base;
+          bool dup = false;
+          for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
+          if (!dup) op.calls.push_back(call);
+          if (follow && depth + 1 <= opt_.depth) AddOpsByBaseName(base, op.role, op.name, depth + 1);
+          continue;
+        }
+        if (method_call) continue;
+      }
+      if (c.kind == CallKind::kMember) continue;
+      // Helpers: plain, at::native::, at::cuda::, functors.
+      bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
+                                 c.qualifier.find("cuda::") == std::string::npos && c.qualifier.find("detail::") == std::string::npos;
+      if (qualified_elsewhere && c.qualifier != "at::") continue;
+      std::vector<uint32_t> targets = resolve(c, f.file);
+      if (node.device == "CPU") {
+        std::vector<uint32_t> cpu_only;
+        for (uint32_t id : targets) {
+          if (!IsCudaFile(cpp.file(cpp.functions()[id].file))) cpu_only.push_back(id);
+        }
+        targets = cpu_only;
+      }
+      enqueue(targets, node, holder, node.device);
+    }
+  }
+}
+
+// --- bottom-up: a C++ function or kernel name ------------------------------
+
+bool Tracer::TryKernel(std::string_view q) {
+  std::string name(q);
+  if (StartsWith(name, "at::native::")) name = name.substr(12);
+  const CppIndex& cpp = ix_.cpp;
+  if (cpp.FunctionsNamed(name).empty() && cpp.LaunchesOfKernel(name).empty()) return false;
+  t_.target_kind = "kernel";
+  t_.target_name = name;
+  // Reverse dispatch table: C++ name -> ops whose dispatch names it.
+  std::unordered_multimap<std::string, const NativeFunction*> by_kernel;
+  for (const auto& fn : ix_.yaml.functions()) {
+    for (const auto& [key, kernel] : fn.dispatch) {
+      if (KeyWanted(key)) by_kernel.emplace(kernel, &fn);
+    }
+  }
+  struct Up {
+    std::string name;
+    std::string chain;
+  };
+  std::deque<Up> work{{name, name}};
+  std::set<std::string> seen{name};
+  size_t budget = 200;
+  int found = 0;
+  while (!work.empty() && budget-- > 0) {
+    Up u = work.front();
+    work.pop_front();
+    auto [b, e] = by_kernel.equal_range(u.name);
+    if (b != e) {
+      for (auto it = b; it != e; ++it) {
+        t_.notes.push_back("reached from " + it->second->name + ": " + u.chain);
+        AddOp(it->second, "forward", "", 0);
+        ++found;
+      }
+      continue;
+    }
+    auto push = [&](const std::string& next, const std::string& via) {
+      if (next.empty() || !seen.insert(next).second) return;
+      work.push_back({next, u.chain + " <- " + via});
+    };
+    auto holder_of = [&](int32_t fn_index, const std::string& macro, uint32_t file, uint32_t line) {
+      if (fn_index >= 0) {
+        const CppFunction& f = cpp.functions()[static_cast<size_t>(fn_index)];
+        push(f.name, DisplayName(f) + " (" + cpp.file(f.file) + ":" + std::to_string(f.line) + ")");
+      } else if (!macro.empty()) {
+        for (const auto& use : cpp.macro_uses()) {
+          if (use.macro == macro && use.function >= 0) {
+            const CppFunction& f = cpp.functions()[static_cast<size_t>(use.function)];
+            push(f.name, macro + " (" + cpp.file(file) + ":" + std::to_string(line) + ") <- " + DisplayName(f) + " (" +
+                             cpp.file(f.file) + ":" + std::to_string(f.line) + ")");
+          }
+        }
+      }
+    };
+    for (uint32_t l : cpp.LaunchesOfKernel(u.name)) {
+      const CppLaunch& launch = cpp.launches()[l];
+      holder_of(launch.function, launch.macro, launch.file, launch.line);
+    }
+    for (const auto& reg : cpp.registrations()) {
+      if (StripTemplateAndNamespace(reg.target) != u.name) continue;
+      for (uint32_t c : cpp.CallersOf(reg.stub)) {
+        const CppCall& call = cpp.calls()[c];
+        holder_of(call.function, call.macro, call.file, call.line);
+      }
+    }
+    for (uint32_t c : cpp.CallersOf(u.name)) {
+      const CppCall& call = cpp.calls()[c];
+      if (call.kind == CallKind::kMember) continue;
+      holder_of(call.function, call.macro, call.file, call.line);
+    }
+  }
+  if (found == 0) {
+    t_.not_found.push_back({"op", "no native_functions.yaml op reaches " + name + " through its callers in the index"});
+    for (uint32_t id : cpp.FunctionsNamed(name)) {
+      const CppFunction& f = cpp.functions()[id];
+      t_.notes.push_back(std::string(DefFormName(f.form)) + " " + f.qualified + " at " + cpp.file(f.file) + ":" +
+                         std::to_string(f.line));
+    }
+  }
+  return true;
+}
+
+}  // namespace optrace
