@@ -5,7 +5,13 @@
 namespace optrace {
 
 int CmdTrace(int argc, char** argv);
+int CmdOp(int argc, char** argv);
+int CmdOps(int argc, char** argv);
+int CmdFind(int argc, char** argv);
+int CmdPy(int argc, char** argv);
+int CmdMcp(int argc, char** argv);
 int CmdInfo(int argc, char** argv);
+int CmdIndex(int argc, char** argv);
 int CmdFetch(int argc, char** argv);
 
 }  // namespace optrace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ostream>
 #include <thread>
 #include <unordered_set>
 
@@ -107,6 +108,18 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   for (auto& t : pool) t.join();
 
   CppIndex index;
+  {
+    // Merging moves records into the index's vectors; sizing them once
+    // avoids regrowing (and copying) the large ones.
+    size_t functions = 0, calls = 0, launches = 0, macros = 0;
+    for (const Result& r : results) {
+      functions += r.records.functions.size();
+      calls += r.records.calls.size();
+      launches += r.records.launches.size();
+      macros += r.records.macros.size();
+    }
+    index.Reserve(paths.size(), functions, calls, launches, macros);
+  }
   for (const SkippedPath& s : listing_skipped) index.AddSkipped(s.path, s.reason);
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!results[i].skip_reason.empty()) {
@@ -117,6 +130,15 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   }
   index.Finish();
   return index;
+}
+
+void CppIndex::Reserve(size_t files, size_t functions, size_t calls, size_t launches, size_t macros) {
+  files_.reserve(files);
+  string_constants_.reserve(files);
+  functions_.reserve(functions);
+  calls_.reserve(calls);
+  launches_.reserve(launches);
+  macros_.reserve(macros);
 }
 
 void CppIndex::AddFile(std::string path, CppFileRecords records) {
@@ -259,6 +281,23 @@ const std::string* CppIndex::StringConstant(uint32_t file, std::string_view name
     }
   }
   return found;
+}
+
+void PrintCppIndexCounts(const CppIndex& index, std::ostream& out) {
+  size_t kernels = 0;
+  for (const CppFunction& f : index.functions()) kernels += f.form == DefForm::kGlobalKernel;
+  out << "  C++ files:              " << index.files().size() << "\n"
+      << "  functions:              " << index.functions().size() << "\n"
+      << "  __global__ kernels:     " << kernels << "\n"
+      << "  dispatch stubs:         " << index.stub_decls().size() << "\n"
+      << "  stub registrations:     " << index.registrations().size() << "\n"
+      << "  launches:               " << index.launches().size() << "\n"
+      << "  calls:                  " << index.calls().size() << "\n"
+      << "  macros:                 " << index.macros().size() << "\n"
+      << "  library registrations:  " << index.library_registrations().size() << "\n"
+      << "  dtype dispatches:       " << index.dtype_dispatches().size() << "\n"
+      << "  skipped files:          " << index.skipped().size() << "\n";
+  for (const CppSkipped& s : index.skipped()) out << "    " << s.path << ": " << s.reason << "\n";
 }
 
 int32_t CppIndex::FunctionAt(uint32_t file, uint32_t line) const {

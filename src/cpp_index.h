@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -168,6 +169,12 @@ CppFileRecords ScanCppFile(std::string_view path, std::string_view text);
 // Whether a checkout path is in the C++ index's scope.
 bool InCppScope(std::string_view path);
 
+class CppIndex;
+// One line per record kind: files, functions, stubs, registrations, kernels,
+// launches, calls, macros, library registrations, dtype dispatches, skipped
+// (for `optrace info --index`).
+void PrintCppIndexCounts(const CppIndex& index, std::ostream& out);
+
 class CppIndex {
  public:
   // Scans every in-scope file of `disk` (in parallel with `threads` workers; 0 = all cores).
@@ -210,6 +217,8 @@ class CppIndex {
   int32_t FunctionAt(uint32_t file, uint32_t line) const;
 
  private:
+  void Reserve(size_t files, size_t functions, size_t calls, size_t launches, size_t macros);
+
   std::vector<std::string> files_;
   std::vector<CppFunction> functions_;
   std::vector<StubDecl> stub_decls_;

@@ -327,7 +327,6 @@ class FileScanner {
   void Run() {
     CollectStringConstants(lx_.tokens);
     DeclarationLevel();
-    if (getenv("CPPSCAN_DEBUG") && !scopes_.empty()) fprintf(stderr, "UNBALANCED %.*s %zu\n", (int)path_.size(), path_.data(), scopes_.size());
     MacroBodies();
   }
 
@@ -641,7 +640,9 @@ class FileScanner {
           j = k.MatchClose(j, b);
           continue;
         }
-        if (j == tail && IsIdent(y)) macro_prefix = true;  // C10_LAUNCH_BOUNDS_1(128) __global__ void f(
+        // An identifier here means the group was a macro's arguments, not
+        // parameters: __global__ void C10_LAUNCH_BOUNDS_1(128) kernel(...).
+        if (IsIdent(y)) macro_prefix = true;
         ok = false;
       }
       if (macro_prefix) {
@@ -666,7 +667,8 @@ class FileScanner {
       if (q > s && t[q - 1].Is("::")) --q;
       // A name with nothing before it is a macro invocation (TEST(a, b) {)
       // unless it is a constructor or destructor of the enclosing class.
-      if (q == s) {
+      bool qualified = name_b > s && t[name_b - 1].Is("::");
+      if (q == s && !qualified) {
         bool ctor = !scopes_.empty() && scopes_.back().kind == Scope::kClass &&
                     (t[name_b].text == scopes_.back().name);
         if (!ctor) return false;
@@ -686,12 +688,14 @@ class FileScanner {
     const auto& t = T();
     Toks k(t);
     CppFunction f;
-    f.name = d.name_end - d.name_begin == 1 ? std::string(t[d.name_begin].text) : k.Join(d.name_begin, d.name_end);
-    if (d.name_begin > d.qual_begin && t[d.name_begin - 1].Is('~')) f.name = "~" + f.name;
+    // An explicit specialization gemm<float>( is named "gemm"; its qualified
+    // name keeps the arguments. Operator names span tokens: "operator()".
+    bool op = t[d.name_begin].text == "operator";
+    std::string full = op ? k.Join(d.name_begin, d.name_end) : k.Concat(d.name_begin, d.name_end);
+    f.name = op ? full : std::string(t[d.name_begin].text);
     std::string written_qualifier = k.Concat(d.qual_begin, d.name_begin);
-    if (!f.name.empty() && f.name[0] == '~' && !written_qualifier.empty() && written_qualifier.back() == '~')
-      written_qualifier.pop_back();
-    f.qualified = ScopePrefix() + written_qualifier + f.name;
+    f.qualified = ScopePrefix() + written_qualifier + full;
+    if (d.name_begin > d.qual_begin && t[d.name_begin - 1].Is('~')) f.name = "~" + f.name;
     f.params = k.Join(d.params_open + 1, d.params_close);
     f.is_template = is_template;
     f.form = DefForm::kFunction;
@@ -1022,7 +1026,7 @@ class FileScanner {
       // Qualifier: a::b<T>::name, and obj.name / obj->name.
       size_t q = i;
       while (q >= b + 2 && t[q - 1].Is("::")) {
-        if (IsIdent(t[q - 2])) {
+        if (IsIdent(t[q - 2]) && !IsNonCallKeyword(t[q - 2].text)) {
           q -= 2;
         } else if (t[q - 2].Is('>')) {
           size_t lt = k.MatchAngleBack(q - 2, b);
@@ -1078,9 +1082,14 @@ class FileScanner {
         launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
         launch.launcher = std::string(x.text);
         bool lambda = false;
-        Functors(t, call_paren, std::min(cr, e), &launch.functors, &lambda);
+        // TensorIterator launchers take (iter, functor[, ident]): only the
+        // functor argument names the code that runs. launch_* helpers vary;
+        // jiterator runs the string kernel, whatever its arguments.
+        if (launch.kind != LaunchKind::kJiterator) {
+          int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
+          Functors(t, call_paren, std::min(cr, e), only_arg, &launch.functors, &lambda);
+        }
         if (tmpl_open != kNone) {
-          Functors(t, tmpl_open, tmpl_close, &launch.functors, &lambda);
           if (launch.kind == LaunchKind::kJiterator) {
             auto targs = k.Args(tmpl_open, tmpl_close);
             if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
@@ -1111,13 +1120,16 @@ class FileScanner {
   }
 
   // Type names constructed at the top level of the arguments of the group
-  // opened at `open`: MulFunctor<T>(), MeanOps<...>{f}, func_wrapper<T>(...).
-  void Functors(const std::vector<Token>& t, size_t open, size_t close, std::vector<std::string>* out,
+  // opened at `open` (only argument `only_arg` when >= 0): MulFunctor<T>(),
+  // MeanOps<...>{f}, func_wrapper<T>(...). *lambda: an argument is a lambda.
+  void Functors(const std::vector<Token>& t, size_t open, size_t close, int only_arg, std::vector<std::string>* out,
                 bool* lambda) {
     Toks k(t);
     if (close <= open || close > t.size()) return;
-    for (auto [ab, ae] : k.Args(open, close)) {
-      if (ab >= ae) continue;
+    auto args = k.Args(open, close);
+    for (size_t a = 0; a < args.size(); ++a) {
+      auto [ab, ae] = args[a];
+      if (ab >= ae || (only_arg >= 0 && a != static_cast<size_t>(only_arg))) continue;
       if (t[ab].Is('[')) {
         *lambda = true;
         continue;

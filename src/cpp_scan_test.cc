@@ -228,7 +228,7 @@ TEST(CppScan, TripleChevronLaunchesInFunctionsAndMacros) {
   EXPECT_EQ(r.macros[0].end_line, 7u);
   bool used = false;
   for (const CppMacroUse& u : r.macro_uses)
-    used |= u.macro == "LAUNCH_IT" && u.function == FnIndex(r, "host") && u.line == 13;
+    used |= u.macro == "LAUNCH_IT" && u.function == FnIndex(r, "host") && u.line == 12;
   EXPECT_TRUE(used);
 }
 

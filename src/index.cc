@@ -3,8 +3,11 @@
 // Python scans (each parallel inside).
 #include "index.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+
+#include "store.h"
 
 namespace optrace {
 
@@ -62,7 +65,15 @@ Status BuildIndex(const Checkout& checkout, unsigned threads, Index* out) {
 }
 
 Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out) {
-  return BuildIndex(checkout, options.threads, out);
+  // OPTRACE_NO_STORE=1: build from the tree every time (benchmarks, debugging).
+  const char* no_store = std::getenv("OPTRACE_NO_STORE");
+  if (!options.use_store || (no_store && *no_store && *no_store != '0'))
+    return BuildIndex(checkout, options.threads, out);
+  StoreOptions store;
+  store.progress = options.progress;
+  store.threads = options.threads;
+  StoreReport report;
+  return LoadWithStore({checkout.root, checkout.version, checkout.disk}, store, out, &report);
 }
 
 }  // namespace optrace

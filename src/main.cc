@@ -15,8 +15,14 @@ namespace optrace {
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
       {"trace", "trace an op, module, function, method, operator or kernel", CmdTrace},
+      {"op", "an aten op's native_functions.yaml entries and derivatives", CmdOp},
+      {"ops", "every native_functions.yaml entry as JSON (--json)", CmdOps},
+      {"find", "definitions, registrations, launches and callers of a C++ symbol", CmdFind},
+      {"py", "a Python symbol: definition or alias, decorators, calls", CmdPy},
+      {"mcp", "serve optrace's tools over MCP (stdio)", CmdMcp},
       {"info", "the checkout, its version, the installed torch, index counts", CmdInfo},
       {"fetch", "get a PyTorch checkout matching the installed torch", CmdFetch},
+      {"index", "build, update or --check the persistent index of the checkout", CmdIndex},
   };
   return table;
 }

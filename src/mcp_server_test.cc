@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>

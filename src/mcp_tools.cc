@@ -106,7 +106,204 @@ std::string Where(const json& item) {
   return item.value("file", std::string()) + ":" + std::to_string(item.value("line", 0));
 }
 
+// Caps of the brief trace: an agent reads the main path, not every op a
+// helper frame or a deep implementation touches (detail "full" has them all).
+constexpr int kBriefMaxDepth = 1;
+constexpr size_t kBriefMaxOps = 60, kBriefMaxCalls = 12, kBriefMaxKernels = 8, kBriefMaxLibraryCalls = 6,
+                 kBriefMaxNotFound = 10;
+
+// Keeps the first `limit` items of the array at obj[key]; returns how many were dropped.
+size_t Cap(json& obj, const char* key, size_t limit) {
+  if (!obj.contains(key) || !obj[key].is_array() || obj[key].size() <= limit) return 0;
+  size_t dropped = obj[key].size() - limit;
+  obj[key].erase(obj[key].begin() + static_cast<std::ptrdiff_t>(limit), obj[key].end());
+  return dropped;
+}
+
+// Keeps only `keys` of obj.
+void Keep(json& obj, std::initializer_list<const char*> keys) {
+  json kept = json::object();
+  for (const char* k : keys)
+    if (obj.contains(k)) kept[k] = std::move(obj[k]);
+  obj = std::move(kept);
+}
+
+// One op of the brief: where its YAML entry is and its dispatch table, its
+// implementations, stub registrations, kernels and libraries with their lines,
+// and each aten op it calls once (none for ops at the brief's last depth: they
+// would point past what is listed).
+json BriefOp(json op, bool last_depth, size_t* calls_omitted) {
+  if (op.contains("yaml") && op["yaml"].is_object())
+    Keep(op["yaml"], {"name", "file", "line", "dispatch", "implicit_composite", "structured_delegate"});
+  for (auto& impl : op["impls"]) Keep(impl, {"key", "function", "file", "line", "form"});
+  for (auto& stub : op["stubs"]) {
+    Keep(stub, {"name", "registrations"});
+    for (auto& r : stub["registrations"]) Keep(r, {"device", "target", "file", "line"});
+  }
+  for (auto& kernel : op["kernels"]) Keep(kernel, {"name", "device", "file", "line", "launch"});
+  for (auto& library : op["libraries"]) {
+    Keep(library, {"name", "file", "line", "calls"});
+    Cap(library, "calls", kBriefMaxLibraryCalls);
+  }
+  Cap(op, "kernels", kBriefMaxKernels);
+  json calls = json::array();
+  std::set<std::string> seen;
+  for (auto& call : op["calls"]) {
+    if (!seen.insert(call.value("op", std::string())).second) continue;
+    Keep(call, {"op", "device", "file", "line"});
+    calls.push_back(std::move(call));
+  }
+  op["calls"] = std::move(calls);
+  *calls_omitted += Cap(op, "calls", last_depth ? 0 : kBriefMaxCalls);
+  return op;
+}
+
 }  // namespace
+
+json BriefTrace(const json& full) {
+  json brief = full;
+  std::set<std::string> kept;
+  for (const auto& op : full["ops"])
+    if (op.value("role", "") == "forward" && op.value("depth", 0) <= kBriefMaxDepth) kept.insert(op["name"]);
+  // The ops to list, shallowest first: forward ops of depth d, then the
+  // backward ops their derivatives name (depth d + 1), then depth d + 1.
+  std::vector<std::pair<int, const json*>> chosen;
+  for (const auto& op : full["ops"]) {
+    int depth = op.value("depth", 0);
+    if (op.value("role", "") == "forward") {
+      if (depth <= kBriefMaxDepth) chosen.push_back({2 * depth, &op});
+    } else if (depth <= kBriefMaxDepth + 1 && kept.count(op.value("reached_from", std::string()))) {
+      chosen.push_back({2 * depth - 1, &op});
+    }
+  }
+  std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Each op once (its first appearance), at most kBriefMaxOps.
+  json ops = json::array();
+  std::set<std::string> listed;
+  size_t calls_omitted = 0;
+  for (const auto& [rank, op] : chosen) {
+    if (ops.size() == kBriefMaxOps || !listed.insert((*op)["name"].get<std::string>()).second) continue;
+    ops.push_back(BriefOp(*op, op->value("depth", 0) >= kBriefMaxDepth, &calls_omitted));
+  }
+  size_t ops_omitted = full["ops"].size() - ops.size();
+  brief["ops"] = std::move(ops);
+  for (const char* key : {"backward", "decompositions"}) {
+    json list = json::array();
+    for (const auto& item : full[key])
+      if (kept.count(item.value("op", std::string()))) list.push_back(item);
+    brief[key] = std::move(list);
+  }
+  size_t not_found_omitted = Cap(brief, "not_found", kBriefMaxNotFound);
+  brief["brief"] = {{"ops_omitted", ops_omitted},
+                    {"calls_omitted", calls_omitted},
+                    {"not_found_omitted", not_found_omitted},
+                    {"max_depth", kBriefMaxDepth}};
+  return brief;
+}
+
+namespace {
+
+// "aten/src/ATen/native/RNN.cpp:1429"
+std::string At(const json& item) {
+  return item.contains("file") ? "`" + Where(item) + "`" : "";
+}
+
+std::string Str(const json& item, const char* key) {
+  auto it = item.find(key);
+  return it != item.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string TraceBriefMarkdown(const json& t) {
+  std::ostringstream out;
+  out << "# optrace `" << Str(t, "query") << "` — " << Str(t["target"], "kind") << " `" << Str(t["target"], "name")
+      << "`\nCheckout `" << Str(t["source"], "root") << "` (" << Str(t["source"], "version")
+      << "); paths below are relative to it.\n";
+  if (!t["python"].empty()) {
+    out << "\n## Python\n";
+    for (const auto& frame : t["python"]) {
+      out << "- `" << Str(frame, "symbol") << "` " << At(frame);
+      std::vector<std::string> bridges;
+      for (const auto& call : frame["calls"]) {
+        std::string resolved = Str(call, "resolved");
+        if (StartsWith(resolved, "aten::"))
+          bridges.push_back(Str(call, "callee") + " :" + std::to_string(call.value("line", 0)) + " → " + resolved);
+      }
+      for (size_t i = 0; i < bridges.size(); ++i) out << (i ? "; " : " — ") << bridges[i];
+      out << "\n";
+    }
+  }
+  auto ops_of = [&](const char* role, const char* title) {
+    bool any = false;
+    for (const auto& op : t["ops"]) {
+      if (Str(op, "role") != role) continue;
+      if (!any) out << "\n## " << title << "\n";
+      any = true;
+      const json& yaml = op.contains("yaml") ? op["yaml"] : json::object();
+      out << "- **aten::" << Str(op, "name") << "**";
+      if (op.value("depth", 0) > 0 || op.contains("reached_from"))
+        out << " (from " << Str(op, "reached_from") << ")";
+      if (yaml.is_object() && yaml.contains("line"))
+        out << " — `native_functions.yaml:" << yaml["line"].get<int>() << "`";
+      if (yaml.is_object() && yaml.contains("structured_delegate") && yaml["structured_delegate"].is_string())
+        out << " · structured_delegate " << yaml["structured_delegate"].get<std::string>();
+      out << "\n";
+      for (const auto& impl : op["impls"])
+        out << "  - " << Str(impl, "key") << ": `" << Str(impl, "function") << "` " << At(impl) << "\n";
+      for (const auto& stub : op["stubs"]) {
+        out << "  - stub `" << Str(stub, "name") << "`";
+        for (const auto& r : stub["registrations"])
+          out << "; " << Str(r, "device") << " → `" << Str(r, "target") << "` " << At(r);
+        out << "\n";
+      }
+      for (const auto& k : op["kernels"])
+        out << "  - kernel `" << Str(k, "name") << "` (" << Str(k, "device") << ", " << Str(k, "launch") << ") " << At(k) << "\n";
+      for (const auto& l : op["libraries"]) {
+        out << "  - " << Str(l, "name") << " " << At(l) << ":";
+        for (const auto& c : l["calls"]) out << " " << c.get<std::string>();
+        out << "\n";
+      }
+      if (!op["calls"].empty()) {
+        out << "  - calls:";
+        for (const auto& c : op["calls"]) out << " " << Str(c, "op") << " (" << Str(c, "device") << ")";
+        out << "\n";
+      }
+    }
+  };
+  ops_of("forward", "Forward ops");
+  ops_of("backward", "Backward ops");
+  if (!t["backward"].empty()) {
+    out << "\n## Derivatives\n";
+    for (const auto& b : t["backward"]) {
+      out << "- " << Str(b, "op");
+      if (b.contains("derivatives") && b["derivatives"].is_object())
+        out << " — `derivatives.yaml:" << b["derivatives"].value("line", 0) << "`";
+      if (b.contains("ops") && !b["ops"].empty()) {
+        out << " →";
+        for (const auto& o : b["ops"]) out << " " << o.get<std::string>();
+      }
+      if (b.contains("note")) out << " (" << Str(b, "note") << ")";
+      out << "\n";
+    }
+  }
+  if (!t["notes"].empty()) {
+    out << "\n## Notes\n";
+    for (const auto& n : t["notes"]) out << "- " << n.get<std::string>() << "\n";
+  }
+  if (!t["not_found"].empty()) {
+    out << "\n## Not found\n";
+    for (const auto& n : t["not_found"]) out << "- " << Str(n, "what") << ": " << Str(n, "detail") << "\n";
+  }
+  if (t.contains("brief")) {
+    const json& b = t["brief"];
+    out << "\n_Brief: aten ops deeper than depth " << b["max_depth"].get<int>() << " (" << b["ops_omitted"].get<size_t>()
+        << "), repeated or extra calls (" << b["calls_omitted"].get<size_t>() << ") and "
+        << b["not_found_omitted"].get<size_t>() << " not-found items are left out; call `trace` with "
+           "detail \"full\" or `find`/`op` for them._\n";
+  }
+  return out.str();
+}
 
 json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
   const CppIndex& cpp = index.cpp;
@@ -353,7 +550,8 @@ std::vector<McpTool> MakeTools() {
       "(cuDNN, cuBLAS...), aten ops called, derivatives.yaml and backward ops, decompositions. Every fact has "
       "file:line relative to the checkout root. Use it instead of grepping the checkout. Query forms: nn.LSTM, "
       "F.scaled_dot_product_attention, torch.cumsum, Tensor.softmax (for x.softmax(-1)), aten::add.Tensor, "
-      "an operator such as '@', or a CUDA kernel name.",
+      "an operator such as '@', or a CUDA kernel name. The answer is brief by default (the main path); "
+      "detail \"full\" gives every op reached.",
       {{"type", "object"},
        {"properties",
         {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 300},
@@ -362,7 +560,10 @@ std::vector<McpTool> MakeTools() {
                      {"description", "implementations to follow; omit for CPU, CUDA and composite"}}},
          {"backward", {{"type", "boolean"}, {"default", true}, {"description", "also trace derivatives.yaml and backward ops"}}},
          {"depth", {{"type", "integer"}, {"minimum", 0}, {"maximum", 32}, {"default", TraceOptions().depth},
-                    {"description", "how deep aten ops called from implementations are followed"}}}}},
+                    {"description", "how deep aten ops called from implementations are followed"}}},
+         {"detail", {{"type", "string"}, {"enum", {"brief", "full"}}, {"default", "brief"},
+                     {"description", "brief: the main path (aten ops to depth 1, each call once), for an agent's "
+                                     "context; full: every op and call site"}}}}},
        {"required", {"query"}},
        {"additionalProperties", false}},
       // optrace.trace/1 (doc/trace-schema.md): the required fields and their shapes.
@@ -533,7 +734,11 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   if (trace.query.empty()) trace.query = query;
   if (trace.source_root.empty()) trace.source_root = index_.root;
   if (trace.source_version.empty()) trace.source_version = index_.version;
-  if (s.ok()) return {false, RenderMarkdown(trace), TraceToJson(trace)};
+  if (s.ok()) {
+    if (arguments.value("detail", std::string("brief")) == "full") return {false, RenderMarkdown(trace), TraceToJson(trace)};
+    json brief = BriefTrace(TraceToJson(trace));
+    return {false, TraceBriefMarkdown(brief), std::move(brief)};
+  }
   if (s.code() != ExitCode::kNotFound) return ToolError("optrace: " + s.message());
   std::string text = "Not found: " + s.message() + "\nNothing was traced: the checkout shows no such name.";
   if (!trace.suggestions.empty()) {

@@ -32,7 +32,14 @@ McpJson FindSymbol(const Index& index, std::string_view symbol, size_t limit);
 // name (*out then holds "did you mean" suggestions).
 bool DescribeOp(const Index& index, std::string_view name, McpJson* out);
 
-// Markdown briefs of the two answers above.
+// The brief form of an optrace.trace/1 object: forward aten ops to depth 1 and
+// the backward ops they lead to, each op once (at most 60, shallowest first),
+// each op's calls once, no call paths or signatures (the `op` tool has them);
+// what was left out is counted in "brief". Still an optrace.trace/1 object.
+McpJson BriefTrace(const McpJson& full);
+std::string TraceBriefMarkdown(const McpJson& brief);
+
+// Markdown briefs of the find and op answers.
 std::string FindMarkdown(const McpJson& found);
 std::string OpMarkdown(const McpJson& op);
 

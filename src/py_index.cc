@@ -137,6 +137,16 @@ PySymbol PyIndex::Follow(const PySymbol& symbol, int depth) const {
 
 PySymbol PyIndex::ModuleMember(uint32_t module, std::string_view name, int depth) const {
   if (depth > kMaxDepth) return {};
+  // A lookup already in progress for the same (module, name) is a cycle:
+  // star imports of each other, or a package importing its own submodule
+  // by its absolute name. Cutting it keeps resolution linear.
+  thread_local std::vector<std::pair<uint32_t, std::string_view>> active;
+  for (const auto& [m, n] : active)
+    if (m == module && n == name) return {};
+  active.emplace_back(module, name);
+  struct Pop {
+    ~Pop() { active.pop_back(); }
+  } pop;
   const auto& names = names_[module];
   auto it = names.find(name);
   std::string sub = modules_[module].name + "." + std::string(name);
@@ -172,7 +182,8 @@ PySymbol PyIndex::Member(const PySymbol& owner, std::string_view name, int depth
       for (uint32_t i = 0; i < mod.classes.size(); ++i)
         if (mod.classes[i].qualname == nested) inner = {PySymbol::kClass, owner.module, i};
       if (inner.kind != PySymbol::kNone) return inner;
-      auto found = FindMethodDepth(owner.module, owner.index, name, depth + 1);
+      std::vector<std::pair<uint32_t, uint32_t>> seen;
+      auto found = FindMethodDepth(owner.module, owner.index, name, depth + 1, &seen);
       return found ? *found : PySymbol{};
     }
     case PySymbol::kAlias: {
@@ -240,13 +251,17 @@ PySymbol PyIndex::ResolveIn(uint32_t module, std::string_view expr, int32_t func
 }
 
 std::optional<PySymbol> PyIndex::FindMethod(uint32_t module, uint32_t class_index, std::string_view method) const {
-  return FindMethodDepth(module, class_index, method, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> seen;
+  return FindMethodDepth(module, class_index, method, 0, &seen);
 }
 
 std::optional<PySymbol> PyIndex::FindMethodDepth(uint32_t module, uint32_t class_index, std::string_view method,
-                                                 int depth) const {
+                                                 int depth, std::vector<std::pair<uint32_t, uint32_t>>* seen) const {
   if (depth > kMaxDepth || module >= modules_.size() || class_index >= modules_[module].classes.size())
     return std::nullopt;
+  const std::pair<uint32_t, uint32_t> self{module, class_index};
+  if (std::find(seen->begin(), seen->end(), self) != seen->end()) return std::nullopt;
+  seen->push_back(self);
   const PyModule& mod = modules_[module];
   const PyClass& cls = mod.classes[class_index];
   // The class body's latest binding of the name wins: typing.overload stubs
@@ -274,8 +289,7 @@ std::optional<PySymbol> PyIndex::FindMethodDepth(uint32_t module, uint32_t class
       base = ResolveIn(module, written);
     }
     if (base.kind != PySymbol::kClass) continue;
-    if (base.module == module && base.index == class_index) continue;
-    auto found = FindMethodDepth(base.module, base.index, method, depth + 1);
+    auto found = FindMethodDepth(base.module, base.index, method, depth + 1, seen);
     if (found) return found;
   }
   return std::nullopt;

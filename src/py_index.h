@@ -131,10 +131,17 @@ class PyIndex {
   const PyModule* FindModule(std::string_view dotted) const;
   // Resolves a dotted name ("torch.nn.LSTM", "torch.nn.functional.softmax",
   // "torch.nn.modules.rnn.LSTM.forward") following package re-exports
-  // (from .modules import *, from .rnn import LSTM) and aliases.
+  // (from .modules import *, from .rnn import LSTM) and aliases. Attribute
+  // lookup goes component by component as Python does: a module's own
+  // bindings, then its star imports, then its submodules. The last component
+  // is not followed when it is an alias (kAlias comes back, e.g. F.conv2d);
+  // an import the index cannot follow (torch._C...) comes back as kImport.
   PySymbol Resolve(std::string_view dotted) const;
-  // The method `method` a class really uses, walking resolved bases in MRO
-  // order (depth-first, left to right). Returns the defining module/function.
+  // The method `method` a class really uses, walking resolved bases
+  // depth-first, left to right, each class once. Within a class the latest
+  // binding wins (the real def after @overload stubs; a class attribute such
+  // as `forward = _forward_unimplemented` gives kAlias). Returns kFunction or
+  // kAlias.
   std::optional<PySymbol> FindMethod(uint32_t module, uint32_t class_index, std::string_view method) const;
   // Every function decorated with a decorator whose name ends with `decorator_name`
   // ("register_decomposition", "register_lowering", "register_meta"...): pairs (module, function).
@@ -154,12 +161,14 @@ class PyIndex {
   const std::vector<SkippedPath>& skipped() const { return skipped_; }
 
  private:
+  friend struct StoreAccess;  // the index store (store.cc) restores skipped_ of a saved index
   PySymbol Member(const PySymbol& owner, std::string_view name, int depth) const;
   PySymbol ModuleMember(uint32_t module, std::string_view name, int depth) const;
   PySymbol Follow(const PySymbol& symbol, int depth) const;  // imports and plain aliases to what they name
   PySymbol ResolveAbsolute(std::string_view dotted, int depth) const;
-  std::optional<PySymbol> FindMethodDepth(uint32_t module, uint32_t class_index, std::string_view method,
-                                          int depth) const;
+  // `seen` holds the classes already walked, so diamonds are walked once.
+  std::optional<PySymbol> FindMethodDepth(uint32_t module, uint32_t class_index, std::string_view method, int depth,
+                                          std::vector<std::pair<uint32_t, uint32_t>>* seen) const;
   bool Exports(uint32_t module, std::string_view name) const;
 
   std::vector<PyModule> modules_;

@@ -170,12 +170,14 @@ TEST_F(Py260, RegisterDecompositionSites) {
   PySymbol silu = I().Resolve("torch._decomp.decompositions.silu_backward");
   const PyFunction& f = Function(I(), silu);
   EXPECT_EQ(f.line, 287u);
-  ASSERT_EQ(f.decorators.size(), 2u);
+  ASSERT_EQ(f.decorators.size(), 3u);
   EXPECT_EQ(f.decorators[0].name, "register_decomposition");
   EXPECT_EQ(f.decorators[0].args, std::vector<std::string>{"aten.silu_backward"});
   EXPECT_EQ(f.decorators[0].line, 284u);
   EXPECT_EQ(f.decorators[1].name, "out_wrapper");
   EXPECT_EQ(f.decorators[1].args, std::vector<std::string>{"\"grad_input\""});
+  EXPECT_EQ(f.decorators[2].name, "pw_cast_for_opmath");
+  EXPECT_EQ(f.decorators[2].line, 286u);
 
   const PyFunction& ln = Function(I(), I().Resolve("torch._decomp.decompositions.native_layer_norm_backward"));
   EXPECT_EQ(ln.line, 1622u);

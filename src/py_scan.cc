@@ -33,8 +33,8 @@ constexpr size_t kMaxArgsText = 200;
 constexpr int kMaxBlockDepth = 100;   // CPython's own limit on nested blocks
 constexpr int kMaxLambdaDepth = 16;
 
-bool IsOpenBracket(std::string_view t) { return t == "(" || t == "[" || t == "{"; }
-bool IsCloseBracket(std::string_view t) { return t == ")" || t == "]" || t == "}"; }
+bool IsOpenBracket(std::string_view t) { return t.size() == 1 && (t[0] == '(' || t[0] == '[' || t[0] == '{'); }
+bool IsCloseBracket(std::string_view t) { return t.size() == 1 && (t[0] == ')' || t[0] == ']' || t[0] == '}'); }
 
 // The value of a simple string literal token: prefix and quotes stripped, no
 // escape processing (enough for the identifiers in __all__).
@@ -80,7 +80,10 @@ class Scanner {
   };
 
   std::string_view Text(size_t i) const { return toks_[i].text(src_); }
-  bool IsOp(size_t i, std::string_view op) const { return toks_[i].kind == PyTok::kOp && Text(i) == op; }
+  bool IsOp(size_t i, std::string_view op) const {
+    const PyToken& t = toks_[i];
+    return t.kind == PyTok::kOp && t.size == op.size() && src_[t.begin] == op[0] && Text(i) == op;
+  }
   bool IsName(size_t i, std::string_view name) const { return toks_[i].kind == PyTok::kName && Text(i) == name; }
   size_t NextNewline(size_t i) const {
     while (i < toks_.size() && toks_[i].kind != PyTok::kNewline && toks_[i].kind != PyTok::kEnd) ++i;
@@ -116,6 +119,7 @@ class Scanner {
   // once `limit` characters are reached ("..." marks the cut).
   std::string Collapsed(size_t b, size_t e, size_t limit = kMaxArgsText) const {
     std::string out;
+    if (b < e) out.reserve(std::min<size_t>(limit + 1, toks_[e - 1].begin + toks_[e - 1].size - toks_[b].begin));
     for (size_t i = b; i < e; ++i) {
       std::string_view t = Text(i);
       if (i > b && toks_[i].begin > toks_[i - 1].begin + toks_[i - 1].size) {
@@ -652,19 +656,19 @@ class Scanner {
         if (lambda_depth < kMaxLambdaDepth && Text(i) == "lambda") i = Lambda(i, e, fn, lambda_depth) - 1;
         continue;
       }
-      if (t.kind != PyTok::kOp || i == b || !EndsOperand(i - 1)) continue;
+      if (t.kind != PyTok::kOp || i == b) continue;
+      const char c0 = src_[t.begin];
+      // Only these can start a recorded operator; test the cheap part first.
+      if (c0 != '(' && c0 != '[' && c0 != '@' && c0 != '-' && c0 != '*' && c0 != '/' && c0 != '+' && c0 != '%')
+        continue;
+      if (!EndsOperand(i - 1)) continue;
       std::string_view op = Text(i);
-      if (op == "(") {
-        AddCall(fn, i);
-      } else if (op == "[") {
-        AddOperator(fn, "[]", i);
-      } else if (op == "@" || op == "-" || op == "*" || op == "/" || op == "**" || op == "//") {
-        AddOperator(fn, op, i);
-      } else if (op == "+" || op == "%") {
-        if (toks_[i - 1].kind != PyTok::kString) AddOperator(fn, op, i);
-      } else if (op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=" &&
-                 op != ":=" && op != ">>=" && op != "<<=" && op != "&=" && op != "|=" && op != "^=") {
-        AddOperator(fn, op, i);  // += -= *= /= @= //= **= %=
+      if (op.size() == 1) {
+        if (c0 == '(') AddCall(fn, i);
+        else if (c0 == '[') AddOperator(fn, "[]", i);
+        else if ((c0 != '+' && c0 != '%') || toks_[i - 1].kind != PyTok::kString) AddOperator(fn, op, i);
+      } else if (op == "**" || op == "//" || op.back() == '=') {
+        AddOperator(fn, op, i);  // ** // and += -= *= /= @= //= **= %=
       }
     }
   }
@@ -744,6 +748,7 @@ class Scanner {
     }
     PyCall call;
     call.line = toks_[open - 1].line;
+    call.callee.reserve(std::min<size_t>(64, toks_[open - 1].begin + toks_[open - 1].size - toks_[start].begin));
     // Callee text with groups elided.
     for (size_t k = start; k < open;) {
       const PyToken& t = toks_[k];

@@ -64,10 +64,9 @@ class PyTokenizer {
   uint32_t error_line() const { return error_line_; }
 
  private:
-  // Handles the start of a physical line: measures indentation, skips blank
-  // and comment-only lines, queues INDENT/DEDENT. Returns false at end of input.
+  // Handles the start of a logical line: measures indentation and queues
+  // INDENT/DEDENT; blank and comment-only lines leave the levels alone.
   void StartLine();
-  void LexString(size_t prefix_len, PyToken* token);
   // Scans a string body whose opening quote is at pos_; leaves pos_ after the
   // closing quote. `fstring` scans replacement fields.
   void ScanStringBody(bool fstring, bool raw);

@@ -125,6 +125,61 @@ std::string Fit(std::string_view s, size_t width) {
   return out;
 }
 
+// Bytes of the first `columns` columns of UTF-8 text without escapes.
+size_t BytesOfColumns(std::string_view s, size_t columns) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (n == columns) return i;
+      ++n;
+    }
+  }
+  return s.size();
+}
+
+// Greedy word wrap to `width` columns, for prose and formulas that must not
+// be cut. A word longer than a line is split, after a '.', ':', ',', '(' or
+// '_' when one falls in its second half.
+std::vector<std::string> Wrap(std::string_view text, size_t width) {
+  width = std::max<size_t>(width, 8);
+  std::vector<std::string> lines;
+  std::string line;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && Columns(line) + 1 + Columns(word) <= width) {
+      line += ' ';
+      line += word;
+      continue;
+    }
+    if (!line.empty()) lines.push_back(std::move(line));
+    line.clear();
+    while (Columns(word) > width) {
+      size_t cut = BytesOfColumns(word, width);
+      size_t brk = word.substr(0, cut).find_last_of(".:,(_");
+      if (brk != std::string_view::npos && brk + 1 >= cut / 2) cut = brk + 1;
+      lines.emplace_back(word.substr(0, cut));
+      word.remove_prefix(cut);
+    }
+    line = std::string(word);
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+// Cuts `s` to `width` columns from the left, starting with "…" when cut:
+// for paths, whose tail says the most.
+std::string FitLeft(std::string_view s, size_t width) {
+  size_t cols = Columns(s);
+  if (cols <= width) return std::string(s);
+  if (width == 0) return "";
+  return "…" + std::string(s.substr(BytesOfColumns(s, cols - (width - 1))));
+}
+
 // Code from a checkout file made safe for a terminal: tabs expanded,
 // control characters (binary files, stray escapes) shown as '?'.
 std::string CleanLine(std::string_view line) {
@@ -177,6 +232,15 @@ std::string SnippetLanguage(const std::string& file) {
   return "cpp";
 }
 
+// Dispatch key names short enough for the diagram and the table.
+std::string ShortKey(const std::string& key) {
+  if (key == "CompositeImplicitAutograd") return "CompositeImplicit";
+  if (key == "CompositeExplicitAutograd") return "CompositeExplicit";
+  if (key == "CompositeExplicitAutogradNonFunctional") return "CompositeExplicitNF";
+  if (key == "CompositeImplicitAutogradNestedTensor") return "CompositeImplicitNested";
+  return key;
+}
+
 // Dispatch keys that tell where an op runs on CPU and CUDA; the diagram shows
 // these and counts the rest (sparse, MPS, nested, ...), which the walk lists.
 bool MainDispatchKey(std::string_view key) {
@@ -189,13 +253,12 @@ std::string DispatchSummary(const NativeFunction* f) {
   std::vector<std::string> keys;
   size_t others = 0;
   for (const auto& [key, fn] : f->dispatch) {
-    if (MainDispatchKey(key)) keys.push_back(key == "CompositeImplicitAutograd" && f->implicit_composite
-                                                 ? key + " (implied)"
-                                                 : key);
+    if (MainDispatchKey(key))
+      keys.push_back(ShortKey(key) + (key == "CompositeImplicitAutograd" && f->implicit_composite ? " (implied)" : ""));
     else ++others;
   }
   std::string out = Join(keys, " · ");
-  if (others) out += (out.empty() ? "" : " ") + std::string("+") + std::to_string(others) + " keys";
+  if (others) out += (out.empty() ? "" : " ") + std::string("+") + std::to_string(others) + " more";
   if (f->structured_delegate) out += (out.empty() ? "" : "  ") + std::string("delegate→") + *f->structured_delegate;
   return out;
 }
@@ -428,6 +491,10 @@ struct OpOrder {
 };
 
 constexpr int kMaxFullOps = 8;
+constexpr int kMaxFullBackwardOps = 4;
+constexpr size_t kMaxIndent = 24;    // diagram columns of tree indentation
+constexpr size_t kMaxFlowCalls = 8;    // calls of one Python frame drawn in the diagram
+constexpr size_t kMaxFlowKernels = 6;  // kernels of one op drawn in the diagram
 constexpr int kMaxFullLevel = 2;
 
 OpOrder OrderOps(const Trace& t) {
@@ -453,17 +520,20 @@ OpOrder OrderOps(const Trace& t) {
     parent[i] = parent_of(i);
     if (parent[i] >= 0) order.children[parent[i]].push_back(i);
   }
-  int shown_full = 0;
+  int shown_full = 0, budget = kMaxFullOps;
   auto visit = [&](auto&& self, size_t i, int level, std::vector<OpOrder::Item>* out) -> void {
     if (order.level[i] >= 0) return;
     order.level[i] = level;
-    bool full = level <= kMaxFullLevel && shown_full < kMaxFullOps;
+    bool full = level <= kMaxFullLevel && shown_full < budget;
     if (full) ++shown_full;
     order.full[i] = full;
     out->push_back({i, level, full});
     for (size_t c : order.children[i]) self(self, c, level + 1, out);
   };
   for (int pass = 0; pass < 2; ++pass) {
+    // Forward and backward each get their own budget of ops shown in full.
+    shown_full = 0;
+    budget = pass == 0 ? kMaxFullOps : kMaxFullBackwardOps;
     auto* out = pass == 0 ? &order.forward : &order.backward;
     for (size_t i = 0; i < n; ++i) {
       bool mine = pass == 0 ? t.ops[i].role != "backward" : t.ops[i].role == "backward";
@@ -537,7 +607,13 @@ class FlowWriter {
       Arrow("  ");
       lines_.push_back(p_.Line("", {{f.symbol, Style::kBold}, {f.note.empty() ? "" : "  (" + f.note + ")", Style::kDim}},
                                LocText(f.where, true)));
-      for (const auto& c : f.calls) {
+      for (size_t ci = 0; ci < f.calls.size(); ++ci) {
+        const PyCallStep& c = f.calls[ci];
+        if (ci == kMaxFlowCalls && f.calls.size() > kMaxFlowCalls + 1) {
+          lines_.push_back(p_.Line("  │  ", {{"… " + std::to_string(f.calls.size() - ci) + " more calls (see Layers)",
+                                             Style::kDim}}));
+          break;
+        }
         std::string what = c.callee + "  (" + c.kind + (c.line > 0 ? ", :" + std::to_string(c.line) : "") + ")";
         if (!c.resolved.empty() && c.resolved != c.callee) what += " → " + c.resolved;
         lines_.push_back(p_.Line("  │  ", {{what, Style::kPlain}}));
@@ -549,6 +625,7 @@ class FlowWriter {
       if (item.level == 0) roots.push_back(item.op);
     if (!roots.empty()) Arrow("  ");
     for (size_t r : roots) Op(r, "", "");
+    Deferred("");
     BackwardLines();
     if (!t_.decompositions.empty()) {
       lines_.push_back("");
@@ -578,13 +655,16 @@ class FlowWriter {
     lines_.push_back(indent + "▼");
   }
 
-  // Children of an op node, in order: implementations, stubs, kernels,
-  // libraries, aten calls that lead nowhere else, then the ops it reaches.
-  void Op(size_t i, const std::string& prefix, const std::string& branch) {
+  // Children of an op node, in order: implementations, stubs (with their
+  // registrations below), kernels, libraries, aten calls that lead nowhere
+  // else, then the ops it reaches. Past kMaxIndent columns the ops it reaches
+  // are drawn later as new roots, so deep chains do not march off the page.
+  void Op(size_t i, const std::string& prefix, const std::string& branch, const std::string& from = "") {
     const OpStep& op = t_.ops[i];
     if (drawn_.count(i)) return;
     drawn_.insert(i);
     std::vector<Piece> head = {{"aten::" + op.name, Style::kOp}};
+    if (!from.empty()) head.push_back({"  (from " + from + ")", Style::kDim});
     std::string summary = DispatchSummary(op.yaml);
     if (!order_.full[i]) {
       head.push_back({"  " + Condensed(op), Style::kPlain});
@@ -593,44 +673,62 @@ class FlowWriter {
     }
     lines_.push_back(p_.Line(prefix + branch, head, LocText(YamlLocation(op.yaml), true)));
     std::string inner = prefix + (branch.empty() ? "" : branch == "└─▶ " ? "    " : "│   ");
+    struct Sub {
+      std::vector<Piece> pieces;
+      std::string loc;
+    };
     struct Child {
       std::vector<Piece> pieces;
       std::string loc;
-      std::string extra = "";  // a dim second line ("via ...")
+      std::vector<Sub> subs = {};
       long op = -1;
     };
     std::vector<Child> kids;
     if (order_.full[i]) {
       for (const auto& im : op.impls) {
         std::string form = im.form.empty() || im.form == "function" ? "" : "  [" + im.form + "]";
-        kids.push_back({{{Pad(im.key, 5), Style::kBold}, {" " + im.function + form, Style::kPlain}},
+        kids.push_back({{{Pad(ShortKey(im.key), 5), Style::kBold}, {" " + im.function + form, Style::kPlain}},
                         LocText(im.where, true)});
       }
       for (const auto& s : op.stubs) {
-        kids.push_back({{{"stub  ", Style::kBold}, {s.name, Style::kPlain}}, LocText(s.declared, true)});
-        for (const auto& r : s.registrations) {
-          kids.push_back({{{"      " + r.device + " → ", Style::kDim}, {r.target, Style::kPlain}},
-                          LocText(r.target_definition.valid() ? r.target_definition : r.where, true)});
-        }
+        Child c{{{"stub  ", Style::kBold}, {s.name, Style::kPlain}}, LocText(s.declared, true)};
+        for (const auto& r : s.registrations)
+          c.subs.push_back({{{r.device + " → ", Style::kDim}, {r.target, Style::kPlain}},
+                            LocText(r.target_definition.valid() ? r.target_definition : r.where, true)});
+        kids.push_back(std::move(c));
       }
-      for (const auto& k : op.kernels) {
-        kids.push_back({{{"kernel ", Style::kBold},
-                         {k.name, Style::kKernel},
-                         {"  " + k.device + " " + k.launch, Style::kDim}},
-                        LocText(k.where, true),
-                        k.path.size() > 1 ? "via " + Join(k.path, " → ") : ""});
+      for (size_t ki = 0; ki < op.kernels.size(); ++ki) {
+        if (ki == kMaxFlowKernels && op.kernels.size() > kMaxFlowKernels + 1) {
+          kids.push_back({{{"… " + std::to_string(op.kernels.size() - ki) + " more kernels (see Layers)", Style::kDim}},
+                          ""});
+          break;
+        }
+        const KernelStep& k = op.kernels[ki];
+        Child c{{{"kernel ", Style::kBold}, {k.name, Style::kKernel}, {"  " + k.device + " " + k.launch, Style::kDim}},
+                LocText(k.where, true)};
+        if (k.path.size() > 1) c.subs.push_back({{{"via " + Join(k.path, " → "), Style::kDim}}, ""});
+        kids.push_back(std::move(c));
       }
       for (const auto& l : op.libraries) {
         kids.push_back({{{"lib   ", Style::kBold}, {l.name, Style::kLib}, {"  " + Join(l.calls, ", "), Style::kPlain}},
                         LocText(l.where, true)});
       }
+      // The aten ops called that are not drawn below, by name only: the
+      // walk has every call site.
+      std::vector<std::string> called;
       for (const auto& c : op.calls) {
         if (ReachedOp(i, c.op) >= 0) continue;
-        kids.push_back({{{"calls ", Style::kBold}, {c.op, Style::kOp}, {"  (" + c.device + ")", Style::kDim}},
-                        LocText(c.where, true)});
+        if (std::find(called.begin(), called.end(), c.op) == called.end()) called.push_back(c.op);
       }
+      if (!called.empty()) kids.push_back({{{"calls ", Style::kBold}, {Join(called, ", "), Style::kPlain}}, ""});
     }
-    for (size_t c : order_.children[i]) kids.push_back({{}, "", "", static_cast<long>(c)});
+    bool too_deep = Columns(inner) >= kMaxIndent;
+    for (size_t c : order_.children[i]) {
+      if (too_deep) deferred_.push_back({c, op.name});
+      else kids.push_back({{}, "", {}, static_cast<long>(c)});
+    }
+    if (too_deep && !order_.children[i].empty())
+      kids.push_back({{{"▶ " + std::to_string(order_.children[i].size()) + " op(s) continued below", Style::kDim}}, ""});
     for (size_t k = 0; k < kids.size(); ++k) {
       bool last = k + 1 == kids.size();
       if (kids[k].op >= 0) {
@@ -638,8 +736,22 @@ class FlowWriter {
         continue;
       }
       lines_.push_back(p_.Line(inner + (last ? "└─ " : "├─ "), kids[k].pieces, kids[k].loc));
-      if (!kids[k].extra.empty())
-        lines_.push_back(p_.Line(inner + (last ? "   " : "│  ") + "       ", {{kids[k].extra, Style::kDim}}));
+      const auto& subs = kids[k].subs;
+      for (size_t j = 0; j < subs.size(); ++j) {
+        std::string sub_prefix = inner + (last ? "   " : "│  ") + (subs[j].loc.empty() ? "   " : j + 1 == subs.size() ? "└─ " : "├─ ");
+        lines_.push_back(p_.Line(sub_prefix, subs[j].pieces, subs[j].loc));
+      }
+    }
+  }
+
+  // Ops whose parents sat too deep, drawn as roots (and so on, until none is left).
+  void Deferred(const std::string& indent) {
+    while (!deferred_.empty()) {
+      auto [op, from] = deferred_.front();
+      deferred_.erase(deferred_.begin());
+      if (drawn_.count(op)) continue;
+      lines_.push_back(indent + "┆");
+      Op(op, indent, "", from);
     }
   }
 
@@ -657,7 +769,8 @@ class FlowWriter {
   // One line for an op not shown in full: its CPU/CUDA functions and what runs.
   static std::string Condensed(const OpStep& op) {
     std::vector<std::string> parts;
-    for (const auto& im : op.impls) parts.push_back(im.key + " " + im.function);
+    for (const auto& im : op.impls)
+      if (im.key != "Meta") parts.push_back(ShortKey(im.key) + " " + im.function);
     std::string out = Join(parts, " · ");
     std::vector<std::string> ran;
     for (const auto& k : op.kernels) ran.push_back(k.name);
@@ -703,12 +816,14 @@ class FlowWriter {
     }
     for (const auto& item : order_.backward)
       if (item.level == 0 && !placed.count(item.op)) Op(item.op, "  ", "└─▶ ");
+    Deferred("  ");
   }
 
   const Trace& t_;
   const OpOrder& order_;
   const Painter& p_;
   std::set<size_t> drawn_;
+  std::vector<std::pair<size_t, std::string>> deferred_;  // (op, the op it is reached from)
   std::vector<std::string> lines_;
 };
 
@@ -727,18 +842,19 @@ struct Row {
   std::string layer, location, function;
 };
 
+// The table's layer column is 16 wide: composite keys get shorter names still.
 std::string ImplKind(const ImplStep& im) {
-  std::string key = im.key;
-  if (key == "CompositeImplicitAutograd") key = "CompositeImplicit";
-  else if (key == "CompositeExplicitAutograd") key = "CompositeExplicit";
-  else if (key == "CompositeExplicitAutogradNonFunctional") key = "CompositeExplicitNF";
+  std::string key = ShortKey(im.key);
+  if (StartsWith(key, "Composite")) key = "Comp" + key.substr(9);
+  if (key == "CompExplicitNF") key = "CompExplNF";
   return "C++ " + key;
 }
 
 void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
+  size_t first = layers->size();  // the op's YAML layer: calls and notes go there
   if (op.yaml) {
     const NativeFunction& f = *op.yaml;
-    Layer y{"YAML", "aten::" + op.name + (op.role == "backward" ? "  (backward)" : ""), YamlLocation(op.yaml), {}, false};
+    Layer y{op.role == "backward" ? "YAML (backward)" : "YAML", "aten::" + op.name, YamlLocation(op.yaml), {}, false};
     y.details.push_back("func: " + OneLine(f.schema.text.empty() ? FunctionSchemaToString(f.schema) : f.schema.text));
     std::vector<std::string> dispatch;
     for (const auto& [key, fn] : f.dispatch) dispatch.push_back(key + ": " + fn);
@@ -791,11 +907,20 @@ void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
     layers->push_back(std::move(l));
   }
   if (!op.calls.empty()) {
-    std::vector<std::string> calls;
-    for (const auto& c : op.calls) calls.push_back(c.op + (c.device == "any" ? "" : " (" + c.device + ")"));
-    layers->back().details.push_back("calls aten: " + Join(calls, ", "));
+    // One entry per called op, with the implementations (devices) calling it.
+    std::vector<std::pair<std::string, std::vector<std::string>>> called;
+    for (const auto& c : op.calls) {
+      auto it = std::find_if(called.begin(), called.end(), [&](const auto& e) { return e.first == c.op; });
+      if (it == called.end()) it = called.insert(called.end(), {c.op, {}});
+      if (c.device != "any" && std::find(it->second.begin(), it->second.end(), c.device) == it->second.end())
+        it->second.push_back(c.device);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [name, devices] : called)
+      parts.push_back(name + (devices.empty() ? "" : " (" + Join(devices, ", ") + ")"));
+    (*layers)[first].details.push_back("calls aten: " + Join(parts, ", "));
   }
-  for (const auto& n : op.notes) layers->back().details.push_back("note: " + n);
+  for (const auto& n : op.notes) (*layers)[first].details.push_back("note: " + n);
 }
 
 // Layers of the walk: Python frames, full ops in tree order, derivatives,
@@ -844,7 +969,14 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
 std::vector<Row> Rows(const Trace& t, const OpOrder& order) {
   std::vector<Row> rows;
   for (const auto& f : t.python) rows.push_back({"Python", LocText(f.where), f.symbol});
-  auto add_op = [&](const OpStep& op) {
+  auto add_op = [&](const OpStep& op, bool full) {
+    if (!full) {  // one row: where the op is and what implements it
+      std::vector<std::string> impls;
+      for (const auto& im : op.impls) impls.push_back(ShortKey(im.key) + " " + im.function);
+      rows.push_back({op.role == "backward" ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)),
+                      op.name + (impls.empty() ? "" : " → " + Join(impls, ", "))});
+      return;
+    }
     rows.push_back({op.role == "backward" ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)), op.name});
     for (const auto& im : op.impls) rows.push_back({ImplKind(im), LocText(im.where), im.function});
     for (const auto& s : op.stubs) {
@@ -857,10 +989,10 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order) {
     for (const auto& l : op.libraries)
       rows.push_back({l.name, LocText(l.where), l.calls.empty() ? "" : Join(l.calls, ", ")});
   };
-  for (const auto& item : order.forward) add_op(t.ops[item.op]);
+  for (const auto& item : order.forward) add_op(t.ops[item.op], item.full);
   for (const auto& b : t.backward)
     if (b.derivatives) rows.push_back({"derivatives", LocText(DerivativeLocation(b.derivatives)), b.op});
-  for (const auto& item : order.backward) add_op(t.ops[item.op]);
+  for (const auto& item : order.backward) add_op(t.ops[item.op], item.full);
   for (const auto& d : t.decompositions) rows.push_back({"decomposition", LocText(d.where), d.function});
   for (auto& r : rows)
     if (r.location.empty()) r.location = "-";
@@ -941,7 +1073,10 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
           out << p.Line("     ", {{num_col + " │ ", Style::kDim}, {code, Style::kPlain}}) << "\n";
         }
       }
-      for (const auto& d : l.details) out << p.Line("       ", {{d, Style::kPlain}}) << "\n";
+      for (const auto& d : l.details) {
+        std::vector<std::string> wrapped = Wrap(d, width - 9);
+        for (size_t k = 0; k < wrapped.size(); ++k) out << (k ? "         " : "       ") << wrapped[k] << "\n";
+      }
     }
     if (!condensed.empty()) {
       out << p.Line("", {{"     deeper ops (shown condensed; --json has everything):", Style::kDim}}) << "\n";
@@ -958,19 +1093,27 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   std::vector<Row> rows = Rows(t, order);
   if (!rows.empty()) {
     section("Summary");
-    size_t c1 = 5, c2 = 9;
+    // Columns: layer (at most 16), file:line and the function. A path too
+    // long for its column loses its head ("…/native/cuda/x.cu:12": the walk
+    // above has it whole); a function too long wraps onto continuation rows.
+    size_t c1 = 5, c2 = 9, c3 = 8;
     for (const auto& r : rows) {
       c1 = std::max(c1, Columns(r.layer));
       c2 = std::max(c2, Columns(r.location));
+      c3 = std::max(c3, Columns(r.function));
     }
-    c1 = std::min<size_t>(c1, 18);
-    c2 = std::min<size_t>(c2, width > 40 ? width - 40 : 20);
+    size_t room = width - 6;  // two " │ " separators
+    c1 = std::min({c1, size_t{16}, room / 4});
+    c2 = std::min(c2, room - c1 - std::min({c3, size_t{34}, room / 3}));
+    c3 = room - c1 - c2;
     auto row = [&](const std::string& a, const std::string& b, const std::string& c, Style s) {
-      std::string a2 = Fit(a, c1), b2 = Fit(b, c2);
-      std::string line = p.Paint(a2, s) + std::string(c1 - Columns(a2), ' ') + " │ " +
-                         p.Paint(b2, s == Style::kBold ? s : Style::kPath) + std::string(c2 - Columns(b2), ' ') +
-                         " │ " + c;
-      out << Fit(line, width) << "\n";
+      std::vector<std::string> cells = Wrap(c, c3);
+      for (size_t k = 0; k < cells.size(); ++k) {
+        std::string a2 = k ? "" : Fit(a, c1), b2 = k ? "" : FitLeft(b, c2);
+        out << p.Paint(a2, s) << std::string(c1 - Columns(a2), ' ') << " │ "
+            << p.Paint(b2, s == Style::kBold ? s : Style::kPath) << std::string(c2 - Columns(b2), ' ') << " │ "
+            << p.Paint(cells[k], s) << "\n";
+      }
     };
     row("layer", "file:line", "function", Style::kBold);
     std::string rule;
@@ -978,7 +1121,7 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
     rule += "┼";
     for (size_t i = 0; i < c2 + 2; ++i) rule += "─";
     rule += "┼";
-    while (Columns(rule) < std::min<size_t>(width, c1 + c2 + 30)) rule += "─";
+    for (size_t i = 0; i < c3 + 1; ++i) rule += "─";
     out << rule << "\n";
     for (size_t i = 0; i < rows.size() && i < kMaxTableRows; ++i)
       row(rows[i].layer, rows[i].location, rows[i].function, Style::kPlain);
@@ -992,21 +1135,8 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   if (!notes.empty()) {
     section("Notes");
     for (const auto& n : notes) {
-      // Notes are prose: wrap them instead of cutting.
-      std::string line = "  • ";
-      std::istringstream words(n);
-      std::string w;
-      bool first = true;
-      while (words >> w) {
-        if (!first && Columns(line) + 1 + Columns(w) > width) {
-          out << line << "\n";
-          line = "    ";
-          first = true;
-        }
-        line += (first ? "" : " ") + w;
-        first = false;
-      }
-      out << Fit(line, width) << "\n";
+      std::vector<std::string> wrapped = Wrap(n, width - 4);
+      for (size_t k = 0; k < wrapped.size(); ++k) out << (k ? "    " : "  • ") << wrapped[k] << "\n";
     }
   }
 
@@ -1033,6 +1163,27 @@ std::string MdCell(const std::string& s) {
     else out += c;
   }
   return out;
+}
+
+// Prose with markdown's special characters escaped.
+std::string MdText(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\`*_[]<>|#").find(c) != std::string_view::npos) out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+std::string MdCode(const std::string& s);
+
+// A walk detail: "label: value" shows the value (code, a formula, a
+// dispatch table) as inline code; anything else is escaped prose.
+std::string MdDetail(const std::string& d) {
+  size_t colon = d.find(": ");
+  if (colon != std::string::npos && colon <= 30 && colon + 2 < d.size())
+    return MdText(d.substr(0, colon)) + ": " + MdCode(d.substr(colon + 2));
+  return MdText(d);
 }
 
 // Inline code that survives backticks in the text.
@@ -1079,7 +1230,7 @@ std::string RenderMarkdown(const Trace& t) {
         out << "```\n";
       }
       if (!l.details.empty()) out << "\n";
-      for (const auto& d : l.details) out << "- " << MdCell(d) << "\n";
+      for (const auto& d : l.details) out << "- " << MdDetail(d) << "\n";
     }
     if (!condensed.empty()) {
       out << "\n### Deeper ops (condensed)\n\n";

@@ -380,11 +380,12 @@ TEST(RenderText, ShowsFlowLayersTableAndNotes) {
       {"torch.nn.modules.normalization.LayerNorm.forward", "torch/nn/modules/normalization.py:216"},
       {"│  F.layer_norm  (functional, :217) → torch.nn.functional.layer_norm"},
       {"│  bridge: torch.x"},
-      {"aten::layer_norm", "CompositeImplicitAutograd", "native_functions.yaml:3283"},
-      {"└─▶ aten::native_layer_norm", "CPU · CUDA · CompositeExplicitAutograd", "+3 keys"},
+      {"aten::layer_norm  CompositeImplicit", "native_functions.yaml:3283"},
+      {"└─▶ aten::native_layer_norm", "CPU · CUDA · CompositeExplicit +3 more", "native_functions.yaml:3287"},
+      {"├─ CompositeImplicit layer_norm_symint", "layer_norm.cpp:190"},
       {"├─ CUDA  layer_norm_cuda", "cuda/layer_norm_kernel.cu:1334"},
       {"├─ stub  LayerNormKernel", "layer_norm.h:98"},
-      {"CUDA → LayerNormKernelImpl", "cuda/layer_norm_kernel.cu:1462"},
+      {"│  └─ CUDA → LayerNormKernelImpl", "cuda/layer_norm_kernel.cu:1462"},
       {"└─ kernel vectorized_layer_norm_kernel  CUDA <<<>>>", "cuda/layer_norm_kernel.cu:200"},
       {"via layer_norm_cuda → LayerNormKernelImpl → launch_vectorized_layer_norm_kernel"},
       {"∂ native_layer_norm", "input, weight, bias; result0", "derivatives.yaml:1255"},
@@ -395,16 +396,21 @@ TEST(RenderText, ShowsFlowLayersTableAndNotes) {
       {"   216 │     def forward(self, input: Tensor) -> Tensor:"},
       {"   217 │         return F.layer_norm("},
       {"func: native_layer_norm(Tensor input"},
-      {"dispatch: CPU: layer_norm_cpu, CUDA: layer_norm_cuda, MPS: layer_norm_mps"},
+      {"dispatch: CPU: layer_norm_cpu, CUDA: layer_norm_cuda, MPS: layer_norm_mps,"},
+      {"NestedTensorCUDA: nested_layer_norm"},  // wrapped, not cut
       {"dtypes: float, double, Half, BFloat16"},
-      {"CUDA: REGISTER_DISPATCH → LayerNormKernelImpl at aten/src/ATen/native/cuda/layer_norm_kernel.cu:1462"},
+      {"CUDA: REGISTER_DISPATCH → LayerNormKernelImpl at"},
+      {"aten/src/ATen/native/cuda/layer_norm_kernel.cu:1462"},
       {"input, weight, bias: grad.defined() ? native_layer_norm_backward_symint("},
       // The summary table.
       {"layer", "│ file:line", "│ function"},
-      {"Python", "│ torch/nn/modules/normalization.py:216", "│ torch.nn.modules.normalization.LayerNorm.forward"},
+      {"Python", "│ torch/nn/modules/normalization.py:216", "│ torch.nn.modules.normalization."},
+      {"│ LayerNorm.forward"},  // a long name continues on the next row
       {"YAML", "│ aten/src/ATen/native/native_functions.yaml:3287", "│ native_layer_norm"},
-      {"C++ CUDA", "│ aten/src/ATen/native/cuda/layer_norm_kernel.cu:1334", "│ layer_norm_cuda"},
-      {"kernel CUDA", "│ aten/src/ATen/native/cuda/layer_norm_kernel.cu:200", "│ vectorized_layer_norm_kernel"},
+      {"C++ CompImplicit │ aten/src/ATen/native/layer_norm.cpp:190", "│ layer_norm_symint"},
+      // A long path loses its head, never its tail.
+      {"C++ CUDA", "│ …src/ATen/native/cuda/layer_norm_kernel.cu:1334", "│ layer_norm_cuda"},
+      {"kernel CUDA", "│ …/src/ATen/native/cuda/layer_norm_kernel.cu:200", "│ vectorized_layer_norm_kernel"},
       {"derivatives", "│ tools/autograd/derivatives.yaml:1255", "│ native_layer_norm"},
       {"YAML (bwd)", "│ aten/src/ATen/native/native_functions.yaml:3297", "│ native_layer_norm_backward"},
       {"• layer_norm_cuda uses the vectorized kernel when the input is aligned"},
@@ -506,7 +512,12 @@ TEST(RenderText, BigTracesAreCondensed) {
   std::string text = RenderText(t, RenderOptions{});
   for (size_t i = 0; i < 40; ++i) EXPECT_THAT(text, HasSubstr("aten::op" + std::to_string(i) + " ")) << i;
   EXPECT_THAT(text, HasSubstr("deeper ops (shown condensed"));
-  EXPECT_THAT(text, HasSubstr("more rows"));
+  // Condensed ops get one table row each.
+  EXPECT_THAT(text, HasSubstr("│ aten/src/ATen/native/native_functions.yaml:130 │ op30 → CPU op30_cpu, CUDA op30_cuda"));
+  EXPECT_THAT(text, Not(HasSubstr("│ op30_kernel")));
+  // Deep chains do not march off the page: deeper ops restart at the margin.
+  EXPECT_THAT(text, HasSubstr("op(s) continued below"));
+  EXPECT_THAT(text, HasSubstr("\naten::op7  (from op6)"));
   // Condensed ops keep their functions and kernels on one line.
   EXPECT_THAT(text, HasSubstr("aten::op30  CPU op30_cpu · CUDA op30_cuda  ⇒ op30_kernel"));
   // Full detail (the ├─ CUDA line) only for the first ops.

@@ -12,6 +12,8 @@
 // boolean_dispatch), and across the bridge into C++ (_VF.x, torch._C._nn.x,
 // torch.x, tensor methods, torch.ops.aten.x), where the YAML op takes over.
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <regex>
 
 #include "text.h"
@@ -50,6 +52,57 @@ const BridgeModule kBridges[] = {
     {"torch._VF.", "", "_VF"},
     {"torch._C.TensorBase.", "", "tensor method"},
 };
+
+// Which ops have a Python binding, as tools/autograd/gen_python_functions.py
+// decides (its _SKIP_PYTHON_BINDINGS name patterns and
+// SKIP_PYTHON_BINDINGS_SIGNATURES), read from the checkout: torch.mul(x, 2)
+// can never reach mul.Scalar, because that overload has no binding.
+class PythonBindings {
+ public:
+  explicit PythonBindings(const Index& ix) {
+    std::string text;
+    if (!ix.disk || !ix.disk->ReadFile("tools/autograd/gen_python_functions.py", &text).ok()) return;
+    ReadList(text, "_SKIP_PYTHON_BINDINGS = [", &name_patterns_);
+    ReadList(text, "SKIP_PYTHON_BINDINGS_SIGNATURES = [", &signatures_);
+    for (const auto& p : name_patterns_) {
+      try {
+        regexes_.emplace_back(p);
+      } catch (const std::regex_error&) {
+      }
+    }
+  }
+  bool Bound(const NativeFunction& fn) const {
+    for (const auto& sig : signatures_) {
+      if (sig == fn.schema.text) return false;
+    }
+    std::string name = fn.schema.name + (fn.schema.is_out() ? "_out" : "");
+    for (const auto& re : regexes_) {
+      if (std::regex_match(name, re)) return false;
+    }
+    return true;
+  }
+
+ private:
+  static void ReadList(const std::string& text, const std::string& opener, std::vector<std::string>* out) {
+    size_t pos = text.find(opener);
+    if (pos == std::string::npos) return;
+    size_t end = text.find("\n]", pos);
+    std::string body = text.substr(pos + opener.size(), end == std::string::npos ? std::string::npos : end - pos);
+    static const std::regex item(R"re("([^"\n]*)")re");
+    for (std::sregex_iterator it(body.begin(), body.end(), item), e; it != e; ++it) out->push_back((*it)[1]);
+  }
+  std::vector<std::string> name_patterns_, signatures_;
+  std::vector<std::regex> regexes_;
+};
+
+const PythonBindings& BindingsFor(const Index& ix) {
+  static std::mutex mu;
+  static std::map<const Index*, std::unique_ptr<PythonBindings>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[&ix];
+  if (!slot) slot = std::make_unique<PythonBindings>(ix);
+  return *slot;
+}
 
 std::string StripCallSuffix(std::string s) {
   // "super().forward" stays; "x.view(...)" forms are already without args.
@@ -207,10 +260,10 @@ bool Tracer::TryOperator(std::string_view q) {
     WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
-  auto bindings = DunderBindings(ix_);
+  auto dunders = DunderBindings(ix_);
   std::string op;
   int line = 0;
-  if (auto it = bindings.find(dunder); it != bindings.end()) {
+  if (auto it = dunders.find(dunder); it != dunders.end()) {
     op = it->second.first;
     line = it->second.second;
   } else if (dunder == "__getitem__") {
@@ -236,7 +289,10 @@ bool Tracer::TryOperator(std::string_view q) {
       break;
     }
   }
-  AddOpsByBaseName(op, "forward", "", 0);
+  const PythonBindings& bindings = BindingsFor(ix_);
+  for (const NativeFunction* fn : ix_.yaml.Overloads(op)) {
+    if (!fn->schema.is_out() && bindings.Bound(*fn) && fn->HasVariant("method")) AddOp(fn, "forward", "", 0);
+  }
   return true;
 }
 
@@ -266,8 +322,9 @@ bool Tracer::TryMethod(std::string_view q) {
   frame.bridge = "tensor method";
   frame.calls.push_back({name, 0, "bridge", "aten::" + name});
   t_.python.push_back(frame);
+  const PythonBindings& bindings = BindingsFor(ix_);
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->HasVariant("method") && !fn->schema.is_out()) AddOp(fn, "forward", "", 0);
+    if (fn->HasVariant("method") && !fn->schema.is_out() && bindings.Bound(*fn)) AddOp(fn, "forward", "", 0);
   }
   return true;
 }
@@ -436,8 +493,9 @@ bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::v
   }
   if (name.empty() || name.find('.') != std::string::npos) return false;
   bool tensor_method = *bridge == "tensor method";
+  const PythonBindings& bindings = BindingsFor(ix_);
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->schema.is_out()) continue;
+    if (fn->schema.is_out() || !bindings.Bound(*fn)) continue;
     if (tensor_method) {
       if (!fn->HasVariant("method")) continue;
     } else {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
 
 #include "text.h"
 #include "trace_internal.h"
@@ -144,7 +145,7 @@ void Tracer::AddBackward() {
     BackwardStep b;
     b.op = fn->name;
     b.derivatives = d;
-    std::vector<std::string> bases;
+    std::set<std::string> from_operators;
     auto consider = [&](const std::string& raw, bool method) {
       std::string base = BaseOpName(raw);
       auto overloads = ix_.yaml.Overloads(base);
@@ -176,7 +177,10 @@ void Tracer::AddBackward() {
         int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
-          for (const auto& opname : ScanExpression(body, false).operators) AddUnique(&b.ops, opname);
+          for (const auto& opname : ScanExpression(body, false).operators) {
+            AddUnique(&b.ops, opname);
+            from_operators.insert(opname);
+          }
         }
         break;
       }
@@ -187,7 +191,10 @@ void Tracer::AddBackward() {
       FormulaNames names = ScanExpression(f.formula, true);
       for (const auto& c : names.calls) consider(c, false);
       for (const auto& m : names.methods) consider(m, true);
-      for (const auto& o : names.operators) AddUnique(&b.ops, o);
+      for (const auto& o : names.operators) {
+        AddUnique(&b.ops, o);
+        from_operators.insert(o);
+      }
     }
     for (const std::string& base : b.ops) {
       bool follow = false;
@@ -196,7 +203,11 @@ void Tracer::AddBackward() {
         for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
         follow = follow || returns_tensor;
       }
-      if (follow) AddOpsByBaseName(base, "backward", fn->name, backward_depth);
+      if (!follow) continue;
+      // An operator on two tensors (grad * other) is the .Tensor overload.
+      const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
+      if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", fn->name, backward_depth);
+      else AddOpsByBaseName(base, "backward", fn->name, backward_depth);
     }
     t_.backward.push_back(std::move(b));
   }

@@ -27,6 +27,15 @@ bool IsCudaFile(std::string_view path) {
 
 bool IsCompositeKey(std::string_view key) { return StartsWith(key, "Composite"); }
 
+// Where kernels and their helpers live. The walk stays out of ATen's
+// dispatcher, core and registration machinery, which every op passes
+// through and which says nothing about one op.
+bool InNativeCode(std::string_view file) {
+  return StartsWith(file, "aten/src/ATen/native/") || StartsWith(file, "aten/src/ATen/cuda/") ||
+         StartsWith(file, "aten/src/ATen/cudnn/") || StartsWith(file, "aten/src/ATen/miopen/") ||
+         StartsWith(file, "aten/src/ATen/ScalarOps") || StartsWith(file, "aten/src/ATen/ExpandUtils");
+}
+
 std::string DeviceOfKey(std::string_view key) {
   if (key == "CUDA") return "CUDA";
   if (key == "CPU") return "CPU";
@@ -393,6 +402,8 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
   std::unordered_set<uint32_t> visited{start};
   work.push_back({start, {}, 0, device});
   size_t budget = 150;
+  bool composite = false;
+  for (const auto& [key, kernel] : op.yaml->dispatch) composite = composite || IsCompositeKey(key);
 
   auto add_kernel = [&](const CppLaunch& l, const Node& node, const std::string& holder) {
     const std::string& file = cpp.file(l.file);
@@ -473,8 +484,7 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
       for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
         const CppFunction& f = cpp.functions()[id];
         if (f.form != DefForm::kFunction) continue;
-        const std::string& file = cpp.file(f.file);
-        if (!StartsWith(file, "aten/src/ATen/")) continue;
+        if (!InNativeCode(cpp.file(f.file))) continue;
         cands.push_back(id);
       }
     }
@@ -535,23 +545,34 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
       if (IsLauncherName(c.callee)) continue;
       // Dispatch stubs: x_stub(device, ...) -> every registration for the device.
       if (c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty()) {
-        StubStep* stub = nullptr;
-        for (auto& s : op.stubs) {
-          if (s.name == c.callee) stub = &s;
+        // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks
+        // it once per device and adds that device's registrations.
+        size_t stub_index = op.stubs.size();
+        for (size_t i = 0; i < op.stubs.size(); ++i) {
+          if (op.stubs[i].name == c.callee) stub_index = i;
         }
-        if (!stub) {
-          StubStep s;
-          s.name = c.callee;
-          s.called_from = holder;
-          s.call_site = CppLoc(c.file, c.line, 1);
+        if (stub_index == op.stubs.size()) {
+          StubStep fresh;
+          fresh.name = c.callee;
+          fresh.called_from = holder;
+          fresh.call_site = CppLoc(c.file, c.line, 1);
           for (uint32_t d : cpp.StubDeclsNamed(c.callee)) {
             const StubDecl& decl = cpp.stub_decls()[d];
             Location loc = CppLoc(decl.file, decl.line, 1);
-            if (decl.kind == StubDeclKind::kDeclare && !s.declared.valid()) s.declared = loc;
-            if (decl.kind == StubDeclKind::kDefine && !s.defined.valid()) s.defined = loc;
+            if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
+            if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
           }
+          op.stubs.push_back(std::move(fresh));
+        }
+        {
+          StubStep& s = op.stubs[stub_index];
           for (uint32_t r : cpp.RegistrationsOf(c.callee)) {
             const StubRegistration& reg = cpp.registrations()[r];
+            bool known = false;
+            for (const auto& have : s.registrations) {
+              known = known || (have.where.file == cpp.file(reg.file) && have.where.line == static_cast<int>(reg.line));
+            }
+            if (known) continue;
             std::string dev = RegistrationDevice(reg.device);
             bool wanted = node.device == "any" ? (dev == "CUDA" ? KeyWanted("CUDA") : dev == "CPU" ? KeyWanted("CPU") : opt_.device == TraceOptions::Device::kAll)
                                                : (dev == node.device || opt_.device == TraceOptions::Device::kAll);
@@ -579,16 +600,14 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
             via.path.push_back(holder);
             enqueue(targets, via, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
           }
-          if (s.registrations.empty()) {
-            op.notes.push_back(c.callee + ": no registration for the wanted devices in the tree (it may be generated)");
-          }
-          op.stubs.push_back(std::move(s));
         }
         continue;
       }
       // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
       bool at_call = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
-      bool method_call = c.kind == CallKind::kMember;
+      // Member calls in CPU kernel files are on Vectorized<T> values
+      // (x.neg().exp()), not tensors.
+      bool method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos;
       if (at_call || method_call) {
         std::string base = c.callee;
         if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
@@ -602,8 +621,15 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
         for (const NativeFunction* o : overloads) returns_tensor = returns_tensor || ReturnsTensor(*o);
         if (is_op && !returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
         if (is_op) {
-          bool follow = false;
-          for (const NativeFunction* o : overloads) follow = follow || WorthFollowing(*o);
+          // Calls are followed from entry ops and composites (whose work is
+          // the ops they call); a backend kernel's own at:: calls are mostly
+          // set-up (empty, contiguous, copy_) and are listed, not traced.
+          bool follow = (depth == 0 || composite) && node.hops <= 3 && InNativeCode(cpp.file(f.file));
+          bool worth = false;
+          for (const NativeFunction* o : overloads) {
+            if (!o->schema.is_out() && !o->autogen_from) worth = worth || WorthFollowing(*o);
+          }
+          follow = follow && worth;
           OpCallStep call;
           call.op = base;
           call.device = node.device;

@@ -492,7 +492,7 @@ FunctionSchema GeneratedSchema(const FunctionSchema& f, SchemaKind target) {
   return g;
 }
 
-// OUT_OPS / INPLACE_OPS lists of native_function_generation.py that matter here.
+// native_function_generation.py INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY.
 const char* const kInplaceOpsThatDontGetGroupedProperly[] = {"polygamma_"};
 
 // torchgen add_generated_native_functions: appends the functional and out=
@@ -558,10 +558,10 @@ void AddGeneratedFunctions(const TorchgenRules& rules, std::vector<NativeFunctio
       g.name = g.schema.full_name();
       g.line = base.line;
       g.variants = {"function"};
+      // Generated out= kernels take the unambiguous name (name_overload), others cpp.name.
       std::string kernel = KindOf(g.schema) == SchemaKind::kOut
-                               ? g.schema.name + "_" + g.schema.overload
+                               ? g.schema.name + (g.schema.overload.empty() ? "" : "_" + g.schema.overload)
                                : g.schema.name + (g.schema.is_out() ? "_out" : "");
-      if (g.schema.overload.empty() && KindOf(g.schema) == SchemaKind::kOut) kernel = g.schema.name;
       if (HasSymInt(base.schema, rules)) kernel += "_symint";
       g.dispatch = {{"CompositeExplicitAutograd", kernel}};
       g.autogen_from = base.name;

@@ -1,0 +1,491 @@
+// CppIndex tests: merging and lookups on a MemoryDisk tree, then facts about
+// the real PyTorch 2.6.0 and 1.13.1 trees, each checked by hand against the
+// file (sed -n 'Np'), and whole-tree scans of both.
+#include "cpp_index.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace optrace {
+namespace {
+
+// One index per real tree, built once for all tests of the binary.
+const CppIndex& TreeIndex(const std::string& version) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<CppIndex>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[version];
+  if (!slot) {
+    RealDisk disk(CorpusTree(version));
+    slot = std::make_unique<CppIndex>(CppIndex::Build(disk));
+  }
+  return *slot;
+}
+
+// The only function named `name` defined in `path`, or -1.
+int32_t FunctionIn(const CppIndex& index, std::string_view name, std::string_view path) {
+  int32_t found = -1;
+  for (uint32_t i : index.FunctionsNamed(name)) {
+    if (index.file(index.functions()[i].file) != path) continue;
+    if (found != -1) return -2;  // ambiguous
+    found = static_cast<int32_t>(i);
+  }
+  return found;
+}
+
+std::string Where(const CppIndex& index, uint32_t file, uint32_t line) {
+  return index.file(file) + ":" + std::to_string(line);
+}
+
+TEST(CppIndex, MergesFilesAndAnswersLookups) {
+  MemoryDisk disk;
+  disk.Add("aten/src/ATen/native/cuda/A.cu",
+           "namespace at::native {\n"
+           "__global__ void k(float* x) {}\n"
+           "void launch_a(TensorIterator& iter) {\n"
+           "  k<<<1, 1>>>(nullptr);\n"
+           "  helper(iter);\n"
+           "}\n"
+           "REGISTER_DISPATCH(a_stub, &launch_a)\n"
+           "}\n");
+  disk.Add("aten/src/ATen/native/A.h", "DECLARE_DISPATCH(fn_t, a_stub);\n#define MY_MACRO(x) k<<<1, 1>>>(x)\n");
+  disk.Add("aten/src/ATen/native/B.cpp",
+           "void helper(TensorIterator& iter) { MY_MACRO(iter); }\n"
+           "TORCH_LIBRARY_IMPL(aten, CPU, m) { m.impl(\"a\", TORCH_FN(helper)); }\n");
+  disk.Add("aten/src/ATen/native/bin.cpp", std::string("\0\x01\x02binary", 9));
+  disk.Add("aten/src/ATen/native/notes.txt", "void not_scanned() {}");
+  disk.Add("torch/csrc/autograd/FunctionsManual.cpp", "Tensor manual_helper(const Tensor& g) { return g; }\n");
+  disk.Add("torch/csrc/autograd/functions/Deep.h", "void too_deep() {}\n");
+  for (unsigned threads : {1u, 3u}) {
+    CppIndex index = CppIndex::Build(disk, threads);
+    ASSERT_EQ(index.files().size(), 4u);
+    EXPECT_EQ(index.file(0), "aten/src/ATen/native/A.h");  // sorted order, whatever the threads
+    ASSERT_EQ(index.skipped().size(), 1u);
+    EXPECT_EQ(index.skipped()[0].path, "aten/src/ATen/native/bin.cpp");
+    EXPECT_EQ(index.skipped()[0].reason, "binary");
+    EXPECT_TRUE(index.FunctionsNamed("not_scanned").empty());
+    EXPECT_TRUE(index.FunctionsNamed("too_deep").empty());
+    ASSERT_EQ(index.FunctionsNamed("manual_helper").size(), 1u);
+
+    auto launch_a = index.FunctionsNamed("launch_a");
+    ASSERT_EQ(launch_a.size(), 1u);
+    auto launches = index.LaunchesIn(launch_a[0]);
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_EQ(index.launches()[launches[0]].kernel, "k");
+    EXPECT_EQ(index.LaunchesOfKernel("k").size(), 2u);  // the function's and the macro's
+    EXPECT_EQ(index.LaunchesInMacro("MY_MACRO").size(), 1u);
+    auto helper = index.FunctionsNamed("helper");
+    ASSERT_EQ(helper.size(), 1u);
+    auto uses = index.MacroUsesIn(helper[0]);
+    ASSERT_EQ(uses.size(), 1u);
+    EXPECT_EQ(index.macro_uses()[uses[0]].macro, "MY_MACRO");
+    ASSERT_EQ(index.CallersOf("helper").size(), 1u);
+    EXPECT_EQ(index.calls()[index.CallersOf("helper")[0]].function, static_cast<int32_t>(launch_a[0]));
+    EXPECT_EQ(index.FunctionAt(index.functions()[launch_a[0]].file, 5), static_cast<int32_t>(launch_a[0]));
+    EXPECT_EQ(index.FunctionAt(index.functions()[launch_a[0]].file, 7), -1);
+    EXPECT_EQ(index.StubDeclsNamed("a_stub").size(), 1u);
+    ASSERT_EQ(index.RegistrationsOf("a_stub").size(), 1u);
+    EXPECT_EQ(index.registrations()[index.RegistrationsOf("a_stub")[0]].device, "CUDA");
+    ASSERT_EQ(index.LibraryRegistrationsOf("helper").size(), 1u);
+    EXPECT_EQ(index.MacrosNamed("MY_MACRO").size(), 1u);
+  }
+}
+
+TEST(CppIndex, InScope) {
+  EXPECT_TRUE(InCppScope("aten/src/ATen/native/cuda/SoftMax.cu"));
+  EXPECT_TRUE(InCppScope("aten/src/ATen/native/cuda/PersistentSoftmax.cuh"));
+  EXPECT_TRUE(InCppScope("aten/src/ATen/core/Tensor.hpp"));
+  EXPECT_TRUE(InCppScope("torch/csrc/autograd/FunctionsManual.cpp"));
+  EXPECT_TRUE(InCppScope("torch/csrc/autograd/FunctionsManual.h"));
+  EXPECT_FALSE(InCppScope("torch/csrc/autograd/engine.cpp"));
+  EXPECT_FALSE(InCppScope("torch/csrc/autograd/functions/basic_ops.h"));
+  EXPECT_FALSE(InCppScope("aten/src/ATen/native/mps/operations/Copy.mm"));
+  EXPECT_FALSE(InCppScope("aten/src/ATen/native/native_functions.yaml"));
+  EXPECT_FALSE(InCppScope("c10/core/TensorImpl.h"));
+}
+
+// ----------------------------------------------------------- PyTorch 2.6.0
+
+TEST(CppIndexReal260, StructuredSoftmaxAndCudnnLstmStub) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  int32_t f = FunctionIn(index, "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu");
+  ASSERT_GE(f, 0);
+  EXPECT_EQ(index.functions()[f].form, DefForm::kImplFunc);
+  EXPECT_EQ(index.functions()[f].line, 1091u);
+
+  auto decls = index.StubDeclsNamed("lstm_cudnn_stub");
+  std::vector<std::string> where;
+  for (uint32_t d : decls) where.push_back(Where(index, index.stub_decls()[d].file, index.stub_decls()[d].line));
+  EXPECT_EQ(where, (std::vector<std::string>{"aten/src/ATen/native/RNN.cpp:1419", "aten/src/ATen/native/RNN.h:13"}));
+  for (uint32_t d : decls) {
+    if (index.stub_decls()[d].kind == StubDeclKind::kDeclare) {
+      EXPECT_EQ(index.stub_decls()[d].type, "lstm_fn");
+    }
+  }
+  bool cuda = false;
+  for (uint32_t r : index.RegistrationsOf("lstm_cudnn_stub")) {
+    const StubRegistration& reg = index.registrations()[r];
+    if (reg.macro != "REGISTER_CUDA_DISPATCH") continue;
+    cuda = true;
+    EXPECT_EQ(Where(index, reg.file, reg.line), "aten/src/ATen/native/cudnn/RNN.cpp:2745");
+    EXPECT_EQ(reg.target, "lstm_cudnn");
+    EXPECT_EQ(reg.device, "CUDA");
+  }
+  EXPECT_TRUE(cuda);
+}
+
+TEST(CppIndexReal260, PersistentSoftmaxKernelLaunchedFromMacro) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  const std::string path = "aten/src/ATen/native/cuda/PersistentSoftmax.cuh";
+  int32_t k = FunctionIn(index, "softmax_warp_forward", path);
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(index.functions()[k].form, DefForm::kGlobalKernel);
+  EXPECT_EQ(index.functions()[k].line, 68u);
+  EXPECT_TRUE(index.functions()[k].is_template);
+  bool from_macro = false;
+  for (uint32_t l : index.LaunchesOfKernel("softmax_warp_forward")) {
+    const CppLaunch& launch = index.launches()[l];
+    if (index.file(launch.file) == path && launch.macro == "LAUNCH_SOFTMAX_WARP_FORWARD") {
+      from_macro = true;
+      EXPECT_EQ(launch.line, 329u);
+      EXPECT_EQ(launch.function, -1);
+    }
+  }
+  EXPECT_TRUE(from_macro);
+  // dispatch_softmax_forward -> LAUNCH_SOFTMAX_WARP_FORWARD (first use at line 335).
+  int32_t d = FunctionIn(index, "dispatch_softmax_forward", path);
+  ASSERT_GE(d, 0);
+  auto uses = index.MacroUsesIn(d);
+  ASSERT_FALSE(uses.empty());
+  bool first = false;
+  for (uint32_t u : uses) first |= index.macro_uses()[u].macro == "LAUNCH_SOFTMAX_WARP_FORWARD" && index.macro_uses()[u].line == 335;
+  EXPECT_TRUE(first);
+  auto macros = index.MacrosNamed("LAUNCH_SOFTMAX_WARP_FORWARD");
+  ASSERT_EQ(macros.size(), 1u);
+  EXPECT_EQ(index.macros()[macros[0]].line, 328u);
+  EXPECT_EQ(index.macros()[macros[0]].end_line, 333u);
+}
+
+TEST(CppIndexReal260, GeluImplCallsKernelImplWhichLaunchesGpuKernel) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  int32_t impl = FunctionIn(index, "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp");
+  ASSERT_GE(impl, 0);
+  EXPECT_EQ(index.functions()[impl].line, 96u);
+  bool calls = false;
+  for (uint32_t c : index.CallsIn(impl))
+    calls |= index.calls()[c].callee == "GeluCUDAKernelImpl" && index.calls()[c].line == 99;
+  EXPECT_TRUE(calls);
+  int32_t k = FunctionIn(index, "GeluCUDAKernelImpl", "aten/src/ATen/native/cuda/ActivationGeluKernel.cu");
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(index.functions()[k].line, 21u);
+  auto launches = index.LaunchesIn(k);
+  ASSERT_FALSE(launches.empty());
+  EXPECT_EQ(index.launches()[launches[0]].launcher, "gpu_kernel");
+  EXPECT_EQ(index.launches()[launches[0]].line, 24u);
+  EXPECT_TRUE(index.launches()[launches[0]].functors.empty());  // a lambda
+  auto dtypes = index.DtypeDispatchesIn(k);
+  ASSERT_FALSE(dtypes.empty());
+  const DtypeDispatch& d = index.dtype_dispatches()[dtypes[0]];
+  EXPECT_EQ(d.line, 23u);
+  EXPECT_EQ(d.macro, "AT_DISPATCH_FLOATING_TYPES_AND2");
+  EXPECT_EQ(d.name, "GeluCUDAKernelImpl");
+  EXPECT_EQ(d.dtypes, (std::vector<std::string>{"double", "float", "Half", "BFloat16"}));
+}
+
+TEST(CppIndexReal260, JiteratorAbsAndMulFunctor) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  int32_t abs = FunctionIn(index, "abs_kernel_cuda", "aten/src/ATen/native/cuda/AbsKernel.cu");
+  ASSERT_GE(abs, 0);
+  bool jit = false;
+  for (uint32_t l : index.LaunchesIn(abs)) {
+    const CppLaunch& launch = index.launches()[l];
+    if (launch.kind != LaunchKind::kJiterator) continue;
+    jit = true;
+    EXPECT_EQ(launch.kernel, "abs_kernel");  // constexpr char abs_name[] = "abs_kernel"; (line 18)
+    EXPECT_EQ(launch.line, 26u);
+  }
+  EXPECT_TRUE(jit);
+  ASSERT_NE(index.StringConstant(index.functions()[abs].file, "abs_name"), nullptr);
+  EXPECT_EQ(*index.StringConstant(index.functions()[abs].file, "abs_name"), "abs_kernel");
+
+  int32_t mul = FunctionIn(index, "mul_kernel_cuda", "aten/src/ATen/native/cuda/BinaryMulKernel.cu");
+  ASSERT_GE(mul, 0);
+  std::vector<uint32_t> lines;
+  for (uint32_t l : index.LaunchesIn(mul)) {
+    const CppLaunch& launch = index.launches()[l];
+    if (launch.functors == std::vector<std::string>{"MulFunctor"}) lines.push_back(launch.line);
+  }
+  EXPECT_EQ(lines, (std::vector<uint32_t>{33, 40}));
+  bool registered = false;
+  for (uint32_t r : index.RegistrationsOf("mul_stub")) {
+    const StubRegistration& reg = index.registrations()[r];
+    if (index.file(reg.file) != "aten/src/ATen/native/cuda/BinaryMulKernel.cu") continue;
+    registered = true;
+    EXPECT_EQ(reg.line, 46u);
+    EXPECT_EQ(reg.target, "mul_kernel_cuda");
+    EXPECT_EQ(reg.device, "CUDA");
+  }
+  EXPECT_TRUE(registered);
+  // MulFunctor::operator() is defined in BinaryInternal.h:29.
+  bool functor = false;
+  for (uint32_t f : index.FunctionsNamed("operator()")) {
+    const CppFunction& fn = index.functions()[f];
+    functor |= fn.qualified == "at::native::binary_internal::MulFunctor::operator()" && fn.line == 29 &&
+               index.file(fn.file) == "aten/src/ATen/native/cuda/BinaryInternal.h";
+  }
+  EXPECT_TRUE(functor);
+}
+
+TEST(CppIndexReal260, CpuRegistrationsAndReduce) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  auto find = [&](std::string_view stub, std::string_view macro) -> const StubRegistration* {
+    for (uint32_t r : index.RegistrationsOf(stub))
+      if (index.registrations()[r].macro == macro) return &index.registrations()[r];
+    return nullptr;
+  };
+  const StubRegistration* hs = find("hardsigmoid_stub", "REGISTER_DISPATCH");
+  ASSERT_NE(hs, nullptr);
+  EXPECT_EQ(Where(index, hs->file, hs->line), "aten/src/ATen/native/cpu/Activation.cpp:1348");
+  EXPECT_EQ(hs->device, "CPU");
+  EXPECT_EQ(hs->target, "hardsigmoid_kernel");
+  const StubRegistration* gelu = find("GeluKernel", "ALSO_REGISTER_AVX512_DISPATCH");
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->line, 1367u);
+  EXPECT_EQ(gelu->device, "CPU");
+  EXPECT_EQ(gelu->arch, "AVX512");
+  EXPECT_EQ(gelu->target, "GeluKernelImpl");
+  const StubRegistration* sdp = find("_fused_sdp_choice_stub", "REGISTER_ARCH_DISPATCH");
+  ASSERT_NE(sdp, nullptr);
+  EXPECT_EQ(Where(index, sdp->file, sdp->line), "aten/src/ATen/native/transformers/attention.cpp:445");
+  EXPECT_EQ(sdp->arch, "DEFAULT");
+  EXPECT_EQ(sdp->target, "_fused_sdp_choice_cpp");
+  const StubRegistration* none = find("conv_depthwise2d_backward_stub", "REGISTER_NO_CPU_DISPATCH");
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(Where(index, none->file, none->line), "aten/src/ATen/native/Convolution.cpp:630");
+  EXPECT_EQ(none->device, "none");
+  // No registration comes from DispatchStub.h's #define lines.
+  for (const StubRegistration& r : index.registrations())
+    EXPECT_NE(index.file(r.file), "aten/src/ATen/native/DispatchStub.h");
+
+  bool mean = false;
+  for (const CppLaunch& l : index.launches()) {
+    if (index.file(l.file) != "aten/src/ATen/native/cuda/ReduceMomentKernel.cu" || l.line != 44) continue;
+    mean = true;
+    EXPECT_EQ(l.kind, LaunchKind::kReduce);
+    EXPECT_EQ(l.functors, (std::vector<std::string>{"MeanOps"}));
+  }
+  EXPECT_TRUE(mean);
+}
+
+TEST(CppIndexReal260, CallsLibraryBlocksAndAutogradHelpers) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  auto call_at = [&](std::string_view callee, std::string_view path, uint32_t line) -> const CppCall* {
+    for (uint32_t c : index.CallersOf(callee))
+      if (index.file(index.calls()[c].file) == path && index.calls()[c].line == line) return &index.calls()[c];
+    return nullptr;
+  };
+  const CppCall* ops = call_at("contiguous", "aten/src/ATen/core/Tensor.cpp", 26);
+  ASSERT_NE(ops, nullptr);
+  EXPECT_TRUE(ops->is_ops_call);
+  EXPECT_EQ(ops->qualifier, "at::_ops::");
+  const CppCall* sgemm = call_at("cublasSgemm", "aten/src/ATen/cuda/CUDABlas.cpp", 828);
+  ASSERT_NE(sgemm, nullptr);
+  ASSERT_GE(sgemm->function, 0);
+  EXPECT_EQ(index.functions()[sgemm->function].name, "gemm_internal_cublas");
+  EXPECT_EQ(index.functions()[sgemm->function].line, 820u);
+  EXPECT_EQ(index.functions()[sgemm->function].qualified, "at::cuda::blas::gemm_internal_cublas<float>");
+  const CppCall* conv = call_at("cudnnConvolutionForward", "aten/src/ATen/native/cudnn/Conv_v7.cpp", 759);
+  ASSERT_NE(conv, nullptr);
+  ASSERT_GE(conv->function, 0);
+  EXPECT_EQ(index.functions()[conv->function].name, "raw_cudnn_convolution_forward_out_32bit");
+
+  auto regs = index.LibraryRegistrationsOf("_cudnn_rnn_cast_reflatten");
+  ASSERT_EQ(regs.size(), 1u);
+  const LibraryRegistration& autocast = index.library_registrations()[regs[0]];
+  EXPECT_EQ(Where(index, autocast.file, autocast.line), "aten/src/ATen/cudnn/AutocastRNN.cpp:123");
+  EXPECT_EQ(autocast.key, "Autocast");
+  EXPECT_EQ(autocast.op, "_cudnn_rnn");
+  regs = index.LibraryRegistrationsOf("resize__functionalization");
+  ASSERT_EQ(regs.size(), 1u);
+  EXPECT_EQ(index.library_registrations()[regs[0]].line, 354u);
+  EXPECT_EQ(index.library_registrations()[regs[0]].op, "resize_");
+
+  const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
+  int32_t values = FunctionIn(index, "values_backward", manual);
+  ASSERT_GE(values, 0);
+  EXPECT_EQ(index.functions()[values].line, 7138u);
+  EXPECT_EQ(index.functions()[values].qualified, "torch::autograd::generated::details::values_backward");
+  EXPECT_EQ(index.functions()[values].params, "const Tensor& grad, const Tensor& self");
+  int32_t to_non_opt = FunctionIn(index, "toNonOptFwGrad", manual);
+  ASSERT_GE(to_non_opt, 0);
+  EXPECT_EQ(index.functions()[to_non_opt].line, 68u);
+  EXPECT_EQ(index.functions()[to_non_opt].return_type, "Tensor");
+  // Kernels written through DEFINE_FLASH_BACKWARD_KERNEL(name, ...) { ... }.
+  int32_t flash = FunctionIn(index, "flash_bwd_dq_dk_dv_loop_kernel",
+                             "aten/src/ATen/native/transformers/cuda/flash_attn/flash_bwd_launch_template.h");
+  ASSERT_GE(flash, 0);
+  EXPECT_EQ(index.functions()[flash].form, DefForm::kGlobalKernel);
+  EXPECT_EQ(index.functions()[flash].line, 36u);
+}
+
+// ---------------------------------------------------------- PyTorch 1.13.1
+
+TEST(CppIndexReal1131, SoftmaxLstmAndPersistentSoftmax) {
+  REQUIRE_CORPUS("1.13.1");
+  const CppIndex& index = TreeIndex("1.13.1");
+  int32_t f = FunctionIn(index, "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu");
+  ASSERT_GE(f, 0);
+  EXPECT_EQ(index.functions()[f].line, 935u);
+  EXPECT_EQ(index.functions()[f].form, DefForm::kImplFunc);
+  bool cuda = false;
+  for (uint32_t r : index.RegistrationsOf("lstm_cudnn_stub")) {
+    const StubRegistration& reg = index.registrations()[r];
+    if (reg.macro != "REGISTER_CUDA_DISPATCH") continue;
+    cuda = true;
+    EXPECT_EQ(Where(index, reg.file, reg.line), "aten/src/ATen/native/cudnn/RNN.cpp:1719");
+    EXPECT_EQ(reg.target, "lstm_cudnn");
+  }
+  EXPECT_TRUE(cuda);
+  std::vector<std::string> where;
+  for (uint32_t d : index.StubDeclsNamed("lstm_cudnn_stub"))
+    where.push_back(Where(index, index.stub_decls()[d].file, index.stub_decls()[d].line));
+  EXPECT_EQ(where, (std::vector<std::string>{"aten/src/ATen/native/RNN.cpp:1371", "aten/src/ATen/native/RNN.h:13"}));
+  int32_t k = FunctionIn(index, "softmax_warp_forward", "aten/src/ATen/native/cuda/PersistentSoftmax.cuh");
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(index.functions()[k].line, 69u);
+  EXPECT_EQ(index.functions()[k].form, DefForm::kGlobalKernel);
+  bool from_macro = false;
+  for (uint32_t l : index.LaunchesInMacro("LAUNCH_SOFTMAX_WARP_FORWARD")) {
+    from_macro |= index.launches()[l].kernel == "softmax_warp_forward" && index.launches()[l].line == 330;
+  }
+  EXPECT_TRUE(from_macro);
+}
+
+TEST(CppIndexReal1131, GeluAbsMulAndCpuRegistrations) {
+  REQUIRE_CORPUS("1.13.1");
+  const CppIndex& index = TreeIndex("1.13.1");
+  int32_t impl = FunctionIn(index, "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp");
+  ASSERT_GE(impl, 0);
+  EXPECT_EQ(index.functions()[impl].line, 181u);
+  int32_t k = FunctionIn(index, "GeluCUDAKernelImpl", "aten/src/ATen/native/cuda/ActivationGeluKernel.cu");
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(index.functions()[k].line, 22u);
+  auto launches = index.LaunchesIn(k);
+  ASSERT_FALSE(launches.empty());
+  EXPECT_EQ(index.launches()[launches[0]].line, 25u);
+
+  int32_t abs = FunctionIn(index, "abs_kernel_cuda", "aten/src/ATen/native/cuda/AbsKernel.cu");
+  ASSERT_GE(abs, 0);
+  bool jit = false;
+  for (uint32_t l : index.LaunchesIn(abs))
+    jit |= index.launches()[l].kind == LaunchKind::kJiterator && index.launches()[l].kernel == "abs_kernel" &&
+           index.launches()[l].line == 26;  // const char abs_name[] = "abs_kernel"; (line 18)
+  EXPECT_TRUE(jit);
+
+  int32_t mul = FunctionIn(index, "mul_kernel_cuda", "aten/src/ATen/native/cuda/BinaryMulKernel.cu");
+  ASSERT_GE(mul, 0);
+  std::vector<uint32_t> lines;
+  for (uint32_t l : index.LaunchesIn(mul))
+    if (index.launches()[l].functors == std::vector<std::string>{"MulFunctor"}) lines.push_back(index.launches()[l].line);
+  EXPECT_EQ(lines, (std::vector<uint32_t>{34, 41}));
+
+  const StubRegistration* sum = nullptr;
+  const StubRegistration* no_avx512 = nullptr;
+  for (const StubRegistration& r : index.registrations()) {
+    if (index.file(r.file) != "aten/src/ATen/native/cpu/SumKernel.cpp") continue;
+    if (r.line == 635) sum = &r;
+    if (r.line == 642) no_avx512 = &r;
+  }
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->stub, "sum_stub");
+  EXPECT_EQ(sum->device, "CPU");
+  ASSERT_NE(no_avx512, nullptr);
+  EXPECT_EQ(no_avx512->macro, "REGISTER_NO_AVX512_DISPATCH");
+  EXPECT_EQ(no_avx512->stub, "nansum_stub");
+  EXPECT_EQ(no_avx512->device, "none");
+  EXPECT_EQ(no_avx512->arch, "AVX512");
+
+  bool mean = false;
+  for (const CppLaunch& l : index.launches())
+    mean |= index.file(l.file) == "aten/src/ATen/native/cuda/ReduceMomentKernel.cu" && l.line == 49 &&
+            l.functors == std::vector<std::string>{"MeanOps"};
+  EXPECT_TRUE(mean);
+}
+
+TEST(CppIndexReal1131, CallsLibraryBlocksAndAutogradHelpers) {
+  REQUIRE_CORPUS("1.13.1");
+  const CppIndex& index = TreeIndex("1.13.1");
+  bool ops = false, sgemm = false, conv = false;
+  for (uint32_t c : index.CallersOf("contiguous")) {
+    const CppCall& call = index.calls()[c];
+    ops |= index.file(call.file) == "aten/src/ATen/core/Tensor.cpp" && call.line == 26 && call.is_ops_call;
+  }
+  for (uint32_t c : index.CallersOf("cublasSgemm")) {
+    const CppCall& call = index.calls()[c];
+    sgemm |= index.file(call.file) == "aten/src/ATen/cuda/CUDABlas.cpp" && call.line == 354 && call.function >= 0 &&
+             index.functions()[call.function].name == "gemm";
+  }
+  for (uint32_t c : index.CallersOf("cudnnConvolutionForward")) {
+    const CppCall& call = index.calls()[c];
+    conv |= index.file(call.file) == "aten/src/ATen/native/cudnn/Conv_v7.cpp" && call.line == 656;
+  }
+  EXPECT_TRUE(ops);
+  EXPECT_TRUE(sgemm);
+  EXPECT_TRUE(conv);
+  auto regs = index.LibraryRegistrationsOf("resize__functionalization");
+  ASSERT_EQ(regs.size(), 1u);
+  EXPECT_EQ(Where(index, index.library_registrations()[regs[0]].file, index.library_registrations()[regs[0]].line),
+            "aten/src/ATen/FunctionalizeFallbackKernel.cpp:296");
+  int32_t to_non_opt = FunctionIn(index, "toNonOptFwGrad", "torch/csrc/autograd/FunctionsManual.cpp");
+  ASSERT_GE(to_non_opt, 0);
+  EXPECT_EQ(index.functions()[to_non_opt].line, 67u);
+  EXPECT_EQ(index.functions()[to_non_opt].params, "const c10::optional<Tensor>& t");
+}
+
+// ----------------------------------------------------------- whole trees
+
+class CppIndexWholeTree : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CppIndexWholeTree, ScansEverythingAndExplainsSkips) {
+  REQUIRE_CORPUS(GetParam());
+  const CppIndex& index = TreeIndex(GetParam());
+  EXPECT_GT(index.files().size(), 1500u);
+  EXPECT_GT(index.functions().size(), 15000u);
+  EXPECT_GT(index.registrations().size(), 700u);
+  EXPECT_GT(index.launches().size(), 700u);
+  for (const CppSkipped& s : index.skipped()) EXPECT_FALSE(s.reason.empty()) << s.path;
+  // Every record points at a file and, when it has one, at a function of that file.
+  for (const CppCall& c : index.calls()) {
+    ASSERT_LT(c.file, index.files().size());
+    if (c.function >= 0) {
+      ASSERT_LT(static_cast<size_t>(c.function), index.functions().size());
+      EXPECT_EQ(index.functions()[c.function].file, c.file);
+    } else {
+      EXPECT_FALSE(c.macro.empty());
+    }
+  }
+  for (const CppFunction& f : index.functions()) {
+    EXPECT_LE(f.line, f.body_begin) << index.file(f.file) << " " << f.name;
+    EXPECT_LE(f.body_begin, f.body_end) << index.file(f.file) << " " << f.name;
+  }
+  std::ostringstream counts;
+  PrintCppIndexCounts(index, counts);
+  EXPECT_NE(counts.str().find("functions"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Trees, CppIndexWholeTree, ::testing::Values("2.6.0", "1.13.1"));
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,855 @@
+// The index store. A load goes: map the image (header checks, sampled
+// checksum), stat-walk the in-scope files and directories on a few threads,
+// and when nothing changed move the three indexes out of the image -- no
+// decoding at all. Otherwise take the store's flock, scan only what changed
+// (in parallel), rebuild the indexes from the image's per-file records into a
+// fresh arena, and write that arena as the new image (temporary file, fsync,
+// rename). Every failure to read or write an image ends in a correct index
+// built in memory, with a message; never in a crash or a stale answer.
+#include "store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "store_arena.h"
+
+namespace optrace {
+
+// Friend of PyIndex: a restored index keeps the listing's skipped paths.
+struct StoreAccess {
+  static void SetSkipped(PyIndex* py, std::vector<SkippedPath> skipped) { py->skipped_ = std::move(skipped); }
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// ---------------------------------------------------------------------------
+// Hashing: four independent multiply-rotate lanes over 32-byte blocks, so the
+// CPU overlaps them; used for file contents and the image checksums.
+
+inline uint64_t Rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+constexpr uint64_t kMulA = 0x9E3779B97F4A7C15ull, kMulB = 0xC2B2AE3D27D4EB4Full;
+
+uint64_t Hash64(const void* data, size_t n, uint64_t seed = 0) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  uint64_t lane[4] = {seed + 1, seed + 2, seed + 3, seed + 4};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    for (int k = 0; k < 4; ++k) lane[k] = Rotl(lane[k] + w[k] * kMulA, 31) * kMulB;
+  }
+  uint64_t h = lane[0] ^ Rotl(lane[1], 7) ^ Rotl(lane[2], 13) ^ Rotl(lane[3], 29) ^ (n * kMulA);
+  for (; i < n; ++i) h = Rotl(h ^ (p[i] * kMulB), 23) * kMulA;
+  h ^= h >> 33;
+  h *= kMulB;
+  h ^= h >> 29;
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// What the image holds. Everything in it is allocated in the arena.
+
+constexpr uint64_t kMissing = ~0ull;  // size of an optional file that is absent
+
+struct TrackedFile {
+  std::string path;
+  uint64_t size = kMissing;
+  int64_t mtime_ns = 0;
+  uint64_t hash = 0;  // content hash; directories: 0
+};
+
+// The raw ScanCppFile output of one file (CppIndex::Finish rewrites some
+// records, so a partial update needs them as scanned).
+struct CppSource {
+  std::string skip_reason;  // non-empty: not indexed (binary, unreadable)
+  CppFileRecords records;
+};
+
+struct ImageRoot {
+  std::string root;
+  YamlModel yaml;
+  CppIndex cpp;
+  PyIndex py;
+  std::vector<TrackedFile> yaml_files;      // kNativeFunctionsPath, kTagsPath, kDerivativesPath
+  std::vector<TrackedFile> cpp_files;       // sorted, parallel to cpp_sources
+  std::vector<CppSource> cpp_sources;
+  std::vector<SkippedPath> cpp_listing_skipped;
+  std::vector<TrackedFile> py_files;        // sorted, parallel to py.modules()
+  std::vector<SkippedPath> py_listing_skipped;
+  bool watch_dirs = false;                  // false: list the tree on every load (MemoryDisk)
+  std::vector<TrackedFile> dirs;            // directories whose mtime tells of added/removed files
+};
+
+// The file header, in the first page; the image follows at offset kArenaPage.
+struct Header {
+  char magic[8];
+  uint32_t format_version;
+  uint32_t header_size;
+  uint64_t base;
+  uint64_t image_bytes;
+  uint64_t root_offset;
+  uint64_t identity_hash;
+  uint64_t root_hash;
+  uint64_t sample_hash;  // a few pages spread over the image: checked on every load
+  uint64_t full_hash;    // the whole image: checked by `optrace index --check`
+  char identity[512];
+  char root[2048];
+  uint64_t header_hash;  // of every byte above
+};
+static_assert(sizeof(Header) <= kArenaPage);
+constexpr char kMagic[8] = {'O', 'P', 'T', 'R', 'I', 'M', 'G', '\n'};
+
+uint64_t HeaderHash(const Header& h) { return Hash64(&h, offsetof(Header, header_hash), 7); }
+
+uint64_t SampleHash(const unsigned char* image, size_t bytes) {
+  size_t pages = (bytes + kArenaPage - 1) / kArenaPage;
+  constexpr size_t kSamples = 48;
+  uint64_t h = bytes;
+  size_t last = ~size_t{0};
+  for (size_t k = 0; k <= kSamples && pages; ++k) {
+    size_t page = k == kSamples ? pages - 1 : k * pages / kSamples;
+    if (page == last) continue;
+    last = page;
+    size_t off = page * kArenaPage;
+    h = Hash64(image + off, std::min(kArenaPage, bytes - off), h);
+  }
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// The tree's scope, as CppIndex::Build and PyIndex::Build list it.
+
+constexpr const char* kCppDirs[] = {"aten/src/ATen", "torch/csrc/autograd"};
+constexpr const char* kPyDir = "torch";
+constexpr const char* kYamlFiles[] = {kNativeFunctionsPath, kTagsPath, kDerivativesPath};
+
+bool IsPyPath(std::string_view p) { return p.size() > 3 && p.substr(p.size() - 3) == ".py"; }
+
+struct Listing {
+  std::vector<std::string> cpp, py;
+  std::vector<SkippedPath> cpp_skipped, py_skipped;
+};
+
+Listing ListScope(const Disk& disk) {
+  Listing l;
+  for (const char* dir : kCppDirs)
+    disk.ListFiles(dir, [](std::string_view p) { return InCppScope(p); }, &l.cpp, &l.cpp_skipped);
+  std::sort(l.cpp.begin(), l.cpp.end());
+  l.cpp.erase(std::unique(l.cpp.begin(), l.cpp.end()), l.cpp.end());
+  disk.ListFiles(kPyDir, IsPyPath, &l.py, &l.py_skipped);
+  std::sort(l.py.begin(), l.py.end());
+  return l;
+}
+
+// Stat through the fast path for a real tree: RealDisk::Stat canonicalises
+// the path (a syscall per component); the store only needs to know whether a
+// file it indexed through the Disk still has the same size and mtime. A file
+// that now differs (a symlink swapped in included) is read again through the
+// Disk, which applies its confinement rules.
+bool StatFile(const StoreTree& tree, const RealDisk* real, const std::string& path, FileStat* st) {
+  if (!real) return tree.disk->Stat(path, st).ok();
+  struct stat s;
+  if (::stat((real->root() + "/" + path).c_str(), &s) != 0) return false;
+  if (!S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode)) return false;
+  st->size = static_cast<uint64_t>(s.st_size);
+  st->mtime_ns = static_cast<int64_t>(s.st_mtim.tv_sec) * 1000000000 + s.st_mtim.tv_nsec;
+  return true;
+}
+
+// Every directory under the scope's roots, with its mtime: creating,
+// deleting or renaming a file changes its directory's mtime.
+void WalkDirs(const RealDisk& real, std::vector<TrackedFile>* dirs) {
+  std::set<std::pair<dev_t, ino_t>> entered;
+  std::vector<std::string> stack = {"aten/src/ATen", kPyDir};
+  while (!stack.empty()) {
+    std::string rel = std::move(stack.back());
+    stack.pop_back();
+    std::string abs = real.root() + "/" + rel;
+    struct stat st;
+    if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (!entered.insert({st.st_dev, st.st_ino}).second) continue;
+    dirs->push_back({rel, 0, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, 0});
+    DIR* d = ::opendir(abs.c_str());
+    if (!d) continue;
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
+      bool dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
+        struct stat ls;
+        dir = ::stat((abs + "/" + e->d_name).c_str(), &ls) == 0 && S_ISDIR(ls.st_mode);
+      }
+      if (dir) stack.push_back(rel + "/" + e->d_name);
+    }
+    ::closedir(d);
+  }
+  std::sort(dirs->begin(), dirs->end(), [](const TrackedFile& a, const TrackedFile& b) { return a.path < b.path; });
+}
+
+unsigned Threads(unsigned requested) {
+  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Runs fn(i) for i in [0, n) on `threads` threads (the caller is one).
+template <typename Fn>
+void ParallelFor(size_t n, unsigned threads, Fn fn) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  };
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, n)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// A progress line on stderr ("files done / total, elapsed"), redrawn every
+// 100 ms while a scan runs; only when asked (the caller checks for a TTY).
+class Progress {
+ public:
+  Progress(bool enabled, size_t total, const std::atomic<size_t>* done) : total_(total), done_(done) {
+    if (!enabled || total == 0) return;
+    thread_ = std::thread([this] {
+      auto start = Clock::now();
+      while (!stop_.load()) {
+        Draw(start);
+        for (int i = 0; i < 10 && !stop_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      Draw(start);
+      std::fputc('\n', stderr);
+    });
+  }
+  ~Progress() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void Draw(Clock::time_point start) {
+    size_t done = done_->load();
+    int width = 30, filled = static_cast<int>(width * done / total_);
+    std::fprintf(stderr, "\roptrace: indexing [%s%s] %zu/%zu files, %.1f s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), done, total_, MsSince(start) / 1000);
+    std::fflush(stderr);
+  }
+  size_t total_;
+  const std::atomic<size_t>* done_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------------------
+// Mapping an image.
+
+struct Mapped {
+  ImageRoot* image = nullptr;
+  void* addr = nullptr;
+  size_t length = 0;
+  Header header{};
+};
+
+void Unmap(Mapped* m) {
+  if (m->addr) ::munmap(m->addr, m->length);
+  *m = Mapped{};
+}
+
+enum class OpenResult { kOk, kMissing, kBroken, kForeign, kBusy };
+
+// Opens and maps `path`. kBroken/kForeign carry a reason for the message.
+OpenResult OpenImage(const std::string& path, const std::string& root, Mapped* out, std::string* why) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? "no index yet" : std::string("cannot open: ") + std::strerror(errno);
+    return errno == ENOENT ? OpenResult::kMissing : OpenResult::kBroken;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  Header h;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || ::pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h))) {
+    *why = "truncated (no complete header)";
+    return OpenResult::kBroken;
+  }
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) {
+    *why = "not an optrace index (bad magic)";
+    return OpenResult::kBroken;
+  }
+  if (HeaderHash(h) != h.header_hash) {
+    *why = "header checksum mismatch";
+    return OpenResult::kBroken;
+  }
+  if (h.format_version != kStoreFormatVersion || h.header_size != sizeof(Header)) {
+    *why = "format version " + std::to_string(h.format_version) + ", this optrace writes " +
+           std::to_string(kStoreFormatVersion);
+    return OpenResult::kForeign;
+  }
+  if (h.identity_hash != Hash64(BinaryIdentity().data(), BinaryIdentity().size())) {
+    *why = "written by another optrace build";
+    return OpenResult::kForeign;
+  }
+  if (h.root_hash != Hash64(root.data(), root.size())) {
+    *why = "belongs to another checkout";
+    return OpenResult::kForeign;
+  }
+  if (static_cast<uint64_t>(st.st_size) != kArenaPage + h.image_bytes) {
+    *why = "truncated (" + std::to_string(st.st_size) + " bytes, header says " +
+           std::to_string(kArenaPage + h.image_bytes) + ")";
+    return OpenResult::kBroken;
+  }
+  if ((h.base != kArenaBases[0] && h.base != kArenaBases[1]) || h.image_bytes == 0 ||
+      h.root_offset + sizeof(ImageRoot) > h.image_bytes) {
+    *why = "header fields out of range";
+    return OpenResult::kBroken;
+  }
+  size_t length = (h.image_bytes + kArenaPage - 1) / kArenaPage * kArenaPage;
+  void* addr = ::mmap(reinterpret_cast<void*>(h.base), length, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, kArenaPage);
+  if (addr == MAP_FAILED || reinterpret_cast<uintptr_t>(addr) != h.base) {
+    if (addr != MAP_FAILED) ::munmap(addr, length);
+    *why = "its address range is in use in this process";
+    return OpenResult::kBusy;
+  }
+  if (SampleHash(static_cast<const unsigned char*>(addr), h.image_bytes) != h.sample_hash) {
+    ::munmap(addr, length);
+    *why = "checksum mismatch";
+    return OpenResult::kBroken;
+  }
+  out->addr = addr;
+  out->length = length;
+  out->header = h;
+  out->image = reinterpret_cast<ImageRoot*>(h.base + h.root_offset);
+  return OpenResult::kOk;
+}
+
+// ---------------------------------------------------------------------------
+// Freshness.
+
+struct Changes {
+  bool yaml_changed = false;
+  bool listing_changed = false;  // a watched directory changed, or no directories are watched
+  std::vector<uint32_t> cpp, py;  // indices into image->cpp_files / py_files whose stat differs
+  bool any() const { return yaml_changed || listing_changed || !cpp.empty() || !py.empty(); }
+  size_t count() const { return cpp.size() + py.size(); }
+};
+
+bool SameStat(const TrackedFile& t, const FileStat& s) { return t.size == s.size && t.mtime_ns == s.mtime_ns; }
+
+Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned threads) {
+  Changes c;
+  const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
+  for (const TrackedFile& y : img.yaml_files) {
+    FileStat st;
+    bool exists = StatFile(tree, real, y.path, &st);
+    if (exists ? !SameStat(y, st) : y.size != kMissing) c.yaml_changed = true;
+  }
+  c.listing_changed = !img.watch_dirs || !real;
+  // One flat list of stat jobs, split over a few threads: on a VM a stat
+  // costs microseconds, and there are ~5000 of them.
+  const size_t nc = img.cpp_files.size(), np = img.py_files.size(), nd = img.watch_dirs ? img.dirs.size() : 0;
+  const size_t total = nc + np + nd;
+  std::vector<uint8_t> differs(total, 0);
+  unsigned workers = std::min(Threads(threads), 4u);
+  const size_t chunk = 256;
+  ParallelFor((total + chunk - 1) / chunk, workers, [&](size_t k) {
+    for (size_t i = k * chunk; i < std::min(total, (k + 1) * chunk); ++i) {
+      const TrackedFile& t = i < nc ? img.cpp_files[i] : i < nc + np ? img.py_files[i - nc] : img.dirs[i - nc - np];
+      FileStat st;
+      bool ok = StatFile(tree, real, t.path, &st);
+      // 1: changed; 2: gone (which means the listing changed too).
+      differs[i] = !ok ? 2 : (i < nc + np ? !SameStat(t, st) : t.mtime_ns != st.mtime_ns);
+    }
+  });
+  for (size_t i = 0; i < total; ++i) {
+    if (!differs[i]) continue;
+    if (differs[i] == 2) c.listing_changed = true;
+    if (i < nc) c.cpp.push_back(static_cast<uint32_t>(i));
+    else if (i < nc + np) c.py.push_back(static_cast<uint32_t>(i - nc));
+    else c.listing_changed = true;
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Building an image.
+
+struct Scanned {
+  TrackedFile file;
+  bool reuse = false;     // content hash equals the image's: keep its records
+  CppSource cpp;
+  PyModule py;
+};
+
+// Stats, reads, hashes and scans one file. Stat before reading: a file
+// written meanwhile then looks changed on the next load, never the reverse.
+void ScanOne(const StoreTree& tree, const RealDisk* real, const std::string& path, bool is_py,
+             const TrackedFile* old, std::string* text, Scanned* out) {
+  out->file.path = path;
+  FileStat st;
+  if (StatFile(tree, real, path, &st)) {
+    out->file.size = st.size;
+    out->file.mtime_ns = st.mtime_ns;
+  }
+  Status s = tree.disk->ReadFile(path, text);
+  out->file.hash = s.ok() ? Hash64(text->data(), text->size()) : 0;
+  if (s.ok() && old && old->hash == out->file.hash) {
+    out->reuse = true;
+    return;
+  }
+  if (is_py) {
+    if (!s.ok()) {
+      out->py.name = ModuleNameForPath(path);
+      out->py.path = path;
+      out->py.error = s.message();
+    } else {
+      out->py = ScanPyFile(ModuleNameForPath(path), path, *text);
+    }
+  } else if (!s.ok()) {
+    out->cpp.skip_reason = "unreadable: " + s.message();
+  } else if (LooksBinary(*text)) {
+    out->cpp.skip_reason = "binary";
+  } else {
+    out->cpp.records = ScanCppFile(path, *text);
+  }
+}
+
+// Where a path's previous state is: index into the image's sorted list, or -1.
+int64_t FindTracked(const std::vector<TrackedFile>& files, const std::string& path) {
+  auto it = std::lower_bound(files.begin(), files.end(), path,
+                             [](const TrackedFile& t, const std::string& p) { return t.path < p; });
+  return it != files.end() && it->path == path ? it - files.begin() : -1;
+}
+
+struct BuildResult {
+  ImageRoot* image = nullptr;
+  Arena* arena = nullptr;  // null: built on the ordinary heap (not writable as an image)
+};
+
+// Builds a new image from `old` (may be null: a full build) and the tree.
+Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* changes, const StoreOptions& options,
+                  StoreReport* report, BuildResult* result) {
+  const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
+  const unsigned threads = Threads(options.threads);
+  auto t0 = Clock::now();
+
+  // The file lists: the image's own unless files may have come or gone.
+  Listing listing;
+  if (!old || changes->listing_changed) {
+    listing = ListScope(*tree.disk);
+  } else {
+    for (const TrackedFile& f : old->cpp_files) listing.cpp.push_back(f.path);
+    for (const TrackedFile& f : old->py_files) listing.py.push_back(f.path);
+    listing.cpp_skipped = old->cpp_listing_skipped;
+    listing.py_skipped = old->py_listing_skipped;
+  }
+
+  // What to scan: every file of a full build; else files whose stat differs
+  // and files the image does not know.
+  struct Job {
+    const std::string* path;
+    bool is_py;
+    const TrackedFile* old;  // previous state when known
+    int64_t old_index;
+  };
+  std::vector<Job> jobs;
+  std::vector<int64_t> cpp_old(listing.cpp.size(), -1), py_old(listing.py.size(), -1);
+  std::vector<int64_t> cpp_job(listing.cpp.size(), -1), py_job(listing.py.size(), -1);
+  std::vector<uint8_t> cpp_stale, py_stale;
+  if (old) {
+    cpp_stale.assign(old->cpp_files.size(), 0);
+    py_stale.assign(old->py_files.size(), 0);
+    for (uint32_t i : changes->cpp) cpp_stale[i] = 1;
+    for (uint32_t i : changes->py) py_stale[i] = 1;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool is_py = pass == 1;
+    const auto& paths = is_py ? listing.py : listing.cpp;
+    auto& olds = is_py ? py_old : cpp_old;
+    auto& job_of = is_py ? py_job : cpp_job;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      int64_t o = old ? FindTracked(is_py ? old->py_files : old->cpp_files, paths[i]) : -1;
+      olds[i] = o;
+      bool stale = o < 0 || (is_py ? py_stale[o] : cpp_stale[o]);
+      if (!stale) continue;
+      const TrackedFile* prev = o < 0 ? nullptr : &(is_py ? old->py_files : old->cpp_files)[o];
+      job_of[i] = static_cast<int64_t>(jobs.size());
+      jobs.push_back({&paths[i], is_py, prev, o});
+      if (o < 0 && old) ++report->added;
+    }
+  }
+  if (old) {
+    size_t kept = 0;
+    for (int64_t o : cpp_old) kept += o >= 0;
+    for (int64_t o : py_old) kept += o >= 0;
+    report->removed = old->cpp_files.size() + old->py_files.size() - kept;
+  }
+  report->cpp_files = listing.cpp.size();
+  report->py_files = listing.py.size();
+
+  // Scan (and, for a full build, load the YAML model alongside).
+  std::vector<Scanned> scanned(jobs.size());
+  YamlModel fresh_yaml;
+  Status yaml_status;
+  std::vector<TrackedFile> yaml_files;
+  std::thread yaml_thread;
+  if (!old || changes->yaml_changed) {
+    yaml_thread = std::thread([&] {
+      for (const char* p : kYamlFiles) {
+        TrackedFile t;
+        t.path = p;
+        FileStat st;
+        if (StatFile(tree, real, p, &st)) {
+          t.size = st.size;
+          t.mtime_ns = st.mtime_ns;
+        }
+        yaml_files.push_back(std::move(t));
+      }
+      yaml_status = YamlModel::Load(*tree.disk, &fresh_yaml);
+    });
+  }
+  {
+    std::atomic<size_t> done{0};
+    Progress progress(options.progress && jobs.size() > 50, jobs.size(), &done);
+    ParallelFor(jobs.size(), threads, [&](size_t i) {
+      thread_local std::string text;
+      ScanOne(tree, real, *jobs[i].path, jobs[i].is_py, jobs[i].old, &text, &scanned[i]);
+      done.fetch_add(1);
+    });
+  }
+  if (yaml_thread.joinable()) yaml_thread.join();
+  if (!yaml_status.ok()) return yaml_status;
+  for (const Scanned& s : scanned) report->rescanned += !s.reuse;
+  report->scan_ms = MsSince(t0);
+
+  // Directories: walked again whenever the listing was.
+  std::vector<TrackedFile> dirs;
+  bool watch_dirs = real != nullptr;
+  if (watch_dirs) {
+    if (!old || changes->listing_changed) WalkDirs(*real, &dirs);
+    else dirs = old->dirs;
+  }
+
+  // Merge into an arena (or the heap when no arena slot is free).
+  auto t1 = Clock::now();
+  std::string arena_error;
+  int slot = old ? 1 - ArenaSlotOf(old) : 0;
+  Arena* arena = Arena::Create(slot, &arena_error);
+  if (!arena) arena = Arena::Create(1 - slot, &arena_error);
+  {
+    ArenaScope scope(arena);  // a null arena: the heap
+    auto* img = new ImageRoot;
+    img->root = tree.root;
+    if (!old || changes->yaml_changed) {
+      img->yaml = fresh_yaml;
+      img->yaml_files = yaml_files;
+    } else {
+      img->yaml = old->yaml;
+      img->yaml_files = old->yaml_files;
+    }
+    img->watch_dirs = watch_dirs;
+    img->dirs = dirs;
+    img->cpp_listing_skipped = listing.cpp_skipped;
+    img->py_listing_skipped = listing.py_skipped;
+    img->cpp_files.reserve(listing.cpp.size());
+    img->cpp_sources.reserve(listing.cpp.size());
+    for (const SkippedPath& s : listing.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
+    for (size_t i = 0; i < listing.cpp.size(); ++i) {
+      const Scanned* s = cpp_job[i] >= 0 ? &scanned[cpp_job[i]] : nullptr;
+      const CppSource& src = s && !s->reuse ? s->cpp : old->cpp_sources[cpp_old[i]];
+      img->cpp_files.push_back(s ? s->file : old->cpp_files[cpp_old[i]]);
+      img->cpp_sources.push_back(src);
+      if (!src.skip_reason.empty()) img->cpp.AddSkipped(listing.cpp[i], src.skip_reason);
+      else img->cpp.AddFile(listing.cpp[i], src.records);
+    }
+    img->cpp.Finish();
+    img->py_files.reserve(listing.py.size());
+    for (size_t i = 0; i < listing.py.size(); ++i) {
+      const Scanned* s = py_job[i] >= 0 ? &scanned[py_job[i]] : nullptr;
+      img->py_files.push_back(s ? s->file : old->py_files[py_old[i]]);
+      img->py.AddModule(s && !s->reuse ? s->py : old->py.modules()[py_old[i]]);
+    }
+    StoreAccess::SetSkipped(&img->py, listing.py_skipped);
+    img->py.Finish();
+    result->image = img;
+  }
+  result->arena = arena;
+  report->merge_ms = MsSince(t1);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Writing.
+
+bool WriteAll(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+// Removes temporaries left by killed writers (only the flock holder writes).
+void RemoveStaleTemporaries(const std::string& path) {
+  std::string dir = DirOf(path), prefix = path.substr(dir.size() + 1) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = ::readdir(d))
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) ::unlink((dir + "/" + e->d_name).c_str());
+  ::closedir(d);
+}
+
+Status WriteImage(const std::string& path, const std::string& root, const Arena& arena, const ImageRoot* img,
+                  uint64_t* bytes) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.format_version = kStoreFormatVersion;
+  h.header_size = sizeof(Header);
+  h.base = arena.base();
+  h.image_bytes = arena.used();
+  h.root_offset = reinterpret_cast<uintptr_t>(img) - arena.base();
+  const std::string& id = BinaryIdentity();
+  h.identity_hash = Hash64(id.data(), id.size());
+  h.root_hash = Hash64(root.data(), root.size());
+  const auto* image = reinterpret_cast<const unsigned char*>(arena.base());
+  h.sample_hash = SampleHash(image, h.image_bytes);
+  h.full_hash = Hash64(image, h.image_bytes);
+  std::snprintf(h.identity, sizeof(h.identity), "%s", id.c_str());
+  std::snprintf(h.root, sizeof(h.root), "%s", root.c_str());
+  h.header_hash = HeaderHash(h);
+
+  RemoveStaleTemporaries(path);
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::SourceError("cannot write " + tmp + ": " + std::strerror(errno));
+  std::vector<char> page(kArenaPage, 0);
+  std::memcpy(page.data(), &h, sizeof(h));
+  bool ok = WriteAll(fd, page.data(), page.size()) && WriteAll(fd, image, h.image_bytes) && ::fsync(fd) == 0;
+  int err = errno;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (ok) err = errno;
+    ::unlink(tmp.c_str());
+    return Status::SourceError("cannot write " + path + ": " + std::strerror(err));
+  }
+  int dfd = ::open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);  // the rename itself survives a crash
+    ::close(dfd);
+  }
+  *bytes = kArenaPage + h.image_bytes;
+  return Status::Ok();
+}
+
+// An exclusive flock on <image>.lock, held while an image is built and written.
+class StoreLock {
+ public:
+  ~StoreLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
+  }
+  // Returns false when the lock file cannot be created (no writable cache).
+  bool Acquire(const std::string& image_path) {
+    std::string lock = image_path + ".lock";
+    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return false;
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
+    std::cerr << "optrace: waiting for another optrace process to finish writing the index...\n";
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) return false;
+    }
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+bool MakeDirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i < dir.size() && dir[i] != '/') continue;
+    std::string part = dir.substr(0, i);
+    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+void MoveOut(const StoreTree& tree, ImageRoot* img, Index* out) {
+  out->root = tree.root;
+  out->version = tree.version;
+  out->disk = tree.disk;
+  out->yaml = std::move(img->yaml);
+  out->cpp = std::move(img->cpp);
+  out->py = std::move(img->py);
+}
+
+std::string Describe(const Changes& c) {
+  if (c.yaml_changed) return "the YAML files changed";
+  std::string s = std::to_string(c.count()) + (c.count() == 1 ? " file" : " files") + " changed";
+  if (c.listing_changed) s += ", directories changed";
+  return s;
+}
+
+}  // namespace
+
+const char* StoreActionName(StoreReport::Action action) {
+  switch (action) {
+    case StoreReport::Action::kLoaded: return "loaded";
+    case StoreReport::Action::kUpdated: return "updated";
+    case StoreReport::Action::kBuilt: return "built";
+    case StoreReport::Action::kInMemory: return "built in memory (not saved)";
+  }
+  return "?";
+}
+
+std::string DefaultStoreDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::string(xdg) + "/optrace";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/optrace";
+}
+
+std::string StorePath(const std::string& store_dir, const std::string& root) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Hash64(root.data(), root.size())));
+  return store_dir + "/index-" + hex + ".img";
+}
+
+Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* out, StoreReport* report) {
+  auto t0 = Clock::now();
+  *report = StoreReport{};
+  const std::string dir = options.dir.empty() ? DefaultStoreDir() : options.dir;
+  report->path = StorePath(dir, tree.root);
+
+  Mapped mapped;
+  Changes changes;
+  auto try_open = [&](bool announce) -> bool {
+    Unmap(&mapped);
+    std::string why;
+    OpenResult r = options.rebuild ? OpenResult::kMissing : OpenImage(report->path, tree.root, &mapped, &why);
+    if (options.rebuild) why = "--rebuild";
+    if (r != OpenResult::kOk) {
+      report->reason = why;
+      if (announce && (r == OpenResult::kBroken || r == OpenResult::kForeign))
+        std::cerr << "optrace: the index " << report->path << " is unusable (" << why << "); rebuilding\n";
+      return false;
+    }
+    auto tc = Clock::now();
+    changes = FindChanges(*mapped.image, tree, options.threads);
+    report->check_ms = MsSince(tc);
+    return true;
+  };
+
+  bool opened = try_open(true);
+  if (opened && !changes.any()) {
+    MoveOut(tree, mapped.image, out);
+    report->action = StoreReport::Action::kLoaded;
+    report->cpp_files = mapped.image->cpp_files.size();
+    report->py_files = mapped.image->py_files.size();
+    report->image_bytes = kArenaPage + mapped.header.image_bytes;
+    report->total_ms = MsSince(t0);
+    return Status::Ok();  // the mapping stays: *out's memory lives in it
+  }
+
+  // Something to build: take the lock, then look again (another process may
+  // have just written a fresh image).
+  StoreLock lock;
+  bool can_write = options.write && MakeDirs(dir) && lock.Acquire(report->path);
+  if (can_write && !options.rebuild) {
+    opened = try_open(false);
+    if (opened && !changes.any()) {
+      MoveOut(tree, mapped.image, out);
+      report->action = StoreReport::Action::kLoaded;
+      report->cpp_files = mapped.image->cpp_files.size();
+      report->py_files = mapped.image->py_files.size();
+      report->image_bytes = kArenaPage + mapped.header.image_bytes;
+      report->total_ms = MsSince(t0);
+      return Status::Ok();
+    }
+  }
+  const ImageRoot* old = opened && !changes.yaml_changed ? mapped.image : nullptr;
+  if (opened) report->reason = Describe(changes);
+  if (!old) Unmap(&mapped);  // frees its address range for the new image
+
+  BuildResult built;
+  Status s = BuildImage(tree, old, old ? &changes : nullptr, options, report, &built);
+  Unmap(&mapped);  // everything needed was copied
+  if (!s.ok()) return s;
+  report->action = old ? StoreReport::Action::kUpdated : StoreReport::Action::kBuilt;
+  if (can_write && built.arena) {
+    auto tw = Clock::now();
+    Status w = WriteImage(report->path, tree.root, *built.arena, built.image, &report->image_bytes);
+    report->write_ms = MsSince(tw);
+    if (!w.ok()) {
+      std::cerr << "optrace: " << w.message() << " (the index is kept in memory only)\n";
+      report->action = StoreReport::Action::kInMemory;
+    }
+  } else {
+    report->action = StoreReport::Action::kInMemory;
+  }
+  MoveOut(tree, built.image, out);
+  report->total_ms = MsSince(t0);
+  return Status::Ok();
+}
+
+Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreReport* report) {
+  auto t0 = Clock::now();
+  *report = StoreReport{};
+  const std::string dir = options.dir.empty() ? DefaultStoreDir() : options.dir;
+  report->path = StorePath(dir, tree.root);
+  Mapped mapped;
+  std::string why;
+  OpenResult r = OpenImage(report->path, tree.root, &mapped, &why);
+  if (r != OpenResult::kOk) return Status::SourceError(report->path + ": " + why);
+  struct Unmapper {
+    Mapped* m;
+    ~Unmapper() { Unmap(m); }
+  } unmapper{&mapped};
+  const auto* image = reinterpret_cast<const unsigned char*>(mapped.header.base);
+  if (Hash64(image, mapped.header.image_bytes) != mapped.header.full_hash)
+    return Status::SourceError(report->path + ": checksum mismatch (the file is damaged)");
+  Changes changes = FindChanges(*mapped.image, tree, options.threads);
+  report->cpp_files = mapped.image->cpp_files.size();
+  report->py_files = mapped.image->py_files.size();
+  report->image_bytes = kArenaPage + mapped.header.image_bytes;
+  if (changes.listing_changed && !mapped.image->watch_dirs) {
+    // Without watched directories (a MemoryDisk tree) compare the listings.
+    Listing now = ListScope(*tree.disk);
+    std::vector<std::string> cpp_then, py_then;
+    for (const TrackedFile& f : mapped.image->cpp_files) cpp_then.push_back(f.path);
+    for (const TrackedFile& f : mapped.image->py_files) py_then.push_back(f.path);
+    changes.listing_changed = now.cpp != cpp_then || now.py != py_then;
+  }
+  report->total_ms = MsSince(t0);
+  if (changes.any()) {
+    report->reason = changes.yaml_changed || changes.count() ? Describe(changes) : "files were added or removed";
+    return Status::SourceError(report->path + " is stale: " + report->reason);
+  }
+  return Status::Ok();
+}
+
+}  // namespace optrace
