@@ -43,7 +43,7 @@ bool UseColor() {
 
 void PrintNotFound(const Status& status, const Trace& trace) {
   std::cerr << "optrace: " << status.message() << "\n";
-  if (!trace.suggestions.empty()) {
+  if (!trace.suggestions.empty() && status.message().find("did you mean") == std::string::npos) {
     std::cerr << "  did you mean:";
     for (size_t i = 0; i < trace.suggestions.size(); ++i)
       std::cerr << (i ? ", " : " ") << trace.suggestions[i];

@@ -603,7 +603,26 @@ class FlowWriter {
 
   std::vector<std::string> Lines() {
     lines_.push_back(p_.Line("", {{UserCall(), Style::kBold}}));
-    for (const auto& f : t_.python) {
+    // A helper frame (no bridge, calls nothing that reaches aten or another
+    // frame, e.g. _get_softmax_dim) hangs beside the chain instead of
+    // sitting in it: the ops below do not come from it.
+    std::vector<bool> helper(t_.python.size(), false);
+    for (size_t i = 1; i < t_.python.size(); ++i) {
+      const PyFrame& f = t_.python[i];
+      bool leads_on = !f.bridge.empty();
+      for (const auto& c : f.calls) {
+        if (StartsWith(c.resolved, "aten::")) leads_on = true;
+        for (const auto& g : t_.python)
+          if (!c.resolved.empty() && g.symbol == c.resolved) leads_on = true;
+      }
+      helper[i] = !leads_on;
+    }
+    for (size_t i = 0; i < t_.python.size(); ++i) {
+      const PyFrame& f = t_.python[i];
+      if (helper[i]) {
+        lines_.push_back(p_.Line("  │  ", {{"↳ helper " + f.symbol, Style::kDim}}, LocText(f.where, true)));
+        continue;
+      }
       Arrow("  ");
       lines_.push_back(p_.Line("", {{f.symbol, Style::kBold}, {f.note.empty() ? "" : "  (" + f.note + ")", Style::kDim}},
                                LocText(f.where, true)));
@@ -624,7 +643,10 @@ class FlowWriter {
     for (const auto& item : order_.forward)
       if (item.level == 0) roots.push_back(item.op);
     if (!roots.empty()) Arrow("  ");
-    for (size_t r : roots) Op(r, "", "");
+    for (size_t r = 0; r < roots.size(); ++r) {
+      if (r) lines_.push_back("");  // several entry ops (overloads the call may select): one tree each
+      Op(roots[r], "", "");
+    }
     Deferred("");
     BackwardLines();
     if (!t_.decompositions.empty()) {

@@ -442,6 +442,20 @@ TEST(RenderText, ShowsFlowLayersTableAndNotes) {
   EXPECT_LT(text.find("aten::layer_norm"), text.find("aten::native_layer_norm"));
 }
 
+TEST(RenderText, HelperFramesHangBesideTheChain) {
+  LayerNormTrace fixture;
+  PyFrame helper;
+  helper.symbol = "torch.nn.functional._get_softmax_dim";
+  helper.where = Loc("torch/nn/functional.py", 2057);
+  helper.calls = {{"warnings.warn", 2060, "python", ""}};
+  fixture.trace.python.push_back(helper);
+  std::string text = RenderText(fixture.trace, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("  │  ↳ helper torch.nn.functional._get_softmax_dim"));
+  // The chain still runs from the last real frame into the entry op.
+  EXPECT_THAT(text, HasSubstr("  │  bridge: torch.x\n  │  ↳ helper"));
+  EXPECT_THAT(text, HasSubstr("functional.py:2057\n  │\n  ▼\naten::layer_norm"));
+}
+
 TEST(RenderText, FitsTheWidthAndHasNoEscapesWithoutColour) {
   LayerNormTrace fixture;
   fixture.trace.ops[1].kernels[0].name = std::string(150, 'k');

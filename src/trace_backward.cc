@@ -127,7 +127,7 @@ void Tracer::AddBackward() {
   for (const auto& op : t_.ops) {
     if (op.role == "forward") forward_ops.push_back(op.name);
   }
-  int backward_depth = std::max(0, opt_.depth - 2);
+  int backward_depth = std::max(0, opt_.depth - 1);
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;

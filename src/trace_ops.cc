@@ -57,7 +57,29 @@ bool ReturnsTensor(const NativeFunction& fn) {
 
 // An op that only makes a view or a new tensor from sizes runs no kernel of
 // interest; calls to it are recorded but not traced further.
+// The seed's "well-known ops" an implementation calls for set-up: dtype,
+// device and memory plumbing. Listed where the call is made, not traced.
+bool IsPlumbing(const NativeFunction& fn) {
+  static const std::unordered_set<std::string_view> kPlumbing = {
+      "clone", "to", "_to_copy", "copy_", "contiguous", "resize_", "resize_as_", "fill_", "zero_", "detach",
+      "set_", "_copy_from", "_copy_from_and_resize"};
+  const std::string& n = fn.schema.name;
+  return kPlumbing.count(n) > 0 || EndsWith(n, "_like") || StartsWith(n, "new_") || StartsWith(n, "empty");
+}
+
+// Whether an op has an implementation for the devices traced (directly or
+// through its structured delegate); an op only MPS or XPU implements is
+// listed at its call site but not traced.
+bool HasWantedKernel(const Tracer& t, const NativeFunction& fn) {
+  if (fn.structured_delegate) return true;
+  for (const auto& [key, kernel] : fn.dispatch) {
+    if (t.KeyWanted(key)) return true;
+  }
+  return false;
+}
+
 bool WorthFollowing(const NativeFunction& fn) {
+  if (IsPlumbing(fn)) return false;
   if (!ReturnsTensor(fn)) return false;
   bool has_tensor_input = false;
   for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
@@ -168,7 +190,7 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
   for (const NativeFunction* fn : overloads) {
-    if (fn->schema.is_out() || fn->autogen_from) continue;
+    if (fn->schema.is_out() || fn->autogen_from || !HasWantedKernel(*this, *fn)) continue;
     if (arity != SIZE_MAX) {
       size_t required = 0, total = fn->schema.arguments.size();
       for (const auto& a : fn->schema.arguments) required += a.default_value ? 0 : 1;
@@ -176,11 +198,7 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
     }
     picked.push_back(fn);
   }
-  if (picked.empty()) {
-    for (const NativeFunction* fn : overloads) {
-      if (!fn->schema.is_out() && !fn->autogen_from) picked.push_back(fn);
-    }
-  }
+
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
 }
 
@@ -537,7 +555,9 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
     }
     for (const CppCall* cp : calls) {
       const CppCall& c = *cp;
-      std::string lib = LibraryOfCall(c.qualifier, c.callee);
+      // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
+      bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
+      std::string lib = aten_qualified ? "" : LibraryOfCall(c.qualifier, c.callee);
       if (!lib.empty() && node.device != "CPU") {
         add_library(lib, c, node, holder);
         if (c.qualifier.find("cuda::blas::") == std::string::npos) continue;  // follow at::cuda::blas helpers
@@ -627,7 +647,10 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
           bool follow = (depth == 0 || composite) && node.hops <= 3 && InNativeCode(cpp.file(f.file));
           bool worth = false;
           for (const NativeFunction* o : overloads) {
-            if (!o->schema.is_out() && !o->autogen_from) worth = worth || WorthFollowing(*o);
+            if (o->schema.is_out() || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
+            // Below the entry ops, in-place calls are set-up of a result (x.fill_, out.mul_).
+            if (depth > 0 && o->schema.is_inplace()) continue;
+            worth = worth || WorthFollowing(*o);
           }
           follow = follow && worth;
           OpCallStep call;
