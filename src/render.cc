@@ -430,7 +430,8 @@ Json TraceToJson(const Trace& t) {
     Json bj = {{"op", b.op}};
     bj["derivatives"] = b.derivatives ? DerivativesJson(*b.derivatives) : Json(nullptr);
     bj["ops"] = b.ops;
-    if (!b.helpers.empty()) bj["helpers"] = b.helpers;
+    // The FunctionsManual helpers the formulas call (mm_mat1_backward, ...).
+    if (!b.helpers.empty()) bj["calls"] = b.helpers;
     if (!b.note.empty()) bj["note"] = b.note;
     backward.push_back(std::move(bj));
   }

@@ -137,6 +137,7 @@ struct LayerNormTrace {
     b.op = "native_layer_norm";
     b.derivatives = &derivative;
     b.ops = {"native_layer_norm_backward"};
+    b.helpers = {"layer_norm_jvp"};
     t.backward = {b};
     t.decompositions = {{"native_layer_norm", Loc("torch/_decomp/decompositions.py", 3021), "native_layer_norm",
                          "torch._decomp", "aten.native_layer_norm.default"}};
@@ -242,6 +243,7 @@ TEST(TraceToJson, HasEveryContractFieldWithItsType) {
   EXPECT_EQ(j["ops"][1]["impls"][1]["dtypes"], Json({"float", "double", "Half", "BFloat16"}));
   EXPECT_EQ(j["ops"][1]["reached_from"], "layer_norm");
   EXPECT_EQ(j["python"][1]["bridge"], "torch.x");
+  EXPECT_EQ(j["backward"][0]["calls"], Json({"layer_norm_jvp"}));  // helpers the formulas call
 }
 
 TEST(TraceToJson, KeepsDispatchInYamlOrder) {

@@ -89,7 +89,7 @@ struct ImageRoot {
   YamlModel yaml;
   CppIndex cpp;
   PyIndex py;
-  std::vector<TrackedFile> yaml_files;      // kNativeFunctionsPath, kTagsPath, kDerivativesPath
+  std::vector<TrackedFile> yaml_files;      // kYamlFiles
   std::vector<TrackedFile> cpp_files;       // sorted, parallel to cpp_sources
   std::vector<CppSource> cpp_sources;
   std::vector<SkippedPath> cpp_listing_skipped;
@@ -140,7 +140,8 @@ uint64_t SampleHash(const unsigned char* image, size_t bytes) {
 
 constexpr const char* kCppDirs[] = {"aten/src/ATen", "torch/csrc/autograd"};
 constexpr const char* kPyDir = "torch";
-constexpr const char* kYamlFiles[] = {kNativeFunctionsPath, kTagsPath, kDerivativesPath};
+// YamlModel::Load reads version.txt too: the release picks torchgen rules.
+constexpr const char* kYamlFiles[] = {kNativeFunctionsPath, kTagsPath, kDerivativesPath, "version.txt"};
 
 bool IsPyPath(std::string_view p) { return p.size() > 3 && p.substr(p.size() - 3) == ".py"; }
 
@@ -559,33 +560,32 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
     ArenaScope scope(arena);  // a null arena: the heap
     auto* img = new ImageRoot;
     img->root = tree.root;
-    if (!old || changes->yaml_changed) {
-      img->yaml = fresh_yaml;
-      img->yaml_files = yaml_files;
-    } else {
-      img->yaml = old->yaml;
-      img->yaml_files = old->yaml_files;
-    }
+    // The tables a warm load reads come first, so that its freshness check
+    // touches a few contiguous pages, not one page per file all over the image.
+    img->yaml_files = !old || changes->yaml_changed ? yaml_files : old->yaml_files;
     img->watch_dirs = watch_dirs;
     img->dirs = dirs;
+    img->cpp_files.reserve(listing.cpp.size());
+    for (size_t i = 0; i < listing.cpp.size(); ++i)
+      img->cpp_files.push_back(cpp_job[i] >= 0 ? scanned[cpp_job[i]].file : old->cpp_files[cpp_old[i]]);
+    img->py_files.reserve(listing.py.size());
+    for (size_t i = 0; i < listing.py.size(); ++i)
+      img->py_files.push_back(py_job[i] >= 0 ? scanned[py_job[i]].file : old->py_files[py_old[i]]);
+    img->yaml = !old || changes->yaml_changed ? fresh_yaml : old->yaml;
     img->cpp_listing_skipped = listing.cpp_skipped;
     img->py_listing_skipped = listing.py_skipped;
-    img->cpp_files.reserve(listing.cpp.size());
     img->cpp_sources.reserve(listing.cpp.size());
     for (const SkippedPath& s : listing.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
     for (size_t i = 0; i < listing.cpp.size(); ++i) {
       const Scanned* s = cpp_job[i] >= 0 ? &scanned[cpp_job[i]] : nullptr;
       const CppSource& src = s && !s->reuse ? s->cpp : old->cpp_sources[cpp_old[i]];
-      img->cpp_files.push_back(s ? s->file : old->cpp_files[cpp_old[i]]);
       img->cpp_sources.push_back(src);
       if (!src.skip_reason.empty()) img->cpp.AddSkipped(listing.cpp[i], src.skip_reason);
       else img->cpp.AddFile(listing.cpp[i], src.records);
     }
     img->cpp.Finish();
-    img->py_files.reserve(listing.py.size());
     for (size_t i = 0; i < listing.py.size(); ++i) {
       const Scanned* s = py_job[i] >= 0 ? &scanned[py_job[i]] : nullptr;
-      img->py_files.push_back(s ? s->file : old->py_files[py_old[i]]);
       img->py.AddModule(s && !s->reuse ? s->py : old->py.modules()[py_old[i]]);
     }
     StoreAccess::SetSkipped(&img->py, listing.py_skipped);
@@ -764,16 +764,21 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     return true;
   };
 
-  bool opened = try_open(true);
-  if (opened && !changes.any()) {
-    MoveOut(tree, mapped.image, out);
+  // A fresh image: its objects move into *out and the mapping stays, as
+  // *out's memory lives in it.
+  auto serve = [&] {
+    RememberArenaMapping(mapped.addr, mapped.length);
     report->action = StoreReport::Action::kLoaded;
+    report->reason.clear();
     report->cpp_files = mapped.image->cpp_files.size();
     report->py_files = mapped.image->py_files.size();
     report->image_bytes = kArenaPage + mapped.header.image_bytes;
+    MoveOut(tree, mapped.image, out);
     report->total_ms = MsSince(t0);
-    return Status::Ok();  // the mapping stays: *out's memory lives in it
-  }
+    return Status::Ok();
+  };
+  bool opened = try_open(true);
+  if (opened && !changes.any()) return serve();
 
   // Something to build: take the lock, then look again (another process may
   // have just written a fresh image).
@@ -781,15 +786,7 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   bool can_write = options.write && MakeDirs(dir) && lock.Acquire(report->path);
   if (can_write && !options.rebuild) {
     opened = try_open(false);
-    if (opened && !changes.any()) {
-      MoveOut(tree, mapped.image, out);
-      report->action = StoreReport::Action::kLoaded;
-      report->cpp_files = mapped.image->cpp_files.size();
-      report->py_files = mapped.image->py_files.size();
-      report->image_bytes = kArenaPage + mapped.header.image_bytes;
-      report->total_ms = MsSince(t0);
-      return Status::Ok();
-    }
+    if (opened && !changes.any()) return serve();
   }
   const ImageRoot* old = opened && !changes.yaml_changed ? mapped.image : nullptr;
   if (opened) report->reason = Describe(changes);

@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace optrace {
 
@@ -36,6 +38,7 @@ Arena* Arena::Create(int slot, std::string* error) {
     *error = std::string("cannot reserve the index arena: ") + std::strerror(errno);
     return nullptr;
   }
+  RememberArenaMapping(p, kArenaSpan);
   return new Arena(base, kArenaSpan);
 }
 
@@ -48,6 +51,28 @@ void* Arena::Allocate(size_t bytes, size_t align) {
 
 ArenaScope::ArenaScope(Arena* arena) : previous_(t_arena) { t_arena = arena; }
 ArenaScope::~ArenaScope() { t_arena = previous_; }
+
+namespace {
+
+struct Mapping {
+  void* addr;
+  size_t length;
+};
+std::mutex g_mappings_mu;
+std::vector<Mapping> g_mappings;
+
+}  // namespace
+
+void RememberArenaMapping(void* addr, size_t length) {
+  std::lock_guard<std::mutex> lock(g_mappings_mu);
+  g_mappings.push_back({addr, length});
+}
+
+void ReleaseArenaMemory() {
+  std::lock_guard<std::mutex> lock(g_mappings_mu);
+  for (const Mapping& m : g_mappings) ::munmap(m.addr, m.length);
+  g_mappings.clear();
+}
 
 int ArenaSlotOf(const void* p) {
   uintptr_t a = reinterpret_cast<uintptr_t>(p);

@@ -62,6 +62,12 @@ class ArenaScope {
 // The arena slot (0 or 1) that `p` belongs to, or -1.
 int ArenaSlotOf(const void* p);
 
+// Records a mapping (an arena or a mapped image) for ReleaseArenaMemory.
+void RememberArenaMapping(void* addr, size_t length);
+// Unmaps every arena and image of this process. Only once nothing loaded
+// from them is alive any more (tests; a server reloading its index).
+void ReleaseArenaMemory();
+
 // An identity of this executable's memory layout: the ELF build-id of the
 // main program (or, without one, the path, size and mtime of /proc/self/exe),
 // plus the compiler version. An image is only valid for the same identity.

@@ -507,6 +507,13 @@ bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::v
     }
     ops->push_back(fn);
   }
+  if (ops->empty() && !tensor_method) {
+    // Skipped by codegen because it is bound by hand (nonzero, ...): the
+    // manual binding still calls the op.
+    for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
+      if (!fn->schema.is_out() && fn->python_module.value_or("") == python_module) ops->push_back(fn);
+    }
+  }
   return true;
 }
 

@@ -14,6 +14,7 @@
 // matched to the ops of the trace by name and overload.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -77,6 +78,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
     }
     bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']';
     bool two = i + 1 < s.size();
+    // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
+    // which C++ also uses for templates).
+    if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
+      if (operand_before && c != '!') out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : "le");
+      i += 2;
+      prev_sig = '.';
+      continue;
+    }
     if (c == '-' && two && (s[i + 1] == '>' || s[i + 1] == '-' || s[i + 1] == '=')) {
       i += 2;
       prev_sig = '.';
@@ -97,6 +106,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
   out.operators.erase(std::remove(out.operators.begin(), out.operators.end(), ""), out.operators.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all) {
+  return ScanExpression(code, arithmetic_all).operators;
+}
+
+namespace {
 
 std::string BaseOpName(std::string name) {
   if (EndsWith(name, "_symint")) name = name.substr(0, name.size() - 7);
@@ -146,7 +163,8 @@ void Tracer::AddBackward() {
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
-    auto consider = [&](const std::string& raw, bool method) {
+    std::function<void(const std::string&, bool, int)> consider;
+    consider = [&](const std::string& raw, bool method, int level) {
       std::string base = BaseOpName(raw);
       auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
@@ -160,19 +178,25 @@ void Tracer::AddBackward() {
       for (uint32_t id : cpp.FunctionsNamed(base)) {
         const CppFunction& h = cpp.functions()[id];
         if (cpp.file(h.file) != manual) continue;
-        AddUnique(&b.helpers, base);
+        if (std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end()) break;
+        b.helpers.push_back(base);
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
           std::string cb = BaseOpName(call.callee);
+          bool is_op = false;
           for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
             if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
               AddUnique(&b.ops, cb);
+              is_op = true;
               break;
             }
           }
+          // A helper calling another FunctionsManual helper (split_backward ->
+          // split_with_sizes_backward -> at::cat): one level more.
+          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1);
         }
         int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
         if (lines > 0 && lines < 400) {
@@ -189,8 +213,8 @@ void Tracer::AddBackward() {
       if (f.inputs == "result" || StartsWith(f.inputs, "result") || f.inputs == "output_differentiability") continue;
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
       FormulaNames names = ScanExpression(f.formula, true);
-      for (const auto& c : names.calls) consider(c, false);
-      for (const auto& m : names.methods) consider(m, true);
+      for (const auto& c : names.calls) consider(c, false, 0);
+      for (const auto& m : names.methods) consider(m, true, 0);
       for (const auto& o : names.operators) {
         AddUnique(&b.ops, o);
         from_operators.insert(o);

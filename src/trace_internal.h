@@ -66,6 +66,9 @@ class Tracer {
   // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
   void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth);
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
+  void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
+  // Dispatch stubs named in a function's body without being called there.
+  std::vector<CppCall> StubReferences(const CppFunction& f) const;
 
   // --- backward and decompositions (trace_backward.cc) ---
   void AddBackward();
@@ -88,6 +91,10 @@ class Tracer {
 
 // Library a C++ call belongs to ("" when none), from its qualifier and name.
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
+
+// aten ops named by C++ operators on tensors in `code`: * mul, / div, unary
+// - neg, == eq, >= ge, <= le; with arithmetic_all also + add and binary - sub.
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all);
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);

@@ -11,6 +11,7 @@
 // jiterator), vendor library calls, and the aten ops the code calls, which
 // are traced in turn (composite following).
 #include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 #include "text.h"
@@ -360,6 +361,29 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     }
     op.impls.push_back(impl);
     FollowCpp(op, id, DeviceOfKey(key), depth);
+    if (IsCompositeKey(key) && depth <= 1) AddOperatorOps(op, f, depth);
+  }
+}
+
+void Tracer::AddOperatorOps(OpStep& op, const CppFunction& f, int depth) {
+  // A composite written with C++ operators on tensors ((x1 * x2).sum(),
+  // x / norm) calls mul, div, ... through them. Inferred from the text, so
+  // only the tensor-only overload is taken and the inference is noted.
+  int lines = static_cast<int>(f.body_end) - static_cast<int>(f.body_begin) + 1;
+  if (lines <= 0 || lines > 200) return;
+  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), lines);
+  std::vector<std::string> found;
+  for (const std::string& name : OperatorOps(body, false)) {
+    if (std::find(found.begin(), found.end(), name) != found.end()) continue;
+    found.push_back(name);
+    const NativeFunction* fn = FindOp(name + ".Tensor");
+    if (!fn) fn = FindOp(name);
+    if (fn) AddOp(fn, op.role, op.name, depth + 1);
+  }
+  if (!found.empty()) {
+    std::string list;
+    for (const auto& n : found) list += (list.empty() ? "" : ", ") + n;
+    op.notes.push_back(f.name + " uses C++ operators on tensors (inferred: " + list + ")");
   }
 }
 
@@ -420,8 +444,6 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
   std::unordered_set<uint32_t> visited{start};
   work.push_back({start, {}, 0, device});
   size_t budget = 150;
-  bool composite = false;
-  for (const auto& [key, kernel] : op.yaml->dispatch) composite = composite || IsCompositeKey(key);
 
   auto add_kernel = [&](const CppLaunch& l, const Node& node, const std::string& holder) {
     const std::string& file = cpp.file(l.file);
@@ -548,6 +570,10 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
     for (uint32_t l : cpp.LaunchesIn(node.fn)) add_kernel(cpp.launches()[l], node, holder);
     std::vector<const CppCall*> calls;
     for (uint32_t c : cpp.CallsIn(node.fn)) calls.push_back(&cpp.calls()[c]);
+    // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
+    // cumsum_stub)) is called inside it: treat the reference as the call.
+    std::vector<CppCall> stub_refs = StubReferences(f);
+    for (const CppCall& ref : stub_refs) calls.push_back(&ref);
     for (uint32_t u : cpp.MacroUsesIn(node.fn)) {
       const CppMacroUse& use = cpp.macro_uses()[u];
       for (uint32_t l : cpp.LaunchesInMacro(use.macro)) add_kernel(cpp.launches()[l], node, holder);
@@ -633,6 +659,13 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
         if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
         if (EndsWith(base, "_outf")) base = base.substr(0, base.size() - 5) + "_out";
         auto overloads = ix_.yaml.Overloads(base);
+        if (overloads.empty() && at_call && EndsWith(base, "_out")) {
+          // at::x_out(out, ...) is the out= overload of x.
+          base = base.substr(0, base.size() - 4);
+          for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+            if (o->schema.is_out()) overloads.push_back(o);
+          }
+        }
         bool is_op = false;
         for (const NativeFunction* o : overloads) {
           is_op = is_op || (method_call ? o->HasVariant("method") : true);
@@ -641,15 +674,12 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
         for (const NativeFunction* o : overloads) returns_tensor = returns_tensor || ReturnsTensor(*o);
         if (is_op && !returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
         if (is_op) {
-          // Calls are followed from entry ops and composites (whose work is
-          // the ops they call); a backend kernel's own at:: calls are mostly
-          // set-up (empty, contiguous, copy_) and are listed, not traced.
-          bool follow = (depth == 0 || composite) && node.hops <= 3 && InNativeCode(cpp.file(f.file));
+          // Calls are followed near the implementation; set-up calls
+          // (empty, contiguous, copy_: IsPlumbing) are listed, not traced.
+          bool follow = node.hops <= 3 && InNativeCode(cpp.file(f.file));
           bool worth = false;
           for (const NativeFunction* o : overloads) {
             if (o->schema.is_out() || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
-            // Below the entry ops, in-place calls are set-up of a result (x.fill_, out.mul_).
-            if (depth > 0 && o->schema.is_inplace()) continue;
             worth = worth || WorthFollowing(*o);
           }
           follow = follow && worth;
@@ -662,7 +692,13 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
           bool dup = false;
           for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
           if (!dup) op.calls.push_back(call);
-          if (follow && depth + 1 <= opt_.depth) AddOpsByBaseName(base, op.role, op.name, depth + 1);
+          if (follow && depth + 1 <= opt_.depth) {
+            if (!overloads.empty() && overloads.front()->schema.is_out()) {
+              for (const NativeFunction* o : overloads) AddOp(o, op.role, op.name, depth + 1);
+            } else {
+              AddOpsByBaseName(base, op.role, op.name, depth + 1);
+            }
+          }
           continue;
         }
         if (method_call) continue;
@@ -683,6 +719,36 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
       enqueue(targets, node, holder, node.device);
     }
   }
+}
+
+std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {
+  std::vector<CppCall> out;
+  int lines = static_cast<int>(f.body_end) - static_cast<int>(f.body_begin) + 1;
+  if (lines <= 0 || lines > 600) return out;
+  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), lines);
+  size_t pos = 0;
+  while ((pos = body.find("_stub", pos)) != std::string::npos) {
+    size_t end = pos + 5;
+    size_t begin = pos;
+    while (begin > 0 && (std::isalnum(static_cast<unsigned char>(body[begin - 1])) || body[begin - 1] == '_')) --begin;
+    pos = end;
+    if (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) continue;
+    size_t next = end;
+    while (next < body.size() && body[next] == ' ') ++next;
+    if (next < body.size() && body[next] == '(') continue;  // a real call: already in the index
+    std::string name = body.substr(begin, end - begin);
+    if (ix_.cpp.StubDeclsNamed(name).empty()) continue;
+    bool dup = false;
+    for (const auto& c : out) dup = dup || c.callee == name;
+    if (dup) continue;
+    CppCall ref;
+    ref.callee = name;
+    ref.kind = CallKind::kPlain;
+    ref.file = f.file;
+    ref.line = f.body_begin + static_cast<uint32_t>(std::count(body.begin(), body.begin() + static_cast<long>(begin), '\n'));
+    out.push_back(ref);
+  }
+  return out;
 }
 
 // --- bottom-up: a C++ function or kernel name ------------------------------
