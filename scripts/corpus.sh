@@ -22,7 +22,7 @@ package_for() {
 # stanza of the machine's debian.sources, with Types: deb-src and our suite.
 ensure_deb_src() {
   local suite=$1 out="/etc/apt/sources.list.d/optrace-src-$1.sources"
-  [ -f "$out" ] && return 1
+  [ -f "$out" ] && return 1   # already there: nothing new
   [ -r "$sources" ] || { echo "corpus.sh: $sources not found; cannot derive a deb-src entry" >&2; exit 4; }
   awk -v suite="$suite" '
     /^[[:space:]]*$/ { if (seen) exit; next }
@@ -44,10 +44,9 @@ fetch_one() {
   local spec debver suite
   spec=$(package_for "$version") || return 1
   read -r debver suite <<<"$spec"
-  if ensure_deb_src "$suite"; then updated=0; fi
-  if [ "${updated:-1}" = 0 ]; then
-    apt-get update -o Dir::Etc::sourcelist=/dev/null -qq || apt-get update -qq
-    updated=1
+  # apt-get update when the entry is new or apt does not know the version yet.
+  if ensure_deb_src "$suite" || ! apt-cache showsrc "pytorch=$debver" 2>/dev/null | grep -q "^Version: $debver\$"; then
+    apt-get update -qq
   fi
   local work="$corpus/.download-$version"
   mkdir -p "$work"

@@ -603,7 +603,9 @@ class FlowWriter {
   FlowWriter(const Trace& t, const OpOrder& order, const Painter& p) : t_(t), order_(order), p_(p) {}
 
   std::vector<std::string> Lines() {
-    lines_.push_back(p_.Line("", {{UserCall(), Style::kBold}}));
+    // An aten query is its own entry op: no call line above it.
+    bool call_line = !(t_.python.empty() && t_.target_kind == "aten");
+    if (call_line) lines_.push_back(p_.Line("", {{UserCall(), Style::kBold}}));
     // A helper frame (no bridge, calls nothing that reaches aten or another
     // frame, e.g. _get_softmax_dim) hangs beside the chain instead of
     // sitting in it: the ops below do not come from it.
@@ -643,7 +645,7 @@ class FlowWriter {
     std::vector<size_t> roots;
     for (const auto& item : order_.forward)
       if (item.level == 0) roots.push_back(item.op);
-    if (!roots.empty()) Arrow("  ");
+    if (!roots.empty() && call_line) Arrow("  ");
     for (size_t r = 0; r < roots.size(); ++r) {
       if (r) lines_.push_back("");  // several entry ops (overloads the call may select): one tree each
       Op(roots[r], "", "");
@@ -1028,11 +1030,20 @@ std::vector<std::string> AllNotes(const Trace& t) {
   std::vector<std::string> notes = t.notes;
   for (const auto& op : t.ops) {
     for (const auto& n : op.notes) notes.push_back(op.name + ": " + n);
-    std::set<std::string> libs;
-    for (const auto& l : op.libraries) libs.insert(l.name);
-    if (!libs.empty())
-      notes.push_back(op.name + ": calls into " + Join(std::vector<std::string>(libs.begin(), libs.end()), ", ") +
-                      " (vendor library code: its kernels are not in the tree)");
+    // NVIDIA's closed libraries and MAGMA ship their own kernels; CUB,
+    // Thrust, cutlass and the attention kernels are source (in the toolkit,
+    // third_party/ or the tree), so nothing is claimed about them.
+    static const std::set<std::string> kBinaryOnly = {"cuDNN",    "cuBLAS",   "cuBLASLt", "cuFFT",
+                                                      "cuSOLVER", "cuSPARSE", "MAGMA"};
+    std::vector<std::string> binary, source;
+    for (const auto& l : op.libraries) {
+      auto& list = kBinaryOnly.count(l.name) ? binary : source;
+      if (std::find(list.begin(), list.end(), l.name) == list.end()) list.push_back(l.name);
+    }
+    if (!binary.empty())
+      notes.push_back(op.name + ": calls into " + Join(binary, ", ") +
+                      " (prebuilt library: the kernels that run are not in this tree)");
+    if (!source.empty()) notes.push_back(op.name + ": calls into " + Join(source, ", "));
   }
   for (const auto& b : t.backward)
     if (!b.note.empty() && b.derivatives) notes.push_back("backward " + b.op + ": " + b.note);

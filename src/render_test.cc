@@ -444,6 +444,63 @@ TEST(RenderText, ShowsFlowLayersTableAndNotes) {
   EXPECT_LT(text.find("aten::layer_norm"), text.find("aten::native_layer_norm"));
 }
 
+// The whole text of a small aten trace: mm.out on CUDA calling cuBLAS.
+TEST(RenderText, SmallAtenTraceGolden) {
+  NativeFunction mm_out = MakeFunction("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 4140,
+                                       {{"CPU", "mm_out_cpu"}, {"CUDA", "mm_out_cuda"}});
+  mm_out.structured = true;
+  Trace t;
+  t.query = "aten::mm.out";
+  t.source_root = "/r";
+  t.source_version = "2.6.0a0";
+  t.target_kind = "aten";
+  t.target_name = "aten::mm.out";
+  OpStep op;
+  op.name = "mm.out";
+  op.role = "forward";
+  op.yaml = &mm_out;
+  op.impls = {{"CUDA", "mm_out_cuda", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
+  op.libraries = {{"cuBLAS", Loc("aten/src/ATen/native/cuda/Blas.cpp", 393), {"at::cuda::blas::gemm"},
+                   {"mm_out_cuda", "addmm_out_cuda_impl"}}};
+  t.ops = {op};
+  // Section rules run to column 100.
+  auto rule = [](const std::string& title) {
+    std::string s = "── " + title + " ";
+    for (size_t n = title.size() + 4; n < 100; ++n) s += "─";
+    return s + "\n";
+  };
+  std::string table_rule = "─────────┼─────────────────────────────────────────────────┼";
+  for (int i = 0; i < 40; ++i) table_rule += "─";
+  EXPECT_EQ(RenderText(t, RenderOptions{}),
+            "optrace trace aten::mm.out\n"
+            "  target    aten aten::mm.out\n"
+            "  checkout  /r  (version 2.6.0a0)\n"
+            "\n" + rule("Flow") +
+            "aten::mm.out  CPU · CUDA                                    native_functions.yaml:4140\n"
+            "├─ CUDA  mm_out_cuda  [TORCH_IMPL_FUNC]                     cuda/Blas.cpp:500\n"
+            "└─ lib   cuBLAS  at::cuda::blas::gemm                       cuda/Blas.cpp:393\n"
+            "\n" + rule("Layers") +
+            "  1  YAML  aten::mm.out\n"
+            "     aten/src/ATen/native/native_functions.yaml:4140\n"
+            "       func: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)\n"
+            "       dispatch: CPU: mm_out_cpu, CUDA: mm_out_cuda\n"
+            "       structured: True\n"
+            "  2  C++ CUDA  mm_out_cuda\n"
+            "     aten/src/ATen/native/cuda/Blas.cpp:500\n"
+            "       form: TORCH_IMPL_FUNC\n"
+            "  3  library  cuBLAS\n"
+            "     aten/src/ATen/native/cuda/Blas.cpp:393\n"
+            "       calls at::cuda::blas::gemm\n"
+            "       via mm_out_cuda → addmm_out_cuda_impl\n"
+            "\n" + rule("Summary") +
+            "layer    │ file:line                                       │ function\n" + table_rule + "\n" +
+            "YAML     │ aten/src/ATen/native/native_functions.yaml:4140 │ mm.out\n"
+            "C++ CUDA │ aten/src/ATen/native/cuda/Blas.cpp:500          │ mm_out_cuda\n"
+            "cuBLAS   │ aten/src/ATen/native/cuda/Blas.cpp:393          │ at::cuda::blas::gemm\n"
+            "\n" + rule("Notes") +
+            "  • mm.out: calls into cuBLAS (prebuilt library: the kernels that run are not in this tree)\n");
+}
+
 TEST(RenderText, HelperFramesHangBesideTheChain) {
   LayerNormTrace fixture;
   PyFrame helper;

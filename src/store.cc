@@ -364,7 +364,17 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
     bool exists = StatFile(tree, real, y.path, &st);
     if (exists ? !SameStat(y, st) : y.size != kMissing) c.yaml_changed = true;
   }
-  c.listing_changed = !img.watch_dirs || !real;
+  if (!img.watch_dirs || !real) {
+    // No directories to watch (a MemoryDisk tree): compare the listings.
+    Listing now = ListScope(*tree.disk);
+    auto same = [](const std::vector<std::string>& paths, const std::vector<TrackedFile>& files) {
+      if (paths.size() != files.size()) return false;
+      for (size_t i = 0; i < paths.size(); ++i)
+        if (paths[i] != files[i].path) return false;
+      return true;
+    };
+    c.listing_changed = !same(now.cpp, img.cpp_files) || !same(now.py, img.py_files);
+  }
   // One flat list of stat jobs, split over a few threads: on a VM a stat
   // costs microseconds, and there are ~5000 of them.
   const size_t nc = img.cpp_files.size(), np = img.py_files.size(), nd = img.watch_dirs ? img.dirs.size() : 0;
@@ -833,14 +843,6 @@ Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreRepor
   report->cpp_files = mapped.image->cpp_files.size();
   report->py_files = mapped.image->py_files.size();
   report->image_bytes = kArenaPage + mapped.header.image_bytes;
-  if (changes.listing_changed && !mapped.image->watch_dirs) {
-    // Without watched directories (a MemoryDisk tree) compare the listings.
-    Listing now = ListScope(*tree.disk);
-    std::vector<std::string> cpp_then, py_then;
-    for (const TrackedFile& f : mapped.image->cpp_files) cpp_then.push_back(f.path);
-    for (const TrackedFile& f : mapped.image->py_files) py_then.push_back(f.path);
-    changes.listing_changed = now.cpp != cpp_then || now.py != py_then;
-  }
   report->total_ms = MsSince(t0);
   if (changes.any()) {
     report->reason = changes.yaml_changed || changes.count() ? Describe(changes) : "files were added or removed";

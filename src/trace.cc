@@ -289,10 +289,7 @@ bool Tracer::TryOperator(std::string_view q) {
       break;
     }
   }
-  const PythonBindings& bindings = BindingsFor(ix_);
-  for (const NativeFunction* fn : ix_.yaml.Overloads(op)) {
-    if (!fn->schema.is_out() && bindings.Bound(*fn) && fn->HasVariant("method")) AddOp(fn, "forward", "", 0);
-  }
+  AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
   return true;
 }
 
@@ -322,11 +319,20 @@ bool Tracer::TryMethod(std::string_view q) {
   frame.bridge = "tensor method";
   frame.calls.push_back({name, 0, "bridge", "aten::" + name});
   t_.python.push_back(frame);
-  const PythonBindings& bindings = BindingsFor(ix_);
-  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->HasVariant("method") && !fn->schema.is_out() && bindings.Bound(*fn)) AddOp(fn, "forward", "", 0);
-  }
+  AddBoundOverloads(name, /*method=*/true);
   return true;
+}
+
+void Tracer::AddBoundOverloads(const std::string& name, bool method) {
+  const PythonBindings& bindings = BindingsFor(ix_);
+  std::vector<const NativeFunction*> picked, manual;
+  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
+    if (fn->schema.is_out() || (method && !fn->HasVariant("method"))) continue;
+    (bindings.Bound(*fn) ? picked : manual).push_back(fn);
+  }
+  // Nothing generated: the method is bound by hand (copy_, __getitem__'s
+  // index), and that binding calls these overloads.
+  for (const NativeFunction* fn : picked.empty() ? manual : picked) AddOp(fn, "forward", "", 0);
 }
 
 namespace {
@@ -528,7 +534,17 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
       if (branch.empty()) continue;
       t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch});
       PySymbol s = ix_.py.Resolve(m.name + "." + branch);
-      if (s.kind == PySymbol::kFunction) WalkPythonFunction(s.module, s.index, depth + 1);
+      if (s.kind == PySymbol::kFunction) {
+        WalkPythonFunction(s.module, s.index, depth + 1);
+      } else if (s.kind == PySymbol::kAlias && depth < 4 && seen_py_.insert({s.module, 1000000 + s.index}).second) {
+        // boolean_dispatch of boolean_dispatch (torch.unique in 1.13).
+        const PyModule& bm = ix_.py.modules()[s.module];
+        const PyAlias& nested = bm.aliases[s.index];
+        PyFrame nested_frame;
+        nested_frame.symbol = bm.name + "." + nested.name;
+        nested_frame.where = Loc(bm.path, static_cast<int>(nested.line), 2);
+        WalkAlias(s.module, nested, depth + 1, &nested_frame);
+      }
     }
     return;
   }

@@ -49,6 +49,8 @@ class Tracer {
   void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   bool IsTensorMethod(std::string_view name) const;
+  // Adds the overloads of `name` Python can call (method variants when `method`).
+  void AddBoundOverloads(const std::string& name, bool method);
 
   // --- ops (trace_ops.cc) ---
   // Adds every overload `base` can reach through a call by name (not out=

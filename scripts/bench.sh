@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Measures optrace's index store and traces on this machine and writes
+# doc/benchmarks.md: cold full index (wall, CPU, peak RSS), warm whole-process
+# `optrace trace --json QUERY` for the 42 public queries (median, p90, max),
+# `optrace trace --all --json`, re-indexing after an edit to one .cu file (on a
+# copy of the tree), and -- in the same run -- the seed's grep workflow for the
+# same queries (time and lines an agent must read).
+#
+# Usage: scripts/bench.sh [TREE]   (default ~/.cache/optrace-corpus/pytorch-2.6.0)
+# Env:   REPEAT (runs per warm query, default 5), BUILD_DIR (default build-bench)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TREE=$(realpath "${1:-$HOME/.cache/optrace-corpus/pytorch-2.6.0}")
+BUILD_DIR=${BUILD_DIR:-build-bench}
+REPEAT=${REPEAT:-5}
+ORACLE=/work/shared/bench/oracle-2.6.0-public.json
+
+if [ ! -x /usr/bin/time ]; then
+  apt-get install -y time >/dev/null 2>&1 || { echo "bench.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+fi
+
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C "$BUILD_DIR" -j"$(nproc)" optrace >/dev/null
+
+WORK=$(mktemp -d /tmp/optrace-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+python3 - "$BUILD_DIR/optrace" "$TREE" "$ORACLE" "$WORK" "$REPEAT" <<'PY'
+import datetime, json, os, re, shutil, statistics, subprocess, sys, time
+
+binary, tree, oracle, work, repeat = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+env = dict(os.environ, XDG_CACHE_HOME=work + "/cache", OPTRACE_NO_VERSION_CHECK="1")
+queries = list(json.load(open(oracle))["cases"])
+
+def run(args, cwd=None, stdout=subprocess.DEVNULL, check=True):
+    t = time.perf_counter()
+    p = subprocess.run(args, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    ms = (time.perf_counter() - t) * 1000
+    if check and p.returncode not in (0, 1):
+        sys.exit(f"bench.sh: {' '.join(args)} failed ({p.returncode}): {p.stderr}")
+    return ms, p
+
+def timev(args, cwd=None):
+    """wall ms, cpu ms, peak RSS MiB via /usr/bin/time -v"""
+    p = subprocess.run(["/usr/bin/time", "-v"] + args, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    f = lambda key: re.search(re.escape(key) + r": (.*)", p.stderr).group(1)
+    wall = f("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":")
+    wall_s = float(wall[-1]) + 60 * float(wall[-2]) + (3600 * float(wall[-3]) if len(wall) > 2 else 0)
+    cpu = float(f("User time (seconds)")) + float(f("System time (seconds)"))
+    return wall_s * 1000, cpu * 1000, int(f("Maximum resident set size (kbytes)")) / 1024
+
+def stats(ms):
+    ms = sorted(ms)
+    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    return statistics.median(ms), p90, ms[-1]
+
+src = ["--source", tree]
+# Cold full index.
+cold = [timev([binary, "index", "--rebuild"] + src) for _ in range(2)]
+_, p = run([binary, "index"] + src, stdout=subprocess.PIPE)
+index_report = p.stdout.strip()
+
+# Warm whole-process traces (one untimed warm-up run first).
+for q in queries:
+    run([binary, "trace", "--json"] + src + [q])
+warm, per_query = [], {}
+for q in queries:
+    per_query[q] = [run([binary, "trace", "--json"] + src + [q])[0] for _ in range(repeat)]
+    warm += per_query[q]
+warm_cpu = [timev([binary, "trace", "--json"] + src + [q])[1] for q in queries[:10]]
+
+# Every op.
+all_runs = [run([binary, "trace", "--all", "--json"] + src)[0] for _ in range(2)]
+
+# Re-index after an edit to one .cu, on a copy of the tree.
+copy = work + "/tree"
+os.makedirs(copy + "/tools")
+for part in ["aten", "torch", "version.txt"]:
+    (shutil.copytree if os.path.isdir(f"{tree}/{part}") else shutil.copy2)(f"{tree}/{part}", f"{copy}/{part}")
+shutil.copytree(f"{tree}/tools/autograd", f"{copy}/tools/autograd")
+csrc = ["--source", copy]
+run([binary, "index"] + csrc)
+cu = copy + "/aten/src/ATen/native/cuda/SoftMax.cu"
+reindex, reindex_reports = [], []
+for i in range(3):
+    with open(cu, "a") as f:
+        f.write(f"// bench edit {i}\n")
+    ms, p = run([binary, "index"] + csrc, stdout=subprocess.PIPE)
+    reindex.append(ms)
+    reindex_reports.append(p.stdout.strip().splitlines()[-1].strip())
+touched_trace = []
+for i in range(3):
+    with open(cu, "a") as f:
+        f.write(f"// bench edit trace {i}\n")
+    touched_trace.append(run([binary, "trace", "--json"] + csrc + ["aten::_softmax"])[0])
+
+# The seed's grep workflow (3_tracing_strategies.txt) for the same queries.
+def snake(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+def grep_commands(q):
+    kind, _, name = q.partition(".")
+    leaf = name.split(".")[-1]
+    cmds = []
+    if kind == "nn":
+        cmds.append(["grep", "-rn", f"class {name}\\b", "torch/nn/modules/"])
+        op = snake(name)
+    elif kind == "F":
+        cmds.append(["grep", "-n", f"def {leaf}\\b", "torch/nn/functional.py"])
+        op = leaf
+    elif kind == "torch":
+        cmds.append(["grep", "-n", f"def {leaf}\\b", "torch/functional.py", "torch/__init__.py"])
+        op = leaf
+    else:  # Tensor.x
+        cmds.append(["grep", "-n", f"def {leaf}\\b", "torch/_tensor.py"])
+        op = leaf
+    cmds += [
+        ["grep", "-n", f"func: {op}[.(]", "aten/src/ATen/native/native_functions.yaml"],
+        ["grep", "-rn", op, "aten/src/ATen/native/", "--include=*.cpp"],
+        ["grep", "-rn", op, "aten/src/ATen/native/cuda/", "--include=*.cu"],
+        ["grep", "-n", "-e", f"- name: {op}[.(]", "tools/autograd/derivatives.yaml"],
+    ]
+    return cmds
+
+grep_ms, grep_lines, grep_cmds_total, trace_lines = [], [], 0, []
+for q in queries:
+    total, lines = 0.0, 0
+    for c in grep_commands(q):
+        ms, p = run(c, cwd=tree, stdout=subprocess.PIPE, check=False)
+        total += ms
+        lines += p.stdout.count("\n")
+        grep_cmds_total += 1
+    grep_ms.append(total)
+    grep_lines.append(lines)
+    _, p = run([binary, "trace"] + src + [q], stdout=subprocess.PIPE)
+    trace_lines.append(p.stdout.count("\n"))
+
+cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+version = open(tree + "/version.txt").read().strip()
+load = open("/proc/loadavg").read().split()[:3]
+wm, wp90, wmax = stats(warm)
+gm, gp90, gmax = stats(grep_ms)
+out = f"""# Benchmarks
+
+Generated by `scripts/bench.sh` -- do not edit by hand.
+
+- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}
+- Machine: {os.cpu_count()} cores ({cpu_model}), load average at the end {' '.join(load)}
+- Tree: `{tree}` (version.txt {version})
+- Binary: `{binary}` (Release); caches in a temporary `XDG_CACHE_HOME`; `OPTRACE_NO_VERSION_CHECK=1`
+
+| what | result | target |
+|---|---|---|
+| cold full index (`optrace index --rebuild`) | wall {cold[-1][0]:.0f} ms, CPU {cold[-1][1]:.0f} ms, peak RSS {cold[-1][2]:.0f} MiB (first run: wall {cold[0][0]:.0f} ms) | |
+| warm `optrace trace --json QUERY`, {len(queries)} queries x {repeat} | median {wm:.1f} ms, p90 {wp90:.1f} ms, max {wmax:.1f} ms (CPU median {statistics.median(warm_cpu):.0f} ms over 10 queries) | median <= 20 ms, max <= 60 ms |
+| `optrace trace --all --json > /dev/null` | {min(all_runs)/1000:.2f} s (best of {len(all_runs)}) | |
+| `optrace index` after editing one .cu (tree copy) | {', '.join(f'{x:.0f}' for x in reindex)} ms | <= 100 ms |
+| `optrace trace --json aten::_softmax` after editing that .cu | {', '.join(f'{x:.0f}' for x in touched_trace)} ms | |
+| seed grep workflow, same {len(queries)} queries ({grep_cmds_total} greps) | per query median {gm:.0f} ms, p90 {gp90:.0f} ms, max {gmax:.0f} ms; {sum(grep_lines)} lines to read (median {statistics.median(grep_lines):.0f}/query) | |
+| optrace text trace, same queries | {sum(trace_lines)} lines (median {statistics.median(trace_lines):.0f}/query) | |
+
+Ratio (grep workflow time / warm optrace time, medians): {gm / wm:.1f}x; lines to read: {sum(grep_lines) / max(1, sum(trace_lines)):.1f}x.
+
+`optrace index` after the build:
+
+```
+{index_report}
+```
+
+Re-index reports (last line): {'; '.join(reindex_reports)}
+
+## Per query (warm optrace ms over {repeat} runs; grep ms and lines)
+
+| query | optrace median | optrace max | grep ms | grep lines | trace lines |
+|---|---|---|---|---|---|
+""" + "\n".join(f"| `{q}` | {statistics.median(per_query[q]):.1f} | {max(per_query[q]):.1f} | {grep_ms[i]:.0f} | {grep_lines[i]} | {trace_lines[i]} |"
+                for i, q in enumerate(queries)) + """
+
+## The grep workflow, exactly
+
+From the tree root, per query (op = the query's last name; nn.X: X in snake_case):
+`grep -rn "class X\\b" torch/nn/modules/` (nn.X) or `grep -n "def x\\b" torch/nn/functional.py` (F.x) or
+`grep -n "def x\\b" torch/functional.py torch/__init__.py` (torch.x) or `grep -n "def x\\b" torch/_tensor.py` (Tensor.x);
+then `grep -n "func: op[.(]" aten/src/ATen/native/native_functions.yaml`,
+`grep -rn op aten/src/ATen/native/ --include=*.cpp`, `grep -rn op aten/src/ATen/native/cuda/ --include=*.cu`,
+`grep -n -e "- name: op[.(]" tools/autograd/derivatives.yaml`. Each grep is its own process, as an agent runs them.
+"""
+open("doc/benchmarks.md", "w").write(out)
+print(out)
+PY

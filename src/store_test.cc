@@ -1,0 +1,457 @@
+// Index store tests. In-process tests on MemoryDisk trees: a second load is
+// served from the image and answers as a fresh build does; edits, touches,
+// added/removed files and YAML changes are noticed; damaged files are
+// rebuilt. Real-process tests run the built optrace (OPTRACE_BINARY) on a copy
+// of part of the 2.6.0 tree and compare every warm answer with a build from
+// the tree (OPTRACE_NO_STORE=1): after kill -9 mid-write, with two cold runs
+// racing, after an edit, after truncation or garbage. No test writes under
+// the real ~/.cache: each uses its own temporary XDG_CACHE_HOME / store dir.
+#include "store.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "store_arena.h"
+#include "test_util.h"
+
+namespace optrace {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TempDir(const std::string& name) {
+  std::string dir = fs::temp_directory_path() / ("optrace-store-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// ---------------------------------------------------------------------------
+// In-process tests on a MemoryDisk tree.
+
+constexpr char kNative[] =
+    "- func: frob(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU: frob_cpu\n"
+    "    CUDA: frob_cuda\n";
+constexpr char kDerivatives[] =
+    "- name: frob(Tensor self) -> Tensor\n"
+    "  self: grad * 2\n";
+constexpr char kFrobCpu[] =
+    "namespace at { namespace native {\n"
+    "Tensor frob_cpu(const Tensor& self) {\n"
+    "  return self;\n"
+    "}\n"
+    "}}\n";
+constexpr char kFrobCuda[] =
+    "namespace at { namespace native {\n"
+    "__global__ void frob_kernel(float* x) {}\n"
+    "Tensor frob_cuda(const Tensor& self) {\n"
+    "  frob_kernel<<<1, 1>>>(nullptr);\n"
+    "  return self;\n"
+    "}\n"
+    "}}\n";
+constexpr char kPy[] =
+    "import torch\n"
+    "def frob(x):\n"
+    "    return torch.frob(x)\n";
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir("unit");
+    disk_ = std::make_shared<MemoryDisk>();
+    disk_->Add(kNativeFunctionsPath, kNative);
+    disk_->Add(kDerivativesPath, kDerivatives);
+    disk_->Add("version.txt", "2.6.0a0\n");
+    disk_->Add("aten/src/ATen/native/Frob.cpp", kFrobCpu);
+    disk_->Add("aten/src/ATen/native/cuda/Frob.cu", kFrobCuda);
+    disk_->Add("aten/src/ATen/native/notes.txt", "not C++");
+    disk_->Add("torch/frob.py", kPy);
+    disk_->Add("torch/nn/__init__.py", "");
+  }
+  void TearDown() override {
+    // Every Index of the test is gone; free both arena address ranges for the next test.
+    ReleaseArenaMemory();
+    fs::remove_all(dir_);
+  }
+
+  StoreReport Load(Index* out, bool write = true) {
+    StoreOptions options;
+    options.dir = dir_;
+    options.write = write;
+    options.threads = 2;
+    StoreReport report;
+    Status s = LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, out, &report);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return report;
+  }
+  std::string ImagePath() const { return StorePath(dir_, "/memory/tree"); }
+  // Builds and saves the image, then frees the arena it was built in, as a
+  // new process would start: the next Load can map the image.
+  void Save() {
+    {
+      Index i;
+      Load(&i);
+    }
+    ReleaseArenaMemory();
+  }
+
+  std::string dir_;
+  std::shared_ptr<MemoryDisk> disk_;
+};
+
+TEST_F(StoreTest, SecondLoadComesFromTheImageAndMatchesABuild) {
+  {
+    Index first;
+    StoreReport r = Load(&first);
+    EXPECT_EQ(r.action, StoreReport::Action::kBuilt);
+    EXPECT_EQ(r.reason, "no index yet");
+    EXPECT_EQ(r.cpp_files, 2u);
+    EXPECT_EQ(r.py_files, 2u);
+    EXPECT_TRUE(fs::exists(ImagePath()));
+  }
+  ReleaseArenaMemory();  // as if a new process: the image can map
+  Index warm;
+  StoreReport r = Load(&warm);
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+
+  CppIndex cpp = CppIndex::Build(*disk_, 1);
+  PyIndex py = PyIndex::Build(*disk_, 1);
+  ASSERT_EQ(warm.cpp.files(), cpp.files());
+  ASSERT_EQ(warm.cpp.functions().size(), cpp.functions().size());
+  for (size_t i = 0; i < cpp.functions().size(); ++i) {
+    EXPECT_EQ(warm.cpp.functions()[i].qualified, cpp.functions()[i].qualified);
+    EXPECT_EQ(warm.cpp.functions()[i].line, cpp.functions()[i].line);
+  }
+  EXPECT_EQ(warm.cpp.FunctionsNamed("frob_cuda"), cpp.FunctionsNamed("frob_cuda"));
+  ASSERT_EQ(warm.cpp.FunctionsNamed("frob_cuda").size(), 1u);
+  EXPECT_EQ(warm.cpp.LaunchesOfKernel("frob_kernel").size(), 1u);
+  ASSERT_EQ(warm.py.modules().size(), py.modules().size());
+  const PyModule* frob = warm.py.FindModule("torch.frob");
+  ASSERT_NE(frob, nullptr);
+  ASSERT_EQ(frob->functions.size(), 1u);
+  EXPECT_EQ(frob->functions[0].line, 2u);
+  EXPECT_EQ(frob->functions[0].calls[0].callee, "torch.frob");
+  ASSERT_NE(warm.yaml.Find("frob"), nullptr);
+  EXPECT_EQ(*warm.yaml.Find("frob")->DispatchFor("CUDA"), "frob_cuda");
+  ASSERT_NE(warm.yaml.FindDerivative("frob"), nullptr);
+  EXPECT_EQ(warm.yaml.FindDerivative("frob")->line, 1);
+  EXPECT_EQ(warm.root, "/memory/tree");
+  EXPECT_EQ(warm.version, "2.6.0a0");
+}
+
+TEST_F(StoreTest, AnEditedFileIsScannedAgainAndShowsUp) {
+  Save();
+  // frob_cuda moves two lines down.
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.rescanned, 1u);
+    auto fns = idx.cpp.FunctionsNamed("frob_cuda");
+    ASSERT_EQ(fns.size(), 1u);
+    EXPECT_EQ(idx.cpp.functions()[fns[0]].line, 5u);
+  }
+  ReleaseArenaMemory();
+  Index again;
+  EXPECT_EQ(Load(&again).action, StoreReport::Action::kLoaded);
+  EXPECT_EQ(again.cpp.functions()[again.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+}
+
+TEST_F(StoreTest, ATouchWithoutAChangeReusesTheRecords) {
+  Save();
+  disk_->Add("aten/src/ATen/native/Frob.cpp", kFrobCpu, 99);  // same text, new mtime
+  Index idx;
+  StoreReport r = Load(&idx);
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.rescanned, 0u);
+  EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 1u);
+}
+
+TEST_F(StoreTest, AddedAndRemovedFilesAreNoticed) {
+  Save();
+  disk_->Add("aten/src/ATen/native/cuda/Frob2.cu", "void frob2_cuda() {}\n", 5);
+  disk_->Remove("aten/src/ATen/native/Frob.cpp");
+  disk_->Add("torch/frob2.py", "def frob2():\n    pass\n", 5);
+  Index idx;
+  StoreReport r = Load(&idx);
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.added, 2u);
+  EXPECT_EQ(r.removed, 1u);
+  EXPECT_EQ(idx.cpp.FunctionsNamed("frob2_cuda").size(), 1u);
+  EXPECT_TRUE(idx.cpp.FunctionsNamed("frob_cpu").empty());
+  ASSERT_NE(idx.py.FindModule("torch.frob2"), nullptr);
+  EXPECT_EQ(idx.py.FindModule("torch.frob2")->functions[0].name, "frob2");
+  EXPECT_EQ(idx.cpp.files().size(), 2u);
+}
+
+TEST_F(StoreTest, AYamlChangeRebuildsEverything) {
+  Save();
+  disk_->Add(kNativeFunctionsPath, std::string(kNative) + "\n- func: frob2(Tensor self) -> Tensor\n", 7);
+  Index idx;
+  StoreReport r = Load(&idx);
+  EXPECT_EQ(r.action, StoreReport::Action::kBuilt);
+  EXPECT_EQ(r.reason, "the YAML files changed");
+  ASSERT_NE(idx.yaml.Find("frob2"), nullptr);
+  EXPECT_EQ(idx.yaml.Find("frob2")->line, 6);
+}
+
+TEST_F(StoreTest, CheckSaysFreshThenStale) {
+  Save();
+  StoreOptions options;
+  options.dir = dir_;
+  StoreReport r;
+  EXPECT_TRUE(CheckStore({"/memory/tree", "", disk_}, options, &r).ok());
+  disk_->Add("torch/frob.py", std::string(kPy) + "x = 1\n", 3);
+  Status s = CheckStore({"/memory/tree", "", disk_}, options, &r);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_NE(s.message().find("stale: 1 file changed"), std::string::npos) << s.message();
+}
+
+TEST_F(StoreTest, CheckFindsADamagedByteAnywhere) {
+  Save();
+  std::string bytes = ReadText(ImagePath());
+  bytes[bytes.size() / 2 + 1] ^= 0x5a;  // a page a sampled check may not look at
+  WriteText(ImagePath(), bytes);
+  StoreOptions options;
+  options.dir = dir_;
+  StoreReport r;
+  Status s = CheckStore({"/memory/tree", "", disk_}, options, &r);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_NE(s.message().find("checksum mismatch"), std::string::npos) << s.message();
+}
+
+TEST_F(StoreTest, TruncatedForeignAndGarbageImagesAreRebuilt) {
+  Save();
+  std::string good = ReadText(ImagePath());
+  struct Case {
+    std::string bytes, reason;
+  };
+  std::string foreign = good;
+  foreign[8] = 99;  // the format version field, after the 8-byte magic
+  for (const Case& c : {Case{good.substr(0, good.size() / 2), "truncated"}, Case{"garbage", "truncated (no complete header)"},
+                        Case{std::string(8192, 'x'), "bad magic"}, Case{foreign, "header checksum mismatch"}}) {
+    WriteText(ImagePath(), c.bytes);
+    testing::internal::CaptureStderr();
+    {
+      Index idx;
+      StoreReport r = Load(&idx);
+      std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_EQ(r.action, StoreReport::Action::kBuilt) << c.reason;
+      EXPECT_NE(r.reason.find(c.reason), std::string::npos) << r.reason;
+      EXPECT_NE(err.find("is unusable"), std::string::npos) << err;
+      EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cuda").size(), 1u);
+    }
+    ReleaseArenaMemory();
+  }
+  Index idx;
+  EXPECT_EQ(Load(&idx).action, StoreReport::Action::kLoaded);
+}
+
+TEST_F(StoreTest, NoWriteBuildsInMemory) {
+  Index idx;
+  StoreReport r = Load(&idx, /*write=*/false);
+  EXPECT_EQ(r.action, StoreReport::Action::kInMemory);
+  EXPECT_FALSE(fs::exists(ImagePath()));
+  EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 1u);
+}
+
+TEST_F(StoreTest, BothArenaSlotsTakenStillGivesACorrectIndex) {
+  Index a, b, c;
+  Load(&a);                 // built into slot 0
+  Load(&b);                 // the image cannot map over slot 0: rebuilt into slot 1
+  StoreReport r = Load(&c); // no slot left: the heap, not saved
+  EXPECT_EQ(r.action, StoreReport::Action::kInMemory);
+  EXPECT_EQ(c.cpp.FunctionsNamed("frob_cuda").size(), 1u);
+  EXPECT_EQ(c.yaml.functions().size(), 1u);
+}
+
+TEST(StorePathTest, KeyedByRootUnderTheCacheDir) {
+  EXPECT_EQ(StorePath("/c", "/a").substr(0, 9), "/c/index-");
+  EXPECT_EQ(StorePath("/c", "/a").size(), std::string("/c/index-0123456789abcdef.img").size());
+  EXPECT_NE(StorePath("/c", "/a"), StorePath("/c", "/b"));
+  EXPECT_EQ(StorePath("/c", "/a"), StorePath("/c", "/a"));
+}
+
+// ---------------------------------------------------------------------------
+// Real processes on a copy of part of the 2.6.0 tree.
+
+struct ProcessRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+// Runs optrace with XDG_CACHE_HOME=cache; no_store builds from the tree.
+ProcessRun Optrace(const std::string& cache, const std::string& args, bool no_store = false) {
+  static int n = 0;
+  std::string base = cache + "/run" + std::to_string(::getpid()) + "-" + std::to_string(n++);
+  std::string cmd = "XDG_CACHE_HOME=" + cache + " OPTRACE_NO_VERSION_CHECK=1 " +
+                    (no_store ? "OPTRACE_NO_STORE=1 " : "") + OPTRACE_BINARY + " " + args + " >" + base +
+                    ".out 2>" + base + ".err";
+  ProcessRun r;
+  int status = std::system(cmd.c_str());
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadText(base + ".out");
+  r.err = ReadText(base + ".err");
+  return r;
+}
+
+class StoreProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_CORPUS("2.6.0");
+    std::string from = CorpusTree("2.6.0");
+    tree_ = TempDir("tree");
+    cache_ = TempDir("cache");
+    // The YAML files, SoftMax's C++/CUDA sources and the Python modules
+    // F.softmax passes through.
+    for (const char* p : {"version.txt", "aten/src/ATen/native/native_functions.yaml",
+                          "aten/src/ATen/native/tags.yaml", "tools/autograd/derivatives.yaml",
+                          "aten/src/ATen/native/SoftMax.cpp", "aten/src/ATen/native/cuda/SoftMax.cu",
+                          "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", "aten/src/ATen/native/cpu/SoftMaxKernel.cpp",
+                          "aten/src/ATen/native/cpu/SoftmaxKernel.h", "torch/nn/functional.py",
+                          "torch/nn/__init__.py", "torch/__init__.py"}) {
+      if (!fs::exists(from + "/" + p)) continue;
+      fs::create_directories(fs::path(tree_ + "/" + p).parent_path());
+      fs::copy_file(from + "/" + p, tree_ + "/" + p);
+    }
+    source_ = "--source " + tree_;
+  }
+  void TearDown() override {
+    fs::remove_all(tree_);
+    fs::remove_all(cache_);
+  }
+  std::string Cold(const std::string& query) {
+    ProcessRun r = Optrace(cache_, "trace --json " + source_ + " " + query, /*no_store=*/true);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return r.out;
+  }
+  std::string ImagePath() const {
+    for (const auto& e : fs::directory_iterator(cache_ + "/optrace"))
+      if (e.path().extension() == ".img") return e.path();
+    return "";
+  }
+
+  std::string tree_, cache_, source_;
+};
+
+TEST_F(StoreProcessTest, WarmTraceEqualsColdTraceAndIndexReportsLoaded) {
+  std::string cold = Cold("F.softmax");
+  ASSERT_NE(cold.find("softmax"), std::string::npos);
+  ProcessRun first = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+  EXPECT_EQ(first.rc, 0) << first.err;
+  EXPECT_EQ(first.out, cold);
+  ProcessRun second = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+  EXPECT_EQ(second.out, cold);
+  ProcessRun index = Optrace(cache_, "index " + source_);
+  EXPECT_EQ(index.rc, 0) << index.err;
+  EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;
+  EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
+}
+
+TEST_F(StoreProcessTest, AnEditedCuFileShowsUpInTheNextTrace) {
+  std::string before = Cold("aten::_softmax");
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " aten::_softmax").out, before);
+  std::string cu = tree_ + "/aten/src/ATen/native/cuda/SoftMax.cu";
+  WriteText(cu, "// three\n// new\n// lines\n" + ReadText(cu));
+  EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 3);
+  std::string after = Cold("aten::_softmax");
+  ASSERT_NE(after, before);  // SoftMax.cu's line numbers moved
+  ProcessRun warm = Optrace(cache_, "trace --json " + source_ + " aten::_softmax");
+  EXPECT_EQ(warm.out, after);
+  ProcessRun index = Optrace(cache_, "index " + source_);
+  EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;  // the trace saved the update
+}
+
+TEST_F(StoreProcessTest, KillNineDuringARebuildLeavesAUsableIndex) {
+  std::string cold = Cold("F.softmax");
+  ASSERT_EQ(Optrace(cache_, "index " + source_).rc, 0);
+  std::string image = ImagePath();
+  ASSERT_FALSE(image.empty());
+  // Kill rebuilds at several moments: scanning, merging, writing.
+  for (int delay_ms : {30, 150, 400, 800}) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("XDG_CACHE_HOME", cache_.c_str(), 1);
+      ::setenv("OPTRACE_NO_VERSION_CHECK", "1", 1);
+      int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execl(OPTRACE_BINARY, OPTRACE_BINARY, "index", "--rebuild", "--source", tree_.c_str(), (char*)nullptr);
+      ::_exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    // Either the old image or a complete new one: never a torn file.
+    ProcessRun check = Optrace(cache_, "index --check " + source_);
+    EXPECT_EQ(check.rc, 0) << "after kill at " << delay_ms << " ms: " << check.err;
+    ProcessRun warm = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+    EXPECT_EQ(warm.rc, 0) << warm.err;
+    EXPECT_EQ(warm.out, cold) << "after kill at " << delay_ms << " ms";
+  }
+}
+
+TEST_F(StoreProcessTest, TwoConcurrentColdRunsBothAnswerRight) {
+  std::string cold = Cold("F.softmax");
+  ProcessRun a, b;
+  std::thread ta([&] { a = Optrace(cache_, "trace --json " + source_ + " F.softmax"); });
+  std::thread tb([&] { b = Optrace(cache_, "trace --json " + source_ + " F.softmax"); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a.rc, 0) << a.err;
+  EXPECT_EQ(b.rc, 0) << b.err;
+  EXPECT_EQ(a.out, cold);
+  EXPECT_EQ(b.out, cold);
+  EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
+}
+
+TEST_F(StoreProcessTest, DamagedImagesAreRebuiltWithAMessage) {
+  std::string cold = Cold("F.softmax");
+  ASSERT_EQ(Optrace(cache_, "index " + source_).rc, 0);
+  std::string image = ImagePath();
+  std::string good = ReadText(image);
+  for (const std::string& bad : {good.substr(0, good.size() - 4096), std::string("not an index\n"),
+                                 good.substr(0, 4096) + std::string(good.size() - 4096, '\0')}) {
+    WriteText(image, bad);
+    ProcessRun warm = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+    EXPECT_EQ(warm.rc, 0) << warm.err;
+    EXPECT_NE(warm.err.find("is unusable"), std::string::npos) << warm.err;
+    EXPECT_EQ(warm.out, cold);
+    EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);  // and it was written again
+  }
+  // --check on a damaged file: exit 3 with a message.
+  WriteText(image, good.substr(0, 100));
+  ProcessRun check = Optrace(cache_, "index --check " + source_);
+  EXPECT_EQ(check.rc, 3);
+  EXPECT_NE(check.err.find("truncated"), std::string::npos) << check.err;
+}
+
+}  // namespace
+}  // namespace optrace
