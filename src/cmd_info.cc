@@ -4,13 +4,16 @@
 
 #include "cmd_common.h"
 #include "commands.h"
+#include "index.h"
 
 namespace optrace {
 
 int CmdInfo(int argc, char** argv) {
   CLI::App app{"Show the checkout, its version and the installed torch", "optrace info"};
   std::string source;
+  bool show_index = false;
   AddSourceFlag(app, &source);
+  app.add_flag("--index", show_index, "also load the index and print what it holds");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   Checkout checkout;
@@ -20,6 +23,17 @@ int CmdInfo(int argc, char** argv) {
             << "version:   " << (checkout.version.empty() ? "unknown (no version.txt)" : checkout.version) << "\n";
   if (!checkout.git_describe.empty()) std::cout << "git:       " << checkout.git_describe << "\n";
   std::cout << "torch:     " << (installed ? *installed + " (installed)" : "not installed") << "\n";
+  if (!show_index) return 0;
+  Index index;
+  LoadOptions options;
+  options.progress = true;
+  Status s = LoadIndex(checkout, options, &index);
+  if (!s.ok()) return Report(s);
+  std::cout << "\nnative_functions.yaml: " << index.yaml.functions().size() << " entries (incl. autogen'd), "
+            << "derivatives.yaml: " << index.yaml.derivatives().size() << " entries\n\nC++/CUDA index:\n";
+  PrintCppIndexCounts(index.cpp, std::cout);
+  std::cout << "\nPython index:\n";
+  PrintPyIndexCounts(index.py, std::cout);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "render.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <sstream>
@@ -493,9 +494,17 @@ struct OpOrder {
 
 constexpr int kMaxFullOps = 8;
 constexpr int kMaxFullBackwardOps = 4;
+constexpr size_t kBigTraceOps = 40;
+constexpr size_t kMaxSnippetLines = 6;
+constexpr size_t kMaxWalkCalls = 20;      // calls of one Python frame in the walk
+constexpr size_t kMaxCondensedOps = 40;   // condensed ops listed in the walk
+constexpr size_t kMaxNotes = 30;
 constexpr size_t kMaxIndent = 24;    // diagram columns of tree indentation
 constexpr size_t kMaxFlowCalls = 8;    // calls of one Python frame drawn in the diagram
 constexpr size_t kMaxFlowKernels = 6;  // kernels of one op drawn in the diagram
+// Diagram lines for forward and backward ops; past them ops are only named.
+constexpr size_t kFlowForwardLines = 150;
+constexpr size_t kFlowBackwardLines = 60;
 constexpr int kMaxFullLevel = 2;
 
 OpOrder OrderOps(const Trace& t) {
@@ -535,6 +544,7 @@ OpOrder OrderOps(const Trace& t) {
     // Forward and backward each get their own budget of ops shown in full.
     shown_full = 0;
     budget = pass == 0 ? kMaxFullOps : kMaxFullBackwardOps;
+    if (n > kBigTraceOps) budget /= 2;  // a big trace shows fewer ops in full
     auto* out = pass == 0 ? &order.forward : &order.backward;
     for (size_t i = 0; i < n; ++i) {
       bool mine = pass == 0 ? t.ops[i].role != "backward" : t.ops[i].role == "backward";
@@ -646,11 +656,13 @@ class FlowWriter {
     for (const auto& item : order_.forward)
       if (item.level == 0) roots.push_back(item.op);
     if (!roots.empty() && call_line) Arrow("  ");
+    Budget(kFlowForwardLines);
     for (size_t r = 0; r < roots.size(); ++r) {
-      if (r) lines_.push_back("");  // several entry ops (overloads the call may select): one tree each
+      if (r && lines_.size() < line_limit_) lines_.push_back("");  // several entry ops: one tree each
       Op(roots[r], "", "");
     }
     Deferred("");
+    Undrawn("");
     BackwardLines();
     if (!t_.decompositions.empty()) {
       lines_.push_back("");
@@ -687,6 +699,10 @@ class FlowWriter {
   void Op(size_t i, const std::string& prefix, const std::string& branch, const std::string& from = "") {
     const OpStep& op = t_.ops[i];
     if (drawn_.count(i)) return;
+    if (lines_.size() >= line_limit_) {
+      Skip(i);
+      return;
+    }
     drawn_.insert(i);
     std::vector<Piece> head = {{"aten::" + op.name, Style::kOp}};
     if (!from.empty()) head.push_back({"  (from " + from + ")", Style::kDim});
@@ -769,6 +785,30 @@ class FlowWriter {
     }
   }
 
+  // An op (and the ops below it) left out once the diagram is long enough.
+  void Skip(size_t i) {
+    if (drawn_.count(i)) return;
+    drawn_.insert(i);
+    undrawn_.push_back(t_.ops[i].name);
+    for (size_t c : order_.children[i]) Skip(c);
+  }
+
+  // Starts a part of the diagram that may draw `lines` lines of ops.
+  void Budget(size_t lines) {
+    line_limit_ = lines_.size() + lines;
+    undrawn_.clear();
+  }
+
+  // Names the ops the budget left out.
+  void Undrawn(const std::string& indent) {
+    if (undrawn_.empty()) return;
+    lines_.push_back(p_.Line(indent, {{"… " + std::to_string(undrawn_.size()) +
+                                           " more ops not drawn (Summary and --json have them):",
+                                       Style::kDim}}));
+    for (const auto& line : Wrap(Join(undrawn_, ", "), p_.width() - indent.size() - 2))
+      lines_.push_back(indent + "  " + line);
+  }
+
   // Ops whose parents sat too deep, drawn as roots (and so on, until none is left).
   void Deferred(const std::string& indent) {
     while (!deferred_.empty()) {
@@ -793,13 +833,15 @@ class FlowWriter {
 
   // One line for an op not shown in full: its CPU/CUDA functions and what runs.
   static std::string Condensed(const OpStep& op) {
-    std::vector<std::string> parts;
+    std::vector<std::string> parts, ran;
+    auto add = [](std::vector<std::string>& list, std::string item) {
+      if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(std::move(item));
+    };
     for (const auto& im : op.impls)
-      if (im.key != "Meta") parts.push_back(ShortKey(im.key) + " " + im.function);
+      if (im.key != "Meta") add(parts, ShortKey(im.key) + " " + im.function);
     std::string out = Join(parts, " · ");
-    std::vector<std::string> ran;
-    for (const auto& k : op.kernels) ran.push_back(k.name);
-    for (const auto& l : op.libraries) ran.push_back(l.name);
+    for (const auto& k : op.kernels) add(ran, k.name);
+    for (const auto& l : op.libraries) add(ran, l.name);
     if (!ran.empty()) out += (out.empty() ? "" : "  ") + std::string("⇒ ") + Join(ran, ", ");
     return out;
   }
@@ -808,6 +850,7 @@ class FlowWriter {
     if (t_.backward.empty() && order_.backward.empty()) return;
     lines_.push_back("");
     lines_.push_back(p_.Line("", {{"backward (autograd)", Style::kBold}}));
+    Budget(kFlowBackwardLines);
     std::set<size_t> placed;
     for (const auto& b : t_.backward) {
       std::string formulas;
@@ -842,6 +885,7 @@ class FlowWriter {
     for (const auto& item : order_.backward)
       if (item.level == 0 && !placed.count(item.op)) Op(item.op, "  ", "└─▶ ");
     Deferred("  ");
+    Undrawn("  ");
   }
 
   const Trace& t_;
@@ -849,6 +893,8 @@ class FlowWriter {
   const Painter& p_;
   std::set<size_t> drawn_;
   std::vector<std::pair<size_t, std::string>> deferred_;  // (op, the op it is reached from)
+  size_t line_limit_ = SIZE_MAX;
+  std::vector<std::string> undrawn_;
   std::vector<std::string> lines_;
 };
 
@@ -954,7 +1000,12 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
   std::vector<Layer> layers;
   for (const auto& f : t.python) {
     Layer l{"Python", f.symbol, f.where, {}};
-    for (const auto& c : f.calls) {
+    for (size_t ci = 0; ci < f.calls.size(); ++ci) {
+      const PyCallStep& c = f.calls[ci];
+      if (ci == kMaxWalkCalls && f.calls.size() > kMaxWalkCalls + 1) {
+        l.details.push_back("… " + std::to_string(f.calls.size() - ci) + " more calls (--json lists them)");
+        break;
+      }
       std::string d = "calls " + c.callee + " (" + c.kind + ")";
       if (c.line > 0) d += " at line " + std::to_string(c.line);
       if (!c.resolved.empty() && c.resolved != c.callee) d += " → " + c.resolved;
@@ -1026,10 +1077,13 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order) {
 
 // Notes: the tracer's, each op's, the Python frames' and the backward ones,
 // plus what the trace itself shows about backends (libraries, dtypes).
-std::vector<std::string> AllNotes(const Trace& t) {
+std::vector<std::string> AllNotes(const Trace& t, const OpOrder& order) {
   std::vector<std::string> notes = t.notes;
-  for (const auto& op : t.ops) {
-    for (const auto& n : op.notes) notes.push_back(op.name + ": " + n);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    // Per-op notes of condensed ops stay in the JSON: a big trace has dozens.
+    if (order.full[i])
+      for (const auto& n : op.notes) notes.push_back(op.name + ": " + n);
     // NVIDIA's closed libraries and MAGMA ship their own kernels; CUB,
     // Thrust, cutlass and the attention kernels are source (in the toolkit,
     // third_party/ or the tree), so nothing is claimed about them.
@@ -1050,6 +1104,11 @@ std::vector<std::string> AllNotes(const Trace& t) {
   std::vector<std::string> unique;
   for (auto& n : notes)
     if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(std::move(n));
+  if (unique.size() > kMaxNotes + 1) {
+    size_t more = unique.size() - kMaxNotes;
+    unique.resize(kMaxNotes);
+    unique.push_back("… " + std::to_string(more) + " more notes (--json has them)");
+  }
   return unique;
 }
 
@@ -1063,7 +1122,6 @@ std::string CheckoutLine(const Trace& t) {
   return t.source_root + (t.source_version.empty() ? "" : "  (version " + t.source_version + ")");
 }
 
-constexpr size_t kMaxSnippetLines = 6;
 constexpr size_t kMaxTableRows = 60;
 
 }  // namespace
@@ -1114,7 +1172,13 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
     }
     if (!condensed.empty()) {
       out << p.Line("", {{"     deeper ops (shown condensed; --json has everything):", Style::kDim}}) << "\n";
-      for (const OpStep* op : condensed) {
+      for (size_t ci = 0; ci < condensed.size(); ++ci) {
+        const OpStep* op = condensed[ci];
+        if (ci == kMaxCondensedOps && condensed.size() > kMaxCondensedOps + 1) {
+          out << p.Line("       ", {{"… " + std::to_string(condensed.size() - ci) + " more (--json)", Style::kDim}})
+              << "\n";
+          break;
+        }
         std::vector<std::string> impls;
         for (const auto& im : op->impls) impls.push_back(im.key + " " + im.function);
         out << p.Line("       · ", {{op->name, Style::kOp}, {"  " + Join(impls, ", "), Style::kPlain}},
@@ -1165,7 +1229,7 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
           << "\n";
   }
 
-  std::vector<std::string> notes = AllNotes(t);
+  std::vector<std::string> notes = AllNotes(t, order);
   if (!notes.empty()) {
     section("Notes");
     for (const auto& n : notes) {
@@ -1268,7 +1332,12 @@ std::string RenderMarkdown(const Trace& t) {
     }
     if (!condensed.empty()) {
       out << "\n### Deeper ops (condensed)\n\n";
-      for (const OpStep* op : condensed) {
+      for (size_t ci = 0; ci < condensed.size(); ++ci) {
+        const OpStep* op = condensed[ci];
+        if (ci == kMaxCondensedOps && condensed.size() > kMaxCondensedOps + 1) {
+          out << "- … " << condensed.size() - ci << " more (`--json` lists them)\n";
+          break;
+        }
         std::vector<std::string> impls;
         for (const auto& im : op->impls)
           impls.push_back(im.key + " " + MdCode(im.function) + (im.where.valid() ? " " + MdCode(LocText(im.where)) : ""));
@@ -1288,7 +1357,7 @@ std::string RenderMarkdown(const Trace& t) {
           << " |\n";
   }
 
-  std::vector<std::string> notes = AllNotes(t);
+  std::vector<std::string> notes = AllNotes(t, order);
   if (!notes.empty()) {
     out << "\n## Notes\n\n";
     for (const auto& n : notes) out << "- " << MdCell(n) << "\n";

@@ -600,6 +600,23 @@ TEST(RenderText, BigTracesAreCondensed) {
   for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), 100u) << line;
 }
 
+TEST(RenderText, LongDiagramsNameTheOpsTheyLeaveOut) {
+  std::vector<NativeFunction> functions;
+  Trace t = ChainTrace(150, &functions);
+  for (size_t i = 1; i < t.ops.size(); ++i) t.ops[i].reached_from = "op0";  // one wide tree
+  std::string text = RenderText(t, RenderOptions{});
+  std::string flow = text.substr(0, text.find("── Layers"));
+  EXPECT_THAT(flow, HasSubstr("more ops not drawn (Summary and --json have them):"));
+  EXPECT_LT(Lines(flow).size(), 190u);
+  for (size_t i = 0; i < 150; ++i) {
+    std::string name = "op" + std::to_string(i);
+    bool named = flow.find("aten::" + name + " ") != std::string::npos || flow.find(" " + name + ",") != std::string::npos ||
+                 flow.find(" " + name + "\n") != std::string::npos;
+    EXPECT_TRUE(named) << name;
+  }
+  for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), 100u) << line;
+}
+
 TEST(RenderText, SurvivesReachedFromCycles) {
   std::vector<NativeFunction> functions;
   Trace t = ChainTrace(3, &functions);
