@@ -5,6 +5,7 @@
 namespace optrace {
 
 int CmdTrace(int argc, char** argv);
+int CmdScan(int argc, char** argv);
 int CmdOp(int argc, char** argv);
 int CmdOps(int argc, char** argv);
 int CmdFind(int argc, char** argv);

@@ -15,6 +15,7 @@ namespace optrace {
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
       {"trace", "trace an op, module, function, method, operator or kernel", CmdTrace},
+      {"scan", "every PyTorch op a Python file runs, classified; --trace traces them", CmdScan},
       {"op", "an aten op's native_functions.yaml entries and derivatives", CmdOp},
       {"ops", "every native_functions.yaml entry as JSON (--json)", CmdOps},
       {"find", "definitions, registrations, launches and callers of a C++ symbol", CmdFind},

@@ -495,8 +495,8 @@ struct OpOrder {
 constexpr int kMaxFullOps = 8;
 constexpr int kMaxFullBackwardOps = 4;
 constexpr size_t kBigTraceOps = 40;
-constexpr size_t kMaxSnippetLines = 6;
-constexpr size_t kMaxWalkCalls = 20;      // calls of one Python frame in the walk
+constexpr size_t kMaxSnippetLines = 5;
+constexpr size_t kMaxWalkCalls = 12;      // calls of one Python frame in the walk
 constexpr size_t kMaxCondensedOps = 40;   // condensed ops listed in the walk
 constexpr size_t kMaxNotes = 30;
 constexpr size_t kMaxIndent = 24;    // diagram columns of tree indentation
@@ -505,6 +505,7 @@ constexpr size_t kMaxFlowKernels = 6;  // kernels of one op drawn in the diagram
 // Diagram lines for forward and backward ops; past them ops are only named.
 constexpr size_t kFlowForwardLines = 150;
 constexpr size_t kFlowBackwardLines = 60;
+constexpr size_t kMaxFlowDecompositions = 12;
 constexpr int kMaxFullLevel = 2;
 
 OpOrder OrderOps(const Trace& t) {
@@ -667,13 +668,19 @@ class FlowWriter {
     if (!t_.decompositions.empty()) {
       lines_.push_back("");
       lines_.push_back(p_.Line("", {{"decompositions (torch.compile / export)", Style::kBold}}));
-      for (size_t i = 0; i < t_.decompositions.size(); ++i) {
+      size_t shown = t_.decompositions.size() > kMaxFlowDecompositions + 1 ? kMaxFlowDecompositions
+                                                                            : t_.decompositions.size();
+      for (size_t i = 0; i < shown; ++i) {
         const auto& d = t_.decompositions[i];
         bool last = i + 1 == t_.decompositions.size();
         lines_.push_back(p_.Line(last ? "  └─ " : "  ├─ ",
                                  {{d.op, Style::kOp}, {"  " + d.registry + "  " + d.function, Style::kPlain}},
                                  LocText(d.where, true)));
       }
+      if (shown < t_.decompositions.size())
+        lines_.push_back(p_.Line("  └─ ", {{"… " + std::to_string(t_.decompositions.size() - shown) +
+                                                " more (Summary and --json have them)",
+                                            Style::kDim}}));
     }
     return std::move(lines_);
   }
@@ -852,7 +859,12 @@ class FlowWriter {
     lines_.push_back(p_.Line("", {{"backward (autograd)", Style::kBold}}));
     Budget(kFlowBackwardLines);
     std::set<size_t> placed;
+    std::vector<std::string> skipped;  // derivatives entries past the budget
     for (const auto& b : t_.backward) {
+      if (lines_.size() >= line_limit_) {
+        skipped.push_back(b.op);
+        continue;
+      }
       std::string formulas;
       if (b.derivatives) {
         std::vector<std::string> inputs;
@@ -885,6 +897,12 @@ class FlowWriter {
     for (const auto& item : order_.backward)
       if (item.level == 0 && !placed.count(item.op)) Op(item.op, "  ", "└─▶ ");
     Deferred("  ");
+    if (!skipped.empty()) {
+      lines_.push_back(p_.Line("  ", {{"… " + std::to_string(skipped.size()) +
+                                           " more derivatives.yaml entries (Summary and --json have them):",
+                                       Style::kDim}}));
+      for (const auto& line : Wrap(Join(skipped, ", "), p_.width() - 4)) lines_.push_back("    " + line);
+    }
     Undrawn("  ");
   }
 

@@ -151,6 +151,7 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
+  PrunePythonFrames();
   ExpandQueuedOps();
   if (opt_.backward) AddBackward();
   AddDecompositions();
@@ -521,6 +522,46 @@ bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::v
     }
   }
   return true;
+}
+
+// Drops helper frames that lead to no op (argument checks, shape
+// bookkeeping): the entry frame stays, and so does every frame on a path to C++.
+void Tracer::PrunePythonFrames() {
+  if (t_.python.size() <= 1) return;
+  bool changed = true;
+  std::set<std::string> dropped;
+  while (changed) {
+    changed = false;
+    for (size_t i = 1; i < t_.python.size(); ++i) {
+      const PyFrame& f = t_.python[i];
+      if (dropped.count(f.symbol)) continue;
+      bool useful = false;
+      for (const auto& c : f.calls) {
+        if (c.kind != "python" && c.kind != "functional" && c.kind != "method") useful = true;
+        else if (c.resolved.rfind("aten::", 0) == 0) useful = true;
+        else if (!dropped.count(c.resolved)) {
+          // A call to a frame that is still there keeps this one.
+          for (const auto& g : t_.python) useful = useful || (g.symbol == c.resolved && g.symbol != f.symbol);
+        }
+      }
+      if (!useful) {
+        dropped.insert(f.symbol);
+        changed = true;
+      }
+    }
+  }
+  std::vector<PyFrame> kept;
+  for (size_t i = 0; i < t_.python.size(); ++i) {
+    if (i > 0 && dropped.count(t_.python[i].symbol)) continue;
+    PyFrame f = t_.python[i];
+    std::vector<PyCallStep> calls;
+    for (auto& c : f.calls) {
+      if (!dropped.count(c.resolved)) calls.push_back(c);
+    }
+    f.calls = std::move(calls);
+    kept.push_back(std::move(f));
+  }
+  t_.python = std::move(kept);
 }
 
 void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame) {

@@ -47,6 +47,7 @@ class Tracer {
   // Resolves one callee expression seen in `module` (inside class `cls`, or -1).
   // Appends a PyCallStep to `frame` and follows it when it matters.
   void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
+  void PrunePythonFrames();
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   bool IsTensorMethod(std::string_view name) const;
   // Adds the overloads of `name` Python can call (method variants when `method`).

@@ -361,7 +361,9 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     }
     op.impls.push_back(impl);
     FollowCpp(op, id, DeviceOfKey(key), depth);
-    if (IsCompositeKey(key) && depth <= 1) AddOperatorOps(op, f, depth);
+    // Only for the op asked about: operator inference on text is a guess
+    // about operand types, kept where it matters most and noted.
+    if (IsCompositeKey(key) && depth == 0 && WorthFollowing(fn)) AddOperatorOps(op, f, depth);
   }
 }
 

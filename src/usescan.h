@@ -62,6 +62,7 @@ struct ScanLayer {
   std::string owner;  // "Attention"
   std::string attr;   // "qkv" ("" when not bound to self.X, e.g. inside nn.Sequential)
   std::string query;  // "nn.Linear" or the file's own class "RMSNorm"
+  std::string resolved;  // "torch.nn.modules.linear.Linear"; "" for the file's own classes
   uint32_t line = 0;
   std::string container;  // attribute of the nn.Sequential/ModuleList holding it, else ""
 };
@@ -95,6 +96,10 @@ struct ScanReport {
 // the file does not parse; kNotFound when it uses no torch op (the report is
 // still filled with what was seen).
 Status ScanUserFile(const Index& index, std::string_view path, std::string_view text, ScanReport* out);
+
+// Keeps only class `name`'s functions and what they follow (helpers, other
+// classes' forwards), the ops they use and the layers `name` builds.
+void FilterScanToClass(ScanReport* report, const std::string& name);
 
 // The optrace.scan/1 document (doc/scan-schema.md); `traces` may be empty.
 nlohmann::ordered_json ScanToJson(const ScanReport& report, const std::vector<Trace>& traces);
