@@ -345,6 +345,18 @@ Json OpJson(const OpStep& op) {
     impls.push_back(std::move(j));
   }
   o["impls"] = std::move(impls);
+  // The C++ functions between an implementation and its kernels, located,
+  // so a reader can open each hop (host_softmax, addmm_out_cuda_impl ...).
+  if (!op.helpers.empty()) {
+    Json helpers = Json::array();
+    for (const auto& h : op.helpers) {
+      Json j = {{"key", h.key}, {"function", h.function}};
+      PutLocation(j, h.where);
+      j["form"] = h.form;
+      helpers.push_back(std::move(j));
+    }
+    o["helpers"] = std::move(helpers);
+  }
   Json stubs = Json::array();
   for (const auto& s : op.stubs) {
     Json j = {{"name", s.name}};
@@ -356,7 +368,11 @@ Json OpJson(const OpStep& op) {
     for (const auto& r : s.registrations) {
       Json rj = {{"device", r.device}, {"macro", r.macro}, {"target", r.target}};
       PutLocation(rj, r.where);
-      PutLocationObject(rj, "definition", r.target_definition);
+      if (r.target_definition.valid()) {
+        Json def = {{"function", r.target}};
+        PutLocation(def, r.target_definition);
+        rj["definition"] = std::move(def);
+      }
       regs.push_back(std::move(rj));
     }
     j["registrations"] = std::move(regs);
@@ -499,6 +515,7 @@ constexpr size_t kMaxSnippetLines = 5;
 constexpr size_t kMaxWalkCalls = 12;      // calls of one Python frame in the walk
 constexpr size_t kMaxCondensedOps = 40;   // condensed ops listed in the walk
 constexpr size_t kMaxNotes = 30;
+constexpr size_t kMaxFullDerivatives = 4;  // derivatives entries with formulas, beyond those of full ops
 constexpr size_t kMaxIndent = 24;    // diagram columns of tree indentation
 constexpr size_t kMaxFlowCalls = 8;    // calls of one Python frame drawn in the diagram
 constexpr size_t kMaxFlowKernels = 6;  // kernels of one op drawn in the diagram
@@ -1040,7 +1057,22 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
     }
   };
   add_ops(order.forward);
+  // Formulas in full for the derivatives of ops shown in full (and the first
+  // few); the others one line each, in one layer.
+  Layer others{"derivatives", "further entries (formulas in --json)", {}, {}, false};
+  size_t full_entries = 0;
   for (const auto& b : t.backward) {
+    bool op_full = false;
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      if (t.ops[i].role != "backward" && t.ops[i].name == b.op && order.full[i]) op_full = true;
+    if (!op_full && full_entries >= kMaxFullDerivatives) {
+      std::string line = b.op;
+      if (b.derivatives) line += "  " + LocText(DerivativeLocation(b.derivatives));
+      if (!b.ops.empty()) line += "  → " + Join(b.ops, ", ");
+      if (others.details.size() < kMaxCondensedOps) others.details.push_back(line);
+      continue;
+    }
+    ++full_entries;
     Layer l{"derivatives", b.op, DerivativeLocation(b.derivatives), {}, false};
     if (b.derivatives) {
       for (const auto& f : b.derivatives->formulas) l.details.push_back(f.inputs + ": " + OneLine(f.formula));
@@ -1052,6 +1084,7 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
     if (!b.note.empty()) l.details.push_back(b.note);
     layers.push_back(std::move(l));
   }
+  if (!others.details.empty()) layers.push_back(std::move(others));
   add_ops(order.backward);
   for (const auto& d : t.decompositions) {
     Layer l{"decomposition", d.function, d.where, {d.registry + (d.target.empty() ? "" : " for " + d.target)}};

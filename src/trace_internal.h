@@ -70,6 +70,8 @@ class Tracer {
   void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth);
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
   void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
+  // Ops whose CPU or CUDA dispatch entry names this C++ function.
+  const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel);
   // Dispatch stubs named in a function's body without being called there.
   std::vector<CppCall> StubReferences(const CppFunction& f) const;
 
@@ -89,7 +91,8 @@ class Tracer {
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
   std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
-  std::set<std::string> entry_bases_;                         // ops the Python layer reached directly
+  std::set<std::string> entry_bases_;
+  std::unordered_map<std::string, std::vector<const NativeFunction*>> ops_by_kernel_;                         // ops the Python layer reached directly
 };
 
 // Library a C++ call belongs to ("" when none), from its qualifier and name.

@@ -711,6 +711,32 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
                                  c.qualifier.find("cuda::") == std::string::npos && c.qualifier.find("detail::") == std::string::npos;
       if (qualified_elsewhere && c.qualifier != "at::") continue;
       std::vector<uint32_t> targets = resolve(c, f.file);
+      if (targets.empty() && c.kind == CallKind::kPlain && node.hops <= 3 && depth + 1 <= opt_.depth) {
+        // rsqrt(x) inside at::native with no native definition of that name:
+        // C++ name lookup finds at::rsqrt, the op.
+        bool function_op = false;
+        for (const NativeFunction* o : ix_.yaml.Overloads(c.callee)) {
+          function_op = function_op || (o->HasVariant("function") && !o->schema.is_out() && WorthFollowing(*o) &&
+                                        HasWantedKernel(*this, *o));
+        }
+        if (function_op) {
+          OpCallStep call;
+          call.op = c.callee;
+          call.device = node.device;
+          call.from = holder;
+          call.where = CppLoc(c.file, c.line, 1);
+          call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
+          op.calls.push_back(call);
+          AddOpsByBaseName(c.callee, op.role, op.name, depth + 1);
+        }
+      }
+      // A direct call to another op's kernel (index_select_cpu_ calling
+      // index_select_out_cpu_) runs that op's implementation: record the op.
+      if (!targets.empty() && depth + 1 <= opt_.depth) {
+        for (const NativeFunction* other : OpsWithKernel(c.callee)) {
+          if (other != op.yaml) AddOp(other, op.role, op.name, depth + 1);
+        }
+      }
       if (node.device == "CPU") {
         std::vector<uint32_t> cpu_only;
         for (uint32_t id : targets) {
@@ -721,6 +747,19 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
       enqueue(targets, node, holder, node.device);
     }
   }
+}
+
+const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::string& kernel) {
+  if (ops_by_kernel_.empty()) {
+    for (const auto& fn : ix_.yaml.functions()) {
+      for (const auto& [key, name] : fn.dispatch) {
+        if (key == "CPU" || key == "CUDA") ops_by_kernel_[name].push_back(&fn);
+      }
+    }
+  }
+  static const std::vector<const NativeFunction*> kNone;
+  auto it = ops_by_kernel_.find(kernel);
+  return it == ops_by_kernel_.end() ? kNone : it->second;
 }
 
 std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {

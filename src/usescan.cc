@@ -98,8 +98,7 @@ Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
   for (const NativeFunction* f : overloads) {
     if (f->schema.is_out() || f->schema.returns.empty()) continue;
     const auto& r = f->schema.returns[0];
-    if (r.annotation == "a" || r.annotation.rfind("a", 0) == 0 && r.annotation.find('!') == std::string::npos &&
-                                   !r.annotation.empty())
+    if (!r.annotation.empty() && r.annotation[0] == 'a' && r.annotation.find('!') == std::string::npos)
       return {"view/shape", fmt::format("{} returns an alias of its input: {} ({})", f->name, f->schema.text,
                                         YamlWhere(f))};
   }
@@ -619,6 +618,8 @@ class Scanner {
       std::string head = c.substr(0, c.find_first_of(".(["));
       std::string dotted = ExpandImport(c, static_cast<int32_t>(f));
       if (!dotted.empty() && c.find_first_of("([") == std::string::npos) {
+        // In __init__ a layer's constructor is recorded by CollectLayers.
+        if (init && NnClass(dotted).kind == PySymbol::kClass) continue;
         if (StartsWith(dotted, "torch.") || dotted == "torch") TorchCall(f, call, dotted, use);
         continue;  // other libraries (math, numpy) run no torch op
       }
