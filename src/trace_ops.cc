@@ -680,8 +680,9 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
           // (empty, contiguous, copy_: IsPlumbing) are listed, not traced.
           bool follow = node.hops <= 3 && InNativeCode(cpp.file(f.file));
           bool worth = false;
+          bool out_call = !overloads.empty() && overloads.front()->schema.is_out();  // at::x_out / x_outf
           for (const NativeFunction* o : overloads) {
-            if (o->schema.is_out() || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
+            if ((o->schema.is_out() && !out_call) || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
             worth = worth || WorthFollowing(*o);
           }
           follow = follow && worth;
