@@ -30,7 +30,7 @@ import datetime, json, os, re, shutil, statistics, subprocess, sys, time
 
 binary, tree, oracle, work, repeat = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 env = dict(os.environ, XDG_CACHE_HOME=work + "/cache", OPTRACE_NO_VERSION_CHECK="1")
-queries = list(json.load(open(oracle))["cases"])
+queries = list(dict.fromkeys(c["query"] for c in json.load(open(oracle))["cases"].values()))
 
 def run(args, cwd=None, stdout=subprocess.DEVNULL, check=True):
     t = time.perf_counter()

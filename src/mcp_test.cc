@@ -181,7 +181,7 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object");
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan"}));
   auto schemas = OutputSchemas(list);
 
   // nn.LSTM reaches cuDNN's _cudnn_rnn (native_functions.yaml:250, dispatch CUDA: _cudnn_rnn),
@@ -238,6 +238,19 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
   EXPECT_EQ(source["result"]["structuredContent"]["version"], "2.6.0a0");
   EXPECT_GT(source["result"]["structuredContent"]["counts"]["native_functions"].get<int>(), 2000);
 
+  // scan takes a model file's text: line 5 calls F.softmax, line 6 uses @.
+  const std::string model =
+      "import torch\nimport torch.nn.functional as F\n\ndef attend(q, k):\n"
+      "    w = F.softmax(q, dim=-1)\n    return w @ k\n";
+  json scan = p.Call(7, "tools/call", ToolCall("scan", {{"text", model}, {"name", "model.py"}}));
+  ExpectConforms(scan, schemas["scan"]);
+  ASSERT_FALSE(scan["result"].value("isError", false)) << scan.dump();
+  EXPECT_EQ(scan["result"]["structuredContent"]["schema"], "optrace.scan/1");
+  std::string ops = scan["result"]["structuredContent"]["ops"].dump();
+  EXPECT_NE(ops.find("F.softmax"), std::string::npos) << ops;
+  json no_torch = p.Call(8, "tools/call", ToolCall("scan", {{"text", "x = 1\n"}}));
+  EXPECT_TRUE(no_torch["result"].value("isError", false));
+
   EXPECT_EQ(p.Call(6, "ping")["result"], json::object());
   p.CloseInput();
   EXPECT_TRUE(p.AtEof());
@@ -255,7 +268,7 @@ TEST_F(McpProcessTest, StatelessEraFullSession) {
 
   json list = p.Call("l", "tools/list", Modern());
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 4u);
+  EXPECT_EQ(list["result"]["tools"].size(), 5u);
   auto schemas = OutputSchemas(list);
 
   // _cudnn_rnn: native_functions.yaml:250, dispatch CUDA: _cudnn_rnn, autogen _cudnn_rnn.out; derivatives.yaml:2763.

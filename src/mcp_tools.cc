@@ -3,6 +3,8 @@
 // file:line for every fact and nothing inferred; `source` says what is read.
 #include "mcp_tools.h"
 
+#include "usescan.h"
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -659,7 +661,23 @@ std::vector<McpTool> MakeTools() {
          {"load_seconds", {{"type", "number"}}},
          {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}}}};
 
-  return {std::move(trace), std::move(find), std::move(op), std::move(source)};
+  McpTool scan{
+      "scan", "Find the PyTorch ops a model file runs",
+      "Scans Python source (a model file's text): nn.Module layers and what forward does with them, torch.* and "
+      "F.* calls under any import alias, tensor methods, operators (inferred), custom torch.autograd.Function "
+      "forward/backward; each op with its uses (line) and a classification from the checkout. Ops that are not a "
+      "well-known kind are marked for tracing: call `trace` on them. Unresolvable dynamic calls are listed, not "
+      "guessed.",
+      {{"type", "object"},
+       {"properties",
+        {{"text", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000000}}},
+         {"name", {{"type", "string"}, {"maxLength", 300}}},
+         {"class", {{"type", "string"}, {"maxLength", 300}}}}},
+       {"required", {"text"}},
+       {"additionalProperties", false}},
+      {{"type", "object"}, {"required", {"schema", "ops"}}}};
+
+  return {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
 }
 
 McpToolResult ToolError(std::string text) { return {true, std::move(text), nullptr}; }
@@ -715,7 +733,19 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (name == "trace") return Trace(arguments);
   if (name == "find") return Find(arguments);
   if (name == "op") return Op(arguments);
+  if (name == "scan") return Scan(arguments);
   return ToolError("no tool named " + name);
+}
+
+McpToolResult OptraceTools::Scan(const McpJson& arguments) {
+  std::string text = arguments.at("text");
+  std::string name = arguments.value("name", std::string("model.py"));
+  ScanReport report;
+  Status s = ScanUserFile(index_, name, text, &report);
+  if (!s.ok()) return ToolError("optrace scan: " + s.message());
+  std::string cls = arguments.value("class", std::string());
+  if (!cls.empty()) FilterScanToClass(&report, cls);
+  return {false, RenderScanMarkdown(report, {}), ScanToJson(report, {})};
 }
 
 McpToolResult OptraceTools::Trace(const McpJson& arguments) {

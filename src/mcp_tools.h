@@ -63,6 +63,7 @@ class OptraceTools : public McpToolProvider {
   McpToolResult Trace(const McpJson& arguments);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
+  McpToolResult Scan(const McpJson& arguments);
   McpToolResult Source();
 
   std::string source_flag_;
