@@ -4,8 +4,10 @@
 #include "index.h"
 
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "store.h"
 
@@ -13,11 +15,17 @@ namespace optrace {
 
 namespace {
 
-// Snippet reads are few per trace but may hit one file many times: keep
-// the file texts of this process.
+// Snippets and function bodies are read many times per trace (the tracer
+// looks for stub names in every function it walks): keep each file's text
+// and the offsets of its lines for this process.
+struct CachedFile {
+  std::string text;
+  std::vector<size_t> line_starts;  // offset of line N at [N - 1]
+};
+
 struct SnippetCache {
   std::mutex mu;
-  std::unordered_map<std::string, std::string> texts;
+  std::unordered_map<std::string, std::shared_ptr<const CachedFile>> files;
 };
 
 SnippetCache& Cache() {
@@ -29,28 +37,28 @@ SnippetCache& Cache() {
 
 std::string Index::Snippet(const std::string& file, int line, int lines) const {
   if (!disk || line <= 0 || lines <= 0) return "";
-  SnippetCache& cache = Cache();
-  std::lock_guard<std::mutex> lock(cache.mu);
-  auto key = root + "\n" + file;
-  auto it = cache.texts.find(key);
-  if (it == cache.texts.end()) {
-    std::string text;
-    if (!disk->ReadFile(file, &text).ok() || LooksBinary(text)) text.clear();
-    it = cache.texts.emplace(key, std::move(text)).first;
+  std::shared_ptr<const CachedFile> cached;
+  {
+    SnippetCache& cache = Cache();
+    std::lock_guard<std::mutex> lock(cache.mu);
+    auto& slot = cache.files[root + "\n" + file];
+    if (!slot) {
+      auto f = std::make_shared<CachedFile>();
+      if (!disk->ReadFile(file, &f->text).ok() || LooksBinary(f->text)) f->text.clear();
+      f->line_starts.push_back(0);
+      for (size_t i = 0; i < f->text.size(); ++i) {
+        if (f->text[i] == '\n') f->line_starts.push_back(i + 1);
+      }
+      slot = std::move(f);
+    }
+    cached = slot;
   }
-  const std::string& text = it->second;
-  size_t pos = 0;
-  for (int l = 1; l < line && pos != std::string::npos; ++l) {
-    pos = text.find('\n', pos);
-    if (pos != std::string::npos) ++pos;
-  }
-  if (pos == std::string::npos || pos >= text.size()) return "";
-  size_t end = pos;
-  for (int l = 0; l < lines && end != std::string::npos; ++l) {
-    end = text.find('\n', end);
-    if (end != std::string::npos && l + 1 < lines) ++end;
-  }
-  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+  const auto& starts = cached->line_starts;
+  if (static_cast<size_t>(line) > starts.size() || starts[line - 1] >= cached->text.size()) return "";
+  size_t begin = starts[line - 1];
+  size_t last = static_cast<size_t>(line - 1 + lines);  // index of the first line not wanted
+  size_t end = last < starts.size() ? starts[last] - 1 : cached->text.size();
+  return cached->text.substr(begin, end > begin ? end - begin : 0);
 }
 
 Status BuildIndex(const Checkout& checkout, unsigned threads, Index* out) {

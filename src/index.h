@@ -3,7 +3,9 @@
 // see store.h) -- the tracer never cares which.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "checkout.h"
@@ -23,6 +25,24 @@ struct Index {
 
   // Reads `lines` lines of a checkout file starting at `line` (1-based), for snippets.
   std::string Snippet(const std::string& file, int line, int lines = 3) const;
+
+  // What the tracer derives from this index once and reuses for every trace
+  // (Python bindings table, decomposition sites): built on first use, under a
+  // lock, and owned here so it lives and dies with the index it came from.
+  template <class T, class Make>
+  const T& Derived(const std::string& key, Make make) const {
+    std::lock_guard<std::mutex> lock(derived_->mu);
+    std::shared_ptr<void>& slot = derived_->items[key];
+    if (!slot) slot = std::make_shared<T>(make());
+    return *static_cast<const T*>(slot.get());
+  }
+
+ private:
+  struct DerivedItems {
+    std::mutex mu;
+    std::map<std::string, std::shared_ptr<void>> items;
+  };
+  std::shared_ptr<DerivedItems> derived_ = std::make_shared<DerivedItems>();
 };
 
 struct LoadOptions {

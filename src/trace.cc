@@ -96,12 +96,7 @@ class PythonBindings {
 };
 
 const PythonBindings& BindingsFor(const Index& ix) {
-  static std::mutex mu;
-  static std::map<const Index*, std::unique_ptr<PythonBindings>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[&ix];
-  if (!slot) slot = std::make_unique<PythonBindings>(ix);
-  return *slot;
+  return ix.Derived<PythonBindings>("python-bindings", [&] { return PythonBindings(ix); });
 }
 
 std::string StripCallSuffix(std::string s) {

@@ -15,6 +15,10 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
 #include <regex>
 #include <set>
 
@@ -238,14 +242,27 @@ void Tracer::AddBackward() {
   ExpandQueuedOps();
 }
 
-void Tracer::AddDecompositions() {
-  const auto& mods = ix_.py.modules();
+namespace {
+
+// One decomposition registration: @register_decomposition(aten.x.ov) or
+// @aten.x.ov.py_impl(...), with the aten name it targets.
+struct DecompositionSite {
+  std::string base, overload;  // overload "" = every overload, "default" = the overload-less one
+  std::string target;          // "aten.silu_backward" as written
+  std::string path, function, registry;
+  int line = 0;
+};
+
+// The registrations of one index, read once: scanning every decorator with a
+// regex costs milliseconds, more than the rest of a small trace.
+using DecompositionMap = std::unordered_multimap<std::string, DecompositionSite>;
+
+DecompositionMap ReadDecompositionSites(const Index& ix) {
+  DecompositionMap sites;
   static const std::regex aten_re(R"(aten\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?)");
-  std::set<std::string> op_names;
-  for (const auto& op : t_.ops) op_names.insert(op.name);
-  std::set<std::pair<std::string, int>> seen;
+  const auto& mods = ix.py.modules();
   for (const char* decorator : {"register_decomposition", "py_impl"}) {
-    for (const auto& [mi, fi] : ix_.py.DecoratedWith(decorator)) {
+    for (const auto& [mi, fi] : ix.py.DecoratedWith(decorator)) {
       const PyModule& m = mods[mi];
       const PyFunction& f = m.functions[fi];
       std::string registry = StartsWith(m.name, "torch._decomp")     ? "torch._decomp"
@@ -255,27 +272,57 @@ void Tracer::AddDecompositions() {
       for (const PyDecorator& dec : f.decorators) {
         if (!EndsWith(dec.name, decorator)) continue;
         std::string text = std::string(decorator) == "py_impl" ? dec.name : dec.text;
-        for (std::sregex_iterator it(text.begin(), text.end(), aten_re), end; it != end; ++it) {
-          std::string base = (*it)[1], overload = (*it)[2];
-          if (overload == "py_impl") overload.clear();
-          for (const std::string& name : op_names) {
-            std::string ob = name.substr(0, name.find('.'));
-            std::string oo = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
-            if (ob != base) continue;
-            if (!overload.empty() && !(overload == oo || (overload == "default" && oo.empty()))) continue;
-            if (!seen.insert({m.path, static_cast<int>(dec.line)}).second) continue;
-            DecompositionStep d;
-            d.op = name;
-            d.where = Loc(m.path, static_cast<int>(dec.line), 0);
-            d.function = f.qualname;
-            d.registry = registry;
-            d.target = it->str();
-            t_.decompositions.push_back(d);
-          }
+        for (std::sregex_iterator r(text.begin(), text.end(), aten_re), end; r != end; ++r) {
+          DecompositionSite site;
+          site.base = (*r)[1];
+          site.overload = (*r)[2];
+          if (site.overload == "py_impl") site.overload.clear();
+          site.target = r->str();
+          site.path = m.path;
+          site.function = f.qualname;
+          site.registry = registry;
+          site.line = static_cast<int>(dec.line);
+          sites.emplace(site.base, std::move(site));
         }
       }
     }
   }
+  return sites;
+}
+
+const DecompositionMap& DecompositionSites(const Index& ix) {
+  return ix.Derived<DecompositionMap>("decomposition-sites", [&] { return ReadDecompositionSites(ix); });
+}
+
+}  // namespace
+
+void Tracer::AddDecompositions() {
+  const auto& sites = DecompositionSites(ix_);
+  std::set<std::pair<std::string, int>> seen;
+  std::set<std::string> op_names;
+  for (const auto& op : t_.ops) op_names.insert(op.name);
+  for (const std::string& name : op_names) {
+    std::string base = name.substr(0, name.find('.'));
+    std::string overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    auto [b, e] = sites.equal_range(base);
+    for (auto it = b; it != e; ++it) {
+      const DecompositionSite& site = it->second;
+      if (!site.overload.empty() && !(site.overload == overload || (site.overload == "default" && overload.empty())))
+        continue;
+      if (!seen.insert({site.path, site.line}).second) continue;
+      DecompositionStep d;
+      d.op = name;
+      d.where = Loc(site.path, site.line, 0);
+      d.function = site.function;
+      d.registry = site.registry;
+      d.target = site.target;
+      t_.decompositions.push_back(d);
+    }
+  }
+  // Keep the registries' file order, as the index lists them.
+  std::stable_sort(t_.decompositions.begin(), t_.decompositions.end(), [](const auto& x, const auto& y) {
+    return std::tie(x.where.file, x.where.line) < std::tie(y.where.file, y.where.line);
+  });
 }
 
 }  // namespace optrace
