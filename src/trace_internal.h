@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -67,7 +68,10 @@ class Tracer {
   std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
                                        DefForm form) const;
   // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
-  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth);
+  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+                 const CppFunction* synthetic = nullptr);
+  // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
+  std::optional<CppMacroUse> MacroGeneratedImpl(const std::string& kernel) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
   void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.

@@ -316,6 +316,23 @@ TEST_F(Trace260, CrossEntropyCompositeChain) {
   EXPECT_TRUE(HasKernel(t, "nll_loss_forward_reduce_cuda_kernel_2d"));
 }
 
+TEST_F(Trace260, ImplFuncWrittenByAMacro) {
+  // UnaryOps.cpp:347 is CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
+  Trace t = TraceOf("2.6.0", "torch.sigmoid");
+  const OpStep* out = FindOpStep(t, "sigmoid.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(HasImpl(*out, "CUDA", "sigmoid_out", "aten/src/ATen/native/UnaryOps.cpp", 347));
+  bool cuda = false;
+  for (const auto& s : out->stubs) {
+    for (const auto& r : s.registrations) {
+      cuda = cuda || (s.name == "sigmoid_stub" && r.target == "sigmoid_kernel_cuda" &&
+                      r.where.file == "aten/src/ATen/native/cuda/UnarySpecialOpsKernel.cu" && r.where.line == 386);
+    }
+  }
+  EXPECT_TRUE(cuda);
+  EXPECT_TRUE(HasKernel(t, "sigmoid_kernel_cuda"));
+}
+
 TEST_F(Trace1131, LstmImplicitComposite) {
   Trace t = TraceOf("1.13.1", "nn.LSTM");
   const OpStep* lstm = FindOpStep(t, "lstm.input");
