@@ -460,13 +460,15 @@ std::optional<CppMacroUse> Tracer::MacroGeneratedImpl(const std::string& kernel)
   // The function-like macros whose body writes a TORCH_IMPL_FUNC, read once per index.
   using MacroList = std::vector<uint32_t>;
   const MacroList& impl_macros = ix_.Derived<MacroList>("impl-func-macros", [&] {
+    // Macros whose #define body uses TORCH_IMPL_FUNC, from the index's macro
+    // uses (no file is read).
     MacroList found;
-    for (uint32_t m = 0; m < cpp.macros().size(); ++m) {
-      const CppMacro& macro = cpp.macros()[m];
-      int lines = static_cast<int>(macro.end_line) - static_cast<int>(macro.line) + 1;
-      if (!macro.function_like || lines <= 0 || lines > 60) continue;
-      std::string body = ix_.Snippet(cpp.file(macro.file), static_cast<int>(macro.line), lines);
-      if (body.find("TORCH_IMPL_FUNC") != std::string::npos) found.push_back(m);
+    for (const CppMacroUse& use : cpp.macro_uses()) {
+      if (use.macro != "TORCH_IMPL_FUNC" || use.within_macro.empty()) continue;
+      for (uint32_t m : cpp.MacrosNamed(use.within_macro)) {
+        if (cpp.macros()[m].file == use.file && std::find(found.begin(), found.end(), m) == found.end())
+          found.push_back(m);
+      }
     }
     return found;
   });
