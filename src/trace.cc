@@ -99,11 +99,6 @@ const PythonBindings& BindingsFor(const Index& ix) {
   return ix.Derived<PythonBindings>("python-bindings", [&] { return PythonBindings(ix); });
 }
 
-std::string StripCallSuffix(std::string s) {
-  // "super().forward" stays; "x.view(...)" forms are already without args.
-  return s;
-}
-
 }  // namespace
 
 Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const {
@@ -116,14 +111,6 @@ Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const
 
 Location Tracer::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
   return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
-}
-
-bool Tracer::IsTensorMethod(std::string_view name) const {
-  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->HasVariant("method")) return true;
-  }
-  PySymbol s = ix_.py.Resolve("torch._tensor.Tensor." + std::string(name));
-  return s.kind == PySymbol::kFunction;
 }
 
 // --- query resolution ------------------------------------------------------
@@ -155,11 +142,9 @@ Status Tracer::Run(std::string_view raw) {
 
 bool Tracer::TryAten(std::string_view q) {
   std::string s(q);
-  bool explicit_aten = false;
   for (const char* prefix : {"torch.ops.aten.", "aten::", "aten."}) {
     if (StartsWith(s, prefix)) {
       s = s.substr(std::string_view(prefix).size());
-      explicit_aten = true;
       break;
     }
   }
@@ -182,7 +167,6 @@ bool Tracer::TryAten(std::string_view q) {
   }
   auto overloads = ix_.yaml.Overloads(base);
   if (overloads.empty()) return false;
-  (void)explicit_aten;
   t_.target_kind = "aten";
   t_.target_name = "aten::" + base;
   for (const NativeFunction* fn : overloads) AddOp(fn, "forward", "", 0);
@@ -206,7 +190,9 @@ const std::pair<const char*, const char*> kOperatorDunders[] = {
 // (tools/autograd/templates/python_variable_methods.cpp): "__add__" is bound
 // to THPVariable_add, i.e. the aten op add. Read, not hard-coded, so a tree
 // that binds differently is traced as it is.
-static std::map<std::string, std::pair<std::string, int>> DunderBindings(const Index& ix) {
+using DunderTable = std::map<std::string, std::pair<std::string, int>>;
+
+static DunderTable ReadDunderBindings(const Index& ix) {
   std::map<std::string, std::pair<std::string, int>> out;
   const std::string path = "tools/autograd/templates/python_variable_methods.cpp";
   std::string text;
@@ -256,7 +242,8 @@ bool Tracer::TryOperator(std::string_view q) {
     WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
-  auto dunders = DunderBindings(ix_);
+  const DunderTable& dunders =
+      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
   std::string op;
   int line = 0;
   if (auto it = dunders.find(dunder); it != dunders.end()) {
@@ -611,7 +598,6 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
       // Only '@' is unambiguous in library code: it exists for tensors alone.
       if (call.callee == "@") {
         work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul"});
-        entry_bases_.insert("matmul");
         AddOpsByBaseName("matmul", "forward", "", 0);
       }
       continue;
@@ -631,7 +617,7 @@ void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& raw_c
                           PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   const PyModule& m = mods[module];
-  std::string callee = StripCallSuffix(raw_callee);
+  const std::string& callee = raw_callee;
   auto add_bridge = [&](const std::string& dotted, const std::string& kind) -> bool {
     std::string bridge;
     std::vector<const NativeFunction*> ops;
@@ -649,7 +635,6 @@ void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& raw_c
     if (frame->bridge.empty()) frame->bridge = bridge;
     else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
     for (const NativeFunction* fn : tensor_ops) {
-      entry_bases_.insert(fn->schema.name);
       AddOp(fn, "forward", "", 0);
     }
     return true;

@@ -50,7 +50,6 @@ class Tracer {
   void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   void PrunePythonFrames();
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
-  bool IsTensorMethod(std::string_view name) const;
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);
 
@@ -95,7 +94,6 @@ class Tracer {
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
   std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
-  std::set<std::string> entry_bases_;
   std::unordered_map<std::string, std::vector<const NativeFunction*>> ops_by_kernel_;                         // ops the Python layer reached directly
 };
 
