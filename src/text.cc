@@ -50,7 +50,7 @@ std::string_view TrimView(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-std::vector<std::string> SplitTopLevel(std::string_view s, char sep) {
+std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open, std::string_view close) {
   std::vector<std::string> out;
   int depth = 0;
   char quote = 0;
@@ -63,15 +63,14 @@ std::vector<std::string> SplitTopLevel(std::string_view s, char sep) {
       continue;
     }
     if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
-    else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0) --depth;
+    else if (open.find(c) != std::string_view::npos) ++depth;
+    else if (close.find(c) != std::string_view::npos && depth > 0) --depth;
     else if (c == sep && depth == 0) {
       out.emplace_back(TrimView(s.substr(start, i - start)));
       start = i + 1;
     }
   }
-  std::string_view last = TrimView(s.substr(start));
-  if (!last.empty() || !out.empty()) out.emplace_back(last);
+  out.emplace_back(TrimView(s.substr(start)));
   return out;
 }
 

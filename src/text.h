@@ -15,7 +15,11 @@ std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std
                                     size_t limit = 5);
 
 std::string_view TrimView(std::string_view s);
-std::vector<std::string> SplitTopLevel(std::string_view s, char sep);  // ignores separators inside ()[]{}<>"'
+// Splits on `sep` outside quotes and the given brackets (C++ types need <>,
+// schemas do not); pieces are trimmed, and the last one is always returned
+// ("" -> {""}), so callers see an empty argument list as one empty piece.
+std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open = "([{<",
+                                       std::string_view close = ")]}>");
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 

@@ -19,6 +19,7 @@
 #include <cctype>
 #include <unordered_set>
 
+#include "text.h"
 #include "yaml_tree.h"
 
 namespace optrace {
@@ -39,30 +40,8 @@ bool IsIdentifier(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// Splits on `sep` outside (), [], {} and quotes; pieces are trimmed.
-std::vector<std::string> SplitOutside(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  int depth = 0;
-  char quote = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
-    else if (c == sep && depth == 0) {
-      out.emplace_back(Trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  out.emplace_back(Trim(s.substr(start)));
-  return out;
-}
+// Splits on `sep` outside (), [], {} and quotes (schemas have no <>); pieces are trimmed.
+std::vector<std::string> SplitOutside(std::string_view s, char sep) { return SplitTopLevel(s, sep, "([{", ")]}"); }
 
 // Position of the first `c` outside brackets and quotes, or npos.
 size_t FindOutside(std::string_view s, char c, bool last = false) {
