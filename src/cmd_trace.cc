@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "cmd_common.h"
+#include "cmd_daemon.h"
 #include "commands.h"
 #include "index.h"
 #include "render.h"
@@ -36,7 +37,8 @@ int TerminalWidth() {
   return 100;
 }
 
-bool UseColor() {
+bool UseColor(const std::string& flag) {
+  if (flag != "auto") return flag == "always";
   const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org
   return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
@@ -56,7 +58,7 @@ void PrintNotFound(const Status& status, const Trace& trace) {
 int CmdTrace(int argc, char** argv) {
   CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs",
                "optrace trace"};
-  std::string source, format = "text", device = "default";
+  std::string source, format = "text", device = "default", color = "auto";
   bool json = false, no_backward = false, all = false, pretty = false;
   int depth = TraceOptions().depth, width = 0;
   std::vector<std::string> queries;
@@ -72,6 +74,9 @@ int CmdTrace(int argc, char** argv) {
   app.add_flag("--all", all, "trace every op of native_functions.yaml (JSON: one object per line)");
   app.add_flag("--pretty", pretty, "indent JSON (one query only)");
   app.add_option("--width", width, "text columns (default: the terminal's, else 100)")->check(CLI::Range(40, 400));
+  // How a client hands its terminal's answer to the daemon (cmd_daemon.h).
+  app.add_option("--color", color, "color the text face: auto (a terminal without NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("query", queries,
                  "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
   int rc = 0;
@@ -88,13 +93,36 @@ int CmdTrace(int argc, char** argv) {
 
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
-  LoadOptions load;
-  load.progress = ::isatty(STDERR_FILENO);
-  // Never destroyed: an index mapped from the store would be walked page by
-  // page to free it (~250 ms); the process exits right after.
-  Index& index = *new Index;
-  Status loaded = LoadIndex(checkout, load, &index);
-  if (!loaded.ok()) return Report(loaded);
+  RenderOptions render;
+  render.color = UseColor(color);
+  render.width = width > 0 ? width : TerminalWidth();
+
+  // A resident daemon answers from memory (--all is a bulk job: in process).
+  const Index* resident = ResidentIndex(checkout.root);
+  const bool use_daemon = !resident && !all && DaemonEnabled();
+  if (use_daemon) {
+    std::vector<std::string> args = {"trace",   "--source", checkout.root, "--format", json ? "json" : format,
+                                     "--device", device,    "--depth",     std::to_string(depth),
+                                     "--width",  std::to_string(render.width), "--color",
+                                     render.color ? "always" : "never"};
+    if (no_backward) args.push_back("--no-backward");
+    if (pretty) args.push_back("--pretty");
+    args.push_back("--");
+    args.insert(args.end(), queries.begin(), queries.end());
+    int forwarded = 0;
+    if (ForwardToDaemon(checkout.root, args, &forwarded)) return forwarded;
+  }
+  if (!resident) {
+    LoadOptions load;
+    load.progress = ::isatty(STDERR_FILENO);
+    // Never destroyed: an index mapped from the store would be walked page by
+    // page to free it (~250 ms); the process exits right after.
+    auto* loaded_index = new Index;
+    Status loaded = LoadIndex(checkout, load, loaded_index);
+    if (!loaded.ok()) return Report(loaded);
+    resident = loaded_index;
+  }
+  const Index& index = *resident;
 
   TraceOptions options;
   options.device = device == "cuda"  ? TraceOptions::Device::kCuda
@@ -105,10 +133,6 @@ int CmdTrace(int argc, char** argv) {
   options.depth = depth;
   // Snippets are for people reading text or markdown; JSON never carries them.
   options.snippets = !all && (fmt == Format::kText || fmt == Format::kMarkdown);
-  RenderOptions render;
-  render.color = UseColor();
-  render.width = width > 0 ? width : TerminalWidth();
-
   auto start = std::chrono::steady_clock::now();
   if (all) queries = AllOpQueries(index);
   bool one_json_per_line = fmt == Format::kJson && (all || queries.size() > 1);
@@ -134,7 +158,7 @@ int CmdTrace(int argc, char** argv) {
     }
     switch (fmt) {
       case Format::kJson:
-        std::cout << DumpJson(TraceToJson(trace), pretty && !one_json_per_line ? 1 : -1) << "\n";
+        std::cout << RenderJson(trace, pretty && !one_json_per_line ? 1 : -1) << "\n";
         break;
       case Format::kMarkdown:
         std::cout << (qi ? "\n---\n\n" : "") << RenderMarkdown(trace);
@@ -152,6 +176,8 @@ int CmdTrace(int argc, char** argv) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "optrace: traced %zu ops in %.1f s (%zu not found)\n", queries.size(), seconds, not_found);
   }
+  // The next trace of this checkout is answered from memory.
+  if (use_daemon) StartDaemon(checkout.root);
   return worst;
 }
 

@@ -14,5 +14,6 @@ int CmdMcp(int argc, char** argv);
 int CmdInfo(int argc, char** argv);
 int CmdIndex(int argc, char** argv);
 int CmdFetch(int argc, char** argv);
+int CmdDaemon(int argc, char** argv);
 
 }  // namespace optrace

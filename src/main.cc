@@ -24,6 +24,7 @@ const std::vector<Subcommand>& Subcommands() {
       {"info", "the checkout, its version, the installed torch, index counts", CmdInfo},
       {"fetch", "get a PyTorch checkout matching the installed torch", CmdFetch},
       {"index", "build, update or --check the persistent index of the checkout", CmdIndex},
+      {"daemon", "serve traces of a checkout from memory (started by `trace`; --stop, --status)", CmdDaemon},
   };
   return table;
 }
