@@ -10,10 +10,15 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
-#include <cstdio>
+#include <condition_variable>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "cmd_common.h"
 #include "cmd_daemon.h"
@@ -43,14 +48,14 @@ bool UseColor(const std::string& flag) {
   return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
-void PrintNotFound(const Status& status, const Trace& trace) {
-  std::cerr << "optrace: " << status.message() << "\n";
+std::string NotFoundMessage(const Status& status, const Trace& trace) {
+  std::string out = "optrace: " + status.message() + "\n";
   if (!trace.suggestions.empty() && status.message().find("did you mean") == std::string::npos) {
-    std::cerr << "  did you mean:";
-    for (size_t i = 0; i < trace.suggestions.size(); ++i)
-      std::cerr << (i ? ", " : " ") << trace.suggestions[i];
-    std::cerr << "\n";
+    out += "  did you mean:";
+    for (size_t i = 0; i < trace.suggestions.size(); ++i) out += (i ? ", " : " ") + trace.suggestions[i];
+    out += "\n";
   }
+  return out;
 }
 
 }  // namespace
@@ -60,7 +65,7 @@ int CmdTrace(int argc, char** argv) {
                "optrace trace"};
   std::string source, format = "text", device = "default", color = "auto";
   bool json = false, no_backward = false, all = false, pretty = false;
-  int depth = TraceOptions().depth, width = 0;
+  int depth = TraceOptions().depth, width = 0, jobs = 0;
   std::vector<std::string> queries;
   AddSourceFlag(app, &source);
   app.add_flag("--json", json, "same as --format json (optrace.trace/1, see doc/trace-schema.md)");
@@ -73,6 +78,7 @@ int CmdTrace(int argc, char** argv) {
       ->check(CLI::Range(0, 32));
   app.add_flag("--all", all, "trace every op of native_functions.yaml (JSON: one object per line)");
   app.add_flag("--pretty", pretty, "indent JSON (one query only)");
+  app.add_option("--jobs", jobs, "threads tracing many queries (--all; default: every core)")->check(CLI::Range(1, 256));
   app.add_option("--width", width, "text columns (default: the terminal's, else 100)")->check(CLI::Range(40, 400));
   // How a client hands its terminal's answer to the daemon (cmd_daemon.h).
   app.add_option("--color", color, "color the text face: auto (a terminal without NO_COLOR), always, never")
@@ -135,46 +141,93 @@ int CmdTrace(int argc, char** argv) {
   options.snippets = !all && (fmt == Format::kText || fmt == Format::kMarkdown);
   auto start = std::chrono::steady_clock::now();
   if (all) queries = AllOpQueries(index);
-  bool one_json_per_line = fmt == Format::kJson && (all || queries.size() > 1);
-  int worst = 0;
-  size_t not_found = 0;
-  for (size_t qi = 0; qi < queries.size(); ++qi) {
+  const bool one_json_per_line = fmt == Format::kJson && (all || queries.size() > 1);
+
+  // One query's output; traced on worker threads, printed in query order.
+  struct Answer {
+    std::string out, err;
+    Status status;
+  };
+  auto answer = [&](size_t qi) {
+    Answer a;
     const std::string& query = queries[qi];
     Trace trace;
-    Status s = TraceQuery(index, query, options, &trace);
+    a.status = TraceQuery(index, query, options, &trace);
     if (trace.query.empty()) trace.query = query;
     if (trace.source_root.empty()) trace.source_root = checkout.root;
     if (trace.source_version.empty()) trace.source_version = checkout.version;
+    const Status& s = a.status;
     if (!s.ok()) {
-      worst = std::max(worst, s.exit_code());
       if (s.code() != ExitCode::kNotFound) {
-        Report(s);
-        continue;
+        a.err = "optrace: " + s.message() + "\n";
+        return a;
       }
-      ++not_found;
-      if (!all) PrintNotFound(s, trace);
-      if (fmt != Format::kJson) continue;
+      if (!all) a.err = NotFoundMessage(s, trace);
+      if (fmt != Format::kJson) return a;
       if (trace.not_found.empty()) trace.not_found.push_back({"query", s.message()});
     }
     switch (fmt) {
       case Format::kJson:
-        std::cout << RenderJson(trace, pretty && !one_json_per_line ? 1 : -1) << "\n";
+        a.out = RenderJson(trace, pretty && !one_json_per_line ? 1 : -1) + "\n";
         break;
       case Format::kMarkdown:
-        std::cout << (qi ? "\n---\n\n" : "") << RenderMarkdown(trace);
+        a.out = (qi ? "\n---\n\n" : "") + RenderMarkdown(trace);
         break;
       case Format::kDot:
-        std::cout << RenderDot(trace);
+        a.out = RenderDot(trace);
         break;
       case Format::kText:
-        std::cout << (qi ? "\n" : "") << RenderText(trace, render);
+        a.out = (qi ? "\n" : "") + RenderText(trace, render);
         break;
     }
+    return a;
+  };
+  int worst = 0;
+  size_t not_found = 0;
+  auto print = [&](const Answer& a) {
+    std::cout << a.out;
+    std::cerr << a.err;
+    if (!a.status.ok()) worst = std::max(worst, a.status.exit_code());
+    not_found += a.status.code() == ExitCode::kNotFound;
+  };
+  // Queries are independent and the index is read-only: a bulk run uses
+  // every core, keeping the output in query order.
+  unsigned threads = queries.size() <= 8 ? 1u
+                     : jobs > 0          ? static_cast<unsigned>(jobs)
+                                         : std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 1) {
+    for (size_t qi = 0; qi < queries.size(); ++qi) print(answer(qi));
+  } else {
+    std::vector<std::optional<Answer>> answers(queries.size());
+    std::mutex mu;
+    std::condition_variable ready;
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (size_t qi; (qi = next.fetch_add(1)) < queries.size();) {
+          Answer a = answer(qi);
+          std::lock_guard<std::mutex> lock(mu);
+          answers[qi] = std::move(a);
+          ready.notify_all();
+        }
+      });
+    }
+    for (size_t qi = 0; qi < queries.size(); ++qi) {
+      std::unique_lock<std::mutex> lock(mu);
+      ready.wait(lock, [&] { return answers[qi].has_value(); });
+      Answer a = std::move(*answers[qi]);
+      answers[qi].reset();
+      lock.unlock();
+      print(a);
+    }
+    for (auto& t : pool) t.join();
   }
   std::cout.flush();
   if (all) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "optrace: traced %zu ops in %.1f s (%zu not found)\n", queries.size(), seconds, not_found);
+    std::cerr << "optrace: traced " << queries.size() << " ops in " << std::fixed << std::setprecision(1) << seconds
+              << " s (" << not_found << " not found, " << threads << " threads)\n";
   }
   // The next trace of this checkout is answered from memory.
   if (use_daemon) StartDaemon(checkout.root);
