@@ -120,6 +120,15 @@ constexpr char kMagic[8] = {'O', 'P', 'T', 'R', 'I', 'M', 'G', '\n'};
 
 uint64_t HeaderHash(const Header& h) { return Hash64(&h, offsetof(Header, header_hash), 7); }
 
+// The whole image, hashed in 1 MiB blocks chained through the seed, so the
+// writer can hash each block just before writing it (one pass over memory).
+constexpr size_t kHashBlock = 1 << 20;
+uint64_t FullHash(const unsigned char* image, size_t bytes) {
+  uint64_t h = bytes;
+  for (size_t off = 0; off < bytes; off += kHashBlock) h = Hash64(image + off, std::min(kHashBlock, bytes - off), h);
+  return h;
+}
+
 uint64_t SampleHash(const unsigned char* image, size_t bytes) {
   size_t pages = (bytes + kArenaPage - 1) / kArenaPage;
   constexpr size_t kSamples = 48;
@@ -699,18 +708,26 @@ Status WriteImage(const std::string& path, const std::string& root, const Arena&
   h.root_hash = Hash64(root.data(), root.size());
   const auto* image = reinterpret_cast<const unsigned char*>(arena.base());
   h.sample_hash = SampleHash(image, h.image_bytes);
-  h.full_hash = Hash64(image, h.image_bytes);
   std::snprintf(h.identity, sizeof(h.identity), "%s", id.c_str());
   std::snprintf(h.root, sizeof(h.root), "%s", root.c_str());
-  h.header_hash = HeaderHash(h);
 
   RemoveStaleTemporaries(path);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::SourceError("cannot write " + tmp + ": " + std::strerror(errno));
+  // The image block by block, each hashed just before it is written; then
+  // the header, which carries the hash, into the first page.
   std::vector<char> page(kArenaPage, 0);
+  bool ok = WriteAll(fd, page.data(), page.size());
+  h.full_hash = h.image_bytes;
+  for (size_t off = 0; ok && off < h.image_bytes; off += kHashBlock) {
+    size_t n = std::min(kHashBlock, h.image_bytes - off);
+    h.full_hash = Hash64(image + off, n, h.full_hash);
+    ok = WriteAll(fd, image + off, n);
+  }
+  h.header_hash = HeaderHash(h);
   std::memcpy(page.data(), &h, sizeof(h));
-  bool ok = WriteAll(fd, page.data(), page.size()) && WriteAll(fd, image, h.image_bytes) && ::fsync(fd) == 0;
+  ok = ok && ::pwrite(fd, page.data(), page.size(), 0) == static_cast<ssize_t>(page.size()) && ::fsync(fd) == 0;
   int err = errno;
   ::close(fd);
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -888,7 +905,7 @@ Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreRepor
     ~Unmapper() { Unmap(m); }
   } unmapper{&mapped};
   const auto* image = reinterpret_cast<const unsigned char*>(mapped.header.base);
-  if (Hash64(image, mapped.header.image_bytes) != mapped.header.full_hash)
+  if (FullHash(image, mapped.header.image_bytes) != mapped.header.full_hash)
     return Status::SourceError(report->path + ": checksum mismatch (the file is damaged)");
   Changes changes = FindChanges(*mapped.image, tree, options.threads);
   report->cpp_files = mapped.image->cpp_files.size();
