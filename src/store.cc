@@ -3,8 +3,8 @@
 // and when nothing changed move the three indexes out of the image -- no
 // decoding at all. Otherwise take the store's flock, scan only what changed
 // (in parallel), rebuild the indexes from the image's per-file records into a
-// fresh arena, and write that arena as the new image (temporary file, fsync,
-// rename). Every failure to read or write an image ends in a correct index
+// fresh arena -- the new image's temporary file, mapped -- and rename that
+// file into place. Every failure to read or write an image ends in a correct index
 // built in memory, with a message; never in a crash or a stale answer.
 #include "store.h"
 
@@ -120,13 +120,19 @@ constexpr char kMagic[8] = {'O', 'P', 'T', 'R', 'I', 'M', 'G', '\n'};
 
 uint64_t HeaderHash(const Header& h) { return Hash64(&h, offsetof(Header, header_hash), 7); }
 
-// The whole image, hashed in 1 MiB blocks chained through the seed, so the
-// writer can hash each block just before writing it (one pass over memory).
-constexpr size_t kHashBlock = 1 << 20;
+// The whole image: 64 MiB segments hashed on parallel threads, then the
+// segments' hashes hashed together (seeded with the length).
+constexpr size_t kHashSegment = size_t{64} << 20;
+
 uint64_t FullHash(const unsigned char* image, size_t bytes) {
-  uint64_t h = bytes;
-  for (size_t off = 0; off < bytes; off += kHashBlock) h = Hash64(image + off, std::min(kHashBlock, bytes - off), h);
-  return h;
+  size_t segments = (bytes + kHashSegment - 1) / kHashSegment;
+  std::vector<uint64_t> hashes(segments);
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < segments; ++k)
+    pool.emplace_back([&, k] { hashes[k] = Hash64(image + k * kHashSegment, std::min(kHashSegment, bytes - k * kHashSegment)); });
+  if (segments) hashes[0] = Hash64(image, std::min(kHashSegment, bytes));
+  for (auto& t : pool) t.join();
+  return Hash64(hashes.data(), hashes.size() * sizeof(uint64_t), bytes);
 }
 
 uint64_t SampleHash(const unsigned char* image, size_t bytes) {
@@ -517,8 +523,9 @@ struct BuildResult {
 };
 
 // Builds a new image from `old` (may be null: a full build) and the tree.
+// `image_file` (-1: none) is the empty file the new image is built in.
 Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* changes, const StoreOptions& options,
-                  StoreReport* report, BuildResult* result) {
+                  int image_file, StoreReport* report, BuildResult* result) {
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
   const unsigned threads = Threads(options.threads);
   auto t0 = Clock::now();
@@ -624,8 +631,8 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   auto t1 = Clock::now();
   std::string arena_error;
   int slot = old ? 1 - ArenaSlotOf(old) : 0;
-  Arena* arena = Arena::Create(slot, &arena_error);
-  if (!arena) arena = Arena::Create(1 - slot, &arena_error);
+  Arena* arena = Arena::Create(slot, image_file, &arena_error);
+  if (!arena) arena = Arena::Create(1 - slot, image_file, &arena_error);
   {
     ArenaScope scope(arena);  // a null arena: the heap
     auto* img = new ImageRoot;
@@ -670,18 +677,6 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
 // ---------------------------------------------------------------------------
 // Writing.
 
-bool WriteAll(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
 // Removes temporaries left by killed writers (only the flock holder writes).
@@ -694,8 +689,30 @@ void RemoveStaleTemporaries(const std::string& path) {
   ::closedir(d);
 }
 
-Status WriteImage(const std::string& path, const std::string& root, const Arena& arena, const ImageRoot* img,
-                  uint64_t* bytes) {
+// A temporary file for a new image, next to where it will be renamed to.
+struct ImageFile {
+  std::string tmp;
+  int fd = -1;
+  ~ImageFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  bool Open(const std::string& path) {
+    RemoveStaleTemporaries(path);
+    tmp = path + ".tmp." + std::to_string(::getpid());
+    fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return fd >= 0;
+  }
+  void Discard() {
+    if (fd >= 0) ::unlink(tmp.c_str());
+  }
+};
+
+// Saves an image built in the arena backed by `file`: the image bytes are
+// already in the file (the arena is the file mapped shared), so saving is
+// cutting the file to size, hashing, writing the header into the first page
+// and renaming it into place. The arena is then detached from the file.
+Status WriteImage(const std::string& path, const std::string& root, Arena& arena, const ImageRoot* img,
+                  ImageFile& file, uint64_t* bytes) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.format_version = kStoreFormatVersion;
@@ -708,38 +725,18 @@ Status WriteImage(const std::string& path, const std::string& root, const Arena&
   h.root_hash = Hash64(root.data(), root.size());
   const auto* image = reinterpret_cast<const unsigned char*>(arena.base());
   h.sample_hash = SampleHash(image, h.image_bytes);
+  h.full_hash = FullHash(image, h.image_bytes);
   std::snprintf(h.identity, sizeof(h.identity), "%s", id.c_str());
   std::snprintf(h.root, sizeof(h.root), "%s", root.c_str());
-
-  RemoveStaleTemporaries(path);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::SourceError("cannot write " + tmp + ": " + std::strerror(errno));
-  // The image block by block, each hashed just before it is written; then
-  // the header, which carries the hash, into the first page.
-  std::vector<char> page(kArenaPage, 0);
-  bool ok = WriteAll(fd, page.data(), page.size());
-  h.full_hash = h.image_bytes;
-  for (size_t off = 0; ok && off < h.image_bytes; off += kHashBlock) {
-    size_t n = std::min(kHashBlock, h.image_bytes - off);
-    h.full_hash = Hash64(image + off, n, h.full_hash);
-    ok = WriteAll(fd, image + off, n);
-  }
   h.header_hash = HeaderHash(h);
+  std::vector<char> page(kArenaPage, 0);
   std::memcpy(page.data(), &h, sizeof(h));
-  ok = ok && ::pwrite(fd, page.data(), page.size(), 0) == static_cast<ssize_t>(page.size()) && ::fsync(fd) == 0;
+  bool ok = arena.Seal() && ::pwrite(file.fd, page.data(), page.size(), 0) == static_cast<ssize_t>(page.size()) &&
+            ::rename(file.tmp.c_str(), path.c_str()) == 0;
   int err = errno;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (ok) err = errno;
-    ::unlink(tmp.c_str());
+  if (!ok) file.Discard();
+  if (!arena.Detach() || !ok)
     return Status::SourceError("cannot write " + path + ": " + std::strerror(err));
-  }
-  int dfd = ::open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);  // the rename itself survives a crash
-    ::close(dfd);
-  }
   *bytes = kArenaPage + h.image_bytes;
   return Status::Ok();
 }
@@ -870,20 +867,30 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   if (opened) report->reason = Describe(changes);
   if (!old) Unmap(&mapped);  // frees its address range for the new image
 
+  ImageFile file;
+  if (can_write && !file.Open(report->path)) {
+    std::cerr << "optrace: cannot write " << file.tmp << ": " << std::strerror(errno)
+              << " (the index is kept in memory only)\n";
+    can_write = false;
+  }
   BuildResult built;
-  Status s = BuildImage(tree, old, old ? &changes : nullptr, options, report, &built);
+  Status s = BuildImage(tree, old, old ? &changes : nullptr, options, file.fd, report, &built);
   Unmap(&mapped);  // everything needed was copied
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    file.Discard();
+    return s;
+  }
   report->action = old ? StoreReport::Action::kUpdated : StoreReport::Action::kBuilt;
-  if (can_write && built.arena) {
+  if (can_write && built.arena && built.arena->file_backed()) {
     auto tw = Clock::now();
-    Status w = WriteImage(report->path, tree.root, *built.arena, built.image, &report->image_bytes);
+    Status w = WriteImage(report->path, tree.root, *built.arena, built.image, file, &report->image_bytes);
     report->write_ms = MsSince(tw);
     if (!w.ok()) {
       std::cerr << "optrace: " << w.message() << " (the index is kept in memory only)\n";
       report->action = StoreReport::Action::kInMemory;
     }
   } else {
+    file.Discard();
     report->action = StoreReport::Action::kInMemory;
   }
   MoveOut(tree, built.image, out);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -26,27 +27,52 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
-Arena* Arena::Create(int slot, std::string* error) {
+Arena* Arena::Create(int slot, int file, std::string* error) {
   uintptr_t base = kArenaBases[slot];
   // The arena object itself lives in ordinary memory; only what is allocated
   // inside a scope lands in the range. MAP_NORESERVE: pages are committed
-  // only when written.
-  void* p = ::mmap(reinterpret_cast<void*>(base), kArenaSpan, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  // only when written. A file-backed range may extend past the file's end:
+  // Allocate grows the file before handing out memory beyond it.
+  int flags = (file >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS) | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
+  void* p = ::mmap(reinterpret_cast<void*>(base), kArenaSpan, PROT_READ | PROT_WRITE, flags, file,
+                   file >= 0 ? kArenaPage : 0);
   if (p == MAP_FAILED || reinterpret_cast<uintptr_t>(p) != base) {
     if (p != MAP_FAILED) ::munmap(p, kArenaSpan);  // an old kernel ignoring NOREPLACE put it elsewhere
     *error = std::string("cannot reserve the index arena: ") + std::strerror(errno);
     return nullptr;
   }
   RememberArenaMapping(p, kArenaSpan);
-  return new Arena(base, kArenaSpan);
+  return new Arena(base, kArenaSpan, file);
 }
 
 void* Arena::Allocate(size_t bytes, size_t align) {
   size_t start = RoundUp(used_, align < 16 ? 16 : align);
   if (start + bytes > reserved_) throw std::bad_alloc();
-  used_ = start + (bytes ? bytes : 1);
+  size_t end = start + (bytes ? bytes : 1);
+  if (file_ >= 0 && end > file_bytes_) {
+    // Touching a shared mapping past the file's end faults (SIGBUS): grow
+    // the file first, in steps of 64 MiB or doubling.
+    size_t grown = std::max(RoundUp(end, size_t{64} << 20), file_bytes_ * 2);
+    if (::ftruncate(file_, static_cast<off_t>(kArenaPage + grown)) != 0) throw std::bad_alloc();
+    file_bytes_ = grown;
+  }
+  used_ = end;
   return reinterpret_cast<void*>(base_ + start);
+}
+
+bool Arena::Seal() {
+  return file_ < 0 || ::ftruncate(file_, static_cast<off_t>(kArenaPage + used_)) == 0;
+}
+
+bool Arena::Detach() {
+  if (file_ < 0) return true;
+  size_t length = RoundUp(used_, kArenaPage);
+  void* p = ::mmap(reinterpret_cast<void*>(base_), length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, file_,
+                   kArenaPage);
+  if (p == MAP_FAILED) return false;
+  ::munmap(reinterpret_cast<void*>(base_ + length), reserved_ - length);
+  file_ = -1;
+  return true;
 }
 
 ArenaScope::ArenaScope(Arena* arena) : previous_(t_arena) { t_arena = arena; }

@@ -29,20 +29,33 @@ inline bool InArenaRange(const void* p) {
   return reinterpret_cast<uintptr_t>(p) - kArenaBases[0] < 2 * kArenaSpan;
 }
 
-// A writable arena being filled (anonymous memory reserved at a base).
+// A writable arena being filled at a base: anonymous memory, or -- when the
+// image will be saved -- the image file itself, mapped shared from offset
+// kArenaPage, so that saving copies nothing (the pages are the page cache).
 class Arena {
  public:
-  // Reserves the range at kArenaBases[slot]. Returns nullptr (with *error)
-  // when the range is taken in this process (an image already mapped there).
-  static Arena* Create(int slot, std::string* error);
+  // Reserves the range at kArenaBases[slot], backed by `file` (an empty file
+  // open for reading and writing; grown as the arena fills) or, with file
+  // -1, by anonymous memory. Returns nullptr (with *error) when the range is
+  // taken in this process (an image already mapped there).
+  static Arena* Create(int slot, int file, std::string* error);
   uintptr_t base() const { return base_; }
   size_t used() const { return used_; }
+  bool file_backed() const { return file_ >= 0; }
   void* Allocate(size_t bytes, size_t align);
+  // File-backed arenas, once filled: cuts the file to kArenaPage + used().
+  bool Seal();
+  // After the file is saved: maps the image privately (copy-on-write), so
+  // that later changes to the objects in it (moving them out) never reach
+  // the saved file, and gives back the rest of the range.
+  bool Detach();
 
  private:
-  Arena(uintptr_t base, size_t reserved) : base_(base), reserved_(reserved) {}
+  Arena(uintptr_t base, size_t reserved, int file) : base_(base), reserved_(reserved), file_(file) {}
   uintptr_t base_;
   size_t reserved_;
+  int file_;                // -1: anonymous
+  size_t file_bytes_ = 0;   // bytes of the arena the file covers so far
   size_t used_ = 0;
 };
 
