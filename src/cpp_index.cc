@@ -186,6 +186,10 @@ void CppIndex::AddFile(std::string path, CppFileRecords records) {
     d.function = fn(d.function);
     dtype_dispatches_.push_back(std::move(d));
   }
+  for (auto& r : records.stub_refs) {
+    r.file = file;
+    stub_refs_.push_back(std::move(r));
+  }
   string_constants_.push_back(std::move(records.string_constants));
 }
 
@@ -203,6 +207,17 @@ void CppIndex::Finish() {
   macro_uses_.erase(std::remove_if(macro_uses_.begin(), macro_uses_.end(),
                                    [&](const CppMacroUse& u) { return !function_macros.count(u.macro); }),
                     macro_uses_.end());
+  // Stub references: ScanCppFile keeps every uncalled name ending in _stub; keep
+  // only those naming a DECLARE_DISPATCH / DEFINE_DISPATCH stub.
+  std::unordered_set<std::string_view> stubs;
+  for (const StubDecl& d : stub_decls_) stubs.insert(d.stub);
+  stub_refs_.erase(std::remove_if(stub_refs_.begin(), stub_refs_.end(),
+                                  [&](const CppStubRef& r) { return !stubs.count(r.stub); }),
+                   stub_refs_.end());
+  // StubReferencesIn binary-searches (file, line); records added by hand may come in any order.
+  std::stable_sort(stub_refs_.begin(), stub_refs_.end(), [](const CppStubRef& a, const CppStubRef& b) {
+    return a.file != b.file ? a.file < b.file : a.line < b.line;
+  });
   // Jiterator names defined in another file (a header): StringConstant
   // answers only when the index holds a single value for the constant.
   for (CppLaunch& l : launches_) {
@@ -236,6 +251,7 @@ void CppIndex::Finish() {
   macro_uses_by_function_.clear();
   for (uint32_t i = 0; i < macro_uses_.size(); ++i)
     if (macro_uses_[i].function >= 0) macro_uses_by_function_.emplace(macro_uses_[i].function, i);
+  fill(macro_uses_by_macro_, macro_uses_.size(), [&](auto& m, uint32_t i) { m.emplace(macro_uses_[i].macro, i); });
   dtype_by_function_.clear();
   for (uint32_t i = 0; i < dtype_dispatches_.size(); ++i)
     if (dtype_dispatches_[i].function >= 0) dtype_by_function_.emplace(dtype_dispatches_[i].function, i);
@@ -262,9 +278,21 @@ std::vector<uint32_t> CppIndex::CallsInMacro(std::string_view macro) const { ret
 std::vector<uint32_t> CppIndex::CallersOf(std::string_view name) const { return LookupName(calls_by_callee_, name); }
 std::vector<uint32_t> CppIndex::MacrosNamed(std::string_view name) const { return LookupName(macros_by_name_, name); }
 std::vector<uint32_t> CppIndex::MacroUsesIn(uint32_t function) const { return Lookup(macro_uses_by_function_, function); }
+std::vector<uint32_t> CppIndex::MacroUsesOf(std::string_view macro) const { return LookupName(macro_uses_by_macro_, macro); }
 std::vector<uint32_t> CppIndex::DtypeDispatchesIn(uint32_t function) const { return Lookup(dtype_by_function_, function); }
 std::vector<uint32_t> CppIndex::LibraryRegistrationsOf(std::string_view function) const {
   return LookupName(library_regs_by_function_, function);
+}
+
+std::vector<uint32_t> CppIndex::StubReferencesIn(uint32_t file, uint32_t first_line, uint32_t last_line) const {
+  auto before = [](const CppStubRef& r, std::pair<uint32_t, uint32_t> at) {
+    return r.file < at.first || (r.file == at.first && r.line < at.second);
+  };
+  std::vector<uint32_t> out;
+  auto it = std::lower_bound(stub_refs_.begin(), stub_refs_.end(), std::pair{file, first_line}, before);
+  for (; it != stub_refs_.end() && it->file == file && it->line <= last_line; ++it)
+    out.push_back(static_cast<uint32_t>(it - stub_refs_.begin()));
+  return out;
 }
 
 const std::string* CppIndex::StringConstant(uint32_t file, std::string_view name) const {

@@ -109,11 +109,25 @@ struct CppMacro {
 
 // A use of a function-like macro defined in the index, e.g. a LAUNCH_SOFTMAX_WARP_FORWARD(...)
 // call inside a function body: lets the tracer follow function -> macro -> launch.
+// Three places: a function body (function >= 0), a #define body (within_macro set), or
+// outside every function body -- file scope -- for macros #defined in the same file
+// (function == -1, within_macro ""): CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
 struct CppMacroUse {
   std::string macro;
   int32_t function = -1;
   uint32_t file = 0, line = 0;
   std::string within_macro;  // added: the #define whose body holds the use (function == -1), else ""
+  std::string first_arg;     // file-scope uses only: the first argument as written ("sigmoid_out")
+};
+
+// A dispatch stub named without being called: passed as an argument
+// (impl_func_cum_ops(self, dim, result, cumsum_stub)), its address taken
+// (&max_pool2d_stub), or an argument of a file-scope macro use. An identifier
+// token ending in "_stub" not followed by '(' (comments and strings are not
+// tokens); CppIndex keeps only names of declared stubs.
+struct CppStubRef {
+  std::string stub;
+  uint32_t file = 0, line = 0;
 };
 
 // TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT registrations.
@@ -157,6 +171,7 @@ struct CppFileRecords {
   std::vector<CppMacroUse> macro_uses;
   std::vector<LibraryRegistration> library_registrations;
   std::vector<DtypeDispatch> dtype_dispatches;
+  std::vector<CppStubRef> stub_refs;  // in line order, anywhere in the file
   // constexpr char name[] = "string"; (jiterator kernel names)
   std::vector<std::pair<std::string, std::string>> string_constants;
 };
@@ -195,6 +210,7 @@ class CppIndex {
   const std::vector<CppMacroUse>& macro_uses() const { return macro_uses_; }
   const std::vector<LibraryRegistration>& library_registrations() const { return library_registrations_; }
   const std::vector<DtypeDispatch>& dtype_dispatches() const { return dtype_dispatches_; }
+  const std::vector<CppStubRef>& stub_refs() const { return stub_refs_; }
   const std::vector<CppSkipped>& skipped() const { return skipped_; }
 
   // Lookups return indices into the vectors above, in file/line order.
@@ -209,6 +225,9 @@ class CppIndex {
   std::vector<uint32_t> CallersOf(std::string_view name) const;  // calls whose callee is `name`
   std::vector<uint32_t> MacrosNamed(std::string_view name) const;
   std::vector<uint32_t> MacroUsesIn(uint32_t function) const;
+  std::vector<uint32_t> MacroUsesOf(std::string_view macro) const;  // every use naming `macro`
+  // References to declared stubs written on lines [first_line, last_line] of `file`, in line order.
+  std::vector<uint32_t> StubReferencesIn(uint32_t file, uint32_t first_line, uint32_t last_line) const;
   std::vector<uint32_t> DtypeDispatchesIn(uint32_t function) const;
   std::vector<uint32_t> LibraryRegistrationsOf(std::string_view function) const;
   // jiterator: `constexpr char abs_name[] = "abs_kernel";` -> "abs_kernel" (file-local first).
@@ -229,12 +248,13 @@ class CppIndex {
   std::vector<CppMacroUse> macro_uses_;
   std::vector<LibraryRegistration> library_registrations_;
   std::vector<DtypeDispatch> dtype_dispatches_;
+  std::vector<CppStubRef> stub_refs_;  // sorted by (file, line)
   std::vector<CppSkipped> skipped_;
   std::vector<std::vector<std::pair<std::string, std::string>>> string_constants_;  // per file
   // lookup tables (built by Finish)
   std::unordered_multimap<std::string, uint32_t> functions_by_name_, stub_decls_by_name_, registrations_by_stub_,
       launches_by_kernel_, launches_by_macro_, calls_by_callee_, calls_by_macro_, macros_by_name_,
-      library_regs_by_function_;
+      macro_uses_by_macro_, library_regs_by_function_;
   std::unordered_multimap<uint32_t, uint32_t> launches_by_function_, calls_by_function_, macro_uses_by_function_,
       dtype_by_function_;
   std::vector<std::vector<uint32_t>> functions_by_file_;  // sorted by body_begin

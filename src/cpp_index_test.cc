@@ -43,6 +43,13 @@ std::string Where(const CppIndex& index, uint32_t file, uint32_t line) {
   return index.file(file) + ":" + std::to_string(line);
 }
 
+// The id of the indexed file `path`, or UINT32_MAX.
+uint32_t FileId(const CppIndex& index, std::string_view path) {
+  for (uint32_t i = 0; i < index.files().size(); ++i)
+    if (index.file(i) == path) return i;
+  return UINT32_MAX;
+}
+
 TEST(CppIndex, MergesFilesAndAnswersLookups) {
   MemoryDisk disk;
   disk.Add("aten/src/ATen/native/cuda/A.cu",
@@ -97,6 +104,53 @@ TEST(CppIndex, MergesFilesAndAnswersLookups) {
   }
 }
 
+TEST(CppIndex, StubReferencesAndFileScopeMacroUses) {
+  MemoryDisk disk;
+  disk.Add("aten/src/ATen/native/A.h", "DECLARE_DISPATCH(fn_t, a_stub);\nDECLARE_DISPATCH(fn_t, b_stub);\n");
+  disk.Add("aten/src/ATen/native/B.cpp",
+           "#define MAKE_IMPL(out, stub) TORCH_IMPL_FUNC(out) () { stub(); }\n"
+           "MAKE_IMPL(b_out, b_stub)\n"
+           "void helper(fn_t& stub);\n"
+           "void f() {\n"
+           "  helper(a_stub);\n"
+           "  helper(undeclared_stub);\n"
+           "  helper(b_stub); helper(a_stub);\n"
+           "}\n");
+  disk.Add("aten/src/ATen/TensorMeta.h", "#define TORCH_IMPL_FUNC(name) void structured_##name::impl\n");
+  CppIndex index = CppIndex::Build(disk, 1);
+  auto refs = [&](uint32_t file, uint32_t first, uint32_t last) {
+    std::vector<std::string> out;
+    for (uint32_t r : index.StubReferencesIn(file, first, last)) {
+      const CppStubRef& ref = index.stub_refs()[r];
+      out.push_back(ref.stub + ":" + std::to_string(ref.line));
+    }
+    return out;
+  };
+  const uint32_t a = FileId(index, "aten/src/ATen/native/A.h"), b = FileId(index, "aten/src/ATen/native/B.cpp");
+  ASSERT_NE(b, UINT32_MAX);
+  auto f = index.FunctionsNamed("f");
+  ASSERT_EQ(f.size(), 1u);
+  const CppFunction& fn = index.functions()[f[0]];
+  // Only declared stubs; every mention, in line order (the tracer keeps the first per stub).
+  EXPECT_EQ(refs(b, fn.body_begin, fn.body_end), (std::vector<std::string>{"a_stub:5", "b_stub:7", "a_stub:7"}));
+  EXPECT_EQ(refs(b, 2, 2), (std::vector<std::string>{"b_stub:2"}));
+  EXPECT_EQ(refs(b, 3, 4), (std::vector<std::string>{}));
+  // A.h's own DECLARE_DISPATCH lines name the stubs too; B.cpp's lines do not leak into A.h's.
+  EXPECT_EQ(refs(a, 1, 100), (std::vector<std::string>{"a_stub:1", "b_stub:2"}));
+  EXPECT_TRUE(refs(5, 1, 100).empty());  // no such file
+
+  auto uses = index.MacroUsesOf("MAKE_IMPL");
+  ASSERT_EQ(uses.size(), 1u);
+  const CppMacroUse& use = index.macro_uses()[uses[0]];
+  EXPECT_EQ(use.function, -1);
+  EXPECT_EQ(use.within_macro, "");
+  EXPECT_EQ(use.first_arg, "b_out");
+  EXPECT_EQ(Where(index, use.file, use.line), "aten/src/ATen/native/B.cpp:2");
+  ASSERT_EQ(index.MacroUsesOf("TORCH_IMPL_FUNC").size(), 1u);
+  EXPECT_EQ(index.macro_uses()[index.MacroUsesOf("TORCH_IMPL_FUNC")[0]].within_macro, "MAKE_IMPL");
+  EXPECT_TRUE(index.MacroUsesIn(f[0]).empty());  // file-scope uses belong to no function
+}
+
 TEST(CppIndex, InScope) {
   EXPECT_TRUE(InCppScope("aten/src/ATen/native/cuda/SoftMax.cu"));
   EXPECT_TRUE(InCppScope("aten/src/ATen/native/cuda/PersistentSoftmax.cuh"));
@@ -139,6 +193,59 @@ TEST(CppIndexReal260, StructuredSoftmaxAndCudnnLstmStub) {
     EXPECT_EQ(reg.device, "CUDA");
   }
   EXPECT_TRUE(cuda);
+}
+
+// The TORCH_IMPL_FUNC(name) in `path`, or -1.
+int32_t ImplFuncIn(const CppIndex& index, std::string_view name, std::string_view path) {
+  for (uint32_t i : index.FunctionsNamed(name)) {
+    const CppFunction& f = index.functions()[i];
+    if (f.form == DefForm::kImplFunc && index.file(f.file) == path) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+// The stubs a function names without calling them; the tracer follows them as calls.
+std::vector<std::string> StubRefsOf(const CppIndex& index, int32_t f) {
+  std::vector<std::string> out;
+  const CppFunction& fn = index.functions()[f];
+  for (uint32_t r : index.StubReferencesIn(fn.file, fn.body_begin, fn.body_end))
+    out.push_back(Where(index, index.stub_refs()[r].file, index.stub_refs()[r].line) + " " + index.stub_refs()[r].stub);
+  return out;
+}
+
+// The file-scope use MACRO(first_arg, ...) of `macro`, as "file:line".
+std::vector<std::string> FileScopeUses(const CppIndex& index, std::string_view macro, std::string_view first_arg) {
+  std::vector<std::string> out;
+  for (uint32_t u : index.MacroUsesOf(macro)) {
+    const CppMacroUse& use = index.macro_uses()[u];
+    if (use.function < 0 && use.within_macro.empty() && use.first_arg == first_arg)
+      out.push_back(Where(index, use.file, use.line));
+  }
+  return out;
+}
+
+TEST(CppIndexReal260, StubReferencesAndMacroWrittenImplFuncs) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& index = TreeIndex("2.6.0");
+  // ReduceOps.cpp:496  impl_func_cum_ops(self, dim, result, cumsum_stub);
+  int32_t cumsum = ImplFuncIn(index, "cumsum_out", "aten/src/ATen/native/ReduceOps.cpp");
+  ASSERT_GE(cumsum, 0);
+  EXPECT_EQ(StubRefsOf(index, cumsum), (std::vector<std::string>{"aten/src/ATen/native/ReduceOps.cpp:496 cumsum_stub"}));
+  // TensorCompare.cpp:728 is the comment "//fill_stub because fill is not structured": not a reference.
+  int32_t clamp_max = ImplFuncIn(index, "clamp_max_out", "aten/src/ATen/native/TensorCompare.cpp");
+  ASSERT_GE(clamp_max, 0);
+  EXPECT_EQ(index.functions()[clamp_max].body_begin, 725u);
+  EXPECT_TRUE(StubRefsOf(index, clamp_max).empty());
+  // UnaryOps.cpp:347  CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
+  EXPECT_EQ(FileScopeUses(index, "CREATE_UNARY_TORCH_IMPL_FUNC", "sigmoid_out"),
+            (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:347"}));
+  std::vector<std::string> at_347;
+  for (uint32_t r : index.StubReferencesIn(FileId(index, "aten/src/ATen/native/UnaryOps.cpp"), 347, 347))
+    at_347.push_back(index.stub_refs()[r].stub);
+  EXPECT_EQ(at_347, (std::vector<std::string>{"sigmoid_stub"}));
+  // BinaryOps.cpp:551  CREATE_BINARY_TORCH_IMPL_FUNC(remainder_out, remainder_stub)
+  EXPECT_EQ(FileScopeUses(index, "CREATE_BINARY_TORCH_IMPL_FUNC", "remainder_out"),
+            (std::vector<std::string>{"aten/src/ATen/native/BinaryOps.cpp:551"}));
 }
 
 TEST(CppIndexReal260, PersistentSoftmaxKernelLaunchedFromMacro) {
@@ -371,6 +478,23 @@ TEST(CppIndexReal1131, SoftmaxLstmAndPersistentSoftmax) {
     from_macro |= index.launches()[l].kernel == "softmax_warp_forward" && index.launches()[l].line == 330;
   }
   EXPECT_TRUE(from_macro);
+}
+
+TEST(CppIndexReal1131, StubReferencesAndMacroWrittenImplFuncs) {
+  REQUIRE_CORPUS("1.13.1");
+  const CppIndex& index = TreeIndex("1.13.1");
+  // ReduceOps.cpp:412  impl_func_cum_ops(self, dim, dtype, result, cumsum_stub);
+  int32_t cumsum = ImplFuncIn(index, "cumsum_out", "aten/src/ATen/native/ReduceOps.cpp");
+  ASSERT_GE(cumsum, 0);
+  EXPECT_EQ(StubRefsOf(index, cumsum), (std::vector<std::string>{"aten/src/ATen/native/ReduceOps.cpp:412 cumsum_stub"}));
+  // TensorCompare.cpp:610 is the comment "//fill_stub because fill is not structured".
+  int32_t clamp_max = ImplFuncIn(index, "clamp_max_out", "aten/src/ATen/native/TensorCompare.cpp");
+  ASSERT_GE(clamp_max, 0);
+  EXPECT_EQ(index.functions()[clamp_max].body_begin, 607u);
+  EXPECT_TRUE(StubRefsOf(index, clamp_max).empty());
+  // UnaryOps.cpp:201  CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
+  EXPECT_EQ(FileScopeUses(index, "CREATE_UNARY_TORCH_IMPL_FUNC", "sigmoid_out"),
+            (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:201"}));
 }
 
 TEST(CppIndexReal1131, GeluAbsMulAndCpuRegistrations) {

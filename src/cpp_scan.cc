@@ -7,7 +7,10 @@
 //  - inside function bodies and #define bodies it records calls, CUDA
 //    launches, TensorIterator/jiterator launchers and AT_DISPATCH uses;
 //  - ATen's own macros (TORCH_IMPL_FUNC, DECLARE/DEFINE_DISPATCH,
-//    REGISTER_*DISPATCH, TORCH_LIBRARY*) are read by name.
+//    REGISTER_*DISPATCH, TORCH_LIBRARY*) are read by name;
+//  - outside function bodies it records uses of the file's own function-like
+//    macros, and everywhere each uncalled `*_stub` name, so the tracer never
+//    has to read source text for them.
 // Everything works on token indices and string_views into the text; strings
 // are made only for the records that are kept.
 #include <algorithm>
@@ -327,7 +330,9 @@ class FileScanner {
   void Run() {
     CollectStringConstants(lx_.tokens);
     DeclarationLevel();
+    FileScopeMacroUses();
     MacroBodies();
+    StubReferences();
   }
 
  private:
@@ -984,6 +989,7 @@ class FileScanner {
   // (a function body when fn >= 0, else the body of #define `macro`).
   void Code(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
     Toks k(t);
+    if (fn >= 0) bodies_.push_back({b, e});
     for (size_t i = b; i < e; ++i) {
       const Token& x = t[i];
       if (x.kind == TokKind::kLaunchOpen) {
@@ -1261,6 +1267,52 @@ class FileScanner {
     *fam = fam->substr(0, at);
   }
 
+  // ------------------------------------------------- outside function bodies
+  // Uses of this file's function-like macros outside every function body the
+  // code pass read: CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
+  // writes a function, so the tracer finds sigmoid_out by the first argument.
+  void FileScopeMacroUses() {
+    const auto& t = T();
+    Toks k(t);
+    std::sort(bodies_.begin(), bodies_.end());
+    size_t body = 0;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      while (body < bodies_.size() && bodies_[body].second <= i) ++body;
+      if (body < bodies_.size() && bodies_[body].first <= i) {
+        i = bodies_[body].second - 1;  // skip the body (the loop's ++i lands on its end)
+        continue;
+      }
+      if (!IsIdent(t[i]) || !t[i + 1].Is('(') || !file_macros_.count(t[i].text)) continue;
+      if (i > 0 && (t[i - 1].Is('.') || t[i - 1].Is("->") || t[i - 1].Is("::"))) continue;
+      CppMacroUse use;
+      use.macro = std::string(t[i].text);
+      use.line = t[i].line;
+      size_t close = k.MatchClose(i + 1, t.size());
+      auto args = k.Args(i + 1, std::min(close, t.size()));
+      if (!args.empty()) use.first_arg = k.Join(args[0].first, args[0].second);
+      out_->macro_uses.push_back(std::move(use));
+    }
+  }
+
+  // Every identifier ending in "_stub" that is not called (next token not
+  // '('), in code and #define bodies, sorted by line: the tracer follows a
+  // stub passed by name to a helper as if the function called it.
+  void StubReferences() {
+    auto scan = [&](const std::vector<Token>& t) {
+      for (size_t i = 0; i < t.size(); ++i) {
+        std::string_view w = t[i].text;
+        if (!IsIdent(t[i]) || w.size() <= 5 || w.substr(w.size() - 5) != "_stub") continue;
+        // In a #define body the next token must belong to the same macro.
+        bool called = i + 1 < t.size() && t[i + 1].macro == t[i].macro && t[i + 1].Is('(');
+        if (!called) out_->stub_refs.push_back({std::string(w), 0, t[i].line});
+      }
+    };
+    scan(lx_.tokens);
+    scan(lx_.macro_tokens);
+    std::stable_sort(out_->stub_refs.begin(), out_->stub_refs.end(),
+                     [](const CppStubRef& a, const CppStubRef& b) { return a.line < b.line; });
+  }
+
   // --------------------------------------------------------- #define bodies
   void MacroBodies() {
     const auto& mt = lx_.macro_tokens;
@@ -1280,6 +1332,7 @@ class FileScanner {
   CppFileRecords* out_;
   std::vector<Scope> scopes_;
   std::unordered_set<std::string_view> file_macros_;
+  std::vector<std::pair<size_t, size_t>> bodies_;  // token ranges of the function bodies Code() read
   // Function-like macros of this file whose body declares a __global__
   // function named by their first argument (DEFINE_FLASH_FORWARD_KERNEL).
   std::unordered_set<std::string_view> kernel_macros_;

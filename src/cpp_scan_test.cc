@@ -371,13 +371,74 @@ TEST(CppScan, BracesInsideStringsCommentsAndRawStringsDoNotEndBodies) {
   EXPECT_EQ(Call(r, "inside_b")->function, 1);
 }
 
+std::vector<std::string> StubRefs(const CppFileRecords& r) {
+  std::vector<std::string> out;
+  for (const CppStubRef& ref : r.stub_refs) out.push_back(ref.stub + ":" + std::to_string(ref.line));
+  return out;
+}
+
+TEST(CppScan, StubReferencesAreUncalledStubNamesInCode) {
+  auto r = ScanCppFile("aten/src/ATen/native/Pool.cpp",
+                       "DECLARE_DISPATCH(pool_fn, max_pool2d_stub);\n"
+                       "void f(const Tensor& x) {\n"
+                       "  some_helper(kCUDA, max_pool2d_stub, x);\n"
+                       "  auto p = &at::native::avg_stub;\n"
+                       "  // comment_stub is named in a comment\n"
+                       "  const char* s = \"string_stub\"; /* block_stub */\n"
+                       "  called_stub(kCPU, x);\n"
+                       "  spaced_stub\n"
+                       "      (kCPU, x);\n"
+                       "  not_a_stubby(x, _stub);\n"
+                       "}\n"
+                       "#define PASS(x) run(x, macro_stub)\n"
+                       "#define ENDS_WITH_STUB last_stub\n"
+                       "#define PARENS (1)\n"
+                       "#define CALLS macro_called_stub(1)\n");
+  // last_stub ends its #define: the '(' after it belongs to the next macro.
+  EXPECT_EQ(StubRefs(r), (std::vector<std::string>{"max_pool2d_stub:1", "max_pool2d_stub:3", "avg_stub:4",
+                                                   "macro_stub:12", "last_stub:13"}));
+  // Calls stay calls, recorded once, and only as calls.
+  int called = 0;
+  for (const CppCall& c : r.calls) called += c.callee == "called_stub";
+  EXPECT_EQ(called, 1);
+  ASSERT_NE(Call(r, "spaced_stub"), nullptr);
+  ASSERT_NE(Call(r, "macro_called_stub"), nullptr);
+}
+
+TEST(CppScan, FileScopeUsesOfSameFileMacros) {
+  auto r = ScanCppFile("aten/src/ATen/native/UnaryOps.cpp",
+                       "#define MAKE_IMPL(func_out, func_stub) \\\n"
+                       "  TORCH_IMPL_FUNC(func_out) (const Tensor& self, const Tensor& result) { func_stub(); }\n"
+                       "namespace at::native {\n"
+                       "MAKE_IMPL(sigmoid_out, sigmoid_stub)\n"
+                       "MAKE_IMPL( at::native::neg_out , neg_stub)\n"
+                       "void f() { MAKE_IMPL(inner_out, x_stub); }\n"
+                       "OTHER_FILE_MACRO(b)\n"
+                       "MAKE_IMPL()\n"
+                       "}\n");
+  std::vector<std::string> file_scope, in_function, in_macro;
+  for (const CppMacroUse& u : r.macro_uses) {
+    std::string s = u.macro + "(" + u.first_arg + "):" + std::to_string(u.line);
+    if (u.function >= 0) in_function.push_back(s);
+    else if (!u.within_macro.empty()) in_macro.push_back(u.within_macro + ">" + s);
+    else file_scope.push_back(s);
+  }
+  EXPECT_EQ(file_scope, (std::vector<std::string>{"MAKE_IMPL(sigmoid_out):4", "MAKE_IMPL(at::native::neg_out):5",
+                                                  "MAKE_IMPL():8"}));
+  // Uses in bodies keep their old shape: no first argument.
+  EXPECT_EQ(in_function, (std::vector<std::string>{"MAKE_IMPL():6"}));
+  EXPECT_EQ(in_macro, (std::vector<std::string>{"MAKE_IMPL>TORCH_IMPL_FUNC():2"}));
+  EXPECT_EQ(StubRefs(r), (std::vector<std::string>{"sigmoid_stub:4", "neg_stub:5", "x_stub:6"}));
+}
+
 TEST(CppScan, NeverCrashesOnGarbage) {
   std::string junk;
   for (int i = 0; i < 4000; ++i) junk += "{(<[>)]}#\"'\\/*R\"x("[i % 20];
   for (std::string_view text : {std::string_view(junk), std::string_view("TORCH_IMPL_FUNC("),
                                 std::string_view("REGISTER_DISPATCH("), std::string_view("template <"),
                                 std::string_view("void f() { k<<<"), std::string_view("}}}}}} namespace {"),
-                                std::string_view("AT_DISPATCH_V2("), std::string_view("TORCH_LIBRARY(a, m) { m.impl(")}) {
+                                std::string_view("AT_DISPATCH_V2("), std::string_view("TORCH_LIBRARY(a, m) { m.impl("),
+                                std::string_view("#define M(x) x\nM("), std::string_view("#define M(x) x_stub\n")}) {
     ScanCppFile("aten/src/ATen/native/cuda/x.cu", text);
   }
 }

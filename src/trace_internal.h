@@ -70,12 +70,13 @@ class Tracer {
   void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
                  const CppFunction* synthetic = nullptr);
   // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
-  std::optional<CppMacroUse> MacroGeneratedImpl(const std::string& kernel) const;
+  const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
   void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel);
-  // Dispatch stubs named in a function's body without being called there.
+  // Dispatch stubs named on the lines of a function's body without being called
+  // there (one per stub, at its first line), from the index's stub references.
   std::vector<CppCall> StubReferences(const CppFunction& f) const;
 
   // --- backward and decompositions (trace_backward.cc) ---

@@ -333,7 +333,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
   if (defs.empty() && form == DefForm::kImplFunc) defs = DefinitionsFor(kernel, fn, key, DefForm::kFunction);
   if (defs.empty() && fn.structured) {
     // TORCH_IMPL_FUNC written by a macro: CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
-    if (std::optional<CppMacroUse> use = MacroGeneratedImpl(kernel)) {
+    if (const CppMacroUse* use = MacroGeneratedImpl(kernel)) {
       CppFunction synthetic;
       synthetic.name = kernel;
       synthetic.qualified = kernel;
@@ -455,43 +455,20 @@ void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
                      " at build time (UfuncCPU_" + loop_name + ".cpp, UfuncCUDA_" + loop_name + ".cu)");
 }
 
-std::optional<CppMacroUse> Tracer::MacroGeneratedImpl(const std::string& kernel) const {
+const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   const CppIndex& cpp = ix_.cpp;
-  // The function-like macros whose body writes a TORCH_IMPL_FUNC, read once per index.
-  using MacroList = std::vector<uint32_t>;
-  const MacroList& impl_macros = ix_.Derived<MacroList>("impl-func-macros", [&] {
-    // Macros whose #define body uses TORCH_IMPL_FUNC, from the index's macro
-    // uses (no file is read).
-    MacroList found;
-    for (const CppMacroUse& use : cpp.macro_uses()) {
-      if (use.macro != "TORCH_IMPL_FUNC" || use.within_macro.empty()) continue;
-      for (uint32_t m : cpp.MacrosNamed(use.within_macro)) {
-        if (cpp.macros()[m].file == use.file && std::find(found.begin(), found.end(), m) == found.end())
-          found.push_back(m);
-      }
-    }
-    return found;
-  });
-  // A use in the macro's own file: MACRO(kernel, ...) at file scope.
-  for (uint32_t m : impl_macros) {
-    const CppMacro& macro = cpp.macros()[m];
-    const std::string& path = cpp.file(macro.file);
-    std::string text = ix_.Snippet(path, 1, 1 << 30);
-    std::string needle = macro.name + "(" + kernel;
-    for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
-      size_t after = pos + needle.size();
-      if (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_')) continue;
-      if (pos > 0 && (std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_')) continue;
-      uint32_t line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
-      if (line == macro.line) continue;  // the #define itself
-      CppMacroUse use;
-      use.macro = macro.name;
-      use.file = macro.file;
-      use.line = line;
-      return use;
+  // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,
+  // then their file-scope uses in the same file: MACRO(kernel, ...).
+  for (uint32_t i : cpp.MacroUsesOf("TORCH_IMPL_FUNC")) {
+    const CppMacroUse& writer = cpp.macro_uses()[i];
+    if (writer.within_macro.empty()) continue;
+    for (uint32_t u : cpp.MacroUsesOf(writer.within_macro)) {
+      const CppMacroUse& use = cpp.macro_uses()[u];
+      if (use.function < 0 && use.within_macro.empty() && use.file == writer.file && use.first_arg == kernel)
+        return &use;
     }
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
@@ -827,30 +804,17 @@ const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::strin
 
 std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {
   std::vector<CppCall> out;
-  int lines = static_cast<int>(f.body_end) - static_cast<int>(f.body_begin) + 1;
-  if (lines <= 0 || lines > 600) return out;
-  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), lines);
-  size_t pos = 0;
-  while ((pos = body.find("_stub", pos)) != std::string::npos) {
-    size_t end = pos + 5;
-    size_t begin = pos;
-    while (begin > 0 && (std::isalnum(static_cast<unsigned char>(body[begin - 1])) || body[begin - 1] == '_')) --begin;
-    pos = end;
-    if (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) continue;
-    size_t next = end;
-    while (next < body.size() && body[next] == ' ') ++next;
-    if (next < body.size() && body[next] == '(') continue;  // a real call: already in the index
-    std::string name = body.substr(begin, end - begin);
-    if (ix_.cpp.StubDeclsNamed(name).empty()) continue;
+  for (uint32_t r : ix_.cpp.StubReferencesIn(f.file, f.body_begin, f.body_end)) {
+    const CppStubRef& ref = ix_.cpp.stub_refs()[r];
     bool dup = false;
-    for (const auto& c : out) dup = dup || c.callee == name;
+    for (const auto& c : out) dup = dup || c.callee == ref.stub;
     if (dup) continue;
-    CppCall ref;
-    ref.callee = name;
-    ref.kind = CallKind::kPlain;
-    ref.file = f.file;
-    ref.line = f.body_begin + static_cast<uint32_t>(std::count(body.begin(), body.begin() + static_cast<long>(begin), '\n'));
-    out.push_back(ref);
+    CppCall call;
+    call.callee = ref.stub;
+    call.kind = CallKind::kPlain;
+    call.file = ref.file;
+    call.line = ref.line;
+    out.push_back(call);
   }
   return out;
 }
