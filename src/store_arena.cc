@@ -45,28 +45,67 @@ Arena* Arena::Create(int slot, int file, std::string* error) {
   return new Arena(base, kArenaSpan, file);
 }
 
-void* Arena::Allocate(size_t bytes, size_t align) {
-  size_t start = RoundUp(used_, align < 16 ? 16 : align);
-  if (start + bytes > reserved_) throw std::bad_alloc();
-  size_t end = start + (bytes ? bytes : 1);
-  if (file_ >= 0 && end > file_bytes_) {
+Arena::Arena(uintptr_t base, size_t reserved, int file) : base_(base), reserved_(reserved), file_(file) {
+  static std::atomic<uint64_t> serials{0};
+  serial_ = ++serials;
+}
+
+uintptr_t Arena::Take(size_t bytes, size_t align) {
+  size_t start, end, cur = used_.load();
+  do {
+    start = RoundUp(cur, align);
+    end = start + bytes;
+    if (end > reserved_) throw std::bad_alloc();
+  } while (!used_.compare_exchange_weak(cur, end));
+  if (file_ >= 0 && end > file_bytes_.load()) {
     // Touching a shared mapping past the file's end faults (SIGBUS): grow
     // the file first, in steps of 64 MiB or doubling.
-    size_t grown = std::max(RoundUp(end, size_t{64} << 20), file_bytes_ * 2);
-    if (::ftruncate(file_, static_cast<off_t>(kArenaPage + grown)) != 0) throw std::bad_alloc();
-    file_bytes_ = grown;
+    std::lock_guard<std::mutex> lock(grow_mu_);
+    size_t covered = file_bytes_.load();
+    if (end > covered) {
+      size_t grown = std::max(RoundUp(end, size_t{64} << 20), covered * 2);
+      if (::ftruncate(file_, static_cast<off_t>(kArenaPage + grown)) != 0) throw std::bad_alloc();
+      file_bytes_.store(grown);
+    }
   }
-  used_ = end;
-  return reinterpret_cast<void*>(base_ + start);
+  return base_ + start;
+}
+
+namespace {
+
+// This thread's current chunk of an arena.
+struct Chunk {
+  uint64_t arena = 0;  // Arena::serial()
+  uintptr_t next = 0, end = 0;
+};
+thread_local Chunk t_chunk;
+constexpr size_t kChunk = size_t{1} << 20;
+
+}  // namespace
+
+void* Arena::Allocate(size_t bytes, size_t align) {
+  align = std::max<size_t>(align, 16);
+  bytes = bytes ? bytes : 1;
+  if (bytes > kChunk / 4) return reinterpret_cast<void*>(Take(bytes, align));
+  Chunk& c = t_chunk;
+  uintptr_t start = RoundUp(c.next, align);
+  if (c.arena != serial_ || start + bytes > c.end) {
+    c.arena = serial_;
+    c.next = Take(kChunk, kArenaPage);
+    c.end = c.next + kChunk;
+    start = c.next;
+  }
+  c.next = start + bytes;
+  return reinterpret_cast<void*>(start);
 }
 
 bool Arena::Seal() {
-  return file_ < 0 || ::ftruncate(file_, static_cast<off_t>(kArenaPage + used_)) == 0;
+  return file_ < 0 || ::ftruncate(file_, static_cast<off_t>(kArenaPage + used_.load())) == 0;
 }
 
 bool Arena::Detach() {
   if (file_ < 0) return true;
-  size_t length = RoundUp(used_, kArenaPage);
+  size_t length = RoundUp(used_.load(), kArenaPage);
   void* p = ::mmap(reinterpret_cast<void*>(base_), length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, file_,
                    kArenaPage);
   if (p == MAP_FAILED) return false;

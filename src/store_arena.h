@@ -12,8 +12,10 @@
 // alternate, so an update can build a new image while the old one is mapped.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace optrace {
@@ -40,8 +42,11 @@ class Arena {
   // taken in this process (an image already mapped there).
   static Arena* Create(int slot, int file, std::string* error);
   uintptr_t base() const { return base_; }
-  size_t used() const { return used_; }
+  uint64_t serial() const { return serial_; }
+  size_t used() const { return used_.load(); }
   bool file_backed() const { return file_ >= 0; }
+  // Thread-safe: each thread bump-allocates inside 1 MiB chunks it takes
+  // from the arena (so threads building different indexes do not contend).
   void* Allocate(size_t bytes, size_t align);
   // File-backed arenas, once filled: cuts the file to kArenaPage + used().
   bool Seal();
@@ -51,12 +56,16 @@ class Arena {
   bool Detach();
 
  private:
-  Arena(uintptr_t base, size_t reserved, int file) : base_(base), reserved_(reserved), file_(file) {}
+  Arena(uintptr_t base, size_t reserved, int file);
   uintptr_t base_;
   size_t reserved_;
-  int file_;                // -1: anonymous
-  size_t file_bytes_ = 0;   // bytes of the arena the file covers so far
-  size_t used_ = 0;
+  // Takes [start, start + bytes) at the arena's end, growing the file to cover it.
+  uintptr_t Take(size_t bytes, size_t align);
+  int file_;                           // -1: anonymous
+  uint64_t serial_;                    // unique per arena in this process (threads' chunks name it)
+  std::mutex grow_mu_;
+  std::atomic<size_t> file_bytes_{0};  // bytes of the arena the file covers so far
+  std::atomic<size_t> used_{0};
 };
 
 // While alive, this thread's `operator new` allocates from `arena`.
