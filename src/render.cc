@@ -267,6 +267,15 @@ std::string DispatchSummary(const NativeFunction* f) {
 // ---------------------------------------------------------------------------
 // JSON.
 
+// ordered_json objects are vectors of pair<const string, json>: the const key
+// makes each growth copy, not move, every value already inserted, subtrees
+// included. The big objects reserve their members up front.
+Json ObjectOf(size_t members) {
+  Json o = Json::object();
+  o.get_ref<Json::object_t&>().reserve(members);
+  return o;
+}
+
 void PutLocation(Json& obj, const Location& l) {
   if (!l.valid()) return;
   obj["file"] = l.file;
@@ -329,7 +338,7 @@ Json DerivativesJson(const DerivativeEntry& d) {
 }
 
 Json OpJson(const OpStep& op) {
-  Json o = Json::object();
+  Json o = ObjectOf(12);
   o["name"] = op.name;
   o["role"] = op.role;
   if (!op.reached_from.empty()) o["reached_from"] = op.reached_from;
@@ -415,7 +424,7 @@ Json OpJson(const OpStep& op) {
 }  // namespace
 
 Json TraceToJson(const Trace& t) {
-  Json j = Json::object();
+  Json j = ObjectOf(11);
   j["schema"] = "optrace.trace/1";
   j["query"] = t.query;
   j["source"] = {{"root", t.source_root}, {"version", t.source_version}};

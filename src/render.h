@@ -17,8 +17,13 @@ struct RenderOptions {
 };
 
 // The optrace.trace/1 object. ordered_json keeps the contract's field order
-// and the YAML order of dispatch tables.
+// and the YAML order of dispatch tables. For callers that need a value (the
+// MCP server's structuredContent, `optrace scan`).
 nlohmann::ordered_json TraceToJson(const Trace& trace);
+// The same object as text, exactly DumpJson(TraceToJson(trace), indent),
+// written directly without building the value (render_json.cc): the CLI's
+// `trace --json`.
+std::string RenderJson(const Trace& trace, int indent = -1);
 // Serialises without throwing on invalid UTF-8 (replaced by U+FFFD): names
 // come from arbitrary checkout files. indent < 0: one line.
 std::string DumpJson(const nlohmann::ordered_json& j, int indent = -1);
