@@ -78,12 +78,14 @@ Status FindCheckout(const std::string& source_flag, Checkout* out) {
   out->found_by = found_by;
   std::string version;
   if (disk->ReadFile("version.txt", &version).ok()) out->version = Trim(version);
-  struct stat git;
-  if (::stat((out->root + "/.git").c_str(), &git) == 0) {
-    out->git_describe = Capture("git -C " + ShellQuote(out->root) + " describe --tags 2>/dev/null");
-  }
   out->disk = std::move(disk);
   return Status::Ok();
+}
+
+std::string GitDescribe(const Checkout& checkout) {
+  struct stat git;
+  if (::stat((checkout.root + "/.git").c_str(), &git) != 0) return "";
+  return Capture("git -C " + ShellQuote(checkout.root) + " describe --tags 2>/dev/null");
 }
 
 std::optional<std::string> InstalledTorchVersion() {

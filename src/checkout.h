@@ -17,7 +17,6 @@ struct Checkout {
   std::string root;          // canonical absolute path
   std::string found_by;      // "--source", "PYTORCH_SOURCE", "TILEGYM_SKILL_CACHE_DIR", "default cache"
   std::string version;       // from version.txt: "2.6.0a0"
-  std::string git_describe;  // "v2.6.0" when a git checkout, else ""
   std::shared_ptr<RealDisk> disk;
 };
 
@@ -27,6 +26,10 @@ std::string DefaultCheckoutPath();
 // Finds and validates the checkout. kSource with a message saying how to get
 // one (optrace fetch) when none is found or it is not a PyTorch tree.
 Status FindCheckout(const std::string& source_flag, Checkout* out);
+
+// `git describe --tags` of a git checkout ("v2.6.0"), else "". Runs git, so
+// only for commands that show it (info, the MCP source tool), never per trace.
+std::string GitDescribe(const Checkout& checkout);
 
 // The installed torch version from importlib.metadata (no torch import), or
 // nullopt when Python or torch is absent.

@@ -21,7 +21,7 @@ int CmdInfo(int argc, char** argv) {
   auto installed = InstalledTorchVersion();
   std::cout << "checkout:  " << checkout.root << "  (found by " << checkout.found_by << ")\n"
             << "version:   " << (checkout.version.empty() ? "unknown (no version.txt)" : checkout.version) << "\n";
-  if (!checkout.git_describe.empty()) std::cout << "git:       " << checkout.git_describe << "\n";
+  if (std::string git = GitDescribe(checkout); !git.empty()) std::cout << "git:       " << git << "\n";
   std::cout << "torch:     " << (installed ? *installed + " (installed)" : "not installed") << "\n";
   if (!show_index) return 0;
   // Never destroyed: an index mapped from the store would be walked page by

@@ -809,7 +809,7 @@ McpToolResult OptraceTools::Source() {
     out["root"] = checkout_.root;
     out["found_by"] = checkout_.found_by;
     out["version"] = checkout_.version;
-    if (!checkout_.git_describe.empty()) out["git_describe"] = checkout_.git_describe;
+    if (std::string git = GitDescribe(checkout_); !git.empty()) out["git_describe"] = git;
     out["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
     if (!version_warning_.empty()) out["warning"] = version_warning_;
   }
