@@ -63,8 +63,17 @@ class DaemonTest : public ::testing::Test {
     }
   }
   void TearDown() override {
-    Optrace("daemon --stop --source " + tree_, true);
-    fs::remove_all(dir_);
+    // A daemon started by the last trace may still be loading (and writing
+    // into the cache): stop it until none answers, then remove everything.
+    for (int i = 0; i < 50; ++i) {
+      bool none = Optrace("daemon --stop --source " + tree_, true).rc != 0;  // 1: none; 3: tree gone
+      std::error_code ec;
+      fs::remove_all(dir_, ec);
+      if (none && !ec && !fs::exists(dir_)) return;
+      fs::create_directories(cache_, ec);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << "could not stop the daemon and remove " << dir_;
   }
   // Runs optrace with this test's cache; `daemon` enables the daemon.
   ProcessRun Optrace(const std::string& args, bool daemon) {

@@ -2,7 +2,9 @@
 // ids and global function indices, and answers the tracer's lookups through
 // hash tables built once by Finish(). Build scans files on std::thread
 // workers (an atomic counter hands out files) and merges the results in file
-// order, so the index is the same whatever the thread count.
+// order, so the index is the same whatever the thread count. Nothing Finish()
+// does is irreversible: RecordsOf gives any file's records back exactly as
+// scanned, so the index store needs no raw copy of them for partial updates.
 #include "cpp_index.h"
 
 #include <algorithm>
@@ -108,18 +110,10 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   for (auto& t : pool) t.join();
 
   CppIndex index;
-  {
-    // Merging moves records into the index's vectors; sizing them once
-    // avoids regrowing (and copying) the large ones.
-    size_t functions = 0, calls = 0, launches = 0, macros = 0;
-    for (const Result& r : results) {
-      functions += r.records.functions.size();
-      calls += r.records.calls.size();
-      launches += r.records.launches.size();
-      macros += r.records.macros.size();
-    }
-    index.Reserve(paths.size(), functions, calls, launches, macros);
-  }
+  CppRecordCounts total;
+  for (const Result& r : results)
+    if (r.skip_reason.empty()) total.Add(r.records);
+  index.Reserve(total);
   for (const SkippedPath& s : listing_skipped) index.AddSkipped(s.path, s.reason);
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!results[i].skip_reason.empty()) {
@@ -132,65 +126,194 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   return index;
 }
 
-void CppIndex::Reserve(size_t files, size_t functions, size_t calls, size_t launches, size_t macros) {
-  files_.reserve(files);
-  string_constants_.reserve(files);
-  functions_.reserve(functions);
-  calls_.reserve(calls);
-  launches_.reserve(launches);
-  macros_.reserve(macros);
+void CppRecordCounts::Add(const CppFileRecords& r) {
+  ++files;
+  functions += r.functions.size();
+  stub_decls += r.stub_decls.size();
+  registrations += r.registrations.size();
+  launches += r.launches.size();
+  calls += r.calls.size();
+  macros += r.macros.size();
+  macro_uses += r.macro_uses.size();
+  library_registrations += r.library_registrations.size();
+  dtype_dispatches += r.dtype_dispatches.size();
+  stub_refs += r.stub_refs.size();
 }
 
-void CppIndex::AddFile(std::string path, CppFileRecords records) {
+void CppIndex::Reserve(const CppRecordCounts& total) {
+  files_.reserve(total.files);
+  string_constants_.reserve(total.files);
+  functions_.reserve(total.functions);
+  stub_decls_.reserve(total.stub_decls);
+  registrations_.reserve(total.registrations);
+  launches_.reserve(total.launches);
+  calls_.reserve(total.calls);
+  macros_.reserve(total.macros);
+  macro_uses_.reserve(total.macro_uses);
+  library_registrations_.reserve(total.library_registrations);
+  dtype_dispatches_.reserve(total.dtype_dispatches);
+  stub_refs_.reserve(total.stub_refs);
+}
+
+CppRecordCounts CppIndex::Counts() const {
+  CppRecordCounts c;
+  c.files = files_.size();
+  c.functions = functions_.size();
+  c.stub_decls = stub_decls_.size();
+  c.registrations = registrations_.size();
+  c.launches = launches_.size();
+  c.calls = calls_.size();
+  c.macros = macros_.size();
+  c.macro_uses = macro_uses_.size() + set_aside_macro_uses_.size();
+  c.library_registrations = library_registrations_.size();
+  c.dtype_dispatches = dtype_dispatches_.size();
+  c.stub_refs = stub_refs_.size() + set_aside_stub_refs_.size();
+  return c;
+}
+
+void CppIndex::AddFile(std::string path, CppFileRecords&& records) { Append(std::move(path), records); }
+void CppIndex::AddFile(std::string path, const CppFileRecords& records) { Append(std::move(path), records); }
+
+// `Records` is CppFileRecords (its strings are moved) or const CppFileRecords
+// (std::move of a const record copies it).
+template <typename Records>
+void CppIndex::Append(std::string path, Records& records) {
   const uint32_t file = static_cast<uint32_t>(files_.size());
   const int32_t fn_base = static_cast<int32_t>(functions_.size());
   files_.push_back(std::move(path));
   auto fn = [&](int32_t local) { return local < 0 ? -1 : local + fn_base; };
-  for (auto& f : records.functions) {
-    f.file = file;
-    functions_.push_back(std::move(f));
-  }
-  for (auto& d : records.stub_decls) {
-    d.file = file;
-    stub_decls_.push_back(std::move(d));
-  }
-  for (auto& r : records.registrations) {
-    r.file = file;
-    registrations_.push_back(std::move(r));
-  }
+  for (auto& f : records.functions) functions_.emplace_back(std::move(f)).file = file;
+  for (auto& d : records.stub_decls) stub_decls_.emplace_back(std::move(d)).file = file;
+  for (auto& r : records.registrations) registrations_.emplace_back(std::move(r)).file = file;
   for (auto& l : records.launches) {
-    l.file = file;
-    l.function = fn(l.function);
-    launches_.push_back(std::move(l));
+    CppLaunch& to = launches_.emplace_back(std::move(l));
+    to.file = file;
+    to.function = fn(to.function);
   }
   for (auto& c : records.calls) {
-    c.file = file;
-    c.function = fn(c.function);
-    calls_.push_back(std::move(c));
+    CppCall& to = calls_.emplace_back(std::move(c));
+    to.file = file;
+    to.function = fn(to.function);
   }
-  for (auto& m : records.macros) {
-    m.file = file;
-    macros_.push_back(std::move(m));
-  }
+  for (auto& m : records.macros) macros_.emplace_back(std::move(m)).file = file;
   for (auto& u : records.macro_uses) {
-    u.file = file;
-    u.function = fn(u.function);
-    macro_uses_.push_back(std::move(u));
+    CppMacroUse& to = macro_uses_.emplace_back(std::move(u));
+    to.file = file;
+    to.function = fn(to.function);
   }
-  for (auto& r : records.library_registrations) {
-    r.file = file;
-    library_registrations_.push_back(std::move(r));
-  }
+  for (auto& r : records.library_registrations) library_registrations_.emplace_back(std::move(r)).file = file;
   for (auto& d : records.dtype_dispatches) {
-    d.file = file;
-    d.function = fn(d.function);
-    dtype_dispatches_.push_back(std::move(d));
+    DtypeDispatch& to = dtype_dispatches_.emplace_back(std::move(d));
+    to.file = file;
+    to.function = fn(to.function);
   }
-  for (auto& r : records.stub_refs) {
-    r.file = file;
-    stub_refs_.push_back(std::move(r));
-  }
+  const size_t first_ref = stub_refs_.size();
+  for (auto& r : records.stub_refs) stub_refs_.emplace_back(std::move(r)).file = file;
+  // StubReferencesIn binary-searches (file, line); ScanCppFile's are in line
+  // order already (so RecordsOf gives them back as scanned), hand-made ones may not be.
+  std::stable_sort(stub_refs_.begin() + first_ref, stub_refs_.end(),
+                   [](const CppStubRef& a, const CppStubRef& b) { return a.line < b.line; });
   string_constants_.push_back(std::move(records.string_constants));
+}
+
+namespace {
+
+// Moves the records of `kept` that fail `keep` to `set_aside`, each with its
+// index among its file's records (`kept` is grouped by file).
+template <typename T, typename Keep>
+void SetAside(std::vector<T>& kept, std::vector<std::pair<uint32_t, T>>& set_aside, Keep keep) {
+  // Sized first: in a store arena a regrown buffer stays in the image as dead bytes.
+  set_aside.reserve(set_aside.size() + std::count_if(kept.begin(), kept.end(), [&](const T& r) { return !keep(r); }));
+  size_t out = 0;
+  uint32_t file = 0, position = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    position = i > 0 && kept[i].file == file ? position + 1 : 0;
+    file = kept[i].file;
+    if (keep(kept[i])) {
+      if (out != i) kept[out] = std::move(kept[i]);
+      ++out;
+    } else {
+      set_aside.emplace_back(position, std::move(kept[i]));
+    }
+  }
+  kept.resize(out);
+}
+
+// [begin, end) of the records of `file` in a vector grouped by file in file order.
+template <typename T, typename FileOf>
+std::pair<size_t, size_t> FileRange(const std::vector<T>& records, uint32_t file, FileOf file_of) {
+  auto b = std::partition_point(records.begin(), records.end(), [&](const T& r) { return file_of(r) < file; });
+  auto e = std::partition_point(b, records.end(), [&](const T& r) { return file_of(r) == file; });
+  return {static_cast<size_t>(b - records.begin()), static_cast<size_t>(e - records.begin())};
+}
+template <typename T>
+std::pair<size_t, size_t> FileRange(const std::vector<T>& records, uint32_t file) {
+  return FileRange(records, file, [](const T& r) { return r.file; });
+}
+
+// The file's records of `kept` and `set_aside` (SetAside's two lists) in their scanned order.
+template <typename T>
+std::vector<T> Rejoin(const std::vector<T>& kept, const std::vector<std::pair<uint32_t, T>>& set_aside, uint32_t file) {
+  auto [kb, ke] = FileRange(kept, file);
+  auto [sb, se] = FileRange(set_aside, file, [](const std::pair<uint32_t, T>& p) { return p.second.file; });
+  std::vector<T> out;
+  out.reserve(ke - kb + se - sb);
+  while (kb < ke || sb < se) {
+    if (sb < se && (set_aside[sb].first <= out.size() || kb == ke)) out.push_back(set_aside[sb++].second);
+    else out.push_back(kept[kb++]);
+  }
+  return out;
+}
+
+// Copies the file's records of `all` (grouped by file).
+template <typename T>
+std::vector<T> RecordsIn(const std::vector<T>& all, uint32_t file) {
+  auto [b, e] = FileRange(all, file);
+  return std::vector<T>(all.begin() + b, all.begin() + e);
+}
+
+}  // namespace
+
+CppFileRecords CppIndex::RecordsOf(uint32_t id) const {
+  CppFileRecords r;
+  if (id >= files_.size()) return r;
+  // AddFile's rebasing, undone: file ids back to 0, function indices back to file-local.
+  const int32_t fn_base = static_cast<int32_t>(FileRange(functions_, id).first);
+  auto local = [&](auto& records) {
+    for (auto& x : records) {
+      x.file = 0;
+      if constexpr (requires { x.function = 0; }) {
+        if (x.function >= 0) x.function -= fn_base;
+      }
+    }
+  };
+  r.functions = RecordsIn(functions_, id);
+  r.stub_decls = RecordsIn(stub_decls_, id);
+  r.registrations = RecordsIn(registrations_, id);
+  r.launches = RecordsIn(launches_, id);
+  for (CppLaunch& l : r.launches) {
+    if (!l.kernel_from_index) continue;
+    l.kernel.clear();
+    l.kernel_from_index = false;
+  }
+  r.calls = RecordsIn(calls_, id);
+  r.macros = RecordsIn(macros_, id);
+  r.macro_uses = Rejoin(macro_uses_, set_aside_macro_uses_, id);
+  r.library_registrations = RecordsIn(library_registrations_, id);
+  r.dtype_dispatches = RecordsIn(dtype_dispatches_, id);
+  r.stub_refs = Rejoin(stub_refs_, set_aside_stub_refs_, id);
+  r.string_constants = string_constants_[id];
+  local(r.functions);
+  local(r.stub_decls);
+  local(r.registrations);
+  local(r.launches);
+  local(r.calls);
+  local(r.macros);
+  local(r.macro_uses);
+  local(r.library_registrations);
+  local(r.dtype_dispatches);
+  local(r.stub_refs);
+  return r;
 }
 
 void CppIndex::Finish() {
@@ -201,28 +324,24 @@ void CppIndex::Finish() {
   };
   // Macro uses: ScanCppFile keeps uses of same-file macros and of any
   // ALL_CAPS name; keep only those naming a function-like macro we indexed.
+  // The others are set aside, not erased: RecordsOf gives them back.
   std::unordered_set<std::string_view> function_macros;
   for (const CppMacro& m : macros_)
     if (m.function_like) function_macros.insert(m.name);
-  macro_uses_.erase(std::remove_if(macro_uses_.begin(), macro_uses_.end(),
-                                   [&](const CppMacroUse& u) { return !function_macros.count(u.macro); }),
-                    macro_uses_.end());
+  SetAside(macro_uses_, set_aside_macro_uses_, [&](const CppMacroUse& u) { return function_macros.count(u.macro) > 0; });
   // Stub references: ScanCppFile keeps every uncalled name ending in _stub; keep
   // only those naming a DECLARE_DISPATCH / DEFINE_DISPATCH stub.
   std::unordered_set<std::string_view> stubs;
   for (const StubDecl& d : stub_decls_) stubs.insert(d.stub);
-  stub_refs_.erase(std::remove_if(stub_refs_.begin(), stub_refs_.end(),
-                                  [&](const CppStubRef& r) { return !stubs.count(r.stub); }),
-                   stub_refs_.end());
-  // StubReferencesIn binary-searches (file, line); records added by hand may come in any order.
-  std::stable_sort(stub_refs_.begin(), stub_refs_.end(), [](const CppStubRef& a, const CppStubRef& b) {
-    return a.file != b.file ? a.file < b.file : a.line < b.line;
-  });
+  SetAside(stub_refs_, set_aside_stub_refs_, [&](const CppStubRef& r) { return stubs.count(r.stub) > 0; });
   // Jiterator names defined in another file (a header): StringConstant
   // answers only when the index holds a single value for the constant.
   for (CppLaunch& l : launches_) {
     if (!l.kernel.empty() || l.kernel_name_ref.empty()) continue;
-    if (const std::string* value = StringConstant(l.file, l.kernel_name_ref)) l.kernel = *value;
+    if (const std::string* value = StringConstant(l.file, l.kernel_name_ref)) {
+      l.kernel = *value;
+      l.kernel_from_index = true;
+    }
   }
   fill(functions_by_name_, functions_.size(), [&](auto& m, uint32_t i) { m.emplace(functions_[i].name, i); });
   fill(stub_decls_by_name_, stub_decls_.size(), [&](auto& m, uint32_t i) { m.emplace(stub_decls_[i].stub, i); });

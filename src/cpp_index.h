@@ -36,6 +36,7 @@ struct CppFunction {
   uint32_t file = 0;      // index into CppIndex::files()
   uint32_t line = 0;      // line holding the name (or the macro)
   uint32_t body_begin = 0, body_end = 0;  // lines of '{' and '}'
+  bool operator==(const CppFunction&) const = default;
 };
 
 enum class StubDeclKind : uint8_t { kDeclare, kDefine };
@@ -44,6 +45,7 @@ struct StubDecl {
   std::string stub;  // "lstm_cudnn_stub"
   std::string type;  // DECLARE_DISPATCH's first argument, "" for DEFINE
   uint32_t file = 0, line = 0;
+  bool operator==(const StubDecl&) const = default;
 };
 
 struct StubRegistration {
@@ -58,6 +60,7 @@ struct StubRegistration {
   // (every capability) and non-CPU devices; and the target as written minus '&' ("at::native::lstm_cudnn").
   std::string arch;
   std::string target_written;
+  bool operator==(const StubRegistration&) const = default;
 };
 
 enum class LaunchKind : uint8_t {
@@ -71,6 +74,9 @@ const char* LaunchKindName(LaunchKind kind);  // "<<<>>>", "gpu_kernel", "gpu_re
 
 struct CppLaunch {
   LaunchKind kind;
+  // Set by CppIndex::Finish when it filled `kernel` from a constant the scan
+  // of this file did not see (defined in another file); RecordsOf undoes it.
+  bool kernel_from_index = false;
   std::string launcher;   // "gpu_kernel", "gpu_reduce_kernel", "jitted_gpu_kernel"; for <<<>>>: ""
   std::string kernel;     // <<<>>>: the launched kernel's name ("softmax_warp_forward");
                           // jiterator: the kernel string ("abs_kernel"); else ""
@@ -82,6 +88,7 @@ struct CppLaunch {
   // Added: jiterator's first template argument as written ("abs_name"); `kernel` is its string value
   // when the constant is found (same file at scan time, else a unique one in the index at Finish).
   std::string kernel_name_ref;
+  bool operator==(const CppLaunch&) const = default;
 };
 
 enum class CallKind : uint8_t {
@@ -98,6 +105,7 @@ struct CppCall {
   int32_t function = -1;     // enclosing CppFunction index, -1 when in a macro body
   std::string macro;         // enclosing #define when written inside one
   uint32_t file = 0, line = 0;
+  bool operator==(const CppCall&) const = default;
 };
 
 struct CppMacro {
@@ -105,6 +113,7 @@ struct CppMacro {
   uint32_t file = 0, line = 0;  // line of #define
   uint32_t end_line = 0;        // last line of the (continued) body
   bool function_like = false;   // added: #define NAME(...)
+  bool operator==(const CppMacro&) const = default;
 };
 
 // A use of a function-like macro defined in the index, e.g. a LAUNCH_SOFTMAX_WARP_FORWARD(...)
@@ -118,6 +127,7 @@ struct CppMacroUse {
   uint32_t file = 0, line = 0;
   std::string within_macro;  // added: the #define whose body holds the use (function == -1), else ""
   std::string first_arg;     // file-scope uses only: the first argument as written ("sigmoid_out")
+  bool operator==(const CppMacroUse&) const = default;
 };
 
 // A dispatch stub named without being called: passed as an argument
@@ -128,6 +138,7 @@ struct CppMacroUse {
 struct CppStubRef {
   std::string stub;
   uint32_t file = 0, line = 0;
+  bool operator==(const CppStubRef&) const = default;
 };
 
 // TORCH_LIBRARY / TORCH_LIBRARY_IMPL / TORCH_LIBRARY_FRAGMENT registrations.
@@ -141,6 +152,7 @@ struct LibraryRegistration {
   uint32_t file = 0, line = 0;
   std::string schema;         // added: m.def's whole schema string (op is its name part)
   std::string function_text;  // added: the registered expression as written ("TORCH_FN(at::native::f)")
+  bool operator==(const LibraryRegistration&) const = default;
 };
 
 // AT_DISPATCH_* macro uses: the dtypes an implementation supports.
@@ -151,6 +163,7 @@ struct DtypeDispatch {
   int32_t function = -1;
   uint32_t file = 0, line = 0;
   std::string macro_body;  // added: the #define holding the use (function == -1), else ""
+  bool operator==(const DtypeDispatch&) const = default;
 };
 
 // A file that was not indexed, and why.
@@ -174,6 +187,14 @@ struct CppFileRecords {
   std::vector<CppStubRef> stub_refs;  // in line order, anywhere in the file
   // constexpr char name[] = "string"; (jiterator kernel names)
   std::vector<std::pair<std::string, std::string>> string_constants;
+  bool operator==(const CppFileRecords&) const = default;
+};
+
+// How many records of each kind (for sizing an index before merging files).
+struct CppRecordCounts {
+  size_t files = 0, functions = 0, stub_decls = 0, registrations = 0, launches = 0, calls = 0, macros = 0,
+         macro_uses = 0, library_registrations = 0, dtype_dispatches = 0, stub_refs = 0;
+  void Add(const CppFileRecords& records);  // one more file
 };
 
 // Scans one C++/CUDA source text. `path` is used for the device of plain
@@ -194,10 +215,29 @@ class CppIndex {
  public:
   // Scans every in-scope file of `disk` (in parallel with `threads` workers; 0 = all cores).
   static CppIndex Build(const Disk& disk, unsigned threads = 0);
-  // Merges per-file records (in file order) into an index. Used by Build and by the store.
-  void AddFile(std::string path, CppFileRecords records);
+  // Merges per-file records (in file order) into an index: the file gets the
+  // next file id (skipped files get none). Used by Build and by the store.
+  // The rvalue form moves the records' strings, the other copies them.
+  void AddFile(std::string path, CppFileRecords&& records);
+  void AddFile(std::string path, const CppFileRecords& records);
   void AddSkipped(std::string path, std::string reason) { skipped_.push_back({std::move(path), std::move(reason)}); }
-  void Finish();  // builds the lookup tables; call once after the last AddFile
+  // Sizes the record vectors for `total` records, so that AddFile never
+  // regrows them: regrowing copies, and in a store arena it leaves the old
+  // buffers in the image as dead bytes.
+  void Reserve(const CppRecordCounts& total);
+  // Builds the lookup tables; call once after the last AddFile. It sets aside
+  // macro uses and stub references that name no indexed macro / declared stub
+  // (the lists below omit them) and fills jiterator kernels from other files'
+  // constants, all reversibly: see RecordsOf.
+  void Finish();
+
+  // The records of file `id` exactly as ScanCppFile produced them (file-local
+  // ids, every record Finish set aside, nothing Finish filled in), so that the
+  // store can rebuild an index after a partial update without keeping a raw
+  // copy of every file's records. Empty for an unknown id.
+  CppFileRecords RecordsOf(uint32_t id) const;
+  // The records of every file as scanned: the sum of RecordsOf's sizes.
+  CppRecordCounts Counts() const;
 
   const std::vector<std::string>& files() const { return files_; }
   const std::string& file(uint32_t id) const { return files_[id]; }
@@ -236,7 +276,8 @@ class CppIndex {
   int32_t FunctionAt(uint32_t file, uint32_t line) const;
 
  private:
-  void Reserve(size_t files, size_t functions, size_t calls, size_t launches, size_t macros);
+  template <typename Records>
+  void Append(std::string path, Records& records);
 
   std::vector<std::string> files_;
   std::vector<CppFunction> functions_;
@@ -245,10 +286,15 @@ class CppIndex {
   std::vector<CppLaunch> launches_;
   std::vector<CppCall> calls_;
   std::vector<CppMacro> macros_;
-  std::vector<CppMacroUse> macro_uses_;
+  std::vector<CppMacroUse> macro_uses_;  // after Finish: only uses of indexed function-like macros
   std::vector<LibraryRegistration> library_registrations_;
   std::vector<DtypeDispatch> dtype_dispatches_;
-  std::vector<CppStubRef> stub_refs_;  // sorted by (file, line)
+  std::vector<CppStubRef> stub_refs_;  // sorted by (file, line); after Finish: only declared stubs
+  // What Finish set aside, each with its index in its file's scanned list.
+  // Every record vector is grouped by file in file order (AddFile appends),
+  // which RecordsOf relies on to find a file's records by binary search.
+  std::vector<std::pair<uint32_t, CppMacroUse>> set_aside_macro_uses_;
+  std::vector<std::pair<uint32_t, CppStubRef>> set_aside_stub_refs_;
   std::vector<CppSkipped> skipped_;
   std::vector<std::vector<std::pair<std::string, std::string>>> string_constants_;  // per file
   // lookup tables (built by Finish)

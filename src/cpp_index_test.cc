@@ -3,6 +3,7 @@
 // file (sed -n 'Np'), and whole-tree scans of both.
 #include "cpp_index.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,66 @@ uint32_t FileId(const CppIndex& index, std::string_view path) {
   for (uint32_t i = 0; i < index.files().size(); ++i)
     if (index.file(i) == path) return i;
   return UINT32_MAX;
+}
+
+// "" when the two scans are equal, else the first difference: "calls[12] (line 40 vs 41)".
+std::string FirstDifference(const CppFileRecords& got, const CppFileRecords& want) {
+  std::string out;
+  auto check = [&](const char* kind, const auto& a, const auto& b) {
+    if (!out.empty()) return;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      if (a[i] == b[i]) continue;
+      out = std::string(kind) + "[" + std::to_string(i) + "]";
+      if constexpr (requires { a[i].line; })
+        out += " (line " + std::to_string(a[i].line) + " vs " + std::to_string(b[i].line) + ")";
+      return;
+    }
+    if (a.size() != b.size())
+      out = std::string(kind) + ": " + std::to_string(a.size()) + " records vs " + std::to_string(b.size());
+  };
+  check("functions", got.functions, want.functions);
+  check("stub_decls", got.stub_decls, want.stub_decls);
+  check("registrations", got.registrations, want.registrations);
+  check("launches", got.launches, want.launches);
+  check("calls", got.calls, want.calls);
+  check("macros", got.macros, want.macros);
+  check("macro_uses", got.macro_uses, want.macro_uses);
+  check("library_registrations", got.library_registrations, want.library_registrations);
+  check("dtype_dispatches", got.dtype_dispatches, want.dtype_dispatches);
+  check("stub_refs", got.stub_refs, want.stub_refs);
+  check("string_constants", got.string_constants, want.string_constants);
+  if (out.empty() && !(got == want)) out = "a difference the checks above miss";
+  return out;
+}
+
+// An index merged from `index`'s RecordsOf of every file, as the store
+// rebuilds one after a partial update.
+CppIndex Remerged(const CppIndex& index) {
+  CppIndex out;
+  for (const CppSkipped& s : index.skipped()) out.AddSkipped(s.path, s.reason);
+  for (uint32_t id = 0; id < index.files().size(); ++id) out.AddFile(index.file(id), index.RecordsOf(id));
+  out.Finish();
+  return out;
+}
+
+// Every list a consumer sees is the same.
+void ExpectSameIndex(const CppIndex& a, const CppIndex& b) {
+  EXPECT_EQ(a.files(), b.files());
+  EXPECT_TRUE(a.functions() == b.functions());
+  EXPECT_TRUE(a.stub_decls() == b.stub_decls());
+  EXPECT_TRUE(a.registrations() == b.registrations());
+  EXPECT_TRUE(a.launches() == b.launches());
+  EXPECT_TRUE(a.calls() == b.calls());
+  EXPECT_TRUE(a.macros() == b.macros());
+  EXPECT_TRUE(a.macro_uses() == b.macro_uses());
+  EXPECT_TRUE(a.library_registrations() == b.library_registrations());
+  EXPECT_TRUE(a.dtype_dispatches() == b.dtype_dispatches());
+  EXPECT_TRUE(a.stub_refs() == b.stub_refs());
+  ASSERT_EQ(a.skipped().size(), b.skipped().size());
+  for (size_t i = 0; i < a.skipped().size(); ++i) {
+    EXPECT_EQ(a.skipped()[i].path, b.skipped()[i].path);
+    EXPECT_EQ(a.skipped()[i].reason, b.skipped()[i].reason);
+  }
 }
 
 TEST(CppIndex, MergesFilesAndAnswersLookups) {
@@ -149,6 +210,68 @@ TEST(CppIndex, StubReferencesAndFileScopeMacroUses) {
   ASSERT_EQ(index.MacroUsesOf("TORCH_IMPL_FUNC").size(), 1u);
   EXPECT_EQ(index.macro_uses()[index.MacroUsesOf("TORCH_IMPL_FUNC")[0]].within_macro, "MAKE_IMPL");
   EXPECT_TRUE(index.MacroUsesIn(f[0]).empty());  // file-scope uses belong to no function
+}
+
+TEST(CppIndex, RecordsOfGivesBackEachFileAsScanned) {
+  MemoryDisk disk;
+  const std::map<std::string, std::string> files = {
+      {"aten/src/ATen/native/A.h",
+       "DECLARE_DISPATCH(fn_t, a_stub);\n"
+       "#define MY_MACRO(x) k<<<1, 1>>>(x)\n"
+       "constexpr char abs_name[] = \"abs_kernel\";\n"},
+      // Sorts between A.h and B.cpp: the skipped file gets no file id.
+      {"aten/src/ATen/native/AB_binary.cpp", std::string("\0\x01\x02binary", 9)},
+      {"aten/src/ATen/native/B.cpp",
+       "void first() { helper(1); }\n"
+       "void second(TensorIterator& iter) {\n"
+       "  NOT_A_MACRO(iter);\n"
+       "  MY_MACRO(iter);\n"
+       "  helper(undeclared_stub); helper(a_stub);\n"
+       "  OTHER_CAPS(iter); MY_MACRO(iter);\n"
+       "  helper(b_undeclared_stub);\n"
+       "}\n"},
+      {"aten/src/ATen/native/cuda/C.cu",
+       "void abs_kernel_cuda(TensorIteratorBase& iter) {\n"
+       "  jitted_gpu_kernel</*name=*/abs_name, scalar_t, scalar_t, 1>(iter, abs_string);\n"
+       "}\n"},
+  };
+  for (const auto& [path, text] : files) disk.Add(path, text);
+  CppIndex index = CppIndex::Build(disk, 1);
+  ASSERT_EQ(index.files().size(), 3u);
+  ASSERT_EQ(index.skipped().size(), 1u);
+  const uint32_t b = FileId(index, "aten/src/ATen/native/B.cpp"), c = FileId(index, "aten/src/ATen/native/cuda/C.cu");
+  ASSERT_EQ(b, 1u);
+  // What Finish changed: unknown macro uses and undeclared stubs set aside,
+  // the jiterator kernel filled from A.h's constant.
+  std::vector<std::string> uses, refs;
+  for (const CppMacroUse& u : index.macro_uses()) uses.push_back(u.macro + ":" + std::to_string(u.line));
+  for (const CppStubRef& r : index.stub_refs()) refs.push_back(index.file(r.file) + ":" + r.stub);
+  EXPECT_EQ(uses, (std::vector<std::string>{"MY_MACRO:4", "MY_MACRO:6"}));
+  EXPECT_EQ(refs, (std::vector<std::string>{"aten/src/ATen/native/A.h:a_stub", "aten/src/ATen/native/B.cpp:a_stub"}));
+  ASSERT_EQ(index.launches().size(), 2u);
+  EXPECT_EQ(index.launches()[1].kernel, "abs_kernel");
+  EXPECT_TRUE(index.launches()[1].kernel_from_index);
+  EXPECT_GT(index.functions().size(), 2u);  // B.cpp's function indices are rebased
+
+  for (uint32_t id = 0; id < index.files().size(); ++id) {
+    const std::string& path = index.file(id);
+    CppFileRecords scanned = ScanCppFile(path, files.at(path));
+    CppFileRecords given = index.RecordsOf(id);
+    EXPECT_TRUE(given == scanned) << path << ": " << FirstDifference(given, scanned);
+  }
+  CppFileRecords of_b = index.RecordsOf(b);
+  uses.clear();
+  for (const CppMacroUse& u : of_b.macro_uses) uses.push_back(u.macro + ":" + std::to_string(u.function));
+  EXPECT_EQ(uses, (std::vector<std::string>{"NOT_A_MACRO:1", "MY_MACRO:1", "OTHER_CAPS:1", "MY_MACRO:1"}));
+  ASSERT_EQ(of_b.stub_refs.size(), 3u);
+  EXPECT_EQ(of_b.stub_refs[0].stub, "undeclared_stub");
+  EXPECT_EQ(index.RecordsOf(c).launches[0].kernel, "");  // as scanned: C.cu has no abs_name
+  EXPECT_TRUE(index.RecordsOf(99) == CppFileRecords{});
+
+  CppIndex again = Remerged(index);
+  ExpectSameIndex(again, index);
+  EXPECT_EQ(again.Counts().macro_uses, 4u);
+  EXPECT_EQ(again.Counts().stub_refs, 4u);
 }
 
 TEST(CppIndex, InScope) {
@@ -607,6 +730,30 @@ TEST_P(CppIndexWholeTree, ScansEverythingAndExplainsSkips) {
   std::ostringstream counts;
   PrintCppIndexCounts(index, counts);
   EXPECT_NE(counts.str().find("functions"), std::string::npos);
+}
+
+// The store rebuilds the index after a partial update from RecordsOf of
+// every file it did not scan again: each must be the file's scan, exactly.
+TEST_P(CppIndexWholeTree, RecordsOfEveryFileEqualItsScan) {
+  REQUIRE_CORPUS(GetParam());
+  const CppIndex& index = TreeIndex(GetParam());
+  RealDisk disk(CorpusTree(GetParam()));
+  std::string text;
+  size_t differ = 0;
+  for (uint32_t id = 0; id < index.files().size(); ++id) {
+    ASSERT_TRUE(disk.ReadFile(index.file(id), &text).ok()) << index.file(id);
+    CppFileRecords scanned = ScanCppFile(index.file(id), text);
+    CppFileRecords given = index.RecordsOf(id);
+    if (given == scanned) continue;
+    ADD_FAILURE() << index.file(id) << ": " << FirstDifference(given, scanned);
+    if (++differ == 5) break;
+  }
+  // Finish set records aside in these trees, so the test covers giving them
+  // back. (No jiterator constant lives in another file here: the in-memory test covers that.)
+  const CppRecordCounts all = index.Counts();
+  EXPECT_GT(all.macro_uses, index.macro_uses().size());
+  EXPECT_GT(all.stub_refs, index.stub_refs().size());
+  ExpectSameIndex(Remerged(index), index);
 }
 
 INSTANTIATE_TEST_SUITE_P(Trees, CppIndexWholeTree, ::testing::Values("2.6.0", "1.13.1"));

@@ -77,8 +77,8 @@ struct TrackedFile {
   uint64_t hash = 0;  // content hash; directories: 0
 };
 
-// The raw ScanCppFile output of one file (CppIndex::Finish rewrites some
-// records, so a partial update needs them as scanned).
+// One C++ file's scan. Only the skip reason is kept in the image: an indexed
+// file's records, as scanned, come back from CppIndex::RecordsOf.
 struct CppSource {
   std::string skip_reason;  // non-empty: not indexed (binary, unreadable)
   CppFileRecords records;
@@ -90,8 +90,8 @@ struct ImageRoot {
   CppIndex cpp;
   PyIndex py;
   std::vector<TrackedFile> yaml_files;      // kYamlFiles
-  std::vector<TrackedFile> cpp_files;       // sorted, parallel to cpp_sources
-  std::vector<CppSource> cpp_sources;
+  std::vector<TrackedFile> cpp_files;       // sorted, parallel to cpp_skip_reasons
+  std::vector<std::string> cpp_skip_reasons;  // why a file is not indexed (binary, unreadable); "" when it is
   std::vector<SkippedPath> cpp_listing_skipped;
   std::vector<TrackedFile> py_files;        // sorted, parallel to py.modules()
   std::vector<SkippedPath> py_listing_skipped;
@@ -651,14 +651,34 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
     img->yaml = !old || changes->yaml_changed ? fresh_yaml : old->yaml;
     img->cpp_listing_skipped = listing.cpp_skipped;
     img->py_listing_skipped = listing.py_skipped;
-    img->cpp_sources.reserve(listing.cpp.size());
+    // The old index's file ids number its indexed (not skipped) files in listing order.
+    std::vector<uint32_t> old_file_id(old ? old->cpp_files.size() : 0, UINT32_MAX);
+    for (uint32_t k = 0, id = 0; k < old_file_id.size(); ++k)
+      if (old->cpp_skip_reasons[k].empty()) old_file_id[k] = id++;
+    img->cpp_skip_reasons.reserve(listing.cpp.size());
+    // At most the old records plus the rescanned ones.
+    CppRecordCounts total = old ? old->cpp.Counts() : CppRecordCounts{};
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (!jobs[k].is_py) total.Add(scanned[k].cpp.records);
+    img->cpp.Reserve(total);
     for (const SkippedPath& s : listing.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
     for (size_t i = 0; i < listing.cpp.size(); ++i) {
       const Scanned* s = cpp_job[i] >= 0 ? &scanned[cpp_job[i]] : nullptr;
-      const CppSource& src = s && !s->reuse ? s->cpp : old->cpp_sources[cpp_old[i]];
-      img->cpp_sources.push_back(src);
-      if (!src.skip_reason.empty()) img->cpp.AddSkipped(listing.cpp[i], src.skip_reason);
-      else img->cpp.AddFile(listing.cpp[i], src.records);
+      const bool fresh = s && !s->reuse;
+      const std::string& skip_reason = fresh ? s->cpp.skip_reason : old->cpp_skip_reasons[cpp_old[i]];
+      img->cpp_skip_reasons.push_back(skip_reason);
+      if (!skip_reason.empty()) {
+        img->cpp.AddSkipped(listing.cpp[i], skip_reason);
+      } else if (fresh) {
+        img->cpp.AddFile(listing.cpp[i], s->cpp.records);
+      } else {
+        // The old records as scanned, on the heap: only AddFile's copy belongs in the image.
+        CppFileRecords kept = [&] {
+          ArenaScope heap(nullptr);
+          return old->cpp.RecordsOf(old_file_id[cpp_old[i]]);
+        }();
+        img->cpp.AddFile(listing.cpp[i], kept);
+      }
     }
     img->cpp.Finish();
     for (size_t i = 0; i < listing.py.size(); ++i) {

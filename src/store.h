@@ -2,12 +2,13 @@
 // ${XDG_CACHE_HOME:-~/.cache}/optrace/ holding the finished YAML model, C++
 // index and Python index as they lie in memory (store_arena.h), plus what is
 // needed to keep them correct: every in-scope file's size, mtime and content
-// hash, the mtimes of the directories they live in, and the raw per-file C++
-// records. A warm load maps the file and stat-walks the tree; only changed,
-// added or removed files are scanned again (a YAML change, another optrace
-// binary or a damaged file means a full rebuild). Writes go to a temporary
-// file that is fsync'd and renamed over the old one under an flock, so a
-// killed writer or two concurrent cold runs never leave a broken index.
+// hash and the mtimes of the directories they live in (the C++ index gives
+// back any file's records as scanned, for partial updates). A warm load maps
+// the file and stat-walks the tree; only changed, added or removed files are
+// scanned again (a YAML change, another optrace binary or a damaged file
+// means a full rebuild). Writes go to a temporary file that is fsync'd and
+// renamed over the old one under an flock, so a killed writer or two
+// concurrent cold runs never leave a broken index.
 // doc/index-format.md describes the file and why it is built this way.
 #pragma once
 
@@ -21,7 +22,7 @@
 
 namespace optrace {
 
-inline constexpr uint32_t kStoreFormatVersion = 1;
+inline constexpr uint32_t kStoreFormatVersion = 2;
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/optrace
 std::string DefaultStoreDir();
