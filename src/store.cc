@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -633,9 +634,12 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   int slot = old ? 1 - ArenaSlotOf(old) : 0;
   Arena* arena = Arena::Create(slot, image_file, &arena_error);
   if (!arena) arena = Arena::Create(1 - slot, image_file, &arena_error);
+  // The image's tables first (one thread), then the C++ and Python indexes
+  // merged on two threads into the same (thread-safe) arena.
+  ImageRoot* img;
   {
     ArenaScope scope(arena);  // a null arena: the heap
-    auto* img = new ImageRoot;
+    img = new ImageRoot;
     img->root = tree.root;
     // The tables a warm load reads come first, so that its freshness check
     // touches a few contiguous pages, not one page per file all over the image.
@@ -651,6 +655,23 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
     img->yaml = !old || changes->yaml_changed ? fresh_yaml : old->yaml;
     img->cpp_listing_skipped = listing.cpp_skipped;
     img->py_listing_skipped = listing.py_skipped;
+  }
+  std::exception_ptr py_failure;
+  std::thread py_merge([&] {
+    try {
+      ArenaScope scope(arena);
+      for (size_t i = 0; i < listing.py.size(); ++i) {
+        const Scanned* s = py_job[i] >= 0 ? &scanned[py_job[i]] : nullptr;
+        img->py.AddModule(s && !s->reuse ? s->py : old->py.modules()[py_old[i]]);
+      }
+      StoreAccess::SetSkipped(&img->py, listing.py_skipped);
+      img->py.Finish();
+    } catch (...) {
+      py_failure = std::current_exception();
+    }
+  });
+  {
+    ArenaScope scope(arena);
     // The old index's file ids number its indexed (not skipped) files in listing order.
     std::vector<uint32_t> old_file_id(old ? old->cpp_files.size() : 0, UINT32_MAX);
     for (uint32_t k = 0, id = 0; k < old_file_id.size(); ++k)
@@ -681,14 +702,10 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
       }
     }
     img->cpp.Finish();
-    for (size_t i = 0; i < listing.py.size(); ++i) {
-      const Scanned* s = py_job[i] >= 0 ? &scanned[py_job[i]] : nullptr;
-      img->py.AddModule(s && !s->reuse ? s->py : old->py.modules()[py_old[i]]);
-    }
-    StoreAccess::SetSkipped(&img->py, listing.py_skipped);
-    img->py.Finish();
-    result->image = img;
   }
+  py_merge.join();
+  if (py_failure) std::rethrow_exception(py_failure);
+  result->image = img;
   result->arena = arena;
   report->merge_ms = MsSince(t1);
   return Status::Ok();

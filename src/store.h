@@ -6,7 +6,7 @@
 // back any file's records as scanned, for partial updates). A warm load maps
 // the file and stat-walks the tree; only changed, added or removed files are
 // scanned again (a YAML change, another optrace binary or a damaged file
-// means a full rebuild). Writes go to a temporary file that is fsync'd and
+// means a full rebuild). A new image is built in a temporary file that is
 // renamed over the old one under an flock, so a killed writer or two
 // concurrent cold runs never leave a broken index.
 // doc/index-format.md describes the file and why it is built this way.
