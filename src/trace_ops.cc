@@ -10,6 +10,11 @@
 // launches (<<<>>> also inside macros, TensorIterator launchers, reductions,
 // jiterator), vendor library calls, and the aten ops the code calls, which
 // are traced in turn (composite following).
+//
+// What the walk learns about a function (its calls, what each one is, where
+// it leads) depends only on the index and the traced devices, so it is kept
+// with the index (WalkCache) and every later op and trace reuses it: a warm
+// daemon or MCP server walks from memory.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -125,6 +130,10 @@ bool IsLauncherName(std::string_view name) {
 }  // namespace
 
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
+  // Most calls name no library: every test below needs a qualifier of five
+  // characters or more, or a callee starting with c, m or r.
+  if (qualifier.size() < 5 && (callee.empty() || (callee[0] != 'c' && callee[0] != 'm' && callee[0] != 'r')))
+    return "";
   if (StartsWith(callee, "cudnn") || qualifier.find("cudnn_frontend") != std::string_view::npos) return "cuDNN";
   if (StartsWith(callee, "cublasLt")) return "cuBLASLt";
   if (StartsWith(callee, "cublas") || qualifier.find("cuda::blas::") != std::string_view::npos) return "cuBLAS";
@@ -230,6 +239,8 @@ void Tracer::ExpandQueuedOps() {
 
 void Tracer::ExpandOp(OpStep& op, int depth) {
   const NativeFunction& fn = *op.yaml;
+  helper_keys_.clear();
+  call_keys_.clear();
   if (fn.structured_delegate) {
     const NativeFunction* out = FindOp(*fn.structured_delegate);
     if (out) {
@@ -275,8 +286,28 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
   }
 }
 
+Tracer::WalkCache& Tracer::Cache() const {
+  if (!cache_) {
+    std::string key = "cpp-walk-" + std::to_string(static_cast<int>(opt_.device));
+    cache_ = ix_.Derived<std::unique_ptr<WalkCache>>(key, [] { return std::make_unique<WalkCache>(); }).get();
+  }
+  return *cache_;
+}
+
 std::vector<uint32_t> Tracer::DefinitionsFor(const std::string& name, const NativeFunction& fn,
                                              const std::string& key, DefForm form) const {
+  // Only whether the key is CUDA matters below.
+  std::string memo_key = name;
+  memo_key += key == "CUDA" ? "\1" : "\2";
+  memo_key += static_cast<char>('0' + static_cast<int>(form));
+  const NativeFunction* identity = &fn;
+  memo_key.append(reinterpret_cast<const char*>(&identity), sizeof(identity));  // the op's identity
+  WalkCache& cache = Cache();
+  return Remember(cache.mu, cache.definitions, memo_key, [&] { return FindDefinitions(name, fn, key, form); });
+}
+
+std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const NativeFunction& fn,
+                                              const std::string& key, DefForm form) const {
   std::vector<uint32_t> all;
   for (uint32_t id : ix_.cpp.FunctionsNamed(name)) {
     const CppFunction& f = ix_.cpp.functions()[id];
@@ -471,33 +502,214 @@ const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   return nullptr;
 }
 
+namespace {
+
+// One function reached by FollowCpp's breadth-first walk. Its path (the
+// functions between the implementation and it) is the chain of `via`s up
+// through its parents, spelled out only for the kernels and libraries found.
+struct WalkNode {
+  uint32_t fn;
+  int32_t parent;  // index of the node it was reached from, -1 for the start
+  // What the parent's path gains on the way here: the parent's name, or,
+  // through a dispatch stub, the parent's name then the stub's.
+  std::string via, stub;
+  int hops;
+  std::string device;
+};
+
+// A hash of (name, file, line): equal places give equal keys, so a key not
+// seen yet means a place not listed yet.
+uint64_t PlaceKey(std::string_view name, std::string_view file, uint32_t line) {
+  uint64_t h = std::hash<std::string_view>()(name);
+  h = h * 1000003u ^ std::hash<std::string_view>()(file);
+  return h * 1000003u ^ line;
+}
+
+std::vector<std::string> PathOf(const std::deque<WalkNode>& nodes, int32_t i) {
+  std::vector<std::string> path;  // built backwards
+  for (; i >= 0 && nodes[static_cast<size_t>(i)].parent >= 0; i = nodes[static_cast<size_t>(i)].parent) {
+    const WalkNode& n = nodes[static_cast<size_t>(i)];
+    if (!n.stub.empty()) path.push_back(n.stub);
+    path.push_back(n.via);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file) const {
+  // Definitions a call may reach, never guessing among unrelated ones.
+  const CppIndex& cpp = ix_.cpp;
+  std::vector<uint32_t> cands;
+  if (c.kind == CallKind::kFunctor) {
+    for (uint32_t id : cpp.FunctionsNamed("operator()")) {
+      if (cpp.functions()[id].qualified.find(c.callee + "::operator()") != std::string::npos) cands.push_back(id);
+    }
+  } else {
+    for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
+      const CppFunction& f = cpp.functions()[id];
+      if (f.form != DefForm::kFunction) continue;
+      if (!InNativeCode(cpp.file(f.file))) continue;
+      cands.push_back(id);
+    }
+  }
+  if (cands.empty()) return cands;
+  std::vector<uint32_t> same_file, same_dir;
+  const std::string& ff = cpp.file(from_file);
+  std::string_view dir = std::string_view(ff).substr(0, ff.rfind('/') + 1);
+  for (uint32_t id : cands) {
+    const std::string& file = cpp.file(cpp.functions()[id].file);
+    if (cpp.functions()[id].file == from_file) same_file.push_back(id);
+    else if (file.compare(0, dir.size(), dir) == 0 && file.find('/', dir.size()) == std::string::npos)
+      same_dir.push_back(id);
+  }
+  if (!same_file.empty()) return same_file;
+  if (!same_dir.empty() && same_dir.size() <= 6) return same_dir;
+  // Elsewhere: only when every candidate sits in one file (overloads or
+  // specializations of one helper), or the name is unique.
+  uint32_t file0 = cpp.functions()[cands[0]].file;
+  bool one_file = true;
+  for (uint32_t id : cands) one_file = one_file && cpp.functions()[id].file == file0;
+  if (one_file && cands.size() <= 16) return cands;
+  return {};
+}
+
+Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, uint32_t from_file) const {
+  const CppIndex& cpp = ix_.cpp;
+  CallFacts facts;
+  // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
+  bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
+  if (!aten_qualified) facts.library = LibraryOfCall(c.qualifier, c.callee);
+  facts.blas_helper = c.qualifier.find("cuda::blas::") != std::string::npos;
+  facts.launcher = IsLauncherName(c.callee);
+  facts.stub = c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty();
+  facts.at_call = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
+  // Member calls in CPU kernel files are on Vectorized<T> values
+  // (x.neg().exp()), not tensors.
+  facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos;
+  if (facts.at_call || facts.method_call) {
+    std::string& base = facts.base;
+    base = c.callee;
+    if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
+    if (EndsWith(base, "_outf")) base = base.substr(0, base.size() - 5) + "_out";
+    auto& overloads = facts.overloads;
+    overloads = ix_.yaml.Overloads(base);
+    if (overloads.empty() && facts.at_call && EndsWith(base, "_out")) {
+      // at::x_out(out, ...) is the out= overload of x.
+      base = base.substr(0, base.size() - 4);
+      for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+        if (o->schema.is_out()) overloads.push_back(o);
+      }
+    }
+    for (const NativeFunction* o : overloads) {
+      facts.is_op = facts.is_op || (facts.method_call ? o->HasVariant("method") : true);
+    }
+    for (const NativeFunction* o : overloads) facts.returns_tensor = facts.returns_tensor || ReturnsTensor(*o);
+    facts.out_call = !overloads.empty() && overloads.front()->schema.is_out();  // at::x_out / x_outf
+    for (const NativeFunction* o : overloads) {
+      if ((o->schema.is_out() && !facts.out_call) || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
+      facts.worth = facts.worth || WorthFollowing(*o);
+    }
+  }
+  // Helpers: plain, at::native::, at::cuda::, functors.
+  bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
+                             c.qualifier.find("cuda::") == std::string::npos &&
+                             c.qualifier.find("detail::") == std::string::npos;
+  facts.elsewhere = qualified_elsewhere && c.qualifier != "at::";
+  // What the walk reaches through a call into a helper; none of it is asked
+  // for what the walk stops at whatever the device (a library call stops it
+  // only off the CPU).
+  bool stops = facts.launcher || facts.stub || (facts.is_op && (facts.at_call || facts.method_call)) ||
+               facts.method_call || c.kind == CallKind::kMember || facts.elsewhere;
+  if (stops) return facts;
+  facts.targets = ResolveCall(c, from_file);
+  for (uint32_t id : facts.targets) {
+    if (!IsCudaFile(cpp.file(cpp.functions()[id].file))) facts.cpu_targets.push_back(id);
+  }
+  if (c.kind == CallKind::kPlain) {
+    // rsqrt(x) inside at::native with no native definition of that name:
+    // C++ name lookup finds at::rsqrt, the op.
+    for (const NativeFunction* o : ix_.yaml.Overloads(c.callee)) {
+      facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
+                                                WorthFollowing(*o) && HasWantedKernel(*this, *o));
+    }
+  }
+  facts.kernel_ops = &OpsWithKernel(c.callee);
+  return facts;
+}
+
+const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
+  WalkCache& cache = Cache();
+  // A move keeps the calls' pointers into stub_refs valid: the buffer moves with it.
+  return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
+}
+
+Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
+  FunctionWalk w;
+  const CppIndex& cpp = ix_.cpp;
+  w.holder = DisplayName(f);
+  w.native = InNativeCode(cpp.file(f.file));
+  w.launches = cpp.LaunchesIn(fn);
+  std::vector<uint32_t> macro_calls;
+  for (uint32_t u : cpp.MacroUsesIn(fn)) {
+    const CppMacroUse& use = cpp.macro_uses()[u];
+    for (uint32_t l : cpp.LaunchesInMacro(use.macro)) w.launches.push_back(l);
+    for (uint32_t c : cpp.CallsInMacro(use.macro)) macro_calls.push_back(c);
+  }
+  // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
+  // cumsum_stub)) is called inside it: treat the reference as the call.
+  w.stub_refs = StubReferences(f);
+  for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
+  for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
+  for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
+  // Only the calls the walk does something with, wherever it stands: most
+  // are metadata, member calls, launchers or calls into code the walk does
+  // not enter, and FollowCpp would read each of them once per op.
+  std::vector<const CppCall*> kept;
+  for (const CppCall* c : w.calls) {
+    CallFacts facts = ComputeCallFacts(*c, f.file);
+    if (!Matters(facts, *c)) continue;
+    kept.push_back(c);
+    w.facts.push_back(std::move(facts));
+  }
+  w.calls = std::move(kept);
+  return w;  // no copy: moved or elided, so the pointers into stub_refs hold
+}
+
+bool Tracer::Matters(const CallFacts& facts, const CppCall& c) {
+  // FollowCpp's tests, in its order, keeping what can add to the trace.
+  if (!facts.library.empty()) return true;  // listed off the CPU, and followed on it
+  if (facts.launcher) return false;
+  if (facts.stub) return true;
+  if (facts.at_call || facts.method_call) {
+    if (facts.is_op) return facts.returns_tensor;
+    if (facts.method_call) return false;
+  }
+  if (c.kind == CallKind::kMember || facts.elsewhere) return false;
+  return !facts.targets.empty() || (c.kind == CallKind::kPlain && facts.function_op);
+}
+
 void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
                        const CppFunction* synthetic) {
-  struct Node {
-    uint32_t fn;
-    std::vector<std::string> path;
-    int hops;
-    std::string device;
-  };
   const CppIndex& cpp = ix_.cpp;
-  std::deque<Node> work;
+  // Nodes in the order they were reached; the unexpanded ones, from `next`
+  // on, are the breadth-first queue.
+  std::deque<WalkNode> nodes;
+  size_t next = 0;
   std::unordered_set<uint32_t> visited{start};
-  work.push_back({start, {}, 0, device});
+  nodes.push_back({start, -1, "", "", 0, device});
   size_t budget = 150;
 
-  auto add_kernel = [&](const CppLaunch& l, const Node& node, const std::string& holder) {
-    const std::string& file = cpp.file(l.file);
-    KernelStep k;
-    k.device = IsCudaFile(file) ? "CUDA" : "CPU";
-    if (node.device == "CPU" && k.device == "CUDA") return;
-    k.launch = LaunchKindName(l.kind);
-    k.launcher = l.macro.empty() ? l.launcher : l.macro;
-    k.launch_site = CppLoc(l.file, l.line, 2);
-    k.path = node.path;
-    k.path.push_back(holder);
+  auto add_kernel = [&](const CppLaunch& l, int32_t at, const std::string& holder) {
+    const WalkNode& node = nodes[static_cast<size_t>(at)];
+    bool cuda = IsCudaFile(cpp.file(l.file));
+    if (node.device == "CPU" && cuda) return;
+    // Name and place first: most launches a walk meets again are listed already.
+    std::string name;
+    const CppFunction* defined = nullptr;  // the __global__ definition of a <<<>>> kernel
     if (l.kind == LaunchKind::kTripleChevron) {
-      k.name = l.kernel;
-      if (!l.macro.empty()) k.launch = "macro";
+      name = l.kernel;
       std::vector<uint32_t> defs;
       for (uint32_t id : cpp.FunctionsNamed(l.kernel)) {
         if (cpp.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
@@ -507,23 +719,38 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
         if (cpp.functions()[id].file == l.file) best = id;
       }
       if (best == UINT32_MAX && defs.size() == 1) best = defs[0];
-      k.where = best != UINT32_MAX ? CppLoc(cpp.functions()[best].file, cpp.functions()[best].line, 2) : k.launch_site;
+      if (best != UINT32_MAX) defined = &cpp.functions()[best];
     } else if (l.kind == LaunchKind::kJiterator) {
-      k.name = l.kernel.empty() ? holder : l.kernel;
+      name = l.kernel.empty() ? holder : l.kernel;
+    } else {
+      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
+    }
+    const std::string& where_file = cpp.file(defined ? defined->file : l.file);
+    for (const auto& existing : op.kernels) {
+      if (existing.name == name && existing.where.file == where_file) return;  // one entry per kernel
+    }
+    KernelStep k;
+    k.name = std::move(name);
+    k.device = cuda ? "CUDA" : "CPU";
+    k.launch = LaunchKindName(l.kind);
+    k.launcher = l.macro.empty() ? l.launcher : l.macro;
+    k.launch_site = CppLoc(l.file, l.line, 2);
+    k.path = PathOf(nodes, at);
+    k.path.push_back(holder);
+    if (l.kind == LaunchKind::kTripleChevron) {
+      if (!l.macro.empty()) k.launch = "macro";
+      k.where = defined ? CppLoc(defined->file, defined->line, 2) : k.launch_site;
+    } else if (l.kind == LaunchKind::kJiterator) {
       k.where = k.launch_site;
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
     } else {
-      k.name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
       k.where = k.launch_site;
       for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
-    }
-    for (const auto& existing : op.kernels) {
-      if (existing.name == k.name && existing.where.file == k.where.file) return;  // one entry per kernel
     }
     op.kernels.push_back(std::move(k));
   };
 
-  auto add_library = [&](const std::string& lib, const CppCall& c, const Node& node, const std::string& holder) {
+  auto add_library = [&](const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
     std::string call = c.qualifier + c.callee;
     for (auto& existing : op.libraries) {
       if (existing.name == lib) {
@@ -537,70 +764,47 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
     l.name = lib;
     l.where = CppLoc(c.file, c.line, 2);
     l.calls.push_back(call);
-    l.path = node.path;
+    l.path = PathOf(nodes, at);
     l.path.push_back(holder);
     op.libraries.push_back(std::move(l));
   };
 
-  auto enqueue = [&](const std::vector<uint32_t>& ids, const Node& node, const std::string& holder,
+  // `stub`: reached through that dispatch stub's registration, "" for a call.
+  auto enqueue = [&](const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
                      const std::string& dev) {
-    if (node.hops + 1 > opt_.kernel_depth) return;
+    int hops = nodes[static_cast<size_t>(at)].hops + 1;
+    if (hops > opt_.kernel_depth) return;
     for (uint32_t id : ids) {
       if (!visited.insert(id).second) continue;
-      Node next{id, node.path, node.hops + 1, dev};
-      next.path.push_back(holder);
-      work.push_back(std::move(next));
+      nodes.push_back({id, at, holder, stub, hops, dev});
     }
   };
 
-  // Definitions a call may reach, never guessing among unrelated ones.
-  auto resolve = [&](const CppCall& c, uint32_t from_file) -> std::vector<uint32_t> {
-    std::vector<uint32_t> cands;
-    if (c.kind == CallKind::kFunctor) {
-      for (uint32_t id : cpp.FunctionsNamed("operator()")) {
-        if (cpp.functions()[id].qualified.find(c.callee + "::operator()") != std::string::npos) cands.push_back(id);
-      }
-    } else {
-      for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
-        const CppFunction& f = cpp.functions()[id];
-        if (f.form != DefForm::kFunction) continue;
-        if (!InNativeCode(cpp.file(f.file))) continue;
-        cands.push_back(id);
-      }
-    }
-    if (cands.empty()) return cands;
-    std::vector<uint32_t> same_file, same_dir;
-    const std::string& ff = cpp.file(from_file);
-    std::string dir = ff.substr(0, ff.rfind('/') + 1);
-    for (uint32_t id : cands) {
-      const std::string& file = cpp.file(cpp.functions()[id].file);
-      if (cpp.functions()[id].file == from_file) same_file.push_back(id);
-      else if (file.compare(0, dir.size(), dir) == 0 && file.find('/', dir.size()) == std::string::npos)
-        same_dir.push_back(id);
-    }
-    if (!same_file.empty()) return same_file;
-    if (!same_dir.empty() && same_dir.size() <= 6) return same_dir;
-    // Elsewhere: only when every candidate sits in one file (overloads or
-    // specializations of one helper), or the name is unique.
-    uint32_t file0 = cpp.functions()[cands[0]].file;
-    bool one_file = true;
-    for (uint32_t id : cands) one_file = one_file && cpp.functions()[id].file == file0;
-    if (one_file && cands.size() <= 16) return cands;
-    return {};
-  };
-
-  while (!work.empty() && budget-- > 0) {
-    Node node = std::move(work.front());
-    work.pop_front();
+  while (next < nodes.size() && budget-- > 0) {
+    const int32_t at = static_cast<int32_t>(next++);
+    const WalkNode& node = nodes[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
+    const uint32_t fn = node.fn;
+    const int hops = node.hops;
+    const std::string& node_device = node.device;
     // UINT32_MAX: a definition written by a macro, given as `synthetic`.
-    const CppFunction& f = node.fn == UINT32_MAX ? *synthetic : cpp.functions()[node.fn];
-    std::string holder = DisplayName(f);
-    if (node.hops > 0) {
+    const CppFunction& f = fn == UINT32_MAX ? *synthetic : cpp.functions()[fn];
+    const FunctionWalk* walk;
+    if (fn == UINT32_MAX) {
+      synthetic_walk_ = MakeWalk(fn, f);
+      walk = &synthetic_walk_;
+    } else {
+      walk = &WalkOf(fn, f);
+    }
+    const std::string& holder = walk->holder;
+    if (hops > 0) {
+      const std::string& file = cpp.file(f.file);
       bool dup = false;
-      for (const auto& h : op.helpers) dup = dup || (h.where.file == cpp.file(f.file) && h.where.line == static_cast<int>(f.line));
+      if (!helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
+        for (const auto& h : op.helpers) dup = dup || (h.where.file == file && h.where.line == static_cast<int>(f.line));
+      }
       if (!dup) {
         ImplStep h;
-        h.key = node.device;
+        h.key = node_device;
         h.function = holder;
         h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
         h.where = CppLoc(f.file, f.line, 2);
@@ -608,30 +812,17 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
         op.helpers.push_back(h);
       }
     }
-    for (uint32_t l : cpp.LaunchesIn(node.fn)) add_kernel(cpp.launches()[l], node, holder);
-    std::vector<const CppCall*> calls;
-    for (uint32_t c : cpp.CallsIn(node.fn)) calls.push_back(&cpp.calls()[c]);
-    // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
-    // cumsum_stub)) is called inside it: treat the reference as the call.
-    std::vector<CppCall> stub_refs = StubReferences(f);
-    for (const CppCall& ref : stub_refs) calls.push_back(&ref);
-    for (uint32_t u : cpp.MacroUsesIn(node.fn)) {
-      const CppMacroUse& use = cpp.macro_uses()[u];
-      for (uint32_t l : cpp.LaunchesInMacro(use.macro)) add_kernel(cpp.launches()[l], node, holder);
-      for (uint32_t c : cpp.CallsInMacro(use.macro)) calls.push_back(&cpp.calls()[c]);
-    }
-    for (const CppCall* cp : calls) {
-      const CppCall& c = *cp;
-      // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
-      bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
-      std::string lib = aten_qualified ? "" : LibraryOfCall(c.qualifier, c.callee);
-      if (!lib.empty() && node.device != "CPU") {
-        add_library(lib, c, node, holder);
-        if (c.qualifier.find("cuda::blas::") == std::string::npos) continue;  // follow at::cuda::blas helpers
+    for (uint32_t l : walk->launches) add_kernel(cpp.launches()[l], at, holder);
+    for (size_t ci = 0; ci < walk->calls.size(); ++ci) {
+      const CppCall& c = *walk->calls[ci];
+      const CallFacts& facts = walk->facts[ci];
+      if (!facts.library.empty() && node_device != "CPU") {
+        add_library(facts.library, c, at, holder);
+        if (!facts.blas_helper) continue;  // follow at::cuda::blas helpers
       }
-      if (IsLauncherName(c.callee)) continue;
+      if (facts.launcher) continue;
       // Dispatch stubs: x_stub(device, ...) -> every registration for the device.
-      if (c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty()) {
+      if (facts.stub) {
         // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks
         // it once per device and adds that device's registrations.
         size_t stub_index = op.stubs.size();
@@ -661,8 +852,8 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
             }
             if (known) continue;
             std::string dev = RegistrationDevice(reg.device);
-            bool wanted = node.device == "any" ? (dev == "CUDA" ? KeyWanted("CUDA") : dev == "CPU" ? KeyWanted("CPU") : opt_.device == TraceOptions::Device::kAll)
-                                               : (dev == node.device || opt_.device == TraceOptions::Device::kAll);
+            bool wanted = node_device == "any" ? (dev == "CUDA" ? KeyWanted("CUDA") : dev == "CPU" ? KeyWanted("CPU") : opt_.device == TraceOptions::Device::kAll)
+                                               : (dev == node_device || opt_.device == TraceOptions::Device::kAll);
             if (!wanted) continue;
             StubRegistrationStep rs;
             rs.device = reg.device;
@@ -676,130 +867,96 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
             if (targets.empty()) {
               CppCall pseudo;
               pseudo.callee = StripTemplateAndNamespace(reg.target);
-              targets = resolve(pseudo, reg.file);
+              targets = ResolveCall(pseudo, reg.file);
             }
             if (!targets.empty()) {
               const CppFunction& tf = cpp.functions()[targets.front()];
               rs.target_definition = CppLoc(tf.file, tf.line, 2);
             }
             s.registrations.push_back(rs);
-            Node via = node;
-            via.path.push_back(holder);
-            enqueue(targets, via, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
+            enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
           }
         }
         continue;
       }
       // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
-      bool at_call = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
-      // Member calls in CPU kernel files are on Vectorized<T> values
-      // (x.neg().exp()), not tensors.
-      bool method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos;
-      if (at_call || method_call) {
-        std::string base = c.callee;
-        if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
-        if (EndsWith(base, "_outf")) base = base.substr(0, base.size() - 5) + "_out";
-        auto overloads = ix_.yaml.Overloads(base);
-        if (overloads.empty() && at_call && EndsWith(base, "_out")) {
-          // at::x_out(out, ...) is the out= overload of x.
-          base = base.substr(0, base.size() - 4);
-          for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
-            if (o->schema.is_out()) overloads.push_back(o);
-          }
-        }
-        bool is_op = false;
-        for (const NativeFunction* o : overloads) {
-          is_op = is_op || (method_call ? o->HasVariant("method") : true);
-        }
-        bool returns_tensor = false;
-        for (const NativeFunction* o : overloads) returns_tensor = returns_tensor || ReturnsTensor(*o);
-        if (is_op && !returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
-        if (is_op) {
+      if (facts.at_call || facts.method_call) {
+        if (facts.is_op && !facts.returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
+        if (facts.is_op) {
           // Calls are followed near the implementation; set-up calls
           // (empty, contiguous, copy_: IsPlumbing) are listed, not traced.
-          bool follow = node.hops <= 3 && InNativeCode(cpp.file(f.file));
-          bool worth = false;
-          bool out_call = !overloads.empty() && overloads.front()->schema.is_out();  // at::x_out / x_outf
-          for (const NativeFunction* o : overloads) {
-            if ((o->schema.is_out() && !out_call) || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
-            worth = worth || WorthFollowing(*o);
-          }
-          follow = follow && worth;
-          OpCallStep call;
-          call.op = base;
-          call.device = node.device;
-          call.from = holder;
-          call.where = CppLoc(c.file, c.line, 1);
-          call.how = c.is_ops_call ? "at::_ops::" + base + "::call" : method_call ? c.qualifier + base + "()" : "at::" + base;
+          bool follow = hops <= 3 && walk->native && facts.worth;
+          const std::string& base = facts.base;
+          const std::string& file = cpp.file(c.file);
           bool dup = false;
-          for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
-          if (!dup) op.calls.push_back(call);
+          if (!call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
+            for (const auto& e : op.calls) {
+              dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
+            }
+          }
+          if (!dup) {
+            OpCallStep call;
+            call.op = base;
+            call.device = node_device;
+            call.from = holder;
+            call.where = CppLoc(c.file, c.line, 1);
+            call.how = c.is_ops_call     ? "at::_ops::" + base + "::call"
+                       : facts.method_call ? c.qualifier + base + "()"
+                                           : "at::" + base;
+            op.calls.push_back(std::move(call));
+          }
           if (follow && depth + 1 <= opt_.depth) {
-            if (!overloads.empty() && overloads.front()->schema.is_out()) {
-              for (const NativeFunction* o : overloads) AddOp(o, op.role, op.name, depth + 1);
+            if (facts.out_call) {
+              for (const NativeFunction* o : facts.overloads) AddOp(o, op.role, op.name, depth + 1);
             } else {
               AddOpsByBaseName(base, op.role, op.name, depth + 1);
             }
           }
           continue;
         }
-        if (method_call) continue;
+        if (facts.method_call) continue;
       }
       if (c.kind == CallKind::kMember) continue;
-      // Helpers: plain, at::native::, at::cuda::, functors.
-      bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
-                                 c.qualifier.find("cuda::") == std::string::npos && c.qualifier.find("detail::") == std::string::npos;
-      if (qualified_elsewhere && c.qualifier != "at::") continue;
-      std::vector<uint32_t> targets = resolve(c, f.file);
-      if (targets.empty() && c.kind == CallKind::kPlain && node.hops <= 3 && depth + 1 <= opt_.depth) {
-        // rsqrt(x) inside at::native with no native definition of that name:
-        // C++ name lookup finds at::rsqrt, the op.
-        bool function_op = false;
-        for (const NativeFunction* o : ix_.yaml.Overloads(c.callee)) {
-          function_op = function_op || (o->HasVariant("function") && !o->schema.is_out() && WorthFollowing(*o) &&
-                                        HasWantedKernel(*this, *o));
-        }
-        if (function_op) {
-          OpCallStep call;
-          call.op = c.callee;
-          call.device = node.device;
-          call.from = holder;
-          call.where = CppLoc(c.file, c.line, 1);
-          call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
-          op.calls.push_back(call);
-          AddOpsByBaseName(c.callee, op.role, op.name, depth + 1);
-        }
+      if (facts.elsewhere) continue;
+      if (facts.targets.empty() && c.kind == CallKind::kPlain && hops <= 3 && depth + 1 <= opt_.depth &&
+          facts.function_op) {
+        OpCallStep call;
+        call.op = c.callee;
+        call.device = node_device;
+        call.from = holder;
+        call.where = CppLoc(c.file, c.line, 1);
+        call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
+        call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
+        op.calls.push_back(call);
+        AddOpsByBaseName(c.callee, op.role, op.name, depth + 1);
       }
       // A direct call to another op's kernel (index_select_cpu_ calling
       // index_select_out_cpu_) runs that op's implementation: record the op.
-      if (!targets.empty() && depth + 1 <= opt_.depth) {
-        for (const NativeFunction* other : OpsWithKernel(c.callee)) {
+      if (!facts.targets.empty() && depth + 1 <= opt_.depth) {
+        for (const NativeFunction* other : *facts.kernel_ops) {
           if (other != op.yaml) AddOp(other, op.role, op.name, depth + 1);
         }
       }
-      if (node.device == "CPU") {
-        std::vector<uint32_t> cpu_only;
-        for (uint32_t id : targets) {
-          if (!IsCudaFile(cpp.file(cpp.functions()[id].file))) cpu_only.push_back(id);
-        }
-        targets = cpu_only;
-      }
-      enqueue(targets, node, holder, node.device);
+      enqueue(node_device == "CPU" ? facts.cpu_targets : facts.targets, at, holder, "", node_device);
     }
   }
 }
 
-const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::string& kernel) {
-  if (ops_by_kernel_.empty()) {
+const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::string& kernel) const {
+  // Built once per index: every trace asks, and the table is the same.
+  using OpsByKernel = std::unordered_map<std::string, std::vector<const NativeFunction*>>;
+  const OpsByKernel& by_kernel = ix_.Derived<OpsByKernel>("ops-by-kernel", [&] {
+    OpsByKernel out;
     for (const auto& fn : ix_.yaml.functions()) {
       for (const auto& [key, name] : fn.dispatch) {
-        if (key == "CPU" || key == "CUDA") ops_by_kernel_[name].push_back(&fn);
+        if (key == "CPU" || key == "CUDA") out[name].push_back(&fn);
       }
     }
-  }
+    return out;
+  });
   static const std::vector<const NativeFunction*> kNone;
-  auto it = ops_by_kernel_.find(kernel);
-  return it == ops_by_kernel_.end() ? kNone : it->second;
+  auto it = by_kernel.find(kernel);
+  return it == by_kernel.end() ? kNone : it->second;
 }
 
 std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {

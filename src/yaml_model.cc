@@ -971,20 +971,21 @@ void YamlModel::BuildLookups() {
 }
 
 const NativeFunction* YamlModel::Find(std::string_view full_name) const {
-  auto it = by_full_name_.find(std::string(full_name));
+  auto it = by_full_name_.find(full_name);
   return it == by_full_name_.end() ? nullptr : &functions_[it->second];
 }
 
 std::vector<const NativeFunction*> YamlModel::Overloads(std::string_view base_name) const {
   std::vector<const NativeFunction*> out;
-  auto it = by_base_.find(std::string(base_name));
+  auto it = by_base_.find(base_name);
   if (it == by_base_.end()) return out;
+  out.reserve(it->second.size());
   for (size_t i : it->second) out.push_back(&functions_[i]);
   return out;
 }
 
 const DerivativeEntry* YamlModel::FindDerivative(std::string_view full_name) const {
-  auto it = derivative_by_name_.find(std::string(full_name));
+  auto it = derivative_by_name_.find(full_name);
   return it == derivative_by_name_.end() ? nullptr : &derivatives_[it->second];
 }
 

@@ -137,9 +137,16 @@ class YamlModel {
   std::vector<DerivativeEntry> derivatives_;
   std::vector<std::string> known_tags_;
   std::string release_;
-  std::unordered_map<std::string, size_t> by_full_name_;
-  std::unordered_map<std::string, std::vector<size_t>> by_base_;
-  std::unordered_map<std::string, size_t> derivative_by_name_;
+  // Looked up by string_view without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  template <class V>
+  using ByName = std::unordered_map<std::string, V, NameHash, std::equal_to<>>;
+  ByName<size_t> by_full_name_;
+  ByName<std::vector<size_t>> by_base_;
+  ByName<size_t> derivative_by_name_;
 };
 
 }  // namespace optrace
