@@ -9,19 +9,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include "corpus_path.h"
+
 #include "cpp_index.h"
 #include "cpp_lexer.h"
 
 namespace optrace {
 namespace {
-
-// The corpus tree as tests find it (test_util.h's CorpusTree, without gtest).
-std::string CorpusTree(const std::string& version) {
-  const char* env = std::getenv("OPTRACE_CORPUS");
-  const char* home = std::getenv("HOME");
-  std::string base = env && *env ? env : std::string(home ? home : "/root") + "/.cache/optrace-corpus";
-  return base + "/pytorch-" + version;
-}
 
 double PeakRssMb() {
   rusage usage{};

@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "corpus_path.h"
+
 #include "mcp_server.h"
 #include "mcp_tools.h"
 
@@ -34,7 +36,6 @@ struct Served {
 Served& Server() {
   static Served* served = [] {
     auto* s = new Served;
-    std::string corpus = Env("OPTRACE_CORPUS", Env("HOME", "/root") + "/.cache/optrace-corpus");
     std::ifstream in(Env("OPTRACE_ORACLE", "bench/oracle-2.6.0-public.json"));
     json oracle = json::parse(in, nullptr, false);
     if (oracle.is_discarded() || !oracle.contains("cases")) {
@@ -50,7 +51,7 @@ Served& Server() {
       request["params"]["_meta"][kMcpMetaClientCapabilities] = json::object();
       s->requests.push_back(request.dump());
     }
-    s->tools = std::make_unique<OptraceTools>(corpus + "/pytorch-2.6.0");
+    s->tools = std::make_unique<OptraceTools>(CorpusTree("2.6.0"));
     s->tools->StartLoading();
     if (!s->tools->WaitLoaded(&s->error)) return s;
     s->server = std::make_unique<McpServer>(s->tools.get(), McpServerInfo{});

@@ -9,19 +9,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include "corpus_path.h"
+
 #include "py_index.h"
 #include "py_tokenizer.h"
 
 namespace optrace {
 namespace {
 
-// The 2.6.0 tree (test_util.h's rule, without pulling GoogleTest into the bench).
-std::string Tree260() {
-  const char* env = std::getenv("OPTRACE_CORPUS");
-  const char* home = std::getenv("HOME");
-  std::string base = env && *env ? env : std::string(home ? home : "/root") + "/.cache/optrace-corpus";
-  return base + "/pytorch-2.6.0";
-}
+std::string Tree260() { return CorpusTree("2.6.0"); }
 
 double PeakRssMb() {
   rusage ru{};

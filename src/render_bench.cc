@@ -11,19 +11,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include "corpus_path.h"
+
 #include "render.h"
 #include "trace.h"
 
 namespace optrace {
 namespace {
-
-// The corpus tree as tests find it (test_util.h's CorpusTree, without gtest).
-std::string CorpusTree(const std::string& version) {
-  const char* env = std::getenv("OPTRACE_CORPUS");
-  const char* home = std::getenv("HOME");
-  std::string base = env && *env ? env : std::string(home ? home : "/root") + "/.cache/optrace-corpus";
-  return base + "/pytorch-" + version;
-}
 
 // Traces once per query; null when the tree is missing.
 const Trace* TraceOf(const std::string& query) {

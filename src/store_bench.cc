@@ -9,6 +9,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "corpus_path.h"
+
 #include "checkout.h"
 #include "store.h"
 #include "store_arena.h"
@@ -16,12 +18,7 @@
 namespace optrace {
 namespace {
 
-std::string CorpusRoot() {
-  const char* env = std::getenv("OPTRACE_CORPUS");
-  std::string base = env && *env ? env : std::string(std::getenv("HOME") ? std::getenv("HOME") : "/root") +
-                                             "/.cache/optrace-corpus";
-  return base + "/pytorch-2.6.0";
-}
+std::string CorpusRoot() { return CorpusTree("2.6.0"); }
 
 std::string BenchStoreDir() {
   static const std::string dir = [] {

@@ -1,22 +1,12 @@
 // Helpers for tests that assert facts about the real PyTorch trees.
 #pragma once
 
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace optrace {
+#include "corpus_path.h"
 
-// Root of a real tree from scripts/corpus.sh, e.g. CorpusTree("2.6.0").
-inline std::string CorpusTree(const std::string& version) {
-  const char* env = std::getenv("OPTRACE_CORPUS");
-  std::string base = env && *env ? env : std::string(std::getenv("HOME") ? std::getenv("HOME") : "/root") +
-                                             "/.cache/optrace-corpus";
-  return base + "/pytorch-" + version;
-}
-
-}  // namespace optrace
 
 // A test on a real tree fails (never skips) when the tree is missing: CI runs
 // scripts/corpus.sh first, and a silently skipped fact check is a defect.

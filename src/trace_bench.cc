@@ -12,6 +12,8 @@
 #include <fstream>
 
 #include <benchmark/benchmark.h>
+
+#include "corpus_path.h"
 #include <nlohmann/json.hpp>
 
 #include "checkout.h"
@@ -42,9 +44,8 @@ Loaded& Corpus() {
       return l;
     }
     for (const auto& [_, c] : oracle["cases"].items()) l->queries.push_back(c["query"]);
-    std::string corpus = Env("OPTRACE_CORPUS", Env("HOME", "/root") + "/.cache/optrace-corpus");
     Checkout checkout;
-    Status s = FindCheckout(corpus + "/pytorch-2.6.0", &checkout);
+    Status s = FindCheckout(CorpusTree("2.6.0"), &checkout);
     if (s.ok()) s = LoadIndex(checkout, LoadOptions{}, &l->index);
     if (!s.ok()) l->error = s.message();
     return l;
