@@ -27,18 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct ProcessRun {
-  int rc = -1;
-  std::string out, err;
-};
-
 class DaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,15 +40,7 @@ class DaemonTest : public ::testing::Test {
     tree_ = dir_ + "/tree";
     cache_ = dir_ + "/cache";
     fs::create_directories(cache_);
-    for (const char* p : {"version.txt", "aten/src/ATen/native/native_functions.yaml",
-                          "aten/src/ATen/native/tags.yaml", "tools/autograd/derivatives.yaml",
-                          "aten/src/ATen/native/SoftMax.cpp", "aten/src/ATen/native/cuda/SoftMax.cu",
-                          "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", "aten/src/ATen/native/cpu/SoftMaxKernel.cpp",
-                          "aten/src/ATen/native/cpu/SoftmaxKernel.h", "torch/nn/functional.py", "torch/nn/__init__.py",
-                          "torch/__init__.py"}) {
-      fs::create_directories(fs::path(tree_ + "/" + p).parent_path());
-      fs::copy_file(from + "/" + p, tree_ + "/" + p);
-    }
+    CopySoftmaxSlice(from, tree_);
   }
   void TearDown() override {
     // A daemon started by the last trace may still be loading (and writing
@@ -79,14 +59,8 @@ class DaemonTest : public ::testing::Test {
   ProcessRun Optrace(const std::string& args, bool daemon) {
     static int n = 0;
     std::string base = dir_ + "/run" + std::to_string(n++);
-    std::string cmd = "XDG_CACHE_HOME=" + cache_ + " OPTRACE_NO_VERSION_CHECK=1 OPTRACE_DAEMON=" + (daemon ? "1" : "0") +
-                      " " + OPTRACE_BINARY + " " + args + " >" + base + ".out 2>" + base + ".err";
-    ProcessRun r;
-    int status = std::system(cmd.c_str());
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadText(base + ".out");
-    r.err = ReadText(base + ".err");
-    return r;
+    return RunOptrace("XDG_CACHE_HOME=" + cache_ + " OPTRACE_NO_VERSION_CHECK=1 OPTRACE_DAEMON=" + (daemon ? "1" : "0"),
+                      args, base);
   }
   // Waits (up to 20 s) until a daemon answers --status.
   bool DaemonUp() {

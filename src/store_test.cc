@@ -37,13 +37,6 @@ std::string TempDir(const std::string& name) {
   return dir;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void WriteText(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << text;
@@ -301,24 +294,12 @@ TEST(StorePathTest, KeyedByRootUnderTheCacheDir) {
 // ---------------------------------------------------------------------------
 // Real processes on a copy of part of the 2.6.0 tree.
 
-struct ProcessRun {
-  int rc = -1;
-  std::string out, err;
-};
-
 // Runs optrace with XDG_CACHE_HOME=cache; no_store builds from the tree.
 ProcessRun Optrace(const std::string& cache, const std::string& args, bool no_store = false) {
   static int n = 0;
   std::string base = cache + "/run" + std::to_string(::getpid()) + "-" + std::to_string(n++);
-  std::string cmd = "XDG_CACHE_HOME=" + cache + " OPTRACE_NO_VERSION_CHECK=1 " +
-                    (no_store ? "OPTRACE_NO_STORE=1 " : "") + OPTRACE_BINARY + " " + args + " >" + base +
-                    ".out 2>" + base + ".err";
-  ProcessRun r;
-  int status = std::system(cmd.c_str());
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadText(base + ".out");
-  r.err = ReadText(base + ".err");
-  return r;
+  return RunOptrace("XDG_CACHE_HOME=" + cache + " OPTRACE_NO_VERSION_CHECK=1" + (no_store ? " OPTRACE_NO_STORE=1" : ""),
+                    args, base);
 }
 
 class StoreProcessTest : public ::testing::Test {
@@ -328,18 +309,7 @@ class StoreProcessTest : public ::testing::Test {
     std::string from = CorpusTree("2.6.0");
     tree_ = TempDir("tree");
     cache_ = TempDir("cache");
-    // The YAML files, SoftMax's C++/CUDA sources and the Python modules
-    // F.softmax passes through.
-    for (const char* p : {"version.txt", "aten/src/ATen/native/native_functions.yaml",
-                          "aten/src/ATen/native/tags.yaml", "tools/autograd/derivatives.yaml",
-                          "aten/src/ATen/native/SoftMax.cpp", "aten/src/ATen/native/cuda/SoftMax.cu",
-                          "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", "aten/src/ATen/native/cpu/SoftMaxKernel.cpp",
-                          "aten/src/ATen/native/cpu/SoftmaxKernel.h", "torch/nn/functional.py",
-                          "torch/nn/__init__.py", "torch/__init__.py"}) {
-      if (!fs::exists(from + "/" + p)) continue;
-      fs::create_directories(fs::path(tree_ + "/" + p).parent_path());
-      fs::copy_file(from + "/" + p, tree_ + "/" + p);
-    }
+    CopySoftmaxSlice(from, tree_);
     source_ = "--source " + tree_;
   }
   void TearDown() override {

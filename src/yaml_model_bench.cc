@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "disk.h"
-#include "test_util.h"
+#include "corpus_path.h"
 #include "yaml_model.h"
 #include "yaml_tree.h"
 
