@@ -347,21 +347,32 @@ std::vector<std::string> FileScopeUses(const CppIndex& index, std::string_view m
   return out;
 }
 
+// The facts both trees share, at each tree's lines (checked with sed):
+// ReduceOps.cpp  impl_func_cum_ops(..., cumsum_stub);  (a stub passed as an argument)
+// TensorCompare.cpp  //fill_stub because fill is not structured  (a comment: no reference)
+// UnaryOps.cpp  CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)  (a file-scope macro use)
+struct StubRefFacts {
+  uint32_t cumsum_ref_line, clamp_max_body_begin, sigmoid_use_line;
+};
+
+void ExpectStubRefFacts(const CppIndex& index, const StubRefFacts& facts) {
+  int32_t cumsum = ImplFuncIn(index, "cumsum_out", "aten/src/ATen/native/ReduceOps.cpp");
+  ASSERT_GE(cumsum, 0);
+  EXPECT_EQ(StubRefsOf(index, cumsum),
+            (std::vector<std::string>{"aten/src/ATen/native/ReduceOps.cpp:" + std::to_string(facts.cumsum_ref_line) +
+                                      " cumsum_stub"}));
+  int32_t clamp_max = ImplFuncIn(index, "clamp_max_out", "aten/src/ATen/native/TensorCompare.cpp");
+  ASSERT_GE(clamp_max, 0);
+  EXPECT_EQ(index.functions()[clamp_max].body_begin, facts.clamp_max_body_begin);
+  EXPECT_TRUE(StubRefsOf(index, clamp_max).empty());
+  EXPECT_EQ(FileScopeUses(index, "CREATE_UNARY_TORCH_IMPL_FUNC", "sigmoid_out"),
+            (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:" + std::to_string(facts.sigmoid_use_line)}));
+}
+
 TEST(CppIndexReal260, StubReferencesAndMacroWrittenImplFuncs) {
   REQUIRE_CORPUS("2.6.0");
   const CppIndex& index = TreeIndex("2.6.0");
-  // ReduceOps.cpp:496  impl_func_cum_ops(self, dim, result, cumsum_stub);
-  int32_t cumsum = ImplFuncIn(index, "cumsum_out", "aten/src/ATen/native/ReduceOps.cpp");
-  ASSERT_GE(cumsum, 0);
-  EXPECT_EQ(StubRefsOf(index, cumsum), (std::vector<std::string>{"aten/src/ATen/native/ReduceOps.cpp:496 cumsum_stub"}));
-  // TensorCompare.cpp:728 is the comment "//fill_stub because fill is not structured": not a reference.
-  int32_t clamp_max = ImplFuncIn(index, "clamp_max_out", "aten/src/ATen/native/TensorCompare.cpp");
-  ASSERT_GE(clamp_max, 0);
-  EXPECT_EQ(index.functions()[clamp_max].body_begin, 725u);
-  EXPECT_TRUE(StubRefsOf(index, clamp_max).empty());
-  // UnaryOps.cpp:347  CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
-  EXPECT_EQ(FileScopeUses(index, "CREATE_UNARY_TORCH_IMPL_FUNC", "sigmoid_out"),
-            (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:347"}));
+  ExpectStubRefFacts(index, {496, 725, 347});  // the comment is TensorCompare.cpp:728
   std::vector<std::string> at_347;
   for (uint32_t r : index.StubReferencesIn(FileId(index, "aten/src/ATen/native/UnaryOps.cpp"), 347, 347))
     at_347.push_back(index.stub_refs()[r].stub);
@@ -605,19 +616,7 @@ TEST(CppIndexReal1131, SoftmaxLstmAndPersistentSoftmax) {
 
 TEST(CppIndexReal1131, StubReferencesAndMacroWrittenImplFuncs) {
   REQUIRE_CORPUS("1.13.1");
-  const CppIndex& index = TreeIndex("1.13.1");
-  // ReduceOps.cpp:412  impl_func_cum_ops(self, dim, dtype, result, cumsum_stub);
-  int32_t cumsum = ImplFuncIn(index, "cumsum_out", "aten/src/ATen/native/ReduceOps.cpp");
-  ASSERT_GE(cumsum, 0);
-  EXPECT_EQ(StubRefsOf(index, cumsum), (std::vector<std::string>{"aten/src/ATen/native/ReduceOps.cpp:412 cumsum_stub"}));
-  // TensorCompare.cpp:610 is the comment "//fill_stub because fill is not structured".
-  int32_t clamp_max = ImplFuncIn(index, "clamp_max_out", "aten/src/ATen/native/TensorCompare.cpp");
-  ASSERT_GE(clamp_max, 0);
-  EXPECT_EQ(index.functions()[clamp_max].body_begin, 607u);
-  EXPECT_TRUE(StubRefsOf(index, clamp_max).empty());
-  // UnaryOps.cpp:201  CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
-  EXPECT_EQ(FileScopeUses(index, "CREATE_UNARY_TORCH_IMPL_FUNC", "sigmoid_out"),
-            (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:201"}));
+  ExpectStubRefFacts(TreeIndex("1.13.1"), {412, 607, 201});  // the comment is TensorCompare.cpp:610
 }
 
 TEST(CppIndexReal1131, GeluAbsMulAndCpuRegistrations) {
