@@ -11,7 +11,6 @@
 // Integers are little-endian as this machine writes them.
 #include "cmd_daemon.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,7 +29,6 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -244,9 +242,9 @@ class TreeWatch {
     }
     for (const char* dir : {"", "tools/autograd", "tools/autograd/templates"})
       if (!Watch(root + (*dir ? "/" : "") + dir, why)) return false;
-    for (const char* dir : {"aten/src/ATen", "torch"})
-      if (!WatchTree(root + "/" + dir, why)) return false;
-    return true;
+    return ForEachScopeDirectory(root, [&](const std::string& rel, const struct stat&) {
+      return Watch(root + "/" + rel, why);
+    });
   }
   int fd() const { return fd_; }
   size_t watched() const { return watched_; }
@@ -285,27 +283,6 @@ class TreeWatch {
       return false;
     }
     ++watched_;
-    return true;
-  }
-  bool WatchTree(const std::string& top, std::string* why) {
-    std::set<std::pair<dev_t, ino_t>> entered;
-    std::vector<std::string> stack = {top};
-    while (!stack.empty()) {
-      std::string dir = std::move(stack.back());
-      stack.pop_back();
-      struct stat st;
-      if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !entered.insert({st.st_dev, st.st_ino}).second)
-        continue;
-      if (!Watch(dir, why)) return false;
-      DIR* d = ::opendir(dir.c_str());
-      if (!d) continue;
-      while (struct dirent* e = ::readdir(d)) {
-        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
-        if (e->d_type == DT_DIR || e->d_type == DT_LNK || e->d_type == DT_UNKNOWN)
-          stack.push_back(dir + "/" + e->d_name);
-      }
-      ::closedir(d);
-    }
     return true;
   }
   int fd_ = -1;

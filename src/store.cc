@@ -195,29 +195,10 @@ bool StatFile(const StoreTree& tree, const RealDisk* real, const std::string& pa
 // Every directory under the scope's roots, with its mtime: creating,
 // deleting or renaming a file changes its directory's mtime.
 void WalkDirs(const RealDisk& real, std::vector<TrackedFile>* dirs) {
-  std::set<std::pair<dev_t, ino_t>> entered;
-  std::vector<std::string> stack = {"aten/src/ATen", kPyDir};
-  while (!stack.empty()) {
-    std::string rel = std::move(stack.back());
-    stack.pop_back();
-    std::string abs = real.root() + "/" + rel;
-    struct stat st;
-    if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    if (!entered.insert({st.st_dev, st.st_ino}).second) continue;
+  ForEachScopeDirectory(real.root(), [&](const std::string& rel, const struct stat& st) {
     dirs->push_back({rel, 0, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, 0});
-    DIR* d = ::opendir(abs.c_str());
-    if (!d) continue;
-    while (struct dirent* e = ::readdir(d)) {
-      if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
-      bool dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
-        struct stat ls;
-        dir = ::stat((abs + "/" + e->d_name).c_str(), &ls) == 0 && S_ISDIR(ls.st_mode);
-      }
-      if (dir) stack.push_back(rel + "/" + e->d_name);
-    }
-    ::closedir(d);
-  }
+    return true;
+  });
   std::sort(dirs->begin(), dirs->end(), [](const TrackedFile& a, const TrackedFile& b) { return a.path < b.path; });
 }
 
@@ -827,6 +808,34 @@ std::string Describe(const Changes& c) {
 }
 
 }  // namespace
+
+bool ForEachScopeDirectory(const std::string& root,
+                           const std::function<bool(const std::string& rel, const struct stat& st)>& visit) {
+  std::set<std::pair<dev_t, ino_t>> entered;
+  std::vector<std::string> stack = {"aten/src/ATen", kPyDir};
+  while (!stack.empty()) {
+    std::string rel = std::move(stack.back());
+    stack.pop_back();
+    std::string abs = root + "/" + rel;
+    struct stat st;
+    if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (!entered.insert({st.st_dev, st.st_ino}).second) continue;
+    if (!visit(rel, st)) return false;
+    DIR* d = ::opendir(abs.c_str());
+    if (!d) continue;
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
+      bool dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
+        struct stat ls;
+        dir = ::stat((abs + "/" + e->d_name).c_str(), &ls) == 0 && S_ISDIR(ls.st_mode);
+      }
+      if (dir) stack.push_back(rel + "/" + e->d_name);
+    }
+    ::closedir(d);
+  }
+  return true;
+}
 
 const char* StoreActionName(StoreReport::Action action) {
   switch (action) {

@@ -12,7 +12,10 @@
 // doc/index-format.md describes the file and why it is built this way.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -25,6 +28,13 @@ namespace optrace {
 inline constexpr uint32_t kStoreFormatVersion = 2;
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/optrace
+// Visits every directory under the index's scope roots (aten/src/ATen and
+// torch, which holds torch/csrc/autograd), each once (symlink cycles are
+// cut), with its stat: the store stamps them, the daemon watches them.
+// `visit` returns false to stop; the walk then returns false.
+bool ForEachScopeDirectory(const std::string& root,
+                           const std::function<bool(const std::string& rel, const struct stat& st)>& visit);
+
 std::string DefaultStoreDir();
 // <dir>/index-<16 hex digits of a hash of the checkout root>.img
 std::string StorePath(const std::string& store_dir, const std::string& root);
