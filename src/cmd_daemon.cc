@@ -84,12 +84,6 @@ bool SendFrame(int fd, char tag, const std::string& bytes) {
   return SendAll(fd, &tag, 1) && SendString(fd, bytes);
 }
 
-std::string Hex(size_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016zx", v);
-  return buf;
-}
-
 double SecondsFromEnv(const char* name, double fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
@@ -109,9 +103,12 @@ bool DaemonEnabled() {
 }
 
 std::string DaemonSocketPath(const std::string& root) {
-  std::hash<std::string> hash;
-  std::string path = DefaultStoreDir() + "/daemon-" + Hex(hash(root)) + "-" + Hex(hash(BinaryIdentity())).substr(0, 8) +
-                     ".sock";
+  // Next to the checkout's image, named by this build too: a client only
+  // ever talks to a daemon of its own binary.
+  std::string image = StorePath(DefaultStoreDir(), root);
+  char build[9];
+  std::snprintf(build, sizeof(build), "%08zx", std::hash<std::string>{}(BinaryIdentity()) & 0xffffffffu);
+  std::string path = image.substr(0, image.size() - 4) + ".daemon-" + build + ".sock";
   return path.size() < sizeof(sockaddr_un{}.sun_path) ? path : "";
 }
 

@@ -182,14 +182,19 @@ Listing ListScope(const Disk& disk) {
 // file it indexed through the Disk still has the same size and mtime. A file
 // that now differs (a symlink swapped in included) is read again through the
 // Disk, which applies its confinement rules.
-bool StatFile(const StoreTree& tree, const RealDisk* real, const std::string& path, FileStat* st) {
-  if (!real) return tree.disk->Stat(path, st).ok();
-  struct stat s;
-  if (::stat((real->root() + "/" + path).c_str(), &s) != 0) return false;
+// A stat(2) result as the store compares it; false for anything but a
+// regular file or directory.
+bool ToFileStat(const struct stat& s, FileStat* st) {
   if (!S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode)) return false;
   st->size = static_cast<uint64_t>(s.st_size);
   st->mtime_ns = static_cast<int64_t>(s.st_mtim.tv_sec) * 1000000000 + s.st_mtim.tv_nsec;
   return true;
+}
+
+bool StatFile(const StoreTree& tree, const RealDisk* real, const std::string& path, FileStat* st) {
+  if (!real) return tree.disk->Stat(path, st).ok();
+  struct stat s;
+  return ::stat((real->root() + "/" + path).c_str(), &s) == 0 && ToFileStat(s, st);
 }
 
 // Every directory under the scope's roots, with its mtime: creating,
@@ -420,20 +425,12 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
       const Group& grp = groups[g];
       int dfd = root_fd < 0 ? -1 : ::openat(root_fd, std::string(grp.dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       struct stat s;
-      auto to_stat = [&](bool ok, bool want_dir, FileStat* st) {
-        ok = ok && (want_dir ? S_ISDIR(s.st_mode) : (S_ISREG(s.st_mode) || S_ISDIR(s.st_mode)));
-        if (ok) {
-          st->size = static_cast<uint64_t>(s.st_size);
-          st->mtime_ns = static_cast<int64_t>(s.st_mtim.tv_sec) * 1000000000 + s.st_mtim.tv_nsec;
-        }
-        return ok;
-      };
       FileStat st;
-      if (grp.self >= 0) judge(grp.self, to_stat(dfd >= 0 && ::fstat(dfd, &s) == 0, true, &st), st);
+      if (grp.self >= 0) judge(grp.self, dfd >= 0 && ::fstat(dfd, &s) == 0 && S_ISDIR(s.st_mode) && ToFileStat(s, &st), st);
       for (uint32_t i : grp.files) {
         std::string_view path = tracked(i).path;
         std::string name(grp.dir == "." ? path : path.substr(grp.dir.size() + 1));
-        judge(i, to_stat(dfd >= 0 && ::fstatat(dfd, name.c_str(), &s, 0) == 0, false, &st), st);
+        judge(i, dfd >= 0 && ::fstatat(dfd, name.c_str(), &s, 0) == 0 && ToFileStat(s, &st), st);
       }
       if (dfd >= 0) ::close(dfd);
     });
