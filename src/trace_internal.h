@@ -7,7 +7,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>

@@ -17,7 +17,6 @@
 // daemon or MCP server walks from memory.
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <unordered_set>
 
 #include "text.h"
