@@ -129,21 +129,22 @@ int CmdFind(int argc, char** argv) {
   std::vector<uint32_t> decls = index.StubDeclsNamed(key);
   std::vector<uint32_t> regs = index.RegistrationsOf(key);
   std::vector<uint32_t> as_target;
-  for (uint32_t i = 0; i < index.registrations().size(); ++i)
-    if (index.registrations()[i].target == key) as_target.push_back(i);
+  const auto registrations = index.registrations();
+  for (auto it = registrations.begin(); it != registrations.end(); ++it)
+    if (it->target == key) as_target.push_back(it.id());
   std::vector<uint32_t> launches_of = index.LaunchesOfKernel(key);
-  for (uint32_t i = 0; i < index.launches().size(); ++i) {  // jiterator kernels are named by string
-    const CppLaunch& l = index.launches()[i];
-    if (l.kind == LaunchKind::kJiterator && l.kernel == key) launches_of.push_back(i);
-  }
+  const auto launches = index.launches();
+  for (auto it = launches.begin(); it != launches.end(); ++it)  // jiterator kernels are named by string
+    if (it->kind == LaunchKind::kJiterator && it->kernel == key) launches_of.push_back(it.id());
   std::vector<uint32_t> launches_in;
   for (uint32_t f : defs)
     for (uint32_t l : index.LaunchesIn(f)) launches_in.push_back(l);
   std::vector<uint32_t> macros = index.MacrosNamed(key);
   std::vector<uint32_t> macro_launches = index.LaunchesInMacro(key);
   std::vector<uint32_t> macro_sites;
-  for (uint32_t i = 0; i < index.macro_uses().size(); ++i)
-    if (index.macro_uses()[i].macro == key) macro_sites.push_back(i);
+  const auto macro_uses = index.macro_uses();
+  for (auto it = macro_uses.begin(); it != macro_uses.end(); ++it)
+    if (it->macro == key) macro_sites.push_back(it.id());
   std::vector<uint32_t> libs = index.LibraryRegistrationsOf(key);
   std::vector<uint32_t> callers = index.CallersOf(key);
 

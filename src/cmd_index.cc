@@ -15,6 +15,13 @@ namespace optrace {
 
 namespace {
 
+// The layer over the image (edited C++ files), if any.
+void PrintLayer(const StoreReport& r) {
+  if (r.layer_bytes)
+    std::printf("  layer: %zu edited C++ file%s over the image, %.1f KiB\n", r.layer_files,
+                r.layer_files == 1 ? "" : "s", r.layer_bytes / 1024.0);
+}
+
 void PrintReport(const StoreReport& r) {
   std::printf("index: %s\n", r.path.c_str());
   std::printf("  %s%s%s\n", StoreActionName(r.action), r.reason.empty() ? "" : ": ", r.reason.c_str());
@@ -23,6 +30,7 @@ void PrintReport(const StoreReport& r) {
     std::printf(" (%zu scanned again, %zu added, %zu removed)", r.rescanned, r.added, r.removed);
   std::printf("\n");
   if (r.image_bytes) std::printf("  size: %.1f MiB\n", r.image_bytes / 1048576.0);
+  PrintLayer(r);
   std::printf("  time: %.1f ms (check %.1f, scan %.1f, merge %.1f, write %.1f)\n", r.total_ms, r.check_ms,
               r.scan_ms, r.merge_ms, r.write_ms);
 }
@@ -53,6 +61,7 @@ int CmdIndex(int argc, char** argv) {
     std::printf("index: %s\n  fresh: %zu C++/CUDA, %zu Python files, %.1f MiB, checked in %.1f ms\n",
                 report.path.c_str(), report.cpp_files, report.py_files, report.image_bytes / 1048576.0,
                 report.total_ms);
+    PrintLayer(report);
     return 0;
   }
   options.rebuild = rebuild;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <ostream>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 
 namespace optrace {
@@ -126,6 +127,20 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   return index;
 }
 
+void CppRecordCounts::Add(const CppRecordCounts& c, int sign) {
+  files += sign * c.files;
+  functions += sign * c.functions;
+  stub_decls += sign * c.stub_decls;
+  registrations += sign * c.registrations;
+  launches += sign * c.launches;
+  calls += sign * c.calls;
+  macros += sign * c.macros;
+  macro_uses += sign * c.macro_uses;
+  library_registrations += sign * c.library_registrations;
+  dtype_dispatches += sign * c.dtype_dispatches;
+  stub_refs += sign * c.stub_refs;
+}
+
 void CppRecordCounts::Add(const CppFileRecords& r) {
   ++files;
   functions += r.functions.size();
@@ -168,19 +183,34 @@ CppRecordCounts CppIndex::Counts() const {
   c.library_registrations = library_registrations_.size();
   c.dtype_dispatches = dtype_dispatches_.size();
   c.stub_refs = stub_refs_.size() + set_aside_stub_refs_.size();
+  if (layer_) {
+    CppRecordCounts layered = layer_->Counts();
+    layered.files = 0;  // the layer's files are this index's
+    c.Add(layered, +1);
+    c.Add(hidden_, -1);
+    c.macro_uses -= hidden_set_aside_macro_uses_;
+    c.stub_refs -= hidden_set_aside_stub_refs_;
+  }
   return c;
 }
 
-void CppIndex::AddFile(std::string path, CppFileRecords&& records) { Append(std::move(path), records); }
-void CppIndex::AddFile(std::string path, const CppFileRecords& records) { Append(std::move(path), records); }
+void CppIndex::AddFile(std::string path, CppFileRecords&& records) {
+  Append(static_cast<uint32_t>(files_.size()), std::move(path), records);
+}
+void CppIndex::AddFile(std::string path, const CppFileRecords& records) {
+  Append(static_cast<uint32_t>(files_.size()), std::move(path), records);
+}
 
 // `Records` is CppFileRecords (its strings are moved) or const CppFileRecords
 // (std::move of a const record copies it).
+// `file` is the next id (AddFile) or, in a layer, the file's id in the base
+// (files_ is then sized like the base's).
 template <typename Records>
-void CppIndex::Append(std::string path, Records& records) {
-  const uint32_t file = static_cast<uint32_t>(files_.size());
-  const int32_t fn_base = static_cast<int32_t>(functions_.size());
-  files_.push_back(std::move(path));
+void CppIndex::Append(uint32_t file, std::string path, Records& records) {
+  const int32_t fn_base = static_cast<int32_t>(function_base_ + functions_.size());
+  const bool next = file == files_.size();
+  if (next) files_.push_back(std::move(path));
+  else files_[file] = std::move(path);
   auto fn = [&](int32_t local) { return local < 0 ? -1 : local + fn_base; };
   for (auto& f : records.functions) functions_.emplace_back(std::move(f)).file = file;
   for (auto& d : records.stub_decls) stub_decls_.emplace_back(std::move(d)).file = file;
@@ -213,7 +243,8 @@ void CppIndex::Append(std::string path, Records& records) {
   // order already (so RecordsOf gives them back as scanned), hand-made ones may not be.
   std::stable_sort(stub_refs_.begin() + first_ref, stub_refs_.end(),
                    [](const CppStubRef& a, const CppStubRef& b) { return a.line < b.line; });
-  string_constants_.push_back(std::move(records.string_constants));
+  if (next) string_constants_.push_back(std::move(records.string_constants));
+  else string_constants_[file] = std::move(records.string_constants);
 }
 
 namespace {
@@ -275,10 +306,11 @@ std::vector<T> RecordsIn(const std::vector<T>& all, uint32_t file) {
 }  // namespace
 
 CppFileRecords CppIndex::RecordsOf(uint32_t id) const {
+  if (Replaced(id)) return layer_->RecordsOf(id);
   CppFileRecords r;
   if (id >= files_.size()) return r;
   // AddFile's rebasing, undone: file ids back to 0, function indices back to file-local.
-  const int32_t fn_base = static_cast<int32_t>(FileRange(functions_, id).first);
+  const int32_t fn_base = static_cast<int32_t>(function_base_ + FileRange(functions_, id).first);
   auto local = [&](auto& records) {
     for (auto& x : records) {
       x.file = 0;
@@ -316,7 +348,72 @@ CppFileRecords CppIndex::RecordsOf(uint32_t id) const {
   return r;
 }
 
-void CppIndex::Finish() {
+void CppIndex::Finish() { FinishOver(nullptr); }
+
+void CppIndex::BeginLayer(const CppIndex& base) {
+  files_.assign(base.files_.size(), std::string());
+  string_constants_.assign(base.files_.size(), {});
+  replaces_.assign(base.files_.size(), 0);
+  function_base_ = static_cast<uint32_t>(base.functions_.size());
+}
+
+void CppIndex::AddLayerFile(uint32_t id, std::string path, const CppFileRecords& records) {
+  replaces_[id] = 1;
+  Append(id, std::move(path), records);
+}
+
+void CppIndex::FinishLayer(const CppIndex& base) { FinishOver(&base); }
+
+bool CppIndex::SetLayer(const CppIndex* layer) {
+  if (layer && (layer->replaces_.size() != files_.size() || layer->function_base_ != functions_.size())) return false;
+  layer_ = layer;
+  hidden_ = {};
+  hidden_set_aside_macro_uses_ = hidden_set_aside_stub_refs_ = 0;
+  if (!layer) return true;
+  for (uint32_t f = 0; f < files_.size(); ++f) {
+    if (!layer->replaces_[f]) continue;
+    auto count = [&](const auto& records) {
+      auto [b, e] = FileRange(records, f);
+      return e - b;
+    };
+    auto count_set_aside = [&](const auto& set_aside) {
+      auto [b, e] = FileRange(set_aside, f, [](const auto& p) { return p.second.file; });
+      return e - b;
+    };
+    hidden_.functions += count(functions_);
+    hidden_.stub_decls += count(stub_decls_);
+    hidden_.registrations += count(registrations_);
+    hidden_.launches += count(launches_);
+    hidden_.calls += count(calls_);
+    hidden_.macros += count(macros_);
+    hidden_.macro_uses += count(macro_uses_);
+    hidden_.library_registrations += count(library_registrations_);
+    hidden_.dtype_dispatches += count(dtype_dispatches_);
+    hidden_.stub_refs += count(stub_refs_);
+    hidden_set_aside_macro_uses_ += count_set_aside(set_aside_macro_uses_);
+    hidden_set_aside_stub_refs_ += count_set_aside(set_aside_stub_refs_);
+  }
+  return true;
+}
+
+bool CppIndex::SameCrossFileFacts(const CppFileRecords& a, const CppFileRecords& b) {
+  auto facts = [](const CppFileRecords& r) {
+    std::vector<std::string> macros, stubs;
+    for (const CppMacro& m : r.macros)
+      if (m.function_like) macros.push_back(m.name);
+    for (const StubDecl& d : r.stub_decls) stubs.push_back(d.stub);
+    auto constants = r.string_constants;
+    for (auto* v : {&macros, &stubs}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    std::sort(constants.begin(), constants.end());
+    return std::tuple(std::move(macros), std::move(stubs), std::move(constants));
+  };
+  return facts(a) == facts(b);
+}
+
+void CppIndex::FinishOver(const CppIndex* base) {
   auto fill = [](auto& map, size_t n, auto key) {
     map.clear();
     map.reserve(n);
@@ -325,20 +422,28 @@ void CppIndex::Finish() {
   // Macro uses: ScanCppFile keeps uses of same-file macros and of any
   // ALL_CAPS name; keep only those naming a function-like macro we indexed.
   // The others are set aside, not erased: RecordsOf gives them back.
+  // A layer's files may use macros and stubs of its base: the base's lists
+  // count (they equal the whole edited tree's: see SameCrossFileFacts).
   std::unordered_set<std::string_view> function_macros;
-  for (const CppMacro& m : macros_)
-    if (m.function_like) function_macros.insert(m.name);
+  for (const auto* index : {base, static_cast<const CppIndex*>(this)})
+    if (index)
+      for (const CppMacro& m : index->macros_)
+        if (m.function_like) function_macros.insert(m.name);
   SetAside(macro_uses_, set_aside_macro_uses_, [&](const CppMacroUse& u) { return function_macros.count(u.macro) > 0; });
   // Stub references: ScanCppFile keeps every uncalled name ending in _stub; keep
   // only those naming a DECLARE_DISPATCH / DEFINE_DISPATCH stub.
   std::unordered_set<std::string_view> stubs;
-  for (const StubDecl& d : stub_decls_) stubs.insert(d.stub);
+  for (const auto* index : {base, static_cast<const CppIndex*>(this)})
+    if (index)
+      for (const StubDecl& d : index->stub_decls_) stubs.insert(d.stub);
   SetAside(stub_refs_, set_aside_stub_refs_, [&](const CppStubRef& r) { return stubs.count(r.stub) > 0; });
   // Jiterator names defined in another file (a header): StringConstant
   // answers only when the index holds a single value for the constant.
   for (CppLaunch& l : launches_) {
     if (!l.kernel.empty() || l.kernel_name_ref.empty()) continue;
-    if (const std::string* value = StringConstant(l.file, l.kernel_name_ref)) {
+    const std::string* value =
+        base ? FindStringConstant(*base, this, l.file, l.kernel_name_ref) : StringConstant(l.file, l.kernel_name_ref);
+    if (value) {
       l.kernel = *value;
       l.kernel_from_index = true;
     }
@@ -386,24 +491,94 @@ void CppIndex::Finish() {
   }
 }
 
-std::vector<uint32_t> CppIndex::FunctionsNamed(std::string_view name) const { return LookupName(functions_by_name_, name); }
-std::vector<uint32_t> CppIndex::StubDeclsNamed(std::string_view stub) const { return LookupName(stub_decls_by_name_, stub); }
-std::vector<uint32_t> CppIndex::RegistrationsOf(std::string_view stub) const { return LookupName(registrations_by_stub_, stub); }
-std::vector<uint32_t> CppIndex::LaunchesIn(uint32_t function) const { return Lookup(launches_by_function_, function); }
-std::vector<uint32_t> CppIndex::LaunchesInMacro(std::string_view macro) const { return LookupName(launches_by_macro_, macro); }
-std::vector<uint32_t> CppIndex::LaunchesOfKernel(std::string_view kernel) const { return LookupName(launches_by_kernel_, kernel); }
-std::vector<uint32_t> CppIndex::CallsIn(uint32_t function) const { return Lookup(calls_by_function_, function); }
-std::vector<uint32_t> CppIndex::CallsInMacro(std::string_view macro) const { return LookupName(calls_by_macro_, macro); }
-std::vector<uint32_t> CppIndex::CallersOf(std::string_view name) const { return LookupName(calls_by_callee_, name); }
-std::vector<uint32_t> CppIndex::MacrosNamed(std::string_view name) const { return LookupName(macros_by_name_, name); }
-std::vector<uint32_t> CppIndex::MacroUsesIn(uint32_t function) const { return Lookup(macro_uses_by_function_, function); }
-std::vector<uint32_t> CppIndex::MacroUsesOf(std::string_view macro) const { return LookupName(macro_uses_by_macro_, macro); }
-std::vector<uint32_t> CppIndex::DtypeDispatchesIn(uint32_t function) const { return Lookup(dtype_by_function_, function); }
-std::vector<uint32_t> CppIndex::LibraryRegistrationsOf(std::string_view function) const {
-  return LookupName(library_regs_by_function_, function);
+template <typename T, typename Find>
+std::vector<uint32_t> CppIndex::Across(std::vector<T> CppIndex::*records, Find find) const {
+  std::vector<uint32_t> ids = find(*this);
+  if (!layer_) return ids;
+  const std::vector<T>& mine = this->*records;
+  const std::vector<T>& theirs = layer_->*records;
+  std::erase_if(ids, [&](uint32_t id) { return layer_->replaces_[mine[id].file]; });
+  std::vector<uint32_t> layered = find(*layer_);
+  if (layered.empty()) return ids;
+  // Each file's records come from one side only, so ordering by file keeps
+  // every file's own order.
+  std::vector<std::pair<uint32_t, uint32_t>> keyed;
+  keyed.reserve(ids.size() + layered.size());
+  for (uint32_t id : ids) keyed.emplace_back(mine[id].file, id);
+  for (uint32_t id : layered) keyed.emplace_back(theirs[id].file, static_cast<uint32_t>(mine.size() + id));
+  std::sort(keyed.begin(), keyed.end());
+  ids.clear();
+  for (const auto& k : keyed) ids.push_back(k.second);
+  return ids;
+}
+
+template <typename T>
+std::vector<uint32_t> CppIndex::ByFunction(std::vector<T> CppIndex::*records,
+                                           std::unordered_multimap<uint32_t, uint32_t> CppIndex::*table,
+                                           uint32_t function) const {
+  if (!layer_ || function < functions_.size()) return Lookup(this->*table, function);
+  // The layer's tables are keyed by the same (base-numbered) function ids.
+  std::vector<uint32_t> ids = Lookup(layer_->*table, function);
+  for (uint32_t& id : ids) id += static_cast<uint32_t>((this->*records).size());
+  return ids;
+}
+
+template <typename T>
+std::vector<uint32_t> CppIndex::ByName(std::vector<T> CppIndex::*records, NameTable CppIndex::*table,
+                                       std::string_view key) const {
+  return Across(records, [&](const CppIndex& ix) { return LookupName(ix.*table, key); });
+}
+
+std::vector<uint32_t> CppIndex::FunctionsNamed(std::string_view key) const {
+  return ByName(&CppIndex::functions_, &CppIndex::functions_by_name_, key);
+}
+std::vector<uint32_t> CppIndex::StubDeclsNamed(std::string_view key) const {
+  return ByName(&CppIndex::stub_decls_, &CppIndex::stub_decls_by_name_, key);
+}
+std::vector<uint32_t> CppIndex::RegistrationsOf(std::string_view key) const {
+  return ByName(&CppIndex::registrations_, &CppIndex::registrations_by_stub_, key);
+}
+std::vector<uint32_t> CppIndex::LaunchesInMacro(std::string_view key) const {
+  return ByName(&CppIndex::launches_, &CppIndex::launches_by_macro_, key);
+}
+std::vector<uint32_t> CppIndex::LaunchesOfKernel(std::string_view key) const {
+  return ByName(&CppIndex::launches_, &CppIndex::launches_by_kernel_, key);
+}
+std::vector<uint32_t> CppIndex::CallsInMacro(std::string_view key) const {
+  return ByName(&CppIndex::calls_, &CppIndex::calls_by_macro_, key);
+}
+std::vector<uint32_t> CppIndex::CallersOf(std::string_view key) const {
+  return ByName(&CppIndex::calls_, &CppIndex::calls_by_callee_, key);
+}
+std::vector<uint32_t> CppIndex::MacrosNamed(std::string_view key) const {
+  return ByName(&CppIndex::macros_, &CppIndex::macros_by_name_, key);
+}
+std::vector<uint32_t> CppIndex::MacroUsesOf(std::string_view key) const {
+  return ByName(&CppIndex::macro_uses_, &CppIndex::macro_uses_by_macro_, key);
+}
+std::vector<uint32_t> CppIndex::LibraryRegistrationsOf(std::string_view key) const {
+  return ByName(&CppIndex::library_registrations_, &CppIndex::library_regs_by_function_, key);
+}
+
+std::vector<uint32_t> CppIndex::LaunchesIn(uint32_t function) const {
+  return ByFunction(&CppIndex::launches_, &CppIndex::launches_by_function_, function);
+}
+std::vector<uint32_t> CppIndex::CallsIn(uint32_t function) const {
+  return ByFunction(&CppIndex::calls_, &CppIndex::calls_by_function_, function);
+}
+std::vector<uint32_t> CppIndex::MacroUsesIn(uint32_t function) const {
+  return ByFunction(&CppIndex::macro_uses_, &CppIndex::macro_uses_by_function_, function);
+}
+std::vector<uint32_t> CppIndex::DtypeDispatchesIn(uint32_t function) const {
+  return ByFunction(&CppIndex::dtype_dispatches_, &CppIndex::dtype_by_function_, function);
 }
 
 std::vector<uint32_t> CppIndex::StubReferencesIn(uint32_t file, uint32_t first_line, uint32_t last_line) const {
+  if (Replaced(file)) {
+    std::vector<uint32_t> ids = layer_->StubReferencesIn(file, first_line, last_line);
+    for (uint32_t& id : ids) id += static_cast<uint32_t>(stub_refs_.size());
+    return ids;
+  }
   auto before = [](const CppStubRef& r, std::pair<uint32_t, uint32_t> at) {
     return r.file < at.first || (r.file == at.first && r.line < at.second);
   };
@@ -415,13 +590,22 @@ std::vector<uint32_t> CppIndex::StubReferencesIn(uint32_t file, uint32_t first_l
 }
 
 const std::string* CppIndex::StringConstant(uint32_t file, std::string_view name) const {
-  if (file < string_constants_.size()) {
-    for (const auto& [n, v] : string_constants_[file])
+  return FindStringConstant(*this, layer_, file, name);
+}
+
+// The constants of `base`'s files, each replaced file's taken from `layer`.
+const std::string* CppIndex::FindStringConstant(const CppIndex& base, const CppIndex* layer, uint32_t file,
+                                                std::string_view name) {
+  auto of = [&](uint32_t f) -> const std::vector<std::pair<std::string, std::string>>& {
+    return layer && layer->Replaces(f) ? layer->string_constants_[f] : base.string_constants_[f];
+  };
+  if (file < base.string_constants_.size()) {
+    for (const auto& [n, v] : of(file))
       if (n == name) return &v;
   }
   const std::string* found = nullptr;
-  for (const auto& per_file : string_constants_) {
-    for (const auto& [n, v] : per_file) {
+  for (uint32_t f = 0; f < base.string_constants_.size(); ++f) {
+    for (const auto& [n, v] : of(f)) {
       if (n != name) continue;
       if (found && *found != v) return nullptr;  // two different values: do not guess
       found = &v;
@@ -448,6 +632,10 @@ void PrintCppIndexCounts(const CppIndex& index, std::ostream& out) {
 }
 
 int32_t CppIndex::FunctionAt(uint32_t file, uint32_t line) const {
+  if (Replaced(file)) {
+    int32_t local = layer_->FunctionAt(file, line);
+    return local < 0 ? -1 : local + static_cast<int32_t>(functions_.size());
+  }
   if (file >= functions_by_file_.size()) return -1;
   int32_t best = -1;
   for (uint32_t i : functions_by_file_[file]) {

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
+#include <cstddef>
 #include <iosfwd>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -195,6 +198,7 @@ struct CppRecordCounts {
   size_t files = 0, functions = 0, stub_decls = 0, registrations = 0, launches = 0, calls = 0, macros = 0,
          macro_uses = 0, library_registrations = 0, dtype_dispatches = 0, stub_refs = 0;
   void Add(const CppFileRecords& records);  // one more file
+  void Add(const CppRecordCounts& counts, int sign);  // sign +1 or -1
 };
 
 // Scans one C++/CUDA source text. `path` is used for the device of plain
@@ -204,6 +208,83 @@ CppFileRecords ScanCppFile(std::string_view path, std::string_view text);
 
 // Whether a checkout path is in the C++ index's scope.
 bool InCppScope(std::string_view path);
+
+// The records of one kind as an index's readers see them: the index's own
+// vector, or -- for an index with a layer over it (CppIndex::SetLayer) --
+// the base's records minus those of the files the layer replaces, plus the
+// layer's. Ids: the base's records keep theirs, the layer's follow them
+// (base size + i), so an id never changes meaning while the layer is on.
+// Iteration visits the live records in file order, as in an index built in
+// one go; size() counts them. Loop over ids with begin()/end() and id(),
+// never with 0..size().
+template <typename T>
+class RecordList {
+ public:
+  RecordList(const std::vector<T>& base, const std::vector<T>* layer, const std::vector<uint8_t>* replaced,
+             size_t hidden)
+      : base_(&base), layer_(layer), replaced_(replaced), hidden_(hidden) {}
+
+  class iterator {
+   public:
+    using value_type = T;
+    using reference = const T&;
+    using difference_type = std::ptrdiff_t;
+    using iterator_category = std::forward_iterator_tag;
+    iterator() = default;
+    const T& operator*() const { return on_layer_ ? (*layer_)[t_] : (*base_)[b_]; }
+    const T* operator->() const { return &**this; }
+    uint32_t id() const { return static_cast<uint32_t>(on_layer_ ? base_->size() + t_ : b_); }
+    iterator& operator++() {
+      (on_layer_ ? t_ : b_)++;
+      Settle();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return b_ == o.b_ && t_ == o.t_; }
+
+   private:
+    friend class RecordList;
+    iterator(const RecordList& list, size_t b, size_t t)
+        : base_(list.base_), layer_(list.layer_), replaced_(list.replaced_), b_(b), t_(t) {
+      Settle();
+    }
+    // Skips replaced base records and picks the side whose file comes first.
+    void Settle() {
+      if (replaced_)
+        while (b_ < base_->size() && (*replaced_)[(*base_)[b_].file]) ++b_;
+      on_layer_ = layer_ && t_ < layer_->size() && (b_ == base_->size() || (*layer_)[t_].file < (*base_)[b_].file);
+    }
+    const std::vector<T>* base_ = nullptr;
+    const std::vector<T>* layer_ = nullptr;
+    const std::vector<uint8_t>* replaced_ = nullptr;
+    size_t b_ = 0, t_ = 0;
+    bool on_layer_ = false;
+  };
+
+  const T& operator[](size_t id) const {
+    return id < base_->size() ? (*base_)[id] : (*layer_)[id - base_->size()];
+  }
+  size_t size() const { return base_->size() - hidden_ + (layer_ ? layer_->size() : 0); }
+  bool empty() const { return size() == 0; }
+  // One past the largest id.
+  size_t id_end() const { return base_->size() + (layer_ ? layer_->size() : 0); }
+  // The same records in the same order (ids may differ).
+  friend bool operator==(const RecordList& a, const RecordList& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+  iterator begin() const { return iterator(*this, 0, 0); }
+  iterator end() const { return iterator(*this, base_->size(), layer_ ? layer_->size() : 0); }
+
+ private:
+  const std::vector<T>* base_;
+  const std::vector<T>* layer_;
+  const std::vector<uint8_t>* replaced_;  // per base file id: 1 when the layer holds its records
+  size_t hidden_;                         // base records of replaced files
+};
 
 class CppIndex;
 // One line per record kind: files, functions, stubs, registrations, kernels,
@@ -239,18 +320,51 @@ class CppIndex {
   // The records of every file as scanned: the sum of RecordsOf's sizes.
   CppRecordCounts Counts() const;
 
+  // Layers. After an edit to a few files, the store does not rebuild the
+  // whole index: it builds a small layer holding those files' new records
+  // (under their ids here) and puts it over the index it has (SetLayer).
+  // Every accessor and lookup then answers exactly as an index built from
+  // the edited tree would, provided each replaced file's cross-file facts
+  // did not change (SameCrossFileFacts: they decide what Finish sets aside
+  // and fills in in *other* files) and no file was added or removed.
+  //
+  // Building one, into an empty index: BeginLayer, AddLayerFile for each
+  // replaced file in increasing id order, FinishLayer.
+  void BeginLayer(const CppIndex& base);
+  void AddLayerFile(uint32_t id, std::string path, const CppFileRecords& records);
+  void FinishLayer(const CppIndex& base);
+  // Puts `layer` (built over an index with this one's records; it must
+  // outlive this index) over this index. False, changing nothing, when it was
+  // built over an index of another shape.
+  bool SetLayer(const CppIndex* layer);
+  const CppIndex* layer() const { return layer_; }
+  // Whether the layer replaces file `id`'s records.
+  bool Replaced(uint32_t id) const { return layer_ && layer_->replaces_[id]; }
+  // In a layer: whether it replaces file `id` of its base.
+  bool Replaces(uint32_t id) const { return id < replaces_.size() && replaces_[id]; }
+  // Whether two scans of one file agree on everything Finish looks at across
+  // files: the function-like macros defined, the stubs declared, the string
+  // constants.
+  static bool SameCrossFileFacts(const CppFileRecords& a, const CppFileRecords& b);
+
   const std::vector<std::string>& files() const { return files_; }
   const std::string& file(uint32_t id) const { return files_[id]; }
-  const std::vector<CppFunction>& functions() const { return functions_; }
-  const std::vector<StubDecl>& stub_decls() const { return stub_decls_; }
-  const std::vector<StubRegistration>& registrations() const { return registrations_; }
-  const std::vector<CppLaunch>& launches() const { return launches_; }
-  const std::vector<CppCall>& calls() const { return calls_; }
-  const std::vector<CppMacro>& macros() const { return macros_; }
-  const std::vector<CppMacroUse>& macro_uses() const { return macro_uses_; }
-  const std::vector<LibraryRegistration>& library_registrations() const { return library_registrations_; }
-  const std::vector<DtypeDispatch>& dtype_dispatches() const { return dtype_dispatches_; }
-  const std::vector<CppStubRef>& stub_refs() const { return stub_refs_; }
+  RecordList<CppFunction> functions() const { return List(&CppIndex::functions_, hidden_.functions); }
+  RecordList<StubDecl> stub_decls() const { return List(&CppIndex::stub_decls_, hidden_.stub_decls); }
+  RecordList<StubRegistration> registrations() const {
+    return List(&CppIndex::registrations_, hidden_.registrations);
+  }
+  RecordList<CppLaunch> launches() const { return List(&CppIndex::launches_, hidden_.launches); }
+  RecordList<CppCall> calls() const { return List(&CppIndex::calls_, hidden_.calls); }
+  RecordList<CppMacro> macros() const { return List(&CppIndex::macros_, hidden_.macros); }
+  RecordList<CppMacroUse> macro_uses() const { return List(&CppIndex::macro_uses_, hidden_.macro_uses); }
+  RecordList<LibraryRegistration> library_registrations() const {
+    return List(&CppIndex::library_registrations_, hidden_.library_registrations);
+  }
+  RecordList<DtypeDispatch> dtype_dispatches() const {
+    return List(&CppIndex::dtype_dispatches_, hidden_.dtype_dispatches);
+  }
+  RecordList<CppStubRef> stub_refs() const { return List(&CppIndex::stub_refs_, hidden_.stub_refs); }
   const std::vector<CppSkipped>& skipped() const { return skipped_; }
 
   // Lookups return indices into the vectors above, in file/line order.
@@ -277,7 +391,30 @@ class CppIndex {
 
  private:
   template <typename Records>
-  void Append(std::string path, Records& records);
+  void Append(uint32_t file, std::string path, Records& records);
+  template <typename T>
+  RecordList<T> List(std::vector<T> CppIndex::*records, size_t hidden) const {
+    if (!layer_) return RecordList<T>(this->*records, nullptr, nullptr, 0);
+    return RecordList<T>(this->*records, &(layer_->*records), &layer_->replaces_, hidden);
+  }
+  // Lookup `find` answered by this index and its layer: the replaced files'
+  // records dropped from this index's answer, the layer's added (ids moved
+  // past this index's), all in file order.
+  using NameTable = std::unordered_multimap<std::string, uint32_t>;
+  template <typename T>
+  std::vector<uint32_t> ByName(std::vector<T> CppIndex::*records, NameTable CppIndex::*table,
+                               std::string_view key) const;
+  template <typename T, typename Find>
+  std::vector<uint32_t> Across(std::vector<T> CppIndex::*records, Find find) const;
+  // A lookup by function id: a function of the layer is answered by the layer.
+  template <typename T>
+  std::vector<uint32_t> ByFunction(std::vector<T> CppIndex::*records,
+                                   std::unordered_multimap<uint32_t, uint32_t> CppIndex::*table,
+                                   uint32_t function) const;
+  static const std::string* FindStringConstant(const CppIndex& base, const CppIndex* layer, uint32_t file,
+                                               std::string_view name);
+  // Finish; a layer is finished knowing its base (`base`, else null).
+  void FinishOver(const CppIndex* base);
 
   std::vector<std::string> files_;
   std::vector<CppFunction> functions_;
@@ -304,6 +441,16 @@ class CppIndex {
   std::unordered_multimap<uint32_t, uint32_t> launches_by_function_, calls_by_function_, macro_uses_by_function_,
       dtype_by_function_;
   std::vector<std::vector<uint32_t>> functions_by_file_;  // sorted by body_begin
+  // The base's side of a layer: the layer, and how many of the base's
+  // (kept) records of each kind belong to the files it replaces.
+  const CppIndex* layer_ = nullptr;
+  CppRecordCounts hidden_;
+  size_t hidden_set_aside_macro_uses_ = 0, hidden_set_aside_stub_refs_ = 0;
+  // The layer's side: per base file id, 1 for the files it holds (files_ and
+  // string_constants_ are sized like the base's; records carry base file
+  // ids), and the base's function count (its functions' ids start there).
+  std::vector<uint8_t> replaces_;
+  uint32_t function_base_ = 0;
 };
 
 }  // namespace optrace

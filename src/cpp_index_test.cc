@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -109,6 +111,244 @@ void ExpectSameIndex(const CppIndex& a, const CppIndex& b) {
     EXPECT_EQ(a.skipped()[i].path, b.skipped()[i].path);
     EXPECT_EQ(a.skipped()[i].reason, b.skipped()[i].reason);
   }
+}
+
+// ----------------------------------------------------------------- layers
+
+// Records of two indexes compared across their id spaces: a record's
+// `function` becomes the function's position in the index's file-ordered
+// list of functions, the same in both when the indexes agree.
+class Normalizer {
+ public:
+  explicit Normalizer(const CppIndex& index) : index_(index) {
+    const auto functions = index.functions();
+    uint32_t ordinal = 0;
+    for (auto it = functions.begin(); it != functions.end(); ++it) ordinal_[it.id()] = ordinal++;
+  }
+  template <typename T>
+  T operator()(T record) const {
+    if constexpr (requires { record.function = 0; }) {
+      if (record.function >= 0) record.function = static_cast<int32_t>(ordinal_.at(static_cast<uint32_t>(record.function)));
+    }
+    return record;
+  }
+  template <typename T>
+  std::vector<T> All(const RecordList<T>& list) const {
+    std::vector<T> out;
+    for (const T& r : list) out.push_back((*this)(r));
+    EXPECT_EQ(out.size(), list.size());
+    return out;
+  }
+  template <typename T>
+  std::vector<T> Some(const RecordList<T>& list, const std::vector<uint32_t>& ids) const {
+    std::vector<T> out;
+    for (uint32_t id : ids) out.push_back((*this)(list[id]));
+    return out;
+  }
+  // The id of the function at `ordinal`.
+  uint32_t FunctionId(uint32_t ordinal) const {
+    for (const auto& [id, o] : ordinal_)
+      if (o == ordinal) return id;
+    return UINT32_MAX;
+  }
+
+ private:
+  const CppIndex& index_;
+  std::map<uint32_t, uint32_t> ordinal_;
+};
+
+// `layered` (an index with a layer) answers every question as `full` (the
+// edited tree's index built in one go) does: every list, every lookup by the
+// names in `names`, every lookup by the functions of the files in `files`.
+void ExpectSameAnswers(const CppIndex& layered, const CppIndex& full, const std::set<std::string>& names,
+                       const std::vector<uint32_t>& files) {
+  Normalizer nl(layered), nf(full);
+  EXPECT_EQ(layered.files(), full.files());
+  EXPECT_TRUE(nl.All(layered.functions()) == nf.All(full.functions()));
+  EXPECT_TRUE(nl.All(layered.stub_decls()) == nf.All(full.stub_decls()));
+  EXPECT_TRUE(nl.All(layered.registrations()) == nf.All(full.registrations()));
+  EXPECT_TRUE(nl.All(layered.launches()) == nf.All(full.launches()));
+  EXPECT_TRUE(nl.All(layered.calls()) == nf.All(full.calls()));
+  EXPECT_TRUE(nl.All(layered.macros()) == nf.All(full.macros()));
+  EXPECT_TRUE(nl.All(layered.macro_uses()) == nf.All(full.macro_uses()));
+  EXPECT_TRUE(nl.All(layered.library_registrations()) == nf.All(full.library_registrations()));
+  EXPECT_TRUE(nl.All(layered.dtype_dispatches()) == nf.All(full.dtype_dispatches()));
+  EXPECT_TRUE(nl.All(layered.stub_refs()) == nf.All(full.stub_refs()));
+  const CppRecordCounts cl = layered.Counts(), cf = full.Counts();
+  EXPECT_EQ(std::tie(cl.files, cl.functions, cl.calls, cl.launches, cl.macro_uses, cl.stub_refs, cl.macros),
+            std::tie(cf.files, cf.functions, cf.calls, cf.launches, cf.macro_uses, cf.stub_refs, cf.macros));
+  for (const std::string& name : names) {
+    auto same = [&](const char* what, auto list_l, auto list_f, const std::vector<uint32_t>& ids_l,
+                    const std::vector<uint32_t>& ids_f) {
+      EXPECT_TRUE(nl.Some(list_l, ids_l) == nf.Some(list_f, ids_f)) << what << "(" << name << ")";
+    };
+    same("FunctionsNamed", layered.functions(), full.functions(), layered.FunctionsNamed(name), full.FunctionsNamed(name));
+    same("StubDeclsNamed", layered.stub_decls(), full.stub_decls(), layered.StubDeclsNamed(name), full.StubDeclsNamed(name));
+    same("RegistrationsOf", layered.registrations(), full.registrations(), layered.RegistrationsOf(name),
+         full.RegistrationsOf(name));
+    same("LaunchesInMacro", layered.launches(), full.launches(), layered.LaunchesInMacro(name), full.LaunchesInMacro(name));
+    same("LaunchesOfKernel", layered.launches(), full.launches(), layered.LaunchesOfKernel(name),
+         full.LaunchesOfKernel(name));
+    same("CallsInMacro", layered.calls(), full.calls(), layered.CallsInMacro(name), full.CallsInMacro(name));
+    same("CallersOf", layered.calls(), full.calls(), layered.CallersOf(name), full.CallersOf(name));
+    same("MacrosNamed", layered.macros(), full.macros(), layered.MacrosNamed(name), full.MacrosNamed(name));
+    same("MacroUsesOf", layered.macro_uses(), full.macro_uses(), layered.MacroUsesOf(name), full.MacroUsesOf(name));
+    same("LibraryRegistrationsOf", layered.library_registrations(), full.library_registrations(),
+         layered.LibraryRegistrationsOf(name), full.LibraryRegistrationsOf(name));
+  }
+  // Lookups by function and by place, for every function of the edited files and their neighbours.
+  std::set<uint32_t> near;
+  for (uint32_t f : files)
+    for (uint32_t g = f > 0 ? f - 1 : 0; g <= f + 1 && g < full.files().size(); ++g) near.insert(g);
+  uint32_t ordinal = 0;
+  for (const CppFunction& f : full.functions()) {
+    const uint32_t mine = ordinal++;
+    if (!near.count(f.file)) continue;
+    const uint32_t idf = nf.FunctionId(mine), idl = nl.FunctionId(mine);
+    ASSERT_NE(idl, UINT32_MAX);
+    EXPECT_TRUE(nl.Some(layered.launches(), layered.LaunchesIn(idl)) == nf.Some(full.launches(), full.LaunchesIn(idf)));
+    EXPECT_TRUE(nl.Some(layered.calls(), layered.CallsIn(idl)) == nf.Some(full.calls(), full.CallsIn(idf)));
+    EXPECT_TRUE(nl.Some(layered.macro_uses(), layered.MacroUsesIn(idl)) ==
+                nf.Some(full.macro_uses(), full.MacroUsesIn(idf)));
+    EXPECT_TRUE(nl.Some(layered.dtype_dispatches(), layered.DtypeDispatchesIn(idl)) ==
+                nf.Some(full.dtype_dispatches(), full.DtypeDispatchesIn(idf)));
+    EXPECT_TRUE(nl.Some(layered.stub_refs(), layered.StubReferencesIn(f.file, f.body_begin, f.body_end)) ==
+                nf.Some(full.stub_refs(), full.StubReferencesIn(f.file, f.body_begin, f.body_end)));
+    const int32_t at_l = layered.FunctionAt(f.file, f.body_begin), at_f = full.FunctionAt(f.file, f.body_begin);
+    ASSERT_EQ(at_l < 0, at_f < 0);
+    if (at_l >= 0) EXPECT_TRUE(nl(layered.functions()[at_l]) == nf(full.functions()[at_f]));
+  }
+  for (uint32_t f : files) EXPECT_TRUE(layered.RecordsOf(f) == full.RecordsOf(f)) << full.file(f);
+}
+
+// Every name a file's records mention.
+void AddNames(const CppFileRecords& r, std::set<std::string>* names) {
+  for (const auto& f : r.functions) names->insert(f.name);
+  for (const auto& d : r.stub_decls) names->insert(d.stub);
+  for (const auto& g : r.registrations) names->insert(g.stub);
+  for (const auto& l : r.launches) {
+    names->insert(l.kernel);
+    names->insert(l.macro);
+  }
+  for (const auto& c : r.calls) {
+    names->insert(c.callee);
+    names->insert(c.macro);
+  }
+  for (const auto& m : r.macros) names->insert(m.name);
+  for (const auto& u : r.macro_uses) names->insert(u.macro);
+  for (const auto& g : r.library_registrations) names->insert(g.function);
+}
+
+// A layer of `edits` (path -> new text) over `base`, and the index of the
+// edited tree built in one go; then ExpectSameAnswers.
+void ExpectLayerAnswersAsARebuild(const CppIndex& base, const std::map<std::string, std::string>& edits,
+                                  std::set<std::string> names) {
+  std::map<uint32_t, CppFileRecords> edited;
+  for (const auto& [path, text] : edits) {
+    uint32_t id = FileId(base, path);
+    ASSERT_NE(id, UINT32_MAX) << path;
+    edited[id] = ScanCppFile(path, text);
+    ASSERT_TRUE(CppIndex::SameCrossFileFacts(base.RecordsOf(id), edited[id])) << path;
+    AddNames(base.RecordsOf(id), &names);
+    AddNames(edited[id], &names);
+  }
+  CppIndex layer;
+  layer.BeginLayer(base);
+  for (const auto& [id, records] : edited) layer.AddLayerFile(id, base.file(id), records);
+  layer.FinishLayer(base);
+  CppIndex layered = base;
+  ASSERT_TRUE(layered.SetLayer(&layer));
+  EXPECT_TRUE(layered.Replaced(edited.begin()->first));
+
+  CppIndex full;
+  for (const CppSkipped& s : base.skipped()) full.AddSkipped(s.path, s.reason);
+  for (uint32_t id = 0; id < base.files().size(); ++id)
+    full.AddFile(base.file(id), edited.count(id) ? edited[id] : base.RecordsOf(id));
+  full.Finish();
+  std::vector<uint32_t> ids;
+  for (const auto& e : edited) ids.push_back(e.first);
+  ExpectSameAnswers(layered, full, names, ids);
+}
+
+TEST(CppIndexLayer, CrossFileFactsAreTheDefinedMacrosStubsAndConstants) {
+  const CppFileRecords a = ScanCppFile("aten/src/ATen/native/cuda/A.cu",
+                                       "#define LAUNCH(x) x<<<1, 1>>>()\n"
+                                       "DECLARE_DISPATCH(fn_t, a_stub);\n"
+                                       "constexpr char a_name[] = \"a_kernel\";\n"
+                                       "void f() { g(); }\n");
+  // Other calls, other lines: the same facts.
+  EXPECT_TRUE(CppIndex::SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu",
+                                                          "\n#define LAUNCH(x) x<<<1, 1>>>()\n"
+                                                          "DECLARE_DISPATCH(fn_t, a_stub);\n"
+                                                          "constexpr char a_name[] = \"a_kernel\";\n"
+                                                          "void f() { h(); k(); }\n")));
+  for (const char* other : {"#define LAUNCH2(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, a_stub);\n"
+                            "constexpr char a_name[] = \"a_kernel\";\n",
+                            "#define LAUNCH(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, b_stub);\n"
+                            "constexpr char a_name[] = \"a_kernel\";\n",
+                            "#define LAUNCH(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, a_stub);\n"
+                            "constexpr char a_name[] = \"b_kernel\";\n"})
+    EXPECT_FALSE(CppIndex::SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu", other))) << other;
+}
+
+// A layered file uses a macro, a stub and a jiterator name of files it does
+// not replace; a file it does not replace calls into it.
+TEST(CppIndexLayer, InMemoryEditAnswersAsARebuild) {
+  MemoryDisk disk;
+  disk.Add("aten/src/ATen/native/cuda/Defs.cuh",
+           "#define LAUNCH_IT(k) k<<<1, 1>>>(nullptr)\n"
+           "DECLARE_DISPATCH(fn_t, frob_stub);\n"
+           "constexpr char frob_name[] = \"frob_kernel\";\n");
+  disk.Add("aten/src/ATen/native/cuda/Frob.cu",
+           "namespace at::native {\n"
+           "__global__ void frob_k(float* x) {}\n"
+           "void frob_cuda(TensorIterator& iter) {\n"
+           "  LAUNCH_IT(frob_k);\n"
+           "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+           "}\n"
+           "REGISTER_DISPATCH(frob_stub, &frob_cuda);\n"
+           "}\n");
+  disk.Add("aten/src/ATen/native/Use.cpp",
+           "namespace at::native {\n"
+           "void use(TensorIterator& iter) { frob_cuda(iter); frob_stub(kCPU, iter); }\n"
+           "}\n");
+  CppIndex base = CppIndex::Build(disk, 1);
+  ExpectLayerAnswersAsARebuild(base,
+                               {{"aten/src/ATen/native/cuda/Frob.cu",
+                                 "namespace at::native {\n"
+                                 "\n"
+                                 "__global__ void frob_k(float* x) {}\n"
+                                 "__global__ void frob_k2(float* x) {}\n"
+                                 "void frob_helper() { at::relu(x); }\n"
+                                 "void frob_cuda(TensorIterator& iter) {\n"
+                                 "  LAUNCH_IT(frob_k2);\n"
+                                 "  frob_helper();\n"
+                                 "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+                                 "  auto s = frob_stub;\n"
+                                 "}\n"
+                                 "REGISTER_DISPATCH(frob_stub, &frob_cuda);\n"
+                                 "}\n"}},
+                               {"frob_cuda", "frob_helper", "relu", "LAUNCH_IT", "frob_k", "frob_k2", "frob_kernel",
+                                "frob_stub", "use"});
+  // The layered jiterator launch found its name in Defs.cuh, as a rebuild does.
+  CppIndex layer;
+  layer.BeginLayer(base);
+  uint32_t frob = FileId(base, "aten/src/ATen/native/cuda/Frob.cu");
+  std::string text;
+  ASSERT_TRUE(disk.ReadFile("aten/src/ATen/native/cuda/Frob.cu", &text).ok());
+  layer.AddLayerFile(frob, base.file(frob), ScanCppFile(base.file(frob), "\n" + text));
+  layer.FinishLayer(base);
+  CppIndex layered = base;
+  ASSERT_TRUE(layered.SetLayer(&layer));
+  auto jit = std::find_if(layered.launches().begin(), layered.launches().end(),
+                          [](const CppLaunch& l) { return l.kind == LaunchKind::kJiterator; });
+  ASSERT_NE(jit, layered.launches().end());
+  EXPECT_EQ(jit->kernel, "frob_kernel");
+  EXPECT_EQ(jit->line, 6u);
+  EXPECT_GE(jit.id(), base.launches().size());  // the layer's
+  // A layer built over an index of another shape is refused.
+  CppIndex other = CppIndex::Build(MemoryDisk(), 1);
+  EXPECT_FALSE(other.SetLayer(&layer));
 }
 
 TEST(CppIndex, MergesFilesAndAnswersLookups) {
@@ -753,6 +993,37 @@ TEST_P(CppIndexWholeTree, RecordsOfEveryFileEqualItsScan) {
   EXPECT_GT(all.macro_uses, index.macro_uses().size());
   EXPECT_GT(all.stub_refs, index.stub_refs().size());
   ExpectSameIndex(Remerged(index), index);
+}
+
+// Edits to three real files (lines shifted, functions, calls, launches and
+// a registration added or dropped; no macro, stub or constant changed): the
+// layer answers as the edited tree's index does.
+TEST(CppIndexLayer, RealTreeEditsAnswerAsARebuild) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& base = TreeIndex("2.6.0");
+  RealDisk disk(CorpusTree("2.6.0"));
+  std::map<std::string, std::string> edits;
+  for (const char* path : {"aten/src/ATen/native/cuda/SoftMax.cu", "aten/src/ATen/native/cpu/SoftMaxKernel.cpp",
+                           "aten/src/ATen/native/Activation.cpp"}) {
+    std::string text;
+    ASSERT_TRUE(disk.ReadFile(path, &text).ok()) << path;
+    edits[path] = "// edited\n\n" + text +
+                  "\nnamespace at::native {\n"
+                  "__global__ void layer_probe_kernel(float* x) {}\n"
+                  "void layer_probe(const Tensor& t) {\n"
+                  "  at::relu(t);\n"
+                  "  layer_probe_kernel<<<1, 1>>>(nullptr);\n"
+                  "}\n}\n";
+  }
+  // SoftMaxKernel.cpp loses a registration.
+  std::string& cpu = edits["aten/src/ATen/native/cpu/SoftMaxKernel.cpp"];
+  const std::string reg = "ALSO_REGISTER_AVX512_DISPATCH(softmax_lastdim_kernel, &softmax_lastdim_kernel_impl)";
+  ASSERT_NE(cpu.find(reg), std::string::npos);
+  cpu.erase(cpu.find(reg), reg.size());
+  ExpectLayerAnswersAsARebuild(base, edits,
+                               {"relu", "softmax", "_softmax", "softmax_lastdim_kernel", "host_softmax",
+                                "softmax_warp_forward", "cunn_SoftMaxForward", "layer_probe_kernel", "gelu_stub",
+                                "dispatch_softmax_forward", "AT_DISPATCH_FLOATING_TYPES_AND2"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Trees, CppIndexWholeTree, ::testing::Values("2.6.0", "1.13.1"));

@@ -76,7 +76,7 @@ json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
 
 // The enclosing function (qualified) or macro of a call or launch.
 std::string Holder(const CppIndex& cpp, int32_t function, const std::string& macro) {
-  if (function >= 0 && static_cast<size_t>(function) < cpp.functions().size()) return cpp.functions()[function].qualified;
+  if (function >= 0 && static_cast<size_t>(function) < cpp.functions().id_end()) return cpp.functions()[function].qualified;
   return macro.empty() ? "" : "#define " + macro;
 }
 
@@ -385,8 +385,9 @@ json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
     };
     for (uint32_t i : cpp.LibraryRegistrationsOf(name)) add_library(i);
     if (is_aten) {
-      for (uint32_t i = 0; i < cpp.library_registrations().size(); ++i)
-        if (cpp.library_registrations()[i].op == op) add_library(i);
+      const auto library_registrations = cpp.library_registrations();
+      for (auto it = library_registrations.begin(); it != library_registrations.end(); ++it)
+        if (it->op == op) add_library(it.id());
     }
 
     // native_functions.yaml entries whose dispatch table names `name`.
@@ -399,8 +400,7 @@ json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
     }
 
     // Launches of `name` as a __global__ kernel, a jiterator kernel string or a functor.
-    for (uint32_t i = 0; i < cpp.launches().size(); ++i) {
-      const CppLaunch& l = cpp.launches()[i];
+    for (const CppLaunch& l : cpp.launches()) {
       bool hit = l.kernel == name || std::find(l.functors.begin(), l.functors.end(), name) != l.functors.end();
       if (!hit) continue;
       json item = {{"kind", LaunchKindName(l.kind)}, {"launcher", l.launcher}, {"from", Holder(cpp, l.function, l.macro)}};

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -100,6 +101,16 @@ struct ImageRoot {
   std::vector<TrackedFile> dirs;            // directories whose mtime tells of added/removed files
 };
 
+// A layer over an image (file <image>.layer): after an edit to a few C++
+// files, instead of a new image, the edited files' records as now scanned
+// (CppIndex layers: cpp_index.h) and the stamps the image's freshness check
+// should now expect. Loading puts it over the image it was built for.
+struct LayerRoot {
+  std::vector<std::pair<uint32_t, TrackedFile>> cpp_stamps;  // index into ImageRoot::cpp_files -> stamp now
+  std::vector<TrackedFile> dirs;                              // every watched directory's stamp now
+  CppIndex cpp;                                               // the replaced files' records, over the image's
+};
+
 // The file header, in the first page; the image follows at offset kArenaPage.
 struct Header {
   char magic[8];
@@ -112,12 +123,14 @@ struct Header {
   uint64_t root_hash;
   uint64_t sample_hash;  // a few pages spread over the image: checked on every load
   uint64_t full_hash;    // the whole image: checked by `optrace index --check`
+  uint64_t base_header_hash;  // a layer: the header_hash of the image it goes over; an image: 0
   char identity[512];
   char root[2048];
   uint64_t header_hash;  // of every byte above
 };
 static_assert(sizeof(Header) <= kArenaPage);
 constexpr char kMagic[8] = {'O', 'P', 'T', 'R', 'I', 'M', 'G', '\n'};
+constexpr char kLayerMagic[8] = {'O', 'P', 'T', 'R', 'L', 'Y', 'R', '\n'};
 
 uint64_t HeaderHash(const Header& h) { return Hash64(&h, offsetof(Header, header_hash), 7); }
 
@@ -264,7 +277,8 @@ class Progress {
 // Mapping an image.
 
 struct Mapped {
-  ImageRoot* image = nullptr;
+  ImageRoot* image = nullptr;  // an image's root
+  LayerRoot* layer = nullptr;  // a layer's root
   void* addr = nullptr;
   size_t length = 0;
   Header header{};
@@ -277,8 +291,15 @@ void Unmap(Mapped* m) {
 
 enum class OpenResult { kOk, kMissing, kBroken, kForeign, kBusy };
 
+// What OpenImage expects to find: an image, or a layer over the image whose
+// header hash is `base_header_hash`.
+struct ImageKind {
+  bool layer = false;
+  uint64_t base_header_hash = 0;
+};
+
 // Opens and maps `path`. kBroken/kForeign carry a reason for the message.
-OpenResult OpenImage(const std::string& path, const std::string& root, Mapped* out, std::string* why) {
+OpenResult OpenImage(const std::string& path, const std::string& root, ImageKind kind, Mapped* out, std::string* why) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *why = errno == ENOENT ? "no index yet" : std::string("cannot open: ") + std::strerror(errno);
@@ -294,8 +315,8 @@ OpenResult OpenImage(const std::string& path, const std::string& root, Mapped* o
     *why = "truncated (no complete header)";
     return OpenResult::kBroken;
   }
-  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) {
-    *why = "not an optrace index (bad magic)";
+  if (std::memcmp(h.magic, kind.layer ? kLayerMagic : kMagic, sizeof(kMagic)) != 0) {
+    *why = kind.layer ? "not an optrace index layer (bad magic)" : "not an optrace index (bad magic)";
     return OpenResult::kBroken;
   }
   if (HeaderHash(h) != h.header_hash) {
@@ -320,8 +341,13 @@ OpenResult OpenImage(const std::string& path, const std::string& root, Mapped* o
            std::to_string(kArenaPage + h.image_bytes) + ")";
     return OpenResult::kBroken;
   }
-  if ((h.base != kArenaBases[0] && h.base != kArenaBases[1]) || h.image_bytes == 0 ||
-      h.root_offset + sizeof(ImageRoot) > h.image_bytes) {
+  if (kind.layer && h.base_header_hash != kind.base_header_hash) {
+    *why = "made for another image";
+    return OpenResult::kForeign;
+  }
+  const int first_slot = kind.layer ? 2 : 0;
+  if ((h.base != kArenaBases[first_slot] && h.base != kArenaBases[first_slot + 1]) || h.image_bytes == 0 ||
+      h.root_offset + (kind.layer ? sizeof(LayerRoot) : sizeof(ImageRoot)) > h.image_bytes) {
     *why = "header fields out of range";
     return OpenResult::kBroken;
   }
@@ -341,7 +367,8 @@ OpenResult OpenImage(const std::string& path, const std::string& root, Mapped* o
   out->addr = addr;
   out->length = length;
   out->header = h;
-  out->image = reinterpret_cast<ImageRoot*>(h.base + h.root_offset);
+  if (kind.layer) out->layer = reinterpret_cast<LayerRoot*>(h.base + h.root_offset);
+  else out->image = reinterpret_cast<ImageRoot*>(h.base + h.root_offset);
   return OpenResult::kOk;
 }
 
@@ -690,6 +717,142 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
 }
 
 // ---------------------------------------------------------------------------
+// Layers.
+
+// At most this many files in a layer; beyond, an update writes a new image
+// (folding the layer in), so that lookups stay close to one table probe.
+constexpr size_t kMaxLayerFiles = 32;
+
+std::string LayerPath(const std::string& image_path) { return image_path + ".layer"; }
+
+// Puts `layer` over the image: its records over the image's C++ index, its
+// stamps over the image's. False, changing nothing, when it does not fit.
+bool ApplyLayer(ImageRoot* img, const LayerRoot& layer) {
+  for (const auto& [k, stamp] : layer.cpp_stamps)
+    if (k >= img->cpp_files.size() || img->cpp_files[k].path != stamp.path) return false;
+  if (!img->cpp.SetLayer(&layer.cpp)) return false;
+  for (const auto& [k, stamp] : layer.cpp_stamps) {
+    TrackedFile& t = img->cpp_files[k];
+    t.size = stamp.size;
+    t.mtime_ns = stamp.mtime_ns;
+    t.hash = stamp.hash;
+  }
+  img->dirs = layer.dirs;
+  return true;
+}
+
+struct LayerResult {
+  bool eligible = false;   // false: the changes need a new image
+  LayerRoot* layer = nullptr;
+  Arena* arena = nullptr;
+};
+
+// Builds a layer over `img` (with its current layer, if any, applied) for the
+// changes found, when they allow one: only C++ files changed, none was added
+// or removed or changed whether it is indexed, each keeps its cross-file
+// facts (CppIndex::SameCrossFileFacts), and the layer stays small. The new
+// layer holds the old layer's files as well. `layer_file` is the empty file
+// it is built in (-1: none).
+Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_layer, const Changes& changes,
+                  const StoreOptions& options, int layer_file, StoreReport* report, LayerResult* result) {
+  if (changes.yaml_changed || !changes.py.empty()) return Status::Ok();
+  const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
+  auto t0 = Clock::now();
+  if (changes.listing_changed) {
+    // No directories to walk (a MemoryDisk tree): its listing changed.
+    if (!real || !img->watch_dirs) return Status::Ok();
+    // A directory changed (an editor's temporary file, say): fine if the
+    // listing did not.
+    Listing now = ListScope(*tree.disk);
+    auto same = [](const std::vector<std::string>& paths, const std::vector<TrackedFile>& files) {
+      if (paths.size() != files.size()) return false;
+      for (size_t i = 0; i < paths.size(); ++i)
+        if (paths[i] != files[i].path) return false;
+      return true;
+    };
+    auto same_skipped = [](const std::vector<SkippedPath>& a, const std::vector<SkippedPath>& b) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].path != b[i].path || a[i].reason != b[i].reason) return false;
+      return true;
+    };
+    if (!same(now.cpp, img->cpp_files) || !same(now.py, img->py_files) ||
+        !same_skipped(now.cpp_skipped, img->cpp_listing_skipped) ||
+        !same_skipped(now.py_skipped, img->py_listing_skipped))
+      return Status::Ok();
+  }
+  std::vector<Scanned> scanned(changes.cpp.size());
+  ParallelFor(changes.cpp.size(), Threads(options.threads), [&](size_t j) {
+    thread_local std::string text;
+    const TrackedFile& old = img->cpp_files[changes.cpp[j]];
+    ScanOne(tree, real, old.path, false, &old, &text, &scanned[j]);
+  });
+  // The image's file ids number its indexed files in listing order.
+  std::vector<uint32_t> file_id(img->cpp_files.size(), UINT32_MAX);
+  for (uint32_t k = 0, id = 0; k < file_id.size(); ++k)
+    if (img->cpp_skip_reasons[k].empty()) file_id[k] = id++;
+  std::vector<std::pair<uint32_t, const CppFileRecords*>> fresh;  // file id -> new records
+  for (size_t j = 0; j < scanned.size(); ++j) {
+    const Scanned& sc = scanned[j];
+    if (sc.reuse) continue;
+    const uint32_t k = changes.cpp[j];
+    if (file_id[k] == UINT32_MAX || !sc.cpp.skip_reason.empty()) return Status::Ok();
+    if (!CppIndex::SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return Status::Ok();
+    fresh.emplace_back(file_id[k], &sc.cpp.records);
+    ++report->rescanned;
+  }
+  std::sort(fresh.begin(), fresh.end());
+  std::vector<uint32_t> ids;  // every file of the new layer
+  for (uint32_t id = 0; id < img->cpp.files().size(); ++id)
+    if (img->cpp.Replaced(id)) ids.push_back(id);
+  for (const auto& f : fresh) ids.push_back(f.first);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() > kMaxLayerFiles) return Status::Ok();
+  std::map<uint32_t, TrackedFile> stamps;
+  if (old_layer)
+    for (const auto& [k, stamp] : old_layer->cpp_stamps) stamps[k] = stamp;
+  for (size_t j = 0; j < scanned.size(); ++j) stamps[changes.cpp[j]] = scanned[j].file;
+  std::vector<TrackedFile> dirs;
+  if (changes.listing_changed) WalkDirs(*real, &dirs);
+  else dirs = img->dirs;
+  report->cpp_files = img->cpp_files.size();
+  report->py_files = img->py_files.size();
+  report->scan_ms = MsSince(t0);
+
+  auto t1 = Clock::now();
+  std::string arena_error;
+  const int slot = old_layer ? 5 - ArenaSlotOf(old_layer) : 2;
+  Arena* arena = Arena::Create(slot, layer_file, &arena_error);
+  if (!arena) return Status::Ok();  // no free slot: a new image instead
+  ArenaScope scope(arena);
+  LayerRoot* layer = new LayerRoot;
+  layer->cpp_stamps.assign(stamps.begin(), stamps.end());
+  layer->dirs = dirs;
+  layer->cpp.BeginLayer(img->cpp);
+  size_t next_fresh = 0;
+  for (uint32_t id : ids) {
+    if (next_fresh < fresh.size() && fresh[next_fresh].first == id) {
+      layer->cpp.AddLayerFile(id, img->cpp.file(id), *fresh[next_fresh++].second);
+      continue;
+    }
+    // Kept from the old layer; the copy on the heap, AddLayerFile's in the layer.
+    CppFileRecords kept = [&] {
+      ArenaScope heap(nullptr);
+      return img->cpp.RecordsOf(id);
+    }();
+    layer->cpp.AddLayerFile(id, img->cpp.file(id), kept);
+  }
+  layer->cpp.FinishLayer(img->cpp);
+  report->merge_ms = MsSince(t1);
+  report->layer_files = ids.size();
+  result->eligible = true;
+  result->layer = layer;
+  result->arena = arena;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
 // Writing.
 
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
@@ -726,15 +889,16 @@ struct ImageFile {
 // already in the file (the arena is the file mapped shared), so saving is
 // cutting the file to size, hashing, writing the header into the first page
 // and renaming it into place. The arena is then detached from the file.
-Status WriteImage(const std::string& path, const std::string& root, Arena& arena, const ImageRoot* img,
-                  ImageFile& file, uint64_t* bytes) {
+Status WriteImage(const std::string& path, const std::string& root, Arena& arena, const void* root_object,
+                  ImageKind kind, ImageFile& file, uint64_t* bytes) {
   Header h{};
-  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  std::memcpy(h.magic, kind.layer ? kLayerMagic : kMagic, sizeof(kMagic));
+  h.base_header_hash = kind.base_header_hash;
   h.format_version = kStoreFormatVersion;
   h.header_size = sizeof(Header);
   h.base = arena.base();
   h.image_bytes = arena.used();
-  h.root_offset = reinterpret_cast<uintptr_t>(img) - arena.base();
+  h.root_offset = reinterpret_cast<uintptr_t>(root_object) - arena.base();
   const std::string& id = BinaryIdentity();
   h.identity_hash = Hash64(id.data(), id.size());
   h.root_hash = Hash64(root.data(), root.size());
@@ -862,13 +1026,16 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   *report = StoreReport{};
   const std::string dir = options.dir.empty() ? DefaultStoreDir() : options.dir;
   report->path = StorePath(dir, tree.root);
+  const std::string layer_path = LayerPath(report->path);
 
-  Mapped mapped;
+  Mapped mapped, layer;
   Changes changes;
   auto try_open = [&](bool announce) -> bool {
+    Unmap(&layer);
     Unmap(&mapped);
     std::string why;
-    OpenResult r = options.rebuild ? OpenResult::kMissing : OpenImage(report->path, tree.root, &mapped, &why);
+    OpenResult r =
+        options.rebuild ? OpenResult::kMissing : OpenImage(report->path, tree.root, ImageKind{}, &mapped, &why);
     if (options.rebuild) why = "--rebuild";
     if (r != OpenResult::kOk) {
       report->reason = why;
@@ -876,27 +1043,45 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
         std::cerr << "optrace: the index " << report->path << " is unusable (" << why << "); rebuilding\n";
       return false;
     }
+    // A layer made for another image (an older one) is ignored; the image's
+    // own stamps then tell what changed since.
+    r = OpenImage(layer_path, tree.root, ImageKind{true, mapped.header.header_hash}, &layer, &why);
+    if (r == OpenResult::kOk && !ApplyLayer(mapped.image, *layer.layer)) {
+      r = OpenResult::kBroken;
+      why = "does not fit its image";
+    }
+    if (r != OpenResult::kOk) {
+      if (announce && r == OpenResult::kBroken)
+        std::cerr << "optrace: the index layer " << layer_path << " is unusable (" << why << "); ignoring it\n";
+      Unmap(&layer);
+    }
     auto tc = Clock::now();
     changes = FindChanges(*mapped.image, tree, options.threads);
     report->check_ms = MsSince(tc);
     return true;
   };
 
-  // A fresh image: its objects move into *out and the mapping stays, as
-  // *out's memory lives in it.
-  auto serve = [&] {
+  // A fresh image: its objects move into *out and the mappings stay, as
+  // *out's memory lives in them.
+  auto serve = [&](StoreReport::Action action) {
     RememberArenaMapping(mapped.addr, mapped.length);
-    report->action = StoreReport::Action::kLoaded;
-    report->reason.clear();
+    if (layer.addr) RememberArenaMapping(layer.addr, layer.length);
+    report->action = action;
+    if (action == StoreReport::Action::kLoaded) report->reason.clear();
     report->cpp_files = mapped.image->cpp_files.size();
     report->py_files = mapped.image->py_files.size();
     report->image_bytes = kArenaPage + mapped.header.image_bytes;
+    if (layer.addr) {
+      report->layer_bytes = kArenaPage + layer.header.image_bytes;
+      report->layer_files = 0;
+      for (uint32_t id = 0; id < mapped.image->cpp.files().size(); ++id) report->layer_files += mapped.image->cpp.Replaced(id);
+    }
     MoveOut(tree, mapped.image, out);
     report->total_ms = MsSince(t0);
     return Status::Ok();
   };
   bool opened = try_open(true);
-  if (opened && !changes.any()) return serve();
+  if (opened && !changes.any()) return serve(StoreReport::Action::kLoaded);
 
   // Something to build: take the lock, then look again (another process may
   // have just written a fresh image).
@@ -904,12 +1089,54 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   bool can_write = options.write && MakeDirs(dir) && lock.Acquire(report->path);
   if (can_write && !options.rebuild) {
     opened = try_open(false);
-    if (opened && !changes.any()) return serve();
+    if (opened && !changes.any()) return serve(StoreReport::Action::kLoaded);
   }
-  const ImageRoot* old = opened && !changes.yaml_changed ? mapped.image : nullptr;
   if (opened) report->reason = Describe(changes);
-  if (!old) Unmap(&mapped);  // frees its address range for the new image
 
+  // A few C++ files edited: a layer over the image, not a new image.
+  if (opened && can_write && !changes.yaml_changed) {
+    ImageFile file;
+    if (file.Open(layer_path)) {
+      LayerResult built;
+      Status s = BuildLayer(tree, mapped.image, layer.layer, changes, options, file.fd, report, &built);
+      if (!s.ok()) {
+        file.Discard();
+        return s;
+      }
+      if (built.eligible) {
+        auto tw = Clock::now();
+        uint64_t bytes = 0;
+        Status w = WriteImage(layer_path, tree.root, *built.arena, built.layer,
+                              ImageKind{true, mapped.header.header_hash}, file, &bytes);
+        report->write_ms = MsSince(tw);
+        if (w.ok()) {
+          mapped.image->cpp.SetLayer(&built.layer->cpp);
+          Unmap(&layer);  // nothing refers to the old layer any more
+          RememberArenaMapping(mapped.addr, mapped.length);
+          report->action = StoreReport::Action::kUpdated;
+          report->cpp_files = mapped.image->cpp_files.size();
+          report->py_files = mapped.image->py_files.size();
+          report->image_bytes = kArenaPage + mapped.header.image_bytes;
+          report->layer_bytes = bytes;
+          MoveOut(tree, mapped.image, out);
+          report->total_ms = MsSince(t0);
+          return Status::Ok();
+        }
+        // The layer could not be saved: a new image instead (its old layer,
+        // if any, is still on).
+        mapped.image->cpp.SetLayer(layer.layer ? &layer.layer->cpp : nullptr);
+        report->layer_files = 0;
+      } else {
+        file.Discard();
+      }
+    }
+  }
+
+  const ImageRoot* old = opened && !changes.yaml_changed ? mapped.image : nullptr;
+  if (!old) {  // frees their address ranges for the new image
+    Unmap(&layer);
+    Unmap(&mapped);
+  }
   ImageFile file;
   if (can_write && !file.Open(report->path)) {
     std::cerr << "optrace: cannot write " << file.tmp << ": " << std::strerror(errno)
@@ -918,7 +1145,8 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   }
   BuildResult built;
   Status s = BuildImage(tree, old, old ? &changes : nullptr, options, file.fd, report, &built);
-  Unmap(&mapped);  // everything needed was copied
+  Unmap(&layer);  // everything needed was copied
+  Unmap(&mapped);
   if (!s.ok()) {
     file.Discard();
     return s;
@@ -926,11 +1154,14 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   report->action = old ? StoreReport::Action::kUpdated : StoreReport::Action::kBuilt;
   if (can_write && built.arena && built.arena->file_backed()) {
     auto tw = Clock::now();
-    Status w = WriteImage(report->path, tree.root, *built.arena, built.image, file, &report->image_bytes);
+    Status w =
+        WriteImage(report->path, tree.root, *built.arena, built.image, ImageKind{}, file, &report->image_bytes);
     report->write_ms = MsSince(tw);
     if (!w.ok()) {
       std::cerr << "optrace: " << w.message() << " (the index is kept in memory only)\n";
       report->action = StoreReport::Action::kInMemory;
+    } else {
+      ::unlink(layer_path.c_str());  // made for the image just replaced
     }
   } else {
     file.Discard();
@@ -946,17 +1177,27 @@ Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreRepor
   *report = StoreReport{};
   const std::string dir = options.dir.empty() ? DefaultStoreDir() : options.dir;
   report->path = StorePath(dir, tree.root);
-  Mapped mapped;
-  std::string why;
-  OpenResult r = OpenImage(report->path, tree.root, &mapped, &why);
-  if (r != OpenResult::kOk) return Status::SourceError(report->path + ": " + why);
+  const std::string layer_path = LayerPath(report->path);
+  Mapped mapped, layer;
   struct Unmapper {
     Mapped* m;
     ~Unmapper() { Unmap(m); }
-  } unmapper{&mapped};
-  const auto* image = reinterpret_cast<const unsigned char*>(mapped.header.base);
-  if (FullHash(image, mapped.header.image_bytes) != mapped.header.full_hash)
-    return Status::SourceError(report->path + ": checksum mismatch (the file is damaged)");
+  } unmap_image{&mapped}, unmap_layer{&layer};
+  std::string why;
+  OpenResult r = OpenImage(report->path, tree.root, ImageKind{}, &mapped, &why);
+  if (r != OpenResult::kOk) return Status::SourceError(report->path + ": " + why);
+  auto intact = [](const Mapped& m) {
+    return FullHash(reinterpret_cast<const unsigned char*>(m.header.base), m.header.image_bytes) == m.header.full_hash;
+  };
+  if (!intact(mapped)) return Status::SourceError(report->path + ": checksum mismatch (the file is damaged)");
+  r = OpenImage(layer_path, tree.root, ImageKind{true, mapped.header.header_hash}, &layer, &why);
+  if (r == OpenResult::kBroken) return Status::SourceError(layer_path + ": " + why);
+  if (r == OpenResult::kOk) {
+    if (!intact(layer)) return Status::SourceError(layer_path + ": checksum mismatch (the file is damaged)");
+    if (!ApplyLayer(mapped.image, *layer.layer)) return Status::SourceError(layer_path + ": does not fit its image");
+    report->layer_bytes = kArenaPage + layer.header.image_bytes;
+    for (uint32_t id = 0; id < mapped.image->cpp.files().size(); ++id) report->layer_files += mapped.image->cpp.Replaced(id);
+  }
   Changes changes = FindChanges(*mapped.image, tree, options.threads);
   report->cpp_files = mapped.image->cpp_files.size();
   report->py_files = mapped.image->py_files.size();

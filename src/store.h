@@ -6,7 +6,8 @@
 // back any file's records as scanned, for partial updates). A warm load maps
 // the file and stat-walks the tree; only changed, added or removed files are
 // scanned again (a YAML change, another optrace binary or a damaged file
-// means a full rebuild). A new image is built in a temporary file that is
+// means a full rebuild). Edits to a few C++ files are saved as a small layer
+// over the image (<image>.layer) instead of a new image. A new image is built in a temporary file that is
 // renamed over the old one under an flock, so a killed writer or two
 // concurrent cold runs never leave a broken index.
 // doc/index-format.md describes the file and why it is built this way.
@@ -25,7 +26,7 @@
 
 namespace optrace {
 
-inline constexpr uint32_t kStoreFormatVersion = 2;
+inline constexpr uint32_t kStoreFormatVersion = 3;
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/optrace
 // Visits every directory under the index's scope roots (aten/src/ATen and
@@ -51,7 +52,7 @@ struct StoreOptions {
 struct StoreReport {
   enum class Action {
     kLoaded,        // the image was fresh
-    kUpdated,       // some files were scanned again, the rest reused
+    kUpdated,       // some files were scanned again, the rest reused (a new image or a new layer)
     kBuilt,         // a full build (no image, or one that could not be used)
     kInMemory,      // built or updated, but no image could be written
   } action = Action::kBuilt;
@@ -60,6 +61,8 @@ struct StoreReport {
   size_t cpp_files = 0, py_files = 0;
   size_t rescanned = 0, added = 0, removed = 0;
   uint64_t image_bytes = 0;
+  size_t layer_files = 0;    // C++ files whose records come from the image's layer
+  uint64_t layer_bytes = 0;  // the layer file, when there is one
   double check_ms = 0, scan_ms = 0, merge_ms = 0, write_ms = 0, total_ms = 0;
 };
 const char* StoreActionName(StoreReport::Action action);

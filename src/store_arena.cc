@@ -141,7 +141,7 @@ void ReleaseArenaMemory() {
 
 int ArenaSlotOf(const void* p) {
   uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  for (int slot = 0; slot < 2; ++slot)
+  for (int slot = 0; slot < kArenaSlots; ++slot)
     if (a - kArenaBases[slot] < kArenaSpan) return slot;
   return -1;
 }

@@ -9,7 +9,8 @@
 //
 // `operator delete` of a pointer inside any arena range is a no-op, so
 // objects moved out of an image can be destroyed normally. Two fixed bases
-// alternate, so an update can build a new image while the old one is mapped.
+// alternate, so an update can build a new image while the old one is mapped
+// (and two more do the same for the small layers put over an image).
 #pragma once
 
 #include <atomic>
@@ -22,13 +23,16 @@ namespace optrace {
 
 // The address ranges images live at. Far below where Linux places mmaps
 // (near 0x7f..) and above a PIE binary's heap (0x55..-0x56..).
-inline constexpr uintptr_t kArenaBases[2] = {0x200000000000ull, 0x280000000000ull};
+// Slots 0 and 1 hold index images, 2 and 3 the layers over them (store.h).
+inline constexpr int kArenaSlots = 4;
+inline constexpr uintptr_t kArenaBases[kArenaSlots] = {0x200000000000ull, 0x280000000000ull, 0x300000000000ull,
+                                                       0x380000000000ull};
 inline constexpr size_t kArenaSpan = 0x080000000000ull;  // 8 TiB of address space each; never committed
 inline constexpr size_t kArenaPage = 4096;
 
 // True when `p` lies in one of the arena ranges (mapped or not).
 inline bool InArenaRange(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) - kArenaBases[0] < 2 * kArenaSpan;
+  return reinterpret_cast<uintptr_t>(p) - kArenaBases[0] < kArenaSlots * kArenaSpan;
 }
 
 // A writable arena being filled at a base: anonymous memory, or -- when the
@@ -81,7 +85,7 @@ class ArenaScope {
   Arena* previous_;
 };
 
-// The arena slot (0 or 1) that `p` belongs to, or -1.
+// The arena slot (0 to kArenaSlots - 1) that `p` belongs to, or -1.
 int ArenaSlotOf(const void* p);
 
 // Records a mapping (an arena or a mapped image) for ReleaseArenaMemory.

@@ -186,6 +186,139 @@ TEST_F(StoreTest, ATouchWithoutAChangeReusesTheRecords) {
   EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 1u);
 }
 
+// Edits to C++ files go to a small layer over the image, not a new image;
+// the next process loads image + layer and answers as a build of the tree.
+TEST_F(StoreTest, EditedCppFilesGoToALayerOverTheImage) {
+  Save();
+  const std::string image_before = ReadText(ImagePath());
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.layer_files, 1u);
+    EXPECT_GT(r.layer_bytes, 0u);
+    EXPECT_TRUE(fs::exists(ImagePath() + ".layer"));
+    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+  }
+  EXPECT_EQ(ReadText(ImagePath()), image_before);  // the image itself was not rewritten
+  ReleaseArenaMemory();
+  // A second file joins the layer; the first stays in it.
+  disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("\n") + kFrobCpu, 3);
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.rescanned, 1u);
+    EXPECT_EQ(r.layer_files, 2u);
+  }
+  ReleaseArenaMemory();
+  {
+    Index warm;
+    StoreReport r = Load(&warm);
+    EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+    EXPECT_EQ(r.layer_files, 2u);
+    CppIndex built = CppIndex::Build(*disk_, 1);
+    ASSERT_EQ(warm.cpp.functions().size(), built.functions().size());
+    std::vector<std::pair<std::string, uint32_t>> got, want;
+    for (const CppFunction& f : warm.cpp.functions()) got.emplace_back(f.qualified, f.line);
+    for (const CppFunction& f : built.functions()) want.emplace_back(f.qualified, f.line);
+    EXPECT_EQ(got, want);
+    ASSERT_EQ(warm.cpp.LaunchesOfKernel("frob_kernel").size(), 1u);
+    EXPECT_EQ(warm.cpp.launches()[warm.cpp.LaunchesOfKernel("frob_kernel")[0]].line, 6u);
+  }
+  ReleaseArenaMemory();
+  StoreOptions options;
+  options.dir = dir_;
+  StoreReport check;
+  Status s = CheckStore({"/memory/tree", "", disk_}, options, &check);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(check.layer_files, 2u);
+}
+
+// What a layer cannot carry: a new macro (other files' macro uses depend on
+// it), a Python edit; both write a new image and drop the layer.
+TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
+  Save();
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n") + kFrobCuda, 2);
+  {
+    Index idx;
+    EXPECT_EQ(Load(&idx).layer_files, 1u);
+  }
+  ReleaseArenaMemory();
+  disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("#define FROB_TWICE(x) x\n") + kFrobCpu, 3);
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.layer_files, 0u);
+    EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+    EXPECT_EQ(idx.cpp.MacrosNamed("FROB_TWICE").size(), 1u);
+    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 4u);  // the layer's edit kept
+  }
+  ReleaseArenaMemory();
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 4);
+  {
+    Index idx;
+    EXPECT_EQ(Load(&idx).layer_files, 1u);
+  }
+  ReleaseArenaMemory();
+  disk_->Add("torch/frob.py", std::string(kPy) + "y = 2\n", 5);
+  Index idx;
+  StoreReport r = Load(&idx);
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+  EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+}
+
+// A damaged layer is reported and ignored: the image's stamps then show the
+// edit, which goes to a new layer. A layer made for another image is ignored quietly.
+TEST_F(StoreTest, DamagedOrForeignLayersAreIgnored) {
+  Save();
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
+  {
+    Index idx;
+    EXPECT_EQ(Load(&idx).layer_files, 1u);
+  }
+  ReleaseArenaMemory();
+  const std::string layer = ImagePath() + ".layer";
+  const std::string good = ReadText(layer);
+  std::string damaged = good;
+  damaged[20] ^= 0x11;  // in the header
+  WriteText(layer, damaged);
+  testing::internal::CaptureStderr();
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("index layer"), std::string::npos) << err;
+    EXPECT_NE(err.find("ignoring it"), std::string::npos) << err;
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.layer_files, 1u);
+    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+  }
+  ReleaseArenaMemory();
+  // The image is rebuilt (--rebuild); the old layer, copied back, does not fit it.
+  {
+    Index idx;
+    StoreOptions options;
+    options.dir = dir_;
+    options.rebuild = true;
+    StoreReport r;
+    ASSERT_TRUE(LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, &idx, &r).ok());
+  }
+  ReleaseArenaMemory();
+  WriteText(layer, good);
+  testing::internal::CaptureStderr();
+  Index idx;
+  StoreReport r = Load(&idx);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+}
+
 TEST_F(StoreTest, AddedAndRemovedFilesAreNoticed) {
   Save();
   disk_->Add("aten/src/ATen/native/cuda/Frob2.cu", "void frob2_cuda() {}\n", 5);
@@ -356,6 +489,21 @@ TEST_F(StoreProcessTest, AnEditedCuFileShowsUpInTheNextTrace) {
   EXPECT_EQ(warm.out, after);
   ProcessRun index = Optrace(cache_, "index " + source_);
   EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;  // the trace saved the update
+  EXPECT_NE(index.out.find("  layer: 1 edited C++ file over the image"), std::string::npos) << index.out;
+  EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
+  // A second edited file joins the layer; a Python edit folds it into a new image.
+  std::string cpp = tree_ + "/aten/src/ATen/native/SoftMax.cpp";
+  WriteText(cpp, "\n" + ReadText(cpp));
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " aten::_softmax").out, Cold("aten::_softmax"));
+  index = Optrace(cache_, "index " + source_);
+  EXPECT_NE(index.out.find("  layer: 2 edited C++ files over the image"), std::string::npos) << index.out;
+  std::string py = tree_ + "/torch/nn/functional.py";
+  WriteText(py, ReadText(py) + "\n");
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " F.softmax").out, Cold("F.softmax"));
+  index = Optrace(cache_, "index " + source_);
+  EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;
+  EXPECT_EQ(index.out.find("layer:"), std::string::npos) << index.out;
+  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
 }
 
 TEST_F(StoreProcessTest, KillNineDuringARebuildLeavesAUsableIndex) {
