@@ -276,7 +276,28 @@ class Progress {
 // ---------------------------------------------------------------------------
 // Mapping an image.
 
+// Which file a path named when it was opened: writers only ever rename new
+// files into place, so the same identity means the same contents.
+struct FileIdentity {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+FileIdentity IdentityOf(const struct stat& st) {
+  return {true, st.st_dev, st.st_ino, st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+FileIdentity IdentifyPath(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? IdentityOf(st) : FileIdentity{};
+}
+
 struct Mapped {
+  FileIdentity file;           // what the path named when opened (also when it was not usable)
   ImageRoot* image = nullptr;  // an image's root
   LayerRoot* layer = nullptr;  // a layer's root
   void* addr = nullptr;
@@ -311,6 +332,7 @@ OpenResult OpenImage(const std::string& path, const std::string& root, ImageKind
   } closer{fd};
   Header h;
   struct stat st;
+  if (::fstat(fd, &st) == 0) out->file = IdentityOf(st);
   if (::fstat(fd, &st) != 0 || ::pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h))) {
     *why = "truncated (no complete header)";
     return OpenResult::kBroken;
@@ -758,9 +780,20 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
   if (changes.yaml_changed || !changes.py.empty()) return Status::Ok();
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
   auto t0 = Clock::now();
+  // The directories' stamps: walked again (on a second thread, while the
+  // files are listed and scanned) when one changed.
+  std::vector<TrackedFile> dirs;
+  std::thread walker;
+  struct Joiner {
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } join_walker{walker};
   if (changes.listing_changed) {
     // No directories to walk (a MemoryDisk tree): its listing changed.
     if (!real || !img->watch_dirs) return Status::Ok();
+    walker = std::thread([&] { WalkDirs(*real, &dirs); });
     // A directory changed (an editor's temporary file, say): fine if the
     // listing did not.
     Listing now = ListScope(*tree.disk);
@@ -813,8 +846,7 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
   if (old_layer)
     for (const auto& [k, stamp] : old_layer->cpp_stamps) stamps[k] = stamp;
   for (size_t j = 0; j < scanned.size(); ++j) stamps[changes.cpp[j]] = scanned[j].file;
-  std::vector<TrackedFile> dirs;
-  if (changes.listing_changed) WalkDirs(*real, &dirs);
+  if (walker.joinable()) walker.join();
   else dirs = img->dirs;
   report->cpp_files = img->cpp_files.size();
   report->py_files = img->py_files.size();
@@ -1029,6 +1061,7 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   const std::string layer_path = LayerPath(report->path);
 
   Mapped mapped, layer;
+  FileIdentity image_seen, layer_seen;  // the files the last try_open found
   Changes changes;
   auto try_open = [&](bool announce) -> bool {
     Unmap(&layer);
@@ -1036,6 +1069,8 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     std::string why;
     OpenResult r =
         options.rebuild ? OpenResult::kMissing : OpenImage(report->path, tree.root, ImageKind{}, &mapped, &why);
+    image_seen = mapped.file;
+    layer_seen = FileIdentity{};
     if (options.rebuild) why = "--rebuild";
     if (r != OpenResult::kOk) {
       report->reason = why;
@@ -1046,6 +1081,7 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     // A layer made for another image (an older one) is ignored; the image's
     // own stamps then tell what changed since.
     r = OpenImage(layer_path, tree.root, ImageKind{true, mapped.header.header_hash}, &layer, &why);
+    layer_seen = layer.file;
     if (r == OpenResult::kOk && !ApplyLayer(mapped.image, *layer.layer)) {
       r = OpenResult::kBroken;
       why = "does not fit its image";
@@ -1087,7 +1123,9 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
   // have just written a fresh image).
   StoreLock lock;
   bool can_write = options.write && MakeDirs(dir) && lock.Acquire(report->path);
-  if (can_write && !options.rebuild) {
+  // Unless the files are the ones already checked.
+  if (can_write && !options.rebuild &&
+      (IdentifyPath(report->path) != image_seen || (opened && IdentifyPath(layer_path) != layer_seen))) {
     opened = try_open(false);
     if (opened && !changes.any()) return serve(StoreReport::Action::kLoaded);
   }
