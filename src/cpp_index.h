@@ -269,7 +269,6 @@ class RecordList {
     return id < base_->size() ? (*base_)[id] : (*layer_)[id - base_->size()];
   }
   size_t size() const { return base_->size() - hidden_ + (layer_ ? layer_->size() : 0); }
-  bool empty() const { return size() == 0; }
   // One past the largest id.
   size_t id_end() const { return base_->size() + (layer_ ? layer_->size() : 0); }
   // The same records in the same order (ids may differ).
@@ -337,7 +336,6 @@ class CppIndex {
   // outlive this index) over this index. False, changing nothing, when it was
   // built over an index of another shape.
   bool SetLayer(const CppIndex* layer);
-  const CppIndex* layer() const { return layer_; }
   // Whether the layer replaces file `id`'s records.
   bool Replaced(uint32_t id) const { return layer_ && layer_->replaces_[id]; }
   // In a layer: whether it replaces file `id` of its base.
