@@ -407,6 +407,20 @@ struct Changes {
 
 bool SameStat(const TrackedFile& t, const FileStat& s) { return t.size == s.size && t.mtime_ns == s.mtime_ns; }
 
+// Whether listing the tree now gives the files (and skipped paths) the image holds.
+bool ListingMatches(const Listing& now, const ImageRoot& img) {
+  auto same_paths = [](const std::vector<std::string>& paths, const std::vector<TrackedFile>& files) {
+    return std::equal(paths.begin(), paths.end(), files.begin(), files.end(),
+                      [](const std::string& p, const TrackedFile& f) { return p == f.path; });
+  };
+  auto same_skipped = [](const std::vector<SkippedPath>& a, const std::vector<SkippedPath>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const SkippedPath& x, const SkippedPath& y) { return x.path == y.path && x.reason == y.reason; });
+  };
+  return same_paths(now.cpp, img.cpp_files) && same_paths(now.py, img.py_files) &&
+         same_skipped(now.cpp_skipped, img.cpp_listing_skipped) && same_skipped(now.py_skipped, img.py_listing_skipped);
+}
+
 Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned threads) {
   Changes c;
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
@@ -417,14 +431,7 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
   }
   if (!img.watch_dirs || !real) {
     // No directories to watch (a MemoryDisk tree): compare the listings.
-    Listing now = ListScope(*tree.disk);
-    auto same = [](const std::vector<std::string>& paths, const std::vector<TrackedFile>& files) {
-      if (paths.size() != files.size()) return false;
-      for (size_t i = 0; i < paths.size(); ++i)
-        if (paths[i] != files[i].path) return false;
-      return true;
-    };
-    c.listing_changed = !same(now.cpp, img.cpp_files) || !same(now.py, img.py_files);
+    c.listing_changed = !ListingMatches(ListScope(*tree.disk), img);
   }
   // One stat per tracked file and watched directory, ~5000 of them, split
   // over a few threads. 1: changed; 2: gone (the listing changed too).
@@ -796,23 +803,7 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
     walker = std::thread([&] { WalkDirs(*real, &dirs); });
     // A directory changed (an editor's temporary file, say): fine if the
     // listing did not.
-    Listing now = ListScope(*tree.disk);
-    auto same = [](const std::vector<std::string>& paths, const std::vector<TrackedFile>& files) {
-      if (paths.size() != files.size()) return false;
-      for (size_t i = 0; i < paths.size(); ++i)
-        if (paths[i] != files[i].path) return false;
-      return true;
-    };
-    auto same_skipped = [](const std::vector<SkippedPath>& a, const std::vector<SkippedPath>& b) {
-      if (a.size() != b.size()) return false;
-      for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].path != b[i].path || a[i].reason != b[i].reason) return false;
-      return true;
-    };
-    if (!same(now.cpp, img->cpp_files) || !same(now.py, img->py_files) ||
-        !same_skipped(now.cpp_skipped, img->cpp_listing_skipped) ||
-        !same_skipped(now.py_skipped, img->py_listing_skipped))
-      return Status::Ok();
+    if (!ListingMatches(ListScope(*tree.disk), *img)) return Status::Ok();
   }
   std::vector<Scanned> scanned(changes.cpp.size());
   ParallelFor(changes.cpp.size(), Threads(options.threads), [&](size_t j) {
