@@ -770,6 +770,13 @@ bool ApplyLayer(ImageRoot* img, const LayerRoot& layer) {
   return true;
 }
 
+// How many files of `cpp` its layer replaces.
+size_t ReplacedFiles(const CppIndex& cpp) {
+  size_t n = 0;
+  for (uint32_t id = 0; id < cpp.files().size(); ++id) n += cpp.Replaced(id);
+  return n;
+}
+
 struct LayerResult {
   bool eligible = false;   // false: the changes need a new image
   LayerRoot* layer = nullptr;
@@ -868,7 +875,6 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
   }
   layer->cpp.FinishLayer(img->cpp);
   report->merge_ms = MsSince(t1);
-  report->layer_files = ids.size();
   result->eligible = true;
   result->layer = layer;
   result->arena = arena;
@@ -1098,11 +1104,8 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     report->cpp_files = mapped.image->cpp_files.size();
     report->py_files = mapped.image->py_files.size();
     report->image_bytes = kArenaPage + mapped.header.image_bytes;
-    if (layer.addr) {
-      report->layer_bytes = kArenaPage + layer.header.image_bytes;
-      report->layer_files = 0;
-      for (uint32_t id = 0; id < mapped.image->cpp.files().size(); ++id) report->layer_files += mapped.image->cpp.Replaced(id);
-    }
+    if (layer.addr) report->layer_bytes = kArenaPage + layer.header.image_bytes;
+    report->layer_files = ReplacedFiles(mapped.image->cpp);
     MoveOut(tree, mapped.image, out);
     report->total_ms = MsSince(t0);
     return Status::Ok();
@@ -1139,22 +1142,13 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
                               ImageKind{true, mapped.header.header_hash}, file, &bytes);
         report->write_ms = MsSince(tw);
         if (w.ok()) {
-          mapped.image->cpp.SetLayer(&built.layer->cpp);
+          mapped.image->cpp.SetLayer(&built.layer->cpp);  // its arena stays mapped
           Unmap(&layer);  // nothing refers to the old layer any more
-          RememberArenaMapping(mapped.addr, mapped.length);
-          report->action = StoreReport::Action::kUpdated;
-          report->cpp_files = mapped.image->cpp_files.size();
-          report->py_files = mapped.image->py_files.size();
-          report->image_bytes = kArenaPage + mapped.header.image_bytes;
           report->layer_bytes = bytes;
-          MoveOut(tree, mapped.image, out);
-          report->total_ms = MsSince(t0);
-          return Status::Ok();
+          return serve(StoreReport::Action::kUpdated);
         }
-        // The layer could not be saved: a new image instead (its old layer,
+        // The layer could not be saved: a new image instead (the old layer,
         // if any, is still on).
-        mapped.image->cpp.SetLayer(layer.layer ? &layer.layer->cpp : nullptr);
-        report->layer_files = 0;
       } else {
         file.Discard();
       }
@@ -1225,7 +1219,7 @@ Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreRepor
     if (!intact(layer)) return Status::SourceError(layer_path + ": checksum mismatch (the file is damaged)");
     if (!ApplyLayer(mapped.image, *layer.layer)) return Status::SourceError(layer_path + ": does not fit its image");
     report->layer_bytes = kArenaPage + layer.header.image_bytes;
-    for (uint32_t id = 0; id < mapped.image->cpp.files().size(); ++id) report->layer_files += mapped.image->cpp.Replaced(id);
+    report->layer_files = ReplacedFiles(mapped.image->cpp);
   }
   Changes changes = FindChanges(*mapped.image, tree, options.threads);
   report->cpp_files = mapped.image->cpp_files.size();
