@@ -15,10 +15,10 @@ namespace optrace {
 
 namespace {
 
-// The layer over the image (edited C++ files), if any.
+// The layer over the image (edited files), if any.
 void PrintLayer(const StoreReport& r) {
   if (r.layer_bytes)
-    std::printf("  layer: %zu edited C++ file%s over the image, %.1f KiB\n", r.layer_files,
+    std::printf("  layer: %zu edited file%s over the image, %.1f KiB\n", r.layer_files,
                 r.layer_files == 1 ? "" : "s", r.layer_bytes / 1024.0);
 }
 

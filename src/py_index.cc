@@ -79,36 +79,54 @@ void PyIndex::Finish() {
     // torch/x.py and torch/x/__init__.py: the package wins, as in Python.
     auto [it, inserted] = by_name_.emplace(mod.name, m);
     if (!inserted && mod.is_package && !modules_[it->second].is_package) it->second = m;
-
-    // Top-level bindings; the latest line wins (a later def replaces an import).
-    auto& names = names_[m];
-    std::unordered_map<std::string_view, uint32_t> line_of;
-    auto bind = [&](std::string_view name, PySymbol sym, uint32_t line) {
-      auto [lit, fresh] = line_of.emplace(name, line);
-      if (!fresh && lit->second > line) return;
-      lit->second = line;
-      names[name] = sym;
-    };
-    for (uint32_t i = 0; i < mod.imports.size(); ++i) {
-      const PyImport& imp = mod.imports[i];
-      if (imp.local == "*") star_imports_[m].push_back(imp.target);
-      else bind(imp.local, {PySymbol::kImport, m, i}, imp.line);
-    }
-    for (uint32_t i = 0; i < mod.classes.size(); ++i)
-      if (mod.classes[i].qualname == mod.classes[i].name) bind(mod.classes[i].name, {PySymbol::kClass, m, i}, mod.classes[i].line);
-    for (uint32_t i = 0; i < mod.functions.size(); ++i) {
-      const PyFunction& fn = mod.functions[i];
-      if (!fn.is_method && fn.qualname == fn.name) bind(fn.name, {PySymbol::kFunction, m, i}, fn.line);
-      for (const PyDecorator& d : fn.decorators) {
-        std::string_view last = d.name;
-        size_t dot = last.rfind('.');
-        if (dot != std::string_view::npos) last.remove_prefix(dot + 1);
-        decorated_.emplace(std::string(last), std::make_pair(m, i));
-      }
-    }
-    for (uint32_t i = 0; i < mod.aliases.size(); ++i)
-      if (mod.aliases[i].class_index < 0) bind(mod.aliases[i].name, {PySymbol::kAlias, m, i}, mod.aliases[i].line);
+    IndexModule(m);
   }
+}
+
+void PyIndex::IndexModule(uint32_t m) {
+  const PyModule& mod = modules_[m];
+  // Top-level bindings; the latest line wins (a later def replaces an import).
+  auto& names = names_[m];
+  std::unordered_map<std::string_view, uint32_t> line_of;
+  auto bind = [&](std::string_view name, PySymbol sym, uint32_t line) {
+    auto [lit, fresh] = line_of.emplace(name, line);
+    if (!fresh && lit->second > line) return;
+    lit->second = line;
+    names[name] = sym;
+  };
+  for (uint32_t i = 0; i < mod.imports.size(); ++i) {
+    const PyImport& imp = mod.imports[i];
+    if (imp.local == "*") star_imports_[m].push_back(imp.target);
+    else bind(imp.local, {PySymbol::kImport, m, i}, imp.line);
+  }
+  for (uint32_t i = 0; i < mod.classes.size(); ++i)
+    if (mod.classes[i].qualname == mod.classes[i].name) bind(mod.classes[i].name, {PySymbol::kClass, m, i}, mod.classes[i].line);
+  for (uint32_t i = 0; i < mod.functions.size(); ++i) {
+    const PyFunction& fn = mod.functions[i];
+    if (!fn.is_method && fn.qualname == fn.name) bind(fn.name, {PySymbol::kFunction, m, i}, fn.line);
+    for (const PyDecorator& d : fn.decorators) {
+      std::string_view last = d.name;
+      size_t dot = last.rfind('.');
+      if (dot != std::string_view::npos) last.remove_prefix(dot + 1);
+      decorated_.emplace(std::string(last), std::make_pair(m, i));
+    }
+  }
+  for (uint32_t i = 0; i < mod.aliases.size(); ++i)
+    if (mod.aliases[i].class_index < 0) bind(mod.aliases[i].name, {PySymbol::kAlias, m, i}, mod.aliases[i].line);
+}
+
+bool PyIndex::ReplaceModule(uint32_t m, PyModule module) {
+  if (m >= modules_.size() || module.name != modules_[m].name || module.path != modules_[m].path ||
+      module.is_package != modules_[m].is_package)
+    return false;
+  for (auto it = decorated_.begin(); it != decorated_.end();)
+    it = it->second.first == m ? decorated_.erase(it) : std::next(it);
+  // names_ views the module's strings: cleared before they go.
+  names_[m].clear();
+  star_imports_[m].clear();
+  modules_[m] = std::move(module);
+  IndexModule(m);
+  return true;
 }
 
 const PyModule* PyIndex::FindModule(std::string_view dotted) const {

@@ -126,6 +126,11 @@ class PyIndex {
   static PyIndex Build(const Disk& disk, unsigned threads = 0);
   void AddModule(PyModule module);
   void Finish();  // builds lookup tables; call after the last AddModule
+  // After Finish: module `m` as scanned again (same name, path and kind; the
+  // store's layers, after an edit). Lookups then answer as an index built
+  // with it would: nothing Finish computes depends on two modules' contents.
+  // False, changing nothing, for another module.
+  bool ReplaceModule(uint32_t m, PyModule module);
 
   const std::vector<PyModule>& modules() const { return modules_; }
   const PyModule* FindModule(std::string_view dotted) const;
@@ -170,6 +175,8 @@ class PyIndex {
   std::optional<PySymbol> FindMethodDepth(uint32_t module, uint32_t class_index, std::string_view method, int depth,
                                           std::vector<std::pair<uint32_t, uint32_t>>* seen) const;
   bool Exports(uint32_t module, std::string_view name) const;
+  // Finish's tables for module m: names_[m], star_imports_[m], its decorated functions.
+  void IndexModule(uint32_t m);
 
   std::vector<PyModule> modules_;
   std::unordered_map<std::string, uint32_t> by_name_;

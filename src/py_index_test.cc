@@ -1,6 +1,7 @@
 // Facts about the real PyTorch trees (2.6.0 and 1.13.1), each checked by hand
 // against the file (sed -n 'Np'), plus whole-tree scans. The class and def
 // counts were cross-checked against Python's own ast module over every file.
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -420,6 +421,60 @@ TEST_F(Py1131, RefsAtan2IsAWrapperCall) {
   const PyAlias& a = I().modules()[atan2.module].aliases[atan2.index];
   EXPECT_EQ(a.kind, PyAliasKind::kCall);
   EXPECT_EQ(a.target, "_make_elementwise_binary_reference");
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// An index whose module was replaced after an edit (the store's layers)
+// answers as the edited tree's index built in one go.
+TEST(PyIndexReplaceModule, AnswersAsABuildOfTheEditedTree) {
+  REQUIRE_CORPUS("2.6.0");
+  const PyIndex& base = Tree("2.6.0");
+  const uint32_t m = ModuleIndex(base, "torch.nn.functional");
+  ASSERT_NE(m, UINT32_MAX);
+  const PyModule& before = base.modules()[m];
+  RealDisk disk(CorpusTree("2.6.0"));
+  std::string text;
+  ASSERT_TRUE(disk.ReadFile(before.path, &text).ok());
+  size_t softmax = text.find("\ndef softmax(");
+  ASSERT_NE(softmax, std::string::npos);
+  text.replace(softmax, 13, "\ndef softmax_renamed(");
+  text = "# edited\n\n" + text + "\n@register_decomposition(aten.layer_probe)\ndef layer_probe(x):\n    return x\n";
+  PyModule edited = ScanPyFile(before.name, before.path, text);
+
+  PyIndex replaced, full;
+  for (uint32_t i = 0; i < base.modules().size(); ++i) {
+    replaced.AddModule(base.modules()[i]);
+    full.AddModule(i == m ? edited : base.modules()[i]);
+  }
+  replaced.Finish();
+  full.Finish();
+  EXPECT_FALSE(replaced.ReplaceModule(m + 1, edited));  // another module's name and path
+  ASSERT_TRUE(replaced.ReplaceModule(m, edited));
+
+  auto same = [](const PySymbol& a, const PySymbol& b) {
+    return a.kind == b.kind && a.module == b.module && a.index == b.index;
+  };
+  for (uint32_t i = 0; i < full.modules().size(); ++i) ASSERT_EQ(replaced.NamesIn(i), full.NamesIn(i)) << i;
+  std::vector<std::string> names = full.NamesIn(m);
+  for (const std::string& n : base.NamesIn(m)) names.push_back(n);
+  for (const std::string& n : names) {
+    const std::string dotted = "torch.nn.functional." + n;
+    EXPECT_TRUE(same(replaced.Resolve(dotted), full.Resolve(dotted))) << dotted;
+    EXPECT_TRUE(same(replaced.ResolveIn(m, n), full.ResolveIn(m, n))) << n;
+  }
+  EXPECT_EQ(replaced.Resolve("torch.nn.functional.softmax").kind, PySymbol::kNone);
+  const PySymbol probe = replaced.Resolve("torch.nn.functional.layer_probe");
+  ASSERT_EQ(probe.kind, PySymbol::kFunction);
+  EXPECT_EQ(replaced.modules()[m].functions[probe.index].line, edited.functions[probe.index].line);
+  for (const char* decorator : {"register_decomposition", "_overload", "boolean_dispatch", "register_lowering"})
+    EXPECT_EQ(replaced.DecoratedWith(decorator), full.DecoratedWith(decorator)) << decorator;
+  const auto decomposed = replaced.DecoratedWith("register_decomposition");
+  EXPECT_NE(std::find(decomposed.begin(), decomposed.end(), std::make_pair(m, probe.index)), decomposed.end());
 }
 
 }  // namespace

@@ -101,14 +101,19 @@ struct ImageRoot {
   std::vector<TrackedFile> dirs;            // directories whose mtime tells of added/removed files
 };
 
-// A layer over an image (file <image>.layer): after an edit to a few C++
-// files, instead of a new image, the edited files' records as now scanned
-// (CppIndex layers: cpp_index.h) and the stamps the image's freshness check
-// should now expect. Loading puts it over the image it was built for.
+// A layer over an image (file <image>.layer): after an edit to a few files,
+// instead of a new image, the edited files' records as now scanned (C++:
+// CppIndex layers, cpp_index.h; Python: whole modules, PyIndex::ReplaceModule)
+// and the stamps the image's freshness check should now expect. Loading puts
+// it over the image it was built for.
 struct LayerRoot {
   std::vector<std::pair<uint32_t, TrackedFile>> cpp_stamps;  // index into ImageRoot::cpp_files -> stamp now
+  std::vector<std::pair<uint32_t, TrackedFile>> py_stamps;   // index into ImageRoot::py_files -> stamp now
   std::vector<TrackedFile> dirs;                              // every watched directory's stamp now
-  CppIndex cpp;                                               // the replaced files' records, over the image's
+  CppIndex cpp;                                               // the replaced C++ files' records, over the image's
+  // Modules as now scanned, by index into the image's modules (= py_files).
+  // Loading moves them into the image's PyIndex.
+  std::vector<std::pair<uint32_t, PyModule>> py_modules;
 };
 
 // The file header, in the first page; the image follows at offset kArenaPage.
@@ -754,26 +759,39 @@ constexpr size_t kMaxLayerFiles = 32;
 
 std::string LayerPath(const std::string& image_path) { return image_path + ".layer"; }
 
-// Puts `layer` over the image: its records over the image's C++ index, its
-// stamps over the image's. False, changing nothing, when it does not fit.
-bool ApplyLayer(ImageRoot* img, const LayerRoot& layer) {
-  for (const auto& [k, stamp] : layer.cpp_stamps)
-    if (k >= img->cpp_files.size() || img->cpp_files[k].path != stamp.path) return false;
-  if (!img->cpp.SetLayer(&layer.cpp)) return false;
-  for (const auto& [k, stamp] : layer.cpp_stamps) {
-    TrackedFile& t = img->cpp_files[k];
-    t.size = stamp.size;
-    t.mtime_ns = stamp.mtime_ns;
-    t.hash = stamp.hash;
-  }
-  img->dirs = layer.dirs;
+// Puts `layer` over the image: its C++ records over the image's C++ index,
+// its modules into the image's Python index (moved: the layer's mapping must
+// stay), its stamps over the image's. False, changing nothing, when it does
+// not fit.
+bool ApplyLayer(ImageRoot* img, LayerRoot* layer) {
+  auto fits = [](const std::vector<std::pair<uint32_t, TrackedFile>>& stamps, const std::vector<TrackedFile>& files) {
+    for (const auto& [k, stamp] : stamps)
+      if (k >= files.size() || files[k].path != stamp.path) return false;
+    return true;
+  };
+  if (!fits(layer->cpp_stamps, img->cpp_files) || !fits(layer->py_stamps, img->py_files)) return false;
+  for (const auto& [m, module] : layer->py_modules)
+    if (m >= img->py.modules().size() || img->py.modules()[m].path != module.path) return false;
+  if (!img->cpp.SetLayer(&layer->cpp)) return false;
+  for (auto& [m, module] : layer->py_modules) img->py.ReplaceModule(m, std::move(module));
+  auto patch = [](const std::vector<std::pair<uint32_t, TrackedFile>>& stamps, std::vector<TrackedFile>* files) {
+    for (const auto& [k, stamp] : stamps) {
+      TrackedFile& t = (*files)[k];
+      t.size = stamp.size;
+      t.mtime_ns = stamp.mtime_ns;
+      t.hash = stamp.hash;
+    }
+  };
+  patch(layer->cpp_stamps, &img->cpp_files);
+  patch(layer->py_stamps, &img->py_files);
+  img->dirs = layer->dirs;
   return true;
 }
 
-// How many files of `cpp` its layer replaces.
-size_t ReplacedFiles(const CppIndex& cpp) {
-  size_t n = 0;
-  for (uint32_t id = 0; id < cpp.files().size(); ++id) n += cpp.Replaced(id);
+// How many files a layer replaces.
+size_t ReplacedFiles(const LayerRoot& layer) {
+  size_t n = layer.py_modules.size();
+  for (uint32_t id = 0; id < layer.cpp.files().size(); ++id) n += layer.cpp.Replaces(id);
   return n;
 }
 
@@ -784,14 +802,14 @@ struct LayerResult {
 };
 
 // Builds a layer over `img` (with its current layer, if any, applied) for the
-// changes found, when they allow one: only C++ files changed, none was added
-// or removed or changed whether it is indexed, each keeps its cross-file
-// facts (CppIndex::SameCrossFileFacts), and the layer stays small. The new
-// layer holds the old layer's files as well. `layer_file` is the empty file
-// it is built in (-1: none).
+// changes found, when they allow one: no YAML input changed, no file was
+// added or removed or changed whether it is indexed, each C++ file keeps its
+// cross-file facts (CppIndex::SameCrossFileFacts), and the layer stays small.
+// The new layer holds the old layer's files as well. `layer_file` is the
+// empty file it is built in (-1: none).
 Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_layer, const Changes& changes,
                   const StoreOptions& options, int layer_file, StoreReport* report, LayerResult* result) {
-  if (changes.yaml_changed || !changes.py.empty()) return Status::Ok();
+  if (changes.yaml_changed) return Status::Ok();
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
   auto t0 = Clock::now();
   // The directories' stamps: walked again (on a second thread, while the
@@ -812,18 +830,21 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
     // listing did not.
     if (!ListingMatches(ListScope(*tree.disk), *img)) return Status::Ok();
   }
-  std::vector<Scanned> scanned(changes.cpp.size());
-  ParallelFor(changes.cpp.size(), Threads(options.threads), [&](size_t j) {
+  // C++ files first, then Python ones.
+  const size_t ncpp = changes.cpp.size();
+  std::vector<Scanned> scanned(ncpp + changes.py.size());
+  ParallelFor(scanned.size(), Threads(options.threads), [&](size_t j) {
     thread_local std::string text;
-    const TrackedFile& old = img->cpp_files[changes.cpp[j]];
-    ScanOne(tree, real, old.path, false, &old, &text, &scanned[j]);
+    const bool is_py = j >= ncpp;
+    const TrackedFile& old = is_py ? img->py_files[changes.py[j - ncpp]] : img->cpp_files[changes.cpp[j]];
+    ScanOne(tree, real, old.path, is_py, &old, &text, &scanned[j]);
   });
   // The image's file ids number its indexed files in listing order.
   std::vector<uint32_t> file_id(img->cpp_files.size(), UINT32_MAX);
   for (uint32_t k = 0, id = 0; k < file_id.size(); ++k)
     if (img->cpp_skip_reasons[k].empty()) file_id[k] = id++;
   std::vector<std::pair<uint32_t, const CppFileRecords*>> fresh;  // file id -> new records
-  for (size_t j = 0; j < scanned.size(); ++j) {
+  for (size_t j = 0; j < ncpp; ++j) {
     const Scanned& sc = scanned[j];
     if (sc.reuse) continue;
     const uint32_t k = changes.cpp[j];
@@ -839,11 +860,23 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
   for (const auto& f : fresh) ids.push_back(f.first);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  if (ids.size() > kMaxLayerFiles) return Status::Ok();
-  std::map<uint32_t, TrackedFile> stamps;
+  // Modules: the old layer's (as the image's index now holds them) and the rescanned ones.
+  std::map<uint32_t, const PyModule*> modules;
   if (old_layer)
+    for (const auto& [m, module] : old_layer->py_modules) modules[m] = &img->py.modules()[m];
+  for (size_t j = ncpp; j < scanned.size(); ++j) {
+    if (scanned[j].reuse) continue;
+    modules[changes.py[j - ncpp]] = &scanned[j].py;
+    ++report->rescanned;
+  }
+  if (ids.size() + modules.size() > kMaxLayerFiles) return Status::Ok();
+  std::map<uint32_t, TrackedFile> stamps, py_stamps;
+  if (old_layer) {
     for (const auto& [k, stamp] : old_layer->cpp_stamps) stamps[k] = stamp;
-  for (size_t j = 0; j < scanned.size(); ++j) stamps[changes.cpp[j]] = scanned[j].file;
+    for (const auto& [k, stamp] : old_layer->py_stamps) py_stamps[k] = stamp;
+  }
+  for (size_t j = 0; j < ncpp; ++j) stamps[changes.cpp[j]] = scanned[j].file;
+  for (size_t j = ncpp; j < scanned.size(); ++j) py_stamps[changes.py[j - ncpp]] = scanned[j].file;
   if (walker.joinable()) walker.join();
   else dirs = img->dirs;
   report->cpp_files = img->cpp_files.size();
@@ -858,7 +891,10 @@ Status BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_la
   ArenaScope scope(arena);
   LayerRoot* layer = new LayerRoot;
   layer->cpp_stamps.assign(stamps.begin(), stamps.end());
+  layer->py_stamps.assign(py_stamps.begin(), py_stamps.end());
   layer->dirs = dirs;
+  layer->py_modules.reserve(modules.size());
+  for (const auto& [m, module] : modules) layer->py_modules.emplace_back(m, *module);
   layer->cpp.BeginLayer(img->cpp);
   size_t next_fresh = 0;
   for (uint32_t id : ids) {
@@ -1079,7 +1115,7 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     // own stamps then tell what changed since.
     r = OpenImage(layer_path, tree.root, ImageKind{true, mapped.header.header_hash}, &layer, &why);
     layer_seen = layer.file;
-    if (r == OpenResult::kOk && !ApplyLayer(mapped.image, *layer.layer)) {
+    if (r == OpenResult::kOk && !ApplyLayer(mapped.image, layer.layer)) {
       r = OpenResult::kBroken;
       why = "does not fit its image";
     }
@@ -1105,7 +1141,7 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     report->py_files = mapped.image->py_files.size();
     report->image_bytes = kArenaPage + mapped.header.image_bytes;
     if (layer.addr) report->layer_bytes = kArenaPage + layer.header.image_bytes;
-    report->layer_files = ReplacedFiles(mapped.image->cpp);
+    if (layer.layer) report->layer_files = ReplacedFiles(*layer.layer);
     MoveOut(tree, mapped.image, out);
     report->total_ms = MsSince(t0);
     return Status::Ok();
@@ -1142,8 +1178,11 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
                               ImageKind{true, mapped.header.header_hash}, file, &bytes);
         report->write_ms = MsSince(tw);
         if (w.ok()) {
-          mapped.image->cpp.SetLayer(&built.layer->cpp);  // its arena stays mapped
-          Unmap(&layer);  // nothing refers to the old layer any more
+          // The new layer over the image in place of the old one, which
+          // nothing refers to any more (its arena stays mapped).
+          report->layer_files = ReplacedFiles(*built.layer);
+          ApplyLayer(mapped.image, built.layer);
+          Unmap(&layer);
           report->layer_bytes = bytes;
           return serve(StoreReport::Action::kUpdated);
         }
@@ -1217,9 +1256,9 @@ Status CheckStore(const StoreTree& tree, const StoreOptions& options, StoreRepor
   if (r == OpenResult::kBroken) return Status::SourceError(layer_path + ": " + why);
   if (r == OpenResult::kOk) {
     if (!intact(layer)) return Status::SourceError(layer_path + ": checksum mismatch (the file is damaged)");
-    if (!ApplyLayer(mapped.image, *layer.layer)) return Status::SourceError(layer_path + ": does not fit its image");
+    report->layer_files = ReplacedFiles(*layer.layer);
+    if (!ApplyLayer(mapped.image, layer.layer)) return Status::SourceError(layer_path + ": does not fit its image");
     report->layer_bytes = kArenaPage + layer.header.image_bytes;
-    report->layer_files = ReplacedFiles(mapped.image->cpp);
   }
   Changes changes = FindChanges(*mapped.image, tree, options.threads);
   report->cpp_files = mapped.image->cpp_files.size();

@@ -6,7 +6,7 @@
 // back any file's records as scanned, for partial updates). A warm load maps
 // the file and stat-walks the tree; only changed, added or removed files are
 // scanned again (a YAML change, another optrace binary or a damaged file
-// means a full rebuild). Edits to a few C++ files are saved as a small layer
+// means a full rebuild). Edits to a few files are saved as a small layer
 // over the image (<image>.layer) instead of a new image. A new image is built in a temporary file that is
 // renamed over the old one under an flock, so a killed writer or two
 // concurrent cold runs never leave a broken index.

@@ -237,7 +237,7 @@ TEST_F(StoreTest, EditedCppFilesGoToALayerOverTheImage) {
 }
 
 // What a layer cannot carry: a new macro (other files' macro uses depend on
-// it), a Python edit; both write a new image and drop the layer.
+// it), a new file; both write a new image and drop the layer.
 TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
   Save();
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n") + kFrobCuda, 2);
@@ -263,13 +263,33 @@ TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
     EXPECT_EQ(Load(&idx).layer_files, 1u);
   }
   ReleaseArenaMemory();
-  disk_->Add("torch/frob.py", std::string(kPy) + "y = 2\n", 5);
+  // A Python edit joins the layer; a new file does not.
+  disk_->Add("torch/frob.py", std::string("\n") + kPy, 5);
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.layer_files, 2u);
+    EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
+  }
+  ReleaseArenaMemory();
+  {
+    Index idx;
+    StoreReport r = Load(&idx);
+    EXPECT_EQ(r.action, StoreReport::Action::kLoaded);
+    EXPECT_EQ(r.layer_files, 2u);
+    EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
+  }
+  ReleaseArenaMemory();
+  disk_->Add("torch/frob3.py", "def frob3():\n    pass\n", 6);
   Index idx;
   StoreReport r = Load(&idx);
   EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.added, 1u);
   EXPECT_EQ(r.layer_files, 0u);
   EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
   EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
+  EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
+  ASSERT_NE(idx.py.FindModule("torch.frob3"), nullptr);
 }
 
 // A damaged layer is reported and ignored: the image's stamps then show the
@@ -489,17 +509,22 @@ TEST_F(StoreProcessTest, AnEditedCuFileShowsUpInTheNextTrace) {
   EXPECT_EQ(warm.out, after);
   ProcessRun index = Optrace(cache_, "index " + source_);
   EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;  // the trace saved the update
-  EXPECT_NE(index.out.find("  layer: 1 edited C++ file over the image"), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find("  layer: 1 edited file over the image"), std::string::npos) << index.out;
   EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
-  // A second edited file joins the layer; a Python edit folds it into a new image.
+  // A second edited file and a Python module join the layer; a new file folds it into a new image.
   std::string cpp = tree_ + "/aten/src/ATen/native/SoftMax.cpp";
   WriteText(cpp, "\n" + ReadText(cpp));
   EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " aten::_softmax").out, Cold("aten::_softmax"));
   index = Optrace(cache_, "index " + source_);
-  EXPECT_NE(index.out.find("  layer: 2 edited C++ files over the image"), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find("  layer: 2 edited files over the image"), std::string::npos) << index.out;
   std::string py = tree_ + "/torch/nn/functional.py";
-  WriteText(py, ReadText(py) + "\n");
-  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " F.softmax").out, Cold("F.softmax"));
+  WriteText(py, "# moved\n" + ReadText(py));
+  std::string cold_py = Cold("F.softmax");
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " F.softmax").out, cold_py);
+  index = Optrace(cache_, "index " + source_);
+  EXPECT_NE(index.out.find("  layer: 3 edited files over the image"), std::string::npos) << index.out;
+  WriteText(tree_ + "/aten/src/ATen/native/cuda/New.cu", "void brand_new() {}\n");
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " F.softmax").out, cold_py);
   index = Optrace(cache_, "index " + source_);
   EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;
   EXPECT_EQ(index.out.find("layer:"), std::string::npos) << index.out;
