@@ -182,12 +182,24 @@ const std::string& BinaryIdentity() {
 
 // The replaceable global allocation functions ([new.delete]). Inside an
 // ArenaScope they allocate from the arena; deleting arena memory does nothing
-// (an image is released whole, by the process exiting).
+// (an image is released whole, by the process exiting). Outside, malloc.
 
 namespace {
 
+constexpr size_t kHugePage = size_t{2} << 20;
+
 void* Allocate(size_t n, size_t align) {
   if (optrace::Arena* arena = optrace::t_arena) return arena->Allocate(n, align);
+  if (n >= kHugePage && align <= kHugePage) {
+    // A block of 2 MiB or more (the token vectors of a large file, a whole
+    // YAML file): aligned to a huge page and advised for transparent huge
+    // pages, so that touching it costs one fault per 2 MiB instead of 512.
+    // (Such blocks made up ~40% of a full index build's page faults.)
+    void* p = std::aligned_alloc(kHugePage, n);
+    if (!p) throw std::bad_alloc();
+    ::madvise(p, n / kHugePage * kHugePage, MADV_HUGEPAGE);
+    return p;
+  }
   void* p = align <= alignof(std::max_align_t) ? std::malloc(n ? n : 1)
                                                : std::aligned_alloc(align, (n + align - 1) / align * align);
   if (!p) throw std::bad_alloc();
