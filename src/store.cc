@@ -509,6 +509,49 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   const unsigned threads = Threads(options.threads);
   auto t0 = Clock::now();
 
+  // The scan allocates and frees blocks of up to several MiB per file on each
+  // thread (token vectors, records). glibc's defaults give blocks that large
+  // back to the kernel when freed (a mapping of their own, or trimming the
+  // heap's top), and the next file faults them in again, 4 KiB at a time:
+  // a full build took ~47k page faults, ~28k with the huge-page blocks of
+  // store_arena.cc, ~19k with these settings. They stay for the process's
+  // lifetime: it keeps up to its peak heap instead of returning memory.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+
+  // A full build loads the YAML model on a thread of its own, from now on:
+  // alongside the listing (one thread) and then the scan.
+  YamlModel fresh_yaml;
+  Status yaml_status;
+  std::vector<TrackedFile> yaml_files;
+  std::thread yaml_thread;
+  if (!old || changes->yaml_changed) {
+    yaml_thread = std::thread([&] {
+      for (const char* p : kYamlFiles) {
+        TrackedFile t;
+        t.path = p;
+        FileStat st;
+        if (StatFile(tree, real, p, &st)) {
+          t.size = st.size;
+          t.mtime_ns = st.mtime_ns;
+        }
+        yaml_files.push_back(std::move(t));
+      }
+      yaml_status = YamlModel::Load(*tree.disk, &fresh_yaml);
+    });
+  }
+
+  // Directories: walked again whenever the listing is, and before it: a file
+  // created or deleted from now on changes a recorded mtime, so the next load
+  // lists again (walked after the listing, a file created in between would
+  // be missed by both).
+  std::vector<TrackedFile> dirs;
+  bool watch_dirs = real != nullptr;
+  if (watch_dirs) {
+    if (!old || changes->listing_changed) WalkDirs(*real, &dirs);
+    else dirs = old->dirs;
+  }
+
   // The file lists: the image's own unless files may have come or gone.
   Listing listing;
   if (!old || changes->listing_changed) {
@@ -563,37 +606,8 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   report->cpp_files = listing.cpp.size();
   report->py_files = listing.py.size();
 
-  // The scan allocates and frees blocks of up to several MiB per file on each
-  // thread (token vectors, records). glibc's defaults give blocks that large
-  // back to the kernel when freed (a mapping of their own, or trimming the
-  // heap's top), and the next file faults them in again, 4 KiB at a time:
-  // a full build took ~47k page faults, ~28k with the huge-page blocks of
-  // store_arena.cc, ~19k with these settings. They stay for the process's
-  // lifetime: it keeps up to its peak heap instead of returning memory.
-  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
-
-  // Scan (and, for a full build, load the YAML model alongside).
+  // Scan.
   std::vector<Scanned> scanned(jobs.size());
-  YamlModel fresh_yaml;
-  Status yaml_status;
-  std::vector<TrackedFile> yaml_files;
-  std::thread yaml_thread;
-  if (!old || changes->yaml_changed) {
-    yaml_thread = std::thread([&] {
-      for (const char* p : kYamlFiles) {
-        TrackedFile t;
-        t.path = p;
-        FileStat st;
-        if (StatFile(tree, real, p, &st)) {
-          t.size = st.size;
-          t.mtime_ns = st.mtime_ns;
-        }
-        yaml_files.push_back(std::move(t));
-      }
-      yaml_status = YamlModel::Load(*tree.disk, &fresh_yaml);
-    });
-  }
   {
     std::atomic<size_t> done{0};
     Progress progress(options.progress && jobs.size() > 50, jobs.size(), &done);
@@ -607,14 +621,6 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   if (!yaml_status.ok()) return yaml_status;
   for (const Scanned& s : scanned) report->rescanned += !s.reuse;
   report->scan_ms = MsSince(t0);
-
-  // Directories: walked again whenever the listing was.
-  std::vector<TrackedFile> dirs;
-  bool watch_dirs = real != nullptr;
-  if (watch_dirs) {
-    if (!old || changes->listing_changed) WalkDirs(*real, &dirs);
-    else dirs = old->dirs;
-  }
 
   // Merge into an arena (or the heap when no arena slot is free).
   auto t1 = Clock::now();
