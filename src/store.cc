@@ -212,6 +212,24 @@ unsigned Threads(unsigned requested) {
   return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Gives the calling thread's malloc heap 30 MiB to grow into at once, in
+// transparent huge pages: glibc grows a thread's heap a few pages at a time
+// (one mprotect each: ~6000 in a full build) and it is faulted in 4 KiB at a
+// time. A block just under the mmap threshold (M_MMAP_THRESHOLD, 32 MiB, set
+// by BuildImage) comes from the heap; freed, it stays there as free space
+// (M_TRIM_THRESHOLD), now advised for huge pages. Nothing is touched here, so
+// memory is committed only as the heap is used. Measured (full build of
+// 2.6.0): page faults ~19k -> ~9k, mprotect calls ~6000 -> ~460.
+void WarmHeap() {
+  constexpr size_t kWarm = size_t{30} << 20, kHuge = size_t{2} << 20;
+  void* p = std::malloc(kWarm);
+  if (!p) return;
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(p) + kWarm) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  std::free(p);
+}
+
 // Runs fn(i) for i in [0, n) on `threads` threads (the caller is one).
 template <typename Fn>
 void ParallelFor(size_t n, unsigned threads, Fn fn) {
@@ -527,6 +545,7 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   std::thread yaml_thread;
   if (!old || changes->yaml_changed) {
     yaml_thread = std::thread([&] {
+      WarmHeap();
       for (const char* p : kYamlFiles) {
         TrackedFile t;
         t.path = p;
@@ -612,6 +631,11 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
     std::atomic<size_t> done{0};
     Progress progress(options.progress && jobs.size() > 50, jobs.size(), &done);
     ParallelFor(jobs.size(), threads, [&](size_t i) {
+      thread_local bool warmed = false;
+      if (!warmed) {
+        WarmHeap();
+        warmed = true;
+      }
       thread_local std::string text;
       ScanOne(tree, real, *jobs[i].path, jobs[i].is_py, jobs[i].old, &text, &scanned[i]);
       done.fetch_add(1);
