@@ -61,6 +61,13 @@ uintptr_t Arena::Take(size_t bytes, size_t align) {
   return base_ + start;
 }
 
+bool Arena::MapFromFile(int file, size_t offset, size_t length) {
+  void* at = reinterpret_cast<void*>(base_ + offset);
+  void* p = ::mmap(at, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, file,
+                   static_cast<off_t>(kArenaPage + offset));
+  return p == at;
+}
+
 namespace {
 
 // This thread's current chunk of an arena.

@@ -44,6 +44,10 @@ class Arena {
   // Thread-safe: each thread bump-allocates inside 1 MiB chunks it takes
   // from the arena (so threads building different indexes do not contend).
   void* Allocate(size_t bytes, size_t align);
+  // Once bytes [offset, offset + length) of the arena (page-aligned) are
+  // saved in `file` at kArenaPage + offset: maps them from the file instead,
+  // privately (later writes stay in this process), giving their memory back.
+  bool MapFromFile(int file, size_t offset, size_t length);
 
  private:
   Arena(uintptr_t base, size_t reserved);
