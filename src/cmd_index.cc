@@ -17,9 +17,12 @@ namespace {
 
 // The layer over the image (edited files), if any.
 void PrintLayer(const StoreReport& r) {
-  if (r.layer_bytes)
+  if (!r.layer_bytes) return;
+  if (r.layer_files)
     std::printf("  layer: %zu edited file%s over the image, %.1f KiB\n", r.layer_files,
                 r.layer_files == 1 ? "" : "s", r.layer_bytes / 1024.0);
+  else
+    std::printf("  layer: new stamps of touched files over the image, %.1f KiB\n", r.layer_bytes / 1024.0);
 }
 
 void PrintReport(const StoreReport& r) {
