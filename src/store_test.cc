@@ -531,6 +531,23 @@ TEST_F(StoreProcessTest, AnEditedCuFileShowsUpInTheNextTrace) {
   EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
 }
 
+// `git checkout v1.13.1` in a 2.6.0 tree: every file and the YAML change
+// (some files go, others come). The next trace answers for 1.13.1.
+TEST_F(StoreProcessTest, CheckingOutAnotherTagShowsUpInTheNextTrace) {
+  REQUIRE_CORPUS("1.13.1");
+  const std::string before = Cold("F.softmax");
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " F.softmax").out, before);
+  for (const auto& e : fs::directory_iterator(tree_)) fs::remove_all(e.path());
+  CopySoftmaxSlice(CorpusTree("1.13.1"), tree_);
+  const std::string after = Cold("F.softmax");
+  ASSERT_NE(after, before);
+  ProcessRun warm = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+  EXPECT_EQ(warm.out, after);
+  ProcessRun index = Optrace(cache_, "index " + source_);
+  EXPECT_NE(index.out.find("  loaded\n"), std::string::npos) << index.out;
+  EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
+}
+
 TEST_F(StoreProcessTest, KillNineDuringARebuildLeavesAUsableIndex) {
   std::string cold = Cold("F.softmax");
   ASSERT_EQ(Optrace(cache_, "index " + source_).rc, 0);
