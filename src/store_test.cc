@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -112,6 +113,23 @@ class StoreTest : public ::testing::Test {
     }
     ReleaseArenaMemory();
   }
+  // Loads as a new process would (its Index checked by `check`, then gone).
+  StoreReport LoadOnce(const std::function<void(const Index&)>& check = {}) {
+    StoreReport r;
+    {
+      Index idx;
+      r = Load(&idx);
+      if (check) check(idx);
+    }
+    ReleaseArenaMemory();
+    return r;
+  }
+  // The line of the only function named `name`.
+  static uint32_t LineOf(const Index& idx, std::string_view name) {
+    auto ids = idx.cpp.FunctionsNamed(name);
+    EXPECT_EQ(ids.size(), 1u) << name;
+    return ids.empty() ? 0 : idx.cpp.functions()[ids[0]].line;
+  }
 
   std::string dir_;
   std::shared_ptr<MemoryDisk> disk_;
@@ -192,42 +210,29 @@ TEST_F(StoreTest, EditedCppFilesGoToALayerOverTheImage) {
   Save();
   const std::string image_before = ReadText(ImagePath());
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-    EXPECT_EQ(r.layer_files, 1u);
-    EXPECT_GT(r.layer_bytes, 0u);
-    EXPECT_TRUE(fs::exists(ImagePath() + ".layer"));
-    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
-  }
+  StoreReport r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.layer_files, 1u);
+  EXPECT_GT(r.layer_bytes, 0u);
+  EXPECT_TRUE(fs::exists(ImagePath() + ".layer"));
   EXPECT_EQ(ReadText(ImagePath()), image_before);  // the image itself was not rewritten
-  ReleaseArenaMemory();
   // A second file joins the layer; the first stays in it.
   disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("\n") + kFrobCpu, 3);
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-    EXPECT_EQ(r.rescanned, 1u);
-    EXPECT_EQ(r.layer_files, 2u);
-  }
-  ReleaseArenaMemory();
-  {
-    Index warm;
-    StoreReport r = Load(&warm);
-    EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
-    EXPECT_EQ(r.layer_files, 2u);
+  r = LoadOnce();
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.rescanned, 1u);
+  EXPECT_EQ(r.layer_files, 2u);
+  r = LoadOnce([&](const Index& warm) {
     CppIndex built = CppIndex::Build(*disk_, 1);
-    ASSERT_EQ(warm.cpp.functions().size(), built.functions().size());
     std::vector<std::pair<std::string, uint32_t>> got, want;
     for (const CppFunction& f : warm.cpp.functions()) got.emplace_back(f.qualified, f.line);
     for (const CppFunction& f : built.functions()) want.emplace_back(f.qualified, f.line);
     EXPECT_EQ(got, want);
     ASSERT_EQ(warm.cpp.LaunchesOfKernel("frob_kernel").size(), 1u);
     EXPECT_EQ(warm.cpp.launches()[warm.cpp.LaunchesOfKernel("frob_kernel")[0]].line, 6u);
-  }
-  ReleaseArenaMemory();
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+  EXPECT_EQ(r.layer_files, 2u);
   StoreOptions options;
   options.dir = dir_;
   StoreReport check;
@@ -241,55 +246,35 @@ TEST_F(StoreTest, EditedCppFilesGoToALayerOverTheImage) {
 TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
   Save();
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n") + kFrobCuda, 2);
-  {
-    Index idx;
-    EXPECT_EQ(Load(&idx).layer_files, 1u);
-  }
-  ReleaseArenaMemory();
+  EXPECT_EQ(LoadOnce().layer_files, 1u);
   disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("#define FROB_TWICE(x) x\n") + kFrobCpu, 3);
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-    EXPECT_EQ(r.layer_files, 0u);
-    EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+  StoreReport r = LoadOnce([](const Index& idx) {
     EXPECT_EQ(idx.cpp.MacrosNamed("FROB_TWICE").size(), 1u);
-    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 4u);  // the layer's edit kept
-  }
-  ReleaseArenaMemory();
-  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 4);
-  {
-    Index idx;
-    EXPECT_EQ(Load(&idx).layer_files, 1u);
-  }
-  ReleaseArenaMemory();
+    EXPECT_EQ(LineOf(idx, "frob_cuda"), 4u);  // the layer's edit kept
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+
   // A Python edit joins the layer; a new file does not.
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 4);
+  EXPECT_EQ(LoadOnce().layer_files, 1u);
   disk_->Add("torch/frob.py", std::string("\n") + kPy, 5);
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    EXPECT_EQ(r.layer_files, 2u);
-    EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
-  }
-  ReleaseArenaMemory();
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    EXPECT_EQ(r.action, StoreReport::Action::kLoaded);
-    EXPECT_EQ(r.layer_files, 2u);
-    EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
-  }
-  ReleaseArenaMemory();
+  auto frob_py_moved = [](const Index& idx) { EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u); };
+  EXPECT_EQ(LoadOnce(frob_py_moved).layer_files, 2u);
+  r = LoadOnce(frob_py_moved);
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded);
+  EXPECT_EQ(r.layer_files, 2u);
   disk_->Add("torch/frob3.py", "def frob3():\n    pass\n", 6);
-  Index idx;
-  StoreReport r = Load(&idx);
+  r = LoadOnce([&](const Index& idx) {
+    frob_py_moved(idx);
+    EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u);
+    EXPECT_NE(idx.py.FindModule("torch.frob3"), nullptr);
+  });
   EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
   EXPECT_EQ(r.added, 1u);
   EXPECT_EQ(r.layer_files, 0u);
   EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
-  EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
-  EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[0].line, 3u);
-  ASSERT_NE(idx.py.FindModule("torch.frob3"), nullptr);
 }
 
 // A damaged layer is reported and ignored: the image's stamps then show the
@@ -297,46 +282,34 @@ TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
 TEST_F(StoreTest, DamagedOrForeignLayersAreIgnored) {
   Save();
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
-  {
-    Index idx;
-    EXPECT_EQ(Load(&idx).layer_files, 1u);
-  }
-  ReleaseArenaMemory();
+  EXPECT_EQ(LoadOnce().layer_files, 1u);
   const std::string layer = ImagePath() + ".layer";
   const std::string good = ReadText(layer);
   std::string damaged = good;
   damaged[20] ^= 0x11;  // in the header
   WriteText(layer, damaged);
   testing::internal::CaptureStderr();
-  {
-    Index idx;
-    StoreReport r = Load(&idx);
-    std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("index layer"), std::string::npos) << err;
-    EXPECT_NE(err.find("ignoring it"), std::string::npos) << err;
-    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-    EXPECT_EQ(r.layer_files, 1u);
-    EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
-  }
-  ReleaseArenaMemory();
+  StoreReport r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("index layer"), std::string::npos) << err;
+  EXPECT_NE(err.find("ignoring it"), std::string::npos) << err;
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.layer_files, 1u);
   // The image is rebuilt (--rebuild); the old layer, copied back, does not fit it.
   {
     Index idx;
     StoreOptions options;
     options.dir = dir_;
     options.rebuild = true;
-    StoreReport r;
     ASSERT_TRUE(LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, &idx, &r).ok());
   }
   ReleaseArenaMemory();
   WriteText(layer, good);
   testing::internal::CaptureStderr();
-  Index idx;
-  StoreReport r = Load(&idx);
+  r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
   EXPECT_EQ(r.layer_files, 0u);
-  EXPECT_EQ(idx.cpp.functions()[idx.cpp.FunctionsNamed("frob_cuda")[0]].line, 5u);
 }
 
 TEST_F(StoreTest, AddedAndRemovedFilesAreNoticed) {
