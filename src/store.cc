@@ -851,23 +851,16 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
   if (changes.yaml_changed) return false;
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
   auto t0 = Clock::now();
-  // The directories' stamps: walked again (on a second thread, while the
-  // files are listed and scanned) when one changed.
+  // A directory changed (an editor's temporary file, say): fine if the
+  // listing did not. The directories are walked again -- before the listing,
+  // as in a full build, so that a file created in between is seen next time
+  // -- on a second thread while the changed files are scanned.
   std::vector<TrackedFile> dirs;
   std::thread walker;
-  struct Joiner {
-    std::thread& t;
-    ~Joiner() {
-      if (t.joinable()) t.join();
-    }
-  } join_walker{walker};
   if (changes.listing_changed) {
     // No directories to walk (a MemoryDisk tree): its listing changed.
     if (!real || !img->watch_dirs) return false;
     walker = std::thread([&] { WalkDirs(*real, &dirs); });
-    // A directory changed (an editor's temporary file, say): fine if the
-    // listing did not.
-    if (!ListingMatches(ListScope(*tree.disk), *img)) return false;
   }
   // C++ files first, then Python ones.
   const size_t ncpp = changes.cpp.size();
@@ -878,6 +871,12 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     const TrackedFile& old = is_py ? img->py_files[changes.py[j - ncpp]] : img->cpp_files[changes.cpp[j]];
     ScanOne(tree, real, old.path, is_py, &old, &text, &scanned[j]);
   });
+  if (walker.joinable()) {
+    walker.join();
+    if (!ListingMatches(ListScope(*tree.disk), *img)) return false;
+  } else {
+    dirs = img->dirs;
+  }
   // The image's file ids number its indexed files in listing order.
   std::vector<uint32_t> file_id(img->cpp_files.size(), UINT32_MAX);
   for (uint32_t k = 0, id = 0; k < file_id.size(); ++k)
@@ -916,8 +915,6 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
   }
   for (size_t j = 0; j < ncpp; ++j) stamps[changes.cpp[j]] = scanned[j].file;
   for (size_t j = ncpp; j < scanned.size(); ++j) py_stamps[changes.py[j - ncpp]] = scanned[j].file;
-  if (walker.joinable()) walker.join();
-  else dirs = img->dirs;
   report->cpp_files = img->cpp_files.size();
   report->py_files = img->py_files.size();
   report->scan_ms = MsSince(t0);
