@@ -337,7 +337,7 @@ class CppIndex {
   // built over an index of another shape.
   bool SetLayer(const CppIndex* layer);
   // Whether the layer replaces file `id`'s records.
-  bool Replaced(uint32_t id) const { return layer_ && layer_->replaces_[id]; }
+  bool Replaced(uint32_t id) const { return layer_ && layer_->Replaces(id); }
   // In a layer: whether it replaces file `id` of its base.
   bool Replaces(uint32_t id) const { return id < replaces_.size() && replaces_[id]; }
   // Whether two scans of one file agree on everything Finish looks at across

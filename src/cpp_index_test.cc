@@ -177,6 +177,20 @@ void ExpectSameAnswers(const CppIndex& layered, const CppIndex& full, const std:
   const CppRecordCounts cl = layered.Counts(), cf = full.Counts();
   EXPECT_EQ(std::tie(cl.files, cl.functions, cl.calls, cl.launches, cl.macro_uses, cl.stub_refs, cl.macros),
             std::tie(cf.files, cf.functions, cf.calls, cf.launches, cf.macro_uses, cf.stub_refs, cf.macros));
+  EXPECT_EQ(std::tie(cl.stub_decls, cl.registrations, cl.library_registrations, cl.dtype_dispatches),
+            std::tie(cf.stub_decls, cf.registrations, cf.library_registrations, cf.dtype_dispatches));
+  // Iteration's ids name the records iterated, and stay below id_end().
+  auto ids_name_records = [](const auto& list) {
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      EXPECT_LT(it.id(), list.id_end());
+      EXPECT_TRUE(list[it.id()] == *it);
+    }
+  };
+  ids_name_records(layered.functions());
+  ids_name_records(layered.launches());
+  ids_name_records(layered.macro_uses());
+  ids_name_records(layered.stub_refs());
+  ids_name_records(layered.dtype_dispatches());
   for (const std::string& name : names) {
     auto same = [&](const char* what, auto list_l, auto list_f, const std::vector<uint32_t>& ids_l,
                     const std::vector<uint32_t>& ids_f) {
@@ -218,7 +232,37 @@ void ExpectSameAnswers(const CppIndex& layered, const CppIndex& full, const std:
     ASSERT_EQ(at_l < 0, at_f < 0);
     if (at_l >= 0) EXPECT_TRUE(nl(layered.functions()[at_l]) == nf(full.functions()[at_f]));
   }
-  for (uint32_t f : files) EXPECT_TRUE(layered.RecordsOf(f) == full.RecordsOf(f)) << full.file(f);
+  // Every file's records as scanned (set-aside uses and references, unfilled
+  // jiterator names), its stub references and the function at each of its
+  // lines; every constant by every name, from every file.
+  for (uint32_t f = 0; f < full.files().size(); ++f) {
+    const CppFileRecords rl = layered.RecordsOf(f), rf = full.RecordsOf(f);
+    EXPECT_TRUE(rl == rf) << full.file(f);
+    EXPECT_TRUE(nl.Some(layered.stub_refs(), layered.StubReferencesIn(f, 0, UINT32_MAX)) ==
+                nf.Some(full.stub_refs(), full.StubReferencesIn(f, 0, UINT32_MAX)))
+        << full.file(f);
+    uint32_t last_line = 0;
+    for (const CppFunction& fn : rf.functions) last_line = std::max(last_line, fn.body_end + 1);
+    for (uint32_t line = 0; line <= last_line; ++line) {
+      const int32_t at_l = layered.FunctionAt(f, line), at_f = full.FunctionAt(f, line);
+      ASSERT_EQ(at_l < 0, at_f < 0) << full.file(f) << ":" << line;
+      if (at_l >= 0) EXPECT_TRUE(nl(layered.functions()[at_l]) == nf(full.functions()[at_f]));
+    }
+    std::set<std::string> constants(names.begin(), names.end());
+    for (const auto& [n, v] : rf.string_constants) constants.insert(n);
+    for (const CppLaunch& l : rf.launches) constants.insert(l.kernel_name_ref);
+    for (const std::string& n : constants) {
+      const std::string *cl_value = layered.StringConstant(f, n), *cf_value = full.StringConstant(f, n);
+      ASSERT_EQ(cl_value == nullptr, cf_value == nullptr) << full.file(f) << " " << n;
+      if (cl_value) EXPECT_EQ(*cl_value, *cf_value);
+    }
+  }
+  // An unknown file id: no records, no references, no function (and no
+  // read past the layer's per-file flags: caught with -D_GLIBCXX_ASSERTIONS).
+  const uint32_t unknown = static_cast<uint32_t>(full.files().size());
+  EXPECT_EQ(layered.RecordsOf(unknown), CppFileRecords{});
+  EXPECT_TRUE(layered.StubReferencesIn(unknown, 0, UINT32_MAX).empty());
+  EXPECT_EQ(layered.FunctionAt(unknown, 1), -1);
 }
 
 // Every name a file's records mention.
@@ -349,6 +393,167 @@ TEST(CppIndexLayer, InMemoryEditAnswersAsARebuild) {
   // A layer built over an index of another shape is refused.
   CppIndex other = CppIndex::Build(MemoryDisk(), 1);
   EXPECT_FALSE(other.SetLayer(&layer));
+}
+
+// A small tree for edge cases: the first file (A.cpp) and the last (Z.cu)
+// hold records of most kinds, set-aside macro uses and stub references
+// among them; Defs.h defines the macro, stub and constants others use;
+// Empty.cpp has no records; only D.cu has a dtype dispatch.
+MemoryDisk LayerEdgeTree() {
+  MemoryDisk disk;
+  disk.Add("aten/src/ATen/native/A.cpp",
+           "namespace at::native {\n"
+           "void a_first(TensorIterator& iter) {\n"
+           "  LAUNCH_IT(k_a);\n"
+           "  NOT_A_MACRO(iter);\n"
+           "  call_it(iter, frob_stub, nobody_stub);\n"
+           "  helper_d(iter);\n"
+           "}\n"
+           "TORCH_LIBRARY_IMPL(aten, CPU, m) { m.impl(\"a_first\", TORCH_FN(a_first)); }\n"
+           "}\n");
+  disk.Add("aten/src/ATen/native/Defs.h",
+           "#define LAUNCH_IT(k) k<<<1, 1>>>(nullptr)\n"
+           "DECLARE_DISPATCH(fn_t, frob_stub);\n"
+           "constexpr char frob_name[] = \"frob_kernel\";\n");
+  disk.Add("aten/src/ATen/native/Empty.cpp", "// nothing yet\n");
+  disk.Add("aten/src/ATen/native/Reg.cpp",
+           "namespace at::native {\n"
+           "void reg_impl(TensorIterator& iter) { frob_stub(kCPU, iter); }\n"
+           "REGISTER_DISPATCH(frob_stub, &reg_impl);\n"
+           "}\n");
+  disk.Add("aten/src/ATen/native/cuda/D.cu",
+           "namespace at::native {\n"
+           "void helper_d(TensorIterator& iter) {\n"
+           "  AT_DISPATCH_FLOATING_TYPES(iter.dtype(), \"helper_d\", [&] {\n"
+           "    jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+           "  });\n"
+           "}\n"
+           "}\n");
+  disk.Add("aten/src/ATen/native/cuda/Z.cu",
+           "namespace at::native {\n"
+           "__global__ void k_z(float* x) {}\n"
+           "void z_last(TensorIterator& iter) {\n"
+           "  LAUNCH_IT(k_z);\n"
+           "  OTHER_CAPS(iter);\n"
+           "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+           "  auto s = &frob_stub;\n"
+           "  auto n = &stray_stub;\n"
+           "}\n"
+           "}\n");
+  return disk;
+}
+
+struct LayerEdgeCase {
+  const char* name;
+  std::map<std::string, std::string> edits;  // path -> new text
+};
+
+// Edits at the edges: first and last file ids, adjacent files, every file,
+// a file losing all its records and one gaining its first, a kind (dtype
+// dispatches) only the layer has or only the base has, set-aside records in
+// the layer, jiterator names both ways between layer and base.
+TEST(CppIndexLayer, EdgeCasesAnswerAsARebuild) {
+  const MemoryDisk disk = LayerEdgeTree();
+  const CppIndex base = CppIndex::Build(disk, 1);
+  ASSERT_EQ(base.files().size(), 6u);
+  // The tree has what the cases are about: set-aside macro uses and stub
+  // references, jiterator names filled from Defs.h, one dtype dispatch.
+  EXPECT_EQ(base.RecordsOf(0).macro_uses.size(), 2u);
+  EXPECT_EQ(base.MacroUsesOf("NOT_A_MACRO").size(), 0u);
+  EXPECT_EQ(base.RecordsOf(0).stub_refs.size(), 2u);
+  EXPECT_EQ(base.stub_refs().size(), 4u);  // frob_stub only: Defs.h, A.cpp, Reg.cpp, Z.cu
+  size_t filled = 0;
+  for (const CppLaunch& l : base.launches()) filled += l.kernel_from_index && l.kernel == "frob_kernel";
+  EXPECT_EQ(filled, 2u);
+  EXPECT_EQ(base.dtype_dispatches().size(), 1u);
+  auto text = [&](const char* path) {
+    std::string t;
+    EXPECT_TRUE(disk.ReadFile(path, &t).ok()) << path;
+    return t;
+  };
+  const std::string a = "aten/src/ATen/native/A.cpp", defs = "aten/src/ATen/native/Defs.h",
+                    empty = "aten/src/ATen/native/Empty.cpp", reg = "aten/src/ATen/native/Reg.cpp",
+                    d = "aten/src/ATen/native/cuda/D.cu", z = "aten/src/ATen/native/cuda/Z.cu";
+  const std::string new_fn =
+      "namespace at::native {\n"
+      "void fresh(TensorIterator& iter) {\n"
+      "  LAUNCH_IT(k_fresh);\n"
+      "  NOT_A_MACRO(iter);\n"
+      "  AT_DISPATCH_ALL_TYPES(iter.dtype(), \"fresh\", [&] { jitted_gpu_kernel<frob_name, float>(iter, \"\"); });\n"
+      "  g(frob_stub, lost_stub);\n"
+      "}\n"
+      "}\n";
+  const std::vector<LayerEdgeCase> cases = {
+      {"first file", {{a, "\n\n" + text(a.c_str())}}},
+      {"last file", {{z, "// moved\n" + text(z.c_str())}}},
+      {"first and last", {{a, "\n" + text(a.c_str())}, {z, "\n" + text(z.c_str())}}},
+      {"adjacent", {{defs, "\n" + text(defs.c_str()) + "void in_defs() { LAUNCH_IT(k_defs); }\n"},
+                    {empty, new_fn}}},
+      {"records vanish", {{reg, "// gone\n"}, {a, "// gone too\n"}}},
+      {"first records of an empty file", {{empty, new_fn}}},
+      {"only dtype dispatch dropped", {{d, "namespace at::native {\nvoid helper_d(TensorIterator& iter) {}\n}\n"}}},
+      {"dtype dispatches only in the layer",
+       {{d, "namespace at::native {\nvoid helper_d(TensorIterator& iter) {}\n}\n"}, {z, new_fn}}},
+      {"constants file kept, users edited", {{defs, "// x\n" + text(defs.c_str())}, {z, "\n" + text(z.c_str())}}},
+      {"every file",
+       {{a, "\n" + text(a.c_str())},
+        {defs, "\n" + text(defs.c_str())},
+        {empty, new_fn},
+        {reg, "\n" + text(reg.c_str())},
+        {d, "\n" + text(d.c_str())},
+        {z, "\n" + text(z.c_str())}}},
+  };
+  for (const LayerEdgeCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    ExpectLayerAnswersAsARebuild(base, c.edits,
+                                 {"LAUNCH_IT", "NOT_A_MACRO", "OTHER_CAPS", "frob_stub", "nobody_stub", "stray_stub",
+                                  "lost_stub", "frob_name", "frob_kernel", "helper_d", "k_a", "k_z", "k_fresh",
+                                  "a_first", "z_last", "fresh", "reg_impl"});
+  }
+}
+
+// A second layer over an index that has one, as the store builds it: the
+// old layer's files come back through RecordsOf, the newly edited ones are
+// scanned; the result answers as a rebuild, and its Counts size a rebuild
+// exactly.
+TEST(CppIndexLayer, ASecondLayerKeepsTheFirstLayersFiles) {
+  const MemoryDisk disk = LayerEdgeTree();
+  const CppIndex base = CppIndex::Build(disk, 1);
+  auto edited_text = [&](const std::string& path, const std::string& prefix) {
+    std::string t;
+    EXPECT_TRUE(disk.ReadFile(path, &t).ok()) << path;
+    return ScanCppFile(path, prefix + t);
+  };
+  const uint32_t a = FileId(base, "aten/src/ATen/native/A.cpp"), z = FileId(base, "aten/src/ATen/native/cuda/Z.cu"),
+                 reg = FileId(base, "aten/src/ATen/native/Reg.cpp");
+  CppIndex first;
+  first.BeginLayer(base);
+  first.AddLayerFile(a, base.file(a), edited_text(base.file(a), "\n"));
+  first.AddLayerFile(z, base.file(z), edited_text(base.file(z), "\n\n"));
+  first.FinishLayer(base);
+  CppIndex once = base;
+  ASSERT_TRUE(once.SetLayer(&first));
+
+  // The second: Z.cu edited again, Reg.cpp for the first time, A.cpp kept.
+  std::map<uint32_t, CppFileRecords> now = {{a, once.RecordsOf(a)},
+                                            {z, edited_text(base.file(z), "\n\n\n")},
+                                            {reg, edited_text(base.file(reg), "\n")}};
+  CppIndex second;
+  second.BeginLayer(once);
+  for (const auto& [id, records] : now) second.AddLayerFile(id, once.file(id), records);
+  second.FinishLayer(once);
+  CppIndex twice = base;
+  ASSERT_TRUE(twice.SetLayer(&second));
+
+  CppIndex full;
+  full.Reserve(twice.Counts());
+  for (uint32_t id = 0; id < base.files().size(); ++id)
+    full.AddFile(base.file(id), now.count(id) ? now[id] : base.RecordsOf(id));
+  full.Finish();
+  std::set<std::string> names;
+  for (uint32_t id = 0; id < base.files().size(); ++id) AddNames(full.RecordsOf(id), &names);
+  ExpectSameAnswers(twice, full, names, {a, reg, z});
+  EXPECT_EQ(twice.RecordsOf(a), once.RecordsOf(a));
 }
 
 TEST(CppIndex, MergesFilesAndAnswersLookups) {

@@ -115,10 +115,13 @@ void PyIndex::IndexModule(uint32_t m) {
     if (mod.aliases[i].class_index < 0) bind(mod.aliases[i].name, {PySymbol::kAlias, m, i}, mod.aliases[i].line);
 }
 
+bool PyIndex::CanReplace(uint32_t m, const PyModule& module) const {
+  return m < modules_.size() && module.name == modules_[m].name && module.path == modules_[m].path &&
+         module.is_package == modules_[m].is_package;
+}
+
 bool PyIndex::ReplaceModule(uint32_t m, PyModule module) {
-  if (m >= modules_.size() || module.name != modules_[m].name || module.path != modules_[m].path ||
-      module.is_package != modules_[m].is_package)
-    return false;
+  if (!CanReplace(m, module)) return false;
   for (auto it = decorated_.begin(); it != decorated_.end();)
     it = it->second.first == m ? decorated_.erase(it) : std::next(it);
   // names_ views the module's strings: cleared before they go.

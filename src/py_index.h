@@ -129,8 +129,11 @@ class PyIndex {
   // After Finish: module `m` as scanned again (same name, path and kind; the
   // store's layers, after an edit). Lookups then answer as an index built
   // with it would: nothing Finish computes depends on two modules' contents.
-  // False, changing nothing, for another module.
+  // False, changing nothing, for another module (see CanReplace).
   bool ReplaceModule(uint32_t m, PyModule module);
+  // Whether `module` may replace module m: the same name, path and kind (a
+  // package's __init__.py that cannot be read is scanned as no package).
+  bool CanReplace(uint32_t m, const PyModule& module) const;
 
   const std::vector<PyModule>& modules() const { return modules_; }
   const PyModule* FindModule(std::string_view dotted) const;

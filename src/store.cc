@@ -811,7 +811,7 @@ bool ApplyLayer(ImageRoot* img, LayerRoot* layer) {
   };
   if (!fits(layer->cpp_stamps, img->cpp_files) || !fits(layer->py_stamps, img->py_files)) return false;
   for (const auto& [m, module] : layer->py_modules)
-    if (m >= img->py.modules().size() || img->py.modules()[m].path != module.path) return false;
+    if (!img->py.CanReplace(m, module)) return false;
   if (!img->cpp.SetLayer(&layer->cpp)) return false;
   for (auto& [m, module] : layer->py_modules) img->py.ReplaceModule(m, std::move(module));
   auto patch = [](const std::vector<std::pair<uint32_t, TrackedFile>>& stamps, std::vector<TrackedFile>* files) {
@@ -904,6 +904,9 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     for (const auto& [m, module] : old_layer->py_modules) modules[m] = &img->py.modules()[m];
   for (size_t j = ncpp; j < scanned.size(); ++j) {
     if (scanned[j].reuse) continue;
+    // ReplaceModule takes only the same kind of module (an unreadable
+    // __init__.py is scanned as no package): else a new image.
+    if (!img->py.CanReplace(changes.py[j - ncpp], scanned[j].py)) return false;
     modules[changes.py[j - ncpp]] = &scanned[j].py;
     ++report->rescanned;
   }
@@ -1239,16 +1242,17 @@ Status LoadWithStore(const StoreTree& tree, const StoreOptions& options, Index* 
     Status w = WriteImage(layer_path, tree.root, *layered.arena, layered.layer,
                           ImageKind{true, mapped.header.header_hash}, layer_file, &bytes);
     report->write_ms = MsSince(tw);
-    if (w.ok()) {
-      // The new layer over the image in place of the old one, which nothing
-      // refers to any more (the new one's arena stays mapped).
+    // The new layer over the image in place of the old one, which nothing
+    // refers to any more (the new one's arena stays mapped).
+    if (w.ok() && ApplyLayer(mapped.image, layered.layer)) {
       report->layer_files = ReplacedFiles(*layered.layer);
-      ApplyLayer(mapped.image, layered.layer);
       Unmap(&layer);
       report->layer_bytes = bytes;
       return serve(StoreReport::Action::kUpdated);
     }
-    // Not saved: a new image instead (the old layer, if any, is still on).
+    // Not saved, or (built over this very image, it always should) not
+    // fitting: a new image instead; the old layer, if any, is still on.
+    if (w.ok()) ::unlink(layer_path.c_str());
   }
 
   const ImageRoot* old = opened && !changes.yaml_changed ? mapped.image : nullptr;

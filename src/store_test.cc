@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -310,6 +311,198 @@ TEST_F(StoreTest, DamagedOrForeignLayersAreIgnored) {
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
   EXPECT_EQ(r.layer_files, 0u);
+}
+
+// What a loaded index says about its C++ records, comparable with a build
+// of the tree: every list in iteration order with each record's function
+// named by (file, line), and every file's records as scanned.
+std::vector<std::string> CppAnswers(const CppIndex& cpp) {
+  std::vector<std::string> out;
+  auto fn = [&](int32_t f) {
+    if (f < 0) return std::string("-");
+    const CppFunction& g = cpp.functions()[static_cast<size_t>(f)];
+    return cpp.file(g.file) + ":" + std::to_string(g.line);
+  };
+  auto at = [&](uint32_t file, uint32_t line) { return cpp.file(file) + ":" + std::to_string(line); };
+  for (const CppFunction& f : cpp.functions()) out.push_back("function " + f.qualified + " " + at(f.file, f.line));
+  for (const CppLaunch& l : cpp.launches())
+    out.push_back("launch " + l.kernel + " in " + fn(l.function) + " " + at(l.file, l.line));
+  for (const CppCall& c : cpp.calls()) out.push_back("call " + c.callee + " in " + fn(c.function) + " " + at(c.file, c.line));
+  for (const CppMacroUse& u : cpp.macro_uses())
+    out.push_back("use " + u.macro + " in " + fn(u.function) + " " + at(u.file, u.line));
+  for (const DtypeDispatch& d : cpp.dtype_dispatches())
+    out.push_back("dtype " + d.name + " in " + fn(d.function) + " " + at(d.file, d.line));
+  for (const CppStubRef& r : cpp.stub_refs()) out.push_back("ref " + r.stub + " " + at(r.file, r.line));
+  for (const StubRegistration& r : cpp.registrations()) out.push_back("reg " + r.stub + " " + at(r.file, r.line));
+  for (uint32_t f = 0; f < cpp.files().size(); ++f) {
+    const CppFileRecords r = cpp.RecordsOf(f);
+    out.push_back(cpp.file(f) + ": " + std::to_string(r.functions.size()) + " functions, " +
+                  std::to_string(r.macro_uses.size()) + " macro uses, " + std::to_string(r.stub_refs.size()) +
+                  " stub refs");
+  }
+  const CppRecordCounts c = cpp.Counts();
+  out.push_back("counts " + std::to_string(c.functions) + " " + std::to_string(c.macro_uses) + " " +
+                std::to_string(c.stub_refs) + " " + std::to_string(c.launches) + " " + std::to_string(c.calls));
+  return out;
+}
+
+// Edits to the first and the last C++ file, then to one in between (a
+// second layer keeping the first's files), then the same Python module
+// twice: each load answers as a build of the tree does. Z.cu's jiterator
+// name is defined in the first file; its set-aside macro use and stub
+// reference come back through RecordsOf.
+TEST_F(StoreTest, LayersOverFirstLastAndMiddleFilesAnswerAsABuild) {
+  constexpr char kFirst[] =
+      "#define LAUNCH_IT(k) k<<<1, 1>>>(nullptr)\n"
+      "DECLARE_DISPATCH(fn_t, frob_stub);\n"
+      "constexpr char frob_name[] = \"frob_jit\";\n";
+  constexpr char kLast[] =
+      "namespace at { namespace native {\n"
+      "__global__ void z_kernel(float* x) {}\n"
+      "void z_last(TensorIterator& iter) {\n"
+      "  LAUNCH_IT(z_kernel);\n"
+      "  NOT_A_MACRO(iter);\n"
+      "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+      "  g(&frob_stub, &stray_stub);\n"
+      "}\n"
+      "}}\n";
+  disk_->Add("aten/src/ATen/native/Aaa.h", kFirst);
+  disk_->Add("aten/src/ATen/native/cuda/Zzz.cu", kLast);
+  Save();
+  auto same_as_build = [&](const Index& idx) {
+    EXPECT_EQ(CppAnswers(idx.cpp), CppAnswers(CppIndex::Build(*disk_, 1)));
+    PyIndex py = PyIndex::Build(*disk_, 1);
+    ASSERT_EQ(idx.py.modules().size(), py.modules().size());
+    for (size_t m = 0; m < py.modules().size(); ++m) {
+      EXPECT_EQ(idx.py.NamesIn(m), py.NamesIn(m)) << py.modules()[m].path;
+      ASSERT_EQ(idx.py.modules()[m].functions.size(), py.modules()[m].functions.size());
+      for (size_t i = 0; i < py.modules()[m].functions.size(); ++i)
+        EXPECT_EQ(idx.py.modules()[m].functions[i].line, py.modules()[m].functions[i].line);
+    }
+  };
+  disk_->Add("aten/src/ATen/native/Aaa.h", std::string("\n") + kFirst + "void in_first() {}\n", 2);
+  disk_->Add("aten/src/ATen/native/cuda/Zzz.cu", std::string("\n\n") + kLast, 2);
+  StoreReport r = LoadOnce(same_as_build);
+  EXPECT_EQ(r.layer_files, 2u);
+  r = LoadOnce([&](const Index& idx) {
+    same_as_build(idx);
+    auto jit = std::find_if(idx.cpp.launches().begin(), idx.cpp.launches().end(),
+                            [](const CppLaunch& l) { return l.kind == LaunchKind::kJiterator; });
+    ASSERT_NE(jit, idx.cpp.launches().end());
+    EXPECT_EQ(jit->kernel, "frob_jit");
+    EXPECT_EQ(jit->line, 8u);
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+  disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("\n") + kFrobCpu, 3);
+  EXPECT_EQ(LoadOnce(same_as_build).layer_files, 3u);
+  for (int i = 1; i <= 2; ++i) {
+    disk_->Add("torch/frob.py", std::string(i, '\n') + kPy + "def more" + std::to_string(i) + "():\n    pass\n", 3 + i);
+    r = LoadOnce(same_as_build);
+    EXPECT_EQ(r.layer_files, 4u);
+    EXPECT_EQ(r.rescanned, 1u);
+  }
+  r = LoadOnce([&](const Index& idx) {
+    same_as_build(idx);
+    EXPECT_EQ(idx.py.FindModule("torch.frob")->functions[1].name, "more2");
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+  // A new file: a new image from the layered one (its RecordsOf and Counts).
+  disk_->Add("aten/src/ATen/native/Mid.cpp", "void mid() { LAUNCH_IT(z_kernel); }\n", 9);
+  r = LoadOnce(same_as_build);
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_EQ(LoadOnce(same_as_build).action, StoreReport::Action::kLoaded);
+}
+
+// A touch without a change while a layer is on: the layer keeps its files,
+// takes the new stamp, and the next load is served as is.
+TEST_F(StoreTest, ATouchOverALayerKeepsItAndTheNextLoadIsFresh) {
+  Save();
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
+  EXPECT_EQ(LoadOnce().layer_files, 1u);
+  disk_->Add("aten/src/ATen/native/Frob.cpp", kFrobCpu, 50);  // same text
+  disk_->Add("torch/frob.py", kPy, 50);                         // same text
+  StoreReport r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.rescanned, 0u);
+  EXPECT_EQ(r.layer_files, 1u);
+  r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
+  EXPECT_EQ(r.action, StoreReport::Action::kLoaded) << r.reason;
+  // Edited back as it was in the image: the layer still holds it, as now scanned.
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", kFrobCuda, 51);
+  r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 3u); });
+  EXPECT_EQ(r.rescanned, 1u);
+  EXPECT_EQ(LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 3u); }).action,
+            StoreReport::Action::kLoaded);
+}
+
+// At most 32 files in a layer (C++ and Python together); one more writes a new image.
+TEST_F(StoreTest, ALayerHoldsAtMost32Files) {
+  auto path = [](int i) { return "aten/src/ATen/native/F" + std::to_string(100 + i) + ".cpp"; };
+  auto text = [](int i, int version) {
+    return std::string(version, '\n') + "void f" + std::to_string(i) + "() {}\n";
+  };
+  for (int i = 0; i < 33; ++i) disk_->Add(path(i), text(i, 0));
+  Save();
+  for (int i = 0; i < 31; ++i) disk_->Add(path(i), text(i, 1), 2);
+  disk_->Add("torch/frob.py", std::string("\n") + kPy, 2);
+  StoreReport r = LoadOnce();
+  EXPECT_EQ(r.layer_files, 32u);
+  EXPECT_TRUE(fs::exists(ImagePath() + ".layer"));
+  disk_->Add(path(32), text(32, 1), 3);
+  r = LoadOnce([&](const Index& idx) {
+    EXPECT_EQ(LineOf(idx, "f0"), 2u);
+    EXPECT_EQ(LineOf(idx, "f32"), 2u);
+    EXPECT_EQ(LineOf(idx, "f31"), 1u);
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+}
+
+// A MemoryDisk whose files in `unreadable` fail to read (stat still works).
+class FlakyDisk : public MemoryDisk {
+ public:
+  explicit FlakyDisk(const MemoryDisk& files) : MemoryDisk(files) {}
+  Status ReadFile(const std::string& path, std::string* contents) const override {
+    if (unreadable.count(path)) return Status::SourceError(path + ": unreadable");
+    return MemoryDisk::ReadFile(path, contents);
+  }
+  std::set<std::string> unreadable;
+};
+
+// A package's __init__.py that cannot be read any more: a rebuild indexes it
+// as a module with an error (and not a package); so must the update.
+TEST_F(StoreTest, AnUnreadablePackageInitAnswersAsABuild) {
+  auto flaky = std::make_shared<FlakyDisk>(*disk_);
+  auto load = [&](const std::function<void(const Index&)>& check) {
+    StoreOptions options;
+    options.dir = dir_;
+    options.threads = 2;
+    StoreReport report;
+    {
+      Index idx;
+      Status s = LoadWithStore({"/memory/tree", "2.6.0a0", flaky}, options, &idx, &report);
+      EXPECT_TRUE(s.ok()) << s.message();
+      check(idx);
+    }
+    ReleaseArenaMemory();
+    return report;
+  };
+  load([](const Index&) {});
+  flaky->Add("torch/nn/__init__.py", "", 2);
+  flaky->unreadable.insert("torch/nn/__init__.py");
+  const PyIndex built = PyIndex::Build(*flaky, 1);
+  const PyModule* want = built.FindModule("torch.nn");
+  ASSERT_NE(want, nullptr);
+  ASSERT_FALSE(want->error.empty());
+  for (int pass = 0; pass < 2; ++pass) {
+    load([&](const Index& idx) {
+      const PyModule* got = idx.py.FindModule("torch.nn");
+      ASSERT_NE(got, nullptr);
+      EXPECT_EQ(got->error, want->error) << "pass " << pass;
+      EXPECT_EQ(got->is_package, want->is_package) << "pass " << pass;
+    });
+  }
 }
 
 TEST_F(StoreTest, AddedAndRemovedFilesAreNoticed) {
