@@ -4,12 +4,15 @@
 // inode) of every directory entered, so a symlink loop ends the walk there.
 #include "disk.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <system_error>
 
@@ -36,17 +39,43 @@ bool RealDisk::Inside(const std::string& path) const {
                         s[root_.size()] == '/');
 }
 
+bool RealDisk::InsideFd(int fd, const std::string& path) const {
+  // The kernel's name for what the descriptor opened: one readlink instead
+  // of one per path component (fs::canonical). Without /proc, the walk.
+  char link[64], real[4096];
+  std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, real, sizeof(real));
+  if (n <= 0 || n == static_cast<ssize_t>(sizeof(real)) || real[0] != '/') return Inside(path);
+  std::string_view s(real, static_cast<size_t>(n));
+  return s == root_ || (s.size() > root_.size() && s.substr(0, root_.size()) == root_ && s[root_.size()] == '/');
+}
+
 Status RealDisk::ReadFile(const std::string& path, std::string* contents) const {
-  if (!Inside(path)) return Status::SourceError(path + ": missing, or outside the checkout");
-  std::ifstream in(fs::path(root_) / path, std::ios::binary);
-  if (!in) return Status::SourceError(path + ": cannot be read");
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) return Status::SourceError(path + ": cannot be read");
-  contents->resize(static_cast<size_t>(size));
-  in.seekg(0);
-  in.read(contents->data(), size);
-  if (!in) return Status::SourceError(path + ": read failed");
+  // O_NONBLOCK: a FIFO in the tree must not hang the read (it is refused
+  // below, as anything but a regular file is).
+  int fd = ::open((root_ + "/" + path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+      return Status::SourceError(path + ": missing, or outside the checkout");
+    return Status::SourceError(path + ": cannot be read");
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (!InsideFd(fd, path)) return Status::SourceError(path + ": missing, or outside the checkout");
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Status::SourceError(path + ": cannot be read");
+  contents->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < contents->size()) {
+    ssize_t r = ::read(fd, contents->data() + done, contents->size() - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status::SourceError(path + ": read failed");
+    if (r == 0) break;  // shrank meanwhile
+    done += static_cast<size_t>(r);
+  }
+  contents->resize(done);
   return Status::Ok();
 }
 

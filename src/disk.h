@@ -55,6 +55,8 @@ class RealDisk : public Disk {
  private:
   // True when `path` (relative) resolves to a place inside root_.
   bool Inside(const std::string& path) const;
+  // True when the open descriptor `fd` (of `path`) is a file inside root_.
+  bool InsideFd(int fd, const std::string& path) const;
   std::string root_;  // canonical absolute path
 };
 
