@@ -70,6 +70,13 @@ std::string Context(const CppIndex& index, int32_t function, const std::string& 
   return "";
 }
 
+// Where a macro use sits; outside any function or #define, the use itself
+// says what it makes: "at file scope: CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, ...)".
+std::string UseContext(const CppIndex& index, const CppMacroUse& u) {
+  if (u.function >= 0 || !u.within_macro.empty()) return Context(index, u.function, u.within_macro);
+  return "at file scope: " + u.macro + "(" + (u.first_arg.empty() ? "..." : u.first_arg + ", ...") + ")";
+}
+
 json LaunchJson(const CppIndex& index, const CppLaunch& l) {
   json j = {{"file", index.file(l.file)}, {"line", l.line}, {"kind", LaunchKindName(l.kind)},
             {"launcher", l.launcher}, {"kernel", l.kernel}, {"functors", l.functors}};
@@ -200,6 +207,10 @@ int CmdFind(int argc, char** argv) {
       json s = {{"file", index.file(u.file)}, {"line", u.line}};
       if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
       if (!u.within_macro.empty()) s["macro"] = u.within_macro;
+      if (u.function < 0 && u.within_macro.empty()) {
+        s["file_scope"] = true;
+        if (!u.first_arg.empty()) s["first_arg"] = u.first_arg;
+      }
       j["macro_uses"].push_back(s);
     }
     for (uint32_t i : libs) {
@@ -263,7 +274,7 @@ int CmdFind(int argc, char** argv) {
   section("macro used at", macro_sites.size());
   for (uint32_t i : macro_sites) {
     const CppMacroUse& u = index.macro_uses()[i];
-    std::cout << "  " << Loc(index, u.file, u.line) << "  " << Context(index, u.function, u.within_macro) << "\n";
+    std::cout << "  " << Loc(index, u.file, u.line) << "  " << UseContext(index, u) << "\n";
   }
   section("TORCH_LIBRARY registrations", libs.size());
   for (uint32_t i : libs) {
