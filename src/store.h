@@ -61,7 +61,7 @@ struct StoreReport {
   size_t cpp_files = 0, py_files = 0;
   size_t rescanned = 0, added = 0, removed = 0;
   uint64_t image_bytes = 0;
-  size_t layer_files = 0;    // C++ files whose records come from the image's layer
+  size_t layer_files = 0;    // files (C++ and Python) whose records come from the image's layer
   uint64_t layer_bytes = 0;  // the layer file, when there is one
   double check_ms = 0, scan_ms = 0, merge_ms = 0, write_ms = 0, total_ms = 0;
 };
