@@ -877,6 +877,7 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
   } else {
     dirs = img->dirs;
   }
+  size_t rescanned = 0;  // reported only if the layer is built
   // The image's file ids number its indexed files in listing order.
   std::vector<uint32_t> file_id(img->cpp_files.size(), UINT32_MAX);
   for (uint32_t k = 0, id = 0; k < file_id.size(); ++k)
@@ -889,7 +890,7 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     if (file_id[k] == UINT32_MAX || !sc.cpp.skip_reason.empty()) return false;
     if (!CppIndex::SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return false;
     fresh.emplace_back(file_id[k], &sc.cpp.records);
-    ++report->rescanned;
+    ++rescanned;
   }
   std::sort(fresh.begin(), fresh.end());
   std::vector<uint32_t> ids;  // every file of the new layer
@@ -908,7 +909,7 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     // __init__.py is scanned as no package): else a new image.
     if (!img->py.CanReplace(changes.py[j - ncpp], scanned[j].py)) return false;
     modules[changes.py[j - ncpp]] = &scanned[j].py;
-    ++report->rescanned;
+    ++rescanned;
   }
   if (ids.size() + modules.size() > kMaxLayerFiles) return false;
   std::map<uint32_t, TrackedFile> stamps, py_stamps;
@@ -950,6 +951,7 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
   }
   layer->cpp.FinishLayer(img->cpp);
   report->merge_ms = MsSince(t1);
+  report->rescanned = rescanned;
   result->layer = layer;
   result->arena = arena;
   return true;

@@ -278,6 +278,23 @@ TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
   EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
 }
 
+// Two edits, one a layer could carry and one it cannot: one new image, each
+// file counted once.
+TEST_F(StoreTest, OneEditALayerCannotCarryMakesANewImageForAll) {
+  Save();
+  // Frob.cpp (first in listing order) could go to a layer; Frob.cu cannot.
+  disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("\n") + kFrobCpu, 2);
+  disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("#define FROB_TWICE(x) x\n") + kFrobCuda, 2);
+  StoreReport r = LoadOnce([](const Index& idx) {
+    EXPECT_EQ(LineOf(idx, "frob_cpu"), 3u);
+    EXPECT_EQ(idx.cpp.MacrosNamed("FROB_TWICE").size(), 1u);
+  });
+  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  EXPECT_EQ(r.rescanned, 2u);
+  EXPECT_EQ(r.layer_files, 0u);
+  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+}
+
 // A damaged layer is reported and ignored: the image's stamps then show the
 // edit, which goes to a new layer. A layer made for another image is ignored quietly.
 TEST_F(StoreTest, DamagedOrForeignLayersAreIgnored) {
