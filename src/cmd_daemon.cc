@@ -15,7 +15,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,6 +35,7 @@
 #include "commands.h"
 #include "store.h"
 #include "store_arena.h"
+#include "store_watch.h"
 
 namespace optrace {
 
@@ -221,70 +221,6 @@ void StartDaemon(const std::string& root) {
 // Server.
 
 namespace {
-
-// Watches every directory whose files the index, the YAML model or the
-// tracer's generator files come from.
-class TreeWatch {
- public:
-  ~TreeWatch() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // False when inotify is unavailable or a directory cannot be watched (then
-  // the daemon cannot promise freshness and must not run).
-  bool Start(const std::string& root, std::string* why) {
-    fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (fd_ < 0) {
-      *why = std::string("inotify: ") + std::strerror(errno);
-      return false;
-    }
-    for (const char* dir : {"", "tools/autograd", "tools/autograd/templates"})
-      if (!Watch(root + (*dir ? "/" : "") + dir, why)) return false;
-    return ForEachScopeDirectory(root, [&](const std::string& rel, const struct stat&) {
-      return Watch(root + "/" + rel, why);
-    });
-  }
-  int fd() const { return fd_; }
-  size_t watched() const { return watched_; }
-
-  // Reads every queued event; true when one may change what the index holds.
-  bool Drain() {
-    alignas(inotify_event) char buf[64 * 1024];
-    bool relevant = false;
-    for (;;) {
-      ssize_t n = ::read(fd_, buf, sizeof(buf));
-      if (n <= 0) break;
-      for (char* p = buf; p < buf + n;) {
-        const auto* e = reinterpret_cast<const inotify_event*>(p);
-        p += sizeof(inotify_event) + e->len;
-        relevant = relevant || Relevant(*e);
-      }
-    }
-    return relevant;
-  }
-
- private:
-  static bool Relevant(const inotify_event& e) {
-    if (e.mask & (IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_ISDIR)) return true;
-    if (!e.len) return false;
-    std::string_view name(e.name);
-    for (std::string_view suffix : {".py", ".cpp", ".cc", ".cu", ".cuh", ".h", ".hpp", ".yaml", "version.txt"})
-      if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return true;
-    return false;
-  }
-  bool Watch(const std::string& dir, std::string* why) {
-    constexpr uint32_t kMask = IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                               IN_DELETE_SELF | IN_MOVE_SELF;
-    if (::inotify_add_watch(fd_, dir.c_str(), kMask) < 0) {
-      if (errno == ENOENT) return true;  // an optional directory
-      *why = "inotify_add_watch " + dir + ": " + std::strerror(errno);
-      return false;
-    }
-    ++watched_;
-    return true;
-  }
-  int fd_ = -1;
-  size_t watched_ = 0;
-};
 
 // Runs one subcommand with std::cout/std::cerr captured.
 int RunCaptured(const std::vector<std::string>& args, std::string* out, std::string* err) {

@@ -61,6 +61,12 @@ std::string Index::Snippet(const std::string& file, int line, int lines) const {
   return cached->text.substr(begin, end > begin ? end - begin : 0);
 }
 
+void ForgetFileTexts() {
+  SnippetCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.files.clear();
+}
+
 Status BuildIndex(const Checkout& checkout, unsigned threads, Index* out) {
   out->root = checkout.root;
   out->version = checkout.version;

@@ -54,4 +54,7 @@ struct LoadOptions {
 // Builds or loads the index for a checkout.
 Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out);
 
+// Drops the file texts Snippet keeps for this process (after the tree changed).
+void ForgetFileTexts();
+
 }  // namespace optrace

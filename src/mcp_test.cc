@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -410,6 +412,51 @@ TEST(McpProcessNoCheckout, ServesAndSaysWhy) {
   p.CloseInput();
   EXPECT_TRUE(p.AtEof());
   EXPECT_EQ(p.Wait(), 0);
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// The server watches the checkout: an edit made between two calls shows up
+// in the second (host_softmax: SoftMax.cu:820 in 2.6.0, 823 once three lines
+// are put above it), and `source` says the index was reloaded once.
+TEST(McpFreshness, AnEditShowsUpInTheNextCall) {
+  REQUIRE_CORPUS("2.6.0");
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("optrace-mcp-fresh-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  CopySoftmaxSlice(CorpusTree("2.6.0"), (base / "tree").string());
+  fs::create_directories(base / "cache");
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old_cache ? old_cache : "";
+  setenv("XDG_CACHE_HOME", (base / "cache").c_str(), 1);
+  {
+    McpProcess p((base / "tree").string());
+    ASSERT_TRUE(p.started());
+    auto host_softmax_line = [&](int id) -> int {
+      json find = p.Call(id, "tools/call", Modern(ToolCall("find", {{"symbol", "host_softmax"}})), kFirstCallTimeoutMs);
+      for (const auto& d : find["result"]["structuredContent"]["definitions"])
+        if (d["file"] == "aten/src/ATen/native/cuda/SoftMax.cu") return d["line"].get<int>();
+      ADD_FAILURE() << find.dump().substr(0, 1000);
+      return -1;
+    };
+    EXPECT_EQ(host_softmax_line(1), 820);
+    const fs::path cu = base / "tree/aten/src/ATen/native/cuda/SoftMax.cu";
+    const std::string text = ReadText(cu.string());
+    std::ofstream(cu, std::ios::binary) << "// one\n// two\n// three\n" << text;
+    EXPECT_EQ(host_softmax_line(2), 823);
+    json source = p.Call(3, "tools/call", Modern(ToolCall("source", json::object())));
+    const json& s = source["result"]["structuredContent"];
+    EXPECT_EQ(s["watching"], true) << s.dump();
+    EXPECT_EQ(s["reloads"], 1) << s.dump();
+    EXPECT_EQ(host_softmax_line(4), 823);  // no edit since: no reload
+  }
+  if (old_cache) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(base);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "render.h"
+#include "store_arena.h"
 #include "text.h"
 #include "trace.h"
 
@@ -645,7 +646,8 @@ std::vector<McpTool> MakeTools() {
   McpTool source{
       "source", "Which PyTorch checkout is read",
       "The PyTorch checkout optrace reads (path, how it was found, its version), the installed torch version "
-      "(with a warning when they differ), and the state of the index (loading, ready with counts, or failed and why).",
+      "(with a warning when they differ), and the state of the index (loading, ready with counts, or failed and why; "
+      "whether edits to the checkout are watched, and how often the index was reloaded after one).",
       {{"type", "object"}, {"additionalProperties", false}},
       {{"type", "object"},
        {"required", {"state"}},
@@ -659,6 +661,8 @@ std::vector<McpTool> MakeTools() {
          {"warning", {{"type", "string"}}},
          {"error", {{"type", "string"}}},
          {"load_seconds", {{"type", "number"}}},
+         {"watching", {{"type", "boolean"}}},
+         {"reloads", {{"type", "integer"}}},
          {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}}}};
 
   McpTool scan{
@@ -713,6 +717,11 @@ void OptraceTools::Load() {
     have_checkout_ = true;
   }
   if (!version_warning_.empty()) std::cerr << "optrace mcp: " << version_warning_ << "\n";
+  // Watches first, then the index's own freshness check (store_watch.h).
+  watching_ = watch_.Start(checkout.root, &watch_error_);
+  if (!watching_)
+    std::cerr << "optrace mcp: cannot watch " << checkout.root << " (" << watch_error_
+              << "): edits to it show up only after a restart\n";
   Status loaded = LoadIndex(checkout, LoadOptions{}, &index_);
   if (!loaded.ok()) return finish(State::kFailed, loaded.message());
   std::cerr << "optrace mcp: index of " << checkout.root << " ready\n";
@@ -726,10 +735,38 @@ bool OptraceTools::WaitLoaded(std::string* error) {
   return state_ == State::kReady;
 }
 
+void OptraceTools::RefreshIfChanged() {
+  if (!watching_) return;
+  std::lock_guard<std::mutex> refreshing(refresh_mu_);
+  if (!watch_.Drain()) return;
+  std::unique_lock<std::shared_mutex> exclusive(index_mu_);
+  auto start = std::chrono::steady_clock::now();
+  {
+    // The old index goes first: its images must be unmapped before the new
+    // one maps them again at their fixed addresses.
+    Index old = std::move(index_);
+    index_ = Index{};
+  }
+  ReleaseArenaMemory();
+  ForgetFileTexts();
+  Status loaded = LoadIndex(checkout_, LoadOptions{}, &index_);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++reloads_;
+  load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!loaded.ok()) {
+    state_ = State::kFailed;
+    error_ = loaded.message();
+  }
+  std::cerr << "optrace mcp: the tree changed; index reloaded in " << load_seconds_ << " s\n";
+}
+
 McpToolResult OptraceTools::Call(const std::string& name, const McpJson& arguments) {
   if (name == "source") return Source();
   std::string error;
   if (!WaitLoaded(&error)) return ToolError("optrace cannot read a PyTorch checkout: " + error);
+  RefreshIfChanged();
+  if (!WaitLoaded(&error)) return ToolError("optrace cannot read a PyTorch checkout: " + error);
+  std::shared_lock<std::shared_mutex> reading(index_mu_);
   if (name == "trace") return Trace(arguments);
   if (name == "find") return Find(arguments);
   if (name == "op") return Op(arguments);
@@ -803,6 +840,8 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
 
 McpToolResult OptraceTools::Source() {
   json out;
+  // index_mu_ before mu_, as a reload takes them.
+  std::shared_lock<std::shared_mutex> reading(index_mu_);
   std::lock_guard<std::mutex> lock(mu_);
   out["state"] = state_ == State::kReady ? "ready" : state_ == State::kFailed ? "failed" : "loading";
   if (have_checkout_) {
@@ -814,7 +853,11 @@ McpToolResult OptraceTools::Source() {
     if (!version_warning_.empty()) out["warning"] = version_warning_;
   }
   if (!error_.empty()) out["error"] = error_;
-  if (state_ != State::kLoading) out["load_seconds"] = load_seconds_;
+  if (state_ != State::kLoading) {
+    out["load_seconds"] = load_seconds_;
+    out["watching"] = watching_;
+    out["reloads"] = reloads_;
+  }
   if (state_ == State::kReady) {
     out["counts"] = {{"native_functions", index_.yaml.functions().size()},
                      {"derivatives", index_.yaml.derivatives().size()},
@@ -832,6 +875,10 @@ McpToolResult OptraceTools::Source() {
   }
   if (!error_.empty()) text << "- error: " << error_ << "\n";
   if (out.contains("counts")) text << "- index: " << out["counts"].dump() << "\n";
+  if (state_ != State::kLoading) {
+    if (watching_) text << "- edits to the checkout: picked up by the next call (" << reloads_ << " reloads so far)\n";
+    else text << "- edits to the checkout: not watched (" << watch_error_ << "); restart the server after one\n";
+  }
   return {state_ == State::kFailed, text.str(), out};
 }
 

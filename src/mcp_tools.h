@@ -3,14 +3,18 @@
 // native_functions.yaml and derivatives.yaml entries of an aten op) and
 // `source` (which checkout is read and the state of its index). Each answers
 // with a short markdown text for the model and compact structured JSON (no
-// code snippets: an agent's context is precious). The index is loaded once,
-// on a background thread, so the server answers `initialize` at once; tool
-// calls wait for it.
+// code snippets: an agent's context is precious). The index is loaded on a
+// background thread, so the server answers `initialize` at once; tool calls
+// wait for it. The tree is watched (inotify) from before that load: a call
+// that finds an edit queued reloads the index first -- tens of milliseconds
+// when the store can put a layer over its image -- so no answer comes from
+// an index older than the tree.
 #pragma once
 
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -18,6 +22,7 @@
 #include "checkout.h"
 #include "index.h"
 #include "mcp_server.h"
+#include "store_watch.h"
 
 namespace optrace {
 
@@ -60,6 +65,8 @@ class OptraceTools : public McpToolProvider {
  private:
   enum class State { kLoading, kReady, kFailed };
   void Load();
+  // Reloads the index when the watch has queued an edit since the last call.
+  void RefreshIfChanged();
   McpToolResult Trace(const McpJson& arguments);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
@@ -79,9 +86,16 @@ class OptraceTools : public McpToolProvider {
   std::optional<std::string> installed_torch_;
   std::string version_warning_;
   double load_seconds_ = 0;
-  // Written by the loader only while state_ is kLoading; read without the
-  // lock once a reader has seen kReady under it.
+  // Written by the loader only while state_ is kLoading; then read by tool
+  // calls under a shared lock of index_mu_, replaced by a reload under an
+  // exclusive one.
   Index index_;
+  std::shared_mutex index_mu_;
+  TreeWatch watch_;
+  bool watching_ = false;     // set by the loader before kLoading ends
+  std::string watch_error_;   // why the tree is not watched
+  std::mutex refresh_mu_;     // one thread drains the watch and reloads
+  int reloads_ = 0;           // under mu_
 };
 
 }  // namespace optrace
