@@ -199,6 +199,7 @@ struct CppRecordCounts {
          macro_uses = 0, library_registrations = 0, dtype_dispatches = 0, stub_refs = 0;
   void Add(const CppFileRecords& records);  // one more file
   void Add(const CppRecordCounts& counts, int sign);  // sign +1 or -1
+  bool operator==(const CppRecordCounts&) const = default;
 };
 
 // Scans one C++/CUDA source text. `path` is used for the device of plain

@@ -125,6 +125,12 @@ class StoreTest : public ::testing::Test {
     ReleaseArenaMemory();
     return r;
   }
+  // An update that wrote a new image, with no layer over it.
+  void ExpectNewImage(const StoreReport& r) {
+    EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+    EXPECT_EQ(r.layer_files, 0u);
+    EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+  }
   // The line of the only function named `name`.
   static uint32_t LineOf(const Index& idx, std::string_view name) {
     auto ids = idx.cpp.FunctionsNamed(name);
@@ -253,9 +259,7 @@ TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
     EXPECT_EQ(idx.cpp.MacrosNamed("FROB_TWICE").size(), 1u);
     EXPECT_EQ(LineOf(idx, "frob_cuda"), 4u);  // the layer's edit kept
   });
-  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-  EXPECT_EQ(r.layer_files, 0u);
-  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+  ExpectNewImage(r);
 
   // A Python edit joins the layer; a new file does not.
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 4);
@@ -272,10 +276,8 @@ TEST_F(StoreTest, ChangesALayerCannotCarryWriteANewImage) {
     EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u);
     EXPECT_NE(idx.py.FindModule("torch.frob3"), nullptr);
   });
-  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  ExpectNewImage(r);
   EXPECT_EQ(r.added, 1u);
-  EXPECT_EQ(r.layer_files, 0u);
-  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
 }
 
 // Two edits, one a layer could carry and one it cannot: one new image, each
@@ -289,10 +291,8 @@ TEST_F(StoreTest, OneEditALayerCannotCarryMakesANewImageForAll) {
     EXPECT_EQ(LineOf(idx, "frob_cpu"), 3u);
     EXPECT_EQ(idx.cpp.MacrosNamed("FROB_TWICE").size(), 1u);
   });
-  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
+  ExpectNewImage(r);
   EXPECT_EQ(r.rescanned, 2u);
-  EXPECT_EQ(r.layer_files, 0u);
-  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
 }
 
 // A damaged layer is reported and ignored: the image's stamps then show the
@@ -471,9 +471,7 @@ TEST_F(StoreTest, ALayerHoldsAtMost32Files) {
     EXPECT_EQ(LineOf(idx, "f32"), 2u);
     EXPECT_EQ(LineOf(idx, "f31"), 1u);
   });
-  EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
-  EXPECT_EQ(r.layer_files, 0u);
-  EXPECT_FALSE(fs::exists(ImagePath() + ".layer"));
+  ExpectNewImage(r);
 }
 
 // A MemoryDisk whose files in `unreadable` fail to read (stat still works).
