@@ -7,12 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "render.h"
+#include "test_tree_index.h"
 #include "test_util.h"
 #include "trace.h"
 
@@ -226,25 +225,11 @@ TEST(RenderJson, EqualsTheDumpedValueOnAHandBuiltTrace) {
   EXPECT_EQ(RenderJson(empty), DumpJson(TraceToJson(empty)));
 }
 
-const Index& TreeIndex() {
-  static std::unique_ptr<Index> index;
-  if (!index) {
-    Checkout checkout;
-    Status s = FindCheckout(CorpusTree("2.6.0"), &checkout);
-    EXPECT_TRUE(s.ok()) << s.message();
-    index = std::make_unique<Index>();
-    LoadOptions options;
-    options.use_store = false;
-    s = LoadIndex(checkout, options, index.get());
-    EXPECT_TRUE(s.ok()) << s.message();
-  }
-  return *index;
-}
 
 // Real traces of every kind, and a sample of every op, written both ways.
 TEST(RenderJson, EqualsTheDumpedValueOnRealTraces) {
   REQUIRE_CORPUS("2.6.0");
-  const Index& index = TreeIndex();
+  const Index& index = TreeIndex("2.6.0");
   std::vector<std::string> queries = {"nn.LSTM",     "nn.MultiheadAttention", "torch.flip", "F.cross_entropy",
                                       "Tensor.view", "Tensor.__rsub__",       "aten::_softmax", "nn.NoSuchThing"};
   std::vector<std::string> all = AllOpQueries(index);

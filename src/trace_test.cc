@@ -5,30 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
-#include <memory>
 
+#include "test_tree_index.h"
 #include "test_util.h"
 
 namespace optrace {
 namespace {
-
-// One index per tree for the whole binary: building one takes about a second.
-const Index& TreeIndex(const std::string& version) {
-  static std::map<std::string, std::unique_ptr<Index>> indexes;
-  auto& slot = indexes[version];
-  if (!slot) {
-    Checkout checkout;
-    Status s = FindCheckout(CorpusTree(version), &checkout);
-    EXPECT_TRUE(s.ok()) << s.message();
-    slot = std::make_unique<Index>();
-    LoadOptions options;
-    options.use_store = false;
-    s = LoadIndex(checkout, options, slot.get());
-    EXPECT_TRUE(s.ok()) << s.message();
-  }
-  return *slot;
-}
 
 Trace TraceOf(const std::string& version, const std::string& query, TraceOptions options = {}) {
   options.snippets = false;
