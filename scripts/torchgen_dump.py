@@ -11,7 +11,7 @@ name, line, func, variants, dispatch (kernel per backend-index key),
 structured, structured_delegate, structured_inherits, autogen, python_module,
 category_override, device_guard, device_check, manual_kernel_registration,
 manual_cpp_binding, tags, ufunc_inner_loop (key -> loop name).
-Needs only python3 and PyYAML. Used by src/yaml_torchgen_test.cc.
+Needs only python3 and PyYAML. Used by src/yaml/yaml_torchgen_test.cc.
 """
 import json
 import os

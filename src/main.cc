@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cmd_common.h"
-#include "commands.h"
-#include "text.h"
+#include "cli/cmd_common.h"
+#include "cli/commands.h"
+#include "base/text.h"
 
 namespace optrace {
 

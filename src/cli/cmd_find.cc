@@ -1,0 +1,296 @@
+// `optrace find NAME`: everything the C++/CUDA index knows about one symbol
+// -- its definitions, dispatch-stub declarations and registrations (as stub
+// or as registered target), kernel launches (of it, in it, in a macro of
+// that name), TORCH_LIBRARY registrations and callers -- each with file:line.
+// An unknown name exits 1 with the closest known names ("did you mean").
+#include <algorithm>
+#include <iostream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cmd_common.h"
+#include "cpp/cpp_index.h"
+
+namespace optrace {
+namespace {
+
+using nlohmann::json;
+
+// Levenshtein distance, capped: names further than `cap` apart are not suggestions.
+size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
+  if (a.size() > b.size() + cap || b.size() > a.size() + cap) return cap + 1;
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    size_t row_min = cur[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > cap) return cap + 1;
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> Suggestions(const CppIndex& index, std::string_view name) {
+  std::set<std::string_view> names;
+  for (const CppFunction& f : index.functions()) names.insert(f.name);
+  for (const StubDecl& d : index.stub_decls()) names.insert(d.stub);
+  for (const CppMacro& m : index.macros()) names.insert(m.name);
+  const size_t cap = name.size() < 6 ? 1 : 2;
+  std::vector<std::pair<size_t, std::string_view>> scored;
+  for (std::string_view n : names) {
+    size_t d = EditDistance(name, n, cap);
+    if (d <= cap) scored.push_back({d, n});
+  }
+  if (scored.empty() && name.size() >= 4) {  // fall back to names containing the query
+    for (std::string_view n : names)
+      if (n.find(name) != std::string_view::npos) scored.push_back({n.size(), n});
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && out.size() < 8; ++i) out.emplace_back(scored[i].second);
+  return out;
+}
+
+std::string Loc(const CppIndex& index, uint32_t file, uint32_t line) {
+  return index.file(file) + ":" + std::to_string(line);
+}
+
+// Where a call or launch sits: "in <qualified function>" or "in #define M".
+std::string Context(const CppIndex& index, int32_t function, const std::string& macro) {
+  if (function >= 0) return "in " + index.functions()[function].qualified;
+  if (!macro.empty()) return "in #define " + macro;
+  return "";
+}
+
+// Where a macro use sits; outside any function or #define, the use itself
+// says what it makes: "at file scope: CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, ...)".
+std::string UseContext(const CppIndex& index, const CppMacroUse& u) {
+  if (u.function >= 0 || !u.within_macro.empty()) return Context(index, u.function, u.within_macro);
+  return "at file scope: " + u.macro + "(" + (u.first_arg.empty() ? "..." : u.first_arg + ", ...") + ")";
+}
+
+json LaunchJson(const CppIndex& index, const CppLaunch& l) {
+  json j = {{"file", index.file(l.file)}, {"line", l.line}, {"kind", LaunchKindName(l.kind)},
+            {"launcher", l.launcher}, {"kernel", l.kernel}, {"functors", l.functors}};
+  if (l.function >= 0) j["function"] = index.functions()[l.function].qualified;
+  if (!l.macro.empty()) j["macro"] = l.macro;
+  return j;
+}
+
+std::string LaunchText(const CppIndex& index, const CppLaunch& l) {
+  std::string s = Loc(index, l.file, l.line) + "  ";
+  if (l.kind == LaunchKind::kTripleChevron) {
+    s += l.kernel + "<<<>>>";
+  } else {
+    s += l.launcher + "(" + (l.kernel.empty() ? "" : "\"" + l.kernel + "\"");
+    for (size_t i = 0; i < l.functors.size(); ++i) s += (i || !l.kernel.empty() ? ", " : "") + l.functors[i];
+    s += ")";
+  }
+  std::string ctx = Context(index, l.function, l.macro);
+  if (!ctx.empty()) s += "  " + ctx;
+  return s;
+}
+
+}  // namespace
+
+int CmdFind(int argc, char** argv) {
+  CLI::App app{"List what the C++/CUDA index knows about a symbol, with file:line", "optrace find"};
+  std::string source, name;
+  bool as_json = false;
+  size_t limit = 40;
+  AddSourceFlag(app, &source);
+  app.add_option("name", name, "function, kernel, dispatch stub or macro name (a::b::f looks up f)")->required();
+  app.add_flag("--json", as_json, "print JSON");
+  app.add_option("--limit", limit, "callers to list (default 40; 0 = all)");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  CppIndex index = CppIndex::Build(*checkout.disk);
+
+  // "at::native::add" looks up "add" and keeps definitions whose qualified
+  // name ends with what was written.
+  std::string qualified_query;
+  std::string key = name;
+  if (size_t at = name.rfind("::"); at != std::string::npos && name.compare(0, 8, "operator") != 0) {
+    qualified_query = name;
+    key = name.substr(at + 2);
+  }
+  auto qualified_ok = [&](const CppFunction& f) {
+    return qualified_query.empty() ||
+           (f.qualified.size() >= qualified_query.size() &&
+            f.qualified.compare(f.qualified.size() - qualified_query.size(), qualified_query.size(), qualified_query) == 0);
+  };
+
+  std::vector<uint32_t> defs;
+  for (uint32_t i : index.FunctionsNamed(key))
+    if (qualified_ok(index.functions()[i])) defs.push_back(i);
+  std::vector<uint32_t> decls = index.StubDeclsNamed(key);
+  std::vector<uint32_t> regs = index.RegistrationsOf(key);
+  std::vector<uint32_t> as_target;
+  const auto registrations = index.registrations();
+  for (auto it = registrations.begin(); it != registrations.end(); ++it)
+    if (it->target == key) as_target.push_back(it.id());
+  std::vector<uint32_t> launches_of = index.LaunchesOfKernel(key);
+  const auto launches = index.launches();
+  for (auto it = launches.begin(); it != launches.end(); ++it)  // jiterator kernels are named by string
+    if (it->kind == LaunchKind::kJiterator && it->kernel == key) launches_of.push_back(it.id());
+  std::vector<uint32_t> launches_in;
+  for (uint32_t f : defs)
+    for (uint32_t l : index.LaunchesIn(f)) launches_in.push_back(l);
+  std::vector<uint32_t> macros = index.MacrosNamed(key);
+  std::vector<uint32_t> macro_launches = index.LaunchesInMacro(key);
+  std::vector<uint32_t> macro_sites;
+  const auto macro_uses = index.macro_uses();
+  for (auto it = macro_uses.begin(); it != macro_uses.end(); ++it)
+    if (it->macro == key) macro_sites.push_back(it.id());
+  std::vector<uint32_t> libs = index.LibraryRegistrationsOf(key);
+  std::vector<uint32_t> callers = index.CallersOf(key);
+
+  bool found = !defs.empty() || !decls.empty() || !regs.empty() || !as_target.empty() || !launches_of.empty() ||
+               !macros.empty() || !libs.empty() || !callers.empty();
+  if (!found) {
+    auto suggestions = Suggestions(index, key);
+    if (as_json) {
+      std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
+    } else {
+      std::cerr << "optrace: no C++ symbol named '" << name << "' in " << checkout.root << "\n";
+      if (!suggestions.empty()) {
+        std::cerr << "did you mean:";
+        for (const auto& s : suggestions) std::cerr << " " << s;
+        std::cerr << "\n";
+      }
+    }
+    return static_cast<int>(ExitCode::kNotFound);
+  }
+
+  std::sort(launches_of.begin(), launches_of.end());
+  size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
+  if (as_json) {
+    json j = {{"name", name}, {"found", true}, {"checkout", checkout.root}};
+    for (uint32_t i : defs) {
+      const CppFunction& f = index.functions()[i];
+      j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
+                                  {"name", f.name}, {"qualified", f.qualified}, {"overload", f.overload},
+                                  {"params", f.params}, {"return_type", f.return_type},
+                                  {"template", f.is_template}, {"body", {f.body_begin, f.body_end}}});
+    }
+    for (uint32_t i : decls) {
+      const StubDecl& d = index.stub_decls()[i];
+      j["stub_declarations"].push_back({{"file", index.file(d.file)}, {"line", d.line},
+                                        {"kind", d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH" : "DEFINE_DISPATCH"},
+                                        {"type", d.type}});
+    }
+    auto reg_json = [&](const StubRegistration& r) {
+      return json{{"file", index.file(r.file)}, {"line", r.line}, {"macro", r.macro}, {"stub", r.stub},
+                  {"target", r.target}, {"target_written", r.target_written}, {"device", r.device}, {"arch", r.arch}};
+    };
+    for (uint32_t i : regs) j["registrations"].push_back(reg_json(index.registrations()[i]));
+    for (uint32_t i : as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
+    for (uint32_t i : launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
+    for (uint32_t i : launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
+    for (uint32_t i : macros) {
+      const CppMacro& m = index.macros()[i];
+      j["macros"].push_back({{"file", index.file(m.file)}, {"line", m.line}, {"end_line", m.end_line}});
+    }
+    for (uint32_t i : macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
+    for (uint32_t i : macro_sites) {
+      const CppMacroUse& u = index.macro_uses()[i];
+      json s = {{"file", index.file(u.file)}, {"line", u.line}};
+      if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
+      if (!u.within_macro.empty()) s["macro"] = u.within_macro;
+      if (u.function < 0 && u.within_macro.empty()) {
+        s["file_scope"] = true;
+        if (!u.first_arg.empty()) s["first_arg"] = u.first_arg;
+      }
+      j["macro_uses"].push_back(s);
+    }
+    for (uint32_t i : libs) {
+      const LibraryRegistration& r = index.library_registrations()[i];
+      j["library_registrations"].push_back({{"file", index.file(r.file)}, {"line", r.line}, {"block", r.block},
+                                            {"ns", r.ns}, {"key", r.key}, {"op", r.op}});
+    }
+    for (size_t k = 0; k < shown_callers; ++k) {
+      const CppCall& c = index.calls()[callers[k]];
+      json s = {{"file", index.file(c.file)}, {"line", c.line}, {"qualifier", c.qualifier}};
+      if (c.function >= 0) s["function"] = index.functions()[c.function].qualified;
+      if (!c.macro.empty()) s["macro"] = c.macro;
+      j["callers"].push_back(s);
+    }
+    j["callers_total"] = callers.size();
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  auto section = [](const char* title, size_t n) {
+    if (n) std::cout << title << " (" << n << "):\n";
+  };
+  section("definitions", defs.size());
+  for (uint32_t i : defs) {
+    const CppFunction& f = index.functions()[i];
+    std::cout << "  " << Loc(index, f.file, f.line) << "  ";
+    if (f.form != DefForm::kFunction) std::cout << DefFormName(f.form) << " ";
+    if (f.is_template) std::cout << "template ";
+    std::cout << (f.return_type.empty() ? "" : f.return_type + " ") << f.qualified << "(" << f.params << ")"
+              << "  [body " << f.body_begin << "-" << f.body_end << "]\n";
+  }
+  section("dispatch stub declarations", decls.size());
+  for (uint32_t i : decls) {
+    const StubDecl& d = index.stub_decls()[i];
+    std::cout << "  " << Loc(index, d.file, d.line) << "  "
+              << (d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH(" + d.type + ", " + d.stub + ")"
+                                                    : "DEFINE_DISPATCH(" + d.stub + ")")
+              << "\n";
+  }
+  auto print_reg = [&](const StubRegistration& r) {
+    std::cout << "  " << Loc(index, r.file, r.line) << "  " << r.macro << " " << r.stub << " -> "
+              << (r.target.empty() ? "(none)" : r.target_written) << "  [" << r.device
+              << (r.arch.empty() ? "" : " " + r.arch) << "]\n";
+  };
+  section("stub registrations", regs.size());
+  for (uint32_t i : regs) print_reg(index.registrations()[i]);
+  section("registered as a stub's kernel", as_target.size());
+  for (uint32_t i : as_target) print_reg(index.registrations()[i]);
+  section("launches of this kernel", launches_of.size());
+  for (uint32_t i : launches_of) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("launches in its body", launches_in.size());
+  for (uint32_t i : launches_in) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("macro definitions", macros.size());
+  for (uint32_t i : macros) {
+    const CppMacro& m = index.macros()[i];
+    std::cout << "  " << Loc(index, m.file, m.line) << "  #define " << m.name << (m.function_like ? "(...)" : "")
+              << "  [lines " << m.line << "-" << m.end_line << "]\n";
+  }
+  section("launches in the macro", macro_launches.size());
+  for (uint32_t i : macro_launches) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("macro used at", macro_sites.size());
+  for (uint32_t i : macro_sites) {
+    const CppMacroUse& u = index.macro_uses()[i];
+    std::cout << "  " << Loc(index, u.file, u.line) << "  " << UseContext(index, u) << "\n";
+  }
+  section("TORCH_LIBRARY registrations", libs.size());
+  for (uint32_t i : libs) {
+    const LibraryRegistration& r = index.library_registrations()[i];
+    std::cout << "  " << Loc(index, r.file, r.line) << "  " << r.block << "(" << r.ns
+              << (r.key.empty() ? "" : ", " + r.key) << "): " << (r.is_def ? "def " : "impl ") << r.op << "\n";
+  }
+  section("callers", callers.size());
+  for (size_t k = 0; k < shown_callers; ++k) {
+    const CppCall& c = index.calls()[callers[k]];
+    std::cout << "  " << Loc(index, c.file, c.line) << "  " << c.qualifier << c.callee << "(...)  "
+              << Context(index, c.function, c.macro) << "\n";
+  }
+  if (shown_callers < callers.size())
+    std::cout << "  ... " << callers.size() - shown_callers << " more (--limit 0 lists all)\n";
+  return 0;
+}
+
+}  // namespace optrace

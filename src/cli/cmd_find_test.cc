@@ -1,0 +1,45 @@
+// `optrace find` on the real 2.6.0 tree, called in-process: macro uses at
+// file scope are labelled with what they make (checked by hand:
+// sed -n '321,322p' aten/src/ATen/native/UnaryOps.cpp).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/test_util.h"
+
+namespace optrace {
+int CmdFind(int argc, char** argv);
+
+namespace {
+
+using ::testing::HasSubstr;
+
+int RunFind(std::vector<std::string> args, std::string* out) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  setenv("OPTRACE_NO_VERSION_CHECK", "1", 1);
+  testing::internal::CaptureStdout();
+  int rc = CmdFind(static_cast<int>(argv.size()), argv.data());
+  *out = testing::internal::GetCapturedStdout();
+  return rc;
+}
+
+TEST(CmdFind, FileScopeMacroUsesSayWhatTheyMake) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string out;
+  ASSERT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), "CREATE_UNARY_TORCH_IMPL_FUNC"}, &out), 0);
+  EXPECT_THAT(out, HasSubstr("aten/src/ATen/native/UnaryOps.cpp:301  #define CREATE_UNARY_TORCH_IMPL_FUNC(...)"));
+  EXPECT_THAT(out, HasSubstr("aten/src/ATen/native/UnaryOps.cpp:321  at file scope: "
+                             "CREATE_UNARY_TORCH_IMPL_FUNC(acos_out, ...)\n"));
+  ASSERT_EQ(RunFind({"find", "--json", "--source", CorpusTree("2.6.0"), "CREATE_UNARY_TORCH_IMPL_FUNC"}, &out), 0);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_GE(j["macro_uses"].size(), 2u);
+  const nlohmann::json& acosh = j["macro_uses"][1];
+  EXPECT_EQ(acosh["line"], 322);
+  EXPECT_EQ(acosh["file_scope"], true);
+  EXPECT_EQ(acosh["first_arg"], "acosh_out");
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,66 @@
+// `optrace mcp`: optrace as an MCP server over stdio, for coding agents
+// (`claude mcp add optrace -- optrace mcp`, doc/mcp.md). stdout carries
+// protocol messages only: the protocol gets its own copy of the stdout file
+// descriptor and fd 1 is pointed at stderr, so a stray print anywhere in the
+// process lands in the log instead of corrupting the stream.
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "cli/cmd_common.h"
+#include "cli/commands.h"
+#include "mcp/mcp_server.h"
+#include "tools/mcp_tools.h"
+
+namespace optrace {
+
+namespace {
+
+constexpr char kInstructions[] =
+    "optrace answers questions about PyTorch internals from the PyTorch source checkout that matches the "
+    "installed torch, with file:line for every fact. Use it instead of grepping or reading the checkout: "
+    "`trace` for the whole path of an operation (Python -> native_functions.yaml -> C++ -> CUDA kernels / "
+    "cuDNN / cuBLAS -> backward), e.g. nn.LSTM, F.scaled_dot_product_attention, Tensor.softmax, "
+    "aten::add.Tensor; `op` for one aten op's YAML entry and derivative formulas; `find` for where a C++ "
+    "function, stub, kernel or Python name is defined, registered and called; `source` to check which checkout "
+    "is read. Paths are relative to the checkout root. 'Not found' means the checkout does not show it: do not "
+    "fill the gap by guessing.";
+
+}  // namespace
+
+int CmdMcp(int argc, char** argv) {
+  CLI::App app{"Serve optrace's tools over MCP (stdio, JSON-RPC 2.0), for coding agents", "optrace mcp"};
+  std::string source;
+  unsigned jobs = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  AddSourceFlag(app, &source);
+  app.add_option("--jobs", jobs, "tool calls answered at once (1: strictly in order)")->check(CLI::Range(1, 64));
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+
+  int protocol_fd = ::dup(STDOUT_FILENO);
+  if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::perror("optrace mcp: dup");
+    return static_cast<int>(ExitCode::kSource);
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill us mid-write
+
+  OptraceTools tools(source);
+  tools.StartLoading();
+  McpServerInfo info;
+  info.instructions = kInstructions;
+  McpServer server(&tools, info);
+  std::cerr << "optrace mcp: serving on stdio (protocol " << kMcpModernVersion << ", " << McpSessionVersions().front()
+            << ", " << McpSessionVersions().back() << ")\n";
+  server.Serve(STDIN_FILENO, protocol_fd, jobs);
+  // EOF: every request read has been answered. Leave without waiting for an
+  // index build still running on the loader thread.
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+}  // namespace optrace

@@ -1,0 +1,186 @@
+// `optrace op NAME` and `optrace ops`: what native_functions.yaml and
+// derivatives.yaml say about an operator, resolved the way torchgen resolves
+// them (implied CompositeImplicitAutograd entries, ufunc kernels, generated
+// functional/out= variants), each fact with its file:line. These read only the
+// YAML model, so they answer in tens of milliseconds without an index.
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/cmd_common.h"
+#include "base/text.h"
+#include "yaml/yaml_json.h"
+#include "yaml/yaml_model.h"
+
+namespace optrace {
+
+int CmdOp(int argc, char** argv);
+int CmdOps(int argc, char** argv);
+
+namespace {
+
+// Every overload of `query` ("add") or the one it names ("add.out").
+std::vector<const NativeFunction*> Lookup(const YamlModel& model, const std::string& query) {
+  if (query.find('.') != std::string::npos) {
+    const NativeFunction* f = model.Find(query);
+    return f ? std::vector<const NativeFunction*>{f} : std::vector<const NativeFunction*>{};
+  }
+  return model.Overloads(query);
+}
+
+std::vector<std::string> Suggestions(const YamlModel& model, const std::string& query) {
+  std::set<std::string> names;
+  for (const auto& f : model.functions()) {
+    names.insert(f.schema.name);
+    if (query.find('.') != std::string::npos) names.insert(f.name);
+  }
+  return DidYouMean(query, std::vector<std::string>(names.begin(), names.end()), 5);
+}
+
+std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+void PrintFormulas(const std::vector<DerivativeFormula>& formulas, const char* indent) {
+  for (const auto& f : formulas) {
+    std::cout << indent << f.inputs << ": " << f.formula << "   (line " << f.line << ")\n";
+  }
+}
+
+void PrintFunction(const YamlModel& model, const NativeFunction& f) {
+  std::cout << f.name << "   " << kNativeFunctionsPath << ":" << f.line << "\n";
+  std::cout << "  func:        " << f.schema.text << "\n";
+  if (f.autogen_from) {
+    std::cout << "  generated:   by torchgen from " << *f.autogen_from << " (line " << f.line
+              << "); not written in the YAML\n";
+  }
+  std::cout << "  variants:    " << Join(f.variants) << "\n";
+  const char* label = "  dispatch:    ";
+  if (f.dispatch.empty()) std::cout << label << "(none of its own)\n";
+  for (const auto& [key, kernel] : f.dispatch) {
+    std::cout << label << key << ": " << kernel;
+    if (f.implicit_composite && key == "CompositeImplicitAutograd") std::cout << "   [implied: no dispatch: table]";
+    if (!f.ufunc_inner_loop.empty() && kernel == "ufunc_" + f.schema.name + "_" + key) {
+      std::cout << "   [implied: ufunc_inner_loop codegen]";
+    }
+    if (f.autogen_from) std::cout << "   [generated kernel]";
+    std::cout << "\n";
+    label = "               ";
+  }
+  if (f.structured) {
+    std::cout << "  structured:  True" << (f.structured_inherits ? " (inherits " + *f.structured_inherits + ")" : "")
+              << "\n";
+  }
+  if (f.structured_delegate) std::cout << "  structured_delegate: " << *f.structured_delegate << "\n";
+  for (const auto& p : f.precomputed) std::cout << "  precomputed: " << p << "\n";
+  if (!f.autogen.empty()) std::cout << "  autogen:     " << Join(f.autogen) << "\n";
+  for (const auto& [key, loop] : f.ufunc_inner_loop) std::cout << "  ufunc_inner_loop: " << key << ": " << loop << "\n";
+  if (!f.tags.empty()) std::cout << "  tags:        " << Join(f.tags) << "\n";
+  if (f.python_module) std::cout << "  python_module: " << *f.python_module << "\n";
+  if (f.device_check) std::cout << "  device_check: " << *f.device_check << "\n";
+  if (f.device_guard) std::cout << "  device_guard: " << *f.device_guard << "\n";
+  if (f.category_override) std::cout << "  category_override: " << *f.category_override << "\n";
+  if (f.manual_kernel_registration) std::cout << "  manual_kernel_registration: True\n";
+  if (f.manual_cpp_binding) std::cout << "  manual_cpp_binding: True\n";
+  for (const auto& [key, value] : f.other_keys) std::cout << "  " << key << ": " << value << "\n";
+  const DerivativeEntry* d = model.FindDerivative(f.name);
+  if (!d) {
+    std::cout << "  derivative:  no " << kDerivativesPath << " entry named " << f.name << "\n";
+  } else {
+    std::cout << "  derivative:  " << kDerivativesPath << ":" << d->line << "   " << d->text << "\n";
+    if (d->output_differentiability) std::cout << "    output_differentiability: " << *d->output_differentiability << "\n";
+    PrintFormulas(d->formulas, "    ");
+    for (const auto& [section, formulas] : d->dispatch_sections) {
+      std::cout << "    dispatch " << section << ":\n";
+      PrintFormulas(formulas, "      ");
+    }
+  }
+}
+
+// Opens the checkout and loads the model; prints and returns false on failure.
+bool LoadModel(const std::string& source, YamlModel* model, int* rc) {
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, rc)) return false;
+  Status s = YamlModel::Load(*checkout.disk, model);
+  if (!s.ok()) {
+    *rc = Report(s);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int CmdOp(int argc, char** argv) {
+  CLI::App app{"Show what native_functions.yaml and derivatives.yaml say about an operator", "optrace op"};
+  std::string source, name;
+  bool json = false;
+  AddSourceFlag(app, &source);
+  app.add_option("name", name, "operator: a base name (add) for every overload, or name.overload (add.out)")
+      ->required();
+  app.add_flag("--json", json, "print JSON (one object per overload, with its derivative entry)");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  YamlModel model;
+  if (!LoadModel(source, &model, &rc)) return rc;
+
+  std::vector<const NativeFunction*> found = Lookup(model, name);
+  if (found.empty()) {
+    std::vector<std::string> near = Suggestions(model, name);
+    std::string msg = "no operator '" + name + "' in " + kNativeFunctionsPath;
+    if (!near.empty()) msg += "; did you mean " + Join(near, " or ") + "?";
+    if (json) {
+      nlohmann::ordered_json j = {{"query", name}, {"error", msg}, {"suggestions", near}};
+      std::cout << j.dump(2) << "\n";
+    }
+    return Report(Status::NotFound(msg));
+  }
+  if (json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const NativeFunction* f : found) {
+      nlohmann::ordered_json j = NativeFunctionToJson(*f);
+      const DerivativeEntry* d = model.FindDerivative(f->name);
+      j["derivative"] = d ? DerivativeToJson(*d) : nlohmann::ordered_json(nullptr);
+      list.push_back(std::move(j));
+    }
+    nlohmann::ordered_json out = {{"query", name}, {"release", model.release()}, {"functions", std::move(list)}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (i) std::cout << "\n";
+    PrintFunction(model, *found[i]);
+  }
+  if (name.find('.') == std::string::npos && name.back() != '_' && !model.Overloads(name + "_").empty()) {
+    std::cout << "\nsee also: optrace op " << name << "_   (the in-place overloads)\n";
+  }
+  return 0;
+}
+
+int CmdOps(int argc, char** argv) {
+  CLI::App app{"List every operator of native_functions.yaml (and torchgen's generated ones)", "optrace ops"};
+  std::string source;
+  bool json = false;
+  AddSourceFlag(app, &source);
+  app.add_flag("--json", json, "print the whole model as a JSON array, one object per function");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  YamlModel model;
+  if (!LoadModel(source, &model, &rc)) return rc;
+  if (json) {
+    std::cout << ModelToJson(model).dump(1) << "\n";
+    return 0;
+  }
+  for (const auto& f : model.functions()) {
+    std::vector<std::string> keys;
+    for (const auto& [key, kernel] : f.dispatch) keys.push_back(key);
+    std::cout << f.name << "\t" << kNativeFunctionsPath << ":" << f.line << "\t" << Join(keys, ",")
+              << (f.autogen_from ? "\tgenerated" : "") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace optrace

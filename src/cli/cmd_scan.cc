@@ -1,0 +1,91 @@
+// `optrace scan FILE.py`: every PyTorch op a user's file runs (usescan.h),
+// each with its file:line uses and the checkout's classification; --trace
+// appends the full trace of each op that is not a well-known kind, in the
+// same document. The user's file is read directly (it lies outside the
+// checkout); names resolve against the checkout's index.
+//
+// Exit codes: 0 ops found, 1 no torch op found, 2 usage, 3 the file is
+// unreadable or does not scan, or the checkout/index is unusable.
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cmd_common.h"
+#include "cli/commands.h"
+#include "index/index.h"
+#include "render/render.h"
+#include "trace/trace.h"
+#include "usescan/usescan.h"
+
+namespace optrace {
+
+int CmdScan(int argc, char** argv) {
+  CLI::App app{"Find every PyTorch op a Python file runs; optionally trace them", "optrace scan"};
+  std::string source, format = "text", file, only_class;
+  bool trace = false, json = false;
+  AddSourceFlag(app, &source);
+  app.add_option("file", file, "the Python file to scan")->required();
+  app.add_option("--class", only_class, "only the functions of this class (and what they call)");
+  app.add_option("--format", format, "text (default), md or json (optrace.scan/1, see doc/scan-schema.md)")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  app.add_flag("--json", json, "same as --format json");
+  app.add_flag("--trace", trace, "append the full trace of each op that is not a well-known kind");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (json) format = "json";
+
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream buf;
+  if (!in || !(buf << in.rdbuf()) || in.bad()) {
+    std::cerr << "optrace: cannot read " << file << "\n";
+    return static_cast<int>(ExitCode::kSource);
+  }
+  std::string text = buf.str();
+
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  LoadOptions load;
+  load.progress = ::isatty(STDERR_FILENO);
+  Index index;
+  Status loaded = LoadIndex(checkout, load, &index);
+  if (!loaded.ok()) return Report(loaded);
+
+  ScanReport report;
+  Status s = ScanUserFile(index, file, text, &report);
+  if (s.code() == ExitCode::kSource) return Report(s);
+  if (!only_class.empty()) {
+    FilterScanToClass(&report, only_class);
+    if (report.ops.empty())
+      s = Status::NotFound("no torch ops found in class " + only_class + " of " + file);
+  }
+
+  std::vector<Trace> traces;
+  if (trace && s.ok()) {
+    TraceOptions options;
+    options.snippets = format != "json";
+    for (const ScanOp& op : report.ops) {
+      if (!op.needs_trace) continue;
+      Trace t;
+      Status ts = TraceQuery(index, op.query, options, &t);
+      if (t.query.empty()) t.query = op.query;
+      if (t.source_root.empty()) t.source_root = checkout.root;
+      if (t.source_version.empty()) t.source_version = checkout.version;
+      if (!ts.ok() && t.not_found.empty()) t.not_found.push_back({"query", ts.message()});
+      traces.push_back(std::move(t));
+    }
+  }
+  if (format == "json") {
+    std::cout << DumpJson(ScanToJson(report, traces), 1) << "\n";
+  } else if (format == "md" || format == "markdown") {
+    std::cout << RenderScanMarkdown(report, traces);
+  } else {
+    std::cout << RenderScanText(report, traces, 100);
+  }
+  std::cout.flush();
+  if (!s.ok()) std::cerr << "optrace: " << s.message() << "\n";
+  return s.exit_code();
+}
+
+}  // namespace optrace

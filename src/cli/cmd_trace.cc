@@ -1,0 +1,238 @@
+// `optrace trace`: the main face. Opens the checkout, loads (or builds) the
+// index, traces each query and renders it as text (the default: flow
+// diagram, layers, summary table, notes), markdown, JSON (optrace.trace/1,
+// doc/trace-schema.md) or Graphviz DOT. `--all` traces every op of
+// native_functions.yaml, one JSON object per line, for bulk checks.
+//
+// Exit codes are the contract's: 0 traced, 1 a query names nothing known
+// (with "did you mean" on stderr, and the JSON still printed for --json),
+// 2 usage, 3 checkout or index problem.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "cli/cmd_common.h"
+#include "cli/cmd_daemon.h"
+#include "cli/commands.h"
+#include "index/index.h"
+#include "render/render.h"
+#include "trace/trace.h"
+
+namespace optrace {
+
+namespace {
+
+enum class Format { kText, kMarkdown, kJson, kDot };
+
+// Columns for the text face: the terminal's when stdout is one, else 100
+// (what an agent's tool output or a pipe is read at).
+int TerminalWidth() {
+  struct winsize ws;
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return std::clamp<int>(ws.ws_col, 60, 160);
+  return 100;
+}
+
+bool UseColor(const std::string& flag) {
+  if (flag != "auto") return flag == "always";
+  const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org
+  return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+std::string NotFoundMessage(const Status& status, const Trace& trace) {
+  std::string out = "optrace: " + status.message() + "\n";
+  if (!trace.suggestions.empty() && status.message().find("did you mean") == std::string::npos) {
+    out += "  did you mean:";
+    for (size_t i = 0; i < trace.suggestions.size(); ++i) out += (i ? ", " : " ") + trace.suggestions[i];
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int CmdTrace(int argc, char** argv) {
+  CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs",
+               "optrace trace"};
+  std::string source, format = "text", device = "default", color = "auto";
+  bool json = false, no_backward = false, all = false, pretty = false;
+  int depth = TraceOptions().depth, width = 0, jobs = 0;
+  std::vector<std::string> queries;
+  AddSourceFlag(app, &source);
+  app.add_flag("--json", json, "same as --format json (optrace.trace/1, see doc/trace-schema.md)");
+  app.add_option("--format", format, "text (default), md, json or dot")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json", "dot"}));
+  app.add_option("--device", device, "implementations to follow: cuda, cpu or all (default: CPU, CUDA, composite)")
+      ->check(CLI::IsMember({"default", "cuda", "cpu", "all"}));
+  app.add_flag("--no-backward", no_backward, "skip derivatives.yaml and backward ops");
+  app.add_option("--depth", depth, "how deep aten ops called from implementations are followed")
+      ->check(CLI::Range(0, 32));
+  app.add_flag("--all", all, "trace every op of native_functions.yaml (JSON: one object per line)");
+  app.add_flag("--pretty", pretty, "indent JSON (one query only)");
+  app.add_option("--jobs", jobs, "threads tracing many queries (--all; default: every core)")->check(CLI::Range(1, 256));
+  app.add_option("--width", width, "text columns (default: the terminal's, else 100)")->check(CLI::Range(40, 400));
+  // How a client hands its terminal's answer to the daemon (cmd_daemon.h).
+  app.add_option("--color", color, "color the text face: auto (a terminal without NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("query", queries,
+                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (queries.empty() == !all) {
+    std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
+              << "; see optrace trace --help\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  Format fmt = json || format == "json"                 ? Format::kJson
+               : format == "md" || format == "markdown" ? Format::kMarkdown
+               : format == "dot"                        ? Format::kDot
+                                                        : Format::kText;
+
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  RenderOptions render;
+  render.color = UseColor(color);
+  render.width = width > 0 ? width : TerminalWidth();
+
+  // A resident daemon answers from memory (--all is a bulk job: in process).
+  const Index* resident = ResidentIndex(checkout.root);
+  const bool use_daemon = !resident && !all && DaemonEnabled();
+  if (use_daemon) {
+    std::vector<std::string> args = {"trace",   "--source", checkout.root, "--format", json ? "json" : format,
+                                     "--device", device,    "--depth",     std::to_string(depth),
+                                     "--width",  std::to_string(render.width), "--color",
+                                     render.color ? "always" : "never"};
+    if (no_backward) args.push_back("--no-backward");
+    if (pretty) args.push_back("--pretty");
+    args.push_back("--");
+    args.insert(args.end(), queries.begin(), queries.end());
+    int forwarded = 0;
+    if (ForwardToDaemon(checkout.root, args, &forwarded)) return forwarded;
+  }
+  if (!resident) {
+    LoadOptions load;
+    load.progress = ::isatty(STDERR_FILENO);
+    // Never destroyed: an index mapped from the store would be walked page by
+    // page to free it (~250 ms); the process exits right after.
+    auto* loaded_index = new Index;
+    Status loaded = LoadIndex(checkout, load, loaded_index);
+    if (!loaded.ok()) return Report(loaded);
+    resident = loaded_index;
+  }
+  const Index& index = *resident;
+
+  TraceOptions options;
+  options.device = device == "cuda"  ? TraceOptions::Device::kCuda
+                   : device == "cpu" ? TraceOptions::Device::kCpu
+                   : device == "all" ? TraceOptions::Device::kAll
+                                     : TraceOptions::Device::kDefault;
+  options.backward = !no_backward;
+  options.depth = depth;
+  // Snippets are for people reading text or markdown; JSON never carries them.
+  options.snippets = !all && (fmt == Format::kText || fmt == Format::kMarkdown);
+  auto start = std::chrono::steady_clock::now();
+  if (all) queries = AllOpQueries(index);
+  const bool one_json_per_line = fmt == Format::kJson && (all || queries.size() > 1);
+
+  // One query's output; traced on worker threads, printed in query order.
+  struct Answer {
+    std::string out, err;
+    Status status;
+  };
+  auto answer = [&](size_t qi) {
+    Answer a;
+    const std::string& query = queries[qi];
+    Trace trace;
+    a.status = TraceQuery(index, query, options, &trace);
+    if (trace.query.empty()) trace.query = query;
+    if (trace.source_root.empty()) trace.source_root = checkout.root;
+    if (trace.source_version.empty()) trace.source_version = checkout.version;
+    const Status& s = a.status;
+    if (!s.ok()) {
+      if (s.code() != ExitCode::kNotFound) {
+        a.err = "optrace: " + s.message() + "\n";
+        return a;
+      }
+      if (!all) a.err = NotFoundMessage(s, trace);
+      if (fmt != Format::kJson) return a;
+      if (trace.not_found.empty()) trace.not_found.push_back({"query", s.message()});
+    }
+    switch (fmt) {
+      case Format::kJson:
+        a.out = RenderJson(trace, pretty && !one_json_per_line ? 1 : -1);
+        a.out += '\n';  // appended in place: a copy of a megabyte of JSON costs page faults
+        break;
+      case Format::kMarkdown:
+        a.out = (qi ? "\n---\n\n" : "") + RenderMarkdown(trace);
+        break;
+      case Format::kDot:
+        a.out = RenderDot(trace);
+        break;
+      case Format::kText:
+        a.out = (qi ? "\n" : "") + RenderText(trace, render);
+        break;
+    }
+    return a;
+  };
+  int worst = 0;
+  size_t not_found = 0;
+  auto print = [&](const Answer& a) {
+    std::cout << a.out;
+    std::cerr << a.err;
+    if (!a.status.ok()) worst = std::max(worst, a.status.exit_code());
+    not_found += a.status.code() == ExitCode::kNotFound;
+  };
+  // Queries are independent and the index is read-only: a bulk run uses
+  // every core, keeping the output in query order.
+  unsigned threads = queries.size() <= 8 ? 1u
+                     : jobs > 0          ? static_cast<unsigned>(jobs)
+                                         : std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 1) {
+    for (size_t qi = 0; qi < queries.size(); ++qi) print(answer(qi));
+  } else {
+    std::vector<std::optional<Answer>> answers(queries.size());
+    std::mutex mu;
+    std::condition_variable ready;
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (size_t qi; (qi = next.fetch_add(1)) < queries.size();) {
+          Answer a = answer(qi);
+          std::lock_guard<std::mutex> lock(mu);
+          answers[qi] = std::move(a);
+          ready.notify_all();
+        }
+      });
+    }
+    for (size_t qi = 0; qi < queries.size(); ++qi) {
+      std::unique_lock<std::mutex> lock(mu);
+      ready.wait(lock, [&] { return answers[qi].has_value(); });
+      Answer a = std::move(*answers[qi]);
+      answers[qi].reset();
+      lock.unlock();
+      print(a);
+    }
+    for (auto& t : pool) t.join();
+  }
+  std::cout.flush();
+  if (all) {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "optrace: traced " << queries.size() << " ops in " << std::fixed << std::setprecision(1) << seconds
+              << " s (" << not_found << " not found, " << threads << " threads)\n";
+  }
+  // The next trace of this checkout is answered from memory.
+  if (use_daemon) StartDaemon(checkout.root);
+  return worst;
+}
+
+}  // namespace optrace

@@ -1,0 +1,93 @@
+// Loading the three indexes of a checkout. Without a usable persisted store
+// (store.h) they are built from the tree: the YAML model, then the C++ and
+// Python scans (each parallel inside).
+#include "index/index.h"
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "index/store.h"
+
+namespace optrace {
+
+namespace {
+
+// Snippets and function bodies are read many times per trace (the tracer
+// looks for stub names in every function it walks): keep each file's text
+// and the offsets of its lines for this process.
+struct CachedFile {
+  std::string text;
+  std::vector<size_t> line_starts;  // offset of line N at [N - 1]
+};
+
+struct SnippetCache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const CachedFile>> files;
+};
+
+SnippetCache& Cache() {
+  static SnippetCache cache;
+  return cache;
+}
+
+}  // namespace
+
+std::string Index::Snippet(const std::string& file, int line, int lines) const {
+  if (!disk || line <= 0 || lines <= 0) return "";
+  std::shared_ptr<const CachedFile> cached;
+  {
+    SnippetCache& cache = Cache();
+    std::lock_guard<std::mutex> lock(cache.mu);
+    auto& slot = cache.files[root + "\n" + file];
+    if (!slot) {
+      auto f = std::make_shared<CachedFile>();
+      if (!disk->ReadFile(file, &f->text).ok() || LooksBinary(f->text)) f->text.clear();
+      f->line_starts.push_back(0);
+      for (size_t i = 0; i < f->text.size(); ++i) {
+        if (f->text[i] == '\n') f->line_starts.push_back(i + 1);
+      }
+      slot = std::move(f);
+    }
+    cached = slot;
+  }
+  const auto& starts = cached->line_starts;
+  if (static_cast<size_t>(line) > starts.size() || starts[line - 1] >= cached->text.size()) return "";
+  size_t begin = starts[line - 1];
+  size_t last = static_cast<size_t>(line - 1 + lines);  // index of the first line not wanted
+  size_t end = last < starts.size() ? starts[last] - 1 : cached->text.size();
+  return cached->text.substr(begin, end > begin ? end - begin : 0);
+}
+
+void ForgetFileTexts() {
+  SnippetCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.files.clear();
+}
+
+Status BuildIndex(const Checkout& checkout, unsigned threads, Index* out) {
+  out->root = checkout.root;
+  out->version = checkout.version;
+  out->disk = checkout.disk;
+  Status s = YamlModel::Load(*checkout.disk, &out->yaml);
+  if (!s.ok()) return s;
+  out->cpp = CppIndex::Build(*checkout.disk, threads);
+  out->py = PyIndex::Build(*checkout.disk, threads);
+  return Status::Ok();
+}
+
+Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out) {
+  // OPTRACE_NO_STORE=1: build from the tree every time (benchmarks, debugging).
+  const char* no_store = std::getenv("OPTRACE_NO_STORE");
+  if (!options.use_store || (no_store && *no_store && *no_store != '0'))
+    return BuildIndex(checkout, options.threads, out);
+  StoreOptions store;
+  store.progress = options.progress;
+  store.threads = options.threads;
+  StoreReport report;
+  return LoadWithStore({checkout.root, checkout.version, checkout.disk}, store, out, &report);
+}
+
+}  // namespace optrace

@@ -1,0 +1,60 @@
+// Index: the YAML model, the C++/CUDA index and the Python index of one
+// checkout, loaded together. Load() builds them (or reads the persisted store,
+// see store.h) -- the tracer never cares which.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/checkout.h"
+#include "cpp/cpp_index.h"
+#include "py/py_index.h"
+#include "yaml/yaml_model.h"
+
+namespace optrace {
+
+struct Index {
+  std::string root;     // checkout root
+  std::string version;  // version.txt
+  std::shared_ptr<const Disk> disk;
+  YamlModel yaml;
+  CppIndex cpp;
+  PyIndex py;
+
+  // Reads `lines` lines of a checkout file starting at `line` (1-based), for snippets.
+  std::string Snippet(const std::string& file, int line, int lines = 3) const;
+
+  // What the tracer derives from this index once and reuses for every trace
+  // (Python bindings table, decomposition sites): built on first use, under a
+  // lock, and owned here so it lives and dies with the index it came from.
+  template <class T, class Make>
+  const T& Derived(const std::string& key, Make make) const {
+    std::lock_guard<std::mutex> lock(derived_->mu);
+    std::shared_ptr<void>& slot = derived_->items[key];
+    if (!slot) slot = std::make_shared<T>(make());
+    return *static_cast<const T*>(slot.get());
+  }
+
+ private:
+  struct DerivedItems {
+    std::mutex mu;
+    std::map<std::string, std::shared_ptr<void>> items;
+  };
+  std::shared_ptr<DerivedItems> derived_ = std::make_shared<DerivedItems>();
+};
+
+struct LoadOptions {
+  bool use_store = true;   // read/write the persistent index (store.h)
+  bool progress = false;   // progress bar on stderr (TTY only)
+  unsigned threads = 0;    // 0 = all cores
+};
+
+// Builds or loads the index for a checkout.
+Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out);
+
+// Drops the file texts Snippet keeps for this process (after the tree changed).
+void ForgetFileTexts();
+
+}  // namespace optrace

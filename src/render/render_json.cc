@@ -1,0 +1,642 @@
+// The JSON face written straight to text: JsonWriter (render_json.h) and
+// RenderJson (render.h), which writes the optrace.trace/1 object with the
+// same fields, in the same order, as TraceToJson builds them; render_json_test
+// checks the two agree on real traces, so the contract has one meaning.
+#include "render/render_json.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "render/render.h"
+#include "yaml/yaml_model.h"
+
+namespace optrace {
+
+namespace {
+
+// Well-formed UTF-8 as Unicode's table 3-7 defines it (no overlong forms, no
+// surrogates, nothing past U+10FFFF): exactly what nlohmann's decoder accepts.
+bool ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t extra;
+    unsigned char lo = 0x80, hi = 0xBF;  // bounds of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= extra) return false;
+    unsigned char second = s[i + 1];
+    if (second < lo || second > hi) return false;
+    for (size_t k = 2; k <= extra; ++k) {
+      unsigned char b = s[i + k];
+      if (b < 0x80 || b > 0xBF) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// Word-at-a-time scanning: whether any of the 8 bytes of `w` needs more than
+// copying (a control character, '"', '\\', or, until the string is known to
+// be valid UTF-8, a byte of a multi-byte sequence). The classic "has a zero
+// byte" / "has a byte less than n" tricks, exact as yes/no answers.
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
+constexpr uint64_t HasZeroByte(uint64_t v) { return (v - kOnes) & ~v & kHighs; }
+
+bool WordNeedsWork(uint64_t w, bool utf8_ok) {
+  uint64_t special = HasZeroByte(w ^ (kOnes * '"')) | HasZeroByte(w ^ (kOnes * '\\')) |
+                     ((w - kOnes * 0x20) & ~w & kHighs);
+  if (!utf8_ok) special |= w & kHighs;
+  return special != 0;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  size_t start = out.size();
+  out.push_back('"');
+  bool utf8_ok = false;  // the whole string was checked and is valid UTF-8
+  size_t run = 0;        // start of the bytes still to copy as they are
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s.size() - i >= 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (!WordNeedsWork(w, utf8_ok)) {
+        i += 8;
+        continue;
+      }
+    }
+    for (size_t end = std::min(i + 8, s.size()); i < end; ++i) {
+      unsigned char c = s[i];
+      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) continue;
+      if (c >= 0x80) {
+        if (utf8_ok) continue;
+        // Text from checkout files may be any bytes. Valid UTF-8 passes
+        // through; for the rare invalid string, nlohmann itself decides
+        // where the replacement characters go.
+        if (!ValidUtf8(s)) {
+          out.resize(start);
+          out += nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false,
+                                                             nlohmann::ordered_json::error_handler_t::replace);
+          return;
+        }
+        utf8_ok = true;
+        continue;
+      }
+      out.append(s.data() + run, i - run);
+      run = i + 1;
+      out.push_back('\\');
+      switch (c) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '\b': out.push_back('b'); break;
+        case '\t': out.push_back('t'); break;
+        case '\n': out.push_back('n'); break;
+        case '\f': out.push_back('f'); break;
+        case '\r': out.push_back('r'); break;
+        default: {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+        }
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
+}
+
+JsonWriter::JsonWriter(int indent) : indent_(indent) { out_.reserve(16 * 1024); }
+
+void JsonWriter::Newline(size_t depth) {
+  out_.push_back('\n');
+  out_.append(depth * static_cast<size_t>(indent_), ' ');
+}
+
+void JsonWriter::BeginElement() {
+  if (empty_.empty()) return;  // the top-level value
+  if (!empty_.back()) out_.push_back(',');
+  empty_.back() = false;
+  if (indent_ >= 0) Newline(empty_.size());
+}
+
+void JsonWriter::BeginValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  BeginElement();
+}
+
+void JsonWriter::BeginContainer(char open) {
+  BeginValue();
+  out_.push_back(open);
+  empty_.push_back(true);
+}
+
+void JsonWriter::EndContainer(char close) {
+  bool was_empty = empty_.back();
+  empty_.pop_back();
+  if (!was_empty && indent_ >= 0) Newline(empty_.size());
+  out_.push_back(close);
+}
+
+void JsonWriter::BeginObject() { BeginContainer('{'); }
+void JsonWriter::EndObject() { EndContainer('}'); }
+void JsonWriter::BeginArray() { BeginContainer('['); }
+void JsonWriter::EndArray() { EndContainer(']'); }
+
+void JsonWriter::Key(std::string_view key) {
+  BeginElement();
+  AppendJsonString(out_, key);
+  out_ += indent_ >= 0 ? ": " : ":";
+  after_key_ = true;
+}
+
+void JsonWriter::String(std::string_view s) {
+  BeginValue();
+  AppendJsonString(out_, s);
+}
+
+void JsonWriter::Int(long long v) {
+  BeginValue();
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out_.append(buf, end);
+}
+
+void JsonWriter::Bool(bool b) {
+  BeginValue();
+  out_ += b ? "true" : "false";
+}
+
+void JsonWriter::Null() {
+  BeginValue();
+  out_ += "null";
+}
+
+void JsonWriter::StringArray(const std::vector<std::string>& items) {
+  BeginArray();
+  for (const auto& s : items) String(s);
+  EndArray();
+}
+
+void JsonWriter::StringPairsObject(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  BeginObject();
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const std::string& key = pairs[i].first;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; ++k) seen = pairs[k].first == key;
+    if (seen) continue;
+    const std::string* value = &pairs[i].second;
+    for (size_t k = i + 1; k < pairs.size(); ++k)
+      if (pairs[k].first == key) value = &pairs[k].second;
+    Key(key);
+    String(*value);
+  }
+  EndObject();
+}
+
+namespace {
+
+// Each function below writes what its namesake in render.cc builds.
+
+void PutLocation(JsonWriter& w, const Location& l) {
+  if (!l.valid()) return;
+  w.Key("file");
+  w.String(l.file);
+  w.Key("line");
+  w.Int(l.line);
+}
+
+void PutLocationObject(JsonWriter& w, const char* key, const Location& l) {
+  if (!l.valid()) return;
+  w.Key(key);
+  w.BeginObject();
+  PutLocation(w, l);
+  w.EndObject();
+}
+
+void PutOptionalString(JsonWriter& w, const char* key, const std::optional<std::string>& v, bool keep_null) {
+  if (!v && !keep_null) return;
+  w.Key(key);
+  if (v) w.String(*v);
+  else w.Null();
+}
+
+// yaml_json.cc's NativeFunctionToJson less what render.cc's YamlJson drops:
+// the location when there is no line, and optional keys that are null,
+// false or empty.
+void WriteYaml(JsonWriter& w, const NativeFunction& f) {
+  w.BeginObject();
+  w.Key("name");
+  w.String(f.name);
+  if (f.line > 0) {
+    w.Key("file");
+    w.String(kNativeFunctionsPath);
+    w.Key("line");
+    w.Int(f.line);
+  }
+  w.Key("func");
+  w.String(f.schema.text);
+  w.Key("variants");
+  w.StringArray(f.variants);
+  w.Key("dispatch");
+  w.StringPairsObject(f.dispatch);
+  w.Key("implicit_composite");
+  w.Bool(f.implicit_composite);
+  w.Key("structured");
+  w.Bool(f.structured);
+  PutOptionalString(w, "structured_delegate", f.structured_delegate, true);
+  PutOptionalString(w, "structured_inherits", f.structured_inherits, false);
+  if (!f.precomputed.empty()) {
+    w.Key("precomputed");
+    w.StringArray(f.precomputed);
+  }
+  w.Key("autogen");
+  w.StringArray(f.autogen);
+  PutOptionalString(w, "autogen_from", f.autogen_from, false);
+  if (!f.ufunc_inner_loop.empty()) {
+    w.Key("ufunc_inner_loop");
+    w.StringPairsObject(f.ufunc_inner_loop);
+  }
+  w.Key("tags");
+  w.StringArray(f.tags);
+  PutOptionalString(w, "python_module", f.python_module, true);
+  PutOptionalString(w, "device_check", f.device_check, false);
+  PutOptionalString(w, "device_guard", f.device_guard, false);
+  PutOptionalString(w, "category_override", f.category_override, false);
+  if (f.manual_kernel_registration) {
+    w.Key("manual_kernel_registration");
+    w.Bool(true);
+  }
+  if (f.manual_cpp_binding) {
+    w.Key("manual_cpp_binding");
+    w.Bool(true);
+  }
+  if (!f.other_keys.empty()) {
+    w.Key("other_keys");
+    w.StringPairsObject(f.other_keys);
+  }
+  w.EndObject();
+}
+
+// {inputs: formula}; a repeated inputs key keeps its first position and
+// takes its last formula, as operator[] does.
+void WriteFormulas(JsonWriter& w, const std::vector<DerivativeFormula>& formulas) {
+  w.BeginObject();
+  for (size_t i = 0; i < formulas.size(); ++i) {
+    const std::string& key = formulas[i].inputs;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; ++k) seen = formulas[k].inputs == key;
+    if (seen) continue;
+    const std::string* value = &formulas[i].formula;
+    for (size_t k = i + 1; k < formulas.size(); ++k)
+      if (formulas[k].inputs == key) value = &formulas[k].formula;
+    w.Key(key);
+    w.String(*value);
+  }
+  w.EndObject();
+}
+
+void WriteDerivatives(JsonWriter& w, const DerivativeEntry& d) {
+  w.BeginObject();
+  if (d.line > 0) {
+    w.Key("file");
+    w.String(kDerivativesPath);
+    w.Key("line");
+    w.Int(d.line);
+  }
+  w.Key("name");
+  w.String(d.text);
+  w.Key("formulas");
+  WriteFormulas(w, d.formulas);
+  PutOptionalString(w, "output_differentiability", d.output_differentiability, false);
+  if (!d.dispatch_sections.empty()) {
+    w.Key("dispatch");
+    w.BeginObject();
+    const auto& sections = d.dispatch_sections;
+    for (size_t i = 0; i < sections.size(); ++i) {
+      bool seen = false;
+      for (size_t k = 0; k < i && !seen; ++k) seen = sections[k].first == sections[i].first;
+      if (seen) continue;
+      const std::vector<DerivativeFormula>* value = &sections[i].second;
+      for (size_t k = i + 1; k < sections.size(); ++k)
+        if (sections[k].first == sections[i].first) value = &sections[k].second;
+      w.Key(sections[i].first);
+      WriteFormulas(w, *value);
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
+  w.BeginObject();
+  w.Key("key");
+  w.String(i.key);
+  w.Key("function");
+  w.String(i.function);
+  PutLocation(w, i.where);
+  w.Key("form");
+  w.String(i.form);
+  if (with_details && !i.params.empty()) {
+    w.Key("params");
+    w.String(i.params);
+  }
+  if (with_details && !i.dtypes.empty()) {
+    w.Key("dtypes");
+    w.StringArray(i.dtypes);
+  }
+  w.EndObject();
+}
+
+void WriteOp(JsonWriter& w, const OpStep& op) {
+  w.BeginObject();
+  w.Key("name");
+  w.String(op.name);
+  w.Key("role");
+  w.String(op.role);
+  if (!op.reached_from.empty()) {
+    w.Key("reached_from");
+    w.String(op.reached_from);
+  }
+  w.Key("depth");
+  w.Int(op.depth);
+  w.Key("yaml");
+  if (op.yaml) WriteYaml(w, *op.yaml);
+  else w.Null();
+  w.Key("impls");
+  w.BeginArray();
+  for (const auto& i : op.impls) WriteImpl(w, i, true);
+  w.EndArray();
+  if (!op.helpers.empty()) {
+    w.Key("helpers");
+    w.BeginArray();
+    for (const auto& h : op.helpers) WriteImpl(w, h, false);
+    w.EndArray();
+  }
+  w.Key("stubs");
+  w.BeginArray();
+  for (const auto& s : op.stubs) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(s.name);
+    PutLocationObject(w, "declared", s.declared);
+    PutLocationObject(w, "defined", s.defined);
+    if (!s.called_from.empty()) {
+      w.Key("called_from");
+      w.String(s.called_from);
+    }
+    PutLocationObject(w, "call_site", s.call_site);
+    w.Key("registrations");
+    w.BeginArray();
+    for (const auto& r : s.registrations) {
+      w.BeginObject();
+      w.Key("device");
+      w.String(r.device);
+      w.Key("macro");
+      w.String(r.macro);
+      w.Key("target");
+      w.String(r.target);
+      PutLocation(w, r.where);
+      if (r.target_definition.valid()) {
+        w.Key("definition");
+        w.BeginObject();
+        w.Key("function");
+        w.String(r.target);
+        PutLocation(w, r.target_definition);
+        w.EndObject();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("kernels");
+  w.BeginArray();
+  for (const auto& k : op.kernels) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(k.name);
+    w.Key("device");
+    w.String(k.device);
+    PutLocation(w, k.where);
+    w.Key("launch");
+    w.String(k.launch);
+    if (!k.launcher.empty()) {
+      w.Key("launcher");
+      w.String(k.launcher);
+    }
+    PutLocationObject(w, "launch_site", k.launch_site);
+    w.Key("path");
+    w.StringArray(k.path);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("libraries");
+  w.BeginArray();
+  for (const auto& l : op.libraries) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(l.name);
+    PutLocation(w, l.where);
+    w.Key("calls");
+    w.StringArray(l.calls);
+    if (!l.path.empty()) {
+      w.Key("path");
+      w.StringArray(l.path);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("calls");
+  w.BeginArray();
+  for (const auto& c : op.calls) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(c.op);
+    w.Key("device");
+    w.String(c.device);
+    PutLocation(w, c.where);
+    if (!c.from.empty()) {
+      w.Key("from");
+      w.String(c.from);
+    }
+    if (!c.how.empty()) {
+      w.Key("how");
+      w.String(c.how);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!op.notes.empty()) {
+    w.Key("notes");
+    w.StringArray(op.notes);
+  }
+  w.EndObject();
+}
+
+void WriteTrace(JsonWriter& w, const Trace& t) {
+  w.BeginObject();
+  w.Key("schema");
+  w.String("optrace.trace/1");
+  w.Key("query");
+  w.String(t.query);
+  w.Key("source");
+  w.BeginObject();
+  w.Key("root");
+  w.String(t.source_root);
+  w.Key("version");
+  w.String(t.source_version);
+  w.EndObject();
+  w.Key("target");
+  w.BeginObject();
+  w.Key("kind");
+  w.String(t.target_kind);
+  w.Key("name");
+  w.String(t.target_name);
+  if (!t.selected_overload.empty()) {
+    w.Key("selected_overload");
+    w.String(t.selected_overload);
+  }
+  w.EndObject();
+  w.Key("python");
+  w.BeginArray();
+  for (const auto& f : t.python) {
+    w.BeginObject();
+    w.Key("symbol");
+    w.String(f.symbol);
+    PutLocation(w, f.where);
+    w.Key("calls");
+    w.BeginArray();
+    for (const auto& c : f.calls) {
+      w.BeginObject();
+      w.Key("callee");
+      w.String(c.callee);
+      if (c.line > 0) {
+        w.Key("line");
+        w.Int(c.line);
+      }
+      w.Key("kind");
+      w.String(c.kind);
+      if (!c.resolved.empty()) {
+        w.Key("resolved");
+        w.String(c.resolved);
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    if (!f.bridge.empty()) {
+      w.Key("bridge");
+      w.String(f.bridge);
+    }
+    if (!f.note.empty()) {
+      w.Key("note");
+      w.String(f.note);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("ops");
+  w.BeginArray();
+  for (const auto& op : t.ops) WriteOp(w, op);
+  w.EndArray();
+  w.Key("backward");
+  w.BeginArray();
+  for (const auto& b : t.backward) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(b.op);
+    w.Key("derivatives");
+    if (b.derivatives) WriteDerivatives(w, *b.derivatives);
+    else w.Null();
+    w.Key("ops");
+    w.StringArray(b.ops);
+    if (!b.helpers.empty()) {
+      w.Key("calls");
+      w.StringArray(b.helpers);
+    }
+    if (!b.note.empty()) {
+      w.Key("note");
+      w.String(b.note);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("decompositions");
+  w.BeginArray();
+  for (const auto& d : t.decompositions) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(d.op);
+    PutLocation(w, d.where);
+    w.Key("function");
+    w.String(d.function);
+    w.Key("registry");
+    w.String(d.registry);
+    if (!d.target.empty()) {
+      w.Key("target");
+      w.String(d.target);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("not_found");
+  w.BeginArray();
+  for (const auto& n : t.not_found) {
+    w.BeginObject();
+    w.Key("what");
+    w.String(n.what);
+    w.Key("detail");
+    w.String(n.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("notes");
+  w.StringArray(t.notes);
+  if (!t.suggestions.empty()) {
+    w.Key("suggestions");
+    w.StringArray(t.suggestions);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderJson(const Trace& trace, int indent) {
+  JsonWriter w(indent);
+  WriteTrace(w, trace);
+  return w.Take();
+}
+
+}  // namespace optrace

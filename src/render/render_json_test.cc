@@ -1,0 +1,251 @@
+// The streaming JSON writer against its oracle, nlohmann's own dump of the
+// same value: string escaping byte by byte (every control character, quotes,
+// backslash, valid UTF-8 passed through, every kind of invalid UTF-8
+// replaced), structure and pretty indentation (empty containers included),
+// and RenderJson against DumpJson(TraceToJson(...)) on real 2.6.0 traces.
+#include "render/render_json.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "render/render.h"
+#include "testing/test_tree_index.h"
+#include "testing/test_util.h"
+#include "trace/trace.h"
+
+namespace optrace {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Oracle(const std::string& s) { return DumpJson(Json(s)); }
+
+std::string Written(const std::string& s) {
+  std::string out;
+  AppendJsonString(out, s);
+  return out;
+}
+
+TEST(AppendJsonString, EscapesLikeNlohmann) {
+  std::vector<std::string> cases = {"",
+                                    "plain",
+                                    "say \"hi\"",
+                                    "back\\slash",
+                                    "a/b",
+                                    "tab\tnewline\ncr\rff\fbs\b",
+                                    std::string("nul\0byte", 8),
+                                    "\x01\x1f\x7f",
+                                    "→ arrow, é, 中文, 😀",
+                                    "bad\xff\xfename",
+                                    "cut \xE2\x82",
+                                    "cut \xE2\x82 middle",
+                                    "\xC0\x80 overlong",
+                                    "\xED\xA0\x80 surrogate",
+                                    "\xF4\x90\x80\x80 past U+10FFFF",
+                                    "\xF0\x9F\x98",
+                                    "ok é then bad \x80 then ok é"};
+  for (const auto& s : cases) EXPECT_EQ(Written(s), Oracle(s)) << s;
+  EXPECT_EQ(Written("\x01"), "\"\\u0001\"");  // lowercase hex, as nlohmann writes it
+}
+
+// Every string of one and two bytes, and three- and four-byte strings around
+// every boundary of the UTF-8 grammar.
+TEST(AppendJsonString, MatchesNlohmannOnEveryShortByteString) {
+  for (int a = 0; a < 256; ++a) {
+    std::string one(1, static_cast<char>(a));
+    ASSERT_EQ(Written(one), Oracle(one)) << a;
+    for (int b = 0; b < 256; ++b) {
+      std::string two = one + static_cast<char>(b);
+      ASSERT_EQ(Written(two), Oracle(two)) << a << " " << b;
+    }
+  }
+  const unsigned char leads[] = {0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5};
+  const unsigned char seconds[] = {0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0};
+  const unsigned char thirds[] = {0x22, 0x41, 0x80, 0xBF, 0xC0};
+  const int fourths[] = {-1, 0x0A, 0x41, 0x80, 0xBF, 0xC0};
+  for (unsigned char a : leads)
+    for (unsigned char b : seconds)
+      for (unsigned char c : thirds)
+        for (int d : fourths) {
+          std::string s = {static_cast<char>(a), static_cast<char>(b), static_cast<char>(c)};
+          if (d >= 0) s += static_cast<char>(d);
+          s += "z";
+          ASSERT_EQ(Written(s), Oracle(s)) << int(a) << " " << int(b) << " " << int(c) << " " << d;
+        }
+}
+
+// The same nested value written by JsonWriter and built as ordered_json.
+std::string WriteSample(int indent) {
+  JsonWriter w(indent);
+  w.BeginObject();
+  w.Key("empty_array");
+  w.BeginArray();
+  w.EndArray();
+  w.Key("empty_object");
+  w.BeginObject();
+  w.EndObject();
+  w.Key("k\"ey\n");
+  w.String("v\\al");
+  w.Key("numbers");
+  w.BeginArray();
+  w.Int(0);
+  w.Int(-42);
+  w.Int(2147483647);
+  w.Int(-9000000000LL);
+  w.EndArray();
+  w.Key("flags");
+  w.BeginArray();
+  w.Bool(true);
+  w.Bool(false);
+  w.Null();
+  w.EndArray();
+  w.Key("nested");
+  w.BeginArray();
+  w.BeginObject();
+  w.Key("a");
+  w.BeginArray();
+  w.BeginArray();
+  w.EndArray();
+  w.BeginObject();
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+  w.BeginObject();
+  w.EndObject();
+  w.EndArray();
+  w.Key("strings");
+  w.StringArray({"x", "", "é"});
+  w.Key("pairs");
+  w.StringPairsObject({{"CPU", "a"}, {"CUDA", "b"}, {"CPU", "c"}, {"MPS", "d"}, {"CUDA", "e"}});
+  w.EndObject();
+  return w.Take();
+}
+
+Json BuildSample() {
+  Json j = Json::object();
+  j["empty_array"] = Json::array();
+  j["empty_object"] = Json::object();
+  j["k\"ey\n"] = "v\\al";
+  j["numbers"] = {0, -42, 2147483647, -9000000000LL};
+  j["flags"] = {true, false, nullptr};
+  Json inner = Json::object();
+  inner["a"] = Json::array({Json::array(), Json::object()});
+  j["nested"] = Json::array({inner, Json::object()});
+  j["strings"] = std::vector<std::string>{"x", "", "é"};
+  Json pairs = Json::object();
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"CPU", "a"}, {"CUDA", "b"}, {"CPU", "c"}, {"MPS", "d"}, {"CUDA", "e"}})
+    pairs[k] = v;
+  j["pairs"] = pairs;
+  return j;
+}
+
+TEST(JsonWriter, MatchesNlohmannCompactAndPretty) {
+  Json oracle = BuildSample();
+  for (int indent : {-1, 0, 1, 4}) EXPECT_EQ(WriteSample(indent), DumpJson(oracle, indent)) << indent;
+  // The repeated keys keep their first place and take their last value.
+  EXPECT_NE(WriteSample(-1).find(R"("pairs":{"CPU":"c","CUDA":"e","MPS":"d"})"), std::string::npos);
+}
+
+TEST(JsonWriter, TopLevelScalarsAndEmptyContainers) {
+  for (int indent : {-1, 1}) {
+    JsonWriter a(indent);
+    a.BeginArray();
+    a.EndArray();
+    EXPECT_EQ(a.text(), "[]");
+    JsonWriter o(indent);
+    o.BeginObject();
+    o.EndObject();
+    EXPECT_EQ(o.text(), "{}");
+  }
+  JsonWriter s;
+  s.String("x\ty");
+  EXPECT_EQ(s.text(), R"("x\ty")");
+}
+
+TEST(RenderJson, EqualsTheDumpedValueOnAHandBuiltTrace) {
+  NativeFunction f;
+  f.name = "add.Tensor";
+  f.schema.text = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+  f.variants = {"function", "method"};
+  f.dispatch = {{"SparseCPU", "add_sparse"}, {"CPU", "add_cpu"}, {"SparseCPU", "add_sparse2"}};
+  f.structured_inherits = "";  // kept: only null optionals are dropped
+  f.device_guard = "False";
+  f.manual_cpp_binding = true;
+  f.ufunc_inner_loop = {{"Generic", "add (AllAndComplex)"}};
+  f.other_keys = {{"cpp_no_default_args", "['alpha']"}};  // line 0: no file and line
+  DerivativeEntry d;
+  d.text = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha) -> Tensor";
+  d.line = 0;
+  d.formulas = {{"self", "handle_r_to_c(self.scalar_type(), grad)", 1}, {"self", "again", 2}};
+  d.output_differentiability = "[True]";
+  d.dispatch_sections = {{"Default", {{"self", "grad", 3}}}, {"AutogradNestedTensor", {}}};
+  Trace t;
+  t.query = "Tensor.add \"quoted\"";
+  t.target_kind = "method";
+  t.selected_overload = "add.Tensor";
+  PyFrame frame;
+  frame.symbol = "torch.Tensor.add";
+  frame.where = {"torch/_tensor.py", 10, "snippet is never written"};
+  frame.calls = {{"torch.add", 0, "torch", ""}, {"x.add", 12, "method", "aten::add"}};
+  frame.note = "n";
+  t.python = {frame};
+  OpStep op;
+  op.name = "add.Tensor";
+  op.role = "forward";
+  op.yaml = &f;
+  op.impls = {{"CPU", "add_cpu", "TORCH_IMPL_FUNC", {"a.cpp", 5, ""}, "(const Tensor& self)", {"Half", "float"}}};
+  op.helpers = {{"CPU", "helper", "helper", {"b.cpp", 0, ""}, "ignored params", {"ignored"}}};
+  StubStep stub;
+  stub.name = "add_stub";
+  stub.declared = {"c.h", 1, ""};
+  stub.call_site = {"c.cpp", 2, ""};
+  stub.registrations = {{"CPU", "REGISTER_DISPATCH", "add_kernel", {"k.cpp", 9, ""}, {"k.cpp", 3, ""}},
+                        {"CUDA", "REGISTER_DISPATCH", "add_cuda", {}, {}}};
+  op.stubs = {stub};
+  op.kernels = {{"AddFunctor", "CUDA", {"k.cu", 4, ""}, "gpu_kernel", {"k.cu", 8, ""}, "gpu_kernel", {"a", "b"}}};
+  op.libraries = {{"cuBLAS", {}, {"gemm"}, {}}};
+  op.calls = {{"mul", "any", "add_cpu", {"a.cpp", 6, ""}, "at::x"}};
+  op.notes = {"note\x01"};
+  OpStep backward;
+  backward.name = "mul";
+  backward.role = "backward";
+  backward.reached_from = "add.Tensor";
+  backward.depth = 1;
+  t.ops = {op, backward};
+  t.backward = {{"add.Tensor", &d, {"mul"}, {"handle_r_to_c"}, "b"}, {"sub", nullptr, {}, {}, ""}};
+  t.decompositions = {{"add", {"torch/_refs/__init__.py", 7, ""}, "add", "torch._refs", "aten.add"}};
+  t.not_found = {{"query", "x"}};
+  t.notes = {"é"};
+  t.suggestions = {"Tensor.add_"};
+  for (int indent : {-1, 1}) EXPECT_EQ(RenderJson(t, indent), DumpJson(TraceToJson(t), indent)) << indent;
+  Trace empty;
+  EXPECT_EQ(RenderJson(empty), DumpJson(TraceToJson(empty)));
+}
+
+
+// Real traces of every kind, and a sample of every op, written both ways.
+TEST(RenderJson, EqualsTheDumpedValueOnRealTraces) {
+  REQUIRE_CORPUS("2.6.0");
+  const Index& index = TreeIndex("2.6.0");
+  std::vector<std::string> queries = {"nn.LSTM",     "nn.MultiheadAttention", "torch.flip", "F.cross_entropy",
+                                      "Tensor.view", "Tensor.__rsub__",       "aten::_softmax", "nn.NoSuchThing"};
+  std::vector<std::string> all = AllOpQueries(index);
+  ASSERT_GT(all.size(), 3000u);
+  for (size_t i = 0; i < all.size(); i += 40) queries.push_back(all[i]);
+  TraceOptions options;
+  options.snippets = false;
+  for (const auto& q : queries) {
+    Trace t;
+    TraceQuery(index, q, options, &t);
+    EXPECT_EQ(RenderJson(t), DumpJson(TraceToJson(t))) << q;
+    if (q.starts_with("nn.")) {
+      EXPECT_EQ(RenderJson(t, 1), DumpJson(TraceToJson(t), 1)) << q;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace optrace

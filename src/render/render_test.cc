@@ -1,0 +1,698 @@
+// Renderer tests on hand-built Trace values (no index, no tree): the JSON
+// keeps the optrace.trace/1 contract (every required field, its type, no
+// line-0 locations, dispatch in YAML order, no snippets), the text face fits
+// its width and has no escapes without colour, markdown and DOT are well
+// formed, and big traces stay compact. The values mirror the real 2.6.0
+// nn.LayerNorm trace (lines checked in the tree) but nothing is read here.
+#include "render/render.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace optrace {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+NativeFunction MakeFunction(const std::string& schema, int line,
+                            std::vector<std::pair<std::string, std::string>> dispatch) {
+  NativeFunction f;
+  std::string error;
+  EXPECT_TRUE(ParseFunctionSchema(schema, &f.schema, &error)) << error;
+  f.schema.text = schema;
+  f.name = f.schema.full_name();
+  f.line = line;
+  f.variants = {"function"};
+  f.dispatch = std::move(dispatch);
+  return f;
+}
+
+Location Loc(std::string file, int line, std::string snippet = "") {
+  return Location{std::move(file), line, std::move(snippet)};
+}
+
+// nn.LayerNorm as the 2.6.0 tree has it.
+struct LayerNormTrace {
+  NativeFunction layer_norm = MakeFunction(
+      "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+      "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+      3283, {{"CompositeImplicitAutograd", "layer_norm_symint"}});
+  NativeFunction native = MakeFunction(
+      "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
+      "(Tensor, Tensor, Tensor)",
+      3287,
+      {{"CPU", "layer_norm_cpu"},
+       {"CUDA", "layer_norm_cuda"},
+       {"MPS", "layer_norm_mps"},
+       {"CompositeExplicitAutograd", "math_native_layer_norm"},
+       {"NestedTensorCPU", "nested_layer_norm"},
+       {"NestedTensorCUDA", "nested_layer_norm"}});
+  NativeFunction backward = MakeFunction(
+      "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
+      "Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+      3297, {{"CPU", "layer_norm_backward_cpu"}, {"CUDA", "layer_norm_backward_cuda"}});
+  DerivativeEntry derivative;
+  Trace trace;
+
+  LayerNormTrace() {
+    native.autogen = {"native_layer_norm.out"};
+    native.tags = {"core"};
+    derivative.schema = native.schema;
+    derivative.name = "native_layer_norm";
+    derivative.text = native.schema.text;
+    derivative.line = 1255;
+    derivative.formulas = {
+        {"input, weight, bias",
+         "grad.defined() ? native_layer_norm_backward_symint(grad, input, normalized_shape, result1, result2, "
+         "weight, bias, grad_input_mask) : std::tuple<Tensor, Tensor, Tensor>()",
+         1256},
+        {"result0", "layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, result1, result2, "
+                    "normalized_shape)",
+         1257}};
+
+    Trace& t = trace;
+    t.query = "nn.LayerNorm";
+    t.source_root = "/src/pytorch-2.6.0";
+    t.source_version = "2.6.0a0";
+    t.target_kind = "module";
+    t.target_name = "torch.nn.LayerNorm";
+    PyFrame forward;
+    forward.symbol = "torch.nn.modules.normalization.LayerNorm.forward";
+    forward.where = Loc("torch/nn/modules/normalization.py", 216,
+                        "    def forward(self, input: Tensor) -> Tensor:\n        return F.layer_norm(\n");
+    forward.calls = {{"F.layer_norm", 217, "functional", "torch.nn.functional.layer_norm"}};
+    PyFrame functional;
+    functional.symbol = "torch.nn.functional.layer_norm";
+    functional.where = Loc("torch/nn/functional.py", 2890);
+    functional.calls = {{"torch.layer_norm", 2911, "torch", "aten::layer_norm"}};
+    functional.bridge = "torch.x";
+    t.python = {forward, functional};
+
+    OpStep entry;
+    entry.name = "layer_norm";
+    entry.role = "forward";
+    entry.yaml = &layer_norm;
+    entry.impls = {{"CompositeImplicitAutograd", "layer_norm_symint", "function",
+                    Loc("aten/src/ATen/native/layer_norm.cpp", 190), "", {}}};
+    entry.calls = {{"native_layer_norm", "any", "layer_norm_symint",
+                    Loc("aten/src/ATen/native/layer_norm.cpp", 205), "at::native_layer_norm_symint"}};
+    OpStep op;
+    op.name = "native_layer_norm";
+    op.role = "forward";
+    op.yaml = &native;
+    op.reached_from = "layer_norm";
+    op.depth = 1;
+    op.impls = {{"CPU", "layer_norm_cpu", "function", Loc("aten/src/ATen/native/layer_norm.cpp", 96), "", {}},
+                {"CUDA", "layer_norm_cuda", "function",
+                 Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1334,
+                     "std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(\n    const Tensor& input,\n"),
+                 "const Tensor& input, IntArrayRef normalized_shape", {"float", "double", "Half", "BFloat16"}}};
+    StubStep stub;
+    stub.name = "LayerNormKernel";
+    stub.declared = Loc("aten/src/ATen/native/layer_norm.h", 98);
+    stub.registrations = {{"CUDA", "REGISTER_DISPATCH", "LayerNormKernelImpl",
+                           Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1462), {}}};
+    op.stubs = {stub};
+    KernelStep kernel;
+    kernel.name = "vectorized_layer_norm_kernel";
+    kernel.device = "CUDA";
+    kernel.where = Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 200);
+    kernel.launch = "<<<>>>";
+    kernel.path = {"layer_norm_cuda", "LayerNormKernelImpl", "launch_vectorized_layer_norm_kernel"};
+    op.kernels = {kernel};
+    OpStep bwd;
+    bwd.name = "native_layer_norm_backward";
+    bwd.role = "backward";
+    bwd.yaml = &backward;
+    bwd.reached_from = "native_layer_norm";
+    bwd.impls = {{"CUDA", "layer_norm_backward_cuda", "function",
+                  Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1400), "", {}}};
+    t.ops = {entry, op, bwd};
+    BackwardStep b;
+    b.op = "native_layer_norm";
+    b.derivatives = &derivative;
+    b.ops = {"native_layer_norm_backward"};
+    b.helpers = {"layer_norm_jvp"};
+    t.backward = {b};
+    t.decompositions = {{"native_layer_norm", Loc("torch/_decomp/decompositions.py", 3021), "native_layer_norm",
+                         "torch._decomp", "aten.native_layer_norm.default"}};
+    t.notes = {"layer_norm_cuda uses the vectorized kernel when the input is aligned"};
+  }
+};
+
+// ---------------------------------------------------------------- JSON
+
+// Every required field of optrace.trace/1 with the type the contract gives.
+TEST(TraceToJson, HasEveryContractFieldWithItsType) {
+  LayerNormTrace fixture;
+  Json j = TraceToJson(fixture.trace);
+  enum Type { kString, kInt, kBool, kArray, kObject, kNull };
+  struct Case {
+    const char* pointer;
+    Type type;
+  };
+  const Case cases[] = {
+      {"/schema", kString},
+      {"/query", kString},
+      {"/source/root", kString},
+      {"/source/version", kString},
+      {"/target/kind", kString},
+      {"/target/name", kString},
+      {"/python/0/symbol", kString},
+      {"/python/0/file", kString},
+      {"/python/0/line", kInt},
+      {"/python/0/calls/0/callee", kString},
+      {"/python/0/calls/0/line", kInt},
+      {"/python/0/calls/0/kind", kString},
+      {"/ops/1/name", kString},
+      {"/ops/1/role", kString},
+      {"/ops/1/yaml/file", kString},
+      {"/ops/1/yaml/line", kInt},
+      {"/ops/1/yaml/func", kString},
+      {"/ops/1/yaml/variants", kArray},
+      {"/ops/1/yaml/dispatch", kObject},
+      {"/ops/1/yaml/implicit_composite", kBool},
+      {"/ops/1/yaml/structured", kBool},
+      {"/ops/1/yaml/structured_delegate", kNull},
+      {"/ops/1/yaml/autogen", kArray},
+      {"/ops/1/yaml/tags", kArray},
+      {"/ops/1/yaml/python_module", kNull},
+      {"/ops/1/impls/1/key", kString},
+      {"/ops/1/impls/1/function", kString},
+      {"/ops/1/impls/1/file", kString},
+      {"/ops/1/impls/1/line", kInt},
+      {"/ops/1/impls/1/form", kString},
+      {"/ops/1/stubs/0/name", kString},
+      {"/ops/1/stubs/0/declared/file", kString},
+      {"/ops/1/stubs/0/declared/line", kInt},
+      {"/ops/1/stubs/0/registrations/0/device", kString},
+      {"/ops/1/stubs/0/registrations/0/macro", kString},
+      {"/ops/1/stubs/0/registrations/0/target", kString},
+      {"/ops/1/stubs/0/registrations/0/file", kString},
+      {"/ops/1/stubs/0/registrations/0/line", kInt},
+      {"/ops/1/kernels/0/name", kString},
+      {"/ops/1/kernels/0/device", kString},
+      {"/ops/1/kernels/0/file", kString},
+      {"/ops/1/kernels/0/line", kInt},
+      {"/ops/1/kernels/0/launch", kString},
+      {"/ops/1/kernels/0/path", kArray},
+      {"/ops/1/libraries", kArray},
+      {"/ops/0/calls/0/op", kString},
+      {"/ops/0/calls/0/device", kString},
+      {"/ops/0/calls/0/file", kString},
+      {"/ops/0/calls/0/line", kInt},
+      {"/backward/0/op", kString},
+      {"/backward/0/derivatives/file", kString},
+      {"/backward/0/derivatives/line", kInt},
+      {"/backward/0/derivatives/name", kString},
+      {"/backward/0/derivatives/formulas", kObject},
+      {"/backward/0/ops", kArray},
+      {"/decompositions/0/op", kString},
+      {"/decompositions/0/file", kString},
+      {"/decompositions/0/line", kInt},
+      {"/decompositions/0/function", kString},
+      {"/decompositions/0/registry", kString},
+      {"/not_found", kArray},
+      {"/notes", kArray},
+  };
+  for (const Case& c : cases) {
+    Json::json_pointer p(c.pointer);
+    ASSERT_TRUE(j.contains(p)) << c.pointer;
+    const Json& v = j.at(p);
+    switch (c.type) {
+      case kString: EXPECT_TRUE(v.is_string()) << c.pointer; break;
+      case kInt: EXPECT_TRUE(v.is_number_integer()) << c.pointer; break;
+      case kBool: EXPECT_TRUE(v.is_boolean()) << c.pointer; break;
+      case kArray: EXPECT_TRUE(v.is_array()) << c.pointer; break;
+      case kObject: EXPECT_TRUE(v.is_object()) << c.pointer; break;
+      case kNull: EXPECT_TRUE(v.is_null()) << c.pointer; break;
+    }
+  }
+  EXPECT_EQ(j["schema"], "optrace.trace/1");
+  EXPECT_EQ(j["ops"][1]["yaml"]["file"], "aten/src/ATen/native/native_functions.yaml");
+  EXPECT_EQ(j["ops"][1]["yaml"]["line"], 3287);
+  EXPECT_EQ(j["backward"][0]["derivatives"]["file"], "tools/autograd/derivatives.yaml");
+  EXPECT_EQ(j["backward"][0]["derivatives"]["line"], 1255);
+  EXPECT_EQ(j["backward"][0]["derivatives"]["formulas"]["result0"],
+            fixture.derivative.formulas[1].formula);
+  EXPECT_EQ(j["ops"][1]["impls"][1]["dtypes"], Json({"float", "double", "Half", "BFloat16"}));
+  EXPECT_EQ(j["ops"][1]["reached_from"], "layer_norm");
+  EXPECT_EQ(j["python"][1]["bridge"], "torch.x");
+  EXPECT_EQ(j["backward"][0]["calls"], Json({"layer_norm_jvp"}));  // helpers the formulas call
+}
+
+TEST(TraceToJson, KeepsDispatchInYamlOrder) {
+  LayerNormTrace fixture;
+  Json dispatch = TraceToJson(fixture.trace)["ops"][1]["yaml"]["dispatch"];
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : dispatch.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"CPU", "CUDA", "MPS", "CompositeExplicitAutograd", "NestedTensorCPU",
+                                            "NestedTensorCUDA"}));
+  EXPECT_EQ(dispatch["NestedTensorCUDA"], "nested_layer_norm");
+}
+
+TEST(TraceToJson, OmitsLocationsWithoutALine) {
+  LayerNormTrace fixture;
+  Trace& t = fixture.trace;
+  t.python[0].where.line = 0;
+  t.python[0].calls[0].line = 0;
+  t.ops[1].impls[0].where.line = 0;
+  t.ops[1].stubs[0].declared = {};
+  t.ops[1].kernels[0].where = Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 0);
+  fixture.native.line = 0;
+  t.decompositions[0].where.line = 0;
+  Json j = TraceToJson(t);
+  EXPECT_FALSE(j["python"][0].contains("file"));
+  EXPECT_FALSE(j["python"][0].contains("line"));
+  EXPECT_FALSE(j["python"][0]["calls"][0].contains("line"));
+  EXPECT_EQ(j["python"][0]["calls"][0]["callee"], "F.layer_norm");
+  EXPECT_FALSE(j["ops"][1]["impls"][0].contains("line"));
+  EXPECT_EQ(j["ops"][1]["impls"][0]["function"], "layer_norm_cpu");
+  EXPECT_FALSE(j["ops"][1]["stubs"][0].contains("declared"));
+  EXPECT_FALSE(j["ops"][1]["kernels"][0].contains("line"));
+  EXPECT_FALSE(j["ops"][1]["yaml"].contains("line"));
+  EXPECT_FALSE(j["decompositions"][0].contains("line"));
+  EXPECT_THAT(DumpJson(j), Not(HasSubstr("\"line\":0")));
+}
+
+TEST(TraceToJson, CarriesNoSnippetsAndNoEmptyExtras) {
+  LayerNormTrace fixture;
+  std::string dumped = DumpJson(TraceToJson(fixture.trace));
+  EXPECT_THAT(dumped, Not(HasSubstr("snippet")));
+  EXPECT_THAT(dumped, Not(HasSubstr("def forward")));
+  EXPECT_THAT(dumped, Not(HasSubstr("other_keys")));
+  EXPECT_THAT(dumped, Not(HasSubstr("manual_cpp_binding")));
+  fixture.native.ufunc_inner_loop = {{"Generic", "add (AllAndComplex, BFloat16, Half, ComplexHalf)"}};
+  Json yaml = TraceToJson(fixture.trace)["ops"][1]["yaml"];
+  EXPECT_EQ(yaml["ufunc_inner_loop"]["Generic"], "add (AllAndComplex, BFloat16, Half, ComplexHalf)");
+}
+
+TEST(TraceToJson, NotFoundCarriesSuggestions) {
+  Trace t;
+  t.query = "nn.LayerNorn";
+  t.not_found = {{"query", "nothing named nn.LayerNorn"}};
+  t.suggestions = {"nn.LayerNorm", "nn.GroupNorm"};
+  Json j = TraceToJson(t);
+  EXPECT_EQ(j["not_found"][0]["what"], "query");
+  EXPECT_EQ(j["suggestions"][1], "nn.GroupNorm");
+  EXPECT_TRUE(j["python"].is_array() && j["python"].empty());
+  EXPECT_TRUE(j["ops"].is_array() && j["ops"].empty());
+}
+
+TEST(TraceToJson, MinimalTraceGolden) {
+  NativeFunction mm = MakeFunction("mm(Tensor self, Tensor mat2) -> Tensor", 4132, {});
+  mm.variants = {"function", "method"};
+  mm.structured_delegate = "mm.out";
+  Trace t;
+  t.query = "aten::mm";
+  t.source_root = "/r";
+  t.source_version = "2.6.0a0";
+  t.target_kind = "aten";
+  t.target_name = "aten::mm";
+  OpStep op;
+  op.name = "mm";
+  op.role = "forward";
+  op.yaml = &mm;
+  t.ops = {op};
+  EXPECT_EQ(DumpJson(TraceToJson(t)),
+            R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0"},)"
+            R"("target":{"kind":"aten","name":"aten::mm"},"python":[],"ops":[{"name":"mm","role":"forward",)"
+            R"("depth":0,"yaml":{"name":"mm","file":"aten/src/ATen/native/native_functions.yaml","line":4132,)"
+            R"("func":"mm(Tensor self, Tensor mat2) -> Tensor","variants":["function","method"],"dispatch":{},)"
+            R"("implicit_composite":false,"structured":false,"structured_delegate":"mm.out","autogen":[],)"
+            R"("tags":[],"python_module":null},"impls":[],"stubs":[],"kernels":[],"libraries":[],"calls":[]}],)"
+            R"("backward":[],"decompositions":[],"not_found":[],"notes":[]})");
+}
+
+TEST(DumpJson, ReplacesInvalidUtf8InsteadOfThrowing) {
+  Trace t;
+  t.query = std::string("bad\xff\xfename");
+  std::string out;
+  ASSERT_NO_THROW(out = DumpJson(TraceToJson(t)));
+  EXPECT_THAT(out, HasSubstr("bad\xEF\xBF\xBD"));
+}
+
+// ---------------------------------------------------------------- text
+
+size_t Columns(const std::string& line) {
+  size_t n = 0;
+  for (unsigned char c : line)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+std::string StripAnsi(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+TEST(RenderText, ShowsFlowLayersTableAndNotes) {
+  LayerNormTrace fixture;
+  std::string text = RenderText(fixture.trace, RenderOptions{});
+  // Each expected fragment sits on one line of the output.
+  const std::vector<std::vector<std::string>> expected_lines = {
+      {"optrace trace nn.LayerNorm"},
+      {"target", "module torch.nn.LayerNorm"},
+      {"checkout", "/src/pytorch-2.6.0", "2.6.0a0"},
+      {"nn.LayerNorm(...)"},
+      {"torch.nn.modules.normalization.LayerNorm.forward", "torch/nn/modules/normalization.py:216"},
+      {"│  F.layer_norm  (functional, :217) → torch.nn.functional.layer_norm"},
+      {"│  bridge: torch.x"},
+      {"aten::layer_norm  CompositeImplicit", "native_functions.yaml:3283"},
+      {"└─▶ aten::native_layer_norm", "CPU · CUDA · CompositeExplicit +3 more", "native_functions.yaml:3287"},
+      {"├─ CompositeImplicit layer_norm_symint", "layer_norm.cpp:190"},
+      {"├─ CUDA  layer_norm_cuda", "cuda/layer_norm_kernel.cu:1334"},
+      {"├─ stub  LayerNormKernel", "layer_norm.h:98"},
+      {"│  └─ CUDA → LayerNormKernelImpl", "cuda/layer_norm_kernel.cu:1462"},
+      {"└─ kernel vectorized_layer_norm_kernel  CUDA <<<>>>", "cuda/layer_norm_kernel.cu:200"},
+      {"via layer_norm_cuda → LayerNormKernelImpl → launch_vectorized_layer_norm_kernel"},
+      {"∂ native_layer_norm", "input, weight, bias; result0", "derivatives.yaml:1255"},
+      {"└─▶ aten::native_layer_norm_backward"},
+      {"native_layer_norm", "torch._decomp", "torch/_decomp/decompositions.py:3021"},
+      // The walk: full paths and numbered snippet lines.
+      {"Python", "torch.nn.modules.normalization.LayerNorm.forward"},
+      {"   216 │     def forward(self, input: Tensor) -> Tensor:"},
+      {"   217 │         return F.layer_norm("},
+      {"func: native_layer_norm(Tensor input"},
+      {"dispatch: CPU: layer_norm_cpu, CUDA: layer_norm_cuda, MPS: layer_norm_mps,"},
+      {"NestedTensorCUDA: nested_layer_norm"},  // wrapped, not cut
+      {"dtypes: float, double, Half, BFloat16"},
+      {"CUDA: REGISTER_DISPATCH → LayerNormKernelImpl at"},
+      {"aten/src/ATen/native/cuda/layer_norm_kernel.cu:1462"},
+      {"input, weight, bias: grad.defined() ? native_layer_norm_backward_symint("},
+      // The summary table.
+      {"layer", "│ file:line", "│ function"},
+      {"Python", "│ torch/nn/modules/normalization.py:216", "│ torch.nn.modules.normalization."},
+      {"│ LayerNorm.forward"},  // a long name continues on the next row
+      {"YAML", "│ aten/src/ATen/native/native_functions.yaml:3287", "│ native_layer_norm"},
+      {"C++ CompImplicit │ aten/src/ATen/native/layer_norm.cpp:190", "│ layer_norm_symint"},
+      // A long path loses its head, never its tail.
+      {"C++ CUDA", "│ …src/ATen/native/cuda/layer_norm_kernel.cu:1334", "│ layer_norm_cuda"},
+      {"kernel CUDA", "│ …/src/ATen/native/cuda/layer_norm_kernel.cu:200", "│ vectorized_layer_norm_kernel"},
+      {"derivatives", "│ tools/autograd/derivatives.yaml:1255", "│ native_layer_norm"},
+      {"YAML (bwd)", "│ aten/src/ATen/native/native_functions.yaml:3297", "│ native_layer_norm_backward"},
+      {"• layer_norm_cuda uses the vectorized kernel when the input is aligned"},
+  };
+  std::vector<std::string> lines = Lines(text);
+  for (const auto& fragments : expected_lines) {
+    bool found = false;
+    for (const auto& line : lines) {
+      bool all = true;
+      size_t at = 0;
+      for (const auto& f : fragments) {
+        size_t p = line.find(f, at);
+        if (p == std::string::npos) {
+          all = false;
+          break;
+        }
+        at = p + f.size();
+      }
+      if (all) {
+        found = true;
+        break;
+      }
+    }
+    EXPECT_TRUE(found) << "no line with: " << fragments[0] << (fragments.size() > 1 ? " ... " + fragments[1] : "")
+                       << "\n" << text;
+  }
+  // The flow goes down: Python frames above the entry op, entry op above the op it reaches.
+  EXPECT_LT(text.find("LayerNorm.forward"), text.find("aten::layer_norm"));
+  EXPECT_LT(text.find("aten::layer_norm"), text.find("aten::native_layer_norm"));
+}
+
+// The whole text of a small aten trace: mm.out on CUDA calling cuBLAS.
+TEST(RenderText, SmallAtenTraceGolden) {
+  NativeFunction mm_out = MakeFunction("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 4140,
+                                       {{"CPU", "mm_out_cpu"}, {"CUDA", "mm_out_cuda"}});
+  mm_out.structured = true;
+  Trace t;
+  t.query = "aten::mm.out";
+  t.source_root = "/r";
+  t.source_version = "2.6.0a0";
+  t.target_kind = "aten";
+  t.target_name = "aten::mm.out";
+  OpStep op;
+  op.name = "mm.out";
+  op.role = "forward";
+  op.yaml = &mm_out;
+  op.impls = {{"CUDA", "mm_out_cuda", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
+  op.libraries = {{"cuBLAS", Loc("aten/src/ATen/native/cuda/Blas.cpp", 393), {"at::cuda::blas::gemm"},
+                   {"mm_out_cuda", "addmm_out_cuda_impl"}}};
+  t.ops = {op};
+  // Section rules run to column 100.
+  auto rule = [](const std::string& title) {
+    std::string s = "── " + title + " ";
+    for (size_t n = title.size() + 4; n < 100; ++n) s += "─";
+    return s + "\n";
+  };
+  std::string table_rule = "─────────┼─────────────────────────────────────────────────┼";
+  for (int i = 0; i < 40; ++i) table_rule += "─";
+  EXPECT_EQ(RenderText(t, RenderOptions{}),
+            "optrace trace aten::mm.out\n"
+            "  target    aten aten::mm.out\n"
+            "  checkout  /r  (version 2.6.0a0)\n"
+            "\n" + rule("Flow") +
+            "aten::mm.out  CPU · CUDA                                    native_functions.yaml:4140\n"
+            "├─ CUDA  mm_out_cuda  [TORCH_IMPL_FUNC]                     cuda/Blas.cpp:500\n"
+            "└─ lib   cuBLAS  at::cuda::blas::gemm                       cuda/Blas.cpp:393\n"
+            "\n" + rule("Layers") +
+            "  1  YAML  aten::mm.out\n"
+            "     aten/src/ATen/native/native_functions.yaml:4140\n"
+            "       func: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)\n"
+            "       dispatch: CPU: mm_out_cpu, CUDA: mm_out_cuda\n"
+            "       structured: True\n"
+            "  2  C++ CUDA  mm_out_cuda\n"
+            "     aten/src/ATen/native/cuda/Blas.cpp:500\n"
+            "       form: TORCH_IMPL_FUNC\n"
+            "  3  library  cuBLAS\n"
+            "     aten/src/ATen/native/cuda/Blas.cpp:393\n"
+            "       calls at::cuda::blas::gemm\n"
+            "       via mm_out_cuda → addmm_out_cuda_impl\n"
+            "\n" + rule("Summary") +
+            "layer    │ file:line                                       │ function\n" + table_rule + "\n" +
+            "YAML     │ aten/src/ATen/native/native_functions.yaml:4140 │ mm.out\n"
+            "C++ CUDA │ aten/src/ATen/native/cuda/Blas.cpp:500          │ mm_out_cuda\n"
+            "cuBLAS   │ aten/src/ATen/native/cuda/Blas.cpp:393          │ at::cuda::blas::gemm\n"
+            "\n" + rule("Notes") +
+            "  • mm.out: calls into cuBLAS (prebuilt library: the kernels that run are not in this tree)\n");
+}
+
+TEST(RenderText, HelperFramesHangBesideTheChain) {
+  LayerNormTrace fixture;
+  PyFrame helper;
+  helper.symbol = "torch.nn.functional._get_softmax_dim";
+  helper.where = Loc("torch/nn/functional.py", 2057);
+  helper.calls = {{"warnings.warn", 2060, "python", ""}};
+  fixture.trace.python.push_back(helper);
+  std::string text = RenderText(fixture.trace, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("  │  ↳ helper torch.nn.functional._get_softmax_dim"));
+  // The chain still runs from the last real frame into the entry op.
+  EXPECT_THAT(text, HasSubstr("  │  bridge: torch.x\n  │  ↳ helper"));
+  EXPECT_THAT(text, HasSubstr("functional.py:2057\n  │\n  ▼\naten::layer_norm"));
+}
+
+TEST(RenderText, FitsTheWidthAndHasNoEscapesWithoutColour) {
+  LayerNormTrace fixture;
+  fixture.trace.ops[1].kernels[0].name = std::string(150, 'k');
+  fixture.trace.notes.push_back(std::string(30, 'w') + " " + std::string(250, 'x'));
+  for (int width : {100, 72, 40}) {
+    RenderOptions options;
+    options.width = width;
+    std::string text = RenderText(fixture.trace, options);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), static_cast<size_t>(width)) << line;
+  }
+}
+
+TEST(RenderText, ColourOnlyWhenAskedAndStillFits) {
+  LayerNormTrace fixture;
+  RenderOptions options;
+  options.color = true;
+  std::string text = RenderText(fixture.trace, options);
+  EXPECT_THAT(text, HasSubstr("\x1b["));
+  for (const auto& line : Lines(text)) EXPECT_LE(Columns(StripAnsi(line)), 100u) << line;
+  // Same words as without colour.
+  EXPECT_EQ(StripAnsi(text), RenderText(fixture.trace, RenderOptions{}));
+}
+
+TEST(RenderText, CleansControlCharactersFromSnippets) {
+  LayerNormTrace fixture;
+  fixture.trace.python[0].where.snippet = std::string("x\x1b[31m\x01\x7f\ty\0z", 13) + "\n\xff\xfe";
+  std::string text = RenderText(fixture.trace, RenderOptions{});
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\x01'), std::string::npos);
+  EXPECT_EQ(text.find('\t'), std::string::npos);
+  EXPECT_EQ(text.find('\0'), std::string::npos);
+}
+
+// A chain of 40 ops (nn.MultiheadAttention reaches 30+): the first ones are
+// shown in full, the rest one line each; every op is still named.
+Trace ChainTrace(size_t n, std::vector<NativeFunction>* functions) {
+  functions->clear();
+  functions->reserve(n);
+  Trace t;
+  t.query = "nn.MultiheadAttention";
+  t.target_kind = "module";
+  t.target_name = "torch.nn.MultiheadAttention";
+  for (size_t i = 0; i < n; ++i) {
+    std::string name = "op" + std::to_string(i);
+    functions->push_back(MakeFunction(name + "(Tensor self) -> Tensor", static_cast<int>(100 + i),
+                                      {{"CPU", name + "_cpu"}, {"CUDA", name + "_cuda"}}));
+    OpStep op;
+    op.name = name;
+    op.role = "forward";
+    op.yaml = &functions->back();
+    op.reached_from = i == 0 ? "" : "op" + std::to_string(i - 1);
+    op.depth = static_cast<int>(i);
+    op.impls = {{"CPU", name + "_cpu", "function", Loc("aten/src/ATen/native/A.cpp", static_cast<int>(10 + i)),
+                 "", {}},
+                {"CUDA", name + "_cuda", "function", Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(10 + i)),
+                 "", {}}};
+    op.kernels = {{name + "_kernel", "CUDA", Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(500 + i)),
+                   "<<<>>>", {}, "", {name + "_cuda"}}};
+    t.ops.push_back(std::move(op));
+  }
+  return t;
+}
+
+TEST(RenderText, BigTracesAreCondensed) {
+  std::vector<NativeFunction> functions;
+  Trace t = ChainTrace(40, &functions);
+  std::string text = RenderText(t, RenderOptions{});
+  for (size_t i = 0; i < 40; ++i) EXPECT_THAT(text, HasSubstr("aten::op" + std::to_string(i) + " ")) << i;
+  EXPECT_THAT(text, HasSubstr("deeper ops (shown condensed"));
+  // Condensed ops get one table row each.
+  EXPECT_THAT(text, HasSubstr("│ aten/src/ATen/native/native_functions.yaml:130 │ op30 → CPU op30_cpu, CUDA op30_cuda"));
+  EXPECT_THAT(text, Not(HasSubstr("│ op30_kernel")));
+  // Deep chains do not march off the page: deeper ops restart at the margin.
+  EXPECT_THAT(text, HasSubstr("op(s) continued below"));
+  EXPECT_THAT(text, HasSubstr("\naten::op7  (from op6)"));
+  // Condensed ops keep their functions and kernels on one line.
+  EXPECT_THAT(text, HasSubstr("aten::op30  CPU op30_cpu · CUDA op30_cuda  ⇒ op30_kernel"));
+  // Full detail (the ├─ CUDA line) only for the first ops.
+  EXPECT_THAT(text, HasSubstr("├─ CUDA  op0_cuda"));
+  EXPECT_THAT(text, Not(HasSubstr("├─ CUDA  op30_cuda")));
+  EXPECT_LT(Lines(text).size(), 300u);
+  for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), 100u) << line;
+}
+
+TEST(RenderText, LongDiagramsNameTheOpsTheyLeaveOut) {
+  std::vector<NativeFunction> functions;
+  Trace t = ChainTrace(150, &functions);
+  for (size_t i = 1; i < t.ops.size(); ++i) t.ops[i].reached_from = "op0";  // one wide tree
+  std::string text = RenderText(t, RenderOptions{});
+  std::string flow = text.substr(0, text.find("── Layers"));
+  EXPECT_THAT(flow, HasSubstr("more ops not drawn (Summary and --json have them):"));
+  EXPECT_LT(Lines(flow).size(), 190u);
+  for (size_t i = 0; i < 150; ++i) {
+    std::string name = "op" + std::to_string(i);
+    bool named = flow.find("aten::" + name + " ") != std::string::npos || flow.find(" " + name + ",") != std::string::npos ||
+                 flow.find(" " + name + "\n") != std::string::npos;
+    EXPECT_TRUE(named) << name;
+  }
+  for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), 100u) << line;
+}
+
+TEST(RenderText, SurvivesReachedFromCycles) {
+  std::vector<NativeFunction> functions;
+  Trace t = ChainTrace(3, &functions);
+  t.ops[0].reached_from = "op2";  // op0 -> op1 -> op2 -> op0
+  std::string text = RenderText(t, RenderOptions{});
+  for (const char* op : {"aten::op0", "aten::op1", "aten::op2"}) EXPECT_THAT(text, HasSubstr(op));
+  EXPECT_THAT(RenderMarkdown(t), HasSubstr("aten::op2"));
+  EXPECT_THAT(RenderDot(t), HasSubstr("op2"));
+}
+
+TEST(RenderText, NotFoundListsSuggestions) {
+  Trace t;
+  t.query = "nn.LayerNorn";
+  t.not_found = {{"query", "nothing named nn.LayerNorn"}};
+  t.suggestions = {"nn.LayerNorm", "nn.GroupNorm"};
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("query: nothing named nn.LayerNorn"));
+  EXPECT_THAT(text, HasSubstr("did you mean: nn.LayerNorm, nn.GroupNorm"));
+  EXPECT_THAT(text, Not(HasSubstr("── Flow")));
+}
+
+// ---------------------------------------------------------------- markdown, DOT
+
+TEST(RenderMarkdown, IsWellFormed) {
+  LayerNormTrace fixture;
+  fixture.trace.ops[1].impls[0].function = "weird|name";
+  std::string md = RenderMarkdown(fixture.trace);
+  EXPECT_EQ(md.rfind("# optrace: `nn.LayerNorm`", 0), 0u);
+  for (const char* heading : {"\n## Flow\n", "\n## Layers\n", "\n## Summary\n", "\n## Notes\n"})
+    EXPECT_THAT(md, HasSubstr(heading));
+  EXPECT_THAT(md, HasSubstr("| Layer | File:line | Function |\n|---|---|---|\n"));
+  EXPECT_THAT(md, HasSubstr("| C++ CUDA | `aten/src/ATen/native/cuda/layer_norm_kernel.cu:1334` | `layer_norm_cuda` |"));
+  EXPECT_THAT(md, HasSubstr("```python\n    def forward(self, input: Tensor) -> Tensor:\n"));
+  EXPECT_THAT(md, HasSubstr("weird\\|name"));
+  size_t fences = 0;
+  for (const auto& line : Lines(md)) {
+    if (line.rfind("```", 0) == 0) ++fences;
+    // Every table row has the same number of unescaped cell separators.
+    if (line.rfind("| ", 0) == 0) {
+      size_t bars = 0;
+      for (size_t i = 0; i < line.size(); ++i)
+        if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++bars;
+      EXPECT_EQ(bars, 4u) << line;
+    }
+  }
+  EXPECT_EQ(fences % 2, 0u);
+  EXPECT_GE(fences, 4u);
+}
+
+TEST(RenderDot, IsBalancedAndDrawsBackwardDashed) {
+  LayerNormTrace fixture;
+  fixture.trace.ops[1].impls[0].function = "with \"quotes\" {and braces}";
+  std::string dot = RenderDot(fixture.trace);
+  EXPECT_EQ(dot.rfind("digraph optrace {", 0), 0u);
+  int depth = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < dot.size(); ++i) {
+    char c = dot[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+      continue;
+    }
+    if (c == '"') quoted = true;
+    else if (c == '{') ++depth;
+    else if (c == '}') --depth;
+    EXPECT_GE(depth, 0);
+  }
+  EXPECT_EQ(depth, 0);
+  EXPECT_FALSE(quoted);
+  EXPECT_THAT(dot, HasSubstr("with \\\"quotes\\\" {and braces}"));
+  EXPECT_THAT(dot, HasSubstr("op0 -> op1;"));        // layer_norm -> native_layer_norm
+  EXPECT_THAT(dot, HasSubstr("op1 -> op2 [style=dashed]"));  // its backward
+  EXPECT_THAT(dot, HasSubstr("op1_i1 -> op1_k0;"));  // the kernel hangs off layer_norm_cuda
+  EXPECT_THAT(dot, HasSubstr("py1 -> op0;"));
+}
+
+}  // namespace
+}  // namespace optrace

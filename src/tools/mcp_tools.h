@@ -1,0 +1,101 @@
+// optrace's MCP tools: `trace` (the whole trace of a query), `find` (where a
+// C++/Python symbol or kernel is defined, registered and called), `op` (the
+// native_functions.yaml and derivatives.yaml entries of an aten op) and
+// `source` (which checkout is read and the state of its index). Each answers
+// with a short markdown text for the model and compact structured JSON (no
+// code snippets: an agent's context is precious). The index is loaded on a
+// background thread, so the server answers `initialize` at once; tool calls
+// wait for it. The tree is watched (inotify) from before that load: a call
+// that finds an edit queued reloads the index first -- tens of milliseconds
+// when the store can put a layer over its image -- so no answer comes from
+// an index older than the tree.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "base/checkout.h"
+#include "index/index.h"
+#include "mcp/mcp_server.h"
+#include "index/store_watch.h"
+
+namespace optrace {
+
+// The `find` answer: definitions (C++, __global__ kernels, macros, Python),
+// dispatch stubs and registrations, native_functions entries dispatching to
+// the name, kernel launches, and callers; each list capped at `limit`, with
+// the full counts in "totals".
+McpJson FindSymbol(const Index& index, std::string_view symbol, size_t limit);
+
+// The `op` answer for "add.Tensor", "aten::add.Tensor", "torch.ops.aten.add.Tensor"
+// (one overload) or "add" (every overload). Returns false when no op has that
+// name (*out then holds "did you mean" suggestions).
+bool DescribeOp(const Index& index, std::string_view name, McpJson* out);
+
+// The brief form of an optrace.trace/1 object: forward aten ops to depth 1 and
+// the backward ops they lead to, each op once (at most 60, shallowest first),
+// each op's calls once, no call paths or signatures (the `op` tool has them);
+// what was left out is counted in "brief". Still an optrace.trace/1 object.
+McpJson BriefTrace(const McpJson& full);
+std::string TraceBriefMarkdown(const McpJson& brief);
+
+// Markdown briefs of the find and op answers.
+std::string FindMarkdown(const McpJson& found);
+std::string OpMarkdown(const McpJson& op);
+
+class OptraceTools : public McpToolProvider {
+ public:
+  // `source_flag` as given to --source ("" = $PYTORCH_SOURCE, then the cache folder).
+  explicit OptraceTools(std::string source_flag);
+  ~OptraceTools() override;
+
+  // Finds the checkout and loads its index on a background thread.
+  void StartLoading();
+  // Blocks until loading has ended; false with *error when it failed.
+  bool WaitLoaded(std::string* error);
+
+  const std::vector<McpTool>& Tools() const override { return tools_; }
+  McpToolResult Call(const std::string& name, const McpJson& arguments) override;
+
+ private:
+  enum class State { kLoading, kReady, kFailed };
+  void Load();
+  // Reloads the index when the watch has queued an edit since the last call.
+  void RefreshIfChanged();
+  McpToolResult Trace(const McpJson& arguments);
+  McpToolResult Find(const McpJson& arguments);
+  McpToolResult Op(const McpJson& arguments);
+  McpToolResult Scan(const McpJson& arguments);
+  McpToolResult Source();
+
+  std::string source_flag_;
+  std::vector<McpTool> tools_;
+  std::thread loader_;
+
+  std::mutex mu_;
+  std::condition_variable loaded_cv_;
+  State state_ = State::kLoading;
+  std::string error_;
+  bool have_checkout_ = false;  // checkout_, installed_torch_ and version_warning_ are set
+  Checkout checkout_;
+  std::optional<std::string> installed_torch_;
+  std::string version_warning_;
+  double load_seconds_ = 0;
+  // Written by the loader only while state_ is kLoading; then read by tool
+  // calls under a shared lock of index_mu_, replaced by a reload under an
+  // exclusive one.
+  Index index_;
+  std::shared_mutex index_mu_;
+  TreeWatch watch_;
+  bool watching_ = false;     // set by the loader before kLoading ends
+  std::string watch_error_;   // why the tree is not watched
+  std::mutex refresh_mu_;     // one thread drains the watch and reloads
+  int reloads_ = 0;           // under mu_
+};
+
+}  // namespace optrace

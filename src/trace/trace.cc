@@ -1,0 +1,739 @@
+// The tracer's front half: understand the query, then walk the Python layer.
+//
+// A query is tried as, in order: an aten op name (aten::x.ov, torch.ops.aten.x,
+// aten.x.default, x.ov, x), an operator (@, +, Tensor.__add__), a Tensor
+// method, a Python symbol (nn.LSTM, F.softmax, torch.nn.modules.rnn.LSTM), a
+// torch-namespace function (torch.matmul, torch.linalg.vector_norm), and last
+// a C++ function or kernel name (bottom-up). Exact names win; when nothing
+// matches, nothing is traced and "did you mean" candidates are returned.
+//
+// The Python walk follows calls from a frame in source order: to other Python
+// functions of torch (recursively, bounded), through aliases (_add_docstr,
+// boolean_dispatch), and across the bridge into C++ (_VF.x, torch._C._nn.x,
+// torch.x, tensor methods, torch.ops.aten.x), where the YAML op takes over.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <regex>
+
+#include "base/text.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+
+namespace {
+
+// Python modules whose functions the walk follows into. Helpers elsewhere
+// (torch.jit, torch.overrides, warnings) do not lead to kernels.
+bool FollowableModule(std::string_view module) {
+  static const char* kPrefixes[] = {"torch.nn.", "torch.functional", "torch._tensor", "torch.linalg",
+                                    "torch.fft",  "torch.special",    "torch._refs",   "torch.nn"};
+  for (const char* p : kPrefixes) {
+    if (StartsWith(module, p)) return true;
+  }
+  return module == "torch";
+}
+
+// torch._C submodules that bind generated C++ functions, and the YAML
+// python_module each one serves ("" = the torch namespace itself).
+struct BridgeModule {
+  const char* prefix;
+  const char* python_module;
+  const char* label;
+};
+const BridgeModule kBridges[] = {
+    {"torch._C._nn.", "nn", "torch._C._nn"},
+    {"torch._C._linalg.", "linalg", "torch._C._linalg"},
+    {"torch._C._fft.", "fft", "torch._C._fft"},
+    {"torch._C._special.", "special", "torch._C._special"},
+    {"torch._C._nested.", "nested", "torch._C._nested"},
+    {"torch._C._sparse.", "sparse", "torch._C._sparse"},
+    {"torch._C._VariableFunctions.", "", "torch._C._VariableFunctions"},
+    {"torch._VF.", "", "_VF"},
+    {"torch._C.TensorBase.", "", "tensor method"},
+};
+
+// Which ops have a Python binding, as tools/autograd/gen_python_functions.py
+// decides (its _SKIP_PYTHON_BINDINGS name patterns and
+// SKIP_PYTHON_BINDINGS_SIGNATURES), read from the checkout: torch.mul(x, 2)
+// can never reach mul.Scalar, because that overload has no binding.
+class PythonBindings {
+ public:
+  explicit PythonBindings(const Index& ix) {
+    std::string text;
+    if (!ix.disk || !ix.disk->ReadFile("tools/autograd/gen_python_functions.py", &text).ok()) return;
+    ReadList(text, "_SKIP_PYTHON_BINDINGS = [", &name_patterns_);
+    ReadList(text, "SKIP_PYTHON_BINDINGS_SIGNATURES = [", &signatures_);
+    for (const auto& p : name_patterns_) {
+      try {
+        regexes_.emplace_back(p);
+      } catch (const std::regex_error&) {
+      }
+    }
+  }
+  bool Bound(const NativeFunction& fn) const {
+    for (const auto& sig : signatures_) {
+      if (sig == fn.schema.text) return false;
+    }
+    std::string name = fn.schema.name + (fn.schema.is_out() ? "_out" : "");
+    for (const auto& re : regexes_) {
+      if (std::regex_match(name, re)) return false;
+    }
+    return true;
+  }
+
+ private:
+  static void ReadList(const std::string& text, const std::string& opener, std::vector<std::string>* out) {
+    size_t pos = text.find(opener);
+    if (pos == std::string::npos) return;
+    size_t end = text.find("\n]", pos);
+    std::string body = text.substr(pos + opener.size(), end == std::string::npos ? std::string::npos : end - pos);
+    static const std::regex item(R"re("([^"\n]*)")re");
+    for (std::sregex_iterator it(body.begin(), body.end(), item), e; it != e; ++it) out->push_back((*it)[1]);
+  }
+  std::vector<std::string> name_patterns_, signatures_;
+  std::vector<std::regex> regexes_;
+};
+
+const PythonBindings& BindingsFor(const Index& ix) {
+  return ix.Derived<PythonBindings>("python-bindings", [&] { return PythonBindings(ix); });
+}
+
+}  // namespace
+
+Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const {
+  Location l;
+  l.file = file;
+  l.line = line;
+  if (opt_.snippets && line > 0 && snippet_lines > 0) l.snippet = ix_.Snippet(file, line, snippet_lines);
+  return l;
+}
+
+Location Tracer::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
+  return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
+}
+
+// --- query resolution ------------------------------------------------------
+
+Status Tracer::Run(std::string_view raw) {
+  std::string q(TrimView(raw));
+  t_.query = std::string(raw);
+  t_.source_root = ix_.root;
+  t_.source_version = ix_.version;
+  if (q.empty()) return Status::Usage("empty query");
+  bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
+               TryKernel(q);
+  if (!found) {
+    Suggest(q);
+    std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
+    if (!t_.suggestions.empty()) {
+      msg += "; did you mean: ";
+      for (size_t i = 0; i < t_.suggestions.size(); ++i) msg += (i ? ", " : "") + t_.suggestions[i];
+    }
+    t_.not_found.push_back({"query", msg});
+    return Status::NotFound(msg);
+  }
+  PrunePythonFrames();
+  ExpandQueuedOps();
+  if (opt_.backward) AddBackward();
+  AddDecompositions();
+  return Status::Ok();
+}
+
+bool Tracer::TryAten(std::string_view q) {
+  std::string s(q);
+  for (const char* prefix : {"torch.ops.aten.", "aten::", "aten."}) {
+    if (StartsWith(s, prefix)) {
+      s = s.substr(std::string_view(prefix).size());
+      break;
+    }
+  }
+  std::string base = s, overload;
+  if (size_t dot = s.find('.'); dot != std::string::npos) {
+    base = s.substr(0, dot);
+    overload = s.substr(dot + 1);
+  }
+  if (base.empty() || base.find_first_of(" ()[]/") != std::string::npos) return false;
+  if (!overload.empty()) {
+    const NativeFunction* fn = nullptr;
+    if (overload == "default") fn = FindOp(base);
+    else fn = FindOp(base + "." + overload);
+    if (!fn) return false;
+    t_.target_kind = "aten";
+    t_.target_name = "aten::" + fn->name;
+    t_.selected_overload = fn->name;
+    AddOp(fn, "forward", "", 0);
+    return true;
+  }
+  auto overloads = ix_.yaml.Overloads(base);
+  if (overloads.empty()) return false;
+  t_.target_kind = "aten";
+  t_.target_name = "aten::" + base;
+  for (const NativeFunction* fn : overloads) AddOp(fn, "forward", "", 0);
+  return true;
+}
+
+namespace {
+
+// Python operator spellings and the Tensor dunder each one calls.
+const std::pair<const char*, const char*> kOperatorDunders[] = {
+    {"@", "__matmul__"}, {"+", "__add__"},      {"-", "__sub__"},  {"*", "__mul__"},  {"/", "__truediv__"},
+    {"//", "__floordiv__"}, {"%", "__mod__"},   {"**", "__pow__"}, {"[]", "__getitem__"}, {"==", "__eq__"},
+    {"!=", "__ne__"},    {"<", "__lt__"},       {"<=", "__le__"},  {">", "__gt__"},   {">=", "__ge__"},
+    {"&", "__and__"},    {"|", "__or__"},       {"^", "__xor__"},  {"~", "__invert__"}, {"<<", "__lshift__"},
+    {">>", "__rshift__"}, {"+=", "__iadd__"},   {"-=", "__isub__"}, {"*=", "__imul__"}, {"/=", "__idiv__"},
+};
+
+}  // namespace
+
+// Reads the dunder table of the C++ Tensor binding from the checkout
+// (tools/autograd/templates/python_variable_methods.cpp): "__add__" is bound
+// to THPVariable_add, i.e. the aten op add. Read, not hard-coded, so a tree
+// that binds differently is traced as it is.
+using DunderTable = std::map<std::string, std::pair<std::string, int>>;
+
+static DunderTable ReadDunderBindings(const Index& ix) {
+  std::map<std::string, std::pair<std::string, int>> out;
+  const std::string path = "tools/autograd/templates/python_variable_methods.cpp";
+  std::string text;
+  if (!ix.disk || !ix.disk->ReadFile(path, &text).ok()) return out;
+  static const std::regex re(R"re(\{"(__\w+__)",[^\n]*?THPVariable_(\w+?)_?>)re");
+  int line = 1;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + pos, end - pos);
+    if (l.find("{\"__") != std::string_view::npos) {
+      std::string ls(l);
+      std::smatch m;
+      if (std::regex_search(ls, m, re)) {
+        std::string op = m[2];
+        // THPVariable_add_ binds add_: keep the in-place name.
+        if (ls.find("THPVariable_" + op + "_>") != std::string::npos) op += "_";
+        if (op.rfind("__", 0) == 0) op = op.substr(2, op.size() - 4);  // THPVariable___eq__ -> eq
+        out[m[1]] = {op, line};
+      }
+    }
+    pos = end + 1;
+    ++line;
+  }
+  return out;
+}
+
+bool Tracer::TryOperator(std::string_view q) {
+  std::string s(q);
+  std::string dunder;
+  for (const auto& [sym, d] : kOperatorDunders) {
+    if (s == sym) dunder = d;
+  }
+  for (const char* prefix : {"torch.Tensor.", "Tensor.", "x."}) {
+    if (dunder.empty() && StartsWith(s, prefix)) {
+      std::string rest = s.substr(std::string_view(prefix).size());
+      if (StartsWith(rest, "__") && EndsWith(rest, "__")) dunder = rest;
+    }
+  }
+  if (dunder.empty()) return false;
+  t_.target_kind = "operator";
+  t_.target_name = "torch.Tensor." + dunder;
+  // A Python definition in torch/_tensor.py wins (e.g. __rsub__, __rpow__).
+  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
+  if (py.kind == PySymbol::kFunction) {
+    WalkPythonFunction(py.module, py.index, 0);
+    return true;
+  }
+  const DunderTable& dunders =
+      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
+  std::string op;
+  int line = 0;
+  if (auto it = dunders.find(dunder); it != dunders.end()) {
+    op = it->second.first;
+    line = it->second.second;
+  } else if (dunder == "__getitem__") {
+    // Bound by hand in torch/csrc/autograd/python_variable_indexing.cpp: a
+    // tensor index is aten::index (ints and slices become select/slice views).
+    op = "index";
+  }
+  if (op.empty() || ix_.yaml.Overloads(op).empty()) {
+    t_.not_found.push_back({"operator binding", dunder + " has no C++ binding in python_variable_methods.cpp"});
+    return true;
+  }
+  PyFrame frame;
+  frame.symbol = "torch._C.TensorBase." + dunder;
+  frame.bridge = "tensor method";
+  if (line > 0) frame.where = Loc("tools/autograd/templates/python_variable_methods.cpp", line, 1);
+  frame.calls.push_back({op, line, "bridge", "aten::" + op});
+  if (dunder == "__getitem__") frame.note = "x[tensor] calls aten::index; ints and slices become select/slice views";
+  t_.python.push_back(frame);
+  // The overload Python's arg parser picks for tensor operands.
+  for (const char* ov : {".Tensor", ""}) {
+    if (const NativeFunction* fn = FindOp(op + ov)) {
+      t_.selected_overload = fn->name;
+      break;
+    }
+  }
+  AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
+  return true;
+}
+
+bool Tracer::TryMethod(std::string_view q) {
+  std::string s(q), name;
+  for (const char* prefix : {"torch.Tensor.", "Tensor.", "x.", "tensor."}) {
+    if (StartsWith(s, prefix)) {
+      name = s.substr(std::string_view(prefix).size());
+      break;
+    }
+  }
+  if (name.empty() || name.find('.') != std::string::npos) return false;
+  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + name);
+  if (py.kind == PySymbol::kFunction) {
+    t_.target_kind = "method";
+    t_.target_name = "torch.Tensor." + name;
+    WalkPythonFunction(py.module, py.index, 0);
+    return true;
+  }
+  bool any = false;
+  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) any = any || fn->HasVariant("method");
+  if (!any) return false;
+  t_.target_kind = "method";
+  t_.target_name = "torch.Tensor." + name;
+  PyFrame frame;
+  frame.symbol = "torch._C.TensorBase." + name;
+  frame.bridge = "tensor method";
+  frame.calls.push_back({name, 0, "bridge", "aten::" + name});
+  t_.python.push_back(frame);
+  AddBoundOverloads(name, /*method=*/true);
+  return true;
+}
+
+void Tracer::AddBoundOverloads(const std::string& name, bool method) {
+  const PythonBindings& bindings = BindingsFor(ix_);
+  std::vector<const NativeFunction*> picked, manual;
+  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
+    if (fn->schema.is_out() || (method && !fn->HasVariant("method"))) continue;
+    (bindings.Bound(*fn) ? picked : manual).push_back(fn);
+  }
+  // Nothing generated: the method is bound by hand (copy_, __getitem__'s
+  // index), and that binding calls these overloads.
+  for (const NativeFunction* fn : picked.empty() ? manual : picked) AddOp(fn, "forward", "", 0);
+}
+
+namespace {
+
+std::string ExpandShorthand(std::string_view q) {
+  std::string s(q);
+  if (StartsWith(s, "nn.functional.")) return "torch." + s;
+  if (StartsWith(s, "nn.")) return "torch." + s;
+  if (StartsWith(s, "F.")) return "torch.nn.functional." + s.substr(2);
+  return s;
+}
+
+}  // namespace
+
+bool Tracer::TryPythonSymbol(std::string_view q) {
+  std::string dotted = ExpandShorthand(q);
+  if (!StartsWith(dotted, "torch.")) return false;
+  PySymbol s = ix_.py.Resolve(dotted);
+  const auto& mods = ix_.py.modules();
+  switch (s.kind) {
+    case PySymbol::kClass: {
+      const PyModule& m = mods[s.module];
+      const PyClass& c = m.classes[s.index];
+      auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
+      t_.target_kind = "module";
+      t_.target_name = m.name + "." + c.name;
+      if (!fwd) {
+        t_.not_found.push_back({"forward", t_.target_name + " has no forward method in the class or its bases"});
+        return true;
+      }
+      WalkPythonFunction(fwd->module, fwd->index, 0);
+      if (fwd->module != s.module || mods[fwd->module].functions[fwd->index].class_index != static_cast<int32_t>(s.index)) {
+        const PyFunction& f = mods[fwd->module].functions[fwd->index];
+        if (!t_.python.empty()) {
+          t_.python.front().note = t_.target_name + " inherits forward from " + mods[fwd->module].name + "." + f.qualname;
+        }
+      }
+      return true;
+    }
+    case PySymbol::kFunction: {
+      const PyModule& m = mods[s.module];
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional"
+                       : StartsWith(m.name, "torch._tensor")     ? "method"
+                                                                  : (m.functions[s.index].is_method ? "python" : "torch");
+      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = "python";
+      t_.target_name = m.name + "." + m.functions[s.index].qualname;
+      WalkPythonFunction(s.module, s.index, 0);
+      return true;
+    }
+    case PySymbol::kAlias: {
+      const PyModule& m = mods[s.module];
+      const PyAlias& a = m.aliases[s.index];
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional" : "torch";
+      t_.target_name = m.name + "." + a.name;
+      PyFrame frame;
+      frame.symbol = t_.target_name;
+      frame.where = Loc(m.path, a.line, 2);
+      WalkAlias(s.module, a, 0, &frame);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool Tracer::TryTorchNamespace(std::string_view q) {
+  std::string s(q);
+  if (!StartsWith(s, "torch.")) return false;
+  std::string bridge;
+  std::vector<const NativeFunction*> ops;
+  // torch.linalg.x / torch.fft.x / torch.special.x / torch.nn.functional.x bind
+  // torch._C._linalg.linalg_x etc.; torch.x binds _VariableFunctions.x.
+  static const std::pair<const char*, const char*> kSubmodules[] = {
+      {"torch.linalg.", "torch._C._linalg.linalg_"}, {"torch.fft.", "torch._C._fft.fft_"},
+      {"torch.special.", "torch._C._special.special_"}, {"torch.nn.functional.", "torch._C._nn."}};
+  std::string dotted;
+  for (const auto& [from, to] : kSubmodules) {
+    if (StartsWith(s, from)) dotted = to + s.substr(std::string_view(from).size());
+  }
+  if (dotted.empty()) {
+    std::string rest = s.substr(6);
+    if (rest.find('.') != std::string::npos) return false;
+    dotted = "torch._C._VariableFunctions." + rest;
+  }
+  if (!BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
+  t_.target_kind = "torch";
+  t_.target_name = s;
+  PyFrame frame;
+  frame.symbol = s;
+  frame.bridge = bridge;
+  frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name});
+  t_.python.push_back(frame);
+  for (const NativeFunction* fn : ops) AddOp(fn, "forward", "", 0);
+  return true;
+}
+
+void Tracer::Suggest(std::string_view q) {
+  std::string s(q);
+  std::vector<std::string> candidates;
+  std::set<std::string> bases;
+  std::string stem = s;
+  for (const char* prefix : {"torch.ops.aten.", "aten::", "aten.", "torch.Tensor.", "Tensor.", "torch.", "F.", "nn."}) {
+    if (StartsWith(stem, prefix)) {
+      stem = stem.substr(std::string_view(prefix).size());
+      break;
+    }
+  }
+  for (const auto& fn : ix_.yaml.functions()) bases.insert(fn.schema.name);
+  candidates.assign(bases.begin(), bases.end());
+  for (const auto& m : ix_.py.modules()) {
+    if (m.name == "torch.nn.functional") {
+      for (const auto& f : m.functions) {
+        if (!f.is_method && f.name[0] != '_') candidates.push_back("F." + f.name);
+      }
+      for (const auto& a : m.aliases) candidates.push_back("F." + a.name);
+    }
+    if (StartsWith(m.name, "torch.nn.modules.")) {
+      for (const auto& c : m.classes) {
+        if (c.name[0] != '_') candidates.push_back("nn." + c.name);
+      }
+    }
+  }
+  // Compare like with like: "F.sofmax" against "F.softmax", "sofmax" against "softmax".
+  std::vector<std::string> near = DidYouMean(s, candidates, 5);
+  if (near.empty() && stem != s) near = DidYouMean(stem, candidates, 5);
+  t_.suggestions = near;
+}
+
+// --- Python layer ----------------------------------------------------------
+
+bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops) {
+  std::string name;
+  std::string python_module = "<none>";
+  if (StartsWith(dotted, "torch.ops.aten.")) {
+    std::string rest = dotted.substr(15);
+    std::string base = rest, overload;
+    if (size_t dot = rest.find('.'); dot != std::string::npos) {
+      base = rest.substr(0, dot);
+      overload = rest.substr(dot + 1);
+    }
+    *bridge = "torch.ops";
+    if (!overload.empty()) {
+      const NativeFunction* fn = FindOp(overload == "default" ? base : base + "." + overload);
+      if (fn) ops->push_back(fn);
+      return true;
+    }
+    for (const NativeFunction* fn : ix_.yaml.Overloads(base)) {
+      if (!fn->schema.is_out()) ops->push_back(fn);
+    }
+    return true;
+  }
+  for (const BridgeModule& b : kBridges) {
+    if (StartsWith(dotted, b.prefix)) {
+      name = dotted.substr(std::string_view(b.prefix).size());
+      python_module = b.python_module;
+      *bridge = b.label;
+      break;
+    }
+  }
+  if (name.empty() && StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
+    name = dotted.substr(6);
+    python_module = "";
+    *bridge = "torch." + name;
+  }
+  if (name.empty() || name.find('.') != std::string::npos) return false;
+  bool tensor_method = *bridge == "tensor method";
+  const PythonBindings& bindings = BindingsFor(ix_);
+  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
+    if (fn->schema.is_out() || !bindings.Bound(*fn)) continue;
+    if (tensor_method) {
+      if (!fn->HasVariant("method")) continue;
+    } else {
+      // A binding module only exposes ops whose python_module names it
+      // (torch._C._nn.linear is linear with python_module: nn).
+      std::string pm = fn->python_module.value_or("");
+      if (pm != python_module) continue;
+      if (python_module.empty() && !fn->HasVariant("function")) continue;
+    }
+    ops->push_back(fn);
+  }
+  if (ops->empty() && !tensor_method) {
+    // Skipped by codegen because it is bound by hand (nonzero, ...): the
+    // manual binding still calls the op.
+    for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
+      if (!fn->schema.is_out() && fn->python_module.value_or("") == python_module) ops->push_back(fn);
+    }
+  }
+  return true;
+}
+
+// Drops helper frames that lead to no op (argument checks, shape
+// bookkeeping): the entry frame stays, and so does every frame on a path to C++.
+void Tracer::PrunePythonFrames() {
+  if (t_.python.size() <= 1) return;
+  bool changed = true;
+  std::set<std::string> dropped;
+  while (changed) {
+    changed = false;
+    for (size_t i = 1; i < t_.python.size(); ++i) {
+      const PyFrame& f = t_.python[i];
+      if (dropped.count(f.symbol)) continue;
+      bool useful = false;
+      for (const auto& c : f.calls) {
+        if (c.kind != "python" && c.kind != "functional" && c.kind != "method") useful = true;
+        else if (c.resolved.rfind("aten::", 0) == 0) useful = true;
+        else if (!dropped.count(c.resolved)) {
+          // A call to a frame that is still there keeps this one.
+          for (const auto& g : t_.python) useful = useful || (g.symbol == c.resolved && g.symbol != f.symbol);
+        }
+      }
+      if (!useful) {
+        dropped.insert(f.symbol);
+        changed = true;
+      }
+    }
+  }
+  std::vector<PyFrame> kept;
+  for (size_t i = 0; i < t_.python.size(); ++i) {
+    if (i > 0 && dropped.count(t_.python[i].symbol)) continue;
+    PyFrame f = t_.python[i];
+    std::vector<PyCallStep> calls;
+    for (auto& c : f.calls) {
+      if (!dropped.count(c.resolved)) calls.push_back(c);
+    }
+    f.calls = std::move(calls);
+    kept.push_back(std::move(f));
+  }
+  t_.python = std::move(kept);
+}
+
+void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame) {
+  const PyModule& m = ix_.py.modules()[module];
+  if (alias.kind == PyAliasKind::kBooleanDispatch) {
+    frame->bridge = "boolean_dispatch";
+    frame->note = "boolean_dispatch: if_true=" + alias.if_true + ", if_false=" + alias.if_false;
+    size_t at = t_.python.size();
+    t_.python.push_back(*frame);
+    for (const std::string& branch : {alias.if_true, alias.if_false}) {
+      if (branch.empty()) continue;
+      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch});
+      PySymbol s = ix_.py.Resolve(m.name + "." + branch);
+      if (s.kind == PySymbol::kFunction) {
+        WalkPythonFunction(s.module, s.index, depth + 1);
+      } else if (s.kind == PySymbol::kAlias && depth < 4 && seen_py_.insert({s.module, 1000000 + s.index}).second) {
+        // boolean_dispatch of boolean_dispatch (torch.unique in 1.13).
+        const PyModule& bm = ix_.py.modules()[s.module];
+        const PyAlias& nested = bm.aliases[s.index];
+        PyFrame nested_frame;
+        nested_frame.symbol = bm.name + "." + nested.name;
+        nested_frame.where = Loc(bm.path, static_cast<int>(nested.line), 2);
+        WalkAlias(s.module, nested, depth + 1, &nested_frame);
+      }
+    }
+    return;
+  }
+  if (alias.kind == PyAliasKind::kAddDocstr) frame->bridge = "_add_docstr alias";
+  size_t at = t_.python.size();
+  t_.python.push_back(*frame);
+  PyFrame tmp = t_.python[at];
+  FollowPyCall(module, -1, alias.target, static_cast<int>(alias.line), depth, &tmp);
+  // FollowPyCall may have appended frames: write the calls back into ours.
+  t_.python[at].calls = tmp.calls;
+  if (t_.python[at].bridge.empty()) t_.python[at].bridge = tmp.bridge;
+  else if (!tmp.bridge.empty() && tmp.bridge != t_.python[at].bridge) t_.python[at].bridge += " -> " + tmp.bridge;
+}
+
+void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
+  if (!seen_py_.insert({module, function}).second || depth > 4) return;
+  const PyModule& m = ix_.py.modules()[module];
+  const PyFunction& f = m.functions[function];
+  size_t at = t_.python.size();
+  PyFrame frame;
+  frame.symbol = m.name + "." + f.qualname;
+  frame.where = Loc(m.path, static_cast<int>(f.line), 3);
+  t_.python.push_back(frame);
+  PyFrame work = frame;
+  for (const PyCall& call : f.calls) {
+    if (call.in_preamble) continue;
+    if (call.kind == PyCallKind::kOperator) {
+      // Only '@' is unambiguous in library code: it exists for tensors alone.
+      if (call.callee == "@") {
+        work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul"});
+        AddOpsByBaseName("matmul", "forward", "", 0);
+      }
+      continue;
+    }
+    FollowPyCall(module, f.class_index, call.callee, static_cast<int>(call.line), depth, &work);
+  }
+  t_.python[at].calls = std::move(work.calls);
+  t_.python[at].bridge = work.bridge;
+  if (t_.python[at].bridge.empty()) {
+    bool composes = false;
+    for (const auto& c : t_.python[at].calls) composes = composes || c.kind != "python";
+    if (composes) t_.python[at].bridge = "pure Python composition";
+  }
+}
+
+void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& raw_callee, int line, int depth,
+                          PyFrame* frame) {
+  const auto& mods = ix_.py.modules();
+  const PyModule& m = mods[module];
+  const std::string& callee = raw_callee;
+  auto add_bridge = [&](const std::string& dotted, const std::string& kind) -> bool {
+    std::string bridge;
+    std::vector<const NativeFunction*> ops;
+    if (!BridgeToYaml(dotted, &bridge, &ops)) return false;
+    // Ops returning no tensor (size, dim, is_floating_point...) are metadata
+    // queries answered without a kernel: not part of what runs.
+    std::vector<const NativeFunction*> tensor_ops;
+    for (const NativeFunction* fn : ops) {
+      bool returns_tensor = false;
+      for (const auto& r : fn->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+      if (returns_tensor) tensor_ops.push_back(fn);
+    }
+    if (tensor_ops.empty()) return false;
+    frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name});
+    if (frame->bridge.empty()) frame->bridge = bridge;
+    else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
+    for (const NativeFunction* fn : tensor_ops) {
+      AddOp(fn, "forward", "", 0);
+    }
+    return true;
+  };
+  auto follow_symbol = [&](const std::string& dotted, const std::string& kind) -> bool {
+    PySymbol s = ix_.py.Resolve(dotted);
+    if (s.kind == PySymbol::kFunction) {
+      const PyModule& target = mods[s.module];
+      if (!FollowableModule(target.name)) return false;
+      frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname});
+      WalkPythonFunction(s.module, s.index, depth + 1);
+      return true;
+    }
+    if (s.kind == PySymbol::kAlias) {
+      const PyModule& target = mods[s.module];
+      if (!FollowableModule(target.name)) return false;
+      const PyAlias& a = target.aliases[s.index];
+      frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
+      PyFrame alias_frame;
+      alias_frame.symbol = target.name + "." + a.name;
+      alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
+      if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth + 1, &alias_frame);
+      return true;
+    }
+    return false;
+  };
+
+  size_t dot = callee.find('.');
+  std::string head = callee.substr(0, dot);
+  std::string rest = dot == std::string::npos ? "" : callee.substr(dot + 1);
+
+  // self.method(...) and super().method(...)
+  if ((head == "self" || head == "super()") && cls >= 0 && !rest.empty() && rest.find('.') == std::string::npos) {
+    auto fn = head == "self" ? ix_.py.FindMethod(module, static_cast<uint32_t>(cls), rest) : std::nullopt;
+    if (head == "super()") {
+      const PyClass& c = m.classes[static_cast<size_t>(cls)];
+      for (const std::string& base : c.resolved_bases) {
+        if (base.empty()) continue;
+        PySymbol b = ix_.py.Resolve(base);
+        if (b.kind != PySymbol::kClass) continue;
+        fn = ix_.py.FindMethod(b.module, b.index, rest);
+        if (fn) break;
+      }
+    }
+    if (fn && fn->kind == PySymbol::kFunction) {
+      const PyModule& target = mods[fn->module];
+      frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname});
+      WalkPythonFunction(fn->module, fn->index, depth + 1);
+    }
+    return;
+  }
+  // Names bound by imports: F.x, torch.x, _VF.x, nn.functional.x ...
+  for (const PyImport& imp : m.imports) {
+    if (imp.local != head) continue;
+    std::string dotted = rest.empty() ? imp.target : imp.target + "." + rest;
+    if (StartsWith(dotted, "torch._VF.") || StartsWith(dotted, "torch._C.") || StartsWith(dotted, "torch.ops.aten.")) {
+      add_bridge(dotted, "bridge");
+      return;
+    }
+    if (follow_symbol(dotted, StartsWith(dotted, "torch.nn.functional.") ? "functional" : "python")) return;
+    if (StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
+      add_bridge(dotted, "torch");
+    } else if (StartsWith(dotted, "torch.linalg.") || StartsWith(dotted, "torch.fft.") ||
+               StartsWith(dotted, "torch.special.")) {
+      PySymbol s = ix_.py.Resolve(dotted);
+      if (s.kind == PySymbol::kNone) {
+        std::string sub = dotted.substr(6, dotted.find('.', 6) - 6);
+        add_bridge("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), "bridge");
+      }
+    }
+    return;
+  }
+  // Module-level functions and aliases of the same module.
+  if (rest.empty()) {
+    follow_symbol(m.name + "." + head, "python");
+    return;
+  }
+  // receiver.method(...): a tensor method when the name is one.
+  if (rest.find('.') == std::string::npos && head != "self" && head != "cls") {
+    PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + rest);
+    if (py.kind == PySymbol::kFunction) {
+      frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + rest});
+      WalkPythonFunction(py.module, py.index, depth + 1);
+      return;
+    }
+    add_bridge("torch._C.TensorBase." + rest, "method");
+  }
+}
+
+std::vector<std::string> AllOpQueries(const Index& index) {
+  std::vector<std::string> out;
+  for (const auto& fn : index.yaml.functions()) out.push_back("aten::" + fn.name);
+  return out;
+}
+
+Status TraceQuery(const Index& index, std::string_view query, const TraceOptions& options, Trace* out) {
+  *out = Trace();
+  Tracer tracer(index, options, out);
+  return tracer.Run(query);
+}
+
+}  // namespace optrace

@@ -1,0 +1,163 @@
+// The tracer's output value and its entry point. A Trace is plain data: the
+// Python frames, every aten op reached (forward and backward) with its YAML
+// entry, C++ implementations, dispatch stubs, CUDA kernels, vendor libraries
+// and the aten ops it calls, the derivatives.yaml entries and decompositions.
+// Renderers (render.h) turn it into text, markdown, JSON or DOT without any
+// lookups of their own.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/index.h"
+#include "base/status.h"
+
+namespace optrace {
+
+struct Location {
+  std::string file;  // relative to the checkout root
+  int line = 0;
+  std::string snippet;  // a few lines of the real code there ("" when not wanted)
+  bool valid() const { return !file.empty() && line > 0; }
+};
+
+struct PyCallStep {
+  std::string callee;  // as written: "F.layer_norm", "torch._C._nn.linear", "input.softmax"
+  int line = 0;
+  std::string kind;    // "functional" | "bridge" | "torch" | "method" | "python" | "operator"
+  std::string resolved;  // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
+};
+
+struct PyFrame {
+  std::string symbol;  // "torch.nn.modules.normalization.LayerNorm.forward"
+  Location where;
+  std::vector<PyCallStep> calls;
+  std::string bridge;  // how this frame reaches C++: "_VF", "torch._C._nn", "torch.x", "tensor method",
+                       // "torch.ops", "_add_docstr alias", "pure Python composition", ""
+  std::string note;    // e.g. "forward inherited from torch.nn.modules.activation.Hardtanh"
+};
+
+struct ImplStep {
+  std::string key;       // dispatch key: "CPU", "CUDA", "CompositeImplicitAutograd", ...
+  std::string function;  // dispatch name / C++ function
+  std::string form;      // "function" | "TORCH_IMPL_FUNC" | "TORCH_META_FUNC" | "TORCH_PRECOMPUTE_META_FUNC" |
+                         // "ufunc" | "generated"
+  Location where;
+  std::string params;    // C++ parameter list (tells overloads apart)
+  std::vector<std::string> dtypes;  // from AT_DISPATCH_* in the body, when found
+};
+
+struct StubRegistrationStep {
+  std::string device, macro, target;
+  Location where;
+  Location target_definition;  // the registered function's definition
+};
+
+struct StubStep {
+  std::string name;
+  Location declared;  // DECLARE_DISPATCH
+  Location defined;   // DEFINE_DISPATCH
+  std::string called_from;  // function calling the stub
+  Location call_site;
+  std::vector<StubRegistrationStep> registrations;
+};
+
+struct KernelStep {
+  std::string name;    // __global__ name, functor name ("MulFunctor"), jiterator kernel string, or the
+                       // function holding the gpu_kernel lambda
+  std::string device;  // "CUDA" | "CPU"
+  Location where;      // of the kernel definition (or of the launch when the kernel is a lambda)
+  std::string launch;  // "<<<>>>" | "gpu_kernel" | "gpu_reduce_kernel" | "jiterator" | "macro" | "launch"
+  Location launch_site;
+  std::string launcher;  // "gpu_kernel", "opmath_symmetric_gpu_kernel_with_scalars", macro name ...
+  std::vector<std::string> path;  // functions from the implementation to the launch
+};
+
+struct LibraryStep {
+  std::string name;  // "cuDNN" | "cuBLAS" | "cuBLASLt" | "cuFFT" | "cuSOLVER" | "cuSPARSE" | "CUB" | "Thrust" |
+                     // "MAGMA" | "cutlass" | "flash-attention" | "mem-eff-attention"
+  Location where;    // first call site
+  std::vector<std::string> calls;  // library entry points called: "cudnnRNNForward", "at::cuda::blas::gemm"
+  std::vector<std::string> path;   // functions from the implementation to the call
+};
+
+struct OpCallStep {
+  std::string op;      // the aten op called ("_softmax", "nll_loss_nd")
+  std::string device;  // "any" | "CPU" | "CUDA": which implementation makes the call
+  std::string from;    // the C++ function making the call
+  Location where;
+  std::string how;     // "at::x", "at::_ops::x::call", "self.x()", "at::native::x", "stub"
+};
+
+struct OpStep {
+  std::string name;  // "add.Tensor", "mm"
+  std::string role;  // "forward" | "backward"
+  const NativeFunction* yaml = nullptr;
+  std::string reached_from;  // "" for entry ops, else the op (or derivative) that leads here
+  int depth = 0;
+  std::vector<ImplStep> impls;
+  // C++ functions between an implementation and its kernels, libraries and
+  // stubs (form "helper", key = the device path they are on), each located.
+  std::vector<ImplStep> helpers;
+  std::vector<StubStep> stubs;
+  std::vector<KernelStep> kernels;
+  std::vector<LibraryStep> libraries;
+  std::vector<OpCallStep> calls;
+  std::vector<std::string> notes;
+};
+
+struct BackwardStep {
+  std::string op;  // forward op the entry belongs to
+  const DerivativeEntry* derivatives = nullptr;
+  std::vector<std::string> ops;  // backward aten ops named in the formulas
+  std::vector<std::string> helpers;  // FunctionsManual helpers named in the formulas
+  std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
+};
+
+struct DecompositionStep {
+  std::string op;
+  Location where;
+  std::string function;
+  std::string registry;  // "torch._decomp" | "torch._refs" | "torch._inductor" | "torch._meta_registrations"
+  std::string target;    // decorator argument as written: "aten.silu_backward"
+};
+
+struct NotFoundStep {
+  std::string what, detail;
+};
+
+struct Trace {
+  std::string query;
+  std::string source_root, source_version;
+  std::string target_kind;  // "module" | "functional" | "torch" | "method" | "operator" | "aten" | "python" | "kernel"
+  std::string target_name;
+  std::string selected_overload;  // the overload the Python call selects, when it can be told
+  std::vector<PyFrame> python;
+  std::vector<OpStep> ops;
+  std::vector<BackwardStep> backward;
+  std::vector<DecompositionStep> decompositions;
+  std::vector<NotFoundStep> not_found;
+  std::vector<std::string> notes;
+  std::vector<std::string> suggestions;  // "did you mean" when nothing was traced
+};
+
+struct TraceOptions {
+  enum class Device { kDefault, kCuda, kCpu, kAll } device = Device::kDefault;  // default: CPU + CUDA + composite
+  bool backward = true;
+  int depth = 4;           // how deep aten ops called from implementations are followed
+  int kernel_depth = 6;    // how deep helper functions are followed towards kernels
+  bool snippets = true;    // fill Location::snippet
+};
+
+// Traces one query against a loaded index. Returns kNotFound (with
+// suggestions in *out) when the query names nothing known; never traces a
+// different op than the one asked for.
+Status TraceQuery(const Index& index, std::string_view query, const TraceOptions& options, Trace* out);
+
+// Every op in native_functions.yaml, for `trace --all`.
+std::vector<std::string> AllOpQueries(const Index& index);
+
+}  // namespace optrace

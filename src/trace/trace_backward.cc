@@ -1,0 +1,328 @@
+// The tracer's back half: autograd and decompositions.
+//
+// Backward: for each forward op that autograd records, the derivatives.yaml
+// entry with exactly its schema (per overload). An op that only has a
+// CompositeImplicitAutograd kernel for CPU/CUDA has no backward of its own:
+// autograd differentiates the ops its C++ calls, which are in the trace. The
+// formulas name backward ops directly (_softmax_backward_data(...)), as
+// tensor methods (grad.sum(...)), as FunctionsManual.cpp helpers (resolved to
+// the aten ops their bodies call) and as C++ operators on tensors (grad *
+// result is mul); those ops are traced in turn with role "backward".
+//
+// Decompositions: @register_decomposition(aten.x...) sites in torch/_decomp,
+// torch/_refs and torch/_inductor, and aten.x.default.py_impl(...) ones,
+// matched to the ops of the trace by name and overload.
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+#include <regex>
+#include <set>
+
+#include "base/text.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+
+namespace {
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+struct FormulaNames {
+  std::vector<std::string> calls;    // f(...)
+  std::vector<std::string> methods;  // .f(...)
+  std::vector<std::string> operators;  // aten ops for * / + - and unary -
+};
+
+// Reads call names and operators out of a C++ expression (a formula, or a
+// helper's body). `arithmetic_all`: count + and binary - too (formulas); in
+// helper bodies those are mostly index arithmetic, so only * / and unary -.
+FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
+  FormulaNames out;
+  char prev_sig = '(';  // last significant char: decides unary vs binary minus
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    if (c == '"') {  // skip string literals
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != '"') j += s[j] == '\\' ? 2 : 1;
+      i = j + 1;
+      prev_sig = 'a';
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {  // line comment
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (IsIdentChar(c) && !std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < s.size() && IsIdentChar(s[j])) ++j;
+      std::string name(s.substr(i, j - i));
+      size_t k = j;
+      while (k < s.size() && s[k] == ' ') ++k;
+      bool is_call = k < s.size() && s[k] == '(';
+      if (is_call) {
+        bool method = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
+        (method ? out.methods : out.calls).push_back(name);
+      }
+      i = j;
+      prev_sig = 'a';
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (i < s.size() && (IsIdentChar(s[i]) || s[i] == '.')) ++i;
+      prev_sig = '0';
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\t') {
+      ++i;
+      continue;
+    }
+    bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']';
+    bool two = i + 1 < s.size();
+    // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
+    // which C++ also uses for templates).
+    if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
+      if (operand_before && c != '!') out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : "le");
+      i += 2;
+      prev_sig = '.';
+      continue;
+    }
+    if (c == '-' && two && (s[i + 1] == '>' || s[i + 1] == '-' || s[i + 1] == '=')) {
+      i += 2;
+      prev_sig = '.';
+      continue;
+    }
+    if (c == '+' && two && (s[i + 1] == '+' || s[i + 1] == '=')) {
+      i += 2;
+      prev_sig = '.';
+      continue;
+    }
+    if (c == '*' && operand_before && prev_sig != '0') out.operators.push_back("mul");
+    if (c == '/' && operand_before) out.operators.push_back("div");
+    if (c == '-') out.operators.push_back(operand_before ? (arithmetic_all ? "sub" : "") : "neg");
+    if (c == '+' && operand_before && arithmetic_all) out.operators.push_back("add");
+    prev_sig = c;
+    ++i;
+  }
+  out.operators.erase(std::remove(out.operators.begin(), out.operators.end(), ""), out.operators.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all) {
+  return ScanExpression(code, arithmetic_all).operators;
+}
+
+namespace {
+
+std::string BaseOpName(std::string name) {
+  if (EndsWith(name, "_symint")) name = name.substr(0, name.size() - 7);
+  return name;
+}
+
+bool OnlyCompositeImplicit(const NativeFunction& fn) {
+  bool composite_implicit = false, backend = false;
+  for (const auto& [key, kernel] : fn.dispatch) {
+    if (key == "CompositeImplicitAutograd") composite_implicit = true;
+    else if (key == "CPU" || key == "CUDA" || key == "CompositeExplicitAutograd" ||
+             key == "CompositeExplicitAutogradNonFunctional")
+      backend = true;
+  }
+  return composite_implicit && !backend;
+}
+
+void AddUnique(std::vector<std::string>* v, const std::string& s) {
+  if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
+}
+
+}  // namespace
+
+void Tracer::AddBackward() {
+  const CppIndex& cpp = ix_.cpp;
+  const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
+  std::vector<std::string> forward_ops;
+  for (const auto& op : t_.ops) {
+    if (op.role == "forward") forward_ops.push_back(op.name);
+  }
+  int backward_depth = std::max(0, opt_.depth - 1);
+  for (const std::string& name : forward_ops) {
+    const NativeFunction* fn = FindOp(name);
+    if (!fn || fn->schema.is_out()) continue;
+    const DerivativeEntry* d = ix_.yaml.FindDerivative(fn->name);
+    if (OnlyCompositeImplicit(*fn)) {
+      if (d) {
+        t_.notes.push_back("backward of " + fn->name + ": derivatives.yaml has an entry at line " +
+                           std::to_string(d->line) +
+                           ", but on CPU/CUDA this op only has a CompositeImplicitAutograd kernel, so autograd "
+                           "differentiates the ops it calls instead (the entry applies to backends with their own kernel)");
+      }
+      continue;
+    }
+    if (!d) continue;
+    BackwardStep b;
+    b.op = fn->name;
+    b.derivatives = d;
+    std::set<std::string> from_operators;
+    std::function<void(const std::string&, bool, int)> consider;
+    consider = [&](const std::string& raw, bool method, int level) {
+      std::string base = BaseOpName(raw);
+      auto overloads = ix_.yaml.Overloads(base);
+      bool is_op = false;
+      for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
+      if (is_op) {
+        AddUnique(&b.ops, base);
+        return;
+      }
+      if (method) return;
+      // A FunctionsManual helper: the ops its body calls.
+      for (uint32_t id : cpp.FunctionsNamed(base)) {
+        const CppFunction& h = cpp.functions()[id];
+        if (cpp.file(h.file) != manual) continue;
+        if (std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end()) break;
+        b.helpers.push_back(base);
+        for (uint32_t c : cpp.CallsIn(id)) {
+          const CppCall& call = cpp.calls()[c];
+          bool at_call = call.qualifier == "at::" || call.is_ops_call;
+          bool member = call.kind == CallKind::kMember;
+          if (!at_call && !member && call.kind != CallKind::kPlain) continue;
+          std::string cb = BaseOpName(call.callee);
+          bool is_op = false;
+          for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
+            if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
+              AddUnique(&b.ops, cb);
+              is_op = true;
+              break;
+            }
+          }
+          // A helper calling another FunctionsManual helper (split_backward ->
+          // split_with_sizes_backward -> at::cat): one level more.
+          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1);
+        }
+        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
+        if (lines > 0 && lines < 400) {
+          std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
+          for (const auto& opname : ScanExpression(body, false).operators) {
+            AddUnique(&b.ops, opname);
+            from_operators.insert(opname);
+          }
+        }
+        break;
+      }
+    };
+    for (const auto& f : d->formulas) {
+      if (f.inputs == "result" || StartsWith(f.inputs, "result") || f.inputs == "output_differentiability") continue;
+      if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
+      FormulaNames names = ScanExpression(f.formula, true);
+      for (const auto& c : names.calls) consider(c, false, 0);
+      for (const auto& m : names.methods) consider(m, true, 0);
+      for (const auto& o : names.operators) {
+        AddUnique(&b.ops, o);
+        from_operators.insert(o);
+      }
+    }
+    for (const std::string& base : b.ops) {
+      bool follow = false;
+      for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+        bool returns_tensor = false;
+        for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+        follow = follow || returns_tensor;
+      }
+      if (!follow) continue;
+      // An operator on two tensors (grad * other) is the .Tensor overload.
+      const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
+      if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", fn->name, backward_depth);
+      else AddOpsByBaseName(base, "backward", fn->name, backward_depth);
+    }
+    t_.backward.push_back(std::move(b));
+  }
+  ExpandQueuedOps();
+}
+
+namespace {
+
+// One decomposition registration: @register_decomposition(aten.x.ov) or
+// @aten.x.ov.py_impl(...), with the aten name it targets.
+struct DecompositionSite {
+  std::string base, overload;  // overload "" = every overload, "default" = the overload-less one
+  std::string target;          // "aten.silu_backward" as written
+  std::string path, function, registry;
+  int line = 0;
+};
+
+// The registrations of one index, read once: scanning every decorator with a
+// regex costs milliseconds, more than the rest of a small trace.
+using DecompositionMap = std::unordered_multimap<std::string, DecompositionSite>;
+
+DecompositionMap ReadDecompositionSites(const Index& ix) {
+  DecompositionMap sites;
+  static const std::regex aten_re(R"(aten\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?)");
+  const auto& mods = ix.py.modules();
+  for (const char* decorator : {"register_decomposition", "py_impl"}) {
+    for (const auto& [mi, fi] : ix.py.DecoratedWith(decorator)) {
+      const PyModule& m = mods[mi];
+      const PyFunction& f = m.functions[fi];
+      std::string registry = StartsWith(m.name, "torch._decomp")     ? "torch._decomp"
+                             : StartsWith(m.name, "torch._refs")     ? "torch._refs"
+                             : StartsWith(m.name, "torch._inductor") ? "torch._inductor"
+                                                                     : m.name;
+      for (const PyDecorator& dec : f.decorators) {
+        if (!EndsWith(dec.name, decorator)) continue;
+        std::string text = std::string(decorator) == "py_impl" ? dec.name : dec.text;
+        for (std::sregex_iterator r(text.begin(), text.end(), aten_re), end; r != end; ++r) {
+          DecompositionSite site;
+          site.base = (*r)[1];
+          site.overload = (*r)[2];
+          if (site.overload == "py_impl") site.overload.clear();
+          site.target = r->str();
+          site.path = m.path;
+          site.function = f.qualname;
+          site.registry = registry;
+          site.line = static_cast<int>(dec.line);
+          sites.emplace(site.base, std::move(site));
+        }
+      }
+    }
+  }
+  return sites;
+}
+
+const DecompositionMap& DecompositionSites(const Index& ix) {
+  return ix.Derived<DecompositionMap>("decomposition-sites", [&] { return ReadDecompositionSites(ix); });
+}
+
+}  // namespace
+
+void Tracer::AddDecompositions() {
+  const auto& sites = DecompositionSites(ix_);
+  std::set<std::pair<std::string, int>> seen;
+  std::set<std::string> op_names;
+  for (const auto& op : t_.ops) op_names.insert(op.name);
+  for (const std::string& name : op_names) {
+    std::string base = name.substr(0, name.find('.'));
+    std::string overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    auto [b, e] = sites.equal_range(base);
+    for (auto it = b; it != e; ++it) {
+      const DecompositionSite& site = it->second;
+      if (!site.overload.empty() && !(site.overload == overload || (site.overload == "default" && overload.empty())))
+        continue;
+      if (!seen.insert({site.path, site.line}).second) continue;
+      DecompositionStep d;
+      d.op = name;
+      d.where = Loc(site.path, site.line, 0);
+      d.function = site.function;
+      d.registry = site.registry;
+      d.target = site.target;
+      t_.decompositions.push_back(d);
+    }
+  }
+  // Keep the registries' file order, as the index lists them.
+  std::stable_sort(t_.decompositions.begin(), t_.decompositions.end(), [](const auto& x, const auto& y) {
+    return std::tie(x.where.file, x.where.line) < std::tie(y.where.file, y.where.line);
+  });
+}
+
+}  // namespace optrace

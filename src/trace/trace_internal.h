@@ -1,0 +1,182 @@
+// Internals shared by the tracer's files: trace.cc (query resolution and the
+// Python layer), trace_ops.cc (YAML ops, C++ implementations, stubs, kernels,
+// composite following) and trace_backward.cc (derivatives and decompositions).
+// Not part of the public API.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace optrace {
+
+// How an aten op entered the trace, before it is expanded.
+struct PendingOp {
+  const NativeFunction* fn = nullptr;
+  std::string role;          // "forward" | "backward"
+  std::string reached_from;  // "" for entry ops
+  int depth = 0;
+};
+
+class Tracer {
+ public:
+  Tracer(const Index& index, const TraceOptions& options, Trace* trace)
+      : ix_(index), opt_(options), t_(*trace) {}
+
+  Status Run(std::string_view query);
+
+  // --- query resolution (trace.cc) ---
+  bool TryAten(std::string_view q);
+  bool TryOperator(std::string_view q);
+  bool TryMethod(std::string_view q);
+  bool TryPythonSymbol(std::string_view q);
+  bool TryTorchNamespace(std::string_view q);
+  bool TryKernel(std::string_view q);
+  void Suggest(std::string_view q);
+
+  // --- Python layer (trace.cc) ---
+  void WalkPythonFunction(uint32_t module, uint32_t function, int depth);
+  void WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame);
+  // Resolves one callee expression seen in `module` (inside class `cls`, or -1).
+  // Appends a PyCallStep to `frame` and follows it when it matters.
+  void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
+  void PrunePythonFrames();
+  bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
+  // Adds the overloads of `name` Python can call (method variants when `method`).
+  void AddBoundOverloads(const std::string& name, bool method);
+
+  // --- ops (trace_ops.cc) ---
+  // Adds every overload `base` can reach through a call by name (not out=
+  // variants, not in-place ones unless the name itself is in-place).
+  void AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                        size_t arity = SIZE_MAX);
+  void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
+  void ExpandQueuedOps();
+  void ExpandOp(OpStep& op, int depth);
+  bool KeyWanted(std::string_view key) const;
+  void AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& dispatch_key,
+                          const std::string& kernel_name, int depth);
+  // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).
+  std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
+                                       DefForm form) const;
+  std::vector<uint32_t> FindDefinitions(const std::string& name, const NativeFunction& fn, const std::string& key,
+                                        DefForm form) const;
+  // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
+  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+                 const CppFunction* synthetic = nullptr);
+  // What one C++ call is, as far as that depends only on the call, the file
+  // of the function it is walked from, and the traced devices -- not on where
+  // the walk stands.
+  struct CallFacts {
+    std::string library;       // vendor library called ("" for none, or an aten-qualified call)
+    bool blas_helper = false;  // at::cuda::blas:: -- followed after being listed as a library call
+    bool launcher = false;     // gpu_kernel, cpu_kernel_vec ...
+    bool stub = false;         // a dispatch stub call
+    bool at_call = false, method_call = false;
+    std::string base;          // the op base name an at::/method call names
+    std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
+    bool is_op = false, returns_tensor = false, out_call = false, worth = false;
+    bool elsewhere = false;    // qualified into a namespace the walk does not enter
+    bool function_op = false;  // a plain call whose name is a function op (by name lookup)
+    const std::vector<const NativeFunction*>* kernel_ops = nullptr;  // OpsWithKernel(callee)
+    // The helper definitions it reaches (ResolveCall), all and those outside
+    // CUDA files; empty when the walk never resolves it.
+    std::vector<uint32_t> targets, cpu_targets;
+  };
+  // What FollowCpp reads of one walked function: its name as shown, whether
+  // it is in native code, its launches and its calls (its own, its stub
+  // references, and those of the macros it uses) in the walk's order, each
+  // with its facts; calls the walk can do nothing with are left out.
+  struct FunctionWalk {
+    std::string holder;
+    bool native = false;
+    std::vector<uint32_t> launches;
+    std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
+    std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
+    std::vector<CallFacts> facts;       // one per call
+  };
+  // Computed once per function (per index and traced devices, see WalkCache).
+  const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
+  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
+  CallFacts ComputeCallFacts(const CppCall& c, uint32_t from_file) const;
+  // Whether FollowCpp can do anything with a call, wherever its walk stands.
+  static bool Matters(const CallFacts& facts, const CppCall& c);
+  // Definitions a call may reach from `from_file`, never guessing among unrelated ones.
+  std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file) const;
+  // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
+  const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
+  void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
+  void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
+  // Ops whose CPU or CUDA dispatch entry names this C++ function.
+  const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
+  // Dispatch stubs named on the lines of a function's body without being called
+  // there (one per stub, at its first line), from the index's stub references.
+  std::vector<CppCall> StubReferences(const CppFunction& f) const;
+
+  // --- backward and decompositions (trace_backward.cc) ---
+  void AddBackward();
+  void AddDecompositions();
+
+  // helpers
+  Location Loc(const std::string& file, int line, int snippet_lines = 3) const;
+  Location CppLoc(uint32_t file, uint32_t line, int snippet_lines = 3) const;
+  const NativeFunction* FindOp(std::string_view full_name) const { return ix_.yaml.Find(full_name); }
+
+  const Index& ix_;
+  const TraceOptions& opt_;
+  Trace& t_;
+
+  std::deque<PendingOp> queue_;
+  std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
+  std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
+  // FollowCpp's memory, kept with the index (Index::Derived) for every later
+  // trace: each answer depends only on the index and the traced devices.
+  // Entries are added, never changed or removed, so references to them stay
+  // valid; parallel traces (trace --all) read under a shared lock.
+  struct WalkCache {
+    std::shared_mutex mu;
+    std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
+    std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
+  };
+  WalkCache& Cache() const;
+  mutable WalkCache* cache_ = nullptr;
+  FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
+  // Places (PlaceKey) of the helpers and op calls the op being expanded
+  // lists: a place not in them is not listed, so most lookups skip the lists.
+  std::unordered_set<uint64_t> helper_keys_, call_keys_;
+};
+
+// The entry for `key`, made by `make()` (outside the lock) when missing.
+template <class Map, class Key, class Make>
+inline const typename Map::mapped_type& Remember(std::shared_mutex& mu, Map& map, const Key& key, Make make) {
+  {
+    std::shared_lock<std::shared_mutex> lock(mu);
+    auto it = map.find(key);
+    if (it != map.end()) return it->second;
+  }
+  typename Map::mapped_type value = make();
+  std::unique_lock<std::shared_mutex> lock(mu);
+  return map.try_emplace(key, std::move(value)).first->second;
+}
+
+// Library a C++ call belongs to ("" when none), from its qualifier and name.
+std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
+
+// aten ops named by C++ operators on tensors in `code`: * mul, / div, unary
+// - neg, == eq, >= ge, <= le; with arithmetic_all also + add and binary - sub.
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all);
+
+// Kind of a schema type or C++ parameter, for telling overloads apart.
+char SchemaTypeKind(std::string_view schema_type);
+char CppParamKind(std::string_view cpp_param);
+
+}  // namespace optrace

@@ -1,0 +1,352 @@
+// Tracer tests on the real trees: each query of every kind, with the facts
+// it must find (file, line, name), each checked by hand against the tree.
+#include "trace/trace.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "testing/test_tree_index.h"
+#include "testing/test_util.h"
+
+namespace optrace {
+namespace {
+
+Trace TraceOf(const std::string& version, const std::string& query, TraceOptions options = {}) {
+  options.snippets = false;
+  Trace t;
+  Status s = TraceQuery(TreeIndex(version), query, options, &t);
+  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
+  return t;
+}
+
+const OpStep* FindOpStep(const Trace& t, const std::string& name, const std::string& role = "forward") {
+  for (const auto& op : t.ops) {
+    if (op.name == name && op.role == role) return &op;
+  }
+  return nullptr;
+}
+
+bool HasImpl(const OpStep& op, const std::string& key, const std::string& function, const std::string& file,
+             int line) {
+  for (const auto& i : op.impls) {
+    if (i.key == key && i.function == function && i.where.file == file && i.where.line == line) return true;
+  }
+  return false;
+}
+
+bool HasKernel(const Trace& t, const std::string& name, const std::string& file = "", int line = 0) {
+  for (const auto& op : t.ops) {
+    for (const auto& k : op.kernels) {
+      if (k.name == name && (file.empty() || (k.where.file == file && k.where.line == line))) return true;
+    }
+  }
+  return false;
+}
+
+bool HasLibrary(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops) {
+    for (const auto& l : op.libraries) {
+      if (l.name == name) return true;
+    }
+  }
+  return false;
+}
+
+const BackwardStep* FindBackward(const Trace& t, const std::string& op) {
+  for (const auto& b : t.backward) {
+    if (b.op == op) return &b;
+  }
+  return nullptr;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+class Trace260 : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
+};
+class Trace1131 : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CORPUS("1.13.1"); }
+};
+
+TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
+  Trace t = TraceOf("2.6.0", "nn.LSTM");
+  EXPECT_EQ(t.target_kind, "module");
+  EXPECT_EQ(t.target_name, "torch.nn.modules.rnn.LSTM");
+  ASSERT_FALSE(t.python.empty());
+  EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.rnn.LSTM.forward");
+  EXPECT_EQ(t.python[0].where.file, "torch/nn/modules/rnn.py");
+  EXPECT_EQ(t.python[0].where.line, 1042);
+  bool vf_call = false;
+  for (const auto& c : t.python[0].calls) vf_call = vf_call || (c.callee == "_VF.lstm" && c.line == 1124);
+  EXPECT_TRUE(vf_call);
+  const OpStep* lstm = FindOpStep(t, "lstm.input");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_EQ(lstm->yaml->line, 7854);
+  EXPECT_TRUE(lstm->yaml->implicit_composite);
+  EXPECT_TRUE(HasImpl(*lstm, "CompositeImplicitAutograd", "lstm", "aten/src/ATen/native/RNN.cpp", 1429));
+  bool cudnn_registration = false;
+  for (const auto& s : lstm->stubs) {
+    if (s.name != "lstm_cudnn_stub") continue;
+    EXPECT_EQ(s.declared.file, "aten/src/ATen/native/RNN.h");
+    EXPECT_EQ(s.declared.line, 13);
+    for (const auto& r : s.registrations) {
+      cudnn_registration = cudnn_registration || (r.device == "CUDA" && r.target == "lstm_cudnn" &&
+                                                  r.where.file == "aten/src/ATen/native/cudnn/RNN.cpp" &&
+                                                  r.where.line == 2745);
+    }
+  }
+  EXPECT_TRUE(cudnn_registration);
+  EXPECT_NE(FindOpStep(t, "_cudnn_rnn"), nullptr);
+  EXPECT_TRUE(HasLibrary(t, "cuDNN"));
+  const BackwardStep* b = FindBackward(t, "_cudnn_rnn");
+  ASSERT_NE(b, nullptr);
+  ASSERT_NE(b->derivatives, nullptr);
+  EXPECT_EQ(b->derivatives->line, 2763);
+  EXPECT_TRUE(Contains(b->ops, "_cudnn_rnn_backward"));
+  // lstm.input itself has no backward entry: it is CompositeImplicitAutograd.
+  EXPECT_EQ(FindBackward(t, "lstm.input"), nullptr);
+}
+
+TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
+  Trace t = TraceOf("2.6.0", "F.softmax");
+  EXPECT_EQ(t.target_kind, "functional");
+  ASSERT_FALSE(t.python.empty());
+  EXPECT_EQ(t.python[0].where.file, "torch/nn/functional.py");
+  EXPECT_EQ(t.python[0].where.line, 2103);
+  const OpStep* softmax = FindOpStep(t, "softmax.int");
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(softmax->yaml->line, 5541);
+  ASSERT_NE(FindOpStep(t, "_softmax"), nullptr);
+  const OpStep* out = FindOpStep(t, "_softmax.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->yaml->line, 5559);
+  EXPECT_TRUE(HasImpl(*out, "CUDA", "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu", 1091));
+  EXPECT_TRUE(HasImpl(*out, "CPU", "softmax_cpu_out", "aten/src/ATen/native/SoftMax.cpp", 335));
+  EXPECT_TRUE(HasKernel(t, "softmax_warp_forward", "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", 68));
+  for (const auto& k : out->kernels) {
+    if (k.name == "softmax_warp_forward") EXPECT_EQ(k.launch, "macro");
+  }
+  const BackwardStep* b = FindBackward(t, "_softmax");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->derivatives->line, 2196);
+  EXPECT_TRUE(Contains(b->ops, "_softmax_backward_data"));
+  EXPECT_TRUE(HasKernel(t, "softmax_warp_backward"));
+  bool decomposition = false;
+  for (const auto& d : t.decompositions) {
+    decomposition = decomposition || (d.where.file == "torch/_decomp/decompositions.py" && d.where.line == 1161);
+  }
+  EXPECT_TRUE(decomposition);
+}
+
+TEST_F(Trace260, AddThroughUfuncCodegen) {
+  for (const std::string q : {"torch.add", "Tensor.__add__", "+"}) {
+    Trace t = TraceOf("2.6.0", q);
+    const OpStep* add = FindOpStep(t, "add.Tensor");
+    ASSERT_NE(add, nullptr) << q;
+    ASSERT_TRUE(add->yaml->structured_delegate.has_value());
+    EXPECT_EQ(*add->yaml->structured_delegate, "add.out");
+    const OpStep* out = FindOpStep(t, "add.out");
+    ASSERT_NE(out, nullptr) << q;
+    bool ufunc = false;
+    for (const auto& i : out->impls) ufunc = ufunc || (i.form == "ufunc" && i.function == "ufunc_add_CUDA");
+    EXPECT_TRUE(ufunc) << q;
+    EXPECT_TRUE(HasKernel(t, "CUDAFunctor_add")) << q;
+    // add.Scalar has no Python binding (gen_python_functions.py skips it).
+    EXPECT_EQ(FindOpStep(t, "add.Scalar"), nullptr) << q;
+  }
+}
+
+TEST_F(Trace260, GeluToGpuKernel) {
+  Trace t = TraceOf("2.6.0", "F.gelu");
+  const OpStep* out = FindOpStep(t, "gelu.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(HasImpl(*out, "CUDA", "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp", 96));
+  bool kernel = false;
+  for (const auto& k : out->kernels) {
+    kernel = kernel || (k.name == "GeluCUDAKernelImpl" && k.launch == "gpu_kernel" &&
+                        k.launch_site.file == "aten/src/ATen/native/cuda/ActivationGeluKernel.cu" &&
+                        k.launch_site.line == 24);
+  }
+  EXPECT_TRUE(kernel);
+}
+
+TEST_F(Trace260, WhereStubRegistrationPerDevice) {
+  Trace t = TraceOf("2.6.0", "torch.where");
+  bool cuda = false, cpu = false;
+  for (const auto& op : t.ops) {
+    for (const auto& s : op.stubs) {
+      if (s.name != "where_kernel") continue;
+      for (const auto& r : s.registrations) {
+        cuda = cuda || (r.device == "CUDA" && r.where.file == "aten/src/ATen/native/cuda/TensorCompare.cu" &&
+                        r.where.line == 96);
+        cpu = cpu || (r.device == "CPU" && r.where.file == "aten/src/ATen/native/cpu/TensorCompareKernel.cpp" &&
+                      r.where.line == 406);
+      }
+    }
+  }
+  EXPECT_TRUE(cuda);
+  EXPECT_TRUE(cpu);
+}
+
+TEST_F(Trace260, MulMethodReachesMulFunctor) {
+  Trace t = TraceOf("2.6.0", "Tensor.__mul__");
+  EXPECT_EQ(t.selected_overload, "mul.Tensor");
+  EXPECT_TRUE(HasKernel(t, "MulFunctor"));
+  EXPECT_EQ(FindOpStep(t, "mul.Scalar"), nullptr);  // not bound for Python
+}
+
+TEST_F(Trace260, AtenSpellings) {
+  for (const std::string q : {"aten::add.Tensor", "torch.ops.aten.add.Tensor", "add.Tensor"}) {
+    Trace t = TraceOf("2.6.0", q);
+    EXPECT_EQ(t.target_kind, "aten") << q;
+    ASSERT_FALSE(t.ops.empty()) << q;
+    EXPECT_EQ(t.ops[0].name, "add.Tensor") << q;
+  }
+  Trace mm = TraceOf("2.6.0", "aten.mm.default");
+  ASSERT_FALSE(mm.ops.empty());
+  EXPECT_EQ(mm.ops[0].name, "mm");
+  EXPECT_TRUE(HasLibrary(mm, "cuBLAS"));
+  Trace all = TraceOf("2.6.0", "_softmax");
+  EXPECT_NE(FindOpStep(all, "_softmax"), nullptr);
+  EXPECT_NE(FindOpStep(all, "_softmax.out"), nullptr);
+}
+
+TEST_F(Trace260, AddDefaultDoesNotExist) {
+  // add has no overload-less schema, so torch.ops.aten.add.default does not exist.
+  Trace t;
+  Status s = TraceQuery(TreeIndex("2.6.0"), "aten.add.default", TraceOptions{}, &t);
+  EXPECT_EQ(s.code(), ExitCode::kNotFound);
+  EXPECT_TRUE(t.ops.empty());
+}
+
+TEST_F(Trace260, UnknownNameSuggestsAndTracesNothing) {
+  Trace t;
+  Status s = TraceQuery(TreeIndex("2.6.0"), "nn.LTSM", TraceOptions{}, &t);
+  EXPECT_EQ(s.code(), ExitCode::kNotFound);
+  EXPECT_TRUE(t.ops.empty());
+  EXPECT_TRUE(Contains(t.suggestions, "nn.LSTM"));
+}
+
+TEST_F(Trace260, KernelNameBottomUp) {
+  Trace t = TraceOf("2.6.0", "softmax_warp_forward");
+  EXPECT_EQ(t.target_kind, "kernel");
+  EXPECT_NE(FindOpStep(t, "_softmax.out"), nullptr);
+  Trace l = TraceOf("2.6.0", "lstm_cudnn");
+  EXPECT_EQ(l.target_kind, "kernel");
+  EXPECT_NE(FindOpStep(l, "lstm.input"), nullptr);
+}
+
+TEST_F(Trace260, TensorSplitIsPython) {
+  Trace t = TraceOf("2.6.0", "Tensor.split");
+  ASSERT_FALSE(t.python.empty());
+  EXPECT_EQ(t.python[0].symbol, "torch._tensor.Tensor.split");
+  EXPECT_EQ(t.python[0].where.file, "torch/_tensor.py");
+  EXPECT_EQ(t.python[0].where.line, 1013);
+  EXPECT_NE(FindOpStep(t, "split.Tensor"), nullptr);
+}
+
+TEST_F(Trace260, RsubDunderIsPython) {
+  Trace t = TraceOf("2.6.0", "Tensor.__rsub__");
+  ASSERT_FALSE(t.python.empty());
+  EXPECT_EQ(t.python[0].where.line, 1072);
+  EXPECT_NE(FindOpStep(t, "rsub.Tensor"), nullptr);
+  EXPECT_NE(FindOpStep(t, "sub.out"), nullptr);  // rsub's kernel redispatches to sub
+}
+
+TEST_F(Trace260, InheritedForward) {
+  Trace t = TraceOf("2.6.0", "nn.ReLU6");
+  ASSERT_FALSE(t.python.empty());
+  EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.activation.Hardtanh.forward");
+  EXPECT_NE(t.python[0].note.find("inherits forward"), std::string::npos);
+  EXPECT_NE(FindOpStep(t, "hardtanh"), nullptr);
+}
+
+TEST_F(Trace260, Conv2dThroughHelperMethod) {
+  Trace t = TraceOf("2.6.0", "nn.Conv2d");
+  ASSERT_GE(t.python.size(), 2u);
+  EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.conv.Conv2d.forward");
+  EXPECT_EQ(t.python[1].symbol, "torch.nn.modules.conv.Conv2d._conv_forward");
+  EXPECT_NE(FindOpStep(t, "conv2d"), nullptr);
+  EXPECT_NE(FindOpStep(t, "cudnn_convolution"), nullptr);
+  EXPECT_TRUE(HasLibrary(t, "cuDNN"));
+}
+
+TEST_F(Trace260, TorchSubmodules) {
+  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "torch.linalg.vector_norm"), "linalg_vector_norm"), nullptr);
+  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "torch.fft.rfft"), "fft_rfft"), nullptr);
+  Trace matmul = TraceOf("2.6.0", "torch.matmul");
+  EXPECT_NE(FindOpStep(matmul, "matmul"), nullptr);
+  EXPECT_NE(FindOpStep(matmul, "mm"), nullptr);
+}
+
+TEST_F(Trace260, OperatorsAlone) {
+  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "@"), "matmul"), nullptr);
+  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "[]"), "index.Tensor"), nullptr);
+}
+
+TEST_F(Trace260, CrossEntropyCompositeChain) {
+  Trace t = TraceOf("2.6.0", "F.cross_entropy");
+  for (const char* op : {"cross_entropy_loss", "log_softmax.int", "_log_softmax", "nll_loss_nd", "nll_loss",
+                         "nll_loss_forward"}) {
+    EXPECT_NE(FindOpStep(t, op), nullptr) << op;
+  }
+  EXPECT_TRUE(HasKernel(t, "nll_loss_forward_reduce_cuda_kernel_2d"));
+}
+
+TEST_F(Trace260, ImplFuncWrittenByAMacro) {
+  // UnaryOps.cpp:347 is CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
+  Trace t = TraceOf("2.6.0", "torch.sigmoid");
+  const OpStep* out = FindOpStep(t, "sigmoid.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(HasImpl(*out, "CUDA", "sigmoid_out", "aten/src/ATen/native/UnaryOps.cpp", 347));
+  bool cuda = false;
+  for (const auto& s : out->stubs) {
+    for (const auto& r : s.registrations) {
+      cuda = cuda || (s.name == "sigmoid_stub" && r.target == "sigmoid_kernel_cuda" &&
+                      r.where.file == "aten/src/ATen/native/cuda/UnarySpecialOpsKernel.cu" && r.where.line == 386);
+    }
+  }
+  EXPECT_TRUE(cuda);
+  EXPECT_TRUE(HasKernel(t, "sigmoid_kernel_cuda"));
+}
+
+TEST_F(Trace1131, LstmImplicitComposite) {
+  Trace t = TraceOf("1.13.1", "nn.LSTM");
+  const OpStep* lstm = FindOpStep(t, "lstm.input");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_EQ(lstm->yaml->line, 6757);
+  EXPECT_TRUE(lstm->yaml->implicit_composite);
+}
+
+TEST_F(Trace1131, SoftmaxCudaOut) {
+  Trace t = TraceOf("1.13.1", "F.softmax");
+  const OpStep* out = FindOpStep(t, "_softmax.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->yaml->line, 4759);
+  EXPECT_TRUE(HasImpl(*out, "CUDA", "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu", 935));
+}
+
+TEST_F(Trace1131, UniqueThroughNestedBooleanDispatch) {
+  Trace t = TraceOf("1.13.1", "torch.unique");
+  const OpStep* u = FindOpStep(t, "_unique2");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->yaml->line, 5447);
+}
+
+TEST_F(Trace1131, GetitemAndCopyAreManualBindings) {
+  EXPECT_NE(FindOpStep(TraceOf("1.13.1", "Tensor.__getitem__"), "index.Tensor"), nullptr);
+  EXPECT_NE(FindOpStep(TraceOf("1.13.1", "Tensor.copy_"), "copy_"), nullptr);
+}
+
+TEST_F(Trace1131, NllLossChain) {
+  Trace t = TraceOf("1.13.1", "F.nll_loss");
+  for (const char* op : {"nll_loss_nd", "nll_loss", "nll_loss_forward"}) EXPECT_NE(FindOpStep(t, op), nullptr) << op;
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,838 @@
+// ScanUserFile: resolves what a user's file calls against the checkout.
+//
+// Functions are walked from roots -- each nn.Module forward and each
+// autograd.Function forward/backward -- following calls to the file's own
+// functions and methods ("reachable" code). Everywhere, calls to torch.*,
+// F.*, torch.ops.aten.* and nn layers count, as do tensor methods (a method
+// name the checkout binds on Tensor). Only in reachable code do operators
+// count (a @ b is a tensor op in a forward, rarely elsewhere), and only there
+// are calls that cannot be resolved listed as unresolved: a training loop's
+// optimizer calls are not model code.
+//
+// Classification reads the checkout: YAML tags (pointwise), schemas (an
+// aliasing return is a view, a mutated self is in-place, no tensor input is a
+// factory, an index tensor argument is indexing, keepdim is a reduction), the
+// nn module file a layer class lives in, and, last, a documented name rule
+// (conv, attention, _norm, lstm/gru/rnn, loss, mm/matmul/linear). Every
+// answer carries its basis.
+#include "usescan/usescan.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "render/render.h"
+
+namespace optrace {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool IsIdent(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Python builtins a model's code calls that are never torch ops.
+const std::unordered_set<std::string_view>& Builtins() {
+  static const std::unordered_set<std::string_view> names = {
+      "abs", "all", "any", "bool", "callable", "dict", "enumerate", "filter", "float", "format", "getattr",
+      "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
+      "next", "object", "print", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted",
+      "str", "sum", "super", "tuple", "type", "vars", "zip", "ValueError", "TypeError", "RuntimeError",
+      "NotImplementedError", "AssertionError", "KeyError", "IndexError", "Exception"};
+  return names;
+}
+
+// Operators: the Tensor dunder each calls (what `optrace trace` takes) and
+// the aten op the classification looks at.
+struct OperatorInfo {
+  const char* op;
+  const char* dunder;
+  const char* aten;
+};
+constexpr OperatorInfo kOperators[] = {
+    {"@", "__matmul__", "matmul"}, {"+", "__add__", "add"},          {"-", "__sub__", "sub"},
+    {"*", "__mul__", "mul"},       {"/", "__truediv__", "div"},      {"//", "__floordiv__", "floor_divide"},
+    {"%", "__mod__", "remainder"}, {"**", "__pow__", "pow"},         {"[]", "__getitem__", "index"},
+    {"+=", "__iadd__", "add_"},    {"-=", "__isub__", "sub_"},       {"*=", "__imul__", "mul_"},
+    {"/=", "__idiv__", "div_"},    {"@=", "__imatmul__", "matmul"},
+};
+
+const OperatorInfo* FindOperator(std::string_view op) {
+  for (const auto& o : kOperators)
+    if (op == o.op) return &o;
+  return nullptr;
+}
+
+struct Classification {
+  std::string category, basis;
+};
+
+const std::set<std::string_view> kWellKnown = {"pointwise", "view/shape", "factory", "in-place", "indexing",
+                                              "reduction"};
+
+std::string YamlWhere(const NativeFunction* f) {
+  return fmt::format("{}:{}", kNativeFunctionsPath, f->line);
+}
+
+// What the checkout says about aten op `base` (all its overloads).
+Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
+  auto overloads = yaml.Overloads(base);
+  if (overloads.empty()) return {"other", ""};
+  const NativeFunction* first = overloads.front();
+  for (const NativeFunction* f : overloads)
+    if (f->schema.is_inplace() && !f->schema.arguments.empty() && f->schema.arguments[0].annotation == "a!")
+      return {"in-place", fmt::format("schema {} mutates self ({})", f->name, YamlWhere(f))};
+  for (const NativeFunction* f : overloads)
+    if (std::find(f->tags.begin(), f->tags.end(), "pointwise") != f->tags.end())
+      return {"pointwise", fmt::format("tag pointwise on {} ({})", f->name, YamlWhere(f))};
+  for (const NativeFunction* f : overloads) {
+    if (f->schema.is_out() || f->schema.returns.empty()) continue;
+    const auto& r = f->schema.returns[0];
+    if (!r.annotation.empty() && r.annotation[0] == 'a' && r.annotation.find('!') == std::string::npos)
+      return {"view/shape", fmt::format("{} returns an alias of its input: {} ({})", f->name, f->schema.text,
+                                        YamlWhere(f))};
+  }
+  for (const NativeFunction* f : overloads) {
+    if (f->schema.is_out()) continue;
+    for (const auto& a : f->schema.arguments)
+      if (a.name == "keepdim")
+        return {"reduction", fmt::format("{} takes keepdim ({})", f->name, YamlWhere(f))};
+  }
+  for (const NativeFunction* f : overloads) {
+    if (f->schema.is_out()) continue;
+    for (const auto& a : f->schema.arguments)
+      if (StartsWith(a.type, "Tensor?[]") ||
+          (StartsWith(a.type, "Tensor") && (a.name == "index" || a.name == "indices")))
+        return {"indexing", fmt::format("{} takes index tensor '{}' ({})", f->name, a.name, YamlWhere(f))};
+  }
+  {
+    const NativeFunction* f = first;
+    bool tensor_in = false;
+    for (const auto& a : f->schema.arguments) tensor_in |= StartsWith(a.type, "Tensor");
+    if (!tensor_in && !f->schema.returns.empty() && f->schema.returns[0].type == "Tensor")
+      return {"factory", fmt::format("{} takes no tensor and returns one ({})", f->name, YamlWhere(f))};
+    if (EndsWith(base, "_like"))
+      return {"factory", fmt::format("{} is a *_like factory ({})", f->name, YamlWhere(f))};
+  }
+  // The name rule, last: kinds the YAML has no tag for.
+  std::string b(base);
+  auto rule = [&](const char* category, const char* what) {
+    return Classification{category, fmt::format("name rule '{}' on aten::{} ({})", what, b, YamlWhere(first))};
+  };
+  if (Contains(b, "attention")) return rule("attention", "attention");
+  if (Contains(b, "conv")) return rule("convolution", "conv");
+  if (Contains(b, "lstm") || Contains(b, "gru") || StartsWith(b, "rnn_")) return rule("RNN", "lstm/gru/rnn_");
+  if (Contains(b, "loss")) return rule("loss", "loss");
+  if (EndsWith(b, "_norm") && !StartsWith(b, "linalg") && !Contains(b, "vector") && !Contains(b, "matrix"))
+    return rule("normalization", "_norm");
+  if (b == "mm" || b == "bmm" || b == "addmm" || b == "baddbmm" || b == "addbmm" || b == "mv" || b == "addmv" ||
+      b == "matmul" || b == "linear" || b == "dot" || b == "einsum" || b == "_scaled_mm")
+    return rule("matmul/BLAS", "mm/matmul/linear");
+  return {"other", fmt::format("aten::{} ({}): no tag or schema rule applies", b, YamlWhere(first))};
+}
+
+class Scanner {
+ public:
+  Scanner(const Index& ix, std::string_view path, std::string_view text, ScanReport* out)
+      : ix_(ix), out_(*out) {
+    mod_ = ScanPyFile(ModuleNameForPath(path), path, text);
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string_view::npos) end = text.size();
+      lines_.push_back(text.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+
+  Status Run() {
+    if (!mod_.error.empty())
+      return Status::SourceError(fmt::format("{}:{}: cannot scan: {}", out_.file, mod_.error_line, mod_.error));
+    ClassifyClasses();
+    for (size_t c = 0; c < mod_.classes.size(); ++c)
+      if (class_kind_[c] == kModuleClass) CollectLayers(static_cast<uint32_t>(c));
+    FindReachable();
+    for (size_t f = 0; f < mod_.functions.size(); ++f) ScanFunctionCalls(static_cast<uint32_t>(f));
+    Finish();
+    if (out_.ops.empty()) return Status::NotFound(fmt::format("no torch ops found in {}", out_.file));
+    return Status::Ok();
+  }
+
+ private:
+  enum ClassKind { kPlain, kModuleClass, kAutograd };
+
+  std::string_view Line(uint32_t line) const { return line >= 1 && line <= lines_.size() ? lines_[line - 1] : ""; }
+
+  // --- names -------------------------------------------------------------
+
+  // The dotted name an expression's first component stands for through the
+  // file's imports (and the function's own), or "" when it is no import.
+  std::string ExpandImport(std::string_view expr, int32_t fn) const {
+    size_t end = expr.find_first_of(".([");
+    std::string_view head = expr.substr(0, end);
+    std::string_view rest = end == std::string_view::npos ? "" : expr.substr(end);
+    auto look = [&](const std::vector<PyImport>& imports) -> std::string {
+      for (const PyImport& im : imports)
+        if (im.local == head) return im.target + std::string(rest);
+      return {};
+    };
+    if (fn >= 0) {
+      std::string s = look(mod_.functions[fn].imports);
+      if (!s.empty()) return s;
+    }
+    return look(mod_.imports);
+  }
+
+  int32_t LocalClass(std::string_view name) const {
+    for (size_t c = 0; c < mod_.classes.size(); ++c)
+      if (mod_.classes[c].name == name) return static_cast<int32_t>(c);
+    return -1;
+  }
+  int32_t LocalFunction(std::string_view name) const {
+    for (size_t f = 0; f < mod_.functions.size(); ++f)
+      if (!mod_.functions[f].is_method && mod_.functions[f].qualname == name) return static_cast<int32_t>(f);
+    return -1;
+  }
+  // A method of a local class or of the local classes it derives from.
+  int32_t LocalMethod(uint32_t cls, std::string_view name, int depth = 0) const {
+    if (depth > 16) return -1;
+    for (uint32_t m : mod_.classes[cls].methods)
+      if (mod_.functions[m].name == name) return static_cast<int32_t>(m);
+    for (const std::string& b : mod_.classes[cls].bases) {
+      int32_t base = LocalClass(b);
+      if (base >= 0) {
+        int32_t m = LocalMethod(static_cast<uint32_t>(base), name, depth + 1);
+        if (m >= 0) return m;
+      }
+    }
+    return -1;
+  }
+
+  // Does checkout class `sym` derive from the class named `target`?
+  bool CheckoutInherits(const PySymbol& sym, std::string_view target, int depth = 0) const {
+    if (sym.kind != PySymbol::kClass || depth > 24) return false;
+    if (ix_.py.NameOf(sym) == target) return true;
+    const PyClass& c = ix_.py.modules()[sym.module].classes[sym.index];
+    for (const std::string& b : c.resolved_bases)
+      if (!b.empty() && CheckoutInherits(ix_.py.Resolve(b), target, depth + 1)) return true;
+    return false;
+  }
+
+  ClassKind KindOf(uint32_t cls, int depth = 0) {
+    if (depth > 16) return kPlain;
+    const PyClass& c = mod_.classes[cls];
+    for (size_t i = 0; i < c.bases.size(); ++i) {
+      int32_t local = LocalClass(c.bases[i]);
+      if (local >= 0 && static_cast<uint32_t>(local) != cls) {
+        ClassKind k = KindOf(static_cast<uint32_t>(local), depth + 1);
+        if (k != kPlain) return k;
+        continue;
+      }
+      std::string dotted = ExpandImport(c.bases[i], -1);
+      if (dotted.empty() && i < c.resolved_bases.size()) dotted = c.resolved_bases[i];
+      if (dotted.empty()) continue;
+      PySymbol s = ix_.py.Resolve(dotted);
+      if (CheckoutInherits(s, "torch.nn.modules.module.Module")) return kModuleClass;
+      if (CheckoutInherits(s, "torch.autograd.function.Function")) return kAutograd;
+    }
+    return kPlain;
+  }
+
+  void ClassifyClasses() {
+    class_kind_.resize(mod_.classes.size(), kPlain);
+    for (size_t c = 0; c < mod_.classes.size(); ++c) {
+      class_kind_[c] = KindOf(static_cast<uint32_t>(c));
+      if (class_kind_[c] == kModuleClass) out_.modules.push_back(mod_.classes[c].name);
+      if (class_kind_[c] == kAutograd) out_.autograd.push_back({mod_.classes[c].name, mod_.classes[c].line, {}});
+    }
+  }
+
+  // A checkout nn.Module class named by `dotted`, or kNone.
+  PySymbol NnClass(const std::string& dotted) const {
+    if (!StartsWith(dotted, "torch.")) return {};
+    PySymbol s = ix_.py.Resolve(dotted);
+    return CheckoutInherits(s, "torch.nn.modules.module.Module") ? s : PySymbol{};
+  }
+  static std::string NnQuery(const std::string& full, const std::string& as_written) {
+    if (StartsWith(full, "torch.nn.modules.")) return "nn." + full.substr(full.rfind('.') + 1);
+    return as_written;
+  }
+
+  // --- layers ------------------------------------------------------------
+
+  // The line span of the bracket group opening at the first '(' after
+  // `callee` on `line`: where a container's children are written.
+  uint32_t SpanEnd(uint32_t line, std::string_view callee) const {
+    std::string_view l = Line(line);
+    size_t at = l.find(callee);
+    if (at == std::string_view::npos) return line;
+    size_t open = l.find('(', at + callee.size());
+    if (open == std::string_view::npos) return line;
+    int depth = 0;
+    for (uint32_t n = line; n <= lines_.size() && n < line + 2000; ++n) {
+      std::string_view t = Line(n);
+      size_t i = n == line ? open : 0;
+      char quote = 0;
+      for (; i < t.size(); ++i) {
+        char ch = t[i];
+        if (quote) {
+          if (ch == quote) quote = 0;
+          continue;
+        }
+        if (ch == '"' || ch == '\'') quote = ch;
+        else if (ch == '#') break;
+        else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+        else if (ch == ')' || ch == ']' || ch == '}') {
+          if (--depth == 0) return n;
+        }
+      }
+    }
+    return line;
+  }
+
+  // "self.proj" bound on this line right before `callee`, else "".
+  std::string BoundAttr(uint32_t line, std::string_view callee) const {
+    std::string l(Line(line));
+    size_t at = l.find(callee);
+    if (at == std::string::npos) return {};
+    static const std::regex re(R"(self\.(\w+)\s*(:[^=]*)?=\s*$)");
+    std::smatch m;
+    std::string before = l.substr(0, at);
+    if (std::regex_search(before, m, re)) return m[1];
+    return {};
+  }
+
+  void CollectLayers(uint32_t cls) {
+    int32_t init = -1;
+    for (uint32_t m : mod_.classes[cls].methods)
+      if (mod_.functions[m].name == "__init__") init = static_cast<int32_t>(m);
+    if (init < 0) return;
+    const PyFunction& f = mod_.functions[init];
+    struct Container {
+      std::string attr;
+      uint32_t from, to;
+    };
+    std::vector<Container> containers;
+    for (const PyCall& call : f.calls) {
+      if (call.kind != PyCallKind::kCall) continue;
+      std::string query;
+      std::string dotted = ExpandImport(call.callee, init);
+      PySymbol nn = NnClass(dotted);
+      bool container = false;
+      if (nn.kind == PySymbol::kClass) {
+        std::string full = ix_.py.NameOf(nn);
+        query = NnQuery(full, call.callee);
+        container = StartsWith(full, "torch.nn.modules.container.");
+      } else if (int32_t lc = LocalClass(call.callee); lc >= 0 && class_kind_[lc] == kModuleClass) {
+        query = call.callee;
+      } else {
+        continue;
+      }
+      std::string attr = BoundAttr(call.line, call.callee);
+      std::string inside;
+      for (const Container& c : containers)
+        if (call.line >= c.from && call.line <= c.to && (attr.empty() || attr == c.attr)) inside = c.attr;
+      if (container) {
+        containers.push_back({attr, call.line, SpanEnd(call.line, call.callee)});
+        continue;  // the container itself runs no op; its children do
+      }
+      ScanLayer layer{mod_.classes[cls].name, inside.empty() ? attr : "", query,
+                      nn.kind == PySymbol::kClass ? ix_.py.NameOf(nn) : "", call.line, inside};
+      out_.layers.push_back(layer);
+      if (nn.kind == PySymbol::kClass) {
+        AddOp(query, "module", ix_.py.NameOf(nn), "", false,
+              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr}, "");
+      }
+    }
+  }
+
+  // --- walking -----------------------------------------------------------
+
+  void FindReachable() {
+    reachable_.assign(mod_.functions.size(), false);
+    role_.assign(mod_.functions.size(), "");
+    std::vector<uint32_t> work;
+    for (size_t c = 0; c < mod_.classes.size(); ++c) {
+      for (uint32_t m : mod_.classes[c].methods) {
+        const std::string& n = mod_.functions[m].name;
+        if (class_kind_[c] == kModuleClass && n == "forward") role_[m] = "module forward";
+        if (class_kind_[c] == kAutograd && (n == "forward" || n == "backward")) role_[m] = "autograd " + n;
+        if (!role_[m].empty()) work.push_back(m);
+      }
+    }
+    for (uint32_t m : work) reachable_[m] = true;
+    while (!work.empty()) {
+      uint32_t f = work.back();
+      work.pop_back();
+      for (const PyCall& call : mod_.functions[f].calls) {
+        int32_t g = OwnCallee(f, call);
+        if (g >= 0 && !reachable_[g]) {
+          reachable_[g] = true;
+          if (role_[g].empty()) role_[g] = "helper";
+          work.push_back(static_cast<uint32_t>(g));
+        }
+      }
+    }
+    // Nested functions and lambdas of reachable code run with it.
+    for (size_t f = 0; f < mod_.functions.size(); ++f) {
+      for (size_t g = 0; g < mod_.functions.size(); ++g) {
+        if (reachable_[g] && !reachable_[f] && StartsWith(mod_.functions[f].qualname, mod_.functions[g].qualname + ".") &&
+            !mod_.functions[f].is_method) {
+          reachable_[f] = true;
+          role_[f] = "helper";
+        }
+      }
+    }
+  }
+
+  int32_t OwnerClass(uint32_t f) const { return mod_.functions[f].class_index; }
+
+  // The file's own function a call runs (self.method, a module-level
+  // function, a local module layer's forward, Fn.apply), else -1.
+  int32_t OwnCallee(uint32_t f, const PyCall& call) const {
+    if (call.kind != PyCallKind::kCall) return -1;
+    const std::string& c = call.callee;
+    int32_t cls = OwnerClass(f);
+    if (cls >= 0 && StartsWith(c, "self.")) {
+      std::string name = c.substr(5);
+      size_t cut = name.find('[');
+      if (cut != std::string::npos) name = name.substr(0, cut);
+      if (!IsIdent(name)) return -1;
+      int32_t m = LocalMethod(static_cast<uint32_t>(cls), name);
+      if (m >= 0) return m;
+      for (const ScanLayer& l : LayersOf(mod_.classes[cls].name, name)) {
+        int32_t lc = LocalClass(l.query);
+        if (lc >= 0) return LocalMethod(static_cast<uint32_t>(lc), "forward");
+      }
+      return -1;
+    }
+    if (IsIdent(c)) return LocalFunction(c);
+    if (EndsWith(c, ".apply")) {
+      int32_t lc = LocalClass(c.substr(0, c.size() - 6));
+      if (lc >= 0 && class_kind_[lc] == kAutograd) return LocalMethod(static_cast<uint32_t>(lc), "forward");
+    }
+    return -1;
+  }
+
+  // Layers bound to self.<attr> of class `owner`: the layer itself, or the
+  // children of a container bound there.
+  std::vector<ScanLayer> LayersOf(const std::string& owner, const std::string& attr) const {
+    std::vector<ScanLayer> out;
+    for (const ScanLayer& l : out_.layers)
+      if (l.owner == owner && (l.attr == attr || l.container == attr)) out.push_back(l);
+    return out;
+  }
+
+  // Loop variables bound to a container: `for layer in self.layers:`.
+  std::map<std::string, std::string> LoopBindings(uint32_t f) const {
+    std::map<std::string, std::string> out;
+    static const std::regex re(R"(for\s+(\w+)\s+in\s+self\.(\w+)\s*:)");
+    const PyFunction& fn = mod_.functions[f];
+    for (uint32_t n = fn.line; n <= fn.end_line && n <= lines_.size(); ++n) {
+      std::string l(Line(n));
+      std::smatch m;
+      if (std::regex_search(l, m, re)) out[m[1]] = m[2];
+    }
+    return out;
+  }
+
+  // Is `name` a method of Tensor in the checkout (YAML method variant or a
+  // def in torch/_tensor.py)?
+  bool IsTensorMethod(const std::string& name) {
+    if (name.empty() || StartsWith(name, "__")) return false;
+    auto it = tensor_method_.find(name);
+    if (it != tensor_method_.end()) return it->second;
+    bool yes = false;
+    for (const NativeFunction* f : ix_.yaml.Overloads(name)) yes |= f->HasVariant("method");
+    if (!yes) {
+      PySymbol s = ix_.py.Resolve("torch._tensor.Tensor." + name);
+      yes = s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias;
+    }
+    tensor_method_[name] = yes;
+    return yes;
+  }
+
+  // Subscripts on a line whose receivers could be tensors (not .shape[...],
+  // .size()[...], ctx.saved_tensors[...] or a layer container).
+  bool TensorSubscriptOn(uint32_t line, int32_t cls) const {
+    std::string_view l = Line(line);
+    for (size_t i = 1; i < l.size(); ++i) {
+      if (l[i] != '[') continue;
+      char prev = l[i - 1];
+      if (!(std::isalnum(static_cast<unsigned char>(prev)) || prev == '_' || prev == ')' || prev == ']')) continue;
+      size_t j = i;
+      int depth = 0;
+      while (j > 0) {
+        char ch = l[j - 1];
+        if (ch == ')' || ch == ']') ++depth;
+        else if ((ch == '(' || ch == '[') && depth > 0) --depth;
+        else if (depth == 0 && !(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) break;
+        --j;
+      }
+      std::string_view recv = l.substr(j, i - j);
+      if (EndsWith(recv, ".shape") || EndsWith(recv, ".size()") || EndsWith(recv, "saved_tensors") ||
+          recv == "kwargs" || recv == "args")
+        continue;
+      if (cls >= 0 && StartsWith(recv, "self.") &&
+          !LayersOf(mod_.classes[cls].name, std::string(recv.substr(5))).empty())
+        continue;
+      return true;
+    }
+    return false;
+  }
+
+  void Unresolved(uint32_t f, const PyCall& call, std::string reason) {
+    out_.unresolved.push_back({call.line, mod_.functions[f].qualname, call.callee, std::move(reason)});
+  }
+
+  // A dotted torch name as the checkout knows it: adds the op, or lists it
+  // as unresolved. Classes other than nn layers (torch.no_grad) run no op.
+  void TorchCall(uint32_t f, const PyCall& call, const std::string& dotted, const ScanUse& use) {
+    static const std::string kAten = "torch.ops.aten.";
+    if (StartsWith(dotted, kAten)) {
+      std::string name = dotted.substr(kAten.size());
+      if (EndsWith(name, ".default")) name.resize(name.size() - 8);
+      std::string base = name.substr(0, name.find('.'));
+      if (ix_.yaml.Find(name) || (name == base && !ix_.yaml.Overloads(base).empty()))
+        AddOp("aten::" + name, "aten", "aten::" + name, base, false, use, "");
+      else
+        Unresolved(f, call, "not in native_functions.yaml of the checkout");
+      return;
+    }
+    PySymbol sym = ix_.py.Resolve(dotted);
+    if (sym.kind == PySymbol::kClass) {
+      if (CheckoutInherits(sym, "torch.nn.modules.module.Module")) {
+        std::string full = ix_.py.NameOf(sym);
+        AddOp(NnQuery(full, call.callee), "module", full, "", false, use, "");
+      }
+      return;
+    }
+    static const std::string kF = "torch.nn.functional.";
+    if (StartsWith(dotted, kF) && IsIdent(dotted.substr(kF.size())) && sym.kind != PySymbol::kNone) {
+      std::string name = dotted.substr(kF.size());
+      AddOp("F." + name, "functional", dotted, AtenBehind(sym, name), false, use, "");
+      return;
+    }
+    // torch.X, torch.linalg.X, torch.special.X, torch.fft.X: a YAML function.
+    std::string rest = dotted.substr(6);
+    std::string yaml_name = rest;
+    for (const char* ns : {"linalg.", "special.", "fft.", "nn.functional."})
+      if (StartsWith(rest, ns)) yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" +
+                                            rest.substr(std::string(ns).size());
+    if (IsIdent(yaml_name)) {
+      for (const NativeFunction* fn : ix_.yaml.Overloads(yaml_name)) {
+        if (fn->HasVariant("function")) {
+          AddOp(dotted, "torch", "aten::" + yaml_name, yaml_name, false, use, "");
+          return;
+        }
+      }
+    }
+    if (sym.kind == PySymbol::kFunction || sym.kind == PySymbol::kAlias) {
+      AddOp(dotted, "torch", ix_.py.NameOf(sym), AtenBehind(sym, ""), false, use, "");
+      return;
+    }
+    if (sym.kind == PySymbol::kModule) return;
+    Unresolved(f, call, "not found in the checkout's Python or native_functions.yaml");
+  }
+
+  // The aten op a checkout Python function reaches first: its own name when
+  // the YAML has it, else the first call of its body that names a YAML op
+  // through torch._C._nn / torch / _VF / torch._C._VariableFunctions.
+  std::string AtenBehind(const PySymbol& sym, const std::string& name) const {
+    if (!name.empty() && !ix_.yaml.Overloads(name).empty()) return name;
+    if (sym.kind != PySymbol::kFunction) return {};
+    const PyFunction& fn = ix_.py.modules()[sym.module].functions[sym.index];
+    for (const PyCall& c : fn.calls) {
+      if (c.in_preamble || c.kind != PyCallKind::kCall) continue;
+      for (const char* bridge : {"torch._C._nn.", "torch._C._VariableFunctions.", "_VF.", "torch."}) {
+        if (!StartsWith(c.callee, bridge)) continue;
+        std::string op = c.callee.substr(std::string_view(bridge).size());
+        if (IsIdent(op) && !ix_.yaml.Overloads(op).empty()) return op;
+      }
+    }
+    return {};
+  }
+
+  void ScanFunctionCalls(uint32_t f) {
+    const PyFunction& fn = mod_.functions[f];
+    const bool full = reachable_[f];
+    const int32_t cls = OwnerClass(f);
+    const bool init = cls >= 0 && fn.name == "__init__";
+    const std::string owner = cls >= 0 ? mod_.classes[cls].name : "";
+    const std::string ctx = role_[f].rfind("autograd", 0) == 0 && !fn.params.empty() ? fn.params[0] : "";
+    auto loops = LoopBindings(f);
+    for (const PyCall& call : fn.calls) {
+      ScanUse use{call.line, fn.qualname, "call"};
+      if (call.kind == PyCallKind::kOperator) {
+        if (!full) continue;
+        const OperatorInfo* op = FindOperator(call.callee);
+        if (!op) continue;
+        if (call.callee == "[]" && !TensorSubscriptOn(call.line, cls)) continue;
+        use.how = "operator " + call.callee;
+        AddOp(std::string("Tensor.") + op->dunder, "operator", std::string("torch.Tensor.") + op->dunder, op->aten,
+              true, use, "");
+        continue;
+      }
+      const std::string& c = call.callee;
+      if (full && Contains(call.args, "**")) Unresolved(f, call, "**kwargs passed through: keyword arguments unknown");
+      if (c == "getattr" || StartsWith(c, "getattr(")) {
+        Unresolved(f, call, "getattr: the attribute is chosen at run time");
+        continue;
+      }
+      if (StartsWith(c, "super()")) continue;
+      if (int32_t g = OwnCallee(f, call); g >= 0) {
+        AddFollow(f, static_cast<uint32_t>(g));
+        if (EndsWith(c, ".apply")) {
+          for (auto& a : out_.autograd)
+            if (a.name + ".apply" == c) a.applied.push_back({call.line, fn.qualname, "apply"});
+        }
+        if (cls >= 0 && StartsWith(c, "self.")) LayerCall(f, cls, c.substr(5), use);
+        continue;
+      }
+      if (!ctx.empty() && StartsWith(c, ctx + ".")) {
+        if (c == ctx + ".save_for_backward") Function(f).save_for_backward.push_back(call.line);
+        continue;
+      }
+      // self.<attr>(...): a layer, an inherited nn.Module method, or unknown.
+      if (cls >= 0 && StartsWith(c, "self.")) {
+        std::string rest = c.substr(5);
+        std::string attr = rest.substr(0, rest.find_first_of(".(["));
+        if (rest == attr || rest == attr + "[...]") {
+          if (init) continue;
+          if (!LayerCall(f, cls, attr, use) && full && !ModuleApi(attr))
+            Unresolved(f, call, "self." + attr + " is not a layer or method the file defines");
+          continue;
+        }
+      }
+      size_t dot = c.rfind('.');
+      std::string head = c.substr(0, c.find_first_of(".(["));
+      std::string dotted = ExpandImport(c, static_cast<int32_t>(f));
+      if (!dotted.empty() && c.find_first_of("([") == std::string::npos) {
+        // In __init__ a layer's constructor is recorded by CollectLayers.
+        if (init && NnClass(dotted).kind == PySymbol::kClass) continue;
+        if (StartsWith(dotted, "torch.") || dotted == "torch") TorchCall(f, call, dotted, use);
+        continue;  // other libraries (math, numpy) run no torch op
+      }
+      if (dot == std::string::npos) {
+        if (Builtins().count(c) || LocalClass(c) >= 0 || init) continue;
+        if (auto it = loops.find(c); it != loops.end() && cls >= 0) {
+          if (LayerCall(f, cls, it->second, use)) continue;
+        }
+        if (full) {
+          bool param = std::find(fn.params.begin(), fn.params.end(), c) != fn.params.end();
+          Unresolved(f, call, param ? "call on parameter '" + c + "': its value is not known statically"
+                                    : "call on an unknown object '" + c + "'");
+        }
+        continue;
+      }
+      std::string method = c.substr(dot + 1);
+      std::string recv = c.substr(0, dot);
+      if (IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
+                                       recv != "self" && init)) {
+        use.how = "method on " + recv;
+        std::string base = ix_.yaml.Overloads(method).empty() ? "" : method;
+        AddOp("Tensor." + method, "method",
+              base.empty() ? "torch._tensor.Tensor." + method : "aten::" + method, base, false, use, recv);
+        continue;
+      }
+      if (full && !init) Unresolved(f, call, "method '" + method + "' of an object whose type is not known");
+    }
+    if (!ctx.empty()) {
+      const std::string needle = ctx + ".saved_tensors";
+      for (uint32_t n = fn.line; n <= fn.end_line && n <= lines_.size(); ++n)
+        if (Contains(Line(n), needle)) Function(f).saved_tensors.push_back(n);
+    }
+  }
+
+  // nn.Module's own API (self.register_buffer, self.parameters): no op.
+  bool ModuleApi(const std::string& name) const {
+    PySymbol m = ix_.py.Resolve("torch.nn.modules.module.Module");
+    if (m.kind != PySymbol::kClass) return false;
+    return ix_.py.FindMethod(m.module, m.index, name).has_value();
+  }
+
+  // self.<attr>(...) in a method: the op of each nn layer bound there.
+  bool LayerCall(uint32_t f, int32_t cls, std::string attr, const ScanUse& base) {
+    size_t cut = attr.find_first_of("[.(");
+    if (cut != std::string::npos) attr.resize(cut);
+    auto layers = LayersOf(mod_.classes[cls].name, attr);
+    if (layers.empty()) return false;
+    for (const ScanLayer& l : layers) {
+      if (int32_t lc = LocalClass(l.query); lc >= 0) {
+        if (int32_t fwd = LocalMethod(static_cast<uint32_t>(lc), "forward"); fwd >= 0)
+          AddFollow(f, static_cast<uint32_t>(fwd));
+        continue;
+      }
+      ScanUse use = base;
+      use.how = "layer self." + attr;
+      AddOp(l.query, "module", l.resolved, "", false, use, "");
+    }
+    return true;
+  }
+
+  ScanFunction& Function(uint32_t f) {
+    auto it = function_slot_.find(f);
+    if (it != function_slot_.end()) return functions_[it->second];
+    const PyFunction& fn = mod_.functions[f];
+    ScanFunction sf;
+    sf.qualname = fn.qualname;
+    sf.role = role_[f].empty() ? "function" : role_[f];
+    sf.owner = fn.class_index >= 0 ? mod_.classes[fn.class_index].name : "";
+    sf.line = fn.line;
+    function_slot_[f] = functions_.size();
+    functions_.push_back(sf);
+    return functions_.back();
+  }
+
+  void AddFollow(uint32_t f, uint32_t g) {
+    auto& calls = Function(f).calls;
+    const std::string& q = mod_.functions[g].qualname;
+    if (std::find(calls.begin(), calls.end(), q) == calls.end()) calls.push_back(q);
+  }
+
+  void AddOp(const std::string& query, const std::string& kind, const std::string& resolved, const std::string& aten,
+             bool inferred, const ScanUse& use, const std::string& receiver) {
+    auto it = op_slot_.find(query);
+    if (it == op_slot_.end()) {
+      ScanOp op;
+      op.query = query;
+      op.kind = kind;
+      op.resolved = resolved;
+      op.aten = aten;
+      op.inferred = inferred;
+      it = op_slot_.emplace(query, out_.ops.size()).first;
+      out_.ops.push_back(std::move(op));
+    }
+    ScanOp& op = out_.ops[it->second];
+    bool dup = false;
+    for (const ScanUse& u : op.uses) dup |= u.line == use.line && u.how == use.how;
+    if (!dup) op.uses.push_back(use);
+    if (!receiver.empty() && std::find(op.receivers.begin(), op.receivers.end(), receiver) == op.receivers.end())
+      op.receivers.push_back(receiver);
+    if (!StartsWith(use.how, "built")) {
+      for (size_t f = 0; f < mod_.functions.size(); ++f) {
+        if (mod_.functions[f].qualname != use.function) continue;
+        auto& ops = Function(static_cast<uint32_t>(f)).ops;
+        if (std::find(ops.begin(), ops.end(), query) == ops.end()) ops.push_back(query);
+        break;
+      }
+    }
+  }
+
+  Classification ClassifyModule(const ScanOp& op) const {
+    PySymbol s = ix_.py.Resolve(op.resolved);
+    if (s.kind != PySymbol::kClass) return {"other", ""};
+    const PyModule& m = ix_.py.modules()[s.module];
+    const PyClass& c = m.classes[s.index];
+    std::string where = fmt::format("class in {} ({}:{})", m.name, m.path, c.line);
+    std::string file = m.name.substr(m.name.rfind('.') + 1);
+    if (file == "conv") return {"convolution", where};
+    if (file == "rnn") return {"RNN", where};
+    if (file == "normalization" || file == "batchnorm" || file == "instancenorm") return {"normalization", where};
+    if (file == "loss") return {"loss", where};
+    if (c.name == "MultiheadAttention") return {"attention", where};
+    if (file == "linear" && c.name != "Identity") return {"matmul/BLAS", where};
+    // Else what its forward's first functional call is (ReLU -> F.relu).
+    auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
+    if (fwd && fwd->kind == PySymbol::kFunction) {
+      const PyModule& fm = ix_.py.modules()[fwd->module];
+      const PyFunction& fn = fm.functions[fwd->index];
+      for (const PyCall& call : fn.calls) {
+        if (call.kind != PyCallKind::kCall || call.in_preamble) continue;
+        PySymbol target = ix_.py.ResolveIn(fwd->module, call.callee, static_cast<int32_t>(fwd->index));
+        std::string name = call.callee.substr(call.callee.rfind('.') + 1);
+        std::string aten = AtenBehind(target, IsIdent(name) ? name : "");
+        if (aten.empty()) continue;
+        Classification k = ClassifyAten(ix_.yaml, aten);
+        k.basis = fmt::format("forward calls {} ({}:{}); {}", call.callee, fm.path, call.line, k.basis);
+        return k;
+      }
+    }
+    return {"other", where};
+  }
+
+  void Finish() {
+    for (ScanOp& op : out_.ops) {
+      Classification k;
+      if (op.kind == "module") {
+        k = ClassifyModule(op);
+      } else if (op.query == "Tensor.__getitem__") {
+        k = {"indexing", "subscript x[...] calls Tensor.__getitem__ (index, select, slice by argument)"};
+      } else if (!op.aten.empty()) {
+        k = ClassifyAten(ix_.yaml, op.aten);
+      } else {
+        k = {"other", "no aten op behind it found statically"};
+      }
+      op.category = k.category;
+      op.basis = k.basis;
+      op.needs_trace = !kWellKnown.count(op.category);
+      if (!op.needs_trace) op.summary = fmt::format("{}: {}", op.category, op.basis);
+      std::stable_sort(op.uses.begin(), op.uses.end(),
+                       [](const ScanUse& a, const ScanUse& b) { return a.line < b.line; });
+    }
+    std::stable_sort(out_.ops.begin(), out_.ops.end(),
+                     [](const ScanOp& a, const ScanOp& b) { return a.uses.front().line < b.uses.front().line; });
+    std::sort(functions_.begin(), functions_.end(),
+              [](const ScanFunction& a, const ScanFunction& b) { return a.line < b.line; });
+    for (ScanFunction& f : functions_)
+      if (!f.ops.empty() || !f.calls.empty() || !f.save_for_backward.empty() || f.role != "function")
+        out_.functions.push_back(std::move(f));
+    std::stable_sort(out_.unresolved.begin(), out_.unresolved.end(),
+                     [](const ScanUnresolved& a, const ScanUnresolved& b) { return a.line < b.line; });
+  }
+
+  const Index& ix_;
+  ScanReport& out_;
+  PyModule mod_;
+  std::vector<std::string_view> lines_;
+  std::vector<ClassKind> class_kind_;
+  std::vector<bool> reachable_;
+  std::vector<std::string> role_;
+  std::unordered_map<std::string, bool> tensor_method_;
+  std::unordered_map<std::string, size_t> op_slot_;
+  std::unordered_map<uint32_t, size_t> function_slot_;
+  std::vector<ScanFunction> functions_;
+};
+
+}  // namespace
+
+void FilterScanToClass(ScanReport* r, const std::string& name) {
+  std::set<std::string> keep;
+  std::vector<std::string> work;
+  for (const ScanFunction& f : r->functions)
+    if (f.owner == name) work.push_back(f.qualname);
+  while (!work.empty()) {
+    std::string q = work.back();
+    work.pop_back();
+    if (!keep.insert(q).second) continue;
+    for (const ScanFunction& f : r->functions)
+      if (f.qualname == q) work.insert(work.end(), f.calls.begin(), f.calls.end());
+  }
+  auto kept = [&](const std::string& fn) { return keep.count(fn) > 0 || StartsWith(fn, name + "."); };
+  std::erase_if(r->functions, [&](const ScanFunction& f) { return !kept(f.qualname); });
+  std::erase_if(r->layers, [&](const ScanLayer& l) { return l.owner != name; });
+  std::erase_if(r->unresolved, [&](const ScanUnresolved& u) { return !kept(u.function); });
+  for (ScanOp& op : r->ops) std::erase_if(op.uses, [&](const ScanUse& u) { return !kept(u.function); });
+  std::erase_if(r->ops, [](const ScanOp& op) { return op.uses.empty(); });
+}
+
+Status ScanUserFile(const Index& index, std::string_view path, std::string_view text, ScanReport* out) {
+  *out = ScanReport();
+  out->file = std::string(path);
+  out->source_root = index.root;
+  out->source_version = index.version;
+  Scanner scanner(index, path, text, out);
+  return scanner.Run();
+}
+
+}  // namespace optrace

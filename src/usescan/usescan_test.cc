@@ -1,0 +1,165 @@
+// `optrace scan` on the example user files of tests/data/scan against the
+// real 2.6.0 tree: ops, their lines, Function forward/backward, classification.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "index/index.h"
+#include "testing/test_util.h"
+#include "usescan/usescan.h"
+
+namespace optrace {
+namespace {
+
+using ::testing::HasSubstr;
+
+const Index& CorpusIndex() {
+  static Index* index = [] {
+    auto* ix = new Index;
+    Checkout co;
+    if (FindCheckout(CorpusTree("2.6.0"), &co).ok()) LoadIndex(co, LoadOptions(), ix);
+    return ix;
+  }();
+  return *index;
+}
+
+std::string DataPath(const std::string& name) {
+  std::string here = __FILE__;
+  return here.substr(0, here.rfind("/src/")) + "/tests/data/scan/" + name;
+}
+
+ScanReport Scan(const std::string& name, Status* status = nullptr) {
+  std::ifstream in(DataPath(name));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  ScanReport r;
+  Status s = ScanUserFile(CorpusIndex(), name, buf.str(), &r);
+  if (status) *status = s;
+  return r;
+}
+
+const ScanOp* Op(const ScanReport& r, const std::string& query) {
+  for (const ScanOp& op : r.ops)
+    if (op.query == query) return &op;
+  return nullptr;
+}
+std::vector<uint32_t> Lines(const ScanOp* op, const std::string& how_prefix = "") {
+  std::vector<uint32_t> out;
+  if (!op) return out;
+  for (const ScanUse& u : op->uses)
+    if (u.how.rfind(how_prefix, 0) == 0 && (out.empty() || out.back() != u.line)) out.push_back(u.line);
+  return out;
+}
+const ScanFunction* Fn(const ScanReport& r, const std::string& q) {
+  for (const ScanFunction& f : r.functions)
+    if (f.qualname == q) return &f;
+  return nullptr;
+}
+using V = std::vector<uint32_t>;
+using S = std::vector<std::string>;
+
+TEST(UseScan, TransformerOpsLinesAndKinds) {
+  REQUIRE_CORPUS("2.6.0");
+  Status s;
+  ScanReport r = Scan("transformer.py", &s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(r.modules, (S{"RMSNorm", "Attention", "Block"}));
+  EXPECT_EQ(Lines(Op(r, "Tensor.pow")), V{16});
+  EXPECT_EQ(Lines(Op(r, "Tensor.mean")), V{16});
+  EXPECT_EQ(Lines(Op(r, "torch.rsqrt")), V{17});
+  EXPECT_EQ(Lines(Op(r, "Tensor.__add__")), (V{17, 57, 58}));
+  EXPECT_EQ(Lines(Op(r, "Tensor.__matmul__")), (V{37, 38}));
+  EXPECT_EQ(Lines(Op(r, "Tensor.__truediv__")), V{37});
+  EXPECT_EQ(Lines(Op(r, "F.scaled_dot_product_attention")), V{35});
+  EXPECT_EQ(Lines(Op(r, "Tensor.softmax")), V{38});
+  EXPECT_EQ(Lines(Op(r, "Tensor.transpose")), (V{29, 37, 39}));
+  EXPECT_EQ(Lines(Op(r, "nn.Linear"), "layer"), (V{32, 40}));
+  EXPECT_EQ(Lines(Op(r, "nn.Linear"), "built"), (V{24, 25, 53, 54}));
+  EXPECT_EQ(Lines(Op(r, "F.gelu")), V{44});
+  EXPECT_EQ(Op(r, "Tensor.__getitem__"), nullptr);  // q.shape[-1] is no tensor subscript
+  // Classification from the 2.6.0 YAML (rsqrt: native_functions.yaml:5156, tags [core, pointwise]).
+  EXPECT_EQ(Op(r, "torch.rsqrt")->category, "pointwise");
+  EXPECT_THAT(Op(r, "torch.rsqrt")->basis, HasSubstr("native_functions.yaml:5156"));
+  EXPECT_EQ(Op(r, "Tensor.mean")->category, "reduction");  // mean.dim at 3947 takes keepdim
+  EXPECT_THAT(Op(r, "Tensor.mean")->basis, HasSubstr("native_functions.yaml:3947"));
+  EXPECT_EQ(Op(r, "Tensor.transpose")->category, "view/shape");
+  EXPECT_EQ(Op(r, "F.scaled_dot_product_attention")->category, "attention");
+  EXPECT_TRUE(Op(r, "F.scaled_dot_product_attention")->needs_trace);
+  EXPECT_EQ(Op(r, "nn.Linear")->category, "matmul/BLAS");
+  EXPECT_EQ(Op(r, "nn.Linear")->resolved, "torch.nn.modules.linear.Linear");
+  EXPECT_TRUE(Op(r, "Tensor.__matmul__")->inferred);
+  EXPECT_FALSE(Op(r, "torch.rsqrt")->needs_trace);
+  // forward follows the file's own helpers and sub-modules.
+  ASSERT_NE(Fn(r, "Block.forward"), nullptr);
+  EXPECT_EQ(Fn(r, "Block.forward")->calls, (S{"Attention.forward", "RMSNorm.forward", "gelu_mlp"}));
+  EXPECT_EQ(Fn(r, "Attention._split")->role, "helper");
+  // Parameters called as functions and **kwargs are listed, not guessed.
+  ASSERT_EQ(r.unresolved.size(), 3u);
+  EXPECT_EQ(r.unresolved[2].line, 57u);
+  EXPECT_THAT(r.unresolved[2].reason, HasSubstr("**kwargs"));
+}
+
+TEST(UseScan, CnnSequentialChildren) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("cnn.py");
+  EXPECT_EQ(Op(r, "nn.Sequential"), nullptr);  // a container runs no op of its own
+  EXPECT_EQ(Lines(Op(r, "nn.Conv2d")), (V{10, 18}));
+  EXPECT_EQ(Lines(Op(r, "nn.BatchNorm2d")), (V{11, 18}));
+  EXPECT_EQ(Lines(Op(r, "nn.ReLU")), (V{12, 18}));
+  EXPECT_EQ(Lines(Op(r, "nn.MaxPool2d")), (V{13, 18}));
+  EXPECT_EQ(Lines(Op(r, "torch.flatten")), V{19});
+  EXPECT_EQ(Op(r, "nn.Conv2d")->category, "convolution");
+  EXPECT_EQ(Op(r, "nn.BatchNorm2d")->category, "normalization");
+  EXPECT_EQ(Op(r, "nn.ReLU")->category, "pointwise");  // ReLU.forward calls F.relu; relu is tagged pointwise
+  EXPECT_EQ(Op(r, "torch.flatten")->category, "view/shape");
+  ASSERT_EQ(r.layers.size(), 5u);
+  EXPECT_EQ(r.layers[0].container, "features");
+}
+
+TEST(UseScan, LstmTagger) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("lstm_tagger.py");
+  EXPECT_EQ(Lines(Op(r, "nn.Embedding")), (V{10, 15}));
+  EXPECT_EQ(Lines(Op(r, "nn.LSTM")), (V{11, 15}));
+  EXPECT_EQ(Lines(Op(r, "F.log_softmax")), V{16});
+  EXPECT_EQ(Lines(Op(r, "F.nll_loss")), V{20});
+  EXPECT_EQ(Op(r, "nn.LSTM")->category, "RNN");
+  EXPECT_EQ(Op(r, "nn.Embedding")->category, "indexing");  // embedding(weight, indices)
+  EXPECT_EQ(Op(r, "F.nll_loss")->category, "loss");
+  ASSERT_EQ(r.unresolved.size(), 1u);
+  EXPECT_EQ(r.unresolved[0].line, 23u);  // getattr(opt, "step")
+}
+
+TEST(UseScan, AutogradFunctionForwardBackwardSeparate) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("autograd_fn.py");
+  ASSERT_EQ(r.autograd.size(), 1u);
+  EXPECT_EQ(r.autograd[0].name, "ScaledTanh");
+  ASSERT_EQ(r.autograd[0].applied.size(), 1u);
+  EXPECT_EQ(r.autograd[0].applied[0].line, 21u);
+  const ScanFunction* fwd = Fn(r, "ScaledTanh.forward");
+  const ScanFunction* bwd = Fn(r, "ScaledTanh.backward");
+  ASSERT_TRUE(fwd && bwd);
+  EXPECT_EQ(fwd->role, "autograd forward");
+  EXPECT_EQ(fwd->ops, (S{"torch.tanh", "Tensor.__mul__"}));
+  EXPECT_EQ(fwd->save_for_backward, V{10});
+  EXPECT_EQ(bwd->role, "autograd backward");
+  EXPECT_EQ(bwd->ops, (S{"Tensor.__mul__", "Tensor.__sub__"}));
+  EXPECT_EQ(bwd->saved_tensors, V{16});
+  EXPECT_EQ(Lines(Op(r, "Tensor.sum")), V{26});
+}
+
+TEST(UseScan, NoTorchAndBrokenFiles) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r;
+  EXPECT_EQ(ScanUserFile(CorpusIndex(), "plain.py", "def f(x):\n    return x + 1\n", &r).code(), ExitCode::kNotFound);
+  Status s = ScanUserFile(CorpusIndex(), "bin.py", std::string("\0\x01\x02", 3), &r);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+}
+
+}  // namespace
+}  // namespace optrace
