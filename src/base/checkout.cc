@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "base/pytorch_paths.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -20,12 +21,6 @@ std::string Env(const char* name) {
   return v ? v : "";
 }
 
-std::string Trim(std::string s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 // Runs a command and returns its stdout (trimmed), or "" on failure.
 std::string Capture(const std::string& command) {
   std::string out;
@@ -34,7 +29,7 @@ std::string Capture(const std::string& command) {
   std::array<char, 256> buf;
   while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
   int rc = ::pclose(p);
-  return rc == 0 ? Trim(out) : "";
+  return rc == 0 ? std::string(TrimView(out)) : "";
 }
 
 std::string ShellQuote(const std::string& s) {
@@ -77,7 +72,7 @@ Status FindCheckout(const std::string& source_flag, Checkout* out) {
   out->root = disk->root();
   out->found_by = found_by;
   std::string version;
-  if (disk->ReadFile("version.txt", &version).ok()) out->version = Trim(version);
+  if (disk->ReadFile("version.txt", &version).ok()) out->version = std::string(TrimView(version));
   out->disk = std::move(disk);
   return Status::Ok();
 }

@@ -6,19 +6,24 @@
 
 namespace optrace {
 
-size_t EditDistance(std::string_view a, std::string_view b) {
+size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
+  size_t longer = std::max(a.size(), b.size()), shorter = std::min(a.size(), b.size());
+  if (longer - shorter > cap) return cap + 1;
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     size_t diag = row[0];
     row[0] = i;
+    size_t row_min = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t up = row[j];
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row_min = std::min(row_min, row[j]);
       diag = up;
     }
+    if (row_min > cap) return cap + 1;  // every later row is at least this far
   }
-  return row[b.size()];
+  return row[b.size()] > cap ? cap + 1 : row[b.size()];
 }
 
 std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
@@ -26,7 +31,7 @@ std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std
   std::vector<std::pair<size_t, const std::string*>> scored;
   size_t budget = std::max<size_t>(2, word.size() / 3);
   for (const auto& c : candidates) {
-    size_t d = EditDistance(word, c);
+    size_t d = EditDistance(word, c, budget);
     if (d <= budget) {
       scored.push_back({d, &c});
     } else if (word.size() >= 3 && c.find(word) != std::string::npos) {

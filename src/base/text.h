@@ -1,19 +1,37 @@
 // Small string helpers shared by the stages: edit distance for "did you
-// mean", splitting and trimming.
+// mean", joining, splitting and trimming. Each exists once, here; a stage
+// that needs another one adds it here rather than a local copy.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace optrace {
 
-size_t EditDistance(std::string_view a, std::string_view b);
+// Levenshtein distance. With `cap`, stops as soon as the distance must
+// exceed it and returns cap + 1 (names further apart are no suggestion).
+size_t EditDistance(std::string_view a, std::string_view b, size_t cap = std::numeric_limits<size_t>::max());
 
 // Up to `limit` candidates closest to `word` (edit distance, then prefix/substring matches).
 std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
                                     size_t limit = 5);
 
+// `parts` with `sep` between them; any container of strings or string_views.
+template <class Strings>
+std::string Join(const Strings& parts, std::string_view sep) {
+  std::string out;
+  bool first = true;
+  for (const auto& part : parts) {
+    if (!first) out += sep;
+    out += part;
+    first = false;
+  }
+  return out;
+}
+
+// `s` without leading and trailing spaces, tabs and line ends.
 std::string_view TrimView(std::string_view s);
 // Splits on `sep` outside quotes and the given brackets (C++ types need <>,
 // schemas do not); pieces are trimmed, and the last one is always returned

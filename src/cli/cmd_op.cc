@@ -38,12 +38,6 @@ std::vector<std::string> Suggestions(const YamlModel& model, const std::string& 
   return DidYouMean(query, std::vector<std::string>(names.begin(), names.end()), 5);
 }
 
-std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 void PrintFormulas(const std::vector<DerivativeFormula>& formulas, const char* indent) {
   for (const auto& f : formulas) {
     std::cout << indent << f.inputs << ": " << f.formula << "   (line " << f.line << ")\n";
@@ -57,7 +51,7 @@ void PrintFunction(const YamlModel& model, const NativeFunction& f) {
     std::cout << "  generated:   by torchgen from " << *f.autogen_from << " (line " << f.line
               << "); not written in the YAML\n";
   }
-  std::cout << "  variants:    " << Join(f.variants) << "\n";
+  std::cout << "  variants:    " << Join(f.variants, ", ") << "\n";
   const char* label = "  dispatch:    ";
   if (f.dispatch.empty()) std::cout << label << "(none of its own)\n";
   for (const auto& [key, kernel] : f.dispatch) {
@@ -76,9 +70,9 @@ void PrintFunction(const YamlModel& model, const NativeFunction& f) {
   }
   if (f.structured_delegate) std::cout << "  structured_delegate: " << *f.structured_delegate << "\n";
   for (const auto& p : f.precomputed) std::cout << "  precomputed: " << p << "\n";
-  if (!f.autogen.empty()) std::cout << "  autogen:     " << Join(f.autogen) << "\n";
+  if (!f.autogen.empty()) std::cout << "  autogen:     " << Join(f.autogen, ", ") << "\n";
   for (const auto& [key, loop] : f.ufunc_inner_loop) std::cout << "  ufunc_inner_loop: " << key << ": " << loop << "\n";
-  if (!f.tags.empty()) std::cout << "  tags:        " << Join(f.tags) << "\n";
+  if (!f.tags.empty()) std::cout << "  tags:        " << Join(f.tags, ", ") << "\n";
   if (f.python_module) std::cout << "  python_module: " << *f.python_module << "\n";
   if (f.device_check) std::cout << "  device_check: " << *f.device_check << "\n";
   if (f.device_guard) std::cout << "  device_guard: " << *f.device_guard << "\n";

@@ -29,12 +29,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // Small text helpers.
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool IsIdentifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -125,28 +119,28 @@ bool ParseArgument(std::string_view text, SchemaArgument* arg, std::string* erro
   std::string_view head = text;
   size_t eq = FindOutside(text, '=');
   if (eq != std::string_view::npos) {
-    head = Trim(text.substr(0, eq));
-    arg->default_value = std::string(Trim(text.substr(eq + 1)));
+    head = TrimView(text.substr(0, eq));
+    arg->default_value = std::string(TrimView(text.substr(eq + 1)));
   }
   size_t space = LastSpaceOutsideParens(head);
   if (space == std::string_view::npos) {
     *error = "argument without a name: '" + std::string(text) + "'";
     return false;
   }
-  arg->name = std::string(Trim(head.substr(space + 1)));
+  arg->name = std::string(TrimView(head.substr(space + 1)));
   if (!IsIdentifier(arg->name)) {
     *error = "bad argument name in '" + std::string(text) + "'";
     return false;
   }
-  return SplitAnnotation(Trim(head.substr(0, space)), arg, error);
+  return SplitAnnotation(TrimView(head.substr(0, space)), arg, error);
 }
 
 bool ParseReturn(std::string_view text, SchemaArgument* ret, std::string* error) {
   size_t space = LastSpaceOutsideParens(text);
   std::string_view type = text;
   if (space != std::string_view::npos) {
-    ret->name = std::string(Trim(text.substr(space + 1)));
-    type = Trim(text.substr(0, space));
+    ret->name = std::string(TrimView(text.substr(space + 1)));
+    type = TrimView(text.substr(0, space));
     if (!IsIdentifier(ret->name)) {
       *error = "bad return name in '" + std::string(text) + "'";
       return false;
@@ -793,7 +787,7 @@ bool FunctionSchema::is_out() const {
 
 bool ParseFunctionSchema(std::string_view text, FunctionSchema* out, std::string* error) {
   *out = FunctionSchema();
-  text = Trim(text);
+  text = TrimView(text);
   out->text = std::string(text);
   size_t open = text.find('(');
   size_t arrow = text.rfind(") -> ");
@@ -829,7 +823,7 @@ bool ParseFunctionSchema(std::string_view text, FunctionSchema* out, std::string
     a.is_out = in_out;
     out->arguments.push_back(std::move(a));
   }
-  std::string_view rets = Trim(text.substr(arrow + 5));
+  std::string_view rets = TrimView(text.substr(arrow + 5));
   if (rets.empty()) {
     *error = "missing returns";
     return false;
@@ -896,7 +890,7 @@ Status YamlModel::Load(const Disk& disk, YamlModel* model) {
     if (!s.ok()) return s;
   }
   if (disk.Exists("version.txt") && disk.ReadFile("version.txt", &version).ok()) {
-    version = std::string(Trim(version));
+    version = std::string(TrimView(version));
   }
   return LoadFromText(native, tags, derivatives, model, version);
 }

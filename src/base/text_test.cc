@@ -1,0 +1,61 @@
+// Tests of the shared string helpers: each is the only copy in the tree, so
+// every stage's "did you mean", joins and trims rest on these cases.
+#include "base/text.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace optrace {
+namespace {
+
+TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
+  EXPECT_EQ(EditDistance("", ""), 0u);
+  EXPECT_EQ(EditDistance("softmax", "softmax"), 0u);
+  EXPECT_EQ(EditDistance("softmax", "sofmax"), 1u);     // deletion
+  EXPECT_EQ(EditDistance("softmax", "softmaxx"), 1u);   // insertion
+  EXPECT_EQ(EditDistance("softmax", "softmin"), 2u);    // two substitutions
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+}
+
+TEST(EditDistance, CapStopsEarlyAndSaysOnlyThatItIsFarther) {
+  EXPECT_EQ(EditDistance("kitten", "sitting", 3), 3u);  // at the cap: exact
+  EXPECT_EQ(EditDistance("kitten", "sitting", 2), 3u);  // beyond: cap + 1
+  EXPECT_EQ(EditDistance("a", "abcdefgh", 2), 3u);      // lengths alone decide
+  EXPECT_EQ(EditDistance("abcdef", "uvwxyz", 1), 2u);
+  EXPECT_EQ(EditDistance("abc", "abd", 0), 1u);
+}
+
+TEST(DidYouMean, ClosestFirstThenSubstrings) {
+  std::vector<std::string> names = {"softmax", "log_softmax", "softmin", "add", "_softmax_backward_data"};
+  auto near = DidYouMean("sofmax", names);
+  ASSERT_FALSE(near.empty());
+  EXPECT_EQ(near[0], "softmax");
+  EXPECT_EQ(DidYouMean("qqqqqq", names), std::vector<std::string>{});
+  auto sub = DidYouMean("softmax_backward", names);
+  EXPECT_NE(std::find(sub.begin(), sub.end(), "_softmax_backward_data"), sub.end());
+  EXPECT_EQ(DidYouMean("softmax", names, 1).size(), 1u);
+}
+
+TEST(Join, PutsTheSeparatorBetweenPiecesOnly) {
+  EXPECT_EQ(Join(std::vector<std::string>{}, ", "), "");
+  EXPECT_EQ(Join(std::vector<std::string>{"a"}, ", "), "a");
+  EXPECT_EQ(Join(std::vector<std::string>{"a", "b", "c"}, " → "), "a → b → c");
+  EXPECT_EQ(Join(std::vector<std::string_view>{"x", "y"}, ","), "x,y");
+  EXPECT_EQ(Join(std::set<std::string>{"b", "a"}, " "), "a b");
+}
+
+TEST(TrimView, DropsSpacesTabsAndLineEndsAtBothEnds) {
+  EXPECT_EQ(TrimView("  a b\t\r\n"), "a b");
+  EXPECT_EQ(TrimView("\n\t "), "");
+  EXPECT_EQ(TrimView(""), "");
+  EXPECT_EQ(TrimView("x"), "x");
+}
+
+}  // namespace
+}  // namespace optrace
