@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install what is missing, build, obtain the
-# default PyTorch checkout if there is none, and trace nn.LSTM (or "$@").
+# The main job on a fresh machine: install what is missing, build and install
+# optrace on PATH (scripts/install.sh: /usr/local/bin), obtain the default
+# PyTorch checkout if there is none, and trace nn.LSTM (or "$@").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-scripts/build.sh optrace
+scripts/install.sh
 default="${TILEGYM_SKILL_CACHE_DIR:-$HOME/.cache/tilegym}/pytorch-source"
 if [ -z "${PYTORCH_SOURCE:-}" ] && [ ! -f "$default/aten/src/ATen/native/native_functions.yaml" ]; then
   # optrace fetch clones the release of the installed torch (else 2.6.0).

@@ -1,6 +1,10 @@
 // optrace: trace a PyTorch operation from the Python API down to the code that
 // really runs, by reading a PyTorch source checkout. This file is only the
 // subcommand table and dispatch ("did you mean" for unknown subcommands).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -39,7 +43,27 @@ void Usage(std::ostream& out) {
   }
   out << "\nThe checkout: --source DIR, else $PYTORCH_SOURCE, else "
          "${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source.\n"
-         "Exit codes: 0 ok, 1 not found, 2 usage, 3 checkout or index problem.\n";
+         "Exit codes: 0 ok, 1 not found, 2 usage, 3 checkout or index problem, 4 the output could not be written.\n";
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// A closed stdin, stdout or stderr would be handed to the next file optrace
+// opens (an index image), and the answer written into it: each gets
+// /dev/null instead. Returns false when stdout was closed: nothing could
+// receive the answer.
+bool StandardStreamsOpen() {
+  bool stdout_open = true;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    if (fd == STDOUT_FILENO) stdout_open = false;
+    ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);  // takes the lowest free descriptor: fd
+  }
+  return stdout_open;
 }
 
 }  // namespace
@@ -47,18 +71,24 @@ void Usage(std::ostream& out) {
 
 int main(int argc, char** argv) {
   using namespace optrace;
+  if (!StandardStreamsOpen()) {
+    std::cerr << "optrace: stdout is closed; nothing can receive the answer\n";
+    return static_cast<int>(ExitCode::kOutput);
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     Usage(argc < 2 ? std::cerr : std::cout);
-    return argc < 2 ? static_cast<int>(ExitCode::kUsage) : 0;
+    return FinishOutput(argc < 2 ? static_cast<int>(ExitCode::kUsage) : 0);
   }
   if (!std::strcmp(argv[1], "--version")) {
     std::cout << "optrace 0.1\n";
-    return 0;
+    return FinishOutput(0);
   }
   std::vector<std::string> names;
   for (const auto& c : Subcommands()) {
-    if (argv[1] == std::string(c.name)) return c.run(argc - 1, argv + 1);
+    // Every answer is checked to have reached stdout (a full disk, a closed
+    // stdout): a lost answer must not exit 0.
+    if (argv[1] == std::string(c.name)) return FinishOutput(c.run(argc - 1, argv + 1));
     names.push_back(c.name);
   }
   std::cerr << "optrace: unknown command '" << argv[1] << "'";

@@ -4,12 +4,11 @@
 
 #include <sys/stat.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "base/pytorch_paths.h"
+#include "base/subprocess.h"
 #include "base/text.h"
 
 namespace optrace {
@@ -19,23 +18,6 @@ namespace {
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-// Runs a command and returns its stdout (trimmed), or "" on failure.
-std::string Capture(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return out;
-  std::array<char, 256> buf;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int rc = ::pclose(p);
-  return rc == 0 ? std::string(TrimView(out)) : "";
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 const char kFetchHint[] =
@@ -80,17 +62,13 @@ Status FindCheckout(const std::string& source_flag, Checkout* out) {
 std::string GitDescribe(const Checkout& checkout) {
   struct stat git;
   if (::stat((checkout.root + "/.git").c_str(), &git) != 0) return "";
-  return Capture("git -C " + ShellQuote(checkout.root) + " describe --tags 2>/dev/null");
+  RunSettings settings;
+  settings.timeout_s = 20;
+  RunResult r = RunProgram({"git", "-C", checkout.root, "describe", "--tags"}, settings);
+  return r.exit_code == 0 ? std::string(TrimView(r.out)) : "";
 }
 
-std::optional<std::string> InstalledTorchVersion() {
-  // importlib.metadata reads the installed distribution's metadata without
-  // importing torch (which would take seconds and may need a GPU driver).
-  std::string v = Capture(
-      "python3 -c 'import importlib.metadata as m; print(m.version(\"torch\"))' 2>/dev/null");
-  if (v.empty()) return std::nullopt;
-  return v;
-}
+std::optional<std::string> InstalledTorchVersion() { return CachedInstalledTorch(OptraceCacheDir()).version; }
 
 std::string ReleaseOf(const std::string& version) {
   size_t end = 0;
@@ -106,11 +84,24 @@ std::string ReleaseOf(const std::string& version) {
 }
 
 std::string VersionMismatchWarning(const Checkout& checkout, const std::optional<std::string>& installed) {
+  return VersionMismatchWarning(checkout, installed, "");
+}
+
+std::string VersionMismatchWarning(const Checkout& checkout, const InstalledTorch& installed) {
+  std::string python = installed.python.path.empty()
+                           ? ""
+                           : installed.python.path + " (from " + installed.python.found_by + ")";
+  return VersionMismatchWarning(checkout, installed.version, python);
+}
+
+std::string VersionMismatchWarning(const Checkout& checkout, const std::optional<std::string>& installed,
+                                   const std::string& python) {
   if (!installed || checkout.version.empty()) return "";
   if (ReleaseOf(*installed) == ReleaseOf(checkout.version)) return "";
   return "warning: the checkout at " + checkout.root + " is PyTorch " + checkout.version +
-         " but the installed torch is " + *installed + "; traces describe the checkout, not what runs. Fix: "
-         "`optrace fetch --version " + ReleaseOf(*installed) + "` (or --source a matching checkout)";
+         " but the installed torch" + (python.empty() ? "" : " of " + python) + " is " + *installed +
+         "; traces describe the checkout, not what runs. Fix: `optrace fetch --version " + ReleaseOf(*installed) +
+         "` (or --source a matching checkout)";
 }
 
 }  // namespace optrace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/disk.h"
+#include "base/installed_torch.h"
 #include "base/status.h"
 
 namespace optrace {
@@ -18,6 +19,11 @@ struct Checkout {
   std::string found_by;      // "--source", "PYTORCH_SOURCE", "TILEGYM_SKILL_CACHE_DIR", "default cache"
   std::string version;       // from version.txt: "2.6.0a0"
   std::shared_ptr<RealDisk> disk;
+  // What the user's Python has installed and the warning when it is another
+  // release (VersionMismatchWarning); filled by the commands that report it
+  // (cli/cmd_common.h), never by FindCheckout.
+  std::optional<std::string> installed_torch;
+  std::string version_warning;
 };
 
 // The default cache folder: ${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source.
@@ -31,14 +37,19 @@ Status FindCheckout(const std::string& source_flag, Checkout* out);
 // only for commands that show it (info, the MCP source tool), never per trace.
 std::string GitDescribe(const Checkout& checkout);
 
-// The installed torch version from importlib.metadata (no torch import), or
+// The installed torch version of the user's interpreter (installed_torch.h:
+// $PYTHON, the active venv or conda env, else python3 on PATH; cached), or
 // nullopt when Python or torch is absent.
 std::optional<std::string> InstalledTorchVersion();
 
 // "2.6.0a0" and "2.6.0+cu124" -> "2.6.0": the release a version belongs to.
 std::string ReleaseOf(const std::string& version);
 
-// A warning naming both versions and the fix when they differ, else "".
+// A warning naming both versions (and the interpreter asked, when given) and
+// the fix when they differ, else "".
 std::string VersionMismatchWarning(const Checkout& checkout, const std::optional<std::string>& installed);
+std::string VersionMismatchWarning(const Checkout& checkout, const InstalledTorch& installed);
+std::string VersionMismatchWarning(const Checkout& checkout, const std::optional<std::string>& installed,
+                                   const std::string& python);
 
 }  // namespace optrace

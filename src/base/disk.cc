@@ -81,6 +81,11 @@ Status RealDisk::ReadFile(const std::string& path, std::string* contents) const 
 
 bool RealDisk::Exists(const std::string& path) const { return Inside(path); }
 
+bool RealDisk::Present(const std::string& path) const {
+  struct stat st;
+  return ::lstat((root_ + "/" + path).c_str(), &st) == 0;
+}
+
 Status RealDisk::Stat(const std::string& path, FileStat* stat) const {
   if (!Inside(path)) return Status::SourceError(path + ": missing, or outside the checkout");
   struct stat st;

@@ -32,6 +32,10 @@ class Disk {
   // Reads a whole file. Fails (kSource) when it is missing or unreadable.
   virtual Status ReadFile(const std::string& path, std::string* contents) const = 0;
   virtual bool Exists(const std::string& path) const = 0;
+  // True when something is at `path` at all, even one that Exists refuses
+  // (a symlink out of the checkout): a refused file is reported, never
+  // mistaken for an absent one.
+  virtual bool Present(const std::string& path) const { return Exists(path); }
   virtual Status Stat(const std::string& path, FileStat* stat) const = 0;
   // Lists regular files under `dir` (recursively, sorted) whose path passes
   // `keep`. Paths that cannot be followed safely go to `skipped`.
@@ -47,6 +51,7 @@ class RealDisk : public Disk {
   const std::string& root() const { return root_; }
   Status ReadFile(const std::string& path, std::string* contents) const override;
   bool Exists(const std::string& path) const override;
+  bool Present(const std::string& path) const override;
   Status Stat(const std::string& path, FileStat* stat) const override;
   void ListFiles(const std::string& dir, const std::function<bool(std::string_view)>& keep,
                  std::vector<std::string>* files,

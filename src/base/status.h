@@ -13,6 +13,7 @@ enum class ExitCode : int {
   kNotFound = 1,  // the query names nothing optrace knows
   kUsage = 2,     // bad command line
   kSource = 3,    // no checkout, unreadable/malformed tree or index
+  kOutput = 4,    // the answer could not be written (full disk, closed stdout)
 };
 
 class Status {

@@ -39,6 +39,15 @@ std::string_view TrimView(std::string_view s);
 std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open = "([{<",
                                        std::string_view close = ")]}>");
 bool StartsWith(std::string_view s, std::string_view prefix);
+
+// The longest query optrace answers (the MCP schemas' maxLength, and the
+// CLI's): no PyTorch name comes near it, and answering "not found" costs
+// time per byte.
+inline constexpr size_t kMaxQueryBytes = 300;
+
+// `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
+// string echoed in a message can never drive the terminal.
+std::string EscapeControl(std::string_view s);
 bool EndsWith(std::string_view s, std::string_view suffix);
 
 }  // namespace optrace

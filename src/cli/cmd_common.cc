@@ -1,65 +1,54 @@
 // Shared plumbing for subcommands: flags, checkout opening, error reporting.
 #include "cli/cmd_common.h"
 
-#include <sys/stat.h>
-
-#include <chrono>
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <iostream>
+
+#include "base/text.h"
 
 namespace optrace {
 
 void AddSourceFlag(CLI::App& app, std::string* source) {
+  // An empty --source is a mistake (an unset variable in `--source "$DIR"`),
+  // never a request for the default checkout.
   app.add_option("--source", *source,
                  "PyTorch checkout (default: $PYTORCH_SOURCE, else "
-                 "${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source)");
+                 "${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source)")
+      ->check(CLI::Validator(
+          [](const std::string& v) { return v.empty() ? std::string("--source is empty; name a directory") : ""; },
+          "DIR"));
 }
 
-namespace {
-
-// The installed torch version, remembered for five minutes in the cache
-// folder: asking Python costs ~40 ms, more than a whole warm trace.
-std::optional<std::string> CachedInstalledTorchVersion() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string dir = xdg && *xdg ? std::string(xdg) + "/optrace" : std::string(home ? home : "/tmp") + "/.cache/optrace";
-  std::string file = dir + "/installed-torch";
-  struct stat st;
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  long now_s = std::chrono::duration_cast<std::chrono::seconds>(now).count();
-  if (::stat(file.c_str(), &st) == 0 && now_s - st.st_mtim.tv_sec < 300) {
-    std::ifstream in(file);
-    std::string v;
-    std::getline(in, v);
-    if (v == "none") return std::nullopt;
-    if (!v.empty()) return v;
-  }
-  std::optional<std::string> v = InstalledTorchVersion();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::string tmp = file + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << (v ? *v : "none") << "\n";
-  }
-  std::filesystem::rename(tmp, file, ec);
-  return v;
-}
-
-}  // namespace
-
-bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code) {
+bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code, bool check_version) {
   Status s = FindCheckout(source_flag, checkout);
   if (!s.ok()) {
     *exit_code = Report(s);
     return false;
   }
-  if (!std::getenv("OPTRACE_NO_VERSION_CHECK")) {
-    std::string warning = VersionMismatchWarning(*checkout, CachedInstalledTorchVersion());
-    if (!warning.empty()) std::cerr << "optrace: " << warning << "\n";
+  if (check_version && !std::getenv("OPTRACE_NO_VERSION_CHECK")) {
+    InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
+    checkout->installed_torch = installed.version;
+    checkout->version_warning = VersionMismatchWarning(*checkout, installed);
+    if (!checkout->version_warning.empty()) std::cerr << "optrace: " << checkout->version_warning << "\n";
   }
   return true;
+}
+
+namespace {
+constexpr char kShield = '\x01';  // a control character: CheckQuery refuses one left behind
+}  // namespace
+
+ShieldedArgs::ShieldedArgs(int argc, char** argv) : args_(argv, argv + argc) {
+  for (size_t i = 1; i < args_.size(); ++i)
+    if (args_[i].size() >= 2 && args_[i].front() == '[' && args_[i].back() == ']') args_[i].insert(0, 1, kShield);
+  for (std::string& a : args_) pointers_.push_back(a.data());
+  pointers_.push_back(nullptr);
+}
+
+void Unshield(std::string* value) {
+  if (!value->empty() && value->front() == kShield) value->erase(0, 1);
 }
 
 bool ParseOrReport(CLI::App& app, int argc, char** argv, int* exit_code) {
@@ -71,6 +60,23 @@ bool ParseOrReport(CLI::App& app, int argc, char** argv, int* exit_code) {
     return false;
   }
   return true;
+}
+
+Status CheckQuery(const std::string& query) {
+  if (query.size() > kMaxQueryBytes)
+    return Status::Usage("a query is at most " + std::to_string(kMaxQueryBytes) + " bytes; this one has " +
+                         std::to_string(query.size()));
+  for (unsigned char c : query)
+    if (c < 0x20 || c == 0x7f) return Status::Usage("a query has no control characters: " + EscapeControl(query));
+  return Status::Ok();
+}
+
+int FinishOutput(int exit_code) {
+  std::cout.flush();
+  if (std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout)) return exit_code;
+  int error = errno;
+  std::cerr << "optrace: cannot write the output: " << (error ? std::strerror(error) : "write error") << "\n";
+  return static_cast<int>(ExitCode::kOutput);
 }
 
 int Report(const Status& status) {

@@ -26,13 +26,44 @@ const std::vector<Subcommand>& Subcommands();
 // Adds --source DIR to `app`, storing into *source.
 void AddSourceFlag(CLI::App& app, std::string* source);
 
-// Opens the checkout (--source, $PYTORCH_SOURCE, the tilegym cache), prints
-// a version-mismatch warning to stderr when the installed torch differs.
+// Opens the checkout (--source, $PYTORCH_SOURCE, the tilegym cache), asks
+// which torch the user's Python has (base/installed_torch.h; skipped with
+// $OPTRACE_NO_VERSION_CHECK) into checkout->installed_torch, and puts a
+// version-mismatch warning into checkout->version_warning and on stderr.
 // On failure prints the message and returns false; *exit_code is set.
-bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code);
+// check_version=false skips the question (the daemon is told the client's answer).
+bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code,
+                          bool check_version = true);
+
+// CLI11 turns an argument "[a,b]" into the list a, b and "[]" into nothing
+// (its vector literal syntax), which loses the operator query '[]'. A copy
+// of argv with each such argument prefixed by a byte no argument holds;
+// Unshield() takes the byte off a parsed value.
+class ShieldedArgs {
+ public:
+  ShieldedArgs(int argc, char** argv);
+  int argc() const { return static_cast<int>(pointers_.size()) - 1; }
+  char** argv() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> args_;
+  std::vector<char*> pointers_;
+};
+void Unshield(std::string* value);
 
 // Runs a CLI11 parse; on --help or a usage error prints and returns false with *exit_code.
 bool ParseOrReport(CLI::App& app, int argc, char** argv, int* exit_code);
+
+// A query (trace, op, find, py) is checked before any work: at most
+// kMaxQueryBytes (answering "not found" costs time per byte), and no control
+// characters (an escape sequence would be echoed to the terminal in every
+// message naming the query). Usage error otherwise, the query escaped.
+Status CheckQuery(const std::string& query);
+
+// Flushes stdout and returns exit_code, or ExitCode::kOutput with a message
+// when anything written to stdout was lost (a full disk, a closed stdout).
+// main() calls it after every subcommand.
+int FinishOutput(int exit_code);
 
 // Prints "optrace: <message>" to stderr and returns the status's exit code.
 int Report(const Status& status);

@@ -133,16 +133,17 @@ int Connect(const std::string& path) {
   return fd;
 }
 
-void WriteFd(int fd, const std::string& bytes) {
+bool WriteFd(int fd, const std::string& bytes) {
   const char* p = bytes.data();
   size_t n = bytes.size();
   while (n) {
     ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
+    if (w <= 0) return false;
     p += w;
     n -= static_cast<size_t>(w);
   }
+  return true;
 }
 
 }  // namespace
@@ -175,8 +176,14 @@ bool ForwardToDaemon(const std::string& root, const std::vector<std::string>& ar
       if (bytes.size() != sizeof(int32_t)) return false;
       int32_t code;
       std::memcpy(&code, bytes.data(), sizeof(code));
-      for (const auto& [t, b] : frames) WriteFd(t == 'O' ? STDOUT_FILENO : STDERR_FILENO, b);
       *exit_code = code;
+      for (const auto& [t, b] : frames) {
+        if (WriteFd(t == 'O' ? STDOUT_FILENO : STDERR_FILENO, b) || t != 'O') continue;
+        // A lost answer is an error, as for a trace in process (FinishOutput).
+        std::cerr << "optrace: cannot write the output: " << std::strerror(errno) << "\n";
+        *exit_code = static_cast<int>(ExitCode::kOutput);
+        break;
+      }
       return true;
     }
     if (tag != 'O' && tag != 'E') return false;

@@ -2,11 +2,19 @@
 // cache location. First `git clone --depth 1 --branch vV`; where that fails
 // and apt is available, Debian's source package of that version (its orig
 // tarball is the real tree). The tree is unpacked aside and renamed into place,
-// so a failed fetch never leaves half a checkout behind.
-#include <cstdlib>
+// so a failed fetch never leaves half a checkout behind. Every program runs
+// from an argument vector (base/subprocess.h), never through a shell, and
+// the version is checked to be a release number before it is used.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "base/subprocess.h"
+#include "base/text.h"
 
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
@@ -17,36 +25,86 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+const char kRepository[] = "https://github.com/pytorch/pytorch.git";
+
+// A release as `git tag` and Debian spell it: 2.6.0, 2.6, 2.6.0rc1, 2.6.0-rc1.
+// Anything else is refused before it reaches a program's argument list.
+bool ValidVersion(const std::string& v) {
+  static const std::regex kRelease("[0-9]+(\\.[0-9]+){1,2}(-?[a-z]+[0-9]*)?");
+  return v.size() <= 32 && std::regex_match(v, kRelease);
 }
 
-bool Run(const std::string& command) {
-  std::cerr << "+ " << command << "\n";
-  return std::system(command.c_str()) == 0;
+// Runs argv with our stdout/stderr (shown, so a long clone is visible),
+// after printing it the way a shell would echo it.
+bool Run(const std::vector<std::string>& argv, const std::string& cwd = "") {
+  std::cerr << "+";
+  for (const std::string& a : argv) std::cerr << " " << a;
+  std::cerr << "\n";
+  RunSettings settings;
+  settings.cwd = cwd;
+  settings.capture_stdout = false;
+  settings.quiet_stderr = false;
+  return RunProgram(argv, settings).exit_code == 0;
 }
 
 bool TryGit(const std::string& version, const std::string& tmp) {
-  return Run("git clone --quiet --depth 1 --branch v" + Quote(version) +
-             " https://github.com/pytorch/pytorch.git " + Quote(tmp));
+  return Run({"git", "clone", "--quiet", "--depth", "1", "--branch", "v" + version, kRepository, tmp});
 }
 
-// Debian names source versions like 2.6.0+dfsg-7: pick the newest one whose
-// upstream part is `version`, download it and unpack the orig tarball.
+// Orders Debian versions as `sort -V` does: digit runs by value, the rest bytewise.
+bool VersionLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      unsigned long long x = std::stoull(a.substr(i, std::min<size_t>(ie - i, 18)));
+      unsigned long long y = std::stoull(b.substr(j, std::min<size_t>(je - j, 18)));
+      if (x != y) return x < y;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// The newest Debian source version whose upstream part is `version`
+// (2.6.0+dfsg-7 for 2.6.0), or "".
+std::string DebianSourceVersion(const std::string& version) {
+  RunResult r = RunProgram({"apt-cache", "showsrc", "pytorch"});
+  if (r.exit_code != 0) return "";
+  std::istringstream lines(r.out);
+  std::string line, best;
+  while (std::getline(lines, line)) {
+    if (line.rfind("Version: ", 0) != 0) continue;
+    std::string v = line.substr(9);
+    if (v.size() <= version.size() || v.compare(0, version.size(), version) != 0) continue;
+    if (v[version.size()] != '+' && v[version.size()] != '-') continue;
+    if (best.empty() || VersionLess(best, v)) best = v;
+  }
+  return best;
+}
+
+// Debian's source package of that version: download it and unpack the orig
+// tarball (the upstream tree) into tmp.
 bool TryDebian(const std::string& version, const std::string& tmp) {
-  if (std::system("command -v apt-get >/dev/null 2>&1") != 0) return false;
+  if (FindOnPath("apt-get").empty() || FindOnPath("apt-cache").empty()) return false;
+  std::string debian_version = DebianSourceVersion(version);
+  if (debian_version.empty()) return false;
   std::string dl = tmp + ".download";
-  fs::create_directories(dl);
-  std::string cmd = "cd " + Quote(dl) +
-                    " && v=$(apt-cache showsrc pytorch 2>/dev/null | sed -n 's/^Version: //p' | grep '^" +
-                    version + "[+-]' | sort -V | tail -n1) && [ -n \"$v\" ] && apt-get source --download-only "
-                    "\"pytorch=$v\" >/dev/null; ls pytorch_*.orig.tar.* >/dev/null 2>&1 && mkdir -p " +
-                    Quote(tmp) + " && tar -xf pytorch_*.orig.tar.* -C " + Quote(tmp) +
-                    " --strip-components=1";
-  bool ok = Run(cmd);
   std::error_code ec;
+  fs::create_directories(dl, ec);
+  bool ok = Run({"apt-get", "source", "--download-only", "pytorch=" + debian_version}, dl);
+  std::string tarball;
+  for (const auto& entry : fs::directory_iterator(dl, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("pytorch_", 0) == 0 && name.find(".orig.tar.") != std::string::npos) tarball = entry.path().string();
+  }
+  ok = ok && !tarball.empty() && fs::create_directories(tmp, ec) &&
+       Run({"tar", "-xf", tarball, "-C", tmp, "--strip-components=1"});
   fs::remove_all(dl, ec);
   return ok && fs::exists(tmp + "/aten/src/ATen/native/native_functions.yaml");
 }
@@ -60,10 +118,14 @@ int CmdFetch(int argc, char** argv) {
   app.add_option("--dest", dest, "where to put it (default: the tilegym cache location)");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (app.count("--version") && version.empty()) return Report(Status::Usage("--version is empty; name a release"));
   if (version.empty()) {
     auto installed = InstalledTorchVersion();
     version = installed ? ReleaseOf(*installed) : "2.6.0";
   }
+  if (!ValidVersion(version))
+    return Report(Status::Usage("--version " + EscapeControl(version) +
+                                " is not a PyTorch release (digits and dots: 2.6.0, 2.6, 2.6.0rc1)"));
   if (dest.empty()) dest = DefaultCheckoutPath();
   if (fs::exists(dest + "/aten/src/ATen/native/native_functions.yaml")) {
     std::cout << "a checkout is already at " << dest << "\n";
@@ -75,7 +137,12 @@ int CmdFetch(int argc, char** argv) {
   fs::create_directories(fs::path(dest).parent_path());
   std::string tmp = dest + ".partial";
   std::error_code ec;
-  fs::remove_all(tmp, ec);
+  // Only what this fetch creates is ever deleted: a leftover of an
+  // interrupted fetch (or anything else under that name) is the user's call.
+  for (const std::string& ours : {tmp, tmp + ".download"})
+    if (fs::exists(fs::symlink_status(ours, ec)))
+      return Report(Status::SourceError(ours + " exists (an interrupted fetch leaves it); remove it (rm -rf " +
+                                        ours + ") and run fetch again"));
   bool ok = TryGit(version, tmp);
   if (!ok) {
     fs::remove_all(tmp, ec);

@@ -112,6 +112,7 @@ int CmdFind(int argc, char** argv) {
   app.add_option("--limit", limit, "callers to list (default 40; 0 = all)");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (Status s = CheckQuery(name); !s.ok()) return Report(s);
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
   CppIndex index = CppIndex::Build(*checkout.disk);

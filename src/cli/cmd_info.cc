@@ -18,11 +18,15 @@ int CmdInfo(int argc, char** argv) {
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
-  auto installed = InstalledTorchVersion();
+  InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
   std::cout << "checkout:  " << checkout.root << "  (found by " << checkout.found_by << ")\n"
             << "version:   " << (checkout.version.empty() ? "unknown (no version.txt)" : checkout.version) << "\n";
   if (std::string git = GitDescribe(checkout); !git.empty()) std::cout << "git:       " << git << "\n";
-  std::cout << "torch:     " << (installed ? *installed + " (installed)" : "not installed") << "\n";
+  std::cout << "torch:     " << (installed.version ? *installed.version + " (installed)" : "not installed") << "\n"
+            << "python:    "
+            << (installed.python.path.empty() ? "none found ($PYTHON, $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH)"
+                                              : installed.python.path + "  (from " + installed.python.found_by + ")")
+            << "\n";
   if (!show_index) return 0;
   // Never destroyed: an index mapped from the store would be walked page by
   // page to free it (~250 ms); the process exits right after.

@@ -118,6 +118,7 @@ int CmdOp(int argc, char** argv) {
   app.add_flag("--json", json, "print JSON (one object per overload, with its derivative entry)");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (Status s = CheckQuery(name); !s.ok()) return Report(s);
   YamlModel model;
   if (!LoadModel(source, &model, &rc)) return rc;
 

@@ -273,6 +273,7 @@ int CmdPy(int argc, char** argv) {
   app.add_option("--file", file, "also scan this Python file (SYMBOL may name something in it)");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (Status s = CheckQuery(symbol); !s.ok()) return Report(s);
 
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;

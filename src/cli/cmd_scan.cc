@@ -72,6 +72,8 @@ int CmdScan(int argc, char** argv) {
       if (t.query.empty()) t.query = op.query;
       if (t.source_root.empty()) t.source_root = checkout.root;
       if (t.source_version.empty()) t.source_version = checkout.version;
+      t.installed_torch = checkout.installed_torch;
+      t.source_warning = checkout.version_warning;
       if (!ts.ok() && t.not_found.empty()) t.not_found.push_back({"query", ts.message()});
       traces.push_back(std::move(t));
     }

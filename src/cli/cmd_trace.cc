@@ -83,22 +83,40 @@ int CmdTrace(int argc, char** argv) {
   // How a client hands its terminal's answer to the daemon (cmd_daemon.h).
   app.add_option("--color", color, "color the text face: auto (a terminal without NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  // What the client's Python has installed, handed to the daemon, whose own
+  // environment is that of the trace that started it (hidden: internal).
+  std::string client_torch, client_warning;
+  app.add_option("--installed-torch", client_torch)->group("");
+  app.add_option("--version-warning", client_warning)->group("");
   app.add_option("query", queries,
                  "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
   int rc = 0;
-  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  // CLI11 reads an argument "[...]" as a list literal, so the documented
+  // operator query '[]' arrived as no query at all: such arguments are
+  // shielded through the parse (cmd_common.h).
+  ShieldedArgs shielded(argc, argv);
+  if (!ParseOrReport(app, shielded.argc(), shielded.argv(), &rc)) return rc;
+  for (std::string* value : {&source, &client_torch, &client_warning}) Unshield(value);
+  for (std::string& q : queries) Unshield(&q);
   if (queries.empty() == !all) {
     std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
               << "; see optrace trace --help\n";
     return static_cast<int>(ExitCode::kUsage);
   }
+  for (const std::string& q : queries)
+    if (Status s = CheckQuery(q); !s.ok()) return Report(s);
   Format fmt = json || format == "json"                 ? Format::kJson
                : format == "md" || format == "markdown" ? Format::kMarkdown
                : format == "dot"                        ? Format::kDot
                                                         : Format::kText;
 
   Checkout checkout;
-  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  const bool from_client = !client_torch.empty();
+  if (!OpenCheckoutOrReport(source, &checkout, &rc, !from_client)) return rc;
+  if (from_client) {
+    checkout.installed_torch = client_torch == "none" ? std::nullopt : std::optional<std::string>(client_torch);
+    checkout.version_warning = client_warning;
+  }
   RenderOptions render;
   render.color = UseColor(color);
   render.width = width > 0 ? width : TerminalWidth();
@@ -113,6 +131,8 @@ int CmdTrace(int argc, char** argv) {
                                      render.color ? "always" : "never"};
     if (no_backward) args.push_back("--no-backward");
     if (pretty) args.push_back("--pretty");
+    args.insert(args.end(), {"--installed-torch", checkout.installed_torch.value_or("none"), "--version-warning",
+                             checkout.version_warning});
     args.push_back("--");
     args.insert(args.end(), queries.begin(), queries.end());
     int forwarded = 0;
@@ -156,6 +176,8 @@ int CmdTrace(int argc, char** argv) {
     if (trace.query.empty()) trace.query = query;
     if (trace.source_root.empty()) trace.source_root = checkout.root;
     if (trace.source_version.empty()) trace.source_version = checkout.version;
+    trace.installed_torch = checkout.installed_torch;
+    trace.source_warning = checkout.version_warning;
     const Status& s = a.status;
     if (!s.ok()) {
       if (s.code() != ExitCode::kNotFound) {

@@ -433,7 +433,8 @@ TEST(CppScan, FileScopeUsesOfSameFileMacros) {
 
 TEST(CppScan, NeverCrashesOnGarbage) {
   std::string junk;
-  for (int i = 0; i < 4000; ++i) junk += "{(<[>)]}#\"'\\/*R\"x("[i % 20];
+  static constexpr std::string_view kPieces = "{(<[>)]}#\"'\\/*R\"x(";
+  for (size_t i = 0; i < 4000; ++i) junk += kPieces[i % kPieces.size()];
   for (std::string_view text : {std::string_view(junk), std::string_view("TORCH_IMPL_FUNC("),
                                 std::string_view("REGISTER_DISPATCH("), std::string_view("template <"),
                                 std::string_view("void f() { k<<<"), std::string_view("}}}}}} namespace {"),

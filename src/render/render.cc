@@ -424,6 +424,8 @@ Json TraceToJson(const Trace& t) {
   j["schema"] = "optrace.trace/1";
   j["query"] = t.query;
   j["source"] = {{"root", t.source_root}, {"version", t.source_version}};
+  j["source"]["installed_torch"] = t.installed_torch ? Json(*t.installed_torch) : Json(nullptr);
+  if (!t.source_warning.empty()) j["source"]["warning"] = t.source_warning;
   j["target"] = {{"kind", t.target_kind}, {"name", t.target_name}};
   if (!t.selected_overload.empty()) j["target"]["selected_overload"] = t.selected_overload;
   Json python = Json::array();
@@ -1196,6 +1198,8 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   out << p.Line("", {{"optrace trace ", Style::kBold}, {t.query, Style::kBold}}) << "\n";
   out << p.Line("  ", {{"target    ", Style::kDim}, {TargetLine(t), Style::kPlain}}) << "\n";
   out << p.Line("  ", {{"checkout  ", Style::kDim}, {CheckoutLine(t), Style::kPlain}}) << "\n";
+  if (t.installed_torch) out << p.Line("  ", {{"torch     ", Style::kDim}, {*t.installed_torch + " (installed)", Style::kPlain}}) << "\n";
+  if (!t.source_warning.empty()) out << "  " << p.Paint(t.source_warning, Style::kBold) << "\n";  // whole, never cut
 
   if (!t.python.empty() || !t.ops.empty()) {
     section("Flow");
@@ -1357,6 +1361,8 @@ std::string RenderMarkdown(const Trace& t) {
   out << "- **Target:** " << MdCell(TargetLine(t)) << "\n";
   out << "- **Checkout:** " << MdCode(t.source_root)
       << (t.source_version.empty() ? "" : " (version " + t.source_version + ")") << "\n";
+  if (t.installed_torch) out << "- **Installed torch:** " << MdCode(*t.installed_torch) << "\n";
+  if (!t.source_warning.empty()) out << "- **Warning:** " << MdCell(t.source_warning) << "\n";
 
   if (!t.python.empty() || !t.ops.empty()) {
     Painter plain(false, 100);

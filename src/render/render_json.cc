@@ -518,6 +518,16 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.String(t.source_root);
   w.Key("version");
   w.String(t.source_version);
+  w.Key("installed_torch");
+  if (t.installed_torch) {
+    w.String(*t.installed_torch);
+  } else {
+    w.Null();
+  }
+  if (!t.source_warning.empty()) {
+    w.Key("warning");
+    w.String(t.source_warning);
+  }
   w.EndObject();
   w.Key("target");
   w.BeginObject();

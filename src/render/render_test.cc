@@ -320,7 +320,7 @@ TEST(TraceToJson, MinimalTraceGolden) {
   op.yaml = &mm;
   t.ops = {op};
   EXPECT_EQ(DumpJson(TraceToJson(t)),
-            R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0"},)"
+            R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0","installed_torch":null},)"
             R"("target":{"kind":"aten","name":"aten::mm"},"python":[],"ops":[{"name":"mm","role":"forward",)"
             R"("depth":0,"yaml":{"name":"mm","file":"aten/src/ATen/native/native_functions.yaml","line":4132,)"
             R"("func":"mm(Tensor self, Tensor mat2) -> Tensor","variants":["function","method"],"dispatch":{},)"

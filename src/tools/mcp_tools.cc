@@ -223,6 +223,7 @@ std::string TraceBriefMarkdown(const json& t) {
   out << "# optrace `" << Str(t, "query") << "` — " << Str(t["target"], "kind") << " `" << Str(t["target"], "name")
       << "`\nCheckout `" << Str(t["source"], "root") << "` (" << Str(t["source"], "version")
       << "); paths below are relative to it.\n";
+  if (t["source"].contains("warning")) out << "\n**" << Str(t["source"], "warning") << "**\n";
   if (!t["python"].empty()) {
     out << "\n## Python\n";
     for (const auto& frame : t["python"]) {
@@ -576,7 +577,9 @@ std::vector<McpTool> MakeTools() {
         {{"schema", {{"const", "optrace.trace/1"}}},
          {"query", {{"type", "string"}}},
          {"source", {{"type", "object"}, {"required", {"root", "version"}},
-                     {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}}}}}},
+                     {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}},
+                                     {"installed_torch", {{"type", {"string", "null"}}}},
+                                     {"warning", {{"type", "string"}}}}}}},
          {"target", {{"type", "object"}, {"required", {"kind", "name"}},
                      {"properties", {{"kind", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}},
          {"python", ArrayOf({{"type", "object"}, {"required", {"symbol"}}, {"properties", {{"symbol", {{"type", "string"}}}, {"calls", any_array}}}})},
@@ -708,11 +711,11 @@ void OptraceTools::Load() {
   Checkout checkout;
   Status found = FindCheckout(source_flag_, &checkout);
   if (!found.ok()) return finish(State::kFailed, found.message());
-  std::optional<std::string> installed = InstalledTorchVersion();
+  InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
   {
     std::lock_guard<std::mutex> lock(mu_);
     checkout_ = checkout;
-    installed_torch_ = installed;
+    installed_torch_ = installed.version;
     version_warning_ = VersionMismatchWarning(checkout, installed);
     have_checkout_ = true;
   }
@@ -801,6 +804,11 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   if (trace.query.empty()) trace.query = query;
   if (trace.source_root.empty()) trace.source_root = index_.root;
   if (trace.source_version.empty()) trace.source_version = index_.version;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    trace.installed_torch = installed_torch_;
+    trace.source_warning = version_warning_;
+  }
   if (s.ok()) {
     if (arguments.value("detail", std::string("brief")) == "full") return {false, RenderMarkdown(trace), TraceToJson(trace)};
     json brief = BriefTrace(TraceToJson(trace));

@@ -132,6 +132,11 @@ struct NotFoundStep {
 struct Trace {
   std::string query;
   std::string source_root, source_version;
+  // The torch of the user's Python (nullopt: none, or not asked) and the
+  // warning when it is another release than the checkout; set by the caller
+  // (CLI, MCP), rendered in every format's header.
+  std::optional<std::string> installed_torch;
+  std::string source_warning;
   std::string target_kind;  // "module" | "functional" | "torch" | "method" | "operator" | "aten" | "python" | "kernel"
   std::string target_name;
   std::string selected_overload;  // the overload the Python call selects, when it can be told

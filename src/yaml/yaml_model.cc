@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/text.h"
@@ -877,18 +878,30 @@ const std::string* NativeFunction::DispatchFor(std::string_view key) const {
 
 bool NativeFunction::HasVariant(std::string_view v) const { return Contains(variants, v); }
 
+namespace {
+
+// An optional file: absent is fine; one the disk refuses (a symlink leading
+// out of the checkout) is an error naming it, never silently dropped -- a
+// model without derivatives.yaml would trace no backward at all.
+Status ReadOptional(const Disk& disk, const char* path, std::string* text) {
+  if (disk.Exists(path)) return disk.ReadFile(path, text);
+  if (disk.Present(path))
+    return Status::SourceError(std::string(path) +
+                               ": refused, it leads outside the checkout (or is dangling); optrace reads "
+                               "only inside the checkout: put the file itself there");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status YamlModel::Load(const Disk& disk, YamlModel* model) {
   std::string native, tags, derivatives, version;
   Status s = disk.ReadFile(kNativeFunctionsPath, &native);
   if (!s.ok()) return s;
-  if (disk.Exists(kTagsPath)) {
-    s = disk.ReadFile(kTagsPath, &tags);
-    if (!s.ok()) return s;
-  }
-  if (disk.Exists(kDerivativesPath)) {
-    s = disk.ReadFile(kDerivativesPath, &derivatives);
-    if (!s.ok()) return s;
-  }
+  s = ReadOptional(disk, kTagsPath, &tags);
+  if (!s.ok()) return s;
+  s = ReadOptional(disk, kDerivativesPath, &derivatives);
+  if (!s.ok()) return s;
   if (disk.Exists("version.txt") && disk.ReadFile("version.txt", &version).ok()) {
     version = std::string(TrimView(version));
   }
@@ -929,10 +942,17 @@ Status YamlModel::LoadFromText(std::string_view native_functions, std::string_vi
   }
   NativeContext ctx{kNativeFunctionsPath, Contains(model->known_tags_, "pt2_compliant_tag")};
   model->functions_.reserve(root.items.size() + root.items.size() / 4);
+  // torchgen groups entries by signature and asserts each kind appears once:
+  // a second entry of one name is an error, never a silent shadow.
+  std::unordered_map<std::string, int> entry_line;
   for (const auto& e : root.items) {
     NativeFunction f;
     s = ReadNativeFunction(e, ctx, &f);
     if (!s.ok()) return s;
+    if (auto [it, inserted] = entry_line.emplace(f.name, f.line); !inserted)
+      return EntryError(ctx, f.line,
+                        "duplicate entry " + f.name + " (first at line " + std::to_string(it->second) +
+                            "); torchgen rejects it");
     model->functions_.push_back(std::move(f));
   }
   AddGeneratedFunctions(rules, &model->functions_);

@@ -2,6 +2,12 @@
 // rules on small in-memory YAML texts.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/disk.h"
 
 #include "yaml/yaml_json.h"
 #include "yaml/yaml_model.h"
@@ -23,6 +29,30 @@ YamlModel LoadOk(std::string_view native, std::string_view tags = "", std::strin
 }
 
 // --- YAML tree ---------------------------------------------------------------
+
+// Issue 18 item 14: torchgen's YamlLoader refuses a repeated key; we kept
+// the last one silently.
+TEST(YamlTree, DuplicateKeyIsAnErrorNamingBothLines) {
+  YamlNode root;
+  Status s = ParseYaml("- func: a(Tensor x) -> Tensor\n  variants: function\n  func: b(Tensor x) -> Tensor\n",
+                       "n.yaml", &root);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_THAT(s.message(), HasSubstr("n.yaml:3: duplicate key 'func' in one mapping (first at line 1)"));
+  // The same key in two mappings is fine.
+  EXPECT_TRUE(ParseYaml("- func: a() -> ()\n- func: b() -> ()\n", "n.yaml", &root).ok());
+}
+
+// Issue 18 item 14: a reader error (a control character, bad UTF-8) late in
+// the file was blamed on line 1.
+TEST(YamlTree, ReaderErrorLateInTheFileNamesItsLine) {
+  std::string good;
+  for (int i = 0; i < 40; ++i) good += "- func: f" + std::to_string(i) + "() -> ()\n";
+  YamlNode root;
+  Status s = ParseYaml(good + "- func: bad\x01() -> ()\n", "n.yaml", &root);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_THAT(s.message(), HasSubstr("n.yaml:41:"));
+  EXPECT_THAT(ParseYaml(good + "- func: bad\xc3\x28() -> ()\n", "n.yaml", &root).message(), HasSubstr("n.yaml:41:"));
+}
 
 TEST(YamlTree, LinesAndKinds) {
   YamlNode root;
@@ -307,6 +337,39 @@ TEST(Model, TruncatedFileIsSourceErrorNotCrash) {
   YamlModel m;
   Status s = YamlModel::LoadFromText(text.substr(0, 50), "", "", &m);  // inside "a_cpu
   EXPECT_THAT(s.message(), HasSubstr("native_functions.yaml:"));
+}
+
+// Issue 18 item 14: torchgen asserts each (signature, kind) once; a second
+// entry of one name shadowed the first silently.
+TEST(Model, DuplicateEntryIsAnError) {
+  YamlModel m;
+  Status s = YamlModel::LoadFromText(
+      "- func: a.x(Tensor self) -> Tensor\n- func: b(Tensor self) -> Tensor\n- func: a.x(Tensor self) -> Tensor\n", "",
+      "", &m);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_THAT(s.message(), HasSubstr("native_functions.yaml:3: duplicate entry a.x (first at line 1)"));
+}
+
+// Issue 18 item 14: a derivatives.yaml symlinked out of the checkout was
+// dropped silently (no backward at all) instead of refused and reported.
+TEST(Model, DerivativesOutsideTheCheckoutIsReported) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("optrace-yaml-outside-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tree/aten/src/ATen/native");
+  fs::create_directories(dir / "tree/tools/autograd");
+  std::ofstream(dir / "tree/aten/src/ATen/native/native_functions.yaml") << "- func: a(Tensor self) -> Tensor\n";
+  std::ofstream(dir / "elsewhere.yaml") << "- name: a(Tensor self) -> Tensor\n  self: grad\n";
+  fs::create_symlink(dir / "elsewhere.yaml", dir / "tree/tools/autograd/derivatives.yaml");
+  RealDisk disk(fs::canonical(dir / "tree").string());
+  YamlModel m;
+  Status s = YamlModel::Load(disk, &m);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_THAT(s.message(), HasSubstr("tools/autograd/derivatives.yaml: refused, it leads outside the checkout"));
+  // Absent is fine: a tree without derivatives.yaml loads.
+  fs::remove(dir / "tree/tools/autograd/derivatives.yaml");
+  EXPECT_TRUE(YamlModel::Load(disk, &m).ok());
+  fs::remove_all(dir);
 }
 
 TEST(Model, DerivativesFormulasSectionsAndLines) {

@@ -6,10 +6,13 @@
 
 #include <yaml.h>
 
+#include <algorithm>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 #include "base/disk.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -84,6 +87,37 @@ void AppendFlow(const YamlNode& n, std::string* out) {
   }
 }
 
+// torchgen's YamlLoader refuses a mapping with a repeated key (PyYAML would
+// keep the last silently); so does optrace, naming both lines.
+Status CheckDuplicateKeys(const YamlNode& map, std::string_view file) {
+  if (map.kind != YamlNode::Kind::kMapping) return Status::Ok();
+  std::unordered_map<std::string_view, int> first_line;
+  for (size_t i = 0; i < map.items.size(); i += 2) {
+    const YamlNode& key = map.items[i];
+    if (key.kind != YamlNode::Kind::kScalar) continue;
+    auto [it, inserted] = first_line.emplace(key.value, key.line);
+    if (!inserted)
+      return Status::SourceError(std::string(file) + ":" + std::to_string(key.line) + ": duplicate key '" +
+                                 EscapeControl(key.value) + "' in one mapping (first at line " +
+                                 std::to_string(it->second) + "); torchgen rejects it");
+  }
+  return Status::Ok();
+}
+
+// libyaml's error, at the line where it happened. A reader error (bad UTF-8,
+// a control character) carries a byte offset instead of a mark; its mark is
+// zero, which would blame line 1.
+Status ParseError(const yaml_parser_t& parser, std::string_view text, std::string_view file) {
+  size_t line0 = parser.problem_mark.line;
+  if (parser.error == YAML_READER_ERROR) {
+    size_t offset = std::min(parser.problem_offset, text.size());
+    line0 = static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+  }
+  std::string problem = parser.problem ? parser.problem : "malformed YAML";
+  if (parser.context) problem = std::string(parser.context) + ": " + problem;
+  return Status::SourceError(Where(file, line0) + ": " + problem);
+}
+
 }  // namespace
 
 const YamlNode* YamlNode::Get(std::string_view key) const {
@@ -131,12 +165,7 @@ Status ParseYaml(std::string_view text, std::string_view file, YamlNode* root) {
   EventHolder ev;
   while (true) {
     ev.Reset();
-    if (!yaml_parser_parse(&holder.parser, &ev.event)) {
-      const yaml_mark_t& mark = holder.parser.problem_mark;
-      std::string problem = holder.parser.problem ? holder.parser.problem : "malformed YAML";
-      if (holder.parser.context) problem = std::string(holder.parser.context) + ": " + problem;
-      return Status::SourceError(Where(file, mark.line) + ": " + problem);
-    }
+    if (!yaml_parser_parse(&holder.parser, &ev.event)) return ParseError(holder.parser, text, file);
     ev.live = true;
     const yaml_event_t& e = ev.event;
     size_t line0 = e.start_mark.line;
@@ -181,6 +210,7 @@ Status ParseYaml(std::string_view text, std::string_view file, YamlNode* root) {
       case YAML_SEQUENCE_END_EVENT:
       case YAML_MAPPING_END_EVENT: {
         if (stack.size() < 2) return Status::SourceError(Where(file, line0) + ": unbalanced YAML structure");
+        if (Status dup = CheckDuplicateKeys(stack.back(), file); !dup.ok()) return dup;
         YamlNode done = std::move(stack.back());
         stack.pop_back();
         attach(std::move(done));

@@ -1,0 +1,76 @@
+// RunProgram hands its argument vector to the program untouched (no shell
+// ever parses it), honours the working directory, and kills a child that
+// overruns its deadline.
+#include "base/subprocess.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace optrace {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SubprocessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optrace-subprocess-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(SubprocessTest, ShellSyntaxInAnArgumentIsNeverRun) {
+  std::string marker = dir_ + "/PWNED";
+  std::string hostile = "x'; touch " + marker + "; echo '$(touch " + marker + ")`touch " + marker + "`";
+  RunResult r = RunProgram({"printf", "%s\\n", hostile});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, hostile + "\n");
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(SubprocessTest, RunsInTheGivenDirectory) {
+  RunSettings settings;
+  settings.cwd = dir_;
+  RunResult r = RunProgram({"pwd"}, settings);
+  EXPECT_EQ(r.out, fs::canonical(dir_).string() + "\n");
+}
+
+TEST_F(SubprocessTest, MissingProgramIsNotStarted) {
+  RunResult r = RunProgram({"optrace-no-such-program-anywhere"});
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.exit_code, 0);
+}
+
+TEST_F(SubprocessTest, DeadlineKillsAHungChild) {
+  RunSettings settings;
+  settings.timeout_s = 0.2;
+  RunResult r = RunProgram({"sleep", "30"}, settings);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.exit_code, -1);
+}
+
+TEST_F(SubprocessTest, FindOnPathSkipsRelativeEntries) {
+  // An empty PATH entry means "the current directory" to a shell; an
+  // interpreter planted there must not be found.
+  fs::path fake = fs::path(dir_) / "python3";
+  { std::FILE* f = std::fopen(fake.c_str(), "w"); std::fputs("#!/bin/sh\n", f); std::fclose(f); }
+  fs::permissions(fake, fs::perms::owner_all);
+  std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::string old_cwd = fs::current_path();
+  fs::current_path(dir_);
+  setenv("PATH", ":.:", 1);
+  EXPECT_EQ(FindOnPath("python3"), "");
+  setenv("PATH", (dir_ + ":" + old_path).c_str(), 1);
+  EXPECT_EQ(FindOnPath("python3"), fake.string());
+  setenv("PATH", old_path.c_str(), 1);
+  fs::current_path(old_cwd);
+}
+
+}  // namespace
+}  // namespace optrace
