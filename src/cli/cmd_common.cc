@@ -17,7 +17,7 @@ void AddSourceFlag(CLI::App& app, std::string* source) {
                  "PyTorch checkout (default: $PYTORCH_SOURCE, else "
                  "${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source)")
       ->check(CLI::Validator(
-          [](const std::string& v) { return v.empty() ? std::string("--source is empty; name a directory") : ""; },
+          [](const std::string& v) { return v.empty() ? std::string("must name a directory (it is empty)") : ""; },
           "DIR"));
 }
 

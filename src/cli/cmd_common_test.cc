@@ -170,7 +170,7 @@ TEST_F(CommonTest, EmptySourceIsAUsageError) {
     ProcessRun r = Capture("OPTRACE_NO_VERSION_CHECK=1 OPTRACE_DAEMON=0 PYTORCH_SOURCE=" + tree_,
                            std::string(command) + " --source ''");
     EXPECT_EQ(r.rc, 2) << command << ": " << r.err;
-    EXPECT_NE(r.err.find("--source is empty"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--source: must name a directory"), std::string::npos) << r.err;
   }
 }
 
@@ -186,6 +186,13 @@ TEST_F(CommonTest, EveryOutputCarriesTheVersionMismatch) {
   ProcessRun md = Capture(env, "trace --format md" + q);
   EXPECT_NE(md.out.find("- **Installed torch:** `1.13.1`"), std::string::npos);
   EXPECT_NE(md.out.find("- **Warning:** warning: the checkout"), std::string::npos);
+  std::string model = dir_ + "/model.py";
+  std::ofstream(model) << "import torch\n\ndef f(x):\n    return torch.softmax(x, -1)\n";
+  ProcessRun scan = Capture(env, "scan --format json --source " + tree_ + " " + model);
+  auto scanned = nlohmann::json::parse(scan.out);
+  EXPECT_EQ(scanned["source"]["installed_torch"], "1.13.1");
+  EXPECT_NE(scanned["source"].value("warning", "").find("1.13.1"), std::string::npos);
+  EXPECT_NE(Capture(env, "scan --source " + tree_ + " " + model).out.find("installed torch of"), std::string::npos);
   for (const char* daemon : {"0", "1", "1"}) {  // in process; starting the daemon; from the daemon
     ProcessRun json = Capture("PYTHON=" + old_python_ + " OPTRACE_DAEMON=" + daemon, "trace --json" + q);
     ASSERT_EQ(json.rc, 0) << json.err;

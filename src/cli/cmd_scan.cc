@@ -55,6 +55,8 @@ int CmdScan(int argc, char** argv) {
   ScanReport report;
   Status s = ScanUserFile(index, file, text, &report);
   if (s.code() == ExitCode::kSource) return Report(s);
+  report.installed_torch = checkout.installed_torch;
+  report.source_warning = checkout.version_warning;
   if (!only_class.empty()) {
     FilterScanToClass(&report, only_class);
     if (report.ops.empty())

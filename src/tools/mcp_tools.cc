@@ -783,6 +783,11 @@ McpToolResult OptraceTools::Scan(const McpJson& arguments) {
   ScanReport report;
   Status s = ScanUserFile(index_, name, text, &report);
   if (!s.ok()) return ToolError("optrace scan: " + s.message());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    report.installed_torch = installed_torch_;
+    report.source_warning = version_warning_;
+  }
   std::string cls = arguments.value("class", std::string());
   if (!cls.empty()) FilterScanToClass(&report, cls);
   return {false, RenderScanMarkdown(report, {}), ScanToJson(report, {})};

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,9 @@ struct ScanUnresolved {
 struct ScanReport {
   std::string file;  // as given
   std::string source_root, source_version;
+  // The user's torch and the version-mismatch warning (set by the caller, as for Trace).
+  std::optional<std::string> installed_torch;
+  std::string source_warning;
   std::vector<std::string> modules;  // nn.Module subclasses, file order
   std::vector<ScanLayer> layers;
   std::vector<ScanAutograd> autograd;

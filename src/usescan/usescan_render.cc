@@ -40,6 +40,8 @@ nlohmann::ordered_json ScanToJson(const ScanReport& r, const std::vector<Trace>&
   j["schema"] = "optrace.scan/1";
   j["file"] = r.file;
   j["source"] = {{"root", r.source_root}, {"version", r.source_version}};
+  j["source"]["installed_torch"] = r.installed_torch ? J(*r.installed_torch) : J(nullptr);
+  if (!r.source_warning.empty()) j["source"]["warning"] = r.source_warning;
   j["modules"] = r.modules;
   J layers = J::array();
   for (const ScanLayer& l : r.layers)
@@ -95,6 +97,7 @@ std::string RenderScanText(const ScanReport& r, const std::vector<Trace>& traces
   std::ostringstream o;
   std::string file = Basename(r.file);
   o << fmt::format("optrace scan {}   (checkout {} at {})\n", r.file, r.source_version, r.source_root);
+  if (!r.source_warning.empty()) o << r.source_warning << "\n";
   if (!r.modules.empty()) {
     o << "\nnn.Module classes:";
     for (const auto& m : r.modules) o << " " << m;
@@ -161,6 +164,7 @@ std::string RenderScanMarkdown(const ScanReport& r, const std::vector<Trace>& tr
   std::ostringstream o;
   std::string file = Basename(r.file);
   o << fmt::format("# optrace scan `{}`\n\nCheckout {} at `{}`.\n\n", r.file, r.source_version, r.source_root);
+  if (!r.source_warning.empty()) o << "**" << r.source_warning << "**\n\n";
   if (!r.modules.empty()) {
     o << "## nn.Module classes\n\n";
     for (const ScanLayer& l : r.layers)

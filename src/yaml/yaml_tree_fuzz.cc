@@ -14,7 +14,8 @@
 
 namespace {
 
-// "file:LINE: ..." -> LINE must lie within the text (1 .. lines + 1).
+// "file:LINE: ..." -> LINE must lie within the text (1 .. lines + 1); with
+// no digits after the colon the message names no line.
 void CheckErrorLine(const optrace::Status& s, std::string_view file, std::string_view text) {
   if (s.ok()) return;
   if (s.code() != optrace::ExitCode::kSource) std::abort();
@@ -22,7 +23,9 @@ void CheckErrorLine(const optrace::Status& s, std::string_view file, std::string
   if (m.compare(0, file.size(), file) != 0 || m.size() <= file.size() || m[file.size()] != ':') return;
   size_t at = file.size() + 1;
   long line = std::strtol(m.c_str() + at, nullptr, 10);
-  long lines = static_cast<long>(std::count(text.begin(), text.end(), '\n')) + 1;
+  // libyaml counts "\r" as a line break too (and "\r\n" once): at most this many lines.
+  long lines = static_cast<long>(std::count(text.begin(), text.end(), '\n') +
+                                 std::count(text.begin(), text.end(), '\r')) + 1;
   if (std::isdigit(static_cast<unsigned char>(m[at])) && (line < 1 || line > lines + 1)) std::abort();
 }
 
