@@ -5,9 +5,18 @@
 //   request:  "OPTRACE-DAEMON-1\n", then u32 count, then count strings
 //             (u32 length + bytes): the checkout root, then the arguments.
 //   reply:    frames of one tag byte + u32 length + bytes:
+//             'K' (empty) every half second while the daemon works, so that a
+//             client can tell a slow answer from a daemon that stopped,
 //             'O' stdout bytes, 'E' stderr bytes, 'X' exit code (4 bytes),
 //             or a lone 'S' frame: the daemon found the tree changed and is
 //             ending, so the client must trace in process.
+//
+// Trust: the socket lives in the cache folder, which must be this user's
+// own (CheckCacheDir); the client also asks the kernel who serves the
+// socket (SO_PEERCRED) and talks only to a daemon of its own user, and the
+// daemon answers only its own user. A daemon silent for kDaemonSilenceS
+// (stopped with SIGSTOP, say) costs the client that long, then it traces in
+// process, saying so in one line.
 // Integers are little-endian as this machine writes them.
 #include "cli/cmd_daemon.h"
 
@@ -23,6 +32,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,9 +44,9 @@
 
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "index/live_index.h"
 #include "index/store.h"
 #include "index/store_arena.h"
-#include "index/store_watch.h"
 
 namespace optrace {
 
@@ -43,6 +54,19 @@ namespace {
 
 constexpr char kMagic[] = "OPTRACE-DAEMON-1\n";
 constexpr size_t kMaxRequestBytes = 1 << 20;
+// The longest a client waits for any frame (the daemon sends 'K' every
+// kHeartbeatS while it works), and for connecting and sending.
+constexpr int kDaemonSilenceS = 2;
+constexpr auto kHeartbeat = std::chrono::milliseconds(500);
+
+// The uid of the process at the other end of a connected Unix socket, or -1.
+long PeerUid(int fd, pid_t* pid = nullptr) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred)) return -1;
+  if (pid) *pid = cred.pid;
+  return static_cast<long>(cred.uid);
+}
 
 bool SendAll(int fd, const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -123,6 +147,10 @@ int Connect(const std::string& path) {
   if (path.empty()) return -1;
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  // A stopped daemon's full backlog would block connect: it honours the send timeout.
+  timeval timeout{kDaemonSilenceS, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
@@ -149,28 +177,38 @@ bool WriteFd(int fd, const std::string& bytes) {
 }  // namespace
 
 bool ForwardToDaemon(const std::string& root, const std::vector<std::string>& args, int* exit_code) {
-  int fd = Connect(DaemonSocketPath(root));
+  const std::string path = DaemonSocketPath(root);
+  // A cache folder another user can write to: no daemon (the in-process
+  // load then refuses the folder, saying why).
+  if (path.empty() || !CheckCacheDir(path.substr(0, path.rfind('/'))).ok()) return false;
+  int fd = Connect(path);
   if (fd < 0) return false;
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  // A daemon that stops answering must not hang the client for ever; a
-  // trace it takes longer than this to answer is traced again in process.
-  timeval timeout{60, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  uint32_t count = static_cast<uint32_t>(args.size() + 1);
-  if (!SendAll(fd, kMagic, sizeof(kMagic) - 1) || !SendAll(fd, &count, sizeof(count)) || !SendString(fd, root))
+  pid_t pid = 0;
+  if (long uid = PeerUid(fd, &pid); uid != static_cast<long>(::geteuid())) {
+    std::cerr << "optrace: ignoring " << path << ": served by uid " << uid << ", not by this user\n";
     return false;
-  for (const std::string& a : args)
-    if (!SendString(fd, a)) return false;
+  }
+  uint32_t count = static_cast<uint32_t>(args.size() + 1);
+  bool sent = SendAll(fd, kMagic, sizeof(kMagic) - 1) && SendAll(fd, &count, sizeof(count)) && SendString(fd, root);
+  for (size_t i = 0; sent && i < args.size(); ++i) sent = SendString(fd, args[i]);
   // Print nothing until the exit frame: a daemon dying half-way must leave
   // the client free to trace in process without doubled output.
   std::vector<std::pair<char, std::string>> frames;
   for (;;) {
     char tag;
     std::string bytes;
-    if (!RecvAll(fd, &tag, 1) || !RecvString(fd, 1u << 30, &bytes)) return false;
+    errno = 0;
+    if (!sent || !RecvAll(fd, &tag, 1) || !RecvString(fd, 1u << 30, &bytes)) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        std::cerr << "optrace: the daemon (pid " << pid << ") did not answer within " << kDaemonSilenceS
+                  << " s; tracing in process\n";
+      return false;
+    }
+    if (tag == 'K') continue;
     if (tag == 'S') return false;
     if (tag == 'X') {
       if (bytes.size() != sizeof(int32_t)) return false;
@@ -254,31 +292,34 @@ int RunCaptured(const std::vector<std::string>& args, std::string* out, std::str
 class Server {
  public:
   Server(Checkout checkout, std::string socket_path, double idle_s)
-      : checkout_(std::move(checkout)), path_(std::move(socket_path)), idle_s_(idle_s) {}
+      : checkout_(std::move(checkout)),
+        path_(std::move(socket_path)),
+        idle_s_(idle_s),
+        live_(new LiveIndex(checkout_.root, "optrace daemon")) {}
 
   int Run() {
     std::string why;
-    if (!watch_.Start(checkout_.root, &why)) return Fail(why);
-    // Watches first, then the freshness check inside LoadIndex: an edit
-    // racing the load is either seen by the check or queued as an event.
-    auto* index = new Index;  // lives as long as the process (see CmdTrace)
-    Status s = LoadIndex(checkout_, LoadOptions{}, index);
+    // Watched, then loaded as a private copy (live_index.h); an edit during
+    // the load ends the daemon before it serves anything.
+    Status s = live_->Start();
     if (!s.ok()) return Fail(s.message());
-    if (watch_.Drain()) return Fail("the tree changed while loading");
-    g_resident = index;
+    if (live_->watch_fd() < 0) return Fail(live_->Describe().watch_error);
+    if (live_->TreeChanged()) return Fail("the tree changed while loading");
+    g_resident = &live_->index();
     g_resident_root = checkout_.root;
     if (!Listen(&why)) return Fail(why);
-    std::cerr << "optrace daemon: serving " << checkout_.root << " on " << path_ << " (" << watch_.watched()
-              << " directories watched)\n";
+    std::cerr << "optrace daemon: serving " << checkout_.root << " on " << path_ << "\n";
     auto last = std::chrono::steady_clock::now();
     for (;;) {
-      pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {watch_.fd(), POLLIN, 0}};
+      pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {live_->watch_fd(), POLLIN, 0}};
       int n = ::poll(fds, 2, 1000);
       if (n < 0 && errno != EINTR) return Stop("poll failed");
-      if (fds[1].revents && watch_.Drain()) return Stop("the tree changed");
+      if (fds[1].revents && live_->TreeChanged()) return Stop("the tree changed");
       if (fds[0].revents & POLLIN) {
         int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-        if (client >= 0) {
+        if (client >= 0 && PeerUid(client) != static_cast<long>(::geteuid())) {
+          ::close(client);  // another user's process: never answered
+        } else if (client >= 0) {
           bool keep = Serve(client);
           ::close(client);
           if (!keep) return Stop(stop_reason_);
@@ -343,7 +384,7 @@ class Server {
     args.erase(args.begin());
     // The tree may have changed since the last event was read: an edit that
     // finished before this request was sent has its event queued by now.
-    if (watch_.Drain() || root != checkout_.root) {
+    if (live_->TreeChanged() || root != checkout_.root) {
       SendFrame(client, 'S', "");
       stop_reason_ = root != checkout_.root ? "asked about another checkout" : "the tree changed";
       return root != checkout_.root;
@@ -357,10 +398,9 @@ class Server {
       keep = false;
     } else if (args[0] == "--status") {
       out = "optrace daemon: pid " + std::to_string(::getpid()) + ", serving " + checkout_.root + ", " +
-            std::to_string(served_) + " requests answered, " + std::to_string(watch_.watched()) +
-            " directories watched\n";
+            std::to_string(served_) + " requests answered\n";
     } else if (args[0] == "trace") {
-      rc = RunCaptured(args, &out, &err);
+      rc = RunWithHeartbeat(client, args, &out, &err);
       ++served_;
     } else {
       err = "optrace daemon: cannot run '" + args[0] + "'\n";
@@ -372,10 +412,31 @@ class Server {
     return keep;
   }
 
+  // Runs a trace on a thread of its own, sending 'K' every kHeartbeat meanwhile.
+  static int RunWithHeartbeat(int client, const std::vector<std::string>& args, std::string* out, std::string* err) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    int rc = 0;
+    std::thread worker([&] {
+      int code = RunCaptured(args, out, err);
+      std::lock_guard<std::mutex> lock(mu);
+      rc = code;
+      done = true;
+      cv.notify_all();
+    });
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      while (!cv.wait_for(lock, kHeartbeat, [&] { return done; })) SendFrame(client, 'K', "");
+    }
+    worker.join();
+    return rc;
+  }
+
   Checkout checkout_;
   std::string path_;
   double idle_s_;
-  TreeWatch watch_;
+  LiveIndex* live_;  // lives as long as the process (see CmdTrace: never destroyed)
   int listen_fd_ = -1;
   ino_t socket_ino_ = 0;
   size_t served_ = 0;
@@ -416,6 +477,7 @@ int CmdDaemon(int argc, char** argv) {
   std::string dir = path.substr(0, path.rfind('/'));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  if (Status trusted = CheckCacheDir(dir); !trusted.ok()) return Report(trusted);
   int lock = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock < 0) return Report(Status::SourceError("cannot create " + path + ".lock: " + std::strerror(errno)));
   bool locked = false;

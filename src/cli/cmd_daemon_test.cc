@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdlib>
@@ -142,6 +145,100 @@ TEST_F(DaemonTest, ABrokenSocketNeverCostsTheAnswer) {
   fs::remove(path);
   std::ofstream(path) << "not a socket";
   EXPECT_EQ(Trace("--json", true), json);
+}
+
+// The daemon's pid, from `daemon --status`.
+pid_t DaemonPid(const std::string& status) {
+  size_t at = status.find("pid ");
+  return at == std::string::npos ? 0 : static_cast<pid_t>(std::atoi(status.c_str() + at + 4));
+}
+
+// Issue 18 #12: a stopped daemon (SIGSTOP) stalled every trace for 61.5 s
+// with no message. Now the client gives up after 2 s of silence, says so in
+// one line and traces in process.
+TEST_F(DaemonTest, AStoppedDaemonCostsOneLineAndTheTraceInProcess) {
+  std::string json = Trace("--json", false);
+  EXPECT_EQ(Trace("--json", true), json);
+  ASSERT_TRUE(DaemonUp());
+  pid_t pid = DaemonPid(Optrace("daemon --status --source " + tree_, true).out);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  ProcessRun r = Optrace("trace --json --source " + tree_ + " aten::_softmax", true);
+  ::kill(pid, SIGCONT);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, json);
+  EXPECT_NE(r.err.find("optrace: the daemon (pid " + std::to_string(pid) + ") did not answer within 2 s; tracing in process\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Issue 18 #6: the daemon crashed when its image changed in place
+// (truncate -s0: SIGBUS; cp other.img over it: SIGSEGV).
+TEST_F(DaemonTest, AnImageChangedInPlaceDoesNotKillTheDaemon) {
+  std::string json = Trace("--json", false);
+  EXPECT_EQ(Trace("--json", true), json);
+  ASSERT_TRUE(DaemonUp());
+  pid_t pid = DaemonPid(Optrace("daemon --status --source " + tree_, true).out);
+  std::string image;
+  for (const auto& e : fs::directory_iterator(cache_ + "/optrace"))
+    if (e.path().extension() == ".img") image = e.path();
+  ASSERT_FALSE(image.empty());
+  const auto size = fs::file_size(image);
+  ASSERT_EQ(::truncate(image.c_str(), 0), 0);
+  EXPECT_EQ(Trace("--json", true), json);
+  {
+    std::ofstream over(image, std::ios::binary | std::ios::in | std::ios::out);
+    over << std::string(size, '\x5a');
+  }
+  EXPECT_EQ(Trace("--json", true), json);
+  ProcessRun status = Optrace("daemon --status --source " + tree_, true);
+  EXPECT_EQ(status.rc, 0) << status.err;
+  EXPECT_EQ(DaemonPid(status.out), pid);  // the same daemon, alive
+  EXPECT_NE(status.out.find(" 2 requests answered"), std::string::npos) << status.out;
+}
+
+// Issue 18 #4: a socket at the daemon's path served by another user's
+// process is never believed (SO_PEERCRED). Needs root to be another user.
+TEST_F(DaemonTest, ADaemonOfAnotherUserIsNotBelieved) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to listen as another user";
+  std::string json = Trace("--json", false);
+  ProcessRun none = Optrace("daemon --status --source " + tree_, true);
+  size_t at = none.out.find("(socket ");
+  ASSERT_NE(at, std::string::npos) << none.out;
+  std::string path = none.out.substr(at + 8, none.out.find(')', at) - at - 8);
+  fs::create_directories(fs::path(path).parent_path());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    // Bound as root (the socket file is this user's, as a daemon's is), then
+    // listening as nobody: the kernel reports the listener's uid.
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strcpy(addr.sun_path, path.c_str());
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::setuid(65534) != 0 ||
+        ::listen(fd, 8) != 0)
+      ::_exit(1);
+    if (::write(ready[1], "r", 1) != 1) ::_exit(1);
+    const char fake[] = "X\4\0\0\0\0\0\0\0";  // a well-formed "exit 0" with no output
+    for (;;) {
+      int c = ::accept(fd, nullptr, nullptr);
+      if (c < 0) ::_exit(0);
+      if (::write(c, fake, sizeof(fake) - 1) < 0) ::_exit(0);
+      ::close(c);
+    }
+  }
+  char r;
+  ASSERT_EQ(::read(ready[0], &r, 1), 1);
+  ProcessRun traced = Optrace("trace --json --source " + tree_ + " aten::_softmax", true);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  fs::remove(path);
+  EXPECT_EQ(traced.rc, 0) << traced.err;
+  EXPECT_EQ(traced.out, json);  // not the fake empty answer
+  EXPECT_NE(traced.err.find("served by uid 65534, not by this user"), std::string::npos) << traced.err;
 }
 
 }  // namespace

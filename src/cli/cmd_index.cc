@@ -9,6 +9,7 @@
 
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "index/index.h"
 #include "index/store.h"
 
 namespace optrace {

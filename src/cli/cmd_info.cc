@@ -4,6 +4,7 @@
 
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "base/text.h"
 #include "index/index.h"
 
 namespace optrace {
@@ -40,6 +41,9 @@ int CmdInfo(int argc, char** argv) {
   PrintCppIndexCounts(index.cpp, std::cout);
   std::cout << "\nPython index:\n";
   PrintPyIndexCounts(index.py, std::cout);
+  // Modules over the store's size cap are kept with the reason as their error.
+  for (const PyModule& m : index.py.modules())
+    if (StartsWith(m.error, "too large")) std::cout << "  skipped " << m.path << ": " << m.error << "\n";
   return 0;
 }
 

@@ -1,6 +1,5 @@
-// Loading the three indexes of a checkout. Without a usable persisted store
-// (store.h) they are built from the tree: the YAML model, then the C++ and
-// Python scans (each parallel inside).
+// The Index's own services: snippets from a per-process cache of file
+// texts. Loading it (LoadIndex) is load_index.cc's, on top of the store.
 #include "index/index.h"
 
 #include <cstdlib>
@@ -9,7 +8,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "index/store.h"
 
 namespace optrace {
 
@@ -65,29 +63,6 @@ void ForgetFileTexts() {
   SnippetCache& cache = Cache();
   std::lock_guard<std::mutex> lock(cache.mu);
   cache.files.clear();
-}
-
-Status BuildIndex(const Checkout& checkout, unsigned threads, Index* out) {
-  out->root = checkout.root;
-  out->version = checkout.version;
-  out->disk = checkout.disk;
-  Status s = YamlModel::Load(*checkout.disk, &out->yaml);
-  if (!s.ok()) return s;
-  out->cpp = CppIndex::Build(*checkout.disk, threads);
-  out->py = PyIndex::Build(*checkout.disk, threads);
-  return Status::Ok();
-}
-
-Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out) {
-  // OPTRACE_NO_STORE=1: build from the tree every time (benchmarks, debugging).
-  const char* no_store = std::getenv("OPTRACE_NO_STORE");
-  if (!options.use_store || (no_store && *no_store && *no_store != '0'))
-    return BuildIndex(checkout, options.threads, out);
-  StoreOptions store;
-  store.progress = options.progress;
-  store.threads = options.threads;
-  StoreReport report;
-  return LoadWithStore({checkout.root, checkout.version, checkout.disk}, store, out, &report);
 }
 
 }  // namespace optrace

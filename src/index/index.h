@@ -49,6 +49,9 @@ struct LoadOptions {
   bool use_store = true;   // read/write the persistent index (store.h)
   bool progress = false;   // progress bar on stderr (TTY only)
   unsigned threads = 0;    // 0 = all cores
+  // A long-lived process: the index must not depend on the image file after
+  // the load (StoreOptions::copy).
+  bool resident = false;
 };
 
 // Builds or loads the index for a checkout.

@@ -21,12 +21,13 @@
 #include <string>
 
 #include "base/disk.h"
-#include "index/index.h"
 #include "base/status.h"
 
 namespace optrace {
 
-inline constexpr uint32_t kStoreFormatVersion = 3;
+inline constexpr uint32_t kStoreFormatVersion = 4;
+
+struct Index;
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/optrace
 // Visits every directory under the index's scope roots (aten/src/ATen and
@@ -46,6 +47,10 @@ struct StoreOptions {
   bool write = true;       // false: never write (a read-only cache, or --check)
   bool progress = false;   // progress bar on stderr while scanning
   unsigned threads = 0;    // 0 = all cores
+  // A long-lived process (daemon, MCP server): read the image into private
+  // memory instead of mapping the file, so that nothing done to the file
+  // later (truncated, overwritten in place) can reach the loaded index.
+  bool copy = false;
 };
 
 // What one load did, for `optrace index` and the tests.
@@ -73,6 +78,13 @@ struct StoreTree {
   std::string version;
   std::shared_ptr<const Disk> disk;
 };
+
+// Ok when the cache folder `dir` may be trusted: this user's, not writable
+// by others (nor its parent, unless sticky), and every file in it this
+// user's and not writable by others. The image holds raw pointers: whoever
+// can write it decides what optrace does. Else a kSource status saying why
+// and what to do. A folder that does not exist yet is fine.
+Status CheckCacheDir(const std::string& dir);
 
 // Fills *out from the image of `tree`, updating or building (and writing) it
 // as needed. Never serves an image that fails its checks: those are rebuilt

@@ -12,6 +12,7 @@
 #include "testing/corpus_path.h"
 
 #include "base/checkout.h"
+#include "index/index.h"
 #include "index/store.h"
 #include "index/store_arena.h"
 

@@ -6,6 +6,7 @@
 // the tree (OPTRACE_NO_STORE=1): after kill -9 mid-write, with two cold runs
 // racing, after an edit, after truncation or garbage. No test writes under
 // the real ~/.cache: each uses its own temporary XDG_CACHE_HOME / store dir.
+#include "index/index.h"
 #include "index/store.h"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -618,6 +620,106 @@ TEST_F(StoreTest, BothArenaSlotsTakenStillGivesACorrectIndex) {
   EXPECT_EQ(c.yaml.functions().size(), 1u);
 }
 
+// Issue 18 #3: the load verified 49 sampled pages, so damage elsewhere gave
+// a SIGSEGV or silently missing records. Now every byte is checked at load.
+TEST_F(StoreTest, ADamagedByteAnywhereIsRebuiltAtLoadWithOneLine) {
+  Save();
+  std::string good = ReadText(ImagePath());
+  for (size_t at : {good.size() / 2 + 1, good.size() / 3 + 4097, good.size() - 5}) {
+    std::string bytes = good;
+    bytes[at] ^= 0x5a;
+    WriteText(ImagePath(), bytes);
+    testing::internal::CaptureStderr();
+    {
+      Index idx;
+      StoreReport r = Load(&idx);
+      std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_EQ(r.action, StoreReport::Action::kBuilt) << at;
+      EXPECT_NE(r.reason.find("checksum mismatch"), std::string::npos) << r.reason;
+      EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+      EXPECT_NE(err.find("is unusable (checksum mismatch"), std::string::npos) << err;
+      EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cuda").size(), 1u);
+    }
+    ReleaseArenaMemory();
+    EXPECT_EQ(LoadOnce().action, StoreReport::Action::kLoaded);  // written again
+  }
+}
+
+TEST_F(StoreTest, CheckSaysWhatToRun) {
+  StoreOptions options;
+  options.dir = dir_;
+  StoreReport r;
+  Status none = CheckStore({"/memory/tree", "", disk_}, options, &r);
+  EXPECT_NE(none.message().find("run `optrace index`"), std::string::npos) << none.message();
+  Save();
+  std::string bytes = ReadText(ImagePath());
+  bytes[bytes.size() / 2] ^= 1;
+  WriteText(ImagePath(), bytes);
+  Status damaged = CheckStore({"/memory/tree", "", disk_}, options, &r);
+  EXPECT_NE(damaged.message().find("run `optrace index --rebuild`"), std::string::npos) << damaged.message();
+}
+
+// Issue 18 #4: a cache another user can write to is refused (exit 3).
+TEST_F(StoreTest, ACacheFolderOrFileWritableByOthersIsRefused) {
+  Save();
+  ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);
+  Index a;
+  StoreOptions options;
+  options.dir = dir_;
+  StoreReport r;
+  Status s = LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, &a, &r);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_NE(s.message().find("refusing to use the cache folder " + dir_), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("writable by other users (mode 0777)"), std::string::npos) << s.message();
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(ImagePath().c_str(), 0666), 0);
+  Index b;
+  s = LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, &b, &r);
+  EXPECT_EQ(s.code(), ExitCode::kSource);
+  EXPECT_NE(s.message().find(ImagePath() + " is writable by other users"), std::string::npos) << s.message();
+  EXPECT_EQ(CheckStore({"/memory/tree", "", disk_}, options, &r).code(), ExitCode::kSource);
+  ASSERT_EQ(::chmod(ImagePath().c_str(), 0644), 0);
+  ASSERT_EQ(::symlink("/etc/passwd", (dir_ + "/planted").c_str()), 0);
+  EXPECT_NE(CheckCacheDir(dir_).message().find("planted is a symbolic link"), std::string::npos);
+  ::unlink((dir_ + "/planted").c_str());
+  EXPECT_TRUE(CheckCacheDir(dir_).ok());
+  EXPECT_TRUE(CheckCacheDir(dir_ + "/not-yet").ok());
+}
+
+// Issue 18 #9: a huge file is listed as skipped, not scanned.
+TEST_F(StoreTest, FilesOverTheSizeCapAreSkippedNotScanned) {
+  const std::string big(9u << 20, 'x');
+  disk_->Add("aten/src/ATen/native/Huge.cpp", "void huge_function() {}\n" + big);
+  disk_->Add("torch/huge.py", "def huge():\n    pass\n#" + big);
+  Index idx;
+  Load(&idx);
+  EXPECT_TRUE(idx.cpp.FunctionsNamed("huge_function").empty());
+  bool listed = false;
+  for (const auto& s : idx.cpp.skipped())
+    listed = listed || (s.path == "aten/src/ATen/native/Huge.cpp" && s.reason.find("too large (9.0 MiB") == 0);
+  EXPECT_TRUE(listed);
+  bool py_listed = false;
+  for (const PyModule& m : idx.py.modules())
+    py_listed = py_listed || (m.path == "torch/huge.py" && m.error.find("too large") == 0 && m.functions.empty());
+  EXPECT_TRUE(py_listed);
+  EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 1u);
+}
+
+// Issue 18 #14: a cache that cannot be written is said, not silently rebuilt.
+TEST_F(StoreTest, ACacheThatCannotBeWrittenIsSaid) {
+  WriteText(dir_ + "/file", "a file where a folder should be");
+  StoreOptions options;
+  options.dir = dir_ + "/file/optrace";
+  StoreReport r;
+  Index idx;
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(LoadWithStore({"/memory/tree", "2.6.0a0", disk_}, options, &idx, &r).ok());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.action, StoreReport::Action::kInMemory);
+  EXPECT_NE(err.find("cannot save the index in " + options.dir), std::string::npos) << err;
+  EXPECT_NE(err.find("built in memory on every run"), std::string::npos) << err;
+}
+
 TEST(StorePathTest, KeyedByRootUnderTheCacheDir) {
   EXPECT_EQ(StorePath("/c", "/a").substr(0, 9), "/c/index-");
   EXPECT_EQ(StorePath("/c", "/a").size(), std::string("/c/index-0123456789abcdef.img").size());
@@ -792,6 +894,60 @@ TEST_F(StoreProcessTest, DamagedImagesAreRebuiltWithAMessage) {
   ProcessRun check = Optrace(cache_, "index --check " + source_);
   EXPECT_EQ(check.rc, 3);
   EXPECT_NE(check.err.find("truncated"), std::string::npos) << check.err;
+}
+
+// Issue 18 #3, as reported: a 4 KiB page zeroed or 2 MB of garbage inside the
+// image's body (written in place, as damage comes) gave missing ops or a
+// SIGSEGV on every later run. Now: one line, a rebuild, the right answer.
+TEST_F(StoreProcessTest, DamageInsideTheImageIsRebuiltWithOneLine) {
+  std::string cold = Cold("F.softmax");
+  ASSERT_EQ(Optrace(cache_, "index " + source_).rc, 0);
+  std::string image = ImagePath();
+  const std::string good = ReadText(image);
+  ASSERT_GT(good.size(), 3u << 20);
+  auto damage = [&](size_t at, const std::string& bytes) {
+    std::fstream f(image, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+  std::string garbage(2u << 20, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>(i * 7919 >> 3);
+  for (const auto& [at, bytes] : {std::pair<size_t, std::string>{good.size() / 2 / 4096 * 4096, std::string(4096, '\0')},
+                                  std::pair<size_t, std::string>{good.size() / 3, garbage}}) {
+    damage(at, bytes);
+    ProcessRun check = Optrace(cache_, "index --check " + source_);
+    EXPECT_EQ(check.rc, 3);
+    EXPECT_NE(check.err.find("optrace index --rebuild"), std::string::npos) << check.err;
+    ProcessRun warm = Optrace(cache_, "trace --json " + source_ + " F.softmax");
+    EXPECT_EQ(warm.rc, 0) << warm.err;
+    EXPECT_EQ(warm.out, cold);
+    EXPECT_EQ(std::count(warm.err.begin(), warm.err.end(), '\n'), 1) << warm.err;
+    EXPECT_NE(warm.err.find("is unusable (checksum mismatch"), std::string::npos) << warm.err;
+    EXPECT_EQ(Optrace(cache_, "index --check " + source_).rc, 0);
+  }
+}
+
+// Issue 18 #11: an edit that keeps the size and the mtime (cp -p, rsync -t)
+// was missed: old line numbers served, `index --check` said fresh.
+TEST_F(StoreProcessTest, AnEditKeepingSizeAndMtimeShowsUp) {
+  std::string before = Cold("aten::_softmax");
+  ASSERT_EQ(Optrace(cache_, "trace --json " + source_ + " aten::_softmax").out, before);
+  std::string cu = tree_ + "/aten/src/ATen/native/cuda/SoftMax.cu";
+  struct stat st;
+  ASSERT_EQ(::stat(cu.c_str(), &st), 0);
+  std::string text = ReadText(cu);
+  // Every line one down, the same number of bytes: a blank line first, the last newline gone.
+  ASSERT_EQ(text.back(), '\n');
+  std::string edited = "\n" + text.substr(0, text.size() - 1);
+  ASSERT_EQ(edited.size(), text.size());
+  WriteText(cu, edited);
+  timespec times[2] = {st.st_atim, st.st_mtim};  // as cp -p leaves it
+  ASSERT_EQ(::utimensat(AT_FDCWD, cu.c_str(), times, 0), 0);
+  ProcessRun check = Optrace(cache_, "index --check " + source_);
+  EXPECT_EQ(check.rc, 3) << check.out;
+  std::string after = Cold("aten::_softmax");
+  ASSERT_NE(after, before);
+  EXPECT_EQ(Optrace(cache_, "trace --json " + source_ + " aten::_softmax").out, after);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "render/render.h"
-#include "index/store_arena.h"
 #include "base/text.h"
 #include "trace/trace.h"
 
@@ -691,7 +690,9 @@ McpToolResult ToolError(std::string text) { return {true, std::move(text), nullp
 
 }  // namespace
 
-OptraceTools::OptraceTools(std::string source_flag) : source_flag_(std::move(source_flag)), tools_(MakeTools()) {}
+OptraceTools::OptraceTools(std::string source_flag)
+    : source_flag_(std::move(source_flag)), tools_(MakeTools()), live_(source_flag_, "optrace mcp"),
+      index_(live_.index()) {}
 
 OptraceTools::~OptraceTools() {
   if (loader_.joinable()) loader_.join();
@@ -700,76 +701,26 @@ OptraceTools::~OptraceTools() {
 void OptraceTools::StartLoading() { loader_ = std::thread([this] { Load(); }); }
 
 void OptraceTools::Load() {
-  auto start = std::chrono::steady_clock::now();
-  auto finish = [&](State state, std::string error) {
+  Status s = live_.Start([this](const Checkout& checkout) {
+    InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
+    std::string warning = VersionMismatchWarning(checkout, installed);
+    if (!warning.empty()) std::cerr << "optrace mcp: " << warning << "\n";
     std::lock_guard<std::mutex> lock(mu_);
-    state_ = state;
-    error_ = std::move(error);
-    load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    loaded_cv_.notify_all();
-  };
-  Checkout checkout;
-  Status found = FindCheckout(source_flag_, &checkout);
-  if (!found.ok()) return finish(State::kFailed, found.message());
-  InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    checkout_ = checkout;
     installed_torch_ = installed.version;
-    version_warning_ = VersionMismatchWarning(checkout, installed);
-    have_checkout_ = true;
-  }
-  if (!version_warning_.empty()) std::cerr << "optrace mcp: " << version_warning_ << "\n";
-  // Watches first, then the index's own freshness check (store_watch.h).
-  watching_ = watch_.Start(checkout.root, &watch_error_);
-  if (!watching_)
-    std::cerr << "optrace mcp: cannot watch " << checkout.root << " (" << watch_error_
-              << "): edits to it show up only after a restart\n";
-  Status loaded = LoadIndex(checkout, LoadOptions{}, &index_);
-  if (!loaded.ok()) return finish(State::kFailed, loaded.message());
-  std::cerr << "optrace mcp: index of " << checkout.root << " ready\n";
-  finish(State::kReady, "");
+    version_warning_ = std::move(warning);
+  });
+  if (s.ok()) std::cerr << "optrace mcp: index of " << live_.Describe().checkout.root << " ready\n";
 }
 
-bool OptraceTools::WaitLoaded(std::string* error) {
-  std::unique_lock<std::mutex> lock(mu_);
-  loaded_cv_.wait(lock, [&] { return state_ != State::kLoading; });
-  *error = error_;
-  return state_ == State::kReady;
-}
-
-void OptraceTools::RefreshIfChanged() {
-  if (!watching_) return;
-  std::lock_guard<std::mutex> refreshing(refresh_mu_);
-  if (!watch_.Drain()) return;
-  std::unique_lock<std::shared_mutex> exclusive(index_mu_);
-  auto start = std::chrono::steady_clock::now();
-  {
-    // The old index goes first: its images must be unmapped before the new
-    // one maps them again at their fixed addresses.
-    Index old = std::move(index_);
-    index_ = Index{};
-  }
-  ReleaseArenaMemory();
-  ForgetFileTexts();
-  Status loaded = LoadIndex(checkout_, LoadOptions{}, &index_);
-  std::lock_guard<std::mutex> lock(mu_);
-  ++reloads_;
-  load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!loaded.ok()) {
-    state_ = State::kFailed;
-    error_ = loaded.message();
-  }
-  std::cerr << "optrace mcp: the tree changed; index reloaded in " << load_seconds_ << " s\n";
-}
+bool OptraceTools::WaitLoaded(std::string* error) { return live_.WaitStarted(error); }
 
 McpToolResult OptraceTools::Call(const std::string& name, const McpJson& arguments) {
   if (name == "source") return Source();
   std::string error;
-  if (!WaitLoaded(&error)) return ToolError("optrace cannot read a PyTorch checkout: " + error);
-  RefreshIfChanged();
-  if (!WaitLoaded(&error)) return ToolError("optrace cannot read a PyTorch checkout: " + error);
-  std::shared_lock<std::shared_mutex> reading(index_mu_);
+  live_.WaitStarted(&error);
+  // Reloads after an edit, or retries a failed load (the checkout may be back).
+  if (Status s = live_.Refresh(); !s.ok()) return ToolError("optrace cannot read a PyTorch checkout: " + s.message());
+  auto reading = live_.ReadLock();
   if (name == "trace") return Trace(arguments);
   if (name == "find") return Find(arguments);
   if (name == "op") return Op(arguments);
@@ -853,25 +804,26 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
 
 McpToolResult OptraceTools::Source() {
   json out;
-  // index_mu_ before mu_, as a reload takes them.
-  std::shared_lock<std::shared_mutex> reading(index_mu_);
+  auto reading = live_.TryReadLock();  // not while a load holds the index: then no counts
+  const LiveIndex::Info info = live_.Describe();
   std::lock_guard<std::mutex> lock(mu_);
-  out["state"] = state_ == State::kReady ? "ready" : state_ == State::kFailed ? "failed" : "loading";
-  if (have_checkout_) {
-    out["root"] = checkout_.root;
-    out["found_by"] = checkout_.found_by;
-    out["version"] = checkout_.version;
-    if (std::string git = GitDescribe(checkout_); !git.empty()) out["git_describe"] = git;
+  const bool ready = info.state == LiveIndex::State::kReady, failed = info.state == LiveIndex::State::kFailed;
+  out["state"] = ready ? "ready" : failed ? "failed" : "loading";
+  if (info.have_checkout) {
+    out["root"] = info.checkout.root;
+    out["found_by"] = info.checkout.found_by;
+    out["version"] = info.checkout.version;
+    if (std::string git = GitDescribe(info.checkout); !git.empty()) out["git_describe"] = git;
     out["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
     if (!version_warning_.empty()) out["warning"] = version_warning_;
   }
-  if (!error_.empty()) out["error"] = error_;
-  if (state_ != State::kLoading) {
-    out["load_seconds"] = load_seconds_;
-    out["watching"] = watching_;
-    out["reloads"] = reloads_;
+  if (!info.error.empty()) out["error"] = info.error;
+  if (ready || failed) {
+    out["load_seconds"] = info.load_seconds;
+    out["watching"] = info.watching;
+    out["reloads"] = info.reloads;
   }
-  if (state_ == State::kReady) {
+  if (ready && reading.owns_lock()) {
     out["counts"] = {{"native_functions", index_.yaml.functions().size()},
                      {"derivatives", index_.yaml.derivatives().size()},
                      {"cpp_files", index_.cpp.files().size()},
@@ -880,19 +832,20 @@ McpToolResult OptraceTools::Source() {
   }
   std::ostringstream text;
   text << "- state: " << out["state"].get<std::string>() << "\n";
-  if (have_checkout_) {
-    text << "- checkout: `" << checkout_.root << "` (found by " << checkout_.found_by << "), version "
-         << (checkout_.version.empty() ? "unknown" : checkout_.version) << "\n"
+  if (info.have_checkout) {
+    text << "- checkout: `" << info.checkout.root << "` (found by " << info.checkout.found_by << "), version "
+         << (info.checkout.version.empty() ? "unknown" : info.checkout.version) << "\n"
          << "- installed torch: " << (installed_torch_ ? *installed_torch_ : "not installed") << "\n";
     if (!version_warning_.empty()) text << "- warning: " << version_warning_ << "\n";
   }
-  if (!error_.empty()) text << "- error: " << error_ << "\n";
+  if (!info.error.empty()) text << "- error: " << info.error << "\n";
   if (out.contains("counts")) text << "- index: " << out["counts"].dump() << "\n";
-  if (state_ != State::kLoading) {
-    if (watching_) text << "- edits to the checkout: picked up by the next call (" << reloads_ << " reloads so far)\n";
-    else text << "- edits to the checkout: not watched (" << watch_error_ << "); restart the server after one\n";
+  if (ready || failed) {
+    if (info.watching) text << "- edits to the checkout: picked up by the next call (" << info.reloads << " reloads so far)\n";
+    else text << "- edits to the checkout: not watched (" << info.watch_error << "); restart the server after one\n";
   }
-  return {state_ == State::kFailed, text.str(), out};
+  if (failed) text << "- the next call loads the index again once the checkout is back or edited\n";
+  return {failed, text.str(), out};
 }
 
 }  // namespace optrace

@@ -5,16 +5,15 @@
 // with a short markdown text for the model and compact structured JSON (no
 // code snippets: an agent's context is precious). The index is loaded on a
 // background thread, so the server answers `initialize` at once; tool calls
-// wait for it. The tree is watched (inotify) from before that load: a call
-// that finds an edit queued reloads the index first -- tens of milliseconds
-// when the store can put a layer over its image -- so no answer comes from
-// an index older than the tree.
+// wait for it. The index is a LiveIndex (index/live_index.h): watched from
+// before that load, a call that finds an edit queued reloads it first -- tens
+// of milliseconds when the store can put a layer over its image -- so no
+// answer comes from an index older than the tree; a failed load (the
+// checkout gone for a moment) is retried by the next call.
 #pragma once
 
-#include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -22,7 +21,7 @@
 #include "base/checkout.h"
 #include "index/index.h"
 #include "mcp/mcp_server.h"
-#include "index/store_watch.h"
+#include "index/live_index.h"
 
 namespace optrace {
 
@@ -63,10 +62,7 @@ class OptraceTools : public McpToolProvider {
   McpToolResult Call(const std::string& name, const McpJson& arguments) override;
 
  private:
-  enum class State { kLoading, kReady, kFailed };
   void Load();
-  // Reloads the index when the watch has queued an edit since the last call.
-  void RefreshIfChanged();
   McpToolResult Trace(const McpJson& arguments);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
@@ -77,25 +73,13 @@ class OptraceTools : public McpToolProvider {
   std::vector<McpTool> tools_;
   std::thread loader_;
 
-  std::mutex mu_;
-  std::condition_variable loaded_cv_;
-  State state_ = State::kLoading;
-  std::string error_;
-  bool have_checkout_ = false;  // checkout_, installed_torch_ and version_warning_ are set
-  Checkout checkout_;
+  // The index: loaded on loader_, watched, reloaded after an edit or a
+  // failure (live_index.h). Tool calls read index_ under live_.ReadLock().
+  LiveIndex live_;
+  const Index& index_;
+  std::mutex mu_;  // guards installed_torch_ and version_warning_ (set once the checkout is found)
   std::optional<std::string> installed_torch_;
   std::string version_warning_;
-  double load_seconds_ = 0;
-  // Written by the loader only while state_ is kLoading; then read by tool
-  // calls under a shared lock of index_mu_, replaced by a reload under an
-  // exclusive one.
-  Index index_;
-  std::shared_mutex index_mu_;
-  TreeWatch watch_;
-  bool watching_ = false;     // set by the loader before kLoading ends
-  std::string watch_error_;   // why the tree is not watched
-  std::mutex refresh_mu_;     // one thread drains the watch and reloads
-  int reloads_ = 0;           // under mu_
 };
 
 }  // namespace optrace
