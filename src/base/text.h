@@ -10,7 +10,19 @@ namespace optrace {
 
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// Up to `limit` candidates closest to `word` (edit distance, then prefix/substring matches).
+// "Did you mean": the one ranking every suggestion of optrace goes through.
+// A candidate is shown as `shown` and compared by `compared` (the name
+// without its namespace: "nn.Conv2d" is compared as "Conv2d"), always
+// ignoring case. Best first: equal ("nn.lstm" -> nn.LSTM); starting with the
+// word, shortest first ("conv" -> Conv1d, conv2d, convolution); the word as
+// initials ("sdpa" -> scaled_dot_product_attention); within an edit distance
+// of about a third of the word; containing it.
+struct NearName {
+  std::string shown;
+  std::string compared;
+};
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<NearName>& candidates, size_t limit);
+// Candidates compared as they are shown.
 std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
                                     size_t limit = 5);
 
