@@ -81,7 +81,8 @@ class OptraceTools : public McpToolProvider {
   std::condition_variable loaded_cv_;
   State state_ = State::kLoading;
   std::string error_;
-  bool have_checkout_ = false;  // checkout_, installed_torch_ and version_warning_ are set
+  bool have_checkout_ = false;  // checkout_ is set (before the installed torch is asked)
+  bool have_torch_ = false;     // installed_torch_ and version_warning_ are set
   Checkout checkout_;
   std::optional<std::string> installed_torch_;
   std::string version_warning_;
