@@ -24,10 +24,11 @@ BELOW = {
     "index": ["base", "yaml", "cpp", "py"],
     "trace": ["base", "yaml", "cpp", "py", "index"],
     "render": ["base", "yaml", "cpp", "py", "index", "trace"],
+    "lookup": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
     "usescan": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
     "mcp": ["base"],
-    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "mcp"],
-    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "mcp", "tools"],
+    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "mcp"],
+    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "mcp", "tools"],
     "testing": ["base", "yaml", "cpp", "py", "index"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -2,6 +2,7 @@
 #include "base/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace optrace {
@@ -26,26 +27,73 @@ size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
   return row[b.size()] > cap ? cap + 1 : row[b.size()];
 }
 
-std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
-                                    size_t limit) {
-  std::vector<std::pair<size_t, const std::string*>> scored;
-  size_t budget = std::max<size_t>(2, word.size() / 3);
-  for (const auto& c : candidates) {
-    size_t d = EditDistance(word, c, budget);
-    if (d <= budget) {
-      scored.push_back({d, &c});
-    } else if (word.size() >= 3 && c.find(word) != std::string::npos) {
-      scored.push_back({budget + 1 + (c.size() - word.size()), &c});
-    }
-  }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::string> out;
-  for (const auto& [d, c] : scored) {
-    if (std::find(out.begin(), out.end(), *c) == out.end()) out.push_back(*c);
-    if (out.size() == limit) break;
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "scaled_dot_product_attention" -> "sdpa", "TransformerEncoderLayer" -> "tel":
+// the first letter of each word, words split at '_' and at lower-to-upper case.
+std::string Initials(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '_') continue;
+    bool starts_word = i == 0 || name[i - 1] == '_' ||
+                       (std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(name[i - 1])));
+    if (starts_word) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
+}
+
+// Lower is better: (kind of match, closeness within it).
+std::pair<int, size_t> Score(const std::string& word, const std::string& compared, size_t budget) {
+  std::string c = Lower(compared);
+  if (c == word) return {0, 0};
+  if (word.size() >= 2 && c.size() > word.size() && c.compare(0, word.size(), word) == 0) return {1, c.size()};
+  if (word.size() >= 3 && Initials(compared) == word) return {2, c.size()};
+  if (c.size() <= word.size() + budget && word.size() <= c.size() + budget) {
+    if (size_t d = EditDistance(word, c, budget); d <= budget) return {3, d};
+  }
+  if (word.size() >= 3 && c.find(word) != std::string::npos) return {4, c.size()};
+  return {-1, 0};
+}
+
+}  // namespace
+
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<NearName>& candidates, size_t limit) {
+  std::string w = Lower(word);
+  size_t budget = std::max<size_t>(2, w.size() / 3);
+  struct Scored {
+    std::pair<int, size_t> score;
+    size_t order;
+  };
+  std::vector<Scored> scored;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    auto score = Score(w, candidates[i].compared, budget);
+    if (score.first >= 0) scored.push_back({score, i});
+  }
+  std::sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
+    return x.score != y.score ? x.score < y.score : x.order < y.order;
+  });
+  std::vector<std::string> out;
+  for (const Scored& s : scored) {
+    if (out.size() == limit) break;
+    const std::string& shown = candidates[s.order].shown;
+    if (std::find(out.begin(), out.end(), shown) == out.end()) out.push_back(shown);
+  }
+  return out;
+}
+
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
+                                    size_t limit) {
+  std::vector<NearName> near;
+  near.reserve(candidates.size());
+  for (const auto& c : candidates) near.push_back({c, c});
+  return DidYouMean(word, near, limit);
 }
 
 std::string_view TrimView(std::string_view s) {

@@ -14,7 +14,19 @@ namespace optrace {
 // exceed it and returns cap + 1 (names further apart are no suggestion).
 size_t EditDistance(std::string_view a, std::string_view b, size_t cap = std::numeric_limits<size_t>::max());
 
-// Up to `limit` candidates closest to `word` (edit distance, then prefix/substring matches).
+// "Did you mean": the one ranking every suggestion of optrace goes through.
+// A candidate is shown as `shown` and compared by `compared` (the name
+// without its namespace: "nn.Conv2d" is compared as "Conv2d"), always
+// ignoring case. Best first: equal ("nn.lstm" -> nn.LSTM); starting with the
+// word, shortest first ("conv" -> Conv1d, conv2d, convolution); the word as
+// initials ("sdpa" -> scaled_dot_product_attention); within an edit distance
+// of about a third of the word; containing it.
+struct NearName {
+  std::string shown;
+  std::string compared;
+};
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<NearName>& candidates, size_t limit);
+// Candidates compared as they are shown.
 std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
                                     size_t limit = 5);
 
@@ -39,11 +51,6 @@ std::string_view TrimView(std::string_view s);
 std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open = "([{<",
                                        std::string_view close = ")]}>");
 bool StartsWith(std::string_view s, std::string_view prefix);
-
-// The longest query optrace answers (the MCP schemas' maxLength, and the
-// CLI's): no PyTorch name comes near it, and answering "not found" costs
-// time per byte.
-inline constexpr size_t kMaxQueryBytes = 300;
 
 // `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
 // string echoed in a message can never drive the terminal.

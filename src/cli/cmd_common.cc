@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "base/text.h"
+#include "lookup/query.h"
 
 namespace optrace {
 
@@ -63,9 +64,7 @@ bool ParseOrReport(CLI::App& app, int argc, char** argv, int* exit_code) {
 }
 
 Status CheckQuery(const std::string& query) {
-  if (query.size() > kMaxQueryBytes)
-    return Status::Usage("a query is at most " + std::to_string(kMaxQueryBytes) + " bytes; this one has " +
-                         std::to_string(query.size()));
+  if (Status s = CheckQueryLength(query); !s.ok()) return s;
   for (unsigned char c : query)
     if (c < 0x20 || c == 0x7f) return Status::Usage("a query has no control characters: " + EscapeControl(query));
   return Status::Ok();

@@ -55,7 +55,7 @@ void Unshield(std::string* value);
 bool ParseOrReport(CLI::App& app, int argc, char** argv, int* exit_code);
 
 // A query (trace, op, find, py) is checked before any work: at most
-// kMaxQueryBytes (answering "not found" costs time per byte), and no control
+// kMaxQueryLength (lookup/query.h: answering "not found" costs time per byte), and no control
 // characters (an escape sequence would be echoed to the terminal in every
 // message naming the query). Usage error otherwise, the query escaped.
 Status CheckQuery(const std::string& query);

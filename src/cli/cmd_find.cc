@@ -2,7 +2,12 @@
 // -- its definitions, dispatch-stub declarations and registrations (as stub
 // or as registered target), kernel launches (of it, in it, in a macro of
 // that name), TORCH_LIBRARY registrations and callers -- each with file:line.
+// It also lists the aten ops of that name, the native_functions.yaml entries
+// dispatching to it and its Python definition. The answer is computed in
+// lookup/find.h (shared with the MCP `find` tool) over the persistent index.
 // An unknown name exits 1 with the closest known names ("did you mean").
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <set>
@@ -12,52 +17,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/pytorch_paths.h"
 #include "cli/cmd_common.h"
 #include "cpp/cpp_index.h"
+#include "index/index.h"
+#include "lookup/find.h"
+#include "lookup/op.h"
+#include "lookup/py.h"
+#include "lookup/query.h"
 
 namespace optrace {
 namespace {
 
 using nlohmann::json;
-
-// Levenshtein distance, capped: names further than `cap` apart are not suggestions.
-size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
-  if (a.size() > b.size() + cap || b.size() > a.size() + cap) return cap + 1;
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    size_t row_min = cur[0];
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      row_min = std::min(row_min, cur[j]);
-    }
-    if (row_min > cap) return cap + 1;
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-std::vector<std::string> Suggestions(const CppIndex& index, std::string_view name) {
-  std::set<std::string_view> names;
-  for (const CppFunction& f : index.functions()) names.insert(f.name);
-  for (const StubDecl& d : index.stub_decls()) names.insert(d.stub);
-  for (const CppMacro& m : index.macros()) names.insert(m.name);
-  const size_t cap = name.size() < 6 ? 1 : 2;
-  std::vector<std::pair<size_t, std::string_view>> scored;
-  for (std::string_view n : names) {
-    size_t d = EditDistance(name, n, cap);
-    if (d <= cap) scored.push_back({d, n});
-  }
-  if (scored.empty() && name.size() >= 4) {  // fall back to names containing the query
-    for (std::string_view n : names)
-      if (n.find(name) != std::string_view::npos) scored.push_back({n.size(), n});
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && out.size() < 8; ++i) out.emplace_back(scored[i].second);
-  return out;
-}
 
 std::string Loc(const CppIndex& index, uint32_t file, uint32_t line) {
   return index.file(file) + ":" + std::to_string(line);
@@ -115,55 +87,21 @@ int CmdFind(int argc, char** argv) {
   if (Status s = CheckQuery(name); !s.ok()) return Report(s);
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
-  CppIndex index = CppIndex::Build(*checkout.disk);
+  // The persistent index, kept for the life of the process (freeing a mapped
+  // image costs more than the exit).
+  auto* loaded = new Index;
+  LoadOptions load;
+  load.progress = ::isatty(STDERR_FILENO);
+  if (Status s = LoadIndex(checkout, load, loaded); !s.ok()) return Report(s);
+  const CppIndex& index = loaded->cpp;
+  FindAnswer found = FindName(*loaded, name);
 
-  // "at::native::add" looks up "add" and keeps definitions whose qualified
-  // name ends with what was written.
-  std::string qualified_query;
-  std::string key = name;
-  if (size_t at = name.rfind("::"); at != std::string::npos && name.compare(0, 8, "operator") != 0) {
-    qualified_query = name;
-    key = name.substr(at + 2);
-  }
-  auto qualified_ok = [&](const CppFunction& f) {
-    return qualified_query.empty() ||
-           (f.qualified.size() >= qualified_query.size() &&
-            f.qualified.compare(f.qualified.size() - qualified_query.size(), qualified_query.size(), qualified_query) == 0);
-  };
-
-  std::vector<uint32_t> defs;
-  for (uint32_t i : index.FunctionsNamed(key))
-    if (qualified_ok(index.functions()[i])) defs.push_back(i);
-  std::vector<uint32_t> decls = index.StubDeclsNamed(key);
-  std::vector<uint32_t> regs = index.RegistrationsOf(key);
-  std::vector<uint32_t> as_target;
-  const auto registrations = index.registrations();
-  for (auto it = registrations.begin(); it != registrations.end(); ++it)
-    if (it->target == key) as_target.push_back(it.id());
-  std::vector<uint32_t> launches_of = index.LaunchesOfKernel(key);
-  const auto launches = index.launches();
-  for (auto it = launches.begin(); it != launches.end(); ++it)  // jiterator kernels are named by string
-    if (it->kind == LaunchKind::kJiterator && it->kernel == key) launches_of.push_back(it.id());
-  std::vector<uint32_t> launches_in;
-  for (uint32_t f : defs)
-    for (uint32_t l : index.LaunchesIn(f)) launches_in.push_back(l);
-  std::vector<uint32_t> macros = index.MacrosNamed(key);
-  std::vector<uint32_t> macro_launches = index.LaunchesInMacro(key);
-  std::vector<uint32_t> macro_sites;
-  const auto macro_uses = index.macro_uses();
-  for (auto it = macro_uses.begin(); it != macro_uses.end(); ++it)
-    if (it->macro == key) macro_sites.push_back(it.id());
-  std::vector<uint32_t> libs = index.LibraryRegistrationsOf(key);
-  std::vector<uint32_t> callers = index.CallersOf(key);
-
-  bool found = !defs.empty() || !decls.empty() || !regs.empty() || !as_target.empty() || !launches_of.empty() ||
-               !macros.empty() || !libs.empty() || !callers.empty();
-  if (!found) {
-    auto suggestions = Suggestions(index, key);
+  if (!found.found()) {
+    const auto& suggestions = found.suggestions;
     if (as_json) {
       std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
     } else {
-      std::cerr << "optrace: no C++ symbol named '" << name << "' in " << checkout.root << "\n";
+      std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
       if (!suggestions.empty()) {
         std::cerr << "did you mean:";
         for (const auto& s : suggestions) std::cerr << " " << s;
@@ -172,8 +110,18 @@ int CmdFind(int argc, char** argv) {
     }
     return static_cast<int>(ExitCode::kNotFound);
   }
+  const auto& defs = found.definitions;
+  const auto& decls = found.stub_decls;
+  const auto& regs = found.stub_registrations;
+  const auto& as_target = found.registered_as_target;
+  const auto& launches_of = found.launches_of;
+  const auto& launches_in = found.launches_in;
+  const auto& macros = found.macros;
+  const auto& macro_launches = found.macro_launches;
+  const auto& macro_sites = found.macro_uses;
+  const auto& libs = found.library_registrations;
+  const auto& callers = found.callers;
 
-  std::sort(launches_of.begin(), launches_of.end());
   size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
   if (as_json) {
     json j = {{"name", name}, {"found", true}, {"checkout", checkout.root}};
@@ -227,6 +175,16 @@ int CmdFind(int argc, char** argv) {
       j["callers"].push_back(s);
     }
     j["callers_total"] = callers.size();
+    for (const NativeFunction* f : found.ops)
+      j["ops"].push_back({{"name", f->name}, {"file", kNativeFunctionsPath}, {"line", f->line}, {"func", OpSchemaText(*f)}});
+    for (const auto& [f, key] : found.dispatch)
+      j["dispatched_by"].push_back({{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
+    for (const PySymbol& p : found.python) {
+      PyLocation l = LocatePython(loaded->py, p);
+      json pj = {{"name", loaded->py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
+      if (l.line) pj["line"] = l.line;
+      j["python"].push_back(std::move(pj));
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -234,6 +192,18 @@ int CmdFind(int argc, char** argv) {
   auto section = [](const char* title, size_t n) {
     if (n) std::cout << title << " (" << n << "):\n";
   };
+  section("aten ops", found.ops.size());
+  for (const NativeFunction* f : found.ops)
+    std::cout << "  " << kNativeFunctionsPath << ":" << f->line << "  " << OpSchemaText(*f) << "\n";
+  section("dispatched to by native_functions.yaml", found.dispatch.size());
+  for (const auto& [f, key] : found.dispatch)
+    std::cout << "  " << kNativeFunctionsPath << ":" << f->line << "  " << f->name << " [" << key << "]\n";
+  section("python", found.python.size());
+  for (const PySymbol& p : found.python) {
+    PyLocation l = LocatePython(loaded->py, p);
+    std::cout << "  " << l.path << (l.line ? ":" + std::to_string(l.line) : "") << "  " << PythonKindName(p.kind) << " "
+              << loaded->py.NameOf(p) << "\n";
+  }
   section("definitions", defs.size());
   for (uint32_t i : defs) {
     const CppFunction& f = index.functions()[i];

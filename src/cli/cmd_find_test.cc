@@ -15,13 +15,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-int RunFind(std::vector<std::string> args, std::string* out) {
+int RunFind(std::vector<std::string> args, std::string* out, std::string* err = nullptr) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   setenv("OPTRACE_NO_VERSION_CHECK", "1", 1);
   testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
   int rc = CmdFind(static_cast<int>(argv.size()), argv.data());
   *out = testing::internal::GetCapturedStdout();
+  std::string e = testing::internal::GetCapturedStderr();
+  if (err) *err = e;
   return rc;
 }
 
@@ -39,6 +42,29 @@ TEST(CmdFind, FileScopeMacroUsesSayWhatTheyMake) {
   EXPECT_EQ(acosh["line"], 322);
   EXPECT_EQ(acosh["file_scope"], true);
   EXPECT_EQ(acosh["first_arg"], "acosh_out");
+}
+
+// The answer is lookup/find.h's, shared with the MCP tool: aten ops and
+// Python names are found too (native_functions.yaml:552 add.Tensor;
+// torch/nn/modules/rnn.py:795 class LSTM).
+TEST(CmdFind, AtenOpsAndPythonNamesFromTheSharedAnswer) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string out;
+  ASSERT_EQ(RunFind({"find", "--json", "--source", CorpusTree("2.6.0"), "aten::add.Tensor"}, &out), 0);
+  nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["ops"].size(), 1u);
+  EXPECT_EQ(j["ops"][0]["line"], 552);
+  ASSERT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), "nn.LSTM"}, &out), 0);
+  EXPECT_THAT(out, HasSubstr("torch/nn/modules/rnn.py:795  class torch.nn.modules.rnn.LSTM"));
+}
+
+TEST(CmdFind, UnknownNameSuggestsAndLongNameIsUsage) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string out, err;
+  EXPECT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), "softmax_warp_forwrd"}, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("did you mean: softmax_warp_forward"));
+  EXPECT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), std::string(301, 'x')}, &out, &err), 2);
+  EXPECT_THAT(err, HasSubstr("query too long"));
 }
 
 }  // namespace

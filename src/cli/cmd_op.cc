@@ -2,14 +2,18 @@
 // derivatives.yaml say about an operator, resolved the way torchgen resolves
 // them (implied CompositeImplicitAutograd entries, ufunc kernels, generated
 // functional/out= variants), each fact with its file:line. These read only the
-// YAML model, so they answer in tens of milliseconds without an index.
+// YAML model, so they answer in tens of milliseconds without an index; which
+// entries a name means is decided in lookup/op.h, as for the MCP `op` tool
+// (so aten::add.Tensor, torch.ops.aten.mm.default work here too).
 #include <iostream>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "cli/cmd_common.h"
 #include "base/text.h"
+#include "cli/cmd_common.h"
+#include "lookup/op.h"
+#include "lookup/query.h"
 #include "yaml/yaml_json.h"
 #include "yaml/yaml_model.h"
 
@@ -19,24 +23,6 @@ int CmdOp(int argc, char** argv);
 int CmdOps(int argc, char** argv);
 
 namespace {
-
-// Every overload of `query` ("add") or the one it names ("add.out").
-std::vector<const NativeFunction*> Lookup(const YamlModel& model, const std::string& query) {
-  if (query.find('.') != std::string::npos) {
-    const NativeFunction* f = model.Find(query);
-    return f ? std::vector<const NativeFunction*>{f} : std::vector<const NativeFunction*>{};
-  }
-  return model.Overloads(query);
-}
-
-std::vector<std::string> Suggestions(const YamlModel& model, const std::string& query) {
-  std::set<std::string> names;
-  for (const auto& f : model.functions()) {
-    names.insert(f.schema.name);
-    if (query.find('.') != std::string::npos) names.insert(f.name);
-  }
-  return DidYouMean(query, std::vector<std::string>(names.begin(), names.end()), 5);
-}
 
 void PrintFormulas(const std::vector<DerivativeFormula>& formulas, const char* indent) {
   for (const auto& f : formulas) {
@@ -122,9 +108,10 @@ int CmdOp(int argc, char** argv) {
   YamlModel model;
   if (!LoadModel(source, &model, &rc)) return rc;
 
-  std::vector<const NativeFunction*> found = Lookup(model, name);
+  OpAnswer answer = LookupOp(model, name);
+  const std::vector<const NativeFunction*>& found = answer.entries;
   if (found.empty()) {
-    std::vector<std::string> near = Suggestions(model, name);
+    const std::vector<std::string>& near = answer.suggestions;
     std::string msg = "no operator '" + name + "' in " + kNativeFunctionsPath;
     if (!near.empty()) msg += "; did you mean " + Join(near, " or ") + "?";
     if (json) {
@@ -149,8 +136,9 @@ int CmdOp(int argc, char** argv) {
     if (i) std::cout << "\n";
     PrintFunction(model, *found[i]);
   }
-  if (name.find('.') == std::string::npos && name.back() != '_' && !model.Overloads(name + "_").empty()) {
-    std::cout << "\nsee also: optrace op " << name << "_   (the in-place overloads)\n";
+  const std::string& base = answer.name;
+  if (base.find('.') == std::string::npos && base.back() != '_' && !model.Overloads(base + "_").empty()) {
+    std::cout << "\nsee also: optrace op " << base << "_   (the in-place overloads)\n";
   }
   return 0;
 }

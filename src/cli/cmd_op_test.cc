@@ -72,6 +72,17 @@ TEST(CmdOp, UnknownNameSuggestsAndExitsOne) {
   EXPECT_THAT(err, HasSubstr("did you mean _softmax"));
 }
 
+// lookup/op.h decides which entries a name means, for the CLI as for MCP.
+TEST(CmdOp, AtenAndTorchOpsSpellings) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string out, err;
+  ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "torch.ops.aten.mm.default"}, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("mm   aten/src/ATen/native/native_functions.yaml:4132"));
+  ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "aten::add.Tensor"}, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("add.Tensor   aten/src/ATen/native/native_functions.yaml:552"));
+  EXPECT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), std::string(301, 'x')}, &out, &err), 2);
+}
+
 TEST(CmdOps, JsonHasEveryFunctionIncludingGenerated) {
   REQUIRE_CORPUS("2.6.0");
   std::string out, err;

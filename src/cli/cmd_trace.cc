@@ -89,7 +89,8 @@ int CmdTrace(int argc, char** argv) {
   app.add_option("--installed-torch", client_torch)->group("");
   app.add_option("--version-warning", client_warning)->group("");
   app.add_option("query", queries,
-                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
+                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...")
+      ->allow_extra_args(false);  // else CLI11 reads the query '[]' (x[i]) as an empty list
   int rc = 0;
   // CLI11 reads an argument "[...]" as a list literal, so the documented
   // operator query '[]' arrived as no query at all: such arguments are
@@ -151,10 +152,7 @@ int CmdTrace(int argc, char** argv) {
   const Index& index = *resident;
 
   TraceOptions options;
-  options.device = device == "cuda"  ? TraceOptions::Device::kCuda
-                   : device == "cpu" ? TraceOptions::Device::kCpu
-                   : device == "all" ? TraceOptions::Device::kAll
-                                     : TraceOptions::Device::kDefault;
+  ParseDevice(device, &options.device);  // CLI::IsMember above allowed only names it knows
   options.backward = !no_backward;
   options.depth = depth;
   // Snippets are for people reading text or markdown; JSON never carries them.

@@ -63,6 +63,16 @@ bool TypeMatches(const json& type, const json& value) {
   return true;  // a type this subset does not know constrains nothing
 }
 
+// A schema's count keyword (minLength, maxLength, minItems): a non-negative
+// integer, however the schema's JSON spelled it (300 is a signed integer to
+// the JSON library, not an unsigned one).
+bool Count(const json& schema, const char* key, size_t* out) {
+  const json* v = Member(schema, key);
+  if (!v || !v->is_number_integer() || v->get<int64_t>() < 0) return false;
+  *out = v->get<size_t>();
+  return true;
+}
+
 size_t CodePoints(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
@@ -99,13 +109,13 @@ bool Validate(const json& schema, const json& value, const std::string& path, st
     }
   }
   if (value.is_string()) {
-    size_t n = CodePoints(value.get_ref<const std::string&>());
-    if (const json* lo = Member(schema, "minLength"); lo && lo->is_number_unsigned() && n < lo->get<size_t>()) {
-      *error = Pointer(path) + ": must be at least " + DumpJson(*lo) + " characters";
+    size_t n = CodePoints(value.get_ref<const std::string&>()), bound = 0;
+    if (Count(schema, "minLength", &bound) && n < bound) {
+      *error = Pointer(path) + ": must be at least " + std::to_string(bound) + " characters";
       return false;
     }
-    if (const json* hi = Member(schema, "maxLength"); hi && hi->is_number_unsigned() && n > hi->get<size_t>()) {
-      *error = Pointer(path) + ": must be at most " + DumpJson(*hi) + " characters";
+    if (Count(schema, "maxLength", &bound) && n > bound) {
+      *error = Pointer(path) + ": must be at most " + std::to_string(bound) + " characters (got " + std::to_string(n) + ")";
       return false;
     }
   }
@@ -133,8 +143,8 @@ bool Validate(const json& schema, const json& value, const std::string& path, st
     }
   }
   if (value.is_array()) {
-    if (const json* lo = Member(schema, "minItems"); lo && lo->is_number_unsigned() && value.size() < lo->get<size_t>()) {
-      *error = Pointer(path) + ": must have at least " + DumpJson(*lo) + " items";
+    if (size_t bound = 0; Count(schema, "minItems", &bound) && value.size() < bound) {
+      *error = Pointer(path) + ": must have at least " + std::to_string(bound) + " items";
       return false;
     }
     if (const json* items = Member(schema, "items")) {
@@ -254,11 +264,26 @@ json McpServer::ToolsList(bool modern) const {
   return result;
 }
 
-McpServer::Work McpServer::Dispatch(std::string_view line) {
+McpServer::Work McpServer::Dispatch(std::string_view line, const McpLinePeek& peek) {
   Work work;
+  // Decided from the peek, before the parser's recursion ever sees the line.
+  if (peek.max_depth() > kMaxDepth) {
+    work.answer = McpErrorLine(peek.id(), kMcpInvalidRequest,
+                               "Invalid Request: nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    return work;
+  }
+  // A lone surrogate escape is invalid UTF-16 the parser refuses; parse the
+  // line with U+FFFD in its place so the request gets its id and a -32602
+  // (or a tool error) that says what is wrong.
+  bool bad_unicode = peek.lone_surrogate();
+  std::string repaired;
+  if (bad_unicode) {
+    repaired = ReplaceLoneSurrogates(line);
+    line = repaired;
+  }
   json message = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) {
-    work.answer = McpErrorLine(nullptr, kMcpParseError, "Parse error: the line is not valid JSON");
+    work.answer = McpErrorLine(peek.id(), kMcpParseError, "Parse error: the line is not valid JSON");
     return work;
   }
   if (message.is_array()) {
@@ -271,7 +296,7 @@ McpServer::Work McpServer::Dispatch(std::string_view line) {
   }
   const json* id = Member(message, "id");
   const json* method = Member(message, "method");
-  const json* params = Member(message, "params");
+  json* params = message.is_object() && message.contains("params") ? &message["params"] : nullptr;
   const json* version = Member(message, "jsonrpc");
   // MCP ids are strings or numbers, never null.
   bool id_valid = id && (id->is_string() || id->is_number());
@@ -291,16 +316,25 @@ McpServer::Work McpServer::Dispatch(std::string_view line) {
     work.answer = McpErrorLine(reply_id, kMcpInvalidParams, "Invalid params: params must be an object");
     return work;
   }
-  return DispatchRequest(reply_id, method->get<std::string>(), params ? *params : json::object());
+  json no_params = json::object();
+  return DispatchRequest(reply_id, method->get<std::string>(), params ? *params : no_params, bad_unicode);
 }
 
-McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& method, const json& params) {
+std::string McpServer::ArgumentError(const json& id, const std::string& era, const std::string& message) const {
+  if (era == "2025-06-18") return McpErrorLine(id, kMcpInvalidParams, message);
+  json result = {{"content", json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}};
+  return Result(id, std::move(result), era);
+}
+
+McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& method, json& params, bool bad_unicode) {
   Work work;
   auto fail = [&](int code, const std::string& message, const json& data = nullptr) {
     work.answer = McpErrorLine(id, code, message, data);
     return work;
   };
   if (!IsKnownMethod(method)) return fail(kMcpMethodNotFound, "Method not found: " + method);
+  const char* kBadUnicode = "the message holds invalid UTF-16 (a \\uD800-\\uDFFF escape without its partner)";
+  if (bad_unicode && method != "tools/call") return fail(kMcpInvalidParams, std::string("Invalid params: ") + kBadUnicode);
   if (method == "initialize") {
     std::string error;
     json result = Initialize(params, &error);
@@ -355,12 +389,17 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
   if (!name || !name->is_string()) return fail(kMcpInvalidParams, "Invalid params: tools/call needs params.name (a string)");
   const McpTool* tool = FindTool(name->get<std::string>());
   if (!tool) return fail(kMcpInvalidParams, "Unknown tool: " + name->get<std::string>());
-  const json* arguments = Member(params, "arguments");
-  json args = arguments && !arguments->is_null() ? *arguments : json::object();
+  // Moved out, never copied: the arguments are the client's bytes.
+  json args = params.contains("arguments") ? std::move(params["arguments"]) : json(nullptr);
+  if (args.is_null()) args = json::object();
   if (!args.is_object()) return fail(kMcpInvalidParams, "Invalid params: arguments must be an object");
   std::string error;
-  if (!ValidateJsonSchema(tool->input_schema, args, &error))
-    return fail(kMcpInvalidParams, "Invalid arguments for tool " + tool->name + ": " + error);
+  if (bad_unicode) error = kBadUnicode;
+  else ValidateJsonSchema(tool->input_schema, args, &error);
+  if (!error.empty()) {
+    work.answer = ArgumentError(id, era, "Invalid arguments for tool " + tool->name + ": " + error);
+    return work;
+  }
   work.has_call = true;
   work.id = id;
   work.era_version = era;
@@ -384,7 +423,9 @@ std::string McpServer::RunCall(const Work& work) {
 }
 
 std::optional<std::string> McpServer::HandleLine(std::string_view line) {
-  Work work = Dispatch(line);
+  McpLinePeek peek;
+  peek.Feed(line);
+  Work work = Dispatch(line, peek);
   if (work.has_call) return RunCall(work);
   return work.answer;
 }
@@ -417,14 +458,14 @@ void McpServer::Serve(int in_fd, int out_fd, unsigned workers) {
     });
   }
 
-  auto handle = [&](std::string_view line) {
+  auto handle = [&](std::string_view line, const McpLinePeek& peek) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     Work work;
     try {
-      work = Dispatch(line);
+      work = Dispatch(line, peek);
     } catch (const std::exception& e) {  // a defect of ours must not end the session
-      send(McpErrorLine(nullptr, kMcpInternalError, std::string("Internal error: ") + e.what()));
+      send(McpErrorLine(peek.id(), kMcpInternalError, std::string("Internal error: ") + e.what()));
       return;
     }
     if (work.answer) send(*work.answer);
@@ -435,14 +476,16 @@ void McpServer::Serve(int in_fd, int out_fd, unsigned workers) {
   };
 
   std::string line;
+  McpLinePeek peek;        // the current line, read as it arrives (its id even when it is not kept)
   bool oversized = false;  // the current line passed kMaxLineBytes: skip to its end
   auto end_line = [&] {
     if (oversized)
-      send(McpErrorLine(nullptr, kMcpInvalidRequest,
+      send(McpErrorLine(peek.id(), kMcpInvalidRequest,
                         "Invalid Request: message longer than " + std::to_string(kMaxLineBytes) + " bytes; skipped"));
     else
-      handle(line);
+      handle(line, peek);
     line.clear();
+    peek = McpLinePeek();
     oversized = false;
   };
   std::vector<char> buffer(1 << 16);
@@ -454,6 +497,7 @@ void McpServer::Serve(int in_fd, int out_fd, unsigned workers) {
     while (!chunk.empty()) {
       size_t newline = chunk.find('\n');
       std::string_view piece = chunk.substr(0, newline);
+      peek.Feed(piece);
       if (!oversized) {
         if (line.size() + piece.size() > kMaxLineBytes) {
           oversized = true;

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mcp/mcp_peek.h"
+
 namespace optrace {
 
 // Ordered: answers keep the order they are written in (jsonrpc, id, result; the
@@ -84,8 +86,15 @@ bool ValidateJsonSchema(const McpJson& schema, const McpJson& value, std::string
 
 class McpServer {
  public:
-  // A line longer than this is answered with -32600 and skipped unread.
-  static constexpr size_t kMaxLineBytes = 1 << 20;
+  // A line longer than this is answered with -32600 (with its id) and skipped
+  // unparsed. The longest string argument (scan's 1,000,000 characters) takes
+  // at most 12 bytes a character in JSON (an astral character escaped as a
+  // \uXXXX\uXXXX pair), so every call the schemas allow fits.
+  static constexpr size_t kMaxLineBytes = 16 << 20;
+  // Arrays and objects nested deeper than this are refused before parsing
+  // (-32600 with the id): no tool takes more than a few levels, and deeper
+  // input would make the parser's and copies' recursion a stack overflow.
+  static constexpr size_t kMaxDepth = 256;
 
   McpServer(McpToolProvider* tools, McpServerInfo info);
 
@@ -112,8 +121,12 @@ class McpServer {
     std::string tool;
     McpJson arguments;
   };
-  Work Dispatch(std::string_view line);
-  Work DispatchRequest(const McpJson& id, const std::string& method, const McpJson& params);
+  Work Dispatch(std::string_view line, const McpLinePeek& peek);
+  Work DispatchRequest(const McpJson& id, const std::string& method, McpJson& params, bool bad_unicode);
+  // tools/call arguments that break the tool's input schema: under 2025-06-18
+  // a -32602 error; from 2025-11-25 on a tool result with isError (SEP-1303),
+  // so the model sees what to fix.
+  std::string ArgumentError(const McpJson& id, const std::string& era, const std::string& message) const;
   std::string RunCall(const Work& work);
 
   McpJson Initialize(const McpJson& params, std::string* error);

@@ -223,6 +223,130 @@ TEST_F(McpServerTest, ArgumentsAreCheckedAgainstTheInputSchema) {
   EXPECT_EQ(ok["result"]["structuredContent"]["echo"], "aa");
 }
 
+// SEP-1303: from 2025-11-25 on, arguments that break the input schema are a
+// tool result with isError (the model reads it and retries), not a protocol
+// error; unknown tools and a malformed call stay -32602.
+TEST_F(McpServerTest, ArgumentErrorsAreToolErrorsFrom20251125) {
+  for (const std::string version : {"2025-11-25", kMcpModernVersion}) {
+    bool modern = version == kMcpModernVersion;
+    if (!modern) Initialize(version);
+    auto params = [&](json p) { return modern ? Modern(std::move(p)) : p; };
+    json a = Send(Request(7, "tools/call", params({{"name", "echo"}, {"arguments", {{"text", "a"}, {"count", 9}}}})));
+    ASSERT_TRUE(a.contains("result")) << a;
+    EXPECT_EQ(a["id"], 7);
+    EXPECT_TRUE(a["result"]["isError"].get<bool>());
+    EXPECT_EQ(a["result"]["content"][0]["text"], "Invalid arguments for tool echo: /count: must be <= 3");
+    EXPECT_FALSE(a["result"].contains("structuredContent"));
+    EXPECT_EQ(ErrorCode(Send(Request(8, "tools/call", params({{"name", "nope"}})))), kMcpInvalidParams);
+    EXPECT_EQ(ErrorCode(Send(Request(9, "tools/call", params({{"name", "echo"}, {"arguments", 3}})))), kMcpInvalidParams);
+  }
+  EXPECT_EQ(tools_.calls, 0);
+}
+
+// Schemas built in C++ hold 300 as a signed integer; the JSON library calls
+// only parsed non-negative numbers unsigned. Both must bound the length.
+TEST(ValidateJsonSchema, CountsWrittenAsSignedIntegersBind) {
+  json schema = {{"type", "object"},
+                 {"properties", {{"q", {{"type", "string"}, {"minLength", 1}, {"maxLength", 3}}},
+                                 {"l", {{"type", "array"}, {"minItems", 2}}}}}};
+  std::string error;
+  EXPECT_TRUE(ValidateJsonSchema(schema, {{"q", "abc"}, {"l", {1, 2}}}, &error)) << error;
+  EXPECT_FALSE(ValidateJsonSchema(schema, {{"q", "abcd"}}, &error));
+  EXPECT_EQ(error, "/q: must be at most 3 characters (got 4)");
+  EXPECT_FALSE(ValidateJsonSchema(schema, {{"q", ""}}, &error));
+  EXPECT_EQ(error, "/q: must be at least 1 characters");
+  EXPECT_FALSE(ValidateJsonSchema(schema, {{"l", {1}}}, &error));
+  EXPECT_EQ(error, "/l: must have at least 2 items");
+  // Characters, not bytes: three two-byte characters fit.
+  EXPECT_TRUE(ValidateJsonSchema(schema, {{"q", "\xc3\xa9\xc3\xa9\xc3\xa9"}}, &error)) << error;
+}
+
+// issue 18 #2: a 200,000-deep array in params overflowed the stack. Refused
+// before parsing, with the id, and the server goes on.
+TEST_F(McpServerTest, DeepNestingIsRefusedWithItsId) {
+  Initialize();
+  const size_t deep = 200000;
+  std::string line = R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":)" + std::string(deep, '[') +
+                     std::string(deep, ']') + "}}";
+  json a = Send(line);
+  EXPECT_EQ(ErrorCode(a), kMcpInvalidRequest);
+  EXPECT_EQ(a["id"], 2);
+  EXPECT_NE(a["error"]["message"].get<std::string>().find("256"), std::string::npos);
+  // The id after the deep part is read too; depth 256 itself is fine.
+  json b = Send(R"({"jsonrpc":"2.0","method":"ping","params":{"x":)" + std::string(deep, '[') + std::string(deep, ']') +
+                R"(}, "id": "late"})");
+  EXPECT_EQ(ErrorCode(b), kMcpInvalidRequest);
+  EXPECT_EQ(b["id"], "late");
+  json ok = Send(R"({"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":)" + std::string(254, '[') +
+                 std::string(254, ']') + "}}");
+  EXPECT_EQ(ok["result"], json::object()) << ok;
+}
+
+// issue 16 #2: a lone surrogate made the parser fail and the answer carry id
+// null, so the client waited for its timeout.
+TEST_F(McpServerTest, LoneSurrogateIsAnsweredWithItsId) {
+  Initialize("2025-06-18");
+  json a = Send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\uD800b"}}})");
+  EXPECT_EQ(ErrorCode(a), kMcpInvalidParams);
+  EXPECT_EQ(a["id"], 5);
+  EXPECT_NE(a["error"]["message"].get<std::string>().find("UTF-16"), std::string::npos);
+  Initialize("2025-11-25");
+  json b = Send(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"\uDC00"}},"id":"s"})");
+  EXPECT_EQ(b["id"], "s");
+  EXPECT_TRUE(b["result"]["isError"].get<bool>()) << b;
+  json c = Send(R"({"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"\uDBFF\u0041"}})");
+  EXPECT_EQ(ErrorCode(c), kMcpInvalidParams);
+  EXPECT_EQ(c["id"], 6);
+  // A proper pair is fine.
+  json d = Send(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\uD83D\uDE00"}}})");
+  EXPECT_EQ(d["result"]["structuredContent"]["echo"], "\xF0\x9F\x98\x80") << d;
+  EXPECT_EQ(tools_.calls, 1);
+}
+
+TEST_F(McpServerTest, ParseErrorCarriesTheIdWhenItCanBeRead) {
+  json a = Send(R"({"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":tru}})");
+  EXPECT_EQ(ErrorCode(a), kMcpParseError);
+  EXPECT_EQ(a["id"], 11);
+}
+
+TEST(McpLinePeek, ReadsDepthIdAndSurrogates) {
+  struct Case {
+    std::string line;
+    size_t depth;
+    json id;
+    bool lone;
+  } cases[] = {
+      {R"({"jsonrpc":"2.0","id":1,"method":"ping"})", 1, 1, false},
+      {R"({"id" : "a\"b" ,"x":[[{}]]})", 4, "a\"b", false},
+      {R"({"x":{"id":3},"id":-2.5e1})", 2, -25.0, false},
+      {R"({"x":"{[\"id\":4"})", 1, nullptr, false},
+      {R"({"id":null})", 1, nullptr, false},
+      {R"({"id":{"a":1}})", 2, nullptr, false},
+      {R"({"id":7,"id":8})", 1, 8, false},
+      {R"(["id",1])", 1, nullptr, false},
+      {R"({"s":"\uD800","id":1})", 1, 1, true},
+      {R"({"s":"\uD800\uDC00\\uD800"})", 1, nullptr, false},
+      {R"({"s":"\uDC00"})", 1, nullptr, true},
+      {R"({"s":"\uD800\n"})", 1, nullptr, true},
+      {R"({"id":12)", 1, 12, false},
+  };
+  for (const auto& c : cases) {
+    McpLinePeek whole, bytewise;
+    whole.Feed(c.line);
+    for (char ch : c.line) bytewise.Feed(std::string_view(&ch, 1));
+    for (const McpLinePeek* p : {&whole, &bytewise}) {
+      EXPECT_EQ(p->max_depth(), c.depth) << c.line;
+      EXPECT_EQ(p->id(), c.id) << c.line;
+      EXPECT_EQ(p->lone_surrogate(), c.lone) << c.line;
+    }
+  }
+}
+
+TEST(McpLinePeek, ReplaceLoneSurrogatesKeepsPairsAndOtherEscapes) {
+  EXPECT_EQ(ReplaceLoneSurrogates(R"({"a":"x\uD800y","b":"\uD83D\uDE00","c":"\\uD800","d":"\uDC00\u0041"})"),
+            R"({"a":"x\uFFFDy","b":"\uD83D\uDE00","c":"\\uD800","d":"\uFFFD\u0041"})");
+}
+
 TEST_F(McpServerTest, RequestsBeforeAnyVersionAreRejected) {
   json a = Send(Request(1, "tools/list"));
   EXPECT_EQ(ErrorCode(a), kMcpInvalidParams);
@@ -436,18 +560,34 @@ TEST_F(ServeTest, InOrderWithOneWorker) {
   for (int i = 0; i <= 5; ++i) EXPECT_EQ(answers[i]["id"], i);
 }
 
-TEST_F(ServeTest, HugeLineIsRejectedAndServingGoesOn) {
-  std::string huge = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
-                     std::string(10 << 20, 'a') + "\"}}}";
+TEST_F(ServeTest, HugeLineIsRejectedWithItsIdAndServingGoesOn) {
+  // The id after the text, as the TypeScript SDK writes it: read as the line streams by.
+  std::string huge = R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
+                     std::string(McpServer::kMaxLineBytes, 'a') + "\"}},\"id\":1}";
   std::string input = Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + huge + "\n" +
                       Request(2, "ping") + "\n";
   std::vector<json> answers = Serve(input, 2);
   ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(ErrorCode(answers[1]), kMcpInvalidRequest);
-  EXPECT_TRUE(answers[1]["id"].is_null());
+  EXPECT_EQ(answers[1]["id"], 1);
   EXPECT_EQ(answers[2]["id"], 2);
   EXPECT_EQ(answers[2]["result"], json::object());
   EXPECT_EQ(tools_.calls, 0);
+}
+
+// The longest text the scan schema allows, every character escaped the
+// longest way, fits in one line (issue 16 #2: raise the limit to maxLength).
+TEST_F(ServeTest, TheLongestAllowedArgumentFitsInALine) {
+  std::string text;
+  for (int i = 0; i < 1000000; ++i) text += "\\uD83D\\uDE00";
+  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
+                     text + "\"}}}";
+  ASSERT_LT(line.size(), McpServer::kMaxLineBytes);
+  std::string input = Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + line + "\n";
+  std::vector<json> answers = Serve(input, 1);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1]["id"], 1);
+  EXPECT_EQ(answers[1]["result"]["structuredContent"]["echo"].get<std::string>().size(), 4000000u);
 }
 
 TEST_F(ServeTest, GarbageBlankLinesAndCrLf) {

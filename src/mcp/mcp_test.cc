@@ -323,18 +323,42 @@ TEST_F(McpProcessTest, BadInputNeverEndsTheServer) {
   EXPECT_EQ(parse["error"]["code"], kMcpParseError);
   EXPECT_TRUE(parse["id"].is_null());
   EXPECT_EQ(p.Call(2, "resources/read", {{"uri", "x"}})["error"]["code"], kMcpMethodNotFound);
-  EXPECT_EQ(p.Call(3, "tools/call", ToolCall("trace", {{"depth", 3}}))["error"]["code"], kMcpInvalidParams);
-  EXPECT_EQ(p.Call(4, "tools/call", ToolCall("trace", {{"query", "nn.LSTM"}, {"device", "tpu"}}))["error"]["code"],
-            kMcpInvalidParams);
+  // 2025-11-25: arguments that break the schema are tool errors (SEP-1303), answered before any work.
+  json no_query = p.Call(3, "tools/call", ToolCall("trace", {{"depth", 3}}));
+  EXPECT_EQ(no_query["result"]["isError"], true) << no_query;
+  EXPECT_NE(Text(no_query).find("missing required property 'query'"), std::string::npos);
+  json bad_device = p.Call(4, "tools/call", ToolCall("trace", {{"query", "nn.LSTM"}, {"device", "tpu"}}));
+  EXPECT_EQ(bad_device["result"]["isError"], true) << bad_device;
+  // issue 16 #2 / 18 #13: maxLength holds for schemas built in C++ too; a
+  // 100 KB query is refused at once instead of being looked up for seconds.
+  for (const char* tool : {"trace", "find", "op"}) {
+    const char* key = std::string(tool) == "trace" ? "query" : std::string(tool) == "find" ? "symbol" : "name";
+    json long_query = p.Call(40, "tools/call", ToolCall(tool, {{key, std::string(100000, 'x')}}));
+    EXPECT_EQ(long_query["result"]["isError"], true) << tool;
+    EXPECT_NE(Text(long_query).find("must be at most 300 characters"), std::string::npos) << Text(long_query);
+  }
+  // issue 18 #2: a 200,000-deep array crashed the server (SIGSEGV).
+  const size_t deep = 200000;
+  p.SendRaw(R"({"jsonrpc":"2.0","id":41,"method":"ping","params":{"x":)" + std::string(deep, '[') + std::string(deep, ']') +
+            "}}\n");
+  json too_deep = p.Receive();
+  EXPECT_EQ(too_deep["error"]["code"], kMcpInvalidRequest);
+  EXPECT_EQ(too_deep["id"], 41);
+  // issue 16 #2: a lone surrogate was answered with id null, and the client hung.
+  p.SendRaw(R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"trace","arguments":{"query":"\uD800"}}})"
+            "\n");
+  json surrogate = p.Receive();
+  EXPECT_EQ(surrogate["id"], 42);
+  EXPECT_EQ(surrogate["result"]["isError"], true) << surrogate;
   json unknown = p.Call(5, "tools/call", ToolCall("grep", {{"pattern", "lstm"}}));
   EXPECT_EQ(unknown["error"]["code"], kMcpInvalidParams);
   EXPECT_EQ(unknown["error"]["message"], "Unknown tool: grep");
   std::string huge = R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"trace","arguments":{"query":")" +
-                     std::string(10 << 20, 'x') + "\"}}}\n";
+                     std::string(McpServer::kMaxLineBytes, 'x') + "\"}}}\n";
   p.SendRaw(huge);
   json too_big = p.Receive();
   EXPECT_EQ(too_big["error"]["code"], kMcpInvalidRequest);
-  EXPECT_TRUE(too_big["id"].is_null());
+  EXPECT_EQ(too_big["id"], 6);  // the line is not kept, but its id is read as it streams by
   p.SendRaw(std::string("\x00\xff garbage\n", 11));
   EXPECT_EQ(p.Receive()["error"]["code"], kMcpParseError);
 
@@ -346,6 +370,10 @@ TEST_F(McpProcessTest, BadInputNeverEndsTheServer) {
   json no_op = p.Call(8, "tools/call", ToolCall("op", {{"name", "aten::add.Tensr"}}));
   EXPECT_EQ(no_op["result"]["isError"], true);
   EXPECT_NE(Text(no_op).find("add.Tensor"), std::string::npos) << Text(no_op);
+  json no_symbol = p.Call(80, "tools/call", ToolCall("find", {{"symbol", "softmax_warp_forwrd"}}));
+  EXPECT_EQ(no_symbol["result"]["isError"], true);
+  EXPECT_NE(Text(no_symbol).find("softmax_warp_forward"), std::string::npos) << Text(no_symbol);
+  EXPECT_EQ(no_symbol["result"]["structuredContent"]["suggestions"][0], "softmax_warp_forward");
 
   // Still serving.
   json ok = p.Call(9, "tools/call", ToolCall("op", {{"name", "mm"}}));

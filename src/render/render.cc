@@ -316,22 +316,6 @@ Json FormulasObject(const std::vector<DerivativeFormula>& formulas) {
   return o;
 }
 
-Json DerivativesJson(const DerivativeEntry& d) {
-  Json j = Json::object();
-  if (d.line > 0) {
-    j["file"] = kDerivativesPath;
-    j["line"] = d.line;
-  }
-  j["name"] = d.text;
-  j["formulas"] = FormulasObject(d.formulas);
-  if (d.output_differentiability) j["output_differentiability"] = *d.output_differentiability;
-  if (!d.dispatch_sections.empty()) {
-    Json sections = Json::object();
-    for (const auto& [key, formulas] : d.dispatch_sections) sections[key] = FormulasObject(formulas);
-    j["dispatch"] = std::move(sections);
-  }
-  return j;
-}
 
 Json OpJson(const OpStep& op) {
   Json o = ObjectOf(12);
@@ -418,6 +402,23 @@ Json OpJson(const OpStep& op) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json DerivativesJson(const DerivativeEntry& d) {
+  Json j = Json::object();
+  if (d.line > 0) {
+    j["file"] = kDerivativesPath;
+    j["line"] = d.line;
+  }
+  j["name"] = d.text;
+  j["formulas"] = FormulasObject(d.formulas);
+  if (d.output_differentiability) j["output_differentiability"] = *d.output_differentiability;
+  if (!d.dispatch_sections.empty()) {
+    Json sections = Json::object();
+    for (const auto& [key, formulas] : d.dispatch_sections) sections[key] = FormulasObject(formulas);
+    j["dispatch"] = std::move(sections);
+  }
+  return j;
+}
 
 Json TraceToJson(const Trace& t) {
   Json j = ObjectOf(11);

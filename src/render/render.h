@@ -21,6 +21,11 @@ struct RenderOptions {
 // and the YAML order of dispatch tables. For callers that need a value (the
 // MCP server's structuredContent, `optrace scan`).
 nlohmann::ordered_json TraceToJson(const Trace& trace);
+// One derivatives.yaml entry as optrace.trace/1 writes it (backward[].derivatives):
+// {file, line, name: the schema as written, formulas: {inputs: formula}},
+// output_differentiability and dispatch {section: formulas} when present. The
+// MCP `op` tool answers with the same object.
+nlohmann::ordered_json DerivativesJson(const DerivativeEntry& d);
 // The same object as text, exactly DumpJson(TraceToJson(trace), indent),
 // written directly without building the value (render_json.cc): the CLI's
 // `trace --json`.

@@ -13,6 +13,11 @@
 
 #include "render/render.h"
 #include "base/text.h"
+#include "index/store_arena.h"
+#include "lookup/find.h"
+#include "lookup/op.h"
+#include "lookup/py.h"
+#include "lookup/query.h"
 #include "trace/trace.h"
 
 namespace optrace {
@@ -23,42 +28,13 @@ namespace {
 
 json Loc(const std::string& file, uint32_t line) { return {{"file", file}, {"line", line}}; }
 
-std::string Strip(std::string_view s, std::string_view prefix) {
-  return std::string(StartsWith(s, prefix) ? s.substr(prefix.size()) : s);
-}
-
-// "aten::add.Tensor", "torch.ops.aten.add.Tensor", "torch.ops.aten.add.default" -> "add.Tensor" / "add".
-std::string AtenName(std::string_view query) {
-  std::string name(TrimView(query));
-  for (std::string_view prefix : {"aten::", "torch.ops.aten.", "ops.aten."}) name = Strip(name, prefix);
-  if (EndsWith(name, ".default")) name.resize(name.size() - 8);
-  return name;
-}
-
-std::string SchemaText(const NativeFunction& f) {
-  return f.schema.text.empty() ? FunctionSchemaToString(f.schema) : f.schema.text;
-}
-
-json DerivativeJson(const DerivativeEntry& d) {
-  json formulas = json::object();
-  for (const auto& f : d.formulas) formulas[f.inputs] = f.formula;
-  json out = {{"name", d.text}, {"file", kDerivativesPath}, {"line", d.line}, {"formulas", std::move(formulas)}};
-  if (d.output_differentiability) out["output_differentiability"] = *d.output_differentiability;
-  if (!d.dispatch_sections.empty()) {
-    json sections = json::array();
-    for (const auto& [key, _] : d.dispatch_sections) sections.push_back(key);
-    out["dispatch_sections"] = std::move(sections);
-  }
-  return out;
-}
-
 json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
   json dispatch = json::object();
   for (const auto& [key, function] : f.dispatch) dispatch[key] = function;
   json entry = {{"name", f.name},
                 {"file", kNativeFunctionsPath},
                 {"line", f.line},
-                {"func", SchemaText(f)},
+                {"func", OpSchemaText(f)},
                 {"variants", f.variants},
                 {"dispatch", std::move(dispatch)},
                 {"implicit_composite", f.implicit_composite},
@@ -70,7 +46,13 @@ json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
   if (f.structured_inherits) entry["structured_inherits"] = *f.structured_inherits;
   if (f.autogen_from) entry["autogen_from"] = *f.autogen_from;
   const DerivativeEntry* d = yaml.FindDerivative(f.name);
-  entry["derivatives"] = d ? DerivativeJson(*d) : json(nullptr);
+  json derivatives = d ? DerivativesJson(*d) : json(nullptr);  // as optrace.trace/1 writes it
+  if (d && !d->dispatch_sections.empty()) {  // the section names alone, as the first MCP answers gave them
+    json sections = json::array();
+    for (const auto& [key, _] : d->dispatch_sections) sections.push_back(key);
+    derivatives["dispatch_sections"] = std::move(sections);
+  }
+  entry["derivatives"] = std::move(derivatives);
   return entry;
 }
 
@@ -84,24 +66,6 @@ std::string Holder(const CppIndex& cpp, int32_t function, const std::string& mac
 void Add(json& list, json& totals, const char* key, size_t limit, json item) {
   totals[key] = totals.value(key, 0) + 1;
   if (list.size() < limit) list.push_back(std::move(item));
-}
-
-void AddPython(const PyIndex& py, std::string_view dotted, json& definitions, json& totals, size_t limit) {
-  PySymbol sym = py.Resolve(dotted);
-  if (sym.kind == PySymbol::kNone || sym.module >= py.modules().size()) return;
-  const PyModule& m = py.modules()[sym.module];
-  uint32_t line = 1;
-  const char* kind = "python module";
-  switch (sym.kind) {
-    case PySymbol::kClass: line = m.classes[sym.index].line, kind = "python class"; break;
-    case PySymbol::kFunction: line = m.functions[sym.index].line, kind = "python function"; break;
-    case PySymbol::kAlias: line = m.aliases[sym.index].line, kind = "python alias"; break;
-    case PySymbol::kImport: line = m.imports[sym.index].line, kind = "python import"; break;
-    default: break;
-  }
-  json item = {{"kind", kind}, {"name", py.NameOf(sym)}};
-  item.update(Loc(m.path, line));
-  Add(definitions, totals, "definitions", limit, std::move(item));
 }
 
 std::string Where(const json& item) {
@@ -310,143 +274,91 @@ std::string TraceBriefMarkdown(const json& t) {
 
 json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
   const CppIndex& cpp = index.cpp;
-  std::string query(TrimView(symbol));
+  FindAnswer found = FindName(index, symbol);
   json definitions = json::array(), stubs = json::array(), registrations = json::array(), dispatch = json::array(),
        ops = json::array(), launches = json::array(), callers = json::array(), totals = json::object();
-
-  // What to look up: an aten op ("aten::x.overload"), a C++ name (last
-  // component of "a::b::c"), a Python dotted name, or a bare identifier.
-  bool is_aten = StartsWith(query, "aten::");
-  std::string op = is_aten ? AtenName(query) : query;
-  std::string qualified = !is_aten && query.find("::") != std::string::npos ? Strip(query, "::") : "";
-  std::string name = is_aten ? op.substr(0, op.find('.'))
-                     : !qualified.empty() ? qualified.substr(qualified.rfind("::") + 2)
-                     : query.find('.') == std::string::npos ? query
-                                                            : "";
-
-  if (const NativeFunction* f = index.yaml.Find(op)) {
-    Add(ops, totals, "ops", limit, {{"name", f->name}, {"func", SchemaText(*f)}, {"file", kNativeFunctionsPath}, {"line", f->line}});
-  } else if (op.find('.') == std::string::npos) {
-    for (const NativeFunction* o : index.yaml.Overloads(op))
-      Add(ops, totals, "ops", limit, {{"name", o->name}, {"func", SchemaText(*o)}, {"file", kNativeFunctionsPath}, {"line", o->line}});
+  for (const NativeFunction* f : found.ops)
+    Add(ops, totals, "ops", limit, {{"name", f->name}, {"func", OpSchemaText(*f)}, {"file", kNativeFunctionsPath}, {"line", f->line}});
+  for (uint32_t i : found.definitions) {
+    const CppFunction& f = cpp.functions()[i];
+    json item = {{"kind", f.form == DefForm::kGlobalKernel ? "__global__" : DefFormName(f.form)},
+                 {"name", f.qualified.empty() ? f.name : f.qualified}};
+    if (!f.overload.empty()) item["overload"] = f.overload;
+    item.update(Loc(cpp.file(f.file), f.line));
+    if (!f.params.empty()) item["params"] = f.params;
+    Add(definitions, totals, "definitions", limit, std::move(item));
   }
-
-  if (!name.empty()) {
-    for (uint32_t i : cpp.FunctionsNamed(name)) {
-      const CppFunction& f = cpp.functions()[i];
-      if (!qualified.empty() && !EndsWith(f.qualified, qualified)) continue;
-      json item = {{"kind", f.form == DefForm::kGlobalKernel ? "__global__" : DefFormName(f.form)},
-                   {"name", f.qualified.empty() ? f.name : f.qualified}};
-      if (!f.overload.empty()) item["overload"] = f.overload;
-      item.update(Loc(cpp.file(f.file), f.line));
-      if (!f.params.empty()) item["params"] = f.params;
-      Add(definitions, totals, "definitions", limit, std::move(item));
+  for (uint32_t i : found.macros) {
+    const CppMacro& m = cpp.macros()[i];
+    json item = {{"kind", "macro"}, {"name", m.name}};
+    item.update(Loc(cpp.file(m.file), m.line));
+    Add(definitions, totals, "definitions", limit, std::move(item));
+  }
+  for (const PySymbol& p : found.python) {
+    PyLocation l = LocatePython(index.py, p);
+    json item = {{"kind", std::string("python ") + PythonKindName(p.kind)}, {"name", index.py.NameOf(p)}};
+    item.update(Loc(l.path, l.line ? l.line : 1));
+    Add(definitions, totals, "definitions", limit, std::move(item));
+  }
+  // `name` as a dispatch stub: its declaration and every registration.
+  if (!found.stub_decls.empty()) {
+    json stub = {{"name", found.name}};
+    for (uint32_t i : found.stub_decls) {
+      const StubDecl& d = cpp.stub_decls()[i];
+      stub[d.kind == StubDeclKind::kDeclare ? "declared" : "defined"] = Loc(cpp.file(d.file), d.line);
     }
-    for (uint32_t i : cpp.MacrosNamed(name)) {
-      const CppMacro& m = cpp.macros()[i];
-      json item = {{"kind", "macro"}, {"name", m.name}};
-      item.update(Loc(cpp.file(m.file), m.line));
-      Add(definitions, totals, "definitions", limit, std::move(item));
-    }
-
-    // `name` as a dispatch stub: its declaration and every registration.
-    std::vector<uint32_t> decls = cpp.StubDeclsNamed(name);
-    if (!decls.empty()) {
-      json stub = {{"name", name}};
-      for (uint32_t i : decls) {
-        const StubDecl& d = cpp.stub_decls()[i];
-        stub[d.kind == StubDeclKind::kDeclare ? "declared" : "defined"] = Loc(cpp.file(d.file), d.line);
-      }
-      json regs = json::array();
-      for (uint32_t i : cpp.RegistrationsOf(name)) {
-        const StubRegistration& r = cpp.registrations()[i];
-        json item = {{"device", r.device}, {"macro", r.macro}, {"target", r.target}};
-        if (!r.arch.empty()) item["arch"] = r.arch;
-        item.update(Loc(cpp.file(r.file), r.line));
-        regs.push_back(std::move(item));
-      }
-      stub["registrations"] = std::move(regs);
-      Add(stubs, totals, "stubs", limit, std::move(stub));
-    }
-
-    // `name` as what gets registered: a stub target or a TORCH_LIBRARY_IMPL function.
-    for (const StubRegistration& r : cpp.registrations()) {
-      if (r.target != name) continue;
-      json item = {{"kind", "stub"}, {"stub", r.stub}, {"device", r.device}, {"macro", r.macro}};
+    json regs = json::array();
+    for (uint32_t i : found.stub_registrations) {
+      const StubRegistration& r = cpp.registrations()[i];
+      json item = {{"device", r.device}, {"macro", r.macro}, {"target", r.target}};
+      if (!r.arch.empty()) item["arch"] = r.arch;
       item.update(Loc(cpp.file(r.file), r.line));
-      Add(registrations, totals, "registrations", limit, std::move(item));
+      regs.push_back(std::move(item));
     }
-    std::set<uint32_t> seen;
-    auto add_library = [&](uint32_t i) {
-      if (!seen.insert(i).second) return;
-      const LibraryRegistration& r = cpp.library_registrations()[i];
-      json item = {{"kind", r.block}, {"key", r.key}, {"op", r.op}, {"function", r.function}};
-      item.update(Loc(cpp.file(r.file), r.line));
-      Add(registrations, totals, "registrations", limit, std::move(item));
-    };
-    for (uint32_t i : cpp.LibraryRegistrationsOf(name)) add_library(i);
-    if (is_aten) {
-      const auto library_registrations = cpp.library_registrations();
-      for (auto it = library_registrations.begin(); it != library_registrations.end(); ++it)
-        if (it->op == op) add_library(it.id());
-    }
-
-    // native_functions.yaml entries whose dispatch table names `name`.
-    for (const NativeFunction& f : index.yaml.functions()) {
-      for (const auto& [key, function] : f.dispatch) {
-        if (function != name) continue;
-        Add(dispatch, totals, "dispatch", limit,
-            {{"op", f.name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f.line}});
-      }
-    }
-
-    // Launches of `name` as a __global__ kernel, a jiterator kernel string or a functor.
-    for (const CppLaunch& l : cpp.launches()) {
-      bool hit = l.kernel == name || std::find(l.functors.begin(), l.functors.end(), name) != l.functors.end();
-      if (!hit) continue;
-      json item = {{"kind", LaunchKindName(l.kind)}, {"launcher", l.launcher}, {"from", Holder(cpp, l.function, l.macro)}};
-      item.update(Loc(cpp.file(l.file), l.line));
-      Add(launches, totals, "launches", limit, std::move(item));
-    }
-
-    for (uint32_t i : cpp.CallersOf(name)) {
-      const CppCall& c = cpp.calls()[i];
-      json item = {{"from", Holder(cpp, c.function, c.macro)}, {"call", c.qualifier + c.callee}};
-      item.update(Loc(cpp.file(c.file), c.line));
-      Add(callers, totals, "callers", limit, std::move(item));
-    }
+    stub["registrations"] = std::move(regs);
+    Add(stubs, totals, "stubs", limit, std::move(stub));
   }
-
-  // Python: the name as given, then with the usual import aliases expanded.
-  if (qualified.empty() && !is_aten) {
-    std::vector<std::string> candidates = {query};
-    if (StartsWith(query, "F.")) candidates.push_back("torch.nn.functional." + query.substr(2));
-    if (StartsWith(query, "nn.")) candidates.push_back("torch." + query);
-    if (!StartsWith(query, "torch")) candidates.push_back("torch." + query);
-    for (const auto& c : candidates) {
-      size_t before = definitions.size();
-      AddPython(index.py, c, definitions, totals, limit);
-      if (definitions.size() > before) break;
-    }
+  // `name` as what gets registered: a stub target or a TORCH_LIBRARY_IMPL function.
+  for (uint32_t i : found.registered_as_target) {
+    const StubRegistration& r = cpp.registrations()[i];
+    json item = {{"kind", "stub"}, {"stub", r.stub}, {"device", r.device}, {"macro", r.macro}};
+    item.update(Loc(cpp.file(r.file), r.line));
+    Add(registrations, totals, "registrations", limit, std::move(item));
   }
-
-  return {{"symbol", query},       {"definitions", definitions}, {"stubs", stubs},   {"registrations", registrations},
-          {"dispatch", dispatch},  {"ops", ops},                 {"launches", launches}, {"callers", callers},
-          {"totals", totals}};
+  for (uint32_t i : found.library_registrations) {
+    const LibraryRegistration& r = cpp.library_registrations()[i];
+    json item = {{"kind", r.block}, {"key", r.key}, {"op", r.op}, {"function", r.function}};
+    item.update(Loc(cpp.file(r.file), r.line));
+    Add(registrations, totals, "registrations", limit, std::move(item));
+  }
+  for (const auto& [f, key] : found.dispatch)
+    Add(dispatch, totals, "dispatch", limit, {{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
+  for (uint32_t i : found.launches_of) {
+    const CppLaunch& l = cpp.launches()[i];
+    json item = {{"kind", LaunchKindName(l.kind)}, {"launcher", l.launcher}, {"from", Holder(cpp, l.function, l.macro)}};
+    item.update(Loc(cpp.file(l.file), l.line));
+    Add(launches, totals, "launches", limit, std::move(item));
+  }
+  for (uint32_t i : found.callers) {
+    const CppCall& c = cpp.calls()[i];
+    json item = {{"from", Holder(cpp, c.function, c.macro)}, {"call", c.qualifier + c.callee}};
+    item.update(Loc(cpp.file(c.file), c.line));
+    Add(callers, totals, "callers", limit, std::move(item));
+  }
+  json out = {{"symbol", found.query}, {"definitions", definitions}, {"stubs", stubs},   {"registrations", registrations},
+              {"dispatch", dispatch},  {"ops", ops},                 {"launches", launches}, {"callers", callers},
+              {"totals", totals}};
+  if (!found.found()) out["suggestions"] = found.suggestions;
+  return out;
 }
 
 bool DescribeOp(const Index& index, std::string_view name, json* out) {
-  std::string op = AtenName(name);
-  std::vector<const NativeFunction*> entries;
-  if (const NativeFunction* f = index.yaml.Find(op)) entries.push_back(f);
-  else entries = index.yaml.Overloads(op);
+  OpAnswer answer = LookupOp(index.yaml, name);
   json list = json::array();
-  for (const NativeFunction* f : entries) list.push_back(OpEntryJson(index.yaml, *f));
-  *out = {{"query", std::string(name)}, {"entries", std::move(list)}};
-  if (!entries.empty()) return true;
-  std::vector<std::string> names;
-  for (const auto& f : index.yaml.functions()) names.push_back(f.name);
-  (*out)["suggestions"] = DidYouMean(op, names, 5);
+  for (const NativeFunction* f : answer.entries) list.push_back(OpEntryJson(index.yaml, *f));
+  *out = {{"query", answer.query}, {"entries", std::move(list)}};
+  if (!answer.entries.empty()) return true;
+  (*out)["suggestions"] = answer.suggestions;
   return false;
 }
 
@@ -557,7 +469,7 @@ std::vector<McpTool> MakeTools() {
       "detail \"full\" gives every op reached.",
       {{"type", "object"},
        {"properties",
-        {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 300},
+        {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength},
                     {"description", "nn.LSTM, F.softmax, torch.mm, Tensor.view, aten::_softmax, '@', a kernel name"}}},
          {"device", {{"type", "string"}, {"enum", {"cuda", "cpu", "all"}},
                      {"description", "implementations to follow; omit for CPU, CUDA and composite"}}},
@@ -573,7 +485,7 @@ std::vector<McpTool> MakeTools() {
       {{"type", "object"},
        {"required", {"schema", "query", "source", "target", "python", "ops", "backward", "decompositions", "not_found", "notes"}},
        {"properties",
-        {{"schema", {{"const", "optrace.trace/1"}}},
+        {{"schema", {{"type", "string"}, {"const", "optrace.trace/1"}}},
          {"query", {{"type", "string"}}},
          {"source", {{"type", "object"}, {"required", {"root", "version"}},
                      {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}},
@@ -586,7 +498,7 @@ std::vector<McpTool> MakeTools() {
                           {"required", {"name", "role"}},
                           {"properties",
                            {{"name", {{"type", "string"}}},
-                            {"role", {{"enum", {"forward", "backward"}}}},
+                            {"role", {{"type", "string"}, {"enum", {"forward", "backward"}}}},
                             {"impls", any_array}, {"stubs", any_array}, {"kernels", any_array},
                             {"libraries", any_array}, {"calls", any_array}}}})},
          {"backward", ArrayOf({{"type", "object"}, {"required", {"op"}}, {"properties", {{"op", {{"type", "string"}}}, {"ops", strings}}}})},
@@ -603,7 +515,7 @@ std::vector<McpTool> MakeTools() {
       "file:line. Examples: softmax_warp_forward, lstm_cudnn, at::native::layer_norm_cuda, add_stub, "
       "aten::add.Tensor, torch.nn.functional.gelu, MulFunctor.",
       {{"type", "object"},
-       {"properties", {{"symbol", {{"type", "string"}, {"minLength", 1}, {"maxLength", 300}}}, {"limit", limit}}},
+       {"properties", {{"symbol", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}}, {"limit", limit}}},
        {"required", {"symbol"}},
        {"additionalProperties", false}},
       {{"type", "object"},
@@ -619,7 +531,8 @@ std::vector<McpTool> MakeTools() {
          {"ops", ArrayOf(LocatedItem({"name", "func"}))},
          {"launches", ArrayOf(LocatedItem({"kind", "launcher", "from"}))},
          {"callers", ArrayOf(LocatedItem({"from", "call"}))},
-         {"totals", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}}}};
+         {"totals", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
+         {"suggestions", strings}}}}};
 
   json entry = LocatedItem({"name", "func"});
   entry["required"] = {"name", "file", "line", "func", "dispatch", "derivatives"};
@@ -638,7 +551,7 @@ std::vector<McpTool> MakeTools() {
       "resolves it, structured delegation, tags) and its derivatives.yaml formulas, with lines. A name with an "
       "overload (add.Tensor, aten::add.Tensor) gives that entry; a base name (add) gives every overload.",
       {{"type", "object"},
-       {"properties", {{"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 300}}}}},
+       {"properties", {{"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}}}},
        {"required", {"name"}},
        {"additionalProperties", false}},
       {{"type", "object"},
@@ -654,7 +567,7 @@ std::vector<McpTool> MakeTools() {
       {{"type", "object"},
        {"required", {"state"}},
        {"properties",
-        {{"state", {{"enum", {"loading", "ready", "failed"}}}},
+        {{"state", {{"type", "string"}, {"enum", {"loading", "ready", "failed"}}}},
          {"root", {{"type", "string"}}},
          {"found_by", {{"type", "string"}}},
          {"version", {{"type", "string"}}},
@@ -677,8 +590,8 @@ std::vector<McpTool> MakeTools() {
       {{"type", "object"},
        {"properties",
         {{"text", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000000}}},
-         {"name", {{"type", "string"}, {"maxLength", 300}}},
-         {"class", {{"type", "string"}, {"maxLength", 300}}}}},
+         {"name", {{"type", "string"}, {"maxLength", kMaxQueryLength}}},
+         {"class", {{"type", "string"}, {"maxLength", kMaxQueryLength}}}}},
        {"required", {"text"}},
        {"additionalProperties", false}},
       {{"type", "object"}, {"required", {"schema", "ops"}}}};
@@ -708,6 +621,7 @@ void OptraceTools::Load() {
     std::lock_guard<std::mutex> lock(mu_);
     installed_torch_ = installed.version;
     version_warning_ = std::move(warning);
+    have_torch_ = true;
   });
   if (s.ok()) std::cerr << "optrace mcp: index of " << live_.Describe().checkout.root << " ready\n";
 }
@@ -746,12 +660,9 @@ McpToolResult OptraceTools::Scan(const McpJson& arguments) {
 
 McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   std::string query = arguments.at("query");
-  std::string device = arguments.value("device", std::string());
   TraceOptions options;
-  options.device = device == "cuda"  ? TraceOptions::Device::kCuda
-                   : device == "cpu" ? TraceOptions::Device::kCpu
-                   : device == "all" ? TraceOptions::Device::kAll
-                                     : TraceOptions::Device::kDefault;
+  // The schema's enum already held it to a name ParseDevice knows.
+  ParseDevice(arguments.value("device", std::string("default")), &options.device);
   options.backward = arguments.value("backward", true);
   options.depth = arguments.value("depth", options.depth);
   options.snippets = false;
@@ -786,7 +697,15 @@ McpToolResult OptraceTools::Find(const McpJson& arguments) {
   bool any = false;
   for (const char* key : {"definitions", "stubs", "registrations", "dispatch", "ops", "launches", "callers"})
     any = any || !found[key].empty();
-  if (!any) return {true, "Not found: the checkout defines, registers and calls nothing named `" + symbol + "`.", found};
+  if (!any) {
+    std::string text = "Not found: the checkout defines, registers and calls nothing named `" + symbol + "`.";
+    if (found.contains("suggestions") && !found["suggestions"].empty()) {
+      text += "\nDid you mean:";
+      for (size_t i = 0; i < found["suggestions"].size(); ++i)
+        text += (i ? ", " : " ") + found["suggestions"][i].get<std::string>();
+    }
+    return {true, text, found};
+  }
   return {false, FindMarkdown(found), found};
 }
 
@@ -794,10 +713,10 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
   std::string name = arguments.at("name");
   json out;
   if (DescribeOp(index_, name, &out)) return {false, OpMarkdown(out), out};
-  std::string text = "Not found: native_functions.yaml has no op named `" + AtenName(name) + "`.";
+  std::string text = "Not found: native_functions.yaml has no op named `" + name + "`.";
   if (!out["suggestions"].empty()) {
     text += "\nDid you mean:";
-    for (const auto& s : out["suggestions"]) text += " " + s.get<std::string>();
+    for (size_t i = 0; i < out["suggestions"].size(); ++i) text += (i ? ", " : " ") + out["suggestions"][i].get<std::string>();
   }
   return {true, text, out};
 }
@@ -814,7 +733,7 @@ McpToolResult OptraceTools::Source() {
     out["found_by"] = info.checkout.found_by;
     out["version"] = info.checkout.version;
     if (std::string git = GitDescribe(info.checkout); !git.empty()) out["git_describe"] = git;
-    out["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
+    if (have_torch_) out["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
     if (!version_warning_.empty()) out["warning"] = version_warning_;
   }
   if (!info.error.empty()) out["error"] = info.error;
@@ -834,8 +753,8 @@ McpToolResult OptraceTools::Source() {
   text << "- state: " << out["state"].get<std::string>() << "\n";
   if (info.have_checkout) {
     text << "- checkout: `" << info.checkout.root << "` (found by " << info.checkout.found_by << "), version "
-         << (info.checkout.version.empty() ? "unknown" : info.checkout.version) << "\n"
-         << "- installed torch: " << (installed_torch_ ? *installed_torch_ : "not installed") << "\n";
+         << (info.checkout.version.empty() ? "unknown" : info.checkout.version) << "\n";
+    if (have_torch_) text << "- installed torch: " << (installed_torch_ ? *installed_torch_ : "not installed") << "\n";
     if (!version_warning_.empty()) text << "- warning: " << version_warning_ << "\n";
   }
   if (!info.error.empty()) text << "- error: " << info.error << "\n";

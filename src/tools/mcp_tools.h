@@ -78,6 +78,7 @@ class OptraceTools : public McpToolProvider {
   LiveIndex live_;
   const Index& index_;
   std::mutex mu_;  // guards installed_torch_ and version_warning_ (set once the checkout is found)
+  bool have_torch_ = false;  // installed_torch_ and version_warning_ are set (`source` may be asked before)
   std::optional<std::string> installed_torch_;
   std::string version_warning_;
 };

@@ -17,6 +17,7 @@
 #include <regex>
 
 #include "base/text.h"
+#include "index/query_names.h"
 #include "trace/trace_internal.h"
 
 namespace optrace {
@@ -113,6 +114,20 @@ Location Tracer::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
   return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
 }
 
+bool ParseDevice(std::string_view name, TraceOptions::Device* device) {
+  static const std::pair<std::string_view, TraceOptions::Device> kNames[] = {
+      {"default", TraceOptions::Device::kDefault},
+      {"cuda", TraceOptions::Device::kCuda},
+      {"cpu", TraceOptions::Device::kCpu},
+      {"all", TraceOptions::Device::kAll}};
+  for (const auto& [spelled, value] : kNames) {
+    if (name != spelled) continue;
+    *device = value;
+    return true;
+  }
+  return false;
+}
+
 // --- query resolution ------------------------------------------------------
 
 Status Tracer::Run(std::string_view raw) {
@@ -121,6 +136,14 @@ Status Tracer::Run(std::string_view raw) {
   t_.source_root = ix_.root;
   t_.source_version = ix_.version;
   if (q.empty()) return Status::Usage("empty query");
+  if (std::vector<std::string> meanings = BareNameMeanings(ix_, q); !meanings.empty()) {
+    // Picking one would answer a question the user may not have asked.
+    t_.suggestions = meanings;
+    std::string msg = "'" + q + "' names different code in this checkout; trace one of: ";
+    for (size_t i = 0; i < meanings.size(); ++i) msg += (i ? ", " : "") + meanings[i];
+    t_.not_found.push_back({"query", msg});
+    return Status::NotFound(msg);
+  }
   bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
                TryKernel(q);
   if (!found) {
@@ -412,37 +435,7 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
   return true;
 }
 
-void Tracer::Suggest(std::string_view q) {
-  std::string s(q);
-  std::vector<std::string> candidates;
-  std::set<std::string> bases;
-  std::string stem = s;
-  for (const char* prefix : {"torch.ops.aten.", "aten::", "aten.", "torch.Tensor.", "Tensor.", "torch.", "F.", "nn."}) {
-    if (StartsWith(stem, prefix)) {
-      stem = stem.substr(std::string_view(prefix).size());
-      break;
-    }
-  }
-  for (const auto& fn : ix_.yaml.functions()) bases.insert(fn.schema.name);
-  candidates.assign(bases.begin(), bases.end());
-  for (const auto& m : ix_.py.modules()) {
-    if (m.name == "torch.nn.functional") {
-      for (const auto& f : m.functions) {
-        if (!f.is_method && f.name[0] != '_') candidates.push_back("F." + f.name);
-      }
-      for (const auto& a : m.aliases) candidates.push_back("F." + a.name);
-    }
-    if (StartsWith(m.name, "torch.nn.modules.")) {
-      for (const auto& c : m.classes) {
-        if (c.name[0] != '_') candidates.push_back("nn." + c.name);
-      }
-    }
-  }
-  // Compare like with like: "F.sofmax" against "F.softmax", "sofmax" against "softmax".
-  std::vector<std::string> near = DidYouMean(s, candidates, 5);
-  if (near.empty() && stem != s) near = DidYouMean(stem, candidates, 5);
-  t_.suggestions = near;
-}
+void Tracer::Suggest(std::string_view q) { t_.suggestions = SuggestQueries(ix_, q); }
 
 // --- Python layer ----------------------------------------------------------
 

@@ -157,6 +157,10 @@ struct TraceOptions {
   bool snippets = true;    // fill Location::snippet
 };
 
+// The device option as `trace --device` and the MCP `trace` tool spell it:
+// "default", "cuda", "cpu", "all". False (and *device untouched) for anything else.
+bool ParseDevice(std::string_view name, TraceOptions::Device* device);
+
 // Traces one query against a loaded index. Returns kNotFound (with
 // suggestions in *out) when the query names nothing known; never traces a
 // different op than the one asked for.

@@ -1,0 +1,121 @@
+// optrace mcp driven by the official MCP TypeScript SDK client, as an agent's
+// host drives it: connect (initialize), list the tools, call every tool with
+// valid and invalid arguments, and 20 calls at once. The SDK checks every
+// structuredContent against the tool's outputSchema itself, and fails a call
+// that gets no answer within its timeout -- which is how a server answering
+// with id null, or not at all, shows up. Run by mcp_sdk_test.sh (a CTest).
+//   node mcp_sdk_test.mjs OPTRACE_BINARY PYTORCH_CHECKOUT
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [optrace, source] = process.argv.slice(2);
+let failures = 0;
+function check(ok, what) {
+  if (!ok) failures++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+}
+const text = (result) => (result.content && result.content[0] ? result.content[0].text : '');
+
+const transport = new StdioClientTransport({
+  command: optrace,
+  args: ['mcp', '--source', source],
+  env: { ...process.env, OPTRACE_NO_VERSION_CHECK: '1' },
+  stderr: 'ignore',
+});
+const client = new Client({ name: 'optrace-sdk-test', version: '1.0.0' });
+await client.connect(transport);
+check(client.getServerVersion()?.name === 'optrace', 'initialize: serverInfo.name is optrace');
+
+const { tools } = await client.listTools();
+const names = tools.map((t) => t.name).sort();
+check(JSON.stringify(names) === JSON.stringify(['find', 'op', 'scan', 'source', 'trace']), `tools/list: ${names}`);
+for (const t of tools) check(t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object', `${t.name}: input and output schemas are objects`);
+
+// The first call that needs the index may wait for it to be built.
+const FIRST = { timeout: 900_000 };
+const call = (name, args, options) => client.callTool({ name, arguments: args }, undefined, options);
+
+const source0 = await call('source', {});
+check(!source0.isError || source0.structuredContent?.state === 'failed', 'source answers at once');
+check(typeof source0.structuredContent?.root === 'string', `source names the checkout while loading: ${source0.structuredContent?.root}`);
+
+// Valid calls; the SDK has validated each structuredContent against its outputSchema.
+const lstm = await call('trace', { query: 'nn.LSTM' }, FIRST);
+check(!lstm.isError && lstm.structuredContent.schema === 'optrace.trace/1', 'trace nn.LSTM');
+check(lstm.structuredContent.ops.some((op) => op.name === 'lstm.input'), 'trace nn.LSTM reaches aten::lstm.input');
+const full = await call('trace', { query: 'aten::add.Tensor', detail: 'full', device: 'cuda', depth: 1, backward: false });
+check(!full.isError && full.structuredContent.target.name === 'aten::add.Tensor', 'trace aten::add.Tensor full');
+const kernel = await call('find', { symbol: 'softmax_warp_forward', limit: 5 });
+const def = kernel.structuredContent?.definitions?.[0];
+check(!kernel.isError && def?.file === 'aten/src/ATen/native/cuda/PersistentSoftmax.cuh' && def?.line === 68,
+  'find softmax_warp_forward: PersistentSoftmax.cuh:68');
+const op = await call('op', { name: 'aten::add.Tensor' });
+check(!op.isError && op.structuredContent.entries[0]?.line === 552, 'op aten::add.Tensor: native_functions.yaml:552');
+const scan = await call('scan', {
+  text: 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n',
+  name: 'm.py',
+});
+check(!scan.isError && Array.isArray(scan.structuredContent.ops) && scan.structuredContent.ops.length > 0, 'scan a small model');
+const ready = await call('source', {});
+check(ready.structuredContent.state === 'ready', 'source: ready');
+
+// Names that name nothing: tool errors with suggestions, not protocol errors.
+const typo = await call('trace', { query: 'nn.LSTMM' });
+check(typo.isError && text(typo).includes('nn.LSTM'), 'trace nn.LSTMM: isError, did you mean nn.LSTM');
+const conv = await call('trace', { query: 'conv' });
+check(conv.isError && text(conv).includes('nn.Conv2d') && text(conv).includes('F.conv2d'), 'trace conv: suggests nn.Conv2d, F.conv2d');
+const norm = await call('trace', { query: 'norm' });
+check(norm.isError && text(norm).includes('torch.norm') && text(norm).includes('aten::norm'), 'trace norm: lists its meanings');
+const sym = await call('find', { symbol: 'softmax_warp_forwrd' });
+check(sym.isError && text(sym).includes('softmax_warp_forward'), 'find a misspelled kernel: did you mean');
+const badop = await call('op', { name: 'aten::add.Tensr' });
+check(badop.isError && text(badop).includes('add.Tensor'), 'op a misspelled overload: did you mean');
+
+// Arguments that break the input schema: tool errors under 2025-11-25 (SEP-1303), answered before any work.
+const invalid = [
+  ['trace', {}],
+  ['trace', { query: 'nn.LSTM', device: 'tpu' }],
+  ['trace', { query: 'nn.LSTM', depth: 99 }],
+  ['trace', { query: 'nn.LSTM', detail: 'everything' }],
+  ['trace', { query: 'x'.repeat(100_000) }],
+  ['trace', { query: '\uD800' }],  // a lone surrogate: JSON.stringify writes "\ud800"
+  ['find', { symbol: 'add', limit: 0 }],
+  ['find', { symbol: '' }],
+  ['op', { name: 'add', extra: 1 }],
+  ['op', { name: 'y'.repeat(301) }],
+  ['scan', { text: '' }],
+  ['source', { unexpected: true }],
+];
+for (const [name, args] of invalid) {
+  const started = Date.now();
+  const r = await call(name, args);
+  const shown = JSON.stringify(args).slice(0, 60);
+  check(r.isError === true && text(r).startsWith('Invalid arguments for tool ' + name), `${name} ${shown}: isError (${Date.now() - started} ms)`);
+}
+let unknown = '';
+try {
+  await call('grep', { pattern: 'x' });
+} catch (e) {
+  unknown = String(e.code ?? e.message);
+}
+check(unknown === '-32602', `unknown tool: protocol error -32602 (${unknown})`);
+
+// The longest text the scan schema allows fits in one message.
+const long = await call('scan', { text: '# ' + 'é'.repeat(999_985) + '\n' });
+check(long.isError !== undefined, 'scan of 999,988 characters (2 MB of UTF-8) is answered');
+
+// 20 calls at once, each answered with its own result.
+const batch = [];
+const ops = ['add.Tensor', 'mm', 'bmm', 'addmm', 'relu', 'gelu', 'matmul', 'exp', 'log', 'cat'];
+const symbols = ['add_stub', 'softmax_warp_forward', 'lstm_cudnn', 'MulFunctor', 'layer_norm_cuda'];
+const queries = ['nn.Linear', 'F.softmax', 'torch.mm', 'Tensor.view', 'nn.GELU'];
+for (const name of ops) batch.push(call('op', { name }).then((r) => ['op', name, r.structuredContent.query, r.isError]));
+for (const symbol of symbols) batch.push(call('find', { symbol }).then((r) => ['find', symbol, r.structuredContent.symbol, r.isError]));
+for (const query of queries) batch.push(call('trace', { query }).then((r) => ['trace', query, r.structuredContent.query, r.isError]));
+const answers = await Promise.all(batch);
+check(answers.length === 20, '20 concurrent calls answered');
+for (const [tool, asked, answered, isError] of answers) check(asked === answered && !isError, `concurrent ${tool} ${asked}`);
+
+await client.close();
+console.log(failures ? `${failures} FAILED` : 'all passed');
+process.exit(failures ? 1 : 0);
