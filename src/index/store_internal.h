@@ -126,6 +126,13 @@ inline constexpr const char* kYamlFiles[] = {kNativeFunctionsPath, kTagsPath, kD
 // of hundreds of MiB would cost minutes of scanning and GiBs of memory.
 inline constexpr uint64_t kMaxIndexedFileBytes = uint64_t{8} << 20;
 
+// A C++ file with the same contents as one earlier in the listing is not
+// indexed again but skipped, "duplicate of PATH": its definitions would only
+// repeat the first file's, and a tree holding hundreds of copies of a file
+// made every trace through them hundreds of times slower.
+inline constexpr const char* kDuplicateOf = "duplicate of ";
+bool IsDuplicate(const std::string& skip_reason);
+
 struct Listing {
   std::vector<std::string> cpp, py;
   std::vector<SkippedPath> cpp_skipped, py_skipped;

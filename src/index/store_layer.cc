@@ -95,6 +95,10 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     if (sc.reuse) continue;
     const uint32_t k = changes.cpp[j];
     if (file_id[k] == UINT32_MAX || !sc.cpp.skip_reason.empty()) return false;
+    // Contents another file has or had: which of them is a duplicate changes.
+    for (size_t other = 0; other < img->cpp_files.size(); ++other)
+      if (other != k && (img->cpp_files[other].hash == sc.file.hash || img->cpp_files[other].hash == img->cpp_files[k].hash))
+        return false;
     if (!CppIndex::SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return false;
     fresh.emplace_back(file_id[k], &sc.cpp.records);
     ++rescanned;

@@ -252,6 +252,8 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
 // ---------------------------------------------------------------------------
 // Building an image.
 
+bool IsDuplicate(const std::string& skip_reason) { return StartsWith(skip_reason, kDuplicateOf); }
+
 // Stats, reads, hashes and scans one file. Stat before reading: a file
 // written meanwhile then looks changed on the next load, never the reverse.
 // A file over kMaxIndexedFileBytes is not read at all.
@@ -406,9 +408,12 @@ class ImageBuild {
       for (size_t i = 0; i < paths.size(); ++i) {
         int64_t o = old_ ? FindTracked(is_py ? old_->py_files : old_->cpp_files, paths[i]) : -1;
         olds[i] = o;
-        bool stale = o < 0 || (is_py ? py_stale[o] : cpp_stale[o]);
+        // A file skipped as a duplicate has no records to reuse: scanned
+        // again, in case the file it duplicated changed.
+        const bool duplicate = o >= 0 && !is_py && IsDuplicate(old_->cpp_skip_reasons[o]);
+        bool stale = o < 0 || duplicate || (is_py ? py_stale[o] : cpp_stale[o]);
         if (!stale) continue;
-        const TrackedFile* prev = o < 0 ? nullptr : &(is_py ? old_->py_files : old_->cpp_files)[o];
+        const TrackedFile* prev = o < 0 || duplicate ? nullptr : &(is_py ? old_->py_files : old_->cpp_files)[o];
         job_of[i] = static_cast<int64_t>(jobs_.size());
         jobs_.push_back({&paths[i], is_py, prev});
         if (o < 0 && old_) ++report_->added;
@@ -537,10 +542,15 @@ void ImageBuild::MergeCpp(ImageRoot* img) {
     if (!jobs_[k].is_py) total.Add(scanned_[k].cpp.records);
   img->cpp.Reserve(total);
   for (const SkippedPath& s : listing_.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
+  std::unordered_map<uint64_t, size_t> first_with_hash;  // contents -> the first indexed file with them
   for (size_t i = 0; i < listing_.cpp.size(); ++i) {
     const Scanned* s = cpp_job_[i] >= 0 ? &scanned_[cpp_job_[i]] : nullptr;
     const bool fresh = s && !s->reuse;
-    const std::string& skip_reason = fresh ? s->cpp.skip_reason : old_->cpp_skip_reasons[cpp_old_[i]];
+    std::string skip_reason = fresh ? s->cpp.skip_reason : old_->cpp_skip_reasons[cpp_old_[i]];
+    if (skip_reason.empty()) {
+      auto [first, inserted] = first_with_hash.try_emplace(img->cpp_files[i].hash, i);
+      if (!inserted) skip_reason = std::string(kDuplicateOf) + listing_.cpp[first->second] + " (the same contents)";
+    }
     img->cpp_skip_reasons.push_back(skip_reason);
     if (!skip_reason.empty()) {
       img->cpp.AddSkipped(listing_.cpp[i], skip_reason);

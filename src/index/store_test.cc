@@ -720,6 +720,38 @@ TEST_F(StoreTest, ACacheThatCannotBeWrittenIsSaid) {
   EXPECT_NE(err.find("built in memory on every run"), std::string::npos) << err;
 }
 
+// Issue 18 #9: copies of a file are indexed once, so a tree of hundreds of
+// copies does not make every trace through them hundreds of times slower.
+TEST_F(StoreTest, CopiesOfAFileAreIndexedOnceAndComeBackWhenTheyDiffer) {
+  disk_->Add("aten/src/ATen/native/Frob2.cpp", kFrobCpu);
+  disk_->Add("aten/src/ATen/native/Frob3.cpp", kFrobCpu);
+  auto duplicates = [](const Index& idx) {
+    std::vector<std::string> out;
+    for (const auto& s : idx.cpp.skipped())
+      if (s.reason.find("duplicate of ") == 0) out.push_back(s.path + ": " + s.reason);
+    return out;
+  };
+  const std::vector<std::string> expected = {
+      "aten/src/ATen/native/Frob2.cpp: duplicate of aten/src/ATen/native/Frob.cpp (the same contents)",
+      "aten/src/ATen/native/Frob3.cpp: duplicate of aten/src/ATen/native/Frob.cpp (the same contents)"};
+  {
+    Index idx;
+    Load(&idx);
+    EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 1u);
+    EXPECT_EQ(duplicates(idx), expected);
+  }
+  ReleaseArenaMemory();
+  LoadOnce([&](const Index& idx) { EXPECT_EQ(duplicates(idx), expected); });  // from the image
+  // The first copy edited: the second is indexed again, the third duplicates it.
+  disk_->Add("aten/src/ATen/native/Frob.cpp", std::string("\n") + kFrobCpu, 5);
+  StoreReport r = LoadOnce([&](const Index& idx) {
+    EXPECT_EQ(idx.cpp.FunctionsNamed("frob_cpu").size(), 2u);
+    EXPECT_EQ(duplicates(idx), std::vector<std::string>{"aten/src/ATen/native/Frob3.cpp: duplicate of "
+                                                        "aten/src/ATen/native/Frob2.cpp (the same contents)"});
+  });
+  ExpectNewImage(r);
+}
+
 TEST(StorePathTest, KeyedByRootUnderTheCacheDir) {
   EXPECT_EQ(StorePath("/c", "/a").substr(0, 9), "/c/index-");
   EXPECT_EQ(StorePath("/c", "/a").size(), std::string("/c/index-0123456789abcdef.img").size());
