@@ -84,10 +84,21 @@ int CmdTrace(int argc, char** argv) {
   app.add_option("--color", color, "color the text face: auto (a terminal without NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("query", queries,
-                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...")
-      ->allow_extra_args(false);  // else CLI11 reads the query '[]' (x[i]) as an empty list
+                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
   int rc = 0;
-  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  // CLI11 reads an argument written "[...]" as a list ("[]", the indexing
+  // operator x[i], as an empty one): mark such arguments so they stay one
+  // query, and unmark the queries after parsing.
+  constexpr char kLiteral = '\x1f';
+  std::vector<std::string> args(argv, argv + argc);
+  std::vector<char*> marked;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i > 0 && args[i].size() >= 2 && args[i].front() == '[' && args[i].back() == ']') args[i].insert(0, 1, kLiteral);
+    marked.push_back(args[i].data());
+  }
+  if (!ParseOrReport(app, argc, marked.data(), &rc)) return rc;
+  for (std::string& q : queries)
+    if (!q.empty() && q.front() == kLiteral) q.erase(0, 1);
   if (queries.empty() == !all) {
     std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
               << "; see optrace trace --help\n";
