@@ -58,6 +58,27 @@ std::string NotFoundMessage(const Status& status, const Trace& trace) {
   return out;
 }
 
+// CLI11 reads an argument written "[...]" as a list ("[]", the indexing
+// operator x[i], as an empty one). Such arguments are marked before parsing
+// so they stay one query, and unmarked after.
+constexpr char kLiteral = '\x1f';
+
+std::vector<char*> MarkBracketedArgs(int argc, char** argv, std::vector<std::string>* storage) {
+  storage->assign(argv, argv + argc);
+  std::vector<char*> marked;
+  for (size_t i = 0; i < storage->size(); ++i) {
+    std::string& a = (*storage)[i];
+    if (i > 0 && a.size() >= 2 && a.front() == '[' && a.back() == ']') a.insert(0, 1, kLiteral);
+    marked.push_back(a.data());
+  }
+  return marked;
+}
+
+void UnmarkQueries(std::vector<std::string>* queries) {
+  for (std::string& q : *queries)
+    if (!q.empty() && q.front() == kLiteral) q.erase(0, 1);
+}
+
 }  // namespace
 
 int CmdTrace(int argc, char** argv) {
@@ -86,19 +107,10 @@ int CmdTrace(int argc, char** argv) {
   app.add_option("query", queries,
                  "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
   int rc = 0;
-  // CLI11 reads an argument written "[...]" as a list ("[]", the indexing
-  // operator x[i], as an empty one): mark such arguments so they stay one
-  // query, and unmark the queries after parsing.
-  constexpr char kLiteral = '\x1f';
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<char*> marked;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i > 0 && args[i].size() >= 2 && args[i].front() == '[' && args[i].back() == ']') args[i].insert(0, 1, kLiteral);
-    marked.push_back(args[i].data());
-  }
+  std::vector<std::string> storage;
+  std::vector<char*> marked = MarkBracketedArgs(argc, argv, &storage);
   if (!ParseOrReport(app, argc, marked.data(), &rc)) return rc;
-  for (std::string& q : queries)
-    if (!q.empty() && q.front() == kLiteral) q.erase(0, 1);
+  UnmarkQueries(&queries);
   if (queries.empty() == !all) {
     std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
               << "; see optrace trace --help\n";
