@@ -22,6 +22,7 @@
 
 #include "cli/cmd_common.h"
 #include "cli/cmd_daemon.h"
+#include "lookup/query.h"
 #include "cli/commands.h"
 #include "index/index.h"
 #include "render/render.h"
@@ -111,6 +112,8 @@ int CmdTrace(int argc, char** argv) {
   std::vector<char*> marked = MarkBracketedArgs(argc, argv, &storage);
   if (!ParseOrReport(app, argc, marked.data(), &rc)) return rc;
   UnmarkQueries(&queries);
+  for (const std::string& q : queries)  // before any work: a long query names nothing (issue 18 #13)
+    if (Status s = CheckQueryLength(q); !s.ok()) return Report(s);
   if (queries.empty() == !all) {
     std::cerr << "optrace: trace needs " << (all ? "no QUERY with --all" : "a QUERY (or --all)")
               << "; see optrace trace --help\n";

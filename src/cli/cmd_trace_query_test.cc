@@ -35,5 +35,16 @@ TEST(CmdTraceQuery, IndexingOperatorStaysOneQueryNextToOthers) {
   EXPECT_EQ(traces[1]["query"], "nn.ReLU");
 }
 
+TEST(CmdTraceQuery, LongQueryIsAUsageErrorBeforeAnyWork) {
+  std::vector<std::string> args = {"trace", "--source", "/nonexistent", std::string(100000, 'x')};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  int rc = CmdTrace(static_cast<int>(argv.size()), argv.data());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);  // not 3: the checkout is never opened
+  EXPECT_NE(err.find("query too long"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace optrace
