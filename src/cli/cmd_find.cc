@@ -71,45 +71,22 @@ std::string LaunchText(const CppIndex& index, const CppLaunch& l) {
   return s;
 }
 
-}  // namespace
+// What `find` prints: the shared answer (lookup/find.h) in this command's
+// JSON and text forms; `limit` bounds the callers listed (0 = all).
+struct FindPrint {
+  const Index& ix;
+  const FindAnswer& found;
+  const std::string& name;
+  const std::string& root;
+  size_t limit;
+};
 
-int CmdFind(int argc, char** argv) {
-  CLI::App app{"List what the C++/CUDA index knows about a symbol, with file:line", "optrace find"};
-  std::string source, name;
-  bool as_json = false;
-  size_t limit = 40;
-  AddSourceFlag(app, &source);
-  app.add_option("name", name, "function, kernel, dispatch stub or macro name (a::b::f looks up f)")->required();
-  app.add_flag("--json", as_json, "print JSON");
-  app.add_option("--limit", limit, "callers to list (default 40; 0 = all)");
-  int rc = 0;
-  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
-  if (Status s = CheckQuery(name); !s.ok()) return Report(s);
-  Checkout checkout;
-  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
-  // The persistent index, kept for the life of the process (freeing a mapped
-  // image costs more than the exit).
-  auto* loaded = new Index;
-  LoadOptions load;
-  load.progress = ::isatty(STDERR_FILENO);
-  if (Status s = LoadIndex(checkout, load, loaded); !s.ok()) return Report(s);
-  const CppIndex& index = loaded->cpp;
-  FindAnswer found = FindName(*loaded, name);
-
-  if (!found.found()) {
-    const auto& suggestions = found.suggestions;
-    if (as_json) {
-      std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
-    } else {
-      std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
-      if (!suggestions.empty()) {
-        std::cerr << "did you mean:";
-        for (const auto& s : suggestions) std::cerr << " " << s;
-        std::cerr << "\n";
-      }
-    }
-    return static_cast<int>(ExitCode::kNotFound);
-  }
+void PrintFindJson(const FindPrint& print) {
+  const CppIndex& index = print.ix.cpp;
+  const FindAnswer& found = print.found;
+  const Index* loaded = &print.ix;
+  const std::string& name = print.name;
+  const size_t limit = print.limit;
   const auto& defs = found.definitions;
   const auto& decls = found.stub_decls;
   const auto& regs = found.stub_registrations;
@@ -123,71 +100,88 @@ int CmdFind(int argc, char** argv) {
   const auto& callers = found.callers;
 
   size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
-  if (as_json) {
-    json j = {{"name", name}, {"found", true}, {"checkout", checkout.root}};
-    for (uint32_t i : defs) {
-      const CppFunction& f = index.functions()[i];
-      j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
-                                  {"name", f.name}, {"qualified", f.qualified}, {"overload", f.overload},
-                                  {"params", f.params}, {"return_type", f.return_type},
-                                  {"template", f.is_template}, {"body", {f.body_begin, f.body_end}}});
-    }
-    for (uint32_t i : decls) {
-      const StubDecl& d = index.stub_decls()[i];
-      j["stub_declarations"].push_back({{"file", index.file(d.file)}, {"line", d.line},
-                                        {"kind", d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH" : "DEFINE_DISPATCH"},
-                                        {"type", d.type}});
-    }
-    auto reg_json = [&](const StubRegistration& r) {
-      return json{{"file", index.file(r.file)}, {"line", r.line}, {"macro", r.macro}, {"stub", r.stub},
-                  {"target", r.target}, {"target_written", r.target_written}, {"device", r.device}, {"arch", r.arch}};
-    };
-    for (uint32_t i : regs) j["registrations"].push_back(reg_json(index.registrations()[i]));
-    for (uint32_t i : as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
-    for (uint32_t i : launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
-    for (uint32_t i : launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
-    for (uint32_t i : macros) {
-      const CppMacro& m = index.macros()[i];
-      j["macros"].push_back({{"file", index.file(m.file)}, {"line", m.line}, {"end_line", m.end_line}});
-    }
-    for (uint32_t i : macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
-    for (uint32_t i : macro_sites) {
-      const CppMacroUse& u = index.macro_uses()[i];
-      json s = {{"file", index.file(u.file)}, {"line", u.line}};
-      if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
-      if (!u.within_macro.empty()) s["macro"] = u.within_macro;
-      if (u.function < 0 && u.within_macro.empty()) {
-        s["file_scope"] = true;
-        if (!u.first_arg.empty()) s["first_arg"] = u.first_arg;
-      }
-      j["macro_uses"].push_back(s);
-    }
-    for (uint32_t i : libs) {
-      const LibraryRegistration& r = index.library_registrations()[i];
-      j["library_registrations"].push_back({{"file", index.file(r.file)}, {"line", r.line}, {"block", r.block},
-                                            {"ns", r.ns}, {"key", r.key}, {"op", r.op}});
-    }
-    for (size_t k = 0; k < shown_callers; ++k) {
-      const CppCall& c = index.calls()[callers[k]];
-      json s = {{"file", index.file(c.file)}, {"line", c.line}, {"qualifier", c.qualifier}};
-      if (c.function >= 0) s["function"] = index.functions()[c.function].qualified;
-      if (!c.macro.empty()) s["macro"] = c.macro;
-      j["callers"].push_back(s);
-    }
-    j["callers_total"] = callers.size();
-    for (const NativeFunction* f : found.ops)
-      j["ops"].push_back({{"name", f->name}, {"file", kNativeFunctionsPath}, {"line", f->line}, {"func", OpSchemaText(*f)}});
-    for (const auto& [f, key] : found.dispatch)
-      j["dispatched_by"].push_back({{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
-    for (const PySymbol& p : found.python) {
-      PyLocation l = LocatePython(loaded->py, p);
-      json pj = {{"name", loaded->py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
-      if (l.line) pj["line"] = l.line;
-      j["python"].push_back(std::move(pj));
-    }
-    std::cout << j.dump(2) << "\n";
-    return 0;
+  json j = {{"name", name}, {"found", true}, {"checkout", print.root}};
+  for (uint32_t i : defs) {
+    const CppFunction& f = index.functions()[i];
+    j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
+                                {"name", f.name}, {"qualified", f.qualified}, {"overload", f.overload},
+                                {"params", f.params}, {"return_type", f.return_type},
+                                {"template", f.is_template}, {"body", {f.body_begin, f.body_end}}});
   }
+  for (uint32_t i : decls) {
+    const StubDecl& d = index.stub_decls()[i];
+    j["stub_declarations"].push_back({{"file", index.file(d.file)}, {"line", d.line},
+                                      {"kind", d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH" : "DEFINE_DISPATCH"},
+                                      {"type", d.type}});
+  }
+  auto reg_json = [&](const StubRegistration& r) {
+    return json{{"file", index.file(r.file)}, {"line", r.line}, {"macro", r.macro}, {"stub", r.stub},
+                {"target", r.target}, {"target_written", r.target_written}, {"device", r.device}, {"arch", r.arch}};
+  };
+  for (uint32_t i : regs) j["registrations"].push_back(reg_json(index.registrations()[i]));
+  for (uint32_t i : as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
+  for (uint32_t i : launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : macros) {
+    const CppMacro& m = index.macros()[i];
+    j["macros"].push_back({{"file", index.file(m.file)}, {"line", m.line}, {"end_line", m.end_line}});
+  }
+  for (uint32_t i : macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : macro_sites) {
+    const CppMacroUse& u = index.macro_uses()[i];
+    json s = {{"file", index.file(u.file)}, {"line", u.line}};
+    if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
+    if (!u.within_macro.empty()) s["macro"] = u.within_macro;
+    if (u.function < 0 && u.within_macro.empty()) {
+      s["file_scope"] = true;
+      if (!u.first_arg.empty()) s["first_arg"] = u.first_arg;
+    }
+    j["macro_uses"].push_back(s);
+  }
+  for (uint32_t i : libs) {
+    const LibraryRegistration& r = index.library_registrations()[i];
+    j["library_registrations"].push_back({{"file", index.file(r.file)}, {"line", r.line}, {"block", r.block},
+                                          {"ns", r.ns}, {"key", r.key}, {"op", r.op}});
+  }
+  for (size_t k = 0; k < shown_callers; ++k) {
+    const CppCall& c = index.calls()[callers[k]];
+    json s = {{"file", index.file(c.file)}, {"line", c.line}, {"qualifier", c.qualifier}};
+    if (c.function >= 0) s["function"] = index.functions()[c.function].qualified;
+    if (!c.macro.empty()) s["macro"] = c.macro;
+    j["callers"].push_back(s);
+  }
+  j["callers_total"] = callers.size();
+  for (const NativeFunction* f : found.ops)
+    j["ops"].push_back({{"name", f->name}, {"file", kNativeFunctionsPath}, {"line", f->line}, {"func", OpSchemaText(*f)}});
+  for (const auto& [f, key] : found.dispatch)
+    j["dispatched_by"].push_back({{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
+  for (const PySymbol& p : found.python) {
+    PyLocation l = LocatePython(loaded->py, p);
+    json pj = {{"name", loaded->py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
+    if (l.line) pj["line"] = l.line;
+    j["python"].push_back(std::move(pj));
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+void PrintFindText(const FindPrint& print) {
+  const CppIndex& index = print.ix.cpp;
+  const FindAnswer& found = print.found;
+  const Index* loaded = &print.ix;
+  const size_t limit = print.limit;
+  const auto& defs = found.definitions;
+  const auto& decls = found.stub_decls;
+  const auto& regs = found.stub_registrations;
+  const auto& as_target = found.registered_as_target;
+  const auto& launches_of = found.launches_of;
+  const auto& launches_in = found.launches_in;
+  const auto& macros = found.macros;
+  const auto& macro_launches = found.macro_launches;
+  const auto& macro_sites = found.macro_uses;
+  const auto& libs = found.library_registrations;
+  const auto& callers = found.callers;
+
+  size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
 
   auto section = [](const char* title, size_t n) {
     if (n) std::cout << title << " (" << n << "):\n";
@@ -261,6 +255,49 @@ int CmdFind(int argc, char** argv) {
   }
   if (shown_callers < callers.size())
     std::cout << "  ... " << callers.size() - shown_callers << " more (--limit 0 lists all)\n";
+}
+
+}  // namespace
+
+int CmdFind(int argc, char** argv) {
+  CLI::App app{"List what the C++/CUDA index knows about a symbol, with file:line", "optrace find"};
+  std::string source, name;
+  bool as_json = false;
+  size_t limit = 40;
+  AddSourceFlag(app, &source);
+  app.add_option("name", name, "function, kernel, dispatch stub or macro name (a::b::f looks up f)")->required();
+  app.add_flag("--json", as_json, "print JSON");
+  app.add_option("--limit", limit, "callers to list (default 40; 0 = all)");
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (Status s = CheckQuery(name); !s.ok()) return Report(s);
+  Checkout checkout;
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
+  // The persistent index, kept for the life of the process (freeing a mapped
+  // image costs more than the exit).
+  auto* loaded = new Index;
+  LoadOptions load;
+  load.progress = ::isatty(STDERR_FILENO);
+  if (Status s = LoadIndex(checkout, load, loaded); !s.ok()) return Report(s);
+  FindAnswer found = FindName(*loaded, name);
+
+  if (!found.found()) {
+    const auto& suggestions = found.suggestions;
+    if (as_json) {
+      std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
+    } else {
+      std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
+      if (!suggestions.empty()) {
+        std::cerr << "did you mean:";
+        for (const auto& s : suggestions) std::cerr << " " << s;
+        std::cerr << "\n";
+      }
+    }
+    return static_cast<int>(ExitCode::kNotFound);
+  }
+  FindPrint what{*loaded, found, name, checkout.root, limit};
+  if (as_json) PrintFindJson(what);
+  else PrintFindText(what);
   return 0;
 }
 

@@ -110,7 +110,6 @@ int CmdPy(int argc, char** argv) {
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   if (Status s = CheckQuery(symbol); !s.ok()) return Report(s);
 
-  if (Status s = CheckQueryLength(symbol); !s.ok()) return Report(s);
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
   // The persistent index, kept for the life of the process (as cmd_trace's:

@@ -22,6 +22,7 @@
 
 #include "cli/cmd_common.h"
 #include "cli/cmd_daemon.h"
+#include "lookup/query.h"
 #include "cli/commands.h"
 #include "index/index.h"
 #include "render/render.h"
@@ -89,8 +90,7 @@ int CmdTrace(int argc, char** argv) {
   app.add_option("--installed-torch", client_torch)->group("");
   app.add_option("--version-warning", client_warning)->group("");
   app.add_option("query", queries,
-                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...")
-      ->allow_extra_args(false);  // else CLI11 reads the query '[]' (x[i]) as an empty list
+                 "nn.LayerNorm, F.softmax, torch.cumsum, Tensor.view, aten::_softmax, a '+' operator, a kernel ...");
   int rc = 0;
   // CLI11 reads an argument "[...]" as a list literal, so the documented
   // operator query '[]' arrived as no query at all: such arguments are

@@ -682,7 +682,7 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
     return {false, TraceBriefMarkdown(brief), std::move(brief)};
   }
   if (s.code() != ExitCode::kNotFound) return ToolError("optrace: " + s.message());
-  std::string text = "Not found: " + s.message() + "\nNothing was traced: the checkout shows no such name.";
+  std::string text = "Not found: " + s.message() + "\nNothing was traced.";
   if (!trace.suggestions.empty()) {
     text += "\nDid you mean:";
     for (size_t i = 0; i < trace.suggestions.size(); ++i) text += (i ? ", " : " ") + trace.suggestions[i];
