@@ -1047,9 +1047,13 @@ class FileScanner {
         }
       }
       if (q > b && t[q - 1].Is("::")) --q;
+      // sorter.template sort<A>(...): a member call through `template`.
+      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->")))
+        --q;
       CppCall call;
       call.kind = CallKind::kPlain;
       std::string qualifier = k.Concat(q, i);
+      if (qualifier == "template") qualifier.clear();
       if (q > b && (t[q - 1].Is('.') || t[q - 1].Is("->"))) {
         call.kind = CallKind::kMember;
         std::string obj;

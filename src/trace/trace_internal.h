@@ -116,6 +116,9 @@ class Tracer {
   // `caller` (parameters, `body`'s text) or the method whose result it is.
   enum class Receiver { kTensor, kOther, kUnknown };
   Receiver ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // The member functions a call on a non-Tensor object reaches (by the
+  // receiver's declared class, else the classes of the caller's file).
+  std::vector<uint32_t> ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const;
   // Whether an operator's operand is a Tensor: a variable declared as one in
   // `params` or `body` (auto ones by their initializer), or a call's result
   // (".abs" for x.abs(), "at::log" for at::log(...)) of an op returning one.
@@ -131,6 +134,8 @@ class Tracer {
   std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file) const;
   // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
   const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
+  // The names a file-scope macro use writes by ## pasting its first argument.
+  std::vector<std::string> PastedNames(const CppMacroUse& use) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
   // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
   bool IsPlaceholder(const CppFunction& f) const;
@@ -172,6 +177,7 @@ class Tracer {
   WalkCache& Cache() const;
   mutable WalkCache* cache_ = nullptr;
   FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
+  std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
   // Places (PlaceKey) of the helpers and op calls the op being expanded
   // lists: a place not in them is not listed, so most lookups skip the lists.
   std::unordered_set<uint64_t> helper_keys_, call_keys_;

@@ -183,5 +183,26 @@ TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   EXPECT_TRUE(noted);
 }
 
+TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
+  // BinaryOps.cpp:1454 #define CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(func)
+  // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465
+  // uses it for eq. cuda/CompareEQKernel.cu:47 registers eq_kernel_cuda, which
+  // launches CompareEqFunctor (line 35).
+  Trace t = TraceOf("aten::eq.Tensor_out");
+  const OpStep* op = Op(t, "eq.Tensor_out");
+  ASSERT_NE(op, nullptr);
+  bool impl = false;
+  for (const auto& i : op->impls) {
+    impl = impl || (i.where.file == "aten/src/ATen/native/BinaryOps.cpp" && i.where.line == 1465);
+  }
+  EXPECT_TRUE(impl);
+  bool stub = false;
+  for (const auto& s : op->stubs) stub = stub || s.name == "eq_stub";
+  EXPECT_TRUE(stub);
+  bool functor = false;
+  for (const auto& k : op->kernels) functor = functor || k.name == "CompareEqFunctor";
+  EXPECT_TRUE(functor);
+}
+
 }  // namespace
 }  // namespace optrace
