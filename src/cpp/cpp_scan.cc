@@ -457,11 +457,15 @@ class FileScanner {
   size_t Namespace(size_t s) {
     const auto& t = T();
     std::string name;
+    // An inline namespace's members are members of the enclosing one (C++
+    // name lookup looks through it: at::native::CPU_CAPABILITY::f is found
+    // as at::native::f), so it adds nothing to the qualified names.
+    bool inline_ns = s > 0 && IdentAt(s - 1, "inline");
     size_t j = s + 1;
     for (; j < t.size(); ++j) {
       const Token& x = t[j];
       if (x.Is('{')) {
-        scopes_.push_back({Scope::kNamespace, name.empty() ? "(anonymous namespace)" : name});
+        scopes_.push_back({inline_ns ? Scope::kOther : Scope::kNamespace, name.empty() ? "(anonymous namespace)" : name});
         return j + 1;
       }
       if (x.Is(';') || x.Is('=')) break;
@@ -1043,13 +1047,29 @@ class FileScanner {
         }
       }
       if (q > b && t[q - 1].Is("::")) --q;
+      // sorter.template sort<A>(...): a member call through `template`.
+      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->")))
+        --q;
       CppCall call;
       call.kind = CallKind::kPlain;
       std::string qualifier = k.Concat(q, i);
+      if (qualifier == "template") qualifier.clear();
       if (q > b && (t[q - 1].Is('.') || t[q - 1].Is("->"))) {
         call.kind = CallKind::kMember;
         std::string obj;
         if (q >= b + 2 && IsIdent(t[q - 2])) obj = std::string(t[q - 2].text);
+        // A call's result (iter.device().index()): "device()." names the
+        // method whose return value the call is made on, so that the tracer
+        // can tell a Tensor receiver from a Device or an IntArrayRef.
+        if (q >= b + 2 && t[q - 2].Is(')')) {
+          size_t open = q - 2;
+          for (int depth = 0; open > b; --open) {
+            if (t[open].Is(')')) ++depth;
+            else if (t[open].Is('(') && --depth == 0) break;
+          }
+          if (open > b && t[open].Is('(') && IsIdent(t[open - 1]) && !IsNonCallKeyword(t[open - 1].text))
+            obj = std::string(t[open - 1].text) + "()";
+        }
         qualifier = obj + std::string(t[q - 1].text) + qualifier;
       } else {
         // `Type name(args)` and `vector<int> v(n)` declare variables.

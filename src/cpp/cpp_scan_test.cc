@@ -280,6 +280,33 @@ TEST(CppScan, CallShapes) {
   EXPECT_EQ(Call(r, "empty")->line, 11u);
 }
 
+TEST(CppScan, ReceiverOfACallResultAndInlineNamespaces) {
+  // iter.device().index(): the receiver is device()'s result, kept in the
+  // qualifier so the tracer can tell it from a Tensor. An inline namespace
+  // (CPU_CAPABILITY) adds nothing to qualified names, as for C++ lookup.
+  auto r = ScanCppFile("aten/src/ATen/native/cpu/K.cpp",
+                       "namespace at::native {\n"
+                       "inline namespace CPU_CAPABILITY {\n"
+                       "void k(TensorIteratorBase& iter) {\n"
+                       "  int d = iter.device().index();\n"
+                       "  auto n = iter.sizes().data();\n"
+                       "  sorter.template sort<A>(key, n);\n"
+                       "}\n"
+                       "#define HANDLE(A) sorter.template sort<A>(k)\n"
+                       "}}\n");
+  EXPECT_EQ(Call(r, "index")->qualifier, "device().");
+  EXPECT_EQ(Call(r, "data")->qualifier, "sizes().");
+  EXPECT_EQ(Call(r, "device")->qualifier, "iter.");
+  ASSERT_NE(Call(r, "sort"), nullptr);  // through `template`
+  EXPECT_EQ(Call(r, "sort")->kind, CallKind::kMember);
+  EXPECT_EQ(Call(r, "sort")->qualifier, "sorter.");
+  int in_macro = 0;  // the same call in a #define body
+  for (const auto& c : r.calls) in_macro += c.callee == "sort" && c.macro == "HANDLE" && c.kind == CallKind::kMember;
+  EXPECT_EQ(in_macro, 1);
+  ASSERT_NE(Fn(r, "k"), nullptr);
+  EXPECT_EQ(Fn(r, "k")->qualified, "at::native::k");
+}
+
 TEST(CppScan, TensorIteratorAndJiteratorLaunchers) {
   auto r = ScanCppFile("aten/src/ATen/native/cuda/M.cu",
                        "CONSTEXPR_EXCEPT_WIN_CUDA char mul_name[] = \"mul_kernel\";\n"

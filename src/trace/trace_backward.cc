@@ -37,13 +37,56 @@ struct FormulaNames {
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
 };
 
+// The identifier starting at s[i] after spaces and '(' ("" when none).
+std::string NextOperand(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '(' || s[i] == '\n')) ++i;
+  size_t j = i;
+  while (j < s.size() && IsIdentChar(s[j])) ++j;
+  if (j == i || std::isdigit(static_cast<unsigned char>(s[i]))) return {};
+  size_t k = j;
+  while (k < s.size() && s[k] == ' ') ++k;
+  // x.size(0), f(x), v[0], a::b: not the variable itself.
+  // at::f(...): the op's result.
+  if (s.compare(i, j - i, "at") == 0 && s.compare(k, 2, "::") == 0) {
+    size_t b = k + 2, e = b;
+    while (e < s.size() && IsIdentChar(s[e])) ++e;
+    if (e < s.size() && s[e] == '(' && e > b) return "at::" + std::string(s.substr(b, e - b));
+    return {};
+  }
+  if (k < s.size() && (s[k] == '.' || s[k] == '(' || s[k] == '[' || s[k] == ':' || s.compare(k, 2, "->") == 0))
+    return {};
+  return std::string(s.substr(i, j - i));
+}
+
 // Reads call names and operators out of a C++ expression (a formula, or a
 // helper's body). `arithmetic_all`: count + and binary - too (formulas); in
 // helper bodies those are mostly index arithmetic, so only * / and unary -.
-FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
+// `is_tensor` (bodies): an operator counts only when an operand next to it is
+// a variable declared as a Tensor -- `input_dim == 2`, `n * 2` are not ops.
+FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
+                            const std::function<bool(std::string_view)>& is_tensor = {}) {
   FormulaNames out;
   char prev_sig = '(';  // last significant char: decides unary vs binary minus
+  // The operand just before: a variable, or a call's result (".abs" for
+  // x.abs(), "at::log" for at::log(...)) once its ')' is read; and `left`,
+  // as it stood at the last punctuation: an operator's left operand.
+  std::string last_name, left;
+  std::string pending_call;           // the call whose '(' comes next
+  std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
+  size_t ops_before = 0;
+  // The operator just read (if any): kept only on a Tensor operand.
+  auto settle = [&](size_t i) {
+    if (is_tensor && out.operators.size() > ops_before) {
+      bool unary = out.operators.back() == "neg";
+      bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
+      std::string right = compound ? std::string() : NextOperand(s, i);
+      bool tensor = (!unary && !left.empty() && is_tensor(left)) || (!right.empty() && is_tensor(right));
+      if (!tensor) out.operators.pop_back();
+    }
+    ops_before = out.operators.size();
+  };
   for (size_t i = 0; i < s.size();) {
+    settle(i);
     char c = s[i];
     if (c == '"') {  // skip string literals
       size_t j = i + 1;
@@ -63,39 +106,60 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
       size_t k = j;
       while (k < s.size() && s[k] == ' ') ++k;
       bool is_call = k < s.size() && s[k] == '(';
-      if (is_call) {
-        bool method = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
-        (method ? out.methods : out.calls).push_back(name);
-      }
+      bool member = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
+      if (is_call) (member ? out.methods : out.calls).push_back(name);
+      bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
+      pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
+      last_name = is_call || member ? std::string() : name;
       i = j;
-      prev_sig = 'a';
+      // After return / case / throw an operator is unary: -x is neg.
+      bool keyword = name == "return" || name == "case" || name == "throw" || name == "else" || name == "co_return";
+      prev_sig = keyword ? '(' : 'a';
+      if (keyword) last_name.clear();
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       while (i < s.size() && (IsIdentChar(s[i]) || s[i] == '.')) ++i;
       prev_sig = '0';
+      last_name.clear();
       continue;
     }
     if (c == ' ' || c == '\n' || c == '\t') {
       ++i;
       continue;
     }
+    left = last_name;
+    last_name.clear();
+    if (c == '(') {
+      open_calls.push_back(pending_call);
+    } else if (c == ')' && !open_calls.empty()) {
+      last_name = open_calls.back();
+      open_calls.pop_back();
+    }
+    pending_call.clear();
     bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']';
     bool two = i + 1 < s.size();
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
     // which C++ also uses for templates).
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
-      if (operand_before && c != '!') out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : "le");
+      if (operand_before) out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne");
       i += 2;
       prev_sig = '.';
       continue;
     }
-    if (c == '-' && two && (s[i + 1] == '>' || s[i + 1] == '-' || s[i + 1] == '=')) {
+    // Compound assignment on a tensor is the in-place op: x += y is add_.
+    if (two && s[i + 1] == '=' && (c == '+' || c == '-' || c == '*' || c == '/')) {
+      if (operand_before && is_tensor) out.operators.push_back(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_");
       i += 2;
       prev_sig = '.';
       continue;
     }
-    if (c == '+' && two && (s[i + 1] == '+' || s[i + 1] == '=')) {
+    if (c == '-' && two && (s[i + 1] == '>' || s[i + 1] == '-')) {
+      i += 2;
+      prev_sig = '.';
+      continue;
+    }
+    if (c == '+' && two && s[i + 1] == '+') {
       i += 2;
       prev_sig = '.';
       continue;
@@ -107,14 +171,16 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all) {
     prev_sig = c;
     ++i;
   }
+  settle(s.size());
   out.operators.erase(std::remove(out.operators.begin(), out.operators.end(), ""), out.operators.end());
   return out;
 }
 
 }  // namespace
 
-std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all) {
-  return ScanExpression(code, arithmetic_all).operators;
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
+                                     const std::function<bool(std::string_view)>& is_tensor) {
+  return ScanExpression(code, arithmetic_all, is_tensor).operators;
 }
 
 namespace {
@@ -205,7 +271,8 @@ void Tracer::AddBackward() {
         int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
-          for (const auto& opname : ScanExpression(body, false).operators) {
+          auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
+          for (const auto& opname : ScanExpression(body, false, is_tensor).operators) {
             AddUnique(&b.ops, opname);
             from_operators.insert(opname);
           }

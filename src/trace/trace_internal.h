@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -81,16 +82,18 @@ class Tracer {
     bool blas_helper = false;  // at::cuda::blas:: -- followed after being listed as a library call
     bool launcher = false;     // gpu_kernel, cpu_kernel_vec ...
     bool stub = false;         // a dispatch stub call
+    std::string stub_key;      // ... the stub's name as its registrations write it ("cpublas::copy_stub")
     bool at_call = false, method_call = false;
     std::string base;          // the op base name an at::/method call names
     std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
     bool is_op = false, returns_tensor = false, out_call = false, worth = false;
+    bool kept = false;  // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
     bool elsewhere = false;    // qualified into a namespace the walk does not enter
     bool function_op = false;  // a plain call whose name is a function op (by name lookup)
     const std::vector<const NativeFunction*>* kernel_ops = nullptr;  // OpsWithKernel(callee)
-    // The helper definitions it reaches (ResolveCall), all and those outside
-    // CUDA files; empty when the walk never resolves it.
-    std::vector<uint32_t> targets, cpu_targets;
+    // The helper definitions it reaches (ResolveCall), all and those each
+    // kind of walk can run (RunsOnDevice); empty when the walk never resolves it.
+    std::vector<uint32_t> targets, cpu_targets, cuda_targets, any_targets;
   };
   // What FollowCpp reads of one walked function: its name as shown, whether
   // it is in native code, its launches and its calls (its own, its stub
@@ -103,19 +106,43 @@ class Tracer {
     std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
     std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
     std::vector<CallFacts> facts;       // one per call
+    std::vector<std::string> operator_ops;  // aten ops of its C++ operators on tensors ("mul", "add_")
   };
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
-  CallFacts ComputeCallFacts(const CppCall& c, uint32_t from_file) const;
+  CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // Whether a member call's receiver is a Tensor, from its declaration in
+  // `caller` (parameters, `body`'s text) or the method whose result it is.
+  enum class Receiver { kTensor, kOther, kUnknown };
+  Receiver ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // The member functions a call on a non-Tensor object reaches (by the
+  // receiver's declared class, else the classes of the caller's file).
+  std::vector<uint32_t> ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // Whether an operator's operand is a Tensor: a variable declared as one in
+  // `params` or `body` (auto ones by their initializer), or a call's result
+  // (".abs" for x.abs(), "at::log" for at::log(...)) of an op returning one.
+  bool IsTensorOperand(std::string_view params, std::string_view body, std::string_view name, int depth = 0) const;
+  // The key of a called stub's registrations, found from the caller's scope.
+  std::string StubRegistrationKey(const CppCall& c, const CppFunction& caller) const;
   // Whether FollowCpp can do anything with a call, wherever its walk stands.
   static bool Matters(const CallFacts& facts, const CppCall& c);
-  // Definitions a call may reach from `from_file`, never guessing among unrelated ones.
-  std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file) const;
+  // Definitions a call may reach from `from_file` (from `caller`'s scope by
+  // C++ lookup, when known), never guessing among unrelated ones.
+  std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const;
+  // The #defines of `macro` a use in `use_file` expands (its translation unit's).
+  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file) const;
   // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
   const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
+  // The names a file-scope macro use writes by ## pasting its first argument.
+  std::vector<std::string> PastedNames(const CppMacroUse& use) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
-  void AddOperatorOps(OpStep& op, const CppFunction& f, int depth);
+  // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
+  bool IsPlaceholder(const CppFunction& f) const;
+  // `defs` less the placeholders when a real definition is among them (noted in `op`).
+  std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
+  // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
   // Dispatch stubs named on the lines of a function's body without being called
@@ -150,6 +177,7 @@ class Tracer {
   WalkCache& Cache() const;
   mutable WalkCache* cache_ = nullptr;
   FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
+  std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
   // Places (PlaceKey) of the helpers and op calls the op being expanded
   // lists: a place not in them is not listed, so most lookups skip the lists.
   std::unordered_set<uint64_t> helper_keys_, call_keys_;
@@ -173,7 +201,17 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 
 // aten ops named by C++ operators on tensors in `code`: * mul, / div, unary
 // - neg, == eq, >= ge, <= le; with arithmetic_all also + add and binary - sub.
-std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all);
+// With `is_tensor`, only operators with an operand it calls a Tensor count.
+std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
+                                     const std::function<bool(std::string_view)>& is_tensor = {});
+
+// "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
+bool IsTensorType(std::string_view type);
+// The expression `name` is first assigned in `body` ("" when none).
+std::string Initializer(std::string_view body, std::string_view name);
+// The declared type of `name` in a parameter list or a body's text ("" when
+// not found, or declarations disagree).
+std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name);
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);

@@ -84,16 +84,33 @@ bool HasWantedKernel(const Tracer& t, const NativeFunction& fn) {
   return false;
 }
 
+bool IsView(const NativeFunction& fn) {
+  for (const auto& r : fn.schema.returns) {
+    if (r.annotation == "a" || (!r.annotation.empty() && r.annotation.back() != '!')) return true;
+  }
+  return false;
+}
+
+// Calls not worth following for kernels that still stay in the trace,
+// marked: views (view_as, mT: an alias, no data computed), ops returning
+// nothing (_linalg_check_errors), and the set-up ops that copy or convert
+// data -- for x.half() copy_ is the work (direct_copy_kernel_cuda).
+bool KeptInTrace(const NativeFunction& fn) {
+  static const std::unordered_set<std::string_view> kDataMoving = {
+      "clone", "to", "_to_copy", "copy_", "contiguous", "fill_", "zero_", "_copy_from", "_copy_from_and_resize"};
+  bool has_tensor_input = false;
+  for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
+  if (!has_tensor_input) return false;
+  return fn.schema.returns.empty() || IsView(fn) || kDataMoving.count(fn.schema.name) > 0;
+}
+
 bool WorthFollowing(const NativeFunction& fn) {
   if (IsPlumbing(fn)) return false;
   if (!ReturnsTensor(fn)) return false;
   bool has_tensor_input = false;
   for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
   if (!has_tensor_input) return false;  // factories: empty, zeros, arange ...
-  for (const auto& r : fn.schema.returns) {
-    if (r.annotation == "a" || (!r.annotation.empty() && r.annotation.back() != '!')) return false;  // views
-  }
-  return true;
+  return !IsView(fn);
 }
 
 std::string DisplayName(const CppFunction& f) {
@@ -126,7 +143,195 @@ bool IsLauncherName(std::string_view name) {
   return kLaunchers.count(name) > 0;
 }
 
+// --- where a definition can be reached from ------------------------------
+//
+// A call names a function; which definitions it can reach is decided by C++
+// name lookup (the caller's namespaces and classes, outwards, and the
+// qualifier written) and by the build (a file under vulkan/ is compiled only
+// into the Vulkan backend). Without both, a name shared by unrelated code
+// (relu_ in vulkan/ops, min as a __device__ helper in an anonymous namespace,
+// flash::'s helpers) would be listed as the op's code.
+
+// The components of a scope as lookup sees them: template arguments dropped,
+// anonymous namespaces left out (and noted: their members are visible only in
+// the file that defines them, or the files including it).
+struct LookupScope {
+  std::vector<std::string_view> parts;
+  bool anonymous = false;
+};
+
+LookupScope SplitScope(std::string_view s) {
+  LookupScope out;
+  size_t begin = 0;
+  int angle = 0, paren = 0;
+  auto push = [&](size_t end) {
+    std::string_view part = s.substr(begin, end - begin);
+    if (size_t lt = part.find('<'); lt != std::string_view::npos) part = part.substr(0, lt);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (part == "(anonymous namespace)") out.anonymous = true;
+    else if (!part.empty()) out.parts.push_back(part);
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '<') ++angle;
+    else if (c == '>') angle -= angle > 0 ? 1 : 0;
+    else if (c == '(') ++paren;
+    else if (c == ')') paren -= paren > 0 ? 1 : 0;
+    else if (c == ':' && angle == 0 && paren == 0 && i + 1 < s.size() && s[i + 1] == ':') {
+      push(i);
+      begin = i + 2;
+      ++i;
+    }
+  }
+  if (begin < s.size()) push(s.size());
+  return out;
+}
+
+// The scope a definition sits in: its qualified name less its last
+// component (the function's own name: "f", "impl" of TORCH_IMPL_FUNC's
+// structured_f::impl, "operator()").
+LookupScope ScopeOfFunction(const CppFunction& f) {
+  LookupScope scope = SplitScope(f.qualified);
+  if (!scope.parts.empty()) scope.parts.pop_back();
+  return scope;
+}
+
+bool IsHeader(std::string_view path) {
+  return EndsWith(path, ".h") || EndsWith(path, ".cuh") || EndsWith(path, ".hpp") || EndsWith(path, ".inl");
+}
+
+// Whether a call written with `qualifier` (as written: "", "at::native::",
+// "detail::", "::at::") from scope `from` can name a definition in scope
+// `def`: the qualifier must be the end of the definition's scope, and what
+// is left of it an enclosing scope of the caller (or the global one).
+bool LookupReaches(const LookupScope& def, std::string_view qualifier, const LookupScope& from) {
+  bool absolute = StartsWith(qualifier, "::");
+  LookupScope q = SplitScope(qualifier);
+  if (q.parts.size() > def.parts.size()) return false;
+  size_t rest = def.parts.size() - q.parts.size();
+  for (size_t i = 0; i < q.parts.size(); ++i) {
+    if (def.parts[rest + i] != q.parts[i]) return false;
+  }
+  if (absolute) return rest == 0;
+  if (rest > from.parts.size()) return false;
+  for (size_t i = 0; i < rest; ++i) {
+    if (def.parts[i] != from.parts[i]) return false;
+  }
+  return true;
+}
+
+// Folders compiled only into one backend's or one library's build: their
+// code is reached only from code in the same folder.
+std::string_view BackendFolder(std::string_view path) {
+  static const std::string_view kFolders[] = {"/vulkan/", "/xnnpack/", "/mps/",     "/metal/", "/mkldnn/xpu/",
+                                              "/xpu/",    "/qnnpack/", "/miopen/", "/hip/",   "/kleidiai/", "/mtia/"};
+  for (std::string_view f : kFolders) {
+    if (path.find(f) != std::string_view::npos) return f;
+  }
+  return {};
+}
+
+// Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
+bool IsCpuOnlyFile(std::string_view path) {
+  return path.find("/native/cpu/") != std::string_view::npos || path.find("/mkldnn/") != std::string_view::npos ||
+         path.find("/quantized/cpu/") != std::string_view::npos;
+}
+
+// Whether code in `file` can run on a walk for `device` ("CPU", "CUDA", "any").
+bool RunsOnDevice(std::string_view file, std::string_view device) {
+  if (device == "CUDA") return !IsCpuOnlyFile(file);
+  if (device == "CPU") return !IsCudaFile(file);
+  return !IsCudaFile(file) && file.find("/native/cpu/") == std::string_view::npos;
+}
+
+// Whether a definition in `def_file` is in the build of code in `from_file`.
+bool SameBuild(std::string_view def_file, std::string_view from_file) {
+  std::string_view folder = BackendFolder(def_file);
+  return folder.empty() || BackendFolder(from_file) == folder;
+}
+
+// --- what a member call is made on -----------------------------------------
+//
+// x.index(), x.data(), x.eq() are aten ops only when x is a Tensor:
+// iter.device().index() is Device::index, sizes.data() IntArrayRef::data. The
+// receiver's type comes from its declaration (a parameter, a local) or, for a
+// call's result, from the method returning it.
+using Receiver = Tracer::Receiver;
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 }  // namespace
+
+bool IsTensorType(std::string_view type) {
+  for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 1)) {
+    if (at > 0 && IsIdentChar(type[at - 1])) continue;
+    size_t end = at + 6;
+    if (type.compare(end, 4, "Base") == 0) end += 4;
+    if (end == type.size() || !IsIdentChar(type[end])) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Methods of Tensor (and of what it holds) that return no Tensor and are no aten op.
+bool IsNonTensorMethod(std::string_view m) {
+  static const std::unordered_set<std::string_view> kMethods = {
+      "device", "options", "dtype", "scalar_type", "sizes", "strides", "sym_sizes", "sym_strides", "layout",
+      "data_ptr", "const_data_ptr", "mutable_data_ptr", "key_set", "suggest_memory_format", "storage", "names",
+      "get_device", "vec", "begin", "end", "toScalarType", "unsafeGetTensorImpl", "sym_numel", "sym_size",
+      "sym_stride", "nbytes", "itemsize", "element_size", "ndimension", "has_names", "is_cuda", "is_cpu",
+      "type", "str", "c_str", "index_type", "shape", "common_dtype", "input_dtype", "dtype_or_default"};
+  return kMethods.count(m) > 0;
+}
+
+}  // namespace
+
+std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
+  for (const std::string& p : SplitTopLevel(params, ',')) {
+    std::string_view decl = p;
+    if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
+    while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
+    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
+      return std::string(decl.substr(0, decl.size() - name.size()));
+  }
+  std::string found;
+  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    size_t next = end;
+    while (next < body.size() && body[next] == ' ') ++next;
+    if (next >= body.size() || std::string_view("=;({").find(body[next]) == std::string_view::npos) continue;
+    size_t type_end = at;
+    while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
+      --type_end;
+    if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
+    size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
+    type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
+    std::string_view type = body.substr(type_begin, type_end - type_begin);
+    while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+    if (type.empty() || type == "return" || type == "else" || type == "case") continue;
+    if (!found.empty() && found != type) return "";
+    found = std::string(type);
+  }
+  return found;
+}
+
+std::string Initializer(std::string_view body, std::string_view name) {
+  // The first `name = <expr>;` (not ==) in the body.
+  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    while (end < body.size() && body[end] == ' ') ++end;
+    if (end + 1 >= body.size() || body[end] != '=' || body[end + 1] == '=') continue;
+    size_t stop = body.find(';', end);
+    std::string_view init = body.substr(end + 1, stop == std::string_view::npos ? std::string_view::npos : stop - end - 1);
+    while (!init.empty() && (init.front() == ' ' || init.front() == '\n')) init.remove_prefix(1);
+    return std::string(init);
+  }
+  return "";
+}
 
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   // Most calls name no library: every test below needs a qualifier of five
@@ -279,6 +484,11 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
     AddImplementations(op, fn, key, kernel, depth);
   }
   if (!fn.ufunc_inner_loop.empty()) AddUfuncKernels(op, fn);
+  if (!WorthFollowing(fn) && KeptInTrace(fn)) {
+    op.notes.push_back(IsView(fn)                 ? "view: returns an alias of its input; no data is computed"
+                       : fn.schema.returns.empty() ? "returns nothing: a check or a side effect"
+                                                   : "copies or converts data: the work of a set-up call");
+  }
   if (fn.implicit_composite) {
     op.notes.push_back("no dispatch: in native_functions.yaml, so CompositeImplicitAutograd: the C++ function " +
                        fn.dispatch.front().second + " runs on every backend, and autograd differentiates the ops it calls");
@@ -307,29 +517,30 @@ std::vector<uint32_t> Tracer::DefinitionsFor(const std::string& name, const Nati
 
 std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const NativeFunction& fn,
                                               const std::string& key, DefForm form) const {
+  // The dispatcher's registration calls at::native::<name>: only a definition
+  // in at::native itself (not a nested or anonymous namespace: vulkan::ops,
+  // xnnpack, flash, a file's own __device__ helpers), in a file the key's
+  // builds compile, can be it.
+  const std::string device = DeviceOfKey(key);
   std::vector<uint32_t> all;
   for (uint32_t id : ix_.cpp.FunctionsNamed(name)) {
     const CppFunction& f = ix_.cpp.functions()[id];
     if (f.form != form) continue;
     const std::string& file = ix_.cpp.file(f.file);
-    if (!StartsWith(file, "aten/src/ATen/")) continue;
+    if (!StartsWith(file, "aten/src/ATen/") || !BackendFolder(file).empty() || !RunsOnDevice(file, device)) continue;
+    LookupScope scope = form == DefForm::kFunction ? ScopeOfFunction(f) : SplitScope(f.qualified);
+    bool in_native = !scope.anonymous && scope.parts.size() >= 2 && scope.parts[0] == "at" && scope.parts[1] == "native";
+    if (!in_native || (form == DefForm::kFunction && scope.parts.size() != 2)) continue;
     all.push_back(id);
   }
   if (all.size() <= 1) return all;
-  // Device: a CUDA kernel lives in CUDA sources; CPU and composite ones don't.
+  // Device: a CUDA kernel lives in CUDA sources when it has its own.
   std::vector<uint32_t> by_device;
   for (uint32_t id : all) {
     bool cuda = IsCudaFile(ix_.cpp.file(ix_.cpp.functions()[id].file));
     if ((key == "CUDA") == cuda) by_device.push_back(id);
   }
   if (!by_device.empty()) all = by_device;
-  // Namespaces: native kernels live in at::native (not at::cuda::, at::meta::...).
-  std::vector<uint32_t> native;
-  for (uint32_t id : all) {
-    const std::string& q = ix_.cpp.functions()[id].qualified;
-    if (q.find("native::") != std::string::npos || q == name) native.push_back(id);
-  }
-  if (!native.empty()) all = native;
   if (all.size() <= 1 || form != DefForm::kFunction) return all;
   // Overloads: the parameter kinds must match the schema's, in order.
   std::string want;
@@ -366,7 +577,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     if (const CppMacroUse* use = MacroGeneratedImpl(kernel)) {
       CppFunction synthetic;
       synthetic.name = kernel;
-      synthetic.qualified = kernel;
+      synthetic.qualified = "at::native::structured_" + kernel + "::impl";  // what TORCH_IMPL_FUNC defines
       synthetic.form = DefForm::kImplFunc;
       synthetic.file = use->file;
       synthetic.line = synthetic.body_begin = synthetic.body_end = use->line;
@@ -377,6 +588,16 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
       impl.where = CppLoc(use->file, use->line, 1);
       impl.params = "generated by the macro " + use->macro;
       op.impls.push_back(impl);
+      // Stubs the macro names by pasting (func##_stub) are called by the body it writes.
+      synthetic_stub_calls_.clear();
+      for (const std::string& name : PastedNames(*use)) {
+        if (ix_.cpp.StubDeclsNamed(name).empty()) continue;
+        CppCall call;
+        call.callee = name;
+        call.file = use->file;
+        call.line = use->line;
+        synthetic_stub_calls_.push_back(call);
+      }
       FollowCpp(op, UINT32_MAX, DeviceOfKey(key), depth, &synthetic);
       return;
     }
@@ -393,6 +614,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     else op.notes.push_back(key + ": " + why);
     return;
   }
+  defs = SetAsidePlaceholders(op, key, defs);
   if (defs.size() > 1 && form == DefForm::kFunction) {
     op.notes.push_back(key + ": " + std::to_string(defs.size()) + " definitions of " + kernel +
                        " match this schema's parameter kinds; all are listed");
@@ -401,8 +623,15 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     const CppFunction& f = ix_.cpp.functions()[id];
     ImplStep impl;
     impl.key = key;
+    // A composite kernel in code only CPU builds compile (mkldnn/: oneDNN)
+    // runs for CPU tensors only: it is listed, and walked, as CPU code.
+    if (IsCompositeKey(key) && IsCpuOnlyFile(ix_.cpp.file(f.file))) {
+      impl.key = "CPU";
+      op.notes.push_back(key + ": " + kernel + " is defined in " + ix_.cpp.file(f.file) +
+                         ", which only CPU builds compile: listed as CPU code");
+    }
     impl.function = f.name;
-    impl.form = DefFormName(f.form);
+    impl.form = IsPlaceholder(f) ? "placeholder" : DefFormName(f.form);
     impl.where = CppLoc(f.file, f.line, 4);
     impl.params = f.params;
     for (uint32_t d : ix_.cpp.DtypeDispatchesIn(id)) {
@@ -411,33 +640,64 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
       }
     }
     op.impls.push_back(impl);
-    FollowCpp(op, id, DeviceOfKey(key), depth);
-    // Only for the op asked about: operator inference on text is a guess
-    // about operand types, kept where it matters most and noted.
-    if (IsCompositeKey(key) && depth == 0 && WorthFollowing(fn)) AddOperatorOps(op, f, depth);
+    FollowCpp(op, id, DeviceOfKey(impl.key), depth);
   }
 }
 
-void Tracer::AddOperatorOps(OpStep& op, const CppFunction& f, int depth) {
-  // A composite written with C++ operators on tensors ((x1 * x2).sum(),
-  // x / norm) calls mul, div, ... through them. Inferred from the text, so
-  // only the tensor-only overload is taken and the inference is noted.
-  int lines = static_cast<int>(f.body_end) - static_cast<int>(f.body_begin) + 1;
-  if (lines <= 0 || lines > 200) return;
-  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), lines);
-  std::vector<std::string> found;
-  for (const std::string& name : OperatorOps(body, false)) {
-    if (std::find(found.begin(), found.end(), name) != found.end()) continue;
-    found.push_back(name);
+bool Tracer::IsPlaceholder(const CppFunction& f) const {
+  // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
+  // raises: its first statement fails unconditionally.
+  if (f.body_end <= f.body_begin || f.body_end - f.body_begin > 12) return false;
+  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin),
+                                 static_cast<int>(f.body_end - f.body_begin + 1));
+  size_t open = body.find('{');  // the line of the body's '{' comes first
+  if (open == std::string::npos) return false;
+  std::string code;
+  for (size_t i = open + 1; i < body.size(); ++i) {
+    if (body.compare(i, 2, "//") == 0) {
+      while (i < body.size() && body[i] != '\n') ++i;
+    } else if (!std::isspace(static_cast<unsigned char>(body[i]))) {
+      code += body[i];
+    }
+  }
+  static const std::string_view kFailures[] = {"TORCH_CHECK(false", "AT_ERROR(", "TORCH_CHECK_NOT_IMPLEMENTED(false",
+                                               "TORCH_INTERNAL_ASSERT(false", "throw", "AT_ASSERTM(false"};
+  for (std::string_view fail : kFailures) {
+    if (StartsWith(code, fail)) return true;
+  }
+  return false;
+}
+
+std::vector<uint32_t> Tracer::SetAsidePlaceholders(OpStep& op, const std::string& key,
+                                                   const std::vector<uint32_t>& defs) const {
+  // A real definition and a placeholder for builds without the library:
+  // the real one runs; the placeholder is noted, never listed as the code.
+  std::vector<uint32_t> real;
+  for (uint32_t id : defs) {
+    if (!IsPlaceholder(ix_.cpp.functions()[id])) real.push_back(id);
+  }
+  if (real.empty() || real.size() == defs.size()) return defs;
+  for (uint32_t id : defs) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    if (std::find(real.begin(), real.end(), id) != real.end()) continue;
+    op.notes.push_back(key + ": " + ix_.cpp.file(f.file) + ":" + std::to_string(f.line) + " defines " + f.name +
+                       " as a placeholder that only raises (compiled when the build lacks its library); not listed");
+  }
+  return real;
+}
+
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth) {
+  // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
+  // out += bias) calls mul, div, add_ through them: the tensor-only overload.
+  if (walk.operator_ops.empty()) return;
+  std::string list;
+  for (const std::string& name : walk.operator_ops) {
     const NativeFunction* fn = FindOp(name + ".Tensor");
     if (!fn) fn = FindOp(name);
     if (fn) AddOp(fn, op.role, op.name, depth + 1);
+    list += (list.empty() ? "" : ", ") + name;
   }
-  if (!found.empty()) {
-    std::string list;
-    for (const auto& n : found) list += (list.empty() ? "" : ", ") + n;
-    op.notes.push_back(f.name + " uses C++ operators on tensors (inferred: " + list + ")");
-  }
+  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + list);
 }
 
 void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
@@ -488,17 +748,55 @@ void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
 const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   const CppIndex& cpp = ix_.cpp;
   // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,
-  // then their file-scope uses in the same file: MACRO(kernel, ...).
+  // then their file-scope uses in the same file: MACRO(kernel, ...), or
+  // MACRO(eq) for a body writing TORCH_IMPL_FUNC(func##_Tensor_out).
   for (uint32_t i : cpp.MacroUsesOf("TORCH_IMPL_FUNC")) {
     const CppMacroUse& writer = cpp.macro_uses()[i];
     if (writer.within_macro.empty()) continue;
     for (uint32_t u : cpp.MacroUsesOf(writer.within_macro)) {
       const CppMacroUse& use = cpp.macro_uses()[u];
-      if (use.function < 0 && use.within_macro.empty() && use.file == writer.file && use.first_arg == kernel)
-        return &use;
+      if (use.function >= 0 || !use.within_macro.empty() || use.file != writer.file) continue;
+      if (use.first_arg == kernel) return &use;
+      std::vector<std::string> pasted = PastedNames(use);
+      if (std::find(pasted.begin(), pasted.end(), kernel) != pasted.end()) return &use;
     }
   }
   return nullptr;
+}
+
+std::vector<std::string> Tracer::PastedNames(const CppMacroUse& use) const {
+  // #define M(func) ... func##_Tensor_out ... func##_stub(...), used as M(eq):
+  // {"eq_Tensor_out", "eq_stub"} -- ## pasting of the first parameter.
+  std::vector<std::string> out;
+  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
+  if (defs.empty() || use.first_arg.empty()) return out;
+  const CppMacro& m = ix_.cpp.macros()[defs.front()];
+  std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
+  size_t open = text.find('(', text.find(use.macro));
+  size_t close = text.find_first_of(",)", open);
+  if (open == std::string::npos || close == std::string::npos) return out;
+  std::string param = text.substr(open + 1, close - open - 1);
+  param.erase(std::remove(param.begin(), param.end(), ' '), param.end());
+  if (param.empty()) return out;
+  for (size_t at = text.find("##", close); at != std::string::npos; at = text.find("##", at + 2)) {
+    // The identifier pieces on both sides of this ## (and of a second one).
+    size_t b = at;
+    while (b > 0 && IsIdentChar(text[b - 1])) --b;
+    size_t e = at + 2;
+    while (e < text.size() && (IsIdentChar(text[e]) || text.compare(e, 2, "##") == 0)) e += text[e] == '#' ? 2 : 1;
+    std::string pieces = text.substr(b, e - b), name;
+    bool uses_param = false;
+    for (size_t p = 0; p <= pieces.size();) {
+      size_t q = std::min(pieces.find("##", p), pieces.size());
+      std::string piece = pieces.substr(p, q - p);
+      uses_param = uses_param || piece == param;
+      name += piece == param ? use.first_arg : piece;
+      p = q + 2;
+    }
+    if (uses_param && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    at = e > at + 2 ? e - 2 : at;
+  }
+  return out;
 }
 
 namespace {
@@ -537,25 +835,39 @@ std::vector<std::string> PathOf(const std::deque<WalkNode>& nodes, int32_t i) {
 
 }  // namespace
 
-std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file) const {
-  // Definitions a call may reach, never guessing among unrelated ones.
+std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const {
+  // Definitions a call may reach, never guessing among unrelated ones: those
+  // C++ lookup finds from the caller's scope (when known) in the caller's build.
   const CppIndex& cpp = ix_.cpp;
+  const std::string& ff = cpp.file(from_file);
+  const LookupScope from = caller ? ScopeOfFunction(*caller) : LookupScope{};
+  auto reachable = [&](const CppFunction& f, std::string_view qualifier, const LookupScope& scope) {
+    const std::string& file = cpp.file(f.file);
+    if (!SameBuild(file, ff)) return false;
+    if (scope.anonymous && f.file != from_file && !IsHeader(file)) return false;
+    return !caller || LookupReaches(scope, qualifier, from);
+  };
   std::vector<uint32_t> cands;
   if (c.kind == CallKind::kFunctor) {
+    // Type<...>{}(...): the type is looked up like a function name.
     for (uint32_t id : cpp.FunctionsNamed("operator()")) {
-      if (cpp.functions()[id].qualified.find(c.callee + "::operator()") != std::string::npos) cands.push_back(id);
+      const CppFunction& f = cpp.functions()[id];
+      if (f.qualified.find(c.callee + "::operator()") == std::string::npos) continue;
+      LookupScope scope = ScopeOfFunction(f);
+      if (!scope.parts.empty() && scope.parts.back() == c.callee) scope.parts.pop_back();
+      if (reachable(f, c.qualifier, scope)) cands.push_back(id);
     }
   } else {
     for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
       const CppFunction& f = cpp.functions()[id];
       if (f.form != DefForm::kFunction) continue;
       if (!InNativeCode(cpp.file(f.file))) continue;
-      cands.push_back(id);
+      if (reachable(f, c.kind == CallKind::kQualified ? std::string_view(c.qualifier) : std::string_view(), ScopeOfFunction(f)))
+        cands.push_back(id);
     }
   }
   if (cands.empty()) return cands;
   std::vector<uint32_t> same_file, same_dir;
-  const std::string& ff = cpp.file(from_file);
   std::string_view dir = std::string_view(ff).substr(0, ff.rfind('/') + 1);
   for (uint32_t id : cands) {
     const std::string& file = cpp.file(cpp.functions()[id].file);
@@ -574,8 +886,132 @@ std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file) 
   return {};
 }
 
-Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, uint32_t from_file) const {
+bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
+                             int depth) const {
+  // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
+  // for at::log(...)): whether that op returns a Tensor.
+  if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
+    bool method = name.front() == '.';
+    std::string base(name.substr(method ? 1 : 4));
+    bool tensor = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+      if (method && !o->HasVariant("method")) continue;
+      tensor = tensor || ReturnsTensor(*o);
+    }
+    return tensor;
+  }
+  std::string type = DeclaredType(params, body, name);
+  if (IsTensorType(type)) return true;
+  if (type.find("auto") == std::string::npos || depth >= 2) return false;
+  // auto x = <expr>: a Tensor when the expression is made of one (an at::
+  // call, a Tensor variable, a Tensor method's result).
+  std::string init = Initializer(body, name);
+  if (StartsWith(init, "at::")) return true;
+  for (size_t i = 0; i < init.size();) {
+    if (!IsIdentChar(init[i]) || std::isdigit(static_cast<unsigned char>(init[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < init.size() && IsIdentChar(init[j])) ++j;
+    std::string_view word = std::string_view(init).substr(i, j - i);
+    bool member = i > 0 && init[i - 1] == '.';
+    bool call = j < init.size() && init[j] == '(';
+    if (member && call && IsTensorOperand(params, body, "." + std::string(word), depth + 1)) return true;
+    if (!member && !call && word != name && IsTensorOperand(params, body, word, depth + 1)) return true;
+    i = j;
+  }
+  return false;
+}
+
+std::vector<uint32_t> Tracer::ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+  // obj.m(...) that is no aten op: the member functions m of obj's class --
+  // by its declared type (params.matmul_ih on a CellParams), or, when that is
+  // a template parameter (Sorter sorter; sorter.sort(...)), the classes of
+  // the caller's own file defining m (the functors it is instantiated with).
   const CppIndex& cpp = ix_.cpp;
+  std::string_view q = c.qualifier;
+  size_t dot = std::min(q.find('.'), q.find("->"));
+  if (dot == std::string_view::npos || dot == 0) return {};
+  std::string_view recv = q.substr(0, dot);
+  if (EndsWith(recv, "()") || recv == "this") return {};
+  std::string type = DeclaredType(caller.params, body, recv);
+  bool library_type = type.find("::") != std::string::npos;  // std::vector, c10::ArrayRef, at::TensorIterator
+  // The class name: template arguments, qualifiers, cv and references dropped.
+  if (size_t lt = type.find('<'); lt != std::string::npos) type = type.substr(0, lt);
+  while (!type.empty() && !IsIdentChar(type.back())) type.pop_back();
+  if (size_t sp = type.find_last_of(" :"); sp != std::string::npos) type = type.substr(sp + 1);
+  if (type.empty() || type == "auto" || IsTensorType(type)) return {};
+  const std::string& from_file = cpp.file(caller.file);
+  const LookupScope from = ScopeOfFunction(caller);
+  std::vector<uint32_t> by_type, same_file;
+  bool known_class = false;  // some definition is a member of `type`: not a template parameter
+  for (uint32_t id : cpp.FunctionsNamed(c.callee)) {
+    const CppFunction& f = cpp.functions()[id];
+    if (f.form != DefForm::kFunction || !InNativeCode(cpp.file(f.file)) || !SameBuild(cpp.file(f.file), from_file))
+      continue;
+    LookupScope scope = ScopeOfFunction(f);
+    if (scope.parts.empty()) continue;
+    known_class = known_class || scope.parts.back() == type;
+    if (scope.parts.back() == type) by_type.push_back(id);
+    // A member of a class (its scope is no namespace enclosing the caller).
+    bool enclosing = scope.parts.size() <= from.parts.size() &&
+                     std::equal(scope.parts.begin(), scope.parts.end(), from.parts.begin());
+    if (f.file == caller.file && !enclosing) same_file.push_back(id);
+  }
+  if (!by_type.empty()) return by_type.size() <= 8 ? by_type : std::vector<uint32_t>{};
+  if (!caller.is_template || known_class || library_type || same_file.size() > 8) return {};
+  return same_file;
+}
+
+Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+  std::string_view q = c.qualifier;
+  size_t dot = std::min(q.find('.'), q.find("->"));
+  if (dot == std::string_view::npos || dot == 0) return Receiver::kUnknown;
+  std::string_view recv = q.substr(0, dot);
+  if (EndsWith(recv, "()")) {  // a call's result: what that method returns
+    std::string_view method = recv.substr(0, recv.size() - 2);
+    if (IsNonTensorMethod(method)) return Receiver::kOther;
+    bool any = false, tensor = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(std::string(method))) {
+      if (!o->HasVariant("method")) continue;
+      any = true;
+      tensor = tensor || ReturnsTensor(*o);
+    }
+    return !any ? Receiver::kUnknown : tensor ? Receiver::kTensor : Receiver::kOther;
+  }
+  if (recv == "this") return Receiver::kOther;
+  std::string type = DeclaredType(caller.params, body, recv);
+  if (type.empty() || type.find("auto") != std::string::npos) return Receiver::kUnknown;
+  return IsTensorType(type) ? Receiver::kTensor : Receiver::kOther;
+}
+
+std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& caller) const {
+  // REGISTER_DISPATCH(cpublas::copy_stub, ...) names the stub as seen from
+  // the registering file's namespace: a call to copy_stub made inside
+  // at::native::cpublas reaches cpublas::copy_stub's registrations, not
+  // at::native's copy_stub. Lookup goes outwards from the caller's scope.
+  const CppIndex& cpp = ix_.cpp;
+  LookupScope from = ScopeOfFunction(caller);
+  std::string written = c.qualifier + c.callee;
+  if (c.kind == CallKind::kQualified && !cpp.RegistrationsOf(written).empty()) return written;
+  for (size_t keep = from.parts.size(); keep > 0; --keep) {
+    // The innermost namespaces past at::native, as a registration writes them.
+    std::string key;
+    for (size_t i = 0; i < keep; ++i) {
+      if (i < 2 && i < from.parts.size() && from.parts[i] == (i == 0 ? "at" : "native")) continue;
+      key += std::string(from.parts[i]) + "::";
+    }
+    if (key.empty()) break;
+    key += c.callee;
+    if (!cpp.RegistrationsOf(key).empty()) return key;
+  }
+  return c.callee;
+}
+
+Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+  const CppIndex& cpp = ix_.cpp;
+  const uint32_t from_file = caller.file;
   CallFacts facts;
   // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
   bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
@@ -583,10 +1019,21 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, uint32_t from_file)
   facts.blas_helper = c.qualifier.find("cuda::blas::") != std::string::npos;
   facts.launcher = IsLauncherName(c.callee);
   facts.stub = c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty();
+  if (facts.stub) facts.stub_key = StubRegistrationKey(c, caller);
   facts.at_call = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
+  // at::cuda::sort, at::cpu::add: the per-backend entry points torchgen
+  // writes for each op call that backend's kernel (at::cuda:: also holds
+  // helpers, which are not ops).
+  static const std::string_view kBackendEntryPoints[] = {
+      "at::cuda::", "at::cpu::", "at::compositeexplicitautograd::", "at::compositeimplicitautograd::",
+      "at::compositeexplicitautogradnonfunctional::"};
+  for (std::string_view prefix : kBackendEntryPoints) {
+    if (c.qualifier == prefix && !ix_.yaml.Overloads(c.callee).empty()) facts.at_call = true;
+  }
   // Member calls in CPU kernel files are on Vectorized<T> values
   // (x.neg().exp()), not tensors.
-  facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos;
+  facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos &&
+                      ReceiverOf(c, caller, body) != Receiver::kOther;
   if (facts.at_call || facts.method_call) {
     std::string& base = facts.base;
     base = c.callee;
@@ -609,6 +1056,7 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, uint32_t from_file)
     for (const NativeFunction* o : overloads) {
       if ((o->schema.is_out() && !facts.out_call) || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
       facts.worth = facts.worth || WorthFollowing(*o);
+      facts.kept = facts.kept || KeptInTrace(*o);
     }
   }
   // Helpers: plain, at::native::, at::cuda::, functors.
@@ -620,11 +1068,14 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, uint32_t from_file)
   // for what the walk stops at whatever the device (a library call stops it
   // only off the CPU).
   bool stops = facts.launcher || facts.stub || (facts.is_op && (facts.at_call || facts.method_call)) ||
-               facts.method_call || c.kind == CallKind::kMember || facts.elsewhere;
+               facts.elsewhere;
   if (stops) return facts;
-  facts.targets = ResolveCall(c, from_file);
+  facts.targets = c.kind == CallKind::kMember ? ResolveMember(c, caller, body) : ResolveCall(c, from_file, &caller);
   for (uint32_t id : facts.targets) {
-    if (!IsCudaFile(cpp.file(cpp.functions()[id].file))) facts.cpu_targets.push_back(id);
+    const std::string& file = cpp.file(cpp.functions()[id].file);
+    if (RunsOnDevice(file, "CPU")) facts.cpu_targets.push_back(id);
+    if (RunsOnDevice(file, "CUDA")) facts.cuda_targets.push_back(id);
+    if (RunsOnDevice(file, "any")) facts.any_targets.push_back(id);
   }
   if (c.kind == CallKind::kPlain) {
     // rsqrt(x) inside at::native with no native definition of that name:
@@ -653,12 +1104,25 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   std::vector<uint32_t> macro_calls;
   for (uint32_t u : cpp.MacroUsesIn(fn)) {
     const CppMacroUse& use = cpp.macro_uses()[u];
-    for (uint32_t l : cpp.LaunchesInMacro(use.macro)) w.launches.push_back(l);
-    for (uint32_t c : cpp.CallsInMacro(use.macro)) macro_calls.push_back(c);
+    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
+    auto inside = [&](uint32_t file, uint32_t line) {
+      for (uint32_t d : defs) {
+        const CppMacro& m = cpp.macros()[d];
+        if (m.file == file && line >= m.line && line <= m.end_line) return true;
+      }
+      return false;
+    };
+    for (uint32_t l : cpp.LaunchesInMacro(use.macro)) {
+      if (inside(cpp.launches()[l].file, cpp.launches()[l].line)) w.launches.push_back(l);
+    }
+    for (uint32_t c : cpp.CallsInMacro(use.macro)) {
+      if (inside(cpp.calls()[c].file, cpp.calls()[c].line)) macro_calls.push_back(c);
+    }
   }
   // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
   // cumsum_stub)) is called inside it: treat the reference as the call.
   w.stub_refs = StubReferences(f);
+  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls_.begin(), synthetic_stub_calls_.end());
   for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
   for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
   for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
@@ -666,8 +1130,20 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   // are metadata, member calls, launchers or calls into code the walk does
   // not enter, and FollowCpp would read each of them once per op.
   std::vector<const CppCall*> kept;
+  // The body's text: the declarations of member calls' receivers and of
+  // operators' operands.
+  std::string body;
+  if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
+    body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
+  if (w.native && f.body_end - f.body_begin < 400) {
+    auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
+    for (std::string& name : OperatorOps(body, true, is_tensor)) {
+      if (std::find(w.operator_ops.begin(), w.operator_ops.end(), name) == w.operator_ops.end())
+        w.operator_ops.push_back(std::move(name));
+    }
+  }
   for (const CppCall* c : w.calls) {
-    CallFacts facts = ComputeCallFacts(*c, f.file);
+    CallFacts facts = ComputeCallFacts(*c, f, body);
     if (!Matters(facts, *c)) continue;
     kept.push_back(c);
     w.facts.push_back(std::move(facts));
@@ -676,69 +1152,259 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   return w;  // no copy: moved or elided, so the pointers into stub_refs hold
 }
 
+std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file) const {
+  // A macro means what the #define the preprocessor saw in that translation
+  // unit says: the using file's own, else the one header defining it; when
+  // several headers do, the index cannot tell which is included, so none.
+  const CppIndex& cpp = ix_.cpp;
+  std::vector<uint32_t> own, headers;
+  uint32_t header_file = UINT32_MAX;
+  bool one_header = true;
+  for (uint32_t d : cpp.MacrosNamed(macro)) {
+    const CppMacro& m = cpp.macros()[d];
+    if (m.file == use_file) own.push_back(d);
+    if (!IsHeader(cpp.file(m.file))) continue;
+    headers.push_back(d);
+    one_header = one_header && (header_file == UINT32_MAX || header_file == m.file);
+    header_file = m.file;
+  }
+  if (!own.empty()) return own;
+  if (one_header) return headers;
+  return {};
+}
+
 bool Tracer::Matters(const CallFacts& facts, const CppCall& c) {
   // FollowCpp's tests, in its order, keeping what can add to the trace.
   if (!facts.library.empty()) return true;  // listed off the CPU, and followed on it
   if (facts.launcher) return false;
   if (facts.stub) return true;
   if (facts.at_call || facts.method_call) {
-    if (facts.is_op) return facts.returns_tensor;
-    if (facts.method_call) return false;
+    if (facts.is_op) return facts.returns_tensor || facts.kept;
+    if (facts.method_call && facts.targets.empty()) return false;
   }
-  if (c.kind == CallKind::kMember || facts.elsewhere) return false;
+  if (facts.elsewhere) return false;
   return !facts.targets.empty() || (c.kind == CallKind::kPlain && facts.function_op);
 }
 
-void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
-                       const CppFunction* synthetic) {
-  const CppIndex& cpp = ix_.cpp;
-  // Nodes in the order they were reached; the unexpanded ones, from `next`
-  // on, are the breadth-first queue.
-  std::deque<WalkNode> nodes;
-  size_t next = 0;
-  std::unordered_set<uint32_t> visited{start};
-  nodes.push_back({start, -1, "", "", 0, device});
-  size_t budget = 150;
+namespace {
 
-  auto add_kernel = [&](const CppLaunch& l, int32_t at, const std::string& holder) {
-    const WalkNode& node = nodes[static_cast<size_t>(at)];
-    bool cuda = IsCudaFile(cpp.file(l.file));
-    if (node.device == "CPU" && cuda) return;
+// One FollowCpp walk: breadth-first from an implementation through the
+// helpers it calls, each step adding to the op what the function holds --
+// the helper itself, its launches, library calls, stubs (and, through their
+// registrations, the per-device kernels), the aten ops it calls, and the
+// helpers to visit next.
+class CppWalk {
+ public:
+  CppWalk(Tracer& t, OpStep& op, uint32_t start, const std::string& device, int depth, const CppFunction* synthetic)
+      : t_(t), cpp_(t.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
+    nodes_.push_back({start, -1, "", "", 0, device});
+  }
+
+  void Run() {
+    size_t budget = 150;
+    while (next_ < nodes_.size() && budget-- > 0) Visit(static_cast<int32_t>(next_++));
+  }
+
+ private:
+  using FunctionWalk = Tracer::FunctionWalk;
+  using CallFacts = Tracer::CallFacts;
+
+  void Visit(int32_t at) {
+    const WalkNode& node = nodes_[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
+    // UINT32_MAX: a definition written by a macro, given as `synthetic`.
+    const CppFunction& f = node.fn == UINT32_MAX ? *synthetic_ : cpp_.functions()[node.fn];
+    const FunctionWalk* walk;
+    if (node.fn == UINT32_MAX) {
+      t_.synthetic_walk_ = t_.MakeWalk(node.fn, f);
+      walk = &t_.synthetic_walk_;
+    } else {
+      walk = &t_.WalkOf(node.fn, f);
+    }
+    if (node.hops > 0) ListHelper(f, walk->holder, node.device);
+    for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, depth_);
+    for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
+  }
+
+  void ListHelper(const CppFunction& f, const std::string& holder, const std::string& device) {
+    const std::string& file = cpp_.file(f.file);
+    if (!t_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
+      for (const auto& h : op_.helpers) {
+        if (h.where.file == file && h.where.line == static_cast<int>(f.line)) return;
+      }
+    }
+    ImplStep h;
+    h.key = device;
+    h.function = holder;
+    h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
+    h.where = t_.CppLoc(f.file, f.line, 2);
+    h.params = f.params;
+    op_.helpers.push_back(h);
+  }
+
+  // What one call adds, in the order of its tests.
+  void FollowCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, int32_t at) {
+    const WalkNode& node = nodes_[static_cast<size_t>(at)];
+    if (!facts.library.empty() && node.device != "CPU") {
+      AddLibrary(facts.library, c, at, walk.holder);
+      if (!facts.blas_helper) return;  // follow at::cuda::blas helpers
+    }
+    if (facts.launcher) return;
+    if (facts.stub) return FollowStub(c, facts, at, walk.holder);
+    // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
+    if (facts.at_call || facts.method_call) {
+      if (facts.is_op && !facts.returns_tensor && !facts.kept) return;  // size(), dim(), numel(): metadata
+      if (facts.is_op) return FollowOpCall(c, facts, walk, node);
+    }
+    if (facts.elsewhere) return;
+    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth;
+    if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
+      // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
+      OpCallStep call;
+      call.op = c.callee;
+      call.device = node.device;
+      call.from = walk.holder;
+      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
+      t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
+      op_.calls.push_back(call);
+      t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
+    }
+    // A direct call to another op's kernel (index_select_cpu_ calling
+    // index_select_out_cpu_) runs that op's implementation: record the op.
+    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth) {
+      for (const NativeFunction* other : *facts.kernel_ops) {
+        if (other != op_.yaml) t_.AddOp(other, op_.role, op_.name, depth_ + 1);
+      }
+    }
+    const std::string& dev = node.device;
+    Enqueue(dev == "CPU" ? facts.cpu_targets : dev == "CUDA" ? facts.cuda_targets : dev == "any" ? facts.any_targets
+                                                                                                   : facts.targets,
+            at, walk.holder, "", dev);
+  }
+
+  // An aten op called: listed where the call is made, and traced when it
+  // is near the implementation and does work (or is kept, marked).
+  void FollowOpCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, const WalkNode& node) {
+    bool follow = node.hops <= 3 && walk.native && (facts.worth || facts.kept);
+    const std::string& base = facts.base;
+    const std::string& file = cpp_.file(c.file);
+    bool dup = false;
+    if (!t_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
+      for (const auto& e : op_.calls) {
+        dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
+      }
+    }
+    if (!dup) {
+      OpCallStep call;
+      call.op = base;
+      call.device = node.device;
+      call.from = walk.holder;
+      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
+                 : facts.method_call ? c.qualifier + base + "()"
+                                     : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
+      op_.calls.push_back(std::move(call));
+    }
+    if (!follow || depth_ + 1 > t_.opt_.depth) return;
+    if (facts.out_call) {
+      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+    } else {
+      t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
+    }
+  }
+
+  // x_stub(device, ...): every registration for the walk's device, walked on.
+  // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks it
+  // once per device and adds that device's registrations.
+  void FollowStub(const CppCall& c, const CallFacts& facts, int32_t at, const std::string& holder) {
+    StubStep& s = StubEntry(c, holder);
+    const std::string node_device = nodes_[static_cast<size_t>(at)].device;
+    const bool all = t_.opt_.device == TraceOptions::Device::kAll;
+    for (uint32_t r : cpp_.RegistrationsOf(facts.stub_key)) {
+      const StubRegistration& reg = cpp_.registrations()[r];
+      bool known = false;
+      for (const auto& have : s.registrations) {
+        known = known || (have.where.file == cpp_.file(reg.file) && have.where.line == static_cast<int>(reg.line));
+      }
+      if (known) continue;
+      std::string dev = RegistrationDevice(reg.device);
+      bool wanted = node_device == "any"
+                        ? (dev == "CUDA" ? t_.KeyWanted("CUDA") : dev == "CPU" ? t_.KeyWanted("CPU") : all)
+                        : (dev == node_device || all);
+      if (!wanted) continue;
+      StubRegistrationStep rs;
+      rs.device = reg.device;
+      rs.macro = reg.macro;
+      rs.target = reg.target;
+      rs.where = t_.CppLoc(reg.file, reg.line, 1);
+      std::vector<uint32_t> targets;
+      for (uint32_t id : cpp_.FunctionsNamed(StripTemplateAndNamespace(reg.target))) {
+        if (cpp_.functions()[id].file == reg.file) targets.push_back(id);
+      }
+      if (targets.empty()) {
+        CppCall pseudo;
+        pseudo.callee = StripTemplateAndNamespace(reg.target);
+        targets = t_.ResolveCall(pseudo, reg.file, nullptr);
+      }
+      if (!targets.empty()) {
+        const CppFunction& tf = cpp_.functions()[targets.front()];
+        rs.target_definition = t_.CppLoc(tf.file, tf.line, 2);
+      }
+      s.registrations.push_back(rs);
+      Enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
+    }
+  }
+
+  StubStep& StubEntry(const CppCall& c, const std::string& holder) {
+    for (auto& s : op_.stubs) {
+      if (s.name == c.callee) return s;
+    }
+    StubStep fresh;
+    fresh.name = c.callee;
+    fresh.called_from = holder;
+    fresh.call_site = t_.CppLoc(c.file, c.line, 1);
+    for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
+      const StubDecl& decl = cpp_.stub_decls()[d];
+      Location loc = t_.CppLoc(decl.file, decl.line, 1);
+      if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
+      if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+    }
+    op_.stubs.push_back(std::move(fresh));
+    return op_.stubs.back();
+  }
+
+  // The kernel a launch runs: the __global__ of a <<<>>>, the functor of a
+  // TensorIterator launcher, the jiterator string; one entry per kernel.
+  void AddKernel(const CppLaunch& l, int32_t at, const std::string& holder) {
+    bool cuda = IsCudaFile(cpp_.file(l.file));
+    if (nodes_[static_cast<size_t>(at)].device == "CPU" && cuda) return;
     // Name and place first: most launches a walk meets again are listed already.
     std::string name;
     const CppFunction* defined = nullptr;  // the __global__ definition of a <<<>>> kernel
     if (l.kind == LaunchKind::kTripleChevron) {
       name = l.kernel;
-      std::vector<uint32_t> defs;
-      for (uint32_t id : cpp.FunctionsNamed(l.kernel)) {
-        if (cpp.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
-      }
-      uint32_t best = UINT32_MAX;
-      for (uint32_t id : defs) {
-        if (cpp.functions()[id].file == l.file) best = id;
-      }
-      if (best == UINT32_MAX && defs.size() == 1) best = defs[0];
-      if (best != UINT32_MAX) defined = &cpp.functions()[best];
+      defined = GlobalKernel(l);
     } else if (l.kind == LaunchKind::kJiterator) {
       name = l.kernel.empty() ? holder : l.kernel;
     } else {
       name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
     }
-    const std::string& where_file = cpp.file(defined ? defined->file : l.file);
-    for (const auto& existing : op.kernels) {
-      if (existing.name == name && existing.where.file == where_file) return;  // one entry per kernel
+    const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
+    for (const auto& existing : op_.kernels) {
+      if (existing.name == name && existing.where.file == where_file) return;
     }
     KernelStep k;
     k.name = std::move(name);
     k.device = cuda ? "CUDA" : "CPU";
     k.launch = LaunchKindName(l.kind);
     k.launcher = l.macro.empty() ? l.launcher : l.macro;
-    k.launch_site = CppLoc(l.file, l.line, 2);
-    k.path = PathOf(nodes, at);
+    k.launch_site = t_.CppLoc(l.file, l.line, 2);
+    k.path = PathOf(nodes_, at);
     k.path.push_back(holder);
     if (l.kind == LaunchKind::kTripleChevron) {
       if (!l.macro.empty()) k.launch = "macro";
-      k.where = defined ? CppLoc(defined->file, defined->line, 2) : k.launch_site;
+      k.where = defined ? t_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
     } else if (l.kind == LaunchKind::kJiterator) {
       k.where = k.launch_site;
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
@@ -746,199 +1412,68 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
       k.where = k.launch_site;
       for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
     }
-    op.kernels.push_back(std::move(k));
-  };
+    op_.kernels.push_back(std::move(k));
+  }
 
-  auto add_library = [&](const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
+  // The __global__ definition a <<<>>> launches: the one in the launching
+  // file, else the only one of that name.
+  const CppFunction* GlobalKernel(const CppLaunch& l) const {
+    std::vector<uint32_t> defs;
+    for (uint32_t id : cpp_.FunctionsNamed(l.kernel)) {
+      if (cpp_.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
+    }
+    for (uint32_t id : defs) {
+      if (cpp_.functions()[id].file == l.file) return &cpp_.functions()[id];
+    }
+    return defs.size() == 1 ? &cpp_.functions()[defs[0]] : nullptr;
+  }
+
+  void AddLibrary(const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
     std::string call = c.qualifier + c.callee;
-    for (auto& existing : op.libraries) {
-      if (existing.name == lib) {
-        if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
-            existing.calls.size() < 12)
-          existing.calls.push_back(call);
-        return;
-      }
+    for (auto& existing : op_.libraries) {
+      if (existing.name != lib) continue;
+      if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
+          existing.calls.size() < 12)
+        existing.calls.push_back(call);
+      return;
     }
     LibraryStep l;
     l.name = lib;
-    l.where = CppLoc(c.file, c.line, 2);
+    l.where = t_.CppLoc(c.file, c.line, 2);
     l.calls.push_back(call);
-    l.path = PathOf(nodes, at);
+    l.path = PathOf(nodes_, at);
     l.path.push_back(holder);
-    op.libraries.push_back(std::move(l));
-  };
+    op_.libraries.push_back(std::move(l));
+  }
 
   // `stub`: reached through that dispatch stub's registration, "" for a call.
-  auto enqueue = [&](const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
-                     const std::string& dev) {
-    int hops = nodes[static_cast<size_t>(at)].hops + 1;
-    if (hops > opt_.kernel_depth) return;
+  void Enqueue(const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
+               const std::string& dev) {
+    int hops = nodes_[static_cast<size_t>(at)].hops + 1;
+    if (hops > t_.opt_.kernel_depth) return;
     for (uint32_t id : ids) {
-      if (!visited.insert(id).second) continue;
-      nodes.push_back({id, at, holder, stub, hops, dev});
-    }
-  };
-
-  while (next < nodes.size() && budget-- > 0) {
-    const int32_t at = static_cast<int32_t>(next++);
-    const WalkNode& node = nodes[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
-    const uint32_t fn = node.fn;
-    const int hops = node.hops;
-    const std::string& node_device = node.device;
-    // UINT32_MAX: a definition written by a macro, given as `synthetic`.
-    const CppFunction& f = fn == UINT32_MAX ? *synthetic : cpp.functions()[fn];
-    const FunctionWalk* walk;
-    if (fn == UINT32_MAX) {
-      synthetic_walk_ = MakeWalk(fn, f);
-      walk = &synthetic_walk_;
-    } else {
-      walk = &WalkOf(fn, f);
-    }
-    const std::string& holder = walk->holder;
-    if (hops > 0) {
-      const std::string& file = cpp.file(f.file);
-      bool dup = false;
-      if (!helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
-        for (const auto& h : op.helpers) dup = dup || (h.where.file == file && h.where.line == static_cast<int>(f.line));
-      }
-      if (!dup) {
-        ImplStep h;
-        h.key = node_device;
-        h.function = holder;
-        h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
-        h.where = CppLoc(f.file, f.line, 2);
-        h.params = f.params;
-        op.helpers.push_back(h);
-      }
-    }
-    for (uint32_t l : walk->launches) add_kernel(cpp.launches()[l], at, holder);
-    for (size_t ci = 0; ci < walk->calls.size(); ++ci) {
-      const CppCall& c = *walk->calls[ci];
-      const CallFacts& facts = walk->facts[ci];
-      if (!facts.library.empty() && node_device != "CPU") {
-        add_library(facts.library, c, at, holder);
-        if (!facts.blas_helper) continue;  // follow at::cuda::blas helpers
-      }
-      if (facts.launcher) continue;
-      // Dispatch stubs: x_stub(device, ...) -> every registration for the device.
-      if (facts.stub) {
-        // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks
-        // it once per device and adds that device's registrations.
-        size_t stub_index = op.stubs.size();
-        for (size_t i = 0; i < op.stubs.size(); ++i) {
-          if (op.stubs[i].name == c.callee) stub_index = i;
-        }
-        if (stub_index == op.stubs.size()) {
-          StubStep fresh;
-          fresh.name = c.callee;
-          fresh.called_from = holder;
-          fresh.call_site = CppLoc(c.file, c.line, 1);
-          for (uint32_t d : cpp.StubDeclsNamed(c.callee)) {
-            const StubDecl& decl = cpp.stub_decls()[d];
-            Location loc = CppLoc(decl.file, decl.line, 1);
-            if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
-            if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
-          }
-          op.stubs.push_back(std::move(fresh));
-        }
-        {
-          StubStep& s = op.stubs[stub_index];
-          for (uint32_t r : cpp.RegistrationsOf(c.callee)) {
-            const StubRegistration& reg = cpp.registrations()[r];
-            bool known = false;
-            for (const auto& have : s.registrations) {
-              known = known || (have.where.file == cpp.file(reg.file) && have.where.line == static_cast<int>(reg.line));
-            }
-            if (known) continue;
-            std::string dev = RegistrationDevice(reg.device);
-            bool wanted = node_device == "any" ? (dev == "CUDA" ? KeyWanted("CUDA") : dev == "CPU" ? KeyWanted("CPU") : opt_.device == TraceOptions::Device::kAll)
-                                               : (dev == node_device || opt_.device == TraceOptions::Device::kAll);
-            if (!wanted) continue;
-            StubRegistrationStep rs;
-            rs.device = reg.device;
-            rs.macro = reg.macro;
-            rs.target = reg.target;
-            rs.where = CppLoc(reg.file, reg.line, 1);
-            std::vector<uint32_t> targets;
-            for (uint32_t id : cpp.FunctionsNamed(StripTemplateAndNamespace(reg.target))) {
-              if (cpp.functions()[id].file == reg.file) targets.push_back(id);
-            }
-            if (targets.empty()) {
-              CppCall pseudo;
-              pseudo.callee = StripTemplateAndNamespace(reg.target);
-              targets = ResolveCall(pseudo, reg.file);
-            }
-            if (!targets.empty()) {
-              const CppFunction& tf = cpp.functions()[targets.front()];
-              rs.target_definition = CppLoc(tf.file, tf.line, 2);
-            }
-            s.registrations.push_back(rs);
-            enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
-          }
-        }
-        continue;
-      }
-      // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
-      if (facts.at_call || facts.method_call) {
-        if (facts.is_op && !facts.returns_tensor) continue;  // size(), dim(), numel(): metadata, no kernel
-        if (facts.is_op) {
-          // Calls are followed near the implementation; set-up calls
-          // (empty, contiguous, copy_: IsPlumbing) are listed, not traced.
-          bool follow = hops <= 3 && walk->native && facts.worth;
-          const std::string& base = facts.base;
-          const std::string& file = cpp.file(c.file);
-          bool dup = false;
-          if (!call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
-            for (const auto& e : op.calls) {
-              dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
-            }
-          }
-          if (!dup) {
-            OpCallStep call;
-            call.op = base;
-            call.device = node_device;
-            call.from = holder;
-            call.where = CppLoc(c.file, c.line, 1);
-            call.how = c.is_ops_call     ? "at::_ops::" + base + "::call"
-                       : facts.method_call ? c.qualifier + base + "()"
-                                           : "at::" + base;
-            op.calls.push_back(std::move(call));
-          }
-          if (follow && depth + 1 <= opt_.depth) {
-            if (facts.out_call) {
-              for (const NativeFunction* o : facts.overloads) AddOp(o, op.role, op.name, depth + 1);
-            } else {
-              AddOpsByBaseName(base, op.role, op.name, depth + 1);
-            }
-          }
-          continue;
-        }
-        if (facts.method_call) continue;
-      }
-      if (c.kind == CallKind::kMember) continue;
-      if (facts.elsewhere) continue;
-      if (facts.targets.empty() && c.kind == CallKind::kPlain && hops <= 3 && depth + 1 <= opt_.depth &&
-          facts.function_op) {
-        OpCallStep call;
-        call.op = c.callee;
-        call.device = node_device;
-        call.from = holder;
-        call.where = CppLoc(c.file, c.line, 1);
-        call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
-        call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
-        op.calls.push_back(call);
-        AddOpsByBaseName(c.callee, op.role, op.name, depth + 1);
-      }
-      // A direct call to another op's kernel (index_select_cpu_ calling
-      // index_select_out_cpu_) runs that op's implementation: record the op.
-      if (!facts.targets.empty() && depth + 1 <= opt_.depth) {
-        for (const NativeFunction* other : *facts.kernel_ops) {
-          if (other != op.yaml) AddOp(other, op.role, op.name, depth + 1);
-        }
-      }
-      enqueue(node_device == "CPU" ? facts.cpu_targets : facts.targets, at, holder, "", node_device);
+      if (!visited_.insert(id).second) continue;
+      nodes_.push_back({id, at, holder, stub, hops, dev});
     }
   }
+
+  Tracer& t_;
+  const CppIndex& cpp_;
+  OpStep& op_;
+  const int depth_;
+  const CppFunction* synthetic_;
+  // Nodes in the order they were reached; the unexpanded ones, from `next_`
+  // on, are the breadth-first queue.
+  std::deque<WalkNode> nodes_;
+  size_t next_ = 0;
+  std::unordered_set<uint32_t> visited_;
+};
+
+}  // namespace
+
+void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+                       const CppFunction* synthetic) {
+  CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
 
 const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::string& kernel) const {

@@ -1,0 +1,208 @@
+// Wrong-fact regressions on the real 2.6.0 tree: one test per class of wrong
+// fact the tracer once stated (a Vulkan relu_ as the CPU relu_, a file's
+// __device__ min as the CUDA min, the XNNPACK linear as the composite one,
+// at::native's copy_stub registrations for cpublas::copy_stub, another file's
+// HANDLE_CASE, Device::index as aten::index, a cuDNN-less build's error stub
+// as the CUDA implementation). Every file and line was checked with grep/sed
+// in the tree.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "testing/test_tree_index.h"
+#include "testing/test_util.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+namespace {
+
+class Truth260 : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
+};
+
+Trace TraceOf(const std::string& query) {
+  TraceOptions options;
+  options.snippets = false;
+  Trace t;
+  Status s = TraceQuery(TreeIndex("2.6.0"), query, options, &t);
+  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
+  return t;
+}
+
+const OpStep* Op(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops) {
+    if (op.name == name && op.role == "forward") return &op;
+  }
+  return nullptr;
+}
+
+// Every implementation and helper of every op, as "key file:line".
+std::vector<std::string> CodeClaims(const Trace& t) {
+  std::vector<std::string> out;
+  for (const auto& op : t.ops) {
+    for (const auto& i : op.impls) out.push_back(i.key + " " + i.where.file + ":" + std::to_string(i.where.line));
+    for (const auto& h : op.helpers) out.push_back(h.key + " " + h.where.file + ":" + std::to_string(h.where.line));
+  }
+  return out;
+}
+
+bool AnyContains(const std::vector<std::string>& claims, const std::string& part) {
+  return std::any_of(claims.begin(), claims.end(), [&](const std::string& c) { return c.find(part) != std::string::npos; });
+}
+
+TEST_F(Truth260, DispatchNameIsAtNativeNotABackendNamesake) {
+  // relu_: Activation.cpp:516 `Tensor & relu_(Tensor & self)` in at::native;
+  // vulkan/ops/Clamp.cpp:305 defines at::native::vulkan::ops::relu_.
+  Trace t = TraceOf("aten::relu_");
+  const OpStep* op = Op(t, "relu_");
+  ASSERT_NE(op, nullptr);
+  ASSERT_FALSE(op->impls.empty());
+  for (const auto& i : op->impls) {
+    EXPECT_EQ(i.where.file, "aten/src/ATen/native/Activation.cpp") << i.key;
+    EXPECT_EQ(i.where.line, 516);
+  }
+  // linear: Linear.cpp:73; xnnpack/Linear.cpp:214 and xnnpack/Shim.cpp:61 are at::native::xnnpack's.
+  Trace lin = TraceOf("aten::linear");
+  const OpStep* l = Op(lin, "linear");
+  ASSERT_NE(l, nullptr);
+  ASSERT_EQ(l->impls.size(), 1u);
+  EXPECT_EQ(l->impls[0].where.file, "aten/src/ATen/native/Linear.cpp");
+  EXPECT_EQ(l->impls[0].where.line, 73);
+  EXPECT_FALSE(AnyContains(CodeClaims(lin), "/xnnpack/"));
+}
+
+TEST_F(Truth260, DeviceHelperInAnAnonymousNamespaceIsNotTheOp) {
+  // cuda/AveragePool2d.cu:24 `__device__ inline int min(int a, int b)` sits
+  // in at::native's anonymous namespace: never the CUDA `min` (nor `max`).
+  for (const std::string q : {"aten::min", "aten::max"}) {
+    Trace t = TraceOf(q);
+    EXPECT_FALSE(AnyContains(CodeClaims(t), "AveragePool2d.cu")) << q;
+  }
+}
+
+TEST_F(Truth260, BackendFoldersNeverOnCpuCudaOrCompositeWalks) {
+  // Ops whose walks once reached vulkan/, qnnpack/ and native/cpu/ code by name.
+  for (const std::string q : {"aten::affine_grid_generator", "aten::bmm", "aten::tril", "aten::cat", "aten::abs",
+                              "aten::binary_cross_entropy", "aten::addmv", "aten::convolution"}) {
+    Trace t = TraceOf(q);
+    for (const auto& op : t.ops) {
+      for (const auto* list : {&op.impls, &op.helpers}) {
+        for (const auto& s : *list) {
+          const std::string& f = s.where.file;
+          for (const char* foreign : {"/vulkan/", "/xnnpack/", "/mps/", "/metal/", "/mkldnn/xpu/", "/qnnpack/"})
+            EXPECT_EQ(f.find(foreign), std::string::npos) << q << ": " << op.name << " " << s.key << " " << f;
+          if (s.key == "CUDA") EXPECT_EQ(f.find("/native/cpu/"), std::string::npos) << q << ": " << f;
+          if (s.key == "CPU") EXPECT_EQ(f.find("/cuda/"), std::string::npos) << q << ": " << f;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Truth260, StubCalledInsideCpublasIsCpublasStub) {
+  // CPUBlas.cpp:67 opens at::native::cpublas; copy() calls copy_stub( at
+  // line 792; cpu/BlasKernel.cpp:534 registers cpublas::copy_stub, while
+  // cpu/CopyKernel.cpp:328 registers at::native's copy_stub.
+  const Index& ix = TreeIndex("2.6.0");
+  TraceOptions options;
+  Trace t;
+  Tracer tracer(ix, options, &t);
+  int checked = 0;
+  for (uint32_t id : ix.cpp.FunctionsNamed("copy")) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (ix.cpp.file(f.file) != "aten/src/ATen/native/CPUBlas.cpp") continue;
+    for (uint32_t c : ix.cpp.CallsIn(id)) {
+      const CppCall& call = ix.cpp.calls()[c];
+      if (call.callee != "copy_stub") continue;
+      EXPECT_EQ(tracer.StubRegistrationKey(call, f), "cpublas::copy_stub");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST_F(Truth260, MacroMeansTheDefinitionOfItsTranslationUnit) {
+  // HANDLE_CASE is #defined in cuda/Sort.cu:196, cuda/Shape.cu:408 and
+  // cuda/SummaryOps.cu:129: topk's and sort's code never launches cat's
+  // CatArrayBatchedCopy or the histogram's kernelHistogram1D.
+  for (const std::string q : {"aten::topk", "aten::sort"}) {
+    Trace t = TraceOf(q);
+    for (const auto& op : t.ops) {
+      for (const auto& k : op.kernels) {
+        EXPECT_EQ(k.name.find("CatArrayBatchedCopy"), std::string::npos) << q << " " << op.name;
+        EXPECT_EQ(k.name.find("kernelHistogram1D"), std::string::npos) << q << " " << op.name;
+      }
+    }
+  }
+}
+
+TEST_F(Truth260, OnlyTensorReceiversMakeMethodOps) {
+  // x.device().index(), sizes.data(): Device::index and IntArrayRef::data.
+  // Across every trace of these ops, `index` / `data` are only ever called on
+  // receivers that are not a Device or an IntArrayRef.
+  for (const std::string q : {"aten::cat", "aten::_cudnn_rnn", "aten::embedding_bag", "aten::conv2d"}) {
+    Trace t = TraceOf(q);
+    for (const auto& op : t.ops) {
+      for (const auto& c : op.calls) {
+        EXPECT_NE(c.how, "device().index()") << q;
+        EXPECT_NE(c.how, "sizes().data()") << q;
+        EXPECT_NE(c.how, ".index()") << q;
+      }
+    }
+  }
+}
+
+TEST_F(Truth260, OperatorsCountOnlyOnTensorOperands) {
+  EXPECT_TRUE(OperatorOps("if (input_dim == 2 && n * 2 > 3) return -k;", false,
+                          [](std::string_view) { return false; })
+                  .empty());
+  auto tensor_x = [](std::string_view n) { return n == "x"; };
+  std::vector<std::string> ops = OperatorOps("auto y = x * 2; int m = n / 2; return -x;", false, tensor_x);
+  EXPECT_EQ(ops, (std::vector<std::string>{"mul", "neg"}));
+  EXPECT_FALSE(IsTensorType(DeclaredType("const Tensor& self, int64_t dim", "", "dim")));
+  EXPECT_TRUE(IsTensorType(DeclaredType("const Tensor& self, int64_t dim", "", "self")));
+  EXPECT_TRUE(IsTensorType(DeclaredType("", "{\n  Tensor out = at::empty({});\n  out.add_(1);", "out")));
+  EXPECT_EQ(DeclaredType("", "{ auto iter = make(); }", "iter"), "auto");
+  EXPECT_TRUE(IsTensorType("const at::Tensor& "));
+  EXPECT_FALSE(IsTensorType("TensorIteratorBase& "));
+  EXPECT_FALSE(IsTensorType("TensorList "));
+}
+
+TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
+  // cudnn/AffineGridGenerator.cpp:22 (under #if !AT_CUDNN_ENABLED()) only
+  // raises "ATen not compiled with cuDNN support"; :76 is the real one.
+  Trace t = TraceOf("aten::cudnn_affine_grid_generator");
+  const OpStep* op = Op(t, "cudnn_affine_grid_generator");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->impls.size(), 1u);
+  EXPECT_EQ(op->impls[0].where.file, "aten/src/ATen/native/cudnn/AffineGridGenerator.cpp");
+  EXPECT_EQ(op->impls[0].where.line, 76);
+  bool noted = false;
+  for (const auto& n : op->notes) noted = noted || n.find("AffineGridGenerator.cpp:22") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
+  // BinaryOps.cpp:1454 #define CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(func)
+  // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465
+  // uses it for eq. cuda/CompareEQKernel.cu:47 registers eq_kernel_cuda, which
+  // launches CompareEqFunctor (line 35).
+  Trace t = TraceOf("aten::eq.Tensor_out");
+  const OpStep* op = Op(t, "eq.Tensor_out");
+  ASSERT_NE(op, nullptr);
+  bool impl = false;
+  for (const auto& i : op->impls) {
+    impl = impl || (i.where.file == "aten/src/ATen/native/BinaryOps.cpp" && i.where.line == 1465);
+  }
+  EXPECT_TRUE(impl);
+  bool stub = false;
+  for (const auto& s : op->stubs) stub = stub || s.name == "eq_stub";
+  EXPECT_TRUE(stub);
+  bool functor = false;
+  for (const auto& k : op->kernels) functor = functor || k.name == "CompareEqFunctor";
+  EXPECT_TRUE(functor);
+}
+
+}  // namespace
+}  // namespace optrace
