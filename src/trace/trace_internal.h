@@ -46,10 +46,31 @@ class Tracer {
   // --- Python layer (trace.cc) ---
   void WalkPythonFunction(uint32_t module, uint32_t function, int depth);
   void WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame);
+  // A class attribute of torch.Tensor that aliases a C++ method (`__neg__ =
+  // _C.TensorBase.neg`) or wraps one: walked as a frame of its own.
+  void WalkTensorAlias(const PySymbol& alias, int depth);
   // Resolves one callee expression seen in `module` (inside class `cls`, or -1).
   // Appends a PyCallStep to `frame` and follows it when it matters.
   void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   void PrunePythonFrames();
+  // self.<attr>(...) that is no method: what the class's __init__ binds to
+  // the attribute (a layer built there, or a parameter's default), followed.
+  bool FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
+                           PyFrame* frame);
+  // A Tensor method or property bound by hand in C++ (py_bindings.h): adds
+  // the aten ops its body reaches to `frame`. False when `name` has no such
+  // binding.
+  bool FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame);
+  bool TryHandBound(const std::string& name);
+  // FollowPyCall's parts: a call across the bridge into C++ (false when
+  // `dotted` names no op returning a tensor), a call of a torch Python
+  // function or alias, self.x / super().x, and receiver.method(...).
+  bool AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+                     PyFrame* frame);
+  bool FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line, int depth,
+                    PyFrame* frame);
+  void FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
+  void FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame);
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);
