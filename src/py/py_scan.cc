@@ -11,9 +11,11 @@
 //     a string literal receiver is "<str>", a parenthesised one "(...)".
 //   - The line of a call is the line of the last callee token (the method
 //     name), so a chain split over lines points at each link.
-//   - Operators are recorded only where they are binary (the token before is
-//     the end of an operand): "@", "+", "-", "*", "/", "**", "//", "%", the
-//     augmented forms ("+=", "@=" ...) and "[]" for subscripts. '%' and '+'
+//   - Binary operators are recorded where the token before is the end of an
+//     operand: "@", "+", "-", "*", "/", "**", "//", "%", "&", "|", "^", "<<",
+//     ">>", the comparisons, the augmented forms ("+=", "@=" ...) and "[]"
+//     for subscripts; unary minus and invert as "u-" and "u~" (not before a
+//     number literal). '%' and '+'
 //     right after a string literal are string formatting/concatenation and
 //     are skipped, as are subscripts inside annotations (x: List[int] = ...).
 //     Each operator's operands are kept as written ("left\tright" in args):
@@ -25,6 +27,7 @@
 //   - Code at module or class level records no calls, unless asked
 //     (PyScanOptions::module_code, for a user's script): then module-level
 //     statements record theirs into a function "<module>".
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -681,16 +684,20 @@ class Scanner {
       if (t.kind != PyTok::kOp || i == b) continue;
       const char c0 = src_[t.begin];
       // Only these can start a recorded operator; test the cheap part first.
-      if (c0 != '(' && c0 != '[' && c0 != '@' && c0 != '-' && c0 != '*' && c0 != '/' && c0 != '+' && c0 != '%')
-        continue;
-      if (!EndsOperand(i - 1)) continue;
+      if (!std::strchr("([@-*/+%&|^<>=!~", c0)) continue;
       std::string_view op = Text(i);
+      if (!EndsOperand(i - 1)) {
+        // Unary minus and invert (`-input`, `~mask`); not before a number literal (`x[-1]`).
+        if ((op == "-" || op == "~") && i + 1 < e && toks_[i + 1].kind != PyTok::kNumber) AddUnary(fn, op, i, e);
+        continue;
+      }
+      if (op == "=" || op == "!") continue;
       if (op.size() == 1) {
         if (c0 == '(') AddCall(fn, i);
         else if (c0 == '[') AddOperator(fn, "[]", i, e);
         else if ((c0 != '+' && c0 != '%') || toks_[i - 1].kind != PyTok::kString) AddOperator(fn, op, i, e);
-      } else if (op == "**" || op == "//" || op.back() == '=') {
-        AddOperator(fn, op, i, e);  // ** // and += -= *= /= @= //= **= %=
+      } else if (op == "**" || op == "//" || op == "<<" || op == ">>" || op.back() == '=') {
+        AddOperator(fn, op, i, e);  // ** // << >>, comparisons, and += -= *= /= @= //= **= %= &= ...
       }
     }
   }
@@ -756,12 +763,27 @@ class Scanner {
   // How tightly a binary operator binds (Python's order); 0 for the
   // augmented assignments, whose right side is everything after them.
   static int Precedence(std::string_view op) {
-    if (op == "**") return 5;
-    if (op == "*" || op == "/" || op == "//" || op == "%" || op == "@") return 4;
-    if (op == "+" || op == "-") return 3;
-    if (op == "<<" || op == ">>") return 2;
-    if (op == "&" || op == "^" || op == "|") return 1;
+    if (op == "**") return kPowerPrecedence;
+    if (op == "*" || op == "/" || op == "//" || op == "%" || op == "@") return 7;
+    if (op == "+" || op == "-") return 6;
+    if (op == "<<" || op == ">>") return 5;
+    if (op == "&") return 4;
+    if (op == "^") return 3;
+    if (op == "|") return 2;
+    if (op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=") return 1;
     return 0;
+  }
+  static constexpr int kPowerPrecedence = 8;
+
+  // A unary operator at i: recorded as "u-" / "u~" with its operand (args
+  // "\toperand": no left side).
+  void AddUnary(int32_t fn, std::string_view op, size_t i, size_t e) {
+    PyCall call;
+    call.callee = "u" + std::string(op);
+    call.kind = PyCallKind::kOperator;
+    call.line = toks_[i].line;
+    call.args = '\t' + Collapsed(i + 1, RightOperand(i + 1, e, kPowerPrecedence - 1));
+    mod_.functions[fn].calls.push_back(std::move(call));
   }
   // Token i is a binary operator (it follows an operand): its precedence, else 0.
   int BinaryAt(size_t i) const {
@@ -784,7 +806,7 @@ class Scanner {
         --s;
       if (s < 2 || prec == 0) return s;
       int p = BinaryAt(s - 1);
-      if (p == 0 || p < prec || (p == prec && prec == 5)) return s;
+      if (p == 0 || p < prec || (p == prec && prec == kPowerPrecedence)) return s;
       s = PrimaryStart(s - 2);
     }
   }
@@ -797,7 +819,7 @@ class Scanner {
       i = PrimaryEnd(i, e);
       if (i >= e) return e;
       int p = BinaryAt(i);
-      if (p == 0 || (prec > 0 && (p < prec || (p == prec && prec != 5)))) return i;
+      if (p == 0 || (prec > 0 && (p < prec || (p == prec && prec != kPowerPrecedence)))) return i;
       ++i;
     }
   }

@@ -633,10 +633,13 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   for (const PyCall& call : f.calls) {
     if (call.in_preamble) continue;
     if (call.kind == PyCallKind::kOperator) {
-      // Only '@' is unambiguous in library code: it exists for tensors alone.
+      // '@' exists for tensors alone; other operators where an operand is
+      // known to be a tensor.
       if (call.callee == "@") {
         work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul"});
         AddOpsByBaseName("matmul", "forward", "", 0);
+      } else {
+        FollowOperator(module, function, call, depth, &work);
       }
       continue;
     }
@@ -896,6 +899,105 @@ bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string
                                                        "function to it that the walk can follow",
                                                        attr, ix_.py.modules()[module].path, line, f.qualname)});
   return any;
+}
+
+// --- operators of torch's Python code --------------------------------------
+
+const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
+  auto key = std::make_pair(module, function);
+  if (auto it = scopes_.find(key); it != scopes_.end()) return *it->second;
+  if (!tensor_facts_) {
+    const YamlModel& yaml = ix_.yaml;
+    auto returns = [&yaml](std::string_view m, bool tensor) {
+      auto overloads = yaml.Overloads(m);
+      bool any_tensor = false;
+      for (const NativeFunction* fn : overloads) {
+        if (!fn->HasVariant("method")) continue;
+        for (const auto& r : fn->schema.returns) any_tensor = any_tensor || r.type == "Tensor" || r.type == "Tensor(a)";
+      }
+      return tensor ? any_tensor : (!overloads.empty() && !any_tensor);
+    };
+    tensor_facts_ = std::make_unique<TensorFacts>();
+    tensor_facts_->method_returns_scalar = [returns](std::string_view m) { return returns(m, false); };
+    tensor_facts_->method_returns_tensor = [returns](std::string_view m) { return returns(m, true); };
+    tensor_facts_->attr_is_scalar = [](std::string_view a) {
+      return a == "shape" || a == "ndim" || a == "dtype" || a == "device" || a == "layout" || a == "requires_grad";
+    };
+  }
+  auto scope = std::make_unique<ValueScope>(tensor_facts_.get());
+  const PyModule& m = ix_.py.modules()[module];
+  const PyFunction& f = m.functions[function];
+  std::string header;
+  std::vector<Assignment> assignments;
+  for (uint32_t n = f.line; n <= f.end_line; ++n) {
+    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
+    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
+      header += text + " ";
+    Assignment a;
+    if (n > f.line && ParseAssignment(text, &a)) assignments.push_back(std::move(a));
+  }
+  std::vector<std::string> tensors = TensorParams(header), scalars = ScalarParams(header);
+  for (const std::string& p : f.params) {
+    ValueKind k = std::count(tensors.begin(), tensors.end(), p)   ? ValueKind::kTensor
+                  : std::count(scalars.begin(), scalars.end(), p) ? ValueKind::kScalar
+                                                                  : ValueKind::kUnknown;
+    scope->SetLocal(p, k);
+  }
+  for (const PyImport& im : m.imports)
+    if (im.target == "math") scope->AddScalarModule(im.local);
+  LearnAssignments(assignments, scope.get());
+  return *scopes_.emplace(key, std::move(scope)).first->second;
+}
+
+void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
+  size_t tab = call.args.find('\t');
+  if (tab == std::string::npos || call.callee == "[]") return;  // a subscript's op depends on its index
+  const ValueScope& scope = ScopeOf(module, function);
+  const std::string left = call.args.substr(0, tab), right = call.args.substr(tab + 1);
+  const bool left_tensor = !left.empty() && scope.KindOf(left) == ValueKind::kTensor;
+  const bool right_tensor = scope.KindOf(right) == ValueKind::kTensor;
+  std::string dunder;
+  if (call.callee == "u-" || call.callee == "u~") {
+    if (right_tensor) dunder = call.callee == "u-" ? "__neg__" : "__invert__";
+  } else {
+    std::string plain;
+    for (const auto& [sym, d] : kOperatorDunders)
+      if (call.callee == sym) plain = d;
+    const bool reflectable = plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos &&
+                             call.callee.back() != '=';
+    if (left_tensor) dunder = plain;
+    else if (right_tensor && reflectable) dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
+  }
+  if (dunder.empty()) return;
+  std::string shown = call.callee[0] == 'u' ? call.callee.substr(1) + right : left + " " + call.callee + " " + right;
+  FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
+}
+
+bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
+                          PyFrame* frame) {
+  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
+  if (py.kind == PySymbol::kFunction) {
+    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder});
+    WalkPythonFunction(py.module, py.index, depth + 1);
+    return true;
+  }
+  if (py.kind == PySymbol::kAlias) {
+    const PyModule& m = ix_.py.modules()[py.module];
+    const PyAlias& a = m.aliases[py.index];
+    std::string symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
+    frame->calls.push_back({callee, line, "operator", symbol});
+    WalkTensorAlias(py, depth + 1);
+    return true;
+  }
+  const DunderTable& dunders =
+      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
+  std::string op;
+  if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
+  else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
+  if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
+  frame->calls.push_back({callee, line, "operator", "aten::" + op});
+  AddBoundOverloads(op, /*method=*/true);
+  return true;
 }
 
 const HandBindings& HandBindingsFor(const Index& ix) {

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "py/py_values.h"
 #include "trace/trace.h"
 
 namespace optrace {
@@ -71,6 +72,15 @@ class Tracer {
                     PyFrame* frame);
   void FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   void FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame);
+  // An operator of torch's own Python code whose operand is known to be a
+  // tensor (py_values.h): the Tensor dunder it calls, followed.
+  void FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame);
+  // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
+  // else the C++ binding (python_variable_methods.cpp, or a YAML op of that
+  // name). Appends the call to `frame` and follows it; false when unbound.
+  bool FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth, PyFrame* frame);
+  // What the names of a torch Python function hold (py_values.h), per trace.
+  const ValueScope& ScopeOf(uint32_t module, uint32_t function);
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);
@@ -159,6 +169,8 @@ class Tracer {
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
   std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
+  std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<ValueScope>> scopes_;  // ScopeOf
+  std::unique_ptr<TensorFacts> tensor_facts_;
   // FollowCpp's memory, kept with the index (Index::Derived) for every later
   // trace: each answer depends only on the index and the traced devices.
   // Entries are added, never changed or removed, so references to them stay

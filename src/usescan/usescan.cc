@@ -29,7 +29,7 @@
 #include <fmt/format.h>
 
 #include "render/render.h"
-#include "usescan/value_kinds.h"
+#include "py/py_values.h"
 
 namespace optrace {
 namespace {
@@ -691,7 +691,7 @@ class Scanner {
     }
   }
 
-  // --- values (value_kinds.h) ---------------------------------------------
+  // --- values (py/py_values.h) ---------------------------------------------
 
   // An operator whose operands are known not to be tensors (C // self.n_heads,
   // x.shape[-1], lst * 2), or a subscript of something that is no tensor.
@@ -969,7 +969,7 @@ class Scanner {
   std::unordered_map<std::string, std::vector<size_t>> layers_by_owner_;  // into out_.layers
   std::unordered_map<std::string, size_t> autograd_by_name_;              // into out_.autograd
   std::unordered_set<std::string> seen_uses_, seen_receivers_;
-  TensorFacts facts_{[this](std::string_view m) { return ReturnsNoTensor(m); }, &ScalarAttribute};
+  TensorFacts facts_{[this](std::string_view m) { return ReturnsNoTensor(m); }, &ScalarAttribute, {}};
   std::unordered_map<uint32_t, std::unique_ptr<ValueScope>> scopes_;
   std::unordered_map<uint32_t, std::unordered_map<std::string, ValueKind>> attr_kinds_;
   std::unordered_map<std::string, bool> metadata_;            // "slot\nline\nhow", "slot\nreceiver"

@@ -1,12 +1,13 @@
-// What kind of value a Python expression of a user's file holds, as far as
-// the text tells without running it: a scalar (int, float, bool, str, None,
-// a shape tuple and its items -- `x.shape`, `x.size(1)`, `len(xs)`,
-// `C // self.n_heads`), a plain container (a list, dict or set literal or
-// constructor), or unknown. `optrace scan` asks it so that int arithmetic
-// and a `set.add` never become Tensor ops: an operator counts as a tensor op
-// unless both operands are known not to be tensors, a method unless its
-// receiver is known not to be one. Unknown stays unknown (a parameter `x`
-// may be a tensor); nothing here guesses a tensor away.
+// What kind of value a Python expression holds, as far as the text tells
+// without running it: a scalar (int, float, bool, str, None, a shape tuple
+// and its items -- `x.shape`, `x.size(1)`, `len(xs)`, `C // self.n_heads`),
+// a plain container (a list, dict or set literal or constructor), a tensor
+// (a parameter annotated `Tensor`, arithmetic on one, a tensor method's
+// result), or unknown. `optrace scan` asks it so that int arithmetic and a
+// `set.add` never become Tensor ops (an operator counts unless both operands
+// are known not to be tensors); the tracer asks it which operators of
+// torch's own Python code are tensor operators (an operand must be known to
+// be a tensor). Unknown stays unknown; nothing here guesses.
 //
 // Names learn their kind from assignments (`B, T, C = x.size()`,
 // `hd = C // self.n_heads`), parameters from an annotation (`n: int`) or a
@@ -23,7 +24,7 @@
 
 namespace optrace {
 
-enum class ValueKind { kUnknown, kScalar, kContainer };
+enum class ValueKind { kUnknown, kScalar, kContainer, kTensor };
 
 // Whether a Tensor method called as `recv.name(...)` returns a scalar
 // (true: size, dim, numel, item ...), and whether `recv.name` read as an
@@ -31,6 +32,9 @@ enum class ValueKind { kUnknown, kScalar, kContainer };
 struct TensorFacts {
   std::function<bool(std::string_view method)> method_returns_scalar;
   std::function<bool(std::string_view attr)> attr_is_scalar;
+  // Whether `recv.name(...)` on a tensor returns a tensor (a YAML method
+  // returning one); unset: never known.
+  std::function<bool(std::string_view method)> method_returns_tensor;
 };
 
 // The names an expression can see: locals and parameters of one function,
@@ -46,7 +50,10 @@ class ValueScope {
 
   // The kind of the value `expr` (as written, any spacing) evaluates to.
   ValueKind KindOf(std::string_view expr) const;
-  bool NotTensor(std::string_view expr) const { return KindOf(expr) != ValueKind::kUnknown; }
+  bool NotTensor(std::string_view expr) const {
+    ValueKind k = KindOf(expr);
+    return k == ValueKind::kScalar || k == ValueKind::kContainer;
+  }
 
  private:
   ValueKind PrimaryKind(std::string_view e, int depth) const;
@@ -66,14 +73,16 @@ struct Assignment {
 // The assignment a logical line makes, if it is one (not ==, <=, a keyword
 // argument, or an augmented assignment).
 bool ParseAssignment(std::string_view line, Assignment* out);
-// Learns locals from the assignments (rounds until nothing changes, so a
-// line may use names bound later in the text): a target gets the value's
-// kind, or, for a tuple target from a scalar value (shape unpacking),
-// kScalar each. Bindings are not ordered: a name (or a parameter already in
-// the scope, unknown ones included) bound to two kinds is kUnknown.
+// Learns locals from the assignments, in text order, each value read with
+// the bindings before it: a target gets the value's kind, or, for a tuple
+// target from a scalar value (shape unpacking), kScalar each. A name (or a
+// parameter already in the scope, unknown ones included) bound to two kinds
+// ends kUnknown.
 void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* scope);
 // Parameters of a def header's text ("def f(self, x, n: int = 4, eps=1e-6):")
 // with a scalar annotation (int, float, bool, str) or a literal default.
 std::vector<std::string> ScalarParams(std::string_view header);
+// Parameters annotated `Tensor` or `Optional[Tensor]`.
+std::vector<std::string> TensorParams(std::string_view header);
 
 }  // namespace optrace

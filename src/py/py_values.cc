@@ -4,7 +4,7 @@
 // right: `x.size(1)` is a call of method `size` on `x`, `x.shape[-1]` a
 // subscript of attribute `shape`. Anything it cannot read is kUnknown, which
 // callers treat as "may be a tensor".
-#include "usescan/value_kinds.h"
+#include "py/py_values.h"
 
 #include <algorithm>
 #include <cctype>
@@ -178,11 +178,13 @@ ValueKind ValueScope::ExprKind(std::string_view e, int depth) const {
   std::vector<std::string_view> parts;
   if (!SplitOperators(e, &parts) || parts.empty()) return ValueKind::kUnknown;
   if (parts.size() == 1 && parts[0].size() == e.size()) return PrimaryKind(e, depth);
-  // An operator expression: scalar when all operands are; list * int and
-  // str % x are no tensors either, but what they are is not told.
+  // An operator expression: a tensor when an operand is one, scalar when
+  // all are; list * int and str % x are no tensors either, but what they
+  // are is not told.
   bool all_scalar = true, any_unknown = false;
   for (std::string_view p : parts) {
     ValueKind k = ExprKind(p, depth + 1);
+    if (k == ValueKind::kTensor) return k;
     all_scalar = all_scalar && k == ValueKind::kScalar;
     any_unknown = any_unknown || k == ValueKind::kUnknown;
   }
@@ -206,8 +208,9 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
       return ValueKind::kContainer;                               // a list, dict or set display
     }
     if (last == ')') return CallKind(head, inner, depth);
-    if (last == ']') {  // a subscript: items of a shape are ints; of anything else, unknown
-      return PrimaryKind(head, depth + 1) == ValueKind::kScalar ? ValueKind::kScalar : ValueKind::kUnknown;
+    if (last == ']') {  // a subscript: items of a shape are ints, of a tensor tensors; else unknown
+      ValueKind hk = PrimaryKind(head, depth + 1);
+      return hk == ValueKind::kScalar || hk == ValueKind::kTensor ? hk : ValueKind::kUnknown;
     }
     return ValueKind::kUnknown;
   }
@@ -226,6 +229,8 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
   if (std::find(scalar_modules_.begin(), scalar_modules_.end(), recv) != scalar_modules_.end())
     return ValueKind::kScalar;  // math.pi
   if (facts_ && facts_->attr_is_scalar && facts_->attr_is_scalar(attr)) return ValueKind::kScalar;
+  if (PrimaryKind(recv, depth + 1) == ValueKind::kTensor && (attr == "T" || attr == "mT" || attr == "H" || attr == "mH"))
+    return ValueKind::kTensor;  // the tensor properties
   return ValueKind::kUnknown;
 }
 
@@ -256,6 +261,8 @@ ValueKind ValueScope::CallKind(std::string_view callee, std::string_view args, i
   if (rk == ValueKind::kScalar) return ValueKind::kScalar;  // "x".join(...), n.bit_length()
   if (rk == ValueKind::kContainer) return ValueKind::kUnknown;  // xs.pop() may give anything
   if (facts_ && facts_->method_returns_scalar && facts_->method_returns_scalar(method)) return ValueKind::kScalar;
+  if (rk == ValueKind::kTensor && facts_ && facts_->method_returns_tensor && facts_->method_returns_tensor(method))
+    return ValueKind::kTensor;  // div.mul(alpha).add(k)
   return ValueKind::kUnknown;
 }
 
@@ -287,10 +294,13 @@ bool ParseAssignment(std::string_view line, Assignment* out) {
     } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
+      if (--depth < 0) return false;  // the end of a call begun on an earlier line
     } else if (c == '=' && depth == 0) {
       if (i + 1 < s.size() && s[i + 1] == '=') return false;
       if (i > 0 && std::strchr("=<>!+-*/%@&|^:", s[i - 1])) return false;
+      // `dim=dim` on a line continuing a call's arguments is a keyword
+      // argument: an assignment is read only when '=' stands apart.
+      if (i == 0 || s[i - 1] != ' ' || i + 1 >= s.size() || s[i + 1] != ' ') return false;
       std::string_view lhs = Trim(s.substr(0, i));
       out->value = std::string(Trim(s.substr(i + 1)));
       out->targets.clear();
@@ -300,30 +310,47 @@ bool ParseAssignment(std::string_view line, Assignment* out) {
         if (!t.empty() && t[0] == '*') t.remove_prefix(1);
         out->targets.emplace_back(Trim(t));
       }
-      return !out->targets.empty() && !out->value.empty();
+      // `n: int = 8,` continues a def header or a call: no assignment.
+      return !out->targets.empty() && !out->value.empty() && out->value.back() != ',';
     }
   }
   return false;
 }
 
 void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* scope) {
-  const auto initial = scope->locals();  // the parameters' kinds
-  for (int round = 0; round < 3; ++round) {
-    std::unordered_map<std::string, ValueKind> learned = initial;
-    for (const Assignment& a : assignments) {
-      ValueKind k = scope->KindOf(a.value);
-      for (const std::string& t : a.targets) {
-        if (!IsIdent(t)) continue;
-        ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
-        auto it = learned.find(t);
-        if (it == learned.end()) learned.emplace(t, tk);
-        else it->second = Both(it->second, tk);  // every binding must agree
-      }
+  // In text order, each value read with the bindings made so far (so
+  // `div = div.mul(alpha)` keeps a tensor a tensor); a name's final kind
+  // agrees with every binding of it, a parameter's own included.
+  std::unordered_map<std::string, ValueKind> merged = scope->locals();
+  for (const Assignment& a : assignments) {
+    ValueKind k = scope->KindOf(a.value);
+    for (const std::string& t : a.targets) {
+      if (!IsIdent(t)) continue;
+      ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
+      auto it = merged.find(t);
+      if (it == merged.end()) merged.emplace(t, tk);
+      else it->second = Both(it->second, tk);
+      scope->SetLocal(t, tk);
     }
-    bool same = learned == scope->locals();
-    for (const auto& [name, kind] : learned) scope->SetLocal(name, kind);
-    if (same) break;
   }
+  for (const auto& [name, kind] : merged) scope->SetLocal(name, kind);
+}
+
+std::vector<std::string> TensorParams(std::string_view header) {
+  std::vector<std::string> out;
+  size_t open = header.find('(');
+  if (open == std::string_view::npos) return out;
+  size_t close = MatchForward(header, open);
+  if (close == std::string_view::npos) return out;
+  for (std::string_view p : SplitCommas(header.substr(open + 1, close - open - 1))) {
+    size_t colon = p.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view name = Trim(p.substr(0, colon)), annotation = Trim(p.substr(colon + 1));
+    if (size_t eq = annotation.find('='); eq != std::string_view::npos) annotation = Trim(annotation.substr(0, eq));
+    if (IsIdent(name) && (annotation == "Tensor" || annotation == "Optional[Tensor]" || annotation == "torch.Tensor"))
+      out.emplace_back(name);
+  }
+  return out;
 }
 
 std::vector<std::string> ScalarParams(std::string_view header) {

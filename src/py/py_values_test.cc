@@ -1,6 +1,6 @@
 // ValueScope on expression texts (no checkout): what is known not to be a
 // tensor, and what stays unknown.
-#include "usescan/value_kinds.h"
+#include "py/py_values.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ TensorFacts Facts() {
           [](std::string_view a) { return a == "shape" || a == "dtype"; }};
 }
 
-TEST(ValueKinds, ShapesIntsAndAttributes) {
+TEST(PyValues, ShapesIntsAndAttributes) {
   TensorFacts facts = Facts();
   ValueScope s(&facts);
   s.SetLocal("x", ValueKind::kUnknown);
@@ -38,7 +38,7 @@ TEST(ValueKinds, ShapesIntsAndAttributes) {
 
 // A name bound to a tensor anywhere is not a scalar anywhere (bindings are
 // not ordered), nor is a parameter of unknown kind rebound to an int.
-TEST(ValueKinds, ConflictingBindingsAreUnknown) {
+TEST(PyValues, ConflictingBindingsAreUnknown) {
   TensorFacts facts = Facts();
   ValueScope s(&facts);
   s.SetLocal("x", ValueKind::kUnknown);
@@ -53,12 +53,14 @@ TEST(ValueKinds, ConflictingBindingsAreUnknown) {
   EXPECT_EQ(s.KindOf("x"), ValueKind::kUnknown);
 }
 
-TEST(ValueKinds, AssignmentsAndParameters) {
+TEST(PyValues, AssignmentsAndParameters) {
   Assignment a;
   EXPECT_FALSE(ParseAssignment("if a == b:", &a));
   EXPECT_FALSE(ParseAssignment("n += 1", &a));
   EXPECT_FALSE(ParseAssignment("f(a=1)", &a));
   EXPECT_FALSE(ParseAssignment("x <= y", &a));
+  EXPECT_FALSE(ParseAssignment("softmin, (input,), input, dim=dim, dtype=dtype", &a));  // a call's continuation
+  EXPECT_FALSE(ParseAssignment("x) = y", &a));
   ASSERT_TRUE(ParseAssignment("self.n: int = 4  # heads", &a));
   EXPECT_EQ(a.targets, std::vector<std::string>{"self.n"});
   EXPECT_EQ(a.value, "4");
