@@ -1020,9 +1020,12 @@ bool Tracer::FollowHandBound(const std::string& name, const std::string& callee,
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";
   if (added.empty()) {
-    t_.not_found.push_back({"hand-written binding", "Tensor." + name + " is bound by hand to " + b.function + " (" +
-                                                        b.file + ":" + std::to_string(b.line) +
-                                                        "); its body calls no aten op the tracer can follow"});
+    NotFoundStep step{"hand-written binding", "Tensor." + name + " is bound by hand to " + b.function + " (" + b.file +
+                                                  ":" + std::to_string(b.line) +
+                                                  "); its body calls no aten op the tracer can follow"};
+    bool said = false;
+    for (const NotFoundStep& n : t_.not_found) said = said || n.detail == step.detail;
+    if (!said) t_.not_found.push_back(std::move(step));
     return true;
   }
   if (frame->bridge.empty()) frame->bridge = bridge;
