@@ -754,7 +754,8 @@ void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, Py
     return;
   }
   if (AddBridgeCall("torch._C.TensorBase." + method, callee, "method", line, frame)) return;
-  FollowHandBound(method, callee, line, frame);
+  // A YAML method that returns no tensor (size, dim) is metadata: no op.
+  if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
 }
 
 void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
@@ -1012,8 +1013,12 @@ bool Tracer::FollowHandBound(const std::string& name, const std::string& callee,
   const HandBinding& b = it->second;
   std::set<std::string> added;
   for (const HandBoundCall& c : b.calls) {
-    bool op = false;
-    for (const NativeFunction* fn : ix_.yaml.Overloads(c.name)) op = op || fn->HasVariant(c.method ? "method" : "function");
+    bool op = false;  // an op returning a tensor (self.sizes(), self.dim() read metadata)
+    for (const NativeFunction* fn : ix_.yaml.Overloads(c.name)) {
+      bool tensor = false;
+      for (const auto& r : fn->schema.returns) tensor = tensor || r.type.find("Tensor") != std::string::npos;
+      op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
+    }
     if (!op || !added.insert(c.name).second) continue;
     frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name});
     AddOpsByBaseName(c.name, "forward", "", 0);

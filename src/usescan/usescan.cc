@@ -674,6 +674,7 @@ class Scanner {
       // Metadata (x.size(1)) runs no kernel; a method of an int, a str, a
       // list or a set (seen.add(k)) is no tensor op.
       if (IsMetadata(method) || ScopeOf(f).NotTensor(recv)) continue;
+      if (!IsTensorMethod(method) && ReturnsNoTensor(method)) continue;  // x.dim(), x.numel(): bound by hand
       if (IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
                                        recv != "self" && init)) {
         use.how = "method on " + recv;

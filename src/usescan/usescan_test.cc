@@ -176,6 +176,7 @@ TEST(UseScan, IntArithmeticAndMetadataAreNoTensorOps) {
   EXPECT_EQ(Lines(Op(r, "Tensor.__matmul__")), V{28});
   EXPECT_EQ(Lines(Op(r, "Tensor.split")), V{21});
   EXPECT_EQ(Lines(Op(r, "Tensor.view")), V{22});
+  for (const ScanUnresolved& u : r.unresolved) EXPECT_NE(u.text, "x.dim");  // metadata, not an unknown call
 }
 
 // A layer is traced whatever the category of its forward's first op.
