@@ -1,7 +1,8 @@
 // `optrace scan FILE.py`: every PyTorch op a user's file runs (usescan.h),
 // each with its file:line uses and the checkout's classification; --trace
-// appends the full trace of each op that is not a well-known kind, in the
-// same document. The user's file is read directly (it lies outside the
+// appends the trace of each op that is not a well-known kind, in the same
+// document: a brief block per op in text and markdown (--full: the whole
+// trace), the whole trace in JSON. The user's file is read directly (it lies outside the
 // checkout); names resolve against the checkout's index.
 //
 // Exit codes: 0 ops found, 1 no torch op found, 2 usage, 3 the file is
@@ -10,7 +11,7 @@
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <iterator>
 
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
@@ -24,25 +25,30 @@ namespace optrace {
 int CmdScan(int argc, char** argv) {
   CLI::App app{"Find every PyTorch op a Python file runs; optionally trace them", "optrace scan"};
   std::string source, format = "text", file, only_class;
-  bool trace = false, json = false;
+  bool trace = false, json = false, full = false;
   AddSourceFlag(app, &source);
   app.add_option("file", file, "the Python file to scan")->required();
   app.add_option("--class", only_class, "only the functions of this class (and what they call)");
   app.add_option("--format", format, "text (default), md or json (optrace.scan/1, see doc/scan-schema.md)")
       ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   app.add_flag("--json", json, "same as --format json");
-  app.add_flag("--trace", trace, "append the full trace of each op that is not a well-known kind");
+  app.add_flag("--trace", trace,
+               "append the trace of each op that is not a well-known kind: one brief block each (text, md); "
+               "JSON carries the whole traces");
+  app.add_flag("--full", full, "with --trace: the whole trace of each op in text and md too");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   if (json) format = "json";
 
+  // An empty file reads fine (and has no ops: exit 1 below); only a file
+  // that cannot be opened or read is exit 3.
   std::ifstream in(file, std::ios::binary);
-  std::stringstream buf;
-  if (!in || !(buf << in.rdbuf()) || in.bad()) {
+  std::string text;
+  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in.is_open() || in.bad()) {
     std::cerr << "optrace: cannot read " << file << "\n";
     return static_cast<int>(ExitCode::kSource);
   }
-  std::string text = buf.str();
 
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
@@ -83,9 +89,9 @@ int CmdScan(int argc, char** argv) {
   if (format == "json") {
     std::cout << DumpJson(ScanToJson(report, traces), 1) << "\n";
   } else if (format == "md" || format == "markdown") {
-    std::cout << RenderScanMarkdown(report, traces);
+    std::cout << RenderScanMarkdown(report, traces, full);
   } else {
-    std::cout << RenderScanText(report, traces, 100);
+    std::cout << RenderScanText(report, traces, 100, full);
   }
   std::cout.flush();
   if (!s.ok()) std::cerr << "optrace: " << s.message() << "\n";

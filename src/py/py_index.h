@@ -43,7 +43,10 @@ struct PyCall {
   PyCallKind kind = PyCallKind::kCall;
   uint32_t line = 0;
   bool in_preamble = false;  // inside the has_torch_function/handle_torch_function preamble
-  std::string args;          // argument text, whitespace-collapsed, truncated to 200 chars
+  std::string args;          // kCall: argument text, whitespace-collapsed, truncated to 200 chars;
+                             // kOperator: the operands, "left\tright" (a tab never occurs in collapsed
+                             // text): "C\tself.n_heads" for C // self.n_heads, "x.shape\t-1" for
+                             // x.shape[-1], "y\tx * 2" for y += x * 2 (each cut to 200 chars)
 };
 
 struct PyFunction {
@@ -100,8 +103,19 @@ struct PyModule {
   uint32_t error_line = 0;       // where (0 when not tied to a line)
 };
 
+struct PyScanOptions {
+  // Also record the calls and operators of module-level code (statements
+  // outside any def or class body) as a function "<module>" (qualname
+  // "<module>", first in `functions`): a user's script runs them. The
+  // checkout's index leaves them out (imports and registrations).
+  bool module_code = false;
+};
+
 // Scans one Python source text into a module record. Never throws or crashes.
-PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::string_view text);
+PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::string_view text,
+                    const PyScanOptions& options = {});
+// The name of the function holding module-level code (PyScanOptions::module_code).
+inline constexpr char kModuleCodeName[] = "<module>";
 // "torch/nn/modules/rnn.py" -> "torch.nn.modules.rnn"; ".../__init__.py" -> package name.
 std::string ModuleNameForPath(std::string_view path);
 

@@ -11,14 +11,23 @@
 //     a string literal receiver is "<str>", a parenthesised one "(...)".
 //   - The line of a call is the line of the last callee token (the method
 //     name), so a chain split over lines points at each link.
-//   - Operators are recorded only where they are binary (the token before is
-//     the end of an operand): "@", "+", "-", "*", "/", "**", "//", "%", the
-//     augmented forms ("+=", "@=" ...) and "[]" for subscripts. '%' and '+'
+//   - Binary operators are recorded where the token before is the end of an
+//     operand: "@", "+", "-", "*", "/", "**", "//", "%", "&", "|", "^", "<<",
+//     ">>", the comparisons, the augmented forms ("+=", "@=" ...) and "[]"
+//     for subscripts; unary minus and invert as "u-" and "u~" (not before a
+//     number literal). '%' and '+'
 //     right after a string literal are string formatting/concatenation and
 //     are skipped, as are subscripts inside annotations (x: List[int] = ...).
+//     Each operator's operands are kept as written ("left\tright" in args):
+//     the primary expression on each side, extended over operators that bind
+//     tighter (`x * 2 + 1` at '+' has operands "x * 2" and "1"), so a reader
+//     can tell int arithmetic (`C // self.n_heads`) from tensor operators.
 //   - Calls in a lambda belong to a function "<lambda>" (qualname
 //     "outer.<lambda>"); calls in a nested def belong to it ("outer.inner").
-//   - Code at module or class level records no calls.
+//   - Code at module or class level records no calls, unless asked
+//     (PyScanOptions::module_code, for a user's script): then module-level
+//     statements record theirs into a function "<module>".
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +41,7 @@ namespace {
 constexpr size_t kMaxArgsText = 200;
 constexpr int kMaxBlockDepth = 100;   // CPython's own limit on nested blocks
 constexpr int kMaxLambdaDepth = 16;
+constexpr int kMaxOperands = 16;      // operands an operator's left side is read back over
 
 bool IsOpenBracket(std::string_view t) { return t.size() == 1 && (t[0] == '(' || t[0] == '[' || t[0] == '{'); }
 bool IsCloseBracket(std::string_view t) { return t.size() == 1 && (t[0] == ')' || t[0] == ']' || t[0] == '}'); }
@@ -49,8 +59,17 @@ std::string_view StringValue(std::string_view tok) {
 
 class Scanner {
  public:
-  Scanner(std::string_view src, const std::vector<PyToken>& toks, const std::vector<int32_t>& match, PyModule* mod)
+  Scanner(std::string_view src, const std::vector<PyToken>& toks, const std::vector<int32_t>& match, PyModule* mod,
+          const PyScanOptions& options)
       : src_(src), toks_(toks), match_(match), mod_(*mod) {
+    if (options.module_code) {
+      PyFunction fn;
+      fn.name = fn.qualname = kModuleCodeName;
+      fn.line = 1;
+      fn.end_line = toks_.empty() ? 1 : toks_.back().line;
+      module_code_ = static_cast<int32_t>(mod_.functions.size());
+      mod_.functions.push_back(std::move(fn));
+    }
     std::string_view name = mod_.name;
     if (mod_.is_package) {
       package_ = std::string(name);
@@ -252,6 +271,12 @@ class Scanner {
     switch (ctx.scope) {
       case Scope::kModule:
         ModuleLine(i, nl, /*cls=*/-1);
+        if (module_code_ >= 0 && !IsName(i, "import") && !IsName(i, "from")) {
+          Context code;
+          code.scope = Scope::kFunction;
+          code.function = module_code_;
+          FunctionLine(i, nl, code);
+        }
         break;
       case Scope::kClass:
         ModuleLine(i, nl, ctx.cls);
@@ -659,16 +684,20 @@ class Scanner {
       if (t.kind != PyTok::kOp || i == b) continue;
       const char c0 = src_[t.begin];
       // Only these can start a recorded operator; test the cheap part first.
-      if (c0 != '(' && c0 != '[' && c0 != '@' && c0 != '-' && c0 != '*' && c0 != '/' && c0 != '+' && c0 != '%')
-        continue;
-      if (!EndsOperand(i - 1)) continue;
+      if (!std::strchr("([@-*/+%&|^<>=!~", c0)) continue;
       std::string_view op = Text(i);
+      if (!EndsOperand(i - 1)) {
+        // Unary minus and invert (`-input`, `~mask`); not before a number literal (`x[-1]`).
+        if ((op == "-" || op == "~") && i + 1 < e && toks_[i + 1].kind != PyTok::kNumber) AddUnary(fn, op, i, e);
+        continue;
+      }
+      if (op == "=" || op == "!") continue;
       if (op.size() == 1) {
         if (c0 == '(') AddCall(fn, i);
-        else if (c0 == '[') AddOperator(fn, "[]", i);
-        else if ((c0 != '+' && c0 != '%') || toks_[i - 1].kind != PyTok::kString) AddOperator(fn, op, i);
-      } else if (op == "**" || op == "//" || op.back() == '=') {
-        AddOperator(fn, op, i);  // ** // and += -= *= /= @= //= **= %=
+        else if (c0 == '[') AddOperator(fn, "[]", i, e);
+        else if ((c0 != '+' && c0 != '%') || toks_[i - 1].kind != PyTok::kString) AddOperator(fn, op, i, e);
+      } else if (op == "**" || op == "//" || op == "<<" || op == ">>" || op.back() == '=') {
+        AddOperator(fn, op, i, e);  // ** // << >>, comparisons, and += -= *= /= @= //= **= %= &= ...
       }
     }
   }
@@ -714,17 +743,108 @@ class Scanner {
     return end;
   }
 
-  void AddOperator(int32_t fn, std::string_view op, size_t i) {
+  // Operator token i (in a statement ending before e), with its operands.
+  void AddOperator(int32_t fn, std::string_view op, size_t i, size_t e) {
     PyCall call;
     call.callee = std::string(op);
     call.kind = PyCallKind::kOperator;
     call.line = toks_[i].line;
+    if (op == "[]") {
+      call.args = Collapsed(PrimaryStart(i - 1), i) + '\t' + Collapsed(i + 1, SkipGroup(i) - 1);
+    } else {
+      const int prec = Precedence(op);
+      bool cut = false;
+      size_t left = LeftOperand(i, prec, &cut);
+      call.args = (cut ? "... " : "") + Collapsed(left, i) + '\t' + Collapsed(i + 1, RightOperand(i + 1, e, prec));
+    }
     mod_.functions[fn].calls.push_back(std::move(call));
   }
 
-  // A call whose '(' is token i: walks back over the primary expression.
-  void AddCall(int32_t fn, size_t open) {
-    size_t start = open - 1;  // first token of the callee
+  // How tightly a binary operator binds (Python's order); 0 for the
+  // augmented assignments, whose right side is everything after them.
+  static int Precedence(std::string_view op) {
+    if (op == "**") return kPowerPrecedence;
+    if (op == "*" || op == "/" || op == "//" || op == "%" || op == "@") return 7;
+    if (op == "+" || op == "-") return 6;
+    if (op == "<<" || op == ">>") return 5;
+    if (op == "&") return 4;
+    if (op == "^") return 3;
+    if (op == "|") return 2;
+    if (op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=") return 1;
+    return 0;
+  }
+  static constexpr int kPowerPrecedence = 8;
+
+  // A unary operator at i: recorded as "u-" / "u~" with its operand (args
+  // "\toperand": no left side).
+  void AddUnary(int32_t fn, std::string_view op, size_t i, size_t e) {
+    PyCall call;
+    call.callee = "u" + std::string(op);
+    call.kind = PyCallKind::kOperator;
+    call.line = toks_[i].line;
+    call.args = '\t' + Collapsed(i + 1, RightOperand(i + 1, e, kPowerPrecedence - 1));
+    mod_.functions[fn].calls.push_back(std::move(call));
+  }
+  // Token i is a binary operator (it follows an operand): its precedence, else 0.
+  int BinaryAt(size_t i) const {
+    if (i == 0 || toks_[i].kind != PyTok::kOp || !EndsOperand(i - 1)) return 0;
+    return Precedence(Text(i));
+  }
+  // First token of the left operand of the operator at i: the primary before
+  // it, a unary sign before that, and operands joined by tighter operators
+  // (or equal ones: left-associative; ** is right-associative). A long chain
+  // (a + b + c + ...) is cut after kMaxOperands operands (*cut), so that
+  // scanning it stays linear.
+  size_t LeftOperand(size_t i, int prec, bool* cut) const {
+    size_t s = PrimaryStart(i - 1);
+    for (int n = 0;; ++n) {
+      if (n == kMaxOperands) {
+        *cut = true;
+        return s;
+      }
+      while (s > 0 && (IsOp(s - 1, "-") || IsOp(s - 1, "+") || IsOp(s - 1, "~")) && (s < 2 || !EndsOperand(s - 2)))
+        --s;
+      if (s < 2 || prec == 0) return s;
+      int p = BinaryAt(s - 1);
+      if (p == 0 || p < prec || (p == prec && prec == kPowerPrecedence)) return s;
+      s = PrimaryStart(s - 2);
+    }
+  }
+  // Index past the right operand starting at b (statement ends before e).
+  size_t RightOperand(size_t b, size_t e, int prec) const {
+    size_t i = b;
+    for (;;) {
+      while (i < e && (IsOp(i, "-") || IsOp(i, "+") || IsOp(i, "~") || IsName(i, "not"))) ++i;
+      if (i >= e) return e;
+      i = PrimaryEnd(i, e);
+      if (i >= e) return e;
+      int p = BinaryAt(i);
+      if (p == 0 || (prec > 0 && (p < prec || (p == prec && prec != kPowerPrecedence)))) return i;
+      ++i;
+    }
+  }
+  // Index past the primary expression (atom and trailers) starting at b.
+  size_t PrimaryEnd(size_t b, size_t e) const {
+    size_t i = b;
+    if (toks_[i].kind == PyTok::kOp && IsOpenBracket(Text(i))) {
+      i = SkipGroup(i);
+    } else if (toks_[i].kind == PyTok::kString) {
+      while (i < e && toks_[i].kind == PyTok::kString) ++i;
+    } else {
+      ++i;
+    }
+    while (i < e) {
+      if (IsOp(i, ".") && i + 1 < e && toks_[i + 1].kind == PyTok::kName) i += 2;
+      else if (IsOp(i, "(") || IsOp(i, "[")) i = SkipGroup(i);
+      else break;
+    }
+    return std::min(i, e);
+  }
+
+  // First token of the primary expression whose last token is `last`: walks
+  // back over names, attribute dots and trailers (call arguments, subscripts).
+  size_t PrimaryStart(size_t last) const {
+    size_t start = last;
     for (;;) {
       size_t atom = start;
       if (toks_[atom].kind == PyTok::kOp && IsCloseBracket(Text(atom))) {
@@ -746,6 +866,12 @@ class Scanner {
       }
       break;
     }
+    return start;
+  }
+
+  // A call whose '(' is token i: walks back over the primary expression.
+  void AddCall(int32_t fn, size_t open) {
+    const size_t start = PrimaryStart(open - 1);  // first token of the callee
     PyCall call;
     call.line = toks_[open - 1].line;
     call.callee.reserve(std::min<size_t>(64, toks_[open - 1].begin + toks_[open - 1].size - toks_[start].begin));
@@ -777,6 +903,7 @@ class Scanner {
   const std::vector<int32_t>& match_;
   PyModule& mod_;
   std::string package_;  // for relative imports
+  int32_t module_code_ = -1;  // the "<module>" function (PyScanOptions::module_code)
 };
 
 }  // namespace
@@ -795,7 +922,8 @@ std::string ModuleNameForPath(std::string_view path) {
   return name;
 }
 
-PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::string_view text) {
+PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::string_view text,
+                    const PyScanOptions& options) {
   PyModule mod;
   mod.name = std::string(module_name);
   mod.path = std::string(path);
@@ -829,7 +957,7 @@ PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::st
       match[i] = static_cast<int32_t>(o);
     }
   }
-  Scanner scanner(text, tokens, match, &mod);
+  Scanner scanner(text, tokens, match, &mod, options);
   scanner.Run();
   if (!error.empty()) {
     mod.error = error;

@@ -243,7 +243,7 @@ TEST(PyScan, CallsChainsAndOperators) {
   ASSERT_TRUE(f);
   EXPECT_EQ(Calls(*f),
             "F.layer_norm@2 x.view@3 x.view(...).transpose@3 super@4 super().forward@4 "
-            "@@5 +@5 -@5 **@5 //@5 %@5 *@5 /@5 "
+            "@@5 +@5 -@5 u-@5 **@5 //@5 %@5 *@5 /@5 "
             "[]@6 []@6 g@7 +@8 +=@9 <str>.join@10 +@11 (...).sum@11 torch.ops.aten.add.default@12");
   EXPECT_EQ(f->calls[0].args, "x, (3,), eps=1e-5");
   EXPECT_EQ(f->calls.back().args, "x, y");
@@ -428,6 +428,39 @@ TEST_F(PyIndexMemory, CountsPrint) {
   PrintPyIndexCounts(index_, out);
   EXPECT_NE(out.str().find("python modules:    8"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("python errors:     0"), std::string::npos) << out.str();
+}
+
+// Each operator keeps its operands, extended over tighter operators;
+// unary minus and invert are recorded (not before a number literal).
+TEST(PyScan, OperatorOperands) {
+  PyModule m = ScanPyFile("m", "m.py",
+                          "def f(x, C, n):\n"
+                          "    hd = C // self.n_head\n"
+                          "    y = x * 2 + 1\n"
+                          "    z = (-x).softmax(-1) + x.shape[-1] ** 2\n"
+                          "    y += a * b\n"
+                          "    m = x >= 0 & ~x\n");
+  ASSERT_EQ(m.functions.size(), 1u);
+  std::vector<std::string> ops;
+  for (const PyCall& c : m.functions[0].calls)
+    if (c.kind == PyCallKind::kOperator) ops.push_back(c.callee + "|" + c.args);
+  EXPECT_EQ(ops, (std::vector<std::string>{"//|C\tself.n_head", "*|x\t2", "+|x * 2\t1", "u-|\tx",
+                                           "+|(-x).softmax(-1)\tx.shape[-1] ** 2", "[]|x.shape\t-1",
+                                           "**|x.shape[-1]\t2", "+=|y\ta * b", "*|a\tb", ">=|x\t0 & ~x",
+                                           "&|0\t~x", "u~|\tx"}));
+}
+
+// Module-level statements record calls only when asked (a user's script).
+TEST(PyScan, ModuleCodeOnRequest) {
+  const char* text = "import torch\nx = torch.ones(2)\ny = torch.relu(x)\ndef f():\n    return g()\n";
+  EXPECT_EQ(ScanPyFile("m", "m.py", text).functions.size(), 1u);
+  PyScanOptions options;
+  options.module_code = true;
+  PyModule m = ScanPyFile("m", "m.py", text, options);
+  ASSERT_EQ(m.functions.size(), 2u);
+  EXPECT_EQ(m.functions[0].qualname, "<module>");
+  EXPECT_EQ(Calls(m.functions[0]), "torch.ones@2 torch.relu@3");
+  EXPECT_EQ(Calls(m.functions[1]), "g@5");
 }
 
 }  // namespace

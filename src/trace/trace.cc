@@ -12,12 +12,17 @@
 // boolean_dispatch), and across the bridge into C++ (_VF.x, torch._C._nn.x,
 // torch.x, tensor methods, torch.ops.aten.x), where the YAML op takes over.
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "base/text.h"
 #include "index/query_names.h"
+#include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
 
 namespace optrace {
@@ -52,6 +57,7 @@ const BridgeModule kBridges[] = {
     {"torch._C._VariableFunctions.", "", "torch._C._VariableFunctions"},
     {"torch._VF.", "", "_VF"},
     {"torch._C.TensorBase.", "", "tensor method"},
+    {"torch._C._TensorBase.", "", "tensor method"},  // 1.13's name of the C++ base
 };
 
 // Which ops have a Python binding, as tools/autograd/gen_python_functions.py
@@ -265,6 +271,10 @@ bool Tracer::TryOperator(std::string_view q) {
     WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
+  if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg
+    WalkTensorAlias(py, 0);
+    return true;
+  }
   const DunderTable& dunders =
       ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
   std::string op;
@@ -272,6 +282,8 @@ bool Tracer::TryOperator(std::string_view q) {
   if (auto it = dunders.find(dunder); it != dunders.end()) {
     op = it->second.first;
     line = it->second.second;
+  } else if (!ix_.yaml.Overloads(dunder).empty()) {
+    op = dunder;  // generated from a YAML op of that name (__and__, __lshift__): a method like any other
   } else if (dunder == "__getitem__") {
     // Bound by hand in torch/csrc/autograd/python_variable_indexing.cpp: a
     // tensor index is aten::index (ints and slices become select/slice views).
@@ -315,9 +327,15 @@ bool Tracer::TryMethod(std::string_view q) {
     WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
+  if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg, a wrapped C++ method
+    t_.target_kind = "method";
+    t_.target_name = "torch.Tensor." + name;
+    WalkTensorAlias(py, 0);
+    return true;
+  }
   bool any = false;
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) any = any || fn->HasVariant("method");
-  if (!any) return false;
+  if (!any) return TryHandBound(name);
   t_.target_kind = "method";
   t_.target_name = "torch.Tensor." + name;
   PyFrame frame;
@@ -569,10 +587,30 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
   t_.python.push_back(*frame);
   PyFrame tmp = t_.python[at];
   FollowPyCall(module, -1, alias.target, static_cast<int>(alias.line), depth, &tmp);
+  // x = wrapper(f, ...): what runs is f, wrapped (a decorator applied by
+  // hand: __pow__ = _wrap_type_error_to_not_implemented(_C.TensorBase.pow)).
+  if (alias.kind == PyAliasKind::kCall) {
+    std::string first = alias.args.substr(0, alias.args.find(','));
+    first = std::string(TrimView(first));
+    bool dotted = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    });
+    if (dotted && !std::isdigit(static_cast<unsigned char>(first[0])))
+      FollowPyCall(module, -1, first, static_cast<int>(alias.line), depth, &tmp);
+  }
   // FollowPyCall may have appended frames: write the calls back into ours.
   t_.python[at].calls = tmp.calls;
   if (t_.python[at].bridge.empty()) t_.python[at].bridge = tmp.bridge;
   else if (!tmp.bridge.empty() && tmp.bridge != t_.python[at].bridge) t_.python[at].bridge += " -> " + tmp.bridge;
+}
+
+void Tracer::WalkTensorAlias(const PySymbol& s, int depth) {
+  const PyModule& m = ix_.py.modules()[s.module];
+  const PyAlias& a = m.aliases[s.index];
+  PyFrame frame;
+  frame.symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
+  frame.where = Loc(m.path, static_cast<int>(a.line), 2);
+  if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth, &frame);
 }
 
 void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
@@ -588,10 +626,13 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   for (const PyCall& call : f.calls) {
     if (call.in_preamble) continue;
     if (call.kind == PyCallKind::kOperator) {
-      // Only '@' is unambiguous in library code: it exists for tensors alone.
+      // '@' exists for tensors alone; other operators where an operand is
+      // known to be a tensor.
       if (call.callee == "@") {
         work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul"});
         AddOpsByBaseName("matmul", "forward", "", 0);
+      } else {
+        FollowOperator(module, function, call, depth, &work);
       }
       continue;
     }
@@ -606,77 +647,119 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   }
 }
 
-void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& raw_callee, int line, int depth,
-                          PyFrame* frame) {
+bool Tracer::AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+                           PyFrame* frame) {
+  std::string bridge;
+  std::vector<const NativeFunction*> ops;
+  if (!BridgeToYaml(dotted, &bridge, &ops)) return false;
+  // Ops returning no tensor (size, dim, is_floating_point...) are metadata
+  // queries answered without a kernel: not part of what runs.
+  std::vector<const NativeFunction*> tensor_ops;
+  for (const NativeFunction* fn : ops) {
+    bool returns_tensor = false;
+    for (const auto& r : fn->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+    if (returns_tensor) tensor_ops.push_back(fn);
+  }
+  if (tensor_ops.empty()) return false;
+  frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name});
+  if (frame->bridge.empty()) frame->bridge = bridge;
+  else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
+  for (const NativeFunction* fn : tensor_ops) AddOp(fn, "forward", "", 0);
+  return true;
+}
+
+bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+                          int depth, PyFrame* frame) {
+  const auto& mods = ix_.py.modules();
+  PySymbol s = ix_.py.Resolve(dotted);
+  if (s.kind == PySymbol::kFunction) {
+    const PyModule& target = mods[s.module];
+    if (!FollowableModule(target.name)) return false;
+    frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname});
+    WalkPythonFunction(s.module, s.index, depth + 1);
+    return true;
+  }
+  if (s.kind == PySymbol::kAlias) {
+    const PyModule& target = mods[s.module];
+    if (!FollowableModule(target.name)) return false;
+    const PyAlias& a = target.aliases[s.index];
+    frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
+    PyFrame alias_frame;
+    alias_frame.symbol = target.name + "." + a.name;
+    alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
+    if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth + 1, &alias_frame);
+    return true;
+  }
+  return false;
+}
+
+// self.method(...) and super().method(...); a super() method of a C++ base
+// (torch._C.TensorBase) is a tensor method bound in C++.
+void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
+                            PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   const PyModule& m = mods[module];
-  const std::string& callee = raw_callee;
-  auto add_bridge = [&](const std::string& dotted, const std::string& kind) -> bool {
-    std::string bridge;
-    std::vector<const NativeFunction*> ops;
-    if (!BridgeToYaml(dotted, &bridge, &ops)) return false;
-    // Ops returning no tensor (size, dim, is_floating_point...) are metadata
-    // queries answered without a kernel: not part of what runs.
-    std::vector<const NativeFunction*> tensor_ops;
-    for (const NativeFunction* fn : ops) {
-      bool returns_tensor = false;
-      for (const auto& r : fn->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
-      if (returns_tensor) tensor_ops.push_back(fn);
+  const size_t dot = callee.find('.');
+  const std::string head = callee.substr(0, dot), rest = callee.substr(dot + 1);
+  auto fn = head == "self" ? ix_.py.FindMethod(module, static_cast<uint32_t>(cls), rest) : std::nullopt;
+  if (head == "super()") {
+    const PyClass& c = m.classes[static_cast<size_t>(cls)];
+    for (const std::string& base : c.resolved_bases) {
+      if (base.empty()) continue;
+      PySymbol b = ix_.py.Resolve(base);
+      if (b.kind != PySymbol::kClass) {
+        if (StartsWith(base, "torch._C.") && AddBridgeCall(base + "." + rest, callee, "method", line, frame)) return;
+        continue;
+      }
+      fn = ix_.py.FindMethod(b.module, b.index, rest);
+      if (fn) break;
     }
-    if (tensor_ops.empty()) return false;
-    frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name});
-    if (frame->bridge.empty()) frame->bridge = bridge;
-    else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
-    for (const NativeFunction* fn : tensor_ops) {
-      AddOp(fn, "forward", "", 0);
-    }
-    return true;
-  };
-  auto follow_symbol = [&](const std::string& dotted, const std::string& kind) -> bool {
-    PySymbol s = ix_.py.Resolve(dotted);
-    if (s.kind == PySymbol::kFunction) {
-      const PyModule& target = mods[s.module];
-      if (!FollowableModule(target.name)) return false;
-      frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname});
-      WalkPythonFunction(s.module, s.index, depth + 1);
-      return true;
-    }
-    if (s.kind == PySymbol::kAlias) {
-      const PyModule& target = mods[s.module];
-      if (!FollowableModule(target.name)) return false;
-      const PyAlias& a = target.aliases[s.index];
-      frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
-      PyFrame alias_frame;
-      alias_frame.symbol = target.name + "." + a.name;
-      alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
-      if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth + 1, &alias_frame);
-      return true;
-    }
-    return false;
-  };
+  }
+  if (fn && fn->kind == PySymbol::kFunction) {
+    const PyModule& target = mods[fn->module];
+    frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname});
+    WalkPythonFunction(fn->module, fn->index, depth + 1);
+    return;
+  }
+  if (fn && fn->kind == PySymbol::kAlias) {
+    const PyModule& target = mods[fn->module];
+    const PyAlias& a = target.aliases[fn->index];
+    frame->calls.push_back({callee, line, "python", target.name + "." + a.name});
+    PyFrame alias_frame;
+    alias_frame.symbol = target.name + "." + a.name;
+    alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
+    if (seen_py_.insert({fn->module, 1000000 + fn->index}).second) WalkAlias(fn->module, a, depth + 1, &alias_frame);
+    return;
+  }
+  if (head == "self" && !fn && FollowSelfAttribute(module, cls, rest, line, depth, frame)) return;
+}
 
+// receiver.method(...): a tensor method when the name is one, whatever the
+// receiver (x.softmax, (-input).softmax, div.mul(...).add(...).pow,
+// self.weight.add_); methods bound by hand in C++ (x.half(), x.to()) too.
+void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame) {
+  const std::string method = callee.substr(callee.rfind('.') + 1);
+  if (method.empty()) return;
+  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + method);
+  if (py.kind == PySymbol::kFunction) {
+    frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + method});
+    WalkPythonFunction(py.module, py.index, depth + 1);
+    return;
+  }
+  if (AddBridgeCall("torch._C.TensorBase." + method, callee, "method", line, frame)) return;
+  // A YAML method that returns no tensor (size, dim) is metadata: no op.
+  if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
+}
+
+void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
+                          PyFrame* frame) {
+  const PyModule& m = ix_.py.modules()[module];
   size_t dot = callee.find('.');
   std::string head = callee.substr(0, dot);
   std::string rest = dot == std::string::npos ? "" : callee.substr(dot + 1);
 
-  // self.method(...) and super().method(...)
   if ((head == "self" || head == "super()") && cls >= 0 && !rest.empty() && rest.find('.') == std::string::npos) {
-    auto fn = head == "self" ? ix_.py.FindMethod(module, static_cast<uint32_t>(cls), rest) : std::nullopt;
-    if (head == "super()") {
-      const PyClass& c = m.classes[static_cast<size_t>(cls)];
-      for (const std::string& base : c.resolved_bases) {
-        if (base.empty()) continue;
-        PySymbol b = ix_.py.Resolve(base);
-        if (b.kind != PySymbol::kClass) continue;
-        fn = ix_.py.FindMethod(b.module, b.index, rest);
-        if (fn) break;
-      }
-    }
-    if (fn && fn->kind == PySymbol::kFunction) {
-      const PyModule& target = mods[fn->module];
-      frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname});
-      WalkPythonFunction(fn->module, fn->index, depth + 1);
-    }
+    FollowSelfCall(module, cls, callee, line, depth, frame);
     return;
   }
   // Names bound by imports: F.x, torch.x, _VF.x, nn.functional.x ...
@@ -684,37 +767,282 @@ void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& raw_c
     if (imp.local != head) continue;
     std::string dotted = rest.empty() ? imp.target : imp.target + "." + rest;
     if (StartsWith(dotted, "torch._VF.") || StartsWith(dotted, "torch._C.") || StartsWith(dotted, "torch.ops.aten.")) {
-      add_bridge(dotted, "bridge");
+      AddBridgeCall(dotted, callee, "bridge", line, frame);
       return;
     }
-    if (follow_symbol(dotted, StartsWith(dotted, "torch.nn.functional.") ? "functional" : "python")) return;
+    if (FollowSymbol(dotted, callee, StartsWith(dotted, "torch.nn.functional.") ? "functional" : "python", line, depth,
+                     frame))
+      return;
     if (StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
-      add_bridge(dotted, "torch");
+      AddBridgeCall(dotted, callee, "torch", line, frame);
     } else if (StartsWith(dotted, "torch.linalg.") || StartsWith(dotted, "torch.fft.") ||
                StartsWith(dotted, "torch.special.")) {
       PySymbol s = ix_.py.Resolve(dotted);
       if (s.kind == PySymbol::kNone) {
         std::string sub = dotted.substr(6, dotted.find('.', 6) - 6);
-        add_bridge("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), "bridge");
+        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee, "bridge",
+                      line, frame);
       }
     }
     return;
   }
   // Module-level functions and aliases of the same module.
   if (rest.empty()) {
-    follow_symbol(m.name + "." + head, "python");
+    FollowSymbol(m.name + "." + head, callee, "python", line, depth, frame);
     return;
   }
-  // receiver.method(...): a tensor method when the name is one.
-  if (rest.find('.') == std::string::npos && head != "self" && head != "cls") {
-    PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + rest);
-    if (py.kind == PySymbol::kFunction) {
-      frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + rest});
-      WalkPythonFunction(py.module, py.index, depth + 1);
-      return;
-    }
-    add_bridge("torch._C.TensorBase." + rest, "method");
+  if (head == "cls" || (head == "self" && rest.find('.') == std::string::npos)) return;
+  FollowMethodCall(callee, line, depth, frame);
+}
+
+// --- self attributes and hand-written bindings -----------------------------
+
+namespace {
+
+std::string TrimCopy(std::string_view s) { return std::string(TrimView(s)); }
+
+// Index of the bracket closing the one at `open`, or npos.
+size_t CloseOf(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
+    else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && --depth == 0) return i;
   }
+  return std::string_view::npos;
+}
+
+// The default value text of parameter `name` in a def header, or "".
+std::string ParamDefault(std::string_view header, std::string_view name) {
+  size_t open = header.find('(');
+  size_t close = open == std::string_view::npos ? open : CloseOf(header, open);
+  if (close == std::string_view::npos) return {};
+  std::string_view params = header.substr(open + 1, close - open - 1);
+  size_t start = 0;
+  for (size_t i = 0; i <= params.size(); ++i) {
+    if (i < params.size() && (params[i] == '(' || params[i] == '[' || params[i] == '{')) {
+      size_t c = CloseOf(params, i);
+      if (c == std::string_view::npos) return {};
+      i = c;
+      continue;
+    }
+    if (i < params.size() && params[i] != ',') continue;
+    std::string_view p = TrimView(params.substr(start, i - start));
+    start = i + 1;
+    size_t n = 0;
+    while (n < p.size() && (std::isalnum(static_cast<unsigned char>(p[n])) || p[n] == '_')) ++n;
+    if (p.substr(0, n) != name) continue;
+    size_t eq = p.rfind('=');
+    return eq == std::string_view::npos ? std::string() : TrimCopy(p.substr(eq + 1));
+  }
+  return {};
+}
+
+bool IsDottedName(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+}
+
+}  // namespace
+
+bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
+                                 PyFrame* frame) {
+  auto init = ix_.py.FindMethod(module, static_cast<uint32_t>(cls), "__init__");
+  if (!init || init->kind != PySymbol::kFunction) return false;
+  const PyModule& im = ix_.py.modules()[init->module];
+  const PyFunction& f = im.functions[init->index];
+  std::string header;
+  std::set<std::string> values;  // what __init__ binds to self.<attr>, each followed once
+  for (uint32_t n = f.line; n <= f.end_line; ++n) {
+    std::string text = ix_.Snippet(im.path, static_cast<int>(n), 1);
+    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
+      header += text + " ";
+    std::string_view t = TrimView(text);
+    const std::string lhs = "self." + attr;
+    if (!StartsWith(t, lhs)) continue;
+    t.remove_prefix(lhs.size());
+    t = TrimView(t);
+    if (!t.empty() && t[0] == ':') t.remove_prefix(std::min(t.size(), t.find('=') == std::string_view::npos ? t.size() : t.find('=')));
+    if (t.size() < 2 || t[0] != '=' || t[1] == '=') continue;
+    std::string value = TrimCopy(t.substr(1));
+    if (size_t open = value.find('('); open != std::string::npos) value = value.substr(0, open);  // built: its class
+    else if (IsDottedName(value) && value.find('.') == std::string::npos &&
+             std::find(f.params.begin(), f.params.end(), value) != f.params.end())
+      value = ParamDefault(header, value);  // self.activation = activation -> its default
+    if (IsDottedName(value)) values.insert(value);
+  }
+  bool any = false;
+  for (const std::string& value : values) {
+    PySymbol s = ix_.py.ResolveIn(init->module, value, static_cast<int32_t>(init->index));
+    if (s.kind == PySymbol::kClass) {
+      auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
+      if (!fwd || fwd->kind != PySymbol::kFunction) continue;
+      const PyModule& fm = ix_.py.modules()[fwd->module];
+      if (!FollowableModule(fm.name)) continue;
+      frame->calls.push_back({"self." + attr, line, "python", fm.name + "." + fm.functions[fwd->index].qualname});
+      WalkPythonFunction(fwd->module, fwd->index, depth + 1);
+      any = true;
+    } else if (s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias) {
+      size_t before = frame->calls.size();
+      FollowPyCall(init->module, -1, value, line, depth, frame);
+      any = any || frame->calls.size() > before;
+    }
+  }
+  if (!any)
+    t_.not_found.push_back({"python call", fmt::format("self.{} ({}:{}): no method, and {}.__init__ binds no layer or "
+                                                       "function to it that the walk can follow",
+                                                       attr, ix_.py.modules()[module].path, line, f.qualname)});
+  return any;
+}
+
+// --- operators of torch's Python code --------------------------------------
+
+const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
+  auto key = std::make_pair(module, function);
+  if (auto it = scopes_.find(key); it != scopes_.end()) return *it->second;
+  if (!tensor_facts_) {
+    const YamlModel& yaml = ix_.yaml;
+    auto returns = [&yaml](std::string_view m, bool tensor) {
+      auto overloads = yaml.Overloads(m);
+      bool any_tensor = false;
+      for (const NativeFunction* fn : overloads) {
+        if (!fn->HasVariant("method")) continue;
+        for (const auto& r : fn->schema.returns) any_tensor = any_tensor || r.type == "Tensor" || r.type == "Tensor(a)";
+      }
+      return tensor ? any_tensor : (!overloads.empty() && !any_tensor);
+    };
+    tensor_facts_ = std::make_unique<TensorFacts>();
+    tensor_facts_->method_returns_scalar = [returns](std::string_view m) { return returns(m, false); };
+    tensor_facts_->method_returns_tensor = [returns](std::string_view m) { return returns(m, true); };
+    tensor_facts_->attr_is_scalar = [](std::string_view a) {
+      return a == "shape" || a == "ndim" || a == "dtype" || a == "device" || a == "layout" || a == "requires_grad";
+    };
+  }
+  auto scope = std::make_unique<ValueScope>(tensor_facts_.get());
+  const PyModule& m = ix_.py.modules()[module];
+  const PyFunction& f = m.functions[function];
+  std::string header;
+  std::vector<Assignment> assignments;
+  for (uint32_t n = f.line; n <= f.end_line; ++n) {
+    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
+    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
+      header += text + " ";
+    Assignment a;
+    if (n > f.line && ParseAssignment(text, &a)) assignments.push_back(std::move(a));
+  }
+  std::vector<std::string> tensors = TensorParams(header), scalars = ScalarParams(header);
+  for (const std::string& p : f.params) {
+    ValueKind k = std::count(tensors.begin(), tensors.end(), p)   ? ValueKind::kTensor
+                  : std::count(scalars.begin(), scalars.end(), p) ? ValueKind::kScalar
+                                                                  : ValueKind::kUnknown;
+    scope->SetLocal(p, k);
+  }
+  for (const PyImport& im : m.imports)
+    if (im.target == "math") scope->AddScalarModule(im.local);
+  LearnAssignments(assignments, scope.get());
+  return *scopes_.emplace(key, std::move(scope)).first->second;
+}
+
+void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
+  size_t tab = call.args.find('\t');
+  if (tab == std::string::npos || call.callee == "[]") return;  // a subscript's op depends on its index
+  const ValueScope& scope = ScopeOf(module, function);
+  const std::string left = call.args.substr(0, tab), right = call.args.substr(tab + 1);
+  const bool left_tensor = !left.empty() && scope.KindOf(left) == ValueKind::kTensor;
+  const bool right_tensor = scope.KindOf(right) == ValueKind::kTensor;
+  std::string dunder;
+  if (call.callee == "u-" || call.callee == "u~") {
+    if (right_tensor) dunder = call.callee == "u-" ? "__neg__" : "__invert__";
+  } else {
+    std::string plain;
+    for (const auto& [sym, d] : kOperatorDunders)
+      if (call.callee == sym) plain = d;
+    const bool reflectable = plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos &&
+                             call.callee.back() != '=';
+    if (left_tensor) dunder = plain;
+    else if (right_tensor && reflectable) dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
+  }
+  if (dunder.empty()) return;
+  std::string shown = call.callee[0] == 'u' ? call.callee.substr(1) + right : left + " " + call.callee + " " + right;
+  FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
+}
+
+bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
+                          PyFrame* frame) {
+  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
+  if (py.kind == PySymbol::kFunction) {
+    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder});
+    WalkPythonFunction(py.module, py.index, depth + 1);
+    return true;
+  }
+  if (py.kind == PySymbol::kAlias) {
+    const PyModule& m = ix_.py.modules()[py.module];
+    const PyAlias& a = m.aliases[py.index];
+    std::string symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
+    frame->calls.push_back({callee, line, "operator", symbol});
+    WalkTensorAlias(py, depth + 1);
+    return true;
+  }
+  const DunderTable& dunders =
+      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
+  std::string op;
+  if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
+  else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
+  if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
+  frame->calls.push_back({callee, line, "operator", "aten::" + op});
+  AddBoundOverloads(op, /*method=*/true);
+  return true;
+}
+
+const HandBindings& HandBindingsFor(const Index& ix) {
+  return ix.Derived<HandBindings>("hand-bindings",
+                                  [&] { return ix.disk ? ReadHandBindings(*ix.disk) : HandBindings(); });
+}
+
+bool Tracer::FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame) {
+  const HandBindings& all = HandBindingsFor(ix_);
+  auto it = all.find(name);
+  if (it == all.end()) return false;
+  const HandBinding& b = it->second;
+  std::set<std::string> added;
+  for (const HandBoundCall& c : b.calls) {
+    bool op = false;  // an op returning a tensor (self.sizes(), self.dim() read metadata)
+    for (const NativeFunction* fn : ix_.yaml.Overloads(c.name)) {
+      bool tensor = false;
+      for (const auto& r : fn->schema.returns) tensor = tensor || r.type.find("Tensor") != std::string::npos;
+      op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
+    }
+    if (!op || !added.insert(c.name).second) continue;
+    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name});
+    AddOpsByBaseName(c.name, "forward", "", 0);
+  }
+  std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";
+  if (added.empty()) {
+    NotFoundStep step{"hand-written binding", "Tensor." + name + " is bound by hand to " + b.function + " (" + b.file +
+                                                  ":" + std::to_string(b.line) +
+                                                  "); its body calls no aten op the tracer can follow"};
+    bool said = false;
+    for (const NotFoundStep& n : t_.not_found) said = said || n.detail == step.detail;
+    if (!said) t_.not_found.push_back(std::move(step));
+    return true;
+  }
+  if (frame->bridge.empty()) frame->bridge = bridge;
+  else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
+  return true;
+}
+
+bool Tracer::TryHandBound(const std::string& name) {
+  const HandBindings& all = HandBindingsFor(ix_);
+  auto it = all.find(name);
+  if (it == all.end()) return false;
+  t_.target_kind = "method";
+  t_.target_name = "torch.Tensor." + name;
+  PyFrame frame;
+  frame.symbol = "torch._C.TensorBase." + name;
+  frame.where = Loc(it->second.file, it->second.line, 1);
+  FollowHandBound(name, "", 0, &frame);
+  t_.python.push_back(frame);
+  return true;
 }
 
 std::vector<std::string> AllOpQueries(const Index& index) {

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "py/py_values.h"
 #include "trace/trace.h"
 
 namespace optrace {
@@ -47,10 +48,40 @@ class Tracer {
   // --- Python layer (trace.cc) ---
   void WalkPythonFunction(uint32_t module, uint32_t function, int depth);
   void WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame);
+  // A class attribute of torch.Tensor that aliases a C++ method (`__neg__ =
+  // _C.TensorBase.neg`) or wraps one: walked as a frame of its own.
+  void WalkTensorAlias(const PySymbol& alias, int depth);
   // Resolves one callee expression seen in `module` (inside class `cls`, or -1).
   // Appends a PyCallStep to `frame` and follows it when it matters.
   void FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   void PrunePythonFrames();
+  // self.<attr>(...) that is no method: what the class's __init__ binds to
+  // the attribute (a layer built there, or a parameter's default), followed.
+  bool FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
+                           PyFrame* frame);
+  // A Tensor method or property bound by hand in C++ (py_bindings.h): adds
+  // the aten ops its body reaches to `frame`. False when `name` has no such
+  // binding.
+  bool FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame);
+  bool TryHandBound(const std::string& name);
+  // FollowPyCall's parts: a call across the bridge into C++ (false when
+  // `dotted` names no op returning a tensor), a call of a torch Python
+  // function or alias, self.x / super().x, and receiver.method(...).
+  bool AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+                     PyFrame* frame);
+  bool FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line, int depth,
+                    PyFrame* frame);
+  void FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
+  void FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame);
+  // An operator of torch's own Python code whose operand is known to be a
+  // tensor (py_values.h): the Tensor dunder it calls, followed.
+  void FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame);
+  // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
+  // else the C++ binding (python_variable_methods.cpp, or a YAML op of that
+  // name). Appends the call to `frame` and follows it; false when unbound.
+  bool FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth, PyFrame* frame);
+  // What the names of a torch Python function hold (py_values.h), per trace.
+  const ValueScope& ScopeOf(uint32_t module, uint32_t function);
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);
@@ -165,6 +196,8 @@ class Tracer {
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
   std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
+  std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<ValueScope>> scopes_;  // ScopeOf
+  std::unique_ptr<TensorFacts> tensor_facts_;
   // FollowCpp's memory, kept with the index (Index::Derived) for every later
   // trace: each answer depends only on the index and the traced devices.
   // Entries are added, never changed or removed, so references to them stay

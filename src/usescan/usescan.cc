@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <utility>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -27,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "render/render.h"
+#include "py/py_values.h"
 
 namespace optrace {
 namespace {
@@ -145,7 +148,15 @@ class Scanner {
  public:
   Scanner(const Index& ix, std::string_view path, std::string_view text, ScanReport* out)
       : ix_(ix), out_(*out) {
-    mod_ = ScanPyFile(ModuleNameForPath(path), path, text);
+    PyScanOptions options;
+    options.module_code = true;  // a script's top-level statements run too
+    mod_ = ScanPyFile(ModuleNameForPath(path), path, text, options);
+    for (size_t c = 0; c < mod_.classes.size(); ++c) class_by_name_.emplace(mod_.classes[c].name, c);
+    for (size_t f = 0; f < mod_.functions.size(); ++f) {
+      const PyFunction& fn = mod_.functions[f];
+      function_by_qualname_[fn.qualname].push_back(f);
+      if (!fn.is_method) plain_function_by_qualname_.emplace(fn.qualname, f);
+    }
     size_t pos = 0;
     while (pos <= text.size()) {
       size_t end = text.find('\n', pos);
@@ -161,6 +172,8 @@ class Scanner {
     ClassifyClasses();
     for (size_t c = 0; c < mod_.classes.size(); ++c)
       if (class_kind_[c] == kModuleClass) CollectLayers(static_cast<uint32_t>(c));
+    for (size_t l = 0; l < out_.layers.size(); ++l) layers_by_owner_[out_.layers[l].owner].push_back(l);
+    for (size_t a = 0; a < out_.autograd.size(); ++a) autograd_by_name_.emplace(out_.autograd[a].name, a);
     FindReachable();
     for (size_t f = 0; f < mod_.functions.size(); ++f) ScanFunctionCalls(static_cast<uint32_t>(f));
     Finish();
@@ -193,21 +206,25 @@ class Scanner {
     return look(mod_.imports);
   }
 
+  // The file's first class named `name`, or -1.
   int32_t LocalClass(std::string_view name) const {
-    for (size_t c = 0; c < mod_.classes.size(); ++c)
-      if (mod_.classes[c].name == name) return static_cast<int32_t>(c);
-    return -1;
+    ++out_.work;
+    auto it = class_by_name_.find(std::string(name));
+    return it == class_by_name_.end() ? -1 : static_cast<int32_t>(it->second);
   }
+  // The file's first function (not a method) with qualname `name`, or -1.
   int32_t LocalFunction(std::string_view name) const {
-    for (size_t f = 0; f < mod_.functions.size(); ++f)
-      if (!mod_.functions[f].is_method && mod_.functions[f].qualname == name) return static_cast<int32_t>(f);
-    return -1;
+    ++out_.work;
+    auto it = plain_function_by_qualname_.find(std::string(name));
+    return it == plain_function_by_qualname_.end() ? -1 : static_cast<int32_t>(it->second);
   }
   // A method of a local class or of the local classes it derives from.
   int32_t LocalMethod(uint32_t cls, std::string_view name, int depth = 0) const {
     if (depth > 16) return -1;
-    for (uint32_t m : mod_.classes[cls].methods)
+    for (uint32_t m : mod_.classes[cls].methods) {
+      ++out_.work;
       if (mod_.functions[m].name == name) return static_cast<int32_t>(m);
+    }
     for (const std::string& b : mod_.classes[cls].bases) {
       int32_t base = LocalClass(b);
       if (base >= 0) {
@@ -371,10 +388,13 @@ class Scanner {
       }
     }
     for (uint32_t m : work) reachable_[m] = true;
+    for (size_t f = 0; f < mod_.functions.size(); ++f)
+      if (mod_.functions[f].qualname == kModuleCodeName) role_[f] = "module level";
     while (!work.empty()) {
       uint32_t f = work.back();
       work.pop_back();
       for (const PyCall& call : mod_.functions[f].calls) {
+        ++out_.work;
         int32_t g = OwnCallee(f, call);
         if (g >= 0 && !reachable_[g]) {
           reachable_[g] = true;
@@ -383,13 +403,20 @@ class Scanner {
         }
       }
     }
-    // Nested functions and lambdas of reachable code run with it.
+    // Nested functions and lambdas of reachable code run with it: a
+    // function whose qualname extends a reachable one's ("outer.inner").
     for (size_t f = 0; f < mod_.functions.size(); ++f) {
-      for (size_t g = 0; g < mod_.functions.size(); ++g) {
-        if (reachable_[g] && !reachable_[f] && StartsWith(mod_.functions[f].qualname, mod_.functions[g].qualname + ".") &&
-            !mod_.functions[f].is_method) {
-          reachable_[f] = true;
-          role_[f] = "helper";
+      const std::string& q = mod_.functions[f].qualname;
+      if (reachable_[f] || mod_.functions[f].is_method) continue;
+      for (size_t dot = q.find('.'); dot != std::string::npos && !reachable_[f]; dot = q.find('.', dot + 1)) {
+        ++out_.work;
+        auto outer = function_by_qualname_.find(q.substr(0, dot));
+        if (outer == function_by_qualname_.end()) continue;
+        for (size_t g : outer->second) {
+          if (reachable_[g]) {
+            reachable_[f] = true;
+            role_[f] = "helper";
+          }
         }
       }
     }
@@ -428,8 +455,13 @@ class Scanner {
   // children of a container bound there.
   std::vector<ScanLayer> LayersOf(const std::string& owner, const std::string& attr) const {
     std::vector<ScanLayer> out;
-    for (const ScanLayer& l : out_.layers)
-      if (l.owner == owner && (l.attr == attr || l.container == attr)) out.push_back(l);
+    auto it = layers_by_owner_.find(owner);
+    if (it == layers_by_owner_.end()) return out;
+    for (size_t i : it->second) {
+      ++out_.work;
+      const ScanLayer& l = out_.layers[i];
+      if (l.attr == attr || l.container == attr) out.push_back(l);
+    }
     return out;
   }
 
@@ -530,6 +562,7 @@ class Scanner {
       if (StartsWith(rest, ns)) yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" +
                                             rest.substr(std::string(ns).size());
     if (IsIdent(yaml_name)) {
+      if (IsMetadata(yaml_name)) return;  // torch.numel(x): no kernel runs
       for (const NativeFunction* fn : ix_.yaml.Overloads(yaml_name)) {
         if (fn->HasVariant("function")) {
           AddOp(dotted, "torch", "aten::" + yaml_name, yaml_name, false, use, "");
@@ -573,10 +606,11 @@ class Scanner {
     auto loops = LoopBindings(f);
     for (const PyCall& call : fn.calls) {
       ScanUse use{call.line, fn.qualname, "call"};
+      ++out_.work;
       if (call.kind == PyCallKind::kOperator) {
         if (!full) continue;
         const OperatorInfo* op = FindOperator(call.callee);
-        if (!op) continue;
+        if (!op || NoTensorOperand(f, call)) continue;
         if (call.callee == "[]" && !TensorSubscriptOn(call.line, cls)) continue;
         use.how = "operator " + call.callee;
         AddOp(std::string("Tensor.") + op->dunder, "operator", std::string("torch.Tensor.") + op->dunder, op->aten,
@@ -593,8 +627,8 @@ class Scanner {
       if (int32_t g = OwnCallee(f, call); g >= 0) {
         AddFollow(f, static_cast<uint32_t>(g));
         if (EndsWith(c, ".apply")) {
-          for (auto& a : out_.autograd)
-            if (a.name + ".apply" == c) a.applied.push_back({call.line, fn.qualname, "apply"});
+          if (auto a = autograd_by_name_.find(c.substr(0, c.size() - 6)); a != autograd_by_name_.end())
+            out_.autograd[a->second].applied.push_back({call.line, fn.qualname, "apply"});
         }
         if (cls >= 0 && StartsWith(c, "self.")) LayerCall(f, cls, c.substr(5), use);
         continue;
@@ -637,6 +671,10 @@ class Scanner {
       }
       std::string method = c.substr(dot + 1);
       std::string recv = c.substr(0, dot);
+      // Metadata (x.size(1)) runs no kernel; a method of an int, a str, a
+      // list or a set (seen.add(k)) is no tensor op.
+      if (IsMetadata(method) || ScopeOf(f).NotTensor(recv)) continue;
+      if (!IsTensorMethod(method) && ReturnsNoTensor(method)) continue;  // x.dim(), x.numel(): bound by hand
       if (IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
                                        recv != "self" && init)) {
         use.how = "method on " + recv;
@@ -652,6 +690,128 @@ class Scanner {
       for (uint32_t n = fn.line; n <= fn.end_line && n <= lines_.size(); ++n)
         if (Contains(Line(n), needle)) Function(f).saved_tensors.push_back(n);
     }
+  }
+
+  // --- values (py/py_values.h) ---------------------------------------------
+
+  // An operator whose operands are known not to be tensors (C // self.n_heads,
+  // x.shape[-1], lst * 2), or a subscript of something that is no tensor.
+  bool NoTensorOperand(uint32_t f, const PyCall& call) {
+    size_t tab = call.args.find('\t');
+    if (tab == std::string::npos) return false;
+    std::string_view left(call.args.data(), tab), right(call.args.data() + tab + 1, call.args.size() - tab - 1);
+    const ValueScope& scope = ScopeOf(f);
+    if (call.callee == "[]") return scope.NotTensor(left);
+    return scope.NotTensor(left) && scope.NotTensor(right);
+  }
+
+  // What function f's names hold, learned once per function.
+  const ValueScope& ScopeOf(uint32_t f) {
+    auto it = scopes_.find(f);
+    if (it != scopes_.end()) return *it->second;
+    auto scope = std::make_unique<ValueScope>(&facts_);
+    FillScope(f, /*with_attrs=*/true, scope.get());
+    return *scopes_.emplace(f, std::move(scope)).first->second;
+  }
+
+  void FillScope(uint32_t f, bool with_attrs, ValueScope* scope) {
+    const PyFunction& fn = mod_.functions[f];
+    for (const std::vector<PyImport>* imports : {&std::as_const(mod_.imports), &fn.imports})
+      for (const PyImport& im : *imports)
+        if (im.target == "math") scope->AddScalarModule(im.local);
+    std::vector<std::string> scalar = ScalarParams(Header(f));
+    for (const std::string& p : fn.params)
+      scope->SetLocal(p, std::count(scalar.begin(), scalar.end(), p) ? ValueKind::kScalar : ValueKind::kUnknown);
+    if (with_attrs && fn.class_index >= 0)
+      for (const auto& [attr, kind] : AttrKinds(static_cast<uint32_t>(fn.class_index))) scope->SetAttr(attr, kind);
+    LearnAssignments(AssignmentsOf(f), scope);
+  }
+
+  // The text of function f's def header (up to the line ending in ':').
+  std::string Header(uint32_t f) const {
+    const PyFunction& fn = mod_.functions[f];
+    if (fn.qualname == kModuleCodeName || fn.name == "<lambda>") return {};
+    std::string out;
+    for (uint32_t n = fn.line; n <= fn.end_line && n < fn.line + 32; ++n) {
+      ++out_.work;
+      std::string_view l = Line(n);
+      out += std::string(l) + " ";
+      size_t end = l.find_last_not_of(" \t\r");
+      if (end != std::string_view::npos && l[end] == ':') break;
+    }
+    return out;
+  }
+
+  std::vector<Assignment> AssignmentsOf(uint32_t f) const {
+    const PyFunction& fn = mod_.functions[f];
+    std::vector<Assignment> out;
+    uint32_t first = fn.qualname == kModuleCodeName ? 1 : fn.line + 1;
+    for (uint32_t n = first; n <= fn.end_line && n <= lines_.size(); ++n) {
+      ++out_.work;
+      Assignment a;
+      if (ParseAssignment(Line(n), &a)) out.push_back(std::move(a));
+    }
+    return out;
+  }
+
+  // self.<attr> kinds of class cls: from every assignment to it in the
+  // class's methods (all must agree).
+  const std::unordered_map<std::string, ValueKind>& AttrKinds(uint32_t cls) {
+    auto it = attr_kinds_.find(cls);
+    if (it != attr_kinds_.end()) return it->second;
+    std::unordered_map<std::string, ValueKind> kinds;
+    for (uint32_t m : mod_.classes[cls].methods) {
+      ValueScope scope(&facts_);
+      FillScope(m, /*with_attrs=*/false, &scope);
+      for (const Assignment& a : AssignmentsOf(m)) {
+        ValueKind k = scope.KindOf(a.value);
+        for (const std::string& t : a.targets) {
+          if (!StartsWith(t, "self.") || !IsIdent(t.substr(5))) continue;
+          ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
+          auto [slot, fresh] = kinds.emplace(t.substr(5), tk);
+          if (!fresh && slot->second != tk) slot->second = ValueKind::kUnknown;
+        }
+      }
+    }
+    return attr_kinds_.emplace(cls, std::move(kinds)).first->second;
+  }
+
+  // Tensor methods that only read metadata: every YAML overload returns
+  // ints (size, stride). No kernel runs; never an op of the scan.
+  bool IsMetadata(const std::string& name) {
+    auto it = metadata_.find(name);
+    if (it != metadata_.end()) return it->second;
+    auto overloads = ix_.yaml.Overloads(name);
+    bool yes = !overloads.empty();
+    for (const NativeFunction* fn : overloads) {
+      yes = yes && !fn->schema.returns.empty();
+      for (const auto& r : fn->schema.returns)
+        yes = yes && (r.type == "int" || r.type == "SymInt" || r.type == "int[]" || r.type == "SymInt[]");
+    }
+    return metadata_[name] = yes;
+  }
+
+  // Whether `name` called on a tensor returns no tensor: every YAML overload
+  // returns none (size, item, is_floating_point), or it is one of the
+  // metadata accessors bound by hand in python_variable_methods.cpp.
+  bool ReturnsNoTensor(std::string_view name) const {
+    static const std::unordered_set<std::string_view> kHandBound = {
+        "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous", "data_ptr",
+        "storage_offset", "tolist", "has_names", "item"};
+    if (kHandBound.count(name)) return true;
+    auto overloads = ix_.yaml.Overloads(name);
+    if (overloads.empty()) return false;
+    for (const NativeFunction* fn : overloads)
+      for (const auto& r : fn->schema.returns)
+        if (r.type.find("Tensor") != std::string::npos) return false;
+    return true;
+  }
+  // Tensor attributes that hold no tensor (a shape, a dtype, a flag).
+  static bool ScalarAttribute(std::string_view attr) {
+    static const std::unordered_set<std::string_view> kAttrs = {
+        "shape", "ndim", "dtype", "device", "layout", "is_cuda", "is_sparse", "is_quantized", "is_meta",
+        "requires_grad", "is_leaf", "names", "itemsize", "nbytes"};
+    return kAttrs.count(attr) > 0;
   }
 
   // nn.Module's own API (self.register_buffer, self.parameters): no op.
@@ -713,18 +873,16 @@ class Scanner {
       it = op_slot_.emplace(query, out_.ops.size()).first;
       out_.ops.push_back(std::move(op));
     }
-    ScanOp& op = out_.ops[it->second];
-    bool dup = false;
-    for (const ScanUse& u : op.uses) dup |= u.line == use.line && u.how == use.how;
-    if (!dup) op.uses.push_back(use);
-    if (!receiver.empty() && std::find(op.receivers.begin(), op.receivers.end(), receiver) == op.receivers.end())
+    ++out_.work;
+    const size_t slot = it->second;
+    ScanOp& op = out_.ops[slot];
+    if (seen_uses_.insert(fmt::format("{}\n{}\n{}", slot, use.line, use.how)).second) op.uses.push_back(use);
+    if (!receiver.empty() && seen_receivers_.insert(fmt::format("{}\n{}", slot, receiver)).second)
       op.receivers.push_back(receiver);
     if (!StartsWith(use.how, "built")) {
-      for (size_t f = 0; f < mod_.functions.size(); ++f) {
-        if (mod_.functions[f].qualname != use.function) continue;
-        auto& ops = Function(static_cast<uint32_t>(f)).ops;
+      if (auto f = function_by_qualname_.find(use.function); f != function_by_qualname_.end()) {
+        auto& ops = Function(static_cast<uint32_t>(f->second.front())).ops;
         if (std::find(ops.begin(), ops.end(), query) == ops.end()) ops.push_back(query);
-        break;
       }
     }
   }
@@ -775,7 +933,10 @@ class Scanner {
       }
       op.category = k.category;
       op.basis = k.basis;
-      op.needs_trace = !kWellKnown.count(op.category);
+      // A layer runs a composition (nn.Embedding: embedding, then
+      // index_select and its backward): its trace tells what, whatever the
+      // category of the op its forward calls first.
+      op.needs_trace = op.kind == "module" || !kWellKnown.count(op.category);
       if (!op.needs_trace) op.summary = fmt::format("{}: {}", op.category, op.basis);
       std::stable_sort(op.uses.begin(), op.uses.end(),
                        [](const ScanUse& a, const ScanUse& b) { return a.line < b.line; });
@@ -802,6 +963,17 @@ class Scanner {
   std::unordered_map<std::string, size_t> op_slot_;
   std::unordered_map<uint32_t, size_t> function_slot_;
   std::vector<ScanFunction> functions_;
+  // Lookups by name, so the scan stays linear in the file's size (the first
+  // class / function of a name wins, as a walk from the top would find).
+  std::unordered_map<std::string, size_t> class_by_name_, plain_function_by_qualname_;
+  std::unordered_map<std::string, std::vector<size_t>> function_by_qualname_;  // in file order
+  std::unordered_map<std::string, std::vector<size_t>> layers_by_owner_;  // into out_.layers
+  std::unordered_map<std::string, size_t> autograd_by_name_;              // into out_.autograd
+  std::unordered_set<std::string> seen_uses_, seen_receivers_;
+  TensorFacts facts_{[this](std::string_view m) { return ReturnsNoTensor(m); }, &ScalarAttribute, {}};
+  std::unordered_map<uint32_t, std::unique_ptr<ValueScope>> scopes_;
+  std::unordered_map<uint32_t, std::unordered_map<std::string, ValueKind>> attr_kinds_;
+  std::unordered_map<std::string, bool> metadata_;            // "slot\nline\nhow", "slot\nreceiver"
 };
 
 }  // namespace

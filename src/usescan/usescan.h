@@ -94,6 +94,9 @@ struct ScanReport {
   std::vector<ScanFunction> functions;  // those that run ops, file order
   std::vector<ScanOp> ops;              // by first use
   std::vector<ScanUnresolved> unresolved;
+  // Records the scan visited (calls, uses, lookups): what it cost, so a test
+  // can hold the scan to linear time without timing it. Not in the JSON.
+  uint64_t work = 0;
 };
 
 // Scans the text of a user's file against the checkout's index. kSource when
@@ -107,8 +110,13 @@ void FilterScanToClass(ScanReport* report, const std::string& name);
 
 // The optrace.scan/1 document (doc/scan-schema.md); `traces` may be empty.
 nlohmann::ordered_json ScanToJson(const ScanReport& report, const std::vector<Trace>& traces);
-// Text and markdown faces. The traces (of ops needing one) are appended.
-std::string RenderScanText(const ScanReport& report, const std::vector<Trace>& traces, int width);
-std::string RenderScanMarkdown(const ScanReport& report, const std::vector<Trace>& traces);
+// Text and markdown faces. The traces (of ops needing one) are appended: a
+// brief block each (entry, Python path, first implementation and kernels per
+// device, backward), or, with `full`, each whole trace as `optrace trace`
+// renders it.
+std::string RenderScanText(const ScanReport& report, const std::vector<Trace>& traces, int width, bool full = false);
+std::string RenderScanMarkdown(const ScanReport& report, const std::vector<Trace>& traces, bool full = false);
+// The brief block of one trace: a few lines, each "label: facts".
+std::vector<std::string> TraceBriefLines(const Trace& trace);
 
 }  // namespace optrace

@@ -2,6 +2,8 @@
 // and markdown. Each is one document: the report, then the trace of every op
 // that needs one (rendered by render.h, so a scan's trace reads exactly like
 // `optrace trace`'s).
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -32,7 +34,67 @@ std::string Lines(const std::vector<uint32_t>& lines) {
   return out;
 }
 
+// "a, b, c (+N more)" of the first `max` items.
+std::string FirstOf(const std::vector<std::string>& items, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < max; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > max) out += fmt::format(" (+{} more)", items.size() - max);
+  return out;
+}
+
+void AddOnce(std::vector<std::string>* items, const std::string& item) {
+  if (std::find(items->begin(), items->end(), item) == items->end()) items->push_back(item);
+}
+
+// Per device ("CPU", "CUDA", "any" for composite keys): the first
+// implementation seen, and the kernels and libraries of the forward ops.
+struct DeviceBrief {
+  std::string impl;
+  std::vector<std::string> kernels;
+};
+
+std::string DeviceOfKey(const std::string& key) {
+  if (key.find("CUDA") != std::string::npos) return "CUDA";
+  if (key.find("CPU") != std::string::npos) return "CPU";
+  if (key.rfind("Composite", 0) == 0) return "composite";
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::string> TraceBriefLines(const Trace& t) {
+  std::vector<std::string> out;
+  std::vector<std::string> python;
+  for (const PyFrame& f : t.python) python.push_back(f.symbol);
+  if (!python.empty()) out.push_back("python: " + FirstOf(python, 4));
+  std::vector<std::string> entry, reached;
+  std::map<std::string, DeviceBrief> devices;
+  for (const OpStep& op : t.ops) {
+    if (op.role != "forward") continue;
+    AddOnce(op.reached_from.empty() ? &entry : &reached, op.name);
+    for (const ImplStep& impl : op.impls) {
+      std::string device = DeviceOfKey(impl.key);
+      if (device.empty()) continue;
+      DeviceBrief& d = devices[device];
+      if (d.impl.empty())
+        d.impl = fmt::format("{} {} ({}:{})", op.name, impl.function, impl.where.file, impl.where.line);
+    }
+    for (const KernelStep& k : op.kernels) AddOnce(&devices[k.device].kernels, k.name);
+    for (const LibraryStep& l : op.libraries) AddOnce(&devices["CUDA"].kernels, "library " + l.name);
+  }
+  if (!entry.empty()) out.push_back("aten: " + FirstOf(entry, 4) + (reached.empty() ? "" : "; then " + FirstOf(reached, 6)));
+  for (const auto& [device, d] : devices) {
+    std::string line = device + ": " + (d.impl.empty() ? "(no implementation found)" : d.impl);
+    if (!d.kernels.empty()) line += "; kernels: " + FirstOf(d.kernels, 4);
+    out.push_back(line);
+  }
+  std::vector<std::string> backward;
+  for (const BackwardStep& b : t.backward)
+    for (const std::string& op : b.ops) AddOnce(&backward, op);
+  if (!backward.empty()) out.push_back("backward: " + FirstOf(backward, 6));
+  if (!t.not_found.empty()) out.push_back(fmt::format("not found: {} (see optrace trace)", t.not_found.size()));
+  return out;
+}
 
 nlohmann::ordered_json ScanToJson(const ScanReport& r, const std::vector<Trace>& traces) {
   using J = nlohmann::ordered_json;
@@ -93,7 +155,7 @@ nlohmann::ordered_json ScanToJson(const ScanReport& r, const std::vector<Trace>&
   return j;
 }
 
-std::string RenderScanText(const ScanReport& r, const std::vector<Trace>& traces, int width) {
+std::string RenderScanText(const ScanReport& r, const std::vector<Trace>& traces, int width, bool full) {
   std::ostringstream o;
   std::string file = Basename(r.file);
   o << fmt::format("optrace scan {}   (checkout {} at {})\n", r.file, r.source_version, r.source_root);
@@ -151,16 +213,22 @@ std::string RenderScanText(const ScanReport& r, const std::vector<Trace>& traces
   if (!traces.empty()) {
     RenderOptions ro;
     ro.width = width;
-    o << fmt::format("\ntraces ({} ops that are not a well-known kind):\n", traces.size());
+    o << fmt::format("\ntraces ({} ops that are not a well-known kind{}):\n", traces.size(),
+                     full ? "" : "; the whole trace: optrace trace QUERY, or scan --trace --full");
     for (const Trace& t : traces) {
-      o << "\n" << std::string(std::min(width, 100), '=') << "\n";
-      o << RenderText(t, ro);
+      if (full) {
+        o << "\n" << std::string(std::min(width, 100), '=') << "\n";
+        o << RenderText(t, ro);
+        continue;
+      }
+      o << "\n  " << t.query << "\n";
+      for (const std::string& line : TraceBriefLines(t)) o << "      " << line << "\n";
     }
   }
   return o.str();
 }
 
-std::string RenderScanMarkdown(const ScanReport& r, const std::vector<Trace>& traces) {
+std::string RenderScanMarkdown(const ScanReport& r, const std::vector<Trace>& traces, bool full) {
   std::ostringstream o;
   std::string file = Basename(r.file);
   o << fmt::format("# optrace scan `{}`\n\nCheckout {} at `{}`.\n\n", r.file, r.source_version, r.source_root);
@@ -197,7 +265,15 @@ std::string RenderScanMarkdown(const ScanReport& r, const std::vector<Trace>& tr
     for (const ScanUnresolved& u : r.unresolved)
       o << fmt::format("- {}:{} in `{}`: `{}` -- {}\n", file, u.line, u.function, u.text, u.reason);
   }
-  for (const Trace& t : traces) o << "\n---\n\n" << RenderMarkdown(t);
+  if (!traces.empty() && !full) o << "\n## Traces\n";
+  for (const Trace& t : traces) {
+    if (full) {
+      o << "\n---\n\n" << RenderMarkdown(t);
+      continue;
+    }
+    o << "\n### `" << t.query << "`\n\n";
+    for (const std::string& line : TraceBriefLines(t)) o << "- " << line << "\n";
+  }
   return o.str();
 }
 

@@ -161,5 +161,81 @@ TEST(UseScan, NoTorchAndBrokenFiles) {
   EXPECT_EQ(s.code(), ExitCode::kSource);
 }
 
+// Only tensor expressions become ops: int arithmetic on shapes and on
+// attributes set from ints, metadata (size, dim, shape) and a set's add are
+// none; tensor operators next to them still are.
+TEST(UseScan, IntArithmeticAndMetadataAreNoTensorOps) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("scalars.py");
+  for (const char* none : {"Tensor.__floordiv__", "Tensor.__mod__", "Tensor.__getitem__", "Tensor.__iadd__",
+                           "Tensor.size", "Tensor.add"})
+    EXPECT_EQ(Op(r, none), nullptr) << none;
+  EXPECT_EQ(Lines(Op(r, "Tensor.__mul__")), (V{28, 30}));  // not line 23's x.shape[-1] * 2
+  EXPECT_EQ(Lines(Op(r, "Tensor.__add__")), V{30});         // not line 23's int sum
+  EXPECT_EQ(Lines(Op(r, "Tensor.__truediv__")), V{29});
+  EXPECT_EQ(Lines(Op(r, "Tensor.__matmul__")), V{28});
+  EXPECT_EQ(Lines(Op(r, "Tensor.split")), V{21});
+  EXPECT_EQ(Lines(Op(r, "Tensor.view")), V{22});
+  for (const ScanUnresolved& u : r.unresolved) EXPECT_NE(u.text, "x.dim");  // metadata, not an unknown call
+}
+
+// A layer is traced whatever the category of its forward's first op.
+TEST(UseScan, LayersAreTraced) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("scalars.py");
+  const ScanOp* emb = Op(r, "nn.Embedding");
+  ASSERT_NE(emb, nullptr);
+  EXPECT_TRUE(emb->needs_trace);
+  EXPECT_EQ(emb->resolved, "torch.nn.modules.sparse.Embedding");
+}
+
+// Module-level statements of a script are scanned (a function "<module>").
+TEST(UseScan, ModuleLevelCodeIsScanned) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("scalars.py");
+  EXPECT_EQ(Lines(Op(r, "torch.relu")), V{34});
+  EXPECT_EQ(Lines(Op(r, "torch.randn")), V{33});
+  const ScanFunction* top = Fn(r, "<module>");
+  ASSERT_NE(top, nullptr);
+  EXPECT_EQ(top->role, "module level");
+  Status s;
+  ScanReport one;
+  s = ScanUserFile(CorpusIndex(), "top.py", "import torch\nx = torch.ones(2)\ny = torch.relu(x)\n", &one);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(Lines(Op(one, "torch.relu")), V{3});
+  EXPECT_EQ(ScanUserFile(CorpusIndex(), "empty.py", "", &one).code(), ExitCode::kNotFound);
+}
+
+// The scan is linear in the file: four times the classes cost about four
+// times the work (the quadratic scan did ~16 times: name lookups, nested
+// function marking and use de-duplication each walked every record).
+TEST(UseScan, WorkGrowsLinearlyWithTheFile) {
+  REQUIRE_CORPUS("2.6.0");
+  std::ifstream in(DataPath("transformer.py"));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  const size_t cut = text.find("\nclass RMSNorm");
+  auto copies = [&](int n) {
+    std::string out = text.substr(0, cut);
+    for (int i = 0; i < n; ++i) {
+      std::string body = text.substr(cut);
+      for (const char* name : {"RMSNorm", "Attention", "Block", "gelu_mlp"}) {
+        std::string from = name, to = from + std::to_string(i);
+        for (size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size()))
+          body.replace(at, from.size(), to);
+      }
+      out += body;
+    }
+    return out;
+  };
+  ScanReport small, large;
+  ASSERT_TRUE(ScanUserFile(CorpusIndex(), "x.py", copies(100), &small).ok());
+  ASSERT_TRUE(ScanUserFile(CorpusIndex(), "x.py", copies(400), &large).ok());
+  ASSERT_GT(small.work, 0u);
+  EXPECT_LT(large.work, small.work * 5) << small.work << " -> " << large.work;
+  EXPECT_EQ(Lines(Op(large, "Tensor.__matmul__")).size(), 400u * 2);
+}
+
 }  // namespace
 }  // namespace optrace

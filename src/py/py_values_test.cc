@@ -1,0 +1,74 @@
+// ValueScope on expression texts (no checkout): what is known not to be a
+// tensor, and what stays unknown.
+#include "py/py_values.h"
+
+#include <gtest/gtest.h>
+
+namespace optrace {
+namespace {
+
+TensorFacts Facts() {
+  return {[](std::string_view m) { return m == "size" || m == "dim" || m == "item"; },
+          [](std::string_view a) { return a == "shape" || a == "dtype"; }};
+}
+
+TEST(PyValues, ShapesIntsAndAttributes) {
+  TensorFacts facts = Facts();
+  ValueScope s(&facts);
+  s.SetLocal("x", ValueKind::kUnknown);
+  s.SetAttr("n_head", ValueKind::kScalar);
+  s.AddScalarModule("math");
+  std::vector<Assignment> as;
+  for (const char* line : {"B, T, C = x.size()", "hd = C // self.n_head", "y = x.view(B, T, hd)", "seen = set()",
+                           "d = {}", "n = x.shape[-1] * 2 + len(x.shape)", "s = 1e-6 * math.sqrt(hd)"}) {
+    Assignment a;
+    ASSERT_TRUE(ParseAssignment(line, &a)) << line;
+    as.push_back(a);
+  }
+  LearnAssignments(as, &s);
+  for (const char* scalar : {"C", "hd", "C // self.n_head", "x.shape[-1]", "x.size(1) % 2", "n + 1", "-hd",
+                             "(B * T)", "math.pi", "1e-6", "'a' + 'b'", "x.dim() - 1", "s", "len(xs) > 2 and hd"})
+    EXPECT_EQ(s.KindOf(scalar), ValueKind::kScalar) << scalar;
+  for (const char* container : {"seen", "d", "[1, 2]", "(x, y)"})
+    EXPECT_EQ(s.KindOf(container), ValueKind::kContainer) << container;
+  for (const char* unknown : {"x", "y", "x * 2", "hd * x", "x[0]", "seen.pop()", "lambda: 1", "f(hd)", "x.sum()",
+                              "... x", "self.other"})
+    EXPECT_EQ(s.KindOf(unknown), ValueKind::kUnknown) << unknown;
+}
+
+// A name bound to a tensor anywhere is not a scalar anywhere (bindings are
+// not ordered), nor is a parameter of unknown kind rebound to an int.
+TEST(PyValues, ConflictingBindingsAreUnknown) {
+  TensorFacts facts = Facts();
+  ValueScope s(&facts);
+  s.SetLocal("x", ValueKind::kUnknown);
+  std::vector<Assignment> as(2);
+  ASSERT_TRUE(ParseAssignment("n = 3", &as[0]));
+  ASSERT_TRUE(ParseAssignment("n = x + 1", &as[1]));
+  Assignment more;
+  ASSERT_TRUE(ParseAssignment("x = x.size(0)", &more));
+  as.push_back(more);
+  LearnAssignments(as, &s);
+  EXPECT_EQ(s.KindOf("n"), ValueKind::kUnknown);
+  EXPECT_EQ(s.KindOf("x"), ValueKind::kUnknown);
+}
+
+TEST(PyValues, AssignmentsAndParameters) {
+  Assignment a;
+  EXPECT_FALSE(ParseAssignment("if a == b:", &a));
+  EXPECT_FALSE(ParseAssignment("n += 1", &a));
+  EXPECT_FALSE(ParseAssignment("f(a=1)", &a));
+  EXPECT_FALSE(ParseAssignment("x <= y", &a));
+  EXPECT_FALSE(ParseAssignment("softmin, (input,), input, dim=dim, dtype=dtype", &a));  // a call's continuation
+  EXPECT_FALSE(ParseAssignment("x) = y", &a));
+  ASSERT_TRUE(ParseAssignment("self.n: int = 4  # heads", &a));
+  EXPECT_EQ(a.targets, std::vector<std::string>{"self.n"});
+  EXPECT_EQ(a.value, "4");
+  ASSERT_TRUE(ParseAssignment("(a, *rest) = t", &a));
+  EXPECT_EQ(a.targets, (std::vector<std::string>{"a", "rest"}));
+  EXPECT_EQ(ScalarParams("def __init__(self, dim, n_head: int, eps=1e-6, x: Tensor = None, name='a'):"),
+            (std::vector<std::string>{"n_head", "eps", "name"}));
+}
+
+}  // namespace
+}  // namespace optrace
