@@ -25,9 +25,10 @@ BELOW = {
     "trace": ["base", "yaml", "cpp", "py", "index"],
     "render": ["base", "yaml", "cpp", "py", "index", "trace"],
     "usescan": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
+    "verify": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan"],
     "mcp": ["base"],
-    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "mcp"],
-    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "mcp", "tools"],
+    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "verify", "mcp"],
+    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan", "verify", "mcp", "tools"],
     "testing": ["base", "yaml", "cpp", "py", "index"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
