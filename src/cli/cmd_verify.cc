@@ -50,6 +50,7 @@ Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
     r.samples = 1;
     return Status::Ok();
   }
+  if (!f.observed_file.empty() && queries.empty()) return Status::Ok();  // the queries are the file's
   if (queries.size() != 1) return Status::Usage("verify needs one QUERY (or --all-opinfo); see optrace verify --help");
   r.query = queries[0];
   if (!r.code.empty() && !f.file.empty()) return Status::Usage("give --code or --file, not both");

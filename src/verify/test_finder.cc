@@ -126,6 +126,7 @@ TestDecoration Decoration(const Source& s, size_t open) {
     if (a.name.empty()) positional.push_back(a.value);
   }
   const std::string what = positional.empty() ? "" : positional[0];
+  d.decorator = what;
   d.kind = what.find("toleranceOverride") != std::string::npos || what.find("precisionOverride") != std::string::npos
                ? "tolerance"
            : what.find("expectedFailure") != std::string::npos ? "expected failure"
@@ -164,6 +165,11 @@ TestEntry Entry(const Source& s, size_t name_token) {
   if (e.name.empty()) e.name = Unquote(Keyword(e.args, "name"));
   e.variant = Unquote(Keyword(e.args, "variant_test_name"));
   Decorations(s, name_token + 1, close, &e);
+  for (const auto& a : e.args) {
+    if ((a.name == "skips" || a.name == "decorators") && a.value.find("DecorateInfo") == std::string::npos) {
+      e.decoration_names.push_back(a);
+    }
+  }
   return e;
 }
 

@@ -29,6 +29,7 @@ struct TestArg {
 struct TestDecoration {
   std::string kind;  // "skip" | "expected failure" | "tolerance" | "decorator"
   std::string text;  // the DecorateInfo(...) call as written, whitespace collapsed
+  std::string decorator;  // its first argument: "unittest.skip(\"Skipped!\")", "toleranceOverride({...})"
   std::string test_class, test_name, device_type, dtypes;
   int line = 0;
 };
@@ -51,6 +52,7 @@ struct TestEntry {
   std::vector<FunctionRef> functions;
   std::vector<std::string> dtypes;  // "cpu: <expr>" / "cuda: <expr>" ...
   std::vector<TestDecoration> decorations;
+  std::vector<TestArg> decoration_names;  // skips=/decorators= given as a name defined elsewhere
 };
 
 struct TestFileUse {

@@ -29,7 +29,8 @@ json EntryJson(const TestEntry& e) {
   }
   for (const auto& d : e.decorations) {
     decorations.push_back({{"kind", d.kind}, {"test_class", d.test_class}, {"test_name", d.test_name},
-                           {"device_type", d.device_type}, {"dtypes", d.dtypes}, {"line", d.line}, {"text", d.text}});
+                           {"device_type", d.device_type}, {"dtypes", d.dtypes}, {"line", d.line},
+                           {"decorator", d.decorator}, {"text", d.text}});
   }
   return {{"kind", e.kind}, {"name", e.name}, {"variant", e.variant}, {"matched_by", e.matched_by},
           {"file", e.file}, {"line", e.line}, {"functions", std::move(functions)}, {"dtypes", e.dtypes},
@@ -58,10 +59,12 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
   }
   for (const auto& d : e.dtypes) out << bullet << "dtypes " << d << "\n";
   for (const auto& d : e.decorations) {
-    out << bullet << d.kind << ": " << (d.test_class.empty() ? "" : d.test_class + ".") << d.test_name
-        << (d.device_type.empty() ? "" : " on " + d.device_type) << (d.dtypes.empty() ? "" : " dtypes " + d.dtypes)
-        << " (line " << d.line << ")" << (d.kind == "tolerance" || d.kind == "decorator" ? ": " + d.text : "") << "\n";
+    std::string where = d.test_class.empty() ? "every test" : d.test_class + (d.test_name.empty() ? "" : "." + d.test_name);
+    out << bullet << d.kind << " " << d.decorator << " -- " << where
+        << (d.device_type.empty() ? "" : " on " + d.device_type) << (d.dtypes.empty() ? "" : ", dtypes " + d.dtypes)
+        << " (line " << d.line << ")\n";
   }
+  for (const auto& a : e.decoration_names) out << bullet << a.name << " = " << a.value << " (line " << a.line << ")\n";
   out << "\n";
 }
 

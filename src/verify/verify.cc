@@ -100,28 +100,54 @@ RuntimeView ViewOf(const std::vector<const ObservedRun*>& runs) {
   return v;
 }
 
-// Marks the ops of the trace, and returns which static ops ran.
+// The static overloads sharing each base name.
+std::map<std::string, std::vector<std::string>> OverloadsByBase(const Trace& trace) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& op : trace.ops) out[BaseName(op.name)].push_back(op.name);
+  return out;
+}
+
+// Marks one op of the trace. The overload is told by the dispatch mode (ops
+// below autograd), else by the Python call (the trace's selected overload),
+// else by there being one overload of that name in the trace; otherwise the
+// op is marked observed with overload_told false.
+StaticMark OpMark(const OpStep& op, const Trace& trace, const RuntimeView& view,
+                  const std::map<std::string, std::vector<std::string>>& by_base) {
+  StaticMark m{"op", op.name, op.name, op.role, {}, false, "", 0, {}};
+  if (op.yaml) m.where = {kNativeFunctionsPath, op.yaml->line, ""};
+  const std::string base = BaseName(op.name);
+  auto count = view.op_counts.find(base);
+  if (count == view.op_counts.end()) return m;
+  const std::vector<std::string>& siblings = by_base.at(base);
+  auto seen = view.overloads.find(base);
+  if (seen != view.overloads.end()) {
+    m.observed = seen->second.count(OverloadOf(op.name)) > 0;
+    m.evidence = m.observed ? "profiler and dispatch mode (overload " + OverloadOf(op.name) + ")"
+                            : "another overload ran: " + Joined(std::vector<std::string>(seen->second.begin(), seen->second.end()), ", ");
+  } else if (BaseName(trace.selected_overload) == base && std::count(siblings.begin(), siblings.end(), trace.selected_overload)) {
+    m.observed = op.name == trace.selected_overload;
+    m.evidence = m.observed ? "profiler; the Python call selects this overload" : "the Python call selects " + trace.selected_overload;
+  } else {
+    m.observed = true;
+    m.overload_told = siblings.size() == 1;
+    m.evidence = m.overload_told ? "profiler" : "profiler: aten::" + base + " ran; the overload is not told (" + Joined(siblings, ", ") + ")";
+  }
+  if (m.observed) m.count = count->second;
+  return m;
+}
+
+// Marks the ops of the trace, and returns which static ops ran: those
+// observed, and the structured delegate (the out= op holding the kernel)
+// of each, whose implementations run for the functional variant too.
 std::set<std::string> MarkOps(const Trace& trace, const RuntimeView& view, std::vector<StaticMark>* marks) {
   std::set<std::string> ran;
+  const auto by_base = OverloadsByBase(trace);
   for (const auto& op : trace.ops) {
-    StaticMark m{"op", op.name, op.name, op.role, {}, false, "", 0, {}};
-    if (op.yaml) m.where = {kNativeFunctionsPath, op.yaml->line, ""};
-    const std::string base = BaseName(op.name);
-    auto count = view.op_counts.find(base);
-    if (count != view.op_counts.end()) {
-      auto seen = view.overloads.find(base);
-      if (seen == view.overloads.end()) {
-        m.observed = true;
-        m.evidence = "profiler (overload not told: the op ran above the dispatch mode)";
-      } else if (seen->second.count(OverloadOf(op.name))) {
-        m.observed = true;
-        m.evidence = "profiler and dispatch mode (overload " + OverloadOf(op.name) + ")";
-      } else {
-        m.evidence = "another overload ran: " + Joined(std::vector<std::string>(seen->second.begin(), seen->second.end()), ", ");
-      }
-      if (m.observed) m.count = count->second;
+    StaticMark m = OpMark(op, trace, view, by_base);
+    if (m.observed) {
+      ran.insert(op.name);
+      if (op.yaml && op.yaml->structured_delegate) ran.insert(*op.yaml->structured_delegate);
     }
-    if (m.observed) ran.insert(op.name);
     marks->push_back(std::move(m));
   }
   return ran;
@@ -137,15 +163,19 @@ std::set<std::pair<std::string, std::string>> Nesting(const RuntimeView& view) {
 }
 
 // A helper (a C++ function between an implementation and its kernels) is
-// observed when an aten op it calls ran inside the op: the profiler cannot
-// see C++ functions, only the ops they call.
+// observed when an aten op that only it calls ran inside the op: the
+// profiler cannot see C++ functions, only the ops they call.
 void MarkHelpers(const OpStep& op, const std::set<std::pair<std::string, std::string>>& nesting,
                  std::vector<StaticMark>* marks) {
   const std::string base = BaseName(op.name);
+  std::map<std::string, std::set<std::string>> callers;  // op called -> functions calling it
+  for (const auto& call : op.calls) callers[BaseName(call.op)].insert(call.from);
   for (const auto& h : op.helpers) {
     StaticMark m{"helper", h.function, op.name, h.key, h.where, false, "", 0, {}};
     for (const auto& call : op.calls) {
-      if (call.from != h.function || !nesting.count({base, BaseName(call.op)})) continue;
+      // Only a call no other function of the op makes tells that this one ran.
+      if (call.from != h.function || callers[BaseName(call.op)].size() != 1 || !nesting.count({base, BaseName(call.op)}))
+        continue;
       m.observed = true;
       m.evidence = "its call to " + BaseName(call.op) + " (" + At(call.where) + ") ran inside " + base;
       break;
@@ -154,25 +184,33 @@ void MarkHelpers(const OpStep& op, const std::set<std::pair<std::string, std::st
   }
 }
 
-// Implementations, stubs and CPU kernels of an op that ran: observed by the
-// dispatch rule when on the device path the dispatcher picks.
+// Implementations of an op that ran are observed by the dispatch rule when
+// on the device path the dispatcher picks. Stubs and CPU kernels on that
+// path are only "on the path": the implementation may call one stub or
+// another, and the profiler sees neither.
 void MarkDevicePath(const OpStep& op, bool ran, const std::string& device, std::vector<StaticMark>* marks) {
   const std::set<std::string> chosen = ChosenKeys(op, device);
   const std::string backend = DeviceKey(device);
-  const std::string rule = "dispatch table: the op ran on " + device + " and dense " + device + " tensors dispatch here";
-  auto mark = [&](std::string kind, std::string name, std::string detail, Location where, bool on_path) {
-    StaticMark m{std::move(kind), std::move(name), op.name, std::move(detail), std::move(where), ran && on_path, "", 0, {}};
-    if (m.observed) m.evidence = rule;
+  for (const auto& impl : op.impls) {
+    StaticMark m{"impl", impl.function, op.name, impl.key, impl.where, ran && chosen.count(impl.key) > 0, "", 0, {}};
+    if (m.observed) m.evidence = "dispatch table: the op ran on " + device + " and dense " + device + " tensors dispatch here";
+    marks->push_back(std::move(m));
+  }
+  auto path = [&](std::string kind, std::string name, std::string detail, Location where, bool on_path) {
+    StaticMark m{std::move(kind), std::move(name), op.name, std::move(detail), std::move(where), false, "", 0, {}};
+    m.on_path = ran && !chosen.empty() && on_path;
+    if (m.on_path) m.evidence = "on the " + device + " path of an op that ran; not visible to the profiler";
     marks->push_back(std::move(m));
   };
-  for (const auto& impl : op.impls) mark("impl", impl.function, impl.key, impl.where, chosen.count(impl.key) > 0);
   for (const auto& stub : op.stubs) {
     bool registered = false;
-    for (const auto& r : stub.registrations) registered |= r.device == backend || (backend == "CPU" && r.device != "CUDA" && r.device != "MPS" && r.device != "HIP");
-    mark("stub", stub.name, "called from " + stub.called_from, stub.declared, !chosen.empty() && registered);
+    for (const auto& r : stub.registrations) {
+      registered |= r.device == backend || (backend == "CPU" && r.device != "CUDA" && r.device != "MPS" && r.device != "HIP");
+    }
+    path("stub", stub.name, "called from " + stub.called_from, stub.declared, registered);
   }
   if (device != "cuda") {
-    for (const auto& k : op.kernels) mark("kernel", k.name, k.device, k.where, !chosen.empty() && k.device == "CPU");
+    for (const auto& k : op.kernels) path("kernel", k.name, k.device, k.where, k.device == "CPU");
   }
 }
 
@@ -231,15 +269,30 @@ KernelMatch MarkKernels(const Trace& trace, const RuntimeView& view, std::vector
 }
 
 // Every op name the static trace accounts for: its ops, the ops they call,
-// the backward ops of derivatives.yaml.
-std::set<std::string> ExplainedNames(const Trace& trace) {
-  std::set<std::string> names;
+// the backward ops of derivatives.yaml. `followed` is the subset the trace
+// expanded (has an OpStep for); a call it names without following
+// (plumbing like `to`, views, factories, ops past --depth) explains whatever
+// ran inside it.
+struct StaticNames {
+  std::set<std::string> all, followed;
+  // The innermost enclosing op of `stack` named by the trace but not followed, or "".
+  std::string UnfollowedAround(const std::vector<std::string>& stack) const {
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+      if (all.count(*it) && !followed.count(*it)) return *it;
+    }
+    return "";
+  }
+};
+
+StaticNames ExplainedNames(const Trace& trace) {
+  StaticNames names;
   for (const auto& op : trace.ops) {
-    names.insert(BaseName(op.name));
-    for (const auto& call : op.calls) names.insert(BaseName(call.op));
+    names.all.insert(BaseName(op.name));
+    names.followed.insert(BaseName(op.name));
+    for (const auto& call : op.calls) names.all.insert(BaseName(call.op));
   }
   for (const auto& b : trace.backward) {
-    for (const auto& op : b.ops) names.insert(BaseName(op));
+    for (const auto& op : b.ops) names.all.insert(BaseName(op));
   }
   return names;
 }
@@ -268,8 +321,9 @@ void Merge(std::vector<RuntimeItem>* list, RuntimeItem item) {
 }
 
 // Sorts runtime ops into explained, unexplained, outside and not in the tree.
-void ClassifyOps(const Index* index, const std::set<std::string>& names, const std::vector<const ObservedRun*>& runs,
+void ClassifyOps(const Index* index, const StaticNames& static_names, const std::vector<const ObservedRun*>& runs,
                  QueryVerification* q) {
+  const std::set<std::string>& names = static_names.all;
   std::set<std::pair<std::string, std::string>> seen[4];  // distinct (phase, name) per class
   for (const ObservedRun* run : runs) {
     for (const auto& op : run->ops) {
@@ -278,8 +332,13 @@ void ClassifyOps(const Index* index, const std::set<std::string>& names, const s
         if (names.count(*it)) item.nearest = *it;
       }
       int cls;
+      const std::string around = names.count(op.name) ? "" : static_names.UnfollowedAround(op.stack);
       if (names.count(op.name)) {
         cls = 0;
+      } else if (!around.empty()) {
+        cls = 0;
+        item.nearest = around;
+        if (seen[0].insert({op.phase, op.name}).second) ++q->ops.explained_inside_call;
       } else if (!InTree(index, op.name)) {
         cls = 3;
       } else if (!item.nearest.empty() || !item.autograd_node.empty() ||
@@ -334,6 +393,7 @@ void Add(ShareCounts* to, const ShareCounts& from) {
   to->outside += from.outside;
   to->not_in_tree += from.not_in_tree;
   to->explained_by_library += from.explained_by_library;
+  to->explained_inside_call += from.explained_inside_call;
 }
 
 }  // namespace
@@ -354,9 +414,9 @@ QueryVerification JoinTrace(const Index* index, const Trace& trace, const std::v
     MarkHelpers(op, nesting, &q.marks);
   }
   KernelMatch match = MarkKernels(trace, view, &q.marks);
-  std::set<std::string> names = ExplainedNames(trace);
+  StaticNames names = ExplainedNames(trace);
   ClassifyOps(index, names, runs, &q);
-  ClassifyKernels(index, names, match, runs, &q);
+  ClassifyKernels(index, names.all, match, runs, &q);
   return q;
 }
 

@@ -110,6 +110,8 @@ struct StaticMark {
   std::string evidence;  // why observed: "profiler", "dispatch table (cpu)", "kernel name", "library kernel"
   int count = 0;         // runtime calls (ops) or launches (kernels)
   std::vector<std::string> runtime_names;  // kernels: the runtime names it matched
+  bool overload_told = true;  // ops: false when the base name ran but which of its traced overloads is not known
+  bool on_path = false;  // stubs, CPU kernels: on the device path of an op that ran, but invisible to the profiler
 };
 
 struct RuntimeItem {
@@ -125,6 +127,7 @@ struct RuntimeItem {
 struct ShareCounts {
   int total = 0, explained = 0, unexplained = 0, outside = 0, not_in_tree = 0;
   int explained_by_library = 0;  // kernels only
+  int explained_inside_call = 0;  // ops only: ran inside a call the trace names but does not follow
   double Share() const { return explained + unexplained ? 100.0 * explained / (explained + unexplained) : 100.0; }
 };
 

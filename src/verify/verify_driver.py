@@ -24,8 +24,9 @@ import traceback
 
 
 def fail(code, message, **extra):
-    out = {"schema": "optrace.observed/1", "error": {"code": code, "message": message}}
+    out = {"schema": "optrace.observed/1"}
     out.update(extra)
+    out["error"] = {"code": code, "message": message}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.exit(code)
 
@@ -194,18 +195,20 @@ def observe(label, query, forward, device, setup_in_run=False):
         run["error"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         user = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == USER_FILENAME[0]]
         if user:
-            run["error"] += " (%s line %d: %s)" % (user[-1].filename, user[-1].lineno, (user[-1].line or "").strip())
+            lines = USER_FILENAME[1].splitlines()
+            text = lines[user[-1].lineno - 1].strip() if 0 < user[-1].lineno <= len(lines) else ""
+            run["error"] += " (%s line %d: %s)" % (user[-1].filename, user[-1].lineno, text)
     return run
 
 
 # ---------------------------------------------------------------- inputs
 
-USER_FILENAME = ["<code>"]  # the user's code's file name, to find its frames in a traceback
+USER_FILENAME = ["<code>", ""]  # the user's code's file name and text, to show its line in a traceback
 
 
 def user_code(code, filename, device):
     import torch
-    USER_FILENAME[0] = filename
+    USER_FILENAME[:] = [filename, code]
     compiled = compile(code, filename, "exec")
 
     def forward():
@@ -283,9 +286,9 @@ def opinfo_query(o):
     name = o.name
     if "." in name:
         return "torch." + name
-    if hasattr(torch, name):
+    if callable(getattr(torch, name, None)) and not isinstance(getattr(torch, name), torch.dtype):
         return "torch." + name
-    if hasattr(torch.Tensor, name):
+    if callable(getattr(torch.Tensor, name, None)):
         return "Tensor." + name
     return "aten::" + (getattr(o, "aten_name", None) or name)
 

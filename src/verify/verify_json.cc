@@ -35,7 +35,8 @@ ObservedRun RunFromJson(const json& j) {
   run.error = Str(j, "error");
   run.setup_in_run = j.value("setup_in_run", false);
   for (const auto& op : j.value("ops", json::array())) run.ops.push_back(OpFromJson(op));
-  for (const auto& [name, list] : j.value("overloads", json::object()).items()) {
+  const json overloads = j.value("overloads", json::object());  // kept: items() is a view
+  for (const auto& [name, list] : overloads.items()) {
     run.overloads[name] = list.get<std::vector<std::string>>();
   }
   return run;
@@ -65,6 +66,8 @@ json MarkJson(const StaticMark& m) {
   json out = {{"kind", m.kind}, {"name", m.name}, {"op", m.op}, {"detail", m.detail}, {"where", LocJson(m.where)},
               {"observed", m.observed}};
   if (m.observed) out["evidence"] = m.evidence;
+  if (m.observed && !m.overload_told) out["overload_told"] = false;
+  if (m.on_path) out["on_path"] = true;
   else if (!m.evidence.empty()) out["note"] = m.evidence;
   if (m.count) out["count"] = m.count;
   if (!m.runtime_names.empty()) out["runtime_names"] = m.runtime_names;
@@ -89,6 +92,7 @@ json ItemsJson(const std::vector<RuntimeItem>& items) {
 
 json CountsJson(const ShareCounts& c, bool kernels) {
   json out = {{"total", c.total}, {"explained", c.explained}, {"unexplained", c.unexplained}};
+  if (!kernels) out["explained_inside_call"] = c.explained_inside_call;
   if (!kernels) out["outside"] = c.outside;
   out["not_in_tree"] = c.not_in_tree;
   if (kernels) out["explained_by_library"] = c.explained_by_library;
@@ -103,8 +107,8 @@ json QueryJson(const QueryVerification& q, bool summary_only) {
               {"ops", CountsJson(q.ops, false)}, {"kernels", CountsJson(q.kernels, true)}};
   if (summary_only) {
     json names = json::array();
-    for (const auto& item : q.unexplained_ops) names.push_back(item.name);
-    out["unexplained_op_names"] = std::move(names);
+    for (const auto& item : q.unexplained_ops) names.push_back(item.name + " (" + item.phase + ", in " + (item.nearest.empty() ? (item.autograd_node.empty() ? "-" : item.autograd_node) : item.nearest) + ")");
+    out["unexplained"] = std::move(names);
     return out;
   }
   json marks = json::array();

@@ -23,10 +23,11 @@ ObserveStatus Failed(std::string message) { return {kExitTorchFailed, std::move(
 std::string Tail(const std::string& text, size_t lines) {
   size_t pos = text.size();
   while (lines-- > 0 && pos > 0) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) return text;
+    size_t nl = text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return text;
+    pos = nl;
   }
-  return text.substr(pos + 1);
+  return pos < text.size() ? text.substr(pos + 1) : text;
 }
 
 ObserveStatus DriverFailure(const PythonChoice& python, const ProcessResult& run, const Observed& observed) {

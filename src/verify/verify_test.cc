@@ -80,6 +80,22 @@ TEST(VerifyJoin, MarksOpsAndTellsOverloadsApart) {
   EXPECT_FALSE(Mark(q, "op", "add.Scalar")->observed);  // the dispatch mode saw add.Tensor only
 }
 
+TEST(VerifyJoin, CompositeOverloadsAreToldByThePythonCallElseFlagged) {
+  Trace trace = SoftmaxTrace();
+  OpStep dimname;
+  dimname.name = "softmax.Dimname";
+  dimname.role = "forward";
+  trace.ops.push_back(dimname);
+  ObservedRun run = SoftmaxRun();
+  QueryVerification unknown = JoinTrace(nullptr, trace, {&run}, "cpu");
+  EXPECT_TRUE(Mark(unknown, "op", "softmax.Dimname")->observed);
+  EXPECT_FALSE(Mark(unknown, "op", "softmax.Dimname")->overload_told);
+  trace.selected_overload = "softmax.int";
+  QueryVerification told = JoinTrace(nullptr, trace, {&run}, "cpu");
+  EXPECT_TRUE(Mark(told, "op", "softmax.int")->observed);
+  EXPECT_FALSE(Mark(told, "op", "softmax.Dimname")->observed);
+}
+
 TEST(VerifyJoin, DispatchRulePicksTheDeviceImplementationAndItsStubs) {
   Trace trace = SoftmaxTrace();
   ObservedRun run = SoftmaxRun();
@@ -87,10 +103,11 @@ TEST(VerifyJoin, DispatchRulePicksTheDeviceImplementationAndItsStubs) {
   EXPECT_TRUE(Mark(cpu, "impl", "softmax_cpu_out")->observed);
   EXPECT_FALSE(Mark(cpu, "impl", "softmax_cuda_out")->observed);
   EXPECT_TRUE(Mark(cpu, "impl", "softmax")->observed);  // composite implicit: the only key
-  EXPECT_TRUE(Mark(cpu, "stub", "softmax_lastdim_kernel")->observed);
+  EXPECT_FALSE(Mark(cpu, "stub", "softmax_lastdim_kernel")->observed);  // the profiler cannot see it
+  EXPECT_TRUE(Mark(cpu, "stub", "softmax_lastdim_kernel")->on_path);
   QueryVerification cuda = JoinTrace(nullptr, trace, {&run}, "cuda");
   EXPECT_TRUE(Mark(cuda, "impl", "softmax_cuda_out")->observed);
-  EXPECT_FALSE(Mark(cuda, "stub", "softmax_lastdim_kernel")->observed);  // registered for CPU only
+  EXPECT_FALSE(Mark(cuda, "stub", "softmax_lastdim_kernel")->on_path);  // registered for CPU only
 }
 
 TEST(VerifyJoin, AHelperIsObservedWhenAnOpItCallsRanInsideItsOp) {
@@ -111,6 +128,17 @@ TEST(VerifyJoin, UnexplainedOpsNameTheNearestTracedOpAndEngineOpsStayOutside) {
   EXPECT_EQ(q.ops.explained, 3);
   EXPECT_EQ(q.ops.unexplained, 1);
   EXPECT_EQ(q.ops.outside, 1);
+}
+
+TEST(VerifyJoin, OpsInsideACallTheTraceNamesButDoesNotFollowAreExplained) {
+  Trace trace = SoftmaxTrace();
+  ObservedRun run = SoftmaxRun();
+  run.ops.push_back({"log", {"softmax"}, "forward", "", 1, {}});
+  run.ops.push_back({"_to_copy", {"softmax", "log"}, "forward", "", 1, {}});  // log: named, not followed
+  QueryVerification q = JoinTrace(nullptr, trace, {&run}, "cpu");
+  EXPECT_EQ(q.ops.explained, 5);
+  EXPECT_EQ(q.ops.explained_inside_call, 1);
+  EXPECT_EQ(Names(q.unexplained_ops), std::vector<std::string>{"empty@_softmax"});  // _softmax was followed
 }
 
 TEST(VerifyJoin, SetupCodeTopLevelOpsAreOutsideButOpInfoTopLevelOpsCount) {

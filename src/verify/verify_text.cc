@@ -35,17 +35,18 @@ struct Writer {
   std::string Code(const std::string& s) const { return md ? "`" + s + "`" : s; }
 };
 
-void Marks(Writer& w, const QueryVerification& q, bool observed) {
+// observed: 1 observed, 0 not observed, 2 on the path but invisible.
+void Marks(Writer& w, const QueryVerification& q, int observed) {
   size_t shown = 0, total = 0;
   for (const auto& m : q.marks) {
-    if (m.observed != observed) continue;
+    if ((m.observed ? 1 : m.on_path ? 2 : 0) != observed) continue;
     if (++total > kListLimit) continue;
     ++shown;
     std::string line = m.kind + " " + w.Code(m.name);
     if (m.kind != "op") line += " (" + m.op + (m.detail.empty() ? "" : ", " + m.detail) + ")";
     else if (!m.detail.empty()) line += " (" + m.detail + ")";
     if (!At(m.where).empty()) line += " " + At(m.where);
-    if (observed && m.count) line.append(" x").append(std::to_string(m.count));
+    if (m.observed && m.count) line.append(" x").append(std::to_string(m.count));
     if (!m.evidence.empty()) line.append(" -- ").append(m.evidence);
     w.Item(line);
   }
@@ -86,10 +87,13 @@ void Query(Writer& w, const QueryVerification& q, bool device_cuda) {
   }
   w.End();
   w.Heading("observed (static facts that ran)", 3);
-  Marks(w, q, true);
+  Marks(w, q, 1);
+  w.End();
+  w.Heading("on the path of an op that ran, not visible to the profiler (stubs, CPU kernels)", 3);
+  Marks(w, q, 2);
   w.End();
   w.Heading("not observed for these inputs", 3);
-  Marks(w, q, false);
+  Marks(w, q, 0);
   w.End();
   w.Heading("unexplained runtime ops (ran, but the trace does not name them)", 3);
   Runtime(w, q.unexplained_ops, false);
