@@ -183,7 +183,7 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object");
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan", "verify", "tests"}));
   auto schemas = OutputSchemas(list);
 
   // nn.LSTM reaches cuDNN's _cudnn_rnn (native_functions.yaml:250, dispatch CUDA: _cudnn_rnn),

@@ -128,6 +128,13 @@ std::string VerifyText(const VerifyReport& r, bool markdown) {
                                : ""));
   }
   w.End();
+  if (r.queries.size() > kListLimit) {  // a gap report: one line per query (--json has the details)
+    for (const auto& q : r.queries) {
+      w.Item(q.query + ": ops " + std::to_string(q.ops.explained) + "/" + std::to_string(q.ops.explained + q.ops.unexplained) +
+             (q.trace_error.empty() ? "" : " (not traced: " + q.trace_error + ")"));
+    }
+    return w.out.str();
+  }
   for (const auto& q : r.queries) Query(w, q, o.device == "cuda");
   return w.out.str();
 }
