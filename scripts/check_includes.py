@@ -26,9 +26,10 @@ BELOW = {
     "render": ["base", "yaml", "cpp", "py", "index", "trace"],
     "lookup": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
     "usescan": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
+    "verify": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan"],
     "mcp": ["base"],
-    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "mcp"],
-    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "mcp", "tools"],
+    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "mcp"],
+    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "mcp", "tools"],
     "testing": ["base", "yaml", "cpp", "py", "index"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -28,6 +28,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"info", "the checkout, its version, the installed torch, index counts", CmdInfo},
       {"fetch", "get a PyTorch checkout matching the installed torch", CmdFetch},
       {"index", "build, update or --check the persistent index of the checkout", CmdIndex},
+      {"verify", "run the installed torch and mark what of the trace ran (--code, OpInfo samples)", CmdVerify},
+      {"tests", "the OpInfo/ModuleInfo entries and tests that exercise an op", CmdTests},
       {"daemon", "serve traces of a checkout from memory (started by `trace`; --stop, --status)", CmdDaemon},
   };
   return table;

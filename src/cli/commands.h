@@ -15,5 +15,7 @@ int CmdInfo(int argc, char** argv);
 int CmdIndex(int argc, char** argv);
 int CmdFetch(int argc, char** argv);
 int CmdDaemon(int argc, char** argv);
+int CmdVerify(int argc, char** argv);
+int CmdTests(int argc, char** argv);
 
 }  // namespace optrace

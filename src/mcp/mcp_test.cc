@@ -183,7 +183,7 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object");
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan", "verify", "tests"}));
   auto schemas = OutputSchemas(list);
 
   // nn.LSTM reaches cuDNN's _cudnn_rnn (native_functions.yaml:250, dispatch CUDA: _cudnn_rnn),
@@ -270,7 +270,7 @@ TEST_F(McpProcessTest, StatelessEraFullSession) {
 
   json list = p.Call("l", "tools/list", Modern());
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 5u);
+  EXPECT_EQ(list["result"]["tools"].size(), 7u);  // trace, find, op, source, scan, verify, tests
   auto schemas = OutputSchemas(list);
 
   // _cudnn_rnn: native_functions.yaml:250, dispatch CUDA: _cudnn_rnn, autogen _cudnn_rnn.out; derivatives.yaml:2763.

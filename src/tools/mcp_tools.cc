@@ -19,6 +19,7 @@
 #include "lookup/py.h"
 #include "lookup/query.h"
 #include "trace/trace.h"
+#include "tools/verify_tool.h"
 
 namespace optrace {
 
@@ -596,7 +597,9 @@ std::vector<McpTool> MakeTools() {
        {"additionalProperties", false}},
       {{"type", "object"}, {"required", {"schema", "ops"}}}};
 
-  return {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
+  std::vector<McpTool> tools = {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
+  for (auto& tool : VerifyTools()) tools.push_back(std::move(tool));
+  return tools;
 }
 
 McpToolResult ToolError(std::string text) { return {true, std::move(text), nullptr}; }
@@ -639,6 +642,7 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (name == "find") return Find(arguments);
   if (name == "op") return Op(arguments);
   if (name == "scan") return Scan(arguments);
+  if (McpToolResult r; CallVerifyTool(index_, name, arguments, &r)) return r;
   return ToolError("no tool named " + name);
 }
 

@@ -1,0 +1,35 @@
+// `optrace tests QUERY`: the OpInfo / ModuleInfo entries of the checkout's
+// test databases for an op or module, and the tests that run them
+// (verify/test_finder.h). Reads Python files only; needs no index.
+//
+// Exit codes: 0 found, 1 no entry, 2 usage, 3 checkout problem.
+#include <iostream>
+
+#include "base/json.h"
+#include "cli/cmd_common.h"
+#include "cli/commands.h"
+#include "verify/test_finder.h"
+
+namespace optrace {
+
+int CmdTests(int argc, char** argv) {
+  CLI::App app{"The OpInfo/ModuleInfo entries and tests that exercise an op or module", "optrace tests"};
+  std::string source, format = "text", query;
+  bool json = false;
+  AddSourceFlag(app, &source);
+  app.add_flag("--json", json, "same as --format json (optrace.tests/1, see doc/verify-schema.md)");
+  app.add_option("--format", format, "text (default), md or json")->check(CLI::IsMember({"text", "md", "json"}));
+  app.add_option("query", query, "F.softmax, torch.matmul, nn.LSTM, aten::_softmax ...")->required();
+  int rc = 0;
+  if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  Checkout checkout;
+  if (Status s = FindCheckout(source, &checkout); !s.ok()) return Report(s);
+  TestsAnswer answer;
+  Status s = FindTests(*checkout.disk, query, &answer);
+  if (!s.ok()) return Report(s);
+  if (json || format == "json") std::cout << DumpJson(TestsToJson(answer), 1) << "\n";
+  else std::cout << TestsText(answer, format == "md");
+  return 0;
+}
+
+}  // namespace optrace

@@ -1,0 +1,119 @@
+// `optrace tests`' reader on the real 2.6.0 and 1.13.1 trees (lines checked
+// with sed: common_methods_invocations.py:14548 is OpInfo('softmax', ...),
+// :14560 its with_dtype variant, sample_inputs_softmax_variant is defined at
+// opinfo/definitions/_masked.py:36; common_modules.py:4363 is
+// ModuleInfo(torch.nn.LSTM, ...) whose module_inputs_torch_nn_LSTM is at
+// :2781 and whose skips hold DecorateInfo(skipMPS) at :4369), and on a small
+// MemoryDisk tree for skips and tolerance overrides.
+#include <gtest/gtest.h>
+
+#include "base/checkout.h"
+#include "base/disk.h"
+#include "testing/test_util.h"
+#include "verify/test_finder.h"
+
+namespace optrace {
+namespace {
+
+TestsAnswer Find(const std::string& version, const std::string& query) {
+  Checkout checkout;
+  EXPECT_TRUE(FindCheckout(CorpusTree(version), &checkout).ok());
+  TestsAnswer answer;
+  Status s = FindTests(*checkout.disk, query, &answer);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return answer;
+}
+
+TEST(TestFinder, SoftmaxOpInfosOf260) {
+  REQUIRE_CORPUS("2.6.0");
+  TestsAnswer a = Find("2.6.0", "F.softmax");
+  ASSERT_GE(a.entries.size(), 2u);
+  const TestEntry& plain = a.entries[0];
+  EXPECT_EQ(plain.kind, "OpInfo");
+  EXPECT_EQ(plain.name, "softmax");
+  EXPECT_EQ(plain.file, "torch/testing/_internal/common_methods_invocations.py");
+  EXPECT_EQ(plain.line, 14548);
+  EXPECT_EQ(plain.matched_by, "alias");
+  ASSERT_FALSE(plain.functions.empty());
+  EXPECT_EQ(plain.functions[0].role, "sample_inputs_func");
+  EXPECT_EQ(plain.functions[0].name, "sample_inputs_softmax_variant");
+  EXPECT_EQ(plain.functions[0].file, "torch/testing/_internal/opinfo/definitions/_masked.py");
+  EXPECT_EQ(plain.functions[0].line, 36);
+  EXPECT_EQ(plain.dtypes[0], "cpu: floating_types_and(torch.half, torch.bfloat16)");
+  EXPECT_EQ(a.entries[1].line, 14560);
+  EXPECT_EQ(a.entries[1].variant, "with_dtype");
+  ASSERT_FALSE(a.database_tests.empty());
+  bool test_ops = false;
+  for (const auto& u : a.database_tests) test_ops |= u.file == "test/test_ops.py";
+  EXPECT_TRUE(test_ops);
+}
+
+TEST(TestFinder, LstmModuleInfoOf260) {
+  REQUIRE_CORPUS("2.6.0");
+  TestsAnswer a = Find("2.6.0", "nn.LSTM");
+  ASSERT_EQ(a.entries.size(), 1u);
+  const TestEntry& e = a.entries[0];
+  EXPECT_EQ(e.kind, "ModuleInfo");
+  EXPECT_EQ(e.name, "torch.nn.LSTM");
+  EXPECT_EQ(e.file, "torch/testing/_internal/common_modules.py");
+  EXPECT_EQ(e.line, 4363);
+  ASSERT_FALSE(e.functions.empty());
+  EXPECT_EQ(e.functions[0].name, "module_inputs_torch_nn_LSTM");
+  EXPECT_EQ(e.functions[0].line, 2781);
+  ASSERT_EQ(e.decorations.size(), 1u);
+  EXPECT_EQ(e.decorations[0].decorator, "skipMPS");
+  EXPECT_EQ(e.decorations[0].line, 4369);
+  EXPECT_EQ(a.database_tests[0].file, "test/test_modules.py");
+}
+
+TEST(TestFinder, Conv2dModuleInfoOf1131) {
+  REQUIRE_CORPUS("1.13.1");
+  TestsAnswer a = Find("1.13.1", "nn.Conv2d");
+  ASSERT_EQ(a.entries.size(), 1u);
+  EXPECT_EQ(a.entries[0].line, 1077);
+}
+
+TEST(TestFinder, SkipsAndToleranceOverridesOnAMemoryTree) {
+  MemoryDisk disk;
+  disk.Add("torch/testing/_internal/common_methods_invocations.py",
+           "def sample_inputs_frob(op_info, device, dtype, requires_grad):\n"
+           "    return []\n"
+           "op_db = [\n"
+           "    UnaryUfuncInfo('frob',\n"
+           "           aliases=('special.frob',),\n"
+           "           sample_inputs_func=partial(sample_inputs_frob, x=1),\n"
+           "           ref=np.frob,\n"
+           "           dtypesIfCUDA=floating_types(),\n"
+           "           skips=(\n"
+           "               DecorateInfo(unittest.skip('slow'), 'TestCommon', 'test_out', device_type='cuda'),\n"
+           "               DecorateInfo(toleranceOverride({torch.float16: tol(atol=1e-3, rtol=0)}),\n"
+           "                            'TestUnaryUfuncs', 'test_reference_numerics_normal'),\n"
+           "           )),\n"
+           "    OpInfo('other'),\n"
+           "]\n");
+  TestsAnswer a;
+  ASSERT_TRUE(FindTests(disk, "torch.special.frob", &a).ok());
+  ASSERT_EQ(a.entries.size(), 1u);
+  const TestEntry& e = a.entries[0];
+  EXPECT_EQ(e.kind, "UnaryUfuncInfo");
+  EXPECT_EQ(e.line, 4);
+  EXPECT_EQ(e.matched_by, "alias");
+  ASSERT_EQ(e.functions.size(), 2u);
+  EXPECT_EQ(e.functions[0].name, "sample_inputs_frob");
+  EXPECT_EQ(e.functions[0].line, 1);
+  EXPECT_EQ(e.functions[1].name, "np.frob");  // not defined in the files read: as written
+  EXPECT_EQ(e.functions[1].line, 0);
+  EXPECT_EQ(e.dtypes[1], "cuda: floating_types()");
+  ASSERT_EQ(e.decorations.size(), 2u);
+  EXPECT_EQ(e.decorations[0].kind, "skip");
+  EXPECT_EQ(e.decorations[0].test_class, "TestCommon");
+  EXPECT_EQ(e.decorations[0].test_name, "test_out");
+  EXPECT_EQ(e.decorations[0].device_type, "cuda");
+  EXPECT_EQ(e.decorations[1].kind, "tolerance");
+  EXPECT_EQ(e.decorations[1].line, 11);
+  TestsAnswer none;
+  EXPECT_EQ(FindTests(disk, "torch.nothing", &none).code(), ExitCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace optrace
