@@ -18,6 +18,7 @@
 
 #include "base/text.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_paths.h"
 
 namespace optrace {
 
@@ -137,6 +138,7 @@ Status Tracer::Run(std::string_view raw) {
   ExpandQueuedOps();
   if (opt_.backward) AddBackward();
   AddDecompositions();
+  AnnotatePaths(ix_, opt_, &t_);  // conditions, typical path, selection functions (trace_paths.h)
   return Status::Ok();
 }
 
