@@ -169,6 +169,7 @@ struct MainPathOp {
   std::vector<const KernelStep*> kernels;
   std::vector<const LibraryStep*> libraries;
   const Condition* when = nullptr;  // the deciding condition of its edge
+  bool undecided = false;  // below a condition the assumptions cannot decide
 };
 struct MainPath {
   std::string device;  // "cuda" | "cpu"

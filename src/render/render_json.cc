@@ -583,6 +583,10 @@ void WritePathOp(JsonWriter& w, const Trace& t, const render_detail::MainPathOp&
     w.Key("when");
     w.String(e.when->Describe());
   }
+  if (e.undecided) {
+    w.Key("undecided");
+    w.Bool(true);
+  }
   if (e.impl) PutStep(w, "implementation", e.impl->function, e.impl->where);
   if (e.stub) PutStep(w, "stub", e.stub->name + " -> " + e.registration->target,
                       e.registration->target_definition.valid() ? e.registration->target_definition

@@ -41,22 +41,18 @@ MainPath ComputeMainPath(const Trace& t) {
   for (size_t i = 0; i < t.ops.size(); ++i) first_of.emplace(t.ops[i].role + " " + t.ops[i].name, i);
   bool any_typical = false;
   for (const auto& op : t.ops) any_typical = any_typical || (op.typical && op.role == "forward");
+  // Typical ops, and the branches below them the assumptions leave open
+  // (both sides of an unknown condition are kept, marked).
   auto on_path = [&](const OpStep& op) {
-    if (op.role == "forward") return any_typical ? op.typical : op.reached_from.empty();
+    if (op.role == "forward") return any_typical ? op.typical || op.undecided : op.reached_from.empty();
     return true;
   };
   std::set<std::string> shown_bases;
-  auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
-    const OpStep& op = t.ops[i];
-    std::string base(BaseName(op.name));
-    if (!shown_bases.insert(op.role + " " + base).second) {
-      for (auto& e : *out)
-        if (BaseName(t.ops[e.op].name) == base && t.ops[e.op].role == op.role) ++e.overloads;
-      return;
-    }
-    MainPathOp e;
-    e.op = i;
-    e.level = level;
+  std::set<size_t> visited;
+  // What runs for the device, added to an entry (an overload folded into
+  // the entry of its base name brings its own: a structured delegate's
+  // kernels).
+  auto fill = [&](const OpStep& op, MainPathOp& e) {
     for (const auto& im : op.impls)
       if (DeviceKey(im.key, m.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
@@ -67,17 +63,44 @@ MainPath ComputeMainPath(const Trace& t) {
           e.stub = &s;
           e.registration = &r;
         }
-    for (const auto& k : op.kernels)
-      if ((m.device == "cuda") == (k.device == "CUDA")) e.kernels.push_back(&k);
+    for (const auto& k : op.kernels) {
+      bool have = false;
+      for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
+      if ((m.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
+    }
     if (m.device == "cuda")
-      for (const auto& l : op.libraries) e.libraries.push_back(&l);
-    e.when = Deciding(op);
-    out->push_back(e);
+      for (const auto& l : op.libraries) {
+        bool have = false;
+        for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
+        if (!have) e.libraries.push_back(&l);
+      }
+  };
+  auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
+    const OpStep& op = t.ops[i];
+    std::string base(BaseName(op.name));
+    if (!shown_bases.insert(op.role + " " + base).second) {
+      for (auto& e : *out)
+        if (BaseName(t.ops[e.op].name) == base && t.ops[e.op].role == op.role) {
+          ++e.overloads;
+          fill(op, e);
+          break;
+        }
+    } else {
+      MainPathOp e;
+      e.op = i;
+      e.level = level;
+      fill(op, e);
+      e.when = Deciding(op);
+      e.undecided = op.role == "forward" && !op.typical && op.undecided;
+      out->push_back(e);
+    }
     for (size_t c = 0; c < t.ops.size(); ++c) {
       const OpStep& child = t.ops[c];
       if (c != i && child.role == op.role && child.reached_from == op.name && on_path(child) &&
-          first_of[child.role + " " + child.name] == c)
+          first_of[child.role + " " + child.name] == c && !visited.count(c)) {
+        visited.insert(c);
         self(self, c, level + 1, out);
+      }
     }
   };
   for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -88,10 +111,11 @@ MainPath ComputeMainPath(const Trace& t) {
       auto it = first_of.find("forward " + op.reached_from);
       root = it == first_of.end() || !on_path(t.ops[it->second]);
     }
-    if (root) visit(visit, i, 0, &m.forward);
+    if (root && (op.typical || !any_typical)) visit(visit, i, 0, &m.forward);
   }
   std::set<std::string> path_ops;
-  for (const auto& e : m.forward) path_ops.insert(t.ops[e.op].name);
+  for (const auto& e : m.forward)
+    if (!e.undecided) path_ops.insert(t.ops[e.op].name);
   for (const auto& b : t.backward)
     if (path_ops.count(b.op)) m.derivatives.push_back(&b);
   for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -225,7 +249,7 @@ class MainWriter {
   void OpLines(const MainPathOp& e, const std::string& base_indent) {
     const OpStep& op = t_.ops[e.op];
     std::string indent = base_indent + std::string(static_cast<size_t>(std::min(e.level, 8)) * 2, ' ');
-    std::string head = (e.level ? "└▶ " : "▶ ") + std::string("aten::") + op.name;
+    std::string head = (e.undecided ? "?▶ " : e.level ? "└▶ " : "▶ ") + std::string("aten::") + op.name;
     if (e.overloads) head += "  (+" + std::to_string(e.overloads) + " overload" + (e.overloads > 1 ? "s" : "") + ")";
     if (e.when) head += "  " + e.when->Describe();
     Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
@@ -235,7 +259,7 @@ class MainWriter {
       Add(in, "stub " + e.stub->name + " → " + e.registration->target,
           LocText(e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where,
                   true));
-    constexpr size_t kMaxKernels = 4;
+    constexpr size_t kMaxKernels = 6;
     for (size_t k = 0; k < e.kernels.size() && k < kMaxKernels; ++k)
       Add(in, "kernel " + e.kernels[k]->name, LocText(e.kernels[k]->where, true));
     if (e.kernels.size() > kMaxKernels)
@@ -280,6 +304,7 @@ class MainWriter {
     size_t shown = 0;
     constexpr size_t kMaxUndecided = 8;
     std::set<std::string> said;  // one line per base name and condition
+    for (const auto& e : m_.forward) listed.insert(t_.ops[e.op].name);
     for (const OpStep* op : m_.undecided) {
       if (listed.count(op->name)) continue;
       const Condition* c = Deciding(*op);
