@@ -463,7 +463,8 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
 
   const bool brief = options.detail == RenderOptions::Detail::kBrief;
   if (!t.ops.empty()) {
-    std::vector<std::string> assumed = Wrap(Join(t.assumptions, ", ") + "  (--assume)", width - 12);
+    std::vector<std::string> assumed;
+    if (!t.assumptions.empty()) assumed = Wrap(Join(t.assumptions, ", ") + "  (--assume)", width - 12);
     for (size_t i = 0; i < assumed.size(); ++i) out << (i ? "            " : "  assuming  ") << assumed[i] << "\n";
     MainPath m = ComputeMainPath(t);
     section("Main path (" + m.device + ")");

@@ -182,7 +182,8 @@ class MainWriter {
           line += std::string(col - used, ' ') + loc;
         } else {
           lines_.push_back(line);
-          line = std::string(Columns(prefix) + 4, ' ') + loc;
+          size_t indent = std::min(Columns(prefix) + 4, width_ > Columns(loc) ? width_ - Columns(loc) : 0);
+          line = std::string(indent, ' ') + FitLeft(loc, width_ - indent);
         }
       }
       lines_.push_back(line);
