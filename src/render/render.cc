@@ -473,7 +473,7 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   if (!brief) FullSections(out, t, order, p, section);
 
   std::vector<std::string> notes = AllNotes(t, order);
-  constexpr size_t kBriefNotes = 4;
+  constexpr size_t kBriefNotes = 2;
   if (brief && notes.size() > kBriefNotes) notes.resize(kBriefNotes);
   if (!notes.empty()) {
     section("Notes");
@@ -497,7 +497,7 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
       out << p.Line("  ", {{"did you mean: ", Style::kBold}, {Join(t.suggestions, ", "), Style::kPlain}}) << "\n";
   }
   if (brief && !t.ops.empty())
-    out << "\n" << p.Paint("(--detail full: the flow tree, the layers with code, the summary table, every note)", Style::kDim)
+    out << p.Paint("(--detail full: the flow tree, the layers with code, the summary table, every note)", Style::kDim)
         << "\n";
   return out.str();
 }

@@ -303,7 +303,7 @@ class MainWriter {
     for (const auto& s : t_.selections)
       for (const auto& a : s.alternatives) listed.insert(a.op);
     size_t shown = 0;
-    constexpr size_t kMaxUndecided = 8;
+    constexpr size_t kMaxUndecided = 5;
     std::set<std::string> said;  // one line per base name and condition
     for (const auto& e : m_.forward) listed.insert(t_.ops[e.op].name);
     for (const OpStep* op : m_.undecided) {

@@ -415,7 +415,11 @@ class PathAnnotator {
   std::string Decider(const OpStep& parent, const Condition& c, Location* where) {
     for (const std::string& f : CalledFunctions(c.text)) {
       // A predicate the assumptions decide (GradMode::is_enabled) is no selection.
-      if (EvaluateCondition(f + "()", false, a_) != Tri::kUnknown) continue;
+      // Library predicates (use_cudnn, use_miopen ...) are selections even
+      // though the assumptions decide them.
+      bool library = f.find("cudnn") != std::string::npos || f.find("miopen") != std::string::npos ||
+                     f.find("mkldnn") != std::string::npos || f.find("onednn") != std::string::npos;
+      if (!library && EvaluateCondition(f + "()", false, a_) != Tri::kUnknown) continue;
       std::string found = FollowFunction(parent, LastName(f), 0, where, c.where.file);
       if (!found.empty()) return found;
     }
@@ -467,10 +471,7 @@ class PathAnnotator {
     // Its definition: the one in the file asking, else the only one; among
     // several elsewhere, the name without a location (never a guess).
     std::vector<const CppFunction*> defs;
-    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) {
-      const CppFunction& f = ix_.cpp.functions()[id];
-      if (f.body_end != 0) defs.push_back(&f);  // not a declaration
-    }
+    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) defs.push_back(&ix_.cpp.functions()[id]);
     if (defs.empty()) return "";
     const CppFunction* pick = defs.size() == 1 ? defs[0] : nullptr;
     for (const CppFunction* f : defs)
@@ -489,9 +490,7 @@ class PathAnnotator {
     if (kPlumbing.count(callee)) return false;
     if (callee.ends_with("_stub")) return true;
     if (ix_.yaml.Find(callee)) return true;
-    for (uint32_t id : ix_.cpp.FunctionsNamed(callee))
-      if (ix_.cpp.functions()[id].body_end != 0) return true;
-    return false;
+    return !ix_.cpp.FunctionsNamed(callee).empty();
   }
 
   // Selections: in the implementation of each op on the main path, every
