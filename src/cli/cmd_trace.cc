@@ -1,6 +1,7 @@
 // `optrace trace`: the main face. Opens the checkout, loads (or builds) the
-// index, traces each query and renders it as text (the default: flow
-// diagram, layers, summary table, notes), markdown, JSON (optrace.trace/1,
+// index, traces each query and renders it as text (the default: the main
+// path and its alternatives first; --detail full adds the flow tree,
+// layers, summary table and notes), markdown, JSON (optrace.trace/1,
 // doc/trace-schema.md) or Graphviz DOT. `--all` traces every op of
 // native_functions.yaml, one JSON object per line, for bulk checks.
 //
@@ -27,6 +28,7 @@
 #include "index/index.h"
 #include "render/render.h"
 #include "trace/trace.h"
+#include "trace/trace_paths.h"
 
 namespace optrace {
 
@@ -64,7 +66,8 @@ std::string NotFoundMessage(const Status& status, const Trace& trace) {
 int CmdTrace(int argc, char** argv) {
   CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs",
                "optrace trace"};
-  std::string source, format = "text", device = "default", color = "auto";
+  std::string source, format = "text", device = "default", color = "auto", detail = "brief";
+  std::vector<std::string> assume;
   bool json = false, no_backward = false, all = false, pretty = false;
   int depth = TraceOptions().depth, width = 0, jobs = 0;
   std::vector<std::string> queries;
@@ -77,6 +80,14 @@ int CmdTrace(int argc, char** argv) {
   app.add_flag("--no-backward", no_backward, "skip derivatives.yaml and backward ops");
   app.add_option("--depth", depth, "how deep aten ops called from implementations are followed")
       ->check(CLI::Range(0, 32));
+  app.add_option("--detail", detail,
+                 "text and md: brief (default: main path and alternatives first) or full (plus flow tree, layers, "
+                 "summary table)")
+      ->check(CLI::IsMember({"brief", "full"}));
+  app.add_option("--assume", assume,
+                 "typical-path assumptions, comma-separated: dtype=float32|float16|bfloat16|float64|..., "
+                 "device=cuda|cpu, deterministic, no-cudnn, rocm, eval, no-grad (doc/trace-schema.md)")
+      ->delimiter(',');
   app.add_flag("--all", all, "trace every op of native_functions.yaml (JSON: one object per line)");
   app.add_flag("--pretty", pretty, "indent JSON (one query only)");
   app.add_option("--jobs", jobs, "threads tracing many queries (--all; default: every core)")->check(CLI::Range(1, 256));
@@ -111,6 +122,12 @@ int CmdTrace(int argc, char** argv) {
                : format == "dot"                        ? Format::kDot
                                                         : Format::kText;
 
+  std::string assume_error;
+  if (!ValidateAssume(assume, &assume_error)) {
+    std::cerr << "optrace: " << assume_error << "\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+
   Checkout checkout;
   const bool from_client = !client_torch.empty();
   if (!OpenCheckoutOrReport(source, &checkout, &rc, !from_client)) return rc;
@@ -119,6 +136,7 @@ int CmdTrace(int argc, char** argv) {
     checkout.version_warning = client_warning;
   }
   RenderOptions render;
+  render.detail = detail == "full" ? RenderOptions::Detail::kFull : RenderOptions::Detail::kBrief;
   render.color = UseColor(color);
   render.width = width > 0 ? width : TerminalWidth();
 
@@ -134,6 +152,8 @@ int CmdTrace(int argc, char** argv) {
     if (pretty) args.push_back("--pretty");
     args.insert(args.end(), {"--installed-torch", checkout.installed_torch.value_or("none"), "--version-warning",
                              checkout.version_warning});
+    args.insert(args.end(), {"--detail", detail});
+    for (const auto& a : assume) args.insert(args.end(), {"--assume", a});
     args.push_back("--");
     args.insert(args.end(), queries.begin(), queries.end());
     int forwarded = 0;
@@ -155,6 +175,7 @@ int CmdTrace(int argc, char** argv) {
   ParseDevice(device, &options.device);  // CLI::IsMember above allowed only names it knows
   options.backward = !no_backward;
   options.depth = depth;
+  options.assume = assume;
   // Snippets are for people reading text or markdown; JSON never carries them.
   options.snippets = !all && (fmt == Format::kText || fmt == Format::kMarkdown);
   auto start = std::chrono::steady_clock::now();
@@ -192,7 +213,7 @@ int CmdTrace(int argc, char** argv) {
         a.out += '\n';  // appended in place: a copy of a megabyte of JSON costs page faults
         break;
       case Format::kMarkdown:
-        a.out = (qi ? "\n---\n\n" : "") + RenderMarkdown(trace);
+        a.out = (qi ? "\n---\n\n" : "") + RenderMarkdown(trace, render.detail == RenderOptions::Detail::kBrief);
         break;
       case Format::kDot:
         a.out = RenderDot(trace);

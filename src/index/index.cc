@@ -31,26 +31,35 @@ SnippetCache& Cache() {
   return cache;
 }
 
+// The cached text of a checkout file ("" when unreadable or binary).
+std::shared_ptr<const CachedFile> Cached(const Index& index, const std::string& file) {
+  if (!index.disk) return nullptr;
+  SnippetCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto& slot = cache.files[index.root + "\n" + file];
+  if (!slot) {
+    auto f = std::make_shared<CachedFile>();
+    if (!index.disk->ReadFile(file, &f->text).ok() || LooksBinary(f->text)) f->text.clear();
+    f->line_starts.push_back(0);
+    for (size_t i = 0; i < f->text.size(); ++i) {
+      if (f->text[i] == '\n') f->line_starts.push_back(i + 1);
+    }
+    slot = std::move(f);
+  }
+  return slot;
+}
+
 }  // namespace
+
+std::shared_ptr<const std::string> Index::FileText(const std::string& file) const {
+  std::shared_ptr<const CachedFile> cached = Cached(*this, file);
+  if (!cached) return nullptr;
+  return std::shared_ptr<const std::string>(cached, &cached->text);
+}
 
 std::string Index::Snippet(const std::string& file, int line, int lines) const {
   if (!disk || line <= 0 || lines <= 0) return "";
-  std::shared_ptr<const CachedFile> cached;
-  {
-    SnippetCache& cache = Cache();
-    std::lock_guard<std::mutex> lock(cache.mu);
-    auto& slot = cache.files[root + "\n" + file];
-    if (!slot) {
-      auto f = std::make_shared<CachedFile>();
-      if (!disk->ReadFile(file, &f->text).ok() || LooksBinary(f->text)) f->text.clear();
-      f->line_starts.push_back(0);
-      for (size_t i = 0; i < f->text.size(); ++i) {
-        if (f->text[i] == '\n') f->line_starts.push_back(i + 1);
-      }
-      slot = std::move(f);
-    }
-    cached = slot;
-  }
+  std::shared_ptr<const CachedFile> cached = Cached(*this, file);
   const auto& starts = cached->line_starts;
   if (static_cast<size_t>(line) > starts.size() || starts[line - 1] >= cached->text.size()) return "";
   size_t begin = starts[line - 1];

@@ -25,6 +25,9 @@ struct Index {
 
   // Reads `lines` lines of a checkout file starting at `line` (1-based), for snippets.
   std::string Snippet(const std::string& file, int line, int lines = 3) const;
+  // The whole text of a checkout file, from the same cache (null without a
+  // disk; empty when unreadable or binary): guard conditions read it.
+  std::shared_ptr<const std::string> FileText(const std::string& file) const;
 
   // What the tracer derives from this index once and reuses for every trace
   // (Python bindings table, decomposition sites): built on first use, under a

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/render.h"
+#include "render/render_internal.h"
 #include "yaml/yaml_model.h"
 
 namespace optrace {
@@ -227,8 +228,6 @@ void JsonWriter::StringPairsObject(const std::vector<std::pair<std::string, std:
 
 namespace {
 
-// Each function below writes what its namesake in render.cc builds.
-
 void PutLocation(JsonWriter& w, const Location& l) {
   if (!l.valid()) return;
   w.Key("file");
@@ -252,9 +251,9 @@ void PutOptionalString(JsonWriter& w, const char* key, const std::optional<std::
   else w.Null();
 }
 
-// yaml_json.cc's NativeFunctionToJson less what render.cc's YamlJson drops:
-// the location when there is no line, and optional keys that are null,
-// false or empty.
+// yaml_json.cc's NativeFunctionToJson less what says nothing here: the
+// location when there is no line, and optional keys that are null, false or
+// empty (an agent's context stays small).
 void WriteYaml(JsonWriter& w, const NativeFunction& f) {
   w.BeginObject();
   w.Key("name");
@@ -357,6 +356,27 @@ void WriteDerivatives(JsonWriter& w, const DerivativeEntry& d) {
     w.EndObject();
   }
   w.EndObject();
+}
+
+// "when": [{"condition", "negated"?, "kind", "file", "line"}], only when there are any.
+void WriteConditions(JsonWriter& w, const std::vector<Condition>& when) {
+  if (when.empty()) return;
+  w.Key("when");
+  w.BeginArray();
+  for (const auto& c : when) {
+    w.BeginObject();
+    w.Key("condition");
+    w.String(c.text);
+    if (c.negated) {
+      w.Key("negated");
+      w.Bool(true);
+    }
+    w.Key("kind");
+    w.String(c.kind);
+    PutLocation(w, c.where);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
@@ -503,6 +523,137 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.Key("notes");
     w.StringArray(op.notes);
   }
+  WriteConditions(w, op.when);
+  if (op.role == "forward") {
+    w.Key("typical");
+    w.Bool(op.typical);
+    if (op.undecided) {
+      w.Key("undecided");
+      w.Bool(true);
+    }
+  }
+  w.EndObject();
+}
+
+void WriteSelection(JsonWriter& w, const SelectionStep& s) {
+  w.BeginObject();
+  w.Key("function");
+  w.String(s.function);
+  PutLocation(w, s.where);
+  w.Key("op");
+  w.String(s.op);
+  w.Key("alternatives");
+  w.BeginArray();
+  for (const auto& a : s.alternatives) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(a.op);
+    w.Key("condition");
+    w.String(a.condition);
+    PutLocation(w, a.where);
+    w.Key("typical");
+    w.Bool(a.typical);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void PutStep(JsonWriter& w, const char* key, const std::string& name, const Location& where) {
+  w.Key(key);
+  w.BeginObject();
+  w.Key("name");
+  w.String(name);
+  PutLocation(w, where);
+  w.EndObject();
+}
+
+// One node of the summary's path: the op, what implements it on the device,
+// the stub, kernels and libraries, and the condition that leads there.
+void WritePathOp(JsonWriter& w, const Trace& t, const render_detail::MainPathOp& e) {
+  const OpStep& op = t.ops[e.op];
+  w.BeginObject();
+  w.Key("op");
+  w.String(op.name);
+  if (e.level) {
+    w.Key("level");
+    w.Int(e.level);
+  }
+  if (e.when) {
+    w.Key("when");
+    w.String(e.when->Describe());
+  }
+  if (e.undecided) {
+    w.Key("undecided");
+    w.Bool(true);
+  }
+  if (e.impl) PutStep(w, "implementation", e.impl->function, e.impl->where);
+  if (e.stub) PutStep(w, "stub", e.stub->name + " -> " + e.registration->target,
+                      e.registration->target_definition.valid() ? e.registration->target_definition
+                                                                : e.registration->where);
+  if (!e.kernels.empty()) {
+    w.Key("kernels");
+    w.BeginArray();
+    for (const KernelStep* k : e.kernels) {
+      w.BeginObject();
+      w.Key("name");
+      w.String(k->name);
+      PutLocation(w, k->where);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (!e.libraries.empty()) {
+    w.Key("libraries");
+    std::vector<std::string> names;
+    for (const LibraryStep* l : e.libraries) names.push_back(l->name);
+    w.StringArray(names);
+  }
+  w.EndObject();
+}
+
+// What an agent reads first: the entry, the typical path on the traced
+// device with its kernels and libraries, the functions that select among
+// alternatives, and the backward ops on that path (render_main.cc).
+void WriteSummary(JsonWriter& w, const Trace& t) {
+  render_detail::MainPath m = render_detail::ComputeMainPath(t);
+  w.Key("summary");
+  w.BeginObject();
+  w.Key("entry");
+  w.String(m.forward.empty() ? "" : t.ops[m.forward.front().op].name);
+  w.Key("device");
+  w.String(m.device);
+  w.Key("assumptions");
+  w.StringArray(t.assumptions);
+  w.Key("path");
+  w.BeginArray();
+  for (const auto& e : m.forward) WritePathOp(w, t, e);
+  w.EndArray();
+  w.Key("selections");
+  w.BeginArray();
+  for (const auto& s : t.selections) {
+    w.BeginObject();
+    w.Key("function");
+    w.String(s.function);
+    PutLocation(w, s.where);
+    w.Key("alternatives");
+    std::vector<std::string> alts;
+    for (const auto& a : s.alternatives) alts.push_back(a.op + (a.typical ? " (typical) " : " ") + a.condition);
+    w.StringArray(alts);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("backward");
+  w.BeginObject();
+  std::vector<std::string> entries;
+  for (const BackwardStep* b : m.derivatives) entries.push_back(b->op);
+  w.Key("derivatives");
+  w.StringArray(entries);
+  w.Key("path");
+  w.BeginArray();
+  for (const auto& e : m.backward) WritePathOp(w, t, e);
+  w.EndArray();
+  w.EndObject();
   w.EndObject();
 }
 
@@ -540,6 +691,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     w.String(t.selected_overload);
   }
   w.EndObject();
+  if (!t.ops.empty()) WriteSummary(w, t);
   w.Key("python");
   w.BeginArray();
   for (const auto& f : t.python) {
@@ -563,6 +715,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
         w.Key("resolved");
         w.String(c.resolved);
       }
+      WriteConditions(w, c.when);
       w.EndObject();
     }
     w.EndArray();
@@ -621,6 +774,12 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     w.EndObject();
   }
   w.EndArray();
+  if (!t.selections.empty()) {
+    w.Key("selections");
+    w.BeginArray();
+    for (const auto& s : t.selections) WriteSelection(w, s);
+    w.EndArray();
+  }
   w.Key("not_found");
   w.BeginArray();
   for (const auto& n : t.not_found) {
@@ -647,6 +806,12 @@ std::string RenderJson(const Trace& trace, int indent) {
   JsonWriter w(indent);
   WriteTrace(w, trace);
   return w.Take();
+}
+
+nlohmann::ordered_json DerivativesJson(const DerivativeEntry& d) {
+  JsonWriter w(-1);
+  WriteDerivatives(w, d);  // the same writer as backward[].derivatives
+  return nlohmann::ordered_json::parse(w.Take());
 }
 
 }  // namespace optrace

@@ -7,8 +7,9 @@
 // Why: `optrace trace --json` used to build a DOM of the whole trace only to
 // dump it; ordered_json objects are vectors of pair<const string, json>, so
 // every growth deep-copied the values already inserted. Writing the text
-// directly does neither. Callers that need a value (the MCP server's
-// structuredContent) still use TraceToJson in render.h.
+// directly does neither. It is the only encoder of optrace.trace/1: callers
+// that need a value (the MCP server's structuredContent) parse its text back
+// (TraceToJson in render.h).
 #pragma once
 
 #include <string>

@@ -2,11 +2,14 @@
 // same value: string escaping byte by byte (every control character, quotes,
 // backslash, valid UTF-8 passed through, every kind of invalid UTF-8
 // replaced), structure and pretty indentation (empty containers included),
-// and RenderJson against DumpJson(TraceToJson(...)) on real 2.6.0 traces.
+// and RenderJson's text parsed and dumped again on real 2.6.0 traces: the
+// same bytes, so the writer keeps nlohmann's format and writes no key twice
+// (TraceToJson is that parse).
 #include "render/render_json.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -165,7 +168,7 @@ TEST(JsonWriter, TopLevelScalarsAndEmptyContainers) {
   EXPECT_EQ(s.text(), R"("x\ty")");
 }
 
-TEST(RenderJson, EqualsTheDumpedValueOnAHandBuiltTrace) {
+TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   NativeFunction f;
   f.name = "add.Tensor";
   f.schema.text = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
@@ -225,9 +228,8 @@ TEST(RenderJson, EqualsTheDumpedValueOnAHandBuiltTrace) {
   EXPECT_EQ(RenderJson(empty), DumpJson(TraceToJson(empty)));
 }
 
-
-// Real traces of every kind, and a sample of every op, written both ways.
-TEST(RenderJson, EqualsTheDumpedValueOnRealTraces) {
+// Real traces of every kind, and a sample of every op, read back and written again.
+TEST(RenderJson, RoundTripsThroughTheValueOnRealTraces) {
   REQUIRE_CORPUS("2.6.0");
   const Index& index = TreeIndex("2.6.0");
   std::vector<std::string> queries = {"nn.LSTM",     "nn.MultiheadAttention", "torch.flip", "F.cross_entropy",
@@ -245,6 +247,56 @@ TEST(RenderJson, EqualsTheDumpedValueOnRealTraces) {
       EXPECT_EQ(RenderJson(t, 1), DumpJson(TraceToJson(t), 1)) << q;
     }
   }
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// The answer first on the real 2.6.0 tree (issue 15's goldens). Facts
+// checked with sed: RNN.cpp:1434 `if (at::cudnn_is_acceptable(_input))`,
+// :1450 `if (use_miopen(_input, dropout_p))`, :1462 `if (use_mkldnn(...))`,
+// :1482 `_lstm_impl<...>(`; Convolution.cpp:1202 `ConvBackend
+// _select_conv_backend(`; attention.cpp:717/739 the cudnn/efficient cases.
+std::string BriefText(const std::string& query, TraceOptions options = {}) {
+  options.snippets = false;
+  Trace t;
+  EXPECT_TRUE(TraceQuery(TreeIndex("2.6.0"), query, options, &t).ok()) << query;
+  RenderOptions r;
+  r.detail = RenderOptions::Detail::kBrief;
+  return RenderText(t, r);
+}
+
+TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInUnder100Lines) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("nn.LSTM");
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 100) << text;
+  for (const char* fact : {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
+                           "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub",
+                           "when use_miopen(_input, dropout_p): lstm_miopen_stub", "RNN.cpp:1450",
+                           "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462", "_lstm_impl"})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+}
+
+TEST(RenderTextBrief, ConvNamesSelectConvBackendAndTheCudnnPath) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("nn.Conv2d");
+  for (const char* fact : {"_select_conv_backend decides in _convolution", "Convolution.cpp:1202",
+                           "when backend == ConvBackend::Cudnn", "cudnn_convolution"})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+}
+
+TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
+  REQUIRE_CORPUS("2.6.0");
+  TraceOptions cuda;
+  cuda.device = TraceOptions::Device::kCuda;
+  std::string text = BriefText("F.scaled_dot_product_attention", cuda);
+  for (const char* fact : {"_scaled_dot_product_cudnn_attention when backend == SDPBackend::cudnn_attention",
+                           "attention.cpp:717", "_scaled_dot_product_efficient_attention",
+                           "when backend == SDPBackend::efficient_attention", "attention.cpp:739"})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 
 }  // namespace

@@ -321,11 +321,13 @@ TEST(TraceToJson, MinimalTraceGolden) {
   t.ops = {op};
   EXPECT_EQ(DumpJson(TraceToJson(t)),
             R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0","installed_torch":null},)"
-            R"("target":{"kind":"aten","name":"aten::mm"},"python":[],"ops":[{"name":"mm","role":"forward",)"
+            R"("target":{"kind":"aten","name":"aten::mm"},"summary":{"entry":"mm","device":"cuda","assumptions":[],)"
+            R"("path":[{"op":"mm"}],"selections":[],"backward":{"derivatives":[],"path":[]}},)"
+            R"("python":[],"ops":[{"name":"mm","role":"forward",)"
             R"("depth":0,"yaml":{"name":"mm","file":"aten/src/ATen/native/native_functions.yaml","line":4132,)"
             R"("func":"mm(Tensor self, Tensor mat2) -> Tensor","variants":["function","method"],"dispatch":{},)"
             R"("implicit_composite":false,"structured":false,"structured_delegate":"mm.out","autogen":[],)"
-            R"("tags":[],"python_module":null},"impls":[],"stubs":[],"kernels":[],"libraries":[],"calls":[]}],)"
+            R"("tags":[],"python_module":null},"impls":[],"stubs":[],"kernels":[],"libraries":[],"calls":[],"typical":false}],)"
             R"("backward":[],"decompositions":[],"not_found":[],"notes":[]})");
 }
 
@@ -475,6 +477,10 @@ TEST(RenderText, SmallAtenTraceGolden) {
             "optrace trace aten::mm.out\n"
             "  target    aten aten::mm.out\n"
             "  checkout  /r  (version 2.6.0a0)\n"
+            "\n" + rule("Main path (cuda)") +
+            "▶ aten::mm.out                                              native_functions.yaml:4140\n"
+            "     CUDA mm_out_cuda                                       cuda/Blas.cpp:500\n"
+            "     lib cuBLAS at::cuda::blas::gemm                        cuda/Blas.cpp:393\n"
             "\n" + rule("Flow") +
             "aten::mm.out  CPU · CUDA                                    native_functions.yaml:4140\n"
             "├─ CUDA  mm_out_cuda  [TORCH_IMPL_FUNC]                     cuda/Blas.cpp:500\n"

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "lookup/query.h"
 #include "trace/trace.h"
 #include "tools/verify_tool.h"
+#include "trace/trace_paths.h"
 
 namespace optrace {
 
@@ -73,11 +75,12 @@ std::string Where(const json& item) {
   return item.value("file", std::string()) + ":" + std::to_string(item.value("line", 0));
 }
 
-// Caps of the brief trace: an agent reads the main path, not every op a
-// helper frame or a deep implementation touches (detail "full" has them all).
-constexpr int kBriefMaxDepth = 1;
-constexpr size_t kBriefMaxOps = 60, kBriefMaxCalls = 12, kBriefMaxKernels = 8, kBriefMaxLibraryCalls = 6,
-                 kBriefMaxNotFound = 10;
+// The brief trace is the answer first (the summary: main path, selections,
+// backward) plus the ops on that path and the alternatives the assumptions
+// leave open, in a compact form; it must fit an agent's context (16 KB, the
+// limit issue 16 set), whatever the op: past that, lists are cut further.
+constexpr size_t kBriefMaxBytes = 16000, kBriefMaxAlternatives = 16, kBriefMaxNotFound = 10, kBriefMaxNotes = 8,
+                 kBriefMaxCalls = 8, kBriefMaxFrames = 8, kBriefMaxKernels = 6;
 
 // Keeps the first `limit` items of the array at obj[key]; returns how many were dropped.
 size_t Cap(json& obj, const char* key, size_t limit) {
@@ -95,182 +98,102 @@ void Keep(json& obj, std::initializer_list<const char*> keys) {
   obj = std::move(kept);
 }
 
-// One op of the brief: where its YAML entry is and its dispatch table, its
-// implementations, stub registrations, kernels and libraries with their lines,
-// and each aten op it calls once (none for ops at the brief's last depth: they
-// would point past what is listed).
-json BriefOp(json op, bool last_depth, size_t* calls_omitted) {
-  if (op.contains("yaml") && op["yaml"].is_object())
-    Keep(op["yaml"], {"name", "file", "line", "dispatch", "implicit_composite", "structured_delegate"});
-  for (auto& impl : op["impls"]) Keep(impl, {"key", "function", "file", "line", "form"});
+// An op on the main path: its YAML line and dispatch, implementations,
+// stubs, kernels and libraries with their lines, the condition of its edge.
+json BriefOp(json op) {
+  if (op.contains("yaml") && op["yaml"].is_object()) Keep(op["yaml"], {"file", "line", "dispatch"});
+  for (auto& impl : op["impls"]) Keep(impl, {"key", "function", "file", "line"});
   for (auto& stub : op["stubs"]) {
     Keep(stub, {"name", "registrations"});
     for (auto& r : stub["registrations"]) Keep(r, {"device", "target", "file", "line"});
   }
-  for (auto& kernel : op["kernels"]) Keep(kernel, {"name", "device", "file", "line", "launch"});
+  for (auto& kernel : op["kernels"]) Keep(kernel, {"name", "device", "file", "line"});
+  Cap(op, "kernels", kBriefMaxKernels);
   for (auto& library : op["libraries"]) {
     Keep(library, {"name", "file", "line", "calls"});
-    Cap(library, "calls", kBriefMaxLibraryCalls);
+    Cap(library, "calls", 4);
   }
-  Cap(op, "kernels", kBriefMaxKernels);
-  json calls = json::array();
-  std::set<std::string> seen;
-  for (auto& call : op["calls"]) {
-    if (!seen.insert(call.value("op", std::string())).second) continue;
-    Keep(call, {"op", "device", "file", "line"});
-    calls.push_back(std::move(call));
-  }
-  op["calls"] = std::move(calls);
-  *calls_omitted += Cap(op, "calls", last_depth ? 0 : kBriefMaxCalls);
+  Keep(op, {"name", "role", "reached_from", "depth", "yaml", "impls", "stubs", "kernels", "libraries", "when",
+            "typical"});
+  op["calls"] = json::array();
   return op;
+}
+
+// An alternative: the op, where it branches off and the condition.
+json BriefAlternative(const json& op) {
+  json alt = {{"name", op["name"]}, {"role", op["role"]}};
+  if (op.contains("reached_from")) alt["reached_from"] = op["reached_from"];
+  if (op.contains("when") && !op["when"].empty()) alt["when"] = json::array({op["when"].back()});
+  alt["typical"] = false;
+  if (op.contains("undecided")) alt["undecided"] = true;
+  return alt;
+}
+
+// Cuts the longest lists until the brief fits kBriefMaxBytes.
+void FitBrief(json& brief) {
+  for (size_t limit : {12, 8, 4, 2, 1}) {
+    if (DumpJson(brief).size() <= kBriefMaxBytes) return;
+    for (auto& op : brief["ops"]) {
+      Cap(op, "kernels", limit / 2 + 1);
+      Cap(op, "stubs", limit);
+      if (op.contains("when")) Cap(op, "when", limit / 2 + 1);
+    }
+    for (auto& p : brief["summary"]["path"]) Cap(p, "kernels", limit / 2 + 1);
+    Cap(brief["summary"], "path", limit * 3);
+    Cap(brief["summary"], "selections", limit);
+    Cap(brief["summary"]["backward"], "path", limit * 2);
+    for (auto& f : brief["python"]) Cap(f, "calls", limit);
+    Cap(brief, "ops", limit * 4);
+    Cap(brief, "notes", limit / 2);
+    Cap(brief, "backward", limit);
+  }
 }
 
 }  // namespace
 
 json BriefTrace(const json& full) {
   json brief = full;
-  std::set<std::string> kept;
-  for (const auto& op : full["ops"])
-    if (op.value("role", "") == "forward" && op.value("depth", 0) <= kBriefMaxDepth) kept.insert(op["name"]);
-  // The ops to list, shallowest first: forward ops of depth d, then the
-  // backward ops their derivatives name (depth d + 1), then depth d + 1.
-  std::vector<std::pair<int, const json*>> chosen;
+  std::set<std::string> on_path;
+  for (const auto& p : full["summary"]["path"]) on_path.insert(p.value("op", std::string()));
+  for (const auto& p : full["summary"]["backward"]["path"]) on_path.insert(p.value("op", std::string()));
+  json ops = json::array(), alternatives = json::array();
   for (const auto& op : full["ops"]) {
-    int depth = op.value("depth", 0);
-    if (op.value("role", "") == "forward") {
-      if (depth <= kBriefMaxDepth) chosen.push_back({2 * depth, &op});
-    } else if (depth <= kBriefMaxDepth + 1 && kept.count(op.value("reached_from", std::string()))) {
-      chosen.push_back({2 * depth - 1, &op});
-    }
+    std::string name = op.value("name", std::string());
+    if (on_path.count(name)) ops.push_back(BriefOp(op));
+    else if (op.value("undecided", false) && alternatives.size() < kBriefMaxAlternatives)
+      alternatives.push_back(BriefAlternative(op));
   }
-  std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  // Each op once (its first appearance), at most kBriefMaxOps.
-  json ops = json::array();
-  std::set<std::string> listed;
-  size_t calls_omitted = 0;
-  for (const auto& [rank, op] : chosen) {
-    if (ops.size() == kBriefMaxOps || !listed.insert((*op)["name"].get<std::string>()).second) continue;
-    ops.push_back(BriefOp(*op, op->value("depth", 0) >= kBriefMaxDepth, &calls_omitted));
-  }
-  size_t ops_omitted = full["ops"].size() - ops.size();
+  if (ops.empty())  // nothing typical (a not-found trace): the entry ops
+    for (const auto& op : full["ops"])
+      if (!op.contains("reached_from") && ops.size() < kBriefMaxAlternatives) ops.push_back(BriefOp(op));
+  size_t ops_omitted = full["ops"].size() - ops.size() - alternatives.size();
+  for (auto& a : alternatives) ops.push_back(std::move(a));
   brief["ops"] = std::move(ops);
-  for (const char* key : {"backward", "decompositions"}) {
-    json list = json::array();
-    for (const auto& item : full[key])
-      if (kept.count(item.value("op", std::string()))) list.push_back(item);
-    brief[key] = std::move(list);
+  for (auto& f : brief["python"]) {
+    json calls = json::array();
+    for (auto& c : f["calls"])
+      if (c.contains("resolved") && calls.size() < kBriefMaxCalls) calls.push_back(c);
+    f["calls"] = std::move(calls);
   }
+  Cap(brief, "python", kBriefMaxFrames);
+  json backward = json::array();
+  for (auto b : full["backward"]) {
+    if (!on_path.count(b.value("op", std::string()))) continue;
+    if (b["derivatives"].is_object()) Keep(b["derivatives"], {"file", "line", "name"});
+    backward.push_back(std::move(b));
+  }
+  brief["backward"] = std::move(backward);
+  size_t decompositions = full["decompositions"].size();
+  brief["decompositions"] = json::array();
+  brief.erase("selections");  // the summary has them
   size_t not_found_omitted = Cap(brief, "not_found", kBriefMaxNotFound);
+  Cap(brief, "notes", kBriefMaxNotes);
   brief["brief"] = {{"ops_omitted", ops_omitted},
-                    {"calls_omitted", calls_omitted},
+                    {"decompositions_omitted", decompositions},
                     {"not_found_omitted", not_found_omitted},
-                    {"max_depth", kBriefMaxDepth}};
+                    {"full", "call trace with detail \"full\" for every op, call site and decomposition"}};
+  FitBrief(brief);
   return brief;
-}
-
-namespace {
-
-// "aten/src/ATen/native/RNN.cpp:1429"
-std::string At(const json& item) {
-  return item.contains("file") ? "`" + Where(item) + "`" : "";
-}
-
-std::string Str(const json& item, const char* key) {
-  auto it = item.find(key);
-  return it != item.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-}  // namespace
-
-std::string TraceBriefMarkdown(const json& t) {
-  std::ostringstream out;
-  out << "# optrace `" << Str(t, "query") << "` — " << Str(t["target"], "kind") << " `" << Str(t["target"], "name")
-      << "`\nCheckout `" << Str(t["source"], "root") << "` (" << Str(t["source"], "version")
-      << "); paths below are relative to it.\n";
-  if (t["source"].contains("warning")) out << "\n**" << Str(t["source"], "warning") << "**\n";
-  if (!t["python"].empty()) {
-    out << "\n## Python\n";
-    for (const auto& frame : t["python"]) {
-      out << "- `" << Str(frame, "symbol") << "` " << At(frame);
-      std::vector<std::string> bridges;
-      for (const auto& call : frame["calls"]) {
-        std::string resolved = Str(call, "resolved");
-        if (StartsWith(resolved, "aten::"))
-          bridges.push_back(Str(call, "callee") + " :" + std::to_string(call.value("line", 0)) + " → " + resolved);
-      }
-      for (size_t i = 0; i < bridges.size(); ++i) out << (i ? "; " : " — ") << bridges[i];
-      out << "\n";
-    }
-  }
-  auto ops_of = [&](const char* role, const char* title) {
-    bool any = false;
-    for (const auto& op : t["ops"]) {
-      if (Str(op, "role") != role) continue;
-      if (!any) out << "\n## " << title << "\n";
-      any = true;
-      const json& yaml = op.contains("yaml") ? op["yaml"] : json::object();
-      out << "- **aten::" << Str(op, "name") << "**";
-      if (op.value("depth", 0) > 0 || op.contains("reached_from"))
-        out << " (from " << Str(op, "reached_from") << ")";
-      if (yaml.is_object() && yaml.contains("line"))
-        out << " — `native_functions.yaml:" << yaml["line"].get<int>() << "`";
-      if (yaml.is_object() && yaml.contains("structured_delegate") && yaml["structured_delegate"].is_string())
-        out << " · structured_delegate " << yaml["structured_delegate"].get<std::string>();
-      out << "\n";
-      for (const auto& impl : op["impls"])
-        out << "  - " << Str(impl, "key") << ": `" << Str(impl, "function") << "` " << At(impl) << "\n";
-      for (const auto& stub : op["stubs"]) {
-        out << "  - stub `" << Str(stub, "name") << "`";
-        for (const auto& r : stub["registrations"])
-          out << "; " << Str(r, "device") << " → `" << Str(r, "target") << "` " << At(r);
-        out << "\n";
-      }
-      for (const auto& k : op["kernels"])
-        out << "  - kernel `" << Str(k, "name") << "` (" << Str(k, "device") << ", " << Str(k, "launch") << ") " << At(k) << "\n";
-      for (const auto& l : op["libraries"]) {
-        out << "  - " << Str(l, "name") << " " << At(l) << ":";
-        for (const auto& c : l["calls"]) out << " " << c.get<std::string>();
-        out << "\n";
-      }
-      if (!op["calls"].empty()) {
-        out << "  - calls:";
-        for (const auto& c : op["calls"]) out << " " << Str(c, "op") << " (" << Str(c, "device") << ")";
-        out << "\n";
-      }
-    }
-  };
-  ops_of("forward", "Forward ops");
-  ops_of("backward", "Backward ops");
-  if (!t["backward"].empty()) {
-    out << "\n## Derivatives\n";
-    for (const auto& b : t["backward"]) {
-      out << "- " << Str(b, "op");
-      if (b.contains("derivatives") && b["derivatives"].is_object())
-        out << " — `derivatives.yaml:" << b["derivatives"].value("line", 0) << "`";
-      if (b.contains("ops") && !b["ops"].empty()) {
-        out << " →";
-        for (const auto& o : b["ops"]) out << " " << o.get<std::string>();
-      }
-      if (b.contains("note")) out << " (" << Str(b, "note") << ")";
-      out << "\n";
-    }
-  }
-  if (!t["notes"].empty()) {
-    out << "\n## Notes\n";
-    for (const auto& n : t["notes"]) out << "- " << n.get<std::string>() << "\n";
-  }
-  if (!t["not_found"].empty()) {
-    out << "\n## Not found\n";
-    for (const auto& n : t["not_found"]) out << "- " << Str(n, "what") << ": " << Str(n, "detail") << "\n";
-  }
-  if (t.contains("brief")) {
-    const json& b = t["brief"];
-    out << "\n_Brief: aten ops deeper than depth " << b["max_depth"].get<int>() << " (" << b["ops_omitted"].get<size_t>()
-        << "), repeated or extra calls (" << b["calls_omitted"].get<size_t>() << ") and "
-        << b["not_found_omitted"].get<size_t>() << " not-found items are left out; call `trace` with "
-           "detail \"full\" or `find`/`op` for them._\n";
-  }
-  return out.str();
 }
 
 json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
@@ -478,8 +401,15 @@ std::vector<McpTool> MakeTools() {
          {"depth", {{"type", "integer"}, {"minimum", 0}, {"maximum", 32}, {"default", TraceOptions().depth},
                     {"description", "how deep aten ops called from implementations are followed"}}},
          {"detail", {{"type", "string"}, {"enum", {"brief", "full"}}, {"default", "brief"},
-                     {"description", "brief: the main path (aten ops to depth 1, each call once), for an agent's "
-                                     "context; full: every op and call site"}}}}},
+                     {"description", "brief: the summary (main path on the device, selection functions with each "
+                                     "alternative and its condition, backward), the ops on that path and the open "
+                                     "alternatives, under 16 KB; full: every op and call site (paged past 256 KB)"}}},
+         {"assume", {{"type", "array"}, {"maxItems", 8},
+                     {"items", {{"type", "string"}, {"maxLength", 40}}},
+                     {"description", "typical-path assumptions: dtype=float16|bfloat16|..., device=cpu, "
+                                     "deterministic, no-cudnn, rocm, eval, no-grad"}}},
+         {"cursor", {{"type", "string"}, {"maxLength", 12},
+                     {"description", "detail full: the next_cursor of the previous page"}}}}},
        {"required", {"query"}},
        {"additionalProperties", false}},
       // optrace.trace/1 (doc/trace-schema.md): the required fields and their shapes.
@@ -664,12 +594,19 @@ McpToolResult OptraceTools::Scan(const McpJson& arguments) {
 
 McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   std::string query = arguments.at("query");
+  const bool full = arguments.value("detail", std::string("brief")) == "full";
   TraceOptions options;
   // The schema's enum already held it to a name ParseDevice knows.
   ParseDevice(arguments.value("device", std::string("default")), &options.device);
   options.backward = arguments.value("backward", true);
   options.depth = arguments.value("depth", options.depth);
+  // A deeper walk never makes the brief answer bigger: it shows the main path
+  // the default depth finds.
+  if (!full) options.depth = std::min(options.depth, TraceOptions().depth);
   options.snippets = false;
+  if (arguments.contains("assume")) options.assume = arguments["assume"].get<std::vector<std::string>>();
+  std::string assume_error;
+  if (!ValidateAssume(options.assume, &assume_error)) return ToolError("optrace: " + assume_error);
   optrace::Trace trace;
   Status s = TraceQuery(index_, query, options, &trace);
   if (trace.query.empty()) trace.query = query;
@@ -681,9 +618,8 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
     trace.source_warning = version_warning_;
   }
   if (s.ok()) {
-    if (arguments.value("detail", std::string("brief")) == "full") return {false, RenderMarkdown(trace), TraceToJson(trace)};
-    json brief = BriefTrace(TraceToJson(trace));
-    return {false, TraceBriefMarkdown(brief), std::move(brief)};
+    if (full) return FullTracePage(trace, arguments.value("cursor", std::string()));
+    return {false, RenderMarkdown(trace, /*brief=*/true), BriefTrace(TraceToJson(trace))};
   }
   if (s.code() != ExitCode::kNotFound) return ToolError("optrace: " + s.message());
   std::string text = "Not found: " + s.message() + "\nNothing was traced.";
@@ -693,6 +629,37 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   }
   if (trace.not_found.empty()) trace.not_found.push_back({"query", s.message()});
   return {true, text, TraceToJson(trace)};
+}
+
+// detail "full": the whole trace, or when it is over kFullPageBytes, one page
+// of its ops (the other fields whole) with `next_cursor` for the next page.
+McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std::string& cursor) {
+  constexpr size_t kFullPageBytes = 256 * 1024;
+  json full = TraceToJson(trace);
+  std::string markdown = RenderMarkdown(trace);
+  if (DumpJson(full).size() <= kFullPageBytes && cursor.empty()) return {false, markdown, std::move(full)};
+  size_t first = 0;
+  if (!cursor.empty()) {
+    char* end = nullptr;
+    first = std::strtoul(cursor.c_str(), &end, 10);
+    if (!end || *end || first >= full["ops"].size()) return ToolError("optrace: invalid cursor '" + cursor + "'");
+  }
+  json ops = std::move(full["ops"]);
+  full["ops"] = json::array();
+  size_t budget = kFullPageBytes - std::min(kFullPageBytes / 2, DumpJson(full).size());
+  size_t i = first, used = 0;
+  for (; i < ops.size(); ++i) {
+    size_t size = DumpJson(ops[i]).size() + 1;
+    if (used + size > budget && i > first) break;
+    used += size;
+    full["ops"].push_back(std::move(ops[i]));
+  }
+  full["page"] = {{"first_op", first}, {"ops", full["ops"].size()}, {"total_ops", ops.size()}};
+  if (i < ops.size()) full["next_cursor"] = std::to_string(i);
+  std::string text = markdown.size() > kFullPageBytes ? markdown.substr(0, kFullPageBytes) : markdown;
+  text += "\n\n_Page of ops " + std::to_string(first) + "–" + std::to_string(i) + " of " +
+          std::to_string(ops.size()) + (i < ops.size() ? "; call again with cursor \"" + std::to_string(i) + "\"._" : "._");
+  return {false, text, std::move(full)};
 }
 
 McpToolResult OptraceTools::Find(const McpJson& arguments) {

@@ -25,6 +25,8 @@
 
 namespace optrace {
 
+struct Trace;
+
 // The `find` answer: definitions (C++, __global__ kernels, macros, Python),
 // dispatch stubs and registrations, native_functions entries dispatching to
 // the name, kernel launches, and callers; each list capped at `limit`, with
@@ -36,12 +38,13 @@ McpJson FindSymbol(const Index& index, std::string_view symbol, size_t limit);
 // name (*out then holds "did you mean" suggestions).
 bool DescribeOp(const Index& index, std::string_view name, McpJson* out);
 
-// The brief form of an optrace.trace/1 object: forward aten ops to depth 1 and
-// the backward ops they lead to, each op once (at most 60, shallowest first),
-// each op's calls once, no call paths or signatures (the `op` tool has them);
-// what was left out is counted in "brief". Still an optrace.trace/1 object.
+// The brief form of an optrace.trace/1 object: its `summary` (the main path
+// on the device, the selection functions with each alternative and its
+// condition, the backward path), the ops on that path, the alternatives the
+// typical-path assumptions leave open, Python frames with their bridging
+// calls; at most 16 KB whatever the op. What was left out is counted in
+// "brief". Still an optrace.trace/1 object.
 McpJson BriefTrace(const McpJson& full);
-std::string TraceBriefMarkdown(const McpJson& brief);
 
 // Markdown briefs of the find and op answers.
 std::string FindMarkdown(const McpJson& found);
@@ -64,6 +67,7 @@ class OptraceTools : public McpToolProvider {
  private:
   void Load();
   McpToolResult Trace(const McpJson& arguments);
+  McpToolResult FullTracePage(const optrace::Trace& trace, const std::string& cursor);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
   McpToolResult Scan(const McpJson& arguments);

@@ -24,6 +24,7 @@
 #include "index/query_names.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_paths.h"
 
 namespace optrace {
 
@@ -166,6 +167,7 @@ Status Tracer::Run(std::string_view raw) {
   ExpandQueuedOps();
   if (opt_.backward) AddBackward();
   AddDecompositions();
+  AnnotatePaths(ix_, opt_, &t_);  // conditions, typical path, selection functions (trace_paths.h)
   return Status::Ok();
 }
 

@@ -24,11 +24,23 @@ struct Location {
   bool valid() const { return !file.empty() && line > 0; }
 };
 
+// A condition under which an edge of the trace is taken, read from the code
+// (cpp/cpp_guards.h, py/py_guards.h): `if`/`else`/`case`/`?:`/early return/
+// `#if` in C++, `if`/`elif`/`else`/early return in Python.
+struct Condition {
+  std::string text;      // as written: "at::cudnn_is_acceptable(_input)"
+  bool negated = false;  // taken when it is false
+  std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if" | "device"
+  Location where;        // where the condition is written
+  std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
+};
+
 struct PyCallStep {
   std::string callee;  // as written: "F.layer_norm", "torch._C._nn.linear", "input.softmax"
   int line = 0;
   std::string kind;    // "functional" | "bridge" | "torch" | "method" | "python" | "operator"
   std::string resolved;  // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
+  std::vector<Condition> when;  // conditions of the call's line in its function (empty: always)
 };
 
 struct PyFrame {
@@ -107,6 +119,16 @@ struct OpStep {
   std::vector<LibraryStep> libraries;
   std::vector<OpCallStep> calls;
   std::vector<std::string> notes;
+  // The conditions under which the op is reached from its caller (the
+  // Python call or the parent op's implementation, through helpers and
+  // stubs), outermost first; empty: whenever its caller runs.
+  std::vector<Condition> when;
+  // Evaluated under the typical-path assumptions (TraceOptions::assume):
+  // whether a dense float tensor on the traced device reaches this op. A
+  // condition the assumptions cannot decide sets `undecided`: an entry op
+  // behind an undecided Python condition stays on the path (both sides are
+  // kept), an op behind an undecided C++ condition is left off it.
+  bool typical = false, undecided = false;
 };
 
 struct BackwardStep {
@@ -115,6 +137,23 @@ struct BackwardStep {
   std::vector<std::string> ops;  // backward aten ops named in the formulas
   std::vector<std::string> helpers;  // FunctionsManual helpers named in the formulas
   std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
+};
+
+// A function whose result decides which op or backend runs
+// (select_sdp_backend, _select_conv_backend, cudnn_is_acceptable,
+// use_miopen ...): found in the conditions of the trace's edges, followed
+// through locals, dispatch stubs and returns to the function that decides.
+struct SelectionStep {
+  std::string function;
+  Location where;           // its definition
+  std::string op;           // the op whose implementation asks it
+  struct Alternative {
+    std::string op;         // the op reached on that branch
+    std::string condition;  // Describe() of the deciding condition(s)
+    bool typical = false;
+    Location where;         // of the condition
+  };
+  std::vector<Alternative> alternatives;
 };
 
 struct DecompositionStep {
@@ -144,6 +183,8 @@ struct Trace {
   std::vector<OpStep> ops;
   std::vector<BackwardStep> backward;
   std::vector<DecompositionStep> decompositions;
+  std::vector<SelectionStep> selections;
+  std::vector<std::string> assumptions;  // the typical-path assumptions used ("device=cuda", "dtype=float32", ...)
   std::vector<NotFoundStep> not_found;
   std::vector<std::string> notes;
   std::vector<std::string> suggestions;  // "did you mean" when nothing was traced
@@ -155,6 +196,11 @@ struct TraceOptions {
   int depth = 4;           // how deep aten ops called from implementations are followed
   int kernel_depth = 6;    // how deep helper functions are followed towards kernels
   bool snippets = true;    // fill Location::snippet
+  // Typical-path assumptions beyond the defaults (dense strided float32
+  // tensor that requires grad, cuDNN present, default flags), as
+  // `--assume` takes them: "dtype=bf16", "deterministic", "device=cpu",
+  // "rocm", "no-cudnn", "eval", "no-grad" (doc/trace-schema.md).
+  std::vector<std::string> assume;
 };
 
 // The device option as `trace --device` and the MCP `trace` tool spell it:

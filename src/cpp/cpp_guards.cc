@@ -1,0 +1,492 @@
+// How the conditions of a call are read: the file is lexed (cpp_lexer, so
+// comments, strings and raw strings never confuse the braces), then the
+// tokens from the function's definition on are walked with a stack of
+// frames, one per `{}` block or braceless `if` body. A frame remembers the
+// conditions it adds (its `if`, the negated chain of an `else`, the current
+// `case` of a `switch`), whether it returns, and the if-chain that closed
+// last in it, so a following `else` knows what it negates and a statement
+// after `if (C) { ... return; }` runs "unless C". `?:` is tracked per
+// parenthesis depth. Preprocessor groups are read separately, line by line,
+// because the lexer resolves them.
+#include "cpp/cpp_guards.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cpp/cpp_lexer.h"
+
+namespace optrace {
+
+std::string CodeCondition::Describe() const {
+  if (kind == "#if") return negated ? "#if !(" + text + ")" : "#if " + text;
+  return (negated ? "unless " : "when ") + text;
+}
+
+namespace {
+
+std::string Collapse(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Text of tokens [b, e) as written in `text`.
+std::string Span(std::string_view text, const std::vector<Token>& toks, size_t b, size_t e) {
+  if (b >= e || e > toks.size()) return "";
+  const char* start = toks[b].text.data();
+  const char* end = toks[e - 1].text.data() + toks[e - 1].text.size();
+  if (start < text.data() || end > text.data() + text.size() || end < start) return "";
+  return Collapse(std::string_view(start, static_cast<size_t>(end - start)));
+}
+
+CodeCondition Negated(CodeCondition c, const char* kind) {
+  c.negated = !c.negated;
+  c.kind = kind;
+  return c;
+}
+
+struct Frame {
+  bool brace = true;   // a {} block; else a braceless body that ends at ';'
+  int paren = 0;       // parenthesis depth the frame was opened at
+  std::vector<CodeCondition> conds;  // what the frame adds
+  std::vector<CodeCondition> chain;  // an if body: the chain's conditions as written
+  bool if_body = false, returns = false;
+  std::vector<CodeCondition> after;  // from early returns earlier in this block
+  // The if chain that closed last in this block, until the next token says
+  // whether an `else` follows.
+  std::vector<CodeCondition> closed_chain;
+  bool closed_pending = false, closed_returns = false;
+  bool is_switch = false, last_was_case = false;
+  std::string switch_expr;
+  std::vector<std::string> cases;  // labels of the current case group
+  int case_line = 0;               // of its first label
+};
+
+struct Ternary {
+  int paren;
+  size_t frames;
+  CodeCondition cond;
+  bool in_else = false;
+};
+
+class Walker {
+ public:
+  Walker(std::string_view text, const std::vector<Token>& toks, bool one_function)
+      : text_(text), t_(toks), one_function_(one_function) {}
+
+  // The conditions of the first call of `callee` on `call_line` (any line
+  // when 0); *line is where it was found.
+  bool Run(size_t begin, int call_line, std::string_view callee, std::vector<CodeCondition>* out, int* line);
+  // With `all` set, Run records every free call it passes into *all and
+  // looks for no callee.
+  std::vector<CppGuardReader::GuardedCall>* all = nullptr;
+
+ private:
+  // Index past the ')' matching the '(' at i (t_.size() when unbalanced).
+  size_t SkipParens(size_t i) const {
+    int d = 0;
+    for (; i < t_.size(); ++i) {
+      if (t_[i].Is('(')) ++d;
+      else if (t_[i].Is(')') && --d == 0) return i + 1;
+    }
+    return t_.size();
+  }
+  void Collect(std::vector<CodeCondition>* out) const;
+  // t_[i] is called: `f(` or `f<...>(`.
+  bool IsCall(size_t i) const {
+    if (i + 1 >= t_.size()) return false;
+    if (t_[i + 1].Is('(')) return true;
+    if (!t_[i + 1].Is('<')) return false;
+    int d = 0;
+    for (size_t j = i + 1; j < t_.size() && j < i + 40; ++j) {
+      if (t_[j].Is('<')) ++d;
+      if (t_[j].Is('>') && --d == 0) return j + 1 < t_.size() && t_[j + 1].Is('(');
+      if (t_[j].Is(';') || t_[j].Is('{')) return false;
+    }
+    return false;
+  }
+  void CloseFrame();
+  void SettleClosedChain();
+  // Header of an if/else/switch: its frame is pushed at the next token.
+  size_t ReadIf(size_t i, std::vector<CodeCondition> prefix, std::vector<CodeCondition> prefix_chain);
+  size_t ReadCase(size_t i);
+  void OpenPending(bool brace);
+
+  std::string_view text_;
+  const std::vector<Token>& t_;
+  bool one_function_;  // stop when the scope the scan started in closes
+  std::vector<Frame> frames_;
+  std::vector<Ternary> ternaries_;
+  std::vector<size_t> expr_start_{0};  // per parenthesis depth
+  int paren_ = 0;
+  bool have_pending_ = false;
+  Frame pending_;
+};
+
+void Walker::Collect(std::vector<CodeCondition>* out) const {
+  for (const Frame& f : frames_) {
+    out->insert(out->end(), f.after.begin(), f.after.end());
+    out->insert(out->end(), f.conds.begin(), f.conds.end());
+    if (f.is_switch && !f.cases.empty()) {
+      CodeCondition c;
+      c.kind = "case";
+      c.line = f.case_line;
+      if (f.cases.size() == 1 && f.cases[0] == "default") {
+        c.text = "default of switch (" + f.switch_expr + ")";
+      } else {
+        for (size_t i = 0; i < f.cases.size(); ++i)
+          c.text += (i ? " || " : "") + f.switch_expr + " == " + f.cases[i];
+      }
+      out->push_back(std::move(c));
+    }
+  }
+  for (const Ternary& t : ternaries_) out->push_back(t.in_else ? Negated(t.cond, "?:") : t.cond);
+}
+
+// The body on top ends: an if body leaves its chain with the block around it.
+void Walker::CloseFrame() {
+  Frame done = std::move(frames_.back());
+  frames_.pop_back();
+  while (!ternaries_.empty() && ternaries_.back().frames > frames_.size()) ternaries_.pop_back();
+  if (frames_.empty() || !done.if_body) return;
+  Frame& parent = frames_.back();
+  parent.closed_chain = std::move(done.chain);
+  parent.closed_returns = done.returns;
+  parent.closed_pending = true;
+}
+
+// No `else` follows the chain that closed: a lone `if (C)` that returns
+// guards every later statement of the block with "unless C".
+void Walker::SettleClosedChain() {
+  if (frames_.empty() || !frames_.back().closed_pending) return;
+  Frame& f = frames_.back();
+  f.closed_pending = false;
+  if (f.closed_returns && f.closed_chain.size() == 1) f.after.push_back(Negated(f.closed_chain[0], "return"));
+}
+
+size_t Walker::ReadIf(size_t i, std::vector<CodeCondition> prefix, std::vector<CodeCondition> prefix_chain) {
+  size_t j = i + 1;
+  if (j < t_.size() && t_[j].Is("constexpr")) ++j;
+  if (j >= t_.size() || !t_[j].Is('(')) return i + 1;
+  size_t close = SkipParens(j);
+  CodeCondition c;
+  c.text = Span(text_, t_, j + 1, close - 1);
+  c.line = static_cast<int>(t_[i].line);
+  c.kind = "if";
+  pending_ = Frame();
+  pending_.conds = std::move(prefix);
+  pending_.conds.push_back(c);
+  pending_.chain = std::move(prefix_chain);
+  pending_.chain.push_back(c);
+  pending_.if_body = true;
+  have_pending_ = true;
+  return close;
+}
+
+size_t Walker::ReadCase(size_t i) {
+  Frame& sw = frames_.back();
+  size_t j = i + 1;
+  int d = 0;
+  while (j < t_.size() && !(d == 0 && t_[j].Is(':'))) {
+    if (t_[j].Is('(')) ++d;
+    if (t_[j].Is(')')) --d;
+    if (t_[j].Is(';') || t_[j].Is('{') || t_[j].Is('}')) return i + 1;
+    ++j;
+  }
+  std::string label = t_[i].Is("default") ? "default" : Span(text_, t_, i + 1, j);
+  if (!sw.last_was_case) {
+    sw.cases.clear();
+    sw.case_line = static_cast<int>(t_[i].line);
+  }
+  sw.cases.push_back(label);
+  sw.last_was_case = true;
+  return j + 1;
+}
+
+void Walker::OpenPending(bool brace) {
+  pending_.brace = brace;
+  pending_.paren = paren_;
+  frames_.push_back(std::move(pending_));
+  have_pending_ = false;
+}
+
+bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<CodeCondition>* out, int* line) {
+  frames_.push_back(Frame());  // the scope the scan starts in
+  while (i < t_.size()) {
+    const Token& tok = t_[i];
+    if (call_line > 0 && static_cast<int>(tok.line) > call_line) return false;
+    bool opened = false;  // this '{' opens the pending if/else/switch body
+    if (have_pending_) {
+      opened = tok.Is('{');
+      OpenPending(opened);
+    }
+    if (IsIdent(tok) && tok.Is("else")) {
+      Frame& f = frames_.back();
+      std::vector<CodeCondition> negs, chain = f.closed_chain;
+      for (const auto& c : f.closed_chain) negs.push_back(Negated(c, "else"));
+      f.closed_pending = false;
+      if (i + 1 < t_.size() && t_[i + 1].Is("if")) {
+        i = ReadIf(i + 1, std::move(negs), std::move(chain));
+      } else {
+        pending_ = Frame();
+        pending_.conds = std::move(negs);
+        have_pending_ = true;
+        ++i;
+      }
+      continue;
+    }
+    SettleClosedChain();
+    Frame& top = frames_.back();
+    if (top.is_switch && (tok.Is("case") || tok.Is("default")) && paren_ == top.paren) {
+      i = ReadCase(i);
+      continue;
+    }
+    if (top.is_switch) top.last_was_case = false;
+    if (IsIdent(tok)) {
+      if (tok.Is("if")) {
+        i = ReadIf(i, {}, {});
+        continue;
+      }
+      if (tok.Is("switch") && i + 1 < t_.size() && t_[i + 1].Is('(')) {
+        size_t close = SkipParens(i + 1);
+        pending_ = Frame();
+        pending_.is_switch = true;
+        pending_.switch_expr = Span(text_, t_, i + 2, close - 1);
+        have_pending_ = true;
+        i = close;
+        continue;
+      }
+      if (tok.Is("return") || tok.Is("throw")) {
+        top.returns = true;
+        expr_start_.back() = i + 1;
+      }
+      if (all && IsCall(i) && !(i > 0 && (t_[i - 1].Is('.') || t_[i - 1].Is("->")))) {
+        CppGuardReader::GuardedCall g;
+        g.callee = std::string(tok.text);
+        g.line = static_cast<int>(tok.line);
+        Collect(&g.conditions);
+        all->push_back(std::move(g));
+      }
+      if (!all && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
+          i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"))) {
+        Collect(out);
+        *line = static_cast<int>(tok.line);
+        return true;
+      }
+    } else if (tok.Is('(')) {
+      ++paren_;
+      expr_start_.push_back(i + 1);
+    } else if (tok.Is(')')) {
+      if (paren_ > 0) --paren_;
+      if (expr_start_.size() > 1) expr_start_.pop_back();
+      while (!ternaries_.empty() && ternaries_.back().paren > paren_) ternaries_.pop_back();
+    } else if (tok.Is('{')) {
+      if (!opened) {
+        Frame f;
+        f.paren = paren_;
+        frames_.push_back(std::move(f));
+      }
+      expr_start_.back() = i + 1;
+    } else if (tok.Is('}')) {
+      // A braceless body whose statement was this block ends with it.
+      while (frames_.size() > 1 && !frames_.back().brace) CloseFrame();
+      if (frames_.size() > 1) CloseFrame();
+      else if (one_function_) return false;
+      if (one_function_ && frames_.size() == 1) return false;  // the function's body closed
+      while (frames_.size() > 1 && !frames_.back().brace && frames_.back().paren == paren_) CloseFrame();
+      expr_start_.back() = i + 1;
+    } else if (tok.Is(';') || tok.Is(',')) {
+      while (!ternaries_.empty() && ternaries_.back().paren == paren_ && ternaries_.back().frames == frames_.size())
+        ternaries_.pop_back();
+      if (tok.Is(';'))
+        while (frames_.size() > 1 && !frames_.back().brace && frames_.back().paren == paren_) CloseFrame();
+      expr_start_.back() = i + 1;
+    } else if (tok.Is('=')) {
+      expr_start_.back() = i + 1;
+    } else if (tok.Is('?')) {
+      CodeCondition c;
+      c.text = Span(text_, t_, expr_start_.back(), i);
+      c.line = static_cast<int>(tok.line);
+      c.kind = "?:";
+      if (!c.text.empty()) ternaries_.push_back({paren_, frames_.size(), std::move(c)});
+    } else if (tok.Is(':') && !ternaries_.empty() && ternaries_.back().paren == paren_ && !ternaries_.back().in_else) {
+      ternaries_.back().in_else = true;
+    }
+    ++i;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line) {
+  struct Group {
+    std::vector<CodeCondition> seen;    // conditions of the earlier branches
+    std::vector<CodeCondition> active;  // of the branch we are in
+    bool include_guard = false;
+  };
+  std::vector<Group> groups;
+  int n = 1;
+  size_t pos = 0;
+  bool expect_guard_define = false;
+  std::string guard_name;
+  while (pos < text.size() && n < line) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    int this_line = n;
+    // Backslash continuations join lines.
+    while (!l.empty() && l.back() == '\\' && end < text.size()) {
+      size_t next = text.find('\n', end + 1);
+      if (next == std::string_view::npos) next = text.size();
+      ++n;
+      end = next;
+      l = text.substr(pos, end - pos);
+    }
+    pos = end + 1;
+    ++n;
+    size_t k = l.find_first_not_of(" \t");
+    if (k == std::string_view::npos || l[k] != '#') continue;
+    std::string_view d = l.substr(k + 1);
+    size_t s = d.find_first_not_of(" \t");
+    if (s == std::string_view::npos) continue;
+    d = d.substr(s);
+    size_t w = 0;
+    while (w < d.size() && std::isalpha(static_cast<unsigned char>(d[w]))) ++w;
+    std::string_view word = d.substr(0, w);
+    std::string arg = Collapse(d.substr(w));
+    size_t comment = arg.find("//");
+    if (comment != std::string::npos) arg = Collapse(arg.substr(0, comment));
+    comment = arg.find("/*");
+    if (comment != std::string::npos) arg = Collapse(arg.substr(0, comment));
+    if (expect_guard_define) {
+      expect_guard_define = false;
+      if (word == "define" && !groups.empty() && arg.rfind(guard_name, 0) == 0) groups.back().include_guard = true;
+    }
+    CodeCondition c;
+    c.line = this_line;
+    c.kind = "#if";
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      c.text = word == "if" ? arg : "defined(" + arg + ")";
+      c.negated = word == "ifndef";
+      groups.push_back({{}, {c}, false});
+      if (word == "ifndef") {
+        expect_guard_define = true;
+        guard_name = arg;
+      }
+    } else if ((word == "elif" || word == "else") && !groups.empty()) {
+      Group& g = groups.back();
+      for (const auto& a : g.active)
+        if (a.kind == "#if" && (g.seen.empty() || a.line != g.seen.back().line)) g.seen.push_back(a);
+      g.active.clear();
+      for (const auto& p : g.seen) {
+        CodeCondition neg = p;
+        neg.negated = !neg.negated;
+        g.active.push_back(neg);
+      }
+      if (word == "elif") {
+        c.text = arg;
+        g.active.push_back(c);
+      }
+    } else if (word == "endif" && !groups.empty()) {
+      groups.pop_back();
+    }
+  }
+  std::vector<CodeCondition> out;
+  for (const auto& g : groups)
+    if (!g.include_guard) out.insert(out.end(), g.active.begin(), g.active.end());
+  return out;
+}
+
+CppGuardReader::CppGuardReader(std::string_view text) : text_(text) { LexCpp(text, &lexed_); }
+
+size_t CppGuardReader::FirstToken(int line) const {
+  const auto& toks = lexed_.tokens;
+  auto it = std::lower_bound(toks.begin(), toks.end(), line,
+                             [](const Token& t, int l) { return static_cast<int>(t.line) < l; });
+  return static_cast<size_t>(it - toks.begin());
+}
+
+size_t CppGuardReader::BodyEnd(size_t i) const {
+  const auto& toks = lexed_.tokens;
+  while (i < toks.size() && !toks[i].Is('{') && !toks[i].Is(';')) ++i;
+  if (i >= toks.size() || toks[i].Is(';')) return i;
+  int d = 0;
+  for (; i < toks.size(); ++i) {
+    if (toks[i].Is('{')) ++d;
+    if (toks[i].Is('}') && --d == 0) return i + 1;
+  }
+  return toks.size();
+}
+
+bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_view callee,
+                                    std::vector<CodeCondition>* out) const {
+  std::vector<CodeCondition> found;
+  Walker walker(text_, lexed_.tokens, from_line > 1);
+  int line = 0;
+  if (!walker.Run(FirstToken(from_line), call_line, callee, &found, &line)) return false;
+  std::vector<CodeCondition> pp = CppPreprocessorConditions(text_, line);
+  out->insert(out->end(), pp.begin(), pp.end());
+  out->insert(out->end(), found.begin(), found.end());
+  return true;
+}
+
+std::string CppGuardReader::AssignedExpression(int from_line, int before, std::string_view name) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  std::string last;
+  for (size_t i = begin; i + 1 < end; ++i) {
+    if (before > 0 && static_cast<int>(t[i].line) >= before) break;
+    if (t[i].text != name || !t[i + 1].Is('=')) continue;
+    size_t j = i + 2;
+    int d = 0;
+    while (j < end && !(d == 0 && t[j].Is(';'))) {
+      if (t[j].Is('(') || t[j].Is('{')) ++d;
+      if (t[j].Is(')') || t[j].Is('}')) --d;
+      ++j;
+    }
+    last = Span(text_, t, i + 2, j);
+  }
+  return last;
+}
+
+std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) const {
+  std::vector<GuardedCall> calls;
+  std::vector<CodeCondition> unused;
+  Walker walker(text_, lexed_.tokens, true);
+  walker.all = &calls;
+  int line = 0;
+  walker.Run(FirstToken(from_line), 0, "", &unused, &line);
+  std::vector<CodeCondition> pp = CppPreprocessorConditions(text_, from_line);
+  for (auto& c : calls) c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
+  return calls;
+}
+
+std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  std::vector<std::string> out;
+  for (size_t i = begin; i < end; ++i) {
+    if (!t[i].Is("return")) continue;
+    size_t j = i + 1;
+    while (j < end && !t[j].Is(';')) ++j;
+    if (j > i + 1) out.push_back(Span(text_, t, i + 1, j));
+  }
+  return out;
+}
+
+bool CppCallConditions(std::string_view text, int from_line, int call_line, std::string_view callee,
+                       std::vector<CodeCondition>* out) {
+  return CppGuardReader(text).CallConditions(from_line, call_line, callee, out);
+}
+
+}  // namespace optrace

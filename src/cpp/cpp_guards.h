@@ -1,0 +1,76 @@
+// Guard conditions of a call in C++ source: the `if`, `else if`, `else`,
+// `switch`/`case`, `?:`, early `return` and `#if` conditions under which a
+// call written at one place runs. The tracer asks this for every edge it
+// follows (an implementation calling an op, a stub, a helper), so a reader
+// sees *when* each path is taken, and the typical-path evaluation
+// (trace/trace_typical) can decide which side a dense float tensor takes.
+//
+// Why a separate pass and not part of cpp_scan: conditions are wanted for a
+// handful of call sites per trace, not for the million calls of the index;
+// reading them from the file's tokens on demand keeps the index small and
+// the store's format unchanged.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cpp/cpp_lexer.h"
+
+namespace optrace {
+
+struct CodeCondition {
+  std::string text;      // as written, whitespace collapsed: "at::cudnn_is_acceptable(_input)"
+  bool negated = false;  // the call runs when the condition is false (else branch, after an early return)
+  int line = 0;          // where the condition is written (1-based)
+  std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if"
+  // How it reads: "when C", "unless C" (negated), "case C of switch (E)".
+  std::string Describe() const;
+};
+
+// One file lexed once, asked about several calls (a trace asks about a few
+// per file). `text` must outlive it.
+class CppGuardReader {
+ public:
+  explicit CppGuardReader(std::string_view text);
+  // As CppCallConditions below. The scan of a function (from_line > 1) stops
+  // at its closing brace.
+  bool CallConditions(int from_line, int call_line, std::string_view callee, std::vector<CodeCondition>* out) const;
+  // The expression last assigned to local `name` (`auto name = e;`,
+  // `T name = e;`, `name = e;`) in the function defined at `from_line`,
+  // before line `before` (0: anywhere in it); "" when none.
+  std::string AssignedExpression(int from_line, int before, std::string_view name) const;
+  // Every call written in the function defined at `from_line` (free
+  // function calls, not methods), with its conditions, in order.
+  struct GuardedCall {
+    std::string callee;
+    int line = 0;
+    std::vector<CodeCondition> conditions;
+  };
+  std::vector<GuardedCall> CallsIn(int from_line) const;
+  // The expressions the function defined at `from_line` returns.
+  std::vector<std::string> ReturnedExpressions(int from_line) const;
+  std::string_view text() const { return text_; }
+
+ private:
+  size_t FirstToken(int line) const;
+  // Index past the function body that starts at or after token i.
+  size_t BodyEnd(size_t i) const;
+  std::string_view text_;
+  LexedFile lexed_;
+};
+
+// The conditions under which the call of `callee` on line `call_line` runs,
+// outermost first. The scan starts at line `from_line` (a function's
+// definition; 1 scans the whole file); `call_line` 0 takes the first call of
+// `callee` after `from_line`. `#if`/`#ifdef`/`#elif`/`#else` groups around
+// the call are read from the whole file (include guards are left out).
+// Returns false when no such call is written there.
+bool CppCallConditions(std::string_view text, int from_line, int call_line, std::string_view callee,
+                       std::vector<CodeCondition>* out);
+
+// Preprocessor conditions around line `line` only (for a registration or a
+// definition): "#if AT_CUDNN_ENABLED()", "#ifdef USE_ROCM" ...
+std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line);
+
+}  // namespace optrace

@@ -1,0 +1,92 @@
+// Guard conditions read from small C++ texts (every construct the walker
+// knows) and from the real 2.6.0 RNN.cpp, whose lines were checked with sed.
+#include "cpp/cpp_guards.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/test_util.h"
+
+namespace optrace {
+namespace {
+
+std::vector<std::string> Described(std::string_view text, int from, int line, std::string_view callee) {
+  std::vector<CodeCondition> c;
+  if (!CppCallConditions(text, from, line, callee, &c)) return {"<no call>"};
+  std::vector<std::string> out;
+  for (const auto& x : c) out.push_back(x.Describe());
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+TEST(CppCallConditions, IfElseChains) {
+  const char* text =
+      "Tensor f(const Tensor& x) {\n"      // 1
+      "  if (x.is_cuda()) {\n"             // 2
+      "    return a(x);\n"                 // 3
+      "  } else if (use_b(x)) {\n"         // 4
+      "    return b(x);\n"                 // 5
+      "  } else {\n"                       // 6
+      "    return c(x);\n"                 // 7
+      "  }\n"                              // 8
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 3, "a"), V{"when x.is_cuda()"});
+  EXPECT_EQ(Described(text, 1, 5, "b"), (V{"unless x.is_cuda()", "when use_b(x)"}));
+  EXPECT_EQ(Described(text, 1, 7, "c"), (V{"unless x.is_cuda()", "unless use_b(x)"}));
+  EXPECT_EQ(Described(text, 1, 0, "c"), (V{"unless x.is_cuda()", "unless use_b(x)"}));
+  EXPECT_EQ(Described(text, 1, 4, "a"), V{"<no call>"});
+}
+
+TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
+  const char* text =
+      "#ifndef X_H\n"                                   // 1
+      "#define X_H\n"                                   // 2
+      "#if AT_CUDNN_ENABLED()\n"                        // 3
+      "Tensor g(const Tensor& x, int mode) {\n"         // 4
+      "  if (at::cudnn_is_acceptable(x)) {\n"           // 5
+      "    return cudnn_stub(x);\n"                     // 6
+      "  }\n"                                           // 7
+      "  if (x.is_sparse()) return s(x);\n"             // 8
+      "  switch (mode) {\n"                             // 9
+      "    case 0:\n"                                   // 10
+      "    case 1: return m(x);\n"                      // 11
+      "    default: break;\n"                           // 12
+      "  }\n"                                           // 13
+      "  auto y = x.dim() == 2 ? mm(x) : bmm(x);\n"     // 14
+      "  return impl<Full>(y);\n"                       // 15
+      "}\n"
+      "#endif\n"
+      "#endif\n";
+  EXPECT_EQ(Described(text, 4, 6, "cudnn_stub"), (V{"#if AT_CUDNN_ENABLED()", "when at::cudnn_is_acceptable(x)"}));
+  EXPECT_EQ(Described(text, 4, 8, "s"),
+            (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)", "when x.is_sparse()"}));
+  EXPECT_EQ(Described(text, 4, 11, "m"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
+                                            "unless x.is_sparse()", "when mode == 0 || mode == 1"}));
+  EXPECT_EQ(Described(text, 4, 14, "mm"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
+                                             "unless x.is_sparse()", "when x.dim() == 2"}));
+  EXPECT_EQ(Described(text, 4, 14, "bmm"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
+                                              "unless x.is_sparse()", "unless x.dim() == 2"}));
+  EXPECT_EQ(Described(text, 4, 15, "impl"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
+                                               "unless x.is_sparse()"}));
+}
+
+TEST(CppCallConditions, RealLstmInRnnCpp) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");
+  // sed -n 1429,1488p: lstm(input, hx, params, ...) picks cuDNN, MPS, MIOpen, oneDNN, else _lstm_impl.
+  EXPECT_EQ(Described(text, 1429, 1436, "lstm_cudnn_stub"), V{"when at::cudnn_is_acceptable(_input)"});
+  EXPECT_EQ(Described(text, 1429, 1453, "lstm_miopen_stub"),
+            (V{"unless at::cudnn_is_acceptable(_input)", "unless _input.is_mps()", "when use_miopen(_input, dropout_p)",
+               "when !has_projections"}));
+  // sed -n 1440,1441p: the MPS branch sits in #ifdef USE_MPS.
+  EXPECT_EQ(Described(text, 1429, 1442, "_lstm_mps"),
+            (V{"#if defined(USE_MPS)", "unless at::cudnn_is_acceptable(_input)", "when _input.is_mps()"}));
+  EXPECT_EQ(Described(text, 1429, 1482, "_lstm_impl"),
+            (V{"unless at::cudnn_is_acceptable(_input)", "unless _input.is_mps()"}));
+}
+
+}  // namespace
+}  // namespace optrace

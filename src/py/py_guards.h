@@ -1,0 +1,26 @@
+// Guard conditions of a line of Python: the `if`/`elif`/`else` headers
+// around it (read by indentation, up to the enclosing `def`) and the lone
+// `if C:` blocks before it in the same suite that end in `return`/`raise`
+// (the line runs "unless C"). F.interpolate picks its op by `mode == ...`,
+// nn.ReLU by `inplace`, MultiheadAttention its fast path by a chain of
+// early checks: this is how the trace says which call runs when.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace optrace {
+
+struct PyCondition {
+  std::string text;      // the condition as written, whitespace collapsed: "mode == 'bilinear'"
+  bool negated = false;  // the line runs when it is false (else/elif chain, after an early return)
+  int line = 0;          // of the header
+  std::string kind;      // "if" | "else" | "return"
+};
+
+// Conditions of line `line` (1-based) of `text`, outermost first; empty
+// when it is not in a conditional suite.
+std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
+
+}  // namespace optrace

@@ -1,0 +1,56 @@
+// Python guard conditions by indentation: if/elif/else chains, early
+// returns in the same suite, multi-line headers; and real lines of the
+// 2.6.0 functional.py, checked with sed.
+#include "py/py_guards.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/test_util.h"
+
+namespace optrace {
+namespace {
+
+std::vector<std::string> Read(std::string_view text, int line) {
+  std::vector<std::string> out;
+  for (const auto& c : PyLineConditions(text, line)) out.push_back((c.negated ? "not " : "") + c.text + "/" + c.kind);
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
+  const char* text =
+      "def f(x, mode='a', inplace=False):\n"     // 1
+      "    if has_torch_function(x):\n"          // 2
+      "        return handle(x)\n"               // 3
+      "    if mode == 'a':\n"                    // 4
+      "        y = a(x)\n"                       // 5
+      "    elif (mode == 'b' and\n"              // 6
+      "          x.dim() == 4):\n"               // 7
+      "        y = b(x)\n"                       // 8
+      "    else:\n"                              // 9
+      "        y = c(x)\n"                       // 10
+      "    return y\n";                          // 11
+  EXPECT_EQ(Read(text, 5), (V{"not has_torch_function(x)/return", "mode == 'a'/if"}));
+  EXPECT_EQ(Read(text, 8), (V{"not has_torch_function(x)/return", "not mode == 'a'/else",
+                              "(mode == 'b' and x.dim() == 4)/if"}));
+  EXPECT_EQ(Read(text, 10), (V{"not has_torch_function(x)/return", "not mode == 'a'/else",
+                               "not (mode == 'b' and x.dim() == 4)/else"}));
+  EXPECT_EQ(Read(text, 11), V{"not has_torch_function(x)/return"});
+  EXPECT_TRUE(Read(text, 1).empty());
+}
+
+TEST(PyLineConditions, RealReluChoosesByInplace) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/torch/nn/functional.py");
+  // sed -n 1699,1704p torch/nn/functional.py: relu's early return for
+  // __torch_function__, then `if inplace: relu_ else: relu`.
+  EXPECT_EQ(Read(text, 1702), (V{"not has_torch_function_unary(input)/return", "inplace/if"}));
+  EXPECT_EQ(Read(text, 1704), (V{"not has_torch_function_unary(input)/return", "not inplace/else"}));
+}
+
+}  // namespace
+}  // namespace optrace

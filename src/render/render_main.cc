@@ -1,0 +1,335 @@
+// The answer first: the main path a typical tensor takes on the traced
+// device (entry -> op -> implementation -> stub -> kernel or library ->
+// backward op and kernels), then the alternatives with the conditions that
+// choose them. It reads only the typical/when/selections fields the tracer
+// filled (trace/trace_paths.h), so text, markdown, JSON `summary` and the
+// MCP brief all say the same thing. Long lines wrap; an identifier is never
+// cut.
+#include <map>
+#include <set>
+
+#include "base/text.h"
+#include "render/render_internal.h"
+
+namespace optrace::render_detail {
+
+namespace {
+
+std::string DeviceOf(const Trace& t) {
+  for (const auto& a : t.assumptions)
+    if (StartsWith(a, "device=")) return a.substr(7);
+  return "cuda";
+}
+
+bool DeviceKey(const std::string& key, const std::string& device) {
+  return device == "cuda" ? key == "CUDA" : key == "CPU";
+}
+
+// The innermost condition worth showing (not a device or #if line).
+const Condition* Deciding(const OpStep& op) {
+  for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
+    if (it->kind != "device" && it->kind != "#if") return &*it;
+  return nullptr;
+}
+
+}  // namespace
+
+MainPath ComputeMainPath(const Trace& t) {
+  MainPath m;
+  m.device = DeviceOf(t);
+  std::map<std::string, size_t> first_of;  // (role + name) -> op index
+  for (size_t i = 0; i < t.ops.size(); ++i) first_of.emplace(t.ops[i].role + " " + t.ops[i].name, i);
+  bool any_typical = false;
+  for (const auto& op : t.ops) any_typical = any_typical || (op.typical && op.role == "forward");
+  // Typical ops, and the branches below them the assumptions leave open
+  // (both sides of an unknown condition are kept, marked).
+  auto on_path = [&](const OpStep& op) {
+    if (op.role == "forward") return any_typical ? op.typical || op.undecided : op.reached_from.empty();
+    return true;
+  };
+  std::set<std::string> shown_bases;
+  std::set<size_t> visited;
+  // What runs for the device, added to an entry (an overload folded into
+  // the entry of its base name brings its own: a structured delegate's
+  // kernels).
+  auto fill = [&](const OpStep& op, MainPathOp& e) {
+    for (const auto& im : op.impls)
+      if (DeviceKey(im.key, m.device) && !e.impl) e.impl = &im;
+    for (const auto& im : op.impls)
+      if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
+    for (const auto& s : op.stubs)
+      for (const auto& r : s.registrations)
+        if ((m.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
+          e.stub = &s;
+          e.registration = &r;
+        }
+    for (const auto& k : op.kernels) {
+      bool have = false;
+      for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
+      if ((m.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
+    }
+    if (m.device == "cuda")
+      for (const auto& l : op.libraries) {
+        bool have = false;
+        for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
+        if (!have) e.libraries.push_back(&l);
+      }
+  };
+  auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
+    const OpStep& op = t.ops[i];
+    std::string base(BaseName(op.name));
+    if (!shown_bases.insert(op.role + " " + base).second) {
+      for (auto& e : *out)
+        if (BaseName(t.ops[e.op].name) == base && t.ops[e.op].role == op.role) {
+          ++e.overloads;
+          fill(op, e);
+          break;
+        }
+    } else {
+      MainPathOp e;
+      e.op = i;
+      e.level = level;
+      fill(op, e);
+      e.when = Deciding(op);
+      e.undecided = op.role == "forward" && !op.typical && op.undecided;
+      out->push_back(e);
+    }
+    for (size_t c = 0; c < t.ops.size(); ++c) {
+      const OpStep& child = t.ops[c];
+      if (c != i && child.role == op.role && child.reached_from == op.name && on_path(child) &&
+          first_of[child.role + " " + child.name] == c && !visited.count(c)) {
+        visited.insert(c);
+        self(self, c, level + 1, out);
+      }
+    }
+  };
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != "forward" || !on_path(op)) continue;
+    bool root = op.reached_from.empty();
+    if (!root) {
+      auto it = first_of.find("forward " + op.reached_from);
+      root = it == first_of.end() || !on_path(t.ops[it->second]);
+    }
+    if (root && (op.typical || !any_typical)) visit(visit, i, 0, &m.forward);
+  }
+  std::set<std::string> path_ops;
+  for (const auto& e : m.forward)
+    if (!e.undecided) path_ops.insert(t.ops[e.op].name);
+  for (const auto& b : t.backward)
+    if (path_ops.count(b.op)) m.derivatives.push_back(&b);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != "backward" || first_of[op.role + " " + op.name] != i) continue;
+    bool named = false;
+    for (const BackwardStep* b : m.derivatives)
+      for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
+    if (named) visit(visit, i, 0, &m.backward);
+  }
+  for (const auto& op : t.ops)
+    if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m.undecided.push_back(&op);
+  return m;
+}
+
+namespace {
+
+class MainWriter {
+ public:
+  MainWriter(const Trace& t, const MainPath& m, size_t width) : t_(t), m_(m), width_(width) {}
+
+  std::vector<std::string> Lines(bool alternatives) {
+    // Entry ops that run nothing of their own on the path (factories,
+    // views, shape plumbing) collapse into one line below the frames.
+    std::vector<bool> shown(m_.forward.size(), true);
+    std::vector<std::string> collapsed;
+    for (size_t i = 0; i < m_.forward.size(); ++i) {
+      const MainPathOp& e = m_.forward[i];
+      bool has_children = i + 1 < m_.forward.size() && m_.forward[i + 1].level > e.level;
+      if (e.level == 0 && !has_children && e.kernels.empty() && e.libraries.empty() && !e.stub &&
+          m_.forward.size() > 1) {
+        shown[i] = false;
+        collapsed.push_back(t_.ops[e.op].name);
+        collapsed_.insert(t_.ops[e.op].name);
+      }
+    }
+    PythonLines(shown);
+    if (!collapsed.empty())
+      Add("  · ", "also on the path, running no kernel of their own: " + Join(collapsed, ", "), "");
+    for (size_t i = 0; i < m_.forward.size(); ++i)
+      if (shown[i]) OpLines(m_.forward[i], "");
+    if (!m_.derivatives.empty() || !m_.backward.empty()) {
+      Add("", "backward (autograd)", "");
+      for (const BackwardStep* b : m_.derivatives)
+        Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
+            LocText(DerivativeLocation(b->derivatives), true));
+      for (const auto& e : m_.backward)
+        if (!e.kernels.empty() || !e.libraries.empty() || e.stub) OpLines(e, "  ");
+    }
+    if (alternatives) AlternativeLines();
+    return std::move(lines_);
+  }
+
+  // text, and the location right-aligned when it fits; else on a line of its own.
+  void Add(const std::string& prefix, const std::string& text, const std::string& loc) {
+    size_t room = width_ > Columns(prefix) + 8 ? width_ - Columns(prefix) : 40;
+    std::vector<std::string> wrapped = Wrap(text, room);
+    for (size_t i = 0; i < wrapped.size(); ++i) {
+      std::string line = (i ? std::string(Columns(prefix) + 2, ' ') : prefix) + wrapped[i];
+      if (i + 1 == wrapped.size() && !loc.empty()) {
+        size_t used = Columns(line);
+        size_t col = std::max<size_t>(used + 2, 60);
+        if (col + Columns(loc) <= width_) {
+          line += std::string(col - used, ' ') + loc;
+        } else {
+          lines_.push_back(line);
+          size_t indent = std::min(Columns(prefix) + 4, width_ > Columns(loc) ? width_ - Columns(loc) : 0);
+          line = std::string(indent, ' ') + FitLeft(loc, width_ - indent);
+        }
+      }
+      lines_.push_back(line);
+    }
+  }
+
+  // The Python frames that lead to the path's shown entry ops, each with
+  // the calls that do (one line per callee); every other call and frame
+  // (bookkeeping: flatten_parameters, permute_hidden ...) folds into one line.
+  void PythonLines(const std::vector<bool>& shown) {
+    if (t_.python.empty()) return;
+    std::set<std::string> entries;
+    for (size_t i = 0; i < m_.forward.size(); ++i)
+      if (m_.forward[i].level == 0 && shown[i]) entries.insert(std::string(BaseName(t_.ops[m_.forward[i].op].name)));
+    // Frames on the way: those calling an entry, then those calling them.
+    std::set<std::string> on_way;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& f : t_.python) {
+        if (on_way.count(f.symbol)) continue;
+        for (const auto& c : f.calls) {
+          bool leads = (StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))))) ||
+                       (on_way.count(c.resolved) && c.resolved != f.symbol);
+          if (leads) {
+            on_way.insert(f.symbol);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+    Add("", t_.query + "(...)", "");
+    std::vector<std::string> folded;
+    auto fold = [&](const std::string& name) {
+      if (std::find(folded.begin(), folded.end(), name) == folded.end()) folded.push_back(name);
+    };
+    for (const auto& f : t_.python) {
+      if (!on_way.count(f.symbol)) {
+        fold(f.symbol.substr(f.symbol.rfind('.') + 1));
+        continue;
+      }
+      Add("  ", f.symbol, LocText(f.where, true));
+      std::vector<std::pair<std::string, std::string>> leads;  // callee line, lines
+      for (const auto& c : f.calls) {
+        bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))));
+        bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
+        if (!to_entry && !to_frame) {
+          fold(c.callee);
+          continue;
+        }
+        std::string name = c.callee + (c.resolved.empty() || c.resolved == c.callee ? "" : " → " + c.resolved);
+        std::string at = c.line > 0 ? ":" + std::to_string(c.line) : "";
+        for (const auto& w : c.when)
+          if (w.kind != "return") at += " " + w.Describe();
+        auto it = std::find_if(leads.begin(), leads.end(), [&](const auto& l) { return l.first == name; });
+        if (it == leads.end()) leads.push_back({name, at});
+        else if (!at.empty()) it->second += ", " + at;
+      }
+      for (const auto& [name, at] : leads) Add("    → ", name + "  " + at, "");
+    }
+    if (!folded.empty()) Add("  · ", "bookkeeping, folded: " + Join(folded, ", "), "");
+  }
+
+  void OpLines(const MainPathOp& e, const std::string& base_indent) {
+    const OpStep& op = t_.ops[e.op];
+    std::string indent = base_indent + std::string(static_cast<size_t>(std::min(e.level, 8)) * 2, ' ');
+    std::string head = (e.undecided ? "?▶ " : e.level ? "└▶ " : "▶ ") + std::string("aten::") + op.name;
+    if (e.overloads) head += "  (+" + std::to_string(e.overloads) + " overload" + (e.overloads > 1 ? "s" : "") + ")";
+    if (e.when) head += "  " + e.when->Describe();
+    Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
+    std::string in = indent + "     ";
+    if (e.impl) Add(in, ShortKey(e.impl->key) + " " + e.impl->function, LocText(e.impl->where, true));
+    if (e.stub)
+      Add(in, "stub " + e.stub->name + " → " + e.registration->target,
+          LocText(e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where,
+                  true));
+    constexpr size_t kMaxKernels = 6;
+    for (size_t k = 0; k < e.kernels.size() && k < kMaxKernels; ++k)
+      Add(in, "kernel " + e.kernels[k]->name, LocText(e.kernels[k]->where, true));
+    if (e.kernels.size() > kMaxKernels)
+      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+    for (const LibraryStep* l : e.libraries) {
+      std::vector<std::string> calls(l->calls.begin(), l->calls.begin() + std::min<size_t>(l->calls.size(), 3));
+      Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
+          LocText(l->where, true));
+    }
+  }
+
+  void AlternativeLines() {
+    if (t_.selections.empty() && m_.undecided.empty()) return;
+    lines_.push_back("");
+    Add("", "alternatives (what else runs, and when)", "");
+    std::set<std::string> done;  // (function, op base): overloads share their selections
+    for (const auto& s : t_.selections) {
+      if (collapsed_.count(s.op) || !done.insert(s.function + " " + std::string(BaseName(s.op))).second) continue;
+      Add("  ", s.function + " decides in " + s.op, LocText(s.where, true));
+      // One line per condition, its ops after it (the typical one marked).
+      std::vector<std::string> conditions;
+      for (const auto& a : s.alternatives)
+        if (std::find(conditions.begin(), conditions.end(), a.condition) == conditions.end())
+          conditions.push_back(a.condition);
+      for (const auto& cond : conditions) {
+        std::vector<std::string> ops;
+        bool typical = false;
+        Location where;
+        for (const auto& a : s.alternatives) {
+          if (a.condition != cond) continue;
+          typical = typical || a.typical;
+          where = a.where;
+          if (ops.size() < 5) ops.push_back(a.op);
+          else if (ops.size() == 5) ops.push_back("…");
+        }
+        Add(typical ? "    ✓ " : "      ", cond + ": " + Join(ops, ", "), LocText(where, true));
+      }
+    }
+    std::set<std::string> listed;
+    for (const auto& s : t_.selections)
+      for (const auto& a : s.alternatives) listed.insert(a.op);
+    size_t shown = 0;
+    constexpr size_t kMaxUndecided = 5;
+    std::set<std::string> said;  // one line per base name and condition
+    for (const auto& e : m_.forward) listed.insert(t_.ops[e.op].name);
+    for (const OpStep* op : m_.undecided) {
+      if (listed.count(op->name)) continue;
+      const Condition* c = Deciding(*op);
+      if (!c || !said.insert(std::string(BaseName(op->name)) + "\n" + c->Describe()).second) continue;
+      if (shown++ == kMaxUndecided) {
+        Add("  ", "… more branches the assumptions do not decide (--json: ops[].undecided)", "");
+        break;
+      }
+      Add("  ? ", std::string(BaseName(op->name)) + "  " + c->Describe() + "  (from " + op->reached_from + ")",
+          LocText(c->where, true));
+    }
+  }
+
+  const Trace& t_;
+  const MainPath& m_;
+  size_t width_;
+  std::vector<std::string> lines_;
+  std::set<std::string> collapsed_;  // entry ops folded into one line
+};
+
+}  // namespace
+
+std::vector<std::string> MainPathLines(const Trace& t, const MainPath& m, size_t width, bool alternatives) {
+  return MainWriter(t, m, width).Lines(alternatives);
+}
+
+}  // namespace optrace::render_detail

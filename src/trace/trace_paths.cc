@@ -1,0 +1,551 @@
+// Conditions come from where the tracer found each call: an op's `calls[]`
+// entry names the C++ function making the call and its line, so the guard of
+// that line is read in that function; the function itself is reached from
+// the op's implementation through helpers and dispatch stubs, and each hop
+// adds the guard of its own call (found by name in the caller's body) -- a
+// stub hop also adds the device its registration serves. Python calls get
+// the guard of their line in their frame; an entry op gets the guard of the
+// Python call that resolved to it and of the calls leading to that frame.
+//
+// Selections: a guard names the function deciding it (`use_miopen(x)`), or a
+// local whose value a function computed (`switch (backend)` after `backend =
+// _select_conv_backend(...)`); locals are followed through assignments,
+// casts, dispatch stubs (to the registration of the traced device) and the
+// returns of the function they lead to, a few steps deep.
+#include "trace/trace_paths.h"
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "base/text.h"
+#include "cpp/cpp_guards.h"
+#include "py/py_guards.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+std::string Condition::Describe() const {
+  // "unless !x" reads "when x".
+  bool neg = negated;
+  std::string_view t = text;
+  if (t.size() > 1 && t[0] == '!' && t[1] != '=' && t.find_first_of("&|") == std::string_view::npos) {
+    neg = !neg;
+    t.remove_prefix(1);
+  }
+  if (kind == "#if") return neg ? "#if !(" + std::string(t) + ")" : "#if " + std::string(t);
+  return (neg ? "unless " : "when ") + std::string(t);
+}
+
+bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
+  Assumptions a;
+  return a.Apply(items, error);
+}
+
+namespace {
+
+std::string_view BaseOf(std::string_view op) { return op.substr(0, op.find('.')); }
+
+// "at::native::foo<T>" -> "foo".
+std::string LastName(std::string_view s) {
+  size_t lt = s.find('<');
+  if (lt != std::string_view::npos) s = s.substr(0, lt);
+  size_t colon = s.rfind("::");
+  if (colon != std::string_view::npos) s = s.substr(colon + 2);
+  while (!s.empty() && (s.front() == '&' || s.front() == '*')) s.remove_prefix(1);
+  return std::string(s);
+}
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Names of the free functions a condition calls, as qualified there (not
+// methods, not casts).
+std::vector<std::string> CalledFunctions(std::string_view text) {
+  static const std::set<std::string> kSkip = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+                                              "defined",     "sizeof",           "TORCH_CHECK", "C10_UNLIKELY",
+                                              "C10_LIKELY",  "isinstance",       "len",         "get", "value",
+                                              "has_value",   "size",             "dim",         "numel"};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!IsIdentChar(text[i]) || (i > 0 && IsIdentChar(text[i - 1]))) continue;
+    size_t j = i;
+    while (j < text.size() && (IsIdentChar(text[j]) || (text[j] == ':' && j + 1 < text.size() && text[j + 1] == ':')))
+      j += text[j] == ':' ? 2 : 1;
+    size_t k = j;
+    if (k < text.size() && text[k] == '<') {  // template arguments
+      int d = 0;
+      for (; k < text.size(); ++k) {
+        if (text[k] == '<') ++d;
+        if (text[k] == '>' && --d == 0) break;
+      }
+      ++k;
+    }
+    bool method = i > 0 && (text[i - 1] == '.' || text[i - 1] == '>');
+    if (!method && k < text.size() && text[k] == '(' && !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      std::string qualified(text.substr(i, j - i));
+      if (!kSkip.count(LastName(qualified)) && std::find(out.begin(), out.end(), qualified) == out.end())
+        out.push_back(qualified);
+    }
+    i = j;
+  }
+  return out;
+}
+
+// A condition that is one local variable (or a comparison of one).
+std::string LoneVariable(std::string_view text) {
+  size_t eq = text.find(" == ");
+  if (eq != std::string_view::npos) text = text.substr(0, eq);
+  while (!text.empty() && text.front() == '!') text.remove_prefix(1);
+  if (text.empty()) return "";
+  for (char c : text)
+    if (!IsIdentChar(c)) return "";
+  return std::isdigit(static_cast<unsigned char>(text[0])) ? "" : std::string(text);
+}
+
+// `static_cast<T>(x)` / `T(x)` -> "x"; anything else "".
+std::string CastOperand(std::string_view expr) {
+  size_t open = expr.find('(');
+  if (open == std::string_view::npos || expr.empty() || expr.back() != ')') return "";
+  return LoneVariable(expr.substr(open + 1, expr.size() - open - 2));
+}
+
+// Each condition once (a walk through several functions of one file meets
+// the same #if group at every hop).
+std::vector<Condition> Unique(std::vector<Condition> in) {
+  std::vector<Condition> out;
+  for (auto& c : in) {
+    bool seen = false;
+    for (const auto& o : out)
+      seen = seen || (o.text == c.text && o.negated == c.negated && o.kind == c.kind && o.where.file == c.where.file);
+    if (!seen) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+class PathAnnotator {
+ public:
+  PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
+    a_.device = opt.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+    std::string ignored;
+    a_.Apply(opt.assume, &ignored);
+    t_.assumptions = a_.Describe();
+  }
+
+  void Run() {
+    PythonConditions();
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      OpStep& op = t_.ops[i];
+      if (op.reached_from.empty()) {
+        if (op.role == "forward") op.when = EntryConditions(op, &entry_python_[i]);
+        continue;
+      }
+      const OpStep* parent = Parent(op);
+      if (!parent || parent->role != op.role) continue;
+      bool found = false;
+      op.when = EdgeConditions(*parent, op, &found);
+      if (found) edge_found_.insert(i);
+    }
+    MarkTypical();
+    FindSelections();
+  }
+
+ private:
+  const std::string& Text(const std::string& file) {
+    auto& slot = texts_[file];
+    if (!slot) {
+      slot = ix_.FileText(file);
+      if (!slot) slot = std::make_shared<const std::string>();
+    }
+    return *slot;
+  }
+
+  const CppGuardReader& Reader(const std::string& file) {
+    auto& slot = readers_[file];
+    if (!slot) slot = std::make_unique<CppGuardReader>(Text(file));
+    return *slot;
+  }
+
+  std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
+    std::vector<Condition> out;
+    for (const auto& c : in) out.push_back({c.text, c.negated, c.kind, {file, c.line, ""}});
+    return out;
+  }
+
+  const OpStep* Parent(const OpStep& op) const {
+    const OpStep* found = nullptr;
+    for (const auto& p : t_.ops) {
+      if (&p == &op || p.name != op.reached_from) continue;
+      if (p.role == op.role) return &p;
+      if (!found) found = &p;
+    }
+    return found;
+  }
+
+  // --- Python ---------------------------------------------------------------
+
+  void PythonConditions() {
+    for (auto& f : t_.python) {
+      if (!f.where.valid()) continue;
+      const std::string& text = Text(f.where.file);
+      for (auto& c : f.calls) {
+        if (c.line <= 0) continue;
+        for (const auto& p : PyLineConditions(text, c.line))
+          c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
+      }
+    }
+  }
+
+  // Parameters of a frame's `def` with their defaults.
+  std::map<std::string, std::string> Defaults(const PyFrame& f) {
+    std::map<std::string, std::string> out;
+    if (!f.where.valid()) return out;
+    std::string header = ix_.Snippet(f.where.file, f.where.line, 12);
+    size_t open = header.find('(');
+    if (open == std::string::npos) return out;
+    int d = 0;
+    std::string param;
+    auto flush = [&] {
+      size_t eq = param.find('=');
+      if (eq != std::string::npos) {
+        std::string name(TrimView(param.substr(0, eq)));
+        size_t colon = name.find(':');
+        if (colon != std::string::npos) name = std::string(TrimView(name.substr(0, colon)));
+        out[name] = std::string(TrimView(param.substr(eq + 1)));
+      }
+      param.clear();
+    };
+    for (size_t i = open + 1; i < header.size(); ++i) {
+      char c = header[i];
+      if (c == '(' || c == '[' || c == '{') ++d;
+      if ((c == ')' || c == ']' || c == '}') && d-- == 0) break;
+      if (c == ',' && d == 0) flush();
+      else param.push_back(c);
+    }
+    flush();
+    return out;
+  }
+
+  // The calls that lead to frame `symbol`, their conditions (evaluated in
+  // their frames) appended, outermost first.
+  void FrameConditions(const std::string& symbol, int depth, std::vector<Condition>* out, Tri* value) {
+    if (depth > 6) return;
+    for (const auto& f : t_.python) {
+      for (const auto& c : f.calls) {
+        if (c.resolved != symbol || f.symbol == symbol) continue;
+        FrameConditions(f.symbol, depth + 1, out, value);
+        Accumulate(f, c.when, out, value);
+        return;
+      }
+    }
+  }
+
+  void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
+    Assumptions a = a_;
+    a.defaults = Defaults(f);
+    for (const auto& c : when) {
+      out->push_back(c);
+      Tri t = EvaluateCondition(c.text, true, a);
+      if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+      if (t == Tri::kFalse) *value = Tri::kFalse;
+      else if (t == Tri::kUnknown && *value == Tri::kTrue) *value = Tri::kUnknown;
+    }
+  }
+
+  std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
+    *value = Tri::kTrue;
+    std::vector<Condition> out;
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
+    for (const auto& f : t_.python) {
+      for (const auto& c : f.calls) {
+        if (c.resolved != full && c.resolved != base) continue;
+        FrameConditions(f.symbol, 0, &out, value);
+        Accumulate(f, c.when, &out, value);
+        return out;
+      }
+    }
+    return out;
+  }
+
+  // --- C++ edges -----------------------------------------------------------
+
+  // Where function `name` is defined among those the op lists.
+  Location Definition(const OpStep& op, const std::string& name) const {
+    for (const auto& im : op.impls)
+      if (LastName(im.function) == name && im.where.valid()) return im.where;
+    for (const auto& h : op.helpers)
+      if (LastName(h.function) == name && h.where.valid()) return h.where;
+    for (const auto& s : op.stubs)
+      for (const auto& r : s.registrations)
+        if (LastName(r.target) == name && r.target_definition.valid()) return r.target_definition;
+    return {};
+  }
+
+  bool IsImpl(const OpStep& op, const std::string& name) const {
+    for (const auto& im : op.impls)
+      if (LastName(im.function) == name) return true;
+    return false;
+  }
+
+  // Conditions on the way from the op's implementation to function `fn`.
+  bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
+               std::vector<Condition>* out) {
+    if (IsImpl(op, fn)) return true;
+    if (depth > 6 || !seen->insert(fn).second) return false;
+    for (const auto& s : op.stubs) {
+      for (const auto& r : s.registrations) {
+        if (LastName(r.target) != fn || !s.call_site.valid()) continue;
+        std::vector<Condition> route;
+        if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route)) route.clear();
+        std::vector<CodeCondition> at;
+        Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
+        auto conv = Convert(at, s.call_site.file);
+        route.insert(route.end(), conv.begin(), conv.end());
+        route.push_back({"dispatch device == " + r.device, false, "device", r.where});
+        out->insert(out->end(), route.begin(), route.end());
+        return true;
+      }
+    }
+    // A helper: the first listed function whose body calls it.
+    std::vector<std::pair<std::string, Location>> callers;
+    for (const auto& im : op.impls) callers.push_back({LastName(im.function), im.where});
+    for (const auto& h : op.helpers) callers.push_back({LastName(h.function), h.where});
+    for (const auto& s : op.stubs)
+      for (const auto& r : s.registrations) callers.push_back({LastName(r.target), r.target_definition});
+    for (const auto& [name, where] : callers) {
+      if (name == fn || !where.valid()) continue;
+      std::vector<CodeCondition> at;
+      if (!Reader(where.file).CallConditions(where.line, 0, fn, &at)) continue;
+      std::vector<Condition> route;
+      if (!RouteTo(op, name, depth + 1, seen, &route)) continue;
+      auto conv = Convert(at, where.file);
+      route.insert(route.end(), conv.begin(), conv.end());
+      out->insert(out->end(), route.begin(), route.end());
+      return true;
+    }
+    return false;
+  }
+
+  // *found: the parent lists the call (an op reached otherwise -- a C++
+  // operator on values of unknown type, a direct call of another op's
+  // kernel -- has no call site whose conditions could be read), or the
+  // child is the parent's structured delegate.
+  std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
+    std::string base(BaseOf(child.name));
+    if (parent.yaml && parent.yaml->structured_delegate == child.name) {
+      *found = true;
+      return {};
+    }
+    const OpCallStep* call = nullptr;
+    for (const auto& c : parent.calls) {
+      if (c.op != base || !c.where.valid()) continue;
+      bool device_ok = c.device == "any" || (a_.device == "cuda" ? c.device == "CUDA" : c.device == "CPU");
+      if (!call || (device_ok && !(call->device == "any" || call->device == c.device))) call = &c;
+      if (device_ok) break;
+    }
+    std::vector<Condition> out;
+    if (!call) return out;
+    *found = true;
+    std::set<std::string> seen;
+    if (!call->from.empty()) RouteTo(parent, LastName(call->from), 0, &seen, &out);
+    std::vector<CodeCondition> at;
+    const CppGuardReader& r = Reader(call->where.file);
+    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+      if (r.CallConditions(1, call->where.line, token, &at)) break;
+    }
+    auto conv = Convert(at, call->where.file);
+    out.insert(out.end(), conv.begin(), conv.end());
+    if (call->device != "any") out.push_back({"dispatch device == " + call->device, false, "device", call->where});
+    return Unique(std::move(out));
+  }
+
+  // --- typical path ----------------------------------------------------------
+
+  // Conditions of an edge out of `parent`'s implementation, evaluated with
+  // the defaults of the parent op's schema arguments.
+  Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when) const {
+    Assumptions a = a_;
+    if (parent.yaml)
+      for (const auto& arg : parent.yaml->schema.arguments)
+        if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+    Tri v = Tri::kTrue;
+    for (const auto& c : when) {
+      Tri t = EvaluateCondition(c.text, false, a);
+      if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+      if (t == Tri::kFalse) return Tri::kFalse;
+      if (t == Tri::kUnknown) v = Tri::kUnknown;
+    }
+    return v;
+  }
+
+  void MarkTypical() {
+    for (int pass = 0; pass < 4; ++pass) {
+      bool changed = false;
+      for (size_t i = 0; i < t_.ops.size(); ++i) {
+        OpStep& op = t_.ops[i];
+        Tri v;
+        if (op.reached_from.empty()) {
+          v = op.role == "forward" ? entry_python_[i] : Tri::kTrue;
+          if (op.role == "forward" && t_.python.empty()) v = Tri::kTrue;
+        } else {
+          const OpStep* p = Parent(op);
+          if (!p || !p->typical) v = Tri::kFalse;
+          else if (p->role != op.role) v = Tri::kTrue;
+          else v = edge_found_.count(i) ? Evaluate(*p, op.when) : Tri::kUnknown;
+        }
+        // An undecided Python condition keeps both sides on the path (it
+        // picks among argument forms: the entry ops all stay candidates); an
+        // undecided C++ condition picks among backends and leaves its branch
+        // off the path. Both are marked undecided.
+        bool python_entry = op.reached_from.empty() && op.role == "forward";
+        bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry);
+        bool undecided = v == Tri::kUnknown;
+        changed = changed || typical != op.typical || undecided != op.undecided;
+        op.typical = typical;
+        op.undecided = undecided;
+      }
+      if (!changed) break;
+    }
+  }
+
+  // --- selection functions ---------------------------------------------------
+
+  // The function whose value a condition tests, followed from a local
+  // through assignments, casts, stubs and returns.
+  std::string Decider(const OpStep& parent, const Condition& c, Location* where) {
+    for (const std::string& f : CalledFunctions(c.text)) {
+      // A predicate the assumptions decide (GradMode::is_enabled) is no selection.
+      // Library predicates (use_cudnn, use_miopen ...) are selections even
+      // though the assumptions decide them.
+      bool library = f.find("cudnn") != std::string::npos || f.find("miopen") != std::string::npos ||
+                     f.find("mkldnn") != std::string::npos || f.find("onednn") != std::string::npos;
+      if (!library && EvaluateCondition(f + "()", false, a_) != Tri::kUnknown) continue;
+      std::string found = FollowFunction(parent, LastName(f), 0, where, c.where.file);
+      if (!found.empty()) return found;
+    }
+    std::string var = LoneVariable(c.text);
+    if (var.empty() || !c.where.valid()) return "";
+    return FollowVariable(parent, c.where.file, 1, c.where.line, var, 0, where);
+  }
+
+  std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
+                             const std::string& var, int depth, Location* where) {
+    if (depth > 4) return "";
+    std::string expr = Reader(file).AssignedExpression(from, before, var);
+    if (expr.empty()) return "";
+    std::string inner = CastOperand(expr);
+    if (!inner.empty() && inner != var) return FollowVariable(parent, file, from, before, inner, depth + 1, where);
+    for (const std::string& f : CalledFunctions(expr)) {
+      std::string found = FollowFunction(parent, LastName(f), depth + 1, where, file);
+      if (!found.empty()) return found;
+    }
+    return "";
+  }
+
+  // A stub leads to its registration for the traced device, whose returns
+  // are followed; any other function is the decider when it is defined.
+  std::string FollowFunction(const OpStep& parent, const std::string& fn, int depth, Location* where,
+                             const std::string& context_file = "") {
+    if (depth > 4) return "";
+    for (const auto& s : parent.stubs) {
+      if (s.name != fn) continue;
+      for (const auto& r : s.registrations) {
+        bool mine = a_.device == "cuda" ? r.device == "CUDA" : r.device == "CPU";
+        if (!mine || !r.target_definition.valid()) continue;
+        const Location& def = r.target_definition;
+        for (const std::string& ret : Reader(def.file).ReturnedExpressions(def.line)) {
+          std::string v = CastOperand(ret);
+          if (v.empty()) v = LoneVariable(ret);
+          std::string found = v.empty() ? "" : FollowVariable(parent, def.file, def.line, 0, v, depth + 1, where);
+          if (found.empty())
+            for (const std::string& f : CalledFunctions(ret)) {
+              found = FollowFunction(parent, LastName(f), depth + 1, where, def.file);
+              if (!found.empty()) break;
+            }
+          if (!found.empty()) return found;
+        }
+      }
+      return "";
+    }
+    if (LastName(fn).ends_with("_stub")) return "";
+    // Its definition: the one in the file asking, else the only one; among
+    // several elsewhere, the name without a location (never a guess).
+    std::vector<const CppFunction*> defs;
+    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) defs.push_back(&ix_.cpp.functions()[id]);
+    if (defs.empty()) return "";
+    const CppFunction* pick = defs.size() == 1 ? defs[0] : nullptr;
+    for (const CppFunction* f : defs)
+      if (ix_.cpp.file(f->file) == context_file) pick = f;
+    *where = pick ? Location{ix_.cpp.file(pick->file), static_cast<int>(pick->line), ""} : Location{};
+    return fn;
+  }
+
+  // Whether a call written in an implementation is worth naming as an
+  // alternative: a dispatch stub, an aten op, or a function the tree defines
+  // (not a macro, not std:: plumbing).
+  bool WorthNaming(const std::string& callee) const {
+    if (callee.empty() || std::isupper(static_cast<unsigned char>(callee[0]))) return false;
+    static const std::set<std::string> kPlumbing = {"make_tuple", "move", "get", "forward", "tie", "make_pair",
+                                                    "static_cast", "sizeof", "defined", "return"};
+    if (kPlumbing.count(callee)) return false;
+    if (callee.ends_with("_stub")) return true;
+    if (ix_.yaml.Find(callee)) return true;
+    return !ix_.cpp.FunctionsNamed(callee).empty();
+  }
+
+  // Selections: in the implementation of each op on the main path, every
+  // call whose condition names a deciding function; grouped by that
+  // function, one alternative per call, typical when all of the call's
+  // conditions hold under the assumptions.
+  void FindSelections() {
+    std::map<std::pair<std::string, std::string>, size_t> by_key;  // (function, op) -> index
+    for (const auto& op : t_.ops) {
+      if (op.role != "forward" || !op.typical) continue;
+      std::set<std::string> walked;
+      for (const auto& im : op.impls) {
+        bool mine = StartsWith(im.key, "Composite") || (a_.device == "cuda" ? im.key == "CUDA" : im.key == "CPU");
+        if (!mine || !im.where.valid() || !walked.insert(im.where.file + ":" + std::to_string(im.where.line)).second)
+          continue;
+        for (const auto& call : Reader(im.where.file).CallsIn(im.where.line)) {
+          if (!WorthNaming(call.callee)) continue;
+          std::vector<Condition> conds = Convert(call.conditions, im.where.file);
+          for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
+            if (it->kind == "#if" || it->kind == "device") continue;
+            Location where;
+            std::string fn = Decider(op, *it, &where);
+            if (fn.empty() || fn == call.callee) continue;
+            auto key = std::make_pair(fn, op.name);
+            auto found = by_key.find(key);
+            if (found == by_key.end()) {
+              found = by_key.emplace(key, t_.selections.size()).first;
+              t_.selections.push_back({fn, where, op.name, {}});
+            }
+            SelectionStep& s = t_.selections[found->second];
+            std::string cond = it->Describe();
+            bool listed = false;
+            for (const auto& alt : s.alternatives) listed = listed || (alt.op == call.callee && alt.condition == cond);
+            if (!listed)
+              s.alternatives.push_back({call.callee, cond, Evaluate(op, conds) == Tri::kTrue, it->where});
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  const Index& ix_;
+  Trace& t_;
+  Assumptions a_;
+  std::map<std::string, std::shared_ptr<const std::string>> texts_;
+  std::map<std::string, std::unique_ptr<CppGuardReader>> readers_;
+  std::map<size_t, Tri> entry_python_;
+  std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
+};
+
+}  // namespace
+
+void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace) {
+  PathAnnotator(index, options, *trace).Run();
+}
+
+}  // namespace optrace

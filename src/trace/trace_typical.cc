@@ -1,0 +1,322 @@
+// Evaluation is by structure, then by vocabulary: `||`/`or`, `&&`/`and`,
+// `!`/`not` and parentheses are parsed; each remaining atom is matched
+// against what the assumptions say about tensors and builds (method names
+// such as is_cuda/is_sparse/is_nested, device and dtype comparisons,
+// layout, configuration macros, library predicates named after cuDNN,
+// MIOpen or oneDNN). The vocabulary is PyTorch's own API, never an op
+// name: the same words decide conv, RNN, attention and norm paths alike.
+#include "trace/trace_typical.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace optrace {
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+Tri Not(Tri t) { return t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown; }
+Tri Of(bool b) { return b ? Tri::kTrue : Tri::kFalse; }
+
+bool Has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
+
+// Whether the whole of s is wrapped in one pair of parentheses.
+bool Wrapped(std::string_view s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
+  int d = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++d;
+    if (s[i] == ')' && --d == 0 && i + 1 != s.size()) return false;
+  }
+  return true;
+}
+
+// Splits at top-level occurrences of `op` (outside brackets and quotes).
+std::vector<std::string_view> SplitTop(std::string_view s, std::string_view op) {
+  std::vector<std::string_view> parts;
+  int d = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++d;
+    else if (c == ')' || c == ']' || c == '}') --d;
+    else if (d == 0 && s.substr(i, op.size()) == op) {
+      bool word = std::isalpha(static_cast<unsigned char>(op[0]));
+      if (word && ((i > 0 && !std::isspace(static_cast<unsigned char>(s[i - 1]))) ||
+                   (i + op.size() < s.size() && !std::isspace(static_cast<unsigned char>(s[i + op.size()]))))) {
+        continue;
+      }
+      parts.push_back(s.substr(start, i - start));
+      start = i + op.size();
+      i = start - 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+std::string DtypeWord(std::string_view s) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"BFloat16", "bfloat16"}, {"bfloat16", "bfloat16"}, {"ComplexFloat", "complex64"}, {"complex64", "complex64"},
+      {"Half", "float16"},      {"float16", "float16"},   {"kFloat", "float32"},    {"Float", "float32"},
+      {"float32", "float32"},   {"Double", "float64"},    {"float64", "float64"},   {"Long", "int64"},
+      {"int64", "int64"},       {"kInt", "int32"},        {"int32", "int32"},       {"kBool", "bool"},
+      {"torch.bool", "bool"}};
+  for (const auto& [word, dtype] : kNames)
+    if (Has(s, word)) return dtype;
+  return "";
+}
+
+// A comparison `a == b` / `a != b` about the device or the dtype.
+Tri Comparison(std::string_view atom, const Assumptions& a) {
+  bool ne = Has(atom, "!=") || Has(atom, " is not ");
+  if (!ne && !Has(atom, "==") && !Has(atom, " is ")) return Tri::kUnknown;
+  if (Has(atom, "layout")) {
+    if (Has(atom, "Strided") || Has(atom, "strided")) return ne ? Tri::kFalse : Tri::kTrue;
+    if (Has(atom, "Sparse") || Has(atom, "sparse") || Has(atom, "Mkldnn") || Has(atom, "Jagged")) return Of(ne);
+  }
+  if (Has(atom, "device") || Has(atom, "DeviceType") || Has(atom, "kCUDA") || Has(atom, "kCPU")) {
+    bool cuda = Has(atom, "CUDA") || Has(atom, "cuda");
+    bool cpu = Has(atom, "CPU") || Has(atom, "cpu");
+    bool other = Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "HIP") || Has(atom, "Meta") || Has(atom, "mps") ||
+                 Has(atom, "xpu") || Has(atom, "meta") || Has(atom, "Lazy") || Has(atom, "PrivateUse1");
+    if (cuda != cpu && !other) return Of((cuda ? a.device == "cuda" : a.device == "cpu") != ne);
+    if (other && !cuda && !cpu) return Of(ne);
+  }
+  if (Has(atom, "dtype") || Has(atom, "scalar_type") || Has(atom, "ScalarType") || Has(atom, "kFloat") ||
+      Has(atom, "kHalf") || Has(atom, "kBFloat16") || Has(atom, "kDouble")) {
+    std::string d = DtypeWord(atom);
+    if (!d.empty()) return Of((d == a.dtype) != ne);
+  }
+  return Tri::kUnknown;
+}
+
+// Build configuration: #if conditions.
+Tri Configuration(std::string_view atom, const Assumptions& a) {
+  if (Has(atom, "CUDNN")) return Of(a.cudnn && !a.rocm);
+  if (Has(atom, "ROCM") || Has(atom, "HIP")) return Of(a.rocm);
+  if (Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "C10_MOBILE") || Has(atom, "FBCODE") ||
+      Has(atom, "VULKAN") || Has(atom, "METAL") || Has(atom, "_WIN32") || Has(atom, "__APPLE__"))
+    return Tri::kFalse;
+  if (Has(atom, "AT_MKLDNN_ENABLED") || Has(atom, "AT_MKL_ENABLED") || Has(atom, "USE_CUDA") ||
+      Has(atom, "AT_CUDA_ENABLED") || Has(atom, "USE_FLASH_ATTENTION") || Has(atom, "USE_MEM_EFF_ATTENTION") ||
+      Has(atom, "AT_CUSPARSELT_ENABLED") || Has(atom, "AT_MAGMA_ENABLED"))
+    return Tri::kTrue;
+  return Tri::kUnknown;
+}
+
+// The function a predicate calls is named after a library (use_cudnn,
+// cudnn_is_acceptable, use_miopen, use_mkldnn ...).
+Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
+  size_t paren = atom.find('(');
+  if (paren == std::string_view::npos) return Tri::kUnknown;
+  std::string name(atom.substr(0, paren));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (Has(name, "miopen")) return Of(a.rocm && a.device == "cuda");
+  if (Has(name, "cudnn")) return Of(a.cudnn && !a.rocm && a.device == "cuda");
+  if ((Has(name, "mkldnn") || Has(name, "onednn")) && a.device == "cuda") return Tri::kFalse;
+  return Tri::kUnknown;
+}
+
+Tri TensorProperty(std::string_view atom, const Assumptions& a) {
+  static const char* kNever[] = {"is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps",
+                                 "is_xpu", "is_vulkan", "is_metal", "is_hip", "is_ipu", "is_lazy",
+                                 "is_privateuseone", "is_neg()", "is_conj()", "is_zerotensor", "is_inference",
+                                 "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function",
+                                 "isTensorSubclassLike", "is_functorch_wrapped", "isBatchedTensor",
+                                 "is_empty()", "_is_zerotensor", "is_sparse_csr"};
+  for (const char* w : kNever)
+    if (Has(atom, w)) return Tri::kFalse;
+  if (Has(atom, "is_cuda")) return Of(a.device == "cuda");
+  if (Has(atom, "is_cpu")) return Of(a.device == "cpu");
+  if (Has(atom, "is_complex") || Has(atom, "isComplexType")) return Of(a.dtype.rfind("complex", 0) == 0);
+  if (Has(atom, "is_floating_point") || Has(atom, "isFloatingType")) return Of(a.dtype.rfind("float", 0) == 0 ||
+                                                                               a.dtype == "bfloat16");
+  if (Has(atom, "isIntegralType")) return Of(a.dtype.rfind("int", 0) == 0 || a.dtype == "bool");
+  if (Has(atom, "isReducedFloatingType")) return Of(a.dtype == "float16" || a.dtype == "bfloat16");
+  if (Has(atom, "is_contiguous")) return Tri::kTrue;
+  if (Has(atom, "requires_grad") || Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled"))
+    return Of(a.grad);
+  if (Has(atom, "deterministicAlgorithms") || Has(atom, "are_deterministic_algorithms_enabled"))
+    return Of(a.deterministic);
+  // A typical tensor is not empty.
+  if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
+  if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
+  if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
+  if (Trim(atom) == "self.training" || Trim(atom) == "training" || Trim(atom) == "train") return Of(a.training);
+  return Tri::kUnknown;
+}
+
+// A parameter left at its default (Python def defaults, or the op's schema
+// defaults for the C++ implementing it): `inplace`, `x is None`,
+// `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
+Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
+  std::string_view s = Trim(atom);
+  auto value_of = [&](std::string_view name) -> const std::string* {
+    name = Trim(name);
+    if (name.substr(0, 5) == "self.") name.remove_prefix(5);
+    auto it = a.defaults.find(std::string(name));
+    return it == a.defaults.end() ? nullptr : &it->second;
+  };
+  auto is_none = [](const std::string& v) { return v == "None" || v == "c10::nullopt" || v == "std::nullopt"; };
+  for (std::string_view op : {" is not None", " is None"}) {
+    if (s.size() > op.size() && s.substr(s.size() - op.size()) == op) {
+      const std::string* v = value_of(s.substr(0, s.size() - op.size()));
+      if (!v) return Tri::kUnknown;
+      return Of(is_none(*v) == (op == " is None"));
+    }
+  }
+  for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
+    size_t at = s.find(op);
+    if (at == std::string_view::npos) continue;
+    const std::string* v = value_of(s.substr(0, at));
+    if (!v) return Tri::kUnknown;
+    std::string rhs(Trim(s.substr(at + op.size())));
+    auto last = [](std::string_view x) {
+      size_t c = x.rfind("::");
+      size_t d = x.rfind('.');
+      size_t cut = std::max(c == std::string_view::npos ? 0 : c + 2, d == std::string_view::npos ? 0 : d + 1);
+      std::string out(x.substr(cut));
+      out.erase(std::remove(out.begin(), out.end(), '\''), out.end());
+      out.erase(std::remove(out.begin(), out.end(), '"'), out.end());
+      return out;
+    };
+    char* end_l = nullptr;
+    char* end_r = nullptr;
+    double l = std::strtod(v->c_str(), &end_l), r = std::strtod(rhs.c_str(), &end_r);
+    bool numeric = end_l && *end_l == 0 && !v->empty() && end_r && *end_r == 0 && !rhs.empty();
+    if (numeric) {
+      if (op == "==") return Of(l == r);
+      if (op == "!=") return Of(l != r);
+      if (op == ">=") return Of(l >= r);
+      if (op == "<=") return Of(l <= r);
+      if (op == ">") return Of(l > r);
+      return Of(l < r);
+    }
+    if (op == "==" || op == "!=") {
+      if (last(*v).empty() || last(rhs).empty()) return Tri::kUnknown;
+      return Of((last(*v) == last(rhs)) == (op == "=="));
+    }
+    return Tri::kUnknown;
+  }
+  if (const std::string* v = value_of(s)) {
+    if (*v == "False" || *v == "false" || is_none(*v) || *v == "0" || *v == "0.0" || *v == "''" || *v == "\"\"")
+      return Tri::kFalse;
+    if (*v == "True" || *v == "true") return Tri::kTrue;
+  }
+  return Tri::kUnknown;
+}
+
+Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
+  std::string_view s = Trim(atom);
+  if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
+  if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
+  for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a)})
+    if (t != Tri::kUnknown) return t;
+  if (!python) {
+    Tri t = Configuration(s, a);
+    if (t != Tri::kUnknown) return t;
+  }
+  return ParameterDefault(s, a);
+}
+
+Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
+  s = Trim(s);
+  if (s.empty() || depth > 32) return Tri::kUnknown;
+  while (Wrapped(s)) s = Trim(s.substr(1, s.size() - 2));
+  for (std::string_view op : python ? std::vector<std::string_view>{"or"} : std::vector<std::string_view>{"||"}) {
+    auto parts = SplitTop(s, op);
+    if (parts.size() > 1) {
+      Tri r = Tri::kFalse;
+      for (auto p : parts) {
+        Tri t = Eval(p, python, a, depth + 1);
+        if (t == Tri::kTrue) return Tri::kTrue;
+        if (t == Tri::kUnknown) r = Tri::kUnknown;
+      }
+      return r;
+    }
+  }
+  for (std::string_view op : python ? std::vector<std::string_view>{"and"} : std::vector<std::string_view>{"&&"}) {
+    auto parts = SplitTop(s, op);
+    if (parts.size() > 1) {
+      Tri r = Tri::kTrue;
+      for (auto p : parts) {
+        Tri t = Eval(p, python, a, depth + 1);
+        if (t == Tri::kFalse) return Tri::kFalse;
+        if (t == Tri::kUnknown) r = Tri::kUnknown;
+      }
+      return r;
+    }
+  }
+  if (python && s.substr(0, 4) == "not ") return Not(Eval(s.substr(4), python, a, depth + 1));
+  if (!python && !s.empty() && s[0] == '!' && (s.size() < 2 || s[1] != '=')) return Not(Eval(s.substr(1), python, a, depth + 1));
+  if (!python && s.substr(0, 8) == "defined(") return Configuration(s, a);
+  return Atom(s, python, a);
+}
+
+}  // namespace
+
+Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
+
+bool Assumptions::Apply(const std::vector<std::string>& items, std::string* error) {
+  for (const std::string& raw : items) {
+    std::string item(Trim(raw));
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "dtype") {
+      static const std::map<std::string, std::string> kDtypes = {
+          {"float32", "float32"}, {"fp32", "float32"}, {"float", "float32"},    {"float16", "float16"},
+          {"fp16", "float16"},    {"half", "float16"}, {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
+          {"float64", "float64"}, {"double", "float64"}, {"complex64", "complex64"}, {"int64", "int64"},
+          {"int32", "int32"},     {"bool", "bool"}};
+      auto it = kDtypes.find(value);
+      if (it == kDtypes.end()) {
+        *error = "unknown dtype '" + value + "' in --assume (float32, float16, bfloat16, float64, complex64, int64, "
+                 "int32, bool)";
+        return false;
+      }
+      dtype = it->second;
+    } else if (key == "device" && (value == "cuda" || value == "cpu")) {
+      device = value;
+    } else if (key == "deterministic") {
+      deterministic = true;
+    } else if (key == "no-cudnn") {
+      cudnn = false;
+    } else if (key == "rocm") {
+      rocm = true;
+    } else if (key == "eval") {
+      training = false;
+    } else if (key == "no-grad") {
+      grad = false;
+    } else {
+      *error = "unknown --assume item '" + item +
+               "' (dtype=..., device=cuda|cpu, deterministic, no-cudnn, rocm, eval, no-grad)";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> Assumptions::Describe() const {
+  std::vector<std::string> out = {"device=" + device, "dtype=" + dtype, "layout=strided", "dense"};
+  out.push_back(rocm ? "rocm" : cudnn ? "cudnn" : "no-cudnn");
+  out.push_back(grad ? "requires_grad" : "no-grad");
+  out.push_back(training ? "training" : "eval");
+  if (deterministic) out.push_back("deterministic");
+  return out;
+}
+
+}  // namespace optrace
