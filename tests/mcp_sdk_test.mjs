@@ -28,7 +28,7 @@ check(client.getServerVersion()?.name === 'optrace', 'initialize: serverInfo.nam
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
-check(JSON.stringify(names) === JSON.stringify(['find', 'op', 'scan', 'source', 'trace']), `tools/list: ${names}`);
+check(JSON.stringify(names) === JSON.stringify(['find', 'op', 'scan', 'source', 'tests', 'trace', 'verify']), `tools/list: ${names}`);
 for (const t of tools) check(t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object', `${t.name}: input and output schemas are objects`);
 
 // The first call that needs the index may wait for it to be built.

@@ -39,6 +39,9 @@ namespace optrace {
 namespace {
 
 constexpr size_t kMaxArgsText = 200;
+// An operator call keeps both operands ("left\tright", maybe after "... "),
+// each cut so that the whole stays within kMaxArgsText like any call's args.
+constexpr size_t kMaxOperandText = (kMaxArgsText - 5) / 2;
 constexpr int kMaxBlockDepth = 100;   // CPython's own limit on nested blocks
 constexpr int kMaxLambdaDepth = 16;
 constexpr int kMaxOperands = 16;      // operands an operator's left side is read back over
@@ -750,12 +753,13 @@ class Scanner {
     call.kind = PyCallKind::kOperator;
     call.line = toks_[i].line;
     if (op == "[]") {
-      call.args = Collapsed(PrimaryStart(i - 1), i) + '\t' + Collapsed(i + 1, SkipGroup(i) - 1);
+      call.args = Collapsed(PrimaryStart(i - 1), i, kMaxOperandText) + '\t' + Collapsed(i + 1, SkipGroup(i) - 1, kMaxOperandText);
     } else {
       const int prec = Precedence(op);
       bool cut = false;
       size_t left = LeftOperand(i, prec, &cut);
-      call.args = (cut ? "... " : "") + Collapsed(left, i) + '\t' + Collapsed(i + 1, RightOperand(i + 1, e, prec));
+      call.args = (cut ? "... " : "") + Collapsed(left, i, kMaxOperandText) + '\t' +
+                  Collapsed(i + 1, RightOperand(i + 1, e, prec), kMaxOperandText);
     }
     mod_.functions[fn].calls.push_back(std::move(call));
   }
@@ -782,7 +786,7 @@ class Scanner {
     call.callee = "u" + std::string(op);
     call.kind = PyCallKind::kOperator;
     call.line = toks_[i].line;
-    call.args = '\t' + Collapsed(i + 1, RightOperand(i + 1, e, kPowerPrecedence - 1));
+    call.args = '\t' + Collapsed(i + 1, RightOperand(i + 1, e, kPowerPrecedence - 1), kMaxOperandText);
     mod_.functions[fn].calls.push_back(std::move(call));
   }
   // Token i is a binary operator (it follows an operand): its precedence, else 0.

@@ -156,13 +156,29 @@ json BriefTrace(const json& full) {
   std::set<std::string> on_path;
   for (const auto& p : full["summary"]["path"]) on_path.insert(p.value("op", std::string()));
   for (const auto& p : full["summary"]["backward"]["path"]) on_path.insert(p.value("op", std::string()));
-  json ops = json::array(), alternatives = json::array();
+  // Typical ops that do the work (a kernel or a vendor library) come first,
+  // so cutting the brief to size never drops them before plumbing.
+  json ops = json::array(), plumbing = json::array(), alternatives = json::array();
+  auto does_work = [](const json& op) {
+    return op.value("typical", false) && (!op["kernels"].empty() || !op["libraries"].empty());
+  };
   for (const auto& op : full["ops"]) {
     std::string name = op.value("name", std::string());
-    if (on_path.count(name)) ops.push_back(BriefOp(op));
+    if (does_work(op) && op.value("role", std::string()) == "forward") {
+      ops.push_back(BriefOp(op));
+      on_path.insert(name);  // its backward is kept too
+    }
+    else if (on_path.count(name)) plumbing.push_back(BriefOp(op));
     else if (op.value("undecided", false) && alternatives.size() < kBriefMaxAlternatives)
       alternatives.push_back(BriefAlternative(op));
   }
+  // Shallowest first (what the entry calls before what its helpers call);
+  // at one depth, vendor-library calls before kernels.
+  std::stable_sort(ops.begin(), ops.end(), [](const json& a, const json& b) {
+    auto rank = [](const json& op) { return std::make_pair(op.value("depth", 0), op["libraries"].empty() ? 1 : 0); };
+    return rank(a) < rank(b);
+  });
+  for (auto& p : plumbing) ops.push_back(std::move(p));
   if (ops.empty())  // nothing typical (a not-found trace): the entry ops
     for (const auto& op : full["ops"])
       if (!op.contains("reached_from") && ops.size() < kBriefMaxAlternatives) ops.push_back(BriefOp(op));
@@ -176,12 +192,27 @@ json BriefTrace(const json& full) {
     f["calls"] = std::move(calls);
   }
   Cap(brief, "python", kBriefMaxFrames);
-  json backward = json::array();
+  // Backward entries of the ops that do the work first, as for the ops.
+  std::set<std::string> working;
+  const json& kept_ops = brief["ops"];
+  for (const auto& op : kept_ops)
+    if (does_work(op)) working.insert(op.value("name", std::string()));
+  json backward = json::array(), other_backward = json::array();
   for (auto b : full["backward"]) {
-    if (!on_path.count(b.value("op", std::string()))) continue;
+    std::string op = b.value("op", std::string());
+    if (!on_path.count(op)) continue;
     if (b["derivatives"].is_object()) Keep(b["derivatives"], {"file", "line", "name"});
-    backward.push_back(std::move(b));
+    (working.count(op) ? backward : other_backward).push_back(std::move(b));
   }
+  // In the order of their ops above.
+  auto position = [&](const json& b) {
+    for (size_t i = 0; i < kept_ops.size(); ++i)
+      if (kept_ops[i].value("name", std::string()) == b.value("op", std::string())) return i;
+    return kept_ops.size();
+  };
+  std::stable_sort(backward.begin(), backward.end(),
+                   [&](const json& a, const json& b) { return position(a) < position(b); });
+  for (auto& b : other_backward) backward.push_back(std::move(b));
   brief["backward"] = std::move(backward);
   size_t decompositions = full["decompositions"].size();
   brief["decompositions"] = json::array();

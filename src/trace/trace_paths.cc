@@ -330,32 +330,54 @@ class PathAnnotator {
   // operator on values of unknown type, a direct call of another op's
   // kernel -- has no call site whose conditions could be read), or the
   // child is the parent's structured delegate.
+  // The conditions of the edge parent -> child. A child called at several
+  // sites of the parent (both branches of an if/else) is taken when any of
+  // them is: among the sites for the device, the one the assumptions decide
+  // best (taken, then undecided, then not taken) gives the edge's conditions.
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
     std::string base(BaseOf(child.name));
     if (parent.yaml && parent.yaml->structured_delegate == child.name) {
       *found = true;
       return {};
     }
-    const OpCallStep* call = nullptr;
+    std::vector<const OpCallStep*> sites;
+    const OpCallStep* fallback = nullptr;  // a site for another device, when none is for this one
     for (const auto& c : parent.calls) {
       if (c.op != base || !c.where.valid()) continue;
       bool device_ok = c.device == "any" || (a_.device == "cuda" ? c.device == "CUDA" : c.device == "CPU");
-      if (!call || (device_ok && !(call->device == "any" || call->device == c.device))) call = &c;
-      if (device_ok) break;
+      if (device_ok) sites.push_back(&c);
+      else if (!fallback) fallback = &c;
     }
-    std::vector<Condition> out;
-    if (!call) return out;
+    if (sites.empty() && fallback) sites.push_back(fallback);
+    if (sites.empty()) return {};
     *found = true;
-    std::set<std::string> seen;
-    if (!call->from.empty()) RouteTo(parent, LastName(call->from), 0, &seen, &out);
-    std::vector<CodeCondition> at;
-    const CppGuardReader& r = Reader(call->where.file);
-    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
-      if (r.CallConditions(1, call->where.line, token, &at)) break;
+    std::vector<Condition> best;
+    int best_rank = -1;
+    for (const OpCallStep* call : sites) {
+      std::vector<Condition> conditions = SiteConditions(parent, *call, base);
+      Tri v = Evaluate(parent, conditions);
+      int rank = v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0;
+      if (rank > best_rank) {
+        best_rank = rank;
+        best = std::move(conditions);
+      }
+      if (rank == 2) break;
     }
-    auto conv = Convert(at, call->where.file);
+    return best;
+  }
+
+  std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
+    std::vector<Condition> out;
+    std::set<std::string> seen;
+    if (!call.from.empty()) RouteTo(parent, LastName(call.from), 0, &seen, &out);
+    std::vector<CodeCondition> at;
+    const CppGuardReader& r = Reader(call.where.file);
+    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+      if (r.CallConditions(1, call.where.line, token, &at)) break;
+    }
+    auto conv = Convert(at, call.where.file);
     out.insert(out.end(), conv.begin(), conv.end());
-    if (call->device != "any") out.push_back({"dispatch device == " + call->device, false, "device", call->where});
+    if (call.device != "any") out.push_back({"dispatch device == " + call.device, false, "device", call.where});
     return Unique(std::move(out));
   }
 
