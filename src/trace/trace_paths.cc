@@ -160,10 +160,16 @@ class PathAnnotator {
     return *slot;
   }
 
+  // A file's guard reader (its lexed text) is built once per index and
+  // shared by every later trace: lexing per trace made warm traces slow.
+  struct GuardFile {
+    explicit GuardFile(std::shared_ptr<const std::string> t)
+        : text(t ? std::move(t) : std::make_shared<const std::string>()), reader(*text) {}
+    std::shared_ptr<const std::string> text;  // the reader's views point into it
+    CppGuardReader reader;
+  };
   const CppGuardReader& Reader(const std::string& file) {
-    auto& slot = readers_[file];
-    if (!slot) slot = std::make_unique<CppGuardReader>(Text(file));
-    return *slot;
+    return ix_.Derived<GuardFile>("cpp_guards:" + file, [&] { return GuardFile(ix_.FileText(file)); }).reader;
   }
 
   std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
@@ -559,7 +565,6 @@ class PathAnnotator {
   Trace& t_;
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
-  std::map<std::string, std::unique_ptr<CppGuardReader>> readers_;
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
 };
