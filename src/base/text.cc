@@ -96,6 +96,21 @@ std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std
   return DidYouMean(word, near, limit);
 }
 
+std::string CollapseSpace(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::string_view TrimView(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};

@@ -43,6 +43,9 @@ std::string Join(const Strings& parts, std::string_view sep) {
   return out;
 }
 
+// `s` with each run of whitespace made one space, none at either end
+// (a condition or argument written over several lines, as one line).
+std::string CollapseSpace(std::string_view s);
 // `s` without leading and trailing spaces, tabs and line ends.
 std::string_view TrimView(std::string_view s);
 // Splits on `sep` outside quotes and the given brackets (C++ types need <>,

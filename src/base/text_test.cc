@@ -83,5 +83,11 @@ TEST(DidYouMean, PlainListsAndLimit) {
   EXPECT_EQ(DidYouMean("op", names, 5)[0], "op");
 }
 
+TEST(CollapseSpace, OneSpacePerRunAndNoneAtTheEnds) {
+  EXPECT_EQ(CollapseSpace("  a &&\n\t  b  "), "a && b");
+  EXPECT_EQ(CollapseSpace(""), "");
+  EXPECT_EQ(CollapseSpace(" \n "), "");
+}
+
 }  // namespace
 }  // namespace optrace

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
 #include "cpp/cpp_lexer.h"
 
 namespace optrace {
@@ -24,28 +25,13 @@ std::string CodeCondition::Describe() const {
 
 namespace {
 
-std::string Collapse(std::string_view s) {
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
 // Text of tokens [b, e) as written in `text`.
 std::string Span(std::string_view text, const std::vector<Token>& toks, size_t b, size_t e) {
   if (b >= e || e > toks.size()) return "";
   const char* start = toks[b].text.data();
   const char* end = toks[e - 1].text.data() + toks[e - 1].text.size();
   if (start < text.data() || end > text.data() + text.size() || end < start) return "";
-  return Collapse(std::string_view(start, static_cast<size_t>(end - start)));
+  return CollapseSpace(std::string_view(start, static_cast<size_t>(end - start)));
 }
 
 CodeCondition Negated(CodeCondition c, const char* kind) {
@@ -363,11 +349,11 @@ std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int 
     size_t w = 0;
     while (w < d.size() && std::isalpha(static_cast<unsigned char>(d[w]))) ++w;
     std::string_view word = d.substr(0, w);
-    std::string arg = Collapse(d.substr(w));
+    std::string arg = CollapseSpace(d.substr(w));
     size_t comment = arg.find("//");
-    if (comment != std::string::npos) arg = Collapse(arg.substr(0, comment));
+    if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
     comment = arg.find("/*");
-    if (comment != std::string::npos) arg = Collapse(arg.substr(0, comment));
+    if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
     if (expect_guard_define) {
       expect_guard_define = false;
       if (word == "define" && !groups.empty() && arg.rfind(guard_name, 0) == 0) groups.back().include_guard = true;

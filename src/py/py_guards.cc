@@ -12,6 +12,8 @@
 
 #include <cctype>
 
+#include "base/text.h"
+
 namespace optrace {
 
 namespace {
@@ -66,18 +68,7 @@ std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::str
   s.remove_prefix(std::min(s.size(), keyword.size()));
   size_t colon = s.rfind(':');
   if (colon != std::string_view::npos) s = s.substr(0, colon);
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
+  return CollapseSpace(s);
 }
 
 // Whether the suite of the header at i (lines indented deeper, up to the
