@@ -250,4 +250,10 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
 char SchemaTypeKind(std::string_view schema_type);
 char CppParamKind(std::string_view cpp_param);
 
+// Shared by trace_ops.cc and trace_walk.cc.
+// A registration's device, folded to the two the tracer follows.
+std::string RegistrationDevice(const std::string& device);
+// "at::native::foo<T>" -> "foo".
+std::string StripTemplateAndNamespace(std::string s);
+
 }  // namespace optrace

@@ -1,0 +1,113 @@
+// Where a C++ definition can be reached from, and which builds run it.
+//
+// A call names a function; which definitions it can reach is decided by C++
+// name lookup (the caller's namespaces and classes, outwards, and the
+// qualifier written) and by the build (a file under vulkan/ is compiled only
+// into the Vulkan backend, a .cu file only for CUDA). Without both, a name
+// shared by unrelated code (relu_ in vulkan/ops, min as a __device__ helper
+// in an anonymous namespace, flash::'s helpers) would be listed as an op's
+// code -- a wrong fact. These predicates are the tracer's only notion of
+// "same scope" and "same build"; trace_ops.cc and trace_walk.cc both use them.
+#include "trace/code_scope.h"
+
+#include "base/text.h"
+
+namespace optrace {
+
+bool IsCudaFile(std::string_view path) {
+  return EndsWith(path, ".cu") || EndsWith(path, ".cuh") || path.find("/cuda/") != std::string_view::npos ||
+         path.find("/cudnn/") != std::string_view::npos || path.find("/miopen/") != std::string_view::npos;
+}
+
+LookupScope SplitScope(std::string_view s) {
+  LookupScope out;
+  size_t begin = 0;
+  int angle = 0, paren = 0;
+  auto push = [&](size_t end) {
+    std::string_view part = s.substr(begin, end - begin);
+    if (size_t lt = part.find('<'); lt != std::string_view::npos) part = part.substr(0, lt);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (part == "(anonymous namespace)") out.anonymous = true;
+    else if (!part.empty()) out.parts.push_back(part);
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '<') ++angle;
+    else if (c == '>') angle -= angle > 0 ? 1 : 0;
+    else if (c == '(') ++paren;
+    else if (c == ')') paren -= paren > 0 ? 1 : 0;
+    else if (c == ':' && angle == 0 && paren == 0 && i + 1 < s.size() && s[i + 1] == ':') {
+      push(i);
+      begin = i + 2;
+      ++i;
+    }
+  }
+  if (begin < s.size()) push(s.size());
+  return out;
+}
+
+// The scope a definition sits in: its qualified name less its last
+// component (the function's own name: "f", "impl" of TORCH_IMPL_FUNC's
+// structured_f::impl, "operator()").
+LookupScope ScopeOfFunction(const CppFunction& f) {
+  LookupScope scope = SplitScope(f.qualified);
+  if (!scope.parts.empty()) scope.parts.pop_back();
+  return scope;
+}
+
+bool IsHeader(std::string_view path) {
+  return EndsWith(path, ".h") || EndsWith(path, ".cuh") || EndsWith(path, ".hpp") || EndsWith(path, ".inl");
+}
+
+// Whether a call written with `qualifier` (as written: "", "at::native::",
+// "detail::", "::at::") from scope `from` can name a definition in scope
+// `def`: the qualifier must be the end of the definition's scope, and what
+// is left of it an enclosing scope of the caller (or the global one).
+bool LookupReaches(const LookupScope& def, std::string_view qualifier, const LookupScope& from) {
+  bool absolute = StartsWith(qualifier, "::");
+  LookupScope q = SplitScope(qualifier);
+  if (q.parts.size() > def.parts.size()) return false;
+  size_t rest = def.parts.size() - q.parts.size();
+  for (size_t i = 0; i < q.parts.size(); ++i) {
+    if (def.parts[rest + i] != q.parts[i]) return false;
+  }
+  if (absolute) return rest == 0;
+  if (rest > from.parts.size()) return false;
+  for (size_t i = 0; i < rest; ++i) {
+    if (def.parts[i] != from.parts[i]) return false;
+  }
+  return true;
+}
+
+// Folders compiled only into one backend's or one library's build: their
+// code is reached only from code in the same folder.
+std::string_view BackendFolder(std::string_view path) {
+  static const std::string_view kFolders[] = {"/vulkan/", "/xnnpack/", "/mps/",     "/metal/", "/mkldnn/xpu/",
+                                              "/xpu/",    "/qnnpack/", "/miopen/", "/hip/",   "/kleidiai/", "/mtia/"};
+  for (std::string_view f : kFolders) {
+    if (path.find(f) != std::string_view::npos) return f;
+  }
+  return {};
+}
+
+// Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
+bool IsCpuOnlyFile(std::string_view path) {
+  return path.find("/native/cpu/") != std::string_view::npos || path.find("/mkldnn/") != std::string_view::npos ||
+         path.find("/quantized/cpu/") != std::string_view::npos;
+}
+
+// Whether code in `file` can run on a walk for `device` ("CPU", "CUDA", "any").
+bool RunsOnDevice(std::string_view file, std::string_view device) {
+  if (device == "CUDA") return !IsCpuOnlyFile(file);
+  if (device == "CPU") return !IsCudaFile(file);
+  return !IsCudaFile(file) && file.find("/native/cpu/") == std::string_view::npos;
+}
+
+// Whether a definition in `def_file` is in the build of code in `from_file`.
+bool SameBuild(std::string_view def_file, std::string_view from_file) {
+  std::string_view folder = BackendFolder(def_file);
+  return folder.empty() || BackendFolder(from_file) == folder;
+}
+
+}  // namespace optrace

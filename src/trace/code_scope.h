@@ -1,0 +1,41 @@
+// C++ name lookup and build membership, as the tracer needs them to tell
+// which definition a call can reach (see code_scope.cc).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "cpp/cpp_index.h"
+
+namespace optrace {
+
+// The components of a scope as lookup sees them: template arguments dropped,
+// anonymous namespaces left out (and noted: their members are visible only in
+// the file that defines them, or the files including it).
+struct LookupScope {
+  std::vector<std::string_view> parts;
+  bool anonymous = false;
+};
+
+// "at::native::(anonymous namespace)::foo<T>" -> {at, native, foo}, anonymous.
+LookupScope SplitScope(std::string_view scope);
+// The scope a definition sits in: its qualified name less its own name.
+LookupScope ScopeOfFunction(const CppFunction& f);
+// Whether a call written with `qualifier` ("", "at::native::", "::at::") from
+// scope `from` can name a definition in scope `def`.
+bool LookupReaches(const LookupScope& def, std::string_view qualifier, const LookupScope& from);
+
+bool IsHeader(std::string_view path);
+// A file compiled for CUDA (or cuDNN / MIOpen): where launches run on the GPU.
+bool IsCudaFile(std::string_view path);
+// Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
+bool IsCpuOnlyFile(std::string_view path);
+// The folder ("/vulkan/", "/xnnpack/", ...) compiled only into one backend's
+// or library's build, or "" for code every build has.
+std::string_view BackendFolder(std::string_view path);
+// Whether code in `file` can run on a walk for `device` ("CPU", "CUDA", "any").
+bool RunsOnDevice(std::string_view file, std::string_view device);
+// Whether a definition in `def_file` is in the build of code in `from_file`.
+bool SameBuild(std::string_view def_file, std::string_view from_file);
+
+}  // namespace optrace

@@ -1,0 +1,344 @@
+// The breadth-first walk from one C++ implementation through the helpers it
+// calls (Tracer::FollowCpp). Each function visited adds what it holds to the
+// op being expanded: the helper itself, its CUDA launches, vendor library
+// calls, dispatch stubs (and, through their registrations, each device's
+// kernel), and the aten ops it calls, which the tracer then follows in turn.
+// What a call *is* (CallFacts) is decided once per function and cached with
+// the index (trace_ops.cc, Tracer::WalkOf); this file only decides where the
+// walk goes next and what it records, so its paths are per trace.
+#include <algorithm>
+#include <deque>
+#include <unordered_set>
+
+#include "base/text.h"
+#include "trace/code_scope.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+
+namespace {
+
+// One function reached by FollowCpp's breadth-first walk. Its path (the
+// functions between the implementation and it) is the chain of `via`s up
+// through its parents, spelled out only for the kernels and libraries found.
+struct WalkNode {
+  uint32_t fn;
+  int32_t parent;  // index of the node it was reached from, -1 for the start
+  // What the parent's path gains on the way here: the parent's name, or,
+  // through a dispatch stub, the parent's name then the stub's.
+  std::string via, stub;
+  int hops;
+  std::string device;
+};
+
+// A hash of (name, file, line): equal places give equal keys, so a key not
+// seen yet means a place not listed yet.
+uint64_t PlaceKey(std::string_view name, std::string_view file, uint32_t line) {
+  uint64_t h = std::hash<std::string_view>()(name);
+  h = h * 1000003u ^ std::hash<std::string_view>()(file);
+  return h * 1000003u ^ line;
+}
+
+std::vector<std::string> PathOf(const std::deque<WalkNode>& nodes, int32_t i) {
+  std::vector<std::string> path;  // built backwards
+  for (; i >= 0 && nodes[static_cast<size_t>(i)].parent >= 0; i = nodes[static_cast<size_t>(i)].parent) {
+    const WalkNode& n = nodes[static_cast<size_t>(i)];
+    if (!n.stub.empty()) path.push_back(n.stub);
+    path.push_back(n.via);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+namespace {
+
+// One FollowCpp walk: breadth-first from an implementation through the
+// helpers it calls, each step adding to the op what the function holds --
+// the helper itself, its launches, library calls, stubs (and, through their
+// registrations, the per-device kernels), the aten ops it calls, and the
+// helpers to visit next.
+class CppWalk {
+ public:
+  CppWalk(Tracer& t, OpStep& op, uint32_t start, const std::string& device, int depth, const CppFunction* synthetic)
+      : t_(t), cpp_(t.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
+    nodes_.push_back({start, -1, "", "", 0, device});
+  }
+
+  void Run() {
+    size_t budget = 150;
+    while (next_ < nodes_.size() && budget-- > 0) Visit(static_cast<int32_t>(next_++));
+  }
+
+ private:
+  using FunctionWalk = Tracer::FunctionWalk;
+  using CallFacts = Tracer::CallFacts;
+
+  void Visit(int32_t at) {
+    const WalkNode& node = nodes_[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
+    // UINT32_MAX: a definition written by a macro, given as `synthetic`.
+    const CppFunction& f = node.fn == UINT32_MAX ? *synthetic_ : cpp_.functions()[node.fn];
+    const FunctionWalk* walk;
+    if (node.fn == UINT32_MAX) {
+      t_.synthetic_walk_ = t_.MakeWalk(node.fn, f);
+      walk = &t_.synthetic_walk_;
+    } else {
+      walk = &t_.WalkOf(node.fn, f);
+    }
+    if (node.hops > 0) ListHelper(f, walk->holder, node.device);
+    for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, depth_);
+    for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
+  }
+
+  void ListHelper(const CppFunction& f, const std::string& holder, const std::string& device) {
+    const std::string& file = cpp_.file(f.file);
+    if (!t_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
+      for (const auto& h : op_.helpers) {
+        if (h.where.file == file && h.where.line == static_cast<int>(f.line)) return;
+      }
+    }
+    ImplStep h;
+    h.key = device;
+    h.function = holder;
+    h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
+    h.where = t_.CppLoc(f.file, f.line, 2);
+    h.params = f.params;
+    op_.helpers.push_back(h);
+  }
+
+  // What one call adds, in the order of its tests.
+  void FollowCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, int32_t at) {
+    const WalkNode& node = nodes_[static_cast<size_t>(at)];
+    if (!facts.library.empty() && node.device != "CPU") {
+      AddLibrary(facts.library, c, at, walk.holder);
+      if (!facts.blas_helper) return;  // follow at::cuda::blas helpers
+    }
+    if (facts.launcher) return;
+    if (facts.stub) return FollowStub(c, facts, at, walk.holder);
+    // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
+    if (facts.at_call || facts.method_call) {
+      if (facts.is_op && !facts.returns_tensor && !facts.kept) return;  // size(), dim(), numel(): metadata
+      if (facts.is_op) return FollowOpCall(c, facts, walk, node);
+    }
+    if (facts.elsewhere) return;
+    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth;
+    if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
+      // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
+      OpCallStep call;
+      call.op = c.callee;
+      call.device = node.device;
+      call.from = walk.holder;
+      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
+      t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
+      op_.calls.push_back(call);
+      t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
+    }
+    // A direct call to another op's kernel (index_select_cpu_ calling
+    // index_select_out_cpu_) runs that op's implementation: record the op.
+    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth) {
+      for (const NativeFunction* other : *facts.kernel_ops) {
+        if (other != op_.yaml) t_.AddOp(other, op_.role, op_.name, depth_ + 1);
+      }
+    }
+    const std::string& dev = node.device;
+    Enqueue(dev == "CPU" ? facts.cpu_targets : dev == "CUDA" ? facts.cuda_targets : dev == "any" ? facts.any_targets
+                                                                                                   : facts.targets,
+            at, walk.holder, "", dev);
+  }
+
+  // An aten op called: listed where the call is made, and traced when it
+  // is near the implementation and does work (or is kept, marked).
+  void FollowOpCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, const WalkNode& node) {
+    bool follow = node.hops <= 3 && walk.native && (facts.worth || facts.kept);
+    const std::string& base = facts.base;
+    const std::string& file = cpp_.file(c.file);
+    bool dup = false;
+    if (!t_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
+      for (const auto& e : op_.calls) {
+        dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
+      }
+    }
+    if (!dup) {
+      OpCallStep call;
+      call.op = base;
+      call.device = node.device;
+      call.from = walk.holder;
+      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
+                 : facts.method_call ? c.qualifier + base + "()"
+                                     : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
+      op_.calls.push_back(std::move(call));
+    }
+    if (!follow || depth_ + 1 > t_.opt_.depth) return;
+    if (facts.out_call) {
+      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+    } else {
+      t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
+    }
+  }
+
+  // x_stub(device, ...): every registration for the walk's device, walked on.
+  // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks it
+  // once per device and adds that device's registrations.
+  void FollowStub(const CppCall& c, const CallFacts& facts, int32_t at, const std::string& holder) {
+    StubStep& s = StubEntry(c, holder);
+    const std::string node_device = nodes_[static_cast<size_t>(at)].device;
+    const bool all = t_.opt_.device == TraceOptions::Device::kAll;
+    for (uint32_t r : cpp_.RegistrationsOf(facts.stub_key)) {
+      const StubRegistration& reg = cpp_.registrations()[r];
+      bool known = false;
+      for (const auto& have : s.registrations) {
+        known = known || (have.where.file == cpp_.file(reg.file) && have.where.line == static_cast<int>(reg.line));
+      }
+      if (known) continue;
+      std::string dev = RegistrationDevice(reg.device);
+      bool wanted = node_device == "any"
+                        ? (dev == "CUDA" ? t_.KeyWanted("CUDA") : dev == "CPU" ? t_.KeyWanted("CPU") : all)
+                        : (dev == node_device || all);
+      if (!wanted) continue;
+      StubRegistrationStep rs;
+      rs.device = reg.device;
+      rs.macro = reg.macro;
+      rs.target = reg.target;
+      rs.where = t_.CppLoc(reg.file, reg.line, 1);
+      std::vector<uint32_t> targets;
+      for (uint32_t id : cpp_.FunctionsNamed(StripTemplateAndNamespace(reg.target))) {
+        if (cpp_.functions()[id].file == reg.file) targets.push_back(id);
+      }
+      if (targets.empty()) {
+        CppCall pseudo;
+        pseudo.callee = StripTemplateAndNamespace(reg.target);
+        targets = t_.ResolveCall(pseudo, reg.file, nullptr);
+      }
+      if (!targets.empty()) {
+        const CppFunction& tf = cpp_.functions()[targets.front()];
+        rs.target_definition = t_.CppLoc(tf.file, tf.line, 2);
+      }
+      s.registrations.push_back(rs);
+      Enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
+    }
+  }
+
+  StubStep& StubEntry(const CppCall& c, const std::string& holder) {
+    for (auto& s : op_.stubs) {
+      if (s.name == c.callee) return s;
+    }
+    StubStep fresh;
+    fresh.name = c.callee;
+    fresh.called_from = holder;
+    fresh.call_site = t_.CppLoc(c.file, c.line, 1);
+    for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
+      const StubDecl& decl = cpp_.stub_decls()[d];
+      Location loc = t_.CppLoc(decl.file, decl.line, 1);
+      if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
+      if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+    }
+    op_.stubs.push_back(std::move(fresh));
+    return op_.stubs.back();
+  }
+
+  // The kernel a launch runs: the __global__ of a <<<>>>, the functor of a
+  // TensorIterator launcher, the jiterator string; one entry per kernel.
+  void AddKernel(const CppLaunch& l, int32_t at, const std::string& holder) {
+    bool cuda = IsCudaFile(cpp_.file(l.file));
+    if (nodes_[static_cast<size_t>(at)].device == "CPU" && cuda) return;
+    // Name and place first: most launches a walk meets again are listed already.
+    std::string name;
+    const CppFunction* defined = nullptr;  // the __global__ definition of a <<<>>> kernel
+    if (l.kind == LaunchKind::kTripleChevron) {
+      name = l.kernel;
+      defined = GlobalKernel(l);
+    } else if (l.kind == LaunchKind::kJiterator) {
+      name = l.kernel.empty() ? holder : l.kernel;
+    } else {
+      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
+    }
+    const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
+    for (const auto& existing : op_.kernels) {
+      if (existing.name == name && existing.where.file == where_file) return;
+    }
+    KernelStep k;
+    k.name = std::move(name);
+    k.device = cuda ? "CUDA" : "CPU";
+    k.launch = LaunchKindName(l.kind);
+    k.launcher = l.macro.empty() ? l.launcher : l.macro;
+    k.launch_site = t_.CppLoc(l.file, l.line, 2);
+    k.path = PathOf(nodes_, at);
+    k.path.push_back(holder);
+    if (l.kind == LaunchKind::kTripleChevron) {
+      if (!l.macro.empty()) k.launch = "macro";
+      k.where = defined ? t_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
+    } else if (l.kind == LaunchKind::kJiterator) {
+      k.where = k.launch_site;
+      k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
+    } else {
+      k.where = k.launch_site;
+      for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
+    }
+    op_.kernels.push_back(std::move(k));
+  }
+
+  // The __global__ definition a <<<>>> launches: the one in the launching
+  // file, else the only one of that name.
+  const CppFunction* GlobalKernel(const CppLaunch& l) const {
+    std::vector<uint32_t> defs;
+    for (uint32_t id : cpp_.FunctionsNamed(l.kernel)) {
+      if (cpp_.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
+    }
+    for (uint32_t id : defs) {
+      if (cpp_.functions()[id].file == l.file) return &cpp_.functions()[id];
+    }
+    return defs.size() == 1 ? &cpp_.functions()[defs[0]] : nullptr;
+  }
+
+  void AddLibrary(const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
+    std::string call = c.qualifier + c.callee;
+    for (auto& existing : op_.libraries) {
+      if (existing.name != lib) continue;
+      if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
+          existing.calls.size() < 12)
+        existing.calls.push_back(call);
+      return;
+    }
+    LibraryStep l;
+    l.name = lib;
+    l.where = t_.CppLoc(c.file, c.line, 2);
+    l.calls.push_back(call);
+    l.path = PathOf(nodes_, at);
+    l.path.push_back(holder);
+    op_.libraries.push_back(std::move(l));
+  }
+
+  // `stub`: reached through that dispatch stub's registration, "" for a call.
+  void Enqueue(const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
+               const std::string& dev) {
+    int hops = nodes_[static_cast<size_t>(at)].hops + 1;
+    if (hops > t_.opt_.kernel_depth) return;
+    for (uint32_t id : ids) {
+      if (!visited_.insert(id).second) continue;
+      nodes_.push_back({id, at, holder, stub, hops, dev});
+    }
+  }
+
+  Tracer& t_;
+  const CppIndex& cpp_;
+  OpStep& op_;
+  const int depth_;
+  const CppFunction* synthetic_;
+  // Nodes in the order they were reached; the unexpanded ones, from `next_`
+  // on, are the breadth-first queue.
+  std::deque<WalkNode> nodes_;
+  size_t next_ = 0;
+  std::unordered_set<uint32_t> visited_;
+};
+
+}  // namespace
+
+void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+                       const CppFunction* synthetic) {
+  CppWalk(*this, op, start, device, depth, synthetic).Run();
+}
+}  // namespace optrace
