@@ -20,6 +20,8 @@
 
 #include "cpp/cpp_index.h"
 #include "cpp/cpp_lexer.h"
+#include "cpp/dispatch_dtypes.h"
+#include "cpp/token_range.h"
 
 namespace optrace {
 namespace {
@@ -76,220 +78,6 @@ struct Scope {
   enum Kind { kNamespace, kClass, kOther } kind;
   std::string name;
 };
-
-// Token-range helpers shared by the declaration and body passes.
-class Toks {
- public:
-  explicit Toks(const std::vector<Token>& t) : t_(t) {}
-  const std::vector<Token>& t_;
-
-  // Index of the bracket closing the one at `open` ('(' '[' '{'), tracking
-  // all three kinds; `end` when unbalanced.
-  size_t MatchClose(size_t open, size_t end) const {
-    int depth = 0;
-    for (size_t i = open; i < end; ++i) {
-      const Token& k = t_[i];
-      if (k.kind != TokKind::kPunct || k.text.size() != 1) continue;
-      char c = k.text[0];
-      if (c == '(' || c == '[' || c == '{') {
-        ++depth;
-      } else if (c == ')' || c == ']' || c == '}') {
-        if (--depth == 0) return i;
-        if (depth < 0) return end;
-      }
-    }
-    return end;
-  }
-
-  // Index of the '>' closing the template argument list opened at `open`,
-  // or kNone when it is not a template argument list (a comparison): the
-  // scan stops at ';', '{', '}', '&&', '||' and unbalanced ')' / ']'.
-  size_t MatchAngle(size_t open, size_t end) const {
-    int depth = 0;
-    for (size_t i = open; i < end; ++i) {
-      const Token& k = t_[i];
-      if (k.kind == TokKind::kLaunchOpen || k.kind == TokKind::kLaunchClose) return kNone;
-      if (k.kind != TokKind::kPunct) continue;
-      std::string_view s = k.text;
-      if (s == "<") {
-        ++depth;
-      } else if (s == ">") {
-        if (--depth == 0) return i;
-      } else if (s == "(" || s == "[") {
-        size_t c = MatchClose(i, end);
-        if (c >= end) return kNone;
-        i = c;
-      } else if (s == ";" || s == "{" || s == "}" || s == "&&" || s == "||" || s == ")" || s == "]") {
-        return kNone;
-      }
-    }
-    return kNone;
-  }
-
-  // Backwards: index of the '<' opening the template argument list whose
-  // '>' is at `close`, or kNone.
-  size_t MatchAngleBack(size_t close, size_t begin) const {
-    int depth = 0;
-    for (size_t i = close + 1; i-- > begin;) {
-      const Token& k = t_[i];
-      if (k.kind != TokKind::kPunct) continue;
-      std::string_view s = k.text;
-      if (s == ">") {
-        ++depth;
-      } else if (s == "<") {
-        if (--depth == 0) return i;
-      } else if (s == ")" || s == "]") {
-        int d = 0;  // step back over a balanced group
-        size_t j = i + 1;
-        while (j-- > begin) {
-          std::string_view x = t_[j].text;
-          if (t_[j].kind != TokKind::kPunct) continue;
-          if (x == ")" || x == "]") ++d;
-          if (x == "(" || x == "[") {
-            if (--d == 0) break;
-          }
-        }
-        if (j >= close || j < begin || d != 0) return kNone;
-        i = j;
-      } else if (s == ";" || s == "{" || s == "}" || s == "(" || s == "[" || s == "&&" || s == "||") {
-        return kNone;
-      }
-    }
-    return kNone;
-  }
-
-  // Text of tokens [b, e) with one space wherever the source had whitespace
-  // or a comment between two tokens: "const Tensor& self, int64_t dim".
-  std::string Join(size_t b, size_t e) const {
-    std::string out;
-    for (size_t i = b; i < e; ++i) {
-      if (i > b) {
-        const Token& p = t_[i - 1];
-        bool closing = t_[i].Is(',') || t_[i].Is(')') || t_[i].Is(']');
-        if (p.text.data() + p.text.size() != t_[i].text.data() && !closing) out += ' ';
-      }
-      out.append(t_[i].text);
-    }
-    return out;
-  }
-
-  // Tokens [b, e) joined with no spaces: "at::native::", "Foo<T>::".
-  std::string Concat(size_t b, size_t e) const {
-    std::string out;
-    for (size_t i = b; i < e; ++i) out.append(t_[i].text);
-    return out;
-  }
-
-  // Top-level comma-separated arguments of the group opened at `open`
-  // ('(' or '<'), as [begin, end) ranges; commas inside () [] {} and inner
-  // template lists are not separators.
-  std::vector<std::pair<size_t, size_t>> Args(size_t open, size_t close) const {
-    std::vector<std::pair<size_t, size_t>> args;
-    size_t start = open + 1;
-    for (size_t i = open + 1; i < close; ++i) {
-      const Token& k = t_[i];
-      if (k.kind != TokKind::kPunct) continue;
-      if (k.Is('(') || k.Is('[') || k.Is('{')) {
-        i = std::min(MatchClose(i, close), close);
-      } else if (k.Is('<') && i > open + 1 && IsIdent(t_[i - 1])) {
-        size_t a = MatchAngle(i, close);
-        if (a != kNone) i = a;
-      } else if (k.Is(',')) {
-        args.push_back({start, i});
-        start = i + 1;
-      }
-    }
-    if (start < close || !args.empty()) args.push_back({start, close});
-    return args;
-  }
-};
-
-// Maps AT_DISPATCH's ScalarType spellings to the scalar_t they instantiate.
-std::string DtypeName(std::string_view s) {
-  size_t colon = s.rfind("::");
-  if (colon != std::string_view::npos) s = s.substr(colon + 2);
-  if (s.size() > 1 && s[0] == 'k' && s[1] >= 'A' && s[1] <= 'Z') s = s.substr(1);
-  static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"Double", "double"}, {"Float", "float"}, {"Half", "Half"}, {"BFloat16", "BFloat16"},
-      {"Byte", "uint8_t"}, {"Char", "int8_t"}, {"Short", "int16_t"}, {"Int", "int"}, {"Long", "int64_t"},
-      {"Bool", "bool"}, {"ComplexFloat", "c10::complex<float>"}, {"ComplexDouble", "c10::complex<double>"},
-      {"ComplexHalf", "c10::complex<Half>"}, {"UInt16", "uint16_t"}, {"UInt32", "uint32_t"},
-      {"UInt64", "uint64_t"}, {"QInt8", "qint8"}, {"QUInt8", "quint8"}, {"QInt32", "qint32"},
-      {"QUInt4x2", "quint4x2"}, {"QUInt2x4", "quint2x4"}, {"Float8_e5m2", "Float8_e5m2"},
-      {"Float8_e4m3fn", "Float8_e4m3fn"}, {"Float8_e5m2fnuz", "Float8_e5m2fnuz"},
-      {"Float8_e4m3fnuz", "Float8_e4m3fnuz"}, {"Bits1x8", "Bits1x8"}, {"Bits2x4", "Bits2x4"},
-      {"Bits4x2", "Bits4x2"}, {"Bits8", "Bits8"}, {"Bits16", "Bits16"}};
-  for (const auto& [from, to] : kMap)
-    if (s == from) return std::string(to);
-  return "";
-}
-
-// The dtypes of an AT_DISPATCH family ("FLOATING_TYPES", "ALL_TYPES_AND_COMPLEX", ...).
-bool FamilyDtypes(std::string_view family, std::vector<std::string>* out) {
-  static const std::vector<std::string> kFloating = {"double", "float"};
-  static const std::vector<std::string> kComplex = {"c10::complex<double>", "c10::complex<float>"};
-  static const std::vector<std::string> kIntegral = {"uint8_t", "int8_t", "int", "int64_t", "int16_t"};
-  auto add = [&](const std::vector<std::string>& v) { out->insert(out->end(), v.begin(), v.end()); };
-  if (family == "FLOATING_TYPES") {
-    add(kFloating);
-  } else if (family == "FLOATING_TYPES_AND_HALF") {
-    add(kFloating);
-    out->push_back("Half");
-  } else if (family == "REDUCED_FLOATING_TYPES") {
-    add({"Half", "BFloat16"});
-  } else if (family == "COMPLEX_TYPES") {
-    add(kComplex);
-  } else if (family == "FLOATING_AND_COMPLEX_TYPES") {
-    add(kFloating);
-    add(kComplex);
-  } else if (family == "INTEGRAL_TYPES") {
-    add(kIntegral);
-  } else if (family == "ALL_TYPES") {
-    add(kIntegral);
-    add(kFloating);
-  } else if (family == "ALL_TYPES_AND_COMPLEX") {
-    add(kIntegral);
-    add(kFloating);
-    add(kComplex);
-  } else if (family == "QINT_TYPES") {
-    add({"qint8", "quint8", "qint32"});
-  } else if (family == "QINT_BYTE_TYPES") {
-    add({"qint8", "quint8"});
-  } else if (family == "QINT_AND_SUB_BYTE_TYPES") {
-    add({"qint8", "quint8", "qint32", "quint4x2", "quint2x4"});
-  } else if (family == "BIT_TYPES") {
-    add({"Bits1x8", "Bits2x4", "Bits4x2", "Bits8", "Bits16"});
-  } else if (family == "INDEX_TYPES") {
-    add({"int", "int64_t"});
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// Dispatch_v2 type-list macros (AT_EXPAND(AT_ALL_TYPES) and friends).
-bool V2TypeList(std::string_view name, std::vector<std::string>* out) {
-  static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"AT_FLOATING_TYPES", "FLOATING_TYPES"}, {"AT_COMPLEX_TYPES", "COMPLEX_TYPES"},
-      {"AT_INTEGRAL_TYPES", "INTEGRAL_TYPES"}, {"AT_ALL_TYPES", "ALL_TYPES"},
-      {"AT_ALL_TYPES_AND_COMPLEX", "ALL_TYPES_AND_COMPLEX"}, {"AT_QINT_TYPES", "QINT_TYPES"}};
-  for (const auto& [from, to] : kMap)
-    if (name == from) return FamilyDtypes(to, out);
-  if (name == "AT_INTEGRAL_TYPES_V2") {
-    FamilyDtypes("INTEGRAL_TYPES", out);
-    out->insert(out->end(), {"uint16_t", "uint32_t", "uint64_t"});
-    return true;
-  }
-  if (name == "AT_BAREBONES_UNSIGNED_TYPES") {
-    out->insert(out->end(), {"uint16_t", "uint32_t", "uint64_t"});
-    return true;
-  }
-  if (name == "AT_FLOAT8_TYPES") {
-    out->insert(out->end(), {"Float8_e5m2", "Float8_e5m2fnuz", "Float8_e4m3fn", "Float8_e4m3fnuz"});
-    return true;
-  }
-  return false;
-}
 
 LaunchKind* LauncherKind(std::string_view name, LaunchKind* kind) {
   static const std::pair<std::string_view, LaunchKind> kMap[] = {
@@ -1099,39 +887,7 @@ class FileScanner {
       call.function = fn;
       call.macro = std::string(macro);
       call.line = x.line;
-      // Launchers.
-      LaunchKind lk = LaunchKind::kLaunchHelper;
-      bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
-      if (LauncherKind(x.text, &lk) || helper) {
-        size_t cr = k.MatchClose(call_paren, e);
-        CppLaunch launch;
-        launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
-        launch.launcher = std::string(x.text);
-        bool lambda = false;
-        // TensorIterator launchers take (iter, functor[, ident]): only the
-        // functor argument names the code that runs. launch_* helpers vary;
-        // jiterator runs the string kernel, whatever its arguments.
-        if (launch.kind != LaunchKind::kJiterator) {
-          int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
-          Functors(t, call_paren, std::min(cr, e), only_arg, &launch.functors, &lambda);
-        }
-        if (tmpl_open != kNone) {
-          if (launch.kind == LaunchKind::kJiterator) {
-            auto targs = k.Args(tmpl_open, tmpl_close);
-            if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
-              launch.kernel_name_ref = std::string(t[targs[0].first].text);
-              for (const auto& [name, value] : out_->string_constants)
-                if (name == launch.kernel_name_ref) launch.kernel = value;
-            }
-          }
-        }
-        if (!helper || lambda || !launch.functors.empty()) {
-          launch.function = fn;
-          launch.macro = std::string(macro);
-          launch.line = x.line;
-          out_->launches.push_back(std::move(launch));
-        }
-      }
+      LauncherUse(t, i, call_paren, tmpl_open, tmpl_close, e, fn, macro);
       bool macro_use = file_macros_.count(x.text) > 0 || IsUpperMacroName(x.text);
       if (macro_use && call.kind == CallKind::kPlain) {
         CppMacroUse use;
@@ -1143,6 +899,46 @@ class FileScanner {
       }
       out_->calls.push_back(std::move(call));
     }
+  }
+
+  // A TensorIterator / reduce / jiterator launcher or launch_* helper called
+  // at `i`: records the launch with the functors that name the code it runs.
+  void LauncherUse(const std::vector<Token>& t, size_t i, size_t call_paren, size_t tmpl_open, size_t tmpl_close,
+                   size_t e, int32_t fn, std::string_view macro) {
+    Toks k(t);
+    const Token& x = t[i];
+  LaunchKind lk = LaunchKind::kLaunchHelper;
+  bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
+  if (LauncherKind(x.text, &lk) || helper) {
+    size_t cr = k.MatchClose(call_paren, e);
+    CppLaunch launch;
+    launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
+    launch.launcher = std::string(x.text);
+    bool lambda = false;
+    // TensorIterator launchers take (iter, functor[, ident]): only the
+    // functor argument names the code that runs. launch_* helpers vary;
+    // jiterator runs the string kernel, whatever its arguments.
+    if (launch.kind != LaunchKind::kJiterator) {
+      int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
+      Functors(t, call_paren, std::min(cr, e), only_arg, &launch.functors, &lambda);
+    }
+    if (tmpl_open != kNone) {
+      if (launch.kind == LaunchKind::kJiterator) {
+        auto targs = k.Args(tmpl_open, tmpl_close);
+        if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
+          launch.kernel_name_ref = std::string(t[targs[0].first].text);
+          for (const auto& [name, value] : out_->string_constants)
+            if (name == launch.kernel_name_ref) launch.kernel = value;
+        }
+      }
+    }
+    if (!helper || lambda || !launch.functors.empty()) {
+      launch.function = fn;
+      launch.macro = std::string(macro);
+      launch.line = x.line;
+      out_->launches.push_back(std::move(launch));
+    }
+  }
   }
 
   // Type names constructed at the top level of the arguments of the group
