@@ -312,20 +312,11 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
   return false;
 }
 
-}  // namespace
-
-std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line) {
-  struct Group {
-    std::vector<CodeCondition> seen;    // conditions of the earlier branches
-    std::vector<CodeCondition> active;  // of the branch we are in
-    bool include_guard = false;
-  };
-  std::vector<Group> groups;
+std::vector<PreprocessorLine> ReadPreprocessorLines(std::string_view text) {
+  std::vector<PreprocessorLine> out;
   int n = 1;
   size_t pos = 0;
-  bool expect_guard_define = false;
-  std::string guard_name;
-  while (pos < text.size() && n < line) {
+  while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view l = text.substr(pos, end - pos);
@@ -354,12 +345,30 @@ std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int 
     if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
     comment = arg.find("/*");
     if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
+    out.push_back({this_line, std::string(word), std::move(arg)});
+  }
+  return out;
+}
+
+std::vector<CodeCondition> PreprocessorConditionsAt(const std::vector<PreprocessorLine>& lines, int line) {
+  struct Group {
+    std::vector<CodeCondition> seen;    // conditions of the earlier branches
+    std::vector<CodeCondition> active;  // of the branch we are in
+    bool include_guard = false;
+  };
+  std::vector<Group> groups;
+  bool expect_guard_define = false;
+  std::string_view guard_name;
+  for (const PreprocessorLine& pl : lines) {
+    if (pl.line >= line) break;
+    const std::string& word = pl.word;
+    const std::string& arg = pl.arg;
     if (expect_guard_define) {
       expect_guard_define = false;
       if (word == "define" && !groups.empty() && arg.rfind(guard_name, 0) == 0) groups.back().include_guard = true;
     }
     CodeCondition c;
-    c.line = this_line;
+    c.line = pl.line;
     c.kind = "#if";
     if (word == "if" || word == "ifdef" || word == "ifndef") {
       c.text = word == "if" ? arg : "defined(" + arg + ")";
@@ -393,7 +402,16 @@ std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int 
   return out;
 }
 
-CppGuardReader::CppGuardReader(std::string_view text) : text_(text) { LexCpp(text, &lexed_); }
+}  // namespace
+
+std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line) {
+  return PreprocessorConditionsAt(ReadPreprocessorLines(text), line);
+}
+
+CppGuardReader::CppGuardReader(std::string_view text)
+    : text_(text), pp_lines_(ReadPreprocessorLines(text)), memo_(std::make_unique<Memo>()) {
+  LexCpp(text, &lexed_);
+}
 
 size_t CppGuardReader::FirstToken(int line) const {
   const auto& toks = lexed_.tokens;
@@ -416,14 +434,27 @@ size_t CppGuardReader::BodyEnd(size_t i) const {
 
 bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_view callee,
                                     std::vector<CodeCondition>* out) const {
-  std::vector<CodeCondition> found;
+  std::string key = std::to_string(from_line) + ":" + std::to_string(call_line) + ":" + std::string(callee);
+  {
+    std::lock_guard<std::mutex> lock(memo_->mu);
+    if (auto it = memo_->calls.find(key); it != memo_->calls.end()) {
+      if (!it->second.first) return false;
+      out->insert(out->end(), it->second.second.begin(), it->second.second.end());
+      return true;
+    }
+  }
+  std::vector<CodeCondition> found, all;
   Walker walker(text_, lexed_.tokens, from_line > 1);
   int line = 0;
-  if (!walker.Run(FirstToken(from_line), call_line, callee, &found, &line)) return false;
-  std::vector<CodeCondition> pp = CppPreprocessorConditions(text_, line);
-  out->insert(out->end(), pp.begin(), pp.end());
-  out->insert(out->end(), found.begin(), found.end());
-  return true;
+  bool written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
+  if (written) {
+    all = PreprocessorConditionsAt(pp_lines_, line);
+    all.insert(all.end(), found.begin(), found.end());
+    out->insert(out->end(), all.begin(), all.end());
+  }
+  std::lock_guard<std::mutex> lock(memo_->mu);
+  memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
+  return written;
 }
 
 std::string CppGuardReader::AssignedExpression(int from_line, int before, std::string_view name) const {
@@ -452,7 +483,7 @@ std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) 
   walker.all = &calls;
   int line = 0;
   walker.Run(FirstToken(from_line), 0, "", &unused, &line);
-  std::vector<CodeCondition> pp = CppPreprocessorConditions(text_, from_line);
+  std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, from_line);
   for (auto& c : calls) c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
   return calls;
 }

@@ -11,8 +11,12 @@
 // the store's format unchanged.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cpp/cpp_lexer.h"
@@ -28,8 +32,19 @@ struct CodeCondition {
   std::string Describe() const;
 };
 
-// One file lexed once, asked about several calls (a trace asks about a few
-// per file). `text` must outlive it.
+// A preprocessor directive line (#if, #else, #define, #include ...): read
+// once per file, then every question about a line's #if groups is answered
+// from them.
+struct PreprocessorLine {
+  int line = 0;
+  std::string word;  // if, ifdef, ifndef, elif, else, endif, define, include ...
+  std::string arg;   // whitespace collapsed, comments dropped
+};
+
+// One file lexed once, asked about several calls. `text` must outlive it.
+// Answers are remembered (thread-safe): a warm daemon or `--all` asks about
+// the same call sites again and again, and a walk from line 1 crosses the
+// whole file.
 class CppGuardReader {
  public:
   explicit CppGuardReader(std::string_view text);
@@ -56,8 +71,15 @@ class CppGuardReader {
   size_t FirstToken(int line) const;
   // Index past the function body that starts at or after token i.
   size_t BodyEnd(size_t i) const;
+  struct Memo {
+    std::mutex mu;
+    // "from:call_line:callee" -> (written there, its conditions)
+    std::unordered_map<std::string, std::pair<bool, std::vector<CodeCondition>>> calls;
+  };
   std::string_view text_;
   LexedFile lexed_;
+  std::vector<PreprocessorLine> pp_lines_;
+  std::unique_ptr<Memo> memo_;  // a pointer: the reader stays movable
 };
 
 // The conditions under which the call of `callee` on line `call_line` runs,
