@@ -12,6 +12,7 @@
 #include <iostream>
 #include <thread>
 
+#include "base/cores.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
 #include "mcp/mcp_server.h"
@@ -36,7 +37,7 @@ constexpr char kInstructions[] =
 int CmdMcp(int argc, char** argv) {
   CLI::App app{"Serve optrace's tools over MCP (stdio, JSON-RPC 2.0), for coding agents", "optrace mcp"};
   std::string source;
-  unsigned jobs = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  unsigned jobs = std::clamp(UsableCores(), 1u, 4u);
   AddSourceFlag(app, &source);
   app.add_option("--jobs", jobs, "tool calls answered at once (1: strictly in order)")->check(CLI::Range(1, 64));
   int rc = 0;

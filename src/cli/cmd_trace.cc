@@ -21,6 +21,7 @@
 #include <optional>
 #include <thread>
 
+#include "base/cores.h"
 #include "cli/cmd_common.h"
 #include "cli/cmd_daemon.h"
 #include "lookup/query.h"
@@ -236,7 +237,7 @@ int CmdTrace(int argc, char** argv) {
   // every core, keeping the output in query order.
   unsigned threads = queries.size() <= 8 ? 1u
                      : jobs > 0          ? static_cast<unsigned>(jobs)
-                                         : std::max(1u, std::thread::hardware_concurrency());
+                                         : UsableCores();
   if (threads == 1) {
     for (size_t qi = 0; qi < queries.size(); ++qi) print(answer(qi));
   } else {

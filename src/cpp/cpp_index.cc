@@ -14,6 +14,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "base/cores.h"
+
 namespace optrace {
 
 const char* DefFormName(DefForm form) {
@@ -103,7 +105,7 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
       }
     }
   };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = UsableCores();
   threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, paths.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);

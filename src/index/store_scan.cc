@@ -18,6 +18,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/cores.h"
 #include "base/text.h"
 #include "index/store_internal.h"
 
@@ -123,7 +124,7 @@ void WalkDirs(const RealDisk& real, std::vector<TrackedFile>* dirs) {
 }
 
 unsigned Threads(unsigned requested) {
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return requested ? requested : UsableCores();
 }
 
 // Gives the calling thread's malloc heap 30 MiB to grow into at once, in

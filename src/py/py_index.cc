@@ -11,6 +11,8 @@
 
 #include "py/py_index.h"
 
+#include "base/cores.h"
+
 namespace optrace {
 namespace {
 
@@ -55,7 +57,7 @@ PyIndex PyIndex::Build(const Disk& disk, unsigned threads) {
       scanned[i] = ScanPyFile(ModuleNameForPath(path), path, text);
     }
   };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = UsableCores();
   threads = std::min<unsigned>(threads, std::max<size_t>(1, files.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
