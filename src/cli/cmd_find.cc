@@ -81,34 +81,27 @@ struct FindPrint {
   size_t limit;
 };
 
+// How many callers the answer lists.
+size_t ShownCallers(const FindPrint& print) {
+  const size_t all = print.found.callers.size();
+  return print.limit == 0 ? all : std::min(print.limit, all);
+}
+
 void PrintFindJson(const FindPrint& print) {
   const CppIndex& index = print.ix.cpp;
   const FindAnswer& found = print.found;
-  const Index* loaded = &print.ix;
   const std::string& name = print.name;
-  const size_t limit = print.limit;
-  const auto& defs = found.definitions;
-  const auto& decls = found.stub_decls;
-  const auto& regs = found.stub_registrations;
-  const auto& as_target = found.registered_as_target;
-  const auto& launches_of = found.launches_of;
-  const auto& launches_in = found.launches_in;
-  const auto& macros = found.macros;
-  const auto& macro_launches = found.macro_launches;
-  const auto& macro_sites = found.macro_uses;
-  const auto& libs = found.library_registrations;
-  const auto& callers = found.callers;
 
-  size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
+  const size_t shown_callers = ShownCallers(print);
   json j = {{"name", name}, {"found", true}, {"checkout", print.root}};
-  for (uint32_t i : defs) {
+  for (uint32_t i : found.definitions) {
     const CppFunction& f = index.functions()[i];
     j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
                                 {"name", f.name}, {"qualified", f.qualified}, {"overload", f.overload},
                                 {"params", f.params}, {"return_type", f.return_type},
                                 {"template", f.is_template}, {"body", {f.body_begin, f.body_end}}});
   }
-  for (uint32_t i : decls) {
+  for (uint32_t i : found.stub_decls) {
     const StubDecl& d = index.stub_decls()[i];
     j["stub_declarations"].push_back({{"file", index.file(d.file)}, {"line", d.line},
                                       {"kind", d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH" : "DEFINE_DISPATCH"},
@@ -118,16 +111,16 @@ void PrintFindJson(const FindPrint& print) {
     return json{{"file", index.file(r.file)}, {"line", r.line}, {"macro", r.macro}, {"stub", r.stub},
                 {"target", r.target}, {"target_written", r.target_written}, {"device", r.device}, {"arch", r.arch}};
   };
-  for (uint32_t i : regs) j["registrations"].push_back(reg_json(index.registrations()[i]));
-  for (uint32_t i : as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
-  for (uint32_t i : launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : macros) {
+  for (uint32_t i : found.stub_registrations) j["registrations"].push_back(reg_json(index.registrations()[i]));
+  for (uint32_t i : found.registered_as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
+  for (uint32_t i : found.launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : found.launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : found.macros) {
     const CppMacro& m = index.macros()[i];
     j["macros"].push_back({{"file", index.file(m.file)}, {"line", m.line}, {"end_line", m.end_line}});
   }
-  for (uint32_t i : macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : macro_sites) {
+  for (uint32_t i : found.macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
+  for (uint32_t i : found.macro_uses) {
     const CppMacroUse& u = index.macro_uses()[i];
     json s = {{"file", index.file(u.file)}, {"line", u.line}};
     if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
@@ -138,26 +131,26 @@ void PrintFindJson(const FindPrint& print) {
     }
     j["macro_uses"].push_back(s);
   }
-  for (uint32_t i : libs) {
+  for (uint32_t i : found.library_registrations) {
     const LibraryRegistration& r = index.library_registrations()[i];
     j["library_registrations"].push_back({{"file", index.file(r.file)}, {"line", r.line}, {"block", r.block},
                                           {"ns", r.ns}, {"key", r.key}, {"op", r.op}});
   }
   for (size_t k = 0; k < shown_callers; ++k) {
-    const CppCall& c = index.calls()[callers[k]];
+    const CppCall& c = index.calls()[found.callers[k]];
     json s = {{"file", index.file(c.file)}, {"line", c.line}, {"qualifier", c.qualifier}};
     if (c.function >= 0) s["function"] = index.functions()[c.function].qualified;
     if (!c.macro.empty()) s["macro"] = c.macro;
     j["callers"].push_back(s);
   }
-  j["callers_total"] = callers.size();
+  j["callers_total"] = found.callers.size();
   for (const NativeFunction* f : found.ops)
     j["ops"].push_back({{"name", f->name}, {"file", kNativeFunctionsPath}, {"line", f->line}, {"func", OpSchemaText(*f)}});
   for (const auto& [f, key] : found.dispatch)
     j["dispatched_by"].push_back({{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
   for (const PySymbol& p : found.python) {
-    PyLocation l = LocatePython(loaded->py, p);
-    json pj = {{"name", loaded->py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
+    PyLocation l = LocatePython(print.ix.py, p);
+    json pj = {{"name", print.ix.py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
     if (l.line) pj["line"] = l.line;
     j["python"].push_back(std::move(pj));
   }
@@ -167,21 +160,8 @@ void PrintFindJson(const FindPrint& print) {
 void PrintFindText(const FindPrint& print) {
   const CppIndex& index = print.ix.cpp;
   const FindAnswer& found = print.found;
-  const Index* loaded = &print.ix;
-  const size_t limit = print.limit;
-  const auto& defs = found.definitions;
-  const auto& decls = found.stub_decls;
-  const auto& regs = found.stub_registrations;
-  const auto& as_target = found.registered_as_target;
-  const auto& launches_of = found.launches_of;
-  const auto& launches_in = found.launches_in;
-  const auto& macros = found.macros;
-  const auto& macro_launches = found.macro_launches;
-  const auto& macro_sites = found.macro_uses;
-  const auto& libs = found.library_registrations;
-  const auto& callers = found.callers;
 
-  size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
+  const size_t shown_callers = ShownCallers(print);
 
   auto section = [](const char* title, size_t n) {
     if (n) std::cout << title << " (" << n << "):\n";
@@ -194,12 +174,12 @@ void PrintFindText(const FindPrint& print) {
     std::cout << "  " << kNativeFunctionsPath << ":" << f->line << "  " << f->name << " [" << key << "]\n";
   section("python", found.python.size());
   for (const PySymbol& p : found.python) {
-    PyLocation l = LocatePython(loaded->py, p);
+    PyLocation l = LocatePython(print.ix.py, p);
     std::cout << "  " << l.path << (l.line ? ":" + std::to_string(l.line) : "") << "  " << PythonKindName(p.kind) << " "
-              << loaded->py.NameOf(p) << "\n";
+              << print.ix.py.NameOf(p) << "\n";
   }
-  section("definitions", defs.size());
-  for (uint32_t i : defs) {
+  section("definitions", found.definitions.size());
+  for (uint32_t i : found.definitions) {
     const CppFunction& f = index.functions()[i];
     std::cout << "  " << Loc(index, f.file, f.line) << "  ";
     if (f.form != DefForm::kFunction) std::cout << DefFormName(f.form) << " ";
@@ -207,8 +187,8 @@ void PrintFindText(const FindPrint& print) {
     std::cout << (f.return_type.empty() ? "" : f.return_type + " ") << f.qualified << "(" << f.params << ")"
               << "  [body " << f.body_begin << "-" << f.body_end << "]\n";
   }
-  section("dispatch stub declarations", decls.size());
-  for (uint32_t i : decls) {
+  section("dispatch stub declarations", found.stub_decls.size());
+  for (uint32_t i : found.stub_decls) {
     const StubDecl& d = index.stub_decls()[i];
     std::cout << "  " << Loc(index, d.file, d.line) << "  "
               << (d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH(" + d.type + ", " + d.stub + ")"
@@ -220,41 +200,41 @@ void PrintFindText(const FindPrint& print) {
               << (r.target.empty() ? "(none)" : r.target_written) << "  [" << r.device
               << (r.arch.empty() ? "" : " " + r.arch) << "]\n";
   };
-  section("stub registrations", regs.size());
-  for (uint32_t i : regs) print_reg(index.registrations()[i]);
-  section("registered as a stub's kernel", as_target.size());
-  for (uint32_t i : as_target) print_reg(index.registrations()[i]);
-  section("launches of this kernel", launches_of.size());
-  for (uint32_t i : launches_of) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
-  section("launches in its body", launches_in.size());
-  for (uint32_t i : launches_in) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
-  section("macro definitions", macros.size());
-  for (uint32_t i : macros) {
+  section("stub registrations", found.stub_registrations.size());
+  for (uint32_t i : found.stub_registrations) print_reg(index.registrations()[i]);
+  section("registered as a stub's kernel", found.registered_as_target.size());
+  for (uint32_t i : found.registered_as_target) print_reg(index.registrations()[i]);
+  section("launches of this kernel", found.launches_of.size());
+  for (uint32_t i : found.launches_of) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("launches in its body", found.launches_in.size());
+  for (uint32_t i : found.launches_in) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("macro definitions", found.macros.size());
+  for (uint32_t i : found.macros) {
     const CppMacro& m = index.macros()[i];
     std::cout << "  " << Loc(index, m.file, m.line) << "  #define " << m.name << (m.function_like ? "(...)" : "")
               << "  [lines " << m.line << "-" << m.end_line << "]\n";
   }
-  section("launches in the macro", macro_launches.size());
-  for (uint32_t i : macro_launches) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
-  section("macro used at", macro_sites.size());
-  for (uint32_t i : macro_sites) {
+  section("launches in the macro", found.macro_launches.size());
+  for (uint32_t i : found.macro_launches) std::cout << "  " << LaunchText(index, index.launches()[i]) << "\n";
+  section("macro used at", found.macro_uses.size());
+  for (uint32_t i : found.macro_uses) {
     const CppMacroUse& u = index.macro_uses()[i];
     std::cout << "  " << Loc(index, u.file, u.line) << "  " << UseContext(index, u) << "\n";
   }
-  section("TORCH_LIBRARY registrations", libs.size());
-  for (uint32_t i : libs) {
+  section("TORCH_LIBRARY registrations", found.library_registrations.size());
+  for (uint32_t i : found.library_registrations) {
     const LibraryRegistration& r = index.library_registrations()[i];
     std::cout << "  " << Loc(index, r.file, r.line) << "  " << r.block << "(" << r.ns
               << (r.key.empty() ? "" : ", " + r.key) << "): " << (r.is_def ? "def " : "impl ") << r.op << "\n";
   }
-  section("callers", callers.size());
+  section("callers", found.callers.size());
   for (size_t k = 0; k < shown_callers; ++k) {
-    const CppCall& c = index.calls()[callers[k]];
+    const CppCall& c = index.calls()[found.callers[k]];
     std::cout << "  " << Loc(index, c.file, c.line) << "  " << c.qualifier << c.callee << "(...)  "
               << Context(index, c.function, c.macro) << "\n";
   }
-  if (shown_callers < callers.size())
-    std::cout << "  ... " << callers.size() - shown_callers << " more (--limit 0 lists all)\n";
+  if (shown_callers < found.callers.size())
+    std::cout << "  ... " << found.callers.size() - shown_callers << " more (--limit 0 lists all)\n";
 }
 
 }  // namespace

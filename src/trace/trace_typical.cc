@@ -11,15 +11,11 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "base/text.h"
+
 namespace optrace {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 Tri Not(Tri t) { return t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown; }
 Tri Of(bool b) { return b ? Tri::kTrue : Tri::kFalse; }
@@ -155,7 +151,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
   if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
   if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
-  if (Trim(atom) == "self.training" || Trim(atom) == "training" || Trim(atom) == "train") return Of(a.training);
+  if (TrimView(atom) == "self.training" || TrimView(atom) == "training" || TrimView(atom) == "train") return Of(a.training);
   return Tri::kUnknown;
 }
 
@@ -163,9 +159,9 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
 Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
-  std::string_view s = Trim(atom);
+  std::string_view s = TrimView(atom);
   auto value_of = [&](std::string_view name) -> const std::string* {
-    name = Trim(name);
+    name = TrimView(name);
     if (name.substr(0, 5) == "self.") name.remove_prefix(5);
     auto it = a.defaults.find(std::string(name));
     return it == a.defaults.end() ? nullptr : &it->second;
@@ -183,7 +179,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     if (at == std::string_view::npos) continue;
     const std::string* v = value_of(s.substr(0, at));
     if (!v) return Tri::kUnknown;
-    std::string rhs(Trim(s.substr(at + op.size())));
+    std::string rhs(TrimView(s.substr(at + op.size())));
     auto last = [](std::string_view x) {
       size_t c = x.rfind("::");
       size_t d = x.rfind('.');
@@ -220,7 +216,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
 }
 
 Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
-  std::string_view s = Trim(atom);
+  std::string_view s = TrimView(atom);
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
   for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a)})
@@ -233,9 +229,9 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
 }
 
 Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
-  s = Trim(s);
+  s = TrimView(s);
   if (s.empty() || depth > 32) return Tri::kUnknown;
-  while (Wrapped(s)) s = Trim(s.substr(1, s.size() - 2));
+  while (Wrapped(s)) s = TrimView(s.substr(1, s.size() - 2));
   for (std::string_view op : python ? std::vector<std::string_view>{"or"} : std::vector<std::string_view>{"||"}) {
     auto parts = SplitTop(s, op);
     if (parts.size() > 1) {
@@ -272,7 +268,7 @@ Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) 
 
 bool Assumptions::Apply(const std::vector<std::string>& items, std::string* error) {
   for (const std::string& raw : items) {
-    std::string item(Trim(raw));
+    std::string item(TrimView(raw));
     if (item.empty()) continue;
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
