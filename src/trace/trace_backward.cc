@@ -10,8 +10,10 @@
 // result is mul); those ops are traced in turn with role "backward".
 //
 // Decompositions: @register_decomposition(aten.x...) sites in torch/_decomp,
-// torch/_refs and torch/_inductor, and aten.x.default.py_impl(...) ones,
-// matched to the ops of the trace by name and overload.
+// torch/_refs and torch/_inductor, aten.x.default.py_impl(...) ones, and
+// functions decorated by a factory that registers what it decorates
+// (torch._refs' @_make_elementwise_unary_reference(...) def rsqrt), matched
+// to the ops of the trace by name and overload.
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -23,6 +25,7 @@
 #include <set>
 
 #include "base/text.h"
+#include "py/py_guards.h"
 #include "trace/trace_internal.h"
 
 namespace optrace {
@@ -324,6 +327,117 @@ struct DecompositionSite {
 // regex costs milliseconds, more than the rest of a small trace.
 using DecompositionMap = std::unordered_multimap<std::string, DecompositionSite>;
 
+// A decorator factory that registers what it decorates: a module-level
+// function D(..., P, ...) one of whose nested functions calls
+// register_decomposition(P). When D also calls get_aten_op, P left out
+// means the aten op named after the decorated function (torch._refs:
+// `@_make_elementwise_unary_reference(...) def rsqrt` registers aten.rsqrt;
+// get_aten_op prefixes the submodule: torch._refs.special.zeta ->
+// special_zeta). The call's `if` conditions on D's parameters say which
+// arguments switch the registration off (`aten_op is not None`, a bare
+// `should_register_decomposition`).
+struct RegisteringFactory {
+  const PyModule* module = nullptr;
+  const PyFunction* function = nullptr;
+  std::string param;                   // P
+  bool names_after_function = false;  // calls get_aten_op
+  std::vector<std::string> not_none;   // parameters the registration needs non-None
+  std::vector<std::string> truthy;     // parameters the registration needs true
+};
+
+bool HasParam(const PyFunction& f, std::string_view p) {
+  return std::find(f.params.begin(), f.params.end(), p) != f.params.end();
+}
+
+// The factory conditions of the registering call: "aten_op is not None and
+// should_register_decomposition" -> not_none {aten_op}, truthy {should_...}.
+void ReadRegistrationGuard(const Index& ix, const PyModule& m, int line, RegisteringFactory* r) {
+  auto text = ix.FileText(m.path);
+  if (!text) return;
+  for (const PyCondition& c : PyLineConditions(*text, line)) {
+    if (c.negated) continue;
+    std::string_view rest = c.text;
+    while (!rest.empty()) {  // the conjuncts of `A and B and C`
+      size_t cut = rest.find(" and ");
+      std::string_view conjunct = TrimView(rest.substr(0, cut));
+      rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 5);
+      constexpr std::string_view kNotNone = " is not None";
+      if (EndsWith(conjunct, kNotNone)) {
+        std::string name(TrimView(conjunct.substr(0, conjunct.size() - kNotNone.size())));
+        if (HasParam(*r->function, name)) r->not_none.push_back(name);
+      } else if (HasParam(*r->function, conjunct)) {
+        r->truthy.emplace_back(conjunct);
+      }
+    }
+  }
+}
+
+std::vector<RegisteringFactory> RegisteringFactories(const Index& ix) {
+  std::vector<RegisteringFactory> out;
+  for (const PyModule& m : ix.py.modules()) {
+    for (const PyFunction& f : m.functions) {
+      std::string outer = f.qualname.substr(0, f.qualname.find('.'));
+      if (outer == f.qualname) continue;  // the registering call sits in a nested function
+      for (const PyCall& c : f.calls) {
+        if (c.callee != "register_decomposition" && !EndsWith(c.callee, ".register_decomposition")) continue;
+        for (const PyFunction& d : m.functions) {
+          if (d.qualname != outer || d.is_method || !HasParam(d, TrimView(c.args))) continue;
+          RegisteringFactory r;
+          r.module = &m;
+          r.function = &d;
+          r.param = std::string(TrimView(c.args));
+          for (const PyFunction& g : m.functions) {
+            if (g.qualname != outer && !StartsWith(g.qualname, outer + ".")) continue;
+            for (const PyCall& gc : g.calls) r.names_after_function |= EndsWith(gc.callee, "get_aten_op");
+          }
+          ReadRegistrationGuard(ix, m, static_cast<int>(c.line), &r);
+          out.push_back(std::move(r));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The value a decorator `@D(args)` gives parameter `p` of D ("" when left out).
+std::string ArgumentFor(const PyDecorator& dec, const PyFunction& factory, const std::string& p) {
+  size_t positional = 0;
+  for (const std::string& a : dec.args) {
+    size_t eq = a.find('=');
+    bool keyword = eq != std::string::npos && eq > 0 && a[eq + 1] != '=' &&
+                   std::all_of(a.begin(), a.begin() + eq, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' '; });
+    if (keyword) {
+      if (TrimView(std::string_view(a).substr(0, eq)) == p) return std::string(TrimView(std::string_view(a).substr(eq + 1)));
+      continue;
+    }
+    if (positional < factory.params.size() && factory.params[positional] == p) return a;
+    ++positional;
+  }
+  return "";
+}
+
+// What `@D(...)` on `f` in module `m` registers: "aten.rsqrt", or "" for nothing.
+std::string FactoryTarget(const RegisteringFactory& r, const PyDecorator& dec, const PyModule& m,
+                          const PyFunction& f) {
+  for (const std::string& p : r.not_none)
+    if (ArgumentFor(dec, *r.function, p) == "None") return "";
+  for (const std::string& p : r.truthy) {
+    std::string v = ArgumentFor(dec, *r.function, p);
+    if (v == "False" || v == "None") return "";
+  }
+  std::string given = ArgumentFor(dec, *r.function, r.param);
+  if (!given.empty()) return StartsWith(given, "aten.") ? given : "";
+  const std::string refs = "torch._refs";
+  if (!r.names_after_function || !StartsWith(m.name, refs)) return "";
+  std::string prefix = m.name.substr(refs.size());
+  if (!prefix.empty()) {
+    prefix = prefix.substr(1);
+    std::replace(prefix.begin(), prefix.end(), '.', '_');
+    prefix += "_";
+  }
+  return "aten." + prefix + f.name;
+}
+
 DecompositionMap ReadDecompositionSites(const Index& ix) {
   DecompositionMap sites;
   static const std::regex aten_re(R"(aten\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?)");
@@ -351,6 +465,33 @@ DecompositionMap ReadDecompositionSites(const Index& ix) {
           site.line = static_cast<int>(dec.line);
           sites.emplace(site.base, std::move(site));
         }
+      }
+    }
+  }
+  // Functions registered by a decorator factory. A factory name must be
+  // unique among factories: a decorator is matched by its name alone.
+  std::vector<RegisteringFactory> factories = RegisteringFactories(ix);
+  for (const RegisteringFactory& r : factories) {
+    size_t same_name = std::count_if(factories.begin(), factories.end(),
+                                     [&](const RegisteringFactory& o) { return o.function->name == r.function->name; });
+    if (same_name != 1) continue;
+    for (const auto& [mi, fi] : ix.py.DecoratedWith(r.function->name)) {
+      const PyModule& m = mods[mi];
+      const PyFunction& f = m.functions[fi];
+      for (const PyDecorator& dec : f.decorators) {
+        if (dec.name != r.function->name && !EndsWith(dec.name, "." + r.function->name)) continue;
+        std::string target = FactoryTarget(r, dec, m, f);
+        std::smatch match;
+        if (target.empty() || !std::regex_match(target, match, aten_re)) continue;
+        DecompositionSite site;
+        site.base = match[1];
+        site.overload = match[2];
+        site.target = target;
+        site.path = m.path;
+        site.function = f.qualname;
+        site.registry = StartsWith(m.name, "torch._refs") ? "torch._refs" : m.name;
+        site.line = static_cast<int>(dec.line);
+        sites.emplace(site.base, std::move(site));
       }
     }
   }

@@ -143,6 +143,35 @@ TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
   EXPECT_TRUE(decomposition);
 }
 
+// torch._refs registers most elementwise refs through a decorator factory
+// (@_make_elementwise_unary_reference(...) def rsqrt: register_decomposition
+// is called inside the factory, the aten op inferred from the name); a
+// factory argument can switch the registration off (aten_op=None,
+// should_register_decomposition=False).
+TEST_F(Trace260, DecompositionsRegisteredByADecoratorFactory) {
+  auto site = [](const Trace& t, int line) -> const DecompositionStep* {
+    for (const auto& d : t.decompositions)
+      if (d.where.file == "torch/_refs/__init__.py" && d.where.line == line) return &d;
+    return nullptr;
+  };
+  Trace rms = TraceOf("2.6.0", "F.rms_norm");
+  const DecompositionStep* rsqrt = site(rms, 932);  // @_make_elementwise_unary_reference(...) def rsqrt
+  ASSERT_NE(rsqrt, nullptr);
+  EXPECT_EQ(rsqrt->target, "aten.rsqrt");
+  EXPECT_EQ(rsqrt->function, "rsqrt");
+  EXPECT_NE(site(rms, 1241), nullptr);  // pow, through _make_elementwise_binary_reference
+  EXPECT_NE(site(rms, 1698), nullptr);  // mul
+  Trace zeta = TraceOf("2.6.0", "torch.special.zeta");  // a submodule: aten.special_zeta
+  bool special = false;
+  for (const auto& d : zeta.decompositions)
+    special |= d.where.file == "torch/_refs/special/__init__.py" && d.where.line == 232 && d.target == "aten.special_zeta";
+  EXPECT_TRUE(special);
+  Trace floor_divide = TraceOf("2.6.0", "torch.floor_divide");  // should_register_decomposition=False
+  EXPECT_EQ(site(floor_divide, 1325), nullptr);
+  Trace true_divide = TraceOf("2.6.0", "torch.true_divide");  // aten_op=None
+  for (const auto& d : true_divide.decompositions) EXPECT_NE(d.function, "true_divide") << d.where.line;
+}
+
 TEST_F(Trace260, AddThroughUfuncCodegen) {
   for (const std::string q : {"torch.add", "Tensor.__add__", "+"}) {
     Trace t = TraceOf("2.6.0", q);
