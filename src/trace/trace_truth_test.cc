@@ -183,6 +183,35 @@ TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   EXPECT_TRUE(noted);
 }
 
+// A vendor library call is the vendor's camelCase C API (cudnnSetStream,
+// cublasSgemm); PyTorch's own snake_case cudnn_* functions and stubs are code
+// to follow. Convolution.cpp:2060 calls cudnn_convolution_backward_stub,
+// whose CUDA registration is cudnn/ConvShared.cpp:817.
+TEST(LibraryOfCall, VendorApisAreCamelCaseNotPytorchsOwnCudnnFunctions) {
+  EXPECT_EQ(LibraryOfCall("", "cudnnConvolutionForward"), "cuDNN");
+  EXPECT_EQ(LibraryOfCall("", "cublasSgemm"), "cuBLAS");
+  EXPECT_EQ(LibraryOfCall("", "cublasLtMatmul"), "cuBLASLt");
+  EXPECT_EQ(LibraryOfCall("cudnn_frontend::", "make_operation"), "cuDNN");
+  EXPECT_EQ(LibraryOfCall("", "cudnn_convolution_backward_stub"), "");
+  EXPECT_EQ(LibraryOfCall("", "cudnn_is_acceptable"), "");
+  EXPECT_EQ(LibraryOfCall("", "cufft_clear_plan_cache"), "");
+}
+
+TEST_F(Truth260, CudnnNamedStubIsFollowedToItsRegistration) {
+  Trace t = TraceOf("aten::convolution_backward");
+  const OpStep* op = Op(t, "convolution_backward");
+  ASSERT_NE(op, nullptr);
+  bool registered = false;
+  for (const auto& s : op->stubs) {
+    if (s.name != "cudnn_convolution_backward_stub") continue;
+    for (const auto& r : s.registrations)
+      registered |= r.where.file == "aten/src/ATen/native/cudnn/ConvShared.cpp" && r.where.line == 817;
+  }
+  EXPECT_TRUE(registered);
+  for (const auto& l : op->libraries)
+    for (const auto& call : l.calls) EXPECT_EQ(call.find("cudnn_convolution_backward_stub"), std::string::npos);
+}
+
 TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
   // BinaryOps.cpp:1454 #define CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(func)
   // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465
