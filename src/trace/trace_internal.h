@@ -168,6 +168,15 @@ class Tracer {
   // The names a file-scope macro use writes by ## pasting its first argument.
   std::vector<std::string> PastedNames(const CppMacroUse& use) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
+  // A dispatch stub torchgen's ufunc codegen registers (no registration in
+  // the tree: `add_stub` for the ops with ufunc_inner_loop `add`, which
+  // sub.out also calls): the op carrying the loop, else null.
+  const NativeFunction* UfuncOpOfStub(const std::string& stub) const;
+  // Where torchgen writes that registration: the REGISTER_DISPATCH line of
+  // `generator` (compute_ufunc_cuda / compute_ufunc_cpu_kernel) in
+  // torchgen/dest/ufunc.py; invalid when the tree has no such line. Read
+  // per call: only stubs without a registration in the tree ask.
+  Location UfuncRegistrationSite(const std::string& generator) const;
   // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
   bool IsPlaceholder(const CppFunction& f) const;
   // `defs` less the placeholders when a real definition is among them (noted in `op`).

@@ -644,6 +644,40 @@ void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
                      " at build time (UfuncCPU_" + loop_name + ".cpp, UfuncCUDA_" + loop_name + ".cu)");
 }
 
+const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
+  // torchgen names the stub after the group's functional op (StubSignature in
+  // torchgen/dest/ufunc.py): "<base>_stub"; the loop sits on its out= op.
+  using UfuncByStub = std::unordered_map<std::string, const NativeFunction*>;
+  const UfuncByStub& by_stub = ix_.Derived<UfuncByStub>("ufunc-by-stub", [&] {
+    UfuncByStub out;
+    for (const auto& fn : ix_.yaml.functions())
+      if (!fn.ufunc_inner_loop.empty()) out.emplace(fn.schema.name + "_stub", &fn);
+    return out;
+  });
+  auto it = by_stub.find(stub);
+  return it == by_stub.end() ? nullptr : it->second;
+}
+
+Location Tracer::UfuncRegistrationSite(const std::string& generator) const {
+  // torchgen is not among the indexed Python (it runs at build time): the
+  // generator's body is read from the text, from its `def` to the next one.
+  static const std::string kPath = "torchgen/dest/ufunc.py";
+  auto text = ix_.FileText(kPath);
+  if (!text) return {};
+  std::string_view all = *text;
+  bool inside = false;
+  int line = 1;
+  for (size_t pos = 0; pos < all.size(); ++line) {
+    size_t end = all.find('\n', pos);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view l = all.substr(pos, end - pos);
+    pos = end + 1;
+    if (StartsWith(l, "def ")) inside = StartsWith(l, "def " + generator + "(");
+    else if (inside && StartsWith(l, "REGISTER_DISPATCH(")) return Loc(kPath, line, 0);
+  }
+  return {};
+}
+
 const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   const CppIndex& cpp = ix_.cpp;
   // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,

@@ -212,6 +212,25 @@ TEST_F(Truth260, CudnnNamedStubIsFollowedToItsRegistration) {
     for (const auto& call : l.calls) EXPECT_EQ(call.find("cudnn_convolution_backward_stub"), std::string::npos);
 }
 
+// sub.out calls add_stub (BinaryOps.cpp:436), which nothing in the tree
+// registers: torchgen's ufunc codegen writes UfuncCPU_add.cpp and
+// UfuncCUDA_add.cu from the add group's ufunc_inner_loop, each with a
+// REGISTER_DISPATCH line of its generator in torchgen/dest/ufunc.py.
+TEST_F(Truth260, StubRegisteredByUfuncCodegenReachesTheGeneratedKernels) {
+  Trace t = TraceOf("aten::sub.out");
+  const OpStep* op = Op(t, "sub.out");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> regs;
+  for (const auto& s : op->stubs)
+    if (s.name == "add_stub")
+      for (const auto& r : s.registrations) regs.push_back(r.device + " " + r.target + " " + r.where.file + ":" + std::to_string(r.where.line));
+  EXPECT_TRUE(AnyContains(regs, "CUDA add_kernel torchgen/dest/ufunc.py:325"));
+  EXPECT_TRUE(AnyContains(regs, "CPU add_kernel torchgen/dest/ufunc.py:552"));
+  bool functor = false;
+  for (const auto& k : op->kernels) functor = functor || k.name == "CUDAFunctorOnSelf_add";
+  EXPECT_TRUE(functor);
+}
+
 TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
   // BinaryOps.cpp:1454 #define CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(func)
   // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465
