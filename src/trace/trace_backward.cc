@@ -283,7 +283,15 @@ void Tracer::AddBackward() {
         break;
       }
     };
-    for (const auto& f : d->formulas) {
+    // An entry with `dispatch:` sections keeps its formulas there; Default is
+    // what autograd runs for dense tensors (view: grad.reshape_symint(...)).
+    std::vector<const DerivativeFormula*> formulas;
+    for (const auto& f : d->formulas) formulas.push_back(&f);
+    for (const auto& [key, section] : d->dispatch_sections)
+      if (key == "Default")
+        for (const auto& f : section) formulas.push_back(&f);
+    for (const DerivativeFormula* fp : formulas) {
+      const DerivativeFormula& f = *fp;
       if (f.inputs == "result" || StartsWith(f.inputs, "result") || f.inputs == "output_differentiability") continue;
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
       FormulaNames names = ScanExpression(f.formula, true);
