@@ -480,6 +480,18 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     PutLocationObject(w, "launch_site", k.launch_site);
     w.Key("path");
     w.StringArray(k.path);
+    if (!k.runs_in.empty()) {
+      w.Key("runs_in");
+      w.BeginArray();
+      for (const auto& g : k.runs_in) {
+        w.BeginObject();
+        w.Key("name");
+        w.String(g.name);
+        PutLocation(w, g.where);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

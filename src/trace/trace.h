@@ -86,6 +86,15 @@ struct KernelStep {
   Location launch_site;
   std::string launcher;  // "gpu_kernel", "opmath_symmetric_gpu_kernel_with_scalars", macro name ...
   std::vector<std::string> path;  // functions from the implementation to the launch
+  // For a TensorIterator / reduction launcher: the __global__ kernels its
+  // code can launch with the functor as template argument, in file order
+  // (gpu_kernel: vectorized_elementwise_kernel -- contiguous tensors --,
+  // unrolled_elementwise_kernel, elementwise_kernel in CUDALoops.cuh).
+  struct Global {
+    std::string name;
+    Location where;
+  };
+  std::vector<Global> runs_in;
 };
 
 struct LibraryStep {

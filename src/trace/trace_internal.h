@@ -172,6 +172,10 @@ class Tracer {
   // the tree: `add_stub` for the ops with ufunc_inner_loop `add`, which
   // sub.out also calls): the op carrying the loop, else null.
   const NativeFunction* UfuncOpOfStub(const std::string& stub) const;
+  // The __global__ kernels a launcher (gpu_kernel, gpu_reduce_kernel ...)
+  // launches, read from its definition and the helpers it calls in its own
+  // folder (CUDALoops.cuh's launch_vectorized_kernel ...); built once per index.
+  const std::vector<KernelStep::Global>& LauncherGlobals(const std::string& launcher) const;
   // Where torchgen writes that registration: the REGISTER_DISPATCH line of
   // `generator` (compute_ufunc_cuda / compute_ufunc_cpu_kernel) in
   // torchgen/dest/ufunc.py; invalid when the tree has no such line. Read

@@ -16,6 +16,8 @@
 // with the index (WalkCache) and every later op and trace reuses it: a warm
 // daemon or MCP server walks from memory.
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <cctype>
 #include <unordered_set>
 
@@ -656,6 +658,54 @@ const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
   });
   auto it = by_stub.find(stub);
   return it == by_stub.end() ? nullptr : it->second;
+}
+
+const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string& launcher) const {
+  using Globals = std::unordered_map<std::string, std::vector<KernelStep::Global>>;
+  // Filled as launchers are asked about (a few dozen names), under its lock.
+  struct Table {
+    std::shared_ptr<std::mutex> mu = std::make_shared<std::mutex>();
+    mutable Globals by_launcher;
+  };
+  const Table& table = ix_.Derived<Table>("launcher-globals", [] { return Table(); });
+  std::lock_guard<std::mutex> lock(*table.mu);
+  if (auto it = table.by_launcher.find(launcher); it != table.by_launcher.end()) return it->second;
+  const CppIndex& cpp = ix_.cpp;
+  std::vector<KernelStep::Global> out;
+  // Breadth-first through the launcher's own folder: the launch machinery
+  // (Loops.cuh, CUDALoops.cuh, Reduce.cuh) calls its helpers by plain name.
+  std::vector<uint32_t> queue;
+  std::set<uint32_t> seen;
+  for (uint32_t id : cpp.FunctionsNamed(launcher)) {
+    const std::string& file = cpp.file(cpp.functions()[id].file);
+    if (IsCudaFile(file) && IsHeader(file) && seen.insert(id).second) queue.push_back(id);
+  }
+  for (size_t i = 0; i < queue.size() && i < 40; ++i) {
+    const CppFunction& f = cpp.functions()[queue[i]];
+    const std::string folder = cpp.file(f.file).substr(0, cpp.file(f.file).rfind('/') + 1);
+    for (uint32_t l : cpp.LaunchesIn(queue[i])) {
+      const CppLaunch& launch = cpp.launches()[l];
+      if (launch.kind != LaunchKind::kTripleChevron) continue;
+      for (uint32_t g : cpp.FunctionsNamed(launch.kernel)) {
+        const CppFunction& gf = cpp.functions()[g];
+        if (gf.form != DefForm::kGlobalKernel || !StartsWith(cpp.file(gf.file), folder)) continue;
+        bool known = false;
+        for (const auto& have : out) known = known || have.name == gf.name;
+        if (!known) out.push_back({gf.name, Loc(cpp.file(gf.file), static_cast<int>(gf.line), 0)});
+      }
+    }
+    for (uint32_t c : cpp.CallsIn(queue[i])) {
+      const CppCall& call = cpp.calls()[c];
+      if (call.kind != CallKind::kPlain) continue;
+      for (uint32_t id : cpp.FunctionsNamed(call.callee)) {
+        if (StartsWith(cpp.file(cpp.functions()[id].file), folder) && seen.insert(id).second) queue.push_back(id);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KernelStep::Global& a, const KernelStep::Global& b) {
+    return std::tie(a.where.file, a.where.line) < std::tie(b.where.file, b.where.line);
+  });
+  return table.by_launcher.emplace(launcher, std::move(out)).first->second;
 }
 
 Location Tracer::UfuncRegistrationSite(const std::string& generator) const {

@@ -231,6 +231,27 @@ TEST_F(Truth260, StubRegisteredByUfuncCodegenReachesTheGeneratedKernels) {
   EXPECT_TRUE(functor);
 }
 
+// What runs on the GPU for a TensorIterator launch is a __global__ template
+// of the launcher's own code with the functor as argument:
+// vectorized_elementwise_kernel<4, MulFunctor<float>, ...> (CUDALoops.cuh:92).
+TEST_F(Truth260, TensorIteratorKernelsNameTheGlobalTheLauncherRuns) {
+  Trace t = TraceOf("torch.mul");
+  bool vectorized = false, reduce_listed = false;
+  for (const auto& op : t.ops)
+    for (const auto& k : op.kernels)
+      if (k.name == "MulFunctor")
+        for (const auto& g : k.runs_in)
+          vectorized |= g.name == "vectorized_elementwise_kernel" &&
+                        g.where.file == "aten/src/ATen/native/cuda/CUDALoops.cuh" && g.where.line == 92;
+  EXPECT_TRUE(vectorized);
+  Trace sum = TraceOf("torch.sum");
+  for (const auto& op : sum.ops)
+    for (const auto& k : op.kernels)
+      for (const auto& g : k.runs_in)
+        reduce_listed |= g.name == "reduce_kernel" && g.where.file == "aten/src/ATen/native/cuda/Reduce.cuh";
+  EXPECT_TRUE(reduce_listed);
+}
+
 TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
   // BinaryOps.cpp:1454 #define CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(func)
   // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465

@@ -302,6 +302,8 @@ class CppWalk {
     } else {
       k.where = k.launch_site;
       for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
+      if (cuda && (l.kind == LaunchKind::kTensorIterator || l.kind == LaunchKind::kReduce))
+        k.runs_in = t_.LauncherGlobals(l.launcher);
     }
     op_.kernels.push_back(std::move(k));
   }
