@@ -77,7 +77,7 @@ struct FindPrint {
   const Index& ix;
   const FindAnswer& found;
   const std::string& name;
-  const std::string& root;
+  const Checkout& checkout;
   size_t limit;
 };
 
@@ -100,7 +100,8 @@ void PrintFindJson(const FindPrint& print) {
   const auto& callers = found.callers;
 
   size_t shown_callers = limit == 0 ? callers.size() : std::min(limit, callers.size());
-  json j = {{"name", name}, {"found", true}, {"checkout", print.root}};
+  json j = {{"name", name}, {"found", true}, {"checkout", print.checkout.root}};
+  j["source"] = json(SourceJson(print.checkout));  // the version facts (cmd_common.h)
   for (uint32_t i : defs) {
     const CppFunction& f = index.functions()[i];
     j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
@@ -284,7 +285,9 @@ int CmdFind(int argc, char** argv) {
   if (!found.found()) {
     const auto& suggestions = found.suggestions;
     if (as_json) {
-      std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
+      json j = {{"name", name}, {"found", false}, {"did_you_mean", suggestions}};
+      j["source"] = json(SourceJson(checkout));
+      std::cout << j.dump(2) << "\n";
     } else {
       std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
       if (!suggestions.empty()) {
@@ -295,9 +298,13 @@ int CmdFind(int argc, char** argv) {
     }
     return static_cast<int>(ExitCode::kNotFound);
   }
-  FindPrint what{*loaded, found, name, checkout.root, limit};
-  if (as_json) PrintFindJson(what);
-  else PrintFindText(what);
+  FindPrint what{*loaded, found, name, checkout, limit};
+  if (as_json) {
+    PrintFindJson(what);
+  } else {
+    std::cout << WarningHeader(checkout);
+    PrintFindText(what);
+  }
   return 0;
 }
 
