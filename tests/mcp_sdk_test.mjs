@@ -43,6 +43,8 @@ check(typeof source0.structuredContent?.root === 'string', `source names the che
 const lstm = await call('trace', { query: 'nn.LSTM' }, FIRST);
 check(!lstm.isError && lstm.structuredContent.schema === 'optrace.trace/1', 'trace nn.LSTM');
 check(lstm.structuredContent.ops.some((op) => op.name === 'lstm.input'), 'trace nn.LSTM reaches aten::lstm.input');
+const lstmBytes = Buffer.byteLength(JSON.stringify(lstm.structuredContent));
+check(lstmBytes <= 16 * 1024, `trace nn.LSTM brief structuredContent: ${lstmBytes} bytes <= 16 KB`);
 const full = await call('trace', { query: 'aten::add.Tensor', detail: 'full', device: 'cuda', depth: 1, backward: false });
 check(!full.isError && full.structuredContent.target.name === 'aten::add.Tensor', 'trace aten::add.Tensor full');
 const kernel = await call('find', { symbol: 'softmax_warp_forward', limit: 5 });
