@@ -10,8 +10,9 @@
 //
 // When the compact form is still too big, lists are cut in the order of what
 // an agent porting a kernel needs least: notes and open alternatives first,
-// then Python call detail, plumbing ops (no kernel, no library), the
-// backward of plumbing, selection detail, and only last the steps of the
+// then Python call detail, most plumbing ops (no kernel, no library), op
+// detail, backward entries and most of the summary's backward path,
+// selection detail, the last plumbing ops, and only last the steps of the
 // main path -- undecided branches before typical ones, and never the entry
 // step or a step that runs a kernel or a library, so the entry op, the
 // typical implementation with its kernels, and the backward op survive every
@@ -149,14 +150,16 @@ std::vector<Cut> Cuts() {
       [=](json& b) { return PopLast(b["ops"], 0, alternative); },
       [](json& b) { return PopFromLongest(b["python"], "calls", 2); },
       [](json& b) { return PopLast(b["python"], 3); },
-      [=](json& b) { return PopLast(b["ops"], 0, plumbing); },
+      [=](json& b) { return PopLast(b["ops"], 4, plumbing); },
       [](json& b) { return PopFromLongest(b["ops"], "when", 1); },
       [](json& b) { return PopFromLongest(b["ops"], "stubs", 1); },
       [](json& b) { return PopFromLongest(b["ops"], "kernels", 2); },
       [](json& b) { return PopLast(b["backward"], 2); },
-      [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 2); },
+      [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 8); },
       [](json& b) { return PopFromLongest(At(b, {"summary", "selections"}), "alternatives", 2); },
       [](json& b) { return PopLast(At(b, {"summary", "selections"}), 1); },
+      [=](json& b) { return PopLast(b["ops"], 0, plumbing); },
+      [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 2); },
       [](json& b) { return PopFromLongest(At(b, {"summary", "path"}), "kernels", 2); },
       [=](json& b) { return PopLast(At(b, {"summary", "path"}), 1, undecided_step); },
       [=](json& b) { return PopLast(At(b, {"summary", "path"}), 1, plumbing_step); },
