@@ -43,6 +43,8 @@ check(typeof source0.structuredContent?.root === 'string', `source names the che
 const lstm = await call('trace', { query: 'nn.LSTM' }, FIRST);
 check(!lstm.isError && lstm.structuredContent.schema === 'optrace.trace/1', 'trace nn.LSTM');
 check(lstm.structuredContent.ops.some((op) => op.name === 'lstm.input'), 'trace nn.LSTM reaches aten::lstm.input');
+const lstmBytes = Buffer.byteLength(JSON.stringify(lstm.structuredContent));
+check(lstmBytes <= 16 * 1024, `trace nn.LSTM brief structuredContent: ${lstmBytes} bytes <= 16 KB`);
 const full = await call('trace', { query: 'aten::add.Tensor', detail: 'full', device: 'cuda', depth: 1, backward: false });
 check(!full.isError && full.structuredContent.target.name === 'aten::add.Tensor', 'trace aten::add.Tensor full');
 const kernel = await call('find', { symbol: 'softmax_warp_forward', limit: 5 });
@@ -51,6 +53,15 @@ check(!kernel.isError && def?.file === 'aten/src/ATen/native/cuda/PersistentSoft
   'find softmax_warp_forward: PersistentSoftmax.cuh:68');
 const op = await call('op', { name: 'aten::add.Tensor' });
 check(!op.isError && op.structuredContent.entries[0]?.line === 552, 'op aten::add.Tensor: native_functions.yaml:552');
+const tests = await call('tests', { query: 'nn.LSTM' });
+check(!tests.isError && tests.structuredContent.schema === 'optrace.tests/1' && tests.structuredContent.entries.length > 0,
+  'tests nn.LSTM: its ModuleInfo entries');
+check(typeof tests.structuredContent?.source?.root === 'string', 'tests: carries source');
+// verify runs the installed torch: a result, or (no torch on this machine) a one-line tool error.
+const verify = await call('verify', { query: 'torch.relu', device: 'cpu', samples: 1 }, { timeout: 300_000 });
+check(verify.isError ? text(verify).length > 0 && !text(verify).includes('\n')
+                     : verify.structuredContent.schema === 'optrace.verify/1',
+  `verify torch.relu: ${verify.isError ? 'isError: ' + text(verify).slice(0, 80) : 'optrace.verify/1'}`);
 const scan = await call('scan', {
   text: 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n',
   name: 'm.py',
@@ -64,6 +75,12 @@ const typo = await call('trace', { query: 'nn.LSTMM' });
 check(typo.isError && text(typo).includes('nn.LSTM'), 'trace nn.LSTMM: isError, did you mean nn.LSTM');
 const conv = await call('trace', { query: 'conv' });
 check(conv.isError && text(conv).includes('nn.Conv2d') && text(conv).includes('F.conv2d'), 'trace conv: suggests nn.Conv2d, F.conv2d');
+const lower = await call('trace', { query: 'nn.lstm' });
+check(lower.isError && text(lower).includes('nn.LSTM'), 'trace nn.lstm: did you mean nn.LSTM');
+const sdpa = await call('trace', { query: 'F.sdpa' });
+check(sdpa.isError && text(sdpa).includes('F.scaled_dot_product_attention'), 'trace F.sdpa: did you mean F.scaled_dot_product_attention');
+const subscript = await call('trace', { query: '[]' });
+check(!subscript.isError && subscript.structuredContent.target.name.includes('__getitem__'), `trace '[]': ${subscript.structuredContent?.target?.name}`);
 const norm = await call('trace', { query: 'norm' });
 check(norm.isError && text(norm).includes('torch.norm') && text(norm).includes('aten::norm'), 'trace norm: lists its meanings');
 const sym = await call('find', { symbol: 'softmax_warp_forwrd' });
@@ -85,6 +102,11 @@ const invalid = [
   ['op', { name: 'y'.repeat(301) }],
   ['scan', { text: '' }],
   ['source', { unexpected: true }],
+  ['tests', {}],
+  ['tests', { query: '' }],
+  ['verify', { query: 'torch.relu', samples: 0 }],
+  ['verify', { query: 'torch.relu', device: 'tpu' }],
+  ['scan', { text: 'import torch\n', class: 7 }],
 ];
 for (const [name, args] of invalid) {
   const started = Date.now();

@@ -37,6 +37,18 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
   return true;
 }
 
+nlohmann::ordered_json SourceJson(const Checkout& checkout) {
+  nlohmann::ordered_json source = {{"root", checkout.root}, {"version", checkout.version}};
+  source["installed_torch"] = checkout.installed_torch ? nlohmann::ordered_json(*checkout.installed_torch) : nullptr;
+  if (!checkout.version_warning.empty()) source["warning"] = checkout.version_warning;
+  return source;
+}
+
+std::string WarningHeader(const Checkout& checkout, bool markdown) {
+  if (checkout.version_warning.empty()) return "";
+  return markdown ? "**" + checkout.version_warning + "**\n\n" : checkout.version_warning + "\n\n";
+}
+
 namespace {
 constexpr char kShield = '\x01';  // a control character: CheckQuery refuses one left behind
 }  // namespace

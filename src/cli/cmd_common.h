@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/checkout.h"
+#include "base/json.h"
 #include "base/status.h"
 
 namespace optrace {
@@ -34,6 +35,15 @@ void AddSourceFlag(CLI::App& app, std::string* source);
 // check_version=false skips the question (the daemon is told the client's answer).
 bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code,
                           bool check_version = true);
+
+// The checkout and interpreter facts every answer carries, so a reader of
+// any output -- not only of stderr -- learns that the installed torch is
+// another release than the checkout (issue 16). JSON: a "source" object as
+// optrace.trace/1 has it (root, version, installed_torch: null when none was
+// found or the check is off, warning when there is one). Text and markdown:
+// the warning as the first line, only when there is one ("" otherwise).
+nlohmann::ordered_json SourceJson(const Checkout& checkout);
+std::string WarningHeader(const Checkout& checkout, bool markdown = false);
 
 // CLI11 turns an argument "[a,b]" into the list a, b and "[]" into nothing
 // (its vector literal syntax), which loses the operator query '[]'. A copy

@@ -193,6 +193,23 @@ TEST_F(CommonTest, EveryOutputCarriesTheVersionMismatch) {
   EXPECT_EQ(scanned["source"]["installed_torch"], "1.13.1");
   EXPECT_NE(scanned["source"].value("warning", "").find("1.13.1"), std::string::npos);
   EXPECT_NE(Capture(env, "scan --source " + tree_ + " " + model).out.find("installed torch of"), std::string::npos);
+  // The lookups read the checkout too: op, find, py and tests, text and JSON
+  // (tests reads the OpInfo database, which the slice lacks: the whole tree).
+  for (const std::string lookup :
+       {"op _softmax --source " + tree_, "find softmax_warp_forward --source " + tree_,
+        "py torch.nn.functional.softmax --source " + tree_, "tests F.softmax --source " + CorpusTree("2.6.0")}) {
+    ProcessRun plain = Capture(env, lookup);
+    ASSERT_EQ(plain.rc, 0) << lookup << ": " << plain.err;
+    EXPECT_EQ(plain.out.rfind("warning: the checkout", 0), 0u) << lookup << ": " << plain.out.substr(0, 300);
+    ProcessRun json = Capture(env, lookup + " --json");
+    ASSERT_EQ(json.rc, 0) << lookup << ": " << json.err;
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["source"]["installed_torch"], "1.13.1") << lookup;
+    EXPECT_NE(j["source"].value("warning", "").find("(from $PYTHON) is 1.13.1"), std::string::npos) << lookup;
+  }
+  ProcessRun quiet = Capture("OPTRACE_NO_VERSION_CHECK=1", "op _softmax --json --source " + tree_);
+  EXPECT_TRUE(nlohmann::json::parse(quiet.out)["source"]["installed_torch"].is_null());
+  EXPECT_FALSE(nlohmann::json::parse(quiet.out)["source"].contains("warning"));
   for (const char* daemon : {"0", "1", "1"}) {  // in process; starting the daemon; from the daemon
     ProcessRun json = Capture("PYTHON=" + old_python_ + " OPTRACE_DAEMON=" + daemon, "trace --json" + q);
     ASSERT_EQ(json.rc, 0) << json.err;
@@ -210,7 +227,10 @@ TEST_F(CommonTest, McpSourceAndTraceCarryTheVersionMismatch) {
       << "\n"
       << R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"trace","arguments":{"query":"aten::_softmax"}}})"
       << "\n"
-      << R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"source","arguments":{}}})" << "\n";
+      << R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"source","arguments":{}}})" << "\n"
+      << R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find","arguments":{"symbol":"softmax_warp_forward"}}})"
+      << "\n"
+      << R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"op","arguments":{"name":"_softmax"}}})" << "\n";
   ProcessRun r = Capture("PYTHON=" + old_python_, "mcp --source " + tree_ + " --jobs 1 <" + input);
   ASSERT_EQ(r.rc, 0) << r.err;
   std::istringstream lines(r.out);
@@ -219,7 +239,7 @@ TEST_F(CommonTest, McpSourceAndTraceCarryTheVersionMismatch) {
     auto j = nlohmann::json::parse(line);
     answers[j["id"].get<int>()] = j;
   }
-  ASSERT_EQ(answers.size(), 3u) << r.out;
+  ASSERT_EQ(answers.size(), 5u) << r.out;
   const auto& trace = answers[1]["result"]["structuredContent"];
   EXPECT_EQ(trace["source"]["installed_torch"], "1.13.1") << trace["source"];
   EXPECT_NE(trace["source"].value("warning", "").find("1.13.1"), std::string::npos);
@@ -227,6 +247,13 @@ TEST_F(CommonTest, McpSourceAndTraceCarryTheVersionMismatch) {
   const auto& source = answers[2]["result"]["structuredContent"];
   EXPECT_EQ(source["installed_torch"], "1.13.1");
   EXPECT_NE(source.value("warning", "").find("(from $PYTHON)"), std::string::npos);
+  for (int id : {3, 4}) {  // find, op (tests adds the same facts: WithSourceFacts)
+    const auto& result = answers[id]["result"];
+    EXPECT_FALSE(result.value("isError", false)) << result.dump().substr(0, 300);
+    EXPECT_EQ(result["structuredContent"]["source"]["installed_torch"], "1.13.1") << id;
+    EXPECT_NE(result["structuredContent"]["source"].value("warning", "").find("1.13.1"), std::string::npos) << id;
+    EXPECT_EQ(result["content"][0]["text"].get<std::string>().rfind("**warning: the checkout", 0), 0u) << id;
+  }
 }
 
 // Issue 16 item 4: after one interpreter's answer was cached, a torch-less

@@ -77,7 +77,7 @@ struct FindPrint {
   const Index& ix;
   const FindAnswer& found;
   const std::string& name;
-  const std::string& root;
+  const Checkout& checkout;
   size_t limit;
 };
 
@@ -93,7 +93,8 @@ void PrintFindJson(const FindPrint& print) {
   const std::string& name = print.name;
 
   const size_t shown_callers = ShownCallers(print);
-  json j = {{"name", name}, {"found", true}, {"checkout", print.root}};
+  json j = {{"name", name}, {"found", true}, {"checkout", print.checkout.root}};
+  j["source"] = json(SourceJson(print.checkout));  // the version facts (cmd_common.h)
   for (uint32_t i : found.definitions) {
     const CppFunction& f = index.functions()[i];
     j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
@@ -264,7 +265,9 @@ int CmdFind(int argc, char** argv) {
   if (!found.found()) {
     const auto& suggestions = found.suggestions;
     if (as_json) {
-      std::cout << json{{"name", name}, {"found", false}, {"did_you_mean", suggestions}}.dump(2) << "\n";
+      json j = {{"name", name}, {"found", false}, {"did_you_mean", suggestions}};
+      j["source"] = json(SourceJson(checkout));
+      std::cout << j.dump(2) << "\n";
     } else {
       std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
       if (!suggestions.empty()) {
@@ -275,9 +278,13 @@ int CmdFind(int argc, char** argv) {
     }
     return static_cast<int>(ExitCode::kNotFound);
   }
-  FindPrint what{*loaded, found, name, checkout.root, limit};
-  if (as_json) PrintFindJson(what);
-  else PrintFindText(what);
+  FindPrint what{*loaded, found, name, checkout, limit};
+  if (as_json) {
+    PrintFindJson(what);
+  } else {
+    std::cout << WarningHeader(checkout);
+    PrintFindText(what);
+  }
   return 0;
 }
 

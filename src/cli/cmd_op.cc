@@ -81,10 +81,9 @@ void PrintFunction(const YamlModel& model, const NativeFunction& f) {
 }
 
 // Opens the checkout and loads the model; prints and returns false on failure.
-bool LoadModel(const std::string& source, YamlModel* model, int* rc) {
-  Checkout checkout;
-  if (!OpenCheckoutOrReport(source, &checkout, rc)) return false;
-  Status s = YamlModel::Load(*checkout.disk, model);
+bool LoadModel(const std::string& source, Checkout* checkout, YamlModel* model, int* rc) {
+  if (!OpenCheckoutOrReport(source, checkout, rc)) return false;
+  Status s = YamlModel::Load(*checkout->disk, model);
   if (!s.ok()) {
     *rc = Report(s);
     return false;
@@ -105,8 +104,9 @@ int CmdOp(int argc, char** argv) {
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   if (Status s = CheckQuery(name); !s.ok()) return Report(s);
+  Checkout checkout;
   YamlModel model;
-  if (!LoadModel(source, &model, &rc)) return rc;
+  if (!LoadModel(source, &checkout, &model, &rc)) return rc;
 
   OpAnswer answer = LookupOp(model, name);
   const std::vector<const NativeFunction*>& found = answer.entries;
@@ -115,7 +115,7 @@ int CmdOp(int argc, char** argv) {
     std::string msg = "no operator '" + name + "' in " + kNativeFunctionsPath;
     if (!near.empty()) msg += "; did you mean " + Join(near, " or ") + "?";
     if (json) {
-      nlohmann::ordered_json j = {{"query", name}, {"error", msg}, {"suggestions", near}};
+      nlohmann::ordered_json j = {{"query", name}, {"error", msg}, {"suggestions", near}, {"source", SourceJson(checkout)}};
       std::cout << j.dump(2) << "\n";
     }
     return Report(Status::NotFound(msg));
@@ -128,10 +128,12 @@ int CmdOp(int argc, char** argv) {
       j["derivative"] = d ? DerivativeToJson(*d) : nlohmann::ordered_json(nullptr);
       list.push_back(std::move(j));
     }
-    nlohmann::ordered_json out = {{"query", name}, {"release", model.release()}, {"functions", std::move(list)}};
+    nlohmann::ordered_json out = {{"query", name}, {"release", model.release()}, {"functions", std::move(list)},
+                                  {"source", SourceJson(checkout)}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
+  std::cout << WarningHeader(checkout);
   for (size_t i = 0; i < found.size(); ++i) {
     if (i) std::cout << "\n";
     PrintFunction(model, *found[i]);
@@ -151,8 +153,9 @@ int CmdOps(int argc, char** argv) {
   app.add_flag("--json", json, "print the whole model as a JSON array, one object per function");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  Checkout checkout;
   YamlModel model;
-  if (!LoadModel(source, &model, &rc)) return rc;
+  if (!LoadModel(source, &checkout, &model, &rc)) return rc;
   if (json) {
     std::cout << ModelToJson(model).dump(1) << "\n";
     return 0;

@@ -157,7 +157,9 @@ int CmdPy(int argc, char** argv) {
       msg += "?";
     }
     if (as_json) {
-      std::cout << json{{"query", symbol}, {"found", false}, {"suggestions", suggestions}}.dump(2) << "\n";
+      json j = {{"query", symbol}, {"found", false}, {"suggestions", suggestions}};
+      j["source"] = json(SourceJson(checkout));
+      std::cout << j.dump(2) << "\n";
       return static_cast<int>(ExitCode::kNotFound);
     }
     return Report(Status::NotFound(msg));
@@ -167,8 +169,10 @@ int CmdPy(int argc, char** argv) {
   j["query"] = symbol;
   if (as_json) {
     j["found"] = true;
+    j["source"] = json(SourceJson(checkout));  // the version facts (cmd_common.h)
     std::cout << j.dump(2) << "\n";
   } else {
+    std::cout << WarningHeader(checkout);
     PrintText(j, std::cout);
   }
   return 0;

@@ -1,6 +1,7 @@
 // `optrace tests QUERY`: the OpInfo / ModuleInfo entries of the checkout's
 // test databases for an op or module, and the tests that run them
-// (verify/test_finder.h). Reads Python files only; needs no index.
+// (verify/test_finder.h). Reads Python files only; needs no index. Like
+// every answer it carries the installed-torch facts (cmd_common.h).
 //
 // Exit codes: 0 found, 1 no entry, 2 usage, 3 checkout problem.
 #include <iostream>
@@ -23,12 +24,17 @@ int CmdTests(int argc, char** argv) {
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   Checkout checkout;
-  if (Status s = FindCheckout(source, &checkout); !s.ok()) return Report(s);
+  if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
   TestsAnswer answer;
   Status s = FindTests(*checkout.disk, query, &answer);
   if (!s.ok()) return Report(s);
-  if (json || format == "json") std::cout << DumpJson(TestsToJson(answer), 1) << "\n";
-  else std::cout << TestsText(answer, format == "md");
+  if (json || format == "json") {
+    nlohmann::ordered_json out = TestsToJson(answer);
+    out["source"] = SourceJson(checkout);  // the version facts (cmd_common.h)
+    std::cout << DumpJson(out, 1) << "\n";
+  } else {
+    std::cout << WarningHeader(checkout, format == "md") << TestsText(answer, format == "md");
+  }
   return 0;
 }
 

@@ -81,6 +81,23 @@ size_t CodePoints(const std::string& s) {
 
 bool Validate(const json& schema, const json& value, const std::string& path, std::string* error) {
   if (!schema.is_object()) return true;  // `true` and absent schemas accept anything
+  // anyOf: the first branch that accepts the value; else the first branch's error.
+  if (const json* branches = Member(schema, "anyOf"); branches && branches->is_array() && !branches->empty()) {
+    std::string first;
+    bool any = false;
+    for (const auto& branch : *branches) {
+      std::string e;
+      if (Validate(branch, value, path, &e)) {
+        any = true;
+        break;
+      }
+      if (first.empty()) first = e;
+    }
+    if (!any) {
+      *error = first;
+      return false;
+    }
+  }
   if (const json* type = Member(schema, "type"); type && !TypeMatches(*type, value)) {
     *error = Pointer(path) + ": expected " + TypeText(*type) + ", got " + value.type_name();
     return false;

@@ -491,6 +491,24 @@ TEST(ValidateJsonSchema, AcceptsWhatTheSchemaAllows) {
   EXPECT_EQ(error, "(root): expected object, got array");
 }
 
+// anyOf, the spelling of a nullable field the output schemas use (a type
+// array draws MCP Inspector --strict warnings): a value any branch accepts
+// passes; otherwise the first branch's error is reported.
+TEST(ValidateJsonSchema, AnyOfAcceptsAValueOneBranchAccepts) {
+  json schema = json::parse(R"({"type":"object","properties":{
+      "t":{"anyOf":[{"type":"string"},{"type":"null"}]},
+      "d":{"anyOf":[{"type":"object","required":["line"],"properties":{"line":{"type":"integer"}}},{"type":"null"}]}}})");
+  std::string error;
+  EXPECT_TRUE(ValidateJsonSchema(schema, json::parse(R"({"t":"2.6.0","d":{"line":3}})"), &error)) << error;
+  EXPECT_TRUE(ValidateJsonSchema(schema, json::parse(R"({"t":null,"d":null})"), &error)) << error;
+  EXPECT_FALSE(ValidateJsonSchema(schema, json::parse(R"({"t":1})"), &error));
+  EXPECT_EQ(error, "/t: expected string, got number");
+  EXPECT_FALSE(ValidateJsonSchema(schema, json::parse(R"({"d":{"line":"3"}})"), &error));
+  EXPECT_EQ(error, "/d/line: expected integer, got string");
+  EXPECT_FALSE(ValidateJsonSchema(schema, json::parse(R"({"d":{}})"), &error));
+  EXPECT_EQ(error, "/d: missing required property 'line'");
+}
+
 // --- the stdio loop, over pipes ---
 
 class ServeTest : public McpServerTest {

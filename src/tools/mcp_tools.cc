@@ -75,157 +75,7 @@ std::string Where(const json& item) {
   return item.value("file", std::string()) + ":" + std::to_string(item.value("line", 0));
 }
 
-// The brief trace is the answer first (the summary: main path, selections,
-// backward) plus the ops on that path and the alternatives the assumptions
-// leave open, in a compact form; it must fit an agent's context (16 KB, the
-// limit issue 16 set), whatever the op: past that, lists are cut further.
-constexpr size_t kBriefMaxBytes = 16000, kBriefMaxAlternatives = 16, kBriefMaxNotFound = 10, kBriefMaxNotes = 8,
-                 kBriefMaxCalls = 8, kBriefMaxFrames = 8, kBriefMaxKernels = 6;
-
-// Keeps the first `limit` items of the array at obj[key]; returns how many were dropped.
-size_t Cap(json& obj, const char* key, size_t limit) {
-  if (!obj.contains(key) || !obj[key].is_array() || obj[key].size() <= limit) return 0;
-  size_t dropped = obj[key].size() - limit;
-  obj[key].erase(obj[key].begin() + static_cast<std::ptrdiff_t>(limit), obj[key].end());
-  return dropped;
-}
-
-// Keeps only `keys` of obj.
-void Keep(json& obj, std::initializer_list<const char*> keys) {
-  json kept = json::object();
-  for (const char* k : keys)
-    if (obj.contains(k)) kept[k] = std::move(obj[k]);
-  obj = std::move(kept);
-}
-
-// An op on the main path: its YAML line and dispatch, implementations,
-// stubs, kernels and libraries with their lines, the condition of its edge.
-json BriefOp(json op) {
-  if (op.contains("yaml") && op["yaml"].is_object()) Keep(op["yaml"], {"file", "line", "dispatch"});
-  for (auto& impl : op["impls"]) Keep(impl, {"key", "function", "file", "line"});
-  for (auto& stub : op["stubs"]) {
-    Keep(stub, {"name", "registrations"});
-    for (auto& r : stub["registrations"]) Keep(r, {"device", "target", "file", "line"});
-  }
-  for (auto& kernel : op["kernels"]) Keep(kernel, {"name", "device", "file", "line"});
-  Cap(op, "kernels", kBriefMaxKernels);
-  for (auto& library : op["libraries"]) {
-    Keep(library, {"name", "file", "line", "calls"});
-    Cap(library, "calls", 4);
-  }
-  Keep(op, {"name", "role", "reached_from", "depth", "yaml", "impls", "stubs", "kernels", "libraries", "when",
-            "typical"});
-  op["calls"] = json::array();
-  return op;
-}
-
-// An alternative: the op, where it branches off and the condition.
-json BriefAlternative(const json& op) {
-  json alt = {{"name", op["name"]}, {"role", op["role"]}};
-  if (op.contains("reached_from")) alt["reached_from"] = op["reached_from"];
-  if (op.contains("when") && !op["when"].empty()) alt["when"] = json::array({op["when"].back()});
-  alt["typical"] = false;
-  if (op.contains("undecided")) alt["undecided"] = true;
-  return alt;
-}
-
-// Cuts the longest lists until the brief fits kBriefMaxBytes.
-void FitBrief(json& brief) {
-  for (size_t limit : {12, 8, 4, 2, 1}) {
-    if (DumpJson(brief).size() <= kBriefMaxBytes) return;
-    for (auto& op : brief["ops"]) {
-      Cap(op, "kernels", limit / 2 + 1);
-      Cap(op, "stubs", limit);
-      if (op.contains("when")) Cap(op, "when", limit / 2 + 1);
-    }
-    for (auto& p : brief["summary"]["path"]) Cap(p, "kernels", limit / 2 + 1);
-    Cap(brief["summary"], "path", limit * 3);
-    Cap(brief["summary"], "selections", limit);
-    Cap(brief["summary"]["backward"], "path", limit * 2);
-    for (auto& f : brief["python"]) Cap(f, "calls", limit);
-    Cap(brief, "ops", limit * 4);
-    Cap(brief, "notes", limit / 2);
-    Cap(brief, "backward", limit);
-  }
-}
-
 }  // namespace
-
-json BriefTrace(const json& full) {
-  json brief = full;
-  std::set<std::string> on_path;
-  for (const auto& p : full["summary"]["path"]) on_path.insert(p.value("op", std::string()));
-  for (const auto& p : full["summary"]["backward"]["path"]) on_path.insert(p.value("op", std::string()));
-  // Typical ops that do the work (a kernel or a vendor library) come first,
-  // so cutting the brief to size never drops them before plumbing.
-  json ops = json::array(), plumbing = json::array(), alternatives = json::array();
-  auto does_work = [](const json& op) {
-    return op.value("typical", false) && (!op["kernels"].empty() || !op["libraries"].empty());
-  };
-  for (const auto& op : full["ops"]) {
-    std::string name = op.value("name", std::string());
-    if (does_work(op) && op.value("role", std::string()) == "forward") {
-      ops.push_back(BriefOp(op));
-      on_path.insert(name);  // its backward is kept too
-    }
-    else if (on_path.count(name)) plumbing.push_back(BriefOp(op));
-    else if (op.value("undecided", false) && alternatives.size() < kBriefMaxAlternatives)
-      alternatives.push_back(BriefAlternative(op));
-  }
-  // Shallowest first (what the entry calls before what its helpers call);
-  // at one depth, vendor-library calls before kernels.
-  std::stable_sort(ops.begin(), ops.end(), [](const json& a, const json& b) {
-    auto rank = [](const json& op) { return std::make_pair(op.value("depth", 0), op["libraries"].empty() ? 1 : 0); };
-    return rank(a) < rank(b);
-  });
-  for (auto& p : plumbing) ops.push_back(std::move(p));
-  if (ops.empty())  // nothing typical (a not-found trace): the entry ops
-    for (const auto& op : full["ops"])
-      if (!op.contains("reached_from") && ops.size() < kBriefMaxAlternatives) ops.push_back(BriefOp(op));
-  size_t ops_omitted = full["ops"].size() - ops.size() - alternatives.size();
-  for (auto& a : alternatives) ops.push_back(std::move(a));
-  brief["ops"] = std::move(ops);
-  for (auto& f : brief["python"]) {
-    json calls = json::array();
-    for (auto& c : f["calls"])
-      if (c.contains("resolved") && calls.size() < kBriefMaxCalls) calls.push_back(c);
-    f["calls"] = std::move(calls);
-  }
-  Cap(brief, "python", kBriefMaxFrames);
-  // Backward entries of the ops that do the work first, as for the ops.
-  std::set<std::string> working;
-  const json& kept_ops = brief["ops"];
-  for (const auto& op : kept_ops)
-    if (does_work(op)) working.insert(op.value("name", std::string()));
-  json backward = json::array(), other_backward = json::array();
-  for (auto b : full["backward"]) {
-    std::string op = b.value("op", std::string());
-    if (!on_path.count(op)) continue;
-    if (b["derivatives"].is_object()) Keep(b["derivatives"], {"file", "line", "name"});
-    (working.count(op) ? backward : other_backward).push_back(std::move(b));
-  }
-  // In the order of their ops above.
-  auto position = [&](const json& b) {
-    for (size_t i = 0; i < kept_ops.size(); ++i)
-      if (kept_ops[i].value("name", std::string()) == b.value("op", std::string())) return i;
-    return kept_ops.size();
-  };
-  std::stable_sort(backward.begin(), backward.end(),
-                   [&](const json& a, const json& b) { return position(a) < position(b); });
-  for (auto& b : other_backward) backward.push_back(std::move(b));
-  brief["backward"] = std::move(backward);
-  size_t decompositions = full["decompositions"].size();
-  brief["decompositions"] = json::array();
-  brief.erase("selections");  // the summary has them
-  size_t not_found_omitted = Cap(brief, "not_found", kBriefMaxNotFound);
-  Cap(brief, "notes", kBriefMaxNotes);
-  brief["brief"] = {{"ops_omitted", ops_omitted},
-                    {"decompositions_omitted", decompositions},
-                    {"not_found_omitted", not_found_omitted},
-                    {"full", "call trace with detail \"full\" for every op, call site and decomposition"}};
-  FitBrief(brief);
-  return brief;
-}
 
 json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
   const CppIndex& cpp = index.cpp;
@@ -401,6 +251,16 @@ json LocSchema() {
 
 json ArrayOf(json item) { return {{"type", "array"}, {"items", std::move(item)}}; }
 
+// The checkout and installed-torch facts every answer of trace, find, op,
+// scan and tests carries (the `source` of optrace.trace/1).
+json SourceSchema() {
+  return {{"type", "object"},
+          {"required", {"root", "version"}},
+          {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}},
+                          {"installed_torch", {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}},
+                          {"warning", {{"type", "string"}}}}}};
+}
+
 json LocatedItem(std::initializer_list<const char*> string_fields) {
   json schema = LocSchema();
   for (const char* f : string_fields) schema["properties"][f] = {{"type", "string"}};
@@ -408,7 +268,10 @@ json LocatedItem(std::initializer_list<const char*> string_fields) {
 }
 
 std::vector<McpTool> MakeTools() {
-  json nullable_string = {{"type", {"string", "null"}}};
+  // A nullable field as anyOf branches of one type each: MCP Inspector's
+  // --strict check warns of a type array, which single-type schema dialects
+  // (the OpenAPI subset of some model providers) reject.
+  json nullable_string = {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}};
   json strings = ArrayOf({{"type", "string"}});
   json any_array = {{"type", "array"}};
 
@@ -449,10 +312,7 @@ std::vector<McpTool> MakeTools() {
        {"properties",
         {{"schema", {{"type", "string"}, {"const", "optrace.trace/1"}}},
          {"query", {{"type", "string"}}},
-         {"source", {{"type", "object"}, {"required", {"root", "version"}},
-                     {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}},
-                                     {"installed_torch", {{"type", {"string", "null"}}}},
-                                     {"warning", {{"type", "string"}}}}}}},
+         {"source", SourceSchema()},
          {"target", {{"type", "object"}, {"required", {"kind", "name"}},
                      {"properties", {{"kind", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}},
          {"python", ArrayOf({{"type", "object"}, {"required", {"symbol"}}, {"properties", {{"symbol", {{"type", "string"}}}, {"calls", any_array}}}})},
@@ -494,7 +354,8 @@ std::vector<McpTool> MakeTools() {
          {"launches", ArrayOf(LocatedItem({"kind", "launcher", "from"}))},
          {"callers", ArrayOf(LocatedItem({"from", "call"}))},
          {"totals", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
-         {"suggestions", strings}}}}};
+         {"suggestions", strings},
+         {"source", SourceSchema()}}}}};
 
   json entry = LocatedItem({"name", "func"});
   entry["required"] = {"name", "file", "line", "func", "dispatch", "derivatives"};
@@ -504,9 +365,11 @@ std::vector<McpTool> MakeTools() {
   entry["properties"]["structured_delegate"] = nullable_string;
   entry["properties"]["tags"] = strings;
   entry["properties"]["derivatives"] = {
-      {"type", {"object", "null"}},
-      {"required", {"name", "file", "line", "formulas"}},
-      {"properties", {{"formulas", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}};
+      {"anyOf",
+       {{{"type", "object"},
+         {"required", {"name", "file", "line", "formulas"}},
+         {"properties", {{"formulas", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}},
+        {{"type", "null"}}}}};
   McpTool op{
       "op", "An aten op's YAML and derivatives",
       "The native_functions.yaml entry of an aten op (schema, variants, the effective dispatch table as torchgen "
@@ -518,7 +381,8 @@ std::vector<McpTool> MakeTools() {
        {"additionalProperties", false}},
       {{"type", "object"},
        {"required", {"query", "entries"}},
-       {"properties", {{"query", {{"type", "string"}}}, {"entries", ArrayOf(entry)}, {"suggestions", strings}}}}};
+       {"properties", {{"query", {{"type", "string"}}}, {"entries", ArrayOf(entry)}, {"suggestions", strings},
+                       {"source", SourceSchema()}}}}};
 
   McpTool source{
       "source", "Which PyTorch checkout is read",
@@ -600,10 +464,11 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (Status s = live_.Refresh(); !s.ok()) return ToolError("optrace cannot read a PyTorch checkout: " + s.message());
   auto reading = live_.ReadLock();
   if (name == "trace") return Trace(arguments);
-  if (name == "find") return Find(arguments);
-  if (name == "op") return Op(arguments);
+  if (name == "find") return WithSourceFacts(Find(arguments));
+  if (name == "op") return WithSourceFacts(Op(arguments));
   if (name == "scan") return Scan(arguments);
-  if (McpToolResult r; CallVerifyTool(index_, name, arguments, &r)) return r;
+  if (McpToolResult r; CallVerifyTool(index_, name, arguments, &r))
+    return name == "tests" ? WithSourceFacts(std::move(r)) : r;  // verify names the torch it ran
   return ToolError("no tool named " + name);
 }
 
@@ -721,6 +586,19 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
     for (size_t i = 0; i < out["suggestions"].size(); ++i) text += (i ? ", " : " ") + out["suggestions"][i].get<std::string>();
   }
   return {true, text, out};
+}
+
+McpToolResult OptraceTools::WithSourceFacts(McpToolResult result) {
+  if (!result.structured.is_object()) return result;
+  json source = {{"root", index_.root}, {"version", index_.version}};
+  std::lock_guard<std::mutex> lock(mu_);
+  source["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
+  if (!version_warning_.empty()) {
+    source["warning"] = version_warning_;
+    result.text = "**" + version_warning_ + "**\n\n" + result.text;
+  }
+  result.structured["source"] = std::move(source);
+  return result;
 }
 
 McpToolResult OptraceTools::Source() {

@@ -72,6 +72,10 @@ class OptraceTools : public McpToolProvider {
   McpToolResult Op(const McpJson& arguments);
   McpToolResult Scan(const McpJson& arguments);
   McpToolResult Source();
+  // Adds the checkout and installed-torch facts to an answer read from the
+  // checkout: `source` (as optrace.trace/1 has it) and the mismatch warning
+  // ahead of the text.
+  McpToolResult WithSourceFacts(McpToolResult result);
 
   std::string source_flag_;
   std::vector<McpTool> tools_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -187,6 +188,41 @@ TEST(UseScan, LayersAreTraced) {
   ASSERT_NE(emb, nullptr);
   EXPECT_TRUE(emb->needs_trace);
   EXPECT_EQ(emb->resolved, "torch.nn.modules.sparse.Embedding");
+}
+
+// Every layer torch.nn exports (torch/nn/modules/__init__.py __all__, 161
+// names in 2.6.0) but the containers is a module and traced, whatever its name or its forward's first op has in
+// common with a category (Embedding and indexing, Softmax, Identity, the
+// Pad and Pool classes): built and called the way a model does it.
+TEST(UseScan, EveryNnLayerIsAModuleAndTraced) {
+  REQUIRE_CORPUS("2.6.0");
+  const Index& ix = CorpusIndex();
+  std::vector<std::string> names;
+  for (const PyModule& m : ix.py.modules())
+    if (m.name == "torch.nn.modules") names = m.all;
+  ASSERT_GT(names.size(), 100u);
+  std::string init, forward;
+  for (size_t i = 0; i < names.size(); ++i) {
+    init += "        self.m" + std::to_string(i) + " = nn." + names[i] + "()\n";
+    forward += "        x = self.m" + std::to_string(i) + "(x)\n";
+  }
+  std::string text = "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n" +
+                     init + "    def forward(self, x):\n" + forward + "        return x\n";
+  ScanReport r;
+  ASSERT_TRUE(ScanUserFile(ix, "layers.py", text, &r).ok());
+  std::set<std::string> missing(names.begin(), names.end());
+  for (const ScanOp& op : r.ops) {
+    if (!op.query.starts_with("nn.")) continue;
+    missing.erase(op.query.substr(3));
+    EXPECT_EQ(op.kind, "module") << op.query << " filed as " << op.category;
+    EXPECT_TRUE(op.needs_trace) << op.query << " (" << op.category << ") is not traced";
+  }
+  // Containers (torch/nn/modules/container.py) are not ops: a Sequential
+  // stands for its children (CnnSequentialChildren), a ModuleList is not called.
+  for (const PyModule& m : ix.py.modules())
+    if (m.name == "torch.nn.modules.container")
+      for (const PyClass& c : m.classes) missing.erase(c.name);
+  EXPECT_THAT(missing, ::testing::IsEmpty());
 }
 
 // Module-level statements of a script are scanned (a function "<module>").

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# MCP Inspector's CLI in --strict mode on `optrace mcp`, in each of its three
+# protocol eras (legacy: the initialize handshake; modern: 2026-07-28
+# per-request _meta; auto: what the server's answers lead to): tools/list
+# must report 0 errors and 0 warnings about the tool schemas, and a
+# tools/call of every tool must answer. A CTest; skipped (exit 77) where
+# npm is missing, the packages cannot be installed (offline) or the 2.6.0
+# tree is absent.
+#
+# The Inspector needs Node >= 22.19; Debian 12 ships 18 and NodeSource's
+# channel here 20, so Node 22 comes from npm's `node` package (prebuilt
+# Node binaries), installed with the Inspector into a cache directory
+# outside the repository, once: ${OPTRACE_TEST_NODE22_DIR:-~/.cache/optrace-node22}.
+#   tests/mcp_inspector_test.sh OPTRACE_BINARY
+set -euo pipefail
+optrace="$1"
+node_version=22.23.3
+inspector_version=2.12.0
+tree="${OPTRACE_CORPUS:-$HOME/.cache/optrace-corpus}/pytorch-2.6.0"
+if ! command -v npm >/dev/null; then
+  echo "skipped: npm is needed (Debian: apt-get install npm)"
+  exit 77
+fi
+if [[ ! -d "$tree" ]]; then
+  echo "skipped: no 2.6.0 tree at $tree (scripts/corpus.sh)"
+  exit 77
+fi
+dir="${OPTRACE_TEST_NODE22_DIR:-$HOME/.cache/optrace-node22}"
+mkdir -p "$dir"
+installed() { grep -qs "\"version\": \"$2\"" "$dir/node_modules/$1/package.json"; }
+if ! installed node "$node_version" || ! installed @modelcontextprotocol/inspector "$inspector_version"; then
+  [[ -f "$dir/package.json" ]] || echo '{"private": true}' > "$dir/package.json"
+  if ! npm install --prefix "$dir" --no-audit --no-fund "node@$node_version" \
+       "@modelcontextprotocol/inspector@$inspector_version" >"$dir/install.log" 2>&1; then
+    echo "skipped: npm could not install node@$node_version and the Inspector (see $dir/install.log)"
+    exit 77
+  fi
+fi
+export PATH="$dir/node_modules/.bin:$PATH"
+echo "node $(node --version), @modelcontextprotocol/inspector $(inspector --cli --version 2>/dev/null | tail -1)"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+# The Inspector hands a stdio server only a few variables of its own
+# environment: the index cache is named explicitly, so a test never touches
+# the user's (scripts/test.sh sets XDG_CACHE_HOME).
+cache="${XDG_CACHE_HOME:-$HOME/.cache}"
+server=(-e OPTRACE_NO_VERSION_CHECK=1 -e "XDG_CACHE_HOME=$cache" "$optrace" mcp --source "$tree")
+# Build the index first (minutes the first time), so no call waits for it.
+OPTRACE_DAEMON=0 XDG_CACHE_HOME="$cache" "$optrace" trace --json aten::abs --source "$tree" >/dev/null
+for era in legacy auto modern; do
+  if ! inspector --cli --strict --protocol-era "$era" --connect-timeout 0 --method tools/list "${server[@]}" \
+       >"$out/list.json" 2>"$out/list.err"; then
+    fail "$era tools/list --strict exited $?:"; cat "$out/list.err"
+    continue
+  fi
+  summary="$(grep -E '^[0-9]+ errors?, [0-9]+ warnings?' "$out/list.err" || true)"
+  if [[ -z "$summary" && -s "$out/list.err" ]] && grep -qE '^(Warning|Error)' "$out/list.err"; then
+    fail "$era tools/list --strict:"; cat "$out/list.err"
+  elif [[ -n "$summary" && ! "$summary" =~ ^0\ errors,\ 0\ warnings ]]; then
+    fail "$era tools/list --strict: $summary"; cat "$out/list.err"
+  else
+    echo "ok   $era tools/list --strict: ${summary:-no portability problems}"
+  fi
+  for call in 'trace {"query":"nn.LSTM"}' 'find {"symbol":"lstm_cudnn"}' 'op {"name":"aten::add.Tensor"}' \
+              'source {}' 'tests {"query":"nn.LSTM"}' \
+              'scan {"text":"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'; do
+    tool="${call%% *}" args="${call#* }"
+    if inspector --cli --protocol-era "$era" --connect-timeout 0 --format json --method tools/call \
+         --tool-name "$tool" --tool-args-json "$args" "${server[@]}" >"$out/call.json" 2>"$out/call.err" &&
+       python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r=r.get("result", r); sys.exit(0 if isinstance(r.get("structuredContent"), dict) and not r.get("isError") else 1)' "$out/call.json"; then
+      echo "ok   $era tools/call $tool"
+    else
+      fail "$era tools/call $tool:"; head -c 2000 "$out/call.err" "$out/call.json"; echo
+    fi
+  done
+done
+echo "$([[ $failures -eq 0 ]] && echo "all passed" || echo "$failures FAILED")"
+exit $((failures > 0))
