@@ -168,6 +168,7 @@ struct MainPathOp {
   const StubRegistrationStep* registration = nullptr;
   std::vector<const KernelStep*> kernels;
   std::vector<const LibraryStep*> libraries;
+  const OpStep* stub_owner = nullptr;  // the op whose stub and helpers these are
   const Condition* when = nullptr;  // the deciding condition of its edge
   bool undecided = false;  // below a condition the assumptions cannot decide
 };

@@ -5,6 +5,7 @@
 // filled (trace/trace_paths.h), so text, markdown, JSON `summary` and the
 // MCP brief all say the same thing. Long lines wrap; an identifier is never
 // cut.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -52,7 +53,7 @@ MainPath ComputeMainPath(const Trace& t) {
   // What runs for the device, added to an entry (an overload folded into
   // the entry of its base name brings its own: a structured delegate's
   // kernels).
-  auto fill = [&](const OpStep& op, MainPathOp& e) {
+  auto fill_own = [&](const OpStep& op, MainPathOp& e) {
     for (const auto& im : op.impls)
       if (DeviceKey(im.key, m.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
@@ -62,6 +63,7 @@ MainPath ComputeMainPath(const Trace& t) {
         if ((m.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
           e.stub = &s;
           e.registration = &r;
+          e.stub_owner = &op;
         }
     for (const auto& k : op.kernels) {
       bool have = false;
@@ -74,6 +76,27 @@ MainPath ComputeMainPath(const Trace& t) {
         for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
         if (!have) e.libraries.push_back(&l);
       }
+  };
+  // A structured op runs its delegate's implementation and kernels
+  // (structured_delegate: add.out), whichever overload the tracer reached
+  // the delegate from first: they are folded into the op's entry.
+  auto fill = [&](const OpStep& op, MainPathOp& e) {
+    fill_own(op, e);
+    if (op.yaml && op.yaml->structured_delegate) {
+      auto it = first_of.find(op.role + " " + *op.yaml->structured_delegate);
+      if (it != first_of.end() && &t.ops[it->second] != &op) fill_own(t.ops[it->second], e);
+    }
+    // Kernels reached through the device's stub registration first: the
+    // kernels of other stubs the implementation may call come after.
+    if (e.registration) {
+      const std::string& target = e.registration->target;
+      std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
+        auto through = [&](const KernelStep* k) {
+          return std::find(k->path.begin(), k->path.end(), target) != k->path.end() || k->name == target;
+        };
+        return through(a) && !through(b);
+      });
+    }
   };
   auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
     const OpStep& op = t.ops[i];
@@ -96,7 +119,8 @@ MainPath ComputeMainPath(const Trace& t) {
     }
     for (size_t c = 0; c < t.ops.size(); ++c) {
       const OpStep& child = t.ops[c];
-      if (c != i && child.role == op.role && child.reached_from == op.name && on_path(child) &&
+      bool folded = op.yaml && op.yaml->structured_delegate == child.name;  // its kernels are the op's
+      if (c != i && !folded && child.role == op.role && child.reached_from == op.name && on_path(child) &&
           first_of[child.role + " " + child.name] == c && !visited.count(c)) {
         visited.insert(c);
         self(self, c, level + 1, out);
@@ -113,9 +137,21 @@ MainPath ComputeMainPath(const Trace& t) {
     }
     if (root && (op.typical || !any_typical)) visit(visit, i, 0, &m.forward);
   }
+  // Autograd records the outermost op on the path that has a derivatives
+  // entry; what that op's implementation calls runs below autograd, so
+  // its own entries never apply (relu's, not clamp_min's).
+  std::map<std::string, const BackwardStep*> entry_of;
+  for (const auto& b : t.backward)
+    if (b.derivatives) entry_of.emplace(b.op, &b);
   std::set<std::string> path_ops;
-  for (const auto& e : m.forward)
-    if (!e.undecided) path_ops.insert(t.ops[e.op].name);
+  std::vector<std::pair<int, bool>> above;  // (level, recorded at or above) along the tree
+  for (const auto& e : m.forward) {
+    while (!above.empty() && above.back().first >= e.level) above.pop_back();
+    bool covered = !above.empty() && above.back().second;
+    bool recorded = entry_of.count(t.ops[e.op].name) > 0;
+    if (!e.undecided && !covered) path_ops.insert(t.ops[e.op].name);
+    above.push_back({e.level, covered || (recorded && !e.undecided)});
+  }
   for (const auto& b : t.backward)
     if (path_ops.count(b.op)) m.derivatives.push_back(&b);
   for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -132,6 +168,55 @@ MainPath ComputeMainPath(const Trace& t) {
 }
 
 namespace {
+
+// The functions between an entry's implementation and a kernel's launch
+// that the entry does not already name (its implementation, stub and the
+// stub's target): how the implementation gets to the kernel.
+std::vector<std::string> Via(const MainPathOp& e, const KernelStep& k) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < k.path.size(); ++i) {  // path[0] is the implementation
+    const std::string& f = k.path[i];
+    bool named = f == k.name || f.ends_with("_stub") || (e.registration && f == e.registration->target) ||
+                 (e.impl && f == e.impl->function);
+    if (!named && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+// Device code below a stub whose kernel launch was not found: the helpers on
+// the device's path defined beside the stub's target, each located.
+std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& device) {
+  std::vector<const ImplStep*> out;
+  if (!e.kernels.empty() || !e.libraries.empty() || !e.registration || !e.stub_owner) return out;
+  const Location& target = e.registration->target_definition;
+  for (const auto& h : e.stub_owner->helpers)
+    if (h.key == (device == "cuda" ? "CUDA" : "CPU") && h.where.file == target.file &&
+        h.function != e.registration->target)
+      out.push_back(&h);
+  return out;
+}
+
+// What an entry runs, by name only: kernels (with the functions leading to
+// them), device code, libraries.
+std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const KernelStep* k : e.kernels) {
+    add(k->name);
+  }
+  for (const KernelStep* k : e.kernels)
+    for (const auto& f : Via(e, *k)) add(f);
+  for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
+  constexpr size_t kMaxNames = 6;
+  if (names.size() > kMaxNames) {
+    names.resize(kMaxNames);
+    names.push_back("…");
+  }
+  for (const LibraryStep* l : e.libraries) add(l->name);
+  return names;
+}
 
 class MainWriter {
  public:
@@ -152,6 +237,7 @@ class MainWriter {
         collapsed_.insert(t_.ops[e.op].name);
       }
     }
+    RunLines();
     PythonLines(shown);
     if (!collapsed.empty())
       Add("  · ", "also on the path, running no kernel of their own: " + Join(collapsed, ", "), "");
@@ -260,16 +346,75 @@ class MainWriter {
       Add(in, "stub " + e.stub->name + " → " + e.registration->target,
           LocText(e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where,
                   true));
-    constexpr size_t kMaxKernels = 6;
-    for (size_t k = 0; k < e.kernels.size() && k < kMaxKernels; ++k)
-      Add(in, "kernel " + e.kernels[k]->name, LocText(e.kernels[k]->where, true));
-    if (e.kernels.size() > kMaxKernels)
-      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+    KernelLines(e, in);
+    for (const ImplStep* h : DeviceCode(e, m_.device))
+      Add(in, "device code " + h->function + " (no kernel launch found)", LocText(h->where, true));
     for (const LibraryStep* l : e.libraries) {
       std::vector<std::string> calls(l->calls.begin(), l->calls.begin() + std::min<size_t>(l->calls.size(), 3));
       Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
           LocText(l->where, true));
     }
+  }
+
+  // One line per file and route: "kernel A" with its location, or
+  // "kernels A :12, B :40" with the file; "via f → g" names the functions
+  // between the stub's target and the launch.
+  void KernelLines(const MainPathOp& e, const std::string& in) {
+    constexpr size_t kMaxKernels = 6;
+    std::vector<std::pair<std::string, std::vector<const KernelStep*>>> groups;  // (file + via, kernels)
+    size_t shown = std::min(e.kernels.size(), kMaxKernels);
+    for (size_t k = 0; k < shown; ++k) {
+      const KernelStep* kernel = e.kernels[k];
+      std::string key = kernel->where.file + "\n" + Join(Via(e, *kernel), " → ");
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) groups.push_back({key, {kernel}});
+      else it->second.push_back(kernel);
+    }
+    for (const auto& [key, kernels] : groups) {
+      std::string via = key.substr(key.find('\n') + 1);
+      via = via.empty() ? "" : "  via " + via;
+      if (kernels.size() == 1) {
+        Add(in, "kernel " + kernels[0]->name + via, LocText(kernels[0]->where, true));
+        continue;
+      }
+      std::vector<std::string> named;
+      for (const KernelStep* k : kernels) named.push_back(k->name + " :" + std::to_string(k->where.line));
+      Add(in, "kernels " + Join(named, ", ") + via, ShortPath(kernels[0]->where.file));
+    }
+    if (e.kernels.size() > kMaxKernels)
+      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+  }
+
+  // The answer first: what runs on the device, one line per op that runs
+  // something of its own (decided first, then those behind a condition the
+  // assumptions leave open, then the backward's), by name only; the tree
+  // below locates each.
+  void RunLines() {
+    std::vector<std::string> decided, open, backward;
+    for (const auto& e : m_.forward) {
+      std::vector<std::string> names = RunNames(e, m_.device);
+      if (names.empty()) continue;
+      (e.undecided ? open : decided).push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+    }
+    for (const auto& e : m_.backward) {
+      std::vector<std::string> names = RunNames(e, m_.device);
+      if (!names.empty()) backward.push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+    }
+    if (decided.empty() && open.empty() && backward.empty()) return;
+    Add("", "runs on " + m_.device + " (typical path; ? behind a condition left open)", "");
+    constexpr size_t kMaxRuns = 12;
+    size_t count = 0, total = decided.size() + open.size() + backward.size();
+    auto emit = [&](const std::vector<std::string>& lines, const std::string& prefix) {
+      for (const auto& l : lines)
+        if (count < kMaxRuns) {
+          Add(prefix, l, "");
+          ++count;
+        }
+    };
+    emit(decided, "  ");
+    emit(open, "  ? ");
+    emit(backward, "  ∂ ");
+    if (total > count) Add("  ", "… " + std::to_string(total - count) + " more below", "");
   }
 
   void AlternativeLines() {
