@@ -177,6 +177,9 @@ struct MainPath {
   std::vector<MainPathOp> forward, backward;
   std::vector<const BackwardStep*> derivatives;
   std::vector<const OpStep*> undecided;  // branches the assumptions leave open
+  // Ops off the path that a selection's alternative runs, keyed by the
+  // alternative's condition and location ("unless C@file:line").
+  std::map<std::string, std::vector<MainPathOp>> alternative_ops;
 };
 MainPath ComputeMainPath(const Trace& t);
 // The section's lines, `width` columns, identifiers wrapped, never cut.

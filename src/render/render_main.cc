@@ -164,6 +164,30 @@ MainPath ComputeMainPath(const Trace& t) {
   }
   for (const auto& op : t.ops)
     if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m.undecided.push_back(&op);
+  // What each alternative of a selection runs: the ops off the path whose
+  // edge carries that alternative's condition (the innermost one that is
+  // an alternative's, so an op behind use_miopen inside the cuDNN-less
+  // branch goes to use_miopen), when they run something of their own.
+  std::set<std::string> alternative_keys, placed;
+  for (const auto& s : t.selections)
+    for (const auto& a : s.alternatives) alternative_keys.insert(a.condition + "@" + LocText(a.where));
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != "forward" || op.typical || op.reached_from.empty() || first_of[op.role + " " + op.name] != i)
+      continue;
+    std::string key;
+    bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
+    for (const auto& w : op.when)
+      other_device = other_device || (w.kind == "device" && !w.text.ends_with(m.device == "cuda" ? "CUDA" : "CPU"));
+    if (other_device) continue;
+    for (const auto& w : op.when)
+      if (alternative_keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
+    if (key.empty() || !placed.insert(key + " " + std::string(BaseName(op.name))).second) continue;
+    MainPathOp e;
+    e.op = i;
+    fill(op, e);
+    if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m.alternative_ops[key].push_back(e);
+  }
   return m;
 }
 
@@ -241,8 +265,14 @@ class MainWriter {
     PythonLines(shown);
     if (!collapsed.empty())
       Add("  · ", "also on the path, running no kernel of their own: " + Join(collapsed, ", "), "");
-    for (size_t i = 0; i < m_.forward.size(); ++i)
-      if (shown[i]) OpLines(m_.forward[i], "");
+    for (size_t i = 0; i < m_.forward.size(); ++i) {
+      const MainPathOp& e = m_.forward[i];
+      bool has_children = i + 1 < m_.forward.size() && m_.forward[i + 1].level > e.level;
+      // A branch left open that runs nothing of its own and leads nowhere
+      // is plumbing: the alternatives list it with its condition.
+      if (e.undecided && !has_children && RunNames(e, m_.device).empty()) continue;
+      if (shown[i]) OpLines(e, "");
+    }
     if (!m_.derivatives.empty() || !m_.backward.empty()) {
       Add("", "backward (autograd)", "");
       for (const BackwardStep* b : m_.derivatives)
@@ -312,7 +342,14 @@ class MainWriter {
         continue;
       }
       Add("  ", f.symbol, LocText(f.where, true));
-      std::vector<std::pair<std::string, std::string>> leads;  // callee line, lines
+      // One line per callee: its call lines grouped by the innermost
+      // condition they are written under (the outer ones are the frame's
+      // own branches, shown on the lines that lead there).
+      struct Lead {
+        std::string name;
+        std::vector<std::pair<std::string, std::vector<int>>> sites;  // (condition, lines)
+      };
+      std::vector<Lead> leads;
       for (const auto& c : f.calls) {
         bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))));
         bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
@@ -321,14 +358,25 @@ class MainWriter {
           continue;
         }
         std::string name = c.callee + (c.resolved.empty() || c.resolved == c.callee ? "" : " → " + c.resolved);
-        std::string at = c.line > 0 ? ":" + std::to_string(c.line) : "";
+        std::string cond;
         for (const auto& w : c.when)
-          if (w.kind != "return") at += " " + w.Describe();
-        auto it = std::find_if(leads.begin(), leads.end(), [&](const auto& l) { return l.first == name; });
-        if (it == leads.end()) leads.push_back({name, at});
-        else if (!at.empty()) it->second += ", " + at;
+          if (w.kind != "return") cond = w.Describe();
+        auto it = std::find_if(leads.begin(), leads.end(), [&](const Lead& l) { return l.name == name; });
+        if (it == leads.end()) it = leads.insert(leads.end(), Lead{name, {}});
+        auto site = std::find_if(it->sites.begin(), it->sites.end(), [&](const auto& s) { return s.first == cond; });
+        if (site == it->sites.end()) site = it->sites.insert(it->sites.end(), {cond, {}});
+        if (c.line > 0 && std::find(site->second.begin(), site->second.end(), c.line) == site->second.end())
+          site->second.push_back(c.line);
       }
-      for (const auto& [name, at] : leads) Add("    → ", name + "  " + at, "");
+      for (const Lead& l : leads) {
+        std::vector<std::string> at;
+        for (const auto& [cond, lines] : l.sites) {
+          std::vector<std::string> nums;
+          for (int n : lines) nums.push_back(":" + std::to_string(n));
+          at.push_back(Join(nums, ", ") + (cond.empty() ? "" : " " + cond));
+        }
+        Add("    → ", l.name + "  " + Join(at, "; "), "");
+      }
     }
     if (!folded.empty()) Add("  · ", "bookkeeping, folded: " + Join(folded, ", "), "");
   }
@@ -341,6 +389,15 @@ class MainWriter {
     if (e.when) head += "  " + e.when->Describe();
     Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
     std::string in = indent + "     ";
+    if (e.undecided) {  // a branch left open: what it runs, on one line
+      std::vector<std::string> names = RunNames(e, m_.device);
+      const Location& at = !e.kernels.empty() ? e.kernels[0]->where
+                           : !e.libraries.empty() ? e.libraries[0]->where
+                           : e.impl               ? e.impl->where
+                                                  : Location{};
+      if (!names.empty()) Add(in, "runs " + Join(names, ", "), LocText(at, true));
+      return;
+    }
     if (e.impl) Add(in, ShortKey(e.impl->key) + " " + e.impl->function, LocText(e.impl->where, true));
     if (e.stub)
       Add(in, "stub " + e.stub->name + " → " + e.registration->target,
@@ -365,7 +422,8 @@ class MainWriter {
     size_t shown = std::min(e.kernels.size(), kMaxKernels);
     for (size_t k = 0; k < shown; ++k) {
       const KernelStep* kernel = e.kernels[k];
-      std::string key = kernel->where.file + "\n" + Join(Via(e, *kernel), " → ");
+      std::vector<std::string> via = Via(e, *kernel);  // the function launching it is enough here
+      std::string key = kernel->where.file + "\n" + (via.empty() ? "" : via.back());
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
       if (it == groups.end()) groups.push_back({key, {kernel}});
       else it->second.push_back(kernel);
@@ -390,6 +448,7 @@ class MainWriter {
   // assumptions leave open, then the backward's), by name only; the tree
   // below locates each.
   void RunLines() {
+    if (m_.forward.size() + m_.backward.size() < 2) return;  // one op: the tree below is as short
     std::vector<std::string> decided, open, backward;
     for (const auto& e : m_.forward) {
       std::vector<std::string> names = RunNames(e, m_.device);
@@ -442,6 +501,16 @@ class MainWriter {
           else if (ops.size() == 5) ops.push_back("…");
         }
         Add(typical ? "    ✓ " : "      ", cond + ": " + Join(ops, ", "), LocText(where, true));
+        auto runs = m_.alternative_ops.find(cond + "@" + LocText(where));
+        if (typical || runs == m_.alternative_ops.end()) continue;
+        for (const MainPathOp& e : runs->second) {
+          std::vector<std::string> names = RunNames(e, m_.device);
+          const Location& at = !e.kernels.empty() ? e.kernels[0]->where
+                               : e.impl                ? e.impl->where
+                                                       : YamlLocation(t_.ops[e.op].yaml);
+          Add("          → ", "aten::" + t_.ops[e.op].name + (names.empty() ? "" : ": " + Join(names, ", ")),
+              LocText(at, true));
+        }
       }
     }
     std::set<std::string> listed;
