@@ -633,6 +633,67 @@ TEST(RenderText, SurvivesReachedFromCycles) {
   EXPECT_THAT(RenderDot(t), HasSubstr("op2"));
 }
 
+// nn.ReLU on CUDA as 2.6.0 has it: relu's CUDA implementation calls
+// clamp_min, whose kernels live in its structured delegate clamp_min.out,
+// which the tracer reached first from clamp_min_ (off the path). The main
+// path folds the delegate's kernels into clamp_min, names them first (the
+// "runs on" digest), and lists only relu's derivative: autograd records
+// relu, so clamp_min's entry never applies.
+TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivative) {
+  NativeFunction relu = MakeFunction("relu(Tensor self) -> Tensor", 4814, {{"CUDA", "relu"}});
+  NativeFunction clamp_min = MakeFunction("clamp_min(Tensor self, Scalar min) -> Tensor", 1584, {});
+  clamp_min.structured_delegate = "clamp_min.out";
+  NativeFunction clamp_min_ = MakeFunction("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", 1600, {});
+  clamp_min_.structured_delegate = "clamp_min.out";
+  NativeFunction out = MakeFunction("clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)", 1620,
+                                    {{"CUDA", "clamp_min_out"}});
+  DerivativeEntry relu_d, clamp_d;
+  relu_d.name = "relu";
+  relu_d.line = 2091;
+  clamp_d.name = "clamp_min";
+  clamp_d.line = 432;
+  Trace t;
+  t.query = "aten::relu";
+  t.assumptions = {"device=cuda"};
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+    OpStep s;
+    s.name = name;
+    s.role = "forward";
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = typical;
+    return s;
+  };
+  OpStep r = op("relu", &relu, "", true);
+  r.impls = {{"CUDA", "relu", "function", Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
+  OpStep delegate = op("clamp_min.out", &out, "clamp_min_", false);
+  delegate.impls = {{"CUDA", "clamp_min_out", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "",
+                     {}}};
+  KernelStep k;
+  k.name = "launch_clamp_scalar";
+  k.device = "CUDA";
+  k.where = Loc("aten/src/ATen/native/cuda/TensorCompare.cu", 65);
+  k.path = {"clamp_min_out", "clamp_min_scalar_stub", "clamp_min_scalar_kernel_impl"};
+  delegate.kernels = {k};
+  t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate};
+  BackwardStep br, bc;
+  br.op = "relu";
+  br.derivatives = &relu_d;
+  br.ops = {"threshold_backward"};
+  bc.op = "clamp_min";
+  bc.derivatives = &clamp_d;
+  bc.ops = {"where"};
+  t.backward = {br, bc};
+  std::string all = RenderText(t, RenderOptions{});
+  std::string text = all.substr(0, all.find("── Flow"));  // the main path
+  EXPECT_THAT(text, HasSubstr("  clamp_min: launch_clamp_scalar, clamp_min_scalar_kernel_impl\n")) << text;
+  EXPECT_THAT(text, HasSubstr("CUDA clamp_min_out")) << text;
+  EXPECT_THAT(text, HasSubstr("kernel launch_clamp_scalar via clamp_min_scalar_kernel_impl")) << text;
+  EXPECT_THAT(text, HasSubstr("∂ relu → threshold_backward")) << text;
+  EXPECT_THAT(text, Not(HasSubstr("∂ clamp_min"))) << text;
+  EXPECT_THAT(text, Not(HasSubstr("aten::clamp_min.out"))) << text;  // folded into clamp_min, not a child
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

@@ -485,8 +485,13 @@ class PathAnnotator {
     if (depth > 4) return "";
     std::string expr = Reader(file).AssignedExpression(from, before, var);
     if (expr.empty()) return "";
+    // `static_cast<T>(x)` follows x; `f(x)` reads the same, so when x leads
+    // nowhere, f itself is the candidate (select_sdp_backend(kernel_params)).
     std::string inner = CastOperand(expr);
-    if (!inner.empty() && inner != var) return FollowVariable(parent, file, from, before, inner, depth + 1, where);
+    if (!inner.empty() && inner != var) {
+      std::string found = FollowVariable(parent, file, from, before, inner, depth + 1, where);
+      if (!found.empty()) return found;
+    }
     for (const std::string& f : CalledFunctions(expr)) {
       std::string found = FollowFunction(parent, LastName(f), depth + 1, where, file);
       if (!found.empty()) return found;
