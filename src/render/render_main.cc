@@ -413,9 +413,9 @@ class MainWriter {
     }
   }
 
-  // One line per file and route: "kernel A" with its location, or
-  // "kernels A :12, B :40" with the file; "via f → g" names the functions
-  // between the stub's target and the launch.
+  // One line per file and launching function: "kernel A" with its
+  // location, or "kernels A:12, B:40" with the file; "via f" names the
+  // function that launches them when the entry does not already.
   void KernelLines(const MainPathOp& e, const std::string& in) {
     constexpr size_t kMaxKernels = 6;
     std::vector<std::pair<std::string, std::vector<const KernelStep*>>> groups;  // (file + via, kernels)
@@ -436,7 +436,7 @@ class MainWriter {
         continue;
       }
       std::vector<std::string> named;
-      for (const KernelStep* k : kernels) named.push_back(k->name + " :" + std::to_string(k->where.line));
+      for (const KernelStep* k : kernels) named.push_back(k->name + ":" + std::to_string(k->where.line));
       Add(in, "kernels " + Join(named, ", ") + via, ShortPath(kernels[0]->where.file));
     }
     if (e.kernels.size() > kMaxKernels)
@@ -460,7 +460,8 @@ class MainWriter {
       if (!names.empty()) backward.push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
     }
     if (decided.empty() && open.empty() && backward.empty()) return;
-    Add("", "runs on " + m_.device + " (typical path; ? behind a condition left open)", "");
+    Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
+        "");
     constexpr size_t kMaxRuns = 12;
     size_t count = 0, total = decided.size() + open.size() + backward.size();
     auto emit = [&](const std::vector<std::string>& lines, const std::string& prefix) {
