@@ -119,8 +119,12 @@ MainPath ComputeMainPath(const Trace& t) {
     }
     for (size_t c = 0; c < t.ops.size(); ++c) {
       const OpStep& child = t.ops[c];
-      bool folded = op.yaml && op.yaml->structured_delegate == child.name;  // its kernels are the op's
-      if (c != i && !folded && child.role == op.role && child.reached_from == op.name && on_path(child) &&
+      // The structured delegate is folded into the op (its kernels are the
+      // op's); what the delegate calls hangs under the op.
+      const std::string* delegate = op.yaml && op.yaml->structured_delegate ? &*op.yaml->structured_delegate : nullptr;
+      bool folded = delegate && *delegate == child.name;
+      bool below = child.reached_from == op.name || (delegate && child.reached_from == *delegate);
+      if (c != i && !folded && below && child.role == op.role && on_path(child) &&
           first_of[child.role + " " + child.name] == c && !visited.count(c)) {
         visited.insert(c);
         self(self, c, level + 1, out);
@@ -278,8 +282,11 @@ class MainWriter {
       for (const BackwardStep* b : m_.derivatives)
         Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
             LocText(DerivativeLocation(b->derivatives), true));
-      for (const auto& e : m_.backward)
-        if (!e.kernels.empty() || !e.libraries.empty() || e.stub) OpLines(e, "  ");
+      for (size_t i = 0; i < m_.backward.size(); ++i) {
+        const MainPathOp& e = m_.backward[i];
+        bool has_children = i + 1 < m_.backward.size() && m_.backward[i + 1].level > e.level;
+        if (has_children || !e.kernels.empty() || !e.libraries.empty() || e.stub) OpLines(e, "  ");
+      }
     }
     if (alternatives) AlternativeLines();
     return std::move(lines_);
