@@ -180,6 +180,9 @@ struct MainPath {
   // Ops off the path that a selection's alternative runs, keyed by the
   // alternative's condition and location ("unless C@file:line").
   std::map<std::string, std::vector<MainPathOp>> alternative_ops;
+  // Entry ops a Python argument chooses that the defaults do not (their
+  // `when` is the deciding condition), with what they run.
+  std::vector<MainPathOp> argument_ops;
 };
 MainPath ComputeMainPath(const Trace& t);
 // The section's lines, `width` columns, identifiers wrapped, never cut.

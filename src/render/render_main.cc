@@ -33,6 +33,21 @@ const Condition* Deciding(const OpStep& op) {
   return nullptr;
 }
 
+// The innermost condition of an entry op's Python call that is about the
+// arguments: interpreter state (scripting, tracing, __torch_function__
+// overrides) is never what a user chooses.
+const Condition* ArgumentCondition(const OpStep& op) {
+  for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
+    if (it->kind == "device" || it->kind == "#if") continue;
+    const std::string& c = it->text;
+    if (c.find("torch.jit.") != std::string::npos || c.find("torch._C.") != std::string::npos ||
+        c.find("has_torch_function") != std::string::npos)
+      continue;
+    return &*it;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 MainPath ComputeMainPath(const Trace& t) {
@@ -192,6 +207,41 @@ MainPath ComputeMainPath(const Trace& t) {
     fill(op, e);
     if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m.alternative_ops[key].push_back(e);
   }
+  // The entry ops a Python argument chooses and the defaults do not take
+  // (mode == "bilinear", inplace): what each runs, its own kernels and
+  // those of the ops it calls unconditionally (a .vec overload calling
+  // the op whose delegate launches).
+  std::map<std::string, size_t> argument_index;  // base name -> entry (its overloads fold in)
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    const Condition* cond = ArgumentCondition(op);
+    if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+    auto [slot, added] = argument_index.emplace(std::string(BaseName(op.name)), m.argument_ops.size());
+    if (added) {
+      m.argument_ops.emplace_back();
+      m.argument_ops.back().op = i;
+      m.argument_ops.back().when = cond;
+    }
+    MainPathOp& e = m.argument_ops[slot->second];
+    std::vector<std::string> callers = {op.name};
+    for (size_t depth = 0; depth < 3 && !callers.empty(); ++depth) {
+      std::vector<std::string> next;
+      for (const std::string& caller : callers) {
+        auto it = first_of.find("forward " + caller);
+        if (it == first_of.end()) continue;
+        const OpStep& c = t.ops[it->second];
+        fill(c, e);
+        for (const auto& child : t.ops)
+          if (child.role == "forward" && !Deciding(child) &&
+              (child.reached_from == c.name ||
+               (c.yaml && c.yaml->structured_delegate && child.reached_from == *c.yaml->structured_delegate)))
+            next.push_back(child.name);
+      }
+      callers = std::move(next);
+    }
+  }
+  std::stable_partition(m.argument_ops.begin(), m.argument_ops.end(),
+                        [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
   return m;
 }
 
@@ -279,14 +329,35 @@ class MainWriter {
     }
     if (!m_.derivatives.empty() || !m_.backward.empty()) {
       Add("", "backward (autograd)", "");
-      for (const BackwardStep* b : m_.derivatives)
-        Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
-            LocText(DerivativeLocation(b->derivatives), true));
+      // An op is drawn when something runs in it or below it.
+      std::vector<bool> drawn(m_.backward.size());
       for (size_t i = 0; i < m_.backward.size(); ++i) {
         const MainPathOp& e = m_.backward[i];
-        bool has_children = i + 1 < m_.backward.size() && m_.backward[i + 1].level > e.level;
-        if (has_children || !e.kernels.empty() || !e.libraries.empty() || e.stub) OpLines(e, "  ");
+        for (size_t j = i; j < m_.backward.size() && (j == i || m_.backward[j].level > e.level) && !drawn[i]; ++j)
+          drawn[i] = !m_.backward[j].kernels.empty() || !m_.backward[j].libraries.empty() || m_.backward[j].stub;
       }
+      // Entries whose backward ops draw nothing (views, factories: no
+      // kernel of their own) share one line.
+      std::vector<std::string> quiet;
+      for (const BackwardStep* b : m_.derivatives) {
+        bool draws = false;
+        for (size_t i = 0; i < m_.backward.size(); ++i) {
+          const OpStep& op = t_.ops[m_.backward[i].op];
+          if (!drawn[i] || m_.backward[i].level != 0) continue;
+          draws = draws || op.reached_from == b->op;
+          for (const auto& n : b->ops) draws = draws || SameOp(op.name, n) || BaseName(op.name) == BaseName(n);
+        }
+        if (!draws) {
+          quiet.push_back(b->op);
+          continue;
+        }
+        Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
+            LocText(DerivativeLocation(b->derivatives), true));
+      }
+      if (!quiet.empty())
+        Add("  ∂ ", Join(quiet, ", ") + ": their backward ops run no kernel on this path (--detail full)", "");
+      for (size_t i = 0; i < m_.backward.size(); ++i)
+        if (drawn[i]) OpLines(m_.backward[i], "  ");
     }
     if (alternatives) AlternativeLines();
     return std::move(lines_);
@@ -340,6 +411,10 @@ class MainWriter {
     }
     Add("", t_.query + "(...)", "");
     std::vector<std::string> folded;
+    size_t other_branches = 0;
+    std::set<std::string> path_bases;  // every entry op on the path, shown or collapsed
+    for (const auto& e : m_.forward)
+      if (e.level == 0) path_bases.insert(std::string(BaseName(t_.ops[e.op].name)));
     auto fold = [&](const std::string& name) {
       if (std::find(folded.begin(), folded.end(), name) == folded.end()) folded.push_back(name);
     };
@@ -361,7 +436,11 @@ class MainWriter {
         bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))));
         bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
         if (!to_entry && !to_frame) {
-          fold(c.callee);
+          // A call into an op the path does not take is an argument's
+          // branch (the alternatives list it), not bookkeeping.
+          if (StartsWith(c.resolved, "aten::") && !path_bases.count(std::string(BaseName(c.resolved.substr(6)))))
+            ++other_branches;
+          else fold(c.callee);
           continue;
         }
         std::string name = c.callee + (c.resolved.empty() || c.resolved == c.callee ? "" : " → " + c.resolved);
@@ -386,6 +465,9 @@ class MainWriter {
       }
     }
     if (!folded.empty()) Add("  · ", "bookkeeping, folded: " + Join(folded, ", "), "");
+    if (other_branches)
+      Add("  · ", std::to_string(other_branches) + " call" + (other_branches > 1 ? "s" : "") +
+                      " into ops off the path (alternatives below)", "");
   }
 
   void OpLines(const MainPathOp& e, const std::string& base_indent) {
@@ -485,9 +567,22 @@ class MainWriter {
   }
 
   void AlternativeLines() {
-    if (t_.selections.empty() && m_.undecided.empty()) return;
+    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return;
     lines_.push_back("");
     Add("", "alternatives (what else runs, and when)", "");
+    constexpr size_t kMaxArguments = 8;
+    for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
+      const MainPathOp& e = m_.argument_ops[i];
+      if (i == kMaxArguments) {
+        Add("  ", "… " + std::to_string(m_.argument_ops.size() - i) + " more argument branches (--detail full)", "");
+        break;
+      }
+      std::vector<std::string> names = RunNames(e, m_.device);
+      constexpr size_t kNames = 3;  // one line each: the first kernels are enough to recognise it
+      if (names.size() > kNames) names.resize(kNames), names.push_back("…");
+      Add("  ", e.when->Describe() + ": aten::" + t_.ops[e.op].name + (names.empty() ? "" : " → " + Join(names, ", ")),
+          LocText(e.when->where, true));
+    }
     std::set<std::string> done;  // (function, op base): overloads share their selections
     for (const auto& s : t_.selections) {
       if (collapsed_.count(s.op) || !done.insert(s.function + " " + std::string(BaseName(s.op))).second) continue;

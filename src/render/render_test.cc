@@ -675,7 +675,17 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   k.where = Loc("aten/src/ATen/native/cuda/TensorCompare.cu", 65);
   k.path = {"clamp_min_out", "clamp_min_scalar_stub", "clamp_min_scalar_kernel_impl"};
   delegate.kernels = {k};
-  t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate};
+  NativeFunction threshold_backward = MakeFunction(
+      "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
+  OpStep backward = op("threshold_backward", &threshold_backward, "relu", false);
+  backward.role = "backward";
+  KernelStep bk;
+  bk.name = "threshold_kernel_impl";
+  bk.device = "CUDA";
+  bk.where = Loc("aten/src/ATen/native/cuda/ActivationThresholdKernel.cu", 27);
+  backward.kernels = {bk};
+  t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate,
+           backward};
   BackwardStep br, bc;
   br.op = "relu";
   br.derivatives = &relu_d;
@@ -690,6 +700,7 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   EXPECT_THAT(text, HasSubstr("CUDA clamp_min_out")) << text;
   EXPECT_THAT(text, HasSubstr("kernel launch_clamp_scalar via clamp_min_scalar_kernel_impl")) << text;
   EXPECT_THAT(text, HasSubstr("∂ relu → threshold_backward")) << text;
+  EXPECT_THAT(text, HasSubstr("  ∂ threshold_backward: threshold_kernel_impl\n")) << text;
   EXPECT_THAT(text, Not(HasSubstr("∂ clamp_min"))) << text;
   EXPECT_THAT(text, Not(HasSubstr("aten::clamp_min.out"))) << text;  // folded into clamp_min, not a child
 }
