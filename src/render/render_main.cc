@@ -48,34 +48,52 @@ const Condition* ArgumentCondition(const OpStep& op) {
   return nullptr;
 }
 
-}  // namespace
+// Builds the MainPath of a trace: the tree of ops on the path, the
+// derivatives autograd records for it, the backward tree, and what each
+// alternative runs.
+class PathBuilder {
+ public:
+  explicit PathBuilder(const Trace& t) : t_(t) {
+    m_.device = DeviceOf(t);
+    for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(t.ops[i].role + " " + t.ops[i].name, i);
+    for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == "forward");
+  }
 
-MainPath ComputeMainPath(const Trace& t) {
-  MainPath m;
-  m.device = DeviceOf(t);
-  std::map<std::string, size_t> first_of;  // (role + name) -> op index
-  for (size_t i = 0; i < t.ops.size(); ++i) first_of.emplace(t.ops[i].role + " " + t.ops[i].name, i);
-  bool any_typical = false;
-  for (const auto& op : t.ops) any_typical = any_typical || (op.typical && op.role == "forward");
+  MainPath Build() {
+    Forward();
+    Derivatives();
+    Backward();
+    for (const auto& op : t_.ops)
+      if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m_.undecided.push_back(&op);
+    AlternativeOps();
+    ArgumentOps();
+    return std::move(m_);
+  }
+
+ private:
+  const OpStep* First(const std::string& role, const std::string& name) const {
+    auto it = first_of_.find(role + " " + name);
+    return it == first_of_.end() ? nullptr : &t_.ops[it->second];
+  }
+  bool IsFirst(size_t i) const { return First(t_.ops[i].role, t_.ops[i].name) == &t_.ops[i]; }
+
   // Typical ops, and the branches below them the assumptions leave open
   // (both sides of an unknown condition are kept, marked).
-  auto on_path = [&](const OpStep& op) {
-    if (op.role == "forward") return any_typical ? op.typical || op.undecided : op.reached_from.empty();
+  bool OnPath(const OpStep& op) const {
+    if (op.role == "forward") return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
     return true;
-  };
-  std::set<std::string> shown_bases;
-  std::set<size_t> visited;
+  }
+
   // What runs for the device, added to an entry (an overload folded into
-  // the entry of its base name brings its own: a structured delegate's
-  // kernels).
-  auto fill_own = [&](const OpStep& op, MainPathOp& e) {
+  // the entry of its base name brings its own).
+  void FillOwn(const OpStep& op, MainPathOp& e) const {
     for (const auto& im : op.impls)
-      if (DeviceKey(im.key, m.device) && !e.impl) e.impl = &im;
+      if (DeviceKey(im.key, m_.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
       if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
     for (const auto& s : op.stubs)
       for (const auto& r : s.registrations)
-        if ((m.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
+        if ((m_.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
           e.stub = &s;
           e.registration = &r;
           e.stub_owner = &op;
@@ -83,24 +101,23 @@ MainPath ComputeMainPath(const Trace& t) {
     for (const auto& k : op.kernels) {
       bool have = false;
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
-      if ((m.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
+      if ((m_.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
     }
-    if (m.device == "cuda")
+    if (m_.device == "cuda")
       for (const auto& l : op.libraries) {
         bool have = false;
         for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
         if (!have) e.libraries.push_back(&l);
       }
-  };
+  }
+
   // A structured op runs its delegate's implementation and kernels
   // (structured_delegate: add.out), whichever overload the tracer reached
   // the delegate from first: they are folded into the op's entry.
-  auto fill = [&](const OpStep& op, MainPathOp& e) {
-    fill_own(op, e);
-    if (op.yaml && op.yaml->structured_delegate) {
-      auto it = first_of.find(op.role + " " + *op.yaml->structured_delegate);
-      if (it != first_of.end() && &t.ops[it->second] != &op) fill_own(t.ops[it->second], e);
-    }
+  void Fill(const OpStep& op, MainPathOp& e) const {
+    FillOwn(op, e);
+    if (op.yaml && op.yaml->structured_delegate)
+      if (const OpStep* d = First(op.role, *op.yaml->structured_delegate); d && d != &op) FillOwn(*d, e);
     // Kernels reached through the device's stub registration first: the
     // kernels of other stubs the implementation may call come after.
     if (e.registration) {
@@ -112,138 +129,149 @@ MainPath ComputeMainPath(const Trace& t) {
         return through(a) && !through(b);
       });
     }
-  };
-  auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
-    const OpStep& op = t.ops[i];
+  }
+
+  // Whether `child` hangs below `op`: reached from it, or from its
+  // structured delegate (folded into the op, so what it calls is the op's).
+  static bool Below(const OpStep& op, const OpStep& child) {
+    const auto& delegate = op.yaml ? op.yaml->structured_delegate : std::nullopt;
+    if (delegate && *delegate == child.name) return false;  // folded, not a child
+    return child.role == op.role && (child.reached_from == op.name || (delegate && child.reached_from == *delegate));
+  }
+
+  void Visit(size_t i, int level, std::vector<MainPathOp>* out) {
+    const OpStep& op = t_.ops[i];
     std::string base(BaseName(op.name));
-    if (!shown_bases.insert(op.role + " " + base).second) {
+    if (!shown_bases_.insert(op.role + " " + base).second) {
       for (auto& e : *out)
-        if (BaseName(t.ops[e.op].name) == base && t.ops[e.op].role == op.role) {
+        if (BaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
           ++e.overloads;
-          fill(op, e);
+          Fill(op, e);
           break;
         }
     } else {
       MainPathOp e;
       e.op = i;
       e.level = level;
-      fill(op, e);
+      Fill(op, e);
       e.when = Deciding(op);
       e.undecided = op.role == "forward" && !op.typical && op.undecided;
       out->push_back(e);
     }
-    for (size_t c = 0; c < t.ops.size(); ++c) {
-      const OpStep& child = t.ops[c];
-      // The structured delegate is folded into the op (its kernels are the
-      // op's); what the delegate calls hangs under the op.
-      const std::string* delegate = op.yaml && op.yaml->structured_delegate ? &*op.yaml->structured_delegate : nullptr;
-      bool folded = delegate && *delegate == child.name;
-      bool below = child.reached_from == op.name || (delegate && child.reached_from == *delegate);
-      if (c != i && !folded && below && child.role == op.role && on_path(child) &&
-          first_of[child.role + " " + child.name] == c && !visited.count(c)) {
-        visited.insert(c);
-        self(self, c, level + 1, out);
-      }
-    }
-  };
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    if (op.role != "forward" || !on_path(op)) continue;
-    bool root = op.reached_from.empty();
-    if (!root) {
-      auto it = first_of.find("forward " + op.reached_from);
-      root = it == first_of.end() || !on_path(t.ops[it->second]);
-    }
-    if (root && (op.typical || !any_typical)) visit(visit, i, 0, &m.forward);
+    for (size_t c = 0; c < t_.ops.size(); ++c)
+      if (c != i && Below(op, t_.ops[c]) && OnPath(t_.ops[c]) && IsFirst(c) && visited_.insert(c).second)
+        Visit(c, level + 1, out);
   }
+
+  void Forward() {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "forward" || !OnPath(op)) continue;
+      const OpStep* parent = op.reached_from.empty() ? nullptr : First("forward", op.reached_from);
+      bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
+      if (root && (op.typical || !any_typical_)) Visit(i, 0, &m_.forward);
+    }
+  }
+
   // Autograd records the outermost op on the path that has a derivatives
   // entry; what that op's implementation calls runs below autograd, so
   // its own entries never apply (relu's, not clamp_min's).
-  std::map<std::string, const BackwardStep*> entry_of;
-  for (const auto& b : t.backward)
-    if (b.derivatives) entry_of.emplace(b.op, &b);
-  std::set<std::string> path_ops;
-  std::vector<std::pair<int, bool>> above;  // (level, recorded at or above) along the tree
-  for (const auto& e : m.forward) {
-    while (!above.empty() && above.back().first >= e.level) above.pop_back();
-    bool covered = !above.empty() && above.back().second;
-    bool recorded = entry_of.count(t.ops[e.op].name) > 0;
-    if (!e.undecided && !covered) path_ops.insert(t.ops[e.op].name);
-    above.push_back({e.level, covered || (recorded && !e.undecided)});
+  void Derivatives() {
+    std::set<std::string> recorded_ops, path_ops;
+    for (const auto& b : t_.backward)
+      if (b.derivatives) recorded_ops.insert(b.op);
+    std::vector<std::pair<int, bool>> above;  // (level, recorded at or above) along the tree
+    for (const auto& e : m_.forward) {
+      while (!above.empty() && above.back().first >= e.level) above.pop_back();
+      bool covered = !above.empty() && above.back().second;
+      bool recorded = recorded_ops.count(t_.ops[e.op].name) > 0;
+      if (!e.undecided && !covered) path_ops.insert(t_.ops[e.op].name);
+      above.push_back({e.level, covered || (recorded && !e.undecided)});
+    }
+    for (const auto& b : t_.backward)
+      if (path_ops.count(b.op)) m_.derivatives.push_back(&b);
   }
-  for (const auto& b : t.backward)
-    if (path_ops.count(b.op)) m.derivatives.push_back(&b);
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    if (op.role != "backward" || first_of[op.role + " " + op.name] != i) continue;
-    bool named = false;
-    for (const BackwardStep* b : m.derivatives)
-      for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
-    if (named) visit(visit, i, 0, &m.backward);
+
+  void Backward() {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "backward" || !IsFirst(i)) continue;
+      bool named = false;
+      for (const BackwardStep* b : m_.derivatives)
+        for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
+      if (named) Visit(i, 0, &m_.backward);
+    }
   }
-  for (const auto& op : t.ops)
-    if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m.undecided.push_back(&op);
+
   // What each alternative of a selection runs: the ops off the path whose
   // edge carries that alternative's condition (the innermost one that is
   // an alternative's, so an op behind use_miopen inside the cuDNN-less
   // branch goes to use_miopen), when they run something of their own.
-  std::set<std::string> alternative_keys, placed;
-  for (const auto& s : t.selections)
-    for (const auto& a : s.alternatives) alternative_keys.insert(a.condition + "@" + LocText(a.where));
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    if (op.role != "forward" || op.typical || op.reached_from.empty() || first_of[op.role + " " + op.name] != i)
-      continue;
-    std::string key;
-    bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
-    for (const auto& w : op.when)
-      other_device = other_device || (w.kind == "device" && !w.text.ends_with(m.device == "cuda" ? "CUDA" : "CPU"));
-    if (other_device) continue;
-    for (const auto& w : op.when)
-      if (alternative_keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
-    if (key.empty() || !placed.insert(key + " " + std::string(BaseName(op.name))).second) continue;
-    MainPathOp e;
-    e.op = i;
-    fill(op, e);
-    if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m.alternative_ops[key].push_back(e);
+  void AlternativeOps() {
+    std::set<std::string> keys, placed;
+    for (const auto& s : t_.selections)
+      for (const auto& a : s.alternatives) keys.insert(a.condition + "@" + LocText(a.where));
+    const char* mine = m_.device == "cuda" ? "CUDA" : "CPU";
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "forward" || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
+      std::string key;
+      bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
+      for (const auto& w : op.when) {
+        other_device = other_device || (w.kind == "device" && !w.text.ends_with(mine));
+        if (keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
+      }
+      if (other_device || key.empty() || !placed.insert(key + " " + std::string(BaseName(op.name))).second) continue;
+      MainPathOp e;
+      e.op = i;
+      Fill(op, e);
+      if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m_.alternative_ops[key].push_back(e);
+    }
   }
+
   // The entry ops a Python argument chooses and the defaults do not take
   // (mode == "bilinear", inplace): what each runs, its own kernels and
   // those of the ops it calls unconditionally (a .vec overload calling
-  // the op whose delegate launches).
-  std::map<std::string, size_t> argument_index;  // base name -> entry (its overloads fold in)
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    const Condition* cond = ArgumentCondition(op);
-    if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
-    auto [slot, added] = argument_index.emplace(std::string(BaseName(op.name)), m.argument_ops.size());
-    if (added) {
-      m.argument_ops.emplace_back();
-      m.argument_ops.back().op = i;
-      m.argument_ops.back().when = cond;
-    }
-    MainPathOp& e = m.argument_ops[slot->second];
-    std::vector<std::string> callers = {op.name};
-    for (size_t depth = 0; depth < 3 && !callers.empty(); ++depth) {
-      std::vector<std::string> next;
-      for (const std::string& caller : callers) {
-        auto it = first_of.find("forward " + caller);
-        if (it == first_of.end()) continue;
-        const OpStep& c = t.ops[it->second];
-        fill(c, e);
-        for (const auto& child : t.ops)
-          if (child.role == "forward" && !Deciding(child) &&
-              (child.reached_from == c.name ||
-               (c.yaml && c.yaml->structured_delegate && child.reached_from == *c.yaml->structured_delegate)))
-            next.push_back(child.name);
+  // the op whose delegate launches), its overloads folded in.
+  void ArgumentOps() {
+    std::map<std::string, size_t> index;  // base name -> entry
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      const Condition* cond = ArgumentCondition(op);
+      if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+      auto [slot, added] = index.emplace(std::string(BaseName(op.name)), m_.argument_ops.size());
+      if (added) {
+        m_.argument_ops.emplace_back();
+        m_.argument_ops.back().op = i;
+        m_.argument_ops.back().when = cond;
       }
-      callers = std::move(next);
+      MainPathOp& e = m_.argument_ops[slot->second];
+      std::vector<const OpStep*> callers = {&op};
+      for (int depth = 0; depth < 3 && !callers.empty(); ++depth) {
+        std::vector<const OpStep*> next;
+        for (const OpStep* c : callers) {
+          Fill(*c, e);
+          for (const auto& child : t_.ops)
+            if (Below(*c, child) && !Deciding(child)) next.push_back(&child);
+        }
+        callers = std::move(next);
+      }
     }
+    std::stable_partition(m_.argument_ops.begin(), m_.argument_ops.end(),
+                          [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
   }
-  std::stable_partition(m.argument_ops.begin(), m.argument_ops.end(),
-                        [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
-  return m;
-}
+
+  const Trace& t_;
+  MainPath m_;
+  std::map<std::string, size_t> first_of_;  // (role + name) -> op index
+  bool any_typical_ = false;
+  std::set<std::string> shown_bases_;
+  std::set<size_t> visited_;
+};
+
+}  // namespace
+
+MainPath ComputeMainPath(const Trace& t) { return PathBuilder(t).Build(); }
 
 namespace {
 
