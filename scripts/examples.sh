@@ -19,6 +19,7 @@ export NO_COLOR=1 OPTRACE_DAEMON=0 OPTRACE_NO_VERSION_CHECK=1
 run() { "$optrace" "$@" --source "$tree" 2>/dev/null || [[ $? -eq 1 ]]; }
 run trace nn.LSTM --width 100 >"$out/trace-nn.LSTM.txt"
 run trace F.softmax --width 100 >"$out/trace-F.softmax.txt"
+run trace F.softmax --detail full --width 100 >"$out/trace-F.softmax-full.txt"
 run trace F.softmax --format md >"$out/trace-F.softmax.md"
 run trace F.softmax --json --pretty >"$out/trace-F.softmax.json"
 run trace F.softmax --format dot >"$out/trace-F.softmax.dot"

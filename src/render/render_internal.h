@@ -168,6 +168,7 @@ struct MainPathOp {
   const StubRegistrationStep* registration = nullptr;
   std::vector<const KernelStep*> kernels;
   std::vector<const LibraryStep*> libraries;
+  const OpStep* stub_owner = nullptr;  // the op whose stub and helpers these are
   const Condition* when = nullptr;  // the deciding condition of its edge
   bool undecided = false;  // below a condition the assumptions cannot decide
 };
@@ -176,6 +177,12 @@ struct MainPath {
   std::vector<MainPathOp> forward, backward;
   std::vector<const BackwardStep*> derivatives;
   std::vector<const OpStep*> undecided;  // branches the assumptions leave open
+  // Ops off the path that a selection's alternative runs, keyed by the
+  // alternative's condition and location ("unless C@file:line").
+  std::map<std::string, std::vector<MainPathOp>> alternative_ops;
+  // Entry ops a Python argument chooses that the defaults do not (their
+  // `when` is the deciding condition), with what they run.
+  std::vector<MainPathOp> argument_ops;
 };
 MainPath ComputeMainPath(const Trace& t);
 // The section's lines, `width` columns, identifiers wrapped, never cut.

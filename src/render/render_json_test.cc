@@ -269,17 +269,23 @@ std::string BriefText(const std::string& query, TraceOptions options = {}) {
   return RenderText(t, r);
 }
 
-// Disabled: issue 15's 100-line target is not met since the tracer follows
-// more C++ (158 lines for nn.LSTM; the closing note of this stop says so).
-// Re-enable when the brief folds the operator and copy plumbing.
-TEST(RenderTextBrief, DISABLED_LstmShowsCudnnMiopenOnednnAndTheFallbackInUnder100Lines) {
+// The cuDNN path, the MIOpen and oneDNN alternatives with their deciding
+// functions (RNN.cpp:72 `bool use_miopen(`, :86 `bool use_mkldnn(`) and the
+// `_lstm_impl` fallback (RNN.cpp:1134), in at most 100 lines. The fallback's
+// fused cell (_thnn_fused_lstm_cell -> lstm_cell_forward) shows under its
+// condition once the tracer follows LSTMCell::operator().
+TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInUnder100Lines) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.LSTM");
   EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 100) << text;
   for (const char* fact : {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
                            "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub",
+                           "use_miopen decides in lstm.input", "RNN.cpp:72",
                            "when use_miopen(_input, dropout_p): lstm_miopen_stub", "RNN.cpp:1450",
-                           "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462", "_lstm_impl"})
+                           "use_mkldnn decides in lstm.input", "RNN.cpp:86",
+                           "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462",
+                           "unless at::cudnn_is_acceptable(_input): _lstm_mps, check_attributes, gather_params, "
+                           "_lstm_impl"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 
@@ -296,7 +302,12 @@ TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
   TraceOptions cuda;
   cuda.device = TraceOptions::Device::kCuda;
   std::string text = BriefText("F.scaled_dot_product_attention", cuda);
-  for (const char* fact : {"_scaled_dot_product_cudnn_attention when backend == SDPBackend::cudnn_attention",
+  // select_sdp_backend is reached through the stub's CUDA registration:
+  // attention.cu:880 `int64_t _fused_sdp_choice_cuda(` returns the backend
+  // it chose, defined at cuda/sdp_utils.cpp:726.
+  for (const char* fact : {"stub _fused_sdp_choice_stub → _fused_sdp_choice_cuda", "cuda/attention.cu:880",
+                           "select_sdp_backend decides in scaled_dot_product_attention", "cuda/sdp_utils.cpp:726",
+                           "_scaled_dot_product_cudnn_attention when backend == SDPBackend::cudnn_attention",
                            "attention.cpp:717", "_scaled_dot_product_efficient_attention",
                            "when backend == SDPBackend::efficient_attention", "attention.cpp:739"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;

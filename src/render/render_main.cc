@@ -5,6 +5,7 @@
 // filled (trace/trace_paths.h), so text, markdown, JSON `summary` and the
 // MCP brief all say the same thing. Long lines wrap; an identifier is never
 // cut.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -32,106 +33,296 @@ const Condition* Deciding(const OpStep& op) {
   return nullptr;
 }
 
-}  // namespace
+// The innermost condition of an entry op's Python call that is about the
+// arguments: interpreter state (scripting, tracing, __torch_function__
+// overrides) is never what a user chooses.
+const Condition* ArgumentCondition(const OpStep& op) {
+  for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
+    if (it->kind == "device" || it->kind == "#if") continue;
+    const std::string& c = it->text;
+    if (c.find("torch.jit.") != std::string::npos || c.find("torch._C.") != std::string::npos ||
+        c.find("has_torch_function") != std::string::npos)
+      continue;
+    return &*it;
+  }
+  return nullptr;
+}
 
-MainPath ComputeMainPath(const Trace& t) {
-  MainPath m;
-  m.device = DeviceOf(t);
-  std::map<std::string, size_t> first_of;  // (role + name) -> op index
-  for (size_t i = 0; i < t.ops.size(); ++i) first_of.emplace(t.ops[i].role + " " + t.ops[i].name, i);
-  bool any_typical = false;
-  for (const auto& op : t.ops) any_typical = any_typical || (op.typical && op.role == "forward");
+// Builds the MainPath of a trace: the tree of ops on the path, the
+// derivatives autograd records for it, the backward tree, and what each
+// alternative runs.
+class PathBuilder {
+ public:
+  explicit PathBuilder(const Trace& t) : t_(t) {
+    m_.device = DeviceOf(t);
+    for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(t.ops[i].role + " " + t.ops[i].name, i);
+    for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == "forward");
+  }
+
+  MainPath Build() {
+    Forward();
+    Derivatives();
+    Backward();
+    for (const auto& op : t_.ops)
+      if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m_.undecided.push_back(&op);
+    AlternativeOps();
+    ArgumentOps();
+    return std::move(m_);
+  }
+
+ private:
+  const OpStep* First(const std::string& role, const std::string& name) const {
+    auto it = first_of_.find(role + " " + name);
+    return it == first_of_.end() ? nullptr : &t_.ops[it->second];
+  }
+  bool IsFirst(size_t i) const { return First(t_.ops[i].role, t_.ops[i].name) == &t_.ops[i]; }
+
   // Typical ops, and the branches below them the assumptions leave open
   // (both sides of an unknown condition are kept, marked).
-  auto on_path = [&](const OpStep& op) {
-    if (op.role == "forward") return any_typical ? op.typical || op.undecided : op.reached_from.empty();
+  bool OnPath(const OpStep& op) const {
+    if (op.role == "forward") return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
     return true;
-  };
-  std::set<std::string> shown_bases;
-  std::set<size_t> visited;
+  }
+
   // What runs for the device, added to an entry (an overload folded into
-  // the entry of its base name brings its own: a structured delegate's
-  // kernels).
-  auto fill = [&](const OpStep& op, MainPathOp& e) {
+  // the entry of its base name brings its own).
+  void FillOwn(const OpStep& op, MainPathOp& e) const {
     for (const auto& im : op.impls)
-      if (DeviceKey(im.key, m.device) && !e.impl) e.impl = &im;
+      if (DeviceKey(im.key, m_.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
       if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
     for (const auto& s : op.stubs)
       for (const auto& r : s.registrations)
-        if ((m.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
+        if ((m_.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
           e.stub = &s;
           e.registration = &r;
+          e.stub_owner = &op;
         }
     for (const auto& k : op.kernels) {
       bool have = false;
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
-      if ((m.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
+      if ((m_.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
     }
-    if (m.device == "cuda")
+    if (m_.device == "cuda")
       for (const auto& l : op.libraries) {
         bool have = false;
         for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
         if (!have) e.libraries.push_back(&l);
       }
-  };
-  auto visit = [&](auto&& self, size_t i, int level, std::vector<MainPathOp>* out) -> void {
-    const OpStep& op = t.ops[i];
+  }
+
+  // A structured op runs its delegate's implementation and kernels
+  // (structured_delegate: add.out), whichever overload the tracer reached
+  // the delegate from first: they are folded into the op's entry.
+  void Fill(const OpStep& op, MainPathOp& e) const {
+    FillOwn(op, e);
+    if (op.yaml && op.yaml->structured_delegate)
+      if (const OpStep* d = First(op.role, *op.yaml->structured_delegate); d && d != &op) FillOwn(*d, e);
+    // Kernels reached through the device's stub registration first: the
+    // kernels of other stubs the implementation may call come after.
+    if (e.registration) {
+      const std::string& target = e.registration->target;
+      std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
+        auto through = [&](const KernelStep* k) {
+          return std::find(k->path.begin(), k->path.end(), target) != k->path.end() || k->name == target;
+        };
+        return through(a) && !through(b);
+      });
+    }
+  }
+
+  // Whether `child` hangs below `op`: reached from it, or from its
+  // structured delegate (folded into the op, so what it calls is the op's).
+  static bool Below(const OpStep& op, const OpStep& child) {
+    const auto& delegate = op.yaml ? op.yaml->structured_delegate : std::nullopt;
+    if (delegate && *delegate == child.name) return false;  // folded, not a child
+    return child.role == op.role && (child.reached_from == op.name || (delegate && child.reached_from == *delegate));
+  }
+
+  void Visit(size_t i, int level, std::vector<MainPathOp>* out) {
+    const OpStep& op = t_.ops[i];
     std::string base(BaseName(op.name));
-    if (!shown_bases.insert(op.role + " " + base).second) {
+    if (!shown_bases_.insert(op.role + " " + base).second) {
       for (auto& e : *out)
-        if (BaseName(t.ops[e.op].name) == base && t.ops[e.op].role == op.role) {
+        if (BaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
           ++e.overloads;
-          fill(op, e);
+          Fill(op, e);
           break;
         }
     } else {
       MainPathOp e;
       e.op = i;
       e.level = level;
-      fill(op, e);
+      Fill(op, e);
       e.when = Deciding(op);
       e.undecided = op.role == "forward" && !op.typical && op.undecided;
       out->push_back(e);
     }
-    for (size_t c = 0; c < t.ops.size(); ++c) {
-      const OpStep& child = t.ops[c];
-      if (c != i && child.role == op.role && child.reached_from == op.name && on_path(child) &&
-          first_of[child.role + " " + child.name] == c && !visited.count(c)) {
-        visited.insert(c);
-        self(self, c, level + 1, out);
+    for (size_t c = 0; c < t_.ops.size(); ++c)
+      if (c != i && Below(op, t_.ops[c]) && OnPath(t_.ops[c]) && IsFirst(c) && visited_.insert(c).second)
+        Visit(c, level + 1, out);
+  }
+
+  void Forward() {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "forward" || !OnPath(op)) continue;
+      const OpStep* parent = op.reached_from.empty() ? nullptr : First("forward", op.reached_from);
+      bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
+      if (root && (op.typical || !any_typical_)) Visit(i, 0, &m_.forward);
+    }
+  }
+
+  // Autograd records the outermost op on the path that has a derivatives
+  // entry; what that op's implementation calls runs below autograd, so
+  // its own entries never apply (relu's, not clamp_min's).
+  void Derivatives() {
+    std::set<std::string> recorded_ops, path_ops;
+    for (const auto& b : t_.backward)
+      if (b.derivatives) recorded_ops.insert(b.op);
+    std::vector<std::pair<int, bool>> above;  // (level, recorded at or above) along the tree
+    for (const auto& e : m_.forward) {
+      while (!above.empty() && above.back().first >= e.level) above.pop_back();
+      bool covered = !above.empty() && above.back().second;
+      bool recorded = recorded_ops.count(t_.ops[e.op].name) > 0;
+      if (!e.undecided && !covered) path_ops.insert(t_.ops[e.op].name);
+      above.push_back({e.level, covered || (recorded && !e.undecided)});
+    }
+    for (const auto& b : t_.backward)
+      if (path_ops.count(b.op)) m_.derivatives.push_back(&b);
+  }
+
+  void Backward() {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "backward" || !IsFirst(i)) continue;
+      bool named = false;
+      for (const BackwardStep* b : m_.derivatives)
+        for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
+      if (named) Visit(i, 0, &m_.backward);
+    }
+  }
+
+  // What each alternative of a selection runs: the ops off the path whose
+  // edge carries that alternative's condition (the innermost one that is
+  // an alternative's, so an op behind use_miopen inside the cuDNN-less
+  // branch goes to use_miopen), when they run something of their own.
+  void AlternativeOps() {
+    std::set<std::string> keys, placed;
+    for (const auto& s : t_.selections)
+      for (const auto& a : s.alternatives) keys.insert(a.condition + "@" + LocText(a.where));
+    const char* mine = m_.device == "cuda" ? "CUDA" : "CPU";
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      if (op.role != "forward" || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
+      std::string key;
+      bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
+      for (const auto& w : op.when) {
+        other_device = other_device || (w.kind == "device" && !w.text.ends_with(mine));
+        if (keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
+      }
+      if (other_device || key.empty() || !placed.insert(key + " " + std::string(BaseName(op.name))).second) continue;
+      MainPathOp e;
+      e.op = i;
+      Fill(op, e);
+      if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m_.alternative_ops[key].push_back(e);
+    }
+  }
+
+  // The entry ops a Python argument chooses and the defaults do not take
+  // (mode == "bilinear", inplace): what each runs, its own kernels and
+  // those of the ops it calls unconditionally (a .vec overload calling
+  // the op whose delegate launches), its overloads folded in.
+  void ArgumentOps() {
+    std::map<std::string, size_t> index;  // base name -> entry
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
+      const Condition* cond = ArgumentCondition(op);
+      if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+      auto [slot, added] = index.emplace(std::string(BaseName(op.name)), m_.argument_ops.size());
+      if (added) {
+        m_.argument_ops.emplace_back();
+        m_.argument_ops.back().op = i;
+        m_.argument_ops.back().when = cond;
+      }
+      MainPathOp& e = m_.argument_ops[slot->second];
+      std::vector<const OpStep*> callers = {&op};
+      for (int depth = 0; depth < 3 && !callers.empty(); ++depth) {
+        std::vector<const OpStep*> next;
+        for (const OpStep* c : callers) {
+          Fill(*c, e);
+          for (const auto& child : t_.ops)
+            if (Below(*c, child) && !Deciding(child)) next.push_back(&child);
+        }
+        callers = std::move(next);
       }
     }
-  };
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    if (op.role != "forward" || !on_path(op)) continue;
-    bool root = op.reached_from.empty();
-    if (!root) {
-      auto it = first_of.find("forward " + op.reached_from);
-      root = it == first_of.end() || !on_path(t.ops[it->second]);
-    }
-    if (root && (op.typical || !any_typical)) visit(visit, i, 0, &m.forward);
+    std::stable_partition(m_.argument_ops.begin(), m_.argument_ops.end(),
+                          [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
   }
-  std::set<std::string> path_ops;
-  for (const auto& e : m.forward)
-    if (!e.undecided) path_ops.insert(t.ops[e.op].name);
-  for (const auto& b : t.backward)
-    if (path_ops.count(b.op)) m.derivatives.push_back(&b);
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpStep& op = t.ops[i];
-    if (op.role != "backward" || first_of[op.role + " " + op.name] != i) continue;
-    bool named = false;
-    for (const BackwardStep* b : m.derivatives)
-      for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
-    if (named) visit(visit, i, 0, &m.backward);
-  }
-  for (const auto& op : t.ops)
-    if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m.undecided.push_back(&op);
-  return m;
-}
+
+  const Trace& t_;
+  MainPath m_;
+  std::map<std::string, size_t> first_of_;  // (role + name) -> op index
+  bool any_typical_ = false;
+  std::set<std::string> shown_bases_;
+  std::set<size_t> visited_;
+};
+
+}  // namespace
+
+MainPath ComputeMainPath(const Trace& t) { return PathBuilder(t).Build(); }
 
 namespace {
+
+// The functions between an entry's implementation and a kernel's launch
+// that the entry does not already name (its implementation, stub and the
+// stub's target): how the implementation gets to the kernel.
+std::vector<std::string> Via(const MainPathOp& e, const KernelStep& k) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < k.path.size(); ++i) {  // path[0] is the implementation
+    const std::string& f = k.path[i];
+    bool named = f == k.name || f.ends_with("_stub") || (e.registration && f == e.registration->target) ||
+                 (e.impl && f == e.impl->function);
+    if (!named && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+// Device code below a stub whose kernel launch was not found: the helpers on
+// the device's path defined beside the stub's target, each located.
+std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& device) {
+  std::vector<const ImplStep*> out;
+  if (!e.kernels.empty() || !e.libraries.empty() || !e.registration || !e.stub_owner) return out;
+  const Location& target = e.registration->target_definition;
+  for (const auto& h : e.stub_owner->helpers)
+    if (h.key == (device == "cuda" ? "CUDA" : "CPU") && h.where.file == target.file &&
+        h.function != e.registration->target)
+      out.push_back(&h);
+  return out;
+}
+
+// What an entry runs, by name only: kernels (with the functions leading to
+// them), device code, libraries.
+std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const KernelStep* k : e.kernels) {
+    add(k->name);
+  }
+  for (const KernelStep* k : e.kernels)
+    for (const auto& f : Via(e, *k)) add(f);
+  for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
+  constexpr size_t kMaxNames = 6;
+  if (names.size() > kMaxNames) {
+    names.resize(kMaxNames);
+    names.push_back("…");
+  }
+  for (const LibraryStep* l : e.libraries) add(l->name);
+  return names;
+}
 
 class MainWriter {
  public:
@@ -152,18 +343,49 @@ class MainWriter {
         collapsed_.insert(t_.ops[e.op].name);
       }
     }
+    RunLines();
     PythonLines(shown);
     if (!collapsed.empty())
       Add("  · ", "also on the path, running no kernel of their own: " + Join(collapsed, ", "), "");
-    for (size_t i = 0; i < m_.forward.size(); ++i)
-      if (shown[i]) OpLines(m_.forward[i], "");
+    for (size_t i = 0; i < m_.forward.size(); ++i) {
+      const MainPathOp& e = m_.forward[i];
+      bool has_children = i + 1 < m_.forward.size() && m_.forward[i + 1].level > e.level;
+      // A branch left open that runs nothing of its own and leads nowhere
+      // is plumbing: the alternatives list it with its condition.
+      if (e.undecided && !has_children && RunNames(e, m_.device).empty()) continue;
+      if (shown[i]) OpLines(e, "");
+    }
     if (!m_.derivatives.empty() || !m_.backward.empty()) {
       Add("", "backward (autograd)", "");
-      for (const BackwardStep* b : m_.derivatives)
+      // An op is drawn when something runs in it or below it.
+      std::vector<bool> drawn(m_.backward.size());
+      for (size_t i = 0; i < m_.backward.size(); ++i) {
+        const MainPathOp& e = m_.backward[i];
+        for (size_t j = i; j < m_.backward.size() && (j == i || m_.backward[j].level > e.level) && !drawn[i]; ++j)
+          drawn[i] = !m_.backward[j].kernels.empty() || !m_.backward[j].libraries.empty() || m_.backward[j].stub;
+      }
+      // Entries whose backward ops draw nothing (views, factories: no
+      // kernel of their own) share one line.
+      std::vector<std::string> quiet;
+      for (const BackwardStep* b : m_.derivatives) {
+        bool draws = false;
+        for (size_t i = 0; i < m_.backward.size(); ++i) {
+          const OpStep& op = t_.ops[m_.backward[i].op];
+          if (!drawn[i] || m_.backward[i].level != 0) continue;
+          draws = draws || op.reached_from == b->op;
+          for (const auto& n : b->ops) draws = draws || SameOp(op.name, n) || BaseName(op.name) == BaseName(n);
+        }
+        if (!draws) {
+          quiet.push_back(b->op);
+          continue;
+        }
         Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
             LocText(DerivativeLocation(b->derivatives), true));
-      for (const auto& e : m_.backward)
-        if (!e.kernels.empty() || !e.libraries.empty() || e.stub) OpLines(e, "  ");
+      }
+      if (!quiet.empty())
+        Add("  ∂ ", Join(quiet, ", ") + ": their backward ops run no kernel on this path (--detail full)", "");
+      for (size_t i = 0; i < m_.backward.size(); ++i)
+        if (drawn[i]) OpLines(m_.backward[i], "  ");
     }
     if (alternatives) AlternativeLines();
     return std::move(lines_);
@@ -217,6 +439,10 @@ class MainWriter {
     }
     Add("", t_.query + "(...)", "");
     std::vector<std::string> folded;
+    size_t other_branches = 0;
+    std::set<std::string> path_bases;  // every entry op on the path, shown or collapsed
+    for (const auto& e : m_.forward)
+      if (e.level == 0) path_bases.insert(std::string(BaseName(t_.ops[e.op].name)));
     auto fold = [&](const std::string& name) {
       if (std::find(folded.begin(), folded.end(), name) == folded.end()) folded.push_back(name);
     };
@@ -226,25 +452,50 @@ class MainWriter {
         continue;
       }
       Add("  ", f.symbol, LocText(f.where, true));
-      std::vector<std::pair<std::string, std::string>> leads;  // callee line, lines
+      // One line per callee: its call lines grouped by the innermost
+      // condition they are written under (the outer ones are the frame's
+      // own branches, shown on the lines that lead there).
+      struct Lead {
+        std::string name;
+        std::vector<std::pair<std::string, std::vector<int>>> sites;  // (condition, lines)
+      };
+      std::vector<Lead> leads;
       for (const auto& c : f.calls) {
         bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))));
         bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
         if (!to_entry && !to_frame) {
-          fold(c.callee);
+          // A call into an op the path does not take is an argument's
+          // branch (the alternatives list it), not bookkeeping.
+          if (StartsWith(c.resolved, "aten::") && !path_bases.count(std::string(BaseName(c.resolved.substr(6)))))
+            ++other_branches;
+          else fold(c.callee);
           continue;
         }
         std::string name = c.callee + (c.resolved.empty() || c.resolved == c.callee ? "" : " → " + c.resolved);
-        std::string at = c.line > 0 ? ":" + std::to_string(c.line) : "";
+        std::string cond;
         for (const auto& w : c.when)
-          if (w.kind != "return") at += " " + w.Describe();
-        auto it = std::find_if(leads.begin(), leads.end(), [&](const auto& l) { return l.first == name; });
-        if (it == leads.end()) leads.push_back({name, at});
-        else if (!at.empty()) it->second += ", " + at;
+          if (w.kind != "return") cond = w.Describe();
+        auto it = std::find_if(leads.begin(), leads.end(), [&](const Lead& l) { return l.name == name; });
+        if (it == leads.end()) it = leads.insert(leads.end(), Lead{name, {}});
+        auto site = std::find_if(it->sites.begin(), it->sites.end(), [&](const auto& s) { return s.first == cond; });
+        if (site == it->sites.end()) site = it->sites.insert(it->sites.end(), {cond, {}});
+        if (c.line > 0 && std::find(site->second.begin(), site->second.end(), c.line) == site->second.end())
+          site->second.push_back(c.line);
       }
-      for (const auto& [name, at] : leads) Add("    → ", name + "  " + at, "");
+      for (const Lead& l : leads) {
+        std::vector<std::string> at;
+        for (const auto& [cond, lines] : l.sites) {
+          std::vector<std::string> nums;
+          for (int n : lines) nums.push_back(":" + std::to_string(n));
+          at.push_back(Join(nums, ", ") + (cond.empty() ? "" : " " + cond));
+        }
+        Add("    → ", l.name + "  " + Join(at, "; "), "");
+      }
     }
     if (!folded.empty()) Add("  · ", "bookkeeping, folded: " + Join(folded, ", "), "");
+    if (other_branches)
+      Add("  · ", std::to_string(other_branches) + " call" + (other_branches > 1 ? "s" : "") +
+                      " into ops off the path (alternatives below)", "");
   }
 
   void OpLines(const MainPathOp& e, const std::string& base_indent) {
@@ -255,16 +506,23 @@ class MainWriter {
     if (e.when) head += "  " + e.when->Describe();
     Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
     std::string in = indent + "     ";
+    if (e.undecided) {  // a branch left open: what it runs, on one line
+      std::vector<std::string> names = RunNames(e, m_.device);
+      const Location& at = !e.kernels.empty() ? e.kernels[0]->where
+                           : !e.libraries.empty() ? e.libraries[0]->where
+                           : e.impl               ? e.impl->where
+                                                  : Location{};
+      if (!names.empty()) Add(in, "runs " + Join(names, ", "), LocText(at, true));
+      return;
+    }
     if (e.impl) Add(in, ShortKey(e.impl->key) + " " + e.impl->function, LocText(e.impl->where, true));
     if (e.stub)
       Add(in, "stub " + e.stub->name + " → " + e.registration->target,
           LocText(e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where,
                   true));
-    constexpr size_t kMaxKernels = 6;
-    for (size_t k = 0; k < e.kernels.size() && k < kMaxKernels; ++k)
-      Add(in, "kernel " + e.kernels[k]->name, LocText(e.kernels[k]->where, true));
-    if (e.kernels.size() > kMaxKernels)
-      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+    KernelLines(e, in);
+    for (const ImplStep* h : DeviceCode(e, m_.device))
+      Add(in, "device code " + h->function + " (no kernel launch found)", LocText(h->where, true));
     for (const LibraryStep* l : e.libraries) {
       std::vector<std::string> calls(l->calls.begin(), l->calls.begin() + std::min<size_t>(l->calls.size(), 3));
       Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
@@ -272,10 +530,87 @@ class MainWriter {
     }
   }
 
+  // One line per file and launching function: "kernel A" with its
+  // location, or "kernels A:12, B:40" with the file; "via f" names the
+  // function that launches them when the entry does not already.
+  void KernelLines(const MainPathOp& e, const std::string& in) {
+    constexpr size_t kMaxKernels = 6;
+    std::vector<std::pair<std::string, std::vector<const KernelStep*>>> groups;  // (file + via, kernels)
+    size_t shown = std::min(e.kernels.size(), kMaxKernels);
+    for (size_t k = 0; k < shown; ++k) {
+      const KernelStep* kernel = e.kernels[k];
+      std::vector<std::string> via = Via(e, *kernel);  // the function launching it is enough here
+      std::string key = kernel->where.file + "\n" + (via.empty() ? "" : via.back());
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) groups.push_back({key, {kernel}});
+      else it->second.push_back(kernel);
+    }
+    for (const auto& [key, kernels] : groups) {
+      std::string via = key.substr(key.find('\n') + 1);
+      via = via.empty() ? "" : "  via " + via;
+      if (kernels.size() == 1) {
+        Add(in, "kernel " + kernels[0]->name + via, LocText(kernels[0]->where, true));
+        continue;
+      }
+      std::vector<std::string> named;
+      for (const KernelStep* k : kernels) named.push_back(k->name + ":" + std::to_string(k->where.line));
+      Add(in, "kernels " + Join(named, ", ") + via, ShortPath(kernels[0]->where.file));
+    }
+    if (e.kernels.size() > kMaxKernels)
+      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+  }
+
+  // The answer first: what runs on the device, one line per op that runs
+  // something of its own (decided first, then those behind a condition the
+  // assumptions leave open, then the backward's), by name only; the tree
+  // below locates each.
+  void RunLines() {
+    if (m_.forward.size() + m_.backward.size() < 2) return;  // one op: the tree below is as short
+    std::vector<std::string> decided, open, backward;
+    for (const auto& e : m_.forward) {
+      std::vector<std::string> names = RunNames(e, m_.device);
+      if (names.empty()) continue;
+      (e.undecided ? open : decided).push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+    }
+    for (const auto& e : m_.backward) {
+      std::vector<std::string> names = RunNames(e, m_.device);
+      if (!names.empty()) backward.push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+    }
+    if (decided.empty() && open.empty() && backward.empty()) return;
+    Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
+        "");
+    constexpr size_t kMaxRuns = 12;
+    size_t count = 0, total = decided.size() + open.size() + backward.size();
+    auto emit = [&](const std::vector<std::string>& lines, const std::string& prefix) {
+      for (const auto& l : lines)
+        if (count < kMaxRuns) {
+          Add(prefix, l, "");
+          ++count;
+        }
+    };
+    emit(decided, "  ");
+    emit(open, "  ? ");
+    emit(backward, "  ∂ ");
+    if (total > count) Add("  ", "… " + std::to_string(total - count) + " more below", "");
+  }
+
   void AlternativeLines() {
-    if (t_.selections.empty() && m_.undecided.empty()) return;
+    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return;
     lines_.push_back("");
     Add("", "alternatives (what else runs, and when)", "");
+    constexpr size_t kMaxArguments = 8;
+    for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
+      const MainPathOp& e = m_.argument_ops[i];
+      if (i == kMaxArguments) {
+        Add("  ", "… " + std::to_string(m_.argument_ops.size() - i) + " more argument branches (--detail full)", "");
+        break;
+      }
+      std::vector<std::string> names = RunNames(e, m_.device);
+      constexpr size_t kNames = 3;  // one line each: the first kernels are enough to recognise it
+      if (names.size() > kNames) names.resize(kNames), names.push_back("…");
+      Add("  ", e.when->Describe() + ": aten::" + t_.ops[e.op].name + (names.empty() ? "" : " → " + Join(names, ", ")),
+          LocText(e.when->where, true));
+    }
     std::set<std::string> done;  // (function, op base): overloads share their selections
     for (const auto& s : t_.selections) {
       if (collapsed_.count(s.op) || !done.insert(s.function + " " + std::string(BaseName(s.op))).second) continue;
@@ -297,6 +632,16 @@ class MainWriter {
           else if (ops.size() == 5) ops.push_back("…");
         }
         Add(typical ? "    ✓ " : "      ", cond + ": " + Join(ops, ", "), LocText(where, true));
+        auto runs = m_.alternative_ops.find(cond + "@" + LocText(where));
+        if (typical || runs == m_.alternative_ops.end()) continue;
+        for (const MainPathOp& e : runs->second) {
+          std::vector<std::string> names = RunNames(e, m_.device);
+          const Location& at = !e.kernels.empty() ? e.kernels[0]->where
+                               : e.impl                ? e.impl->where
+                                                       : YamlLocation(t_.ops[e.op].yaml);
+          Add("          → ", "aten::" + t_.ops[e.op].name + (names.empty() ? "" : ": " + Join(names, ", ")),
+              LocText(at, true));
+        }
       }
     }
     std::set<std::string> listed;

@@ -633,6 +633,127 @@ TEST(RenderText, SurvivesReachedFromCycles) {
   EXPECT_THAT(RenderDot(t), HasSubstr("op2"));
 }
 
+// nn.ReLU on CUDA as 2.6.0 has it: relu's CUDA implementation calls
+// clamp_min, whose kernels live in its structured delegate clamp_min.out,
+// which the tracer reached first from clamp_min_ (off the path). The main
+// path folds the delegate's kernels into clamp_min, names them first (the
+// "runs on" digest), and lists only relu's derivative: autograd records
+// relu, so clamp_min's entry never applies.
+TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivative) {
+  NativeFunction relu = MakeFunction("relu(Tensor self) -> Tensor", 5028, {{"CUDA", "relu"}});
+  NativeFunction clamp_min = MakeFunction("clamp_min(Tensor self, Scalar min) -> Tensor", 1584, {});
+  clamp_min.structured_delegate = "clamp_min.out";
+  NativeFunction clamp_min_ = MakeFunction("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", 1595, {});
+  clamp_min_.structured_delegate = "clamp_min.out";
+  NativeFunction out = MakeFunction("clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)", 1606,
+                                    {{"CUDA", "clamp_min_out"}});
+  DerivativeEntry relu_d, clamp_d;
+  relu_d.name = "relu";
+  relu_d.line = 2091;
+  clamp_d.name = "clamp_min";
+  clamp_d.line = 432;
+  Trace t;
+  t.query = "aten::relu";
+  t.assumptions = {"device=cuda"};
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+    OpStep s;
+    s.name = name;
+    s.role = "forward";
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = typical;
+    return s;
+  };
+  OpStep r = op("relu", &relu, "", true);
+  r.impls = {{"CUDA", "relu", "function", Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
+  OpStep delegate = op("clamp_min.out", &out, "clamp_min_", false);
+  delegate.impls = {{"CUDA", "clamp_min_out", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "",
+                     {}}};
+  KernelStep k;
+  k.name = "launch_clamp_scalar";
+  k.device = "CUDA";
+  k.where = Loc("aten/src/ATen/native/cuda/TensorCompare.cu", 65);
+  k.path = {"clamp_min_out", "clamp_min_scalar_stub", "clamp_min_scalar_kernel_impl"};
+  delegate.kernels = {k};
+  NativeFunction threshold_backward = MakeFunction(
+      "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
+  OpStep backward = op("threshold_backward", &threshold_backward, "relu", false);
+  backward.role = "backward";
+  KernelStep bk;
+  bk.name = "threshold_kernel_impl";
+  bk.device = "CUDA";
+  bk.where = Loc("aten/src/ATen/native/cuda/ActivationThresholdKernel.cu", 27);
+  backward.kernels = {bk};
+  t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate,
+           backward};
+  BackwardStep br, bc;
+  br.op = "relu";
+  br.derivatives = &relu_d;
+  br.ops = {"threshold_backward"};
+  bc.op = "clamp_min";
+  bc.derivatives = &clamp_d;
+  bc.ops = {"where"};
+  t.backward = {br, bc};
+  std::string all = RenderText(t, RenderOptions{});
+  std::string text = all.substr(0, all.find("── Flow"));  // the main path
+  EXPECT_THAT(text, HasSubstr("  clamp_min: launch_clamp_scalar, clamp_min_scalar_kernel_impl\n")) << text;
+  EXPECT_THAT(text, HasSubstr("CUDA clamp_min_out")) << text;
+  EXPECT_THAT(text, HasSubstr("kernel launch_clamp_scalar via clamp_min_scalar_kernel_impl")) << text;
+  EXPECT_THAT(text, HasSubstr("∂ relu → threshold_backward")) << text;
+  EXPECT_THAT(text, HasSubstr("  ∂ threshold_backward: threshold_kernel_impl\n")) << text;
+  EXPECT_THAT(text, Not(HasSubstr("∂ clamp_min"))) << text;
+  EXPECT_THAT(text, Not(HasSubstr("aten::clamp_min.out"))) << text;  // folded into clamp_min, not a child
+}
+
+// An alternative names what its branch runs: an op off the path whose
+// edge carries the alternative's condition. As 2.6.0 has it: RNN.cpp:1434
+// `if (at::cudnn_is_acceptable(_input))` returns early, the `_lstm_impl`
+// fallback after it reaches at::_thnn_fused_lstm_cell (RNN.cpp:736), whose
+// CUDA implementation launches lstm_cell_forward (cuda/RNN.cu:100).
+TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
+  NativeFunction lstm = MakeFunction("lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, "
+                                     "int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) "
+                                     "-> (Tensor, Tensor, Tensor)",
+                                     7854, {{"CompositeImplicitAutograd", "lstm"}});
+  NativeFunction cell = MakeFunction("_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, "
+                                     "Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)",
+                                     7824, {{"CUDA", "_thnn_fused_lstm_cell_cuda"}});
+  Trace t;
+  t.query = "aten::lstm.input";
+  t.assumptions = {"device=cuda"};
+  OpStep entry;
+  entry.name = "lstm.input";
+  entry.role = "forward";
+  entry.yaml = &lstm;
+  entry.typical = true;
+  OpStep fused;
+  fused.name = "_thnn_fused_lstm_cell";
+  fused.role = "forward";
+  fused.yaml = &cell;
+  fused.reached_from = "lstm.input";
+  Location cond = Loc("aten/src/ATen/native/RNN.cpp", 1434);
+  fused.when = {{"at::cudnn_is_acceptable(_input)", true, "return", cond},
+                {"dispatch device == CUDA", false, "device", Loc("aten/src/ATen/native/RNN.cpp", 736)}};
+  fused.impls = {{"CUDA", "_thnn_fused_lstm_cell_cuda", "function", Loc("aten/src/ATen/native/cuda/RNN.cu", 517), "",
+                  {}}};
+  KernelStep k;
+  k.name = "lstm_cell_forward";
+  k.device = "CUDA";
+  k.where = Loc("aten/src/ATen/native/cuda/RNN.cu", 100);
+  fused.kernels = {k};
+  t.ops = {entry, fused};
+  t.selections = {{"cudnn_is_acceptable", Loc("aten/src/ATen/native/TensorProperties.cpp", 81), "lstm.input",
+                   {{"lstm_cudnn_stub", "when at::cudnn_is_acceptable(_input)", true, cond},
+                    {"_lstm_impl", "unless at::cudnn_is_acceptable(_input)", false, cond}}}};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  EXPECT_THAT(main, HasSubstr("unless at::cudnn_is_acceptable(_input): _lstm_impl")) << main;
+  EXPECT_THAT(main, HasSubstr("→ aten::_thnn_fused_lstm_cell: lstm_cell_forward")) << main;
+  EXPECT_THAT(main, HasSubstr("cuda/RNN.cu:100")) << main;
+  // Off the path: not drawn as a step of the main path.
+  EXPECT_THAT(main, Not(HasSubstr("▶ aten::_thnn_fused_lstm_cell"))) << main;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

@@ -136,7 +136,8 @@ struct OpStep {
   // whether a dense float tensor on the traced device reaches this op. A
   // condition the assumptions cannot decide sets `undecided`: an entry op
   // behind an undecided Python condition stays on the path (both sides are
-  // kept), an op behind an undecided C++ condition is left off it.
+  // kept), an op behind an undecided C++ condition is left off it, and so
+  // is what it calls (undecided too, unless its own edge is ruled out).
   bool typical = false, undecided = false;
 };
 

@@ -293,6 +293,28 @@ class PathAnnotator {
     return false;
   }
 
+  // The conditions of the call of `fn` in the function defined at `where`:
+  // its first call, or when the assumptions rule that one out, another
+  // (the other branch of an if/else) they do not: taken, else undecided.
+  bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out) {
+    const CppGuardReader& r = Reader(where.file);
+    std::vector<CodeCondition> first;
+    if (!r.CallConditions(where.line, 0, fn, &first)) return false;
+    *out = Convert(first, where.file);
+    Tri best = Evaluate(op, *out);
+    if (best != Tri::kFalse) return true;  // another site is looked for only when this one is not taken
+    for (const auto& call : r.CallsIn(where.line)) {
+      if (LastName(call.callee) != fn) continue;
+      std::vector<Condition> conv = Convert(call.conditions, where.file);
+      Tri v = Evaluate(op, conv);
+      if (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue)) continue;
+      best = v;
+      *out = std::move(conv);
+      if (v == Tri::kTrue) break;
+    }
+    return true;
+  }
+
   // Conditions on the way from the op's implementation to function `fn`.
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out) {
@@ -320,11 +342,10 @@ class PathAnnotator {
       for (const auto& r : s.registrations) callers.push_back({LastName(r.target), r.target_definition});
     for (const auto& [name, where] : callers) {
       if (name == fn || !where.valid()) continue;
-      std::vector<CodeCondition> at;
-      if (!Reader(where.file).CallConditions(where.line, 0, fn, &at)) continue;
+      std::vector<Condition> conv;
+      if (!BestCallSite(op, where, fn, &conv)) continue;
       std::vector<Condition> route;
       if (!RouteTo(op, name, depth + 1, seen, &route)) continue;
-      auto conv = Convert(at, where.file);
       route.insert(route.end(), conv.begin(), conv.end());
       out->insert(out->end(), route.begin(), route.end());
       return true;
@@ -416,10 +437,13 @@ class PathAnnotator {
           v = op.role == "forward" ? entry_python_[i] : Tri::kTrue;
           if (op.role == "forward" && t_.python.empty()) v = Tri::kTrue;
         } else {
+          // Below an undecided op, what its edge does not rule out is
+          // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
-          if (!p || !p->typical) v = Tri::kFalse;
+          if (!p || (!p->typical && !p->undecided)) v = Tri::kFalse;
           else if (p->role != op.role) v = Tri::kTrue;
           else v = edge_found_.count(i) ? Evaluate(*p, op.when) : Tri::kUnknown;
+          if (p && !p->typical && v == Tri::kTrue) v = Tri::kUnknown;
         }
         // An undecided Python condition keeps both sides on the path (it
         // picks among argument forms: the entry ops all stay candidates); an
@@ -461,8 +485,13 @@ class PathAnnotator {
     if (depth > 4) return "";
     std::string expr = Reader(file).AssignedExpression(from, before, var);
     if (expr.empty()) return "";
+    // `static_cast<T>(x)` follows x; `f(x)` reads the same, so when x leads
+    // nowhere, f itself is the candidate (select_sdp_backend(kernel_params)).
     std::string inner = CastOperand(expr);
-    if (!inner.empty() && inner != var) return FollowVariable(parent, file, from, before, inner, depth + 1, where);
+    if (!inner.empty() && inner != var) {
+      std::string found = FollowVariable(parent, file, from, before, inner, depth + 1, where);
+      if (!found.empty()) return found;
+    }
     for (const std::string& f : CalledFunctions(expr)) {
       std::string found = FollowFunction(parent, LastName(f), depth + 1, where, file);
       if (!found.empty()) return found;

@@ -273,5 +273,21 @@ TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
   EXPECT_TRUE(functor);
 }
 
+TEST_F(Truth260, HelperCalledOnBothBranchesTakesTheBranchTheAssumptionsAllow) {
+  // ReduceOps.cpp:1488 `if (at::isIntegralType(self.scalar_type(), ...))`
+  // calls logsumexp_out_impl at :1491 and, in its else, at :1493; the impl
+  // calls at::amax at :1469 under :1466 `if (self.numel() != 0)`. A float
+  // tensor takes the else: amax is typical, and its edge says so (it once
+  // said "when isIntegralType", the first call site's branch).
+  Trace t = TraceOf("torch.logsumexp");
+  const OpStep* amax = Op(t, "amax");
+  ASSERT_NE(amax, nullptr);
+  EXPECT_TRUE(amax->typical);
+  bool integral_else = false;
+  for (const auto& c : amax->when)
+    if (c.text.find("isIntegralType") != std::string::npos) integral_else = c.negated && c.where.line == 1488;
+  EXPECT_TRUE(integral_else);
+}
+
 }  // namespace
 }  // namespace optrace
