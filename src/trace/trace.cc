@@ -30,15 +30,30 @@ namespace optrace {
 
 namespace {
 
-// Python modules whose functions the walk follows into. Helpers elsewhere
-// (torch.jit, torch.overrides, warnings) do not lead to kernels.
+// Python modules whose functions the walk follows into: every torch module
+// (torch._lowrank, torch.masked, torch.optim, torch._linalg_utils compose
+// ops too) except those that never lead to a kernel -- scripting, tracing,
+// compilation and export machinery, the __torch_function__ overrides,
+// utilities, and the pure argument checks of torch._prims_common. Frames
+// that reach no op are pruned afterwards (PrunePythonFrames).
 bool FollowableModule(std::string_view module) {
-  static const char* kPrefixes[] = {"torch.nn.", "torch.functional", "torch._tensor", "torch.linalg",
-                                    "torch.fft",  "torch.special",    "torch._refs",   "torch.nn"};
-  for (const char* p : kPrefixes) {
-    if (StartsWith(module, p)) return true;
+  if (module == "torch") return true;
+  if (!StartsWith(module, "torch.")) return false;
+  static const char* kNoKernels[] = {
+      "torch.jit",        "torch._jit_internal", "torch.overrides", "torch.utils",     "torch._dynamo",
+      "torch.fx",         "torch.testing",       "torch._C",        "torch.onnx",      "torch.distributed",
+      "torch.cuda",       "torch.backends",      "torch.autograd.profiler",             "torch._logging",
+      "torch._guards",    "torch.export",        "torch._export",   "torch._inductor", "torch.compiler",
+      "torch._prims_common", "torch.package",    "torch.hub",       "torch.serialization",
+      "torch._utils",     "torch.library",       "torch._library",  "torch._ops",      "torch._higher_order_ops",
+      "torch._subclasses", "torch._functorch",   "torch.profiler",  "torch._tensor_str", "torch.types",
+      "torch._vmap_internals", "torch._namedtensor_internals", "torch.mps", "torch.xpu", "torch.amp",
+      "torch.ao",         "torch.quantization",  "torch._lazy",     "torch.monitor",   "torch.multiprocessing"};
+  for (const char* p : kNoKernels) {
+    size_t n = std::string_view(p).size();
+    if (StartsWith(module, p) && (module.size() == n || module[n] == '.')) return false;
   }
-  return module == "torch";
+  return true;
 }
 
 // torch._C submodules that bind generated C++ functions, and the YAML
@@ -588,6 +603,8 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
   size_t at = t_.python.size();
   t_.python.push_back(*frame);
   PyFrame tmp = t_.python[at];
+  const PyAlias* outer = walking_alias_;
+  walking_alias_ = &alias;
   FollowPyCall(module, -1, alias.target, static_cast<int>(alias.line), depth, &tmp);
   // x = wrapper(f, ...): what runs is f, wrapped (a decorator applied by
   // hand: __pow__ = _wrap_type_error_to_not_implemented(_C.TensorBase.pow)).
@@ -600,6 +617,7 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
     if (dotted && !std::isdigit(static_cast<unsigned char>(first[0])))
       FollowPyCall(module, -1, first, static_cast<int>(alias.line), depth, &tmp);
   }
+  walking_alias_ = outer;
   // FollowPyCall may have appended frames: write the calls back into ours.
   t_.python[at].calls = tmp.calls;
   if (t_.python[at].bridge.empty()) t_.python[at].bridge = tmp.bridge;
@@ -685,6 +703,7 @@ bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, 
     const PyModule& target = mods[s.module];
     if (!FollowableModule(target.name)) return false;
     const PyAlias& a = target.aliases[s.index];
+    if (&a == walking_alias_) return false;  // names itself: the binding of that name
     frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
     PyFrame alias_frame;
     alias_frame.symbol = target.name + "." + a.name;

@@ -147,6 +147,16 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
+    // a < b, a > b: lt, gt -- written with a space on both sides (templates,
+    // vector<Tensor>, are not), on an operand (in a formula: a variable, not
+    // a method's result such as self.dim() > 1).
+    if ((c == '<' || c == '>') && two && i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && operand_before &&
+        (is_tensor || (!left.empty() && left.front() != '.'))) {
+      out.operators.push_back(c == '<' ? "lt" : "gt");
+      ++i;
+      prev_sig = c;
+      continue;
+    }
     // Compound assignment on a tensor is the in-place op: x += y is add_.
     if (two && s[i + 1] == '=' && (c == '+' || c == '-' || c == '*' || c == '/')) {
       if (operand_before && is_tensor) out.operators.push_back(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_");
@@ -272,7 +282,7 @@ void Tracer::AddBackward() {
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const auto& opname : ScanExpression(body, false, is_tensor).operators) {
+          for (const auto& opname : ScanExpression(body, true, is_tensor).operators) {
             AddUnique(&b.ops, opname);
             from_operators.insert(opname);
           }
@@ -324,6 +334,49 @@ struct DecompositionSite {
 // regex costs milliseconds, more than the rest of a small trace.
 using DecompositionMap = std::unordered_multimap<std::string, DecompositionSite>;
 
+// Decorators that register what they decorate: a function of torch._refs
+// (or torch._decomp) whose body, or a function nested in it, calls
+// register_decomposition -- _make_elementwise_binary_reference registers
+// `def pow` as aten.pow (the aten op inferred from the name, unless the use
+// passes aten_op=None or names the op).
+void ReadImplicitDecompositionSites(const Index& ix, const std::regex& aten_re, DecompositionMap* sites) {
+  const auto& mods = ix.py.modules();
+  for (const PyModule& m : mods) {
+    if (!StartsWith(m.name, "torch._refs") && !StartsWith(m.name, "torch._decomp")) continue;
+    std::set<std::string> registering;
+    for (const PyFunction& f : m.functions) {
+      for (const PyCall& c : f.calls) {
+        if (!EndsWith(c.callee, "register_decomposition")) continue;
+        registering.insert(f.qualname.substr(0, f.qualname.find('.')));
+      }
+    }
+    registering.erase("register_decomposition");  // read above, with its explicit targets
+    if (registering.empty()) continue;
+    const std::string registry = StartsWith(m.name, "torch._decomp") ? "torch._decomp" : "torch._refs";
+    for (const PyFunction& f : m.functions) {
+      for (const PyDecorator& dec : f.decorators) {
+        std::string name = dec.name.substr(dec.name.rfind('.') == std::string::npos ? 0 : dec.name.rfind('.') + 1);
+        if (!registering.count(name) || dec.text.find("aten_op=None") != std::string::npos) continue;
+        std::vector<std::pair<std::string, std::string>> targets;  // (base, overload)
+        for (std::sregex_iterator r(dec.text.begin(), dec.text.end(), aten_re), end; r != end; ++r)
+          targets.push_back({(*r)[1], (*r)[2]});
+        if (targets.empty()) targets.push_back({f.name, ""});
+        for (const auto& [base, overload] : targets) {
+          DecompositionSite site;
+          site.base = base;
+          site.overload = overload;
+          site.target = "aten." + base + (overload.empty() ? "" : "." + overload);
+          site.path = m.path;
+          site.function = f.qualname;
+          site.registry = registry;
+          site.line = static_cast<int>(dec.line);
+          sites->emplace(site.base, std::move(site));
+        }
+      }
+    }
+  }
+}
+
 DecompositionMap ReadDecompositionSites(const Index& ix) {
   DecompositionMap sites;
   static const std::regex aten_re(R"(aten\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?)");
@@ -354,6 +407,7 @@ DecompositionMap ReadDecompositionSites(const Index& ix) {
       }
     }
   }
+  ReadImplicitDecompositionSites(ix, aten_re, &sites);
   return sites;
 }
 
