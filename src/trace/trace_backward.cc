@@ -211,6 +211,13 @@ bool OnlyCompositeImplicit(const NativeFunction& fn) {
   return composite_implicit && !backend;
 }
 
+bool IsManualHelper(const CppIndex& cpp, const std::string& manual, const std::string& name) {
+  for (uint32_t id : cpp.FunctionsNamed(name)) {
+    if (cpp.file(cpp.functions()[id].file) == manual) return true;
+  }
+  return false;
+}
+
 void AddUnique(std::vector<std::string>* v, const std::string& s) {
   if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
 }
@@ -290,9 +297,24 @@ void Tracer::AddBackward() {
         break;
       }
     };
-    for (const auto& f : d->formulas) {
-      if (f.inputs == "result" || StartsWith(f.inputs, "result") || f.inputs == "output_differentiability") continue;
+    // `dispatch: Default:` holds the formulas of an entry written per
+    // autograd key (view): what dense CPU/CUDA tensors use.
+    const std::vector<DerivativeFormula>* formulas = &d->formulas;
+    std::vector<std::string> jvp_helpers;
+    for (const auto& [key, section] : d->dispatch_sections) {
+      if (formulas->empty() && key == "Default") formulas = &section;
+    }
+    for (const auto& f : *formulas) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
+      if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
+        // Forward-mode AD: its FunctionsManual helpers are named
+        // (logsumexp_jvp), not run by backward, so not expanded.
+        for (const auto& c : ScanExpression(f.formula, true).calls) {
+          if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
+        }
+        continue;
+      }
+      if (f.inputs == "output_differentiability") continue;
       FormulaNames names = ScanExpression(f.formula, true);
       for (const auto& c : names.calls) consider(c, false, 0);
       for (const auto& m : names.methods) consider(m, true, 0);
@@ -301,6 +323,7 @@ void Tracer::AddBackward() {
         from_operators.insert(o);
       }
     }
+    for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
     for (const std::string& base : b.ops) {
       bool follow = false;
       for (const NativeFunction* o : ix_.yaml.Overloads(base)) {

@@ -230,12 +230,19 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   // characters or more, or a callee starting with c, m or r.
   if (qualifier.size() < 5 && (callee.empty() || (callee[0] != 'c' && callee[0] != 'm' && callee[0] != 'r')))
     return "";
-  if (StartsWith(callee, "cudnn") || qualifier.find("cudnn_frontend") != std::string_view::npos) return "cuDNN";
+  // The vendor C APIs are camel case (cudnnConvolutionForward, cublasSgemm):
+  // cudnn_convolution_backward_stub, cudnn_convolution_forward_out are
+  // ATen's own code, which the walk follows to those calls.
+  auto api = [&](std::string_view prefix) {
+    return StartsWith(callee, prefix) && callee.size() > prefix.size() &&
+           std::isupper(static_cast<unsigned char>(callee[prefix.size()]));
+  };
+  if (api("cudnn") || qualifier.find("cudnn_frontend") != std::string_view::npos) return "cuDNN";
   if (StartsWith(callee, "cublasLt")) return "cuBLASLt";
-  if (StartsWith(callee, "cublas") || qualifier.find("cuda::blas::") != std::string_view::npos) return "cuBLAS";
-  if (StartsWith(callee, "cufft")) return "cuFFT";
-  if (StartsWith(callee, "cusolver") || qualifier.find("cuda::solver::") != std::string_view::npos) return "cuSOLVER";
-  if (StartsWith(callee, "cusparse") || qualifier.find("cuda::sparse::") != std::string_view::npos) return "cuSPARSE";
+  if (api("cublas") || qualifier.find("cuda::blas::") != std::string_view::npos) return "cuBLAS";
+  if (api("cufft")) return "cuFFT";
+  if (api("cusolver") || qualifier.find("cuda::solver::") != std::string_view::npos) return "cuSOLVER";
+  if (api("cusparse") || qualifier.find("cuda::sparse::") != std::string_view::npos) return "cuSPARSE";
   if (qualifier.find("cub::") != std::string_view::npos) return "CUB";
   if (qualifier.find("thrust::") != std::string_view::npos) return "Thrust";
   if (StartsWith(callee, "magma_") || StartsWith(callee, "magma")) return "MAGMA";

@@ -4,7 +4,9 @@
 // function passed by name to a helper, classes named in a call's template
 // arguments (and their calls on the class template's parameter), Python
 // helpers in any torch module, an alias naming itself, decorators that
-// register decompositions, and < > on tensors in derivative formulas. Every
+// register decompositions, < > on tensors in derivative formulas, ATen code
+// named like a vendor API (cudnn_*_stub), derivatives written per dispatch
+// key, and forward-mode formulas' helpers. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -167,6 +169,44 @@ TEST_F(Recall260, LessAndGreaterOnTensorsInFormulas) {
   const auto& ops = t.backward.front().ops;
   EXPECT_NE(std::find(ops.begin(), ops.end(), "lt"), ops.end());
   EXPECT_NE(std::find(ops.begin(), ops.end(), "gt"), ops.end());
+}
+
+TEST_F(Recall260, AtenCodeNamedLikeAVendorLibraryIsFollowed) {
+  // Convolution.cpp:2060 `cudnn_convolution_backward_stub(` is a dispatch
+  // stub (its CUDA registration at cudnn/ConvShared.cpp:817), not a cuDNN
+  // call: the vendor APIs are camel case (cudnnConvolutionForward).
+  Trace t = TraceOf("2.6.0", "aten::convolution_backward", TraceOptions::Device::kCuda);
+  bool registered = false;
+  for (const auto& op : t.ops) {
+    for (const auto& s : op.stubs) {
+      if (s.name != "cudnn_convolution_backward_stub") continue;
+      for (const auto& r : s.registrations)
+        registered = registered || (r.where.file == "aten/src/ATen/native/cudnn/ConvShared.cpp" && r.where.line == 817);
+    }
+  }
+  EXPECT_TRUE(registered);
+}
+
+TEST_F(Recall260, DerivativesPerDispatchKeyAndForwardModeHelpers) {
+  // derivatives.yaml:1907-1910 view: `dispatch: Default: self:
+  // grad.reshape_symint(self.sym_sizes())`; :2198 _softmax's `result:`
+  // (forward-mode) formula calls the FunctionsManual helper logsumexp_jvp.
+  Trace v = TraceOf("2.6.0", "aten::view", TraceOptions::Device::kDefault);
+  bool reshape = false;
+  for (const auto& b : v.backward)
+    reshape = reshape || (b.op == "view" && std::find(b.ops.begin(), b.ops.end(), "reshape") != b.ops.end());
+  EXPECT_TRUE(reshape);
+  Trace s = TraceOf("2.6.0", "aten::_softmax", TraceOptions::Device::kDefault);
+  ASSERT_FALSE(s.backward.empty());
+  const auto& helpers = s.backward.front().helpers;
+  EXPECT_NE(std::find(helpers.begin(), helpers.end(), "logsumexp_jvp"), helpers.end());
+}
+
+TEST(RecallOperators, LessAndGreaterNeedSpacesAndATensorOperand) {
+  auto tensor = [](std::string_view n) { return n == "x" || n == "grads"; };
+  // Template brackets are written without spaces; a comparison of ints is no op.
+  EXPECT_TRUE(OperatorOps("std::vector<Tensor> grads; for (int i = 0; i < n; ++i) {}", true, tensor).empty());
+  EXPECT_EQ(OperatorOps("auto m = x > y; auto k = y < x;", true, tensor), (std::vector<std::string>{"gt", "lt"}));
 }
 
 }  // namespace
