@@ -30,6 +30,13 @@ namespace optrace {
 
 namespace {
 
+bool DerivesFromTensorBase(const PyClass& c) {
+  for (const std::string& base : c.resolved_bases) {
+    if (base == "torch._C.TensorBase" || base == "torch._C._TensorBase") return true;
+  }
+  return false;
+}
+
 // Python modules whose functions the walk follows into: every torch module
 // (torch._lowrank, torch.masked, torch.optim, torch._linalg_utils compose
 // ops too) except those that never lead to a kernel -- scripting, tracing,
@@ -753,6 +760,9 @@ void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& cal
     return;
   }
   if (head == "self" && !fn && FollowSelfAttribute(module, cls, rest, line, depth, frame)) return;
+  // self.reciprocal() in torch._tensor.Tensor: a method bound in C++.
+  if (head == "self" && !fn && DerivesFromTensorBase(m.classes[static_cast<size_t>(cls)]))
+    FollowMethodCall(callee, line, depth, frame);
 }
 
 // receiver.method(...): a tensor method when the name is one, whatever the
@@ -958,6 +968,11 @@ const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
                                                                   : ValueKind::kUnknown;
     scope->SetLocal(p, k);
   }
+  // In a method of a Tensor class (torch._tensor.Tensor derives from the
+  // C++ torch._C.TensorBase), self is a tensor.
+  if (f.class_index >= 0 && !f.params.empty() && f.params.front() == "self" &&
+      DerivesFromTensorBase(m.classes[static_cast<size_t>(f.class_index)]))
+    scope->SetLocal("self", ValueKind::kTensor);
   for (const PyImport& im : m.imports)
     if (im.target == "math") scope->AddScalarModule(im.local);
   LearnAssignments(assignments, scope.get());

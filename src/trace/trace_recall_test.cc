@@ -6,7 +6,7 @@
 // helpers in any torch module, an alias naming itself, decorators that
 // register decompositions, < > on tensors in derivative formulas, ATen code
 // named like a vendor API (cudnn_*_stub), derivatives written per dispatch
-// key, and forward-mode formulas' helpers. Every
+// key, forward-mode formulas' helpers, and self in a Tensor method. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -200,6 +200,15 @@ TEST_F(Recall260, DerivativesPerDispatchKeyAndForwardModeHelpers) {
   ASSERT_FALSE(s.backward.empty());
   const auto& helpers = s.backward.front().helpers;
   EXPECT_NE(std::find(helpers.begin(), helpers.end(), "logsumexp_jvp"), helpers.end());
+}
+
+TEST_F(Recall260, SelfInATensorMethodIsATensor) {
+  // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
+  // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
+  // is bound in C++, and `*` on its result is mul.
+  Trace t = TraceOf("2.6.0", "Tensor.__rdiv__", TraceOptions::Device::kDefault);
+  EXPECT_TRUE(HasOp(t, "reciprocal"));
+  EXPECT_TRUE(HasOp(t, "mul.Tensor"));
 }
 
 TEST(RecallOperators, LessAndGreaterNeedSpacesAndATensorOperand) {
