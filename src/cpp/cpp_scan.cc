@@ -14,6 +14,7 @@
 // Everything works on token indices and string_views into the text; strings
 // are made only for the records that are kept.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -21,6 +22,7 @@
 #include "cpp/cpp_index.h"
 #include "cpp/cpp_lexer.h"
 #include "cpp/dispatch_dtypes.h"
+#include "cpp/launch_functors.h"
 #include "cpp/token_range.h"
 
 namespace optrace {
@@ -41,22 +43,6 @@ bool IsUpperMacroName(std::string_view s) {
     }
   }
   return underscore && letter;
-}
-
-// Names that may precede '(' but never name a called or defined function.
-bool IsNonCallKeyword(std::string_view s) {
-  static const std::unordered_set<std::string_view> kSet = {
-      "if", "for", "while", "switch", "return", "sizeof", "decltype", "static_cast", "dynamic_cast",
-      "reinterpret_cast", "const_cast", "alignof", "alignas", "typeid", "catch", "noexcept", "throw", "new",
-      "delete", "defined", "__attribute__", "__launch_bounds__", "__declspec", "requires", "typename",
-      "template", "operator", "void", "bool", "char", "int", "float", "double", "long", "short", "unsigned",
-      "signed", "auto", "static_assert", "co_await", "co_return", "co_yield", "case", "do", "else", "try",
-      "using", "namespace", "class", "struct", "union", "enum", "constexpr", "const", "volatile", "_Pragma",
-      "asm", "__asm__", "__asm", "__typeof__", "typeof", "__builtin_offsetof", "offsetof", "goto", "default",
-      "public", "private", "protected", "virtual", "static", "inline", "extern", "explicit", "friend",
-      "mutable", "register", "thread_local", "consteval", "constinit", "__host__", "__device__", "__global__",
-      "__forceinline__", "__inline__", "__noinline__", "this", "nullptr", "true", "false"};
-  return kSet.count(s) > 0;
 }
 
 // Declaration specifiers dropped from a function's return-type text.
@@ -801,6 +787,12 @@ class FileScanner {
         tmpl_close = a;
         if (t[a + 1].Is('(')) {
           call_paren = a + 1;
+          // Type<...>()(...): a functor object made, then called.
+          size_t c = k.MatchClose(a + 1, e);
+          if (c != kNone && c + 1 < e && t[c + 1].Is('(')) {
+            call_paren = c + 1;
+            functor = true;
+          }
         } else if (t[a + 1].Is('{')) {
           size_t c = k.MatchClose(a + 1, e);
           if (c + 1 < e && t[c + 1].Is('(')) {
@@ -815,7 +807,10 @@ class FileScanner {
           functor = true;
         }
       }
-      if (call_paren == kNone) continue;
+      if (call_paren == kNone) {
+        FunctionArgument(t, b, i, fn, macro);
+        continue;
+      }
       if (IsNonCallKeyword(x.text)) continue;
       if (i > b && t[i - 1].Is(']')) continue;  // [] GPU_LAMBDA (...): a lambda's attribute macro
       if (x.text.size() > 12 && x.text.substr(0, 12) == "AT_DISPATCH_" && !functor) {
@@ -887,7 +882,7 @@ class FileScanner {
       call.function = fn;
       call.macro = std::string(macro);
       call.line = x.line;
-      LauncherUse(t, i, call_paren, tmpl_open, tmpl_close, e, fn, macro);
+      LauncherUse(t, b, i, call_paren, tmpl_open, tmpl_close, e, fn, macro);
       bool macro_use = file_macros_.count(x.text) > 0 || IsUpperMacroName(x.text);
       if (macro_use && call.kind == CallKind::kPlain) {
         CppMacroUse use;
@@ -901,10 +896,35 @@ class FileScanner {
     }
   }
 
+  // An aten function passed by name, not called: `at::abs_out` in
+  // unary_op_impl_with_complex_to_float(self, at::abs_out). The helper calls
+  // it, so it is recorded as the call it stands for (an at:: or at::native::
+  // name written as a whole argument).
+  void FunctionArgument(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
+    if (i + 1 >= t.size() || !(t[i + 1].Is(',') || t[i + 1].Is(')'))) return;
+    size_t q = i;
+    if (q >= b + 4 && t[q - 1].Is("::") && IdentIs(t[q - 2], "native") && t[q - 3].Is("::")) q -= 2;
+    if (!(q >= b + 3 && t[q - 1].Is("::") && IdentIs(t[q - 2], "at"))) return;
+    q -= 2;
+    if (q > b && t[q - 1].Is("::")) --q;
+    if (!(t[q - 1].Is('(') || t[q - 1].Is(','))) return;
+    CppCall call;
+    call.kind = CallKind::kQualified;
+    call.callee = std::string(t[i].text);
+    call.qualifier = Toks(t).Concat(q, i);
+    call.function = fn;
+    call.macro = std::string(macro);
+    call.line = t[i].line;
+    out_->calls.push_back(std::move(call));
+  }
+  static bool IdentIs(const Token& x, std::string_view s) { return IsIdent(x) && x.text == s; }
+
   // A TensorIterator / reduce / jiterator launcher or launch_* helper called
   // at `i`: records the launch with the functors that name the code it runs.
-  void LauncherUse(const std::vector<Token>& t, size_t i, size_t call_paren, size_t tmpl_open, size_t tmpl_close,
-                   size_t e, int32_t fn, std::string_view macro) {
+  // `b`: where the enclosing body begins (a functor held in a variable is
+  // declared there).
+  void LauncherUse(const std::vector<Token>& t, size_t b, size_t i, size_t call_paren, size_t tmpl_open,
+                   size_t tmpl_close, size_t e, int32_t fn, std::string_view macro) {
     Toks k(t);
     const Token& x = t[i];
   LaunchKind lk = LaunchKind::kLaunchHelper;
@@ -920,7 +940,10 @@ class FileScanner {
     // jiterator runs the string kernel, whatever its arguments.
     if (launch.kind != LaunchKind::kJiterator) {
       int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
-      Functors(t, call_paren, std::min(cr, e), only_arg, &launch.functors, &lambda);
+      // launch_* helpers take tensors and sizes too: only a TensorIterator
+      // launcher's functor argument is looked up when it is a variable.
+      LaunchFunctors(t, only_arg >= 0 ? b : kNone, call_paren, std::min(cr, e), only_arg, &launch.functors,
+                     &lambda);
     }
     if (tmpl_open != kNone) {
       if (launch.kind == LaunchKind::kJiterator) {
@@ -939,43 +962,6 @@ class FileScanner {
       out_->launches.push_back(std::move(launch));
     }
   }
-  }
-
-  // Type names constructed at the top level of the arguments of the group
-  // opened at `open` (only argument `only_arg` when >= 0): MulFunctor<T>(),
-  // MeanOps<...>{f}, func_wrapper<T>(...). *lambda: an argument is a lambda.
-  void Functors(const std::vector<Token>& t, size_t open, size_t close, int only_arg, std::vector<std::string>* out,
-                bool* lambda) {
-    Toks k(t);
-    if (close <= open || close > t.size()) return;
-    auto args = k.Args(open, close);
-    for (size_t a = 0; a < args.size(); ++a) {
-      auto [ab, ae] = args[a];
-      if (ab >= ae || (only_arg >= 0 && a != static_cast<size_t>(only_arg))) continue;
-      if (t[ab].Is('[')) {
-        *lambda = true;
-        continue;
-      }
-      size_t j = ab;
-      if (t[j].Is("::")) ++j;
-      size_t last = kNone;
-      while (j < ae && IsIdent(t[j])) {
-        last = j;
-        if (j + 1 < ae && t[j + 1].Is("::")) {
-          j += 2;
-          continue;
-        }
-        ++j;
-        break;
-      }
-      if (last == kNone || IsNonCallKeyword(t[last].text)) continue;
-      if (j < ae && t[j].Is('<')) {
-        size_t a = k.MatchAngle(j, ae);
-        if (a == kNone) continue;
-        j = a + 1;
-      }
-      if (j < ae && (t[j].Is('(') || t[j].Is('{'))) out->push_back(std::string(t[last].text));
-    }
   }
 
   void TripleChevron(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {

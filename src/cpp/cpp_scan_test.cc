@@ -471,5 +471,55 @@ TEST(CppScan, NeverCrashesOnGarbage) {
   }
 }
 
+TEST(CppScan, FunctorsHeldInVariablesAndWrapped) {
+  // A functor declared before the launch (CompareKernels.cu), one wrapped in
+  // func_wrapper (ReduceMaxValuesKernel.cu), and one made by `auto x = T{}`.
+  auto r = ScanCppFile("aten/src/ATen/native/cuda/C.cu",
+                       "void compare_kernel_impl(TensorIteratorBase &iter, OpType op) {\n"
+                       "  CompareFunctor<scalar_t> f(op);\n"
+                       "  gpu_kernel(iter, f);\n"
+                       "  gpu_reduce_kernel<scalar_t, scalar_t>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), 0);\n"
+                       "  auto g = AddFunctor<float>{1};\n"
+                       "  gpu_kernel(iter, g);\n"
+                       "  auto loop = [=] GPU_LAMBDA (int i) { return i; };\n"
+                       "  gpu_kernel(iter, loop);\n"
+                       "  auto made = make_functor(op);\n"
+                       "  gpu_kernel(iter, made);\n"
+                       "}\n");
+  ASSERT_EQ(r.launches.size(), 5u);
+  EXPECT_EQ(r.launches[0].functors, (std::vector<std::string>{"CompareFunctor"}));
+  EXPECT_EQ(r.launches[1].functors, (std::vector<std::string>{"func_wrapper", "MaxNanFunctor"}));
+  EXPECT_EQ(r.launches[2].functors, (std::vector<std::string>{"AddFunctor"}));
+  EXPECT_TRUE(r.launches[3].functors.empty());  // a lambda
+  EXPECT_TRUE(r.launches[4].functors.empty());  // a function's result: its type is not written
+}
+
+TEST(CppScan, FunctorMadeThenCalledAndFunctionPassedByName) {
+  // ScatterGatherKernel.cu: `cuda_scatter_gather_base_kernel<false>()(...)`
+  // makes the functor and calls it; UnaryOps.cpp passes `at::abs_out` to a
+  // helper that calls it. A plain variable argument is no call.
+  auto r = ScanCppFile("aten/src/ATen/native/Foo.cpp",
+                       "void gather_cuda_kernel(const Tensor& result, const Tensor& self) {\n"
+                       "  cuda_scatter_gather_base_kernel</*is_scatter_like=*/false>()(result, self);\n"
+                       "}\n"
+                       "Tensor abs(const Tensor& self) {\n"
+                       "  return unary_op_impl_with_complex_to_float(self, at::abs_out);\n"
+                       "}\n"
+                       "Tensor g(const Tensor& self) { return helper(self, at::native::g_out, other); }\n");
+  const CppCall* functor = Call(r, "cuda_scatter_gather_base_kernel");
+  ASSERT_NE(functor, nullptr);
+  EXPECT_EQ(functor->kind, CallKind::kFunctor);
+  EXPECT_EQ(functor->line, 2u);
+  const CppCall* passed = Call(r, "abs_out");
+  ASSERT_NE(passed, nullptr);
+  EXPECT_EQ(passed->kind, CallKind::kQualified);
+  EXPECT_EQ(passed->qualifier, "at::");
+  EXPECT_EQ(passed->line, 5u);
+  ASSERT_NE(Call(r, "g_out"), nullptr);
+  EXPECT_EQ(Call(r, "g_out")->qualifier, "at::native::");
+  EXPECT_EQ(Call(r, "other"), nullptr);
+  EXPECT_EQ(Call(r, "self"), nullptr);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -10,6 +10,9 @@
 // "same scope" and "same build"; trace_ops.cc and trace_walk.cc both use them.
 #include "trace/code_scope.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "base/text.h"
 
 namespace optrace {
@@ -108,6 +111,63 @@ bool RunsOnDevice(std::string_view file, std::string_view device) {
 bool SameBuild(std::string_view def_file, std::string_view from_file) {
   std::string_view folder = BackendFolder(def_file);
   return folder.empty() || BackendFolder(from_file) == folder;
+}
+
+FunctorsByClass FunctorsOfClasses(const CppIndex& cpp) {
+  FunctorsByClass out;
+  for (uint32_t id : cpp.FunctionsNamed("operator()")) {
+    const std::string& q = cpp.functions()[id].qualified;
+    size_t end = q.rfind("::operator()");
+    if (end == std::string::npos || end == 0) continue;
+    size_t start = q.rfind("::", end - 1);
+    start = start == std::string::npos ? 0 : start + 2;
+    out[q.substr(start, end - start)].push_back(id);
+  }
+  return out;
+}
+
+std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class,
+                                               const CppCall& c, const CppFunction& caller, std::string_view body) {
+  // A class named in a call's explicit template arguments is instantiated by
+  // the callee, which calls it -- its operator() runs (the callee sees only a
+  // template parameter, so this call site is where the class is known).
+  std::vector<uint32_t> out;
+  if (c.file != caller.file || c.line < caller.body_begin || c.line > caller.body_end || body.empty()) return out;
+  size_t pos = 0;
+  for (uint32_t l = caller.body_begin; l < c.line && pos != std::string_view::npos; ++l) {
+    pos = body.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (pos == std::string_view::npos) return out;
+  auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  const size_t line_end = std::min(body.find('\n', pos), body.size());
+  for (size_t at = body.find(c.callee, pos); at < line_end; at = body.find(c.callee, at + 1)) {
+    size_t k = at + c.callee.size();
+    if ((at > 0 && ident(body[at - 1])) || k >= body.size()) continue;
+    while (k < body.size() && body[k] == ' ') ++k;
+    if (k >= body.size() || body[k] != '<') continue;
+    // Every identifier of the template argument list, to its '>'.
+    int depth = 0;
+    for (size_t i = k; i < body.size() && i < k + 400; ++i) {
+      char ch = body[i];
+      if (ch == '<') ++depth;
+      if ((ch == '>' && --depth == 0) || ch == ';' || ch == '{' || ch == '(') break;
+      if (!ident(ch) || (i > 0 && ident(body[i - 1]))) continue;
+      size_t j = i;
+      while (j < body.size() && ident(body[j])) ++j;
+      auto it = by_class.find(std::string(body.substr(i, j - i)));
+      if (it == by_class.end()) continue;
+      for (uint32_t id : it->second) {
+        const CppFunction& f = cpp.functions()[id];
+        const std::string& file = cpp.file(f.file);
+        if ((f.file == caller.file || IsHeader(file)) && SameBuild(file, cpp.file(caller.file)) &&
+            std::find(out.begin(), out.end(), id) == out.end())
+          out.push_back(id);
+      }
+    }
+    break;
+  }
+  return out;
 }
 
 }  // namespace optrace

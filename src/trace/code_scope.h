@@ -2,7 +2,9 @@
 // which definition a call can reach (see code_scope.cc).
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "cpp/cpp_index.h"
@@ -37,5 +39,14 @@ std::string_view BackendFolder(std::string_view path);
 bool RunsOnDevice(std::string_view file, std::string_view device);
 // Whether a definition in `def_file` is in the build of code in `from_file`.
 bool SameBuild(std::string_view def_file, std::string_view from_file);
+
+// Class name -> the operator() definitions of classes of that name.
+using FunctorsByClass = std::unordered_map<std::string, std::vector<uint32_t>>;
+FunctorsByClass FunctorsOfClasses(const CppIndex& cpp);
+// f<FullLayer, FullBidirectionalLayer>(...): the operator()s of the classes
+// named in call `c`'s explicit template arguments, read from `body` (the
+// caller's body text), that the caller's file can see.
+std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class,
+                                               const CppCall& c, const CppFunction& caller, std::string_view body);
 
 }  // namespace optrace

@@ -30,15 +30,37 @@ namespace optrace {
 
 namespace {
 
-// Python modules whose functions the walk follows into. Helpers elsewhere
-// (torch.jit, torch.overrides, warnings) do not lead to kernels.
-bool FollowableModule(std::string_view module) {
-  static const char* kPrefixes[] = {"torch.nn.", "torch.functional", "torch._tensor", "torch.linalg",
-                                    "torch.fft",  "torch.special",    "torch._refs",   "torch.nn"};
-  for (const char* p : kPrefixes) {
-    if (StartsWith(module, p)) return true;
+bool DerivesFromTensorBase(const PyClass& c) {
+  for (const std::string& base : c.resolved_bases) {
+    if (base == "torch._C.TensorBase" || base == "torch._C._TensorBase") return true;
   }
-  return module == "torch";
+  return false;
+}
+
+// Python modules whose functions the walk follows into: every torch module
+// (torch._lowrank, torch.masked, torch.optim, torch._linalg_utils compose
+// ops too) except those that never lead to a kernel -- scripting, tracing,
+// compilation and export machinery, the __torch_function__ overrides,
+// utilities, and the pure argument checks of torch._prims_common. Frames
+// that reach no op are pruned afterwards (PrunePythonFrames).
+bool FollowableModule(std::string_view module) {
+  if (module == "torch") return true;
+  if (!StartsWith(module, "torch.")) return false;
+  static const char* kNoKernels[] = {
+      "torch.jit",        "torch._jit_internal", "torch.overrides", "torch.utils",     "torch._dynamo",
+      "torch.fx",         "torch.testing",       "torch._C",        "torch.onnx",      "torch.distributed",
+      "torch.cuda",       "torch.backends",      "torch.autograd.profiler",             "torch._logging",
+      "torch._guards",    "torch.export",        "torch._export",   "torch._inductor", "torch.compiler",
+      "torch._prims_common", "torch.package",    "torch.hub",       "torch.serialization",
+      "torch._utils",     "torch.library",       "torch._library",  "torch._ops",      "torch._higher_order_ops",
+      "torch._subclasses", "torch._functorch",   "torch.profiler",  "torch._tensor_str", "torch.types",
+      "torch._vmap_internals", "torch._namedtensor_internals", "torch.mps", "torch.xpu", "torch.amp",
+      "torch.ao",         "torch.quantization",  "torch._lazy",     "torch.monitor",   "torch.multiprocessing"};
+  for (const char* p : kNoKernels) {
+    size_t n = std::string_view(p).size();
+    if (StartsWith(module, p) && (module.size() == n || module[n] == '.')) return false;
+  }
+  return true;
 }
 
 // torch._C submodules that bind generated C++ functions, and the YAML
@@ -588,6 +610,8 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
   size_t at = t_.python.size();
   t_.python.push_back(*frame);
   PyFrame tmp = t_.python[at];
+  const PyAlias* outer = walking_alias_;
+  walking_alias_ = &alias;
   FollowPyCall(module, -1, alias.target, static_cast<int>(alias.line), depth, &tmp);
   // x = wrapper(f, ...): what runs is f, wrapped (a decorator applied by
   // hand: __pow__ = _wrap_type_error_to_not_implemented(_C.TensorBase.pow)).
@@ -600,6 +624,7 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
     if (dotted && !std::isdigit(static_cast<unsigned char>(first[0])))
       FollowPyCall(module, -1, first, static_cast<int>(alias.line), depth, &tmp);
   }
+  walking_alias_ = outer;
   // FollowPyCall may have appended frames: write the calls back into ours.
   t_.python[at].calls = tmp.calls;
   if (t_.python[at].bridge.empty()) t_.python[at].bridge = tmp.bridge;
@@ -685,6 +710,7 @@ bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, 
     const PyModule& target = mods[s.module];
     if (!FollowableModule(target.name)) return false;
     const PyAlias& a = target.aliases[s.index];
+    if (&a == walking_alias_) return false;  // names itself: the binding of that name
     frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
     PyFrame alias_frame;
     alias_frame.symbol = target.name + "." + a.name;
@@ -734,6 +760,9 @@ void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& cal
     return;
   }
   if (head == "self" && !fn && FollowSelfAttribute(module, cls, rest, line, depth, frame)) return;
+  // self.reciprocal() in torch._tensor.Tensor: a method bound in C++.
+  if (head == "self" && !fn && DerivesFromTensorBase(m.classes[static_cast<size_t>(cls)]))
+    FollowMethodCall(callee, line, depth, frame);
 }
 
 // receiver.method(...): a tensor method when the name is one, whatever the
@@ -939,6 +968,11 @@ const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
                                                                   : ValueKind::kUnknown;
     scope->SetLocal(p, k);
   }
+  // In a method of a Tensor class (torch._tensor.Tensor derives from the
+  // C++ torch._C.TensorBase), self is a tensor.
+  if (f.class_index >= 0 && !f.params.empty() && f.params.front() == "self" &&
+      DerivesFromTensorBase(m.classes[static_cast<size_t>(f.class_index)]))
+    scope->SetLocal("self", ValueKind::kTensor);
   for (const PyImport& im : m.imports)
     if (im.target == "math") scope->AddScalarModule(im.local);
   LearnAssignments(assignments, scope.get());

@@ -150,6 +150,16 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
+    // a < b, a > b: lt, gt -- written with a space on both sides (templates,
+    // vector<Tensor>, are not), on an operand (in a formula: a variable, not
+    // a method's result such as self.dim() > 1).
+    if ((c == '<' || c == '>') && two && i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && operand_before &&
+        (is_tensor || (!left.empty() && left.front() != '.'))) {
+      out.operators.push_back(c == '<' ? "lt" : "gt");
+      ++i;
+      prev_sig = c;
+      continue;
+    }
     // Compound assignment on a tensor is the in-place op: x += y is add_.
     if (two && s[i + 1] == '=' && (c == '+' || c == '-' || c == '*' || c == '/')) {
       if (operand_before && is_tensor) out.operators.push_back(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_");
@@ -202,6 +212,13 @@ bool OnlyCompositeImplicit(const NativeFunction& fn) {
       backend = true;
   }
   return composite_implicit && !backend;
+}
+
+bool IsManualHelper(const CppIndex& cpp, const std::string& manual, const std::string& name) {
+  for (uint32_t id : cpp.FunctionsNamed(name)) {
+    if (cpp.file(cpp.functions()[id].file) == manual) return true;
+  }
+  return false;
 }
 
 void AddUnique(std::vector<std::string>* v, const std::string& s) {
@@ -275,7 +292,7 @@ void Tracer::AddBackward() {
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const auto& opname : ScanExpression(body, false, is_tensor).operators) {
+          for (const auto& opname : ScanExpression(body, true, is_tensor).operators) {
             AddUnique(&b.ops, opname);
             from_operators.insert(opname);
           }
@@ -283,17 +300,24 @@ void Tracer::AddBackward() {
         break;
       }
     };
-    // An entry with `dispatch:` sections keeps its formulas there; Default is
-    // what autograd runs for dense tensors (view: grad.reshape_symint(...)).
-    std::vector<const DerivativeFormula*> formulas;
-    for (const auto& f : d->formulas) formulas.push_back(&f);
-    for (const auto& [key, section] : d->dispatch_sections)
-      if (key == "Default")
-        for (const auto& f : section) formulas.push_back(&f);
-    for (const DerivativeFormula* fp : formulas) {
-      const DerivativeFormula& f = *fp;
-      if (f.inputs == "result" || StartsWith(f.inputs, "result") || f.inputs == "output_differentiability") continue;
+    // `dispatch: Default:` holds the formulas of an entry written per
+    // autograd key (view): what dense CPU/CUDA tensors use.
+    const std::vector<DerivativeFormula>* formulas = &d->formulas;
+    std::vector<std::string> jvp_helpers;
+    for (const auto& [key, section] : d->dispatch_sections) {
+      if (formulas->empty() && key == "Default") formulas = &section;
+    }
+    for (const auto& f : *formulas) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
+      if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
+        // Forward-mode AD: its FunctionsManual helpers are named
+        // (logsumexp_jvp), not run by backward, so not expanded.
+        for (const auto& c : ScanExpression(f.formula, true).calls) {
+          if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
+        }
+        continue;
+      }
+      if (f.inputs == "output_differentiability") continue;
       FormulaNames names = ScanExpression(f.formula, true);
       for (const auto& c : names.calls) consider(c, false, 0);
       for (const auto& m : names.methods) consider(m, true, 0);
@@ -302,6 +326,7 @@ void Tracer::AddBackward() {
         from_operators.insert(o);
       }
     }
+    for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
     for (const std::string& base : b.ops) {
       bool follow = false;
       for (const NativeFunction* o : ix_.yaml.Overloads(base)) {

@@ -209,6 +209,9 @@ class Tracer {
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
   std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
+  // The alias WalkAlias is following: `istft = _add_docstr(torch.istft, ...)`
+  // names itself (torch re-exports it), and means the C++ binding instead.
+  const PyAlias* walking_alias_ = nullptr;
   std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<ValueScope>> scopes_;  // ScopeOf
   std::unique_ptr<TensorFacts> tensor_facts_;
   // FollowCpp's memory, kept with the index (Index::Derived) for every later

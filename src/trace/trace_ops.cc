@@ -781,8 +781,19 @@ std::vector<uint32_t> Tracer::ResolveMember(const CppCall& c, const CppFunction&
     if (f.file == caller.file && !enclosing) same_file.push_back(id);
   }
   if (!by_type.empty()) return by_type.size() <= 8 ? by_type : std::vector<uint32_t>{};
-  if (!caller.is_template || known_class || library_type || same_file.size() > 8) return {};
-  return same_file;
+  if (known_class || library_type || same_file.empty() || same_file.size() > 8) return {};
+  if (caller.is_template) return same_file;
+  // A member of a class template (LSTMCell<cell_params>::operator() calling
+  // params.linear_ih): the type is a template parameter of the class when
+  // the file declares it one above the caller (`typename cell_params`).
+  std::string above = ix_.Snippet(from_file, 1, static_cast<int>(caller.line));
+  for (const char* intro : {"typename ", "class "}) {
+    for (size_t at = above.find(intro + type); at != std::string::npos; at = above.find(intro + type, at + 1)) {
+      size_t end = at + std::string_view(intro).size() + type.size();
+      if (end < above.size() && !IsIdentChar(above[end])) return same_file;
+    }
+  }
+  return {};
 }
 
 Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const {
@@ -892,6 +903,11 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
                facts.elsewhere;
   if (stops) return facts;
   facts.targets = c.kind == CallKind::kMember ? ResolveMember(c, caller, body) : ResolveCall(c, from_file, &caller);
+  if (c.kind != CallKind::kMember && !facts.targets.empty()) {
+    const FunctorsByClass& by_class =
+        ix_.Derived<FunctorsByClass>("functors-by-class", [&] { return FunctorsOfClasses(cpp); });
+    for (uint32_t id : TemplateArgumentFunctors(cpp, by_class, c, caller, body)) facts.targets.push_back(id);
+  }
   for (uint32_t id : facts.targets) {
     const std::string& file = cpp.file(cpp.functions()[id].file);
     if (RunsOnDevice(file, "CPU")) facts.cpu_targets.push_back(id);

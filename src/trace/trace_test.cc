@@ -172,17 +172,6 @@ TEST_F(Trace260, DecompositionsRegisteredByADecoratorFactory) {
   for (const auto& d : true_divide.decompositions) EXPECT_NE(d.function, "true_divide") << d.where.line;
 }
 
-// derivatives.yaml:1907 keeps view's formulas under `dispatch: Default:`
-// (grad.reshape_symint(self.sym_sizes())): the backward op is reshape.
-TEST_F(Trace260, BackwardFormulasUnderDispatchDefault) {
-  Trace t = TraceOf("2.6.0", "Tensor.view");
-  const BackwardStep* b = FindBackward(t, "view");
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->derivatives->line, 1907);
-  EXPECT_TRUE(Contains(b->ops, "reshape"));
-  EXPECT_NE(FindOpStep(t, "reshape", "backward"), nullptr);
-}
-
 TEST_F(Trace260, AddThroughUfuncCodegen) {
   for (const std::string q : {"torch.add", "Tensor.__add__", "+"}) {
     Trace t = TraceOf("2.6.0", q);

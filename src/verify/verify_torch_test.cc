@@ -115,13 +115,11 @@ TEST(VerifyTorch, LstmModuleInfoRunsTheLstmImplCpuPath) {
   EXPECT_TRUE(Has(Marks(q, "impl", true), "lstm"));
   EXPECT_TRUE(Has(Marks(q, "helper", true), "_lstm_impl"));  // its unbind/stack ran inside lstm
   EXPECT_TRUE(Has(Marks(q, "stub", false), "lstm_cudnn_stub"));
-  // The cell's ops ran inside lstm; the 1.13.1 trace does not follow the cell.
-  auto unexplained = Runtime(q, "unexplained_ops");
-  for (const char* op : {"linear", "sigmoid_", "tanh", "mm"}) {
-    EXPECT_TRUE(Has(unexplained, op)) << op;
-    EXPECT_EQ(NearestOf(q, "unexplained_ops", op), "lstm") << op;
-  }
-  EXPECT_TRUE(Has(Runtime(q, "explained_ops"), "lstm"));
+  // The cell's ops ran inside lstm, and the trace follows the cell
+  // (_lstm_impl<FullLayer, ...> -> LSTMCell::operator() -> params.linear_ih).
+  auto explained = Runtime(q, "explained_ops");
+  for (const char* op : {"lstm", "linear", "sigmoid_", "tanh"}) EXPECT_TRUE(Has(explained, op)) << op;
+  EXPECT_FALSE(Has(Runtime(q, "unexplained_ops"), "linear"));
 }
 
 TEST(VerifyTorch, MatmulOpInfoIsFullyExplained) {

@@ -1,0 +1,211 @@
+// Recall regressions on the real trees: one test per mechanism through which
+// code that really runs used to be missed -- a functor object made and called
+// at once, a functor held in a variable or wrapped in another, an aten
+// function passed by name to a helper, classes named in a call's template
+// arguments (and their calls on the class template's parameter), Python
+// helpers in any torch module, an alias naming itself, decorators that
+// register decompositions, < > on tensors in derivative formulas, ATen code
+// named like a vendor API (cudnn_*_stub), derivatives written per dispatch
+// key, forward-mode formulas' helpers, and self in a Tensor method. Every
+// file and line was checked with grep/sed in the tree.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "testing/test_tree_index.h"
+#include "testing/test_util.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+namespace {
+
+Trace TraceOf(const std::string& version, const std::string& query, TraceOptions::Device device) {
+  TraceOptions options;
+  options.snippets = false;
+  options.device = device;
+  Trace t;
+  Status s = TraceQuery(TreeIndex(version), query, options, &t);
+  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
+  return t;
+}
+
+const KernelStep* Kernel(const Trace& t, const std::string& name, const std::string& file, int line) {
+  for (const auto& op : t.ops) {
+    for (const auto& k : op.kernels) {
+      if (k.name == name && k.where.file == file && k.where.line == line) return &k;
+    }
+  }
+  return nullptr;
+}
+
+bool OnPath(const KernelStep& k, const std::string& name) {
+  return std::find(k.path.begin(), k.path.end(), name) != k.path.end();
+}
+
+bool HasOp(const Trace& t, const std::string& name) {
+  return std::any_of(t.ops.begin(), t.ops.end(), [&](const OpStep& o) { return o.name == name; });
+}
+
+bool HasCall(const Trace& t, const std::string& op, const std::string& from, const std::string& file, int line) {
+  for (const auto& o : t.ops) {
+    for (const auto& c : o.calls) {
+      if (c.op == op && c.from == from && c.where.file == file && c.where.line == line) return true;
+    }
+  }
+  return false;
+}
+
+bool HasHelper(const Trace& t, const std::string& function, const std::string& file, int line) {
+  for (const auto& o : t.ops) {
+    for (const auto& h : o.helpers) {
+      if (h.function == function && h.where.file == file && h.where.line == line) return true;
+    }
+  }
+  return false;
+}
+
+bool HasFrame(const Trace& t, const std::string& symbol, const std::string& file, int line) {
+  for (const auto& f : t.python) {
+    if (f.symbol == symbol && f.where.file == file && f.where.line == line) return true;
+  }
+  return false;
+}
+
+class Recall260 : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
+};
+
+class Recall1131 : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CORPUS("1.13.1"); }
+};
+
+TEST_F(Recall260, FunctorMadeAndCalledAtOnce) {
+  // ScatterGatherKernel.cu:472 `cuda_scatter_gather_base_kernel</*...*/false>()(`,
+  // whose operator() calls `_cuda_scatter_gather_internal_kernel<...>()(` (:212),
+  // whose lambda _launch_scatter_gather_kernel launches at :111 (kernel :88).
+  Trace t = TraceOf("2.6.0", "aten::gather", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "_scatter_gather_elementwise_kernel",
+                               "aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 88);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 111);
+  EXPECT_TRUE(OnPath(*k, "cuda_scatter_gather_base_kernel"));
+  EXPECT_TRUE(OnPath(*k, "_cuda_scatter_gather_internal_kernel"));
+}
+
+TEST_F(Recall260, FunctorInAVariableOrWrapped) {
+  // CompareKernels.cu:70-71 `CompareFunctor<scalar_t> f(op); gpu_kernel(iter, f);`
+  Trace gt = TraceOf("2.6.0", "aten::gt", TraceOptions::Device::kCuda);
+  EXPECT_NE(Kernel(gt, "CompareFunctor", "aten/src/ATen/native/cuda/CompareKernels.cu", 71), nullptr);
+  // ReduceMaxValuesKernel.cu:29-31 `gpu_reduce_kernel<...>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), ...)`
+  Trace amax = TraceOf("2.6.0", "aten::amax", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(amax, "func_wrapper", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 29);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(OnPath(*k, "MaxNanFunctor"));
+}
+
+TEST_F(Recall260, AtenFunctionPassedByName) {
+  // UnaryOps.cpp:547 `return unary_op_impl_with_complex_to_float(self, at::abs_out);`
+  // -> abs.out -> abs_stub -> AbsKernel.cu:35 `gpu_kernel(iter, AbsFunctor<opmath_t>());`
+  Trace t = TraceOf("2.6.0", "aten::abs", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(HasOp(t, "abs.out"));
+  EXPECT_TRUE(HasCall(t, "abs", "abs", "aten/src/ATen/native/UnaryOps.cpp", 547));
+  EXPECT_NE(Kernel(t, "AbsFunctor", "aten/src/ATen/native/cuda/AbsKernel.cu", 35), nullptr);
+}
+
+TEST_F(Recall1131, ClassesNamedInTemplateArgumentsRun) {
+  // RNN.cpp:1416 `_lstm_impl<FullLayer, FullBidirectionalLayer>(`; :1101
+  // `_rnn_impl<LSTMCell<cell_params>, LayerT, BidirLayerT>(`: LSTMCell's
+  // operator() (:676) runs, and its `params.linear_ih(input)` (:697) on the
+  // class template's parameter reaches CellParams::linear_ih (:118,
+  // `return at::linear(input, w_ih, b_ih_);` at :119).
+  Trace t = TraceOf("1.13.1", "aten::lstm", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(HasHelper(t, "FullLayer", "aten/src/ATen/native/RNN.cpp", 795));
+  EXPECT_TRUE(HasHelper(t, "LSTMCell", "aten/src/ATen/native/RNN.cpp", 676));
+  EXPECT_TRUE(HasCall(t, "sigmoid_", "LSTMCell", "aten/src/ATen/native/RNN.cpp", 699));
+  EXPECT_TRUE(HasCall(t, "unsafe_chunk", "LSTMCell", "aten/src/ATen/native/RNN.cpp", 698));
+  EXPECT_TRUE(HasHelper(t, "linear_ih", "aten/src/ATen/native/RNN.cpp", 118));
+  EXPECT_TRUE(HasCall(t, "linear", "linear_ih", "aten/src/ATen/native/RNN.cpp", 119));
+  EXPECT_TRUE(HasOp(t, "linear"));
+}
+
+TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
+  // torch/_lowrank.py:147 `return _svd_lowrank(A, q=q, niter=niter, M=M)`
+  // (def at :150), which calls torch.linalg.svd (:174).
+  Trace t = TraceOf("2.6.0", "torch.svd_lowrank", TraceOptions::Device::kDefault);
+  EXPECT_TRUE(HasFrame(t, "torch._lowrank._svd_lowrank", "torch/_lowrank.py", 150));
+  EXPECT_TRUE(HasOp(t, "linalg_svd"));
+  // torch/masked/_ops.py:1685 `def std` -> `_std_var` (def at :1581).
+  Trace m = TraceOf("2.6.0", "torch.masked.std", TraceOptions::Device::kDefault);
+  EXPECT_TRUE(HasFrame(m, "torch.masked._ops._std_var", "torch/masked/_ops.py", 1581));
+  EXPECT_FALSE(m.ops.empty());
+}
+
+TEST_F(Recall260, AliasNamingItselfMeansTheBinding) {
+  // torch/functional.py:721 `istft = _add_docstr(torch.istft, ...)`: torch
+  // re-exports this very alias, so torch.istft here is the C++ binding.
+  Trace t = TraceOf("2.6.0", "torch.istft", TraceOptions::Device::kDefault);
+  EXPECT_TRUE(HasFrame(t, "torch.functional.istft", "torch/functional.py", 721));
+  EXPECT_TRUE(HasOp(t, "istft"));
+}
+
+TEST_F(Recall260, LessAndGreaterOnTensorsInFormulas) {
+  // derivatives.yaml:1124-1125 maximum: `masked_fill_(self < other, 0)`,
+  // `masked_fill_(self > other, 0)`.
+  Trace t = TraceOf("2.6.0", "aten::maximum", TraceOptions::Device::kDefault);
+  ASSERT_FALSE(t.backward.empty());
+  const auto& ops = t.backward.front().ops;
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "lt"), ops.end());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "gt"), ops.end());
+}
+
+TEST_F(Recall260, AtenCodeNamedLikeAVendorLibraryIsFollowed) {
+  // Convolution.cpp:2060 `cudnn_convolution_backward_stub(` is a dispatch
+  // stub (its CUDA registration at cudnn/ConvShared.cpp:817), not a cuDNN
+  // call: the vendor APIs are camel case (cudnnConvolutionForward).
+  Trace t = TraceOf("2.6.0", "aten::convolution_backward", TraceOptions::Device::kCuda);
+  bool registered = false;
+  for (const auto& op : t.ops) {
+    for (const auto& s : op.stubs) {
+      if (s.name != "cudnn_convolution_backward_stub") continue;
+      for (const auto& r : s.registrations)
+        registered = registered || (r.where.file == "aten/src/ATen/native/cudnn/ConvShared.cpp" && r.where.line == 817);
+    }
+  }
+  EXPECT_TRUE(registered);
+}
+
+TEST_F(Recall260, DerivativesPerDispatchKeyAndForwardModeHelpers) {
+  // derivatives.yaml:1907-1910 view: `dispatch: Default: self:
+  // grad.reshape_symint(self.sym_sizes())`; :2198 _softmax's `result:`
+  // (forward-mode) formula calls the FunctionsManual helper logsumexp_jvp.
+  Trace v = TraceOf("2.6.0", "aten::view", TraceOptions::Device::kDefault);
+  bool reshape = false;
+  for (const auto& b : v.backward)
+    reshape = reshape || (b.op == "view" && std::find(b.ops.begin(), b.ops.end(), "reshape") != b.ops.end());
+  EXPECT_TRUE(reshape);
+  Trace s = TraceOf("2.6.0", "aten::_softmax", TraceOptions::Device::kDefault);
+  ASSERT_FALSE(s.backward.empty());
+  const auto& helpers = s.backward.front().helpers;
+  EXPECT_NE(std::find(helpers.begin(), helpers.end(), "logsumexp_jvp"), helpers.end());
+}
+
+TEST_F(Recall260, SelfInATensorMethodIsATensor) {
+  // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
+  // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
+  // is bound in C++, and `*` on its result is mul.
+  Trace t = TraceOf("2.6.0", "Tensor.__rdiv__", TraceOptions::Device::kDefault);
+  EXPECT_TRUE(HasOp(t, "reciprocal"));
+  EXPECT_TRUE(HasOp(t, "mul.Tensor"));
+}
+
+TEST(RecallOperators, LessAndGreaterNeedSpacesAndATensorOperand) {
+  auto tensor = [](std::string_view n) { return n == "x" || n == "grads"; };
+  // Template brackets are written without spaces; a comparison of ints is no op.
+  EXPECT_TRUE(OperatorOps("std::vector<Tensor> grads; for (int i = 0; i < n; ++i) {}", true, tensor).empty());
+  EXPECT_EQ(OperatorOps("auto m = x > y; auto k = y < x;", true, tensor), (std::vector<std::string>{"gt", "lt"}));
+}
+
+}  // namespace
+}  // namespace optrace
