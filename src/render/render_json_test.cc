@@ -271,9 +271,9 @@ std::string BriefText(const std::string& query, TraceOptions options = {}) {
 
 // The cuDNN path, the MIOpen and oneDNN alternatives with their deciding
 // functions (RNN.cpp:72 `bool use_miopen(`, :86 `bool use_mkldnn(`) and the
-// `_lstm_impl` fallback (RNN.cpp:1134), in at most 100 lines. The fallback's
-// fused cell (_thnn_fused_lstm_cell -> lstm_cell_forward) shows under its
-// condition once the tracer follows LSTMCell::operator().
+// `_lstm_impl` fallback (RNN.cpp:1134) down to its fused cell
+// (_thnn_fused_lstm_cell -> lstm_cell_forward, cuda/RNN.cu:100, reached
+// through LSTMCell::operator()), in at most 100 lines.
 TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInUnder100Lines) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.LSTM");
@@ -285,7 +285,8 @@ TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInUnder100Lines) {
                            "use_mkldnn decides in lstm.input", "RNN.cpp:86",
                            "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462",
                            "unless at::cudnn_is_acceptable(_input): _lstm_mps, check_attributes, gather_params, "
-                           "_lstm_impl"})
+                           "_lstm_impl",
+                           "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 

@@ -644,15 +644,17 @@ class MainWriter {
         }
       }
     }
+    // Undecided ops not drawn already (by base name: the main path draws
+    // "aten::cat (+1 overload)" once for all of cat's overloads).
     std::set<std::string> listed;
     for (const auto& s : t_.selections)
-      for (const auto& a : s.alternatives) listed.insert(a.op);
+      for (const auto& a : s.alternatives) listed.insert(std::string(BaseName(a.op)));
     size_t shown = 0;
     constexpr size_t kMaxUndecided = 5;
     std::set<std::string> said;  // one line per base name and condition
-    for (const auto& e : m_.forward) listed.insert(t_.ops[e.op].name);
+    for (const auto& e : m_.forward) listed.insert(std::string(BaseName(t_.ops[e.op].name)));
     for (const OpStep* op : m_.undecided) {
-      if (listed.count(op->name)) continue;
+      if (listed.count(std::string(BaseName(op->name)))) continue;
       const Condition* c = Deciding(*op);
       if (!c || !said.insert(std::string(BaseName(op->name)) + "\n" + c->Describe()).second) continue;
       if (shown++ == kMaxUndecided) {

@@ -396,7 +396,12 @@ class PathAnnotator {
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
     std::vector<Condition> out;
     std::set<std::string> seen;
-    if (!call.from.empty()) RouteTo(parent, LastName(call.from), 0, &seen, &out);
+    // A helper the walk reached without a call written by its name (a class
+    // named in a template argument runs its operator()): the conditions on
+    // the way are unknown, never "always".
+    if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out))
+      out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false, "route",
+                     call.where});
     std::vector<CodeCondition> at;
     const CppGuardReader& r = Reader(call.where.file);
     for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
