@@ -267,15 +267,11 @@ json LocatedItem(std::initializer_list<const char*> string_fields) {
   return schema;
 }
 
-std::vector<McpTool> MakeTools() {
-  // A nullable field as anyOf branches of one type each: MCP Inspector's
-  // --strict check warns of a type array, which single-type schema dialects
-  // (the OpenAPI subset of some model providers) reject.
-  json nullable_string = {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}};
+// The trace tool: its input schema and optrace.trace/1's required shape.
+McpTool TraceTool() {
   json strings = ArrayOf({{"type", "string"}});
   json any_array = {{"type", "array"}};
-
-  McpTool trace{
+  return McpTool{
       "trace", "Trace a PyTorch operation",
       "Traces a PyTorch operation from the Python API to the code that really runs, read from the PyTorch "
       "checkout that matches the installed torch: Python frames and the bridge into C++, native_functions.yaml "
@@ -327,6 +323,17 @@ std::vector<McpTool> MakeTools() {
          {"decompositions", any_array},
          {"not_found", ArrayOf({{"type", "object"}, {"required", {"what", "detail"}}})},
          {"notes", strings}}}}};
+}
+
+std::vector<McpTool> MakeTools() {
+  // A nullable field as anyOf branches of one type each: MCP Inspector's
+  // --strict check warns of a type array, which single-type schema dialects
+  // (the OpenAPI subset of some model providers) reject.
+  json nullable_string = {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}};
+  json strings = ArrayOf({{"type", "string"}});
+  json any_array = {{"type", "array"}};
+  McpTool trace = TraceTool();
+
 
   json limit = {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 10},
                 {"description", "at most this many items per list (totals gives the full counts)"}};
