@@ -536,23 +536,31 @@ void ImageBuild::MergeCpp(ImageRoot* img) {
   std::vector<uint32_t> old_file_id(old_ ? old_->cpp_files.size() : 0, UINT32_MAX);
   for (uint32_t k = 0, id = 0; k < old_file_id.size(); ++k)
     if (old_->cpp_skip_reasons[k].empty()) old_file_id[k] = id++;
+  // Which files are skipped, duplicates included, before anything is reserved.
   img->cpp_skip_reasons.reserve(listing_.cpp.size());
-  // At most the old records plus the rescanned ones.
-  CppRecordCounts total = old_ ? old_->cpp.Counts() : CppRecordCounts{};
-  for (size_t k = 0; k < jobs_.size(); ++k)
-    if (!jobs_[k].is_py) total.Add(scanned_[k].cpp.records);
-  img->cpp.Reserve(total);
-  for (const SkippedPath& s : listing_.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
   std::unordered_map<uint64_t, size_t> first_with_hash;  // contents -> the first indexed file with them
   for (size_t i = 0; i < listing_.cpp.size(); ++i) {
     const Scanned* s = cpp_job_[i] >= 0 ? &scanned_[cpp_job_[i]] : nullptr;
-    const bool fresh = s && !s->reuse;
-    std::string skip_reason = fresh ? s->cpp.skip_reason : old_->cpp_skip_reasons[cpp_old_[i]];
+    std::string skip_reason = s && !s->reuse ? s->cpp.skip_reason : old_->cpp_skip_reasons[cpp_old_[i]];
     if (skip_reason.empty()) {
       auto [first, inserted] = first_with_hash.try_emplace(img->cpp_files[i].hash, i);
       if (!inserted) skip_reason = std::string(kDuplicateOf) + listing_.cpp[first->second] + " (the same contents)";
     }
-    img->cpp_skip_reasons.push_back(skip_reason);
+    img->cpp_skip_reasons.push_back(std::move(skip_reason));
+  }
+  // At most the old records plus the rescanned files that are indexed. The
+  // reserved room is part of the image: counting skipped copies too made 800
+  // copies of one file double the image and every trace's memory.
+  CppRecordCounts total = old_ ? old_->cpp.Counts() : CppRecordCounts{};
+  for (size_t i = 0; i < listing_.cpp.size(); ++i)
+    if (cpp_job_[i] >= 0 && !scanned_[cpp_job_[i]].reuse && img->cpp_skip_reasons[i].empty())
+      total.Add(scanned_[cpp_job_[i]].cpp.records);
+  img->cpp.Reserve(total);
+  for (const SkippedPath& s : listing_.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
+  for (size_t i = 0; i < listing_.cpp.size(); ++i) {
+    const Scanned* s = cpp_job_[i] >= 0 ? &scanned_[cpp_job_[i]] : nullptr;
+    const bool fresh = s && !s->reuse;
+    const std::string& skip_reason = img->cpp_skip_reasons[i];
     if (!skip_reason.empty()) {
       img->cpp.AddSkipped(listing_.cpp[i], skip_reason);
     } else if (fresh) {

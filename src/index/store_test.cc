@@ -752,6 +752,29 @@ TEST_F(StoreTest, CopiesOfAFileAreIndexedOnceAndComeBackWhenTheyDiffer) {
   ExpectNewImage(r);
 }
 
+// Skipped copies take no room in the image: the records' room was reserved
+// for every scanned file, copies too, so 800 copies of one file doubled the
+// image (and the memory of every trace that loads it).
+TEST_F(StoreTest, CopiesTakeNoRoomInTheImage) {
+  std::string big = "namespace at { namespace native {\n";
+  for (int i = 0; i < 4000; ++i) {
+    const std::string n = std::to_string(i);
+    big += "Tensor big_" + n + "(const Tensor& self) { return at::add(at::mul(self, " + n + "), at::sub(self, 1)); }\n";
+  }
+  big += "}}\n";
+  disk_->Add("aten/src/ATen/native/Big.cpp", big);
+  Save();
+  const auto alone = fs::file_size(ImagePath());
+  for (int i = 0; i < 40; ++i) disk_->Add("aten/src/ATen/native/copies/Big" + std::to_string(i) + ".cpp", big);
+  fs::remove(ImagePath());
+  Save();
+  const auto with_copies = fs::file_size(ImagePath());
+  // A copy adds its path, its stat and its skip reason: well under 1 KiB.
+  // Room for 40 copies' records would be over 20 MiB.
+  EXPECT_LT(with_copies, alone + (4u << 20)) << alone << " bytes alone";
+  LoadOnce([](const Index& idx) { EXPECT_EQ(idx.cpp.FunctionsNamed("big_3999").size(), 1u); });
+}
+
 TEST(StorePathTest, KeyedByRootUnderTheCacheDir) {
   EXPECT_EQ(StorePath("/c", "/a").substr(0, 9), "/c/index-");
   EXPECT_EQ(StorePath("/c", "/a").size(), std::string("/c/index-0123456789abcdef.img").size());

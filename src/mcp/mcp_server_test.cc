@@ -2,6 +2,7 @@
 // schema checks, and the stdio loop (pipelining, huge lines, EOF) over pipes.
 #include "mcp/mcp_server.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -514,14 +515,11 @@ TEST(ValidateJsonSchema, AnyOfAcceptsAValueOneBranchAccepts) {
 class ServeTest : public McpServerTest {
  protected:
   // Runs Serve on `input` (written then closed) with `workers` threads; returns the answer lines.
+  // Serve runs on this thread, as in `optrace mcp`.
   std::vector<json> Serve(const std::string& input, unsigned workers) {
     int in[2], out[2];
     EXPECT_EQ(pipe(in), 0);
     EXPECT_EQ(pipe(out), 0);
-    std::thread server([&] {
-      server_.Serve(in[0], out[1], workers);
-      close(out[1]);
-    });
     std::thread writer([&] {
       size_t done = 0;
       while (done < input.size()) {
@@ -532,10 +530,14 @@ class ServeTest : public McpServerTest {
       close(in[1]);
     });
     std::string output;
-    char buf[4096];
-    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) output.append(buf, n);
+    std::thread reader([&] {
+      char buf[4096];
+      for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) output.append(buf, n);
+    });
+    server_.Serve(in[0], out[1], workers);
+    close(out[1]);
     writer.join();
-    server.join();
+    reader.join();
     close(in[0]);
     close(out[0]);
     std::vector<json> answers;
@@ -591,6 +593,30 @@ TEST_F(ServeTest, HugeLineIsRejectedWithItsIdAndServingGoesOn) {
   EXPECT_EQ(answers[2]["id"], 2);
   EXPECT_EQ(answers[2]["result"], json::object());
   EXPECT_EQ(tools_.calls, 0);
+}
+
+// What malloc holds from the system: heap arenas (free chunks in them too) and mappings.
+size_t MallocHeld() {
+  struct mallinfo2 m = ::mallinfo2();
+  return m.arena + m.hblkhd;
+}
+
+// Line after line over the limit leaves the server no bigger than one does:
+// the line buffer was grown and freed per line, and the heap kept the holes
+// (thirty 50 MB lines left `optrace mcp` 150 MB bigger).
+TEST_F(ServeTest, HugeLinesOneAfterAnotherHoldNoMoreMemoryThanOne) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan's allocator is not malloc's";
+#endif
+  std::string huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"" +
+                     std::string(McpServer::kMaxLineBytes, 'a') + "\"}}\n";
+  std::string one = Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + huge;
+  std::string many = one;
+  for (int i = 0; i < 5; ++i) many += huge + Request(2, "ping") + "\n";
+  ASSERT_EQ(Serve(one, 1).size(), 2u);
+  const size_t after_one = MallocHeld();
+  ASSERT_EQ(Serve(many, 1).size(), 12u);
+  EXPECT_LT(MallocHeld(), after_one + (8u << 20)) << after_one << " bytes held after one line";
 }
 
 // The longest text the scan schema allows, every character escaped the
