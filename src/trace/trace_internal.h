@@ -178,9 +178,9 @@ class Tracer {
   const std::vector<KernelStep::Global>& LauncherGlobals(const std::string& launcher) const;
   // Where torchgen writes that registration: the REGISTER_DISPATCH line of
   // `generator` (compute_ufunc_cuda / compute_ufunc_cpu_kernel) in
-  // torchgen/dest/ufunc.py; invalid when the tree has no such line. Read
-  // per call: only stubs without a registration in the tree ask.
+  // torchgen/dest/ufunc.py; invalid when the tree has no such line.
   Location UfuncRegistrationSite(const std::string& generator) const;
+  Location FindUfuncRegistrationSite(const std::string& generator) const;  // uncached
   // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
   bool IsPlaceholder(const CppFunction& f) const;
   // `defs` less the placeholders when a real definition is among them (noted in `op`).

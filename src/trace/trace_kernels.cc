@@ -123,6 +123,11 @@ const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string
 }
 
 Location Tracer::UfuncRegistrationSite(const std::string& generator) const {
+  // Read once per index and generator: every walk that meets such a stub asks.
+  return ix_.Derived<Location>("ufunc-registration:" + generator, [&] { return FindUfuncRegistrationSite(generator); });
+}
+
+Location Tracer::FindUfuncRegistrationSite(const std::string& generator) const {
   // torchgen is not among the indexed Python (it runs at build time): the
   // generator's body is read from the text, from its `def` to the next one.
   static const std::string kPath = "torchgen/dest/ufunc.py";
