@@ -312,6 +312,9 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   for (const KernelStep* k : e.kernels) {
     add(k->name);
   }
+  // The device's stub target is what the op's code runs below dispatch
+  // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
+  if (e.registration && !e.registration->target.empty()) add(e.registration->target);
   for (const KernelStep* k : e.kernels)
     for (const auto& f : Via(e, *k)) add(f);
   for (const ImplStep* h : DeviceCode(e, device)) add(h->function);

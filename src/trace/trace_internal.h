@@ -92,6 +92,8 @@ class Tracer {
   void AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
                         size_t arity = SIZE_MAX);
   void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
+  // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
+  void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
   void ExpandQueuedOps();
   void ExpandOp(OpStep& op, int depth);
   bool KeyWanted(std::string_view key) const;

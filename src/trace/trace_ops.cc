@@ -435,29 +435,31 @@ std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const Nat
     all.push_back(id);
   }
   if (all.size() <= 1) return all;
-  // Device: a CUDA kernel lives in CUDA sources when it has its own.
+  // Overloads first: the parameter kinds must match the schema's, in order
+  // (a file's own helper of the same name -- UpSample.cuh's device max(a, b)
+  // -- is never the op's kernel, whichever sources it sits in).
+  if (form == DefForm::kFunction) {
+    std::string want;
+    for (const auto& a : fn.schema.arguments) want += SchemaTypeKind(a.type);
+    std::vector<uint32_t> exact, same_arity;
+    for (uint32_t id : all) {
+      auto params = SplitTopLevel(ix_.cpp.functions()[id].params, ',');
+      if (params.size() == 1 && params[0].empty()) params.clear();
+      std::string got;
+      for (const auto& p : params) got += CppParamKind(p);
+      if (got.size() == want.size()) same_arity.push_back(id);
+      if (got == want) exact.push_back(id);
+    }
+    if (!exact.empty()) all = exact;
+    else if (!same_arity.empty()) all = same_arity;
+  }
+  // Then the device: a CUDA kernel lives in CUDA sources when it has its own.
   std::vector<uint32_t> by_device;
   for (uint32_t id : all) {
     bool cuda = IsCudaFile(ix_.cpp.file(ix_.cpp.functions()[id].file));
     if ((key == "CUDA") == cuda) by_device.push_back(id);
   }
-  if (!by_device.empty()) all = by_device;
-  if (all.size() <= 1 || form != DefForm::kFunction) return all;
-  // Overloads: the parameter kinds must match the schema's, in order.
-  std::string want;
-  for (const auto& a : fn.schema.arguments) want += SchemaTypeKind(a.type);
-  std::vector<uint32_t> exact, same_arity;
-  for (uint32_t id : all) {
-    auto params = SplitTopLevel(ix_.cpp.functions()[id].params, ',');
-    if (params.size() == 1 && params[0].empty()) params.clear();
-    std::string got;
-    for (const auto& p : params) got += CppParamKind(p);
-    if (got.size() == want.size()) same_arity.push_back(id);
-    if (got == want) exact.push_back(id);
-  }
-  if (!exact.empty()) return exact;
-  if (!same_arity.empty()) return same_arity;
-  return all;
+  return by_device.empty() ? all : by_device;
 }
 
 void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
@@ -509,10 +511,12 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     impl.function = kernel;
     impl.form = "generated";
     op.impls.push_back(impl);
-    std::string why = fn.autogen_from ? "autogen'd by " + *fn.autogen_from + ": torchgen generates it at build time"
-                                      : "no definition of " + kernel + " found in aten/src/ATen";
-    if (!fn.autogen_from) t_.not_found.push_back({"implementation", fn.name + " " + key + ": " + why});
-    else op.notes.push_back(key + ": " + why);
+    if (fn.autogen_from) {
+      FollowGeneratedKernel(op, fn, key, depth);
+      return;
+    }
+    t_.not_found.push_back({"implementation", fn.name + " " + key + ": no definition of " + kernel +
+                                                  " found in aten/src/ATen"});
     return;
   }
   defs = SetAsidePlaceholders(op, key, defs);
@@ -543,6 +547,17 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     op.impls.push_back(impl);
     FollowCpp(op, id, DeviceOfKey(impl.key), depth);
   }
+}
+
+void Tracer::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth) {
+  const NativeFunction* callee = ix_.yaml.GeneratedKernelCallee(fn);
+  std::string note = key + ": autogen'd by " + *fn.autogen_from + ": torchgen generates the kernel at build time";
+  if (callee) {
+    note += fn.schema.is_out() ? "; it calls " + callee->name + " and copies the result into out"
+                               : "; it clones the mutated inputs and calls " + callee->name;
+    AddOp(callee, op.role, op.name, depth + 1);
+  }
+  op.notes.push_back(note);
 }
 
 bool Tracer::IsPlaceholder(const CppFunction& f) const {

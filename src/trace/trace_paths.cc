@@ -356,14 +356,16 @@ class PathAnnotator {
   // *found: the parent lists the call (an op reached otherwise -- a C++
   // operator on values of unknown type, a direct call of another op's
   // kernel -- has no call site whose conditions could be read), or the
-  // child is the parent's structured delegate.
+  // child is the parent's structured delegate or what torchgen's generated
+  // kernel for the parent calls.
   // The conditions of the edge parent -> child. A child called at several
   // sites of the parent (both branches of an if/else) is taken when any of
   // them is: among the sites for the device, the one the assumptions decide
   // best (taken, then undecided, then not taken) gives the edge's conditions.
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
     std::string base(BaseOf(child.name));
-    if (parent.yaml && parent.yaml->structured_delegate == child.name) {
+    if (parent.yaml && (parent.yaml->structured_delegate == child.name ||
+                        (child.yaml && ix_.yaml.GeneratedKernelCallee(*parent.yaml) == child.yaml))) {
       *found = true;
       return {};
     }

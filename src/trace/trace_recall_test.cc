@@ -6,7 +6,9 @@
 // helpers in any torch module, an alias naming itself, decorators that
 // register decompositions, < > on tensors in derivative formulas, ATen code
 // named like a vendor API (cudnn_*_stub), derivatives written per dispatch
-// key, forward-mode formulas' helpers, and self in a Tensor method. Every
+// key, forward-mode formulas' helpers, self in a Tensor method, kernels
+// torchgen generates (autogen), and an op's definition chosen by its
+// schema before its sources' device. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -98,11 +100,45 @@ TEST_F(Recall260, FunctorInAVariableOrWrapped) {
   // CompareKernels.cu:70-71 `CompareFunctor<scalar_t> f(op); gpu_kernel(iter, f);`
   Trace gt = TraceOf("2.6.0", "aten::gt", TraceOptions::Device::kCuda);
   EXPECT_NE(Kernel(gt, "CompareFunctor", "aten/src/ATen/native/cuda/CompareKernels.cu", 71), nullptr);
-  // ReduceMaxValuesKernel.cu:29-31 `gpu_reduce_kernel<...>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), ...)`
+  // ReduceMaxValuesKernel.cu:29-31 `gpu_reduce_kernel<...>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), ...)`:
+  // the kernel is the functor the function template func_wrapper (Reduce.cuh:276) wraps.
   Trace amax = TraceOf("2.6.0", "aten::amax", TraceOptions::Device::kCuda);
-  const KernelStep* k = Kernel(amax, "func_wrapper", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 29);
+  const KernelStep* k = Kernel(amax, "MaxNanFunctor", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 29);
   ASSERT_NE(k, nullptr);
-  EXPECT_TRUE(OnPath(*k, "MaxNanFunctor"));
+  EXPECT_TRUE(OnPath(*k, "func_wrapper"));
+  EXPECT_EQ(k->path.back(), "max_values_kernel_cuda_impl");  // the launching function stays last
+  // ReduceLogicKernel.cu:14 `func_wrapper<bool>([]GPU_LAMBDA(...){...})`: a wrapped lambda keeps the wrapper's name.
+  Trace all = TraceOf("2.6.0", "aten::all", TraceOptions::Device::kCuda);
+  EXPECT_NE(Kernel(all, "func_wrapper", "aten/src/ATen/native/cuda/ReduceLogicKernel.cu", 14), nullptr);
+}
+
+TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
+  // native_functions.yaml:8747 `cauchy_` lists `autogen: cauchy, cauchy.out`: torchgen writes cauchy as
+  // clone + cauchy_, cauchy.out as cauchy + copy; cauchy_ runs cauchy_stub -> cauchy_kernel.
+  Trace t = TraceOf("2.6.0", "aten::cauchy", TraceOptions::Device::kCuda);
+  const OpStep* inplace = nullptr;
+  for (const auto& op : t.ops)
+    if (op.name == "cauchy_") inplace = &op;
+  ASSERT_NE(inplace, nullptr);
+  EXPECT_EQ(inplace->reached_from, "cauchy");
+  EXPECT_TRUE(inplace->typical);
+  ASSERT_FALSE(inplace->stubs.empty());
+  EXPECT_EQ(inplace->stubs[0].name, "cauchy_stub");
+}
+
+TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
+  // aten::max(Tensor self) on CUDA is at::native::max (ReduceAllOps.cpp:47), not the
+  // device helper max(scalar_t a, scalar_t b) of cuda/UpSample.cuh:42.
+  Trace t = TraceOf("2.6.0", "aten::max", TraceOptions::Device::kCuda);
+  bool found = false;
+  for (const auto& op : t.ops) {
+    if (op.name != "max" || op.role != "forward") continue;
+    ASSERT_EQ(op.impls.size(), 1u);
+    EXPECT_EQ(op.impls[0].where.file, "aten/src/ATen/native/ReduceAllOps.cpp");
+    EXPECT_EQ(op.impls[0].where.line, 47);
+    found = true;
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST_F(Recall260, AtenFunctionPassedByName) {

@@ -279,7 +279,7 @@ class CppWalk {
     } else if (l.kind == LaunchKind::kJiterator) {
       name = l.kernel.empty() ? holder : l.kernel;
     } else {
-      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors.front());
+      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors[NamingFunctor(l)]);
     }
     const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
     for (const auto& existing : op_.kernels) {
@@ -301,11 +301,31 @@ class CppWalk {
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
     } else {
       k.where = k.launch_site;
-      for (size_t i = 1; i < l.functors.size(); ++i) k.path.push_back(StripTemplateAndNamespace(l.functors[i]));
+      // The other functors are made at the launch: before the launching
+      // function, which stays last ("via" names it).
+      for (size_t i = 0; i < l.functors.size(); ++i)
+        if (i != NamingFunctor(l)) k.path.insert(k.path.end() - 1, StripTemplateAndNamespace(l.functors[i]));
       if (cuda && (l.kind == LaunchKind::kTensorIterator || l.kind == LaunchKind::kReduce))
         k.runs_in = t_.LauncherGlobals(l.launcher);
     }
     op_.kernels.push_back(std::move(k));
+  }
+
+  // Which of a launch's functors names its kernel: the type whose code
+  // runs, past the functions that only wrap it (func_wrapper<T>(
+  // MaxNanFunctor<T>()) runs MaxNanFunctor). A wrapper of a lambda names it.
+  size_t NamingFunctor(const CppLaunch& l) const {
+    size_t i = 0;
+    while (i + 1 < l.functors.size() && IsFreeFunction(StripTemplateAndNamespace(l.functors[i]))) ++i;
+    return i;
+  }
+
+  bool IsFreeFunction(const std::string& name) const {
+    for (uint32_t id : cpp_.FunctionsNamed(name)) {
+      const CppFunction& f = cpp_.functions()[id];
+      if (f.form == DefForm::kFunction && !f.qualified.ends_with(name + "::" + name)) return true;
+    }
+    return false;
   }
 
   // The __global__ definition a <<<>>> launches: the one in the launching

@@ -984,6 +984,21 @@ void YamlModel::BuildLookups() {
   for (size_t i = 0; i < derivatives_.size(); ++i) derivative_by_name_.emplace(derivatives_[i].name, i);
 }
 
+const NativeFunction* YamlModel::GeneratedKernelCallee(const NativeFunction& fn) const {
+  // native_function_generation.py writes a generated functional kernel as
+  // "clone the mutated inputs, call the in-place or mutable op" -- the op
+  // whose `autogen:` made it -- and a generated out= kernel as "call the
+  // group's functional, copy into out": the functional generated from the
+  // same op when there is one, else that op itself.
+  if (!fn.autogen_from) return nullptr;
+  const NativeFunction* base = Find(*fn.autogen_from);
+  if (!base || !fn.schema.is_out()) return base;
+  for (const NativeFunction& other : functions_) {
+    if (&other != &fn && other.autogen_from == fn.autogen_from && !other.schema.is_out()) return &other;
+  }
+  return base;
+}
+
 const NativeFunction* YamlModel::Find(std::string_view full_name) const {
   auto it = by_full_name_.find(full_name);
   return it == by_full_name_.end() ? nullptr : &functions_[it->second];

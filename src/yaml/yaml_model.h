@@ -123,6 +123,9 @@ class YamlModel {
   const NativeFunction* Find(std::string_view full_name) const;
   // Every overload of a base name ("add" -> add.Tensor, add.Scalar, add.out, ...), YAML order.
   std::vector<const NativeFunction*> Overloads(std::string_view base_name) const;
+  // The op that torchgen's generated kernel for `fn` (an autogen'd entry)
+  // calls, or nullptr when `fn` is not generated.
+  const NativeFunction* GeneratedKernelCallee(const NativeFunction& fn) const;
   // The derivatives.yaml entry with exactly this full name, or nullptr.
   const DerivativeEntry* FindDerivative(std::string_view full_name) const;
   // Tag names defined in tags.yaml.
