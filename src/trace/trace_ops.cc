@@ -474,7 +474,11 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
   }
   DefForm form = fn.structured ? DefForm::kImplFunc : DefForm::kFunction;
   std::vector<uint32_t> defs = DefinitionsFor(kernel, fn, key, form);
-  if (defs.empty() && form == DefForm::kImplFunc) defs = DefinitionsFor(kernel, fn, key, DefForm::kFunction);
+  // A structured kernel's TORCH_IMPL_FUNC may be written by a macro; a plain
+  // function of the same name is another overload's kernel (bitwise_and_out
+  // of the Scalar overload), taken only when no macro writes the impl.
+  if (defs.empty() && fn.structured && !MacroGeneratedImpl(kernel))
+    defs = DefinitionsFor(kernel, fn, key, DefForm::kFunction);
   if (defs.empty() && fn.structured) {
     // TORCH_IMPL_FUNC written by a macro: CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
     if (const CppMacroUse* use = MacroGeneratedImpl(kernel)) {

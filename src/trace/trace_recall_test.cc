@@ -7,8 +7,8 @@
 // register decompositions, < > on tensors in derivative formulas, ATen code
 // named like a vendor API (cudnn_*_stub), derivatives written per dispatch
 // key, forward-mode formulas' helpers, self in a Tensor method, kernels
-// torchgen generates (autogen), and an op's definition chosen by its
-// schema before its sources' device. Every
+// torchgen generates (autogen), an op's definition chosen by its schema
+// before its sources' device, and a structured impl a macro writes. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -139,6 +139,22 @@ TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
     found = true;
   }
   EXPECT_TRUE(found);
+}
+
+TEST_F(Recall260, StructuredImplWrittenByAMacroBeforeAPlainNamesake) {
+  // bitwise_and.Tensor_out is structured: CREATE_BINARY_TORCH_IMPL_FUNC(bitwise_and_out, bitwise_and_stub)
+  // at BinaryOps.cpp:535 writes its impl; BinaryOps.cpp:1190's bitwise_and_out is the Scalar overload's.
+  Trace t = TraceOf("2.6.0", "aten::bitwise_and.Tensor_out", TraceOptions::Device::kCuda);
+  ASSERT_FALSE(t.ops.empty());
+  const OpStep& op = t.ops[0];
+  bool macro_impl = false;
+  for (const auto& im : op.impls) {
+    if (im.key != "CUDA") continue;
+    EXPECT_EQ(im.where.line, 535);
+    macro_impl = im.form == "TORCH_IMPL_FUNC";
+  }
+  EXPECT_TRUE(macro_impl);
+  EXPECT_NE(Kernel(t, "BitwiseAndFunctor", "aten/src/ATen/native/cuda/BinaryBitwiseOpsKernels.cu", 30), nullptr);
 }
 
 TEST_F(Recall260, AtenFunctionPassedByName) {
