@@ -494,6 +494,24 @@ TEST(CppScan, FunctorsHeldInVariablesAndWrapped) {
   EXPECT_TRUE(r.launches[4].functors.empty());  // a function's result: its type is not written
 }
 
+TEST(CppScan, FunctorsDeclaredThroughATypeAlias) {
+  // ReduceMomentKernel.cu:18-20 `using ops_t = WelfordOps<...>; ops_t ops(...); gpu_reduce_kernel(iter, ops, ...)`,
+  // and the typedef spelling of the same.
+  auto r = ScanCppFile("aten/src/ATen/native/cuda/M.cu",
+                       "void std_var_kernel_impl(TensorIterator& iter, double correction, bool take_sqrt) {\n"
+                       "  using ops_t = WelfordOps<scalar_t, accscalar_t, int32_t, thrust::pair<out_t, out_t>>;\n"
+                       "  ops_t ops(static_cast<accscalar_t>(correction), take_sqrt);\n"
+                       "  gpu_reduce_kernel<scalar_t, out_t, 2>(iter, ops, typename ops_t::acc_t{});\n"
+                       "  typedef at::native::NormOps<float> norm_t;\n"
+                       "  norm_t n{2};\n"
+                       "  gpu_reduce_kernel<float, float>(iter, n);\n"
+                       "}\n");
+  ASSERT_EQ(r.launches.size(), 2u);
+  ASSERT_FALSE(r.launches[0].functors.empty());
+  EXPECT_EQ(r.launches[0].functors[0], "WelfordOps");
+  EXPECT_EQ(r.launches[1].functors, (std::vector<std::string>{"NormOps"}));
+}
+
 TEST(CppScan, FunctorMadeThenCalledAndFunctionPassedByName) {
   // ScatterGatherKernel.cu: `cuda_scatter_gather_base_kernel<false>()(...)`
   // makes the functor and calls it; UnaryOps.cpp passes `at::abs_out` to a

@@ -82,6 +82,38 @@ void LaunchFunctors(const std::vector<Token>& t, size_t b, size_t open, size_t c
   }
 }
 
+// The type named at `name`, through an alias declared between `b` and it
+// (`using ops_t = WelfordOps<...>;`, `typedef WelfordOps<...> ops_t;`).
+static std::string AliasedType(const std::vector<Token>& t, size_t b, size_t name) {
+  std::string_view alias = t[name].text;
+  auto type_at = [&](size_t q, size_t end) -> std::string {
+    if (q < end && (t[q].Is("typename") || t[q].Is("::"))) ++q;
+    size_t last = kNone;
+    while (q < end && IsIdent(t[q])) {
+      last = q;
+      if (q + 1 < end && t[q + 1].Is("::")) q += 2;
+      else break;
+    }
+    return last == kNone || IsNonCallKeyword(t[last].text) ? "" : std::string(t[last].text);
+  };
+  for (size_t d = name; d-- > b + 1;) {
+    if (!IsIdent(t[d]) || t[d].text != alias) continue;
+    if (t[d - 1].Is("using") && d + 1 < name && t[d + 1].Is('=')) {
+      std::string target = type_at(d + 2, name);
+      if (!target.empty()) return target;
+    }
+    if (d + 1 < name && t[d + 1].Is(';')) {  // typedef Type<...> alias;
+      size_t s = d;
+      while (s > b && !t[s - 1].Is(';') && !t[s - 1].Is('{') && !t[s - 1].Is('}')) --s;
+      if (t[s].Is("typedef")) {
+        std::string target = type_at(s + 1, d);
+        if (!target.empty()) return target;
+      }
+    }
+  }
+  return std::string(alias);
+}
+
 // The type of the variable named at `use`, from its declaration between
 // `b` and `use`: `Type<...> name(...)`, `Type name{...}`, `Type name;`,
 // `auto name = Type<...>(...)`; "[" when it holds a lambda; "" when unknown.
@@ -100,7 +132,7 @@ std::string VariableType(const std::vector<Token>& t, size_t b, size_t use) {
       p = lt - 1;
     }
     if (!IsIdent(t[p])) return "";
-    if (t[p].text != "auto") return IsNonCallKeyword(t[p].text) ? "" : std::string(t[p].text);
+    if (t[p].text != "auto") return IsNonCallKeyword(t[p].text) ? "" : AliasedType(t, b, p);
     if (!after.Is('=') || d + 2 >= use) return "";
     if (t[d + 2].Is('[')) return "[";
     size_t q = d + 2;

@@ -110,6 +110,9 @@ TEST_F(Recall260, FunctorInAVariableOrWrapped) {
   // ReduceLogicKernel.cu:14 `func_wrapper<bool>([]GPU_LAMBDA(...){...})`: a wrapped lambda keeps the wrapper's name.
   Trace all = TraceOf("2.6.0", "aten::all", TraceOptions::Device::kCuda);
   EXPECT_NE(Kernel(all, "func_wrapper", "aten/src/ATen/native/cuda/ReduceLogicKernel.cu", 14), nullptr);
+  // ReduceMomentKernel.cu:18-20 `using ops_t = WelfordOps<...>; ops_t ops(...); gpu_reduce_kernel(iter, ops, ...)`.
+  Trace var = TraceOf("2.6.0", "aten::var.correction", TraceOptions::Device::kCuda);
+  EXPECT_NE(Kernel(var, "WelfordOps", "aten/src/ATen/native/cuda/ReduceMomentKernel.cu", 20), nullptr);
 }
 
 TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
