@@ -8,7 +8,8 @@
 // named like a vendor API (cudnn_*_stub), derivatives written per dispatch
 // key, forward-mode formulas' helpers, self in a Tensor method, kernels
 // torchgen generates (autogen), an op's definition chosen by its schema
-// before its sources' device, and a structured impl a macro writes. Every
+// before its sources' device, a structured impl a macro writes, and
+// Python parameters used as tensors. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -195,6 +196,15 @@ TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
   Trace m = TraceOf("2.6.0", "torch.masked.std", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasFrame(m, "torch.masked._ops._std_var", "torch/masked/_ops.py", 1581));
   EXPECT_FALSE(m.ops.empty());
+}
+
+TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {
+  // torch/nn/functional.py:2039 `return input / (input.abs() + 1)`: `input` is unannotated, but
+  // `.abs()` is a Tensor method no Python builtin has, so `/` and `+` are Tensor.__truediv__/__add__.
+  Trace t = TraceOf("2.6.0", "F.softsign", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(HasOp(t, "abs"));
+  EXPECT_TRUE(HasOp(t, "div.Tensor"));
+  EXPECT_TRUE(HasOp(t, "add.Tensor"));
 }
 
 TEST_F(Recall260, AliasNamingItselfMeansTheBinding) {
