@@ -315,8 +315,12 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   // The device's stub target is what the op's code runs below dispatch
   // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
   if (e.registration && !e.registration->target.empty()) add(e.registration->target);
-  for (const KernelStep* k : e.kernels)
-    for (const auto& f : Via(e, *k)) add(f);
+  // The functions nearest each launch first: they say most about the code
+  // that runs (the functor a launcher is handed, then who hands it).
+  for (const KernelStep* k : e.kernels) {
+    std::vector<std::string> via = Via(e, *k);
+    for (auto f = via.rbegin(); f != via.rend(); ++f) add(*f);
+  }
   for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
   constexpr size_t kMaxNames = 6;
   if (names.size() > kMaxNames) {
@@ -563,38 +567,62 @@ class MainWriter {
       Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
   }
 
-  // The answer first: what runs on the device, one line per op that runs
-  // something of its own (decided first, then those behind a condition the
+  // The answer first: what runs on the device, each op that runs something
+  // of its own (decided first, then those behind a condition the
   // assumptions leave open, then the backward's), by name only; the tree
   // below locates each.
   void RunLines() {
     if (m_.forward.size() + m_.backward.size() < 2) return;  // one op: the tree below is as short
     std::vector<std::string> decided, open, backward;
+    // A name a line above already gave (CompareFunctor under gt, then lt) is
+    // not repeated: each line says what is new.
+    std::set<std::string> named;
+    auto line = [&](const MainPathOp& e) {
+      std::vector<std::string> names = RunNames(e, m_.device), fresh;
+      if (names.empty()) return std::string();
+      for (const auto& n : names)
+        if (n == "…" || named.insert(n).second) fresh.push_back(n);
+      if (fresh.empty() || (fresh.size() == 1 && fresh[0] == "…")) fresh = {names.front(), "…"};
+      // Two lines at most: names that do not fit are left to the tree below.
+      std::string head = std::string(BaseName(t_.ops[e.op].name)) + ": ", text = head;
+      const size_t room = width_ > 12 ? width_ - 8 : 40;
+      for (size_t i = 0; i < fresh.size(); ++i) {
+        std::string next = (text == head ? text : text + ", ") + fresh[i];
+        if (Wrap(next + ", …", room).size() > 2 && text != head) return text + ", …";
+        text = std::move(next);
+      }
+      return text;
+    };
     for (const auto& e : m_.forward) {
-      std::vector<std::string> names = RunNames(e, m_.device);
-      if (names.empty()) continue;
-      (e.undecided ? open : decided).push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+      if (e.undecided) continue;
+      if (std::string l = line(e); !l.empty()) decided.push_back(l);
     }
-    for (const auto& e : m_.backward) {
-      std::vector<std::string> names = RunNames(e, m_.device);
-      if (!names.empty()) backward.push_back(std::string(BaseName(t_.ops[e.op].name)) + ": " + Join(names, ", "));
+    for (const auto& e : m_.forward) {
+      if (!e.undecided) continue;
+      if (std::string l = line(e); !l.empty()) open.push_back(l);
     }
+    for (const auto& e : m_.backward)
+      if (std::string l = line(e); !l.empty()) backward.push_back(l);
     if (decided.empty() && open.empty() && backward.empty()) return;
     Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
         "");
-    constexpr size_t kMaxRuns = 12;
-    size_t count = 0, total = decided.size() + open.size() + backward.size();
-    auto emit = [&](const std::vector<std::string>& lines, const std::string& prefix) {
-      for (const auto& l : lines)
-        if (count < kMaxRuns) {
-          Add(prefix, l, "");
-          ++count;
-        }
+    // A screenful at most, one op per line.
+    constexpr size_t kMaxLines = 30;
+    size_t used = 0, shown = 0, total = decided.size() + open.size() + backward.size();
+    const size_t room = width_ > 12 ? width_ - 4 : 40;
+    auto emit = [&](const std::vector<std::string>& entries, const std::string& prefix) {
+      for (const auto& l : entries) {
+        size_t n = Wrap(l, room).size();
+        if (shown < total && used + n > kMaxLines) return;
+        Add(prefix, l, "");
+        used += n;
+        ++shown;
+      }
     };
     emit(decided, "  ");
-    emit(open, "  ? ");
-    emit(backward, "  ∂ ");
-    if (total > count) Add("  ", "… " + std::to_string(total - count) + " more below", "");
+    if (shown == decided.size()) emit(open, "  ? ");
+    if (shown == decided.size() + open.size()) emit(backward, "  ∂ ");
+    if (total > shown) Add("  ", "… " + std::to_string(total - shown) + " more below", "");
   }
 
   void AlternativeLines() {

@@ -203,6 +203,11 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     }
     if (op == "==" || op == "!=") {
       if (last(*v).empty() || last(rhs).empty()) return Tri::kUnknown;
+      // A string default ('linear') against an enum member
+      // (QUANTILE_INTERPOLATION_MODE::LINEAR) is another variable of the
+      // same name -- a helper's converted parameter -- not the default.
+      auto quoted = [](std::string_view x) { return !x.empty() && (x.front() == '\'' || x.front() == '"'); };
+      if (quoted(*v) != quoted(rhs)) return Tri::kUnknown;
       return Of((last(*v) == last(rhs)) == (op == "=="));
     }
     return Tri::kUnknown;

@@ -27,6 +27,14 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("inplace", true, with_defaults), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("attn_mask is not None", true, with_defaults), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("mode == 'bilinear'", true, with_defaults), Tri::kUnknown);
+  // A string default decides string comparisons; against an enum member (Sorting.cpp:329's
+  // converted `interpolation`) it says nothing, and an identifier default decides enum ones.
+  with_defaults.defaults = {{"interpolation", "'linear'"}, {"reduction", "Mean"}};
+  EXPECT_EQ(EvaluateCondition("interpolation == 'linear'", true, with_defaults), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("interpolation == \"lower\"", false, with_defaults), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("interpolation == QUANTILE_INTERPOLATION_MODE::LINEAR", false, with_defaults),
+            Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, with_defaults), Tri::kTrue);
 }
 
 TEST(Assumptions, ApplyChangesTheAnswerAndRejectsUnknownItems) {
