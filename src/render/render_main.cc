@@ -303,12 +303,16 @@ std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& 
 }
 
 // What an entry runs, by name only: kernels (with the functions leading to
-// them), device code, libraries.
-std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device) {
+// them), device code, libraries -- up to `max_names` besides the libraries,
+// which come first when `libraries_early`.
+std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device, size_t max_names = 6,
+                                  bool libraries_early = false) {
   std::vector<std::string> names;
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
+  if (libraries_early)
+    for (const LibraryStep* l : e.libraries) add(l->name);
   for (const KernelStep* k : e.kernels) {
     add(k->name);
   }
@@ -322,9 +326,8 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
     for (auto f = via.rbegin(); f != via.rend(); ++f) add(*f);
   }
   for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
-  constexpr size_t kMaxNames = 6;
-  if (names.size() > kMaxNames) {
-    names.resize(kMaxNames);
+  if (names.size() > max_names) {
+    names.resize(max_names);
     names.push_back("…");
   }
   for (const LibraryStep* l : e.libraries) add(l->name);
@@ -578,7 +581,7 @@ class MainWriter {
     // not repeated: each line says what is new.
     std::set<std::string> named;
     auto line = [&](const MainPathOp& e) {
-      std::vector<std::string> names = RunNames(e, m_.device), fresh;
+      std::vector<std::string> names = RunNames(e, m_.device, SIZE_MAX, /*libraries_early=*/true), fresh;
       if (names.empty()) return std::string();
       for (const auto& n : names)
         if (n == "…" || named.insert(n).second) fresh.push_back(n);
