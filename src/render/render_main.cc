@@ -632,7 +632,7 @@ class MainWriter {
     if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return;
     lines_.push_back("");
     Add("", "alternatives (what else runs, and when)", "");
-    constexpr size_t kMaxArguments = 8;
+    constexpr size_t kMaxArguments = 16;
     for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
       const MainPathOp& e = m_.argument_ops[i];
       if (i == kMaxArguments) {

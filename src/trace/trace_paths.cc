@@ -232,18 +232,53 @@ class PathAnnotator {
     return out;
   }
 
-  // The calls that lead to frame `symbol`, their conditions (evaluated in
-  // their frames) appended, outermost first.
+  // The conditions on the way to frame `symbol` from the entry, outermost
+  // first: among the calls leading there (each with the way to its own
+  // frame), the one the assumptions decide best -- taken, then undecided,
+  // then not taken -- as a helper called under `if not center:` and again
+  // unconditionally runs whenever its caller does.
   void FrameConditions(const std::string& symbol, int depth, std::vector<Condition>* out, Tri* value) {
     if (depth > 6) return;
+    BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : f.calls) {
-        if (c.resolved != symbol || f.symbol == symbol) continue;
-        FrameConditions(f.symbol, depth + 1, out, value);
-        Accumulate(f, c.when, out, value);
-        return;
-      }
+      if (f.symbol == symbol) continue;
+      for (const auto& c : f.calls)
+        if (c.resolved == symbol && best.Offer(Way(f, c, depth + 1))) break;
+      if (best.rank == 2) break;
     }
+    best.AppendTo(out, value);
+  }
+
+  // A way to a frame or an op: the conditions along it and their value.
+  struct BestWay {
+    std::vector<Condition> when;
+    Tri value = Tri::kTrue;
+    int rank = -1;  // 2 taken, 1 undecided, 0 not taken; -1 none offered
+    // Keeps `way` when it is better; true once a taken way is known.
+    bool Offer(std::pair<std::vector<Condition>, Tri> way) {
+      int r = way.second == Tri::kTrue ? 2 : way.second == Tri::kUnknown ? 1 : 0;
+      if (r > rank) {
+        rank = r;
+        when = std::move(way.first);
+        value = way.second;
+      }
+      return rank == 2;
+    }
+    void AppendTo(std::vector<Condition>* out, Tri* v) const {
+      if (rank < 0) return;
+      out->insert(out->end(), when.begin(), when.end());
+      if (value == Tri::kFalse) *v = Tri::kFalse;
+      else if (value == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
+    }
+  };
+
+  // The way through call `c` of frame `f`: how `f` is reached, then `c`'s own conditions.
+  std::pair<std::vector<Condition>, Tri> Way(const PyFrame& f, const PyCallStep& c, int depth) {
+    std::vector<Condition> when;
+    Tri v = Tri::kTrue;
+    FrameConditions(f.symbol, depth, &when, &v);
+    Accumulate(f, c.when, &when, &v);
+    return {std::move(when), v};
   }
 
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
@@ -262,14 +297,13 @@ class PathAnnotator {
     *value = Tri::kTrue;
     std::vector<Condition> out;
     std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
+    BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : f.calls) {
-        if (c.resolved != full && c.resolved != base) continue;
-        FrameConditions(f.symbol, 0, &out, value);
-        Accumulate(f, c.when, &out, value);
-        return out;
-      }
+      for (const auto& c : f.calls)
+        if ((c.resolved == full || c.resolved == base) && best.Offer(Way(f, c, 0))) break;
+      if (best.rank == 2) break;
     }
+    best.AppendTo(&out, value);
     return out;
   }
 

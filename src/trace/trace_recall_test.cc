@@ -9,7 +9,8 @@
 // key, forward-mode formulas' helpers, self in a Tensor method, kernels
 // torchgen generates (autogen), an op's definition chosen by its schema
 // before its sources' device, a structured impl a macro writes, and
-// Python parameters used as tensors. Every
+// Python parameters used as tensors, and the best of a helper's call
+// sites. Every
 // file and line was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
@@ -205,6 +206,22 @@ TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {
   EXPECT_TRUE(HasOp(t, "abs"));
   EXPECT_TRUE(HasOp(t, "div.Tensor"));
   EXPECT_TRUE(HasOp(t, "add.Tensor"));
+}
+
+TEST_F(Recall260, HelperCalledOnSeveralBranchesTakesTheBestOne) {
+  // torch/_lowrank.py: pca_lowrank calls _svd_lowrank under `if not center:` (:270) and, with the
+  // default center=True, at :294 for a dense A: the ops below it are on the typical path.
+  Trace t = TraceOf("2.6.0", "torch.pca_lowrank", TraceOptions::Device::kCuda);
+  bool svd = false;
+  for (const auto& op : t.ops) {
+    if (op.name != "linalg_svd" || op.role != "forward") continue;
+    svd = true;
+    EXPECT_TRUE(op.typical);
+    bool via_294 = false;
+    for (const auto& w : op.when) via_294 = via_294 || (w.text == "not center" && w.negated);
+    EXPECT_TRUE(via_294);
+  }
+  EXPECT_TRUE(svd);
 }
 
 TEST_F(Recall260, AliasNamingItselfMeansTheBinding) {
