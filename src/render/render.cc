@@ -464,19 +464,29 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   if (!t.source_warning.empty()) out << "  " << p.Paint(t.source_warning, Style::kBold) << "\n";  // whole, never cut
 
   const bool brief = options.detail == RenderOptions::Detail::kBrief;
+  std::set<std::string> on_path;  // ops the main path draws: brief notes are theirs
   if (!t.ops.empty()) {
     std::vector<std::string> assumed;
     if (!t.assumptions.empty()) assumed = Wrap(Join(t.assumptions, ", ") + "  (--assume)", width - 12);
     for (size_t i = 0; i < assumed.size(); ++i) out << (i ? "            " : "  assuming  ") << assumed[i] << "\n";
     MainPath m = ComputeMainPath(t);
+    for (const auto* entries : {&m.forward, &m.backward})
+      for (const auto& e : *entries) on_path.insert(t.ops[e.op].name);
     section("Main path (" + m.device + ")");
     for (const auto& line : MainPathLines(t, m, width, true)) out << line << "\n";
   }
   if (!brief) FullSections(out, t, order, p, section);
 
   std::vector<std::string> notes = AllNotes(t, order);
-  constexpr size_t kBriefNotes = 2;
-  if (brief && notes.size() > kBriefNotes) notes.resize(kBriefNotes);
+  if (brief) {
+    // The notes of ops on the main path, two at most; the rest are --detail full's.
+    std::erase_if(notes, [&](const std::string& n) {
+      size_t colon = n.find(": ");
+      return colon == std::string::npos || !on_path.count(n.substr(0, colon));
+    });
+    constexpr size_t kBriefNotes = 2;
+    if (notes.size() > kBriefNotes) notes.resize(kBriefNotes);
+  }
   if (!notes.empty()) {
     section("Notes");
     for (const auto& n : notes) {

@@ -339,24 +339,28 @@ class MainWriter {
   MainWriter(const Trace& t, const MainPath& m, size_t width) : t_(t), m_(m), width_(width) {}
 
   std::vector<std::string> Lines(bool alternatives) {
-    // Entry ops that run nothing of their own on the path (factories,
-    // views, shape plumbing) collapse into one line below the frames.
+    // Entry ops that are set-up beside the work (factories; views and
+    // shape plumbing that run nothing) collapse, with what they call, into
+    // one line below the frames -- unless nothing else would be left.
     std::vector<bool> shown(m_.forward.size(), true);
-    std::vector<std::string> collapsed;
+    std::vector<size_t> setup;
+    size_t roots = 0;
     for (size_t i = 0; i < m_.forward.size(); ++i) {
-      const MainPathOp& e = m_.forward[i];
-      bool has_children = i + 1 < m_.forward.size() && m_.forward[i + 1].level > e.level;
-      if (e.level == 0 && !has_children && e.kernels.empty() && e.libraries.empty() && !e.stub &&
-          m_.forward.size() > 1) {
-        shown[i] = false;
-        collapsed.push_back(t_.ops[e.op].name);
-        collapsed_.insert(t_.ops[e.op].name);
+      if (m_.forward[i].level != 0) continue;
+      ++roots;
+      if (!SubtreeRuns(i) || IsFactory(t_.ops[m_.forward[i].op])) setup.push_back(i);
+    }
+    std::vector<std::string> collapsed;
+    if (setup.size() < roots) {
+      for (size_t i : setup) {
+        for (size_t j = i; j < m_.forward.size() && (j == i || m_.forward[j].level > 0); ++j) shown[j] = false;
+        collapsed.push_back(t_.ops[m_.forward[i].op].name);
+        collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
     }
     RunLines();
     PythonLines(shown);
-    if (!collapsed.empty())
-      Add("  · ", "also on the path, running no kernel of their own: " + Join(collapsed, ", "), "");
+    if (!collapsed.empty()) Add("  · ", "also on the path, set-up (factories, views): " + Join(collapsed, ", "), "");
     for (size_t i = 0; i < m_.forward.size(); ++i) {
       const MainPathOp& e = m_.forward[i];
       bool has_children = i + 1 < m_.forward.size() && m_.forward[i + 1].level > e.level;
@@ -399,6 +403,25 @@ class MainWriter {
     }
     if (alternatives) AlternativeLines();
     return std::move(lines_);
+  }
+
+  // Whether forward entry i or an op below it runs something (a view whose
+  // child is as_strided runs nothing).
+  bool SubtreeRuns(size_t i) const {
+    for (size_t j = i; j < m_.forward.size() && (j == i || m_.forward[j].level > m_.forward[i].level); ++j) {
+      const MainPathOp& e = m_.forward[j];
+      if (!e.kernels.empty() || !e.libraries.empty() || e.stub) return true;
+    }
+    return false;
+  }
+
+  // A factory (no tensor argument: zeros, empty, full): set-up work, even
+  // when its fill runs a kernel (the digest above still names it).
+  static bool IsFactory(const OpStep& op) {
+    if (!op.yaml) return false;
+    for (const auto& a : op.yaml->schema.arguments)
+      if (a.type.find("Tensor") != std::string::npos) return false;
+    return true;
   }
 
   // text, and the location right-aligned when it fits; else on a line of its own.

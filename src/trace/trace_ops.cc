@@ -196,10 +196,36 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
     size_t next = end;
     while (next < body.size() && body[next] == ' ') ++next;
-    if (next >= body.size() || std::string_view("=;({").find(body[next]) == std::string_view::npos) continue;
+    if (next >= body.size() || std::string_view("=;({,").find(body[next]) == std::string_view::npos) continue;
     size_t type_end = at;
     while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
       --type_end;
+    // A later name of a declarator list (`Tensor cast_self, cast_other;`)
+    // has the type of the statement's first one.
+    if (type_end > 0 && body[type_end - 1] == ',') {
+      size_t statement = body.find_last_of(";{}", type_end - 1);
+      statement = statement == std::string_view::npos ? 0 : statement + 1;
+      for (bool skipped = true; skipped && statement < type_end;) {  // past blanks and comments
+        skipped = false;
+        while (statement < type_end && std::isspace(static_cast<unsigned char>(body[statement]))) ++statement;
+        if (body.compare(statement, 2, "//") == 0) {
+          statement = body.find('\n', statement);
+          statement = statement == std::string_view::npos ? type_end : statement;
+          skipped = true;
+        }
+      }
+      if (statement >= type_end) continue;
+      auto parts = SplitTopLevel(body.substr(statement, type_end - 1 - statement), ',');
+      if (parts.empty()) continue;
+      std::string first = parts[0];  // starts at `statement`: blanks and comments are skipped
+      if (size_t eq = first.find('='); eq != std::string::npos) first.resize(eq);
+      while (!first.empty() && first.back() == ' ') first.pop_back();
+      size_t name_begin = first.size();
+      while (name_begin > 0 && IsIdentChar(first[name_begin - 1])) --name_begin;
+      type_end = statement + name_begin;
+      while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
+        --type_end;
+    }
     if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
     size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
     type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
@@ -606,18 +632,29 @@ std::vector<uint32_t> Tracer::SetAsidePlaceholders(OpStep& op, const std::string
   return real;
 }
 
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth) {
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
-  // out += bias) calls mul, div, add_ through them: the tensor-only overload.
+  // out += bias) calls mul, div, add_ through them: the tensor-only
+  // overload, listed as a call where the operator is written.
   if (walk.operator_ops.empty()) return;
-  std::string list;
-  for (const std::string& name : walk.operator_ops) {
-    const NativeFunction* fn = FindOp(name + ".Tensor");
-    if (!fn) fn = FindOp(name);
+  std::vector<std::string> names;
+  for (const OperatorUse& use : walk.operator_ops) {
+    const NativeFunction* fn = FindOp(use.op + ".Tensor");
+    if (!fn) fn = FindOp(use.op);
     if (fn) AddOp(fn, op.role, op.name, depth + 1);
-    list += (list.empty() ? "" : ", ") + name;
+    if (std::find(names.begin(), names.end(), use.op) == names.end()) names.push_back(use.op);
+    if (walk.file == UINT32_MAX) continue;
+    OpCallStep call;
+    call.op = use.op;
+    call.device = device;
+    call.from = walk.holder;
+    call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
+    call.how = "operator" + use.symbol;
+    bool dup = false;
+    for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
+    if (!dup) op.calls.push_back(std::move(call));
   }
-  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + list);
+  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
 }
 
 const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
@@ -993,9 +1030,14 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
   if (w.native && f.body_end - f.body_begin < 400) {
     auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
-    for (std::string& name : OperatorOps(body, true, is_tensor)) {
-      if (std::find(w.operator_ops.begin(), w.operator_ops.end(), name) == w.operator_ops.end())
-        w.operator_ops.push_back(std::move(name));
+    w.file = f.file;
+    int line = static_cast<int>(f.body_begin);
+    size_t counted = 0;
+    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+      line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
+      counted = use.offset;
+      use.line = line;
+      w.operator_ops.push_back(std::move(use));
     }
   }
   for (const CppCall* c : w.calls) {

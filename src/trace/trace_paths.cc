@@ -440,8 +440,12 @@ class PathAnnotator {
                      call.where});
     std::vector<CodeCondition> at;
     const CppGuardReader& r = Reader(call.where.file);
-    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
-      if (r.CallConditions(1, call.where.line, token, &at)) break;
+    if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
+      r.CallConditions(1, call.where.line, call.how.substr(8), &at);
+    } else {
+      for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+        if (r.CallConditions(1, call.where.line, token, &at)) break;
+      }
     }
     auto conv = Convert(at, call.where.file);
     out.insert(out.end(), conv.begin(), conv.end());
@@ -468,6 +472,15 @@ class PathAnnotator {
     return v;
   }
 
+  // The value of the edge parent -> op under the assumptions: nothing when
+  // the parent is off the path, open below an open parent.
+  Tri EdgeValue(const OpStep* p, const OpStep& op, const std::vector<Condition>& when, bool found) const {
+    if (!p || (!p->typical && !p->undecided)) return Tri::kFalse;
+    if (p->role != op.role) return Tri::kTrue;
+    Tri v = found ? Evaluate(*p, when) : Tri::kUnknown;
+    return !p->typical && v == Tri::kTrue ? Tri::kUnknown : v;
+  }
+
   void MarkTypical() {
     for (int pass = 0; pass < 4; ++pass) {
       bool changed = false;
@@ -481,10 +494,7 @@ class PathAnnotator {
           // Below an undecided op, what its edge does not rule out is
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
-          if (!p || (!p->typical && !p->undecided)) v = Tri::kFalse;
-          else if (p->role != op.role) v = Tri::kTrue;
-          else v = edge_found_.count(i) ? Evaluate(*p, op.when) : Tri::kUnknown;
-          if (p && !p->typical && v == Tri::kTrue) v = Tri::kUnknown;
+          v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
         }
         // An undecided Python condition keeps both sides on the path (it
         // picks among argument forms: the entry ops all stay candidates); an

@@ -132,7 +132,9 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
                                  "is_privateuseone", "is_neg()", "is_conj()", "is_zerotensor", "is_inference",
                                  "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function",
                                  "isTensorSubclassLike", "is_functorch_wrapped", "isBatchedTensor",
-                                 "is_empty()", "_is_zerotensor", "is_sparse_csr"};
+                                 "is_empty()", "_is_zerotensor", "is_sparse_csr",
+                                 // isinstance(input, PackedSequence): a dense tensor is no packed batch
+                                 "PackedSequence)"};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
   if (Has(atom, "is_cuda")) return Of(a.device == "cuda");

@@ -22,6 +22,7 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 && input.is_sparse()", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 || input.is_cuda()", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("not torch.jit.is_scripting()", true, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("isinstance(orig_input, PackedSequence)", true, cuda), Tri::kFalse);
   Assumptions with_defaults = cuda;
   with_defaults.defaults = {{"inplace", "False"}, {"attn_mask", "None"}};
   EXPECT_EQ(EvaluateCondition("inplace", true, with_defaults), Tri::kFalse);

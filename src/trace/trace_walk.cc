@@ -88,7 +88,7 @@ class CppWalk {
     }
     if (node.hops > 0) ListHelper(f, walk->holder, node.device);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, depth_);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
