@@ -632,31 +632,6 @@ std::vector<uint32_t> Tracer::SetAsidePlaceholders(OpStep& op, const std::string
   return real;
 }
 
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
-  // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
-  // out += bias) calls mul, div, add_ through them: the tensor-only
-  // overload, listed as a call where the operator is written.
-  if (walk.operator_ops.empty()) return;
-  std::vector<std::string> names;
-  for (const OperatorUse& use : walk.operator_ops) {
-    const NativeFunction* fn = FindOp(use.op + ".Tensor");
-    if (!fn) fn = FindOp(use.op);
-    if (fn) AddOp(fn, op.role, op.name, depth + 1);
-    if (std::find(names.begin(), names.end(), use.op) == names.end()) names.push_back(use.op);
-    if (walk.file == UINT32_MAX) continue;
-    OpCallStep call;
-    call.op = use.op;
-    call.device = device;
-    call.from = walk.holder;
-    call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
-    call.how = "operator" + use.symbol;
-    bool dup = false;
-    for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
-    if (!dup) op.calls.push_back(std::move(call));
-  }
-  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
-}
-
 const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   const CppIndex& cpp = ix_.cpp;
   // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,
