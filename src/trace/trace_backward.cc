@@ -38,7 +38,6 @@ struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
   std::vector<std::string> methods;  // .f(...)
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
-  std::vector<size_t> operator_at;     // where each operator is written (offset into the code)
 };
 
 // The identifier starting at s[i] after spaces and '(' ("" when none).
@@ -78,10 +77,6 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::string pending_call;           // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
   size_t ops_before = 0;
-  auto push = [&](std::string op, size_t at) {
-    out.operators.push_back(std::move(op));
-    out.operator_at.push_back(at);
-  };
   // The operator just read (if any): kept only on a Tensor operand.
   auto settle = [&](size_t i) {
     if (is_tensor && out.operators.size() > ops_before) {
@@ -89,10 +84,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
       bool tensor = (!unary && !left.empty() && is_tensor(left)) || (!right.empty() && is_tensor(right));
-      if (!tensor) {
-        out.operators.pop_back();
-        out.operator_at.pop_back();
-      }
+      if (!tensor) out.operators.pop_back();
     }
     ops_before = out.operators.size();
   };
@@ -153,7 +145,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
     // which C++ also uses for templates).
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
-      if (operand_before) push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
+      if (operand_before) out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne");
       i += 2;
       prev_sig = '.';
       continue;
@@ -163,14 +155,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // a method's result such as self.dim() > 1).
     if ((c == '<' || c == '>') && two && i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && operand_before &&
         (is_tensor || (!left.empty() && left.front() != '.'))) {
-      push(c == '<' ? "lt" : "gt", i);
+      out.operators.push_back(c == '<' ? "lt" : "gt");
       ++i;
       prev_sig = c;
       continue;
     }
     // Compound assignment on a tensor is the in-place op: x += y is add_.
     if (two && s[i + 1] == '=' && (c == '+' || c == '-' || c == '*' || c == '/')) {
-      if (operand_before && is_tensor) push(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_", i);
+      if (operand_before && is_tensor) out.operators.push_back(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_");
       i += 2;
       prev_sig = '.';
       continue;
@@ -185,25 +177,15 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
-    if (c == '*' && operand_before && prev_sig != '0') push("mul", i);
-    if (c == '/' && operand_before) push("div", i);
-    if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
-    if (c == '+' && operand_before && arithmetic_all) push("add", i);
+    if (c == '*' && operand_before && prev_sig != '0') out.operators.push_back("mul");
+    if (c == '/' && operand_before) out.operators.push_back("div");
+    if (c == '-') out.operators.push_back(operand_before ? (arithmetic_all ? "sub" : "") : "neg");
+    if (c == '+' && operand_before && arithmetic_all) out.operators.push_back("add");
     prev_sig = c;
     ++i;
   }
   settle(s.size());
-  size_t kept = 0;
-  for (size_t k = 0; k < out.operators.size(); ++k) {
-    if (out.operators[k].empty()) continue;
-    if (kept != k) {
-      out.operators[kept] = std::move(out.operators[k]);
-      out.operator_at[kept] = out.operator_at[k];
-    }
-    ++kept;
-  }
-  out.operators.resize(kept);
-  out.operator_at.resize(kept);
+  out.operators.erase(std::remove(out.operators.begin(), out.operators.end(), ""), out.operators.end());
   return out;
 }
 
@@ -212,18 +194,6 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor) {
   return ScanExpression(code, arithmetic_all, is_tensor).operators;
-}
-
-std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor) {
-  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor);
-  std::vector<OperatorUse> out;
-  for (size_t k = 0; k < names.operators.size(); ++k) {
-    size_t at = names.operator_at[k];
-    size_t len = at + 1 < code.size() && code[at + 1] == '=' ? 2 : 1;  // "<=", "+=" ...
-    out.push_back({names.operators[k], std::string(code.substr(at, len)), at});
-  }
-  return out;
 }
 
 namespace {

@@ -29,16 +29,6 @@ struct PendingOp {
   int depth = 0;
 };
 
-// A C++ operator on tensors in a function's code: the aten op it calls
-// ("mul", "add_"), the operator as written, its offset in the code scanned
-// and the line it is on (set by whoever knows where that code starts).
-struct OperatorUse {
-  std::string op;
-  std::string symbol;
-  size_t offset = 0;
-  int line = 0;
-};
-
 class Tracer {
  public:
   Tracer(const Index& index, const TraceOptions& options, Trace* trace)
@@ -146,13 +136,12 @@ class Tracer {
   // with its facts; calls the walk can do nothing with are left out.
   struct FunctionWalk {
     std::string holder;
-    uint32_t file = UINT32_MAX;  // of the function's definition
     bool native = false;
     std::vector<uint32_t> launches;
     std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
     std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
     std::vector<CallFacts> facts;       // one per call
-    std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
+    std::vector<std::string> operator_ops;  // aten ops of its C++ operators on tensors ("mul", "add_")
   };
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
@@ -201,7 +190,7 @@ class Tracer {
   // `defs` less the placeholders when a real definition is among them (noted in `op`).
   std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
   // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
-  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth);
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
   // Dispatch stubs named on the lines of a function's body without being called
@@ -268,9 +257,6 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 // With `is_tensor`, only operators with an operand it calls a Tensor count.
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor = {});
-// The same, each with the operator as written ("<=", "*", "+=") and its offset in `code`.
-std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor = {});
 
 // "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
 bool IsTensorType(std::string_view type);

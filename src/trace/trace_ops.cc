@@ -1005,14 +1005,9 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
   if (w.native && f.body_end - f.body_begin < 400) {
     auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
-    w.file = f.file;
-    int line = static_cast<int>(f.body_begin);
-    size_t counted = 0;
-    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
-      line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
-      counted = use.offset;
-      use.line = line;
-      w.operator_ops.push_back(std::move(use));
+    for (std::string& name : OperatorOps(body, true, is_tensor)) {
+      if (std::find(w.operator_ops.begin(), w.operator_ops.end(), name) == w.operator_ops.end())
+        w.operator_ops.push_back(std::move(name));
     }
   }
   for (const CppCall* c : w.calls) {

@@ -440,12 +440,8 @@ class PathAnnotator {
                      call.where});
     std::vector<CodeCondition> at;
     const CppGuardReader& r = Reader(call.where.file);
-    if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
-      r.CallConditions(1, call.where.line, call.how.substr(8), &at);
-    } else {
-      for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
-        if (r.CallConditions(1, call.where.line, token, &at)) break;
-      }
+    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+      if (r.CallConditions(1, call.where.line, token, &at)) break;
     }
     auto conv = Convert(at, call.where.file);
     out.insert(out.end(), conv.begin(), conv.end());

@@ -88,7 +88,7 @@ class CppWalk {
     }
     if (node.hops > 0) ListHelper(f, walk->holder, node.device);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, depth_);
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
@@ -388,29 +388,16 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
                        const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
-  // out += bias) calls mul, div, add_ through them: the tensor-only
-  // overload, listed as a call where the operator is written.
+  // out += bias) calls mul, div, add_ through them: the tensor-only overload.
   if (walk.operator_ops.empty()) return;
-  std::vector<std::string> names;
-  for (const OperatorUse& use : walk.operator_ops) {
-    const NativeFunction* fn = FindOp(use.op + ".Tensor");
-    if (!fn) fn = FindOp(use.op);
+  for (const std::string& name : walk.operator_ops) {
+    const NativeFunction* fn = FindOp(name + ".Tensor");
+    if (!fn) fn = FindOp(name);
     if (fn) AddOp(fn, op.role, op.name, depth + 1);
-    if (std::find(names.begin(), names.end(), use.op) == names.end()) names.push_back(use.op);
-    if (walk.file == UINT32_MAX) continue;
-    OpCallStep call;
-    call.op = use.op;
-    call.device = device;
-    call.from = walk.holder;
-    call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
-    call.how = "operator" + use.symbol;
-    bool dup = false;
-    for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
-    if (!dup) op.calls.push_back(std::move(call));
   }
-  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
+  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(walk.operator_ops, ", "));
 }
 
 }  // namespace optrace
