@@ -3,8 +3,8 @@
 
 Each folder of src/ is a stage; a file may include headers of its own folder
 and of the folders its stage lists below, nothing else. Quoted includes must
-be folder-qualified ("trace/trace.h"). Tests, benchmarks and fuzzers may also
-include testing/. main.cc (the executable) may include anything.
+be folder-qualified ("trace/trace.h"). Tests, benchmarks and fuzzers, and
+headers only they include (*_test_util.h), may also include testing/. main.cc (the executable) may include anything.
 
   check_includes.py SRC_DIR   exit 1 and one line per wrong include
   check_includes.py --self-test   shows that a wrong include is caught
@@ -33,7 +33,7 @@ BELOW = {
     "testing": ["base", "yaml", "cpp", "py", "index"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-TEST_FILE = re.compile(r"_(test|bench|fuzz)\.cc$")
+TEST_FILE = re.compile(r"(_(test|bench|fuzz)\.cc|_test_util\.h)$")
 
 
 def violations(src):

@@ -249,6 +249,15 @@ class PathAnnotator {
     best.AppendTo(out, value);
   }
 
+  // *v and t both hold: false wins, then unknown.
+  static void Meet(Tri* v, Tri t) {
+    if (t == Tri::kFalse) *v = Tri::kFalse;
+    else if (t == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
+  }
+
+  // How well the assumptions decide a way: 2 taken, 1 undecided, 0 not taken.
+  static int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
+
   // A way to a frame or an op: the conditions along it and their value.
   struct BestWay {
     std::vector<Condition> when;
@@ -256,7 +265,7 @@ class PathAnnotator {
     int rank = -1;  // 2 taken, 1 undecided, 0 not taken; -1 none offered
     // Keeps `way` when it is better; true once a taken way is known.
     bool Offer(std::pair<std::vector<Condition>, Tri> way) {
-      int r = way.second == Tri::kTrue ? 2 : way.second == Tri::kUnknown ? 1 : 0;
+      int r = Rank(way.second);
       if (r > rank) {
         rank = r;
         when = std::move(way.first);
@@ -267,8 +276,7 @@ class PathAnnotator {
     void AppendTo(std::vector<Condition>* out, Tri* v) const {
       if (rank < 0) return;
       out->insert(out->end(), when.begin(), when.end());
-      if (value == Tri::kFalse) *v = Tri::kFalse;
-      else if (value == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
+      Meet(v, value);
     }
   };
 
@@ -288,8 +296,7 @@ class PathAnnotator {
       out->push_back(c);
       Tri t = EvaluateCondition(c.text, true, a);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
-      if (t == Tri::kFalse) *value = Tri::kFalse;
-      else if (t == Tri::kUnknown && *value == Tri::kTrue) *value = Tri::kUnknown;
+      Meet(value, t);
     }
   }
 
@@ -419,7 +426,7 @@ class PathAnnotator {
     for (const OpCallStep* call : sites) {
       std::vector<Condition> conditions = SiteConditions(parent, *call, base);
       Tri v = Evaluate(parent, conditions);
-      int rank = v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0;
+      int rank = Rank(v);
       if (rank > best_rank) {
         best_rank = rank;
         best = std::move(conditions);

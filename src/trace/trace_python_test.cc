@@ -6,21 +6,12 @@
 
 #include <algorithm>
 
-#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
-
-Trace Traced(const std::string& version, const std::string& query) {
-  TraceOptions options;
-  options.snippets = false;
-  Trace t;
-  Status s = TraceQuery(TreeIndex(version), query, options, &t);
-  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-  return t;
-}
 
 bool HasOp(const Trace& t, const std::string& name) {
   return std::any_of(t.ops.begin(), t.ops.end(),
@@ -34,20 +25,14 @@ const PyCallStep* FindCall(const Trace& t, const std::string& resolved) {
   return nullptr;
 }
 
-class PyWalk260 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
-};
-class PyWalk1131 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("1.13.1"); }
-};
+class PyWalk260 : public Tree260 {};
+class PyWalk1131 : public Tree1131 {};
 
 // {"half", castPyCFunctionWithKeywords(THPVariable_half), ...} at
 // python_variable_methods.cpp:1300; THPVariable_half -> THPVariable_to_type
 // -> dispatch_to -> self.to(dtype, ...) (line 414).
 TEST_F(PyWalk260, HalfIsAHandWrittenBindingOfTo) {
-  Trace t = Traced("2.6.0", "Tensor.half");
+  Trace t = TraceTree("2.6.0", "Tensor.half");
   EXPECT_EQ(t.target_name, "torch.Tensor.half");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.file, "tools/autograd/templates/python_variable_methods.cpp");
@@ -60,7 +45,7 @@ TEST_F(PyWalk260, HalfIsAHandWrittenBindingOfTo) {
 // THPVariable_tolist (python_variable_methods.cpp:1017) calls no aten op
 // the tracer can follow: said so, not guessed.
 TEST_F(PyWalk260, TolistReachesNoOpAndSaysSo) {
-  Trace t = Traced("2.6.0", "Tensor.tolist");
+  Trace t = TraceTree("2.6.0", "Tensor.tolist");
   EXPECT_TRUE(t.ops.empty());
   bool said = false;
   for (const auto& n : t.not_found) said = said || n.detail.find("THPVariable_tolist") != std::string::npos;
@@ -70,13 +55,13 @@ TEST_F(PyWalk260, TolistReachesNoOpAndSaysSo) {
 // torch/_tensor.py:1125 `__neg__ = _C.TensorBase.neg`; __and__ is
 // generated from the YAML op __and__.
 TEST_F(PyWalk260, TensorAliasesAndGeneratedDunders) {
-  EXPECT_TRUE(HasOp(Traced("2.6.0", "Tensor.__neg__"), "neg"));
-  EXPECT_TRUE(HasOp(Traced("2.6.0", "Tensor.__and__"), "__and__.Tensor"));
+  EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.__neg__"), "neg"));
+  EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.__and__"), "__and__.Tensor"));
 }
 
 // functional.py:2097 `ret = (-input).softmax(dim)` with `input: Tensor`.
 TEST_F(PyWalk260, UnaryMinusOnATensorParameter) {
-  Trace t = Traced("2.6.0", "F.softmin");
+  Trace t = TraceTree("2.6.0", "F.softmin");
   EXPECT_TRUE(HasOp(t, "neg"));
   EXPECT_TRUE(HasOp(t, "softmax.int"));
   const PyCallStep* neg = FindCall(t, "torch._tensor.Tensor.__neg__");
@@ -87,7 +72,7 @@ TEST_F(PyWalk260, UnaryMinusOnATensorParameter) {
 // functional.py:3008 `div = div.mul(alpha).add(k).pow(beta)` (chained) and
 // :3009 `return input / div`.
 TEST_F(PyWalk260, ChainedCallsAndDivisionOfTensors) {
-  Trace t = Traced("2.6.0", "F.local_response_norm");
+  Trace t = TraceTree("2.6.0", "F.local_response_norm");
   for (const char* op : {"mul.Tensor", "add.Tensor", "pow.Tensor_Scalar", "div.Tensor"}) EXPECT_TRUE(HasOp(t, op)) << op;
   bool division = false;
   for (const PyFrame& f : t.python)
@@ -98,7 +83,7 @@ TEST_F(PyWalk260, ChainedCallsAndDivisionOfTensors) {
 // transformer.py:738 `self.dropout = Dropout(dropout)`, :759
 // `self.activation = activation` with `activation=F.relu` (:718).
 TEST_F(PyWalk260, LayersAndFunctionsTypedFromInit) {
-  Trace t = Traced("2.6.0", "nn.TransformerEncoderLayer");
+  Trace t = TraceTree("2.6.0", "nn.TransformerEncoderLayer");
   EXPECT_TRUE(HasOp(t, "dropout"));
   EXPECT_TRUE(HasOp(t, "relu"));
   EXPECT_NE(FindCall(t, "torch.nn.modules.dropout.Dropout.forward"), nullptr);
@@ -106,12 +91,12 @@ TEST_F(PyWalk260, LayersAndFunctionsTypedFromInit) {
 
 // _tensor.py:1401 Tensor.unflatten calls super().unflatten: the C++ base.
 TEST_F(PyWalk260, SuperIntoTheCxxBase) {
-  EXPECT_TRUE(HasOp(Traced("2.6.0", "Tensor.unflatten"), "unflatten.int"));
+  EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.unflatten"), "unflatten.int"));
 }
 
 TEST_F(PyWalk1131, HalfAndTransformerLayer) {
-  EXPECT_TRUE(HasOp(Traced("1.13.1", "Tensor.half"), "to.dtype"));
-  Trace t = Traced("1.13.1", "nn.TransformerEncoderLayer");
+  EXPECT_TRUE(HasOp(TraceTree("1.13.1", "Tensor.half"), "to.dtype"));
+  Trace t = TraceTree("1.13.1", "nn.TransformerEncoderLayer");
   EXPECT_TRUE(HasOp(t, "dropout"));
   EXPECT_TRUE(HasOp(t, "relu"));
 }

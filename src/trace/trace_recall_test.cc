@@ -16,22 +16,12 @@
 
 #include <algorithm>
 
-#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
-
-Trace TraceOf(const std::string& version, const std::string& query, TraceOptions::Device device) {
-  TraceOptions options;
-  options.snippets = false;
-  options.device = device;
-  Trace t;
-  Status s = TraceQuery(TreeIndex(version), query, options, &t);
-  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-  return t;
-}
 
 const KernelStep* Kernel(const Trace& t, const std::string& name, const std::string& file, int line) {
   for (const auto& op : t.ops) {
@@ -75,21 +65,15 @@ bool HasFrame(const Trace& t, const std::string& symbol, const std::string& file
   return false;
 }
 
-class Recall260 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
-};
+class Recall260 : public Tree260 {};
 
-class Recall1131 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("1.13.1"); }
-};
+class Recall1131 : public Tree1131 {};
 
 TEST_F(Recall260, FunctorMadeAndCalledAtOnce) {
   // ScatterGatherKernel.cu:472 `cuda_scatter_gather_base_kernel</*...*/false>()(`,
   // whose operator() calls `_cuda_scatter_gather_internal_kernel<...>()(` (:212),
   // whose lambda _launch_scatter_gather_kernel launches at :111 (kernel :88).
-  Trace t = TraceOf("2.6.0", "aten::gather", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::gather", TraceOptions::Device::kCuda);
   const KernelStep* k = Kernel(t, "_scatter_gather_elementwise_kernel",
                                "aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 88);
   ASSERT_NE(k, nullptr);
@@ -100,27 +84,27 @@ TEST_F(Recall260, FunctorMadeAndCalledAtOnce) {
 
 TEST_F(Recall260, FunctorInAVariableOrWrapped) {
   // CompareKernels.cu:70-71 `CompareFunctor<scalar_t> f(op); gpu_kernel(iter, f);`
-  Trace gt = TraceOf("2.6.0", "aten::gt", TraceOptions::Device::kCuda);
+  Trace gt = TraceTree("2.6.0", "aten::gt", TraceOptions::Device::kCuda);
   EXPECT_NE(Kernel(gt, "CompareFunctor", "aten/src/ATen/native/cuda/CompareKernels.cu", 71), nullptr);
   // ReduceMaxValuesKernel.cu:29-31 `gpu_reduce_kernel<...>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), ...)`:
   // the kernel is the functor the function template func_wrapper (Reduce.cuh:276) wraps.
-  Trace amax = TraceOf("2.6.0", "aten::amax", TraceOptions::Device::kCuda);
+  Trace amax = TraceTree("2.6.0", "aten::amax", TraceOptions::Device::kCuda);
   const KernelStep* k = Kernel(amax, "MaxNanFunctor", "aten/src/ATen/native/cuda/ReduceMaxValuesKernel.cu", 29);
   ASSERT_NE(k, nullptr);
   EXPECT_TRUE(OnPath(*k, "func_wrapper"));
   EXPECT_EQ(k->path.back(), "max_values_kernel_cuda_impl");  // the launching function stays last
   // ReduceLogicKernel.cu:14 `func_wrapper<bool>([]GPU_LAMBDA(...){...})`: a wrapped lambda keeps the wrapper's name.
-  Trace all = TraceOf("2.6.0", "aten::all", TraceOptions::Device::kCuda);
+  Trace all = TraceTree("2.6.0", "aten::all", TraceOptions::Device::kCuda);
   EXPECT_NE(Kernel(all, "func_wrapper", "aten/src/ATen/native/cuda/ReduceLogicKernel.cu", 14), nullptr);
   // ReduceMomentKernel.cu:18-20 `using ops_t = WelfordOps<...>; ops_t ops(...); gpu_reduce_kernel(iter, ops, ...)`.
-  Trace var = TraceOf("2.6.0", "aten::var.correction", TraceOptions::Device::kCuda);
+  Trace var = TraceTree("2.6.0", "aten::var.correction", TraceOptions::Device::kCuda);
   EXPECT_NE(Kernel(var, "WelfordOps", "aten/src/ATen/native/cuda/ReduceMomentKernel.cu", 20), nullptr);
 }
 
 TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
   // native_functions.yaml:8747 `cauchy_` lists `autogen: cauchy, cauchy.out`: torchgen writes cauchy as
   // clone + cauchy_, cauchy.out as cauchy + copy; cauchy_ runs cauchy_stub -> cauchy_kernel.
-  Trace t = TraceOf("2.6.0", "aten::cauchy", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::cauchy", TraceOptions::Device::kCuda);
   const OpStep* inplace = nullptr;
   for (const auto& op : t.ops)
     if (op.name == "cauchy_") inplace = &op;
@@ -134,7 +118,7 @@ TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
 TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
   // aten::max(Tensor self) on CUDA is at::native::max (ReduceAllOps.cpp:47), not the
   // device helper max(scalar_t a, scalar_t b) of cuda/UpSample.cuh:42.
-  Trace t = TraceOf("2.6.0", "aten::max", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::max", TraceOptions::Device::kCuda);
   bool found = false;
   for (const auto& op : t.ops) {
     if (op.name != "max" || op.role != "forward") continue;
@@ -149,7 +133,7 @@ TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
 TEST_F(Recall260, StructuredImplWrittenByAMacroBeforeAPlainNamesake) {
   // bitwise_and.Tensor_out is structured: CREATE_BINARY_TORCH_IMPL_FUNC(bitwise_and_out, bitwise_and_stub)
   // at BinaryOps.cpp:535 writes its impl; BinaryOps.cpp:1190's bitwise_and_out is the Scalar overload's.
-  Trace t = TraceOf("2.6.0", "aten::bitwise_and.Tensor_out", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::bitwise_and.Tensor_out", TraceOptions::Device::kCuda);
   ASSERT_FALSE(t.ops.empty());
   const OpStep& op = t.ops[0];
   bool macro_impl = false;
@@ -165,7 +149,7 @@ TEST_F(Recall260, StructuredImplWrittenByAMacroBeforeAPlainNamesake) {
 TEST_F(Recall260, AtenFunctionPassedByName) {
   // UnaryOps.cpp:547 `return unary_op_impl_with_complex_to_float(self, at::abs_out);`
   // -> abs.out -> abs_stub -> AbsKernel.cu:35 `gpu_kernel(iter, AbsFunctor<opmath_t>());`
-  Trace t = TraceOf("2.6.0", "aten::abs", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::abs", TraceOptions::Device::kCuda);
   EXPECT_TRUE(HasOp(t, "abs.out"));
   EXPECT_TRUE(HasCall(t, "abs", "abs", "aten/src/ATen/native/UnaryOps.cpp", 547));
   EXPECT_NE(Kernel(t, "AbsFunctor", "aten/src/ATen/native/cuda/AbsKernel.cu", 35), nullptr);
@@ -177,7 +161,7 @@ TEST_F(Recall1131, ClassesNamedInTemplateArgumentsRun) {
   // operator() (:676) runs, and its `params.linear_ih(input)` (:697) on the
   // class template's parameter reaches CellParams::linear_ih (:118,
   // `return at::linear(input, w_ih, b_ih_);` at :119).
-  Trace t = TraceOf("1.13.1", "aten::lstm", TraceOptions::Device::kCpu);
+  Trace t = TraceTree("1.13.1", "aten::lstm", TraceOptions::Device::kCpu);
   EXPECT_TRUE(HasHelper(t, "FullLayer", "aten/src/ATen/native/RNN.cpp", 795));
   EXPECT_TRUE(HasHelper(t, "LSTMCell", "aten/src/ATen/native/RNN.cpp", 676));
   EXPECT_TRUE(HasCall(t, "sigmoid_", "LSTMCell", "aten/src/ATen/native/RNN.cpp", 699));
@@ -190,11 +174,11 @@ TEST_F(Recall1131, ClassesNamedInTemplateArgumentsRun) {
 TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
   // torch/_lowrank.py:147 `return _svd_lowrank(A, q=q, niter=niter, M=M)`
   // (def at :150), which calls torch.linalg.svd (:174).
-  Trace t = TraceOf("2.6.0", "torch.svd_lowrank", TraceOptions::Device::kDefault);
+  Trace t = TraceTree("2.6.0", "torch.svd_lowrank", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasFrame(t, "torch._lowrank._svd_lowrank", "torch/_lowrank.py", 150));
   EXPECT_TRUE(HasOp(t, "linalg_svd"));
   // torch/masked/_ops.py:1685 `def std` -> `_std_var` (def at :1581).
-  Trace m = TraceOf("2.6.0", "torch.masked.std", TraceOptions::Device::kDefault);
+  Trace m = TraceTree("2.6.0", "torch.masked.std", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasFrame(m, "torch.masked._ops._std_var", "torch/masked/_ops.py", 1581));
   EXPECT_FALSE(m.ops.empty());
 }
@@ -202,7 +186,7 @@ TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
 TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {
   // torch/nn/functional.py:2039 `return input / (input.abs() + 1)`: `input` is unannotated, but
   // `.abs()` is a Tensor method no Python builtin has, so `/` and `+` are Tensor.__truediv__/__add__.
-  Trace t = TraceOf("2.6.0", "F.softsign", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "F.softsign", TraceOptions::Device::kCuda);
   EXPECT_TRUE(HasOp(t, "abs"));
   EXPECT_TRUE(HasOp(t, "div.Tensor"));
   EXPECT_TRUE(HasOp(t, "add.Tensor"));
@@ -211,7 +195,7 @@ TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {
 TEST_F(Recall260, HelperCalledOnSeveralBranchesTakesTheBestOne) {
   // torch/_lowrank.py: pca_lowrank calls _svd_lowrank under `if not center:` (:270) and, with the
   // default center=True, at :294 for a dense A: the ops below it are on the typical path.
-  Trace t = TraceOf("2.6.0", "torch.pca_lowrank", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "torch.pca_lowrank", TraceOptions::Device::kCuda);
   bool svd = false;
   for (const auto& op : t.ops) {
     if (op.name != "linalg_svd" || op.role != "forward") continue;
@@ -227,7 +211,7 @@ TEST_F(Recall260, HelperCalledOnSeveralBranchesTakesTheBestOne) {
 TEST_F(Recall260, AliasNamingItselfMeansTheBinding) {
   // torch/functional.py:721 `istft = _add_docstr(torch.istft, ...)`: torch
   // re-exports this very alias, so torch.istft here is the C++ binding.
-  Trace t = TraceOf("2.6.0", "torch.istft", TraceOptions::Device::kDefault);
+  Trace t = TraceTree("2.6.0", "torch.istft", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasFrame(t, "torch.functional.istft", "torch/functional.py", 721));
   EXPECT_TRUE(HasOp(t, "istft"));
 }
@@ -235,7 +219,7 @@ TEST_F(Recall260, AliasNamingItselfMeansTheBinding) {
 TEST_F(Recall260, LessAndGreaterOnTensorsInFormulas) {
   // derivatives.yaml:1124-1125 maximum: `masked_fill_(self < other, 0)`,
   // `masked_fill_(self > other, 0)`.
-  Trace t = TraceOf("2.6.0", "aten::maximum", TraceOptions::Device::kDefault);
+  Trace t = TraceTree("2.6.0", "aten::maximum", TraceOptions::Device::kDefault);
   ASSERT_FALSE(t.backward.empty());
   const auto& ops = t.backward.front().ops;
   EXPECT_NE(std::find(ops.begin(), ops.end(), "lt"), ops.end());
@@ -246,7 +230,7 @@ TEST_F(Recall260, AtenCodeNamedLikeAVendorLibraryIsFollowed) {
   // Convolution.cpp:2060 `cudnn_convolution_backward_stub(` is a dispatch
   // stub (its CUDA registration at cudnn/ConvShared.cpp:817), not a cuDNN
   // call: the vendor APIs are camel case (cudnnConvolutionForward).
-  Trace t = TraceOf("2.6.0", "aten::convolution_backward", TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "aten::convolution_backward", TraceOptions::Device::kCuda);
   bool registered = false;
   for (const auto& op : t.ops) {
     for (const auto& s : op.stubs) {
@@ -262,12 +246,12 @@ TEST_F(Recall260, DerivativesPerDispatchKeyAndForwardModeHelpers) {
   // derivatives.yaml:1907-1910 view: `dispatch: Default: self:
   // grad.reshape_symint(self.sym_sizes())`; :2198 _softmax's `result:`
   // (forward-mode) formula calls the FunctionsManual helper logsumexp_jvp.
-  Trace v = TraceOf("2.6.0", "aten::view", TraceOptions::Device::kDefault);
+  Trace v = TraceTree("2.6.0", "aten::view", TraceOptions::Device::kDefault);
   bool reshape = false;
   for (const auto& b : v.backward)
     reshape = reshape || (b.op == "view" && std::find(b.ops.begin(), b.ops.end(), "reshape") != b.ops.end());
   EXPECT_TRUE(reshape);
-  Trace s = TraceOf("2.6.0", "aten::_softmax", TraceOptions::Device::kDefault);
+  Trace s = TraceTree("2.6.0", "aten::_softmax", TraceOptions::Device::kDefault);
   ASSERT_FALSE(s.backward.empty());
   const auto& helpers = s.backward.front().helpers;
   EXPECT_NE(std::find(helpers.begin(), helpers.end(), "logsumexp_jvp"), helpers.end());
@@ -277,7 +261,7 @@ TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
   // is bound in C++, and `*` on its result is mul.
-  Trace t = TraceOf("2.6.0", "Tensor.__rdiv__", TraceOptions::Device::kDefault);
+  Trace t = TraceTree("2.6.0", "Tensor.__rdiv__", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasOp(t, "reciprocal"));
   EXPECT_TRUE(HasOp(t, "mul.Tensor"));
 }

@@ -1,24 +1,16 @@
 // Tracer tests on the real trees: each query of every kind, with the facts
 // it must find (file, line, name), each checked by hand against the tree.
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 
 namespace optrace {
 namespace {
-
-Trace TraceOf(const std::string& version, const std::string& query, TraceOptions options = {}) {
-  options.snippets = false;
-  Trace t;
-  Status s = TraceQuery(TreeIndex(version), query, options, &t);
-  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-  return t;
-}
 
 const OpStep* FindOpStep(const Trace& t, const std::string& name, const std::string& role = "forward") {
   for (const auto& op : t.ops) {
@@ -64,17 +56,11 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-class Trace260 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
-};
-class Trace1131 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("1.13.1"); }
-};
+class Trace260 : public Tree260 {};
+class Trace1131 : public Tree1131 {};
 
 TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
-  Trace t = TraceOf("2.6.0", "nn.LSTM");
+  Trace t = TraceTree("2.6.0", "nn.LSTM");
   EXPECT_EQ(t.target_kind, "module");
   EXPECT_EQ(t.target_name, "torch.nn.modules.rnn.LSTM");
   ASSERT_FALSE(t.python.empty());
@@ -113,7 +99,7 @@ TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
 }
 
 TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
-  Trace t = TraceOf("2.6.0", "F.softmax");
+  Trace t = TraceTree("2.6.0", "F.softmax");
   EXPECT_EQ(t.target_kind, "functional");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.file, "torch/nn/functional.py");
@@ -154,27 +140,27 @@ TEST_F(Trace260, DecompositionsRegisteredByADecoratorFactory) {
       if (d.where.file == "torch/_refs/__init__.py" && d.where.line == line) return &d;
     return nullptr;
   };
-  Trace rms = TraceOf("2.6.0", "F.rms_norm");
+  Trace rms = TraceTree("2.6.0", "F.rms_norm");
   const DecompositionStep* rsqrt = site(rms, 932);  // @_make_elementwise_unary_reference(...) def rsqrt
   ASSERT_NE(rsqrt, nullptr);
   EXPECT_EQ(rsqrt->target, "aten.rsqrt");
   EXPECT_EQ(rsqrt->function, "rsqrt");
   EXPECT_NE(site(rms, 1241), nullptr);  // pow, through _make_elementwise_binary_reference
   EXPECT_NE(site(rms, 1698), nullptr);  // mul
-  Trace zeta = TraceOf("2.6.0", "torch.special.zeta");  // a submodule: aten.special_zeta
+  Trace zeta = TraceTree("2.6.0", "torch.special.zeta");  // a submodule: aten.special_zeta
   bool special = false;
   for (const auto& d : zeta.decompositions)
     special |= d.where.file == "torch/_refs/special/__init__.py" && d.where.line == 232 && d.target == "aten.special_zeta";
   EXPECT_TRUE(special);
-  Trace floor_divide = TraceOf("2.6.0", "torch.floor_divide");  // should_register_decomposition=False
+  Trace floor_divide = TraceTree("2.6.0", "torch.floor_divide");  // should_register_decomposition=False
   EXPECT_EQ(site(floor_divide, 1325), nullptr);
-  Trace true_divide = TraceOf("2.6.0", "torch.true_divide");  // aten_op=None
+  Trace true_divide = TraceTree("2.6.0", "torch.true_divide");  // aten_op=None
   for (const auto& d : true_divide.decompositions) EXPECT_NE(d.function, "true_divide") << d.where.line;
 }
 
 TEST_F(Trace260, AddThroughUfuncCodegen) {
   for (const std::string q : {"torch.add", "Tensor.__add__", "+"}) {
-    Trace t = TraceOf("2.6.0", q);
+    Trace t = TraceTree("2.6.0", q);
     const OpStep* add = FindOpStep(t, "add.Tensor");
     ASSERT_NE(add, nullptr) << q;
     ASSERT_TRUE(add->yaml->structured_delegate.has_value());
@@ -191,7 +177,7 @@ TEST_F(Trace260, AddThroughUfuncCodegen) {
 }
 
 TEST_F(Trace260, GeluToGpuKernel) {
-  Trace t = TraceOf("2.6.0", "F.gelu");
+  Trace t = TraceTree("2.6.0", "F.gelu");
   const OpStep* out = FindOpStep(t, "gelu.out");
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp", 96));
@@ -205,7 +191,7 @@ TEST_F(Trace260, GeluToGpuKernel) {
 }
 
 TEST_F(Trace260, WhereStubRegistrationPerDevice) {
-  Trace t = TraceOf("2.6.0", "torch.where");
+  Trace t = TraceTree("2.6.0", "torch.where");
   bool cuda = false, cpu = false;
   for (const auto& op : t.ops) {
     for (const auto& s : op.stubs) {
@@ -223,7 +209,7 @@ TEST_F(Trace260, WhereStubRegistrationPerDevice) {
 }
 
 TEST_F(Trace260, MulMethodReachesMulFunctor) {
-  Trace t = TraceOf("2.6.0", "Tensor.__mul__");
+  Trace t = TraceTree("2.6.0", "Tensor.__mul__");
   EXPECT_EQ(t.selected_overload, "mul.Tensor");
   EXPECT_TRUE(HasKernel(t, "MulFunctor"));
   EXPECT_EQ(FindOpStep(t, "mul.Scalar"), nullptr);  // not bound for Python
@@ -231,16 +217,16 @@ TEST_F(Trace260, MulMethodReachesMulFunctor) {
 
 TEST_F(Trace260, AtenSpellings) {
   for (const std::string q : {"aten::add.Tensor", "torch.ops.aten.add.Tensor", "add.Tensor"}) {
-    Trace t = TraceOf("2.6.0", q);
+    Trace t = TraceTree("2.6.0", q);
     EXPECT_EQ(t.target_kind, "aten") << q;
     ASSERT_FALSE(t.ops.empty()) << q;
     EXPECT_EQ(t.ops[0].name, "add.Tensor") << q;
   }
-  Trace mm = TraceOf("2.6.0", "aten.mm.default");
+  Trace mm = TraceTree("2.6.0", "aten.mm.default");
   ASSERT_FALSE(mm.ops.empty());
   EXPECT_EQ(mm.ops[0].name, "mm");
   EXPECT_TRUE(HasLibrary(mm, "cuBLAS"));
-  Trace all = TraceOf("2.6.0", "_softmax");
+  Trace all = TraceTree("2.6.0", "_softmax");
   EXPECT_NE(FindOpStep(all, "_softmax"), nullptr);
   EXPECT_NE(FindOpStep(all, "_softmax.out"), nullptr);
 }
@@ -262,16 +248,16 @@ TEST_F(Trace260, UnknownNameSuggestsAndTracesNothing) {
 }
 
 TEST_F(Trace260, KernelNameBottomUp) {
-  Trace t = TraceOf("2.6.0", "softmax_warp_forward");
+  Trace t = TraceTree("2.6.0", "softmax_warp_forward");
   EXPECT_EQ(t.target_kind, "kernel");
   EXPECT_NE(FindOpStep(t, "_softmax.out"), nullptr);
-  Trace l = TraceOf("2.6.0", "lstm_cudnn");
+  Trace l = TraceTree("2.6.0", "lstm_cudnn");
   EXPECT_EQ(l.target_kind, "kernel");
   EXPECT_NE(FindOpStep(l, "lstm.input"), nullptr);
 }
 
 TEST_F(Trace260, TensorSplitIsPython) {
-  Trace t = TraceOf("2.6.0", "Tensor.split");
+  Trace t = TraceTree("2.6.0", "Tensor.split");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].symbol, "torch._tensor.Tensor.split");
   EXPECT_EQ(t.python[0].where.file, "torch/_tensor.py");
@@ -280,7 +266,7 @@ TEST_F(Trace260, TensorSplitIsPython) {
 }
 
 TEST_F(Trace260, RsubDunderIsPython) {
-  Trace t = TraceOf("2.6.0", "Tensor.__rsub__");
+  Trace t = TraceTree("2.6.0", "Tensor.__rsub__");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.line, 1072);
   EXPECT_NE(FindOpStep(t, "rsub.Tensor"), nullptr);
@@ -288,7 +274,7 @@ TEST_F(Trace260, RsubDunderIsPython) {
 }
 
 TEST_F(Trace260, InheritedForward) {
-  Trace t = TraceOf("2.6.0", "nn.ReLU6");
+  Trace t = TraceTree("2.6.0", "nn.ReLU6");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.activation.Hardtanh.forward");
   EXPECT_NE(t.python[0].note.find("inherits forward"), std::string::npos);
@@ -296,7 +282,7 @@ TEST_F(Trace260, InheritedForward) {
 }
 
 TEST_F(Trace260, Conv2dThroughHelperMethod) {
-  Trace t = TraceOf("2.6.0", "nn.Conv2d");
+  Trace t = TraceTree("2.6.0", "nn.Conv2d");
   ASSERT_GE(t.python.size(), 2u);
   EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.conv.Conv2d.forward");
   EXPECT_EQ(t.python[1].symbol, "torch.nn.modules.conv.Conv2d._conv_forward");
@@ -306,20 +292,20 @@ TEST_F(Trace260, Conv2dThroughHelperMethod) {
 }
 
 TEST_F(Trace260, TorchSubmodules) {
-  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "torch.linalg.vector_norm"), "linalg_vector_norm"), nullptr);
-  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "torch.fft.rfft"), "fft_rfft"), nullptr);
-  Trace matmul = TraceOf("2.6.0", "torch.matmul");
+  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "torch.linalg.vector_norm"), "linalg_vector_norm"), nullptr);
+  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "torch.fft.rfft"), "fft_rfft"), nullptr);
+  Trace matmul = TraceTree("2.6.0", "torch.matmul");
   EXPECT_NE(FindOpStep(matmul, "matmul"), nullptr);
   EXPECT_NE(FindOpStep(matmul, "mm"), nullptr);
 }
 
 TEST_F(Trace260, OperatorsAlone) {
-  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "@"), "matmul"), nullptr);
-  EXPECT_NE(FindOpStep(TraceOf("2.6.0", "[]"), "index.Tensor"), nullptr);
+  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "@"), "matmul"), nullptr);
+  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "[]"), "index.Tensor"), nullptr);
 }
 
 TEST_F(Trace260, CrossEntropyCompositeChain) {
-  Trace t = TraceOf("2.6.0", "F.cross_entropy");
+  Trace t = TraceTree("2.6.0", "F.cross_entropy");
   for (const char* op : {"cross_entropy_loss", "log_softmax.int", "_log_softmax", "nll_loss_nd", "nll_loss",
                          "nll_loss_forward"}) {
     EXPECT_NE(FindOpStep(t, op), nullptr) << op;
@@ -329,7 +315,7 @@ TEST_F(Trace260, CrossEntropyCompositeChain) {
 
 TEST_F(Trace260, ImplFuncWrittenByAMacro) {
   // UnaryOps.cpp:347 is CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
-  Trace t = TraceOf("2.6.0", "torch.sigmoid");
+  Trace t = TraceTree("2.6.0", "torch.sigmoid");
   const OpStep* out = FindOpStep(t, "sigmoid.out");
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "sigmoid_out", "aten/src/ATen/native/UnaryOps.cpp", 347));
@@ -345,7 +331,7 @@ TEST_F(Trace260, ImplFuncWrittenByAMacro) {
 }
 
 TEST_F(Trace1131, LstmImplicitComposite) {
-  Trace t = TraceOf("1.13.1", "nn.LSTM");
+  Trace t = TraceTree("1.13.1", "nn.LSTM");
   const OpStep* lstm = FindOpStep(t, "lstm.input");
   ASSERT_NE(lstm, nullptr);
   EXPECT_EQ(lstm->yaml->line, 6757);
@@ -353,7 +339,7 @@ TEST_F(Trace1131, LstmImplicitComposite) {
 }
 
 TEST_F(Trace1131, SoftmaxCudaOut) {
-  Trace t = TraceOf("1.13.1", "F.softmax");
+  Trace t = TraceTree("1.13.1", "F.softmax");
   const OpStep* out = FindOpStep(t, "_softmax.out");
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->yaml->line, 4759);
@@ -361,19 +347,19 @@ TEST_F(Trace1131, SoftmaxCudaOut) {
 }
 
 TEST_F(Trace1131, UniqueThroughNestedBooleanDispatch) {
-  Trace t = TraceOf("1.13.1", "torch.unique");
+  Trace t = TraceTree("1.13.1", "torch.unique");
   const OpStep* u = FindOpStep(t, "_unique2");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->yaml->line, 5447);
 }
 
 TEST_F(Trace1131, GetitemAndCopyAreManualBindings) {
-  EXPECT_NE(FindOpStep(TraceOf("1.13.1", "Tensor.__getitem__"), "index.Tensor"), nullptr);
-  EXPECT_NE(FindOpStep(TraceOf("1.13.1", "Tensor.copy_"), "copy_"), nullptr);
+  EXPECT_NE(FindOpStep(TraceTree("1.13.1", "Tensor.__getitem__"), "index.Tensor"), nullptr);
+  EXPECT_NE(FindOpStep(TraceTree("1.13.1", "Tensor.copy_"), "copy_"), nullptr);
 }
 
 TEST_F(Trace1131, NllLossChain) {
-  Trace t = TraceOf("1.13.1", "F.nll_loss");
+  Trace t = TraceTree("1.13.1", "F.nll_loss");
   for (const char* op : {"nll_loss_nd", "nll_loss", "nll_loss_forward"}) EXPECT_NE(FindOpStep(t, op), nullptr) << op;
 }
 

@@ -9,26 +9,14 @@
 
 #include <algorithm>
 
-#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
 
-class Truth260 : public ::testing::Test {
- protected:
-  void SetUp() override { REQUIRE_CORPUS("2.6.0"); }
-};
-
-Trace TraceOf(const std::string& query) {
-  TraceOptions options;
-  options.snippets = false;
-  Trace t;
-  Status s = TraceQuery(TreeIndex("2.6.0"), query, options, &t);
-  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-  return t;
-}
+class Truth260 : public Tree260 {};
 
 const OpStep* Op(const Trace& t, const std::string& name) {
   for (const auto& op : t.ops) {
@@ -54,7 +42,7 @@ bool AnyContains(const std::vector<std::string>& claims, const std::string& part
 TEST_F(Truth260, DispatchNameIsAtNativeNotABackendNamesake) {
   // relu_: Activation.cpp:516 `Tensor & relu_(Tensor & self)` in at::native;
   // vulkan/ops/Clamp.cpp:305 defines at::native::vulkan::ops::relu_.
-  Trace t = TraceOf("aten::relu_");
+  Trace t = TraceTree("2.6.0", "aten::relu_");
   const OpStep* op = Op(t, "relu_");
   ASSERT_NE(op, nullptr);
   ASSERT_FALSE(op->impls.empty());
@@ -63,7 +51,7 @@ TEST_F(Truth260, DispatchNameIsAtNativeNotABackendNamesake) {
     EXPECT_EQ(i.where.line, 516);
   }
   // linear: Linear.cpp:73; xnnpack/Linear.cpp:214 and xnnpack/Shim.cpp:61 are at::native::xnnpack's.
-  Trace lin = TraceOf("aten::linear");
+  Trace lin = TraceTree("2.6.0", "aten::linear");
   const OpStep* l = Op(lin, "linear");
   ASSERT_NE(l, nullptr);
   ASSERT_EQ(l->impls.size(), 1u);
@@ -76,7 +64,7 @@ TEST_F(Truth260, DeviceHelperInAnAnonymousNamespaceIsNotTheOp) {
   // cuda/AveragePool2d.cu:24 `__device__ inline int min(int a, int b)` sits
   // in at::native's anonymous namespace: never the CUDA `min` (nor `max`).
   for (const std::string q : {"aten::min", "aten::max"}) {
-    Trace t = TraceOf(q);
+    Trace t = TraceTree("2.6.0", q);
     EXPECT_FALSE(AnyContains(CodeClaims(t), "AveragePool2d.cu")) << q;
   }
 }
@@ -85,7 +73,7 @@ TEST_F(Truth260, BackendFoldersNeverOnCpuCudaOrCompositeWalks) {
   // Ops whose walks once reached vulkan/, qnnpack/ and native/cpu/ code by name.
   for (const std::string q : {"aten::affine_grid_generator", "aten::bmm", "aten::tril", "aten::cat", "aten::abs",
                               "aten::binary_cross_entropy", "aten::addmv", "aten::convolution"}) {
-    Trace t = TraceOf(q);
+    Trace t = TraceTree("2.6.0", q);
     for (const auto& op : t.ops) {
       for (const auto* list : {&op.impls, &op.helpers}) {
         for (const auto& s : *list) {
@@ -127,7 +115,7 @@ TEST_F(Truth260, MacroMeansTheDefinitionOfItsTranslationUnit) {
   // cuda/SummaryOps.cu:129: topk's and sort's code never launches cat's
   // CatArrayBatchedCopy or the histogram's kernelHistogram1D.
   for (const std::string q : {"aten::topk", "aten::sort"}) {
-    Trace t = TraceOf(q);
+    Trace t = TraceTree("2.6.0", q);
     for (const auto& op : t.ops) {
       for (const auto& k : op.kernels) {
         EXPECT_EQ(k.name.find("CatArrayBatchedCopy"), std::string::npos) << q << " " << op.name;
@@ -142,7 +130,7 @@ TEST_F(Truth260, OnlyTensorReceiversMakeMethodOps) {
   // Across every trace of these ops, `index` / `data` are only ever called on
   // receivers that are not a Device or an IntArrayRef.
   for (const std::string q : {"aten::cat", "aten::_cudnn_rnn", "aten::embedding_bag", "aten::conv2d"}) {
-    Trace t = TraceOf(q);
+    Trace t = TraceTree("2.6.0", q);
     for (const auto& op : t.ops) {
       for (const auto& c : op.calls) {
         EXPECT_NE(c.how, "device().index()") << q;
@@ -172,7 +160,7 @@ TEST_F(Truth260, OperatorsCountOnlyOnTensorOperands) {
 TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   // cudnn/AffineGridGenerator.cpp:22 (under #if !AT_CUDNN_ENABLED()) only
   // raises "ATen not compiled with cuDNN support"; :76 is the real one.
-  Trace t = TraceOf("aten::cudnn_affine_grid_generator");
+  Trace t = TraceTree("2.6.0", "aten::cudnn_affine_grid_generator");
   const OpStep* op = Op(t, "cudnn_affine_grid_generator");
   ASSERT_NE(op, nullptr);
   ASSERT_EQ(op->impls.size(), 1u);
@@ -202,7 +190,7 @@ TEST(LibraryOfCall, VendorApisAreCamelCaseNotPytorchsOwnCudnnFunctions) {
 // UfuncCUDA_add.cu from the add group's ufunc_inner_loop, each with a
 // REGISTER_DISPATCH line of its generator in torchgen/dest/ufunc.py.
 TEST_F(Truth260, StubRegisteredByUfuncCodegenReachesTheGeneratedKernels) {
-  Trace t = TraceOf("aten::sub.out");
+  Trace t = TraceTree("2.6.0", "aten::sub.out");
   const OpStep* op = Op(t, "sub.out");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> regs;
@@ -220,7 +208,7 @@ TEST_F(Truth260, StubRegisteredByUfuncCodegenReachesTheGeneratedKernels) {
 // of the launcher's own code with the functor as argument:
 // vectorized_elementwise_kernel<4, MulFunctor<float>, ...> (CUDALoops.cuh:92).
 TEST_F(Truth260, TensorIteratorKernelsNameTheGlobalTheLauncherRuns) {
-  Trace t = TraceOf("torch.mul");
+  Trace t = TraceTree("2.6.0", "torch.mul");
   bool vectorized = false, reduce_listed = false;
   for (const auto& op : t.ops)
     for (const auto& k : op.kernels)
@@ -229,7 +217,7 @@ TEST_F(Truth260, TensorIteratorKernelsNameTheGlobalTheLauncherRuns) {
           vectorized |= g.name == "vectorized_elementwise_kernel" &&
                         g.where.file == "aten/src/ATen/native/cuda/CUDALoops.cuh" && g.where.line == 92;
   EXPECT_TRUE(vectorized);
-  Trace sum = TraceOf("torch.sum");
+  Trace sum = TraceTree("2.6.0", "torch.sum");
   for (const auto& op : sum.ops)
     for (const auto& k : op.kernels)
       for (const auto& g : k.runs_in)
@@ -242,7 +230,7 @@ TEST_F(Truth260, TokenPastingMacroWritesTheImplAndNamesTheStub) {
   // writes TORCH_IMPL_FUNC(func##_Tensor_out) calling func##_stub; line 1465
   // uses it for eq. cuda/CompareEQKernel.cu:47 registers eq_kernel_cuda, which
   // launches CompareEqFunctor (line 35).
-  Trace t = TraceOf("aten::eq.Tensor_out");
+  Trace t = TraceTree("2.6.0", "aten::eq.Tensor_out");
   const OpStep* op = Op(t, "eq.Tensor_out");
   ASSERT_NE(op, nullptr);
   bool impl = false;
@@ -264,7 +252,7 @@ TEST_F(Truth260, HelperCalledOnBothBranchesTakesTheBranchTheAssumptionsAllow) {
   // calls at::amax at :1469 under :1466 `if (self.numel() != 0)`. A float
   // tensor takes the else: amax is typical, and its edge says so (it once
   // said "when isIntegralType", the first call site's branch).
-  Trace t = TraceOf("torch.logsumexp");
+  Trace t = TraceTree("2.6.0", "torch.logsumexp");
   const OpStep* amax = Op(t, "amax");
   ASSERT_NE(amax, nullptr);
   EXPECT_TRUE(amax->typical);
