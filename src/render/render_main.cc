@@ -348,12 +348,13 @@ class MainWriter {
     for (size_t i = 0; i < m_.forward.size(); ++i) {
       if (m_.forward[i].level != 0) continue;
       ++roots;
-      if (!SubtreeRuns(i) || IsFactory(t_.ops[m_.forward[i].op])) setup.push_back(i);
+      if (!SubtreeRuns(m_.forward, i) || IsFactory(t_.ops[m_.forward[i].op])) setup.push_back(i);
     }
     std::vector<std::string> collapsed;
     if (setup.size() < roots) {
       for (size_t i : setup) {
-        for (size_t j = i; j < m_.forward.size() && (j == i || m_.forward[j].level > 0); ++j) shown[j] = false;
+        std::fill(shown.begin() + static_cast<long>(i), shown.begin() + static_cast<long>(SubtreeEnd(m_.forward, i)),
+                  false);
         collapsed.push_back(t_.ops[m_.forward[i].op].name);
         collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
@@ -373,11 +374,7 @@ class MainWriter {
       Add("", "backward (autograd)", "");
       // An op is drawn when something runs in it or below it.
       std::vector<bool> drawn(m_.backward.size());
-      for (size_t i = 0; i < m_.backward.size(); ++i) {
-        const MainPathOp& e = m_.backward[i];
-        for (size_t j = i; j < m_.backward.size() && (j == i || m_.backward[j].level > e.level) && !drawn[i]; ++j)
-          drawn[i] = !m_.backward[j].kernels.empty() || !m_.backward[j].libraries.empty() || m_.backward[j].stub;
-      }
+      for (size_t i = 0; i < m_.backward.size(); ++i) drawn[i] = SubtreeRuns(m_.backward, i);
       // Entries whose backward ops draw nothing (views, factories: no
       // kernel of their own) share one line.
       std::vector<std::string> quiet;
@@ -405,13 +402,18 @@ class MainWriter {
     return std::move(lines_);
   }
 
-  // Whether forward entry i or an op below it runs something (a view whose
-  // child is as_strided runs nothing).
-  bool SubtreeRuns(size_t i) const {
-    for (size_t j = i; j < m_.forward.size() && (j == i || m_.forward[j].level > m_.forward[i].level); ++j) {
-      const MainPathOp& e = m_.forward[j];
-      if (!e.kernels.empty() || !e.libraries.empty() || e.stub) return true;
-    }
+  // Past the last entry of the tree drawn from entry i (those below it).
+  static size_t SubtreeEnd(const std::vector<MainPathOp>& entries, size_t i) {
+    size_t j = i + 1;
+    while (j < entries.size() && entries[j].level > entries[i].level) ++j;
+    return j;
+  }
+
+  // Whether entry i or an entry below it runs something (a view whose child
+  // is as_strided runs nothing).
+  static bool SubtreeRuns(const std::vector<MainPathOp>& entries, size_t i) {
+    for (size_t j = i, end = SubtreeEnd(entries, i); j < end; ++j)
+      if (!entries[j].kernels.empty() || !entries[j].libraries.empty() || entries[j].stub) return true;
     return false;
   }
 
@@ -639,7 +641,7 @@ class MainWriter {
     auto emit = [&](const std::vector<std::string>& entries, const std::string& prefix) {
       for (const auto& l : entries) {
         size_t n = Wrap(l, room).size();
-        if (shown < total && used + n > kMaxLines) return;
+        if (used + n > kMaxLines) return;
         Add(prefix, l, "");
         used += n;
         ++shown;
