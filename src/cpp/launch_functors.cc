@@ -15,6 +15,19 @@ namespace optrace {
 
 namespace {
 constexpr size_t kNone = static_cast<size_t>(-1);
+
+// The last identifier of the (maybe ::-qualified) name starting at token q,
+// before `end`: `at::native::MulFunctor` -> MulFunctor; kNone when none.
+size_t LastOfQualifiedName(const std::vector<Token>& t, size_t q, size_t end) {
+  if (q < end && t[q].Is("::")) ++q;
+  size_t last = kNone;
+  while (q < end && IsIdent(t[q])) {
+    last = q;
+    if (q + 1 >= end || !t[q + 1].Is("::")) break;
+    q += 2;
+  }
+  return last;
+}
 }  // namespace
 
 // Names that may precede '(' but never name a called or defined function.
@@ -50,19 +63,9 @@ void LaunchFunctors(const std::vector<Token>& t, size_t b, size_t open, size_t c
       *lambda = true;
       continue;
     }
-    size_t j = ab;
-    if (t[j].Is("::")) ++j;
-    size_t last = kNone;
-    while (j < ae && IsIdent(t[j])) {
-      last = j;
-      if (j + 1 < ae && t[j + 1].Is("::")) {
-        j += 2;
-        continue;
-      }
-      ++j;
-      break;
-    }
+    size_t last = LastOfQualifiedName(t, ab, ae);
     if (last == kNone || IsNonCallKeyword(t[last].text)) continue;
+    size_t j = last + 1;
     if (last == ab && j == ae) {
       std::string type = VariableType(t, b, ab);
       if (type == "[") *lambda = true;
@@ -87,13 +90,8 @@ void LaunchFunctors(const std::vector<Token>& t, size_t b, size_t open, size_t c
 static std::string AliasedType(const std::vector<Token>& t, size_t b, size_t name) {
   std::string_view alias = t[name].text;
   auto type_at = [&](size_t q, size_t end) -> std::string {
-    if (q < end && (t[q].Is("typename") || t[q].Is("::"))) ++q;
-    size_t last = kNone;
-    while (q < end && IsIdent(t[q])) {
-      last = q;
-      if (q + 1 < end && t[q + 1].Is("::")) q += 2;
-      else break;
-    }
+    if (q < end && t[q].Is("typename")) ++q;
+    size_t last = LastOfQualifiedName(t, q, end);
     return last == kNone || IsNonCallKeyword(t[last].text) ? "" : std::string(t[last].text);
   };
   for (size_t d = name; d-- > b + 1;) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <unordered_set>
 
 namespace optrace {
 namespace {
@@ -334,6 +335,37 @@ void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* sc
     }
   }
   for (const auto& [name, kind] : merged) scope->SetLocal(name, kind);
+}
+
+namespace {
+
+// Method names of Python's own types: a call of one says nothing about its
+// receiver's type.
+bool IsBuiltinTypeMethod(std::string_view m) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "add", "append", "as_integer_ratio", "bit_length", "capitalize", "casefold", "center", "clear", "conjugate",
+      "copy", "count", "difference", "discard", "encode", "endswith", "expandtabs", "extend", "find", "format",
+      "from_bytes", "fromhex", "fromkeys", "get", "hex", "imag", "index", "insert", "intersection", "is_integer",
+      "isdisjoint", "issubset", "issuperset", "items", "join", "keys", "ljust", "lower", "lstrip", "partition",
+      "pop", "popitem", "real", "remove", "replace", "reverse", "rfind", "rindex", "rjust", "rpartition", "rsplit",
+      "rstrip", "setdefault", "sort", "split", "splitlines", "startswith", "strip", "swapcase",
+      "symmetric_difference", "title", "to_bytes", "translate", "union", "update", "upper", "values", "zfill"};
+  return kNames.count(m) > 0;
+}
+
+}  // namespace
+
+void LearnTensorReceivers(const std::vector<std::string>& params, const std::vector<std::string>& callees,
+                          ValueScope* scope) {
+  for (const std::string& callee : callees) {
+    size_t dot = callee.find('.');
+    if (dot == std::string::npos || callee.find('.', dot + 1) != std::string::npos) continue;
+    std::string receiver = callee.substr(0, dot), method = callee.substr(dot + 1);
+    if (std::find(params.begin(), params.end(), receiver) == params.end() || IsBuiltinTypeMethod(method)) continue;
+    auto it = scope->locals().find(receiver);
+    if (it != scope->locals().end() && it->second == ValueKind::kUnknown && scope->MethodReturnsTensor(method))
+      scope->SetLocal(receiver, ValueKind::kTensor);
+  }
 }
 
 std::vector<std::string> TensorParams(std::string_view header) {

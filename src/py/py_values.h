@@ -10,8 +10,9 @@
 // be a tensor). Unknown stays unknown; nothing here guesses.
 //
 // Names learn their kind from assignments (`B, T, C = x.size()`,
-// `hd = C // self.n_heads`), parameters from an annotation (`n: int`) or a
-// literal default (`eps=1e-6`), and `self.attr` from every assignment to it
+// `hd = C // self.n_heads`), parameters from an annotation (`n: int`), a
+// literal default (`eps=1e-6`) or a Tensor-only method called on them
+// (`input.abs()`), and `self.attr` from every assignment to it
 // in the class (all must be scalar). Which Tensor methods and attributes
 // return no tensor is asked of the caller (the checkout's YAML schemas).
 #pragma once
@@ -47,6 +48,10 @@ class ValueScope {
   void SetAttr(const std::string& name, ValueKind kind) { attrs_[name] = kind; }
   void AddScalarModule(const std::string& local_name) { scalar_modules_.push_back(local_name); }
   const std::unordered_map<std::string, ValueKind>& locals() const { return locals_; }
+  // Whether `recv.m(...)` on a tensor returns one (TensorFacts).
+  bool MethodReturnsTensor(std::string_view m) const {
+    return facts_ && facts_->method_returns_tensor && facts_->method_returns_tensor(m);
+  }
 
   // The kind of the value `expr` (as written, any spacing) evaluates to.
   ValueKind KindOf(std::string_view expr) const;
@@ -79,6 +84,13 @@ bool ParseAssignment(std::string_view line, Assignment* out);
 // parameter already in the scope, unknown ones included) bound to two kinds
 // ends kUnknown.
 void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* scope);
+// Learns the parameters of unknown kind that a body uses as tensors: the
+// receiver of a call written `param.m(...)` (`callees` as written:
+// "input.abs") where m is a Tensor method returning a tensor that no Python
+// builtin type (str, list, dict, set, tuple, int, float) has -- nothing else
+// in torch's code answers `input.abs()` or `x.tanh()`.
+void LearnTensorReceivers(const std::vector<std::string>& params, const std::vector<std::string>& callees,
+                          ValueScope* scope);
 // Parameters of a def header's text ("def f(self, x, n: int = 4, eps=1e-6):")
 // with a scalar annotation (int, float, bool, str) or a literal default.
 std::vector<std::string> ScalarParams(std::string_view header);

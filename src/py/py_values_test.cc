@@ -53,6 +53,25 @@ TEST(PyValues, ConflictingBindingsAreUnknown) {
   EXPECT_EQ(s.KindOf("x"), ValueKind::kUnknown);
 }
 
+// softsign's `input / (input.abs() + 1)` (torch/nn/functional.py:2039):
+// `input.abs()` makes the unannotated parameter a tensor; a builtin type's
+// method name (`s.split`), a non-tensor result (`n.size`), a local (`y`)
+// and a parameter already known (`k`) teach nothing.
+TEST(PyValues, ParametersUsedAsTensors) {
+  TensorFacts facts = Facts();
+  facts.method_returns_tensor = [](std::string_view m) { return m == "abs" || m == "split"; };
+  ValueScope s(&facts);
+  for (const char* p : {"input", "s", "n"}) s.SetLocal(p, ValueKind::kUnknown);
+  s.SetLocal("k", ValueKind::kScalar);
+  LearnTensorReceivers({"input", "s", "n", "k"}, {"input.abs", "s.split", "n.size", "y.abs", "k.abs"}, &s);
+  EXPECT_EQ(s.KindOf("input"), ValueKind::kTensor);
+  EXPECT_EQ(s.KindOf("input / (input.abs() + 1)"), ValueKind::kTensor);
+  EXPECT_EQ(s.KindOf("s"), ValueKind::kUnknown);
+  EXPECT_EQ(s.KindOf("n"), ValueKind::kUnknown);
+  EXPECT_EQ(s.KindOf("y"), ValueKind::kUnknown);
+  EXPECT_EQ(s.KindOf("k"), ValueKind::kScalar);
+}
+
 TEST(PyValues, AssignmentsAndParameters) {
   Assignment a;
   EXPECT_FALSE(ParseAssignment("if a == b:", &a));

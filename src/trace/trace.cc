@@ -968,7 +968,10 @@ const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
                                                                   : ValueKind::kUnknown;
     scope->SetLocal(p, k);
   }
-  LearnTensorReceivers(f, scope.get());
+  std::vector<std::string> callees;
+  for (const PyCall& c : f.calls)
+    if (c.kind == PyCallKind::kCall) callees.push_back(c.callee);
+  LearnTensorReceivers(f.params, callees, scope.get());
   // In a method of a Tensor class (torch._tensor.Tensor derives from the
   // C++ torch._C.TensorBase), self is a tensor.
   if (f.class_index >= 0 && !f.params.empty() && f.params.front() == "self" &&
@@ -978,37 +981,6 @@ const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
     if (im.target == "math") scope->AddScalarModule(im.local);
   LearnAssignments(assignments, scope.get());
   return *scopes_.emplace(key, std::move(scope)).first->second;
-}
-
-// Method names of Python's own types (str, list, dict, set, tuple, int,
-// float): a call of one says nothing about its receiver's type.
-bool IsBuiltinTypeMethod(std::string_view m) {
-  static const std::set<std::string_view> kNames = {
-      "add", "append", "as_integer_ratio", "bit_length", "capitalize", "casefold", "center", "clear", "conjugate",
-      "copy", "count", "difference", "discard", "encode", "endswith", "expandtabs", "extend", "find", "format",
-      "from_bytes", "fromhex", "fromkeys", "get", "hex", "imag", "index", "insert", "intersection", "is_integer",
-      "isdisjoint", "issubset", "issuperset", "items", "join", "keys", "ljust", "lower", "lstrip", "partition",
-      "pop", "popitem", "real", "remove", "replace", "reverse", "rfind", "rindex", "rjust", "rpartition", "rsplit",
-      "rstrip", "setdefault", "sort", "split", "splitlines", "startswith", "strip", "swapcase",
-      "symmetric_difference", "title", "to_bytes", "translate", "union", "update", "upper", "values", "zfill"};
-  return kNames.count(m) > 0;
-}
-
-void Tracer::LearnTensorReceivers(const PyFunction& f, ValueScope* scope) const {
-  // A parameter of unknown type whose body calls a Tensor method on it that
-  // no Python builtin type has (`input.abs()`, `x.tanh()`) holds a tensor:
-  // nothing else in torch's code answers those names.
-  for (const PyCall& c : f.calls) {
-    if (c.kind != PyCallKind::kCall) continue;
-    size_t dot = c.callee.find('.');
-    if (dot == std::string::npos || c.callee.find('.', dot + 1) != std::string::npos) continue;
-    std::string receiver = c.callee.substr(0, dot), method = c.callee.substr(dot + 1);
-    auto it = scope->locals().find(receiver);
-    if (it == scope->locals().end() || it->second != ValueKind::kUnknown) continue;
-    if (std::find(f.params.begin(), f.params.end(), receiver) == f.params.end() || IsBuiltinTypeMethod(method))
-      continue;
-    if (tensor_facts_->method_returns_tensor(method)) scope->SetLocal(receiver, ValueKind::kTensor);
-  }
 }
 
 void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {

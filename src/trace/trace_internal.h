@@ -75,8 +75,6 @@ class Tracer {
   void FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame);
   // An operator of torch's own Python code whose operand is known to be a
   // tensor (py_values.h): the Tensor dunder it calls, followed.
-  // Parameters of unknown type that the body uses as tensors (a Tensor-only method called on them).
-  void LearnTensorReceivers(const PyFunction& f, ValueScope* scope) const;
   void FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame);
   // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
   // else the C++ binding (python_variable_methods.cpp, or a YAML op of that

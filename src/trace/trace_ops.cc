@@ -182,6 +182,34 @@ bool IsNonTensorMethod(std::string_view m) {
 
 }  // namespace
 
+// The end of the type of a declaration whose declarator list has a ',' at
+// `comma` (`Tensor a, b;`: just after `Tensor`); 0 when it is none.
+static size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
+  size_t statement = body.find_last_of(";{}", comma);
+  statement = statement == std::string_view::npos ? 0 : statement + 1;
+  for (bool skipped = true; skipped && statement < comma;) {  // past blanks and comments
+    skipped = false;
+    while (statement < comma && std::isspace(static_cast<unsigned char>(body[statement]))) ++statement;
+    if (body.compare(statement, 2, "//") == 0) {
+      statement = body.find('\n', statement);
+      statement = statement == std::string_view::npos ? comma : statement;
+      skipped = true;
+    }
+  }
+  if (statement >= comma) return 0;
+  auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
+  if (parts.empty()) return 0;
+  std::string first = parts[0];  // starts at `statement`
+  if (size_t eq = first.find('='); eq != std::string::npos) first.resize(eq);
+  while (!first.empty() && first.back() == ' ') first.pop_back();
+  size_t name_begin = first.size();
+  while (name_begin > 0 && IsIdentChar(first[name_begin - 1])) --name_begin;
+  size_t type_end = statement + name_begin;
+  while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
+    --type_end;
+  return type_end;
+}
+
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
   for (const std::string& p : SplitTopLevel(params, ',')) {
     std::string_view decl = p;
@@ -202,30 +230,7 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
       --type_end;
     // A later name of a declarator list (`Tensor cast_self, cast_other;`)
     // has the type of the statement's first one.
-    if (type_end > 0 && body[type_end - 1] == ',') {
-      size_t statement = body.find_last_of(";{}", type_end - 1);
-      statement = statement == std::string_view::npos ? 0 : statement + 1;
-      for (bool skipped = true; skipped && statement < type_end;) {  // past blanks and comments
-        skipped = false;
-        while (statement < type_end && std::isspace(static_cast<unsigned char>(body[statement]))) ++statement;
-        if (body.compare(statement, 2, "//") == 0) {
-          statement = body.find('\n', statement);
-          statement = statement == std::string_view::npos ? type_end : statement;
-          skipped = true;
-        }
-      }
-      if (statement >= type_end) continue;
-      auto parts = SplitTopLevel(body.substr(statement, type_end - 1 - statement), ',');
-      if (parts.empty()) continue;
-      std::string first = parts[0];  // starts at `statement`: blanks and comments are skipped
-      if (size_t eq = first.find('='); eq != std::string::npos) first.resize(eq);
-      while (!first.empty() && first.back() == ' ') first.pop_back();
-      size_t name_begin = first.size();
-      while (name_begin > 0 && IsIdentChar(first[name_begin - 1])) --name_begin;
-      type_end = statement + name_begin;
-      while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
-        --type_end;
-    }
+    if (type_end > 0 && body[type_end - 1] == ',') type_end = DeclaratorListTypeEnd(body, type_end - 1);
     if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
     size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
     type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;

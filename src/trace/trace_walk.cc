@@ -272,6 +272,7 @@ class CppWalk {
     if (nodes_[static_cast<size_t>(at)].device == "CPU" && cuda) return;
     // Name and place first: most launches a walk meets again are listed already.
     std::string name;
+    size_t naming = 0;                     // which functor names a launcher's kernel
     const CppFunction* defined = nullptr;  // the __global__ definition of a <<<>>> kernel
     if (l.kind == LaunchKind::kTripleChevron) {
       name = l.kernel;
@@ -279,7 +280,8 @@ class CppWalk {
     } else if (l.kind == LaunchKind::kJiterator) {
       name = l.kernel.empty() ? holder : l.kernel;
     } else {
-      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors[NamingFunctor(l)]);
+      naming = NamingFunctor(l);
+      name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors[naming]);
     }
     const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
     for (const auto& existing : op_.kernels) {
@@ -304,7 +306,7 @@ class CppWalk {
       // The other functors are made at the launch: before the launching
       // function, which stays last ("via" names it).
       for (size_t i = 0; i < l.functors.size(); ++i)
-        if (i != NamingFunctor(l)) k.path.insert(k.path.end() - 1, StripTemplateAndNamespace(l.functors[i]));
+        if (i != naming) k.path.insert(k.path.end() - 1, StripTemplateAndNamespace(l.functors[i]));
       if (cuda && (l.kind == LaunchKind::kTensorIterator || l.kind == LaunchKind::kReduce))
         k.runs_in = t_.LauncherGlobals(l.launcher);
     }
