@@ -66,11 +66,12 @@ void PrintFunction(const YamlModel& model, const NativeFunction& f) {
   if (f.manual_kernel_registration) std::cout << "  manual_kernel_registration: True\n";
   if (f.manual_cpp_binding) std::cout << "  manual_cpp_binding: True\n";
   for (const auto& [key, value] : f.other_keys) std::cout << "  " << key << ": " << value << "\n";
-  const DerivativeEntry* d = model.FindDerivative(f.name);
+  const DerivativeEntry* d = model.DerivativeOf(f);
   if (!d) {
     std::cout << "  derivative:  no " << kDerivativesPath << " entry named " << f.name << "\n";
   } else {
     std::cout << "  derivative:  " << kDerivativesPath << ":" << d->line << "   " << d->text << "\n";
+    if (d->name != f.name) std::cout << "    (" << d->name << "'s entry: torchgen differentiates an in-place op by its functional variant)\n";
     if (d->output_differentiability) std::cout << "    output_differentiability: " << *d->output_differentiability << "\n";
     PrintFormulas(d->formulas, "    ");
     for (const auto& [section, formulas] : d->dispatch_sections) {
@@ -124,7 +125,7 @@ int CmdOp(int argc, char** argv) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const NativeFunction* f : found) {
       nlohmann::ordered_json j = NativeFunctionToJson(*f);
-      const DerivativeEntry* d = model.FindDerivative(f->name);
+      const DerivativeEntry* d = model.DerivativeOf(*f);
       j["derivative"] = d ? DerivativeToJson(*d) : nlohmann::ordered_json(nullptr);
       list.push_back(std::move(j));
     }

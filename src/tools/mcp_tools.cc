@@ -48,7 +48,7 @@ json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
                 {"python_module", f.python_module ? json(*f.python_module) : json(nullptr)}};
   if (f.structured_inherits) entry["structured_inherits"] = *f.structured_inherits;
   if (f.autogen_from) entry["autogen_from"] = *f.autogen_from;
-  const DerivativeEntry* d = yaml.FindDerivative(f.name);
+  const DerivativeEntry* d = yaml.DerivativeOf(f);
   json derivatives = d ? DerivativesJson(*d) : json(nullptr);  // as optrace.trace/1 writes it
   if (d && !d->dispatch_sections.empty()) {  // the section names alone, as the first MCP answers gave them
     json sections = json::array();

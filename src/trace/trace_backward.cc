@@ -113,7 +113,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       if (is_call) (member ? out.methods : out.calls).push_back(name);
       bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
       pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
-      last_name = is_call || member ? std::string() : name;
+      // &x is x's address (&result != &self compares addresses), not x.
+      bool address = false;
+      if (i > 0 && s[i - 1] == '&') {
+        size_t b = i - 1;
+        while (b > 0 && s[b - 1] == ' ') --b;
+        address = b == 0 || !(IsIdentChar(s[b - 1]) || s[b - 1] == ')' || s[b - 1] == ']');
+      }
+      last_name = is_call || member || address ? std::string() : name;
       i = j;
       // After return / case / throw an operator is unary: -x is neg.
       bool keyword = name == "return" || name == "case" || name == "throw" || name == "else" || name == "co_return";
@@ -238,7 +245,7 @@ void Tracer::AddBackward() {
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
-    const DerivativeEntry* d = ix_.yaml.FindDerivative(fn->name);
+    const DerivativeEntry* d = ix_.yaml.DerivativeOf(*fn);
     if (OnlyCompositeImplicit(*fn)) {
       if (d) {
         t_.notes.push_back("backward of " + fn->name + ": derivatives.yaml has an entry at line " +

@@ -156,6 +156,8 @@ class Tracer {
   // `params` or `body` (auto ones by their initializer), or a call's result
   // (".abs" for x.abs(), "at::log" for at::log(...)) of an op returning one.
   bool IsTensorOperand(std::string_view params, std::string_view body, std::string_view name, int depth = 0) const;
+  bool ValueIsTensor(std::string_view params, std::string_view body, std::string_view init, std::string_view name,
+                     int depth) const;
   // The key of a called stub's registrations, found from the caller's scope.
   std::string StubRegistrationKey(const CppCall& c, const CppFunction& caller) const;
   // Whether FollowCpp can do anything with a call, wherever its walk stands.
@@ -256,6 +258,9 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor = {});
 
+// cpp_operands.cc: what C++ code holds a Tensor.
+// Whether an op's schema returns a Tensor (or several, or a list of them).
+bool ReturnsTensor(const NativeFunction& fn);
 // "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
 bool IsTensorType(std::string_view type);
 // The expression `name` is first assigned in `body` ("" when none).

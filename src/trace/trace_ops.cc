@@ -48,12 +48,6 @@ std::string DeviceOfKey(std::string_view key) {
 }
 
 
-bool ReturnsTensor(const NativeFunction& fn) {
-  for (const auto& r : fn.schema.returns) {
-    if (r.type.find("Tensor") != std::string::npos) return true;
-  }
-  return false;
-}
 
 // An op that only makes a view or a new tensor from sizes runs no kernel of
 // interest; calls to it are recorded but not traced further.
@@ -157,15 +151,6 @@ std::string StripTemplateAndNamespace(std::string s) {
   return s;
 }
 
-bool IsTensorType(std::string_view type) {
-  for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 1)) {
-    if (at > 0 && IsIdentChar(type[at - 1])) continue;
-    size_t end = at + 6;
-    if (type.compare(end, 4, "Base") == 0) end += 4;
-    if (end == type.size() || !IsIdentChar(type[end])) return true;
-  }
-  return false;
-}
 
 namespace {
 
@@ -182,81 +167,8 @@ bool IsNonTensorMethod(std::string_view m) {
 
 }  // namespace
 
-// The end of the type of a declaration whose declarator list has a ',' at
-// `comma` (`Tensor a, b;`: just after `Tensor`); 0 when it is none.
-static size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
-  size_t statement = body.find_last_of(";{}", comma);
-  statement = statement == std::string_view::npos ? 0 : statement + 1;
-  for (bool skipped = true; skipped && statement < comma;) {  // past blanks and comments
-    skipped = false;
-    while (statement < comma && std::isspace(static_cast<unsigned char>(body[statement]))) ++statement;
-    if (body.compare(statement, 2, "//") == 0) {
-      statement = body.find('\n', statement);
-      statement = statement == std::string_view::npos ? comma : statement;
-      skipped = true;
-    }
-  }
-  if (statement >= comma) return 0;
-  auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
-  if (parts.empty()) return 0;
-  std::string first = parts[0];  // starts at `statement`
-  if (size_t eq = first.find('='); eq != std::string::npos) first.resize(eq);
-  while (!first.empty() && first.back() == ' ') first.pop_back();
-  size_t name_begin = first.size();
-  while (name_begin > 0 && IsIdentChar(first[name_begin - 1])) --name_begin;
-  size_t type_end = statement + name_begin;
-  while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
-    --type_end;
-  return type_end;
-}
 
-std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
-  for (const std::string& p : SplitTopLevel(params, ',')) {
-    std::string_view decl = p;
-    if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
-    while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
-    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
-      return std::string(decl.substr(0, decl.size() - name.size()));
-  }
-  std::string found;
-  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
-    size_t end = at + name.size();
-    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
-    size_t next = end;
-    while (next < body.size() && body[next] == ' ') ++next;
-    if (next >= body.size() || std::string_view("=;({,").find(body[next]) == std::string_view::npos) continue;
-    size_t type_end = at;
-    while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
-      --type_end;
-    // A later name of a declarator list (`Tensor cast_self, cast_other;`)
-    // has the type of the statement's first one.
-    if (type_end > 0 && body[type_end - 1] == ',') type_end = DeclaratorListTypeEnd(body, type_end - 1);
-    if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
-    size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
-    type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
-    std::string_view type = body.substr(type_begin, type_end - type_begin);
-    while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
-    if (type.empty() || type == "return" || type == "else" || type == "case") continue;
-    if (!found.empty() && found != type) return "";
-    found = std::string(type);
-  }
-  return found;
-}
 
-std::string Initializer(std::string_view body, std::string_view name) {
-  // The first `name = <expr>;` (not ==) in the body.
-  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
-    size_t end = at + name.size();
-    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
-    while (end < body.size() && body[end] == ' ') ++end;
-    if (end + 1 >= body.size() || body[end] != '=' || body[end + 1] == '=') continue;
-    size_t stop = body.find(';', end);
-    std::string_view init = body.substr(end + 1, stop == std::string_view::npos ? std::string_view::npos : stop - end - 1);
-    while (!init.empty() && (init.front() == ' ' || init.front() == '\n')) init.remove_prefix(1);
-    return std::string(init);
-  }
-  return "";
-}
 
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   // Most calls name no library: every test below needs a qualifier of five
@@ -743,43 +655,7 @@ std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file, 
   return {};
 }
 
-bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
-                             int depth) const {
-  // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
-  // for at::log(...)): whether that op returns a Tensor.
-  if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
-    bool method = name.front() == '.';
-    std::string base(name.substr(method ? 1 : 4));
-    bool tensor = false;
-    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
-      if (method && !o->HasVariant("method")) continue;
-      tensor = tensor || ReturnsTensor(*o);
-    }
-    return tensor;
-  }
-  std::string type = DeclaredType(params, body, name);
-  if (IsTensorType(type)) return true;
-  if (type.find("auto") == std::string::npos || depth >= 2) return false;
-  // auto x = <expr>: a Tensor when the expression is made of one (an at::
-  // call, a Tensor variable, a Tensor method's result).
-  std::string init = Initializer(body, name);
-  if (StartsWith(init, "at::")) return true;
-  for (size_t i = 0; i < init.size();) {
-    if (!IsIdentChar(init[i]) || std::isdigit(static_cast<unsigned char>(init[i]))) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < init.size() && IsIdentChar(init[j])) ++j;
-    std::string_view word = std::string_view(init).substr(i, j - i);
-    bool member = i > 0 && init[i - 1] == '.';
-    bool call = j < init.size() && init[j] == '(';
-    if (member && call && IsTensorOperand(params, body, "." + std::string(word), depth + 1)) return true;
-    if (!member && !call && word != name && IsTensorOperand(params, body, word, depth + 1)) return true;
-    i = j;
-  }
-  return false;
-}
+
 
 std::vector<uint32_t> Tracer::ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const {
   // obj.m(...) that is no aten op: the member functions m of obj's class --

@@ -157,6 +157,32 @@ TEST_F(Truth260, OperatorsCountOnlyOnTensorOperands) {
   EXPECT_FALSE(IsTensorType("TensorList "));
 }
 
+TEST_F(Truth260, AnInitializersArgumentsAndReceiversAreNotItsValue) {
+  // Each helper below compares or multiplies values that are no Tensor:
+  //   Fill.cpp:148-149 `auto size_bytes = nelements * self.dtype().itemsize(); if (size_bytes > 0)`
+  //   TensorAdvancedIndexing.cpp:1358 `auto grain_size = at::internal::GRAIN_SIZE;`, :1383 `slice_size >= grain_size`
+  //   cuda/Blas.cpp:277 `if (&result != &self)`: addresses
+  //   cudnn/RNN.cpp:1212 `auto cudnnDataType = getCudnnDataType(input);`, then `!= CUDNN_DATA_DOUBLE`
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"aten::zero_", "zero_cpu_"},
+      {"aten::index_select", "index_select_out_cpu_"},
+      {"aten::addmm", "addmm_out_cuda_impl"},
+      {"aten::_cudnn_rnn", "get_algo"}};
+  for (const auto& [query, helper] : cases) {
+    Trace t = TraceTree("2.6.0", query);
+    for (const auto& op : t.ops) {
+      for (const std::string& note : op.notes) EXPECT_EQ(note.find(helper + " applies C++ operators"), std::string::npos) << query << ": " << note;
+    }
+  }
+  // RNN.cpp:751 `auto cy = (forgetgate * cx).add_(ingate * cellgate);` on Tensors still is mul.
+  Trace lstm = TraceTree("2.6.0", "aten::lstm.input");
+  bool cell_mul = false;
+  for (const auto& op : lstm.ops) {
+    for (const std::string& note : op.notes) cell_mul = cell_mul || note == "LSTMCell applies C++ operators to tensors: mul";
+  }
+  EXPECT_TRUE(cell_mul);
+}
+
 TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   // cudnn/AffineGridGenerator.cpp:22 (under #if !AT_CUDNN_ENABLED()) only
   // raises "ATen not compiled with cuDNN support"; :76 is the real one.

@@ -188,6 +188,24 @@ TEST(YamlFacts260, MmDerivativeFormulas) {
   EXPECT_EQ(ModelOf("2.6.0").FindDerivative("mm.out"), nullptr);
 }
 
+TEST(YamlFacts260, InPlaceOpsTakeTheirFunctionalVariantsDerivative) {
+  REQUIRE_CORPUS("2.6.0");
+  // derivatives.yaml:432 `- name: clamp_min(Tensor self, Scalar min)`, :436
+  // `- name: clamp_min.Tensor(Tensor self, Tensor min)`; neither clamp_min_
+  // nor clamp_min_.Tensor has an entry of its own.
+  const YamlModel& m = ModelOf("2.6.0");
+  EXPECT_EQ(m.FindDerivative("clamp_min_.Tensor"), nullptr);
+  const DerivativeEntry* d = m.DerivativeOf(Fn(m, "clamp_min_.Tensor"));
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->name, "clamp_min.Tensor");
+  EXPECT_EQ(d->line, 436);
+  d = m.DerivativeOf(Fn(m, "clamp_min_"));  // Scalar min: the Scalar overload's entry
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 432);
+  EXPECT_EQ(m.DerivativeOf(Fn(m, "clamp_min.out")), nullptr);  // out= ops refuse autograd
+  EXPECT_EQ(m.DerivativeOf(Fn(m, "mm")), m.FindDerivative("mm"));
+}
+
 // --- 1.13.1 -----------------------------------------------------------------
 
 TEST(YamlFacts1131, LstmInputAndSoftmaxOut) {

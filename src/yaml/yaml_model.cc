@@ -1018,4 +1018,42 @@ const DerivativeEntry* YamlModel::FindDerivative(std::string_view full_name) con
   return it == derivative_by_name_.end() ? nullptr : &derivatives_[it->second];
 }
 
+namespace {
+
+// torchgen's FunctionSchema.signature() compared on arguments: the non-out
+// arguments' types (mutability annotations and defaults dropped), names and
+// kwarg-only-ness.
+bool SameSignatureArguments(const FunctionSchema& a, const FunctionSchema& b) {
+  auto in = [](const FunctionSchema& s) {
+    std::vector<const SchemaArgument*> args;
+    for (const SchemaArgument& x : s.arguments) {
+      if (!x.is_out) args.push_back(&x);
+    }
+    return args;
+  };
+  std::vector<const SchemaArgument*> x = in(a), y = in(b);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i]->type != y[i]->type || x[i]->name != y[i]->name || x[i]->kwarg_only != y[i]->kwarg_only) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const DerivativeEntry* YamlModel::DerivativeOf(const NativeFunction& fn) const {
+  if (const DerivativeEntry* own = FindDerivative(fn.name)) return own;
+  // torchgen (load_derivatives.py, match_differentiability_info): an op with
+  // no entry of its own takes the entry of the functional op with its
+  // signature -- clamp_min_.Tensor is differentiated by clamp_min.Tensor's
+  // formulas. Only in-place ops run them (out= ops refuse autograd).
+  if (!fn.schema.is_inplace()) return nullptr;
+  std::string_view base = std::string_view(fn.schema.name).substr(0, fn.schema.name.size() - 1);
+  for (const NativeFunction* functional : Overloads(base)) {
+    if (functional->schema.is_out() || !SameSignatureArguments(functional->schema, fn.schema)) continue;
+    if (const DerivativeEntry* d = FindDerivative(functional->name)) return d;
+  }
+  return nullptr;
+}
+
 }  // namespace optrace

@@ -128,6 +128,9 @@ class YamlModel {
   const NativeFunction* GeneratedKernelCallee(const NativeFunction& fn) const;
   // The derivatives.yaml entry with exactly this full name, or nullptr.
   const DerivativeEntry* FindDerivative(std::string_view full_name) const;
+  // The entry autograd differentiates `fn` by: its own, else (an in-place op)
+  // its functional variant's, as torchgen matches them. nullptr when none.
+  const DerivativeEntry* DerivativeOf(const NativeFunction& fn) const;
   // Tag names defined in tags.yaml.
   const std::vector<std::string>& known_tags() const { return known_tags_; }
 

@@ -1,0 +1,194 @@
+// What C++ code holds a Tensor: the tracer's reading of declarations and
+// initializers, so that a C++ operator (`a * b`, `x > y`) or a member call is
+// taken for an aten op only on a Tensor. The reading is textual and errs
+// towards "not a Tensor": an op listed wrongly sends a kernel author to code
+// that never runs, an op missed only leaves a call unlisted. So a variable is
+// a Tensor when declared one, or when `auto` and its initializer's value is
+// one -- the value, not everything the initializer mentions: the arguments of
+// getCudnnDataType(input) and the receiver of index.numel() are not it.
+#include <cctype>
+
+#include "base/text.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+
+namespace {
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The end of the type of a declaration whose declarator list has a ',' at
+// `comma` (`Tensor a, b;`: just after `Tensor`); 0 when it is none.
+size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
+  size_t statement = body.find_last_of(";{}", comma);
+  statement = statement == std::string_view::npos ? 0 : statement + 1;
+  for (bool skipped = true; skipped && statement < comma;) {  // past blanks and comments
+    skipped = false;
+    while (statement < comma && std::isspace(static_cast<unsigned char>(body[statement]))) ++statement;
+    if (body.compare(statement, 2, "//") == 0) {
+      statement = body.find('\n', statement);
+      statement = statement == std::string_view::npos ? comma : statement;
+      skipped = true;
+    }
+  }
+  if (statement >= comma) return 0;
+  auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
+  if (parts.empty()) return 0;
+  std::string first = parts[0];  // starts at `statement`
+  if (size_t eq = first.find('='); eq != std::string::npos) first.resize(eq);
+  while (!first.empty() && first.back() == ' ') first.pop_back();
+  size_t name_begin = first.size();
+  while (name_begin > 0 && IsIdentChar(first[name_begin - 1])) --name_begin;
+  size_t type_end = statement + name_begin;
+  while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
+    --type_end;
+  return type_end;
+}
+
+// Index of the `close` matching the `open` at init[at] (init.size() - 1 when
+// the text ends first).
+size_t Close(std::string_view init, size_t at, char open, char close) {
+  int depth = 0;
+  for (size_t i = at; i < init.size(); ++i) {
+    if (init[i] == open) ++depth;
+    else if (init[i] == close && --depth == 0) return i;
+  }
+  return init.size() - 1;
+}
+}  // namespace
+
+bool ReturnsTensor(const NativeFunction& fn) {
+  for (const auto& r : fn.schema.returns) {
+    if (r.type.find("Tensor") != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool IsTensorType(std::string_view type) {
+  for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 1)) {
+    if (at > 0 && IsIdentChar(type[at - 1])) continue;
+    size_t end = at + 6;
+    if (type.compare(end, 4, "Base") == 0) end += 4;
+    if (end == type.size() || !IsIdentChar(type[end])) return true;
+  }
+  return false;
+}
+
+std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
+  for (const std::string& p : SplitTopLevel(params, ',')) {
+    std::string_view decl = p;
+    if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
+    while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
+    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
+      return std::string(decl.substr(0, decl.size() - name.size()));
+  }
+  std::string found;
+  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    size_t next = end;
+    while (next < body.size() && body[next] == ' ') ++next;
+    if (next >= body.size() || std::string_view("=;({,").find(body[next]) == std::string_view::npos) continue;
+    size_t type_end = at;
+    while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
+      --type_end;
+    // A later name of a declarator list (`Tensor cast_self, cast_other;`)
+    // has the type of the statement's first one.
+    if (type_end > 0 && body[type_end - 1] == ',') type_end = DeclaratorListTypeEnd(body, type_end - 1);
+    if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
+    size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
+    type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
+    std::string_view type = body.substr(type_begin, type_end - type_begin);
+    while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+    if (type.empty() || type == "return" || type == "else" || type == "case") continue;
+    if (!found.empty() && found != type) return "";
+    found = std::string(type);
+  }
+  return found;
+}
+
+std::string Initializer(std::string_view body, std::string_view name) {
+  // The first `name = <expr>;` (not ==) in the body.
+  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    while (end < body.size() && body[end] == ' ') ++end;
+    if (end + 1 >= body.size() || body[end] != '=' || body[end + 1] == '=') continue;
+    size_t stop = body.find(';', end);
+    std::string_view init = body.substr(end + 1, stop == std::string_view::npos ? std::string_view::npos : stop - end - 1);
+    while (!init.empty() && (init.front() == ' ' || init.front() == '\n')) init.remove_prefix(1);
+    return std::string(init);
+  }
+  return "";
+}
+
+bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
+                             int depth) const {
+  // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
+  // for at::log(...)): whether that op returns a Tensor.
+  if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
+    bool method = name.front() == '.';
+    std::string base(name.substr(method ? 1 : 4));
+    bool tensor = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+      if (method && !o->HasVariant("method")) continue;
+      tensor = tensor || ReturnsTensor(*o);
+    }
+    return tensor;
+  }
+  std::string type = DeclaredType(params, body, name);
+  if (IsTensorType(type)) return true;
+  if (type.find("auto") == std::string::npos || depth >= 2) return false;
+  // auto x = <expr>: a Tensor when the expression's value is one.
+  return ValueIsTensor(params, body, Initializer(body, name), name, depth);
+}
+
+// The value of an initializer: a Tensor when one of its top-level operands
+// is (a Tensor variable, a Tensor-returning op's result). What sits inside a
+// call's parentheses is an argument, not the value (getDataType(input) is no
+// Tensor), and a receiver is not the value either: only the last member of
+// index.numel() or x.sum().item() decides. A constant (at::internal::GRAIN_SIZE)
+// is no call, so no Tensor.
+bool Tracer::ValueIsTensor(std::string_view params, std::string_view body, std::string_view init,
+                           std::string_view name, int depth) const {
+  std::string_view object;  // the variable a member call is made on ("" for a call's result)
+  for (size_t i = 0; i < init.size();) {
+    if (!IsIdentChar(init[i]) || std::isdigit(static_cast<unsigned char>(init[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < init.size() && (IsIdentChar(init[j]) || init.compare(j, 2, "::") == 0)) j += init[j] == ':' ? 2 : 1;
+    std::string_view word = init.substr(i, j - i);
+    bool member = i > 0 && (init[i - 1] == '.' || (i > 1 && init.compare(i - 2, 2, "->") == 0));
+    size_t after = j;
+    // f<T>(...): a template, and no aten method is one (s.to<double>() is Scalar's).
+    bool templated = after < init.size() && init[after] == '<';
+    if (templated) after = Close(init, after, '<', '>') + 1;
+    bool call = after < init.size() && init[after] == '(';
+    size_t args = after + 1;
+    if (call) after = Close(init, after, '(', ')') + 1;
+    bool receiver = after < init.size() && (init[after] == '.' || init.compare(after, 2, "->") == 0);
+    i = after;
+    if (receiver) {
+      // a.fmod(b) on a Vectorized a is no aten method: a variable receiver must be a Tensor.
+      object = call || member ? "" : word;
+      continue;
+    }
+    std::string_view last = word.substr(word.rfind(':') == std::string_view::npos ? 0 : word.rfind(':') + 1);
+    if (call && member && !templated && IsTensorOperand(params, body, "." + std::string(last), depth + 1) &&
+        (object.empty() || IsTensorOperand(params, body, object, depth + 1)))
+      return true;
+    // at::exp(...) is the op; std::fmod(a, b) is not; a bare exp(x) is the op
+    // only on a Tensor argument (in a kernel's lambda it is the math function).
+    bool op_call = call && !member && IsTensorOperand(params, body, "at::" + std::string(last), depth + 1);
+    if (op_call && word != last && word.substr(0, word.size() - last.size()) == "at::") return true;
+    if (op_call && word == last && ValueIsTensor(params, body, init.substr(args, after - 1 - args), name, depth + 1))
+      return true;
+    if (!call && !member && word == last && word != name && IsTensorOperand(params, body, word, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace optrace
