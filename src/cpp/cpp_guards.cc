@@ -237,6 +237,12 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       continue;
     }
     if (top.is_switch) top.last_was_case = false;
+    // An operator looked for by its symbol ("<=" of a C++ operator on tensors).
+    if (!all && !IsIdent(tok) && tok.text == callee && static_cast<int>(tok.line) == call_line) {
+      Collect(out);
+      *line = call_line;
+      return true;
+    }
     if (IsIdent(tok)) {
       if (tok.Is("if")) {
         i = ReadIf(i, {}, {});

@@ -7,6 +7,8 @@
 // one -- the value, not everything the initializer mentions: the arguments of
 // getCudnnDataType(input) and the receiver of index.numel() are not it.
 #include <cctype>
+#include <optional>
+#include <unordered_set>
 
 #include "base/text.h"
 #include "trace/trace_internal.h"
@@ -86,6 +88,13 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
   for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
     size_t end = at + name.size();
     if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    // In a comment (`// Still on src_device, record ...`): no declaration.
+    size_t line_begin = body.rfind('\n', at);
+    line_begin = line_begin == std::string_view::npos ? 0 : line_begin + 1;
+    if (body.substr(line_begin, at - line_begin).find("//") != std::string_view::npos) continue;
+    // storage->device(), x.device, c10::device: a member or a qualified name, no declaration.
+    if (at > 0 && (body[at - 1] == '.' || (at > 1 && (body.compare(at - 2, 2, "->") == 0 || body.compare(at - 2, 2, "::") == 0))))
+      continue;
     size_t next = end;
     while (next < body.size() && body[next] == ' ') ++next;
     if (next >= body.size() || std::string_view("=;({,").find(body[next]) == std::string_view::npos) continue;
@@ -189,6 +198,75 @@ bool Tracer::ValueIsTensor(std::string_view params, std::string_view body, std::
       return true;
   }
   return false;
+}
+
+std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c) {
+  if (c.line < body_line) return std::nullopt;
+  size_t at = 0;
+  for (uint32_t l = body_line; l < c.line; ++l) {
+    at = body.find('\n', at);
+    if (at == std::string_view::npos) return std::nullopt;
+    ++at;
+  }
+  size_t line_end = std::min(body.find('\n', at), body.size());
+  // The callee's first standalone occurrence on its line, then its '('.
+  for (size_t p = body.find(c.callee, at); p != std::string_view::npos && p < line_end;
+       p = body.find(c.callee, p + 1)) {
+    size_t end = p + c.callee.size();
+    if ((p > 0 && IsIdentChar(body[p - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    while (end < body.size() && body[end] == ' ') ++end;
+    if (end < body.size() && body[end] == '<') end = Close(body, end, '<', '>') + 1;  // x.to<T>(...)
+    if (end >= body.size() || body[end] != '(') continue;
+    size_t close = Close(body, end, '(', ')');
+    if (close + 1 >= body.size() && body.back() != ')') return std::nullopt;  // unbalanced: not read
+    std::string_view inside = body.substr(end + 1, close - end - 1);
+    if (TrimView(inside).empty()) return std::vector<std::string>{};
+    return SplitTopLevel(inside, ',', "([{", ")]}");
+  }
+  return std::nullopt;
+}
+
+char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
+  if (arg.empty()) return '?';
+  if (arg.front() == '"') return 's';
+  size_t i = arg.front() == '-' ? 1 : 0;
+  if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
+  for (char ch : arg) {
+    if (!IsIdentChar(ch)) return '?';  // an expression: its kind is not read
+  }
+  std::string type = DeclaredType(params, body, arg);
+  if (type.empty()) return '?';
+  if (IsTensorType(type)) return 't';
+  std::string_view t = TrimView(type);
+  if (StartsWith(t, "const ")) t.remove_prefix(6);
+  while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
+  static const std::unordered_set<std::string_view> kNumbers = {
+      "int", "int64_t", "int32_t", "double", "float", "bool", "Scalar", "at::Scalar", "c10::Scalar",
+      "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};
+  return kNumbers.count(t) ? 'n' : '?';
+}
+
+bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
+  const size_t given = kinds.size() + (method ? 1 : 0);
+  size_t required = 0;
+  for (const auto& a : schema.arguments) required += a.default_value || a.is_out ? 0 : 1;
+  if (given < required || given > schema.arguments.size()) return false;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    const SchemaArgument& a = schema.arguments[k + (method ? 1 : 0)];
+    std::string_view base = a.type;
+    while (!base.empty() && (base.back() == '?' || base.back() == ']' || std::isdigit(static_cast<unsigned char>(base.back())) ||
+                             base.back() == '['))
+      base.remove_suffix(1);
+    bool tensor = base == "Tensor";
+    // C++ converts a number to Scalar, int, float, bool, SymInt (and their
+    // lists, from one element), never to a Tensor, Dimname, string or enum.
+    if (kinds[k] == 't' && !tensor) return false;
+    if (kinds[k] == 'n' && (tensor || base == "Dimname" || base == "str" || base == "Generator" ||
+                            base == "ScalarType" || base == "Layout" || base == "Device" || base == "MemoryFormat"))
+      return false;
+    if (kinds[k] == 's' && base != "str") return false;
+  }
+  return true;
 }
 
 }  // namespace optrace

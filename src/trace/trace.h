@@ -60,6 +60,12 @@ struct ImplStep {
   Location where;
   std::string params;    // C++ parameter list (tells overloads apart)
   std::vector<std::string> dtypes;  // from AT_DISPATCH_* in the body, when found
+  // A helper: the function the walk reached it from, and the call there that
+  // did (its callee, or a call naming its class in template arguments:
+  // _lstm_impl<FullLayer, ...>(...)). Empty for an implementation.
+  std::string reached_from;
+  Location reached_at;
+  std::string reached_by;
 };
 
 struct StubRegistrationStep {

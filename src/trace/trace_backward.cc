@@ -38,10 +38,26 @@ struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
   std::vector<std::string> methods;  // .f(...)
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
+  std::vector<size_t> operator_at;     // where each operator is written (offset into the code)
 };
 
 // The identifier starting at s[i] after spaces and '(' ("" when none).
 std::string NextOperand(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\n')) ++i;
+  if (i < s.size() && s[i] == '(') {
+    // (rtol * other).abs(): the value is the method's result.
+    int depth = 0;
+    size_t close = i;
+    for (; close < s.size(); ++close) {
+      if (s[close] == '(') ++depth;
+      else if (s[close] == ')' && --depth == 0) break;
+    }
+    if (close + 1 < s.size() && s[close + 1] == '.') {
+      size_t b = close + 2, e = b;
+      while (e < s.size() && IsIdentChar(s[e])) ++e;
+      if (e > b && e < s.size() && s[e] == '(') return "." + std::string(s.substr(b, e - b));
+    }
+  }
   while (i < s.size() && (s[i] == ' ' || s[i] == '(' || s[i] == '\n')) ++i;
   size_t j = i;
   while (j < s.size() && IsIdentChar(s[j])) ++j;
@@ -77,6 +93,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::string pending_call;           // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
   size_t ops_before = 0;
+  auto push = [&](std::string op, size_t at) {
+    out.operators.push_back(std::move(op));
+    out.operator_at.push_back(at);
+  };
   // The operator just read (if any): kept only on a Tensor operand.
   auto settle = [&](size_t i) {
     if (is_tensor && out.operators.size() > ops_before) {
@@ -84,7 +104,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
       bool tensor = (!unary && !left.empty() && is_tensor(left)) || (!right.empty() && is_tensor(right));
-      if (!tensor) out.operators.pop_back();
+      if (!tensor) {
+        out.operators.pop_back();
+        out.operator_at.pop_back();
+      }
     }
     ops_before = out.operators.size();
   };
@@ -152,7 +175,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
     // which C++ also uses for templates).
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
-      if (operand_before) out.operators.push_back(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne");
+      if (operand_before) push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
       i += 2;
       prev_sig = '.';
       continue;
@@ -162,14 +185,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // a method's result such as self.dim() > 1).
     if ((c == '<' || c == '>') && two && i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && operand_before &&
         (is_tensor || (!left.empty() && left.front() != '.'))) {
-      out.operators.push_back(c == '<' ? "lt" : "gt");
+      push(c == '<' ? "lt" : "gt", i);
       ++i;
       prev_sig = c;
       continue;
     }
     // Compound assignment on a tensor is the in-place op: x += y is add_.
     if (two && s[i + 1] == '=' && (c == '+' || c == '-' || c == '*' || c == '/')) {
-      if (operand_before && is_tensor) out.operators.push_back(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_");
+      if (operand_before && is_tensor) push(c == '+' ? "add_" : c == '-' ? "sub_" : c == '*' ? "mul_" : "div_", i);
       i += 2;
       prev_sig = '.';
       continue;
@@ -184,15 +207,25 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
-    if (c == '*' && operand_before && prev_sig != '0') out.operators.push_back("mul");
-    if (c == '/' && operand_before) out.operators.push_back("div");
-    if (c == '-') out.operators.push_back(operand_before ? (arithmetic_all ? "sub" : "") : "neg");
-    if (c == '+' && operand_before && arithmetic_all) out.operators.push_back("add");
+    if (c == '*' && operand_before && prev_sig != '0') push("mul", i);
+    if (c == '/' && operand_before) push("div", i);
+    if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
+    if (c == '+' && operand_before && arithmetic_all) push("add", i);
     prev_sig = c;
     ++i;
   }
   settle(s.size());
-  out.operators.erase(std::remove(out.operators.begin(), out.operators.end(), ""), out.operators.end());
+  size_t kept = 0;
+  for (size_t k = 0; k < out.operators.size(); ++k) {
+    if (out.operators[k].empty()) continue;
+    if (kept != k) {
+      out.operators[kept] = std::move(out.operators[k]);
+      out.operator_at[kept] = out.operator_at[k];
+    }
+    ++kept;
+  }
+  out.operators.resize(kept);
+  out.operator_at.resize(kept);
   return out;
 }
 
@@ -201,6 +234,18 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor) {
   return ScanExpression(code, arithmetic_all, is_tensor).operators;
+}
+
+std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
+                                      const std::function<bool(std::string_view)>& is_tensor) {
+  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor);
+  std::vector<OperatorUse> out;
+  for (size_t k = 0; k < names.operators.size(); ++k) {
+    size_t at = names.operator_at[k];
+    size_t len = at + 1 < code.size() && code[at + 1] == '=' ? 2 : 1;  // "<=", "+=" ...
+    out.push_back({names.operators[k], std::string(code.substr(at, len)), at});
+  }
+  return out;
 }
 
 namespace {
@@ -271,12 +316,14 @@ void Tracer::AddBackward() {
         return;
       }
       if (method) return;
-      // A FunctionsManual helper: the ops its body calls.
+      // A FunctionsManual helper: the ops its body calls -- every overload's
+      // (norm_backward's four-argument form only calls the six-argument one).
+      if (!IsManualHelper(cpp, manual, base) || std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end())
+        return;
+      b.helpers.push_back(base);
       for (uint32_t id : cpp.FunctionsNamed(base)) {
         const CppFunction& h = cpp.functions()[id];
         if (cpp.file(h.file) != manual) continue;
-        if (std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end()) break;
-        b.helpers.push_back(base);
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
@@ -304,7 +351,6 @@ void Tracer::AddBackward() {
             from_operators.insert(opname);
           }
         }
-        break;
       }
     };
     // `dispatch: Default:` holds the formulas of an entry written per

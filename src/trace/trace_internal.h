@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -27,6 +28,16 @@ struct PendingOp {
   std::string role;          // "forward" | "backward"
   std::string reached_from;  // "" for entry ops
   int depth = 0;
+};
+
+// A C++ operator on tensors in a function's code: the aten op it calls
+// ("mul", "add_"), the operator as written, its offset in the code scanned
+// and the line it is on (set by whoever knows where that code starts).
+struct OperatorUse {
+  std::string op;
+  std::string symbol;
+  size_t offset = 0;
+  int line = 0;
 };
 
 class Tracer {
@@ -119,6 +130,9 @@ class Tracer {
     bool at_call = false, method_call = false;
     std::string base;          // the op base name an at::/method call names
     std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
+    // ... of those, the ones its arguments as written admit (AdmitsArguments);
+    // empty when they were not read or admit none (then all are followed).
+    std::vector<const NativeFunction*> admitted;
     bool is_op = false, returns_tensor = false, out_call = false, worth = false;
     bool kept = false;  // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
     bool elsewhere = false;    // qualified into a namespace the walk does not enter
@@ -134,16 +148,20 @@ class Tracer {
   // with its facts; calls the walk can do nothing with are left out.
   struct FunctionWalk {
     std::string holder;
+    uint32_t file = UINT32_MAX;  // of the function's definition
     bool native = false;
     std::vector<uint32_t> launches;
     std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
     std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
     std::vector<CallFacts> facts;       // one per call
-    std::vector<std::string> operator_ops;  // aten ops of its C++ operators on tensors ("mul", "add_")
+    std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
   };
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
+  // The overloads an op call's arguments admit (CallFacts::admitted).
+  std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
+                                              const CallFacts& facts) const;
   CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
   // Whether a member call's receiver is a Tensor, from its declaration in
   // `caller` (parameters, `body`'s text) or the method whose result it is.
@@ -190,7 +208,7 @@ class Tracer {
   // `defs` less the placeholders when a real definition is among them (noted in `op`).
   std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
   // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
-  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth);
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
   // Dispatch stubs named on the lines of a function's body without being called
@@ -257,6 +275,9 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 // With `is_tensor`, only operators with an operand it calls a Tensor count.
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor = {});
+// The same, each with the operator as written ("<=", "*", "+=") and its offset in `code`.
+std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
+                                      const std::function<bool(std::string_view)>& is_tensor = {});
 
 // cpp_operands.cc: what C++ code holds a Tensor.
 // Whether an op's schema returns a Tensor (or several, or a list of them).
@@ -268,6 +289,19 @@ std::string Initializer(std::string_view body, std::string_view name);
 // The declared type of `name` in a parameter list or a body's text ("" when
 // not found, or declarations disagree).
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name);
+
+// The arguments written at call `c` in `body` (a function body whose first
+// line is `body_line`), split at top-level commas; nullopt when the call's
+// text is not found there (written by a macro, split oddly).
+std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c);
+// What an argument as written is: 't' a Tensor variable, 'n' a number (a
+// literal, or a variable of an arithmetic or Scalar type), 's' a string
+// literal, '?' not known (an expression, an undeclared name).
+char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg);
+// Whether an overload can take arguments of these kinds in C++ (after self
+// for a method call): their count within its required..all, and no
+// argument of a kind C++ cannot convert to its parameter's type.
+bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);

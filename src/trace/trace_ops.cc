@@ -319,6 +319,9 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
         meta.where = CppLoc(f.file, f.line);
         meta.params = f.overload;
         op.impls.push_back(meta);
+        // The structured kernel calls meta() before impl() on every device:
+        // what it calls runs too (index's make_info -> nonzero for a mask).
+        FollowCpp(op, id, "any", depth);
       }
       break;
     }
@@ -771,8 +774,16 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   static const std::string_view kBackendEntryPoints[] = {
       "at::cuda::", "at::cpu::", "at::compositeexplicitautograd::", "at::compositeimplicitautograd::",
       "at::compositeexplicitautogradnonfunctional::"};
+  auto names_op = [&](std::string_view name) {  // x, or x_out / x_outf: x's out= overload
+    if (!ix_.yaml.Overloads(name).empty()) return true;
+    for (std::string_view suffix : {"_out", "_outf"}) {
+      if (EndsWith(name, suffix) && !ix_.yaml.Overloads(name.substr(0, name.size() - suffix.size())).empty())
+        return true;
+    }
+    return false;
+  };
   for (std::string_view prefix : kBackendEntryPoints) {
-    if (c.qualifier == prefix && !ix_.yaml.Overloads(c.callee).empty()) facts.at_call = true;
+    if (c.qualifier == prefix && names_op(c.callee)) facts.at_call = true;
   }
   // Member calls in CPU kernel files are on Vectorized<T> values
   // (x.neg().exp()), not tensors.
@@ -802,6 +813,7 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
       facts.worth = facts.worth || WorthFollowing(*o);
       facts.kept = facts.kept || KeptInTrace(*o);
     }
+    if (facts.is_op && !facts.out_call && c.function >= 0 && !c.is_ops_call) facts.admitted = Admitted(c, caller, body, facts);
   }
   // Helpers: plain, at::native::, at::cuda::, functors.
   bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
@@ -836,6 +848,23 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   facts.kernel_ops = &OpsWithKernel(c.callee);
   return facts;
+}
+
+std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
+                                                    const CallFacts& facts) const {
+  // self.scatter_(dim, index, init_val) with `scalar_t init_val`: scatter_.value,
+  // not .src (a Tensor), nor .reduce (one argument more).
+  auto args = CallArguments(body, caller.body_begin, c);
+  if (!args) return {};
+  std::vector<char> kinds;
+  for (const std::string& a : *args) kinds.push_back(ArgumentKind(caller.params, body, a));
+  std::vector<const NativeFunction*> out;
+  for (const NativeFunction* o : facts.overloads) {
+    if (o->schema.is_out() || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
+    if (facts.method_call && !o->HasVariant("method")) continue;
+    if (AdmitsArguments(o->schema, facts.method_call, kinds)) out.push_back(o);
+  }
+  return out;
 }
 
 const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
@@ -886,9 +915,14 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
   if (w.native && f.body_end - f.body_begin < 400) {
     auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
-    for (std::string& name : OperatorOps(body, true, is_tensor)) {
-      if (std::find(w.operator_ops.begin(), w.operator_ops.end(), name) == w.operator_ops.end())
-        w.operator_ops.push_back(std::move(name));
+    w.file = f.file;
+    int line = static_cast<int>(f.body_begin);
+    size_t counted = 0;
+    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+      line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
+      counted = use.offset;
+      use.line = line;
+      w.operator_ops.push_back(std::move(use));
     }
   }
   for (const CppCall* c : w.calls) {

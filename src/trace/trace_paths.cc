@@ -391,6 +391,22 @@ class PathAnnotator {
       out->insert(out->end(), route.begin(), route.end());
       return true;
     }
+    // No call written by its name (a class named in a template argument runs
+    // its operator()): the way to whatever reached it, then an open step.
+    for (const auto& h : op.helpers) {
+      if (LastName(h.function) != fn || h.reached_from.empty()) continue;
+      std::vector<Condition> route;
+      if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route)) return false;
+      if (h.reached_at.valid()) {
+        std::vector<CodeCondition> at;
+        Reader(h.reached_at.file).CallConditions(1, h.reached_at.line, h.reached_by, &at);
+        auto conv = Convert(at, h.reached_at.file);
+        route.insert(route.end(), conv.begin(), conv.end());
+      }
+      route.push_back({fn + " is reached (the call leading there is not read)", false, "route", h.where});
+      out->insert(out->end(), route.begin(), route.end());
+      return true;
+    }
     return false;
   }
 
@@ -447,8 +463,12 @@ class PathAnnotator {
                      call.where});
     std::vector<CodeCondition> at;
     const CppGuardReader& r = Reader(call.where.file);
-    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
-      if (r.CallConditions(1, call.where.line, token, &at)) break;
+    if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
+      r.CallConditions(1, call.where.line, call.how.substr(8), &at);
+    } else {
+      for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+        if (r.CallConditions(1, call.where.line, token, &at)) break;
+      }
     }
     auto conv = Convert(at, call.where.file);
     out.insert(out.end(), conv.begin(), conv.end());

@@ -257,6 +257,33 @@ TEST_F(Recall260, DerivativesPerDispatchKeyAndForwardModeHelpers) {
   EXPECT_NE(std::find(helpers.begin(), helpers.end(), "logsumexp_jvp"), helpers.end());
 }
 
+TEST_F(Recall260, EveryOverloadOfABackwardHelperIsRead) {
+  // derivatives.yaml:581 dist: `self: norm_backward(grad, self - other, p, result)`;
+  // FunctionsManual.cpp:237 (four arguments) only calls :245 (six), whose
+  // :273 `(self / norm).masked_fill_(norm == 0, 0)` runs for p == 2.
+  Trace t = TraceTree("2.6.0", "aten::dist", TraceOptions::Device::kDefault);
+  bool masked_fill = false;
+  for (const auto& b : t.backward) {
+    if (b.op == "dist") masked_fill = std::find(b.ops.begin(), b.ops.end(), "masked_fill_") != b.ops.end();
+  }
+  EXPECT_TRUE(masked_fill);
+}
+
+TEST_F(Recall260, InPlaceOpsAreDifferentiatedByTheirFunctionalEntry) {
+  // derivatives.yaml:432 `- name: clamp_min(Tensor self, Scalar min)`,
+  // :433 `self: where(self >= min, grad, at::scalar_tensor(0., grad.options()))`;
+  // clamp_min_ has no entry of its own.
+  Trace t = TraceTree("2.6.0", "aten::clamp_min_", TraceOptions::Device::kDefault);
+  const BackwardStep* b = nullptr;
+  for (const auto& s : t.backward) {
+    if (s.op == "clamp_min_") b = &s;
+  }
+  ASSERT_NE(b, nullptr);
+  ASSERT_NE(b->derivatives, nullptr);
+  EXPECT_EQ(b->derivatives->line, 432);
+  EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "ge"), b->ops.end());
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal

@@ -183,6 +183,82 @@ TEST_F(Truth260, AnInitializersArgumentsAndReceiversAreNotItsValue) {
   EXPECT_TRUE(cell_mul);
 }
 
+TEST_F(Truth260, AClassNamedInTemplateArgumentsRunsWhereItIsNamed) {
+  // RNN.cpp:1434 `if (at::cudnn_is_acceptable(_input)) { ... return ...; }`,
+  // then :1482 `_lstm_impl<FullLayer, FullBidirectionalLayer>(...)`:
+  // FullLayer (:821) runs only on that way, so the ops its operator() calls
+  // (stack, unbind) are off the cuDNN path -- not left open.
+  Trace t = TraceTree("2.6.0", "aten::lstm.input", TraceOptions::Device::kCuda);
+  for (const char* name : {"stack", "unbind.int"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops) {
+      if (o.name == name && o.role == "forward") op = &o;
+    }
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_FALSE(op->typical) << name;
+    EXPECT_FALSE(op->undecided) << name;
+    bool cudnn = false;
+    for (const auto& w : op->when) cudnn = cudnn || (w.text == "at::cudnn_is_acceptable(_input)" && w.negated && w.where.line == 1434);
+    EXPECT_TRUE(cudnn) << name;
+  }
+}
+
+TEST_F(Truth260, MembersQualifiedNamesAndCommentsAreNoDeclarations) {
+  // cuda/Resize.cpp:22 `c10::Device device = storage->device();`: the member
+  // call is no second declaration of `device`, so device.index() (:30) is
+  // Device's, not aten::index; nor is a comment naming a variable.
+  EXPECT_EQ(DeclaredType("", "{ c10::Device device = storage->device(); x.device; c10::device; }", "device"),
+            "c10::Device");
+  // cuda/Copy.cu:204 `Device src_device = iter.device(1);`, :264 `// Still on src_device, record stream event`.
+  EXPECT_EQ(DeclaredType("", "{ Device src_device = d;\n  // Still on src_device, record\n}", "src_device"), "Device");
+  Trace t = TraceTree("2.6.0", "aten::resize_", TraceOptions::Device::kCuda);
+  for (const auto& op : t.ops) EXPECT_NE(op.name, "index.Tensor");
+}
+
+TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
+  CppCall c;
+  c.callee = "scatter_";
+  c.line = 12;
+  std::string body = "{\n  scalar_t init_val;\n  self.scatter_(dim, index, init_val);\n}";
+  auto args = CallArguments(body, 10, c);
+  ASSERT_TRUE(args.has_value());
+  EXPECT_EQ(*args, (std::vector<std::string>{"dim", "index", "init_val"}));
+  EXPECT_EQ(ArgumentKind("const Tensor& index", body, "index"), 't');
+  EXPECT_EQ(ArgumentKind("", body, "init_val"), 'n');
+  EXPECT_EQ(ArgumentKind("", body, "-1"), 'n');
+  EXPECT_EQ(ArgumentKind("", body, "\"sum\""), 's');
+  EXPECT_EQ(ArgumentKind("", body, "a + b"), '?');
+  c.line = 11;  // not on that line: not read
+  EXPECT_FALSE(CallArguments(body, 10, c).has_value());
+
+  FunctionSchema src, value, reduce;
+  std::string error;
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", &src, &error));
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", &value, &error));
+  ASSERT_TRUE(ParseFunctionSchema(
+      "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", &reduce, &error));
+  const std::vector<char> kinds = {'?', 't', 'n'};
+  EXPECT_FALSE(AdmitsArguments(src, true, kinds));    // a number is no Tensor
+  EXPECT_TRUE(AdmitsArguments(value, true, kinds));
+  EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
+  EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
+}
+
+TEST_F(Truth260, AnOpCallFollowsTheOverloadsItsArgumentsAdmit) {
+  // TensorAdvancedIndexing.cpp:1672 `scalar_t init_val;`, :1692
+  // `self.scatter_(dim, index, init_val);`: scatter_.value runs (its
+  // scatter_fill kernel), not scatter_.src.
+  Trace t = TraceTree("2.6.0", "aten::scatter_reduce.two", TraceOptions::Device::kCuda);
+  bool value = false, src = false;
+  for (const auto& op : t.ops) {
+    if (op.role != "forward" || op.reached_from.rfind("scatter_reduce", 0) != 0) continue;
+    value = value || op.name == "scatter_.value";
+    src = src || op.name == "scatter_.src";
+  }
+  EXPECT_TRUE(value);
+  EXPECT_FALSE(src);
+}
+
 TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   // cudnn/AffineGridGenerator.cpp:22 (under #if !AT_CUDNN_ENABLED()) only
   // raises "ATen not compiled with cuDNN support"; :76 is the real one.

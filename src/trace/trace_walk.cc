@@ -29,6 +29,7 @@ struct WalkNode {
   std::string via, stub;
   int hops;
   std::string device;
+  const CppCall* call = nullptr;  // the call that reached it (its callee, or a class in its template arguments)
 };
 
 // A hash of (name, file, line): equal places give equal keys, so a key not
@@ -86,13 +87,14 @@ class CppWalk {
     } else {
       walk = &t_.WalkOf(node.fn, f);
     }
-    if (node.hops > 0) ListHelper(f, walk->holder, node.device);
+    if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, depth_);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
-  void ListHelper(const CppFunction& f, const std::string& holder, const std::string& device) {
+  void ListHelper(const CppFunction& f, const std::string& holder, const WalkNode& node) {
+    const std::string& device = node.device;
     const std::string& file = cpp_.file(f.file);
     if (!t_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
       for (const auto& h : op_.helpers) {
@@ -105,6 +107,11 @@ class CppWalk {
     h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
     h.where = t_.CppLoc(f.file, f.line, 2);
     h.params = f.params;
+    h.reached_from = node.via;
+    if (node.call && node.stub.empty()) {
+      h.reached_at = t_.CppLoc(node.call->file, node.call->line, 1);
+      h.reached_by = node.call->callee;
+    }
     op_.helpers.push_back(h);
   }
 
@@ -146,7 +153,7 @@ class CppWalk {
     const std::string& dev = node.device;
     Enqueue(dev == "CPU" ? facts.cpu_targets : dev == "CUDA" ? facts.cuda_targets : dev == "any" ? facts.any_targets
                                                                                                    : facts.targets,
-            at, walk.holder, "", dev);
+            at, walk.holder, "", dev, &c);
   }
 
   // An aten op called: listed where the call is made, and traced when it
@@ -175,6 +182,8 @@ class CppWalk {
     if (!follow || depth_ + 1 > t_.opt_.depth) return;
     if (facts.out_call) {
       for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+    } else if (!facts.admitted.empty()) {
+      for (const NativeFunction* o : facts.admitted) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
     } else {
       t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
     }
@@ -363,12 +372,12 @@ class CppWalk {
 
   // `stub`: reached through that dispatch stub's registration, "" for a call.
   void Enqueue(const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
-               const std::string& dev) {
+               const std::string& dev, const CppCall* call = nullptr) {
     int hops = nodes_[static_cast<size_t>(at)].hops + 1;
     if (hops > t_.opt_.kernel_depth) return;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
-      nodes_.push_back({id, at, holder, stub, hops, dev});
+      nodes_.push_back({id, at, holder, stub, hops, dev, call});
     }
   }
 
@@ -390,16 +399,29 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
                        const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, int depth) {
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
-  // out += bias) calls mul, div, add_ through them: the tensor-only overload.
+  // out += bias) calls mul, div, add_ through them: the tensor-only
+  // overload, listed as a call where the operator is written.
   if (walk.operator_ops.empty()) return;
-  for (const std::string& name : walk.operator_ops) {
-    const NativeFunction* fn = FindOp(name + ".Tensor");
-    if (!fn) fn = FindOp(name);
+  std::vector<std::string> names;
+  for (const OperatorUse& use : walk.operator_ops) {
+    const NativeFunction* fn = FindOp(use.op + ".Tensor");
+    if (!fn) fn = FindOp(use.op);
     if (fn) AddOp(fn, op.role, op.name, depth + 1);
+    if (std::find(names.begin(), names.end(), use.op) == names.end()) names.push_back(use.op);
+    if (walk.file == UINT32_MAX) continue;
+    OpCallStep call;
+    call.op = use.op;
+    call.device = device;
+    call.from = walk.holder;
+    call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
+    call.how = "operator" + use.symbol;
+    bool dup = false;
+    for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
+    if (!dup) op.calls.push_back(std::move(call));
   }
-  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(walk.operator_ops, ", "));
+  op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
 }
 
 }  // namespace optrace
