@@ -105,6 +105,8 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     // has the type of the statement's first one.
     if (type_end > 0 && body[type_end - 1] == ',') type_end = DeclaratorListTypeEnd(body, type_end - 1);
     if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
+    // `S > tol,`: a comparison, not a template type's '>'.
+    if (body[type_end - 1] == '>' && type_end > 1 && body[type_end - 2] == ' ') continue;
     size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
     type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
     std::string_view type = body.substr(type_begin, type_end - type_begin);
@@ -114,6 +116,27 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     found = std::string(type);
   }
   return found;
+}
+
+std::string BindingInitializer(std::string_view body, std::string_view name) {
+  // auto [U, S, V] = input.svd();  const auto& [a, b] = f(x);
+  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
+    size_t open = at, close = end;
+    while (open > 0 && (IsIdentChar(body[open - 1]) || body[open - 1] == ',' || body[open - 1] == ' ')) --open;
+    while (close < body.size() && (IsIdentChar(body[close]) || body[close] == ',' || body[close] == ' ')) ++close;
+    if (open == 0 || body[open - 1] != '[' || close >= body.size() || body[close] != ']') continue;
+    size_t before = open - 1;
+    while (before > 0 && (body[before - 1] == ' ' || body[before - 1] == '&')) --before;
+    if (before < 4 || body.compare(before - 4, 4, "auto") != 0) continue;
+    size_t eq = close + 1;
+    while (eq < body.size() && body[eq] == ' ') ++eq;
+    if (eq >= body.size() || body[eq] != '=') continue;
+    size_t stop = body.find(';', eq);
+    return std::string(TrimView(body.substr(eq + 1, stop == std::string_view::npos ? std::string_view::npos : stop - eq - 1)));
+  }
+  return "";
 }
 
 std::string Initializer(std::string_view body, std::string_view name) {
@@ -147,6 +170,11 @@ bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std
   }
   std::string type = DeclaredType(params, body, name);
   if (IsTensorType(type)) return true;
+  // A structured binding holds a Tensor when the call it unpacks returns Tensors.
+  if (type.empty() && depth < 2) {
+    std::string init = BindingInitializer(body, name);
+    if (!init.empty()) return ValueIsTensor(params, body, init, name, depth);
+  }
   if (type.find("auto") == std::string::npos || depth >= 2) return false;
   // auto x = <expr>: a Tensor when the expression's value is one.
   return ValueIsTensor(params, body, Initializer(body, name), name, depth);

@@ -125,6 +125,11 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       while (i < s.size() && s[i] != '\n') ++i;
       continue;
     }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {  // block comment: /*dim=*/-1
+      size_t end = s.find("*/", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 2;
+      continue;
+    }
     if (IsIdentChar(c) && !std::isdigit(static_cast<unsigned char>(c))) {
       size_t j = i;
       while (j < s.size() && IsIdentChar(s[j])) ++j;

@@ -159,6 +159,9 @@ class Tracer {
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
+  // Whether a qualified call names a function of a namespace nested in
+  // at::native (internal::f, cuda_utils::f), which the walk enters.
+  bool NamesNativeCode(const CppCall& c) const;
   // The overloads an op call's arguments admit (CallFacts::admitted).
   std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
                                               const CallFacts& facts) const;
@@ -284,6 +287,9 @@ std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all
 bool ReturnsTensor(const NativeFunction& fn);
 // "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
 bool IsTensorType(std::string_view type);
+// The expression a structured binding naming `name` unpacks (`auto [U, S, V] =
+// input.svd();` gives "input.svd()"), "" when none.
+std::string BindingInitializer(std::string_view body, std::string_view name);
 // The expression `name` is first assigned in `body` ("" when none).
 std::string Initializer(std::string_view body, std::string_view name);
 // The declared type of `name` in a parameter list or a body's text ("" when

@@ -819,7 +819,7 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
                              c.qualifier.find("cuda::") == std::string::npos &&
                              c.qualifier.find("detail::") == std::string::npos;
-  facts.elsewhere = qualified_elsewhere && c.qualifier != "at::";
+  facts.elsewhere = qualified_elsewhere && c.qualifier != "at::" && !NamesNativeCode(c);
   // What the walk reaches through a call into a helper; none of it is asked
   // for what the walk stops at whatever the device (a library call stops it
   // only off the CPU).
@@ -848,6 +848,20 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   facts.kernel_ops = &OpsWithKernel(c.callee);
   return facts;
+}
+
+bool Tracer::NamesNativeCode(const CppCall& c) const {
+  // internal::unique_cuda_template(...) written in at::native names
+  // at::native::internal::unique_cuda_template: a nested namespace, walked.
+  if (StartsWith(c.qualifier, "::") || c.qualifier.find('.') != std::string::npos) return false;
+  const std::string written = c.qualifier + c.callee;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(c.callee)) {
+    const std::string& q = ix_.cpp.functions()[id].qualified;
+    if (StartsWith(q, "at::native::") && EndsWith(q, written) && q.size() > written.size() &&
+        q[q.size() - written.size() - 1] == ':')
+      return true;
+  }
+  return false;
 }
 
 std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,

@@ -284,6 +284,23 @@ TEST_F(Recall260, InPlaceOpsAreDifferentiatedByTheirFunctionalEntry) {
   EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "ge"), b->ops.end());
 }
 
+TEST_F(Recall260, ANamespaceNestedInNativeIsWalked) {
+  // cuda/Unique.cu:202 `internal::unique_cuda_template<scalar_t>(...)` from
+  // at::native names at::native::internal::unique_cuda_template
+  // (cuda/UniqueCub.cu:305), which launches adjacent_difference_kernel (:24)
+  // and calls CUB.
+  Trace t = TraceTree("2.6.0", "aten::_unique2", TraceOptions::Device::kCuda);
+  ASSERT_FALSE(t.ops.empty());
+  const OpStep& op = t.ops.front();
+  bool kernel = false, cub = false;
+  for (const auto& k : op.kernels)
+    kernel = kernel || (k.name == "adjacent_difference_kernel" && k.where.line == 24 &&
+                        k.where.file == "aten/src/ATen/native/cuda/UniqueCub.cu");
+  for (const auto& l : op.libraries) cub = cub || l.name == "CUB";
+  EXPECT_TRUE(kernel);
+  EXPECT_TRUE(cub);
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal

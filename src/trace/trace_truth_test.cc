@@ -259,6 +259,37 @@ TEST_F(Truth260, AnOpCallFollowsTheOverloadsItsArgumentsAdmit) {
   EXPECT_FALSE(src);
 }
 
+TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
+  // LinearAlgebra.cpp:535 `auto [U, S, V] = input.svd();`, :537 `Tensor tol = ...`,
+  // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no
+  // declaration of tol with type "S >"; the binding unpacks svd's Tensors.
+  std::string body =
+      "{\n  auto [U, S, V] = input.svd();\n  Tensor x = at::narrow(S, /*dim=*/-1, 0, 1);\n  Tensor tol = at::max(a, b);\n"
+      "  Tensor r = at::where(S > tol, S.reciprocal(), V);\n}";
+  EXPECT_EQ(DeclaredType("", body, "tol"), "Tensor");
+  EXPECT_EQ(BindingInitializer(body, "S"), "input.svd()");
+  EXPECT_EQ(BindingInitializer(body, "tol"), "");
+  auto tol_only = [](std::string_view n) { return n == "tol"; };
+  EXPECT_EQ(OperatorOps(body, true, tol_only), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
+}
+
+TEST_F(Truth260, BothBranchesOperatorsAreReadWhereWritten) {
+  // LinearAlgebra.cpp:532 `if (!hermitian) {` ... :538 `S > tol` (S from
+  // :535's svd binding), :548 `S_abs > tol` in the else: gt is taken on the
+  // default (hermitian=False) way.
+  Trace t = TraceTree("2.6.0", "aten::linalg_pinv.atol_rtol_tensor", TraceOptions::Device::kCuda);
+  std::vector<int> gt_lines;
+  bool gt_typical = false;
+  for (const auto& op : t.ops) {
+    if (op.name == "linalg_pinv.atol_rtol_tensor")
+      for (const auto& c : op.calls)
+        if (c.op == "gt") gt_lines.push_back(c.where.line);
+    if (op.name == "gt.Tensor" && op.role == "forward") gt_typical = op.typical;
+  }
+  EXPECT_EQ(gt_lines, (std::vector<int>{538, 548}));
+  EXPECT_TRUE(gt_typical);
+}
+
 TEST_F(Truth260, CudnnLessBuildPlaceholderIsNotTheImplementation) {
   // cudnn/AffineGridGenerator.cpp:22 (under #if !AT_CUDNN_ENABLED()) only
   // raises "ATen not compiled with cuDNN support"; :76 is the real one.
