@@ -297,4 +297,29 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
   return true;
 }
 
+std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string_view body, uint32_t body_line) {
+  std::vector<std::pair<std::string, uint32_t>> out;
+  uint32_t line = body_line;
+  auto significant_before = [&](size_t i) {
+    while (i > 0 && (body[i - 1] == ' ' || body[i - 1] == '\n')) --i;
+    return i == 0 ? '\0' : body[i - 1];
+  };
+  for (size_t i = 0; i < body.size();) {
+    char c = body[i];
+    if (c == '\n') ++line;
+    if (!IsIdentChar(c) || std::isdigit(static_cast<unsigned char>(c)) || (i > 0 && IsIdentChar(body[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < body.size() && IsIdentChar(body[j])) ++j;
+    size_t k = j;
+    while (k < body.size() && body[k] == ' ') ++k;
+    char before = significant_before(i), after = k < body.size() ? body[k] : '\0';
+    if ((before == '(' || before == ',') && (after == ')' || after == ',')) out.push_back({std::string(body.substr(i, j - i)), line});
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace optrace

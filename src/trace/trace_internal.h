@@ -155,6 +155,9 @@ class Tracer {
     std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
     std::vector<CallFacts> facts;       // one per call
     std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
+    // __global__ kernels it passes by name to code that launches them
+    // (cb(AttentionKernel<...>(), fmha_cutlassF_f32_aligned_64x64_rf_sm80)): kernel, line.
+    std::vector<std::pair<uint32_t, uint32_t>> kernel_refs;
   };
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
@@ -287,6 +290,10 @@ std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all
 bool ReturnsTensor(const NativeFunction& fn);
 // "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
 bool IsTensorType(std::string_view type);
+// The identifiers of `body` (whose first line is `body_line`) passed as a
+// call's whole argument -- `f(a, name)`, not `name(...)` nor `g(name + 1)` --
+// each with its line.
+std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string_view body, uint32_t body_line);
 // The expression a structured binding naming `name` unpacks (`auto [U, S, V] =
 // input.svd();` gives "input.svd()"), "" when none.
 std::string BindingInitializer(std::string_view body, std::string_view name);

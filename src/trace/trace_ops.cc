@@ -939,6 +939,15 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
       w.operator_ops.push_back(std::move(use));
     }
   }
+  if (w.native && !body.empty()) {
+    for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
+      for (uint32_t id : cpp.FunctionsNamed(name)) {
+        if (cpp.functions()[id].form != DefForm::kGlobalKernel) continue;
+        w.kernel_refs.push_back({id, line});
+        break;
+      }
+    }
+  }
   for (const CppCall* c : w.calls) {
     CallFacts facts = ComputeCallFacts(*c, f, body);
     if (!Matters(facts, *c)) continue;

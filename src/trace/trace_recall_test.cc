@@ -301,6 +301,25 @@ TEST_F(Recall260, ANamespaceNestedInNativeIsWalked) {
   EXPECT_TRUE(cub);
 }
 
+TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
+  // mem_eff_attention/kernels/cutlassF.h:277 `cb(AttentionKernel<float, ...>(),
+  // fmha_cutlassF_f32_aligned_64x64_rf_sm80);` hands the kernel defined at
+  // cutlassF_f32_aligned.cu:71 to attention.cu's launchKernel.
+  Trace t = TraceTree("2.6.0", "aten::_efficient_attention_forward", TraceOptions::Device::kCuda);
+  ASSERT_FALSE(t.ops.empty());
+  const KernelStep* k = nullptr;
+  for (const auto& s : t.ops.front().kernels)
+    if (s.name == "fmha_cutlassF_f32_aligned_64x64_rf_sm80") k = &s;
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch, "passed");
+  EXPECT_EQ(k->where.file, "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF_f32_aligned.cu");
+  EXPECT_EQ(k->where.line, 71);
+  EXPECT_EQ(k->launch_site.file, "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h");
+  EXPECT_EQ(k->launch_site.line, 277);
+  EXPECT_EQ(NamesPassedAsArguments("{\n  cb(K(), kern);\n  f(x + 1, g(y));\n}", 10),
+            (std::vector<std::pair<std::string, uint32_t>>{{"kern", 11}, {"y", 12}}));
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal

@@ -89,6 +89,7 @@ class CppWalk {
     }
     if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
+    for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
     if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
@@ -320,6 +321,26 @@ class CppWalk {
         k.runs_in = t_.LauncherGlobals(l.launcher);
     }
     op_.kernels.push_back(std::move(k));
+  }
+
+  // A __global__ kernel passed by name (a function pointer) to the code
+  // that launches it: listed where it is passed, defined where it is.
+  void AddPassedKernel(uint32_t kernel, uint32_t line, const CppFunction& from, int32_t at, const std::string& holder) {
+    if (nodes_[static_cast<size_t>(at)].device == "CPU") return;
+    const CppFunction& k = cpp_.functions()[kernel];
+    const std::string& file = cpp_.file(k.file);
+    for (const auto& existing : op_.kernels) {
+      if (existing.name == k.name && existing.where.file == file) return;
+    }
+    KernelStep step;
+    step.name = k.name;
+    step.device = "CUDA";
+    step.launch = "passed";
+    step.launch_site = t_.CppLoc(from.file, line, 2);
+    step.where = t_.CppLoc(k.file, k.line, 2);
+    step.path = PathOf(nodes_, at);
+    step.path.push_back(holder);
+    op_.kernels.push_back(std::move(step));
   }
 
   // Which of a launch's functors names its kernel: the type whose code
