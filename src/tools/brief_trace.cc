@@ -155,6 +155,7 @@ std::vector<Cut> Cuts() {
       [](json& b) { return PopFromLongest(b["ops"], "stubs", 1); },
       [](json& b) { return PopFromLongest(b["ops"], "kernels", 2); },
       [](json& b) { return PopLast(b["backward"], 2); },
+      [](json& b) { return PopFromLongest(At(b, {"summary", "backward", "path"}), "kernels", 2); },
       [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 8); },
       [](json& b) { return PopFromLongest(At(b, {"summary", "selections"}), "alternatives", 2); },
       [](json& b) { return PopLast(At(b, {"summary", "selections"}), 1); },
