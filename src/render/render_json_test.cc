@@ -312,6 +312,12 @@ TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
                            "attention.cpp:717", "_scaled_dot_product_efficient_attention",
                            "when backend == SDPBackend::efficient_attention", "attention.cpp:739"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  // The mem-efficient kernels are passed by name (kernels/cutlassF.h) to
+  // attention.cu:1383's `kernel_fn<<<...>>>`: their names and definitions
+  // come first, the variable launching them after.
+  EXPECT_NE(text.find("runs fmha_cutlassF_"), std::string::npos) << text;
+  EXPECT_NE(text.find("mem_eff_attention/kernels/cutlassF_"), std::string::npos) << text;
+  EXPECT_EQ(text.find("runs kernel_fn"), std::string::npos) << text;
 }
 
 }  // namespace

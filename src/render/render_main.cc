@@ -313,9 +313,16 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   };
   if (libraries_early)
     for (const LibraryStep* l : e.libraries) add(l->name);
-  for (const KernelStep* k : e.kernels) {
-    add(k->name);
-  }
+  // A <<<>>> launch of a variable (kernel_fn<<<...>>>, the kernels handed to
+  // it are listed too) names no kernel: after those that are defined.
+  auto unresolved = [](const KernelStep& k) {
+    return (k.launch == "<<<>>>" || k.launch == "macro") && k.where.line == k.launch_site.line &&
+           k.where.file == k.launch_site.file;
+  };
+  for (const KernelStep* k : e.kernels)
+    if (!unresolved(*k)) add(k->name);
+  for (const KernelStep* k : e.kernels)
+    if (unresolved(*k)) add(k->name);
   // The device's stub target is what the op's code runs below dispatch
   // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
   if (e.registration && !e.registration->target.empty()) add(e.registration->target);
@@ -543,10 +550,16 @@ class MainWriter {
     std::string in = indent + "     ";
     if (e.undecided) {  // a branch left open: what it runs, on one line
       std::vector<std::string> names = RunNames(e, m_.device);
-      const Location& at = !e.kernels.empty() ? e.kernels[0]->where
-                           : !e.libraries.empty() ? e.libraries[0]->where
-                           : e.impl               ? e.impl->where
-                                                  : Location{};
+      Location at = !e.kernels.empty() ? e.kernels[0]->where
+                    : !e.libraries.empty() ? e.libraries[0]->where
+                    : e.impl               ? e.impl->where
+                                           : Location{};
+      for (const KernelStep* k : e.kernels) {  // where the name said first is
+        if (!names.empty() && k->name == names.front()) {
+          at = k->where;
+          break;
+        }
+      }
       if (!names.empty()) Add(in, "runs " + Join(names, ", "), LocText(at, true));
       return;
     }

@@ -113,6 +113,15 @@ bool SameBuild(std::string_view def_file, std::string_view from_file) {
   return folder.empty() || BackendFolder(from_file) == folder;
 }
 
+MacroUsesByMacro MacroUsesWithinMacros(const CppIndex& cpp) {
+  MacroUsesByMacro out;
+  for (uint32_t u = 0; u < cpp.macro_uses().size(); ++u) {
+    const CppMacroUse& use = cpp.macro_uses()[u];
+    if (!use.within_macro.empty()) out[use.within_macro].push_back(u);
+  }
+  return out;
+}
+
 FunctorsByClass FunctorsOfClasses(const CppIndex& cpp) {
   FunctorsByClass out;
   for (uint32_t id : cpp.FunctionsNamed("operator()")) {

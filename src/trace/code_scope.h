@@ -41,6 +41,10 @@ bool RunsOnDevice(std::string_view file, std::string_view device);
 bool SameBuild(std::string_view def_file, std::string_view from_file);
 
 // Class name -> the operator() definitions of classes of that name.
+// Macro uses written inside each macro's definition, by that macro's name.
+using MacroUsesByMacro = std::unordered_map<std::string, std::vector<uint32_t>>;
+MacroUsesByMacro MacroUsesWithinMacros(const CppIndex& cpp);
+
 using FunctorsByClass = std::unordered_map<std::string, std::vector<uint32_t>>;
 FunctorsByClass FunctorsOfClasses(const CppIndex& cpp);
 // f<FullLayer, FullBidirectionalLayer>(...): the operator()s of the classes

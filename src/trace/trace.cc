@@ -321,7 +321,7 @@ bool Tracer::TryOperator(std::string_view q) {
   frame.symbol = "torch._C.TensorBase." + dunder;
   frame.bridge = "tensor method";
   if (line > 0) frame.where = Loc("tools/autograd/templates/python_variable_methods.cpp", line, 1);
-  frame.calls.push_back({op, line, "bridge", "aten::" + op});
+  frame.calls.push_back({op, line, "bridge", "aten::" + op, {}});
   if (dunder == "__getitem__") frame.note = "x[tensor] calls aten::index; ints and slices become select/slice views";
   t_.python.push_back(frame);
   // The overload Python's arg parser picks for tensor operands.
@@ -365,7 +365,7 @@ bool Tracer::TryMethod(std::string_view q) {
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
   frame.bridge = "tensor method";
-  frame.calls.push_back({name, 0, "bridge", "aten::" + name});
+  frame.calls.push_back({name, 0, "bridge", "aten::" + name, {}});
   t_.python.push_back(frame);
   AddBoundOverloads(name, /*method=*/true);
   return true;
@@ -471,7 +471,7 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
   PyFrame frame;
   frame.symbol = s;
   frame.bridge = bridge;
-  frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name});
+  frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name, {}});
   t_.python.push_back(frame);
   for (const NativeFunction* fn : ops) AddOp(fn, "forward", "", 0);
   return true;
@@ -590,7 +590,7 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
     t_.python.push_back(*frame);
     for (const std::string& branch : {alias.if_true, alias.if_false}) {
       if (branch.empty()) continue;
-      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch});
+      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch, {}});
       PySymbol s = ix_.py.Resolve(m.name + "." + branch);
       if (s.kind == PySymbol::kFunction) {
         WalkPythonFunction(s.module, s.index, depth + 1);
@@ -656,7 +656,7 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
       // '@' exists for tensors alone; other operators where an operand is
       // known to be a tensor.
       if (call.callee == "@") {
-        work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul"});
+        work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul", {}});
         AddOpsByBaseName("matmul", "forward", "", 0);
       } else {
         FollowOperator(module, function, call, depth, &work);
@@ -688,7 +688,7 @@ bool Tracer::AddBridgeCall(const std::string& dotted, const std::string& callee,
     if (returns_tensor) tensor_ops.push_back(fn);
   }
   if (tensor_ops.empty()) return false;
-  frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name});
+  frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name, {}});
   if (frame->bridge.empty()) frame->bridge = bridge;
   else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
   for (const NativeFunction* fn : tensor_ops) AddOp(fn, "forward", "", 0);
@@ -702,7 +702,7 @@ bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, 
   if (s.kind == PySymbol::kFunction) {
     const PyModule& target = mods[s.module];
     if (!FollowableModule(target.name)) return false;
-    frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname});
+    frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname, {}});
     WalkPythonFunction(s.module, s.index, depth + 1);
     return true;
   }
@@ -711,7 +711,7 @@ bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, 
     if (!FollowableModule(target.name)) return false;
     const PyAlias& a = target.aliases[s.index];
     if (&a == walking_alias_) return false;  // names itself: the binding of that name
-    frame->calls.push_back({callee, line, kind, target.name + "." + a.name});
+    frame->calls.push_back({callee, line, kind, target.name + "." + a.name, {}});
     PyFrame alias_frame;
     alias_frame.symbol = target.name + "." + a.name;
     alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
@@ -745,14 +745,14 @@ void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& cal
   }
   if (fn && fn->kind == PySymbol::kFunction) {
     const PyModule& target = mods[fn->module];
-    frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname});
+    frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname, {}});
     WalkPythonFunction(fn->module, fn->index, depth + 1);
     return;
   }
   if (fn && fn->kind == PySymbol::kAlias) {
     const PyModule& target = mods[fn->module];
     const PyAlias& a = target.aliases[fn->index];
-    frame->calls.push_back({callee, line, "python", target.name + "." + a.name});
+    frame->calls.push_back({callee, line, "python", target.name + "." + a.name, {}});
     PyFrame alias_frame;
     alias_frame.symbol = target.name + "." + a.name;
     alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
@@ -773,7 +773,7 @@ void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, Py
   if (method.empty()) return;
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + method);
   if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + method});
+    frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + method, {}});
     WalkPythonFunction(py.module, py.index, depth + 1);
     return;
   }
@@ -819,7 +819,15 @@ void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& calle
   }
   // Module-level functions and aliases of the same module.
   if (rest.empty()) {
-    FollowSymbol(m.name + "." + head, callee, "python", line, depth, frame);
+    if (FollowSymbol(m.name + "." + head, callee, "python", line, depth, frame)) return;
+    // torch/__init__.py binds every function of torch._C._VariableFunctions
+    // into torch's namespace at import (`globals()[__name] = __obj`): a bare
+    // name there that Python does not define is that binding
+    // (`_segment_reduce = segment_reduce`).
+    bool function_op = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(head)) function_op = function_op || o->HasVariant("function");
+    if (m.name == "torch" && function_op && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
+      AddBridgeCall("torch." + head, callee, "torch", line, frame);
     return;
   }
   if (head == "cls" || (head == "self" && rest.find('.') == std::string::npos)) return;
@@ -910,7 +918,7 @@ bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string
       if (!fwd || fwd->kind != PySymbol::kFunction) continue;
       const PyModule& fm = ix_.py.modules()[fwd->module];
       if (!FollowableModule(fm.name)) continue;
-      frame->calls.push_back({"self." + attr, line, "python", fm.name + "." + fm.functions[fwd->index].qualname});
+      frame->calls.push_back({"self." + attr, line, "python", fm.name + "." + fm.functions[fwd->index].qualname, {}});
       WalkPythonFunction(fwd->module, fwd->index, depth + 1);
       any = true;
     } else if (s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias) {
@@ -1011,7 +1019,7 @@ bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, 
                           PyFrame* frame) {
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder});
+    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder, {}});
     WalkPythonFunction(py.module, py.index, depth + 1);
     return true;
   }
@@ -1019,7 +1027,7 @@ bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, 
     const PyModule& m = ix_.py.modules()[py.module];
     const PyAlias& a = m.aliases[py.index];
     std::string symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
-    frame->calls.push_back({callee, line, "operator", symbol});
+    frame->calls.push_back({callee, line, "operator", symbol, {}});
     WalkTensorAlias(py, depth + 1);
     return true;
   }
@@ -1029,7 +1037,7 @@ bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, 
   if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
   else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
   if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
-  frame->calls.push_back({callee, line, "operator", "aten::" + op});
+  frame->calls.push_back({callee, line, "operator", "aten::" + op, {}});
   AddBoundOverloads(op, /*method=*/true);
   return true;
 }
@@ -1053,7 +1061,7 @@ bool Tracer::FollowHandBound(const std::string& name, const std::string& callee,
       op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
     }
     if (!op || !added.insert(c.name).second) continue;
-    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name});
+    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name, {}});
     AddOpsByBaseName(c.name, "forward", "", 0);
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";

@@ -894,8 +894,15 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   w.native = InNativeCode(cpp.file(f.file));
   w.launches = cpp.LaunchesIn(fn);
   std::vector<uint32_t> macro_calls;
-  for (uint32_t u : cpp.MacroUsesIn(fn)) {
-    const CppMacroUse& use = cpp.macro_uses()[u];
+  // The macros the body uses, and those their definitions use in turn
+  // (HANDLE_SWITCH_CASE -> HANDLE_CASE -> kernelHistogram1D<<<...>>>).
+  const MacroUsesByMacro& nested =
+      ix_.Derived<MacroUsesByMacro>("macro-uses-by-macro", [&] { return MacroUsesWithinMacros(cpp); });
+  std::vector<uint32_t> uses = cpp.MacroUsesIn(fn);
+  std::set<std::string> expanded;
+  for (size_t i = 0; i < uses.size() && i < 64; ++i) {
+    const CppMacroUse& use = cpp.macro_uses()[uses[i]];
+    if (!expanded.insert(use.macro).second) continue;
     std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
     auto inside = [&](uint32_t file, uint32_t line) {
       for (uint32_t d : defs) {
@@ -909,6 +916,12 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     }
     for (uint32_t c : cpp.CallsInMacro(use.macro)) {
       if (inside(cpp.calls()[c].file, cpp.calls()[c].line)) macro_calls.push_back(c);
+    }
+    if (auto it = nested.find(use.macro); it != nested.end()) {
+      for (uint32_t inner : it->second) {
+        const CppMacroUse& n = cpp.macro_uses()[inner];
+        if (inside(n.file, n.line)) uses.push_back(inner);
+      }
     }
   }
   // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,

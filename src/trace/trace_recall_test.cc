@@ -320,6 +320,27 @@ TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
             (std::vector<std::pair<std::string, uint32_t>>{{"kern", 11}, {"y", 12}}));
 }
 
+TEST_F(Recall260, TorchBindsItsVariableFunctionsByName) {
+  // torch/__init__.py:2061 `_segment_reduce = segment_reduce`: segment_reduce
+  // is no Python def; :2069-2079 bind every torch._C._VariableFunctions
+  // function into torch's namespace, so the name is aten::segment_reduce's binding.
+  Trace t = TraceTree("2.6.0", "torch._segment_reduce", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(HasOp(t, "segment_reduce"));
+}
+
+TEST_F(Recall260, MacrosUsedInsideMacrosAreExpanded) {
+  // cuda/SummaryOps.cu:232 `HANDLE_SWITCH_CASE(memType, getWeightsOp)` in
+  // CUDA_tensor_histogram; :148 HANDLE_SWITCH_CASE uses :129 HANDLE_CASE,
+  // whose body launches kernelHistogram1D (:65) with <<<>>>.
+  Trace t = TraceTree("2.6.0", "aten::histc", TraceOptions::Device::kCuda);
+  ASSERT_FALSE(t.ops.empty());
+  bool kernel = false;
+  for (const auto& k : t.ops.front().kernels)
+    kernel = kernel || (k.name == "kernelHistogram1D" && k.where.line == 65 &&
+                        k.where.file == "aten/src/ATen/native/cuda/SummaryOps.cu");
+  EXPECT_TRUE(kernel);
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
