@@ -182,6 +182,17 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     const std::string* v = value_of(s.substr(0, at));
     if (!v) return Tri::kUnknown;
     std::string rhs(TrimView(s.substr(at + op.size())));
+    // `min == max`: another parameter is its default; a local variable
+    // (lower case, not a kConstant) is not known; a literal, a constant
+    // (kFloat, Mean, CUDNN_DATA_DOUBLE) or an enum member is itself.
+    bool bare = !rhs.empty() && (std::islower(static_cast<unsigned char>(rhs[0])) || rhs[0] == '_') &&
+                std::all_of(rhs.begin(), rhs.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    bool constant = rhs.size() > 1 && rhs[0] == 'k' && std::isupper(static_cast<unsigned char>(rhs[1]));
+    if (bare && !constant && rhs != "true" && rhs != "false") {
+      const std::string* other = value_of(rhs);
+      if (!other) return Tri::kUnknown;
+      rhs = *other;
+    }
     auto last = [](std::string_view x) {
       size_t c = x.rfind("::");
       size_t d = x.rfind('.');

@@ -36,6 +36,13 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("interpolation == QUANTILE_INTERPOLATION_MODE::LINEAR", false, with_defaults),
             Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, with_defaults), Tri::kTrue);
+  // cuda/SummaryOps.cu:327 `if (min == max && self.numel() > 0)`: both
+  // parameters at histc's defaults (min=0, max=0); a local variable is not known.
+  with_defaults.defaults = {{"min", "0"}, {"max", "0"}, {"approximate", "None"}};
+  EXPECT_EQ(EvaluateCondition("min == max && self.numel() > 0", false, with_defaults), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("min != max", false, with_defaults), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("min == minvalue", false, with_defaults), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("approximate == kTanh", false, with_defaults), Tri::kFalse);
 }
 
 TEST(Assumptions, ApplyChangesTheAnswerAndRejectsUnknownItems) {
