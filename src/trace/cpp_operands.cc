@@ -1,11 +1,17 @@
-// What C++ code holds a Tensor: the tracer's reading of declarations and
-// initializers, so that a C++ operator (`a * b`, `x > y`) or a member call is
-// taken for an aten op only on a Tensor. The reading is textual and errs
-// towards "not a Tensor": an op listed wrongly sends a kernel author to code
-// that never runs, an op missed only leaves a call unlisted. So a variable is
-// a Tensor when declared one, or when `auto` and its initializer's value is
-// one -- the value, not everything the initializer mentions: the arguments of
-// getCudnnDataType(input) and the receiver of index.numel() are not it.
+// What C++ code holds a Tensor: the tracer's reading of declarations,
+// initializers and call arguments in a function body's text, so that a C++
+// operator (`a * b`, `x > y`) or a member call is taken for an aten op only
+// on a Tensor, and an op call for the overloads its arguments admit. The
+// reading is textual and errs towards "not known": an op listed wrongly
+// sends a kernel author to code that never runs, an op missed only leaves
+// a call unlisted. So a variable is a Tensor when declared one, when `auto`
+// and its initializer's value is one -- the value, not everything the
+// initializer mentions: the arguments of getCudnnDataType(input) and the
+// receiver of index.numel() are not it -- or when a structured binding
+// unpacks a call returning Tensors. Comments, member accesses and
+// comparisons (`S > tol,`) are no declarations.
+#include "trace/cpp_operands.h"
+
 #include <cctype>
 #include <optional>
 #include <unordered_set>

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "py/py_values.h"
+#include "trace/cpp_operands.h"
 #include "trace/trace.h"
 
 namespace optrace {
@@ -284,37 +285,6 @@ std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
 // The same, each with the operator as written ("<=", "*", "+=") and its offset in `code`.
 std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
                                       const std::function<bool(std::string_view)>& is_tensor = {});
-
-// cpp_operands.cc: what C++ code holds a Tensor.
-// Whether an op's schema returns a Tensor (or several, or a list of them).
-bool ReturnsTensor(const NativeFunction& fn);
-// "Tensor", "const at::Tensor&", "std::optional<Tensor>"; not "TensorIterator", "TensorList".
-bool IsTensorType(std::string_view type);
-// The identifiers of `body` (whose first line is `body_line`) passed as a
-// call's whole argument -- `f(a, name)`, not `name(...)` nor `g(name + 1)` --
-// each with its line.
-std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string_view body, uint32_t body_line);
-// The expression a structured binding naming `name` unpacks (`auto [U, S, V] =
-// input.svd();` gives "input.svd()"), "" when none.
-std::string BindingInitializer(std::string_view body, std::string_view name);
-// The expression `name` is first assigned in `body` ("" when none).
-std::string Initializer(std::string_view body, std::string_view name);
-// The declared type of `name` in a parameter list or a body's text ("" when
-// not found, or declarations disagree).
-std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name);
-
-// The arguments written at call `c` in `body` (a function body whose first
-// line is `body_line`), split at top-level commas; nullopt when the call's
-// text is not found there (written by a macro, split oddly).
-std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c);
-// What an argument as written is: 't' a Tensor variable, 'n' a number (a
-// literal, or a variable of an arithmetic or Scalar type), 's' a string
-// literal, '?' not known (an expression, an undeclared name).
-char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg);
-// Whether an overload can take arguments of these kinds in C++ (after self
-// for a method call): their count within its required..all, and no
-// argument of a kind C++ cannot convert to its parameter's type.
-bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);

@@ -215,35 +215,6 @@ TEST_F(Truth260, MembersQualifiedNamesAndCommentsAreNoDeclarations) {
   for (const auto& op : t.ops) EXPECT_NE(op.name, "index.Tensor");
 }
 
-TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
-  CppCall c;
-  c.callee = "scatter_";
-  c.line = 12;
-  std::string body = "{\n  scalar_t init_val;\n  self.scatter_(dim, index, init_val);\n}";
-  auto args = CallArguments(body, 10, c);
-  ASSERT_TRUE(args.has_value());
-  EXPECT_EQ(*args, (std::vector<std::string>{"dim", "index", "init_val"}));
-  EXPECT_EQ(ArgumentKind("const Tensor& index", body, "index"), 't');
-  EXPECT_EQ(ArgumentKind("", body, "init_val"), 'n');
-  EXPECT_EQ(ArgumentKind("", body, "-1"), 'n');
-  EXPECT_EQ(ArgumentKind("", body, "\"sum\""), 's');
-  EXPECT_EQ(ArgumentKind("", body, "a + b"), '?');
-  c.line = 11;  // not on that line: not read
-  EXPECT_FALSE(CallArguments(body, 10, c).has_value());
-
-  FunctionSchema src, value, reduce;
-  std::string error;
-  ASSERT_TRUE(ParseFunctionSchema("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", &src, &error));
-  ASSERT_TRUE(ParseFunctionSchema("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", &value, &error));
-  ASSERT_TRUE(ParseFunctionSchema(
-      "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", &reduce, &error));
-  const std::vector<char> kinds = {'?', 't', 'n'};
-  EXPECT_FALSE(AdmitsArguments(src, true, kinds));    // a number is no Tensor
-  EXPECT_TRUE(AdmitsArguments(value, true, kinds));
-  EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
-  EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
-}
-
 TEST_F(Truth260, AnOpCallFollowsTheOverloadsItsArgumentsAdmit) {
   // TensorAdvancedIndexing.cpp:1672 `scalar_t init_val;`, :1692
   // `self.scatter_(dim, index, init_val);`: scatter_.value runs (its
@@ -257,20 +228,6 @@ TEST_F(Truth260, AnOpCallFollowsTheOverloadsItsArgumentsAdmit) {
   }
   EXPECT_TRUE(value);
   EXPECT_FALSE(src);
-}
-
-TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
-  // LinearAlgebra.cpp:535 `auto [U, S, V] = input.svd();`, :537 `Tensor tol = ...`,
-  // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no
-  // declaration of tol with type "S >"; the binding unpacks svd's Tensors.
-  std::string body =
-      "{\n  auto [U, S, V] = input.svd();\n  Tensor x = at::narrow(S, /*dim=*/-1, 0, 1);\n  Tensor tol = at::max(a, b);\n"
-      "  Tensor r = at::where(S > tol, S.reciprocal(), V);\n}";
-  EXPECT_EQ(DeclaredType("", body, "tol"), "Tensor");
-  EXPECT_EQ(BindingInitializer(body, "S"), "input.svd()");
-  EXPECT_EQ(BindingInitializer(body, "tol"), "");
-  auto tol_only = [](std::string_view n) { return n == "tol"; };
-  EXPECT_EQ(OperatorOps(body, true, tol_only), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
 }
 
 TEST_F(Truth260, BothBranchesOperatorsAreReadWhereWritten) {

@@ -1,0 +1,57 @@
+// The textual reading of C++ bodies (cpp_operands.h): declarations,
+// bindings, call arguments and the overloads they admit. Small bodies
+// written here, each modelled on a line of the 2.6.0 tree named in its comment.
+#include "trace/cpp_operands.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/trace_internal.h"
+
+namespace optrace {
+namespace {
+
+TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
+  CppCall c;
+  c.callee = "scatter_";
+  c.line = 12;
+  std::string body = "{\n  scalar_t init_val;\n  self.scatter_(dim, index, init_val);\n}";
+  auto args = CallArguments(body, 10, c);
+  ASSERT_TRUE(args.has_value());
+  EXPECT_EQ(*args, (std::vector<std::string>{"dim", "index", "init_val"}));
+  EXPECT_EQ(ArgumentKind("const Tensor& index", body, "index"), 't');
+  EXPECT_EQ(ArgumentKind("", body, "init_val"), 'n');
+  EXPECT_EQ(ArgumentKind("", body, "-1"), 'n');
+  EXPECT_EQ(ArgumentKind("", body, "\"sum\""), 's');
+  EXPECT_EQ(ArgumentKind("", body, "a + b"), '?');
+  c.line = 11;  // not on that line: not read
+  EXPECT_FALSE(CallArguments(body, 10, c).has_value());
+
+  FunctionSchema src, value, reduce;
+  std::string error;
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", &src, &error));
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", &value, &error));
+  ASSERT_TRUE(ParseFunctionSchema(
+      "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", &reduce, &error));
+  const std::vector<char> kinds = {'?', 't', 'n'};
+  EXPECT_FALSE(AdmitsArguments(src, true, kinds));    // a number is no Tensor
+  EXPECT_TRUE(AdmitsArguments(value, true, kinds));
+  EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
+  EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
+}
+
+TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
+  // LinearAlgebra.cpp:535 `auto [U, S, V] = input.svd();`, :537 `Tensor tol = ...`,
+  // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no
+  // declaration of tol with type "S >"; the binding unpacks svd's Tensors.
+  std::string body =
+      "{\n  auto [U, S, V] = input.svd();\n  Tensor x = at::narrow(S, /*dim=*/-1, 0, 1);\n  Tensor tol = at::max(a, b);\n"
+      "  Tensor r = at::where(S > tol, S.reciprocal(), V);\n}";
+  EXPECT_EQ(DeclaredType("", body, "tol"), "Tensor");
+  EXPECT_EQ(BindingInitializer(body, "S"), "input.svd()");
+  EXPECT_EQ(BindingInitializer(body, "tol"), "");
+  auto tol_only = [](std::string_view n) { return n == "tol"; };
+  EXPECT_EQ(OperatorOps(body, true, tol_only), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
+}
+
+}  // namespace
+}  // namespace optrace
