@@ -215,6 +215,9 @@ class Tracer {
   // `defs` less the placeholders when a real definition is among them (noted in `op`).
   std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
   // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
+  // Whether an expanded op is a composite that only hands its work to one
+  // other op (no kernels, stubs or libraries of its own).
+  bool Forwards(const OpStep& op) const;
   void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;

@@ -280,9 +280,32 @@ void Tracer::ExpandQueuedOps() {
     op.yaml = p.fn;
     op.reached_from = p.reached_from;
     op.depth = p.depth;
+    const size_t queued = queue_.size();
     ExpandOp(op, p.depth);
+    // A composite op that only hands its work to one other op (index_put ->
+    // index_put_ -> _index_put_impl_) is a step, not a level: what it
+    // calls is followed as deep as if called directly.
+    if (Forwards(op))
+      for (size_t i = queued; i < queue_.size(); ++i) queue_[i].depth = std::min(queue_[i].depth, p.depth);
     t_.ops.push_back(std::move(op));
   }
+}
+
+bool Tracer::Forwards(const OpStep& op) const {
+  for (const auto& [key, kernel] : op.yaml->dispatch) {
+    if (!IsCompositeKey(key)) return false;
+  }
+  if (!op.kernels.empty() || !op.stubs.empty() || !op.libraries.empty()) return false;
+  std::set<std::string> callees;
+  for (const auto& c : op.calls) {
+    for (const NativeFunction* o : ix_.yaml.Overloads(c.op)) {
+      if (WorthFollowing(*o)) {
+        callees.insert(c.op);
+        break;
+      }
+    }
+  }
+  return callees.size() == 1;
 }
 
 void Tracer::ExpandOp(OpStep& op, int depth) {

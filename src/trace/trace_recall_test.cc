@@ -341,6 +341,22 @@ TEST_F(Recall260, MacrosUsedInsideMacrosAreExpanded) {
   EXPECT_TRUE(kernel);
 }
 
+TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevel) {
+  // TensorAdvancedIndexing.cpp:786 _unsafe_index_put -> at::index_put;
+  // :782 index_put -> clone().index_put_; :868 index_put_ -> at::_index_put_impl_,
+  // whose CUDA code runs cuda/Indexing.cu:526 `linearIndex.divide_(sliceSize, "trunc")`.
+  // Three composites that only hand on their work take no depth of their own.
+  Trace t = TraceTree("2.6.0", "aten::_unsafe_index_put", TraceOptions::Device::kCuda);
+  int impl_depth = -1, divide_depth = -1;
+  for (const auto& op : t.ops) {
+    if (op.role != "forward") continue;
+    if (op.name == "_index_put_impl_") impl_depth = op.depth;
+    if (op.name == "divide_.Scalar_mode") divide_depth = op.depth;
+  }
+  EXPECT_EQ(impl_depth, 0);
+  EXPECT_EQ(divide_depth, 1);
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
