@@ -53,6 +53,16 @@ size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
   return type_end;
 }
 
+// The next occurrence of `word` as a whole identifier in `text` from `from`
+// (not inside a longer name), or npos.
+size_t FindWord(std::string_view text, std::string_view word, size_t from) {
+  for (size_t at = text.find(word, from); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    size_t end = at + word.size();
+    if ((at == 0 || !IsIdentChar(text[at - 1])) && (end == text.size() || !IsIdentChar(text[end]))) return at;
+  }
+  return std::string_view::npos;
+}
+
 // Index of the `close` matching the `open` at init[at] (init.size() - 1 when
 // the text ends first).
 size_t Close(std::string_view init, size_t at, char open, char close) {
@@ -91,9 +101,8 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
       return std::string(decl.substr(0, decl.size() - name.size()));
   }
   std::string found;
-  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+  for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {
     size_t end = at + name.size();
-    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
     // In a comment (`// Still on src_device, record ...`): no declaration.
     size_t line_begin = body.rfind('\n', at);
     line_begin = line_begin == std::string_view::npos ? 0 : line_begin + 1;
@@ -126,9 +135,8 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
 
 std::string BindingInitializer(std::string_view body, std::string_view name) {
   // auto [U, S, V] = input.svd();  const auto& [a, b] = f(x);
-  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+  for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {
     size_t end = at + name.size();
-    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
     size_t open = at, close = end;
     while (open > 0 && (IsIdentChar(body[open - 1]) || body[open - 1] == ',' || body[open - 1] == ' ')) --open;
     while (close < body.size() && (IsIdentChar(body[close]) || body[close] == ',' || body[close] == ' ')) ++close;
@@ -147,9 +155,8 @@ std::string BindingInitializer(std::string_view body, std::string_view name) {
 
 std::string Initializer(std::string_view body, std::string_view name) {
   // The first `name = <expr>;` (not ==) in the body.
-  for (size_t at = body.find(name); at != std::string_view::npos; at = body.find(name, at + 1)) {
+  for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {
     size_t end = at + name.size();
-    if ((at > 0 && IsIdentChar(body[at - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
     while (end < body.size() && body[end] == ' ') ++end;
     if (end + 1 >= body.size() || body[end] != '=' || body[end + 1] == '=') continue;
     size_t stop = body.find(';', end);
@@ -244,10 +251,9 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
   }
   size_t line_end = std::min(body.find('\n', at), body.size());
   // The callee's first standalone occurrence on its line, then its '('.
-  for (size_t p = body.find(c.callee, at); p != std::string_view::npos && p < line_end;
-       p = body.find(c.callee, p + 1)) {
+  for (size_t p = FindWord(body, c.callee, at); p != std::string_view::npos && p < line_end;
+       p = FindWord(body, c.callee, p + 1)) {
     size_t end = p + c.callee.size();
-    if ((p > 0 && IsIdentChar(body[p - 1])) || (end < body.size() && IsIdentChar(body[end]))) continue;
     while (end < body.size() && body[end] == ' ') ++end;
     if (end < body.size() && body[end] == '<') end = Close(body, end, '<', '>') + 1;  // x.to<T>(...)
     if (end >= body.size() || body[end] != '(') continue;
@@ -286,19 +292,17 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
   for (const auto& a : schema.arguments) required += a.default_value || a.is_out ? 0 : 1;
   if (given < required || given > schema.arguments.size()) return false;
   for (size_t k = 0; k < kinds.size(); ++k) {
-    const SchemaArgument& a = schema.arguments[k + (method ? 1 : 0)];
-    std::string_view base = a.type;
-    while (!base.empty() && (base.back() == '?' || base.back() == ']' || std::isdigit(static_cast<unsigned char>(base.back())) ||
-                             base.back() == '['))
-      base.remove_suffix(1);
-    bool tensor = base == "Tensor";
+    const std::string& type = schema.arguments[k + (method ? 1 : 0)].type;
+    const char kind = SchemaTypeKind(type);
+    const bool tensor = kind == 'T' || kind == 'L';
     // C++ converts a number to Scalar, int, float, bool, SymInt (and their
-    // lists, from one element), never to a Tensor, Dimname, string or enum.
+    // lists, from one element), never to a Tensor, Dimname, string, Generator or enum.
+    const bool enumeration = kind == 'D' || StartsWith(type, "Layout") || StartsWith(type, "Device") ||
+                             StartsWith(type, "MemoryFormat");
     if (kinds[k] == 't' && !tensor) return false;
-    if (kinds[k] == 'n' && (tensor || base == "Dimname" || base == "str" || base == "Generator" ||
-                            base == "ScalarType" || base == "Layout" || base == "Device" || base == "MemoryFormat"))
+    if (kinds[k] == 'n' && (tensor || kind == 'N' || kind == 'n' || kind == 's' || kind == 'g' || enumeration))
       return false;
-    if (kinds[k] == 's' && base != "str") return false;
+    if (kinds[k] == 's' && kind != 's') return false;
   }
   return true;
 }

@@ -824,9 +824,10 @@ void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& calle
     // into torch's namespace at import (`globals()[__name] = __obj`): a bare
     // name there that Python does not define is that binding
     // (`_segment_reduce = segment_reduce`).
+    if (m.name != "torch") return;
     bool function_op = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(head)) function_op = function_op || o->HasVariant("function");
-    if (m.name == "torch" && function_op && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
+    if (function_op && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
       AddBridgeCall("torch." + head, callee, "torch", line, frame);
     return;
   }

@@ -438,8 +438,13 @@ void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::str
     call.from = walk.holder;
     call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
     call.how = "operator" + use.symbol;
+    // Listed once per place, as FollowOpCall lists calls: a key not seen yet
+    // is a place not listed yet; a key seen may be (look).
     bool dup = false;
-    for (const auto& e : op.calls) dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
+    if (!call_keys_.insert(PlaceKey(call.op, call.where.file, call.where.line)).second) {
+      for (const auto& e : op.calls)
+        dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
+    }
     if (!dup) op.calls.push_back(std::move(call));
   }
   op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
