@@ -164,6 +164,10 @@ bool Validate(const json& schema, const json& value, const std::string& path, st
       *error = Pointer(path) + ": must have at least " + std::to_string(bound) + " items";
       return false;
     }
+    if (size_t bound = 0; Count(schema, "maxItems", &bound) && value.size() > bound) {
+      *error = Pointer(path) + ": must have at most " + std::to_string(bound) + " items";
+      return false;
+    }
     if (const json* items = Member(schema, "items")) {
       for (size_t i = 0; i < value.size(); ++i)
         if (!Validate(*items, value[i], path + "/" + std::to_string(i), error)) return false;
@@ -338,7 +342,9 @@ McpServer::Work McpServer::Dispatch(std::string_view line, const McpLinePeek& pe
 }
 
 std::string McpServer::ArgumentError(const json& id, const std::string& era, const std::string& message) const {
-  if (era == "2025-06-18") return McpErrorLine(id, kMcpInvalidParams, message);
+  // SEP-1303 made schema failures tool errors in 2025-11-25; the revisions
+  // before it know only -32602 (ISO dates compare as strings).
+  if (era < std::string("2025-11-25")) return McpErrorLine(id, kMcpInvalidParams, message);
   json result = {{"content", json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}};
   return Result(id, std::move(result), era);
 }

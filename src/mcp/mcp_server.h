@@ -1,8 +1,10 @@
 // The MCP protocol face of optrace, independent of what the tools do: one
 // newline-delimited JSON-RPC 2.0 message per line in, one answer per request
 // out. It speaks both protocol eras:
-//   - session era (2025-06-18, 2025-11-25): `initialize` negotiates a version
-//     for the whole process, then plain requests follow;
+//   - session era (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25):
+//     `initialize` negotiates a version for the whole process, then plain
+//     requests follow; a client gets the version it asks for when it is one
+//     of these, because an older client refuses any other answer;
 //   - stateless era (2026-07-28): every request names its version and the
 //     client's capabilities in params._meta; `server/discover` advertises
 //     what the server speaks; every result carries `resultType`.
@@ -38,9 +40,12 @@ enum McpErrorCode : int {
 };
 
 inline constexpr char kMcpModernVersion[] = "2026-07-28";
-// Handshake versions `initialize` accepts, newest first.
+// Handshake versions `initialize` accepts, newest first. The older two differ
+// from 2025-06-18 only in what a client may ignore (tool titles, output
+// schemas and structuredContent came in 2025-06-18; the text content carries
+// the same facts), so one answer serves them all.
 inline const std::vector<std::string>& McpSessionVersions() {
-  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18"};
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
   return versions;
 }
 inline constexpr char kMcpMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";

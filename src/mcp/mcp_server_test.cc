@@ -83,8 +83,10 @@ class McpServerTest : public ::testing::Test {
   McpServer server_;
 };
 
+// Every handshake revision is echoed: the SDK client of each (1.x keeps a
+// list) refuses an answer naming a version it does not know (issue 27).
 TEST_F(McpServerTest, InitializeEchoesASupportedVersion) {
-  for (const std::string v : {"2025-06-18", "2025-11-25"}) {
+  for (const std::string v : {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}) {
     json a = Send(Request(1, "initialize", {{"protocolVersion", v}, {"capabilities", json::object()}}));
     EXPECT_EQ(a["jsonrpc"], "2.0");
     EXPECT_EQ(a["id"], 1);
@@ -99,7 +101,7 @@ TEST_F(McpServerTest, InitializeEchoesASupportedVersion) {
 }
 
 TEST_F(McpServerTest, InitializeNeverEchoesAnUnknownVersion) {
-  for (const std::string v : {"2024-11-05", "1900-01-01", "2026-07-28", "banana"}) {
+  for (const std::string v : {"2024-10-07", "1900-01-01", "2026-07-28", "banana"}) {
     json a = Send(Request("x", "initialize", {{"protocolVersion", v}}));
     EXPECT_EQ(a["id"], "x");
     EXPECT_EQ(a["result"]["protocolVersion"], "2025-11-25") << v;
@@ -242,6 +244,26 @@ TEST_F(McpServerTest, ArgumentErrorsAreToolErrorsFrom20251125) {
     EXPECT_EQ(ErrorCode(Send(Request(9, "tools/call", params({{"name", "echo"}, {"arguments", 3}})))), kMcpInvalidParams);
   }
   EXPECT_EQ(tools_.calls, 0);
+}
+
+// Before 2025-11-25 no revision files schema failures under tool errors:
+// 2024-11-05, 2025-03-26 and 2025-06-18 clients get -32602. A valid call is
+// answered alike in every handshake revision, and a request naming
+// 2026-07-28 in _meta is served statelessly whatever the handshake said.
+TEST_F(McpServerTest, OlderRevisionsGetArgumentErrorsAsInvalidParams) {
+  for (const std::string version : {"2024-11-05", "2025-03-26", "2025-06-18"}) {
+    Initialize(version);
+    json a = Send(Request(7, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "a"}, {"count", 9}}}}));
+    EXPECT_EQ(ErrorCode(a), kMcpInvalidParams) << version;
+    EXPECT_EQ(a["error"]["message"], "Invalid arguments for tool echo: /count: must be <= 3");
+    json ok = Send(Request(8, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "ab"}, {"count", 2}}}}));
+    EXPECT_EQ(ok["result"]["structuredContent"]["echo"], "abab") << version;
+    EXPECT_FALSE(ok["result"].contains("resultType")) << version;
+    json modern = Send(Request(9, "tools/list", Modern()));
+    EXPECT_EQ(modern["result"]["resultType"], "complete") << version;
+    EXPECT_EQ(server_.session_version(), version);
+  }
+  EXPECT_EQ(tools_.calls, 3);
 }
 
 // Schemas built in C++ hold 300 as a signed integer; the JSON library calls
@@ -439,7 +461,8 @@ TEST_F(McpServerTest, UnsupportedModernVersion) {
   EXPECT_EQ(ErrorCode(a), -32022);
   EXPECT_EQ(a["id"], 9);
   EXPECT_EQ(a["error"]["data"]["requested"], "2099-01-01");
-  EXPECT_EQ(a["error"]["data"]["supported"], json::array({"2026-07-28", "2025-11-25", "2025-06-18"}));
+  EXPECT_EQ(a["error"]["data"]["supported"],
+            json::array({"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}));
   // A handshake version named per request is not served statelessly either.
   params["_meta"][kMcpMetaProtocolVersion] = "2025-06-18";
   EXPECT_EQ(ErrorCode(Send(Request(10, "server/discover", params))), kMcpUnsupportedProtocolVersion);

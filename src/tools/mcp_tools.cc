@@ -20,6 +20,8 @@
 #include "lookup/py.h"
 #include "lookup/query.h"
 #include "trace/trace.h"
+#include "tools/trace_pages.h"
+#include "tools/trace_text.h"
 #include "tools/verify_tool.h"
 #include "trace/trace_paths.h"
 
@@ -279,8 +281,10 @@ McpTool TraceTool() {
       "(cuDNN, cuBLAS...), aten ops called, derivatives.yaml and backward ops, decompositions. Every fact has "
       "file:line relative to the checkout root. Use it instead of grepping the checkout. Query forms: nn.LSTM, "
       "F.scaled_dot_product_attention, torch.cumsum, Tensor.softmax (for x.softmax(-1)), aten::add.Tensor, "
-      "an operator such as '@', or a CUDA kernel name. The answer is brief by default (the main path); "
-      "detail \"full\" gives every op reached.",
+      "an operator such as '@', or a CUDA kernel name. The answer is brief by default (the main path, under "
+      "16 KB); detail \"full\" gives every op reached, in pages of at most 20 KB (pass next_cursor back as "
+      "cursor); `ops` and `sections` ask for named parts of the full trace (one op's kernels, the backward). "
+      "The text is a rendering of the same structured content.",
       {{"type", "object"},
        {"properties",
         {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength},
@@ -293,13 +297,22 @@ McpTool TraceTool() {
          {"detail", {{"type", "string"}, {"enum", {"brief", "full"}}, {"default", "brief"},
                      {"description", "brief: the summary (main path on the device, selection functions with each "
                                      "alternative and its condition, backward), the ops on that path and the open "
-                                     "alternatives, under 16 KB; full: every op and call site (paged past 256 KB)"}}},
+                                     "alternatives, under 16 KB; full: every op and call site, in pages of at most "
+                                     "20 KB of structured content"}}},
+         {"ops", {{"type", "array"}, {"maxItems", 32},
+                  {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}},
+                  {"description", "only these ops of the full trace (native_layer_norm_backward; a base name takes "
+                                  "every overload): their entries in ops, backward, decompositions, selections and "
+                                  "the summary paths"}}},
+         {"sections", {{"type", "array"}, {"maxItems", 8},
+                       {"items", {{"type", "string"}, {"enum", TraceSectionNames()}}},
+                       {"description", "only these sections of the full trace, e.g. [\"backward\", \"selections\"]"}}},
          {"assume", {{"type", "array"}, {"maxItems", 8},
                      {"items", {{"type", "string"}, {"maxLength", 40}}},
                      {"description", "typical-path assumptions: dtype=float16|bfloat16|..., device=cpu, "
                                      "deterministic, no-cudnn, rocm, eval, no-grad"}}},
          {"cursor", {{"type", "string"}, {"maxLength", 12},
-                     {"description", "detail full: the next_cursor of the previous page"}}}}},
+                     {"description", "detail full, ops or sections: the next_cursor of the previous page"}}}}},
        {"required", {"query"}},
        {"additionalProperties", false}},
       // optrace.trace/1 (doc/trace-schema.md): the required fields and their shapes.
@@ -497,7 +510,9 @@ McpToolResult OptraceTools::Scan(const McpJson& arguments) {
 
 McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   std::string query = arguments.at("query");
-  const bool full = arguments.value("detail", std::string("brief")) == "full";
+  // Named parts come from the full trace.
+  const bool full = arguments.value("detail", std::string("brief")) == "full" || arguments.contains("ops") ||
+                    arguments.contains("sections");
   TraceOptions options;
   // The schema's enum already held it to a name ParseDevice knows.
   ParseDevice(arguments.value("device", std::string("default")), &options.device);
@@ -521,8 +536,13 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
     trace.source_warning = version_warning_;
   }
   if (s.ok()) {
-    if (full) return FullTracePage(trace, arguments.value("cursor", std::string()));
-    return {false, RenderMarkdown(trace, /*brief=*/true), BriefTrace(TraceToJson(trace))};
+    std::vector<std::string> ops = arguments.value("ops", std::vector<std::string>()),
+                             sections = arguments.value("sections", std::vector<std::string>());
+    if (full || !ops.empty() || !sections.empty())
+      return FullTracePage(trace, arguments.value("cursor", std::string()), ops, sections);
+    json brief = BriefTrace(TraceToJson(trace));
+    std::string text = TraceJsonMarkdown(brief);
+    return {false, std::move(text), std::move(brief)};
   }
   if (s.code() != ExitCode::kNotFound) return ToolError("optrace: " + s.message());
   std::string text = "Not found: " + s.message() + "\nNothing was traced.";
@@ -534,35 +554,25 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   return {true, text, TraceToJson(trace)};
 }
 
-// detail "full": the whole trace, or when it is over kFullPageBytes, one page
-// of its ops (the other fields whole) with `next_cursor` for the next page.
-McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std::string& cursor) {
-  constexpr size_t kFullPageBytes = 256 * 1024;
+// detail "full", or named parts: one page of at most kFullPageMaxBytes
+// (trace_pages.h), its text rendered from it.
+McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std::string& cursor,
+                                          const std::vector<std::string>& ops, const std::vector<std::string>& sections) {
   json full = TraceToJson(trace);
-  std::string markdown = RenderMarkdown(trace);
-  if (DumpJson(full).size() <= kFullPageBytes && cursor.empty()) return {false, markdown, std::move(full)};
-  size_t first = 0;
+  std::string error;
+  if (!SelectTraceParts(&full, ops, sections, &error)) return ToolError("optrace: " + error);
+  std::vector<json> pages = TracePages(full);
+  size_t index = 0;
   if (!cursor.empty()) {
     char* end = nullptr;
-    first = std::strtoul(cursor.c_str(), &end, 10);
-    if (!end || *end || first >= full["ops"].size()) return ToolError("optrace: invalid cursor '" + cursor + "'");
+    index = std::strtoul(cursor.c_str(), &end, 10);
+    if (!end || *end || index < 1 || index > pages.size())
+      return ToolError("optrace: invalid cursor '" + cursor + "' (this answer has " + std::to_string(pages.size()) + " pages)");
+    --index;
   }
-  json ops = std::move(full["ops"]);
-  full["ops"] = json::array();
-  size_t budget = kFullPageBytes - std::min(kFullPageBytes / 2, DumpJson(full).size());
-  size_t i = first, used = 0;
-  for (; i < ops.size(); ++i) {
-    size_t size = DumpJson(ops[i]).size() + 1;
-    if (used + size > budget && i > first) break;
-    used += size;
-    full["ops"].push_back(std::move(ops[i]));
-  }
-  full["page"] = {{"first_op", first}, {"ops", full["ops"].size()}, {"total_ops", ops.size()}};
-  if (i < ops.size()) full["next_cursor"] = std::to_string(i);
-  std::string text = markdown.size() > kFullPageBytes ? markdown.substr(0, kFullPageBytes) : markdown;
-  text += "\n\n_Page of ops " + std::to_string(first) + "–" + std::to_string(i) + " of " +
-          std::to_string(ops.size()) + (i < ops.size() ? "; call again with cursor \"" + std::to_string(i) + "\"._" : "._");
-  return {false, text, std::move(full)};
+  json page = std::move(pages[index]);
+  std::string text = TraceJsonMarkdown(page);
+  return {false, std::move(text), std::move(page)};
 }
 
 McpToolResult OptraceTools::Find(const McpJson& arguments) {

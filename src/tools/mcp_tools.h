@@ -67,7 +67,8 @@ class OptraceTools : public McpToolProvider {
  private:
   void Load();
   McpToolResult Trace(const McpJson& arguments);
-  McpToolResult FullTracePage(const optrace::Trace& trace, const std::string& cursor);
+  McpToolResult FullTracePage(const optrace::Trace& trace, const std::string& cursor, const std::vector<std::string>& ops,
+                              const std::vector<std::string>& sections);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
   McpToolResult Scan(const McpJson& arguments);

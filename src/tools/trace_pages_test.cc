@@ -1,0 +1,313 @@
+// Issue 27 on the real 2.6.0 tree: every `full` page at most 20 KB of
+// structuredContent, nothing lost or doubled by the cutting (each op, each
+// kernel entry, each frame comes back once when the pages are put
+// together), named parts, and the text channel carrying the same kernels,
+// libraries and ops as the structured one -- for every op of
+// native_functions.yaml and the largest modules, through the code the MCP
+// server runs.
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/json.h"
+#include "render/render.h"
+#include "testing/test_tree_index.h"
+#include "testing/test_util.h"
+#include "tools/mcp_tools.h"
+#include "tools/trace_pages.h"
+#include "tools/trace_text.h"
+#include "trace/trace.h"
+
+namespace optrace {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+OptraceTools& Tools() {
+  static OptraceTools* tools = [] {
+    auto* t = new OptraceTools(CorpusTree("2.6.0"));
+    t->StartLoading();
+    std::string error;
+    EXPECT_TRUE(t->WaitLoaded(&error)) << error;
+    return t;
+  }();
+  return *tools;
+}
+
+json FullTrace(const std::string& query, const std::string& device = "cuda") {
+  TraceOptions options;
+  options.snippets = false;
+  ParseDevice(device, &options.device);
+  Trace t;
+  TraceQuery(TreeIndex("2.6.0"), query, options, &t);
+  return TraceToJson(t);
+}
+
+// Puts pieces back together: an object (or an array element) whose "part"
+// index is above 1 continues the one before it.
+void Merge(json& into, const json& piece);
+void Append(json& array, const json& element) {
+  if (element.is_object() && element.contains("part") && element["part"]["index"].get<int>() > 1 && !array.empty())
+    Merge(array.back(), element);
+  else array.push_back(element);
+}
+void Merge(json& into, const json& piece) {
+  for (const auto& [key, value] : piece.items()) {
+    if (key == "part" || key == "page" || key == "next_cursor") continue;
+    if (value.is_array() && into.contains(key)) {
+      for (const auto& e : value) Append(into[key], e);
+    } else if (value.is_object() && into.contains(key) && value.contains("part") &&
+               value["part"]["index"].get<int>() > 1) {
+      Merge(into[key], value);
+    } else {
+      into[key] = value;
+    }
+  }
+}
+nlohmann::json WithoutParts(const json& v) {
+  if (v.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : v) out.push_back(WithoutParts(e));
+    return out;
+  }
+  if (!v.is_object()) return nlohmann::json::parse(v.dump());
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : v.items())
+    if (key != "part" && key != "page" && key != "next_cursor") out[key] = WithoutParts(value);
+  return out;
+}
+
+// The pages put together again are the whole trace, exactly.
+void ExpectPagesAreTheWhole(const std::vector<json>& pages, const json& full, const std::string& what) {
+  ASSERT_FALSE(pages.empty());
+  json together = pages[0];
+  for (size_t i = 1; i < pages.size(); ++i) Merge(together, pages[i]);
+  nlohmann::json a = WithoutParts(together), b = WithoutParts(full);
+  EXPECT_TRUE(a == b) << what << ": the pages put together differ from the whole: "
+                      << nlohmann::json::diff(b, a).dump().substr(0, 1500);
+}
+
+void ExpectPagesHoldTheWhole(const json& full, const std::string& what) {
+  std::vector<json> pages = TracePages(full);
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const json& page = pages[i];
+    EXPECT_LE(DumpJson(page).size(), kFullPageMaxBytes) << what << " page " << i + 1;
+    EXPECT_EQ(page["query"], full["query"]) << what;
+    EXPECT_EQ(page["target"], full["target"]) << what;
+    if (pages.size() > 1) {
+      EXPECT_EQ(page["page"]["index"], i + 1);
+      EXPECT_EQ(page["page"]["of"], pages.size());
+      EXPECT_EQ(page.contains("next_cursor"), i + 1 < pages.size());
+    }
+  }
+  ExpectPagesAreTheWhole(pages, full, what);
+}
+
+// `op`/`kernel`/`library` marks of a text.
+std::set<std::string> Marked(const std::string& text, const std::string& label) {
+  std::set<std::string> names;
+  std::regex mark("(^|[^a-z_])" + label + " `([^`]+)`");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), mark); it != std::sregex_iterator(); ++it)
+    names.insert((*it)[2].str());
+  return names;
+}
+
+struct Named {
+  std::set<std::string> ops, kernels, libraries;
+};
+
+// Every op, kernel and library a trace object names.
+Named NamedIn(const json& t) {
+  Named n;
+  auto steps = [&](const json& path) {
+    for (const auto& step : path) {
+      n.ops.insert(step["op"].get<std::string>());
+      if (step.contains("kernels"))
+        for (const auto& k : step["kernels"]) n.kernels.insert(k["name"].get<std::string>());
+      if (step.contains("libraries"))
+        for (const auto& l : step["libraries"]) n.libraries.insert(l.get<std::string>());
+    }
+  };
+  if (t.contains("summary")) {
+    const json& s = t["summary"];
+    if (s.contains("path")) steps(s["path"]);
+    if (s.contains("backward")) {
+      if (s["backward"].contains("path")) steps(s["backward"]["path"]);
+      for (const auto& d : s["backward"].value("derivatives", json::array())) n.ops.insert(d.get<std::string>());
+    }
+  }
+  for (const auto& op : t.value("ops", json::array())) {
+    n.ops.insert(op["name"].get<std::string>());
+    if (op.contains("reached_from")) n.ops.insert(op["reached_from"].get<std::string>());
+    if (op.contains("yaml") && op["yaml"].is_object() && op["yaml"].value("structured_delegate", json()).is_string())
+      n.ops.insert(op["yaml"]["structured_delegate"].get<std::string>());
+    for (const auto& k : op.value("kernels", json::array())) n.kernels.insert(k["name"].get<std::string>());
+    for (const auto& l : op.value("libraries", json::array())) n.libraries.insert(l["name"].get<std::string>());
+    for (const auto& c : op.value("calls", json::array())) n.ops.insert(c["op"].get<std::string>());
+  }
+  for (const auto& b : t.value("backward", json::array())) {
+    n.ops.insert(b["op"].get<std::string>());
+    for (const auto& o : b.value("ops", json::array())) n.ops.insert(o.get<std::string>());
+  }
+  for (const auto& d : t.value("decompositions", json::array())) n.ops.insert(d["op"].get<std::string>());
+  for (const auto& s : t.value("selections", json::array())) {
+    if (s.contains("op")) n.ops.insert(s["op"].get<std::string>());
+    for (const auto& a : s.value("alternatives", json::array())) n.ops.insert(a["op"].get<std::string>());
+  }
+  return n;
+}
+
+void ExpectSameFacts(const json& structured, const std::string& text, const std::string& what) {
+  Named n = NamedIn(structured);
+  EXPECT_EQ(Marked(text, "op"), n.ops) << what;
+  EXPECT_EQ(Marked(text, "kernel"), n.kernels) << what;
+  EXPECT_EQ(Marked(text, "library"), n.libraries) << what;
+}
+
+// Known facts first: the SDPA brief names its backends in both channels,
+// and _efficient_attention_backward (77 KB as one object) is cut into parts.
+TEST(TracePages, SdpaSelectionsInBothChannelsAndItsBiggestOpCut) {
+  REQUIRE_CORPUS("2.6.0");
+  McpToolResult brief = Tools().Call("trace", {{"query", "F.scaled_dot_product_attention"}, {"device", "cuda"}});
+  ASSERT_FALSE(brief.is_error) << brief.text;
+  ExpectSameFacts(brief.structured, brief.text, "sdpa brief");
+  for (const char* backend : {"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+                              "_scaled_dot_product_cudnn_attention"})
+    EXPECT_NE(brief.text.find(backend), std::string::npos) << backend;
+
+  McpToolResult op = Tools().Call("trace", {{"query", "F.scaled_dot_product_attention"},
+                                            {"device", "cuda"},
+                                            {"ops", {"_efficient_attention_backward"}},
+                                            {"sections", {"ops"}}});
+  ASSERT_FALSE(op.is_error) << op.text;
+  EXPECT_LE(DumpJson(op.structured).size(), kFullPageMaxBytes);
+  ASSERT_FALSE(op.structured["ops"].empty());
+  for (const auto& o : op.structured["ops"]) EXPECT_EQ(o["name"], "_efficient_attention_backward");
+  EXPECT_EQ(op.structured["ops"][0]["part"]["index"], 1);
+  EXPECT_GT(op.structured["ops"][0]["part"]["of"].get<int>(), 1);
+  EXPECT_EQ(op.structured["ops"][0]["yaml"]["file"], "aten/src/ATen/native/native_functions.yaml");
+  EXPECT_TRUE(op.structured["python"].empty());
+  ExpectSameFacts(op.structured, op.text, "sdpa ops page");
+}
+
+// Parts by name: layer_norm's backward op with its CUDA kernels; sections.
+TEST(TracePages, PartsByName) {
+  REQUIRE_CORPUS("2.6.0");
+  McpToolResult r =
+      Tools().Call("trace", {{"query", "F.layer_norm"}, {"device", "cuda"}, {"ops", {"native_layer_norm_backward"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& ops = r.structured["ops"];
+  ASSERT_FALSE(ops.empty());
+  std::set<std::string> kernels;
+  for (const auto& o : ops) {
+    EXPECT_EQ(o["name"], "native_layer_norm_backward");
+    for (const auto& k : o.value("kernels", json::array())) kernels.insert(k["name"].get<std::string>());
+  }
+  EXPECT_TRUE(kernels.count("layer_norm_grad_input_kernel")) << ::testing::PrintToString(kernels);
+  EXPECT_EQ(r.structured["parts"]["ops"], json::array({"native_layer_norm_backward"}));
+
+  McpToolResult s = Tools().Call("trace", {{"query", "F.layer_norm"}, {"sections", {"backward", "selections"}}});
+  ASSERT_FALSE(s.is_error) << s.text;
+  EXPECT_FALSE(s.structured.contains("summary"));
+  EXPECT_TRUE(s.structured["ops"].empty());
+  EXPECT_TRUE(s.structured["python"].empty());
+  ASSERT_FALSE(s.structured["backward"].empty());
+  EXPECT_EQ(s.structured["backward"][0]["op"], "native_layer_norm");
+  EXPECT_EQ(s.structured["backward"][0]["derivatives"]["file"], "tools/autograd/derivatives.yaml");
+
+  McpToolResult bad = Tools().Call("trace", {{"query", "F.layer_norm"}, {"ops", {"native_layer_norm_bakward"}}});
+  EXPECT_TRUE(bad.is_error);
+  EXPECT_NE(bad.text.find("did you mean native_layer_norm_backward"), std::string::npos) << bad.text;
+  McpToolResult cursor = Tools().Call("trace", {{"query", "F.layer_norm"}, {"detail", "full"}, {"cursor", "999"}});
+  EXPECT_TRUE(cursor.is_error);
+}
+
+// The five big modules on both devices: every page fits, both channels of
+// each name the same things, and the pages put together are the whole trace.
+TEST(TracePages, TheLargestModulesPageWithinTheLimit) {
+  REQUIRE_CORPUS("2.6.0");
+  for (const char* query : {"nn.LSTM", "nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.Conv2d",
+                            "F.scaled_dot_product_attention"}) {
+    for (const char* device : {"cuda", "cpu"}) {
+      SCOPED_TRACE(std::string(query) + " on " + device);
+      json full = FullTrace(query, device);
+      ExpectPagesHoldTheWhole(full, query);
+      std::vector<json> pages = TracePages(full);
+      EXPECT_GT(pages.size(), 5u);  // each is hundreds of kilobytes of trace
+      for (const json& page : pages) ExpectSameFacts(page, TraceJsonMarkdown(page), query);
+    }
+  }
+}
+
+// The cursor walks the pages through the tool, as a client does: nn.LSTM's
+// pages, each within the limit, together its whole trace.
+TEST(TracePages, TheCursorWalksEveryPage) {
+  REQUIRE_CORPUS("2.6.0");
+  json args = {{"query", "nn.LSTM"}, {"device", "cuda"}, {"detail", "full"}};
+  std::vector<json> pages;
+  for (std::string cursor;;) {
+    if (!cursor.empty()) args["cursor"] = cursor;
+    McpToolResult r = Tools().Call("trace", args);
+    ASSERT_FALSE(r.is_error) << r.text;
+    EXPECT_LE(DumpJson(r.structured).size(), kFullPageMaxBytes) << cursor;
+    EXPECT_NE(r.text.find("page " + std::to_string(pages.size() + 1) + " of"), std::string::npos) << cursor;
+    pages.push_back(std::move(r.structured));
+    if (!pages.back().contains("next_cursor")) break;
+    cursor = pages.back()["next_cursor"];
+    ASSERT_LT(pages.size(), 200u);
+  }
+  json whole = FullTrace("nn.LSTM");
+  for (json& page : pages) page["source"] = whole["source"];  // the tool adds the installed torch
+  ExpectPagesAreTheWhole(pages, whole, "nn.LSTM");
+}
+
+// Every op of native_functions.yaml (3,144 in 2.6.0) on CUDA: every page of
+// its full trace fits and the pages hold the whole; its brief's text names
+// exactly the ops, kernels and libraries its structured content names.
+TEST(TracePages, EveryOpPagesWithinTheLimitAndBothChannelsAgree) {
+  REQUIRE_CORPUS("2.6.0");
+  const std::vector<std::string> all = AllOpQueries(TreeIndex("2.6.0"));
+  ASSERT_EQ(all.size(), 3144u);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < all.size();) {
+      json full = FullTrace(all[i]);
+      ExpectPagesHoldTheWhole(full, all[i]);
+      json brief = BriefTrace(full);
+      ExpectSameFacts(brief, TraceJsonMarkdown(brief), all[i] + " brief");
+      ExpectSameFacts(TracePages(full)[0], TraceJsonMarkdown(TracePages(full)[0]), all[i] + " page 1");
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+}
+
+// The splitter on a small value: scalars in every piece, arrays dealt out.
+TEST(TracePages, SplitKeepsScalarsAndDealsOutArrays) {
+  json op = {{"name", "mm"}, {"role", "forward"}, {"kernels", json::array()}};
+  for (int i = 0; i < 40; ++i) op["kernels"].push_back({{"name", "k" + std::to_string(i)}, {"line", i + 1}});
+  std::vector<json> pieces = SplitJsonObject(op, 300);
+  ASSERT_GT(pieces.size(), 3u);
+  size_t kernels = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    EXPECT_LE(DumpJson(pieces[i]).size(), 300u) << DumpJson(pieces[i]);
+    EXPECT_EQ(pieces[i]["name"], "mm");
+    EXPECT_EQ(pieces[i]["role"], "forward");
+    EXPECT_EQ(pieces[i]["part"]["index"], i + 1);
+    kernels += pieces[i]["kernels"].size();
+  }
+  EXPECT_EQ(kernels, 40u);
+  EXPECT_EQ(pieces.back()["kernels"].back()["name"], "k39");
+  EXPECT_EQ(SplitJsonObject(op, 1 << 20).size(), 1u);
+  EXPECT_FALSE(SplitJsonObject(op, 1 << 20)[0].contains("part"));
+}
+
+}  // namespace
+}  // namespace optrace
