@@ -1,6 +1,7 @@
 // optrace mcp driven by the official MCP TypeScript SDK client, as an agent's
 // host drives it: connect (initialize), list the tools, call every tool with
-// valid and invalid arguments, and 20 calls at once. The SDK checks every
+// valid and invalid arguments, and 20 calls at once; then every tool again in
+// each of the five protocol revisions. The SDK checks every
 // structuredContent against the tool's outputSchema itself, and fails a call
 // that gets no answer within its timeout -- which is how a server answering
 // with id null, or not at all, shows up. Run by mcp_sdk_test.sh (a CTest).
@@ -139,5 +140,73 @@ check(answers.length === 20, '20 concurrent calls answered');
 for (const [tool, asked, answered, isError] of answers) check(asked === answered && !isError, `concurrent ${tool} ${asked}`);
 
 await client.close();
+
+// Every protocol revision a client may ask for (issue 27): the handshake
+// revisions through initialize (the SDK 1.32 client sends its latest; the
+// request is rewritten on its way out, as an older SDK would have written
+// it), 2026-07-28 through _meta on every request. In each: the version asked
+// is the version answered, every tool is called with the SDK checking its
+// structuredContent against the outputSchema, and a broken argument is
+// answered as that revision says (-32602 before 2025-11-25, isError since).
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
+  const modern = version === '2026-07-28';
+  const t = new StdioClientTransport({
+    command: optrace,
+    args: ['mcp', '--source', source],
+    env: { ...process.env, OPTRACE_NO_VERSION_CHECK: '1' },
+    stderr: 'ignore',
+  });
+  let negotiated = '';
+  const send = t.send.bind(t);
+  t.send = (message, options) => {
+    if (message.method === 'initialize' && !modern) {
+      message = { ...message, params: { ...message.params, protocolVersion: version } };
+    } else if (modern && message.method && message.id !== undefined && message.method !== 'initialize') {
+      const meta = { ...(message.params?._meta ?? {}), [META_VERSION]: version, 'io.modelcontextprotocol/clientCapabilities': {} };
+      message = { ...message, params: { ...(message.params ?? {}), _meta: meta } };
+    }
+    return send(message, options);
+  };
+  t.setProtocolVersion = (v) => { negotiated = v; };
+  const c = new Client({ name: 'optrace-sdk-test', version: '1.0.0' });
+  await c.connect(t);
+  if (!modern) check(negotiated === version, `${version}: initialize answers ${negotiated}`);
+  const listed = await c.listTools();
+  if (modern) check(listed._meta?.['io.modelcontextprotocol/serverInfo']?.name === 'optrace' && listed.ttlMs > 0,
+    `${version}: tools/list served statelessly (serverInfo in _meta, ttlMs)`);
+  check(listed.tools.length === 7 && listed.tools.every((tool) => tool.outputSchema?.type === 'object'),
+    `${version}: tools/list, seven tools with output schemas`);
+  const run = (name, args, options) => c.callTool({ name, arguments: args }, undefined, options);
+  const calls = [
+    ['trace', { query: 'F.softmax' }],
+    ['trace', { query: 'nn.LSTM', detail: 'full', cursor: '2' }],
+    ['trace', { query: 'F.layer_norm', ops: ['native_layer_norm_backward'] }],
+    ['find', { symbol: 'softmax_warp_forward', limit: 3 }],
+    ['op', { name: 'aten::add.Tensor' }],
+    ['source', {}],
+    ['scan', { text: 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return -x.float() ** 2\n' }],
+    ['tests', { query: 'nn.LSTM' }],
+    ['verify', { query: 'torch.relu', device: 'cpu', samples: 1 }],
+  ];
+  for (const [name, args] of calls) {
+    const r = await run(name, args, { timeout: 300_000 });
+    const ok = name === 'verify' ? (r.isError ? !text(r).includes('\n') : r.structuredContent?.schema === 'optrace.verify/1')
+                                 : !r.isError && typeof r.structuredContent === 'object' && text(r).length > 0;
+    const bytes = Buffer.byteLength(JSON.stringify(r.structuredContent ?? {}));
+    check(ok && bytes <= 20 * 1024, `${version}: ${name} ${JSON.stringify(args).slice(0, 50)} (${bytes} bytes)`);
+  }
+  let answer = '';
+  try {
+    const r = await run('trace', { query: 'nn.LSTM', depth: 99 });
+    answer = r.isError && text(r).startsWith('Invalid arguments for tool trace') ? 'isError' : 'other result';
+  } catch (e) {
+    answer = String(e.code ?? e.message);
+  }
+  const expected = version < '2025-11-25' ? '-32602' : 'isError';
+  check(answer === expected, `${version}: a broken argument is answered ${answer} (expected ${expected})`);
+  await c.close();
+}
+
 console.log(failures ? `${failures} FAILED` : 'all passed');
 process.exit(failures ? 1 : 0);
