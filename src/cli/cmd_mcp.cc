@@ -20,20 +20,6 @@
 
 namespace optrace {
 
-namespace {
-
-constexpr char kInstructions[] =
-    "optrace answers questions about PyTorch internals from the PyTorch source checkout that matches the "
-    "installed torch, with file:line for every fact. Use it instead of grepping or reading the checkout: "
-    "`trace` for the whole path of an operation (Python -> native_functions.yaml -> C++ -> CUDA kernels / "
-    "cuDNN / cuBLAS -> backward), e.g. nn.LSTM, F.scaled_dot_product_attention, Tensor.softmax, "
-    "aten::add.Tensor; `op` for one aten op's YAML entry and derivative formulas; `find` for where a C++ "
-    "function, stub, kernel or Python name is defined, registered and called; `source` to check which checkout "
-    "is read. Paths are relative to the checkout root. 'Not found' means the checkout does not show it: do not "
-    "fill the gap by guessing.";
-
-}  // namespace
-
 int CmdMcp(int argc, char** argv) {
   CLI::App app{"Serve optrace's tools over MCP (stdio, JSON-RPC 2.0), for coding agents", "optrace mcp"};
   std::string source;
@@ -53,7 +39,7 @@ int CmdMcp(int argc, char** argv) {
   OptraceTools tools(source);
   tools.StartLoading();
   McpServerInfo info;
-  info.instructions = kInstructions;
+  info.instructions = McpInstructions();  // tools/mcp_tools.h: every tool, and when
   McpServer server(&tools, info);
   std::cerr << "optrace mcp: serving on stdio (protocol " << kMcpModernVersion << ", " << McpSessionVersions().front()
             << ", " << McpSessionVersions().back() << ")\n";

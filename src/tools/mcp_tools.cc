@@ -20,6 +20,7 @@
 #include "lookup/py.h"
 #include "lookup/query.h"
 #include "trace/trace.h"
+#include "tools/tool_schemas.h"
 #include "tools/trace_pages.h"
 #include "tools/trace_text.h"
 #include "tools/verify_tool.h"
@@ -440,7 +441,7 @@ std::vector<McpTool> MakeTools() {
          {"class", {{"type", "string"}, {"maxLength", kMaxQueryLength}}}}},
        {"required", {"text"}},
        {"additionalProperties", false}},
-      {{"type", "object"}, {"required", {"schema", "ops"}}}};
+      ScanOutputSchema()};
 
   std::vector<McpTool> tools = {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
   for (auto& tool : VerifyTools()) tools.push_back(std::move(tool));
@@ -450,6 +451,26 @@ std::vector<McpTool> MakeTools() {
 McpToolResult ToolError(std::string text) { return {true, std::move(text), nullptr}; }
 
 }  // namespace
+
+// Beside the tools, so a new tool and its line here are one change (a test
+// holds every tool name to appear).
+std::string McpInstructions() {
+  return "optrace answers questions about PyTorch internals from the PyTorch source checkout that matches the "
+         "installed torch, with file:line for every fact. Use it instead of grepping or reading the checkout. "
+         "Tools: `trace` for the whole path of an operation (Python -> native_functions.yaml -> C++ -> CUDA "
+         "kernels / cuDNN / cuBLAS -> backward), e.g. nn.LSTM, F.scaled_dot_product_attention, Tensor.softmax, "
+         "aten::add.Tensor: brief by default (under 16 KB); detail \"full\" pages every op (20 KB a page, pass "
+         "next_cursor back as cursor); `ops: [...]` / `sections: [...]` ask for named parts (one op's kernels, the "
+         "backward, the selections). `op` for one aten op's native_functions.yaml entry and derivatives.yaml "
+         "formulas. `find` for where a C++ function, dispatch stub, kernel, macro or Python name is defined, "
+         "registered and called. `scan` first when porting a model file: pass its Python text, get every op it "
+         "runs, then `trace` those marked needs_trace. `tests` for how PyTorch's own test suite covers an op or "
+         "module (OpInfo/ModuleInfo entries, sample inputs, expected failures and skips per device/dtype, the "
+         "test files). `verify` to run the installed torch and see which traced kernels really ran (slow: seconds "
+         "to a minute). `source` to check which checkout and version are read, and the index state. Paths are "
+         "relative to the checkout root; `source.permalink` (when the version is known) turns them into GitHub "
+         "links. 'Not found' means the checkout does not show it: do not fill the gap by guessing.";
+}
 
 OptraceTools::OptraceTools(std::string source_flag)
     : source_flag_(std::move(source_flag)), tools_(MakeTools()), live_(source_flag_, "optrace mcp"),

@@ -46,6 +46,10 @@ bool DescribeOp(const Index& index, std::string_view name, McpJson* out);
 // "brief". Still an optrace.trace/1 object.
 McpJson BriefTrace(const McpJson& full);
 
+// The server's `instructions` (initialize, server/discover): every tool, and
+// when to use it.
+std::string McpInstructions();
+
 // Markdown briefs of the find and op answers.
 std::string FindMarkdown(const McpJson& found);
 std::string OpMarkdown(const McpJson& op);

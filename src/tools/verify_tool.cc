@@ -5,6 +5,7 @@
 // entry) as tool errors the model can act on.
 #include "tools/verify_tool.h"
 
+#include "tools/tool_schemas.h"
 #include "verify/test_finder.h"
 #include "verify/verify.h"
 
@@ -38,7 +39,7 @@ McpTool VerifySpec() {
              {"samples", {{"type", "integer"}, {"minimum", 1}, {"maximum", 20}, {"default", 3}}}}},
            {"required", {"query"}},
            {"additionalProperties", false}},
-          {{"type", "object"}, {"required", {"schema", "source", "installed", "summary", "queries"}}}};
+          VerifyOutputSchema()};
 }
 
 McpTool TestsSpec() {
@@ -49,7 +50,7 @@ McpTool TestsSpec() {
           "overrides, the test files that run every entry, and test files calling the op directly.",
           {{"type", "object"}, {"properties", {{"query", QuerySchema()}}}, {"required", {"query"}},
            {"additionalProperties", false}},
-          {{"type", "object"}, {"required", {"schema", "query", "entries"}}}};
+          TestsOutputSchema()};
 }
 
 McpToolResult Verify(const Index& index, const McpJson& arguments) {
