@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "render/render.h"
+#include "base/permalink.h"
 #include "base/text.h"
 #include "index/store_arena.h"
 #include "lookup/find.h"
@@ -526,7 +527,11 @@ McpToolResult OptraceTools::Scan(const McpJson& arguments) {
   }
   std::string cls = arguments.value("class", std::string());
   if (!cls.empty()) FilterScanToClass(&report, cls);
-  return {false, RenderScanMarkdown(report, {}), ScanToJson(report, {})};
+  json answer = ScanToJson(report, {});
+  if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty()) {
+    answer["source"]["permalink"] = base;  // scan's lines are the user's file: no url of their own
+  }
+  return {false, RenderScanMarkdown(report, {}), std::move(answer)};
 }
 
 McpToolResult OptraceTools::Trace(const McpJson& arguments) {
@@ -562,6 +567,8 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
     if (full || !ops.empty() || !sections.empty())
       return FullTracePage(trace, arguments.value("cursor", std::string()), ops, sections);
     json brief = BriefTrace(TraceToJson(trace));
+    // The brief keeps its 16 KB for facts: one base, not a url per location.
+    if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty()) brief["source"]["permalink"] = base;
     std::string text = TraceJsonMarkdown(brief);
     return {false, std::move(text), std::move(brief)};
   }
@@ -582,6 +589,10 @@ McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std
   json full = TraceToJson(trace);
   std::string error;
   if (!SelectTraceParts(&full, ops, sections, &error)) return ToolError("optrace: " + error);
+  if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty()) {
+    AddPermalinks(&full, base);  // before the cut: the pages' sizes count the links
+    full["source"]["permalink"] = base;
+  }
   std::vector<json> pages = TracePages(full);
   size_t index = 0;
   if (!cursor.empty()) {
@@ -629,6 +640,10 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
 McpToolResult OptraceTools::WithSourceFacts(McpToolResult result) {
   if (!result.structured.is_object()) return result;
   json source = {{"root", index_.root}, {"version", index_.version}};
+  if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty()) {
+    AddPermalinks(&result.structured, base);
+    source["permalink"] = base;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   source["installed_torch"] = installed_torch_ ? json(*installed_torch_) : json(nullptr);
   if (!version_warning_.empty()) {

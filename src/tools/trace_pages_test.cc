@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "base/json.h"
+#include "base/permalink.h"
 #include "render/render.h"
 #include "testing/test_tree_index.h"
 #include "testing/test_util.h"
@@ -263,6 +264,14 @@ TEST(TracePages, TheCursorWalksEveryPage) {
     ASSERT_LT(pages.size(), 200u);
   }
   json whole = FullTrace("nn.LSTM");
+  // The tool links every location at the tree's tag.
+  AddPermalinks(&whole, "https://github.com/pytorch/pytorch/blob/v2.6.0/");
+  EXPECT_EQ(pages[0]["source"]["permalink"], "https://github.com/pytorch/pytorch/blob/v2.6.0/");
+  ASSERT_FALSE(pages[1]["ops"].empty());
+  const json& op = pages[1]["ops"][0];
+  EXPECT_EQ(op["yaml"]["url"],
+            "https://github.com/pytorch/pytorch/blob/v2.6.0/aten/src/ATen/native/native_functions.yaml#L" +
+                std::to_string(op["yaml"]["line"].get<int>()));
   for (json& page : pages) page["source"] = whole["source"];  // the tool adds the installed torch
   ExpectPagesAreTheWhole(pages, whole, "nn.LSTM");
 }
@@ -287,6 +296,26 @@ TEST(TracePages, EveryOpPagesWithinTheLimitAndBothChannelsAgree) {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(work);
   for (auto& t : threads) t.join();
+}
+
+// MCP answers cite the 2.6.0 tree at its tag: find's kernel definition, op's
+// YAML line and derivatives entry, tests' entries; the brief names the base.
+TEST(TracePages, AnswersCarryPermalinksAtTheTreesTag) {
+  REQUIRE_CORPUS("2.6.0");
+  const std::string base = "https://github.com/pytorch/pytorch/blob/v2.6.0/";
+  McpToolResult find = Tools().Call("find", {{"symbol", "softmax_warp_forward"}, {"limit", 3}});
+  ASSERT_FALSE(find.is_error) << find.text;
+  EXPECT_EQ(find.structured["definitions"][0]["url"], base + "aten/src/ATen/native/cuda/PersistentSoftmax.cuh#L68");
+  EXPECT_EQ(find.structured["source"]["permalink"], base);
+  McpToolResult op = Tools().Call("op", {{"name", "aten::add.Tensor"}});
+  EXPECT_EQ(op.structured["entries"][0]["url"], base + "aten/src/ATen/native/native_functions.yaml#L552");
+  EXPECT_EQ(op.structured["entries"][0]["derivatives"]["url"], base + "tools/autograd/derivatives.yaml#L229");
+  McpToolResult tests = Tools().Call("tests", {{"query", "nn.LSTM"}});
+  const json& entry = tests.structured["entries"][0];
+  EXPECT_EQ(entry["url"], base + entry["file"].get<std::string>() + "#L" + std::to_string(entry["line"].get<int>()));
+  McpToolResult brief = Tools().Call("trace", {{"query", "F.softmax"}});
+  EXPECT_EQ(brief.structured["source"]["permalink"], base);
+  EXPECT_NE(brief.text.find("links at " + base), std::string::npos);
 }
 
 // The splitter on a small value: scalars in every piece, arrays dealt out.
