@@ -20,9 +20,12 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "base/cores.h"
+#include "base/json.h"
+#include "base/permalink.h"
 #include "cli/cmd_common.h"
 #include "cli/cmd_daemon.h"
 #include "lookup/query.h"
@@ -67,7 +70,7 @@ std::string NotFoundMessage(const Status& status, const Trace& trace) {
 struct TraceFlags {
   std::string source, format = "text", device = "default", color = "auto", detail = "brief";
   std::vector<std::string> assume, queries;
-  bool json = false, no_backward = false, all = false, pretty = false;
+  bool json = false, no_backward = false, all = false, pretty = false, links = false;
   int depth = TraceOptions().depth, width = 0, jobs = 0;
   // What the client's Python has installed, handed to the daemon, whose own
   // environment is that of the trace that started it (hidden: internal).
@@ -94,6 +97,9 @@ void AddTraceFlags(CLI::App& app, TraceFlags* f) {
       ->delimiter(',');
   app.add_flag("--all", f->all, "trace every op of native_functions.yaml (JSON: one object per line)");
   app.add_flag("--pretty", f->pretty, "indent JSON (one query only)");
+  app.add_flag("--links", f->links,
+               "permalinks at the checkout's version (github.com/pytorch/pytorch/blob/<tag or commit>/...#L<line>): "
+               "a url beside every file:line in JSON, a Links section in text and md");
   app.add_option("--jobs", f->jobs, "threads tracing many queries (--all; default: every core)")
       ->check(CLI::Range(1, 256));
   app.add_option("--width", f->width, "text columns (default: the terminal's, else 100)")->check(CLI::Range(40, 400));
@@ -114,6 +120,7 @@ std::vector<std::string> DaemonArgs(const TraceFlags& f, const Checkout& checkou
                                    render.color ? "always" : "never"};
   if (f.no_backward) args.push_back("--no-backward");
   if (f.pretty) args.push_back("--pretty");
+  if (f.links) args.push_back("--links");
   args.insert(args.end(), {"--installed-torch", checkout.installed_torch.value_or("none"), "--version-warning",
                            checkout.version_warning});
   args.insert(args.end(), {"--detail", f.detail});
@@ -163,11 +170,39 @@ void AnswerInOrder(size_t n, unsigned threads, const std::function<Answer(size_t
   for (auto& t : pool) t.join();
 }
 
+// --links, JSON: the trace with a url beside every file:line.
+std::string LinkedJson(const Trace& trace, const std::string& base, int indent) {
+  nlohmann::ordered_json j = TraceToJson(trace);
+  AddPermalinks(&j, base);
+  j["source"]["permalink"] = base;
+  return DumpJson(j, indent);
+}
+
+// --links, text and md: every location of the trace once, in the order the
+// trace names them, with its permalink (the renderers abbreviate paths; the
+// links spell them whole).
+std::string LinksSection(const Trace& trace, const std::string& base, bool markdown) {
+  nlohmann::ordered_json j = TraceToJson(trace);
+  AddPermalinks(&j, base);
+  std::vector<std::pair<std::string, std::string>> seen;
+  std::set<std::string> urls;
+  std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& v) {
+    if (v.is_object() && v.contains("url") && urls.insert(v["url"].get<std::string>()).second)
+      seen.emplace_back(v["file"].get<std::string>() + ":" + std::to_string(v["line"].get<int64_t>()), v["url"]);
+    if (v.is_structured())
+      for (const auto& item : v) walk(item);
+  };
+  walk(j);
+  std::string out = markdown ? "\n### Links (" + base + ")\n\n" : "\nlinks  " + base + "\n";
+  for (const auto& [where, url] : seen) out += markdown ? "- [`" + where + "`](" + url + ")\n" : "  " + url + "\n";
+  return out;
+}
+
 // Traces query `qi` and renders it; a query that is not found still gives
 // a JSON document (with not_found) so --all's lines stay one per op.
 Answer TraceAndRender(const Index& index, const Checkout& checkout, const std::string& query,
                       const TraceOptions& options, Format fmt, const RenderOptions& render, bool first, bool all,
-                      bool pretty) {
+                      bool pretty, const std::string& links) {
   Answer a;
   Trace trace;
   a.status = TraceQuery(index, query, options, &trace);
@@ -186,6 +221,11 @@ Answer TraceAndRender(const Index& index, const Checkout& checkout, const std::s
     if (fmt != Format::kJson) return a;
     if (trace.not_found.empty()) trace.not_found.push_back({"query", s.message()});
   }
+  if (!links.empty() && fmt == Format::kJson) {
+    a.out = LinkedJson(trace, links, pretty ? 1 : -1);
+    a.out += '\n';
+    return a;
+  }
   switch (fmt) {
     case Format::kJson:
       a.out = RenderJson(trace, pretty ? 1 : -1);
@@ -201,6 +241,8 @@ Answer TraceAndRender(const Index& index, const Checkout& checkout, const std::s
       a.out = (first ? "" : "\n") + RenderText(trace, render);
       break;
   }
+  if (!links.empty() && (fmt == Format::kText || fmt == Format::kMarkdown))
+    a.out += LinksSection(trace, links, fmt == Format::kMarkdown);
   return a;
 }
 
@@ -279,6 +321,10 @@ int CmdTrace(int argc, char** argv) {
   std::vector<std::string> queries = f.all ? AllOpQueries(index) : f.queries;
   const bool one_json_per_line = fmt == Format::kJson && (f.all || queries.size() > 1);
 
+  std::string links = f.links ? PermalinkBase(checkout.root, checkout.version) : "";
+  if (f.links && links.empty())
+    std::cerr << "optrace: no links: neither git metadata nor version.txt (" << checkout.version
+              << ") names the checkout's exact version\n";
   int worst = 0;
   size_t not_found = 0;
   // Queries are independent and the index is read-only: a bulk run uses
@@ -290,7 +336,7 @@ int CmdTrace(int argc, char** argv) {
       queries.size(), threads,
       [&](size_t qi) {
         return TraceAndRender(index, checkout, queries[qi], options, fmt, render, qi == 0, f.all,
-                              f.pretty && !one_json_per_line);
+                              f.pretty && !one_json_per_line, links);
       },
       [&](const Answer& a) {
         std::cout << a.out;
