@@ -1,14 +1,17 @@
 // `optrace tests QUERY`: the OpInfo / ModuleInfo entries of the checkout's
 // test databases for an op or module, and the tests that run them
-// (verify/test_finder.h). Reads Python files only; needs no index. Like
+// (verify/test_finder.h). Reads Python files only; the index is loaded only for the "did you mean" of a miss. Like
 // every answer it carries the installed-torch facts (cmd_common.h).
 //
 // Exit codes: 0 found, 1 no entry, 2 usage, 3 checkout problem.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "base/json.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "index/index.h"
 #include "verify/test_finder.h"
 
 namespace optrace {
@@ -27,6 +30,13 @@ int CmdTests(int argc, char** argv) {
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
   TestsAnswer answer;
   Status s = FindTests(*checkout.disk, query, &answer);
+  if (s.code() == ExitCode::kNotFound) {
+    // Only a miss needs the index: its names give the "did you mean" trace gives.
+    auto* index = new Index;  // kept to the exit: freeing a mapped image costs more
+    LoadOptions load;
+    load.progress = ::isatty(STDERR_FILENO);
+    if (Status loaded = LoadIndex(checkout, load, index); loaded.ok()) s = FindTestsOrSuggest(*index, query, &answer);
+  }
   if (!s.ok()) return Report(s);
   if (json || format == "json") {
     nlohmann::ordered_json out = TestsToJson(answer);

@@ -574,7 +574,8 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
   }
   if (s.code() != ExitCode::kNotFound) return ToolError("optrace: " + s.message());
   std::string text = "Not found: " + s.message() + "\nNothing was traced.";
-  if (!trace.suggestions.empty()) {
+  // The message names the suggestions already when it has them: say them once.
+  if (!trace.suggestions.empty() && s.message().find("did you mean") == std::string::npos) {
     text += "\nDid you mean:";
     for (size_t i = 0; i < trace.suggestions.size(); ++i) text += (i ? ", " : " ") + trace.suggestions[i];
   }

@@ -169,7 +169,7 @@ json VerifyOutputSchema() {
 json TestsOutputSchema() {
   json function =
       Object({"role", "name"},
-             {{"role", Type("string")}, {"name", Type("string")}, {"file", Type("string")}, {"line", Type("integer")}});
+             {{"role", Type("string")}, {"name", Type("string")}, {"file", Nullable("string")}, {"line", Nullable("integer")}});
   json decoration = Object({"kind", "line"}, {{"kind", Type("string")},
                                               {"test_class", Type("string")},
                                               {"test_name", Type("string")},
@@ -178,6 +178,7 @@ json TestsOutputSchema() {
                                               {"line", Type("integer")},
                                               {"decorator", Type("string")},
                                               {"text", Type("string")},
+                                              {"active_if", Type("string")},
                                               {"file", Type("string")},
                                               {"via", Type("string")}});
   json arg =

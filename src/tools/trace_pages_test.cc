@@ -318,6 +318,30 @@ TEST(TracePages, AnswersCarryPermalinksAtTheTreesTag) {
   EXPECT_NE(brief.text.find("links at " + base), std::string::npos);
 }
 
+// "Did you mean" once per answer (issue 27 saw it twice in trace's text),
+// and `tests` suggests as trace does.
+TEST(TracePages, DidYouMeanOnce) {
+  REQUIRE_CORPUS("2.6.0");
+  auto count = [](const std::string& text) {
+    size_t n = 0;
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (size_t at = lower.find("did you mean"); at != std::string::npos; at = lower.find("did you mean", at + 1)) ++n;
+    return n;
+  };
+  McpToolResult trace = Tools().Call("trace", {{"query", "nn.LSTMM"}});
+  EXPECT_TRUE(trace.is_error);
+  EXPECT_EQ(count(trace.text), 1u) << trace.text;
+  EXPECT_NE(trace.text.find("nn.LSTM"), std::string::npos);
+  for (const auto& [query, wanted] :
+       {std::pair<std::string, std::string>{"nn.lstm", "nn.LSTM"}, {"F.sdpa", "F.scaled_dot_product_attention"}}) {
+    McpToolResult tests = Tools().Call("tests", {{"query", query}});
+    EXPECT_TRUE(tests.is_error);
+    EXPECT_EQ(count(tests.text), 1u) << tests.text;
+    EXPECT_NE(tests.text.find(wanted), std::string::npos) << tests.text;
+  }
+}
+
 // The splitter on a small value: scalars in every piece, arrays dealt out.
 TEST(TracePages, SplitKeepsScalarsAndDealsOutArrays) {
   json op = {{"name", "mm"}, {"role", "forward"}, {"kernels", json::array()}};

@@ -70,7 +70,7 @@ McpToolResult Verify(const Index& index, const McpJson& arguments) {
 
 McpToolResult Tests(const Index& index, const McpJson& arguments) {
   TestsAnswer answer;
-  Status s = FindTests(*index.disk, arguments.at("query"), &answer);
+  Status s = FindTestsOrSuggest(index, arguments.at("query"), &answer);
   if (!s.ok()) return {true, "optrace tests: " + s.message(), nullptr};
   return {false, TestsText(answer, true), TestsToJson(answer)};
 }

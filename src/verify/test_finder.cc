@@ -14,6 +14,8 @@
 #include <set>
 
 #include "base/text.h"
+#include "index/index.h"
+#include "index/query_names.h"
 #include "py/py_tokenizer.h"
 
 namespace optrace {
@@ -136,7 +138,51 @@ TestDecoration Decoration(const Source& s, size_t open) {
   if (positional.size() > 2) d.test_name = Unquote(positional[2]);
   d.device_type = Unquote(Keyword(args, "device_type"));
   d.dtypes = Keyword(args, "dtypes");
+  d.active_if = Keyword(args, "active_if");
   return d;
+}
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// The DecorateInfo calls of a variable that skips= or decorators= names
+// (`decorators=rnn_gru_lstm_module_info_decorators`, a tuple defined once in
+// common_modules.py): they hide expected failures per device that a kernel
+// author must know of (issue 27), so they are read from its definition, in
+// whichever database file holds it, and marked with the variable's name.
+void ExpandDecorationNames(const std::vector<Source>& sources, TestEntry* e) {
+  for (const auto& a : e->decoration_names) {
+    if (!IsIdentifier(a.value)) continue;  // an expression (a + b, a call) stays as written
+    bool found = false;
+    for (const auto& s : sources) {
+      for (size_t i = 0; !found && i + 2 < s.tokens.size(); ++i) {
+        if (s.tokens[i].kind != PyTok::kName || s.Tok(i) != a.value || s.Tok(i + 1) != "=") continue;
+        if (i > 0 && s.Tok(i - 1) == ".") continue;
+        if (s.Tok(i + 2) != "(" && s.Tok(i + 2) != "[") continue;
+        int depth = 0;
+        size_t close = i + 2;
+        for (; close < s.tokens.size(); ++close) {
+          std::string_view t = s.Tok(close);
+          if (s.tokens[close].kind != PyTok::kOp) continue;
+          if (t == "(" || t == "[" || t == "{") ++depth;
+          if ((t == ")" || t == "]" || t == "}") && --depth == 0) break;
+        }
+        for (size_t k = i + 3; k + 1 < close; ++k) {
+          if (s.Tok(k) != "DecorateInfo" || s.Tok(k + 1) != "(") continue;
+          TestDecoration d = Decoration(s, k + 1);
+          d.via = a.value;
+          d.file = s.file;
+          e->decorations.push_back(std::move(d));
+        }
+        found = true;
+      }
+      if (found) break;
+    }
+  }
 }
 
 // DecorateInfo calls inside the tokens of `arg` (skips=, decorators=).
@@ -241,47 +287,116 @@ void Dtypes(TestEntry* e) {
   }
 }
 
-// Files under test/ whose lines hold `needle` (a token boundary before it),
-// with the test functions around the matches.
+// Files that test the test harness itself (OpInfo/ModuleInfo machinery run
+// on toy entries), not any op: never a test of the query.
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool HarnessOnly(const std::string& file) { return file == "test/test_testing.py"; }
+
+// A needle found at `at` of `line` as a whole name: no name character
+// before one that starts with a name, none after one that ends with one.
+bool WholeName(std::string_view line, size_t at, const std::string& needle) {
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  if (at > 0 && name_char(needle[0]) && name_char(line[at - 1])) return false;
+  size_t end = at + needle.size();
+  return !(end < line.size() && name_char(needle.back()) && name_char(line[end]));
+}
+
+struct Def {
+  size_t indent;
+  std::string name;
+};
+
+// The test a line belongs to: the outermost enclosing `def test_*` (a
+// nested helper's lines count for their test), else "" with *helper the
+// outermost enclosing function (a method such as _test_RNN_cpu_vs_cudnn).
+std::string OwnerTest(const std::vector<Def>& stack, std::string* helper) {
+  for (const auto& d : stack)
+    if (StartsWith(d.name, "test_")) return d.name;
+  if (helper && !stack.empty()) *helper = stack.front().name;
+  return "";
+}
+
+// Walks a file line by line with the stack of enclosing defs.
+template <class OnLine>
+void WalkDefs(const std::string& text, OnLine on_line) {
+  std::vector<Def> stack;
+  int line = 0;
+  for (size_t pos = 0; pos < text.size(); ++line) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + pos, end - pos);
+    pos = end + 1;
+    std::string_view t = TrimView(l);
+    if (t.empty() || t[0] == '#') continue;
+    size_t indent = l.find_first_not_of(" \t");
+    while (!stack.empty() && indent <= stack.back().indent) stack.pop_back();
+    bool def = StartsWith(t, "def ") || StartsWith(t, "async def ");
+    if (def) {
+      std::string_view rest = t.substr(t.find("def ") + 4);
+      stack.push_back({indent, std::string(rest.substr(0, rest.find('(')))});
+    }
+    on_line(l, line + 1, stack, def);
+  }
+}
+
+// Files under test/ whose lines hold a needle as a whole name, with the
+// tests around the matches: the test functions holding them, and the tests
+// calling a helper that holds them. Tests named after the query (`prefer`:
+// test_LSTM_grad_and_gradgrad for LSTM) come first.
 std::vector<TestFileUse> Uses(const Disk& disk, const std::vector<std::string>& test_files,
-                              const std::vector<std::string>& needles, bool decorated_test) {
+                              const std::vector<std::string>& needles, bool decorated_test, const std::string& prefer,
+                              size_t max_tests) {
   std::vector<TestFileUse> out;
   for (const auto& file : test_files) {
+    if (HarnessOnly(file)) continue;
     std::string text;
     if (!disk.ReadFile(file, &text).ok()) continue;
     bool any = false;
     for (const auto& n : needles) any |= text.find(n) != std::string::npos;
     if (!any) continue;
     TestFileUse use{file, 0, 0, {}};
-    std::string test;
+    std::vector<std::string> tests;
+    std::set<std::string> helpers;
     bool pending = false;
-    int line = 0;
-    for (size_t pos = 0; pos < text.size(); ++line) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      std::string_view l(text.data() + pos, end - pos);
-      pos = end + 1;
-      std::string_view t = TrimView(l);
-      if (StartsWith(t, "def ")) {
-        test = std::string(t.substr(4, t.find('(') - 4));
-        if (pending && use.tests.size() < 8) use.tests.push_back(test);
+    auto add = [&](const std::string& t) {
+      if (!t.empty() && std::find(tests.begin(), tests.end(), t) == tests.end()) tests.push_back(t);
+    };
+    WalkDefs(text, [&](std::string_view l, int line, const std::vector<Def>& stack, bool def) {
+      if (def && pending) {
+        add(stack.back().name);
         pending = false;
       }
       bool hit = false;
-      for (const auto& n : needles) {
-        size_t at = l.find(n);
-        // A needle starting with a name must not continue another name.
-        hit |= at != std::string_view::npos &&
-               (at == 0 || n[0] == '.' || !(std::isalnum(static_cast<unsigned char>(l[at - 1])) || l[at - 1] == '_'));
-      }
-      if (!hit) continue;
-      if (!use.uses) use.first_line = line + 1;
+      for (const auto& n : needles)
+        for (size_t at = l.find(n); !hit && at != std::string_view::npos; at = l.find(n, at + 1)) hit = WholeName(l, at, n);
+      if (!hit) return;
+      if (!use.uses) use.first_line = line;
       ++use.uses;
-      if (decorated_test) pending = true;
-      else if (StartsWith(test, "test") && use.tests.size() < 5 &&
-               std::find(use.tests.begin(), use.tests.end(), test) == use.tests.end())
-        use.tests.push_back(test);
+      if (decorated_test) {
+        pending = true;
+        return;
+      }
+      std::string helper;
+      add(OwnerTest(stack, &helper));
+      if (!helper.empty()) helpers.insert(helper);
+    });
+    if (!helpers.empty()) {
+      WalkDefs(text, [&](std::string_view l, int, const std::vector<Def>& stack, bool) {
+        for (const auto& h : helpers)
+          if (l.find(h + "(") != std::string_view::npos && !(stack.size() && stack.front().name == h))
+            add(OwnerTest(stack, nullptr));
+      });
     }
+    std::string lower_prefer = Lower(prefer);
+    std::stable_partition(tests.begin(), tests.end(), [&](const std::string& t) {
+      return !lower_prefer.empty() && Lower(t).find(lower_prefer) != std::string::npos;
+    });
+    if (tests.size() > max_tests) tests.resize(max_tests);
+    use.tests = std::move(tests);
     if (use.uses) out.push_back(std::move(use));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.uses > b.uses; });
@@ -329,6 +444,7 @@ Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
     if (e.matched_by.empty()) continue;
     LocateFunctions(defs, &e);
     Dtypes(&e);
+    ExpandDecorationNames(sources, &e);
     out->entries.push_back(std::move(e));
   }
   if (out->entries.empty()) {
@@ -340,13 +456,23 @@ Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
   std::vector<SkippedPath> skipped;
   disk.ListFiles("test", [](std::string_view p) { return EndsWith(p, ".py"); }, &test_files, &skipped);
   bool module = out->entries[0].kind == "ModuleInfo";
-  out->database_tests = Uses(disk, test_files, {module ? "@modules(module_db" : "@ops(op_db"}, true);
+  out->database_tests = Uses(disk, test_files, {module ? "@modules(module_db" : "@ops(op_db"}, true, "", 8);
   std::string last = out->names_tried[0].substr(out->names_tried[0].rfind('.') + 1);
-  std::vector<std::string> needles = module ? std::vector<std::string>{"nn." + last + "("}
+  // A module by its class wherever it is named (`for module in (nn.GRU, nn.LSTM)`,
+  // `isinstance(rnn, nn.LSTM)`), an op by its calls.
+  std::vector<std::string> needles = module ? std::vector<std::string>{"nn." + last}
                                             : std::vector<std::string>{"." + last + "("};
-  out->direct_uses = Uses(disk, test_files, needles, false);
+  out->direct_uses = Uses(disk, test_files, needles, false, last, 24);
   if (out->direct_uses.size() > kUseFilesShown) out->direct_uses.resize(kUseFilesShown);
   return Status::Ok();
+}
+
+Status FindTestsOrSuggest(const Index& index, const std::string& query, TestsAnswer* out) {
+  Status s = FindTests(*index.disk, query, out);
+  if (s.code() != ExitCode::kNotFound) return s;
+  out->suggestions = SuggestQueries(index, query, 5);
+  if (out->suggestions.empty()) return s;
+  return Status::NotFound(s.message() + "; did you mean: " + Join(out->suggestions, ", "));
 }
 
 }  // namespace optrace

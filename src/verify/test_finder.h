@@ -31,6 +31,9 @@ struct TestDecoration {
   std::string text;  // the DecorateInfo(...) call as written, whitespace collapsed
   std::string decorator;  // its first argument: "unittest.skip(\"Skipped!\")", "toleranceOverride({...})"
   std::string test_class, test_name, device_type, dtypes;
+  std::string active_if;  // the condition it applies under: "(TEST_CUDNN and not TEST_WITH_ROCM)"
+  std::string via;        // the variable it was read from (decorators=rnn_gru_lstm_module_info_decorators)
+  std::string file;       // where that variable is defined ("" : the entry's own file)
   int line = 0;
 };
 
@@ -68,11 +71,18 @@ struct TestsAnswer {
   std::vector<TestEntry> entries;
   std::vector<TestFileUse> database_tests;  // files running every entry: "@ops(op_db" / "@modules(module_db"
   std::vector<TestFileUse> direct_uses;     // test files calling the op by name
+  std::vector<std::string> suggestions;     // "did you mean" when nothing matched (FindTestsOrSuggest)
 };
 
 // Reads the OpInfo and ModuleInfo databases and the test/ folder of the
 // checkout on `disk`. NotFound when no entry matches (with the names tried).
 Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out);
+
+struct Index;
+// FindTests, and when nothing matches, the "did you mean" of `trace`
+// (SuggestQueries: nn.lstm -> nn.LSTM, F.sdpa -> F.scaled_dot_product_attention)
+// in out->suggestions and at the end of the message, once.
+Status FindTestsOrSuggest(const Index& index, const std::string& query, TestsAnswer* out);
 
 nlohmann::ordered_json TestsToJson(const TestsAnswer& answer);
 std::string TestsText(const TestsAnswer& answer, bool markdown);

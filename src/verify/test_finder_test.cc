@@ -5,10 +5,13 @@
 // ModuleInfo(torch.nn.LSTM, ...) whose module_inputs_torch_nn_LSTM is at
 // :2781 and whose skips hold DecorateInfo(skipMPS) at :4369), and on a small
 // MemoryDisk tree for skips and tolerance overrides.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "base/checkout.h"
 #include "base/disk.h"
+#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "verify/test_finder.h"
 
@@ -60,10 +63,52 @@ TEST(TestFinder, LstmModuleInfoOf260) {
   ASSERT_FALSE(e.functions.empty());
   EXPECT_EQ(e.functions[0].name, "module_inputs_torch_nn_LSTM");
   EXPECT_EQ(e.functions[0].line, 2781);
-  ASSERT_EQ(e.decorations.size(), 1u);
+  // skipMPS of its own skips, then the six of decorators=rnn_gru_lstm_module_info_decorators
+  // (common_modules.py:3151): test_grad, test_gradgrad and test_non_contiguous_tensors
+  // fail as expected on cuDNN CUDA.
+  ASSERT_EQ(e.decorations.size(), 7u);
   EXPECT_EQ(e.decorations[0].decorator, "skipMPS");
   EXPECT_EQ(e.decorations[0].line, 4369);
+  EXPECT_EQ(e.decorations[0].via, "");
+  const char* expected[] = {"test_grad", "test_gradgrad", "test_non_contiguous_tensors"};
+  const int lines[] = {3154, 3160, 3165};
+  for (int i = 0; i < 3; ++i) {
+    const TestDecoration& d = e.decorations[1 + i];
+    EXPECT_EQ(d.kind, "expected failure");
+    EXPECT_EQ(d.test_class, "TestModule");
+    EXPECT_EQ(d.test_name, expected[i]);
+    EXPECT_EQ(d.device_type, "cuda");
+    EXPECT_EQ(d.active_if, "(TEST_CUDNN and not TEST_WITH_ROCM)");
+    EXPECT_EQ(d.via, "rnn_gru_lstm_module_info_decorators");
+    EXPECT_EQ(d.file, "torch/testing/_internal/common_modules.py");
+    EXPECT_EQ(d.line, lines[i]);
+  }
+  EXPECT_EQ(e.decorations[6].kind, "skip");
+  EXPECT_EQ(e.decorations[6].test_name, "test_rnn_decomp_module");
   EXPECT_EQ(a.database_tests[0].file, "test/test_modules.py");
+  for (const auto& u : a.database_tests) EXPECT_NE(u.file, "test/test_testing.py");  // the harness's own tests
+}
+
+// test_nn.py's LSTM tests by name, first: those named after it, those
+// naming nn.LSTM anywhere (`for module in (nn.GRU, nn.LSTM)` in
+// test_rnn_fused), and those calling a helper that does
+// (_test_RNN_cpu_vs_cudnn, test_nn.py:4001); never a nested `def test`.
+TEST(TestFinder, LstmTestsOfTestNnByName) {
+  REQUIRE_CORPUS("2.6.0");
+  TestsAnswer a = Find("2.6.0", "nn.LSTM");
+  ASSERT_FALSE(a.direct_uses.empty());
+  const TestFileUse& nn = a.direct_uses[0];
+  EXPECT_EQ(nn.file, "test/test_nn.py");
+  auto has = [&](const std::string& t) { return std::find(nn.tests.begin(), nn.tests.end(), t) != nn.tests.end(); };
+  for (const char* t : {"test_LSTM_grad_and_gradgrad", "test_rnn_fused", "test_RNN_cpu_vs_cudnn_no_dropout",
+                        "test_RNN_cpu_vs_cudnn_with_dropout"})
+    EXPECT_TRUE(has(t)) << t << " in " << ::testing::PrintToString(nn.tests);
+  EXPECT_FALSE(has("test"));
+  EXPECT_NE(nn.tests[0].find("lstm"), std::string::npos);  // named after the module first
+  for (const auto& u : a.direct_uses) {
+    EXPECT_NE(u.file, "test/test_testing.py");
+    for (const auto& t : u.tests) EXPECT_EQ(t.rfind("test_", 0), 0u) << u.file << ": " << t;
+  }
 }
 
 TEST(TestFinder, Conv2dModuleInfoOf1131) {
@@ -113,6 +158,26 @@ TEST(TestFinder, SkipsAndToleranceOverridesOnAMemoryTree) {
   EXPECT_EQ(e.decorations[1].line, 11);
   TestsAnswer none;
   EXPECT_EQ(FindTests(disk, "torch.nothing", &none).code(), ExitCode::kNotFound);
+}
+
+// A miss suggests as trace does (issue 27: `tests nn.lstm`, `tests F.sdpa`
+// said nothing more), once, in the message and in suggestions.
+TEST(TestFinder, AMissSuggestsAsTraceDoes) {
+  REQUIRE_CORPUS("2.6.0");
+  for (const auto& [query, wanted] :
+       {std::pair<std::string, std::string>{"nn.lstm", "nn.LSTM"}, {"F.sdpa", "F.scaled_dot_product_attention"}}) {
+    TestsAnswer a;
+    Status s = FindTestsOrSuggest(TreeIndex("2.6.0"), query, &a);
+    EXPECT_EQ(s.code(), ExitCode::kNotFound) << query;
+    ASSERT_FALSE(a.suggestions.empty()) << query;
+    EXPECT_EQ(a.suggestions[0], wanted);
+    size_t first = s.message().find("did you mean");
+    ASSERT_NE(first, std::string::npos) << s.message();
+    EXPECT_EQ(s.message().find("did you mean", first + 1), std::string::npos) << s.message();
+  }
+  TestsAnswer found;
+  EXPECT_TRUE(FindTestsOrSuggest(TreeIndex("2.6.0"), "nn.LSTM", &found).ok());
+  EXPECT_TRUE(found.suggestions.empty());
 }
 
 }  // namespace

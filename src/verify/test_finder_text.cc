@@ -28,9 +28,13 @@ json EntryJson(const TestEntry& e) {
     functions.push_back(std::move(item));
   }
   for (const auto& d : e.decorations) {
-    decorations.push_back({{"kind", d.kind}, {"test_class", d.test_class}, {"test_name", d.test_name},
-                           {"device_type", d.device_type}, {"dtypes", d.dtypes}, {"line", d.line},
-                           {"decorator", d.decorator}, {"text", d.text}});
+    json item = {{"kind", d.kind}, {"test_class", d.test_class}, {"test_name", d.test_name},
+                 {"device_type", d.device_type}, {"dtypes", d.dtypes}, {"line", d.line},
+                 {"decorator", d.decorator}, {"text", d.text}};
+    if (!d.active_if.empty()) item["active_if"] = d.active_if;
+    if (!d.via.empty()) item["via"] = d.via;
+    if (!d.file.empty()) item["file"] = d.file;
+    decorations.push_back(std::move(item));
   }
   return {{"kind", e.kind}, {"name", e.name}, {"variant", e.variant}, {"matched_by", e.matched_by},
           {"file", e.file}, {"line", e.line}, {"functions", std::move(functions)}, {"dtypes", e.dtypes},
@@ -62,7 +66,10 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
     std::string where = d.test_class.empty() ? "every test" : d.test_class + (d.test_name.empty() ? "" : "." + d.test_name);
     out << bullet << d.kind << " " << d.decorator << " -- " << where
         << (d.device_type.empty() ? "" : " on " + d.device_type) << (d.dtypes.empty() ? "" : ", dtypes " + d.dtypes)
-        << " (line " << d.line << ")\n";
+        << (d.active_if.empty() ? "" : " if " + d.active_if)
+        << (d.via.empty() ? " (line " + std::to_string(d.line) + ")"
+                          : " (" + d.via + ", " + d.file + ":" + std::to_string(d.line) + ")")
+        << "\n";
   }
   for (const auto& a : e.decoration_names) out << bullet << a.name << " = " << a.value << " (line " << a.line << ")\n";
   out << "\n";
@@ -73,9 +80,11 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
 json TestsToJson(const TestsAnswer& a) {
   json entries = json::array();
   for (const auto& e : a.entries) entries.push_back(EntryJson(e));
-  return {{"schema", "optrace.tests/1"}, {"query", a.query}, {"names_tried", a.names_tried},
-          {"entries", std::move(entries)}, {"database_tests", UsesJson(a.database_tests)},
-          {"direct_uses", UsesJson(a.direct_uses)}};
+  json out = {{"schema", "optrace.tests/1"}, {"query", a.query}, {"names_tried", a.names_tried},
+              {"entries", std::move(entries)}, {"database_tests", UsesJson(a.database_tests)},
+              {"direct_uses", UsesJson(a.direct_uses)}};
+  if (!a.suggestions.empty()) out["suggestions"] = a.suggestions;
+  return out;
 }
 
 std::string TestsText(const TestsAnswer& a, bool md) {
