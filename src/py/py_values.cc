@@ -227,6 +227,10 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
     auto it = attrs_.find(std::string(attr));
     return it == attrs_.end() ? ValueKind::kUnknown : it->second;
   }
+  if (recv.substr(0, 5) == "self.") {  // an attribute of a layer: "proj.in_features"
+    auto it = attrs_.find(std::string(recv.substr(5)) + "." + std::string(attr));
+    if (it != attrs_.end()) return it->second;
+  }
   if (std::find(scalar_modules_.begin(), scalar_modules_.end(), recv) != scalar_modules_.end())
     return ValueKind::kScalar;  // math.pi
   if (facts_ && facts_->attr_is_scalar && facts_->attr_is_scalar(attr)) return ValueKind::kScalar;

@@ -45,6 +45,7 @@ class ValueScope {
  public:
   explicit ValueScope(const TensorFacts* facts) : facts_(facts) {}
   void SetLocal(const std::string& name, ValueKind kind) { locals_[name] = kind; }
+  // `name`: "n_heads" for self.n_heads, or "proj.in_features" for an attribute of the layer self.proj.
   void SetAttr(const std::string& name, ValueKind kind) { attrs_[name] = kind; }
   void AddScalarModule(const std::string& local_name) { scalar_modules_.push_back(local_name); }
   const std::unordered_map<std::string, ValueKind>& locals() const { return locals_; }

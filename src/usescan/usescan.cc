@@ -55,20 +55,70 @@ const std::unordered_set<std::string_view>& Builtins() {
   return names;
 }
 
-// Operators: the Tensor dunder each calls (what `optrace trace` takes) and
-// the aten op the classification looks at.
+// Operators: the Tensor dunder each calls (what `optrace trace` takes), the
+// aten op the classification looks at, and the dunder Python calls instead
+// when the left operand is no tensor (`1.0 / x` is x.__rtruediv__(1.0),
+// `theta ** t` t.__rpow__(theta); a comparison swaps: `0 < x` is x.__gt__(0)).
+// Unary operators are "u-" and "u~" (py_scan.h).
 struct OperatorInfo {
   const char* op;
   const char* dunder;
   const char* aten;
+  const char* reflected = nullptr;
+  bool comparison = false;  // counted only when an operand is known to be a tensor (`if n == 0` is not)
 };
 constexpr OperatorInfo kOperators[] = {
-    {"@", "__matmul__", "matmul"}, {"+", "__add__", "add"},          {"-", "__sub__", "sub"},
-    {"*", "__mul__", "mul"},       {"/", "__truediv__", "div"},      {"//", "__floordiv__", "floor_divide"},
-    {"%", "__mod__", "remainder"}, {"**", "__pow__", "pow"},         {"[]", "__getitem__", "index"},
-    {"+=", "__iadd__", "add_"},    {"-=", "__isub__", "sub_"},       {"*=", "__imul__", "mul_"},
-    {"/=", "__idiv__", "div_"},    {"@=", "__imatmul__", "matmul"},
+    {"@", "__matmul__", "matmul", "__rmatmul__"},
+    {"+", "__add__", "add", "__radd__"},
+    {"-", "__sub__", "sub", "__rsub__"},
+    {"*", "__mul__", "mul", "__rmul__"},
+    {"/", "__truediv__", "div", "__rtruediv__"},
+    {"//", "__floordiv__", "floor_divide", "__rfloordiv__"},
+    {"%", "__mod__", "remainder", "__rmod__"},
+    {"**", "__pow__", "pow", "__rpow__"},
+    {"&", "__and__", "bitwise_and", "__rand__"},
+    {"|", "__or__", "bitwise_or", "__ror__"},
+    {"^", "__xor__", "bitwise_xor", "__rxor__"},
+    {"<<", "__lshift__", "bitwise_left_shift", "__rlshift__"},
+    {">>", "__rshift__", "bitwise_right_shift", "__rrshift__"},
+    {"[]", "__getitem__", "index"},
+    {"u-", "__neg__", "neg"},
+    {"u~", "__invert__", "bitwise_not"},
+    {"==", "__eq__", "eq", "__eq__", true},
+    {"!=", "__ne__", "ne", "__ne__", true},
+    {"<", "__lt__", "lt", "__gt__", true},
+    {"<=", "__le__", "le", "__ge__", true},
+    {">", "__gt__", "gt", "__lt__", true},
+    {">=", "__ge__", "ge", "__le__", true},
+    {"+=", "__iadd__", "add_"},
+    {"-=", "__isub__", "sub_"},
+    {"*=", "__imul__", "mul_"},
+    {"/=", "__idiv__", "div_"},
+    {"@=", "__imatmul__", "matmul"},
+    {"//=", "__ifloordiv__", "floor_divide_"},
+    {"%=", "__imod__", "remainder_"},
+    {"**=", "__ipow__", "pow_"},
+    {"&=", "__iand__", "bitwise_and_"},
+    {"|=", "__ior__", "bitwise_or_"},
+    {"^=", "__ixor__", "bitwise_xor_"},
+    {"<<=", "__ilshift__", "bitwise_left_shift_"},
+    {">>=", "__irshift__", "bitwise_right_shift_"},
 };
+
+// Conversions bound by hand in python_variable_methods.cpp (Tensor.float is
+// no YAML method): each is aten::to, a copy unless the tensor already has
+// that dtype or device.
+bool IsConversion(std::string_view method) {
+  static const std::set<std::string_view> kConversions = {"float", "half", "double", "bfloat16", "int", "long",
+                                                          "short", "char", "byte", "bool", "cpu", "cuda", "type"};
+  return kConversions.count(method) > 0;
+}
+
+// Ops whose schema returns an alias of the input (Tensor(a)) only when
+// nothing changes, and a copy otherwise: not views.
+bool CopiesUnlessUnchanged(std::string_view base) {
+  return base == "to" || base == "contiguous" || base == "type_as" || IsConversion(base);
+}
 
 const OperatorInfo* FindOperator(std::string_view op) {
   for (const auto& o : kOperators)
@@ -81,7 +131,7 @@ struct Classification {
 };
 
 const std::set<std::string_view> kWellKnown = {"pointwise", "view/shape", "factory", "in-place", "indexing",
-                                              "reduction"};
+                                              "reduction", "copy"};
 
 std::string YamlWhere(const NativeFunction* f) {
   return fmt::format("{}:{}", kNativeFunctionsPath, f->line);
@@ -89,8 +139,12 @@ std::string YamlWhere(const NativeFunction* f) {
 
 // What the checkout says about aten op `base` (all its overloads).
 Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
+  if (IsConversion(base)) base = "to";
   auto overloads = yaml.Overloads(base);
   if (overloads.empty()) return {"other", ""};
+  if (CopiesUnlessUnchanged(base))
+    return {"copy", fmt::format("aten::{} copies unless the tensor is already as asked (returns Tensor(a): "
+                                "itself then; {})", base, YamlWhere(overloads.front()))};
   const NativeFunction* first = overloads.front();
   for (const NativeFunction* f : overloads)
     if (f->schema.is_inplace() && !f->schema.arguments.empty() && f->schema.arguments[0].annotation == "a!")
@@ -612,9 +666,11 @@ class Scanner {
         const OperatorInfo* op = FindOperator(call.callee);
         if (!op || NoTensorOperand(f, call)) continue;
         if (call.callee == "[]" && !TensorSubscriptOn(call.line, cls)) continue;
-        use.how = "operator " + call.callee;
-        AddOp(std::string("Tensor.") + op->dunder, "operator", std::string("torch.Tensor.") + op->dunder, op->aten,
-              true, use, "");
+        const char* dunder = OperatorDunder(f, call, *op);
+        if (!dunder) continue;
+        use.how = "operator " + (call.callee[0] == 'u' ? call.callee.substr(1) + " (unary)" : call.callee);
+        AddOp(std::string("Tensor.") + dunder, "operator", std::string("torch.Tensor.") + dunder, op->aten, true, use,
+              "");
         continue;
       }
       const std::string& c = call.callee;
@@ -675,6 +731,11 @@ class Scanner {
       // list or a set (seen.add(k)) is no tensor op.
       if (IsMetadata(method) || ScopeOf(f).NotTensor(recv)) continue;
       if (!IsTensorMethod(method) && ReturnsNoTensor(method)) continue;  // x.dim(), x.numel(): bound by hand
+      if (IsConversion(method) && !init) {  // x.float(): aten::to, bound by hand
+        use.how = "method on " + recv;
+        AddOp("Tensor." + method, "method", "torch._tensor.Tensor." + method, "to", false, use, recv);
+        continue;
+      }
       if (IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
                                        recv != "self" && init)) {
         use.how = "method on " + recv;
@@ -695,14 +756,49 @@ class Scanner {
   // --- values (py/py_values.h) ---------------------------------------------
 
   // An operator whose operands are known not to be tensors (C // self.n_heads,
-  // x.shape[-1], lst * 2), or a subscript of something that is no tensor.
+  // x.shape[-1], lst * 2, -n), or a subscript of something that is no tensor.
   bool NoTensorOperand(uint32_t f, const PyCall& call) {
     size_t tab = call.args.find('\t');
     if (tab == std::string::npos) return false;
     std::string_view left(call.args.data(), tab), right(call.args.data() + tab + 1, call.args.size() - tab - 1);
     const ValueScope& scope = ScopeOf(f);
     if (call.callee == "[]") return scope.NotTensor(left);
+    if (call.callee[0] == 'u') return scope.NotTensor(right);  // unary: "\toperand"
     return scope.NotTensor(left) && scope.NotTensor(right);
+  }
+
+  // The dunder an operator with a tensor operand calls: the reflected one
+  // when the left operand is known to be no tensor; nullptr for a comparison
+  // without an operand known to be a tensor.
+  const char* OperatorDunder(uint32_t f, const PyCall& call, const OperatorInfo& op) {
+    size_t tab = call.args.find('\t');
+    if (tab == std::string::npos || call.callee[0] == 'u') return op.dunder;
+    std::string_view left(call.args.data(), tab), right(call.args.data() + tab + 1, call.args.size() - tab - 1);
+    const ValueScope& scope = ScopeOf(f);
+    if (op.comparison && scope.KindOf(left) != ValueKind::kTensor && scope.KindOf(right) != ValueKind::kTensor)
+      return nullptr;
+    if (!op.reflected || !scope.NotTensor(left)) return op.dunder;
+    // A number with a module attribute set only from constructor arguments
+    // (`C // self.n_heads`): a config number; a tensor attribute is built (an
+    // nn.Parameter, a buffer), never a bare argument.
+    std::string_view r = right;
+    if (mod_.functions[f].class_index >= 0 && r.substr(0, 5) == "self." && IsIdent(r.substr(5)) &&
+        AttrFromArgumentsOnly(static_cast<uint32_t>(mod_.functions[f].class_index), std::string(r.substr(5))))
+      return nullptr;
+    return op.reflected;
+  }
+
+  // Whether every assignment to self.<attr> in class cls is a bare name.
+  bool AttrFromArgumentsOnly(uint32_t cls, const std::string& attr) {
+    bool any = false;
+    for (uint32_t m : mod_.classes[cls].methods) {
+      for (const Assignment& a : AssignmentsOf(m)) {
+        if (a.targets.size() != 1 || a.targets[0] != "self." + attr) continue;
+        if (!IsIdent(a.value)) return false;
+        any = true;
+      }
+    }
+    return any;
   }
 
   // What function f's names hold, learned once per function.
@@ -722,8 +818,12 @@ class Scanner {
     std::vector<std::string> scalar = ScalarParams(Header(f));
     for (const std::string& p : fn.params)
       scope->SetLocal(p, std::count(scalar.begin(), scalar.end(), p) ? ValueKind::kScalar : ValueKind::kUnknown);
-    if (with_attrs && fn.class_index >= 0)
+    if (with_attrs && fn.class_index >= 0) {
       for (const auto& [attr, kind] : AttrKinds(static_cast<uint32_t>(fn.class_index))) scope->SetAttr(attr, kind);
+      for (const ScanLayer& l : out_.layers)  // self.proj.in_features: an int of nn.Linear
+        if (l.owner == mod_.classes[fn.class_index].name && !l.attr.empty() && !l.resolved.empty())
+          for (const std::string& a : LayerScalarAttrs(l.resolved)) scope->SetAttr(l.attr + "." + a, ValueKind::kScalar);
+    }
     LearnAssignments(AssignmentsOf(f), scope);
   }
 
@@ -752,6 +852,73 @@ class Scanner {
       if (ParseAssignment(Line(n), &a)) out.push_back(std::move(a));
     }
     return out;
+  }
+
+  // The scalar attributes of a checkout layer class (torch.nn.modules.linear.Linear:
+  // in_features, out_features), read from its source and its bases': class-level
+  // annotations (`in_features: int`) and `self.X = p` in __init__ where p is a
+  // parameter annotated int/float/bool/str or with a literal default.
+  const std::vector<std::string>& LayerScalarAttrs(const std::string& dotted) {
+    if (auto it = layer_attrs_.find(dotted); it != layer_attrs_.end()) return it->second;
+    std::vector<std::string> attrs;
+    std::vector<std::string> todo = {dotted};
+    std::set<std::string> seen;
+    while (!todo.empty() && seen.size() < 8) {
+      std::string name = todo.back();
+      todo.pop_back();
+      if (name.empty() || !seen.insert(name).second) continue;
+      PySymbol sym = ix_.py.Resolve(name);
+      if (sym.kind != PySymbol::kClass) continue;
+      const PyModule& m = ix_.py.modules()[sym.module];
+      const PyClass& c = m.classes[sym.index];
+      for (const std::string& b : c.resolved_bases) todo.push_back(b);
+      std::string text;
+      if (!ix_.disk || !ix_.disk->ReadFile(m.path, &text).ok()) continue;
+      ClassScalarAttrs(m, c, SplitLinesOf(text), &attrs);  // views into text, used before it goes
+    }
+    return layer_attrs_.emplace(dotted, std::move(attrs)).first->second;
+  }
+
+  static std::vector<std::string_view> SplitLinesOf(const std::string& text) {
+    std::vector<std::string_view> lines;
+    for (size_t pos = 0; pos <= text.size();) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      lines.emplace_back(text.data() + pos, end - pos);
+      pos = end + 1;
+    }
+    return lines;
+  }
+
+  void ClassScalarAttrs(const PyModule& m, const PyClass& c, const std::vector<std::string_view>& lines,
+                        std::vector<std::string>* attrs) const {
+    static const std::regex annotated(R"(^\s+([A-Za-z_]\w*)\s*:\s*(int|float|bool|str)\s*(=.*)?$)");
+    uint32_t body_end = static_cast<uint32_t>(lines.size());
+    for (uint32_t mi : c.methods) body_end = std::min(body_end, m.functions[mi].line);
+    for (uint32_t n = c.line + 1; n < body_end && n <= lines.size(); ++n) {
+      std::string line(lines[n - 1]);
+      std::smatch match;
+      if (std::regex_match(line, match, annotated)) attrs->push_back(match[1].str());
+    }
+    for (uint32_t mi : c.methods) {
+      const PyFunction& init = m.functions[mi];
+      if (init.name != "__init__") continue;
+      std::string header;
+      for (uint32_t n = init.line; n <= init.end_line && n <= lines.size() && n < init.line + 32; ++n) {
+        header += std::string(lines[n - 1]) + " ";
+        std::string_view l = lines[n - 1];
+        while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r')) l.remove_suffix(1);
+        if (!l.empty() && l.back() == ':') break;
+      }
+      ValueScope scope(&facts_);
+      for (const std::string& p : ScalarParams(header)) scope.SetLocal(p, ValueKind::kScalar);
+      for (uint32_t n = init.line + 1; n <= init.end_line && n <= lines.size(); ++n) {
+        Assignment a;
+        if (!ParseAssignment(lines[n - 1], &a) || a.targets.size() != 1 || !StartsWith(a.targets[0], "self.")) continue;
+        std::string attr = a.targets[0].substr(5);
+        if (IsIdent(attr) && scope.KindOf(a.value) == ValueKind::kScalar) attrs->push_back(attr);
+      }
+    }
   }
 
   // self.<attr> kinds of class cls: from every assignment to it in the
@@ -953,6 +1120,7 @@ class Scanner {
   }
 
   const Index& ix_;
+  std::unordered_map<std::string, std::vector<std::string>> layer_attrs_;  // LayerScalarAttrs, per class
   ScanReport& out_;
   PyModule mod_;
   std::vector<std::string_view> lines_;

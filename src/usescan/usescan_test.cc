@@ -149,9 +149,36 @@ TEST(UseScan, AutogradFunctionForwardBackwardSeparate) {
   EXPECT_EQ(fwd->ops, (S{"torch.tanh", "Tensor.__mul__"}));
   EXPECT_EQ(fwd->save_for_backward, V{10});
   EXPECT_EQ(bwd->role, "autograd backward");
-  EXPECT_EQ(bwd->ops, (S{"Tensor.__mul__", "Tensor.__sub__"}));
+  EXPECT_EQ(bwd->ops, (S{"Tensor.__mul__", "Tensor.__rsub__"}));  // 1 - y * y: int.__sub__ gives way to y's
   EXPECT_EQ(bwd->saved_tensors, V{16});
   EXPECT_EQ(Lines(Op(r, "Tensor.sum")), V{26});
+}
+
+// Issue 27 on a LLaMA-style block: unary minus (-x2, line 22), reflected
+// operators (1.0 / ..., theta ** ..., line 26), an augmented one (y *= 2.0,
+// line 48); x.float() and y.half() are aten::to, copies like y.to(...) and
+// .contiguous() after transpose (not aliases); C = self.proj.in_features is
+// nn.Linear's int (linear.py annotates `in_features: int`), so C // self.n_heads
+// (line 40) is no tensor op at all.
+TEST(UseScan, EveryOperatorFormConversionsAndLayerInts) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("llama_block.py");
+  EXPECT_EQ(Lines(Op(r, "Tensor.__neg__")), V{22});
+  EXPECT_EQ(Lines(Op(r, "Tensor.__rtruediv__")), V{26});
+  EXPECT_EQ(Lines(Op(r, "Tensor.__rpow__")), V{26});
+  EXPECT_EQ(Lines(Op(r, "Tensor.__truediv__")), (V{26, 49}));  // arange(...).float() / dim; self.out(y) / hd
+  EXPECT_EQ(Lines(Op(r, "Tensor.__imul__")), V{48});
+  EXPECT_EQ(Lines(Op(r, "Tensor.float")), (V{16, 26}));
+  EXPECT_EQ(Lines(Op(r, "Tensor.half")), V{47});
+  for (const char* copy : {"Tensor.float", "Tensor.half", "Tensor.to", "Tensor.contiguous", "Tensor.type_as"}) {
+    ASSERT_NE(Op(r, copy), nullptr) << copy;
+    EXPECT_EQ(Op(r, copy)->category, "copy") << copy;
+    EXPECT_FALSE(Op(r, copy)->needs_trace) << copy;
+  }
+  EXPECT_EQ(Op(r, "Tensor.transpose")->category, "view/shape");
+  EXPECT_EQ(Op(r, "Tensor.__floordiv__"), nullptr);
+  EXPECT_EQ(Op(r, "Tensor.__rfloordiv__"), nullptr);
+  EXPECT_TRUE(r.unresolved.empty()) << r.unresolved[0].text;
 }
 
 TEST(UseScan, NoTorchAndBrokenFiles) {
