@@ -288,13 +288,19 @@ TEST_F(McpProcessTest, StatelessEraFullSession) {
   EXPECT_EQ(trace["result"]["resultType"], "complete");
   EXPECT_TRUE(OpNames(trace["result"]["structuredContent"]).count("_softmax")) << Text(trace).substr(0, 2000);
 
-  // lstm_cudnn_stub: DECLARE_DISPATCH at RNN.h:13, DEFINE_DISPATCH at RNN.cpp:1419, called at RNN.cpp:1436.
+  // lstm_cudnn_stub: DECLARE_DISPATCH at RNN.h:13, DEFINE_DISPATCH at RNN.cpp:1419, called at RNN.cpp:1436;
+  // each with its permalink at the tree's tag (version.txt 2.6.0a0).
+  const std::string kBlob = "https://github.com/pytorch/pytorch/blob/v2.6.0/";
   json find = p.Call(3, "tools/call", Modern(ToolCall("find", {{"symbol", "lstm_cudnn_stub"}, {"limit", 50}})));
   ExpectConforms(find, schemas["find"]);
   const json& found = find["result"]["structuredContent"];
   ASSERT_EQ(found["stubs"].size(), 1u) << found.dump();
-  EXPECT_EQ(found["stubs"][0]["declared"], json({{"file", "aten/src/ATen/native/RNN.h"}, {"line", 13}}));
-  EXPECT_EQ(found["stubs"][0]["defined"], json({{"file", "aten/src/ATen/native/RNN.cpp"}, {"line", 1419}}));
+  EXPECT_EQ(found["stubs"][0]["declared"], json({{"file", "aten/src/ATen/native/RNN.h"},
+                                                 {"line", 13},
+                                                 {"url", kBlob + "aten/src/ATen/native/RNN.h#L13"}}));
+  EXPECT_EQ(found["stubs"][0]["defined"], json({{"file", "aten/src/ATen/native/RNN.cpp"},
+                                                {"line", 1419},
+                                                {"url", kBlob + "aten/src/ATen/native/RNN.cpp#L1419"}}));
   bool called = false;
   for (const auto& c : found["callers"]) called = called || (c["file"] == "aten/src/ATen/native/RNN.cpp" && c["line"] == 1436);
   EXPECT_TRUE(called) << found["callers"].dump();
