@@ -150,11 +150,14 @@ Named NamedIn(const json& t) {
       n.ops.insert(op["yaml"]["structured_delegate"].get<std::string>());
     for (const auto& k : op.value("kernels", json::array())) n.kernels.insert(k["name"].get<std::string>());
     for (const auto& l : op.value("libraries", json::array())) n.libraries.insert(l["name"].get<std::string>());
-    for (const auto& c : op.value("calls", json::array())) n.ops.insert(c["op"].get<std::string>());
+    for (const char* key : {"calls", "other_device_calls"})
+      for (const auto& c : op.value(key, json::array())) n.ops.insert(c["op"].get<std::string>());
   }
   for (const auto& b : t.value("backward", json::array())) {
     n.ops.insert(b["op"].get<std::string>());
-    for (const auto& o : b.value("ops", json::array())) n.ops.insert(o.get<std::string>());
+    for (const char* key : {"ops", "open", "untaken"})
+      for (const auto& o : b.value(key, json::array()))
+        n.ops.insert(o.is_string() ? o.get<std::string>() : o.value("op", ""));
   }
   for (const auto& d : t.value("decompositions", json::array())) n.ops.insert(d["op"].get<std::string>());
   for (const auto& s : t.value("selections", json::array())) {

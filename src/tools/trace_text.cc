@@ -197,10 +197,13 @@ void WriteOp(std::ostringstream& out, const json& op) {
       out << "  - " << Mark("library", Str(l, "name")) << " " << Loc(l)
           << (Has(l, "calls") ? ": " + List(l["calls"]) : "")
           << (Has(l, "path") ? " via " + List(l["path"], " → ") : "") << "\n";
-  if (Has(op, "calls")) {
-    out << "  - calls:";
+  // calls: on the traced device's path; other_device_calls: made by another
+  // device's implementation (listed, off the path).
+  for (const char* key : {"calls", "other_device_calls"}) {
+    if (!Has(op, key)) continue;
+    out << (key[0] == 'c' ? "  - calls:" : "  - calls off the device's path:");
     std::string sep = " ";
-    for (const auto& c : op["calls"]) {
+    for (const auto& c : op[key]) {
       out << sep << Mark("op", Str(c, "op")) << " (" << Str(c, "device") << " " << Loc(c)
           << (Has(c, "from") ? " in `" + Str(c, "from") + "`" : "") << ")";
       sep = "; ";
@@ -226,9 +229,13 @@ void WriteBackward(std::ostringstream& out, const json& entries) {
         for (const auto& [inputs, formula] : d["formulas"].items())
           out << "; " << inputs << ": `" << formula.get<std::string>() << "`";
     }
-    if (Has(b, "ops")) {
-      out << "; runs";
-      for (const auto& o : b["ops"]) out << " " << Mark("op", o.get<std::string>());
+    // ops: what the formulas run; open: what a condition decides; untaken: never on a first-order backward.
+    for (const auto& [key, label] : {std::pair<const char*, const char*>{"ops", "; runs"},
+                                     {"open", "; runs if a condition holds"},
+                                     {"untaken", "; never runs"}}) {
+      if (!Has(b, key)) continue;
+      out << label;
+      for (const auto& o : b[key]) out << " " << Mark("op", o.is_string() ? o.get<std::string>() : Str(o, "op"));
     }
     if (Has(b, "calls")) out << "; calls " << List(b["calls"]);
     if (Has(b, "note")) out << "; " << Str(b, "note");
