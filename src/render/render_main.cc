@@ -79,9 +79,11 @@ class PathBuilder {
 
   // Typical ops, and the branches below them the assumptions leave open
   // (both sides of an unknown condition are kept, marked).
+  // A backward op is on the path the same way: typical below the
+  // derivative that names it, or behind an open condition (marked).
   bool OnPath(const OpStep& op) const {
     if (op.role == "forward") return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
-    return true;
+    return !any_typical_ || op.typical || op.undecided;
   }
 
   // What runs for the device, added to an entry (an overload folded into
@@ -155,7 +157,7 @@ class PathBuilder {
       e.level = level;
       Fill(op, e);
       e.when = Deciding(op);
-      e.undecided = op.role == "forward" && !op.typical && op.undecided;
+      e.undecided = !op.typical && op.undecided;
       out->push_back(e);
     }
     for (size_t c = 0; c < t_.ops.size(); ++c)
@@ -199,7 +201,7 @@ class PathBuilder {
       bool named = false;
       for (const BackwardStep* b : m_.derivatives)
         for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
-      if (named) Visit(i, 0, &m_.backward);
+      if (named && OnPath(op)) Visit(i, 0, &m_.backward);
     }
   }
 

@@ -109,8 +109,18 @@ class Tracer {
   void ExpandQueuedOps();
   void ExpandOp(OpStep& op, int depth);
   bool KeyWanted(std::string_view key) const;
+  // The device whose path the trace answers for ("CUDA", or "CPU" for
+  // --device cpu), and whether a walk for `walk_device` ("CPU", "CUDA",
+  // "any") is on it: only that path's calls are ops that run (--device all:
+  // every walk).
+  std::string PrimaryDevice() const;
+  bool OnPrimaryPath(std::string_view walk_device) const;
+  // How the implementation behind dispatch `key` is walked: for the traced
+  // devices whose dispatch resolves to it ("CPU", "CUDA", "any" for both),
+  // "" when another key's kernel runs instead on each (never walked).
+  std::string WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const;
   void AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& dispatch_key,
-                          const std::string& kernel_name, int depth);
+                          const std::string& kernel_name, int depth, const std::string& walk_device);
   // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).
   std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
                                        DefForm form) const;
@@ -163,6 +173,8 @@ class Tracer {
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
+  // The text of f's declaration before its name (its markers: __device__, template <...>).
+  std::string DeclarationHead(const CppFunction& f) const;
   // Whether a qualified call names a function of a namespace nested in
   // at::native (internal::f, cuda_utils::f), which the walk enters.
   bool NamesNativeCode(const CppCall& c) const;

@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "base/text.h"
+#include "cpp/device_code.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
 
@@ -261,6 +262,39 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
 }
 
+namespace {
+
+// The dispatch key the dispatcher runs for a dense tensor on `device`: the
+// device's own kernel, else the explicit composite (the non-functional one
+// first), else the implicit one; "" when the op has none of them.
+std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
+  auto has = [&](std::string_view key) {
+    for (const auto& [k, kernel] : fn.dispatch)
+      if (k == key) return true;
+    return false;
+  };
+  for (std::string_view key : {device, std::string_view("CompositeExplicitAutogradNonFunctional"),
+                               std::string_view("CompositeExplicitAutograd"),
+                               std::string_view("CompositeImplicitAutograd")})
+    if (has(key)) return std::string(key);
+  return "";
+}
+
+}  // namespace
+
+std::string Tracer::PrimaryDevice() const { return opt_.device == TraceOptions::Device::kCpu ? "CPU" : "CUDA"; }
+
+bool Tracer::OnPrimaryPath(std::string_view walk_device) const {
+  return opt_.device == TraceOptions::Device::kAll || walk_device == "any" || walk_device == PrimaryDevice();
+}
+
+std::string Tracer::WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const {
+  if (opt_.device == TraceOptions::Device::kAll) return DeviceOfKey(key);
+  bool cuda = opt_.device != TraceOptions::Device::kCpu && ResolvedKey(fn, "CUDA") == key;
+  bool cpu = opt_.device != TraceOptions::Device::kCuda && ResolvedKey(fn, "CPU") == key;
+  return cuda && cpu ? "any" : cuda ? "CUDA" : cpu ? "CPU" : "";
+}
+
 bool Tracer::KeyWanted(std::string_view key) const {
   switch (opt_.device) {
     case TraceOptions::Device::kAll: return true;
@@ -351,7 +385,7 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
   }
   for (const auto& [key, kernel] : fn.dispatch) {
     if (!KeyWanted(key)) continue;
-    AddImplementations(op, fn, key, kernel, depth);
+    AddImplementations(op, fn, key, kernel, depth, WalkDeviceOfKey(fn, key));
   }
   if (!fn.ufunc_inner_loop.empty()) AddUfuncKernels(op, fn);
   if (!WorthFollowing(fn) && KeptInTrace(fn)) {
@@ -432,7 +466,7 @@ std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const Nat
 }
 
 void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
-                                const std::string& kernel, int depth) {
+                                const std::string& kernel, int depth, const std::string& walk_device) {
   if (StartsWith(kernel, "ufunc_")) {
     ImplStep impl;
     impl.key = key;
@@ -474,7 +508,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
         call.line = use->line;
         synthetic_stub_calls_.push_back(call);
       }
-      FollowCpp(op, UINT32_MAX, DeviceOfKey(key), depth, &synthetic);
+      if (!walk_device.empty()) FollowCpp(op, UINT32_MAX, walk_device, depth, &synthetic);
       return;
     }
   }
@@ -501,10 +535,12 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     const CppFunction& f = ix_.cpp.functions()[id];
     ImplStep impl;
     impl.key = key;
+    std::string device = walk_device;
     // A composite kernel in code only CPU builds compile (mkldnn/: oneDNN)
     // runs for CPU tensors only: it is listed, and walked, as CPU code.
     if (IsCompositeKey(key) && IsCpuOnlyFile(ix_.cpp.file(f.file))) {
       impl.key = "CPU";
+      device = device == "any" || device == "CPU" ? "CPU" : "";
       op.notes.push_back(key + ": " + kernel + " is defined in " + ix_.cpp.file(f.file) +
                          ", which only CPU builds compile: listed as CPU code");
     }
@@ -518,7 +554,10 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
       }
     }
     op.impls.push_back(impl);
-    FollowCpp(op, id, DeviceOfKey(impl.key), depth);
+    // Another key's kernel runs instead on every traced device (a
+    // CompositeExplicitAutograd fallback beside CPU and CUDA kernels): it is
+    // listed, and what it calls is on no path.
+    if (!device.empty()) FollowCpp(op, id, device, depth);
   }
 }
 
@@ -963,7 +1002,29 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   std::string body;
   if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
-  if (w.native && f.body_end - f.body_begin < 400) {
+  // Device code calls no aten op (cpp/device_code.h): a __device__ or
+  // __global__ function calls none, a GPU lambda in a host function none
+  // inside its braces, whatever its operators and calls look like.
+  const bool device_function = f.form == DefForm::kGlobalKernel || DeclaresDeviceCode(DeclarationHead(f));
+  const auto device_ranges = body.empty() ? std::vector<std::pair<size_t, size_t>>{} : DeviceCodeRanges(body);
+  std::vector<std::pair<int, int>> device_lines;  // (line of '{', line of '}'): calls strictly after the '{' line
+  for (const auto& [b, e] : device_ranges) {
+    int open = static_cast<int>(f.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + b, '\n'));
+    int close = open + static_cast<int>(std::count(body.begin() + b, body.begin() + e, '\n'));
+    device_lines.push_back({open, close});
+  }
+  auto in_device_code = [&](const CppCall& c) {
+    if (device_function) return true;
+    for (const auto& [open, close] : device_lines) {
+      int line = static_cast<int>(c.line);
+      if (line > open && line <= close) return true;
+      // On the line that opens the lambda: device code when every mention
+      // of the callee there is inside it (`[] GPU_LAMBDA(a) { return f(a); }`).
+      if (line == open) return MentionsOnlyIn(body, line - static_cast<int>(f.body_begin), c.callee, device_ranges);
+    }
+    return false;
+  };
+  if (w.native && !device_function && f.body_end - f.body_begin < 400) {
     auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
@@ -972,19 +1033,21 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
       line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
       counted = use.offset;
       use.line = line;
+      if (InRanges(device_ranges, use.offset)) continue;
       w.operator_ops.push_back(std::move(use));
     }
   }
   if (w.native && !body.empty()) {
     for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
       for (uint32_t id : cpp.FunctionsNamed(name)) {
-        if (cpp.functions()[id].form != DefForm::kGlobalKernel) continue;
+        if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file))) continue;
         w.kernel_refs.push_back({id, line});
         break;
       }
     }
   }
   for (const CppCall* c : w.calls) {
+    if (in_device_code(*c)) continue;
     CallFacts facts = ComputeCallFacts(*c, f, body);
     if (!Matters(facts, *c)) continue;
     kept.push_back(c);
@@ -992,6 +1055,15 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   }
   w.calls = std::move(kept);
   return w;  // no copy: moved or elided, so the pointers into stub_refs hold
+}
+
+std::string Tracer::DeclarationHead(const CppFunction& f) const {
+  // The name's line and the two before it hold a declaration's markers
+  // (`template <...>` / `__device__ __forceinline__ T` / `name(`).
+  int first = std::max(1, static_cast<int>(f.line) - 2);
+  std::string head = ix_.Snippet(ix_.cpp.file(f.file), first, static_cast<int>(f.line) - first + 1);
+  size_t name = head.rfind(f.name);
+  return name == std::string::npos ? head : head.substr(0, name);
 }
 
 std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file) const {

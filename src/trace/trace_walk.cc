@@ -30,6 +30,10 @@ struct WalkNode {
   int hops;
   std::string device;
   const CppCall* call = nullptr;  // the call that reached it (its callee, or a class in its template arguments)
+  // In code of another dispatch key than the traced device's dense path
+  // (code_scope.h, ForeignToDevice), or below such code: its helpers,
+  // stubs and kernels are listed, its calls are no ops that run.
+  bool foreign = false;
 };
 
 // A hash of (name, file, line): equal places give equal keys, so a key not
@@ -67,6 +71,10 @@ class CppWalk {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
 
+  // Whether the aten ops a node's code calls are on the traced device's
+  // path: the walk is for that device (or any), in code of its key.
+  bool Records(const WalkNode& node) const { return t_.OnPrimaryPath(node.device) && !node.foreign; }
+
   void Run() {
     size_t budget = 150;
     while (next_ < nodes_.size() && budget-- > 0) Visit(static_cast<int32_t>(next_++));
@@ -90,7 +98,8 @@ class CppWalk {
     if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth && Records(node))
+      t_.AddOperatorOps(op_, *walk, node.device, depth_);
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
@@ -119,7 +128,7 @@ class CppWalk {
   // What one call adds, in the order of its tests.
   void FollowCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, int32_t at) {
     const WalkNode& node = nodes_[static_cast<size_t>(at)];
-    if (!facts.library.empty() && node.device != "CPU") {
+    if (!facts.library.empty() && node.device != "CPU" && !node.foreign) {
       AddLibrary(facts.library, c, at, walk.holder);
       if (!facts.blas_helper) return;  // follow at::cuda::blas helpers
     }
@@ -128,10 +137,11 @@ class CppWalk {
     // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
     if (facts.at_call || facts.method_call) {
       if (facts.is_op && !facts.returns_tensor && !facts.kept) return;  // size(), dim(), numel(): metadata
+      if (facts.is_op && !Records(node)) return;
       if (facts.is_op) return FollowOpCall(c, facts, walk, node);
     }
     if (facts.elsewhere) return;
-    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth;
+    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth && Records(node);
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
@@ -146,7 +156,7 @@ class CppWalk {
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
-    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth) {
+    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth && Records(node)) {
       for (const NativeFunction* other : *facts.kernel_ops) {
         if (other != op_.yaml) t_.AddOp(other, op_.role, op_.name, depth_ + 1);
       }
@@ -365,7 +375,8 @@ class CppWalk {
   const CppFunction* GlobalKernel(const CppLaunch& l) const {
     std::vector<uint32_t> defs;
     for (uint32_t id : cpp_.FunctionsNamed(l.kernel)) {
-      if (cpp_.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
+      const CppFunction& f = cpp_.functions()[id];
+      if (f.form == DefForm::kGlobalKernel && !IsTestFile(cpp_.file(f.file))) defs.push_back(id);  // a test's own kernel never is
     }
     for (uint32_t id : defs) {
       if (cpp_.functions()[id].file == l.file) return &cpp_.functions()[id];
@@ -396,9 +407,12 @@ class CppWalk {
                const std::string& dev, const CppCall* call = nullptr) {
     int hops = nodes_[static_cast<size_t>(at)].hops + 1;
     if (hops > t_.opt_.kernel_depth) return;
+    const bool foreign = nodes_[static_cast<size_t>(at)].foreign;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
-      nodes_.push_back({id, at, holder, stub, hops, dev, call});
+      bool off = foreign || (t_.opt_.device != TraceOptions::Device::kAll &&
+                             ForeignToDevice(cpp_.file(cpp_.functions()[id].file), t_.PrimaryDevice()));
+      nodes_.push_back({id, at, holder, stub, hops, dev, call, off});
     }
   }
 
