@@ -852,6 +852,10 @@ class FileScanner {
           }
           if (open > b && t[open].Is('(') && IsIdent(t[open - 1]) && !IsNonCallKeyword(t[open - 1].text))
             obj = std::string(t[open - 1].text) + "()";
+          // A parenthesized expression's value ((self - maxes).exp_()): kept
+          // as written, so that the tracer can read what it holds.
+          else if (open >= b && t[open].Is('(') && q - 2 - open < 48)
+            obj = k.Concat(open, q - 1);
         }
         qualifier = obj + std::string(t[q - 1].text) + qualifier;
       } else {

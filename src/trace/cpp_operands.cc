@@ -83,6 +83,7 @@ bool ReturnsTensor(const NativeFunction& fn) {
 }
 
 bool IsTensorType(std::string_view type) {
+  if (type.find('*') != std::string_view::npos) return false;  // a pointer (Tensor* Y) is no Tensor value
   for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 1)) {
     if (at > 0 && IsIdentChar(type[at - 1])) continue;
     size_t end = at + 6;

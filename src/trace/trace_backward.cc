@@ -26,7 +26,9 @@
 
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
 
@@ -292,6 +294,13 @@ void Tracer::AddBackward() {
     if (op.role == "forward") forward_ops.push_back(op.name);
   }
   int backward_depth = std::max(0, opt_.depth - 1);
+  // A formula's ternaries are decided as a first-order backward of a
+  // typical call takes them (trace_typical.h).
+  Assumptions backward;
+  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  std::string ignored;
+  backward.Apply(opt_.assume, &ignored);
+  backward.backward_pass = true;
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
@@ -310,14 +319,29 @@ void Tracer::AddBackward() {
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
+    // The ops named in the branches a first-order backward takes (read
+    // first, from the pruned formulas), and every op named.
+    std::set<std::string> taken;
+    bool reading_taken = false;
+    auto add_op = [&](const std::string& name) {
+      AddUnique(&b.ops, name);
+      if (reading_taken) taken.insert(name);
+    };
     std::function<void(const std::string&, bool, int)> consider;
+    // A hand-written method returning the tensor itself for a typical one
+    // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
+    auto skips = [&](const std::string& method_name) {
+      auto guard = EarlySelfReturn(ix_, method_name);
+      return reading_taken && guard && EvaluateCondition(guard->condition, false, backward) == Tri::kTrue;
+    };
     consider = [&](const std::string& raw, bool method, int level) {
       std::string base = BaseOpName(raw);
+      if (method && skips(base)) return;
       auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
       for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
       if (is_op) {
-        AddUnique(&b.ops, base);
+        add_op(base);
         return;
       }
       if (method) return;
@@ -335,10 +359,11 @@ void Tracer::AddBackward() {
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
           std::string cb = BaseOpName(call.callee);
+          if (member && skips(cb)) continue;
           bool is_op = false;
           for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
             if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
-              AddUnique(&b.ops, cb);
+              add_op(cb);
               is_op = true;
               break;
             }
@@ -352,7 +377,7 @@ void Tracer::AddBackward() {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
           for (const auto& opname : ScanExpression(body, true, is_tensor).operators) {
-            AddUnique(&b.ops, opname);
+            add_op(opname);
             from_operators.insert(opname);
           }
         }
@@ -376,14 +401,20 @@ void Tracer::AddBackward() {
         continue;
       }
       if (f.inputs == "output_differentiability") continue;
-      FormulaNames names = ScanExpression(f.formula, true);
-      for (const auto& c : names.calls) consider(c, false, 0);
-      for (const auto& m : names.methods) consider(m, true, 0);
-      for (const auto& o : names.operators) {
-        AddUnique(&b.ops, o);
-        from_operators.insert(o);
+      for (bool pruned : {true, false}) {
+        reading_taken = pruned;
+        FormulaNames names = ScanExpression(pruned ? PruneTernaries(f.formula, backward) : f.formula, true);
+        for (const auto& c : names.calls) consider(c, false, 0);
+        for (const auto& m : names.methods) consider(m, true, 0);
+        for (const auto& o : names.operators) {
+          add_op(o);
+          from_operators.insert(o);
+        }
       }
+      reading_taken = false;
     }
+    for (const std::string& name : b.ops)
+      if (!taken.count(name)) b.untaken.push_back(name);
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
     for (const std::string& base : b.ops) {
       bool follow = false;

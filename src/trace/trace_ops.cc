@@ -778,8 +778,12 @@ Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::st
   size_t dot = std::min(q.find('.'), q.find("->"));
   if (dot == std::string_view::npos || dot == 0) return Receiver::kUnknown;
   std::string_view recv = q.substr(0, dot);
+  if (recv.size() > 2 && recv.front() == '(' && recv.back() == ')')  // (self - maxes).exp_(): the expression's value
+    return ValueIsTensor(caller.params, body, recv.substr(1, recv.size() - 2), "", 0) ? Receiver::kTensor
+                                                                                     : Receiver::kUnknown;
   if (EndsWith(recv, "()")) {  // a call's result: what that method returns
     std::string_view method = recv.substr(0, recv.size() - 2);
+    if (EndsWith(method, "_symint")) method.remove_suffix(7);  // new_zeros_symint(): new_zeros
     if (IsNonTensorMethod(method)) return Receiver::kOther;
     bool any = false, tensor = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(std::string(method))) {
@@ -791,8 +795,9 @@ Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::st
   }
   if (recv == "this") return Receiver::kOther;
   std::string type = DeclaredType(caller.params, body, recv);
-  if (type.empty() || type.find("auto") != std::string::npos) return Receiver::kUnknown;
-  return IsTensorType(type) ? Receiver::kTensor : Receiver::kOther;
+  if (type.empty() || type.find("auto") != std::string::npos)  // auto x = ...: a Tensor on evidence only
+    return IsTensorOperand(caller.params, body, recv) ? Receiver::kTensor : Receiver::kUnknown;
+  return IsTensorType(type) && type.find('*') == std::string::npos ? Receiver::kTensor : Receiver::kOther;
 }
 
 std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& caller) const {
@@ -849,8 +854,11 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   // Member calls in CPU kernel files are on Vectorized<T> values
   // (x.neg().exp()), not tensors.
+  // A member call is a Tensor method on positive evidence only: its
+  // receiver is declared a Tensor, or is an auto holding one
+  // (`auto input_shape = input.sizes(); input_shape.slice(1)` is IntArrayRef's).
   facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos &&
-                      ReceiverOf(c, caller, body) != Receiver::kOther;
+                      ReceiverOf(c, caller, body) == Receiver::kTensor;
   if (facts.at_call || facts.method_call) {
     std::string& base = facts.base;
     base = c.callee;
@@ -1002,6 +1010,11 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   std::string body;
   if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
+  // The body's first line may end the parameter list (`Tensor* rstd) {`):
+  // only what follows its '{' is code of the body (blanked, lines kept).
+  if (size_t open = body.find('{'); open != std::string::npos)
+    for (size_t i = 0; i < open; ++i)
+      if (body[i] != '\n') body[i] = ' ';
   // Device code calls no aten op (cpp/device_code.h): a __device__ or
   // __global__ function calls none, a GPU lambda in a host function none
   // inside its braces, whatever its operators and calls look like.

@@ -22,6 +22,7 @@
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
@@ -176,6 +177,20 @@ class PathAnnotator {
     std::vector<Condition> out;
     for (const auto& c : in) out.push_back({c.text, c.negated, c.kind, {file, c.line, ""}});
     return out;
+  }
+
+  // Whether a backward op is named in a formula branch a first-order
+  // backward takes, in the entry of a forward op on the path (or open).
+  bool InTakenFormula(const OpStep& op) const {
+    std::string base(BaseOf(op.name));
+    for (const auto& b : t_.backward) {
+      bool named = std::find(b.ops.begin(), b.ops.end(), base) != b.ops.end() &&
+                   std::find(b.untaken.begin(), b.untaken.end(), base) == b.untaken.end();
+      if (!named) continue;
+      for (const auto& f : t_.ops)
+        if (f.role == "forward" && f.name == b.op && (f.typical || f.undecided)) return true;
+    }
+    return false;
   }
 
   const OpStep* Parent(const OpStep& op) const {
@@ -441,6 +456,11 @@ class PathAnnotator {
     int best_rank = -1;
     for (const OpCallStep* call : sites) {
       std::vector<Condition> conditions = SiteConditions(parent, *call, base);
+      // A hand-written Tensor method that returns the tensor itself
+      // (`x.contiguous()` of a contiguous x) calls the op only otherwise.
+      if (IsMethodCall(*call, base))
+        if (auto guard = EarlySelfReturn(ix_, base))
+          conditions.push_back({guard->condition, true, "return", {guard->file, guard->line, ""}});
       Tri v = Evaluate(parent, conditions);
       int rank = Rank(v);
       if (rank > best_rank) {
@@ -450,6 +470,14 @@ class PathAnnotator {
       if (rank == 2) break;
     }
     return best;
+  }
+
+  // `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
+  static bool IsMethodCall(const OpCallStep& call, const std::string& base) {
+    const std::string& how = call.how;
+    if (!how.ends_with(base + "()") || how.size() < base.size() + 3) return false;
+    char before = how[how.size() - base.size() - 3];
+    return before == '.' || before == '>';
   }
 
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
@@ -518,6 +546,8 @@ class PathAnnotator {
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
+          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse && !InTakenFormula(op))
+            v = Tri::kFalse;
         }
         // An undecided Python condition keeps both sides on the path (it
         // picks among argument forms: the entry ops all stay candidates); an
