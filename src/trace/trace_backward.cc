@@ -177,7 +177,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       open_calls.pop_back();
     }
     pending_call.clear();
-    bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']';
+    // A number is an operand of arithmetic too (`1 + exp(x)` is add, `0.5 * grad`
+    // mul); with a Tensor test, `settle` keeps it only beside a Tensor.
+    bool arithmetic = c == '+' || c == '-' || c == '*' || c == '/';
+    bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']' || (prev_sig == '0' && arithmetic);
     bool two = i + 1 < s.size();
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
     // which C++ also uses for templates).
@@ -214,7 +217,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
-    if (c == '*' && operand_before && prev_sig != '0') push("mul", i);
+    if (c == '*' && operand_before) push("mul", i);
     if (c == '/' && operand_before) push("div", i);
     if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
     if (c == '+' && operand_before && arithmetic_all) push("add", i);

@@ -202,8 +202,8 @@ class Tracer {
   // Definitions a call may reach from `from_file` (from `caller`'s scope by
   // C++ lookup, when known), never guessing among unrelated ones.
   std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const;
-  // The #defines of `macro` a use in `use_file` expands (its translation unit's).
-  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file) const;
+  // The #defines of `macro` a use at `use_line` of `use_file` expands (its translation unit's).
+  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const;
   // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
   const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
   // The names a file-scope macro use writes by ## pasting its first argument.

@@ -637,7 +637,7 @@ std::vector<std::string> Tracer::PastedNames(const CppMacroUse& use) const {
   // #define M(func) ... func##_Tensor_out ... func##_stub(...), used as M(eq):
   // {"eq_Tensor_out", "eq_stub"} -- ## pasting of the first parameter.
   std::vector<std::string> out;
-  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
+  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
   if (defs.empty() || use.first_arg.empty()) return out;
   const CppMacro& m = ix_.cpp.macros()[defs.front()];
   std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
@@ -827,6 +827,14 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   const CppIndex& cpp = ix_.cpp;
   const uint32_t from_file = caller.file;
   CallFacts facts;
+  // A call through one of the caller's parameters (`FillStub& fill_stub;
+  // fill_stub(...)`) calls what the caller's caller passed, never a global
+  // of the same name; the stub passed is followed where it is passed
+  // (StubReferences).
+  if (c.kind == CallKind::kPlain && !caller.params.empty() && !DeclaredType(caller.params, "", c.callee).empty()) {
+    facts.elsewhere = true;
+    return facts;
+  }
   // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
   bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
   if (!aten_qualified) facts.library = LibraryOfCall(c.qualifier, c.callee);
@@ -973,7 +981,7 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   for (size_t i = 0; i < uses.size() && i < 64; ++i) {
     const CppMacroUse& use = cpp.macro_uses()[uses[i]];
     if (!expanded.insert(use.macro).second) continue;
-    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
+    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
     auto inside = [&](uint32_t file, uint32_t line) {
       for (uint32_t d : defs) {
         const CppMacro& m = cpp.macros()[d];
@@ -1079,17 +1087,22 @@ std::string Tracer::DeclarationHead(const CppFunction& f) const {
   return name == std::string::npos ? head : head.substr(0, name);
 }
 
-std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file) const {
+std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
   // A macro means what the #define the preprocessor saw in that translation
-  // unit says: the using file's own, else the one header defining it; when
-  // several headers do, the index cannot tell which is included, so none.
+  // unit says: the using file's own -- the last one written before the use,
+  // when the file defines it again after an #undef (SMALL_INDEX of
+  // index_add, then of index_select) --, else the one header defining it;
+  // when several headers do, the index cannot tell which is included, so none.
   const CppIndex& cpp = ix_.cpp;
   std::vector<uint32_t> own, headers;
   uint32_t header_file = UINT32_MAX;
   bool one_header = true;
   for (uint32_t d : cpp.MacrosNamed(macro)) {
     const CppMacro& m = cpp.macros()[d];
-    if (m.file == use_file) own.push_back(d);
+    if (m.file == use_file && m.line <= use_line) {
+      if (!own.empty() && cpp.macros()[own.back()].line < m.line) own.clear();
+      if (own.empty() || cpp.macros()[own.back()].line == m.line) own.push_back(d);
+    }
     if (!IsHeader(cpp.file(m.file))) continue;
     headers.push_back(d);
     one_header = one_header && (header_file == UINT32_MAX || header_file == m.file);
