@@ -213,6 +213,8 @@ class PathAnnotator {
         if (c.line <= 0) continue;
         for (const auto& p : PyLineConditions(text, c.line))
           c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
+        for (const auto& p : PyExpressionConditions(text, c.line, c.callee))
+          c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
       }
     }
   }
