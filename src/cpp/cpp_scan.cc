@@ -841,6 +841,16 @@ class FileScanner {
         call.kind = CallKind::kMember;
         std::string obj;
         if (q >= b + 2 && IsIdent(t[q - 2])) obj = std::string(t[q - 2].text);
+        // An element (chunked_gates[0].sigmoid_()): "chunked_gates[]." names
+        // the container, so that the tracer can tell a list of Tensors.
+        if (q >= b + 3 && t[q - 2].Is(']')) {
+          size_t open = q - 2;
+          for (int depth = 0; open > b; --open) {
+            if (t[open].Is(']')) ++depth;
+            else if (t[open].Is('[') && --depth == 0) break;
+          }
+          if (open > b && t[open].Is('[') && IsIdent(t[open - 1])) obj = std::string(t[open - 1].text) + "[]";
+        }
         // A call's result (iter.device().index()): "device()." names the
         // method whose return value the call is made on, so that the tracer
         // can tell a Tensor receiver from a Device or an IntArrayRef.

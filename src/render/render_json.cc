@@ -399,6 +399,30 @@ void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
   w.EndObject();
 }
 
+// The aten ops an implementation calls, each where it is made.
+void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>& calls) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& c : calls) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(c.op);
+    w.Key("device");
+    w.String(c.device);
+    PutLocation(w, c.where);
+    if (!c.from.empty()) {
+      w.Key("from");
+      w.String(c.from);
+    }
+    if (!c.how.empty()) {
+      w.Key("how");
+      w.String(c.how);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginObject();
   w.Key("name");
@@ -511,26 +535,8 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.EndObject();
   }
   w.EndArray();
-  w.Key("calls");
-  w.BeginArray();
-  for (const auto& c : op.calls) {
-    w.BeginObject();
-    w.Key("op");
-    w.String(c.op);
-    w.Key("device");
-    w.String(c.device);
-    PutLocation(w, c.where);
-    if (!c.from.empty()) {
-      w.Key("from");
-      w.String(c.from);
-    }
-    if (!c.how.empty()) {
-      w.Key("how");
-      w.String(c.how);
-    }
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteOpCalls(w, "calls", op.calls);
+  if (!op.other_device_calls.empty()) WriteOpCalls(w, "other_device_calls", op.other_device_calls);
   if (!op.notes.empty()) {
     w.Key("notes");
     w.StringArray(op.notes);

@@ -133,6 +133,10 @@ struct OpStep {
   std::vector<KernelStep> kernels;
   std::vector<LibraryStep> libraries;
   std::vector<OpCallStep> calls;
+  // The aten ops another traced device's implementation calls (CPU's, in a
+  // trace answering for CUDA): what runs there instead, never on the
+  // traced device's path.
+  std::vector<OpCallStep> other_device_calls;
   std::vector<std::string> notes;
   // The conditions under which the op is reached from its caller (the
   // Python call or the parent op's implementation, through helpers and

@@ -230,7 +230,8 @@ class Tracer {
   // Whether an expanded op is a composite that only hands its work to one
   // other op (no kernels, stubs or libraries of its own).
   bool Forwards(const OpStep& op) const;
-  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth);
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+                      std::vector<OpCallStep>* list);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
   // Dispatch stubs named on the lines of a function's body without being called

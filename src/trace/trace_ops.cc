@@ -781,15 +781,31 @@ Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::st
   if (recv.size() > 2 && recv.front() == '(' && recv.back() == ')')  // (self - maxes).exp_(): the expression's value
     return ValueIsTensor(caller.params, body, recv.substr(1, recv.size() - 2), "", 0) ? Receiver::kTensor
                                                                                      : Receiver::kUnknown;
+  if (EndsWith(recv, "[]")) {  // an element: of a Tensor, a list of Tensors, or an op's Tensor[] result
+    std::string_view container = recv.substr(0, recv.size() - 2);
+    return IsTensorOperand(caller.params, body, container) ? Receiver::kTensor : Receiver::kUnknown;
+  }
   if (EndsWith(recv, "()")) {  // a call's result: what that method returns
     std::string_view method = recv.substr(0, recv.size() - 2);
     if (EndsWith(method, "_symint")) method.remove_suffix(7);  // new_zeros_symint(): new_zeros
     if (IsNonTensorMethod(method)) return Receiver::kOther;
+    std::string base(method);
+    for (std::string_view suffix : {"_outf", "_out"})  // at::sum_out(...).div_(n): sum's out= overload
+      if (ix_.yaml.Overloads(base).empty() && EndsWith(base, suffix)) base.resize(base.size() - suffix.size());
     bool any = false, tensor = false;
-    for (const NativeFunction* o : ix_.yaml.Overloads(std::string(method))) {
-      if (!o->HasVariant("method")) continue;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
       any = true;
       tensor = tensor || ReturnsTensor(*o);
+    }
+    if (!any) {  // a C++ helper: by its declared return type, when every definition agrees
+      for (uint32_t id : ix_.cpp.FunctionsNamed(method)) {
+        const std::string& type = ix_.cpp.functions()[id].return_type;
+        if (type.empty()) continue;
+        bool t = IsTensorType(type);
+        if (any && t != tensor) return Receiver::kUnknown;
+        any = true;
+        tensor = t;
+      }
     }
     return !any ? Receiver::kUnknown : tensor ? Receiver::kTensor : Receiver::kOther;
   }

@@ -451,6 +451,9 @@ class PathAnnotator {
       if (device_ok) sites.push_back(&c);
       else if (!fallback) fallback = &c;
     }
+    // Made only by another device's implementation: taken there alone.
+    for (const auto& c : parent.other_device_calls)
+      if (c.op == base && c.where.valid() && !fallback) fallback = &c;
     if (sites.empty() && fallback) sites.push_back(fallback);
     if (sites.empty()) return {};
     *found = true;

@@ -71,9 +71,17 @@ class CppWalk {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
 
-  // Whether the aten ops a node's code calls are on the traced device's
-  // path: the walk is for that device (or any), in code of its key.
-  bool Records(const WalkNode& node) const { return t_.OnPrimaryPath(node.device) && !node.foreign; }
+  // Where the aten ops a node's code calls are listed: on the traced
+  // device's path (op.calls) when the walk is for that device (or any);
+  // on another traced device's (op.other_device_calls: CPU's in a default
+  // trace, which answers for CUDA); nowhere in code of another key.
+  std::vector<OpCallStep>* CallList(const WalkNode& node) const {
+    if (node.foreign) return nullptr;
+    if (t_.OnPrimaryPath(node.device)) return &op_.calls;
+    if (t_.opt_.device == TraceOptions::Device::kDefault) return &op_.other_device_calls;
+    return nullptr;
+  }
+  bool Records(const WalkNode& node) const { return CallList(node) != nullptr; }
 
   void Run() {
     size_t budget = 150;
@@ -99,7 +107,7 @@ class CppWalk {
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
     if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth && Records(node))
-      t_.AddOperatorOps(op_, *walk, node.device, depth_);
+      t_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
@@ -151,7 +159,7 @@ class CppWalk {
       call.where = t_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
       t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
-      op_.calls.push_back(call);
+      CallList(node)->push_back(call);
       t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
@@ -174,8 +182,9 @@ class CppWalk {
     const std::string& base = facts.base;
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
+    std::vector<OpCallStep>& list = *CallList(node);
     if (!t_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
-      for (const auto& e : op_.calls) {
+      for (const auto& e : list) {
         dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
       }
     }
@@ -188,7 +197,7 @@ class CppWalk {
       call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
                  : facts.method_call ? c.qualifier + base + "()"
                                      : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
-      op_.calls.push_back(std::move(call));
+      list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > t_.opt_.depth) return;
     if (facts.out_call) {
@@ -410,8 +419,10 @@ class CppWalk {
     const bool foreign = nodes_[static_cast<size_t>(at)].foreign;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
+      // Foreign to the device this walk is for (the traced one for "any").
       bool off = foreign || (t_.opt_.device != TraceOptions::Device::kAll &&
-                             ForeignToDevice(cpp_.file(cpp_.functions()[id].file), t_.PrimaryDevice()));
+                             ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
+                                             dev == "CPU" || dev == "CUDA" ? dev : t_.PrimaryDevice()));
       nodes_.push_back({id, at, holder, stub, hops, dev, call, off});
     }
   }
@@ -434,7 +445,8 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
                        const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+                            std::vector<OpCallStep>* list) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
   // out += bias) calls mul, div, add_ through them: the tensor-only
   // overload, listed as a call where the operator is written.
@@ -456,10 +468,10 @@ void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::str
     // is a place not listed yet; a key seen may be (look).
     bool dup = false;
     if (!call_keys_.insert(PlaceKey(call.op, call.where.file, call.where.line)).second) {
-      for (const auto& e : op.calls)
+      for (const auto& e : *list)
         dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
     }
-    if (!dup) op.calls.push_back(std::move(call));
+    if (!dup) list->push_back(std::move(call));
   }
   op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
 }
