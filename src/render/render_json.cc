@@ -763,6 +763,10 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     else w.Null();
     w.Key("ops");
     w.StringArray(b.ops);
+    if (!b.untaken.empty()) {
+      w.Key("untaken");
+      w.StringArray(b.untaken);
+    }
     if (!b.helpers.empty()) {
       w.Key("calls");
       w.StringArray(b.helpers);

@@ -156,11 +156,12 @@ struct BackwardStep {
   const DerivativeEntry* derivatives = nullptr;
   std::vector<std::string> ops;  // backward aten ops named in the formulas
   std::vector<std::string> helpers;  // FunctionsManual helpers named in the formulas
+  std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
   // Of `ops`, those named only in a branch a first-order backward does not
   // take (`GradMode::is_enabled() ? double_backward(...) : ...`, a second
-  // output's `grads[1].defined()`): listed, never on the typical path.
+  // output's `grads[1].defined()`, a helper's call under `is_complex()`):
+  // listed, never on the typical path.
   std::vector<std::string> untaken;
-  std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
 };
 
 // A function whose result decides which op or backend runs

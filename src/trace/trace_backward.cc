@@ -26,6 +26,7 @@
 
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_typical.h"
@@ -289,6 +290,33 @@ void AddUnique(std::vector<std::string>* v, const std::string& s) {
 
 }  // namespace
 
+Assumptions Tracer::BackwardAssumptions() const {
+  // A formula's ternaries are decided as a first-order backward of a
+  // typical call takes them (trace_typical.h).
+  Assumptions backward;
+  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  std::string ignored;
+  backward.Apply(opt_.assume, &ignored);
+  backward.backward_pass = true;
+  return backward;
+}
+
+void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth) {
+  for (const std::string& base : b.ops) {
+    bool follow = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+      bool returns_tensor = false;
+      for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+      follow = follow || returns_tensor;
+    }
+    if (!follow) continue;
+    // An operator on two tensors (grad * other) is the .Tensor overload.
+    const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
+    if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", b.op, depth);
+    else AddOpsByBaseName(base, "backward", b.op, depth);
+  }
+}
+
 void Tracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
@@ -297,13 +325,7 @@ void Tracer::AddBackward() {
     if (op.role == "forward") forward_ops.push_back(op.name);
   }
   int backward_depth = std::max(0, opt_.depth - 1);
-  // A formula's ternaries are decided as a first-order backward of a
-  // typical call takes them (trace_typical.h).
-  Assumptions backward;
-  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
-  std::string ignored;
-  backward.Apply(opt_.assume, &ignored);
-  backward.backward_pass = true;
+  const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
@@ -356,8 +378,22 @@ void Tracer::AddBackward() {
       for (uint32_t id : cpp.FunctionsNamed(base)) {
         const CppFunction& h = cpp.functions()[id];
         if (cpp.file(h.file) != manual) continue;
+        // Read for the taken branches, a call in the helper runs unless its
+        // own conditions rule it out for a typical tensor (handle_r_to_c's
+        // at::real only for a complex gradient of a real input).
+        auto runs = [&](int line, std::string_view token) {
+          if (!reading_taken) return true;
+          std::vector<CodeCondition> at;
+          if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return true;
+          for (const CodeCondition& cc : at) {
+            Tri v = EvaluateCondition(cc.text, false, backward);
+            if ((v == Tri::kFalse && !cc.negated) || (v == Tri::kTrue && cc.negated)) return false;
+          }
+          return true;
+        };
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
+          if (!runs(static_cast<int>(call.line), call.callee)) continue;
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
@@ -379,9 +415,11 @@ void Tracer::AddBackward() {
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const auto& opname : ScanExpression(body, true, is_tensor).operators) {
-            add_op(opname);
-            from_operators.insert(opname);
+          for (const OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+            int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
+            if (!runs(line, use.symbol)) continue;
+            add_op(use.op);
+            from_operators.insert(use.op);
           }
         }
       }
@@ -419,19 +457,7 @@ void Tracer::AddBackward() {
     for (const std::string& name : b.ops)
       if (!taken.count(name)) b.untaken.push_back(name);
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-    for (const std::string& base : b.ops) {
-      bool follow = false;
-      for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
-        bool returns_tensor = false;
-        for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
-        follow = follow || returns_tensor;
-      }
-      if (!follow) continue;
-      // An operator on two tensors (grad * other) is the .Tensor overload.
-      const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
-      if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", fn->name, backward_depth);
-      else AddOpsByBaseName(base, "backward", fn->name, backward_depth);
-    }
+    FollowBackwardOps(b, from_operators, backward_depth);
     t_.backward.push_back(std::move(b));
   }
   ExpandQueuedOps();

@@ -20,8 +20,15 @@
 #include "py/py_values.h"
 #include "trace/cpp_operands.h"
 #include "trace/trace.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
+
+// Whether `file` is code the walk enters: ATen's native kernels and their
+// CUDA/cuDNN helpers, not the dispatcher, core or registration machinery.
+bool InNativeCode(std::string_view file);
+// A function as the trace names it ("sum_functor" for its operator()).
+std::string DisplayName(const CppFunction& f);
 
 // How an aten op entered the trace, before it is expanded.
 struct PendingOp {
@@ -239,6 +246,10 @@ class Tracer {
   std::vector<CppCall> StubReferences(const CppFunction& f) const;
 
   // --- backward and decompositions (trace_backward.cc) ---
+  // The assumptions a derivatives.yaml formula is read under (first-order backward).
+  Assumptions BackwardAssumptions() const;
+  // Traces the ops a derivatives.yaml entry names (role "backward", reached from its forward op).
+  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth);
   void AddBackward();
   void AddDecompositions();
 

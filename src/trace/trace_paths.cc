@@ -22,6 +22,7 @@
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 
@@ -163,15 +164,7 @@ class PathAnnotator {
 
   // A file's guard reader (its lexed text) is built once per index and
   // shared by every later trace: lexing per trace made warm traces slow.
-  struct GuardFile {
-    explicit GuardFile(std::shared_ptr<const std::string> t)
-        : text(t ? std::move(t) : std::make_shared<const std::string>()), reader(*text) {}
-    std::shared_ptr<const std::string> text;  // the reader's views point into it
-    CppGuardReader reader;
-  };
-  const CppGuardReader& Reader(const std::string& file) {
-    return ix_.Derived<GuardFile>("cpp_guards:" + file, [&] { return GuardFile(ix_.FileText(file)); }).reader;
-  }
+  const CppGuardReader& Reader(const std::string& file) { return GuardReaderOf(ix_, file); }
 
   std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
     std::vector<Condition> out;
