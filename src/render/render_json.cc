@@ -767,6 +767,10 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
       w.Key("untaken");
       w.StringArray(b.untaken);
     }
+    if (!b.open.empty()) {
+      w.Key("open");
+      w.StringArray(b.open);
+    }
     if (!b.helpers.empty()) {
       w.Key("calls");
       w.StringArray(b.helpers);

@@ -162,6 +162,9 @@ struct BackwardStep {
   // output's `grads[1].defined()`, a helper's call under `is_complex()`):
   // listed, never on the typical path.
   std::vector<std::string> untaken;
+  // Of `ops`, those named only where a condition the assumptions leave open
+  // decides (norm_backward's `p == 2.0`): undecided on the typical path.
+  std::vector<std::string> open;
 };
 
 // A function whose result decides which op or backend runs

@@ -284,6 +284,14 @@ bool IsManualHelper(const CppIndex& cpp, const std::string& manual, const std::s
   return false;
 }
 
+// `dispatch: Default:` holds the formulas of an entry written per
+// autograd key (view): what dense CPU/CUDA tensors use.
+const std::vector<DerivativeFormula>& DenseFormulas(const DerivativeEntry& d) {
+  for (const auto& [key, section] : d.dispatch_sections)
+    if (d.formulas.empty() && key == "Default") return section;
+  return d.formulas;
+}
+
 void AddUnique(std::vector<std::string>* v, const std::string& s) {
   if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
 }
@@ -344,25 +352,33 @@ void Tracer::AddBackward() {
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
-    // The ops named in the branches a first-order backward takes (read
-    // first, from the pruned formulas), and every op named.
-    std::set<std::string> taken;
-    bool reading_taken = false;
+    // The formulas are read three times: for what a first-order backward of
+    // a typical call certainly runs, for what it may run (conditions the
+    // assumptions leave open), and for every op named.
+    enum class Reading { kCertain, kPossible, kAll } reading = Reading::kAll;
+    std::set<std::string> certain, possible, visited_helpers;
     auto add_op = [&](const std::string& name) {
       AddUnique(&b.ops, name);
-      if (reading_taken) taken.insert(name);
+      if (reading == Reading::kCertain) certain.insert(name);
+      if (reading != Reading::kAll) possible.insert(name);
+    };
+    // Whether code under these values of its conditions is read now.
+    auto read = [&](Tri v) {
+      return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
     };
     std::function<void(const std::string&, bool, int)> consider;
     // A hand-written method returning the tensor itself for a typical one
     // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
     auto skips = [&](const std::string& method_name) {
       auto guard = EarlySelfReturn(ix_, method_name);
-      return reading_taken && guard && EvaluateCondition(guard->condition, false, backward) == Tri::kTrue;
+      if (!guard) return false;
+      Tri returns_self = EvaluateCondition(guard->condition, false, backward);
+      return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
     };
     consider = [&](const std::string& raw, bool method, int level) {
       std::string base = BaseOpName(raw);
       if (method && skips(base)) return;
-      auto overloads = ix_.yaml.Overloads(base);
+    auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
       for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
       if (is_op) {
@@ -372,24 +388,26 @@ void Tracer::AddBackward() {
       if (method) return;
       // A FunctionsManual helper: the ops its body calls -- every overload's
       // (norm_backward's four-argument form only calls the six-argument one).
-      if (!IsManualHelper(cpp, manual, base) || std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end())
-        return;
-      b.helpers.push_back(base);
+      if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(base).second) return;
+      AddUnique(&b.helpers, base);
       for (uint32_t id : cpp.FunctionsNamed(base)) {
         const CppFunction& h = cpp.functions()[id];
         if (cpp.file(h.file) != manual) continue;
-        // Read for the taken branches, a call in the helper runs unless its
-        // own conditions rule it out for a typical tensor (handle_r_to_c's
-        // at::real only for a complex gradient of a real input).
+        // A call in the helper runs as its own conditions say for a typical
+        // tensor (handle_r_to_c's at::real only for a complex gradient of a
+        // real input; norm_backward's branches by `p`, open).
         auto runs = [&](int line, std::string_view token) {
-          if (!reading_taken) return true;
+          if (reading == Reading::kAll) return true;
           std::vector<CodeCondition> at;
-          if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return true;
+          if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return read(Tri::kUnknown);
+          Tri all = Tri::kTrue;
           for (const CodeCondition& cc : at) {
             Tri v = EvaluateCondition(cc.text, false, backward);
-            if ((v == Tri::kFalse && !cc.negated) || (v == Tri::kTrue && cc.negated)) return false;
+            if (cc.negated) v = v == Tri::kTrue ? Tri::kFalse : v == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+            if (v == Tri::kFalse) return read(Tri::kFalse);
+            if (v == Tri::kUnknown) all = Tri::kUnknown;
           }
-          return true;
+          return read(all);
         };
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
@@ -424,14 +442,8 @@ void Tracer::AddBackward() {
         }
       }
     };
-    // `dispatch: Default:` holds the formulas of an entry written per
-    // autograd key (view): what dense CPU/CUDA tensors use.
-    const std::vector<DerivativeFormula>* formulas = &d->formulas;
     std::vector<std::string> jvp_helpers;
-    for (const auto& [key, section] : d->dispatch_sections) {
-      if (formulas->empty() && key == "Default") formulas = &section;
-    }
-    for (const auto& f : *formulas) {
+    for (const auto& f : DenseFormulas(*d)) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
       if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
         // Forward-mode AD: its FunctionsManual helpers are named
@@ -442,9 +454,11 @@ void Tracer::AddBackward() {
         continue;
       }
       if (f.inputs == "output_differentiability") continue;
-      for (bool pruned : {true, false}) {
-        reading_taken = pruned;
-        FormulaNames names = ScanExpression(pruned ? PruneTernaries(f.formula, backward) : f.formula, true);
+      for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
+        reading = r;
+        visited_helpers.clear();
+        std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
+        FormulaNames names = ScanExpression(text, true);
         for (const auto& c : names.calls) consider(c, false, 0);
         for (const auto& m : names.methods) consider(m, true, 0);
         for (const auto& o : names.operators) {
@@ -452,10 +466,11 @@ void Tracer::AddBackward() {
           from_operators.insert(o);
         }
       }
-      reading_taken = false;
     }
-    for (const std::string& name : b.ops)
-      if (!taken.count(name)) b.untaken.push_back(name);
+    for (const std::string& name : b.ops) {
+      if (!possible.count(name)) b.untaken.push_back(name);
+      else if (!certain.count(name)) b.open.push_back(name);
+    }
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
     FollowBackwardOps(b, from_operators, backward_depth);
     t_.backward.push_back(std::move(b));

@@ -172,18 +172,23 @@ class PathAnnotator {
     return out;
   }
 
-  // Whether a backward op is named in a formula branch a first-order
-  // backward takes, in the entry of a forward op on the path (or open).
-  bool InTakenFormula(const OpStep& op) const {
+  // Whether a backward op is named where a first-order backward takes the
+  // formula (kTrue), where an open condition decides (kUnknown), or only
+  // in branches it never takes (kFalse), in the entries of the forward ops
+  // on the path (or open).
+  Tri InTakenFormula(const OpStep& op) const {
     std::string base(BaseOf(op.name));
+    auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), base) != v.end(); };
+    Tri best = Tri::kFalse;
     for (const auto& b : t_.backward) {
-      bool named = std::find(b.ops.begin(), b.ops.end(), base) != b.ops.end() &&
-                   std::find(b.untaken.begin(), b.untaken.end(), base) == b.untaken.end();
-      if (!named) continue;
-      for (const auto& f : t_.ops)
-        if (f.role == "forward" && f.name == b.op && (f.typical || f.undecided)) return true;
+      if (!has(b.ops) || has(b.untaken)) continue;
+      bool on_path = false;
+      for (const auto& f : t_.ops) on_path = on_path || (f.role == "forward" && f.name == b.op && (f.typical || f.undecided));
+      if (!on_path) continue;
+      if (!has(b.open)) return Tri::kTrue;
+      best = Tri::kUnknown;
     }
-    return false;
+    return best;
   }
 
   const OpStep* Parent(const OpStep& op) const {
@@ -544,8 +549,10 @@ class PathAnnotator {
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
-          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse && !InTakenFormula(op))
-            v = Tri::kFalse;
+          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse) {
+            Tri named = InTakenFormula(op);
+            if (named != Tri::kTrue) v = named;
+          }
         }
         // An undecided Python condition keeps both sides on the path (it
         // picks among argument forms: the entry ops all stay candidates); an

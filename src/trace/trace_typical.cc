@@ -352,7 +352,7 @@ bool TernaryAt(std::string_view s, size_t q, size_t* start, size_t* colon, size_
 
 }  // namespace
 
-std::string PruneTernaries(std::string_view expr, const Assumptions& a) {
+std::string PruneTernaries(std::string_view expr, const Assumptions& a, bool drop_open) {
   std::string s(expr);
   for (size_t from = 0, rounds = 0; rounds < 256; ++rounds) {
     size_t q = s.find('?', from);
@@ -363,11 +363,13 @@ std::string PruneTernaries(std::string_view expr, const Assumptions& a) {
       continue;
     }
     Tri v = EvaluateCondition(std::string_view(s).substr(start, q - start), false, a);
-    if (v == Tri::kUnknown) {
+    if (v == Tri::kUnknown && !drop_open) {
       from = q + 1;
       continue;
     }
-    std::string taken = v == Tri::kTrue ? s.substr(q + 1, colon - q - 1) : s.substr(colon + 1, end - colon - 1);
+    std::string taken = v == Tri::kUnknown ? std::string()
+                        : v == Tri::kTrue  ? s.substr(q + 1, colon - q - 1)
+                                           : s.substr(colon + 1, end - colon - 1);
     s = s.substr(0, start) + " " + taken + " " + s.substr(end);
     from = start;
   }

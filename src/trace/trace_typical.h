@@ -41,6 +41,8 @@ Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
 // assumptions decide replaced by the branch taken (nested ones, and those
 // inside call arguments, too); an undecided one is kept whole. What a
 // formula runs is what the pruned text names.
-std::string PruneTernaries(std::string_view expr, const Assumptions& a);
+// With `drop_open`, an undecided one is dropped whole instead: what is left
+// runs whatever the open conditions say.
+std::string PruneTernaries(std::string_view expr, const Assumptions& a, bool drop_open = false);
 
 }  // namespace optrace
