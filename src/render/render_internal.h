@@ -163,6 +163,7 @@ struct MainPathOp {
   size_t op = 0;  // index into Trace::ops
   int level = 0;
   int overloads = 0;  // further overloads of the same base name, folded in
+  std::vector<size_t> folded;  // ... those overloads' ops (autograd may record any of them)
   const ImplStep* impl = nullptr;
   const StubStep* stub = nullptr;
   const StubRegistrationStep* registration = nullptr;
