@@ -12,11 +12,11 @@
 // it (no Python or torch, no device, the code raised).
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "base/disk.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
 #include "index/index.h"
@@ -26,14 +26,9 @@ namespace optrace {
 
 namespace {
 
-bool ReadFile(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return true;
-}
+// --observed documents of --all-opinfo hold every OpInfo's runs: megabytes,
+// more than a source file's cap.
+constexpr uint64_t kMaxObservedBytes = uint64_t{256} << 20;
 
 struct VerifyFlags {
   std::string source, format = "text", file, observed_file;
@@ -53,9 +48,10 @@ Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
   if (!f.observed_file.empty() && queries.empty()) return Status::Ok();  // the queries are the file's
   if (queries.size() != 1) return Status::Usage("verify needs one QUERY (or --all-opinfo); see optrace verify --help");
   r.query = queries[0];
+  if (Status s = CheckQuery(r.query); !s.ok()) return s;
   if (!r.code.empty() && !f.file.empty()) return Status::Usage("give --code or --file, not both");
   if (!f.file.empty()) {
-    if (!ReadFile(f.file, &r.code)) return Status::Usage("cannot read --file " + f.file);
+    if (Status s = ReadInputFile(f.file, &r.code); !s.ok()) return Status::Usage("--file: " + s.message());
     r.filename = f.file;
     r.mode = "file";
   } else if (!r.code.empty()) {
@@ -67,7 +63,8 @@ Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
 ObserveStatus LoadObserved(const VerifyFlags& f, Observed* observed) {
   if (f.observed_file.empty()) return ObserveWithTorch(f.request, observed);
   std::string text;
-  if (!ReadFile(f.observed_file, &text)) return {2, "cannot read --observed " + f.observed_file};
+  if (Status s = ReadInputFile(f.observed_file, &text, kMaxObservedBytes); !s.ok())
+    return {2, "--observed: " + s.message()};
   Status s = ParseObserved(text, observed);
   return {s.exit_code(), s.message()};
 }
@@ -109,7 +106,7 @@ int CmdVerify(int argc, char** argv) {
   }
   Observed observed;
   if (ObserveStatus s = LoadObserved(f, &observed); !s.ok()) {
-    std::cerr << "optrace: " << s.message << "\n";
+    std::cerr << "optrace: " << TerminalText(s.message) << "\n";
     return s.exit_code;
   }
   if (f.observe_only) {

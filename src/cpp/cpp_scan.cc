@@ -612,6 +612,15 @@ class FileScanner {
     d.stub = k.Concat(stub_b, r);
     if (d.kind == StubDeclKind::kDeclare && last_comma != kNone) d.type = k.Join(s + 2, last_comma);
     d.line = t[s].line;
+    // Namespaces only (a stub is never a class member), past at::native.
+    for (const Scope& sc : scopes_)
+      if (sc.kind == Scope::kNamespace && !sc.name.empty()) d.scope += sc.name + "::";
+    for (std::string_view outer : {"at::native::", "at::"}) {
+      if (d.scope.compare(0, outer.size(), outer) == 0) {
+        d.scope.erase(0, outer.size());
+        break;
+      }
+    }
     if (!d.stub.empty()) out_->stub_decls.push_back(std::move(d));
     return PunctAt(r + 1, ';') ? r + 2 : r + 1;
   }

@@ -325,7 +325,7 @@ McpTool TraceTool() {
          {"notes", strings}}}}};
 }
 
-std::vector<McpTool> MakeTools() {
+std::vector<McpTool> MakeTools(bool allow_code) {
   // A nullable field as anyOf branches of one type each: MCP Inspector's
   // --strict check warns of a type array, which single-type schema dialects
   // (the OpenAPI subset of some model providers) reject.
@@ -430,7 +430,7 @@ std::vector<McpTool> MakeTools() {
       {{"type", "object"}, {"required", {"schema", "ops"}}}};
 
   std::vector<McpTool> tools = {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
-  for (auto& tool : VerifyTools()) tools.push_back(std::move(tool));
+  for (auto& tool : VerifyTools(allow_code)) tools.push_back(std::move(tool));
   return tools;
 }
 
@@ -438,8 +438,8 @@ McpToolResult ToolError(std::string text) { return {true, std::move(text), nullp
 
 }  // namespace
 
-OptraceTools::OptraceTools(std::string source_flag)
-    : source_flag_(std::move(source_flag)), tools_(MakeTools()), live_(source_flag_, "optrace mcp"),
+OptraceTools::OptraceTools(std::string source_flag, bool allow_code)
+    : source_flag_(std::move(source_flag)), allow_code_(allow_code), tools_(MakeTools(allow_code)), live_(source_flag_, "optrace mcp"),
       index_(live_.index()) {}
 
 OptraceTools::~OptraceTools() {
@@ -474,7 +474,7 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (name == "find") return WithSourceFacts(Find(arguments));
   if (name == "op") return WithSourceFacts(Op(arguments));
   if (name == "scan") return Scan(arguments);
-  if (McpToolResult r; CallVerifyTool(index_, name, arguments, &r))
+  if (McpToolResult r; CallVerifyTool(index_, name, arguments, allow_code_, &r))
     return name == "tests" ? WithSourceFacts(std::move(r)) : r;  // verify names the torch it ran
   return ToolError("no tool named " + name);
 }

@@ -826,7 +826,7 @@ std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& cal
   const CppIndex& cpp = ix_.cpp;
   LookupScope from = ScopeOfFunction(caller);
   std::string written = c.qualifier + c.callee;
-  if (c.kind == CallKind::kQualified && !cpp.RegistrationsOf(written).empty()) return written;
+  if (c.kind == CallKind::kQualified && !cpp.RegistrationsWritten(written).empty()) return written;
   for (size_t keep = from.parts.size(); keep > 0; --keep) {
     // The innermost namespaces past at::native, as a registration writes them.
     std::string key;
@@ -836,7 +836,7 @@ std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& cal
     }
     if (key.empty()) break;
     key += c.callee;
-    if (!cpp.RegistrationsOf(key).empty()) return key;
+    if (!cpp.RegistrationsWritten(key).empty()) return key;
   }
   return c.callee;
 }

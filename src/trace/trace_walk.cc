@@ -213,10 +213,10 @@ class CppWalk {
   // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks it
   // once per device and adds that device's registrations.
   void FollowStub(const CppCall& c, const CallFacts& facts, int32_t at, const std::string& holder) {
-    StubStep& s = StubEntry(c, holder);
+    StubStep& s = StubEntry(c, facts.stub_key, holder);
     const std::string node_device = nodes_[static_cast<size_t>(at)].device;
     const bool all = t_.opt_.device == TraceOptions::Device::kAll;
-    for (uint32_t r : cpp_.RegistrationsOf(facts.stub_key)) {
+    for (uint32_t r : cpp_.RegistrationsWritten(facts.stub_key)) {
       const StubRegistration& reg = cpp_.registrations()[r];
       bool known = false;
       for (const auto& have : s.registrations) {
@@ -249,7 +249,7 @@ class CppWalk {
       s.registrations.push_back(rs);
       Enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
     }
-    if (cpp_.RegistrationsOf(facts.stub_key).empty()) AddGeneratedUfuncRegistrations(s, node_device);
+    if (cpp_.RegistrationsWritten(facts.stub_key).empty()) AddGeneratedUfuncRegistrations(s, node_device);
   }
 
   // A stub torchgen's ufunc codegen registers (UfuncCPU_add.cpp,
@@ -276,7 +276,11 @@ class CppWalk {
     if (!listed && t_.KeyWanted("CUDA") && node_device != "CPU") t_.AddUfuncKernels(op_, *loop_op);
   }
 
-  StubStep& StubEntry(const CppCall& c, const std::string& holder) {
+  // `key` is the stub as the call's scope reaches it (StubRegistrationKey):
+  // "cpublas::copy_stub" inside at::native::cpublas, "copy_stub" elsewhere;
+  // its declaration is the one in that scope (CPUBlas.h's copy_stub is not
+  // Copy.h's).
+  StubStep& StubEntry(const CppCall& c, const std::string& key, const std::string& holder) {
     for (auto& s : op_.stubs) {
       if (s.name == c.callee) return s;
     }
@@ -284,11 +288,15 @@ class CppWalk {
     fresh.name = c.callee;
     fresh.called_from = holder;
     fresh.call_site = t_.CppLoc(c.file, c.line, 1);
-    for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
-      const StubDecl& decl = cpp_.stub_decls()[d];
-      Location loc = t_.CppLoc(decl.file, decl.line, 1);
-      if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
-      if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+    const std::string scope = key.size() > c.callee.size() ? key.substr(0, key.size() - c.callee.size()) : "";
+    for (int pass = 0; pass < 2 && !fresh.declared.valid() && !fresh.defined.valid(); ++pass) {
+      for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
+        const StubDecl& decl = cpp_.stub_decls()[d];
+        if (pass == 0 && decl.scope != scope) continue;  // then any, as before scopes were read
+        Location loc = t_.CppLoc(decl.file, decl.line, 1);
+        if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
+        if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+      }
     }
     op_.stubs.push_back(std::move(fresh));
     return op_.stubs.back();
