@@ -174,7 +174,7 @@ Status Tracer::Run(std::string_view raw) {
     return Status::NotFound(msg);
   }
   bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
-               TryKernel(q);
+               TryKernel(q) || TryProfilerKernel(q);
   if (!found) {
     Suggest(q);
     std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
