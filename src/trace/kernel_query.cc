@@ -36,7 +36,7 @@ namespace {
 // The __global__ templates of ATen that run a functor or lambda given as a
 // template argument and hold no arithmetic of their own (CUDALoops.cuh,
 // Loops.cuh, Reduce.cuh, IndexKernel.cu, ScatterGatherKernel.cu,
-// DistributionTemplates.h, RangeFactories.cu, LinearAlgebra.cu): for these
+// DistributionTemplates.h, RangeFactories.cu, LinearAlgebra.cu, MultiTensorApply.cuh): for these
 // the answer is the code they were instantiated with. A kernel with logic of
 // its own that also takes a functor (indexFuncSmallIndex<..., ReduceMinimum>)
 // is answered by itself. kernel_query_test checks each is defined so.
@@ -45,7 +45,7 @@ const char* const kLaunchTemplates[] = {
     "reduce_kernel", "_scatter_gather_elementwise_kernel", "index_elementwise_kernel",
     "distribution_elementwise_grid_stride_kernel", "distribution_binary_elementwise_kernel",
     "unrolled_elementwise_kernel_for_multi_outputs", "elementwise_kernel_with_index", "_elementwise_kernel",
-    "vectorized_templated_elementwise_kernel"};
+    "vectorized_templated_elementwise_kernel", "multi_tensor_apply_kernel"};
 
 bool IsLaunchTemplate(const std::string& kernel) {
   for (const char* t : kLaunchTemplates) {
@@ -272,14 +272,34 @@ bool CudaFile(const std::string& f) {
   return f.find("/cuda/") != std::string::npos || f.ends_with(".cu") || f.ends_with(".cuh");
 }
 
-}  // namespace
+// What a kernel name resolves to, before any op is traced.
+struct KernelResolution {
+  KernelSource source;
+  std::string target_kind, target_name;
+  std::vector<std::string> starts;  // functions to trace bottom-up to the ops
+  std::string not_found;
+};
+
+class Resolver {
+ public:
+  explicit Resolver(const Index& ix) : ix_(ix) {}
+  bool Resolve(std::string_view q, KernelResolution* r);
+
+ private:
+  bool HasDefinitionInScope(const KernelName& k) const;
+  bool ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
+  bool ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
+  void AddLibraryCalls(const std::string& lib, KernelSource* ks);
+  Location CppLoc(uint32_t file, uint32_t line) const { return {ix_.cpp.file(file), static_cast<int>(line), ""}; }
+  const Index& ix_;
+};
 
 bool InScope(const KernelName& k, const CppFunction& f);
 
 // A function of the tree by the kernel's name whose qualified name ends in
 // the name's own qualifier (`(anonymous namespace)` as printed is ignored):
 // `internal::gemvx::kernel` is not any function called `kernel`.
-bool Tracer::HasDefinitionInScope(const KernelName& k) const {
+bool Resolver::HasDefinitionInScope(const KernelName& k) const {
   for (uint32_t id : ix_.cpp.FunctionsNamed(k.kernel)) {
     if (InScope(k, ix_.cpp.functions()[id])) return true;
   }
@@ -296,63 +316,85 @@ bool InScope(const KernelName& k, const CppFunction& f) {
   return q == want || q.ends_with("::" + want);
 }
 
-bool Tracer::TryProfilerKernel(std::string_view q) {
+bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
   std::string_view head = q.substr(0, q.find_first_of("<("));
   if (head.find('.') != std::string_view::npos) return false;  // x.softmax(-1): Python, not a kernel
   KernelName k = ParseKernelName(q);
   if (k.kernel.empty() || (!std::isalpha(static_cast<unsigned char>(k.kernel[0])) && k.kernel[0] != '_')) return false;
   const CppIndex& cpp = ix_.cpp;
-  KernelSource ks;
+  KernelSource& ks = r->source;
   ks.name = k.demangled;
   ks.truncated = k.truncated;
   ks.kernel = k.kernel;
   if (k.was_mangled) ks.notes.push_back("demangled from " + std::string(q.substr(0, 80)));
   if (k.truncated) ks.notes.push_back("the name is cut (brackets left open): read as far as it goes");
-  std::vector<std::string> starts;  // names to trace bottom-up to the ops
-  std::string target;
+  std::vector<std::string>& starts = r->starts;  // names to trace bottom-up to the ops
   const CppFunction* global = nullptr;
   for (uint32_t id : cpp.FunctionsNamed(k.kernel)) {
     const CppFunction& f = cpp.functions()[id];
-    if (f.form == DefForm::kGlobalKernel && InScope(k, f) && (!global || (!CudaFile(cpp.file(global->file)) && CudaFile(cpp.file(f.file))))) {
+    if (f.form == DefForm::kGlobalKernel && InScope(k, f) &&
+        (!global || (!CudaFile(cpp.file(global->file)) && CudaFile(cpp.file(f.file))))) {
       global = &f;
     }
   }
+  r->target_kind = "kernel";
   if (global) {
-    ks.definition = CppLoc(global->file, global->line, 1);
-    target = k.kernel;
+    ks.definition = CppLoc(global->file, global->line);
+    r->target_name = k.kernel;
     if (IsLaunchTemplate(k.kernel)) {
-      bool resolved = ResolvePayload(k, &ks, &starts);
-      if (resolved) target = ks.payload;
+      if (ResolvePayload(k, &ks, &starts)) r->target_name = ks.payload;
       else ks.notes.push_back("the functor or lambda this " + k.kernel + " runs is not named in the name" +
                               std::string(k.truncated ? " as far as it was printed" : "") + " or not in this tree");
     }
     if (starts.empty()) starts.push_back(k.kernel);
   } else if (ResolveJiterator(k, &ks, &starts)) {
-    target = ks.payload;
+    r->target_name = ks.payload;
   } else if (std::string why, lib = KernelLibrary(k, &why); !lib.empty()) {
     ks.library = lib;
     ks.library_reason = why;
     AddLibraryCalls(lib, &ks);
-    t_.target_kind = "library";
-    t_.target_name = lib;
-    t_.notes.push_back("not in this tree: " + lib + " (" + why + ")");
-    t_.kernel_source = std::move(ks);
-    return true;
+    r->target_kind = "library";
+    r->target_name = lib;
   } else if (HasDefinitionInScope(k)) {
-    target = k.kernel;
+    r->target_name = k.kernel;
     starts.push_back(k.kernel);
   } else {
-    t_.not_found.push_back({"kernel", k.kernel + " is not defined in this tree, and its name names no library"});
+    r->not_found = k.kernel + " is not defined in this tree, and its name names no library";
     return false;
   }
-  for (const std::string& s : starts) TryKernel(s);
-  t_.target_kind = "kernel";
-  t_.target_name = target;
-  t_.kernel_source = std::move(ks);
   return true;
 }
 
-bool Tracer::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts) {
+}  // namespace
+
+KernelSource ResolveKernelName(const Index& index, std::string_view name) {
+  KernelResolution r;
+  if (!Resolver(index).Resolve(name, &r)) return KernelSource();  // names nothing: nothing half-filled
+  return r.source;
+}
+
+bool Tracer::TryProfilerKernel(std::string_view q) {
+  KernelResolution r;
+  if (!Resolver(ix_).Resolve(q, &r)) {
+    if (!r.not_found.empty()) t_.not_found.push_back({"kernel", r.not_found});
+    return false;
+  }
+  if (opt_.snippets) {  // the arithmetic with its code, the rest by line
+    for (Location& l : r.source.arithmetic) l = Loc(l.file, l.line, 4);
+  }
+  for (const std::string& s : r.starts) TryKernel(s);
+  if (!r.source.library.empty()) {
+    t_.notes.push_back("not in this tree: " + r.source.library + " (" + r.source.library_reason + ")");
+  }
+  t_.target_kind = r.target_kind;
+  t_.target_name = r.target_name;
+  t_.kernel_source = std::move(r.source);
+  return true;
+}
+
+namespace {
+
+bool Resolver::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts) {
   const CppIndex& cpp = ix_.cpp;
   for (const PayloadCandidate& c : k.payloads) {
     std::vector<uint32_t> defs;  // where the lambda is, or the functor's members
@@ -387,12 +429,12 @@ bool Tracer::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<s
     });
     if (!defs.empty()) {
       const CppFunction& d = cpp.functions()[defs.front()];
-      ks->payload_definition = CppLoc(d.file, d.line, 1);
+      ks->payload_definition = CppLoc(d.file, d.line);
     }
     if (functor) {
       for (uint32_t id : defs) {
         const CppFunction& d = cpp.functions()[id];
-        if (d.name == "operator()" || d.name == "combine" || d.name == "reduce") ks->arithmetic.push_back(CppLoc(d.file, d.line, 3));
+        if (d.name == "operator()" || d.name == "combine" || d.name == "reduce") ks->arithmetic.push_back(CppLoc(d.file, d.line));
       }
       std::set<std::string> named;
       for (uint32_t h : holders) {
@@ -404,7 +446,7 @@ bool Tracer::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<s
       std::string why;
       for (uint32_t id : defs) {
         uint32_t line = LambdaLine(ix_.disk.get(), cpp, cpp.functions()[id], c.chain, &why);
-        if (line > 0) ks->arithmetic.push_back(CppLoc(cpp.functions()[id].file, line, 4));
+        if (line > 0) ks->arithmetic.push_back(CppLoc(cpp.functions()[id].file, line));
       }
       if (ks->arithmetic.empty() && !why.empty()) ks->notes.push_back("lambda line not told: " + why);
       if (!c.call_operator) {
@@ -424,15 +466,15 @@ bool Tracer::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<s
   return false;
 }
 
-bool Tracer::ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts) {
+bool Resolver::ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts) {
   const CppIndex& cpp = ix_.cpp;
   for (const std::string* s : {&k.jiterator_vectorized, &k.jiterator_plain}) {
     if (s->empty()) continue;
     std::set<std::string> holders;
     for (const CppLaunch& l : cpp.launches()) {
       if (l.kind != LaunchKind::kJiterator || l.kernel != *s) continue;
-      if (!ks->payload_definition.valid()) ks->payload_definition = CppLoc(l.file, l.line, 1);
-      ks->arithmetic.push_back(CppLoc(l.file, l.line, 3));
+      if (!ks->payload_definition.valid()) ks->payload_definition = CppLoc(l.file, l.line);
+      ks->arithmetic.push_back(CppLoc(l.file, l.line));
       if (l.function >= 0 && holders.insert(cpp.functions()[l.function].name).second) {
         starts->push_back(cpp.functions()[l.function].name);
       }
@@ -447,7 +489,7 @@ bool Tracer::ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector
 }
 
 // Where the tree calls a library, by its API's spelling.
-void Tracer::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
+void Resolver::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
   const CppIndex& cpp = ix_.cpp;
   std::string prefix = lib == "cuBLAS" || lib == "cuBLASLt" ? "cublas" : lib == "cuDNN" ? "cudnn"
                        : lib == "cuFFT" ? "cufft" : lib == "cuSOLVER" ? "cusolver" : lib == "cuRAND" ? "curand"
@@ -457,9 +499,11 @@ void Tracer::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
   for (const CppCall& c : cpp.calls()) {
     bool hit = !prefix.empty() ? c.callee.rfind(prefix, 0) == 0 : c.qualifier.find(scope) != std::string::npos;
     if (!hit || c.function < 0 || !functions.insert(c.function).second) continue;
-    ks->library_calls.push_back(CppLoc(c.file, c.line, 1));
+    ks->library_calls.push_back(CppLoc(c.file, c.line));
     if (ks->library_calls.size() >= 12) break;
   }
 }
+
+}  // namespace
 
 }  // namespace optrace

@@ -251,6 +251,11 @@ bool ParseDevice(std::string_view name, TraceOptions::Device* device);
 // different op than the one asked for.
 Status TraceQuery(const Index& index, std::string_view query, const TraceOptions& options, Trace* out);
 
+// A kernel name as a profiler prints it, resolved to the source without
+// tracing the ops that launch it (`optrace profile`, `find`): invalid
+// (kernel empty) when the name names nothing of the tree and no library.
+KernelSource ResolveKernelName(const Index& index, std::string_view name);
+
 // Every op in native_functions.yaml, for `trace --all`.
 std::vector<std::string> AllOpQueries(const Index& index);
 

@@ -41,8 +41,6 @@ struct OperatorUse {
   int line = 0;
 };
 
-struct KernelName;  // cpp/kernel_name.h
-
 class Tracer {
  public:
   Tracer(const Index& index, const TraceOptions& options, Trace* trace)
@@ -58,10 +56,6 @@ class Tracer {
   bool TryTorchNamespace(std::string_view q);
   bool TryKernel(std::string_view q);
   bool TryProfilerKernel(std::string_view q);  // kernel_query.cc
-  bool ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
-  bool ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
-  void AddLibraryCalls(const std::string& lib, KernelSource* ks);
-  bool HasDefinitionInScope(const KernelName& k) const;
   void Suggest(std::string_view q);
 
   // --- Python layer (trace.cc) ---
