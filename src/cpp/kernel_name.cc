@@ -432,7 +432,8 @@ std::string KernelLibrary(const KernelName& k, std::string* reason) {
   }
   const std::string low = Lower(n);
   if (Contains(low, "fft")) return say("cuFFT", "FFT kernel name (" + n + ")");
-  if (Contains(low, "convolve") || Contains(low, "nchwtonhwc") || Contains(low, "nhwctonchw")) {
+  if (Contains(low, "convolve") || Contains(low, "nchwtonhwc") || Contains(low, "nhwctonchw") ||
+      Contains(low, "wgrad") || Contains(low, "dgrad") || Contains(low, "fprop")) {
     return say("cuDNN", "convolution / layout kernel name (" + n + ")");
   }
   // LAPACK routine names (getrf, potrf, geqr2, orgqr, ...) in the kernel or
