@@ -29,4 +29,5 @@ run op softmax >"$out/op-softmax.txt"
 run find softmax_lastdim_kernel >"$out/find-softmax_lastdim_kernel.txt"
 run py torch.nn.LSTM.forward >"$out/py-torch.nn.LSTM.forward.txt"
 run scan tests/data/scan/transformer.py >"$out/scan-transformer.txt"
+run profile tests/data/profiles/cuda-transformer.json.gz --top 8 >"$out/profile-cuda-transformer.txt"
 wc -l "$out"/* | sed 's/^/examples.sh: /' >&2
