@@ -9,6 +9,11 @@ attention); on CPU in float32 (Debian's torch 1.13 makes the CPU files).
 
 Usage: make_profiles.py DEVICE OUTDIR     (DEVICE: cpu | cuda)
 Writes OUTDIR/<device>-transformer.json.gz and OUTDIR/<device>-convnet.json.gz.
+
+The checked-in files: cpu-*.json.gz by this script with Debian's python3-torch 1.13 (the legacy profiler: no
+Kineto, so no shapes); cuda-*.json.gz on one NVIDIA H200 with torch 2.11.0+cu130 (2026-12-03) by a condensed copy
+of this script (the same models, sizes and steps; the device tool takes one command line), saved as mp.py --
+which is why their Python frames read `mp.py(N): ...`.
 """
 import gzip
 import os
