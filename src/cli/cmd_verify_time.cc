@@ -89,7 +89,8 @@ bool InTrace(const ProfileRow& row, const std::set<std::string>& names) {
 }  // namespace
 
 int RunVerifyTime(const VerifyTimeFlags& f) {
-  if (f.shapes.empty()) return Report(Status::Usage("verify --time needs at least one --shape (e.g. --shape 8,1024,4096)"));
+  if (f.shapes.empty())
+    return Report(Status::Usage("verify --time needs at least one --shape (e.g. --shape 8,1024,4096)"));
   Checkout checkout;
   int rc = 0;
   if (!OpenCheckoutOrReport(f.source, &checkout, &rc)) return rc;
@@ -108,14 +109,15 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   if (fd < 0) return Report(Status::Usage("cannot create a temporary file"));
   ::close(fd);
   const std::string out = tmpl;
-  nlohmann::ordered_json config = {{"query", f.query}, {"shapes", f.shapes}, {"dtype", f.dtype},
+  nlohmann::ordered_json config = {{"query", f.query},   {"shapes", f.shapes}, {"dtype", f.dtype},
                                    {"device", f.device}, {"repeat", f.repeat}, {"out", out}};
   PythonChoice py = ChoosePython();
   ProcessResult run = RunProcess({py.path, "-I", "-c", kTimeDriver, DumpJson(config)}, f.timeout_s);
   if (run.exit_code != 0) {
     ::unlink(out.c_str());
     std::cerr << "optrace: verify --time: the installed torch (" << py.path << ", from " << py.why
-              << ") could not run it" << (run.timed_out ? " (timed out)" : "") << ":\n" << run.err;
+              << ") could not run it" << (run.timed_out ? " (timed out)" : "") << ":\n"
+              << run.err;
     return kExitTorchFailed;
   }
   ChromeTrace ct;
@@ -130,12 +132,12 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   std::set<std::string> names = TracedNames(trace);
   std::string ran = TrimView(run.out).empty() ? "" : std::string(TrimView(run.out));
   std::cout << "optrace verify --time " << f.query << "\n";
-  std::cout << "  ran       " << f.repeat << " times on " << f.device << ", dtype " << (f.dtype.empty() ? "float32" : f.dtype)
-            << ", inputs";
+  std::cout << "  ran       " << f.repeat << " times on " << f.device << ", dtype "
+            << (f.dtype.empty() ? "float32" : f.dtype) << ", inputs";
   for (const std::string& s : f.shapes) std::cout << " [" << s << "]";
   std::cout << "  (" << ran << ")\n";
-  std::cout << "  trace     " << trace.target_kind << " " << trace.target_name << ": " << trace.ops.size()
-            << " ops, " << names.size() << " kernels and libraries named\n";
+  std::cout << "  trace     " << trace.target_kind << " " << trace.target_name << ": " << trace.ops.size() << " ops, "
+            << names.size() << " kernels and libraries named\n";
   std::string table = RenderProfileText(report);
   std::cout << table.substr(table.find('\n') + 1);
   // GPU: a kernel the trace names; CPU: an operator the trace reaches.

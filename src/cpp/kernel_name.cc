@@ -68,7 +68,10 @@ std::vector<Tok> Tokenize(const std::string& s) {
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     size_t start = i;
     if (s.compare(i, 8, "{lambda(") == 0) {
       // {lambda(params)#n}: the parameter list may hold brackets of its own.
@@ -111,7 +114,8 @@ std::vector<Tok> Tokenize(const std::string& s) {
       if (id == "operator") {
         // operator(), operator<, operator+= ...: the symbol is part of the name.
         if (s.compare(j, 2, "()") == 0) j += 2;
-        else while (j < s.size() && std::string_view("<>=!+-*/%&|^~[]").find(s[j]) != std::string_view::npos) ++j;
+        else
+          while (j < s.size() && std::string_view("<>=!+-*/%&|^~[]").find(s[j]) != std::string_view::npos) ++j;
         id = s.substr(i, j - i);
       }
       out.push_back({T::kIdent, id, 0, start, j});
@@ -216,7 +220,8 @@ class Reader {
         c.params = Args(')');
         size_t close = p_ > 0 && p_ <= t_.size() ? t_[p_ - 1].begin : s_.size();
         if (close > open) c.params_text = s_.substr(open, close - open);
-        while (p_ < t_.size() && t_[p_].kind == T::kIdent && (t_[p_].text == "const" || t_[p_].text == "volatile")) ++p_;
+        while (p_ < t_.size() && t_[p_].kind == T::kIdent && (t_[p_].text == "const" || t_[p_].text == "volatile"))
+          ++p_;
       }
       q.comps.push_back(std::move(c));
       if (p_ < t_.size() && t_[p_].kind == T::kScope) {
@@ -252,9 +257,9 @@ class Reader {
 // Names that are types of the language or of libraries below the launch
 // (std::array, c10::Half, ...): never a functor of the tree.
 bool PlainName(const QName& q) {
-  static const char* kBuiltins[] = {"void",  "bool",     "char",  "short",  "int",      "long",   "unsigned",
-                                    "signed", "float",   "double", "const", "volatile", "__half", "half",
-                                    "float2", "double2", "__nv_bfloat16", "true", "false", "int8_t", "uint8_t"};
+  static const char* kBuiltins[] = {"void",   "bool",    "char",          "short", "int",      "long",   "unsigned",
+                                    "signed", "float",   "double",        "const", "volatile", "__half", "half",
+                                    "float2", "double2", "__nv_bfloat16", "true",  "false",    "int8_t", "uint8_t"};
   if (q.comps.empty()) return true;
   const std::string& first = q.comps.front().id;
   if (q.comps.size() == 1) {
@@ -368,7 +373,9 @@ KernelName ParseKernelName(std::string_view name) {
 
 namespace {
 
-bool HasPrefix(const std::string& s, std::string_view p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
+bool HasPrefix(const std::string& s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+}
 bool HasSuffix(const std::string& s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
@@ -443,9 +450,9 @@ std::string KernelLibrary(const KernelName& k, std::string* reason) {
   for (const std::string& id : k.identifiers) {
     if (HasPrefix(id, "magma_")) return say("MAGMA or cuSOLVER", "argument type " + id + " (MAGMA-derived kernel)");
   }
-  static const char* kLapack[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqr", "orgqr", "ormqr", "larft",
-                                  "larfb", "lacpy", "laswp", "sytrd", "sytrf", "steqr", "stedc", "lansy", "syev",
-                                  "gesvd", "svd",   "ipiv",  "trtri", "xxtrf", "pivot"};
+  static const char* kLapack[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqr",  "orgqr", "ormqr",
+                                  "larft", "larfb", "lacpy", "laswp", "sytrd", "sytrf", "steqr", "stedc",
+                                  "lansy", "syev",  "gesvd", "svd",   "ipiv",  "trtri", "xxtrf", "pivot"};
   for (const std::string& id : k.identifiers) {
     std::string l = Lower(id);
     for (const char* r : kLapack) {

@@ -34,26 +34,26 @@ struct LambdaStep {
 // Where a launch template's arithmetic may live, in the order the name
 // offers them (outer template argument first, wrappers looked through).
 struct PayloadCandidate {
-  std::string name;      // "sigmoid_kernel_cuda", "MulFunctor", "sum_functor"
-  std::string scope;     // its qualifier as printed: "at::native::", "at::native::binary_internal::"
-  bool lambda = false;   // the name holds a lambda (a function, or a functor's operator())
+  std::string name;               // "sigmoid_kernel_cuda", "MulFunctor", "sum_functor"
+  std::string scope;              // its qualifier as printed: "at::native::", "at::native::binary_internal::"
+  bool lambda = false;            // the name holds a lambda (a function, or a functor's operator())
   std::vector<LambdaStep> chain;  // the {lambda} chain below it, outermost first
-  std::string params;    // the enclosing function's parameter list as printed, when a lambda
-  bool call_operator = false;  // the lambda is in `name`'s operator(): name is a functor class
+  std::string params;             // the enclosing function's parameter list as printed, when a lambda
+  bool call_operator = false;     // the lambda is in `name`'s operator(): name is a functor class
   bool operator==(const PayloadCandidate&) const = default;
 };
 
 struct KernelName {
-  std::string demangled;   // the name as read (demangled when it came mangled)
+  std::string demangled;  // the name as read (demangled when it came mangled)
   bool was_mangled = false;
-  bool truncated = false;  // a bracket is left open: the profiler cut the name
-  std::string kernel;      // the __global__ function: "vectorized_elementwise_kernel"
-  std::string scope;       // its qualifier: "at::native::", "at::native::(anonymous namespace)::"
+  bool truncated = false;                  // a bracket is left open: the profiler cut the name
+  std::string kernel;                      // the __global__ function: "vectorized_elementwise_kernel"
+  std::string scope;                       // its qualifier: "at::native::", "at::native::(anonymous namespace)::"
   std::vector<PayloadCandidate> payloads;  // from the kernel's template arguments
   // A jiterator kernel (`<name>_vectorized4_kernel`, `<name>_kernel`): the
   // kernel string it was compiled from, "abs_kernel".
-  std::string jiterator_vectorized;  // name cut before "_vectorized<N>_kernel"
-  std::string jiterator_plain;       // name cut before "_kernel"
+  std::string jiterator_vectorized;      // name cut before "_vectorized<N>_kernel"
+  std::string jiterator_plain;           // name cut before "_kernel"
   std::vector<std::string> identifiers;  // every identifier of the name, in order
 };
 

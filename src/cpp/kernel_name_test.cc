@@ -78,7 +78,8 @@ TEST(KernelName, ACutNameStillOffersTheWrappedLambda) {
 }
 
 TEST(KernelName, MangledNamesAreDemangledFirst) {
-  KernelName k = ParseKernelName("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
+  KernelName k = ParseKernelName(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
   EXPECT_TRUE(k.was_mangled);
   EXPECT_EQ(k.demangled,
             "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> "
@@ -108,19 +109,22 @@ TEST(KernelName, VendorLibrariesByTheirNamingConventions) {
   EXPECT_EQ(Library("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_"
                     "execute_kernel__5x_cublas"),
             "cuBLAS");
-  EXPECT_EQ(Library("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(cutlass_80_simt_sgemm_128x32_8x5_"
-                    "nn_align1::Params)"),
-            "cuBLAS");
-  EXPECT_EQ(Library("void gemmSN_NN_kernel<float, 128, 2, 4, 8, 2, 4, false, cublasGemvTensorStridedBatched<float const>"
-                    " >(cublasGemmSmallNParams<float>)"),
-            "cuBLAS");
+  EXPECT_EQ(
+      Library("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(cutlass_80_simt_sgemm_128x32_8x5_"
+              "nn_align1::Params)"),
+      "cuBLAS");
+  EXPECT_EQ(
+      Library("void gemmSN_NN_kernel<float, 128, 2, 4, 8, 2, 4, false, cublasGemvTensorStridedBatched<float const>"
+              " >(cublasGemmSmallNParams<float>)"),
+      "cuBLAS");
   EXPECT_EQ(Library("void cublasLt::splitKreduce_kernel<32, 16, int, float>(cublasLt::cublasSplitKParams<float>)"),
             "cuBLASLt");
   EXPECT_EQ(Library("sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x32_"
                     "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn"),
             "cuDNN");
-  EXPECT_EQ(Library("void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)"),
-            "cuDNN");
+  EXPECT_EQ(
+      Library("void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)"),
+      "cuDNN");
   EXPECT_EQ(Library("void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float const*)"),
             "cuDNN");
   EXPECT_EQ(Library("void vector_fft_r2c<10u, EPT<10u>, 32u, 32u, (padding_t)14>(kernel_arguments_t)"), "cuFFT");

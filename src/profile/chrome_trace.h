@@ -19,7 +19,7 @@
 namespace optrace {
 
 struct TraceEvent {
-  std::string name, cat;  // cat: "kernel", "gpu_memcpy", "gpu_memset", "cpu_op", "cuda_runtime", "python_function"
+  std::string name, cat;   // cat: "kernel", "gpu_memcpy", "gpu_memset", "cpu_op", "cuda_runtime", "python_function"
   double ts = 0, dur = 0;  // microseconds
   std::string pid, tid;    // as written (numbers as their decimal text)
   int64_t external_id = -1, correlation = -1;

@@ -45,9 +45,9 @@ bool UserFrame(const std::string& name) {
 }
 
 struct Launch {
-  const TraceEvent* op = nullptr;        // innermost operator
-  const TraceEvent* outer = nullptr;     // outermost operator
-  const TraceEvent* python = nullptr;    // innermost user frame
+  const TraceEvent* op = nullptr;      // innermost operator
+  const TraceEvent* outer = nullptr;   // outermost operator
+  const TraceEvent* python = nullptr;  // innermost user frame
 };
 
 struct Acc {
@@ -245,7 +245,8 @@ Status BuildProfile(const ChromeTrace& t, const Index* index, const ProfileOptio
     if (!row.source.valid()) row.unresolved = "not defined in this tree, and its name names no library";
   }
   if (!r->peak) {
-    r->notes.push_back("device '" + r->device + "' is not in the peak table (H100, H200, A100, B200, L40S): no share of peak");
+    r->notes.push_back("device '" + r->device +
+                       "' is not in the peak table (H100, H200, A100, B200, L40S): no share of peak");
   }
   return Status::Ok();
 }

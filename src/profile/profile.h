@@ -38,28 +38,28 @@ struct ProfileRow {
   std::string python;                           // the innermost user Python frame, when recorded
   std::vector<std::vector<int64_t>> shapes;     // the launching op's input shapes (first call)
   std::vector<std::string> types;
-  KernelSource source;                          // where its code is (invalid: not resolved)
-  std::string unresolved;                       // why not, when not
-  OpCost cost;                                  // of the launching op (first call), when modelled
-  double bytes = 0, flops = 0;                  // attributed to this kernel over all its calls
+  KernelSource source;          // where its code is (invalid: not resolved)
+  std::string unresolved;       // why not, when not
+  OpCost cost;                  // of the launching op (first call), when modelled
+  double bytes = 0, flops = 0;  // attributed to this kernel over all its calls
   double achieved_tbs = 0, bandwidth_share = 0, achieved_tflops = 0, compute_share = 0;
 };
 
 struct ProfileReport {
   std::string file;
-  std::string device;         // as recorded, or --device
+  std::string device;  // as recorded, or --device
   const DevicePeak* peak = nullptr;
-  bool gpu = false;           // kernels were recorded
-  double total_us = 0;        // GPU time (kernels, copies, memsets), or CPU op self time
-  size_t distinct = 0;        // distinct kernels (or ops)
+  bool gpu = false;              // kernels were recorded
+  double total_us = 0;           // GPU time (kernels, copies, memsets), or CPU op self time
+  size_t distinct = 0;           // distinct kernels (or ops)
   std::vector<ProfileRow> rows;  // sorted by total time, top N
   std::vector<std::string> notes;
 };
 
 struct ProfileOptions {
-  size_t top = 20;            // 0: all
-  std::string device;         // overrides the export's device name for the peak table
-  bool resolve = true;        // join with the source (needs the index)
+  size_t top = 20;      // 0: all
+  std::string device;   // overrides the export's device name for the peak table
+  bool resolve = true;  // join with the source (needs the index)
 };
 
 // Builds the report; `index` may be null when options.resolve is false.

@@ -93,8 +93,8 @@ OpCost Matmul(std::string_view op, const std::vector<std::vector<int64_t>>& dims
   return c;
 }
 
-OpCost Conv(std::string_view op, const std::vector<std::vector<int64_t>>& dims, const std::vector<std::string>& concrete,
-            int e) {
+OpCost Conv(std::string_view op, const std::vector<std::vector<int64_t>>& dims,
+            const std::vector<std::string>& concrete, int e) {
   OpCost c;
   c.family = "conv";
   if (op == "convolution_backward") {
@@ -227,11 +227,12 @@ OpCost EstimateOpCost(std::string_view full, const std::vector<std::vector<int64
     c.note = "input read once (the reduced output is negligible); one op per element";
   } else {
     // Elementwise (unary, binary, in-place, copies, activations and their backward) and foreach ops.
-    static const char* kElementwise[] = {"add", "sub", "mul", "div", "copy", "fill", "gelu", "relu", "silu",
-                                         "sigmoid", "tanh", "exp", "log", "pow", "sqrt", "rsqrt", "neg", "abs",
-                                         "clamp", "where", "masked_fill", "threshold", "lerp", "addcmul",
-                                         "addcdiv", "_foreach_", "to", "_to_copy", "zero_", "dropout", "maximum",
-                                         "minimum", "reciprocal", "sign", "cos", "sin", "erf"};
+    static const char* kElementwise[] = {
+        "add",        "sub",       "mul",   "div",      "copy",        "fill",      "gelu",    "relu",
+        "silu",       "sigmoid",   "tanh",  "exp",      "log",         "pow",       "sqrt",    "rsqrt",
+        "neg",        "abs",       "clamp", "where",    "masked_fill", "threshold", "lerp",    "addcmul",
+        "addcdiv",    "_foreach_", "to",    "_to_copy", "zero_",       "dropout",   "maximum", "minimum",
+        "reciprocal", "sign",      "cos",   "sin",      "erf"};
     bool ew = false;
     for (const char* w : kElementwise) ew = ew || op.substr(0, std::string_view(w).size()) == w;
     if (!ew) {

@@ -40,12 +40,12 @@ int DtypeBytes(std::string_view type);
 std::string ProfilerDtypeName(std::string_view type);
 
 struct DevicePeak {
-  std::string name;       // "H200"
-  double hbm_tbs = 0;     // TB/s
-  double bf16_tflops = 0; // dense tensor-core BF16/FP16
-  double tf32_tflops = 0; // dense tensor-core TF32
-  double fp32_tflops = 0; // non-tensor FP32 (0: not listed)
-  std::string source;     // the datasheet it comes from
+  std::string name;        // "H200"
+  double hbm_tbs = 0;      // TB/s
+  double bf16_tflops = 0;  // dense tensor-core BF16/FP16
+  double tf32_tflops = 0;  // dense tensor-core TF32
+  double fp32_tflops = 0;  // non-tensor FP32 (0: not listed)
+  std::string source;      // the datasheet it comes from
 };
 
 // The table entry whose name occurs in `device` ("NVIDIA H200" -> H200); nullptr when none.

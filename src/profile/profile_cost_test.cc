@@ -62,8 +62,8 @@ TEST(ProfileCost, Attention) {
 
 TEST(ProfileCost, MemoryBoundFamilies) {
   // layer_norm(x[8,128,256] f32, w[256], b[256]): inputs read, the output written.
-  OpCost n = EstimateOpCost("aten::native_layer_norm", {{8, 128, 256}, {}, {256}, {256}}, {"float", "", "float", "float"},
-                            {});
+  OpCost n =
+      EstimateOpCost("aten::native_layer_norm", {{8, 128, 256}, {}, {256}, {256}}, {"float", "", "float", "float"}, {});
   EXPECT_EQ(n.family, "norm");
   EXPECT_DOUBLE_EQ(n.bytes, (8.0 * 128 * 256 * 2 + 512) * 4);
   OpCost s = EstimateOpCost("aten::_softmax", {{64, 1000}, {}, {}}, {"float", "", ""}, {});

@@ -49,8 +49,9 @@ std::string Achieved(const ProfileRow& row, const ProfileReport& r) {
   std::string s = fmt::format("{}: {}, {:.3g} GFLOP → {:.2f} TB/s", row.cost.family, Bytes(row.bytes), row.flops / 1e9,
                               row.achieved_tbs);
   if (r.peak) s += fmt::format(" = {:.1f}% of HBM peak", 100 * row.bandwidth_share);
-  if (row.compute_share > 0) s += fmt::format("; {:.1f} TFLOPS = {:.1f}% of {} peak", row.achieved_tflops,
-                                              100 * row.compute_share, row.cost.dtype);
+  if (row.compute_share > 0)
+    s += fmt::format("; {:.1f} TFLOPS = {:.1f}% of {} peak", row.achieved_tflops, 100 * row.compute_share,
+                     row.cost.dtype);
   return s;
 }
 
@@ -78,7 +79,8 @@ std::string RenderProfileText(const ProfileReport& r) {
                          r.peak->source);
     }
     out += "\n";
-    out += fmt::format("  GPU time  {:.1f} us in {} kernels (and copies); top {}\n", r.total_us, r.distinct, r.rows.size());
+    out += fmt::format("  GPU time  {:.1f} us in {} kernels (and copies); top {}\n", r.total_us, r.distinct,
+                       r.rows.size());
   } else {
     out += fmt::format("  CPU op self time {:.1f} us in {} ops; top {}\n", r.total_us, r.distinct, r.rows.size());
   }
@@ -136,8 +138,11 @@ nlohmann::ordered_json ProfileJson(const ProfileReport& r) {
   j["file"] = r.file;
   j["device"] = r.device;
   if (r.peak) {
-    j["peak"] = {{"name", r.peak->name}, {"hbm_tbs", r.peak->hbm_tbs}, {"bf16_tflops", r.peak->bf16_tflops},
-                 {"tf32_tflops", r.peak->tf32_tflops}, {"fp32_tflops", r.peak->fp32_tflops},
+    j["peak"] = {{"name", r.peak->name},
+                 {"hbm_tbs", r.peak->hbm_tbs},
+                 {"bf16_tflops", r.peak->bf16_tflops},
+                 {"tf32_tflops", r.peak->tf32_tflops},
+                 {"fp32_tflops", r.peak->fp32_tflops},
                  {"source", r.peak->source}};
   } else {
     j["peak"] = nullptr;
@@ -147,8 +152,8 @@ nlohmann::ordered_json ProfileJson(const ProfileReport& r) {
   j["distinct"] = r.distinct;
   j["rows"] = J::array();
   for (const ProfileRow& row : r.rows) {
-    J x = {{"name", row.name}, {"kind", row.kind}, {"calls", row.calls}, {"total_us", row.total_us},
-           {"mean_us", row.mean_us}, {"share", row.share}};
+    J x = {{"name", row.name},         {"kind", row.kind},       {"calls", row.calls},
+           {"total_us", row.total_us}, {"mean_us", row.mean_us}, {"share", row.share}};
     if (!row.op.empty()) x["launched_by"] = {{"op", row.op}, {"outer_op", row.outer_op}, {"calls", row.op_calls}};
     if (!row.python.empty()) x["python"] = row.python;
     if (!row.shapes.empty()) {
@@ -179,9 +184,10 @@ nlohmann::ordered_json ProfileJson(const ProfileReport& r) {
       x["source"] = src;
     }
     if (row.bytes > 0) {
-      x["estimate"] = {{"family", row.cost.family}, {"dtype", row.cost.dtype}, {"bytes", row.bytes},
-                       {"flops", row.flops}, {"achieved_tbs", row.achieved_tbs},
-                       {"achieved_tflops", row.achieved_tflops}, {"model", row.cost.note}};
+      x["estimate"] = {
+          {"family", row.cost.family}, {"dtype", row.cost.dtype},          {"bytes", row.bytes},
+          {"flops", row.flops},        {"achieved_tbs", row.achieved_tbs}, {"achieved_tflops", row.achieved_tflops},
+          {"model", row.cost.note}};
       if (r.peak) {
         x["estimate"]["bandwidth_share"] = row.bandwidth_share;
         x["estimate"]["compute_share"] = row.compute_share > 0 ? J(row.compute_share) : J(nullptr);

@@ -12,7 +12,8 @@ using json = nlohmann::ordered_json;
 
 std::vector<McpTool> ProfileTools() {
   McpTool profile{
-      "profile", "Per GPU kernel of a torch.profiler export, joined with the source",
+      "profile",
+      "Per GPU kernel of a torch.profiler export, joined with the source",
       "Reads a torch.profiler Chrome-trace export (prof.export_chrome_trace(path); .json or .json.gz) and lists, "
       "per GPU kernel sorted by time: calls, total and mean time, share of GPU time, the aten op and Python frame "
       "that launched it, its input shapes, where its code is in the checkout (the kernel's definition file:line; "
@@ -22,12 +23,17 @@ std::vector<McpTool> ProfileTools() {
       "export lists CPU operators by self time.",
       {{"type", "object"},
        {"properties",
-        {{"path", {{"type", "string"}, {"minLength", 1}, {"maxLength", 4096},
-                   {"description", "the export's path on this machine"}}},
-         {"top", {{"type", "integer"}, {"minimum", 0}, {"maximum", 1000}, {"default", 20},
-                  {"description", "rows (0: all)"}}},
-         {"device", {{"type", "string"}, {"maxLength", 100},
-                     {"description", "device for the peak table when the export names none (H100, H200, ...)"}}}}},
+        {{"path",
+          {{"type", "string"},
+           {"minLength", 1},
+           {"maxLength", 4096},
+           {"description", "the export's path on this machine"}}},
+         {"top",
+          {{"type", "integer"}, {"minimum", 0}, {"maximum", 1000}, {"default", 20}, {"description", "rows (0: all)"}}},
+         {"device",
+          {{"type", "string"},
+           {"maxLength", 100},
+           {"description", "device for the peak table when the export names none (H100, H200, ...)"}}}}},
        {"required", {"path"}},
        {"additionalProperties", false}},
       {{"type", "object"}, {"required", {"schema", "rows"}}}};

@@ -19,7 +19,8 @@ TEST(ProfileTool, AnswersWithMarkdownAndTheSchema) {
   ASSERT_EQ(ProfileTools().size(), 1u);
   EXPECT_EQ(ProfileTools()[0].name, "profile");
   McpToolResult r;
-  ASSERT_TRUE(CallProfileTool(TreeIndex("2.6.0"), "profile", {{"path", Data("cuda-transformer.json.gz")}, {"top", 5}}, &r));
+  ASSERT_TRUE(
+      CallProfileTool(TreeIndex("2.6.0"), "profile", {{"path", Data("cuda-transformer.json.gz")}, {"top", 5}}, &r));
   EXPECT_FALSE(r.is_error) << r.text;
   EXPECT_EQ(r.structured["schema"], "optrace.profile/1");
   EXPECT_EQ(r.structured["rows"].size(), 5u);

@@ -40,12 +40,19 @@ namespace {
 // the answer is the code they were instantiated with. A kernel with logic of
 // its own that also takes a functor (indexFuncSmallIndex<..., ReduceMinimum>)
 // is answered by itself. kernel_query_test checks each is defined so.
-const char* const kLaunchTemplates[] = {
-    "vectorized_elementwise_kernel", "unrolled_elementwise_kernel", "elementwise_kernel",
-    "reduce_kernel", "_scatter_gather_elementwise_kernel", "index_elementwise_kernel",
-    "distribution_elementwise_grid_stride_kernel", "distribution_binary_elementwise_kernel",
-    "unrolled_elementwise_kernel_for_multi_outputs", "elementwise_kernel_with_index", "_elementwise_kernel",
-    "vectorized_templated_elementwise_kernel", "multi_tensor_apply_kernel"};
+const char* const kLaunchTemplates[] = {"vectorized_elementwise_kernel",
+                                        "unrolled_elementwise_kernel",
+                                        "elementwise_kernel",
+                                        "reduce_kernel",
+                                        "_scatter_gather_elementwise_kernel",
+                                        "index_elementwise_kernel",
+                                        "distribution_elementwise_grid_stride_kernel",
+                                        "distribution_binary_elementwise_kernel",
+                                        "unrolled_elementwise_kernel_for_multi_outputs",
+                                        "elementwise_kernel_with_index",
+                                        "_elementwise_kernel",
+                                        "vectorized_templated_elementwise_kernel",
+                                        "multi_tensor_apply_kernel"};
 
 bool IsLaunchTemplate(const std::string& kernel) {
   for (const char* t : kLaunchTemplates) {
@@ -343,8 +350,9 @@ bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
     r->target_name = k.kernel;
     if (IsLaunchTemplate(k.kernel)) {
       if (ResolvePayload(k, &ks, &starts)) r->target_name = ks.payload;
-      else ks.notes.push_back("the functor or lambda this " + k.kernel + " runs is not named in the name" +
-                              std::string(k.truncated ? " as far as it was printed" : "") + " or not in this tree");
+      else
+        ks.notes.push_back("the functor or lambda this " + k.kernel + " runs is not named in the name" +
+                           std::string(k.truncated ? " as far as it was printed" : "") + " or not in this tree");
     }
     if (starts.empty()) starts.push_back(k.kernel);
   } else if (ResolveJiterator(k, &ks, &starts)) {
@@ -434,7 +442,8 @@ bool Resolver::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector
     if (functor) {
       for (uint32_t id : defs) {
         const CppFunction& d = cpp.functions()[id];
-        if (d.name == "operator()" || d.name == "combine" || d.name == "reduce") ks->arithmetic.push_back(CppLoc(d.file, d.line));
+        if (d.name == "operator()" || d.name == "combine" || d.name == "reduce")
+          ks->arithmetic.push_back(CppLoc(d.file, d.line));
       }
       std::set<std::string> named;
       for (uint32_t h : holders) {
@@ -491,9 +500,13 @@ bool Resolver::ResolveJiterator(const KernelName& k, KernelSource* ks, std::vect
 // Where the tree calls a library, by its API's spelling.
 void Resolver::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
   const CppIndex& cpp = ix_.cpp;
-  std::string prefix = lib == "cuBLAS" || lib == "cuBLASLt" ? "cublas" : lib == "cuDNN" ? "cudnn"
-                       : lib == "cuFFT" ? "cufft" : lib == "cuSOLVER" ? "cusolver" : lib == "cuRAND" ? "curand"
-                       : lib == "NCCL" ? "nccl" : "";
+  std::string prefix = lib == "cuBLAS" || lib == "cuBLASLt" ? "cublas"
+                       : lib == "cuDNN"                     ? "cudnn"
+                       : lib == "cuFFT"                     ? "cufft"
+                       : lib == "cuSOLVER"                  ? "cusolver"
+                       : lib == "cuRAND"                    ? "curand"
+                       : lib == "NCCL"                      ? "nccl"
+                                                            : "";
   std::string scope = lib == "CUB" ? "cub::" : lib == "Thrust" ? "thrust::" : "";
   std::set<int32_t> functions;
   for (const CppCall& c : cpp.calls()) {
