@@ -392,7 +392,8 @@ std::string Lower(std::string s) {
 // tree does not define. Order: the kernel's own namespace, its name's
 // prefix or suffix, the library's own types among its arguments, then the
 // LAPACK / BLAS routine names that cuSOLVER's and cuBLAS's kernels carry.
-std::string KernelLibrary(const KernelName& k, std::string* reason) {
+std::string KernelLibrary(const KernelName& k, std::string* reason, bool* by_routine_name) {
+  if (by_routine_name) *by_routine_name = false;
   auto say = [&](const char* lib, std::string why) {
     if (reason) *reason = std::move(why);
     return std::string(lib);
@@ -437,6 +438,9 @@ std::string KernelLibrary(const KernelName& k, std::string* reason) {
     if (HasPrefix(id, "cusolver")) return say("cuSOLVER", "argument type " + id);
     if (HasPrefix(id, "curand") && !Contains(id, "State")) return say("cuRAND", "argument type " + id);
   }
+  // From here on the library is read from routine names alone: weaker evidence, which the resolver
+  // weighs against a near miss of a name of the tree (a typed typo is no vendor kernel).
+  if (by_routine_name) *by_routine_name = true;
   const std::string low = Lower(n);
   if (Contains(low, "fft")) return say("cuFFT", "FFT kernel name (" + n + ")");
   if (Contains(low, "convolve") || Contains(low, "nchwtonhwc") || Contains(low, "nhwctonchw") ||

@@ -72,7 +72,9 @@ bool LooksLikeProfilerKernelName(std::string_view query);
 // its name alone ("cuBLAS", "cuBLASLt", "cuDNN", "cuFFT", "cuSOLVER", "CUB",
 // "Thrust", "cuRAND", "NCCL"), with the reason; "" when the name does not
 // say. The rules are in kernel_name.cc, each with the naming convention it
-// reads.
-std::string KernelLibrary(const KernelName& k, std::string* reason);
+// reads. *by_routine_name (optional): the answer rests on a BLAS / LAPACK /
+// FFT / convolution routine name in the kernel's name alone, not on the
+// library's own namespace, prefix, suffix or types.
+std::string KernelLibrary(const KernelName& k, std::string* reason, bool* by_routine_name = nullptr);
 
 }  // namespace optrace

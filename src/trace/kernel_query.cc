@@ -285,6 +285,7 @@ struct KernelResolution {
   std::string target_kind, target_name;
   std::vector<std::string> starts;  // functions to trace bottom-up to the ops
   std::string not_found;
+  std::string near_miss;  // a function of the tree the query is likely a typo of
 };
 
 class Resolver {
@@ -297,11 +298,48 @@ class Resolver {
   bool ResolvePayload(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
   bool ResolveJiterator(const KernelName& k, KernelSource* ks, std::vector<std::string>* starts);
   void AddLibraryCalls(const std::string& lib, KernelSource* ks);
+  std::string LibraryOf(const KernelName& k, std::string_view q, std::string* why, std::string* near_miss);
   Location CppLoc(uint32_t file, uint32_t line) const { return {ix_.cpp.file(file), static_cast<int>(line), ""}; }
   const Index& ix_;
 };
 
 bool InScope(const KernelName& k, const CppFunction& f);
+
+// Levenshtein distance of a and b when it is at most 2, else 3.
+int NearDistance(std::string_view a, std::string_view b) {
+  if (a.size() > b.size() + 2 || b.size() > a.size() + 2) return 3;
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    int best = cur[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      best = std::min(best, cur[j]);
+    }
+    if (best > 2) return 3;
+    std::swap(prev, cur);
+  }
+  return std::min(prev[b.size()], 3);
+}
+
+// The library of a kernel the tree does not define. A bare name typed by a
+// user (no template, no parameters) whose library would rest on a routine
+// name alone (`gemm_and_bia`) and that is within two edits of a function of
+// the tree is that function mistyped, not a vendor kernel: no library, and
+// *near_miss names the function.
+std::string Resolver::LibraryOf(const KernelName& k, std::string_view q, std::string* why, std::string* near_miss) {
+  bool weak = false;
+  std::string lib = KernelLibrary(k, why, &weak);
+  if (lib.empty() || !weak || LooksLikeProfilerKernelName(q)) return lib;
+  for (const CppFunction& f : ix_.cpp.functions()) {
+    if (NearDistance(f.name, k.kernel) <= 2) {
+      *near_miss = f.name;
+      return "";
+    }
+  }
+  return lib;
+}
 
 // A function of the tree by the kernel's name whose qualified name ends in
 // the name's own qualifier (`(anonymous namespace)` as printed is ignored):
@@ -357,7 +395,7 @@ bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
     if (starts.empty()) starts.push_back(k.kernel);
   } else if (ResolveJiterator(k, &ks, &starts)) {
     r->target_name = ks.payload;
-  } else if (std::string why, lib = KernelLibrary(k, &why); !lib.empty()) {
+  } else if (std::string why, lib = LibraryOf(k, q, &why, &r->near_miss); !lib.empty()) {
     ks.library = lib;
     ks.library_reason = why;
     AddLibraryCalls(lib, &ks);
@@ -368,6 +406,7 @@ bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
     starts.push_back(k.kernel);
   } else {
     r->not_found = k.kernel + " is not defined in this tree, and its name names no library";
+    if (!r->near_miss.empty()) r->not_found += " (a function " + r->near_miss + " is)";
     return false;
   }
   return true;
@@ -385,6 +424,7 @@ bool Tracer::TryProfilerKernel(std::string_view q) {
   KernelResolution r;
   if (!Resolver(ix_).Resolve(q, &r)) {
     if (!r.not_found.empty()) t_.not_found.push_back({"kernel", r.not_found});
+    if (!r.near_miss.empty()) t_.suggestions.push_back(r.near_miss);
     return false;
   }
   if (opt_.snippets) {  // the arithmetic with its code, the rest by line

@@ -101,6 +101,20 @@ TEST_F(KernelQuery, ANameThatSaysNothingIsNotFound) {
   EXPECT_FALSE(ResolveKernelName(TreeIndex("2.6.0"), "xx_set_info_ker(int, int*, int)").valid());
 }
 
+TEST_F(KernelQuery, ATypoIsNoVendorKernel) {
+  // "gemm" would make a bare unknown name a cuBLAS kernel, but gemm_and_bia is one edit from
+  // at::cuda::blas::gemm_and_bias: did you mean, not a library.
+  Trace t;
+  TraceOptions o;
+  o.snippets = false;
+  Status s = TraceQuery(TreeIndex("2.6.0"), "gemm_and_bia", o, &t);
+  EXPECT_EQ(s.exit_code(), 1);
+  ASSERT_FALSE(t.suggestions.empty());
+  EXPECT_EQ(t.suggestions[0], "gemm_and_bias");
+  // A closed kernel far from every name of the tree keeps its library.
+  EXPECT_EQ(ResolveKernelName(TreeIndex("2.6.0"), "sgemm_largek_lds64").library, "cuBLAS");
+}
+
 TEST_F(KernelQuery, ResolvingWithoutTracing) {
   KernelSource k = ResolveKernelName(
       TreeIndex("2.6.0"),
