@@ -31,6 +31,7 @@ const std::vector<Subcommand>& Subcommands() {
       {"index", "build, update or --check the persistent index of the checkout", CmdIndex},
       {"verify", "run the installed torch and mark what of the trace ran (--code, OpInfo samples)", CmdVerify},
       {"tests", "the OpInfo/ModuleInfo entries and tests that exercise an op", CmdTests},
+      {"profile", "a torch.profiler export per GPU kernel: time, op, source file:line, share of peak", CmdProfile},
       {"daemon", "serve traces of a checkout from memory (started by `trace`; --stop, --status)", CmdDaemon},
   };
   return table;

@@ -19,6 +19,7 @@
 #include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "cli/verify_time.h"
 #include "index/index.h"
 #include "verify/verify.h"
 
@@ -34,6 +35,8 @@ struct VerifyFlags {
   std::string source, format = "text", file, observed_file;
   bool json = false, all = false, observe_only = false, no_backward = false;
   VerifyRequest request;
+  bool time = false;  // --time: cmd_verify_time.cc
+  VerifyTimeFlags timing;
 };
 
 // Fills request.mode and the code from the flags; a usage error when they clash.
@@ -84,6 +87,10 @@ void AddFlags(CLI::App& app, VerifyFlags& f) {
   app.add_option("--timeout", f.request.timeout_s, "seconds the torch run may take (default 900)")->check(CLI::Range(10, 86400));
   app.add_flag("--json", f.json, "same as --format json (optrace.verify/1, see doc/verify-schema.md)");
   app.add_option("--format", f.format, "text (default), md or json")->check(CLI::IsMember({"text", "md", "json"}));
+  app.add_flag("--time", f.time, "run QUERY with --shape inputs under the profiler: per-kernel time, source, share of peak");
+  app.add_option("--shape", f.timing.shapes, "--time: an input's shape, 8,1024,4096 (one per input, in order)");
+  app.add_option("--repeat", f.timing.repeat, "--time: calls profiled (default 20)")->check(CLI::Range(1, 10000));
+  app.add_option("--top", f.timing.top, "--time: kernels listed (default 20; 0 = all)");
 }
 
 }  // namespace
@@ -96,6 +103,14 @@ int CmdVerify(int argc, char** argv) {
   app.add_option("query", queries, "F.softmax, nn.LSTM, torch.matmul, aten::_softmax ...");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (f.time) {
+    if (queries.size() != 1) return Report(Status::Usage("verify --time needs one QUERY"));
+    f.timing.source = f.source;
+    f.timing.query = queries[0];
+    f.timing.device = f.request.device;
+    f.timing.dtype = f.request.dtype;
+    return RunVerifyTime(f.timing);
+  }
   if (Status s = Prepare(f, queries); !s.ok()) return Report(s);
   if (!f.observed_file.empty() && f.observe_only) return Report(Status::Usage("--observed and --observe-only exclude each other"));
 

@@ -149,6 +149,8 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order);
 // plus what the trace itself shows about backends (libraries, dtypes).
 std::vector<std::string> AllNotes(const Trace& t, const OpOrder& order);
 std::string TargetLine(const Trace& t);
+// Under the target of a profiler kernel name: (label, text) pairs (render_kernel.cc).
+std::vector<std::pair<std::string, std::string>> KernelSourceLines(const Trace& t);
 std::string CheckoutLine(const Trace& t);
 
 inline constexpr size_t kMaxTableRows = 60;

@@ -675,6 +675,55 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
   w.EndObject();
 }
 
+// The kernel name a profiler printed, resolved (trace.h KernelSource).
+void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
+  w.Key("kernel_source");
+  w.BeginObject();
+  w.Key("name");
+  w.String(k.name);
+  w.Key("truncated");
+  w.Bool(k.truncated);
+  w.Key("kernel");
+  w.String(k.kernel);
+  PutLocationObject(w, "definition", k.definition);
+  if (!k.payload.empty()) {
+    w.Key("payload");
+    w.String(k.payload);
+    w.Key("payload_kind");
+    w.String(k.payload_kind);
+    PutLocationObject(w, "payload_definition", k.payload_definition);
+  }
+  w.Key("arithmetic");
+  w.BeginArray();
+  for (const Location& l : k.arithmetic) {
+    w.BeginObject();
+    PutLocation(w, l);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!k.dtype.empty()) {
+    w.Key("dtype");
+    w.String(k.dtype);
+  }
+  if (!k.library.empty()) {
+    w.Key("library");
+    w.String(k.library);
+    w.Key("library_reason");
+    w.String(k.library_reason);
+    w.Key("library_calls");
+    w.BeginArray();
+    for (const Location& l : k.library_calls) {
+      w.BeginObject();
+      PutLocation(w, l);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("notes");
+  w.StringArray(k.notes);
+  w.EndObject();
+}
+
 void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginObject();
   w.Key("schema");
@@ -709,6 +758,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     w.String(t.selected_overload);
   }
   w.EndObject();
+  if (t.kernel_source.valid()) WriteKernelSource(w, t.kernel_source);
   if (!t.ops.empty()) WriteSummary(w, t);
   w.Key("python");
   w.BeginArray();

@@ -20,6 +20,7 @@
 #include "lookup/py.h"
 #include "lookup/query.h"
 #include "trace/trace.h"
+#include "tools/profile_tool.h"
 #include "tools/verify_tool.h"
 #include "trace/trace_paths.h"
 
@@ -431,6 +432,7 @@ std::vector<McpTool> MakeTools(bool allow_code) {
 
   std::vector<McpTool> tools = {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
   for (auto& tool : VerifyTools(allow_code)) tools.push_back(std::move(tool));
+  for (auto& tool : ProfileTools()) tools.push_back(std::move(tool));
   return tools;
 }
 
@@ -476,6 +478,7 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (name == "scan") return Scan(arguments);
   if (McpToolResult r; CallVerifyTool(index_, name, arguments, allow_code_, &r))
     return name == "tests" ? WithSourceFacts(std::move(r)) : r;  // verify names the torch it ran
+  if (McpToolResult r; CallProfileTool(index_, name, arguments, &r)) return WithSourceFacts(std::move(r));
   return ToolError("no tool named " + name);
 }
 

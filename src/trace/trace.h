@@ -196,6 +196,28 @@ struct NotFoundStep {
   std::string what, detail;
 };
 
+// A kernel name as a profiler prints it, resolved to the source
+// (trace/kernel_query.cc): the kernel's definition; for a launch template
+// (vectorized_elementwise_kernel, reduce_kernel, ...) the functor or the
+// function whose lambda holds the arithmetic, and that lambda's line; for a
+// kernel of a vendor library, the library and where the tree calls it.
+struct KernelSource {
+  std::string name;          // the name as read (demangled)
+  bool truncated = false;    // the profiler cut it: brackets left open
+  std::string kernel;        // the __global__ function (or vendor kernel) it names
+  Location definition;       // of that kernel in the tree
+  std::string payload;       // the functor / the function holding the lambda / the jiterator string
+  std::string payload_kind;  // "functor" | "lambda" | "jiterator" | ""
+  Location payload_definition;
+  std::vector<Location> arithmetic;  // the lambda or operator() lines (one per specialization)
+  std::string dtype;         // the innermost lambda's parameter types as printed ("float")
+  std::string library;       // "cuBLAS", "cuDNN", ... when the kernel is not in the tree
+  std::string library_reason;
+  std::vector<Location> library_calls;  // where the tree calls that library
+  std::vector<std::string> notes;
+  bool valid() const { return !kernel.empty(); }
+};
+
 struct Trace {
   std::string query;
   std::string source_root, source_version;
@@ -216,6 +238,7 @@ struct Trace {
   std::vector<NotFoundStep> not_found;
   std::vector<std::string> notes;
   std::vector<std::string> suggestions;  // "did you mean" when nothing was traced
+  KernelSource kernel_source;            // set when the query was a kernel name as a profiler prints it
 };
 
 struct TraceOptions {
@@ -239,6 +262,11 @@ bool ParseDevice(std::string_view name, TraceOptions::Device* device);
 // suggestions in *out) when the query names nothing known; never traces a
 // different op than the one asked for.
 Status TraceQuery(const Index& index, std::string_view query, const TraceOptions& options, Trace* out);
+
+// A kernel name as a profiler prints it, resolved to the source without
+// tracing the ops that launch it (`optrace profile`, `find`): invalid
+// (kernel empty) when the name names nothing of the tree and no library.
+KernelSource ResolveKernelName(const Index& index, std::string_view name);
 
 // Every op in native_functions.yaml, for `trace --all`.
 std::vector<std::string> AllOpQueries(const Index& index);

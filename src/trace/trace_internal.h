@@ -62,6 +62,7 @@ class Tracer {
   bool TryPythonSymbol(std::string_view q);
   bool TryTorchNamespace(std::string_view q);
   bool TryKernel(std::string_view q);
+  bool TryProfilerKernel(std::string_view q);  // kernel_query.cc
   void Suggest(std::string_view q);
 
   // --- Python layer (trace.cc) ---

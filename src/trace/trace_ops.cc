@@ -1098,6 +1098,21 @@ bool Tracer::TryKernel(std::string_view q) {
         const CppCall& call = cpp.calls()[c];
         holder_of(call.function, call.macro, call.file, call.line);
       }
+      // A stub named, not called: passed to a helper (impl_func_cum_ops(..., cumsum_stub)) or to a
+      // file-scope macro that defines the op's kernel (CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)).
+      for (const CppStubRef& ref : cpp.stub_refs()) {
+        if (ref.stub != reg.stub) continue;
+        if (int32_t fn = cpp.FunctionAt(ref.file, ref.line); fn >= 0) {
+          holder_of(fn, "", ref.file, ref.line);
+          continue;
+        }
+        for (const auto& use : cpp.macro_uses()) {
+          if (use.file == ref.file && use.line == ref.line && use.function < 0 && !use.first_arg.empty()) {
+            push(use.first_arg, use.macro + "(" + use.first_arg + ", " + reg.stub + ") (" + cpp.file(use.file) + ":" +
+                                    std::to_string(use.line) + ")");
+          }
+        }
+      }
     }
     for (uint32_t c : cpp.CallersOf(u.name)) {
       const CppCall& call = cpp.calls()[c];
