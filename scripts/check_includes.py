@@ -27,9 +27,11 @@ BELOW = {
     "lookup": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
     "usescan": ["base", "yaml", "cpp", "py", "index", "trace", "render"],
     "verify": ["base", "yaml", "cpp", "py", "index", "trace", "render", "usescan"],
+    "profile": ["base", "yaml", "cpp", "py", "index", "trace"],
     "mcp": ["base"],
-    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "mcp"],
-    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "mcp", "tools"],
+    "tools": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "profile", "mcp"],
+    "cli": ["base", "yaml", "cpp", "py", "index", "trace", "render", "lookup", "usescan", "verify", "profile", "mcp",
+            "tools"],
     "testing": ["base", "yaml", "cpp", "py", "index"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

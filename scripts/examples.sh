@@ -29,4 +29,8 @@ run op softmax >"$out/op-softmax.txt"
 run find softmax_lastdim_kernel >"$out/find-softmax_lastdim_kernel.txt"
 run py torch.nn.LSTM.forward >"$out/py-torch.nn.LSTM.forward.txt"
 run scan tests/data/scan/transformer.py >"$out/scan-transformer.txt"
+run profile tests/data/profiles/cuda-transformer.json.gz --top 8 >"$out/profile-cuda-transformer.txt"
+# A kernel name exactly as torch.profiler printed it on an H200 (issue 26).
+run trace 'void at::native::vectorized_elementwise_kernel<4, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)' \
+  --width 100 >"$out/trace-kernel-name-sigmoid.txt"
 wc -l "$out"/* | sed 's/^/examples.sh: /' >&2

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -30,6 +31,7 @@ const std::vector<Subcommand>& Subcommands() {
       {"index", "build, update or --check the persistent index of the checkout", CmdIndex},
       {"verify", "run the installed torch and mark what of the trace ran (--code, OpInfo samples)", CmdVerify},
       {"tests", "the OpInfo/ModuleInfo entries and tests that exercise an op", CmdTests},
+      {"profile", "a torch.profiler export per GPU kernel: time, op, source file:line, share of peak", CmdProfile},
       {"daemon", "serve traces of a checkout from memory (started by `trace`; --stop, --status)", CmdDaemon},
   };
   return table;
@@ -73,6 +75,11 @@ bool StandardStreamsOpen() {
 
 int main(int argc, char** argv) {
   using namespace optrace;
+  // A reader that stops early (`optrace trace X | head -1`) makes the next
+  // write fail with EPIPE instead of killing optrace (exit 141): the answer
+  // was lost, which FinishOutput reports as the documented exit 4. Children
+  // get the default back (base/subprocess).
+  std::signal(SIGPIPE, SIG_IGN);
   if (!StandardStreamsOpen()) {
     std::cerr << "optrace: stdout is closed; nothing can receive the answer\n";
     return static_cast<int>(ExitCode::kOutput);

@@ -5,11 +5,11 @@
 // structuredContent against the tool's outputSchema itself, and fails a call
 // that gets no answer within its timeout -- which is how a server answering
 // with id null, or not at all, shows up. Run by mcp_sdk_test.sh (a CTest).
-//   node mcp_sdk_test.mjs OPTRACE_BINARY PYTORCH_CHECKOUT
+//   node mcp_sdk_test.mjs OPTRACE_BINARY PYTORCH_CHECKOUT PROFILER_EXPORT
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const [optrace, source] = process.argv.slice(2);
+const [optrace, source, profilerExport] = process.argv.slice(2);
 let failures = 0;
 function check(ok, what) {
   if (!ok) failures++;
@@ -29,7 +29,7 @@ check(client.getServerVersion()?.name === 'optrace', 'initialize: serverInfo.nam
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
-check(JSON.stringify(names) === JSON.stringify(['find', 'op', 'scan', 'source', 'tests', 'trace', 'verify']), `tools/list: ${names}`);
+check(JSON.stringify(names) === JSON.stringify(['find', 'op', 'profile', 'scan', 'source', 'tests', 'trace', 'verify']), `tools/list: ${names}`);
 for (const t of tools) check(t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object', `${t.name}: input and output schemas are objects`);
 
 // The first call that needs the index may wait for it to be built.
@@ -63,6 +63,9 @@ const verify = await call('verify', { query: 'torch.relu', device: 'cpu', sample
 check(verify.isError ? text(verify).length > 0 && !text(verify).includes('\n')
                      : verify.structuredContent.schema === 'optrace.verify/1',
   `verify torch.relu: ${verify.isError ? 'isError: ' + text(verify).slice(0, 80) : 'optrace.verify/1'}`);
+const prof = await call('profile', { path: profilerExport, top: 3 });
+check(!prof.isError && prof.structuredContent.schema === 'optrace.profile/1' && prof.structuredContent.rows.length === 3,
+  'profile: the top 3 kernels of the H200 conv-net step');
 const scan = await call('scan', {
   text: 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n',
   name: 'm.py',
@@ -100,7 +103,9 @@ const invalid = [
   ['find', { symbol: 'add', limit: 0 }],
   ['find', { symbol: '' }],
   ['op', { name: 'add', extra: 1 }],
-  ['op', { name: 'y'.repeat(301) }],
+  ['op', { name: 'y'.repeat(8193) }],
+  ['profile', {}],
+  ['profile', { path: 'x', top: -1 }],
   ['scan', { text: '' }],
   ['source', { unexpected: true }],
   ['tests', {}],
@@ -175,8 +180,8 @@ for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '
   const listed = await c.listTools();
   if (modern) check(listed._meta?.['io.modelcontextprotocol/serverInfo']?.name === 'optrace' && listed.ttlMs > 0,
     `${version}: tools/list served statelessly (serverInfo in _meta, ttlMs)`);
-  check(listed.tools.length === 7 && listed.tools.every((tool) => tool.outputSchema?.type === 'object'),
-    `${version}: tools/list, seven tools with output schemas`);
+  check(listed.tools.length === 8 && listed.tools.every((tool) => tool.outputSchema?.type === 'object'),
+    `${version}: tools/list, eight tools with output schemas`);
   const run = (name, args, options) => c.callTool({ name, arguments: args }, undefined, options);
   const calls = [
     ['trace', { query: 'F.softmax' }],
@@ -188,6 +193,7 @@ for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '
     ['scan', { text: 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return -x.float() ** 2\n' }],
     ['tests', { query: 'nn.LSTM' }],
     ['verify', { query: 'torch.relu', device: 'cpu', samples: 1 }],
+    ['profile', { path: profilerExport, top: 3 }],
   ];
   for (const [name, args] of calls) {
     const r = await run(name, args, { timeout: 300_000 });

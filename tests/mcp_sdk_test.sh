@@ -31,4 +31,4 @@ fi
 # ES modules resolve packages next to the script: run a copy from the cache.
 cp "$here/mcp_sdk_test.mjs" "$dir/mcp_sdk_test.mjs"
 echo "node $(node --version), @modelcontextprotocol/sdk $sdk_version"
-exec node "$dir/mcp_sdk_test.mjs" "$optrace" "$tree"
+exec node "$dir/mcp_sdk_test.mjs" "$optrace" "$tree" "$here/data/profiles/cuda-convnet.json.gz"

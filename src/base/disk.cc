@@ -24,6 +24,52 @@ bool LooksBinary(std::string_view text) {
   return text.substr(0, 8192).find('\0') != std::string_view::npos;
 }
 
+bool OwnedBySelf(const struct stat& st, const std::string& path, std::string* why) {
+  if (st.st_uid != ::geteuid()) {
+    *why = path + " is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(::geteuid()) + ")";
+    return false;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    *why = path + " is writable by other users (mode " + mode + ")";
+    return false;
+  }
+  return true;
+}
+
+Status ReadInputFile(const std::string& path, std::string* text, uint64_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return Status::Usage("cannot read " + path + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Status::Usage("cannot read " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return Status::Usage(path + " is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) return Status::Usage(path + " is not a regular file (a FIFO, socket or device is not read)");
+  auto too_large = [&] {
+    char mib[64];
+    std::snprintf(mib, sizeof mib, "%llu MiB", static_cast<unsigned long long>(max_bytes >> 20));
+    return Status::Usage(path + " is too large: files over " + mib + " are not read");
+  };
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_large();
+  text->clear();
+  text->reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Usage("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    if (text->size() + static_cast<size_t>(n) > max_bytes) return too_large();  // grew while read
+    text->append(buf, static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
 RealDisk::RealDisk(std::string root) {
   std::error_code ec;
   fs::path canonical = fs::canonical(root, ec);

@@ -13,6 +13,8 @@
 
 #include "base/status.h"
 
+struct stat;
+
 namespace optrace {
 
 struct FileStat {
@@ -83,6 +85,24 @@ class MemoryDisk : public Disk {
   };
   std::map<std::string, Entry> files_;
 };
+
+// The most bytes of one source file optrace reads: PyTorch's largest source
+// in scope is ~1.3 MiB; a generated or planted file of hundreds of MiB would
+// cost minutes of scanning and GiBs of memory. The index skips larger files
+// ("too large"); ReadInputFile refuses them.
+inline constexpr uint64_t kMaxSourceFileBytes = uint64_t{8} << 20;
+
+// The one reader of a file a user names on the command line (scan FILE,
+// verify --file and --observed, py --file): only a regular file (a
+// directory, FIFO or device such as /dev/zero is refused, and a FIFO is
+// opened without blocking), at most `max_bytes`. Failures are usage errors
+// (exit 2) whose message names the file and says what is wrong.
+Status ReadInputFile(const std::string& path, std::string* text, uint64_t max_bytes = kMaxSourceFileBytes);
+
+// Whether a file or folder of a cache may be trusted: owned by this user
+// and writable by nobody else. False with *why otherwise. The index store
+// and the installed-torch cache both ask it.
+bool OwnedBySelf(const struct stat& st, const std::string& path, std::string* why);
 
 // True when the text looks binary (a NUL byte in its first 8 KiB): scanners
 // skip such files with that reason instead of lexing garbage.

@@ -110,3 +110,33 @@ TEST(MemoryDiskTest, ListsSortedUnderADirectoryAndReads) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 29 item 7: the one reader of a user's file. A regular file reads; a
+// directory, a FIFO (without blocking) and a device are refused; a file
+// over the cap is refused before it is read; each as a usage error naming it.
+TEST(ReadInputFile, OnlyRegularFilesUnderTheCap) {
+  fs::path dir = fs::temp_directory_path() / ("optrace-input-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.py") << "import torch\n";
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  std::string text;
+  ASSERT_TRUE(ReadInputFile((dir / "model.py").string(), &text).ok());
+  EXPECT_EQ(text, "import torch\n");
+  for (const std::string& bad : {dir.string(), (dir / "fifo").string(), std::string("/dev/zero"),
+                                 (dir / "missing.py").string()}) {
+    Status s = ReadInputFile(bad, &text);
+    EXPECT_EQ(s.code(), ExitCode::kUsage) << bad;
+    EXPECT_NE(s.message().find(bad), std::string::npos) << s.message();
+  }
+  Status big = ReadInputFile((dir / "model.py").string(), &text, 4);
+  EXPECT_EQ(big.code(), ExitCode::kUsage);
+  EXPECT_NE(big.message().find("too large"), std::string::npos) << big.message();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace optrace

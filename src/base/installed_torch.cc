@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/disk.h"
 #include "base/subprocess.h"
 
 namespace optrace {
@@ -82,7 +83,19 @@ std::vector<std::string> Witnesses(const InstalledTorch& t) {
   return w;
 }
 
+// A cache file (and its folder) another user owns or may write is ignored:
+// its answer would decide which release `fetch` clones and what every
+// version check says (the index store's rule, base/disk.h OwnedBySelf).
+bool Trusted(const std::string& file) {
+  struct stat st;
+  std::string why;
+  std::string dir = file.substr(0, file.find_last_of('/'));
+  return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && OwnedBySelf(st, dir, &why) &&
+         ::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && OwnedBySelf(st, file, &why);
+}
+
 bool ReadCache(const std::string& file, const std::string& key, bool expires, InstalledTorch* t) {
+  if (!Trusted(file)) return false;
   std::ifstream in(file);
   std::string line, version;
   if (!std::getline(in, line) || line != key || !std::getline(in, version) || !std::getline(in, t->executable))
@@ -145,7 +158,9 @@ InstalledTorch AskInstalledTorch(const PythonInterpreter& python) {
   t.python = python;
   if (python.path.empty()) return t;
   RunSettings settings;
-  settings.cwd = "/";  // belt and braces: -I already keeps the cwd off sys.path
+  // Run where the user's own scripts (and `optrace verify`) run: a pyenv
+  // shim picks the interpreter by the directory's .python-version. -I keeps
+  // the directory off sys.path, so nothing there is imported.
   settings.timeout_s = 20;
   RunResult r = RunProgram({python.path, "-I", "-c", kAskTorch}, settings);
   if (r.exit_code != 0) return t;
@@ -174,8 +189,10 @@ InstalledTorch CachedInstalledTorch(const std::string& cache_dir) {
 }
 
 std::string OptraceCacheDir() {
+  // A relative $XDG_CACHE_HOME is ignored, as the XDG spec says: it would put
+  // the cache under whatever directory optrace runs in.
   std::string xdg = Env("XDG_CACHE_HOME");
-  if (!xdg.empty()) return xdg + "/optrace";
+  if (!xdg.empty() && xdg[0] == '/') return xdg + "/optrace";
   std::string home = Env("HOME");
   return (home.empty() ? std::string("/tmp") : home) + "/.cache/optrace";
 }

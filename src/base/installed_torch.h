@@ -41,7 +41,8 @@ InstalledTorch AskInstalledTorch(const PythonInterpreter& python);
 // (one file per interpreter) while still valid, see the note above.
 InstalledTorch CachedInstalledTorch(const std::string& cache_dir);
 
-// The cache folder: $XDG_CACHE_HOME/optrace, else ~/.cache/optrace.
+// The cache folder: $XDG_CACHE_HOME/optrace when that is absolute, else
+// ~/.cache/optrace. The index store (index/store.h) lives there too.
 std::string OptraceCacheDir();
 
 }  // namespace optrace

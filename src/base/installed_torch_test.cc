@@ -152,3 +152,61 @@ TEST_F(InstalledTorchTest, NoInterpreterMeansNoVersion) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 29 item 8: a cache file another user owns (or may write) is not
+// believed: its "9.9.9" would decide every version warning and which tag
+// `fetch` clones. As root the file is given to another uid; otherwise (the
+// suite cannot create a user) it is made writable by others, the other
+// half of the same rule.
+TEST_F(InstalledTorchTest, ForeignCacheFileIsIgnored) {
+  std::string python = FakePython("real", "2.6.0");
+  setenv("PYTHON", python.c_str(), 1);
+  EXPECT_EQ(CachedInstalledTorch(dir_ + "/cache").version, "2.6.0");
+  std::string file;
+  for (const auto& e : fs::directory_iterator(dir_ + "/cache")) file = e.path().string();
+  ASSERT_FALSE(file.empty());
+  std::string text;
+  {
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  size_t v = text.find("\n2.6.0\n");
+  ASSERT_NE(v, std::string::npos) << text;
+  text.replace(v, 7, "\n9.9.9\n");
+  for (int variant = 0; variant < 2; ++variant) {
+    fs::remove(file);
+    std::ofstream(file) << text;
+    if (variant == 0) {
+      if (::geteuid() != 0) continue;
+      ASSERT_EQ(::chown(file.c_str(), 4242, 4242), 0);
+    } else {
+      ::chmod(file.c_str(), 0666);
+    }
+    // Unchanged witnesses: only the owner check keeps 9.9.9 out.
+    EXPECT_EQ(CachedInstalledTorch(dir_ + "/cache").version, "2.6.0") << variant;
+  }
+}
+
+// Item 8: a relative $XDG_CACHE_HOME would put the cache under the current
+// directory; it is ignored, as the index store ignores it.
+TEST_F(InstalledTorchTest, RelativeXdgCacheHomeIsIgnored) {
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", "relative/cache", 1);
+  std::string dir = OptraceCacheDir();
+  setenv("XDG_CACHE_HOME", (dir_ + "/abs").c_str(), 1);
+  std::string absolute = OptraceCacheDir();
+  if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(dir.find("relative"), std::string::npos) << dir;
+  EXPECT_EQ(dir[0], '/') << dir;
+  EXPECT_EQ(absolute, dir_ + "/abs/optrace");
+}
+
+}  // namespace
+}  // namespace optrace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -11,5 +12,15 @@ namespace optrace {
 
 // indent < 0: one line.
 std::string DumpJson(const nlohmann::ordered_json& j, int indent = -1);
+
+// The deepest nesting any JSON optrace reads may have (the MCP server's
+// messages, a verify --observed document): nlohmann's parser and the code
+// walking its values recurse once per level, so 200,000 '[' would overflow
+// the stack. Checked on the text, before any parse.
+inline constexpr size_t kMaxJsonDepth = 256;
+
+// The deepest '['/'{' nesting of `text`, brackets inside strings not
+// counted; one pass, no recursion. Stops counting past `stop_at`.
+size_t JsonNestingDepth(std::string_view text, size_t stop_at = kMaxJsonDepth + 1);
 
 }  // namespace optrace

@@ -10,13 +10,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <mutex>
 
 namespace optrace {
 
 namespace {
+
+// Tracked process groups: a fixed table of atomics, so that a signal handler
+// can read it without a lock. 0 is a free slot. More children at once than
+// slots (never: the MCP server runs at most --jobs) go untracked, still
+// killed by their deadline.
+constexpr int kSlots = 128;
+std::atomic<pid_t> g_groups[kSlots];
+std::atomic<bool> g_stopped{false};
+
+void OnTerminatingSignal(int sig) {
+  KillChildGroups();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // delivered when the handler returns: optrace dies of it as it would have
+}
+
+void InstallHandlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // someone else's choice
+    struct sigaction sa {};
+    sa.sa_handler = OnTerminatingSignal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
 
 // Reads the child's stdout until EOF or the deadline; false on timeout.
 bool Drain(int fd, double timeout_s, std::string* out) {
@@ -44,7 +72,7 @@ bool Drain(int fd, double timeout_s, std::string* out) {
 // Waits for the child, killing it first when it overran its deadline.
 int Reap(pid_t pid, bool kill_first, double timeout_s) {
   using Clock = std::chrono::steady_clock;
-  if (kill_first) ::kill(pid, SIGKILL);
+  if (kill_first) ::kill(-pid, SIGKILL);
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   for (;;) {
@@ -55,7 +83,7 @@ int Reap(pid_t pid, bool kill_first, double timeout_s) {
     // Stdout closed but the child is still running (it closed its stdout
     // early): poll until the deadline, then kill.
     if (Clock::now() >= deadline) {
-      ::kill(pid, SIGKILL);
+      ::kill(-pid, SIGKILL);
       kill_first = true;
       continue;
     }
@@ -66,9 +94,44 @@ int Reap(pid_t pid, bool kill_first, double timeout_s) {
 
 }  // namespace
 
+void TrackChildGroup(pid_t pgid) {
+  static std::once_flag once;
+  std::call_once(once, InstallHandlers);
+  for (auto& slot : g_groups) {
+    pid_t free_slot = 0;
+    if (slot.compare_exchange_strong(free_slot, pgid)) break;
+  }
+  if (g_stopped.load()) ::kill(-pgid, SIGKILL);  // started as StopChildren ran
+}
+
+void UntrackChildGroup(pid_t pgid) {
+  for (auto& slot : g_groups) {
+    pid_t mine = pgid;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+void KillChildGroups() {
+  for (auto& slot : g_groups) {
+    pid_t pgid = slot.load();
+    if (pgid > 0) ::kill(-pgid, SIGKILL);
+  }
+}
+
+void StopChildren() {
+  g_stopped.store(true);
+  KillChildGroups();
+}
+
+bool ChildrenStopped() { return g_stopped.load(); }
+
 RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& settings) {
   RunResult result;
-  if (argv.empty()) return result;
+  if (argv.empty() || ChildrenStopped()) return result;
+  // Resolved here, never by execvp: its search would try an empty PATH entry
+  // (the current directory).
+  const std::string program = FindOnPath(argv[0]);
+  if (program.empty()) return result;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -82,13 +145,19 @@ RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& se
   const char* cwd = settings.cwd.empty() ? nullptr : settings.cwd.c_str();
   pid_t pid = ::fork();
   if (pid == 0) {
+    ::setpgid(0, 0);
+    ::signal(SIGPIPE, SIG_DFL);  // optrace ignores it (main.cc); an exec'd program expects the default
     // dup2 clears O_CLOEXEC on the target descriptor.
     ::dup2(null_fd, STDIN_FILENO);
     if (settings.capture_stdout) ::dup2(pipe_fd[1], STDOUT_FILENO);
     if (settings.quiet_stderr) ::dup2(null_fd, STDERR_FILENO);
     if (cwd && ::chdir(cwd) != 0) ::_exit(127);
-    ::execvp(args[0], args.data());
+    ::execv(program.c_str(), args.data());
     ::_exit(127);
+  }
+  if (pid > 0) {
+    ::setpgid(pid, pid);  // also here: the group exists before anything could kill it
+    TrackChildGroup(pid);
   }
   ::close(null_fd);
   if (settings.capture_stdout) ::close(pipe_fd[1]);
@@ -102,6 +171,7 @@ RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& se
     ::close(pipe_fd[0]);
   }
   result.exit_code = Reap(pid, !in_time, settings.timeout_s);
+  UntrackChildGroup(pid);
   result.timed_out = !in_time;
   // execvp failing in the child exits 127, as a shell reports "not found".
   result.started = result.exit_code != 127;
@@ -114,7 +184,12 @@ std::string FindOnPath(const std::string& name) {
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
   if (name.empty()) return "";
-  if (name.find('/') != std::string::npos) return executable(name) ? name : "";
+  if (name.find('/') != std::string::npos) {
+    if (!executable(name)) return "";
+    std::error_code ec;
+    std::string absolute = std::filesystem::absolute(name, ec).lexically_normal().string();
+    return ec ? "" : absolute;
+  }
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
   size_t begin = 0;

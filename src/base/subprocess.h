@@ -5,7 +5,15 @@
 // /dev/null; its stdout is captured or inherited; its stderr is discarded or
 // inherited. A deadline kills a child that hangs (a Python that blocks on a
 // network file system must not stall every trace).
+//
+// Every child runs in a process group of its own, registered while it runs:
+// one kill path (KillChildGroups) ends it and whatever it started, from the
+// deadline, from SIGINT/SIGTERM/SIGHUP to optrace (handlers installed with
+// the first child, where the signal's disposition is still the default), and
+// from the MCP server when its client hangs up (issue 29 item 6).
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 #include <vector>
@@ -30,8 +38,22 @@ struct RunResult {
 // argv[1..]. Safe to call from a multi-threaded process.
 RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& settings = {});
 
+// The process-group registry. Track/Untrack bracket a child's life; the
+// first Track installs the signal handlers. KillChildGroups is
+// async-signal-safe: it SIGKILLs every tracked group.
+void TrackChildGroup(pid_t pgid);
+void UntrackChildGroup(pid_t pgid);
+void KillChildGroups();
+// KillChildGroups, and from now on every child is killed as it starts (the
+// MCP client hung up: calls still queued must not start a Python nobody
+// will read). ChildrenStopped() says so, to skip starting one at all.
+void StopChildren();
+bool ChildrenStopped();
+
 // Where `name` resolves on PATH (as execvp would), or "" when nowhere. A
-// name with a '/' is returned as is when it is an executable file.
+// name with a '/' is returned made absolute (against the current
+// directory) when it is an executable file. Empty and relative PATH entries
+// are skipped: the current directory is exactly what must not run.
 std::string FindOnPath(const std::string& name);
 
 }  // namespace optrace

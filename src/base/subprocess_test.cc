@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 namespace optrace {
 namespace {
@@ -70,6 +73,54 @@ TEST_F(SubprocessTest, FindOnPathSkipsRelativeEntries) {
   EXPECT_EQ(FindOnPath("python3"), fake.string());
   setenv("PATH", old_path.c_str(), 1);
   fs::current_path(old_cwd);
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 29 item 2: RunProgram resolves the program itself (FindOnPath),
+// never execvp's search, which tries an empty PATH entry: the cwd.
+TEST_F(SubprocessTest, EmptyPathEntryNeverRunsTheCurrentDirectory) {
+  std::string marker = dir_ + "/PWNED";
+  fs::path fake = fs::path(dir_) / "optrace-planted-tool";
+  { std::FILE* f = std::fopen(fake.c_str(), "w"); std::fprintf(f, "#!/bin/sh\ntouch %s\n", marker.c_str()); std::fclose(f); }
+  fs::permissions(fake, fs::perms::owner_all);
+  std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::string old_cwd = fs::current_path();
+  fs::current_path(dir_);
+  setenv("PATH", (":" + old_path).c_str(), 1);
+  RunResult r = RunProgram({"optrace-planted-tool"});
+  setenv("PATH", old_path.c_str(), 1);
+  fs::current_path(old_cwd);
+  EXPECT_FALSE(r.started);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// Item 6: the child runs in a group of its own that KillChildGroups ends,
+// grandchildren included.
+TEST_F(SubprocessTest, KillChildGroupsEndsTheChildAndWhatItStarted) {
+  std::string pid_file = dir_ + "/grandchild";
+  std::thread killer([&] {
+    for (int i = 0; i < 1500 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    KillChildGroups();
+  });
+  auto start = std::chrono::steady_clock::now();
+  RunSettings settings;
+  settings.timeout_s = 60;
+  RunResult r = RunProgram({"sh", "-c", "sleep 300 & echo $! > " + pid_file + "; wait"}, settings);
+  killer.join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
+  EXPECT_EQ(r.exit_code, -1);
+  std::string pid;
+  std::getline(std::ifstream(pid_file) >> std::ws, pid);
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  EXPECT_TRUE(line.empty() || line.find(") Z") != std::string::npos) << line;
 }
 
 }  // namespace

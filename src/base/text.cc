@@ -147,16 +147,28 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-std::string EscapeControl(std::string_view s) {
+namespace {
+
+std::string Escaped(std::string_view s, bool keep_lines) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (char ch : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
+    if (keep_lines && (c == '\n' || c == '\t')) {
+      out += ch;
+    } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\t') {
       out += "\\t";
+    } else if (keep_lines && c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      // U+0080..U+009F: the C1 controls (CSI is U+009B), escapes to some terminals.
+      out += "\\u00";
+      out += kHex[static_cast<unsigned char>(s[i + 1]) >> 4];
+      out += kHex[static_cast<unsigned char>(s[i + 1]) & 15];
+      ++i;
     } else if (c < 0x20 || c == 0x7f) {
       out += "\\x";
       out += kHex[c >> 4];
@@ -167,5 +179,11 @@ std::string EscapeControl(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string EscapeControl(std::string_view s) { return Escaped(s, false); }
+
+std::string TerminalText(std::string_view s) { return Escaped(s, true); }
 
 }  // namespace optrace

@@ -58,6 +58,11 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 // `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
 // string echoed in a message can never drive the terminal.
 std::string EscapeControl(std::string_view s);
+// A whole answer made safe for a terminal: as EscapeControl, but lines and
+// tabs kept, and the C1 controls (U+0080..U+009F) escaped too. The text
+// faces of `tests` and `verify` pass through it: they print names read from
+// a checkout or an --observed file.
+std::string TerminalText(std::string_view s);
 bool EndsWith(std::string_view s, std::string_view suffix);
 
 }  // namespace optrace

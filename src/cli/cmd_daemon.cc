@@ -452,10 +452,19 @@ int CmdDaemon(int argc, char** argv) {
   bool stop = false, status = false;
   double idle = SecondsFromEnv("OPTRACE_DAEMON_IDLE", 600);
   AddSourceFlag(app, &source);
-  app.add_flag("--stop", stop, "stop the daemon of the checkout");
-  app.add_flag("--status", status, "say whether a daemon serves the checkout");
+  CLI::Option* stop_flag = app.add_flag("--stop", stop, "stop the daemon of the checkout");
+  app.add_flag("--status", status, "say whether a daemon serves the checkout")->excludes(stop_flag);
+  // A range in words: CLI::PositiveNumber's message prints DBL_MAX's 309 digits.
   app.add_option("--idle", idle, "seconds without a request before it exits (default $OPTRACE_DAEMON_IDLE, else 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            char* end = nullptr;
+            double d = std::strtod(v.c_str(), &end);
+            return end != v.c_str() && *end == '\0' && d > 0 && d <= 31536000 ? std::string()
+                                                                                 : "--idle takes seconds, more than 0 "
+                                                                                   "and at most a year (31536000)";
+          },
+          "SECONDS"));
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   ::setenv("OPTRACE_NO_VERSION_CHECK", "1", 1);  // clients check the version themselves

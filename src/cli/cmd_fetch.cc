@@ -48,7 +48,8 @@ bool Run(const std::vector<std::string>& argv, const std::string& cwd = "") {
 }
 
 bool TryGit(const std::string& version, const std::string& tmp) {
-  return Run({"git", "clone", "--quiet", "--depth", "1", "--branch", "v" + version, kRepository, tmp});
+  // "--": the positional arguments are never read as options, whatever they spell.
+  return Run({"git", "clone", "--quiet", "--depth", "1", "--branch", "v" + version, "--", kRepository, tmp});
 }
 
 // Orders Debian versions as `sort -V` does: digit runs by value, the rest bytewise.
@@ -104,7 +105,7 @@ bool TryDebian(const std::string& version, const std::string& tmp) {
     if (name.rfind("pytorch_", 0) == 0 && name.find(".orig.tar.") != std::string::npos) tarball = entry.path().string();
   }
   ok = ok && !tarball.empty() && fs::create_directories(tmp, ec) &&
-       Run({"tar", "-xf", tarball, "-C", tmp, "--strip-components=1"});
+       Run({"tar", "-xf", tarball, "-C", tmp, "--strip-components=1"});  // both absolute: never an option
   fs::remove_all(dl, ec);
   return ok && fs::exists(tmp + "/aten/src/ATen/native/native_functions.yaml");
 }
@@ -127,16 +128,22 @@ int CmdFetch(int argc, char** argv) {
     return Report(Status::Usage("--version " + EscapeControl(version) +
                                 " is not a PyTorch release (digits and dots: 2.6.0, 2.6, 2.6.0rc1)"));
   if (dest.empty()) dest = DefaultCheckoutPath();
-  if (fs::exists(dest + "/aten/src/ATen/native/native_functions.yaml")) {
+  std::error_code ec;
+  // Absolute from here on: a relative --dest has no parent_path to create,
+  // and one spelled like an option (--x=y) reaches no program as one.
+  dest = fs::absolute(dest, ec).lexically_normal().string();
+  if (ec || dest.empty()) return Report(Status::Usage("--dest: not a usable path"));
+  while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
+  if (fs::exists(dest + "/aten/src/ATen/native/native_functions.yaml", ec)) {
     std::cout << "a checkout is already at " << dest << "\n";
     return 0;
   }
-  if (fs::exists(dest)) {
+  if (fs::exists(fs::symlink_status(dest, ec))) {
     return Report(Status::SourceError(dest + " exists but is not a PyTorch checkout; move it away first"));
   }
-  fs::create_directories(fs::path(dest).parent_path());
+  fs::create_directories(fs::path(dest).parent_path(), ec);
+  if (ec) return Report(Status::SourceError("cannot create " + fs::path(dest).parent_path().string() + ": " + ec.message()));
   std::string tmp = dest + ".partial";
-  std::error_code ec;
   // Only what this fetch creates is ever deleted: a leftover of an
   // interrupted fetch (or anything else under that name) is the user's call.
   for (const std::string& ours : {tmp, tmp + ".download"})

@@ -54,7 +54,7 @@ TEST_F(FetchTest, ProgramsGetArgumentVectorsNotShellLines) {
   std::string dest = dir_ + "/pytorch source";  // a space: one argument, not two
   ProcessRun r = Fetch("--version 2.6.0 --dest '" + dest + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(Args("git"), "clone\n--quiet\n--depth\n1\n--branch\nv2.6.0\nhttps://github.com/pytorch/pytorch.git\n" +
+  EXPECT_EQ(Args("git"), "clone\n--quiet\n--depth\n1\n--branch\nv2.6.0\n--\nhttps://github.com/pytorch/pytorch.git\n" +
                              dest + ".partial\n");
   EXPECT_EQ(Args("apt-cache"), "showsrc\npytorch\n");
   // The newest Debian build of 2.6.0 (-10 sorts after -7), not 2.6.1.
@@ -65,6 +65,22 @@ TEST_F(FetchTest, ProgramsGetArgumentVectorsNotShellLines) {
   EXPECT_TRUE(fs::exists(dest + "/aten/src/ATen/native/native_functions.yaml"));
   EXPECT_FALSE(fs::exists(dest + ".partial"));
   EXPECT_FALSE(fs::exists(dest + ".partial.download"));
+}
+
+// Issue 29 items 7 and 14: a relative --dest (no parent_path) aborted on an
+// uncaught filesystem_error; one spelled like an option reached git as one.
+// Both become absolute paths after a "--".
+TEST_F(FetchTest, RelativeAndOptionLikeDestinations) {
+  fs::create_directories(dir_ + "/cwd");
+  for (const std::string& dest : {std::string("mytree"), std::string("--x=y")}) {
+    ProcessRun r = RunOptrace("cd " + dir_ + "/cwd && PATH=" + dir_ + "/bin:/usr/bin:/bin OPTRACE_NO_VERSION_CHECK=1",
+                              "fetch --version 2.6.0 --dest=" + dest, dir_ + "/run");
+    EXPECT_EQ(r.rc, 0) << dest << ": " << r.err;
+    std::string absolute = fs::canonical(dir_ + "/cwd").string() + "/" + dest;
+    EXPECT_EQ(Args("git"), "clone\n--quiet\n--depth\n1\n--branch\nv2.6.0\n--\n"
+                           "https://github.com/pytorch/pytorch.git\n" + absolute + ".partial\n");
+    EXPECT_TRUE(fs::exists(absolute + "/aten/src/ATen/native/native_functions.yaml")) << dest;
+  }
 }
 
 TEST_F(FetchTest, VersionWithShellSyntaxIsRefusedBeforeAnythingRuns) {

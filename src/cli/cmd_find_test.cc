@@ -63,7 +63,7 @@ TEST(CmdFind, UnknownNameSuggestsAndLongNameIsUsage) {
   std::string out, err;
   EXPECT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), "softmax_warp_forwrd"}, &out, &err), 1);
   EXPECT_THAT(err, HasSubstr("did you mean: softmax_warp_forward"));
-  EXPECT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), std::string(301, 'x')}, &out, &err), 2);
+  EXPECT_EQ(RunFind({"find", "--source", CorpusTree("2.6.0"), std::string(8193, 'x')}, &out, &err), 2);
   EXPECT_THAT(err, HasSubstr("query too long"));
 }
 

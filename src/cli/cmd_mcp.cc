@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/cores.h"
+#include "base/subprocess.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
 #include "mcp/mcp_server.h"
@@ -24,7 +25,10 @@ int CmdMcp(int argc, char** argv) {
   CLI::App app{"Serve optrace's tools over MCP (stdio, JSON-RPC 2.0), for coding agents", "optrace mcp"};
   std::string source;
   unsigned jobs = std::clamp(UsableCores(), 1u, 4u);
+  bool allow_code = false;
   AddSourceFlag(app, &source);
+  app.add_flag("--allow-code", allow_code,
+               "let the verify tool run the `code` a client sends (arbitrary Python, as this user; doc/trust.md)");
   app.add_option("--jobs", jobs, "tool calls answered at once (1: strictly in order)")->check(CLI::Range(1, 64));
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
@@ -36,10 +40,14 @@ int CmdMcp(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill us mid-write
 
-  OptraceTools tools(source);
+  OptraceTools tools(source, allow_code);
   tools.StartLoading();
   McpServerInfo info;
   info.instructions = McpInstructions();  // tools/mcp_tools.h: every tool, and when
+  // The client hung up: a verify still running (or still queued) has nobody
+  // to answer; its Python is killed now rather than waited for (up to its
+  // 600 s deadline), and none starts.
+  info.on_input_end = StopChildren;
   McpServer server(&tools, info);
   std::cerr << "optrace mcp: serving on stdio (protocol " << kMcpModernVersion << ", " << McpSessionVersions().front()
             << ", " << McpSessionVersions().back() << ")\n";

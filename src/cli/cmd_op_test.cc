@@ -80,7 +80,7 @@ TEST(CmdOp, AtenAndTorchOpsSpellings) {
   EXPECT_THAT(out, HasSubstr("mm   aten/src/ATen/native/native_functions.yaml:4132"));
   ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "aten::add.Tensor"}, &out, &err), 0) << err;
   EXPECT_THAT(out, HasSubstr("add.Tensor   aten/src/ATen/native/native_functions.yaml:552"));
-  EXPECT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), std::string(301, 'x')}, &out, &err), 2);
+  EXPECT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), std::string(8193, 'x')}, &out, &err), 2);
 }
 
 TEST(CmdOps, JsonHasEveryFunctionIncludingGenerated) {

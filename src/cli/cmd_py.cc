@@ -129,11 +129,8 @@ int CmdPy(int argc, char** argv) {
   int32_t user_module = -1;
   if (!file.empty()) {
     std::filesystem::path p(file);
-    std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-    if (!std::filesystem::is_directory(dir)) return Report(Status::Usage("--file: no such directory: " + dir));
-    RealDisk user_disk(dir);
     std::string text;
-    Status st = user_disk.ReadFile(p.filename().string(), &text);
+    Status st = ReadInputFile(file, &text);  // one reader for every user file (base/disk.h)
     if (!st.ok()) return Report(Status::Usage("--file: " + st.message()));
     PyModule module = ScanPyFile(p.stem().string(), file, text);
     if (!module.error.empty())

@@ -42,7 +42,7 @@ TEST(CmdPy, UnknownNameSuggestsAndLongNameIsUsage) {
   std::string out, err;
   EXPECT_EQ(RunPy({"py", "--source", CorpusTree("2.6.0"), "nn.LSMT"}, &out, &err), 1);
   EXPECT_THAT(err, HasSubstr("did you mean: torch.nn.LSTM"));
-  EXPECT_EQ(RunPy({"py", "--source", CorpusTree("2.6.0"), std::string(301, 'x')}, &out, &err), 2);
+  EXPECT_EQ(RunPy({"py", "--source", CorpusTree("2.6.0"), std::string(8193, 'x')}, &out, &err), 2);
 }
 
 }  // namespace

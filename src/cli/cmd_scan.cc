@@ -9,10 +9,9 @@
 // unreadable or does not scan, or the checkout/index is unusable.
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
+#include "base/disk.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
 #include "index/index.h"
@@ -40,13 +39,12 @@ int CmdScan(int argc, char** argv) {
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   if (json) format = "json";
 
-  // An empty file reads fine (and has no ops: exit 1 below); only a file
-  // that cannot be opened or read is exit 3.
-  std::ifstream in(file, std::ios::binary);
+  // An empty file reads fine (and has no ops: exit 1 below); a file that
+  // cannot be read -- missing, a directory, a FIFO, a device, over the
+  // index's size cap -- is exit 3 (base/disk.h ReadInputFile).
   std::string text;
-  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (!in.is_open() || in.bad()) {
-    std::cerr << "optrace: cannot read " << file << "\n";
+  if (Status read = ReadInputFile(file, &text); !read.ok()) {
+    std::cerr << "optrace: " << read.message() << "\n";
     return static_cast<int>(ExitCode::kSource);
   }
 

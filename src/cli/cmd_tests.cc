@@ -26,6 +26,7 @@ int CmdTests(int argc, char** argv) {
   app.add_option("query", query, "F.softmax, torch.matmul, nn.LSTM, aten::_softmax ...")->required();
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (Status s = CheckQuery(query); !s.ok()) return Report(s);
   Checkout checkout;
   if (!OpenCheckoutOrReport(source, &checkout, &rc)) return rc;
   TestsAnswer answer;

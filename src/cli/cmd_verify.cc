@@ -12,13 +12,14 @@
 // it (no Python or torch, no device, the code raised).
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "base/disk.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
+#include "cli/verify_time.h"
 #include "index/index.h"
 #include "verify/verify.h"
 
@@ -26,19 +27,16 @@ namespace optrace {
 
 namespace {
 
-bool ReadFile(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return true;
-}
+// --observed documents of --all-opinfo hold every OpInfo's runs: megabytes,
+// more than a source file's cap.
+constexpr uint64_t kMaxObservedBytes = uint64_t{256} << 20;
 
 struct VerifyFlags {
   std::string source, format = "text", file, observed_file;
   bool json = false, all = false, observe_only = false, no_backward = false;
   VerifyRequest request;
+  bool time = false;  // --time: cmd_verify_time.cc
+  VerifyTimeFlags timing;
 };
 
 // Fills request.mode and the code from the flags; a usage error when they clash.
@@ -53,9 +51,10 @@ Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
   if (!f.observed_file.empty() && queries.empty()) return Status::Ok();  // the queries are the file's
   if (queries.size() != 1) return Status::Usage("verify needs one QUERY (or --all-opinfo); see optrace verify --help");
   r.query = queries[0];
+  if (Status s = CheckQuery(r.query); !s.ok()) return s;
   if (!r.code.empty() && !f.file.empty()) return Status::Usage("give --code or --file, not both");
   if (!f.file.empty()) {
-    if (!ReadFile(f.file, &r.code)) return Status::Usage("cannot read --file " + f.file);
+    if (Status s = ReadInputFile(f.file, &r.code); !s.ok()) return Status::Usage("--file: " + s.message());
     r.filename = f.file;
     r.mode = "file";
   } else if (!r.code.empty()) {
@@ -67,7 +66,8 @@ Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
 ObserveStatus LoadObserved(const VerifyFlags& f, Observed* observed) {
   if (f.observed_file.empty()) return ObserveWithTorch(f.request, observed);
   std::string text;
-  if (!ReadFile(f.observed_file, &text)) return {2, "cannot read --observed " + f.observed_file};
+  if (Status s = ReadInputFile(f.observed_file, &text, kMaxObservedBytes); !s.ok())
+    return {2, "--observed: " + s.message()};
   Status s = ParseObserved(text, observed);
   return {s.exit_code(), s.message()};
 }
@@ -87,6 +87,10 @@ void AddFlags(CLI::App& app, VerifyFlags& f) {
   app.add_option("--timeout", f.request.timeout_s, "seconds the torch run may take (default 900)")->check(CLI::Range(10, 86400));
   app.add_flag("--json", f.json, "same as --format json (optrace.verify/1, see doc/verify-schema.md)");
   app.add_option("--format", f.format, "text (default), md or json")->check(CLI::IsMember({"text", "md", "json"}));
+  app.add_flag("--time", f.time, "run QUERY with --shape inputs under the profiler: per-kernel time, source, share of peak");
+  app.add_option("--shape", f.timing.shapes, "--time: an input's shape, 8,1024,4096 (one per input, in order)");
+  app.add_option("--repeat", f.timing.repeat, "--time: calls profiled (default 20)")->check(CLI::Range(1, 10000));
+  app.add_option("--top", f.timing.top, "--time: kernels listed (default 20; 0 = all)");
 }
 
 }  // namespace
@@ -99,6 +103,14 @@ int CmdVerify(int argc, char** argv) {
   app.add_option("query", queries, "F.softmax, nn.LSTM, torch.matmul, aten::_softmax ...");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
+  if (f.time) {
+    if (queries.size() != 1) return Report(Status::Usage("verify --time needs one QUERY"));
+    f.timing.source = f.source;
+    f.timing.query = queries[0];
+    f.timing.device = f.request.device;
+    f.timing.dtype = f.request.dtype;
+    return RunVerifyTime(f.timing);
+  }
   if (Status s = Prepare(f, queries); !s.ok()) return Report(s);
   if (!f.observed_file.empty() && f.observe_only) return Report(Status::Usage("--observed and --observe-only exclude each other"));
 
@@ -109,7 +121,7 @@ int CmdVerify(int argc, char** argv) {
   }
   Observed observed;
   if (ObserveStatus s = LoadObserved(f, &observed); !s.ok()) {
-    std::cerr << "optrace: " << s.message << "\n";
+    std::cerr << "optrace: " << TerminalText(s.message) << "\n";
     return s.exit_code;
   }
   if (f.observe_only) {

@@ -17,5 +17,6 @@ int CmdFetch(int argc, char** argv);
 int CmdDaemon(int argc, char** argv);
 int CmdVerify(int argc, char** argv);
 int CmdTests(int argc, char** argv);
+int CmdProfile(int argc, char** argv);
 
 }  // namespace optrace

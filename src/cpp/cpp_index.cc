@@ -453,7 +453,13 @@ void CppIndex::FinishOver(const CppIndex* base) {
   fill(functions_by_name_, functions_.size(), [&](auto& m, uint32_t i) { m.emplace(functions_[i].name, i); });
   fill(stub_decls_by_name_, stub_decls_.size(), [&](auto& m, uint32_t i) { m.emplace(stub_decls_[i].stub, i); });
   fill(registrations_by_stub_, registrations_.size(),
-       [&](auto& m, uint32_t i) { m.emplace(registrations_[i].stub, i); });
+       [&](auto& m, uint32_t i) {
+         // Under the stub's declared name: find and every lookup by name see
+         // REGISTER_DISPATCH(cpublas::gemm_stub, ...) as gemm_stub's.
+         const std::string& stub = registrations_[i].stub;
+         size_t colons = stub.rfind("::");
+         m.emplace(colons == std::string::npos ? stub : stub.substr(colons + 2), i);
+       });
   launches_by_kernel_.clear();
   launches_by_macro_.clear();
   launches_by_function_.clear();
@@ -539,6 +545,13 @@ std::vector<uint32_t> CppIndex::StubDeclsNamed(std::string_view key) const {
 }
 std::vector<uint32_t> CppIndex::RegistrationsOf(std::string_view key) const {
   return ByName(&CppIndex::registrations_, &CppIndex::registrations_by_stub_, key);
+}
+std::vector<uint32_t> CppIndex::RegistrationsWritten(std::string_view written) const {
+  size_t colons = written.rfind("::");
+  std::vector<uint32_t> out;
+  for (uint32_t r : RegistrationsOf(colons == std::string_view::npos ? written : written.substr(colons + 2)))
+    if (registrations()[r].stub == written) out.push_back(r);
+  return out;
 }
 std::vector<uint32_t> CppIndex::LaunchesInMacro(std::string_view key) const {
   return ByName(&CppIndex::launches_, &CppIndex::launches_by_macro_, key);

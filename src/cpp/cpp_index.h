@@ -48,12 +48,17 @@ struct StubDecl {
   std::string stub;  // "lstm_cudnn_stub"
   std::string type;  // DECLARE_DISPATCH's first argument, "" for DEFINE
   uint32_t file = 0, line = 0;
+  // The namespaces around it past at::native, as a REGISTER_DISPATCH outside
+  // them qualifies the stub: "cpublas::" for CPUBlas.h's copy_stub, "" for
+  // Copy.h's. Two stubs of one name are told apart by it.
+  std::string scope;
   bool operator==(const StubDecl&) const = default;
 };
 
 struct StubRegistration {
   std::string macro;   // "REGISTER_DISPATCH", "REGISTER_CUDA_DISPATCH", ...
-  std::string stub;
+  std::string stub;    // as written: "lstm_cudnn_stub", "cpublas::gemm_stub"; RegistrationsOf finds it under the
+                       // declared name (the last component), StubRegistrationsOf under the written one
   std::string target;  // registered function, '&' and namespaces as written stripped of '&': "lstm_cudnn"
   std::string device;  // "CPU", "CUDA", "HIP", "MPS", "XPU", "MTIA", "PrivateUse1", "none" (REGISTER_NO_CPU_DISPATCH),
                        // "unknown" (plain REGISTER_DISPATCH in a file no build compiles it in)
@@ -369,6 +374,9 @@ class CppIndex {
   // Lookups return indices into the vectors above, in file/line order.
   std::vector<uint32_t> FunctionsNamed(std::string_view name) const;    // by unqualified name (any form)
   std::vector<uint32_t> StubDeclsNamed(std::string_view stub) const;
+  // The registrations whose stub is written exactly `written` ("cpublas::copy_stub"):
+  // RegistrationsOf of its last component, filtered.
+  std::vector<uint32_t> RegistrationsWritten(std::string_view written) const;
   std::vector<uint32_t> RegistrationsOf(std::string_view stub) const;
   std::vector<uint32_t> LaunchesIn(uint32_t function) const;
   std::vector<uint32_t> LaunchesInMacro(std::string_view macro) const;

@@ -803,6 +803,26 @@ void ExpectStubRefFacts(const CppIndex& index, const StubRefFacts& facts) {
             (std::vector<std::string>{"aten/src/ATen/native/UnaryOps.cpp:" + std::to_string(facts.sigmoid_use_line)}));
 }
 
+// Issue 29 item 12: REGISTER_DISPATCH(cpublas::gemm_stub, ...) at
+// cpu/BlasKernel.cpp is found under the stub's declared name, and only
+// under its written one by RegistrationsWritten (at::native's copy_stub has
+// registrations of its own).
+TEST(CppIndexReal260, QualifiedRegistrationsUnderTheDeclaredName) {
+  REQUIRE_CORPUS("2.6.0");
+  const CppIndex& ix = TreeIndex("2.6.0");
+  bool gemm = false;
+  for (uint32_t r : ix.RegistrationsOf("gemm_stub")) {
+    const StubRegistration& reg = ix.registrations()[r];
+    gemm = gemm || (ix.file(reg.file) == "aten/src/ATen/native/cpu/BlasKernel.cpp" && reg.stub == "cpublas::gemm_stub");
+  }
+  EXPECT_TRUE(gemm);
+  std::vector<uint32_t> written = ix.RegistrationsWritten("cpublas::copy_stub");
+  ASSERT_EQ(written.size(), 1u);
+  EXPECT_EQ(ix.registrations()[written[0]].target, "cpublas_copy_impl");
+  for (uint32_t r : ix.RegistrationsWritten("copy_stub")) EXPECT_EQ(ix.registrations()[r].stub, "copy_stub");
+  EXPECT_FALSE(ix.RegistrationsWritten("copy_stub").empty());
+}
+
 TEST(CppIndexReal260, StubReferencesAndMacroWrittenImplFuncs) {
   REQUIRE_CORPUS("2.6.0");
   const CppIndex& index = TreeIndex("2.6.0");

@@ -612,6 +612,15 @@ class FileScanner {
     d.stub = k.Concat(stub_b, r);
     if (d.kind == StubDeclKind::kDeclare && last_comma != kNone) d.type = k.Join(s + 2, last_comma);
     d.line = t[s].line;
+    // Namespaces only (a stub is never a class member), past at::native.
+    for (const Scope& sc : scopes_)
+      if (sc.kind == Scope::kNamespace && !sc.name.empty()) d.scope += sc.name + "::";
+    for (std::string_view outer : {"at::native::", "at::"}) {
+      if (d.scope.compare(0, outer.size(), outer) == 0) {
+        d.scope.erase(0, outer.size());
+        break;
+      }
+    }
     if (!d.stub.empty()) out_->stub_decls.push_back(std::move(d));
     return PunctAt(r + 1, ';') ? r + 2 : r + 1;
   }
@@ -841,6 +850,16 @@ class FileScanner {
         call.kind = CallKind::kMember;
         std::string obj;
         if (q >= b + 2 && IsIdent(t[q - 2])) obj = std::string(t[q - 2].text);
+        // An element (chunked_gates[0].sigmoid_()): "chunked_gates[]." names
+        // the container, so that the tracer can tell a list of Tensors.
+        if (q >= b + 3 && t[q - 2].Is(']')) {
+          size_t open = q - 2;
+          for (int depth = 0; open > b; --open) {
+            if (t[open].Is(']')) ++depth;
+            else if (t[open].Is('[') && --depth == 0) break;
+          }
+          if (open > b && t[open].Is('[') && IsIdent(t[open - 1])) obj = std::string(t[open - 1].text) + "[]";
+        }
         // A call's result (iter.device().index()): "device()." names the
         // method whose return value the call is made on, so that the tracer
         // can tell a Tensor receiver from a Device or an IntArrayRef.
@@ -852,6 +871,10 @@ class FileScanner {
           }
           if (open > b && t[open].Is('(') && IsIdent(t[open - 1]) && !IsNonCallKeyword(t[open - 1].text))
             obj = std::string(t[open - 1].text) + "()";
+          // A parenthesized expression's value ((self - maxes).exp_()): kept
+          // as written, so that the tracer can read what it holds.
+          else if (open >= b && t[open].Is('(') && q - 2 - open < 48)
+            obj = k.Concat(open, q - 1);
         }
         qualifier = obj + std::string(t[q - 1].text) + qualifier;
       } else {

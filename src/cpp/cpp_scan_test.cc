@@ -195,6 +195,23 @@ TEST(CppScan, DispatchStubsAndRegistrations) {
   EXPECT_EQ(ScanCppFile("aten/src/ATen/native/cuda/Sort.cpp", text).registrations[0].device, "unknown");
 }
 
+// Issue 29 item 12: a stub declared inside a namespace past at::native
+// carries that scope, so two copy_stubs (CPUBlas.h in cpublas, Copy.h in
+// at::native) are told apart; a qualified registration keeps its spelling.
+TEST(CppScan, StubScopesAndQualifiedRegistrations) {
+  auto h = ScanCppFile("aten/src/ATen/native/CPUBlas.h",
+                       "namespace at::native::cpublas {\nDECLARE_DISPATCH(copy_fn, copy_stub)\n}\n"
+                       "namespace at::native {\nDECLARE_DISPATCH(copy_fn, copy_stub)\n}\n");
+  ASSERT_EQ(h.stub_decls.size(), 2u);
+  EXPECT_EQ(h.stub_decls[0].scope, "cpublas::");
+  EXPECT_EQ(h.stub_decls[1].scope, "");
+  auto r = ScanCppFile("aten/src/ATen/native/cpu/BlasKernel.cpp",
+                       "namespace at::native {\nREGISTER_DISPATCH(cpublas::gemm_stub, &cpublas::cpublas_gemm_impl)\n}\n");
+  ASSERT_EQ(r.registrations.size(), 1u);
+  EXPECT_EQ(r.registrations[0].stub, "cpublas::gemm_stub");
+  EXPECT_EQ(r.registrations[0].target, "cpublas_gemm_impl");
+}
+
 TEST(CppScan, TripleChevronLaunchesInFunctionsAndMacros) {
   auto r = ScanCppFile("aten/src/ATen/native/cuda/K.cu",
                        "template <typename T, int N>\n"

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/installed_torch.h"
 #include "index/store_internal.h"
 
 namespace optrace {
@@ -38,8 +39,9 @@ class StoreLock {
     if (fd_ >= 0) ::close(fd_);  // releases the flock
   }
   // Returns false (with *why) when the lock file cannot be created (no
-  // writable cache).
-  bool Acquire(const std::string& image_path, std::string* why) {
+  // writable cache), or when another process held it for wait_s seconds
+  // (*timed_out).
+  bool Acquire(const std::string& image_path, double wait_s, std::string* why, bool* timed_out) {
     std::string lock = image_path + ".lock";
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) {
@@ -48,11 +50,18 @@ class StoreLock {
     }
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
     std::cerr << "optrace: waiting for another optrace process to finish writing the index...\n";
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno != EINTR) {
+    // Polled, not a blocking flock: a blocking wait has no deadline.
+    const auto deadline = Clock::now() + std::chrono::duration<double>(wait_s);
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
         *why = std::string("flock: ") + std::strerror(errno);
         return false;
       }
+      if (Clock::now() >= deadline) {
+        *timed_out = true;
+        return false;
+      }
+      ::usleep(20000);
     }
     return true;
   }
@@ -126,9 +135,15 @@ class StoreLoad {
     // have just written a fresh image) -- unless the files are the ones already checked.
     StoreLock lock;
     std::string why;
+    bool timed_out = false;
     bool can_write = options_.write && MakeDirs(dir_, &why) && CheckCacheDir(dir_).ok() &&
-                     lock.Acquire(report_->path, &why);
-    if (options_.write && !can_write) SayNotWritable(dir_, why);
+                     lock.Acquire(report_->path, LockWait(), &why, &timed_out);
+    if (timed_out) {
+      std::cerr << "optrace: another optrace process has held " << report_->path << ".lock for "
+                << LockWait() << " s (stopped or hung?); building the index in memory, unsaved, this time\n";
+    } else if (options_.write && !can_write) {
+      SayNotWritable(dir_, why);
+    }
     if (can_write && !options_.rebuild &&
         (IdentifyPath(report_->path) != image_seen_ || (opened && IdentifyPath(layer_path_) != layer_seen_))) {
       opened = TryOpen(false);
@@ -140,6 +155,13 @@ class StoreLoad {
   }
 
  private:
+  double LockWait() const {
+    const char* env = std::getenv("OPTRACE_LOCK_WAIT");
+    char* end = nullptr;
+    double v = env ? std::strtod(env, &end) : 0;
+    return env && end != env && *end == '\0' && v >= 0 && v <= 86400 ? v : options_.lock_wait_s;
+  }
+
   // Maps the image and its layer and finds what changed; false when there
   // is no usable image.
   bool TryOpen(bool announce) {
@@ -319,12 +341,7 @@ const char* StoreActionName(StoreReport::Action action) {
   return "?";
 }
 
-std::string DefaultStoreDir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return std::string(xdg) + "/optrace";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/optrace";
-}
+std::string DefaultStoreDir() { return OptraceCacheDir(); }
 
 std::string StorePath(const std::string& store_dir, const std::string& root) {
   char hex[17];

@@ -25,7 +25,7 @@
 
 namespace optrace {
 
-inline constexpr uint32_t kStoreFormatVersion = 4;
+inline constexpr uint32_t kStoreFormatVersion = 5;  // 5: StubDecl::scope, registrations under the declared name
 
 struct Index;
 
@@ -51,6 +51,11 @@ struct StoreOptions {
   // memory instead of mapping the file, so that nothing done to the file
   // later (truncated, overwritten in place) can reach the loaded index.
   bool copy = false;
+  // How long to wait for another process's lock on the image (a build in
+  // progress) before building in memory, unsaved, with a note. A stopped
+  // (SIGSTOP, Ctrl-Z) or hung holder must not stall every optrace process
+  // and MCP call behind it. $OPTRACE_LOCK_WAIT (seconds) overrides it.
+  double lock_wait_s = 120;
 };
 
 // What one load did, for `optrace index` and the tests.

@@ -214,21 +214,6 @@ FileIdentity IdentifyPath(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? IdentityOf(st) : FileIdentity{};
 }
 
-bool OwnedBySelf(const struct stat& st, const std::string& path, std::string* why) {
-  if (st.st_uid != ::geteuid()) {
-    *why = path + " is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-           std::to_string(::geteuid()) + ")";
-    return false;
-  }
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    *why = path + " is writable by other users (mode " + mode + ")";
-    return false;
-  }
-  return true;
-}
-
 void Unmap(Mapped* m) {
   if (m->addr) ::munmap(m->addr, m->length);
   *m = Mapped{};

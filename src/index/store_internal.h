@@ -122,9 +122,8 @@ inline constexpr const char* kPyDir = "torch";
 inline constexpr const char* kYamlFiles[] = {kNativeFunctionsPath, kTagsPath, kDerivativesPath, "version.txt"};
 
 // Files larger than this are not indexed (listed as skipped, "too large"):
-// PyTorch's largest source in scope is ~1.3 MiB; a generated or planted file
-// of hundreds of MiB would cost minutes of scanning and GiBs of memory.
-inline constexpr uint64_t kMaxIndexedFileBytes = uint64_t{8} << 20;
+// base/disk.h's kMaxSourceFileBytes, the cap every reader of source shares.
+inline constexpr uint64_t kMaxIndexedFileBytes = kMaxSourceFileBytes;
 
 // A C++ file with the same contents as one earlier in the listing is not
 // indexed again but skipped, "duplicate of PATH": its definitions would only
@@ -220,9 +219,8 @@ struct ImageFile {
 Status WriteImage(const std::string& path, const std::string& root, Arena& arena, const void* root_object,
                   ImageKind kind, bool map_back, ImageFile& file, uint64_t* bytes);
 
-// Whether a file or folder of the cache may be trusted: owned by this user
-// and writable by nobody else. False with *why otherwise.
-bool OwnedBySelf(const struct stat& st, const std::string& path, std::string* why);
+// OwnedBySelf (whether a file or folder of the cache may be trusted) is
+// base/disk.h's, shared with the installed-torch cache.
 
 // ---------------------------------------------------------------------------
 // Freshness and building (store_scan.cc).

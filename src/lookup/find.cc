@@ -7,8 +7,10 @@
 #include <set>
 
 #include "base/text.h"
+#include "cpp/kernel_name.h"
 #include "lookup/op.h"
 #include "lookup/py.h"
+#include "trace/trace.h"
 
 namespace optrace {
 
@@ -78,6 +80,13 @@ FindAnswer FindName(const Index& index, std::string_view raw) {
   FindAnswer a;
   a.query = std::string(raw);
   std::string query(TrimView(raw));
+  // A kernel name as a profiler prints it (issue 26) is looked up as what it
+  // resolves to: the functor or lambda-holding function of a launch template,
+  // or the kernel itself (trace/ResolveKernelName).
+  if (LooksLikeProfilerKernelName(query)) {
+    KernelSource k = ResolveKernelName(index, query);
+    if (k.valid() && k.library.empty()) query = k.payload.empty() ? k.kernel : k.payload;
+  }
   // The query is an aten op ("aten::add.Tensor"), a C++ name, qualified
   // ("at::native::add": look up the last component, keep definitions that end
   // with the whole) or not, or a Python dotted name.

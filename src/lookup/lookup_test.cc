@@ -131,3 +131,25 @@ TEST(QueryLength, LongQueriesAreUsageErrorsBeforeAnyWork) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// issue 26: `find` takes a kernel name as a profiler prints it and answers for the code it runs.
+TEST(LookupKernelName, AProfilerNameFindsTheFunctionHoldingItsLambda) {
+  REQUIRE_CORPUS("2.6.0");
+  const Index& ix = TreeIndex("2.6.0");
+  FindAnswer a = FindName(ix,
+                          "void at::native::vectorized_elementwise_kernel<4, at::native::sigmoid_kernel_cuda(at::"
+                          "TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::"
+                          "{lambda(float)#1}, std::array<char*, 2ul> >(int)");
+  EXPECT_EQ(a.name, "sigmoid_kernel_cuda");
+  ASSERT_EQ(a.definitions.size(), 1u);
+  const CppFunction& f = ix.cpp.functions()[a.definitions[0]];
+  EXPECT_EQ(ix.cpp.file(f.file), "aten/src/ATen/native/cuda/UnarySpecialOpsKernel.cu");
+  EXPECT_EQ(f.line, 124u);
+  EXPECT_FALSE(a.registered_as_target.empty());  // REGISTER_DISPATCH(sigmoid_stub, &sigmoid_kernel_cuda)
+}
+
+}  // namespace
+}  // namespace optrace

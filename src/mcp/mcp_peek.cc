@@ -161,6 +161,17 @@ nlohmann::ordered_json McpLinePeek::id() const {
   return value;
 }
 
+std::string McpLinePeek::raw_id() const {
+  if (id_state_ != IdState::kDone && id_state_ != IdState::kInScalar) return "";
+  if (id_is_string_) return "\"" + id_text_ + "\"";
+  // A number, as JSON spells one (what the parser could not hold included:
+  // 1e400, 30 digits); true, false and null are no ids.
+  if (id_text_.empty() || !(id_text_[0] == '-' || (id_text_[0] >= '0' && id_text_[0] <= '9'))) return "";
+  for (char c : id_text_)
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) return "";
+  return id_text_;
+}
+
 std::string ReplaceLoneSurrogates(std::string_view line) {
   auto unit_at = [&](size_t i, unsigned* unit) {  // "\uXXXX" at i
     if (i + 6 > line.size() || line[i] != '\\' || line[i + 1] != 'u') return false;

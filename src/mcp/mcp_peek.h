@@ -27,6 +27,11 @@ class McpLinePeek {
   // The top-level "id" member when it is a string (up to kMaxIdBytes) or a
   // number; null when there is none or it cannot be read.
   nlohmann::ordered_json id() const;
+  // The id as written (quotes and escapes kept) when it is a string or a
+  // number, even one id() cannot hold; "" otherwise. An answer echoes it
+  // byte for byte: 1e400, 123456789012345678901234567890 or a string with a
+  // lone surrogate do not survive a parse and dump unchanged.
+  std::string raw_id() const;
   // A string holds \uD800-\uDBFF not followed by \uDC00-\uDFFF, or a
   // \uDC00-\uDFFF not preceded by one: invalid UTF-16, which JSON parsers reject.
   bool lone_surrogate() const { return lone_surrogate_; }

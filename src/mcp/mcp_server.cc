@@ -272,8 +272,11 @@ json McpServer::ToolsList(bool modern) const {
               {"title", tool.title},
               {"description", tool.description},
               {"inputSchema", tool.input_schema},
-              // Every optrace tool only reads a checkout.
-              {"annotations", {{"readOnlyHint", true}, {"idempotentHint", true}, {"openWorldHint", false}}}};
+              {"annotations",
+               {{"readOnlyHint", tool.hints.read_only},
+                {"destructiveHint", tool.hints.destructive},
+                {"idempotentHint", tool.hints.idempotent},
+                {"openWorldHint", tool.hints.open_world}}}};
     if (!tool.output_schema.is_null()) t["outputSchema"] = tool.output_schema;
     tools.push_back(std::move(t));
   }
@@ -285,7 +288,37 @@ json McpServer::ToolsList(bool modern) const {
   return result;
 }
 
+namespace {
+
+// `line` (an answer, {"jsonrpc":"2.0","id":ID,...}) with ID as the request
+// wrote it, when the parsed value would dump differently (1e400 as null, a
+// big integer as a float, a lone surrogate as U+FFFD): the client matches
+// answers by the id it sent.
+std::string EchoRawId(std::string line, const std::string& raw) {
+  static const std::string kHead = "{\"jsonrpc\":\"2.0\",\"id\":";
+  if (raw.empty() || line.compare(0, kHead.size(), kHead) != 0) return line;
+  size_t b = kHead.size(), e = b;
+  if (e < line.size() && line[e] == '"') {
+    for (++e; e < line.size() && line[e] != '"'; ++e)
+      if (line[e] == '\\') ++e;
+    ++e;
+  } else {
+    while (e < line.size() && line[e] != ',' && line[e] != '}') ++e;
+  }
+  if (e <= line.size()) line.replace(b, e - b, raw);
+  return line;
+}
+
+}  // namespace
+
 McpServer::Work McpServer::Dispatch(std::string_view line, const McpLinePeek& peek) {
+  Work work = DispatchLine(line, peek);
+  work.raw_id = peek.raw_id();
+  if (work.answer) *work.answer = EchoRawId(std::move(*work.answer), work.raw_id);
+  return work;
+}
+
+McpServer::Work McpServer::DispatchLine(std::string_view line, const McpLinePeek& peek) {
   Work work;
   // Decided from the peek, before the parser's recursion ever sees the line.
   if (peek.max_depth() > kMaxDepth) {
@@ -431,7 +464,9 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
   return work;
 }
 
-std::string McpServer::RunCall(const Work& work) {
+std::string McpServer::RunCall(const Work& work) { return EchoRawId(RunCallAnswer(work), work.raw_id); }
+
+std::string McpServer::RunCallAnswer(const Work& work) {
   McpToolResult out;
   try {
     out = tools_->Call(work.tool, work.arguments);
@@ -540,6 +575,7 @@ void McpServer::Serve(int in_fd, int out_fd, unsigned workers) {
     }
   }
   if (oversized || !line.empty()) end_line();  // a last message without its newline
+  if (info_.on_input_end) info_.on_input_end();
 
   {
     std::lock_guard<std::mutex> lock(queue_mu);

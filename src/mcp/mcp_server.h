@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "mcp/mcp_peek.h"
 
 namespace optrace {
@@ -52,12 +53,22 @@ inline constexpr char kMcpMetaProtocolVersion[] = "io.modelcontextprotocol/proto
 inline constexpr char kMcpMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
 inline constexpr char kMcpMetaServerInfo[] = "io.modelcontextprotocol/serverInfo";
 
+// The MCP tool annotations, said truthfully per tool: a client may approve a
+// read-only tool without asking, so a tool that runs code must not claim it.
+struct McpToolHints {
+  bool read_only = true;    // readOnlyHint: changes nothing outside the server
+  bool destructive = false; // destructiveHint (only meaningful when not read-only)
+  bool idempotent = true;   // idempotentHint
+  bool open_world = false;  // openWorldHint: may reach beyond the checkout (runs arbitrary code)
+};
+
 struct McpTool {
   std::string name;
   std::string title;
   std::string description;
   McpJson input_schema;   // JSON Schema of `arguments` (checked before Call)
   McpJson output_schema;  // JSON Schema of structuredContent; null when the tool has none
+  McpToolHints hints = {};
 };
 
 struct McpToolResult {
@@ -81,6 +92,9 @@ struct McpServerInfo {
   std::string title = "optrace";
   std::string version = "0.1";
   std::string instructions;  // for the model: when and how to use the tools
+  // Called once when input ends (the client is gone), before Serve waits for
+  // the calls in flight: a tool that runs a child process can end it here.
+  void (*on_input_end)() = nullptr;
 };
 
 // Checks `value` against the subset of JSON Schema 2020-12 our schemas use:
@@ -99,7 +113,7 @@ class McpServer {
   // Arrays and objects nested deeper than this are refused before parsing
   // (-32600 with the id): no tool takes more than a few levels, and deeper
   // input would make the parser's and copies' recursion a stack overflow.
-  static constexpr size_t kMaxDepth = 256;
+  static constexpr size_t kMaxDepth = kMaxJsonDepth;  // base/json.h
 
   McpServer(McpToolProvider* tools, McpServerInfo info);
 
@@ -122,17 +136,20 @@ class McpServer {
     std::optional<std::string> answer;
     bool has_call = false;
     McpJson id;
+    std::string raw_id;       // the id as the request wrote it (McpLinePeek::raw_id)
     std::string era_version;  // version the answer is shaped for
     std::string tool;
     McpJson arguments;
   };
-  Work Dispatch(std::string_view line, const McpLinePeek& peek);
+  Work Dispatch(std::string_view line, const McpLinePeek& peek);  // DispatchLine, the id echoed as written
+  Work DispatchLine(std::string_view line, const McpLinePeek& peek);
   Work DispatchRequest(const McpJson& id, const std::string& method, McpJson& params, bool bad_unicode);
   // tools/call arguments that break the tool's input schema: under 2025-06-18
   // a -32602 error; from 2025-11-25 on a tool result with isError (SEP-1303),
   // so the model sees what to fix.
   std::string ArgumentError(const McpJson& id, const std::string& era, const std::string& message) const;
-  std::string RunCall(const Work& work);
+  std::string RunCall(const Work& work);  // RunCallAnswer, the id echoed as written
+  std::string RunCallAnswer(const Work& work);
 
   McpJson Initialize(const McpJson& params, std::string* error);
   McpJson Discover() const;

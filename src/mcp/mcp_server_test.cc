@@ -326,6 +326,23 @@ TEST_F(McpServerTest, LoneSurrogateIsAnsweredWithItsId) {
   EXPECT_EQ(tools_.calls, 1);
 }
 
+// Issue 29 item 15: an id is echoed as written. Parsed and dumped, 1e400
+// became null, a big integer a float, and a lone surrogate U+FFFD: answers
+// no client could match.
+TEST_F(McpServerTest, IdsAreEchoedAsWritten) {
+  Initialize("2025-06-18");
+  for (const std::string id : {"1e400", "123456789012345678901234567890", R"("\ud800")", R"("a\u00e9\"b")", "7"}) {
+    auto ping = server_.HandleLine(R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"ping"})");
+    ASSERT_TRUE(ping.has_value());
+    EXPECT_EQ(ping->rfind(R"({"jsonrpc":"2.0","id":)" + id + ",", 0), 0u) << *ping;
+    if (id == "1e400") continue;  // nlohmann's parser refuses the line (overflow): a parse error, with the id
+    auto call = server_.HandleLine(R"({"jsonrpc":"2.0","id":)" + id +
+                                   R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}})");
+    ASSERT_TRUE(call.has_value());
+    EXPECT_EQ(call->rfind(R"({"jsonrpc":"2.0","id":)" + id + ",", 0), 0u) << *call;
+  }
+}
+
 TEST_F(McpServerTest, ParseErrorCarriesTheIdWhenItCanBeRead) {
   json a = Send(R"({"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":tru}})");
   EXPECT_EQ(ErrorCode(a), kMcpParseError);

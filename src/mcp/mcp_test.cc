@@ -183,7 +183,7 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object");
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan", "verify", "tests"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"trace", "find", "op", "source", "scan", "verify", "tests", "profile"}));
   auto schemas = OutputSchemas(list);
 
   // nn.LSTM reaches cuDNN's _cudnn_rnn (native_functions.yaml:250, dispatch CUDA: _cudnn_rnn),
@@ -270,7 +270,7 @@ TEST_F(McpProcessTest, StatelessEraFullSession) {
 
   json list = p.Call("l", "tools/list", Modern());
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 7u);  // trace, find, op, source, scan, verify, tests
+  EXPECT_EQ(list["result"]["tools"].size(), 8u);  // trace, find, op, source, scan, verify, tests, profile
   auto schemas = OutputSchemas(list);
 
   // _cudnn_rnn: native_functions.yaml:250, dispatch CUDA: _cudnn_rnn, autogen _cudnn_rnn.out; derivatives.yaml:2763.
@@ -341,7 +341,7 @@ TEST_F(McpProcessTest, BadInputNeverEndsTheServer) {
     const char* key = std::string(tool) == "trace" ? "query" : std::string(tool) == "find" ? "symbol" : "name";
     json long_query = p.Call(40, "tools/call", ToolCall(tool, {{key, std::string(100000, 'x')}}));
     EXPECT_EQ(long_query["result"]["isError"], true) << tool;
-    EXPECT_NE(Text(long_query).find("must be at most 300 characters"), std::string::npos) << Text(long_query);
+    EXPECT_NE(Text(long_query).find("must be at most 8192 characters"), std::string::npos) << Text(long_query);
   }
   // issue 18 #2: a 200,000-deep array crashed the server (SIGSEGV).
   const size_t deep = 200000;

@@ -138,4 +138,109 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   return out;
 }
 
+namespace {
+
+// The logical line (statement) holding line `line`: from the last line at
+// or before it that starts outside brackets, through the line closing them.
+// Offsets: [*begin, *end) in `text`; *at is where `line` starts.
+bool StatementAround(std::string_view text, int line, size_t* begin, size_t* end, size_t* at) {
+  std::vector<size_t> starts = {0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  if (line < 1 || static_cast<size_t>(line) > starts.size()) return false;
+  *at = starts[line - 1];
+  // Bracket depth at each line start, from a bounded window before the line.
+  size_t first = line > 40 ? static_cast<size_t>(line - 40) : 0;
+  int depth = 0;
+  size_t stmt = starts[first];
+  for (size_t l = first; l < static_cast<size_t>(line); ++l) {
+    if (depth <= 0) {
+      depth = 0;
+      stmt = starts[l];
+    }
+    size_t stop = l + 1 < starts.size() ? starts[l + 1] : text.size();
+    for (size_t i = starts[l]; i < stop && text[i] != '#'; ++i) {
+      if (text[i] == '(' || text[i] == '[' || text[i] == '{') ++depth;
+      if (text[i] == ')' || text[i] == ']' || text[i] == '}') --depth;
+    }
+  }
+  if (depth <= 0) stmt = *at;
+  *begin = stmt;
+  size_t i = stmt;
+  depth = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '\n' && depth <= 0 && i >= *at) break;
+  }
+  *end = i;
+  return true;
+}
+
+bool WordAt(std::string_view s, size_t i, std::string_view word) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  return s.compare(i, word.size(), word) == 0 && (i == 0 || !ident(s[i - 1])) &&
+         (i + word.size() >= s.size() || !ident(s[i + word.size()]));
+}
+
+}  // namespace
+
+std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line, std::string_view callee) {
+  size_t begin, end, at;
+  if (callee.empty() || !StatementAround(text, line, &begin, &end, &at)) return {};
+  std::string_view stmt = text.substr(begin, end - begin);
+  size_t line_at = at - begin;
+  size_t call = std::string_view::npos;
+  for (size_t i = stmt.find(callee, line_at); i != std::string_view::npos; i = stmt.find(callee, i + 1)) {
+    size_t after = i + callee.size();
+    while (after < stmt.size() && stmt[after] == ' ') ++after;
+    if (WordAt(stmt, i, callee) && after < stmt.size() && stmt[after] == '(') {
+      call = i;
+      break;
+    }
+  }
+  if (call == std::string_view::npos) return {};
+  // The bracket depth of every offset, and the call's expression: bounded by
+  // the brackets and commas of its depth.
+  std::vector<int> depth(stmt.size() + 1, 0);
+  int d = 0;
+  char quote = 0;
+  for (size_t i = 0; i < stmt.size(); ++i) {
+    char c = stmt[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++d;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --d;
+    }
+    depth[i + 1] = d;
+  }
+  const int level = depth[call];
+  auto bound = [&](size_t i) {
+    char c = stmt[i];
+    return depth[i] == level && (c == ',' || c == ')' || c == ']' || c == '}');
+  };
+  size_t lo = call, hi = call;
+  while (lo > 0 && !(bound(lo - 1) || depth[lo - 1] < level)) --lo;
+  while (hi < stmt.size() && !(depth[hi] == level && bound(hi)) && depth[hi] >= level) ++hi;
+  size_t if_at = std::string_view::npos, else_at = std::string_view::npos;
+  for (size_t i = lo; i < hi; ++i) {
+    if (depth[i] != level) continue;
+    if (if_at == std::string_view::npos && WordAt(stmt, i, "if")) if_at = i;
+    else if (if_at != std::string_view::npos && WordAt(stmt, i, "else")) {
+      else_at = i;
+      break;
+    }
+  }
+  if (if_at == std::string_view::npos || else_at == std::string_view::npos) return {};
+  std::string condition = CollapseSpace(stmt.substr(if_at + 2, else_at - if_at - 2));
+  if (call < if_at) return {{condition, false, line, "?:"}};
+  if (call > else_at) return {{condition, true, line, "?:"}};
+  return {};
+}
+
 }  // namespace optrace

@@ -23,4 +23,11 @@ struct PyCondition {
 // when it is not in a conditional suite.
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
 
+// The condition of a conditional expression around the call of `callee`
+// written on line `line`: `_VF.dropout_(...) if inplace else _VF.dropout(...)`
+// gives "inplace" for the first call and "not inplace" (negated) for the
+// second; kind "?:". Only the innermost expression holding the call counts;
+// empty when the call is in none (or is not found on that line).
+std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line, std::string_view callee);
+
 }  // namespace optrace

@@ -52,5 +52,38 @@ TEST(PyLineConditions, RealReluChoosesByInplace) {
   EXPECT_EQ(Read(text, 1704), (V{"not has_torch_function_unary(input)/return", "not inplace/else"}));
 }
 
+TEST(PyExpressionConditions, ConditionalExpressionPicksEachSide) {
+  std::string_view text =
+      "def dropout(input, p=0.5, training=True, inplace=False):\n"
+      "    return (\n"
+      "        _VF.dropout_(input, p, training) if inplace else _VF.dropout(input, p, training)\n"
+      "    )\n"
+      "def f(x, a=None):\n"
+      "    y = g(x, h(x) if a is None else k(x), m(x))\n";
+  auto only = PyExpressionConditions(text, 3, "_VF.dropout_");
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(only[0].text, "inplace");
+  EXPECT_FALSE(only[0].negated);
+  auto other = PyExpressionConditions(text, 3, "_VF.dropout");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_TRUE(other[0].negated);
+  // Inside call arguments: the commas bound the expression.
+  auto h = PyExpressionConditions(text, 6, "h");
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].text, "a is None");
+  EXPECT_TRUE(PyExpressionConditions(text, 6, "m").empty());
+  EXPECT_TRUE(PyExpressionConditions(text, 6, "g").empty());
+}
+
+TEST(PyExpressionConditions, RealDropoutChoosesByInplace) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/torch/nn/functional.py");
+  // torch/nn/functional.py:1425: `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`.
+  auto c = PyExpressionConditions(text, 1425, "_VF.dropout_");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].text, "inplace");
+  EXPECT_FALSE(c[0].negated);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -45,6 +45,7 @@ constexpr size_t kMaxOperandText = (kMaxArgsText - 5) / 2;
 constexpr int kMaxBlockDepth = 100;   // CPython's own limit on nested blocks
 constexpr int kMaxLambdaDepth = 16;
 constexpr int kMaxOperands = 16;      // operands an operator's left side is read back over
+constexpr int kMaxCalleeLinks = 16;   // trailers a call's callee is read back over
 
 bool IsOpenBracket(std::string_view t) { return t.size() == 1 && (t[0] == '(' || t[0] == '[' || t[0] == '{'); }
 bool IsCloseBracket(std::string_view t) { return t.size() == 1 && (t[0] == ')' || t[0] == ']' || t[0] == '}'); }
@@ -261,6 +262,7 @@ class Scanner {
   // Parses the block after an INDENT at i-1: recursively, or inline when too deep.
   size_t Nested(size_t i, const Context& ctx, int depth, int* flattened) {
     if (depth + 1 >= kMaxBlockDepth) {
+      TooDeep(i);
       ++*flattened;
       return i;
     }
@@ -381,6 +383,7 @@ class Scanner {
   size_t Body(size_t nl, const Context& body, int depth) {
     if (nl + 1 >= toks_.size() || toks_[nl + 1].kind != PyTok::kIndent) return nl + 1;
     if (depth + 1 < kMaxBlockDepth) return ParseBlock(nl + 2, body, depth + 1);
+    TooDeep(nl + 1);
     int level = 1;
     size_t i = nl + 2;
     for (; i < toks_.size() && toks_[i].kind != PyTok::kEnd; ++i) {
@@ -390,6 +393,21 @@ class Scanner {
     return i;
   }
 
+  // CPython refuses a file nesting blocks this deep ("too many levels of
+  // indentation"), so it cannot run: said, with the line, rather than
+  // silently answering from what was read (issue 29 item 15).
+  void TooDeep(size_t at) {
+    if (!too_deep_.empty()) return;
+    too_deep_line_ = toks_[std::min(at, toks_.size() - 1)].line;
+    too_deep_ = "too many levels of indentation (over " + std::to_string(kMaxBlockDepth) +
+                ", which CPython refuses); what is deeper is not read";
+  }
+
+ public:
+  const std::string& too_deep() const { return too_deep_; }
+  uint32_t too_deep_line() const { return too_deep_line_; }
+
+ private:
   std::vector<std::string> ParamNames(size_t b, size_t e) const {
     std::vector<std::string> names;
     for (auto [pb, pe] : SplitArgs(b, e)) {
@@ -847,9 +865,15 @@ class Scanner {
 
   // First token of the primary expression whose last token is `last`: walks
   // back over names, attribute dots and trailers (call arguments, subscripts).
-  size_t PrimaryStart(size_t last) const {
+  // With max_links, stops after that many trailers and sets *cut; the
+  // returned token is then the last one of the part left out.
+  size_t PrimaryStart(size_t last, int max_links = -1, bool* cut = nullptr) const {
     size_t start = last;
-    for (;;) {
+    for (int links = 0;; ++links) {
+      if (links == max_links) {
+        *cut = true;
+        return start;
+      }
       size_t atom = start;
       if (toks_[atom].kind == PyTok::kOp && IsCloseBracket(Text(atom))) {
         int32_t m = match_[atom];
@@ -873,10 +897,18 @@ class Scanner {
     return start;
   }
 
-  // A call whose '(' is token i: walks back over the primary expression.
+  // A call whose '(' is token i: walks back over the primary expression, at
+  // most kMaxCalleeLinks trailers: the receiver of x.relu().relu()... is
+  // "(...)" past that, so a chain of n calls costs n, not n^2, in time and
+  // in callee text (issue 29 item 3).
   void AddCall(int32_t fn, size_t open) {
-    const size_t start = PrimaryStart(open - 1);  // first token of the callee
+    bool cut = false;
+    size_t start = PrimaryStart(open - 1, kMaxCalleeLinks, &cut);  // first token of the callee
     PyCall call;
+    if (cut) {
+      call.callee = "(...)";
+      ++start;
+    }
     call.line = toks_[open - 1].line;
     call.callee.reserve(std::min<size_t>(64, toks_[open - 1].begin + toks_[open - 1].size - toks_[start].begin));
     // Callee text with groups elided.
@@ -886,7 +918,7 @@ class Scanner {
         size_t next = SkipGroup(k);
         bool empty = next == k + 2;
         std::string_view o = Text(k);
-        if (k == start && o == "(") call.callee += "(...)";
+        if (k == start && o == "(" && !cut) call.callee += "(...)";
         else if (o == "(") call.callee += empty ? "()" : "(...)";
         else if (o == "[") call.callee += "[...]";
         else call.callee += "{...}";
@@ -907,6 +939,8 @@ class Scanner {
   const std::vector<int32_t>& match_;
   PyModule& mod_;
   std::string package_;  // for relative imports
+  std::string too_deep_;  // TooDeep's message, once
+  uint32_t too_deep_line_ = 0;
   int32_t module_code_ = -1;  // the "<module>" function (PyScanOptions::module_code)
 };
 
@@ -966,6 +1000,9 @@ PyModule ScanPyFile(std::string_view module_name, std::string_view path, std::st
   if (!error.empty()) {
     mod.error = error;
     mod.error_line = error_line;
+  } else if (!scanner.too_deep().empty()) {
+    mod.error = scanner.too_deep();
+    mod.error_line = scanner.too_deep_line();
   }
   return mod;
 }

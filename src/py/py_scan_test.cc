@@ -1,6 +1,7 @@
 // Unit tests for ScanPyFile (the structural pass) and for PyIndex on small
 // in-memory trees: imports, __all__, classes, decorators, aliases, calls and
 // operators, the torch_function preamble, and resolution through packages.
+#include <chrono>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -461,6 +462,69 @@ TEST(PyScan, ModuleCodeOnRequest) {
   EXPECT_EQ(m.functions[0].qualname, "<module>");
   EXPECT_EQ(Calls(m.functions[0]), "torch.ones@2 torch.relu@3");
   EXPECT_EQ(Calls(m.functions[1]), "g@5");
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 29 item 3: each link of a call chain used to repeat the whole
+// receiver before it (x.relu(...).relu(...)...relu): n^2 bytes and time. The
+// callee is read back over at most 16 trailers; past them the receiver is
+// "(...)". 20,000 links (x.relu() and f(1)(1)... alike) stay small and fast.
+TEST(PyScan, ChainedCallsAreLinear) {
+  for (const std::string& link : {std::string(".relu()"), std::string("(1)")}) {
+    std::string text = "import torch\ndef f(x):\n    return torch.relu(x)";
+    for (int i = 0; i < 20000; ++i) text += link;
+    text += "\n";
+    auto start = std::chrono::steady_clock::now();
+    PyModule m = ScanPyFile("m", "m.py", text);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(m.functions.size(), 1u);
+    const auto& calls = m.functions[0].calls;
+    ASSERT_EQ(calls.size(), 20001u);
+    size_t bytes = 0;
+    for (const auto& c : calls) bytes += c.callee.size();
+    EXPECT_LT(bytes, 20001u * 128) << link;
+    EXPECT_LT(seconds, 5) << link;
+    // Short chains keep their receiver as written.
+    EXPECT_EQ(calls[0].callee, "torch.relu");
+    EXPECT_EQ(calls[1].callee, link == "(1)" ? "torch.relu(...)" : "torch.relu(...).relu");
+    EXPECT_EQ(calls.back().callee.substr(0, 5), "(...)");
+  }
+}
+
+// Item 15: blocks nested past CPython's 100 levels were skipped silently
+// (`scan` said "no torch ops found"); the module now says why, with the
+// line, and the scan stays linear (5,000 levels took 29 s).
+TEST(PyScan, TooDeepNestingIsReportedAndLinear) {
+  for (const std::string& header : {std::string("def f{}(x):"), std::string("if x{}:")}) {
+    std::string text = "import torch\n";
+    for (int i = 0; i < 5000; ++i) {
+      std::string h = header;
+      h.replace(h.find("{}"), 2, std::to_string(i));
+      text += std::string(4 * i, ' ') + h + "\n";
+    }
+    text += std::string(4 * 5000, ' ') + "return torch.relu(x)\n";
+    auto start = std::chrono::steady_clock::now();
+    PyModule m = ScanPyFile("m", "m.py", text);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(m.error.find("too many levels of indentation"), std::string::npos) << header << ": " << m.error;
+    EXPECT_GE(m.error_line, 100u);
+    EXPECT_LT(seconds, 5) << header;
+  }
+  // 99 levels are fine, and read to the bottom.
+  std::string text = "import torch\ndef f(x):\n";
+  for (int i = 1; i < 98; ++i) text += std::string(4 * i, ' ') + "if x:\n";
+  text += std::string(4 * 98, ' ') + "y = torch.relu(x)\n";
+  PyModule m = ScanPyFile("m", "m.py", text);
+  EXPECT_EQ(m.error, "");
+  bool relu = false;
+  for (const auto& f : m.functions)
+    for (const auto& c : f.calls) relu = relu || c.callee == "torch.relu";
+  EXPECT_TRUE(relu);
 }
 
 }  // namespace

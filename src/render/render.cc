@@ -459,6 +459,11 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
   };
   out << p.Line("", {{"optrace trace ", Style::kBold}, {t.query, Style::kBold}}) << "\n";
   out << p.Line("  ", {{"target    ", Style::kDim}, {TargetLine(t), Style::kPlain}}) << "\n";
+  for (const auto& [label, text] : KernelSourceLines(t)) {
+    out << p.Line("  ", {{label + std::string(label.size() < 10 ? 10 - label.size() : 1, ' '), Style::kDim},
+                         {text, Style::kPlain}})
+        << "\n";
+  }
   out << p.Line("  ", {{"checkout  ", Style::kDim}, {CheckoutLine(t), Style::kPlain}}) << "\n";
   if (t.installed_torch) out << p.Line("  ", {{"torch     ", Style::kDim}, {*t.installed_torch + " (installed)", Style::kPlain}}) << "\n";
   if (!t.source_warning.empty()) out << "  " << p.Paint(t.source_warning, Style::kBold) << "\n";  // whole, never cut

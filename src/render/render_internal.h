@@ -149,6 +149,8 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order);
 // plus what the trace itself shows about backends (libraries, dtypes).
 std::vector<std::string> AllNotes(const Trace& t, const OpOrder& order);
 std::string TargetLine(const Trace& t);
+// Under the target of a profiler kernel name: (label, text) pairs (render_kernel.cc).
+std::vector<std::pair<std::string, std::string>> KernelSourceLines(const Trace& t);
 std::string CheckoutLine(const Trace& t);
 
 inline constexpr size_t kMaxTableRows = 60;
@@ -163,6 +165,7 @@ struct MainPathOp {
   size_t op = 0;  // index into Trace::ops
   int level = 0;
   int overloads = 0;  // further overloads of the same base name, folded in
+  std::vector<size_t> folded;  // ... those overloads' ops (autograd may record any of them)
   const ImplStep* impl = nullptr;
   const StubStep* stub = nullptr;
   const StubRegistrationStep* registration = nullptr;

@@ -399,6 +399,30 @@ void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
   w.EndObject();
 }
 
+// The aten ops an implementation calls, each where it is made.
+void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>& calls) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& c : calls) {
+    w.BeginObject();
+    w.Key("op");
+    w.String(c.op);
+    w.Key("device");
+    w.String(c.device);
+    PutLocation(w, c.where);
+    if (!c.from.empty()) {
+      w.Key("from");
+      w.String(c.from);
+    }
+    if (!c.how.empty()) {
+      w.Key("how");
+      w.String(c.how);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginObject();
   w.Key("name");
@@ -511,26 +535,8 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.EndObject();
   }
   w.EndArray();
-  w.Key("calls");
-  w.BeginArray();
-  for (const auto& c : op.calls) {
-    w.BeginObject();
-    w.Key("op");
-    w.String(c.op);
-    w.Key("device");
-    w.String(c.device);
-    PutLocation(w, c.where);
-    if (!c.from.empty()) {
-      w.Key("from");
-      w.String(c.from);
-    }
-    if (!c.how.empty()) {
-      w.Key("how");
-      w.String(c.how);
-    }
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteOpCalls(w, "calls", op.calls);
+  if (!op.other_device_calls.empty()) WriteOpCalls(w, "other_device_calls", op.other_device_calls);
   if (!op.notes.empty()) {
     w.Key("notes");
     w.StringArray(op.notes);
@@ -669,6 +675,55 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
   w.EndObject();
 }
 
+// The kernel name a profiler printed, resolved (trace.h KernelSource).
+void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
+  w.Key("kernel_source");
+  w.BeginObject();
+  w.Key("name");
+  w.String(k.name);
+  w.Key("truncated");
+  w.Bool(k.truncated);
+  w.Key("kernel");
+  w.String(k.kernel);
+  PutLocationObject(w, "definition", k.definition);
+  if (!k.payload.empty()) {
+    w.Key("payload");
+    w.String(k.payload);
+    w.Key("payload_kind");
+    w.String(k.payload_kind);
+    PutLocationObject(w, "payload_definition", k.payload_definition);
+  }
+  w.Key("arithmetic");
+  w.BeginArray();
+  for (const Location& l : k.arithmetic) {
+    w.BeginObject();
+    PutLocation(w, l);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!k.dtype.empty()) {
+    w.Key("dtype");
+    w.String(k.dtype);
+  }
+  if (!k.library.empty()) {
+    w.Key("library");
+    w.String(k.library);
+    w.Key("library_reason");
+    w.String(k.library_reason);
+    w.Key("library_calls");
+    w.BeginArray();
+    for (const Location& l : k.library_calls) {
+      w.BeginObject();
+      PutLocation(w, l);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("notes");
+  w.StringArray(k.notes);
+  w.EndObject();
+}
+
 void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginObject();
   w.Key("schema");
@@ -703,6 +758,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     w.String(t.selected_overload);
   }
   w.EndObject();
+  if (t.kernel_source.valid()) WriteKernelSource(w, t.kernel_source);
   if (!t.ops.empty()) WriteSummary(w, t);
   w.Key("python");
   w.BeginArray();
@@ -757,6 +813,14 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     else w.Null();
     w.Key("ops");
     w.StringArray(b.ops);
+    if (!b.untaken.empty()) {
+      w.Key("untaken");
+      w.StringArray(b.untaken);
+    }
+    if (!b.open.empty()) {
+      w.Key("open");
+      w.StringArray(b.open);
+    }
     if (!b.helpers.empty()) {
       w.Key("calls");
       w.StringArray(b.helpers);

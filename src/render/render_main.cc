@@ -79,9 +79,11 @@ class PathBuilder {
 
   // Typical ops, and the branches below them the assumptions leave open
   // (both sides of an unknown condition are kept, marked).
+  // A backward op is on the path the same way: typical below the
+  // derivative that names it, or behind an open condition (marked).
   bool OnPath(const OpStep& op) const {
     if (op.role == "forward") return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
-    return true;
+    return !any_typical_ || op.typical || op.undecided;
   }
 
   // What runs for the device, added to an entry (an overload folded into
@@ -146,6 +148,7 @@ class PathBuilder {
       for (auto& e : *out)
         if (BaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
           ++e.overloads;
+          e.folded.push_back(i);
           Fill(op, e);
           break;
         }
@@ -155,7 +158,7 @@ class PathBuilder {
       e.level = level;
       Fill(op, e);
       e.when = Deciding(op);
-      e.undecided = op.role == "forward" && !op.typical && op.undecided;
+      e.undecided = op.undecided;  // an entry kept on the path by an open Python condition too
       out->push_back(e);
     }
     for (size_t c = 0; c < t_.ops.size(); ++c)
@@ -185,8 +188,20 @@ class PathBuilder {
       while (!above.empty() && above.back().first >= e.level) above.pop_back();
       bool covered = !above.empty() && above.back().second;
       bool recorded = recorded_ops.count(t_.ops[e.op].name) > 0;
-      if (!e.undecided && !covered) path_ops.insert(t_.ops[e.op].name);
-      above.push_back({e.level, covered || (recorded && !e.undecided)});
+      // An entry an open Python condition keeps (upsample_nearest2d when
+      // input.dim() == 4) may run: its backward may too, marked open.
+      bool open_entry = e.undecided && t_.ops[e.op].typical;
+      bool may_run = !e.undecided || open_entry;
+      // An overload folded into the entry (upsample_nearest2d below its
+      // .vec form) has the derivatives.yaml entry autograd records.
+      std::vector<size_t> ops = e.folded;
+      ops.push_back(e.op);
+      for (size_t o : ops) {
+        if (may_run && !covered) path_ops.insert(t_.ops[o].name);
+        if (open_entry && !covered) open_ops_.insert(t_.ops[o].name);
+        recorded = recorded || recorded_ops.count(t_.ops[o].name) > 0;
+      }
+      above.push_back({e.level, covered || (recorded && may_run)});
     }
     for (const auto& b : t_.backward)
       if (path_ops.count(b.op)) m_.derivatives.push_back(&b);
@@ -196,10 +211,18 @@ class PathBuilder {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != "backward" || !IsFirst(i)) continue;
-      bool named = false;
-      for (const BackwardStep* b : m_.derivatives)
-        for (const auto& n : b->ops) named = named || SameOp(op.name, n) || op.reached_from == b->op;
-      if (named) Visit(i, 0, &m_.backward);
+      bool named = false, decided = false;
+      for (const BackwardStep* b : m_.derivatives) {
+        bool here = false;
+        for (const auto& n : b->ops) here = here || SameOp(op.name, n) || op.reached_from == b->op;
+        named = named || here;
+        decided = decided || (here && !open_ops_.count(b->op));
+      }
+      if (!named || !OnPath(op)) continue;
+      size_t first = m_.backward.size();
+      Visit(i, 0, &m_.backward);
+      if (!decided)
+        for (size_t k = first; k < m_.backward.size(); ++k) m_.backward[k].undecided = true;
     }
   }
 
@@ -265,6 +288,7 @@ class PathBuilder {
   MainPath m_;
   std::map<std::string, size_t> first_of_;  // (role + name) -> op index
   bool any_typical_ = false;
+  std::set<std::string> open_ops_;  // forward entries on the path behind an open condition
   std::set<std::string> shown_bases_;
   std::set<size_t> visited_;
 };
@@ -642,14 +666,15 @@ class MainWriter {
       if (!e.undecided) continue;
       if (std::string l = line(e); !l.empty()) open.push_back(l);
     }
+    std::vector<std::string> backward_open;
     for (const auto& e : m_.backward)
-      if (std::string l = line(e); !l.empty()) backward.push_back(l);
-    if (decided.empty() && open.empty() && backward.empty()) return;
+      if (std::string l = line(e); !l.empty()) (e.undecided ? backward_open : backward).push_back(l);
+    if (decided.empty() && open.empty() && backward.empty() && backward_open.empty()) return;
     Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
         "");
     // A screenful at most, one op per line.
     constexpr size_t kMaxLines = 30;
-    size_t used = 0, shown = 0, total = decided.size() + open.size() + backward.size();
+    size_t used = 0, shown = 0, total = decided.size() + open.size() + backward.size() + backward_open.size();
     const size_t room = width_ > 12 ? width_ - 4 : 40;
     auto emit = [&](const std::vector<std::string>& entries, const std::string& prefix) {
       for (const auto& l : entries) {
@@ -663,6 +688,7 @@ class MainWriter {
     emit(decided, "  ");
     if (shown == decided.size()) emit(open, "  ? ");
     if (shown == decided.size() + open.size()) emit(backward, "  ∂ ");
+    if (shown == decided.size() + open.size() + backward.size()) emit(backward_open, "  ?∂ ");
     if (total > shown) Add("  ", "… " + std::to_string(total - shown) + " more below", "");
   }
 

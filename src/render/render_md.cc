@@ -65,6 +65,9 @@ std::string RenderMarkdown(const Trace& t, bool brief) {
   std::ostringstream out;
   out << "# optrace: " << MdCode(t.query) << "\n\n";
   out << "- **Target:** " << MdCell(TargetLine(t)) << "\n";
+  for (const auto& [label, text] : KernelSourceLines(t)) {
+    out << "  - " << (label.empty() ? "" : "**" + label + ":** ") << MdCell(text) << "\n";
+  }
   out << "- **Checkout:** " << MdCode(t.source_root)
       << (t.source_version.empty() ? "" : " (version " + t.source_version + ")") << "\n";
   if (t.installed_torch) out << "- **Installed torch:** " << MdCode(*t.installed_torch) << "\n";

@@ -677,7 +677,7 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   delegate.kernels = {k};
   NativeFunction threshold_backward = MakeFunction(
       "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
-  OpStep backward = op("threshold_backward", &threshold_backward, "relu", false);
+  OpStep backward = op("threshold_backward", &threshold_backward, "relu", true);  // typical: below relu's derivative
   backward.role = "backward";
   KernelStep bk;
   bk.name = "threshold_kernel_impl";

@@ -21,6 +21,7 @@
 #include "lookup/py.h"
 #include "lookup/query.h"
 #include "trace/trace.h"
+#include "tools/profile_tool.h"
 #include "tools/tool_schemas.h"
 #include "tools/trace_pages.h"
 #include "tools/trace_text.h"
@@ -340,7 +341,7 @@ McpTool TraceTool() {
          {"notes", strings}}}}};
 }
 
-std::vector<McpTool> MakeTools() {
+std::vector<McpTool> MakeTools(bool allow_code) {
   // A nullable field as anyOf branches of one type each: MCP Inspector's
   // --strict check warns of a type array, which single-type schema dialects
   // (the OpenAPI subset of some model providers) reject.
@@ -445,7 +446,8 @@ std::vector<McpTool> MakeTools() {
       ScanOutputSchema()};
 
   std::vector<McpTool> tools = {std::move(trace), std::move(find), std::move(op), std::move(source), std::move(scan)};
-  for (auto& tool : VerifyTools()) tools.push_back(std::move(tool));
+  for (auto& tool : VerifyTools(allow_code)) tools.push_back(std::move(tool));
+  for (auto& tool : ProfileTools()) tools.push_back(std::move(tool));
   return tools;
 }
 
@@ -468,13 +470,14 @@ std::string McpInstructions() {
          "runs, then `trace` those marked needs_trace. `tests` for how PyTorch's own test suite covers an op or "
          "module (OpInfo/ModuleInfo entries, sample inputs, expected failures and skips per device/dtype, the "
          "test files). `verify` to run the installed torch and see which traced kernels really ran (slow: seconds "
-         "to a minute). `source` to check which checkout and version are read, and the index state. Paths are "
+         "to a minute). `profile` to read a torch.profiler export: per GPU kernel its time, the op and Python line "
+         "that launched it, and where its code is in the checkout. `source` to check which checkout and version are read, and the index state. Paths are "
          "relative to the checkout root; `source.permalink` (when the version is known) turns them into GitHub "
          "links. 'Not found' means the checkout does not show it: do not fill the gap by guessing.";
 }
 
-OptraceTools::OptraceTools(std::string source_flag)
-    : source_flag_(std::move(source_flag)), tools_(MakeTools()), live_(source_flag_, "optrace mcp"),
+OptraceTools::OptraceTools(std::string source_flag, bool allow_code)
+    : source_flag_(std::move(source_flag)), allow_code_(allow_code), tools_(MakeTools(allow_code)), live_(source_flag_, "optrace mcp"),
       index_(live_.index()) {}
 
 OptraceTools::~OptraceTools() {
@@ -509,8 +512,9 @@ McpToolResult OptraceTools::Call(const std::string& name, const McpJson& argumen
   if (name == "find") return WithSourceFacts(Find(arguments));
   if (name == "op") return WithSourceFacts(Op(arguments));
   if (name == "scan") return Scan(arguments);
-  if (McpToolResult r; CallVerifyTool(index_, name, arguments, &r))
+  if (McpToolResult r; CallVerifyTool(index_, name, arguments, allow_code_, &r))
     return name == "tests" ? WithSourceFacts(std::move(r)) : r;  // verify names the torch it ran
+  if (McpToolResult r; CallProfileTool(index_, name, arguments, &r)) return WithSourceFacts(std::move(r));
   return ToolError("no tool named " + name);
 }
 

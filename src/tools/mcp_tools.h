@@ -57,7 +57,8 @@ std::string OpMarkdown(const McpJson& op);
 class OptraceTools : public McpToolProvider {
  public:
   // `source_flag` as given to --source ("" = $PYTORCH_SOURCE, then the cache folder).
-  explicit OptraceTools(std::string source_flag);
+  // allow_code: `optrace mcp --allow-code`, the `verify` tool's `code` argument.
+  explicit OptraceTools(std::string source_flag, bool allow_code = false);
   ~OptraceTools() override;
 
   // Finds the checkout and loads its index on a background thread.
@@ -83,6 +84,7 @@ class OptraceTools : public McpToolProvider {
   McpToolResult WithSourceFacts(McpToolResult result);
 
   std::string source_flag_;
+  bool allow_code_ = false;
   std::vector<McpTool> tools_;
   std::thread loader_;
 

@@ -205,4 +205,37 @@ json TestsOutputSchema() {
                  {"source", SourceFactsSchema()}});
 }
 
+json ProfileOutputSchema() {
+  json row = Object({"name", "kind", "calls", "total_us", "mean_us", "share"},
+                    {{"name", Type("string")},
+                     {"kind", Type("string")},
+                     {"calls", Type("integer")},
+                     {"total_us", Type("number")},
+                     {"mean_us", Type("number")},
+                     {"share", Type("number")},
+                     {"launched_by", Object({"op"}, {{"op", Type("string")},
+                                                     {"outer_op", Type("string")},
+                                                     {"calls", Type("integer")}})},
+                     {"python", Type("string")},
+                     {"input_shapes", Type("array")},
+                     {"input_types", Strings()},
+                     {"source", Object({"resolved"}, {{"resolved", Type("boolean")},
+                                                      {"kernel", Type("string")},
+                                                      {"definition", Location()},
+                                                      {"library", Type("string")},
+                                                      {"why", Type("string")}})},
+                     {"estimate", Type("object")}});
+  json peak = Object({"name"}, {{"name", Type("string")}, {"hbm_tbs", Type("number")}, {"source", Type("string")}});
+  return Object({"schema", "file", "device", "peak", "gpu", "total_us", "distinct", "rows", "notes"},
+                {{"schema", {{"type", "string"}, {"const", "optrace.profile/1"}}},
+                 {"file", Type("string")},
+                 {"device", Type("string")},
+                 {"peak", {{"anyOf", {peak, Type("null")}}}},
+                 {"gpu", Type("boolean")},
+                 {"total_us", Type("number")},
+                 {"distinct", Type("integer")},
+                 {"rows", ArrayOf(row)},
+                 {"notes", Strings()}});
+}
+
 }  // namespace optrace

@@ -16,6 +16,7 @@ namespace optrace {
 McpJson ScanOutputSchema();
 McpJson VerifyOutputSchema();
 McpJson TestsOutputSchema();
+McpJson ProfileOutputSchema();  // optrace.profile/1 (profile/profile.h, ProfileJson)
 
 // {"root", "version", "installed_torch"?, "warning"?}: the checkout an answer was read from.
 McpJson SourceFactsSchema();

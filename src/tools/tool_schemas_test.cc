@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "mcp/mcp_server.h"
+#include "profile/profile.h"
 #include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "tools/mcp_tools.h"
@@ -88,6 +89,31 @@ TEST(ToolSchemas, VerifyAnswersHoldAndABrokenOneFails) {
   json broken = answer;
   broken["queries"][0]["static"][0]["observed"] = "yes";
   ExpectInvalid(VerifyOutputSchema(), broken, "verify with observed a string");
+}
+
+// optrace.profile/1 of a report made by hand (no export needed): one GPU
+// kernel row launched by aten::addmm, resolved to its definition.
+TEST(ToolSchemas, ProfileAnswersHoldAndABrokenOneFails) {
+  ProfileReport r;
+  r.file = "prof.json";
+  r.device = "NVIDIA H200";
+  r.gpu = true;
+  r.total_us = 12.5;
+  ProfileRow row;
+  row.name = "ampere_sgemm_128x64_tn";
+  row.kind = "kernel";
+  row.calls = 2;
+  row.total_us = 12.5;
+  row.mean_us = 6.25;
+  row.share = 1.0;
+  row.op = "aten::addmm";
+  row.outer_op = "aten::linear";
+  r.rows.push_back(row);
+  json answer = ProfileJson(r);
+  ExpectValid(ProfileOutputSchema(), answer, "profile");
+  json broken = answer;
+  broken["rows"][0]["calls"] = "2";
+  ExpectInvalid(ProfileOutputSchema(), broken, "profile with calls a string");
 }
 
 // Every tool declares what it answers, with properties for each required

@@ -107,6 +107,20 @@ bool RunsOnDevice(std::string_view file, std::string_view device) {
   return !IsCudaFile(file) && file.find("/native/cpu/") == std::string_view::npos;
 }
 
+bool IsTestFile(std::string_view path) {
+  return StartsWith(path, "test/") || path.find("/test/") != std::string_view::npos;
+}
+
+bool ForeignToDevice(std::string_view path, std::string_view device) {
+  static const std::string_view kLayouts[] = {"/nested/", "/sparse/", "/quantized/", "/miopen/", "/hip/"};
+  if (IsTestFile(path) || !BackendFolder(path).empty()) return true;
+  for (std::string_view f : kLayouts)
+    if (path.find(f) != std::string_view::npos) return true;
+  if (device == "CUDA") return IsCpuOnlyFile(path);
+  if (device == "CPU") return IsCudaFile(path);
+  return false;
+}
+
 // Whether a definition in `def_file` is in the build of code in `from_file`.
 bool SameBuild(std::string_view def_file, std::string_view from_file) {
   std::string_view folder = BackendFolder(def_file);

@@ -37,6 +37,15 @@ bool IsCpuOnlyFile(std::string_view path);
 std::string_view BackendFolder(std::string_view path);
 // Whether code in `file` can run on a walk for `device` ("CPU", "CUDA", "any").
 bool RunsOnDevice(std::string_view file, std::string_view device);
+// Code of another dispatch key than a dense tensor on `device` ("CPU" |
+// "CUDA") reaches: other layouts (sparse/, nested/, quantized/), other
+// backends and libraries (miopen/, vulkan/, mps/, ...; native/cpu/ and
+// mkldnn/ for CUDA, CUDA sources for CPU), and tests (test/). A dense op
+// reaches it only behind a test of the tensor's kind (`if (self.is_sparse())`),
+// so what it calls is never on that device's path.
+bool ForeignToDevice(std::string_view path, std::string_view device);
+// A file of a test folder: its kernels and functions are never an op's.
+bool IsTestFile(std::string_view path);
 // Whether a definition in `def_file` is in the build of code in `from_file`.
 bool SameBuild(std::string_view def_file, std::string_view from_file);
 

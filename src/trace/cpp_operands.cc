@@ -83,6 +83,7 @@ bool ReturnsTensor(const NativeFunction& fn) {
 }
 
 bool IsTensorType(std::string_view type) {
+  if (type.find('*') != std::string_view::npos) return false;  // a pointer (Tensor* Y) is no Tensor value
   for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 1)) {
     if (at > 0 && IsIdentChar(type[at - 1])) continue;
     size_t end = at + 6;
@@ -112,7 +113,11 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
       continue;
     size_t next = end;
     while (next < body.size() && body[next] == ' ') ++next;
-    if (next >= body.size() || std::string_view("=;({,").find(body[next]) == std::string_view::npos) continue;
+    // `Tensor t = ...;`, `Tensor t;`, `Tensor t(...)`, `Tensor t{...}`, a list's `Tensor a, b`, and a
+    // range-for's `for (Tensor& t : grids)` (a ':' that is no '::').
+    bool range_for = next + 1 < body.size() && body[next] == ':' && body[next + 1] != ':';
+    if (next >= body.size() || (std::string_view("=;({,").find(body[next]) == std::string_view::npos && !range_for))
+      continue;
     size_t type_end = at;
     while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
       --type_end;
@@ -174,6 +179,7 @@ bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std
   if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
     bool method = name.front() == '.';
     std::string base(name.substr(method ? 1 : 4));
+    if (EndsWith(base, "_symint")) base.resize(base.size() - 7);  // at::zeros_symint: zeros' SymInt form
     bool tensor = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
       if (method && !o->HasVariant("method")) continue;

@@ -174,7 +174,7 @@ Status Tracer::Run(std::string_view raw) {
     return Status::NotFound(msg);
   }
   bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
-               TryKernel(q);
+               TryKernel(q) || TryProfilerKernel(q);
   if (!found) {
     Suggest(q);
     std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
@@ -477,7 +477,14 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
   return true;
 }
 
-void Tracer::Suggest(std::string_view q) { t_.suggestions = SuggestQueries(ix_, q); }
+void Tracer::Suggest(std::string_view q) {
+  // A suggestion already made (a kernel name one edit from a function of the tree) comes first.
+  std::vector<std::string> s = SuggestQueries(ix_, q);
+  for (const std::string& mine : t_.suggestions) {
+    if (std::find(s.begin(), s.end(), mine) == s.end()) s.insert(s.begin(), mine);
+  }
+  t_.suggestions = std::move(s);
+}
 
 // --- Python layer ----------------------------------------------------------
 

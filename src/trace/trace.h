@@ -133,6 +133,10 @@ struct OpStep {
   std::vector<KernelStep> kernels;
   std::vector<LibraryStep> libraries;
   std::vector<OpCallStep> calls;
+  // The aten ops another traced device's implementation calls (CPU's, in a
+  // trace answering for CUDA): what runs there instead, never on the
+  // traced device's path.
+  std::vector<OpCallStep> other_device_calls;
   std::vector<std::string> notes;
   // The conditions under which the op is reached from its caller (the
   // Python call or the parent op's implementation, through helpers and
@@ -153,6 +157,14 @@ struct BackwardStep {
   std::vector<std::string> ops;  // backward aten ops named in the formulas
   std::vector<std::string> helpers;  // FunctionsManual helpers named in the formulas
   std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
+  // Of `ops`, those named only in a branch a first-order backward does not
+  // take (`GradMode::is_enabled() ? double_backward(...) : ...`, a second
+  // output's `grads[1].defined()`, a helper's call under `is_complex()`):
+  // listed, never on the typical path.
+  std::vector<std::string> untaken;
+  // Of `ops`, those named only where a condition the assumptions leave open
+  // decides (norm_backward's `p == 2.0`): undecided on the typical path.
+  std::vector<std::string> open;
 };
 
 // A function whose result decides which op or backend runs
@@ -184,6 +196,28 @@ struct NotFoundStep {
   std::string what, detail;
 };
 
+// A kernel name as a profiler prints it, resolved to the source
+// (trace/kernel_query.cc): the kernel's definition; for a launch template
+// (vectorized_elementwise_kernel, reduce_kernel, ...) the functor or the
+// function whose lambda holds the arithmetic, and that lambda's line; for a
+// kernel of a vendor library, the library and where the tree calls it.
+struct KernelSource {
+  std::string name;          // the name as read (demangled)
+  bool truncated = false;    // the profiler cut it: brackets left open
+  std::string kernel;        // the __global__ function (or vendor kernel) it names
+  Location definition;       // of that kernel in the tree
+  std::string payload;       // the functor / the function holding the lambda / the jiterator string
+  std::string payload_kind;  // "functor" | "lambda" | "jiterator" | ""
+  Location payload_definition;
+  std::vector<Location> arithmetic;  // the lambda or operator() lines (one per specialization)
+  std::string dtype;         // the innermost lambda's parameter types as printed ("float")
+  std::string library;       // "cuBLAS", "cuDNN", ... when the kernel is not in the tree
+  std::string library_reason;
+  std::vector<Location> library_calls;  // where the tree calls that library
+  std::vector<std::string> notes;
+  bool valid() const { return !kernel.empty(); }
+};
+
 struct Trace {
   std::string query;
   std::string source_root, source_version;
@@ -204,6 +238,7 @@ struct Trace {
   std::vector<NotFoundStep> not_found;
   std::vector<std::string> notes;
   std::vector<std::string> suggestions;  // "did you mean" when nothing was traced
+  KernelSource kernel_source;            // set when the query was a kernel name as a profiler prints it
 };
 
 struct TraceOptions {
@@ -227,6 +262,11 @@ bool ParseDevice(std::string_view name, TraceOptions::Device* device);
 // suggestions in *out) when the query names nothing known; never traces a
 // different op than the one asked for.
 Status TraceQuery(const Index& index, std::string_view query, const TraceOptions& options, Trace* out);
+
+// A kernel name as a profiler prints it, resolved to the source without
+// tracing the ops that launch it (`optrace profile`, `find`): invalid
+// (kernel empty) when the name names nothing of the tree and no library.
+KernelSource ResolveKernelName(const Index& index, std::string_view name);
 
 // Every op in native_functions.yaml, for `trace --all`.
 std::vector<std::string> AllOpQueries(const Index& index);

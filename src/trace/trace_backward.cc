@@ -26,7 +26,10 @@
 
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
+#include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
 
@@ -175,7 +178,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       open_calls.pop_back();
     }
     pending_call.clear();
-    bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']';
+    // A number is an operand of arithmetic too (`1 + exp(x)` is add, `0.5 * grad`
+    // mul); with a Tensor test, `settle` keeps it only beside a Tensor.
+    bool arithmetic = c == '+' || c == '-' || c == '*' || c == '/';
+    bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']' || (prev_sig == '0' && arithmetic);
     bool two = i + 1 < s.size();
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
     // which C++ also uses for templates).
@@ -212,7 +218,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
-    if (c == '*' && operand_before && prev_sig != '0') push("mul", i);
+    if (c == '*' && operand_before) push("mul", i);
     if (c == '/' && operand_before) push("div", i);
     if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
     if (c == '+' && operand_before && arithmetic_all) push("add", i);
@@ -278,11 +284,46 @@ bool IsManualHelper(const CppIndex& cpp, const std::string& manual, const std::s
   return false;
 }
 
+// `dispatch: Default:` holds the formulas of an entry written per
+// autograd key (view): what dense CPU/CUDA tensors use.
+const std::vector<DerivativeFormula>& DenseFormulas(const DerivativeEntry& d) {
+  for (const auto& [key, section] : d.dispatch_sections)
+    if (d.formulas.empty() && key == "Default") return section;
+  return d.formulas;
+}
+
 void AddUnique(std::vector<std::string>* v, const std::string& s) {
   if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
 }
 
 }  // namespace
+
+Assumptions Tracer::BackwardAssumptions() const {
+  // A formula's ternaries are decided as a first-order backward of a
+  // typical call takes them (trace_typical.h).
+  Assumptions backward;
+  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  std::string ignored;
+  backward.Apply(opt_.assume, &ignored);
+  backward.backward_pass = true;
+  return backward;
+}
+
+void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth) {
+  for (const std::string& base : b.ops) {
+    bool follow = false;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
+      bool returns_tensor = false;
+      for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+      follow = follow || returns_tensor;
+    }
+    if (!follow) continue;
+    // An operator on two tensors (grad * other) is the .Tensor overload.
+    const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
+    if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", b.op, depth);
+    else AddOpsByBaseName(base, "backward", b.op, depth);
+  }
+}
 
 void Tracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
@@ -292,6 +333,7 @@ void Tracer::AddBackward() {
     if (op.role == "forward") forward_ops.push_back(op.name);
   }
   int backward_depth = std::max(0, opt_.depth - 1);
+  const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
@@ -310,35 +352,75 @@ void Tracer::AddBackward() {
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
+    // The formulas are read three times: for what a first-order backward of
+    // a typical call certainly runs, for what it may run (conditions the
+    // assumptions leave open), and for every op named.
+    enum class Reading { kCertain, kPossible, kAll } reading = Reading::kAll;
+    std::set<std::string> certain, possible, visited_helpers;
+    auto add_op = [&](const std::string& name) {
+      AddUnique(&b.ops, name);
+      if (reading == Reading::kCertain) certain.insert(name);
+      if (reading != Reading::kAll) possible.insert(name);
+    };
+    // Whether code under these values of its conditions is read now.
+    auto read = [&](Tri v) {
+      return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
+    };
     std::function<void(const std::string&, bool, int)> consider;
+    // A hand-written method returning the tensor itself for a typical one
+    // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
+    auto skips = [&](const std::string& method_name) {
+      auto guard = EarlySelfReturn(ix_, method_name);
+      if (!guard) return false;
+      Tri returns_self = EvaluateCondition(guard->condition, false, backward);
+      return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
+    };
     consider = [&](const std::string& raw, bool method, int level) {
       std::string base = BaseOpName(raw);
-      auto overloads = ix_.yaml.Overloads(base);
+      if (method && skips(base)) return;
+    auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
       for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
       if (is_op) {
-        AddUnique(&b.ops, base);
+        add_op(base);
         return;
       }
       if (method) return;
       // A FunctionsManual helper: the ops its body calls -- every overload's
       // (norm_backward's four-argument form only calls the six-argument one).
-      if (!IsManualHelper(cpp, manual, base) || std::find(b.helpers.begin(), b.helpers.end(), base) != b.helpers.end())
-        return;
-      b.helpers.push_back(base);
+      if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(base).second) return;
+      AddUnique(&b.helpers, base);
       for (uint32_t id : cpp.FunctionsNamed(base)) {
         const CppFunction& h = cpp.functions()[id];
         if (cpp.file(h.file) != manual) continue;
+        // A call in the helper runs as its own conditions say for a typical
+        // tensor (handle_r_to_c's at::real only for a complex gradient of a
+        // real input; norm_backward's branches by `p`, open).
+        auto runs = [&](int line, std::string_view token) {
+          if (reading == Reading::kAll) return true;
+          std::vector<CodeCondition> at;
+          if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return read(Tri::kUnknown);
+          Tri all = Tri::kTrue;
+          for (const CodeCondition& cc : at) {
+            Tri v = EvaluateCondition(cc.text, false, backward);
+            if (cc.negated) v = v == Tri::kTrue ? Tri::kFalse : v == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+            if (v == Tri::kFalse) return read(Tri::kFalse);
+            if (v == Tri::kUnknown) all = Tri::kUnknown;
+          }
+          return read(all);
+        };
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
+          if (!runs(static_cast<int>(call.line), call.callee)) continue;
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
           std::string cb = BaseOpName(call.callee);
+          if (member && skips(cb)) continue;
           bool is_op = false;
           for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
             if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
-              AddUnique(&b.ops, cb);
+              add_op(cb);
               is_op = true;
               break;
             }
@@ -351,21 +433,17 @@ void Tracer::AddBackward() {
         if (lines > 0 && lines < 400) {
           std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const auto& opname : ScanExpression(body, true, is_tensor).operators) {
-            AddUnique(&b.ops, opname);
-            from_operators.insert(opname);
+          for (const OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+            int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
+            if (!runs(line, use.symbol)) continue;
+            add_op(use.op);
+            from_operators.insert(use.op);
           }
         }
       }
     };
-    // `dispatch: Default:` holds the formulas of an entry written per
-    // autograd key (view): what dense CPU/CUDA tensors use.
-    const std::vector<DerivativeFormula>* formulas = &d->formulas;
     std::vector<std::string> jvp_helpers;
-    for (const auto& [key, section] : d->dispatch_sections) {
-      if (formulas->empty() && key == "Default") formulas = &section;
-    }
-    for (const auto& f : *formulas) {
+    for (const auto& f : DenseFormulas(*d)) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
       if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
         // Forward-mode AD: its FunctionsManual helpers are named
@@ -376,28 +454,25 @@ void Tracer::AddBackward() {
         continue;
       }
       if (f.inputs == "output_differentiability") continue;
-      FormulaNames names = ScanExpression(f.formula, true);
-      for (const auto& c : names.calls) consider(c, false, 0);
-      for (const auto& m : names.methods) consider(m, true, 0);
-      for (const auto& o : names.operators) {
-        AddUnique(&b.ops, o);
-        from_operators.insert(o);
+      for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
+        reading = r;
+        visited_helpers.clear();
+        std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
+        FormulaNames names = ScanExpression(text, true);
+        for (const auto& c : names.calls) consider(c, false, 0);
+        for (const auto& m : names.methods) consider(m, true, 0);
+        for (const auto& o : names.operators) {
+          add_op(o);
+          from_operators.insert(o);
+        }
       }
+    }
+    for (const std::string& name : b.ops) {
+      if (!possible.count(name)) b.untaken.push_back(name);
+      else if (!certain.count(name)) b.open.push_back(name);
     }
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-    for (const std::string& base : b.ops) {
-      bool follow = false;
-      for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
-        bool returns_tensor = false;
-        for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
-        follow = follow || returns_tensor;
-      }
-      if (!follow) continue;
-      // An operator on two tensors (grad * other) is the .Tensor overload.
-      const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
-      if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", fn->name, backward_depth);
-      else AddOpsByBaseName(base, "backward", fn->name, backward_depth);
-    }
+    FollowBackwardOps(b, from_operators, backward_depth);
     t_.backward.push_back(std::move(b));
   }
   ExpandQueuedOps();

@@ -20,8 +20,15 @@
 #include "py/py_values.h"
 #include "trace/cpp_operands.h"
 #include "trace/trace.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
+
+// Whether `file` is code the walk enters: ATen's native kernels and their
+// CUDA/cuDNN helpers, not the dispatcher, core or registration machinery.
+bool InNativeCode(std::string_view file);
+// A function as the trace names it ("sum_functor" for its operator()).
+std::string DisplayName(const CppFunction& f);
 
 // How an aten op entered the trace, before it is expanded.
 struct PendingOp {
@@ -55,6 +62,7 @@ class Tracer {
   bool TryPythonSymbol(std::string_view q);
   bool TryTorchNamespace(std::string_view q);
   bool TryKernel(std::string_view q);
+  bool TryProfilerKernel(std::string_view q);  // kernel_query.cc
   void Suggest(std::string_view q);
 
   // --- Python layer (trace.cc) ---
@@ -109,8 +117,18 @@ class Tracer {
   void ExpandQueuedOps();
   void ExpandOp(OpStep& op, int depth);
   bool KeyWanted(std::string_view key) const;
+  // The device whose path the trace answers for ("CUDA", or "CPU" for
+  // --device cpu), and whether a walk for `walk_device` ("CPU", "CUDA",
+  // "any") is on it: only that path's calls are ops that run (--device all:
+  // every walk).
+  std::string PrimaryDevice() const;
+  bool OnPrimaryPath(std::string_view walk_device) const;
+  // How the implementation behind dispatch `key` is walked: for the traced
+  // devices whose dispatch resolves to it ("CPU", "CUDA", "any" for both),
+  // "" when another key's kernel runs instead on each (never walked).
+  std::string WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const;
   void AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& dispatch_key,
-                          const std::string& kernel_name, int depth);
+                          const std::string& kernel_name, int depth, const std::string& walk_device);
   // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).
   std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
                                        DefForm form) const;
@@ -163,6 +181,8 @@ class Tracer {
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
+  // The text of f's declaration before its name (its markers: __device__, template <...>).
+  std::string DeclarationHead(const CppFunction& f) const;
   // Whether a qualified call names a function of a namespace nested in
   // at::native (internal::f, cuda_utils::f), which the walk enters.
   bool NamesNativeCode(const CppCall& c) const;
@@ -190,8 +210,8 @@ class Tracer {
   // Definitions a call may reach from `from_file` (from `caller`'s scope by
   // C++ lookup, when known), never guessing among unrelated ones.
   std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const;
-  // The #defines of `macro` a use in `use_file` expands (its translation unit's).
-  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file) const;
+  // The #defines of `macro` a use at `use_line` of `use_file` expands (its translation unit's).
+  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const;
   // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
   const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
   // The names a file-scope macro use writes by ## pasting its first argument.
@@ -218,7 +238,8 @@ class Tracer {
   // Whether an expanded op is a composite that only hands its work to one
   // other op (no kernels, stubs or libraries of its own).
   bool Forwards(const OpStep& op) const;
-  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth);
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+                      std::vector<OpCallStep>* list);
   // Ops whose CPU or CUDA dispatch entry names this C++ function.
   const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
   // Dispatch stubs named on the lines of a function's body without being called
@@ -226,6 +247,10 @@ class Tracer {
   std::vector<CppCall> StubReferences(const CppFunction& f) const;
 
   // --- backward and decompositions (trace_backward.cc) ---
+  // The assumptions a derivatives.yaml formula is read under (first-order backward).
+  Assumptions BackwardAssumptions() const;
+  // Traces the ops a derivatives.yaml entry names (role "backward", reached from its forward op).
+  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth);
   void AddBackward();
   void AddDecompositions();
 

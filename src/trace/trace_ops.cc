@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "base/text.h"
+#include "cpp/device_code.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
 
@@ -32,14 +33,6 @@ namespace {
 
 bool IsCompositeKey(std::string_view key) { return StartsWith(key, "Composite"); }
 
-// Where kernels and their helpers live. The walk stays out of ATen's
-// dispatcher, core and registration machinery, which every op passes
-// through and which says nothing about one op.
-bool InNativeCode(std::string_view file) {
-  return StartsWith(file, "aten/src/ATen/native/") || StartsWith(file, "aten/src/ATen/cuda/") ||
-         StartsWith(file, "aten/src/ATen/cudnn/") || StartsWith(file, "aten/src/ATen/miopen/") ||
-         StartsWith(file, "aten/src/ATen/ScalarOps") || StartsWith(file, "aten/src/ATen/ExpandUtils");
-}
 
 std::string DeviceOfKey(std::string_view key) {
   if (key == "CUDA") return "CUDA";
@@ -101,19 +94,6 @@ bool WorthFollowing(const NativeFunction& fn) {
   return !IsView(fn);
 }
 
-std::string DisplayName(const CppFunction& f) {
-  if (f.name == "operator()") {
-    // at::native::sum_functor::operator() -> sum_functor
-    std::string q = f.qualified;
-    size_t end = q.rfind("::operator()");
-    if (end != std::string::npos) {
-      std::string cls = q.substr(0, end);
-      size_t start = cls.rfind("::");
-      return start == std::string::npos ? cls : cls.substr(start + 2);
-    }
-  }
-  return f.name;
-}
 
 
 bool IsLauncherName(std::string_view name) {
@@ -137,6 +117,29 @@ using Receiver = Tracer::Receiver;
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
+
+// Where kernels and their helpers live. The walk stays out of ATen's
+// dispatcher, core and registration machinery, which every op passes
+// through and which says nothing about one op.
+bool InNativeCode(std::string_view file) {
+  return StartsWith(file, "aten/src/ATen/native/") || StartsWith(file, "aten/src/ATen/cuda/") ||
+         StartsWith(file, "aten/src/ATen/cudnn/") || StartsWith(file, "aten/src/ATen/miopen/") ||
+         StartsWith(file, "aten/src/ATen/ScalarOps") || StartsWith(file, "aten/src/ATen/ExpandUtils");
+}
+
+std::string DisplayName(const CppFunction& f) {
+  if (f.name == "operator()") {
+    // at::native::sum_functor::operator() -> sum_functor
+    std::string q = f.qualified;
+    size_t end = q.rfind("::operator()");
+    if (end != std::string::npos) {
+      std::string cls = q.substr(0, end);
+      size_t start = cls.rfind("::");
+      return start == std::string::npos ? cls : cls.substr(start + 2);
+    }
+  }
+  return f.name;
+}
 
 
 // A registration's device, folded to the two the tracer follows.
@@ -261,6 +264,39 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
 }
 
+namespace {
+
+// The dispatch key the dispatcher runs for a dense tensor on `device`: the
+// device's own kernel, else the explicit composite (the non-functional one
+// first), else the implicit one; "" when the op has none of them.
+std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
+  auto has = [&](std::string_view key) {
+    for (const auto& [k, kernel] : fn.dispatch)
+      if (k == key) return true;
+    return false;
+  };
+  for (std::string_view key : {device, std::string_view("CompositeExplicitAutogradNonFunctional"),
+                               std::string_view("CompositeExplicitAutograd"),
+                               std::string_view("CompositeImplicitAutograd")})
+    if (has(key)) return std::string(key);
+  return "";
+}
+
+}  // namespace
+
+std::string Tracer::PrimaryDevice() const { return opt_.device == TraceOptions::Device::kCpu ? "CPU" : "CUDA"; }
+
+bool Tracer::OnPrimaryPath(std::string_view walk_device) const {
+  return opt_.device == TraceOptions::Device::kAll || walk_device == "any" || walk_device == PrimaryDevice();
+}
+
+std::string Tracer::WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const {
+  if (opt_.device == TraceOptions::Device::kAll) return DeviceOfKey(key);
+  bool cuda = opt_.device != TraceOptions::Device::kCpu && ResolvedKey(fn, "CUDA") == key;
+  bool cpu = opt_.device != TraceOptions::Device::kCuda && ResolvedKey(fn, "CPU") == key;
+  return cuda && cpu ? "any" : cuda ? "CUDA" : cpu ? "CPU" : "";
+}
+
 bool Tracer::KeyWanted(std::string_view key) const {
   switch (opt_.device) {
     case TraceOptions::Device::kAll: return true;
@@ -351,7 +387,7 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
   }
   for (const auto& [key, kernel] : fn.dispatch) {
     if (!KeyWanted(key)) continue;
-    AddImplementations(op, fn, key, kernel, depth);
+    AddImplementations(op, fn, key, kernel, depth, WalkDeviceOfKey(fn, key));
   }
   if (!fn.ufunc_inner_loop.empty()) AddUfuncKernels(op, fn);
   if (!WorthFollowing(fn) && KeptInTrace(fn)) {
@@ -432,7 +468,7 @@ std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const Nat
 }
 
 void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
-                                const std::string& kernel, int depth) {
+                                const std::string& kernel, int depth, const std::string& walk_device) {
   if (StartsWith(kernel, "ufunc_")) {
     ImplStep impl;
     impl.key = key;
@@ -474,7 +510,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
         call.line = use->line;
         synthetic_stub_calls_.push_back(call);
       }
-      FollowCpp(op, UINT32_MAX, DeviceOfKey(key), depth, &synthetic);
+      if (!walk_device.empty()) FollowCpp(op, UINT32_MAX, walk_device, depth, &synthetic);
       return;
     }
   }
@@ -501,10 +537,12 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     const CppFunction& f = ix_.cpp.functions()[id];
     ImplStep impl;
     impl.key = key;
+    std::string device = walk_device;
     // A composite kernel in code only CPU builds compile (mkldnn/: oneDNN)
     // runs for CPU tensors only: it is listed, and walked, as CPU code.
     if (IsCompositeKey(key) && IsCpuOnlyFile(ix_.cpp.file(f.file))) {
       impl.key = "CPU";
+      device = device == "any" || device == "CPU" ? "CPU" : "";
       op.notes.push_back(key + ": " + kernel + " is defined in " + ix_.cpp.file(f.file) +
                          ", which only CPU builds compile: listed as CPU code");
     }
@@ -518,7 +556,10 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
       }
     }
     op.impls.push_back(impl);
-    FollowCpp(op, id, DeviceOfKey(impl.key), depth);
+    // Another key's kernel runs instead on every traced device (a
+    // CompositeExplicitAutograd fallback beside CPU and CUDA kernels): it is
+    // listed, and what it calls is on no path.
+    if (!device.empty()) FollowCpp(op, id, device, depth);
   }
 }
 
@@ -598,7 +639,7 @@ std::vector<std::string> Tracer::PastedNames(const CppMacroUse& use) const {
   // #define M(func) ... func##_Tensor_out ... func##_stub(...), used as M(eq):
   // {"eq_Tensor_out", "eq_stub"} -- ## pasting of the first parameter.
   std::vector<std::string> out;
-  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
+  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
   if (defs.empty() || use.first_arg.empty()) return out;
   const CppMacro& m = ix_.cpp.macros()[defs.front()];
   std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
@@ -739,21 +780,42 @@ Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::st
   size_t dot = std::min(q.find('.'), q.find("->"));
   if (dot == std::string_view::npos || dot == 0) return Receiver::kUnknown;
   std::string_view recv = q.substr(0, dot);
+  if (recv.size() > 2 && recv.front() == '(' && recv.back() == ')')  // (self - maxes).exp_(): the expression's value
+    return ValueIsTensor(caller.params, body, recv.substr(1, recv.size() - 2), "", 0) ? Receiver::kTensor
+                                                                                     : Receiver::kUnknown;
+  if (EndsWith(recv, "[]")) {  // an element: of a Tensor, a list of Tensors, or an op's Tensor[] result
+    std::string_view container = recv.substr(0, recv.size() - 2);
+    return IsTensorOperand(caller.params, body, container) ? Receiver::kTensor : Receiver::kUnknown;
+  }
   if (EndsWith(recv, "()")) {  // a call's result: what that method returns
     std::string_view method = recv.substr(0, recv.size() - 2);
+    if (EndsWith(method, "_symint")) method.remove_suffix(7);  // new_zeros_symint(): new_zeros
     if (IsNonTensorMethod(method)) return Receiver::kOther;
+    std::string base(method);
+    for (std::string_view suffix : {"_outf", "_out"})  // at::sum_out(...).div_(n): sum's out= overload
+      if (ix_.yaml.Overloads(base).empty() && EndsWith(base, suffix)) base.resize(base.size() - suffix.size());
     bool any = false, tensor = false;
-    for (const NativeFunction* o : ix_.yaml.Overloads(std::string(method))) {
-      if (!o->HasVariant("method")) continue;
+    for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
       any = true;
       tensor = tensor || ReturnsTensor(*o);
+    }
+    if (!any) {  // a C++ helper: by its declared return type, when every definition agrees
+      for (uint32_t id : ix_.cpp.FunctionsNamed(method)) {
+        const std::string& type = ix_.cpp.functions()[id].return_type;
+        if (type.empty()) continue;
+        bool t = IsTensorType(type);
+        if (any && t != tensor) return Receiver::kUnknown;
+        any = true;
+        tensor = t;
+      }
     }
     return !any ? Receiver::kUnknown : tensor ? Receiver::kTensor : Receiver::kOther;
   }
   if (recv == "this") return Receiver::kOther;
   std::string type = DeclaredType(caller.params, body, recv);
-  if (type.empty() || type.find("auto") != std::string::npos) return Receiver::kUnknown;
-  return IsTensorType(type) ? Receiver::kTensor : Receiver::kOther;
+  if (type.empty() || type.find("auto") != std::string::npos)  // auto x = ...: a Tensor on evidence only
+    return IsTensorOperand(caller.params, body, recv) ? Receiver::kTensor : Receiver::kUnknown;
+  return IsTensorType(type) && type.find('*') == std::string::npos ? Receiver::kTensor : Receiver::kOther;
 }
 
 std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& caller) const {
@@ -764,7 +826,7 @@ std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& cal
   const CppIndex& cpp = ix_.cpp;
   LookupScope from = ScopeOfFunction(caller);
   std::string written = c.qualifier + c.callee;
-  if (c.kind == CallKind::kQualified && !cpp.RegistrationsOf(written).empty()) return written;
+  if (c.kind == CallKind::kQualified && !cpp.RegistrationsWritten(written).empty()) return written;
   for (size_t keep = from.parts.size(); keep > 0; --keep) {
     // The innermost namespaces past at::native, as a registration writes them.
     std::string key;
@@ -774,7 +836,7 @@ std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& cal
     }
     if (key.empty()) break;
     key += c.callee;
-    if (!cpp.RegistrationsOf(key).empty()) return key;
+    if (!cpp.RegistrationsWritten(key).empty()) return key;
   }
   return c.callee;
 }
@@ -783,6 +845,14 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   const CppIndex& cpp = ix_.cpp;
   const uint32_t from_file = caller.file;
   CallFacts facts;
+  // A call through one of the caller's parameters (`FillStub& fill_stub;
+  // fill_stub(...)`) calls what the caller's caller passed, never a global
+  // of the same name; the stub passed is followed where it is passed
+  // (StubReferences).
+  if (c.kind == CallKind::kPlain && !caller.params.empty() && !DeclaredType(caller.params, "", c.callee).empty()) {
+    facts.elsewhere = true;
+    return facts;
+  }
   // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
   bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
   if (!aten_qualified) facts.library = LibraryOfCall(c.qualifier, c.callee);
@@ -810,8 +880,11 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   // Member calls in CPU kernel files are on Vectorized<T> values
   // (x.neg().exp()), not tensors.
+  // A member call is a Tensor method on positive evidence only: its
+  // receiver is declared a Tensor, or is an auto holding one
+  // (`auto input_shape = input.sizes(); input_shape.slice(1)` is IntArrayRef's).
   facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos &&
-                      ReceiverOf(c, caller, body) != Receiver::kOther;
+                      ReceiverOf(c, caller, body) == Receiver::kTensor;
   if (facts.at_call || facts.method_call) {
     std::string& base = facts.base;
     base = c.callee;
@@ -868,6 +941,15 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
       facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
                                                 WorthFollowing(*o) && HasWantedKernel(*this, *o));
     }
+    // From a header, an op's name finds at::x by argument-dependent lookup:
+    // a kernel of that name defined in a source file (TensorTransformations.h's
+    // `roll(t, ...)` and the CPU kernel `roll` of TensorTransformations.cpp)
+    // is declared only in the generated headers that source files include.
+    if (facts.function_op && IsHeader(cpp.file(from_file))) {
+      auto in_source = [&](uint32_t id) { return !IsHeader(cpp.file(cpp.functions()[id].file)); };
+      for (auto* list : {&facts.targets, &facts.cpu_targets, &facts.cuda_targets, &facts.any_targets})
+        list->erase(std::remove_if(list->begin(), list->end(), in_source), list->end());
+    }
   }
   facts.kernel_ops = &OpsWithKernel(c.callee);
   return facts;
@@ -902,117 +984,6 @@ std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppF
     if (AdmitsArguments(o->schema, facts.method_call, kinds)) out.push_back(o);
   }
   return out;
-}
-
-const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
-  WalkCache& cache = Cache();
-  // A move keeps the calls' pointers into stub_refs valid: the buffer moves with it.
-  return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
-}
-
-Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
-  FunctionWalk w;
-  const CppIndex& cpp = ix_.cpp;
-  w.holder = DisplayName(f);
-  w.native = InNativeCode(cpp.file(f.file));
-  w.launches = cpp.LaunchesIn(fn);
-  std::vector<uint32_t> macro_calls;
-  // The macros the body uses, and those their definitions use in turn
-  // (HANDLE_SWITCH_CASE -> HANDLE_CASE -> kernelHistogram1D<<<...>>>).
-  const MacroUsesByMacro& nested =
-      ix_.Derived<MacroUsesByMacro>("macro-uses-by-macro", [&] { return MacroUsesWithinMacros(cpp); });
-  std::vector<uint32_t> uses = cpp.MacroUsesIn(fn);
-  std::set<std::string> expanded;
-  for (size_t i = 0; i < uses.size() && i < 64; ++i) {
-    const CppMacroUse& use = cpp.macro_uses()[uses[i]];
-    if (!expanded.insert(use.macro).second) continue;
-    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file);
-    auto inside = [&](uint32_t file, uint32_t line) {
-      for (uint32_t d : defs) {
-        const CppMacro& m = cpp.macros()[d];
-        if (m.file == file && line >= m.line && line <= m.end_line) return true;
-      }
-      return false;
-    };
-    for (uint32_t l : cpp.LaunchesInMacro(use.macro)) {
-      if (inside(cpp.launches()[l].file, cpp.launches()[l].line)) w.launches.push_back(l);
-    }
-    for (uint32_t c : cpp.CallsInMacro(use.macro)) {
-      if (inside(cpp.calls()[c].file, cpp.calls()[c].line)) macro_calls.push_back(c);
-    }
-    if (auto it = nested.find(use.macro); it != nested.end()) {
-      for (uint32_t inner : it->second) {
-        const CppMacroUse& n = cpp.macro_uses()[inner];
-        if (inside(n.file, n.line)) uses.push_back(inner);
-      }
-    }
-  }
-  // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
-  // cumsum_stub)) is called inside it: treat the reference as the call.
-  w.stub_refs = StubReferences(f);
-  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls_.begin(), synthetic_stub_calls_.end());
-  for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
-  for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
-  for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
-  // Only the calls the walk does something with, wherever it stands: most
-  // are metadata, member calls, launchers or calls into code the walk does
-  // not enter, and FollowCpp would read each of them once per op.
-  std::vector<const CppCall*> kept;
-  // The body's text: the declarations of member calls' receivers and of
-  // operators' operands.
-  std::string body;
-  if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
-    body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
-  if (w.native && f.body_end - f.body_begin < 400) {
-    auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
-    w.file = f.file;
-    int line = static_cast<int>(f.body_begin);
-    size_t counted = 0;
-    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
-      line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
-      counted = use.offset;
-      use.line = line;
-      w.operator_ops.push_back(std::move(use));
-    }
-  }
-  if (w.native && !body.empty()) {
-    for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
-      for (uint32_t id : cpp.FunctionsNamed(name)) {
-        if (cpp.functions()[id].form != DefForm::kGlobalKernel) continue;
-        w.kernel_refs.push_back({id, line});
-        break;
-      }
-    }
-  }
-  for (const CppCall* c : w.calls) {
-    CallFacts facts = ComputeCallFacts(*c, f, body);
-    if (!Matters(facts, *c)) continue;
-    kept.push_back(c);
-    w.facts.push_back(std::move(facts));
-  }
-  w.calls = std::move(kept);
-  return w;  // no copy: moved or elided, so the pointers into stub_refs hold
-}
-
-std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file) const {
-  // A macro means what the #define the preprocessor saw in that translation
-  // unit says: the using file's own, else the one header defining it; when
-  // several headers do, the index cannot tell which is included, so none.
-  const CppIndex& cpp = ix_.cpp;
-  std::vector<uint32_t> own, headers;
-  uint32_t header_file = UINT32_MAX;
-  bool one_header = true;
-  for (uint32_t d : cpp.MacrosNamed(macro)) {
-    const CppMacro& m = cpp.macros()[d];
-    if (m.file == use_file) own.push_back(d);
-    if (!IsHeader(cpp.file(m.file))) continue;
-    headers.push_back(d);
-    one_header = one_header && (header_file == UINT32_MAX || header_file == m.file);
-    header_file = m.file;
-  }
-  if (!own.empty()) return own;
-  if (one_header) return headers;
-  return {};
 }
 
 bool Tracer::Matters(const CallFacts& facts, const CppCall& c) {
@@ -1126,6 +1097,21 @@ bool Tracer::TryKernel(std::string_view q) {
       for (uint32_t c : cpp.CallersOf(reg.stub)) {
         const CppCall& call = cpp.calls()[c];
         holder_of(call.function, call.macro, call.file, call.line);
+      }
+      // A stub named, not called: passed to a helper (impl_func_cum_ops(..., cumsum_stub)) or to a
+      // file-scope macro that defines the op's kernel (CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)).
+      for (const CppStubRef& ref : cpp.stub_refs()) {
+        if (ref.stub != reg.stub) continue;
+        if (int32_t fn = cpp.FunctionAt(ref.file, ref.line); fn >= 0) {
+          holder_of(fn, "", ref.file, ref.line);
+          continue;
+        }
+        for (const auto& use : cpp.macro_uses()) {
+          if (use.file == ref.file && use.line == ref.line && use.function < 0 && !use.first_arg.empty()) {
+            push(use.first_arg, use.macro + "(" + use.first_arg + ", " + reg.stub + ") (" + cpp.file(use.file) + ":" +
+                                    std::to_string(use.line) + ")");
+          }
+        }
       }
     }
     for (uint32_t c : cpp.CallersOf(u.name)) {

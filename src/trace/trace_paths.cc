@@ -22,6 +22,8 @@
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
+#include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
@@ -162,20 +164,31 @@ class PathAnnotator {
 
   // A file's guard reader (its lexed text) is built once per index and
   // shared by every later trace: lexing per trace made warm traces slow.
-  struct GuardFile {
-    explicit GuardFile(std::shared_ptr<const std::string> t)
-        : text(t ? std::move(t) : std::make_shared<const std::string>()), reader(*text) {}
-    std::shared_ptr<const std::string> text;  // the reader's views point into it
-    CppGuardReader reader;
-  };
-  const CppGuardReader& Reader(const std::string& file) {
-    return ix_.Derived<GuardFile>("cpp_guards:" + file, [&] { return GuardFile(ix_.FileText(file)); }).reader;
-  }
+  const CppGuardReader& Reader(const std::string& file) { return GuardReaderOf(ix_, file); }
 
   std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
     std::vector<Condition> out;
     for (const auto& c : in) out.push_back({c.text, c.negated, c.kind, {file, c.line, ""}});
     return out;
+  }
+
+  // Whether a backward op is named where a first-order backward takes the
+  // formula (kTrue), where an open condition decides (kUnknown), or only
+  // in branches it never takes (kFalse), in the entries of the forward ops
+  // on the path (or open).
+  Tri InTakenFormula(const OpStep& op) const {
+    std::string base(BaseOf(op.name));
+    auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), base) != v.end(); };
+    Tri best = Tri::kFalse;
+    for (const auto& b : t_.backward) {
+      if (!has(b.ops) || has(b.untaken)) continue;
+      bool on_path = false;
+      for (const auto& f : t_.ops) on_path = on_path || (f.role == "forward" && f.name == b.op && (f.typical || f.undecided));
+      if (!on_path) continue;
+      if (!has(b.open)) return Tri::kTrue;
+      best = Tri::kUnknown;
+    }
+    return best;
   }
 
   const OpStep* Parent(const OpStep& op) const {
@@ -197,6 +210,8 @@ class PathAnnotator {
       for (auto& c : f.calls) {
         if (c.line <= 0) continue;
         for (const auto& p : PyLineConditions(text, c.line))
+          c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
+        for (const auto& p : PyExpressionConditions(text, c.line, c.callee))
           c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
       }
     }
@@ -434,6 +449,9 @@ class PathAnnotator {
       if (device_ok) sites.push_back(&c);
       else if (!fallback) fallback = &c;
     }
+    // Made only by another device's implementation: taken there alone.
+    for (const auto& c : parent.other_device_calls)
+      if (c.op == base && c.where.valid() && !fallback) fallback = &c;
     if (sites.empty() && fallback) sites.push_back(fallback);
     if (sites.empty()) return {};
     *found = true;
@@ -441,6 +459,11 @@ class PathAnnotator {
     int best_rank = -1;
     for (const OpCallStep* call : sites) {
       std::vector<Condition> conditions = SiteConditions(parent, *call, base);
+      // A hand-written Tensor method that returns the tensor itself
+      // (`x.contiguous()` of a contiguous x) calls the op only otherwise.
+      if (IsMethodCall(*call, base))
+        if (auto guard = EarlySelfReturn(ix_, base))
+          conditions.push_back({guard->condition, true, "return", {guard->file, guard->line, ""}});
       Tri v = Evaluate(parent, conditions);
       int rank = Rank(v);
       if (rank > best_rank) {
@@ -450,6 +473,14 @@ class PathAnnotator {
       if (rank == 2) break;
     }
     return best;
+  }
+
+  // `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
+  static bool IsMethodCall(const OpCallStep& call, const std::string& base) {
+    const std::string& how = call.how;
+    if (!how.ends_with(base + "()") || how.size() < base.size() + 3) return false;
+    char before = how[how.size() - base.size() - 3];
+    return before == '.' || before == '>';
   }
 
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
@@ -518,6 +549,10 @@ class PathAnnotator {
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
+          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse) {
+            Tri named = InTakenFormula(op);
+            if (named != Tri::kTrue) v = named;
+          }
         }
         // An undecided Python condition keeps both sides on the path (it
         // picks among argument forms: the entry ops all stay candidates); an

@@ -98,6 +98,24 @@ TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
   EXPECT_EQ(FindBackward(t, "lstm.input"), nullptr);
 }
 
+// Issue 29 item 12: copy_ calls at::native's copy_stub (Copy.h:15), not the
+// cpublas::copy_stub of CPUBlas.h:171 that shares its name; the cpublas
+// registration (cpu/BlasKernel.cpp:534) is not one of its registrations.
+TEST_F(Trace260, CopyStubIsCopyHNotCpublas) {
+  Trace t = TraceTree("2.6.0", "aten::copy_");
+  bool seen = false;
+  for (const auto& op : t.ops) {
+    for (const auto& s : op.stubs) {
+      if (s.name != "copy_stub") continue;
+      seen = true;
+      EXPECT_EQ(s.declared.file, "aten/src/ATen/native/Copy.h");
+      EXPECT_EQ(s.declared.line, 15);
+      for (const auto& r : s.registrations) EXPECT_NE(r.target, "cpublas_copy_impl") << op.name;
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
   Trace t = TraceTree("2.6.0", "F.softmax");
   EXPECT_EQ(t.target_kind, "functional");

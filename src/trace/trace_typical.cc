@@ -126,12 +126,27 @@ Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
+// In a backward formula: `grad.defined()`, `grads[0].defined()` (the first
+// output's gradient) is true; `grads[1].defined()` and later ones false.
+Tri DefinedGradient(std::string_view atom) {
+  std::string_view s = TrimView(atom);
+  if (!s.ends_with(".defined()")) return Tri::kUnknown;
+  s.remove_suffix(10);
+  if (s == "grad" || s == "grad_output" || s == "grad_out" || s == "grads[0]") return Tri::kTrue;
+  if (s.starts_with("grads[") && s.ends_with("]") && s.size() > 7) {
+    std::string_view n = s.substr(6, s.size() - 7);
+    if (std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return Tri::kFalse;
+  }
+  return Tri::kUnknown;
+}
+
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   static const char* kNever[] = {"is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps",
                                  "is_xpu", "is_vulkan", "is_metal", "is_hip", "is_ipu", "is_lazy",
                                  "is_privateuseone", "is_neg()", "is_conj()", "is_zerotensor", "is_inference",
                                  "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function",
-                                 "isTensorSubclassLike", "is_functorch_wrapped", "isBatchedTensor",
+                                 "TensorSubclassLike", "is_functorch_wrapped", "isBatchedTensor",
                                  "is_empty()", "_is_zerotensor", "is_sparse_csr",
                                  // isinstance(input, PackedSequence): a dense tensor is no packed batch
                                  "PackedSequence)"};
@@ -145,6 +160,11 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "isIntegralType")) return Of(a.dtype.rfind("int", 0) == 0 || a.dtype == "bool");
   if (Has(atom, "isReducedFloatingType")) return Of(a.dtype == "float16" || a.dtype == "bfloat16");
   if (Has(atom, "is_contiguous")) return Tri::kTrue;
+  if (a.backward_pass) {
+    if (Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled")) return Tri::kFalse;
+    Tri gradient = DefinedGradient(atom);
+    if (gradient != Tri::kUnknown) return gradient;
+  }
   if (Has(atom, "requires_grad") || Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled"))
     return Of(a.grad);
   if (Has(atom, "deterministicAlgorithms") || Has(atom, "are_deterministic_algorithms_enabled"))
@@ -283,6 +303,78 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
 }  // namespace
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
+
+namespace {
+
+// The parts of the ternary whose '?' is at `q`: where its condition starts,
+// its ':' and where its else-branch ends (an enclosing ',' ')' ']' '}' or the
+// end). False when the text around it does not balance.
+bool TernaryAt(std::string_view s, size_t q, size_t* start, size_t* colon, size_t* end) {
+  auto opens = [](char c) { return c == '(' || c == '[' || c == '{'; };
+  auto closes = [](char c) { return c == ')' || c == ']' || c == '}'; };
+  int depth = 0;
+  size_t i = q;
+  *start = 0;
+  while (i-- > 0) {
+    char c = s[i];
+    if (closes(c)) ++depth;
+    else if (opens(c) && depth-- == 0) { *start = i + 1; break; }
+    else if (depth == 0 && (c == ',' || c == '?' || (c == ':' && (i == 0 || s[i - 1] != ':') &&
+                                                      (i + 1 >= s.size() || s[i + 1] != ':')))) {
+      *start = i + 1;
+      break;
+    }
+  }
+  depth = 0;
+  int nested = 0;
+  *colon = std::string_view::npos;
+  for (i = q + 1; i < s.size(); ++i) {
+    char c = s[i];
+    if (opens(c)) ++depth;
+    else if (closes(c) && depth-- == 0) return false;
+    else if (depth == 0 && c == '?') ++nested;
+    else if (depth == 0 && c == ':') {
+      if (i + 1 < s.size() && s[i + 1] == ':') { ++i; continue; }
+      if (nested-- == 0) { *colon = i; break; }
+    }
+  }
+  if (*colon == std::string_view::npos) return false;
+  depth = 0;
+  for (i = *colon + 1; i < s.size(); ++i) {
+    char c = s[i];
+    if (opens(c)) ++depth;
+    else if (closes(c) && depth-- == 0) break;
+    else if (depth == 0 && c == ',') break;
+  }
+  *end = i;
+  return true;
+}
+
+}  // namespace
+
+std::string PruneTernaries(std::string_view expr, const Assumptions& a, bool drop_open) {
+  std::string s(expr);
+  for (size_t from = 0, rounds = 0; rounds < 256; ++rounds) {
+    size_t q = s.find('?', from);
+    if (q == std::string::npos) break;
+    size_t start, colon, end;
+    if (!TernaryAt(s, q, &start, &colon, &end)) {
+      from = q + 1;
+      continue;
+    }
+    Tri v = EvaluateCondition(std::string_view(s).substr(start, q - start), false, a);
+    if (v == Tri::kUnknown && !drop_open) {
+      from = q + 1;
+      continue;
+    }
+    std::string taken = v == Tri::kUnknown ? std::string()
+                        : v == Tri::kTrue  ? s.substr(q + 1, colon - q - 1)
+                                           : s.substr(colon + 1, end - colon - 1);
+    s = s.substr(0, start) + " " + taken + " " + s.substr(end);
+    from = start;
+  }
+  return s;
+}
 
 bool Assumptions::Apply(const std::vector<std::string>& items, std::string* error) {
   for (const std::string& raw : items) {

@@ -22,6 +22,11 @@ struct Assumptions {
   bool cudnn = true, rocm = false, deterministic = false, grad = true, training = true;
   // Python parameters left at their defaults ("inplace" -> "False").
   std::map<std::string, std::string> defaults;
+  // Evaluating a derivatives.yaml formula in a first-order backward
+  // (`loss.backward()`): grad mode is off while it runs, the incoming
+  // gradient is defined, and only the first output's is (the others --
+  // native_layer_norm's mean and rstd -- are unused by a typical caller).
+  bool backward_pass = false;
 
   // Applies `--assume` items; false (with *error) for one it does not know.
   bool Apply(const std::vector<std::string>& items, std::string* error);
@@ -31,5 +36,13 @@ struct Assumptions {
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
+
+// A C++ expression with every ternary `c ? x : y` whose condition the
+// assumptions decide replaced by the branch taken (nested ones, and those
+// inside call arguments, too); an undecided one is kept whole. What a
+// formula runs is what the pruned text names.
+// With `drop_open`, an undecided one is dropped whole instead: what is left
+// runs whatever the open conditions say.
+std::string PruneTernaries(std::string_view expr, const Assumptions& a, bool drop_open = false);
 
 }  // namespace optrace

@@ -57,5 +57,26 @@ TEST(Assumptions, ApplyChangesTheAnswerAndRejectsUnknownItems) {
   EXPECT_FALSE(a.Apply({"fast"}, &error));
 }
 
+TEST(PruneTernaries, AFirstOrderBackwardTakesItsBranches) {
+  Assumptions backward;
+  backward.backward_pass = true;
+  // derivatives.yaml:1266 (native_group_norm), shortened.
+  std::string formula =
+      "GradMode::is_enabled() || grads[1].defined() || grads[2].defined() ? "
+      "infinitely_differentiable_native_group_norm_backward(grads[0], grads[1], input, group) : "
+      "(grads[0].defined() ? native_group_norm_backward_symint(grads[0].device().is_xpu() ? grads[0] : "
+      "grads[0].contiguous(), input, group) : std::tuple<Tensor, Tensor, Tensor>())";
+  std::string pruned = PruneTernaries(formula, backward);
+  EXPECT_EQ(pruned.find("infinitely_differentiable"), std::string::npos) << pruned;
+  EXPECT_NE(pruned.find("native_group_norm_backward_symint("), std::string::npos) << pruned;
+  EXPECT_NE(pruned.find("grads[0].contiguous()"), std::string::npos) << pruned;  // is_xpu() is false on CUDA
+  // An open condition keeps both sides.
+  EXPECT_EQ(PruneTernaries("dim > 1 ? a(x) : b(x)", backward), "dim > 1 ? a(x) : b(x)");
+  // Outside a backward, grad mode is what --assume says.
+  Assumptions forward;
+  EXPECT_NE(PruneTernaries("GradMode::is_enabled() ? a(x) : b(x)", forward).find("a(x)"), std::string::npos);
+  EXPECT_EQ(PruneTernaries("GradMode::is_enabled() ? a(x) : b(x)", forward).find("b(x)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -30,6 +30,10 @@ struct WalkNode {
   int hops;
   std::string device;
   const CppCall* call = nullptr;  // the call that reached it (its callee, or a class in its template arguments)
+  // In code of another dispatch key than the traced device's dense path
+  // (code_scope.h, ForeignToDevice), or below such code: its helpers,
+  // stubs and kernels are listed, its calls are no ops that run.
+  bool foreign = false;
 };
 
 // A hash of (name, file, line): equal places give equal keys, so a key not
@@ -67,6 +71,18 @@ class CppWalk {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
 
+  // Where the aten ops a node's code calls are listed: on the traced
+  // device's path (op.calls) when the walk is for that device (or any);
+  // on another traced device's (op.other_device_calls: CPU's in a default
+  // trace, which answers for CUDA); nowhere in code of another key.
+  std::vector<OpCallStep>* CallList(const WalkNode& node) const {
+    if (node.foreign) return nullptr;
+    if (t_.OnPrimaryPath(node.device)) return &op_.calls;
+    if (t_.opt_.device == TraceOptions::Device::kDefault) return &op_.other_device_calls;
+    return nullptr;
+  }
+  bool Records(const WalkNode& node) const { return CallList(node) != nullptr; }
+
   void Run() {
     size_t budget = 150;
     while (next_ < nodes_.size() && budget-- > 0) Visit(static_cast<int32_t>(next_++));
@@ -90,7 +106,8 @@ class CppWalk {
     if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth) t_.AddOperatorOps(op_, *walk, node.device, depth_);
+    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth && Records(node))
+      t_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
@@ -119,7 +136,7 @@ class CppWalk {
   // What one call adds, in the order of its tests.
   void FollowCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, int32_t at) {
     const WalkNode& node = nodes_[static_cast<size_t>(at)];
-    if (!facts.library.empty() && node.device != "CPU") {
+    if (!facts.library.empty() && node.device != "CPU" && !node.foreign) {
       AddLibrary(facts.library, c, at, walk.holder);
       if (!facts.blas_helper) return;  // follow at::cuda::blas helpers
     }
@@ -128,10 +145,11 @@ class CppWalk {
     // aten ops called: at::x(...), at::_ops::x::call(...), tensor.x() methods.
     if (facts.at_call || facts.method_call) {
       if (facts.is_op && !facts.returns_tensor && !facts.kept) return;  // size(), dim(), numel(): metadata
+      if (facts.is_op && !Records(node)) return;
       if (facts.is_op) return FollowOpCall(c, facts, walk, node);
     }
     if (facts.elsewhere) return;
-    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth;
+    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth && Records(node);
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
@@ -141,12 +159,12 @@ class CppWalk {
       call.where = t_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
       t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
-      op_.calls.push_back(call);
+      CallList(node)->push_back(call);
       t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
-    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth) {
+    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth && Records(node)) {
       for (const NativeFunction* other : *facts.kernel_ops) {
         if (other != op_.yaml) t_.AddOp(other, op_.role, op_.name, depth_ + 1);
       }
@@ -164,8 +182,9 @@ class CppWalk {
     const std::string& base = facts.base;
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
+    std::vector<OpCallStep>& list = *CallList(node);
     if (!t_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
-      for (const auto& e : op_.calls) {
+      for (const auto& e : list) {
         dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
       }
     }
@@ -178,7 +197,7 @@ class CppWalk {
       call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
                  : facts.method_call ? c.qualifier + base + "()"
                                      : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
-      op_.calls.push_back(std::move(call));
+      list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > t_.opt_.depth) return;
     if (facts.out_call) {
@@ -194,10 +213,10 @@ class CppWalk {
   // One StubStep per stub; a shared implementation (CPU, CUDA: f) walks it
   // once per device and adds that device's registrations.
   void FollowStub(const CppCall& c, const CallFacts& facts, int32_t at, const std::string& holder) {
-    StubStep& s = StubEntry(c, holder);
+    StubStep& s = StubEntry(c, facts.stub_key, holder);
     const std::string node_device = nodes_[static_cast<size_t>(at)].device;
     const bool all = t_.opt_.device == TraceOptions::Device::kAll;
-    for (uint32_t r : cpp_.RegistrationsOf(facts.stub_key)) {
+    for (uint32_t r : cpp_.RegistrationsWritten(facts.stub_key)) {
       const StubRegistration& reg = cpp_.registrations()[r];
       bool known = false;
       for (const auto& have : s.registrations) {
@@ -230,7 +249,7 @@ class CppWalk {
       s.registrations.push_back(rs);
       Enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
     }
-    if (cpp_.RegistrationsOf(facts.stub_key).empty()) AddGeneratedUfuncRegistrations(s, node_device);
+    if (cpp_.RegistrationsWritten(facts.stub_key).empty()) AddGeneratedUfuncRegistrations(s, node_device);
   }
 
   // A stub torchgen's ufunc codegen registers (UfuncCPU_add.cpp,
@@ -257,7 +276,11 @@ class CppWalk {
     if (!listed && t_.KeyWanted("CUDA") && node_device != "CPU") t_.AddUfuncKernels(op_, *loop_op);
   }
 
-  StubStep& StubEntry(const CppCall& c, const std::string& holder) {
+  // `key` is the stub as the call's scope reaches it (StubRegistrationKey):
+  // "cpublas::copy_stub" inside at::native::cpublas, "copy_stub" elsewhere;
+  // its declaration is the one in that scope (CPUBlas.h's copy_stub is not
+  // Copy.h's).
+  StubStep& StubEntry(const CppCall& c, const std::string& key, const std::string& holder) {
     for (auto& s : op_.stubs) {
       if (s.name == c.callee) return s;
     }
@@ -265,11 +288,15 @@ class CppWalk {
     fresh.name = c.callee;
     fresh.called_from = holder;
     fresh.call_site = t_.CppLoc(c.file, c.line, 1);
-    for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
-      const StubDecl& decl = cpp_.stub_decls()[d];
-      Location loc = t_.CppLoc(decl.file, decl.line, 1);
-      if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
-      if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+    const std::string scope = key.size() > c.callee.size() ? key.substr(0, key.size() - c.callee.size()) : "";
+    for (int pass = 0; pass < 2 && !fresh.declared.valid() && !fresh.defined.valid(); ++pass) {
+      for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
+        const StubDecl& decl = cpp_.stub_decls()[d];
+        if (pass == 0 && decl.scope != scope) continue;  // then any, as before scopes were read
+        Location loc = t_.CppLoc(decl.file, decl.line, 1);
+        if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
+        if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
+      }
     }
     op_.stubs.push_back(std::move(fresh));
     return op_.stubs.back();
@@ -365,7 +392,8 @@ class CppWalk {
   const CppFunction* GlobalKernel(const CppLaunch& l) const {
     std::vector<uint32_t> defs;
     for (uint32_t id : cpp_.FunctionsNamed(l.kernel)) {
-      if (cpp_.functions()[id].form == DefForm::kGlobalKernel) defs.push_back(id);
+      const CppFunction& f = cpp_.functions()[id];
+      if (f.form == DefForm::kGlobalKernel && !IsTestFile(cpp_.file(f.file))) defs.push_back(id);  // a test's own kernel never is
     }
     for (uint32_t id : defs) {
       if (cpp_.functions()[id].file == l.file) return &cpp_.functions()[id];
@@ -396,9 +424,14 @@ class CppWalk {
                const std::string& dev, const CppCall* call = nullptr) {
     int hops = nodes_[static_cast<size_t>(at)].hops + 1;
     if (hops > t_.opt_.kernel_depth) return;
+    const bool foreign = nodes_[static_cast<size_t>(at)].foreign;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
-      nodes_.push_back({id, at, holder, stub, hops, dev, call});
+      // Foreign to the device this walk is for (the traced one for "any").
+      bool off = foreign || (t_.opt_.device != TraceOptions::Device::kAll &&
+                             ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
+                                             dev == "CPU" || dev == "CUDA" ? dev : t_.PrimaryDevice()));
+      nodes_.push_back({id, at, holder, stub, hops, dev, call, off});
     }
   }
 
@@ -420,7 +453,8 @@ void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, in
                        const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth) {
+void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+                            std::vector<OpCallStep>* list) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
   // out += bias) calls mul, div, add_ through them: the tensor-only
   // overload, listed as a call where the operator is written.
@@ -442,10 +476,10 @@ void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::str
     // is a place not listed yet; a key seen may be (look).
     bool dup = false;
     if (!call_keys_.insert(PlaceKey(call.op, call.where.file, call.where.line)).second) {
-      for (const auto& e : op.calls)
+      for (const auto& e : *list)
         dup = dup || (e.op == call.op && e.where.line == call.where.line && e.where.file == call.where.file);
     }
-    if (!dup) op.calls.push_back(std::move(call));
+    if (!dup) list->push_back(std::move(call));
   }
   op.notes.push_back(walk.holder + " applies C++ operators to tensors: " + Join(names, ", "));
 }

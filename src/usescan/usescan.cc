@@ -610,7 +610,7 @@ class Scanner {
       return;
     }
     // torch.X, torch.linalg.X, torch.special.X, torch.fft.X: a YAML function.
-    std::string rest = dotted.substr(6);
+    std::string rest = dotted.size() > 6 ? dotted.substr(6) : "";  // `torch(...)` itself: no op (found by the fuzzer)
     std::string yaml_name = rest;
     for (const char* ns : {"linalg.", "special.", "fft.", "nn.functional."})
       if (StartsWith(rest, ns)) yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" +

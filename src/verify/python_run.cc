@@ -5,47 +5,57 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 
+#include "base/subprocess.h"
 #include "verify/verify_driver_py.h"
 
 namespace optrace {
 
+const char* VerifyDriverSource() { return kVerifyDriverPy; }
+
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
+// stdin for the child: an anonymous memory file holding `input` (no pipe to
+// feed while draining two others; no size limit but memory's).
+int InputFd(const std::string& input) {
+  int fd = ::memfd_create("optrace-input", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < input.size()) {
+    ssize_t n = ::write(fd, input.data() + done, input.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return -1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::lseek(fd, 0, SEEK_SET);
+  return fd;
 }
-
-bool Executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 }  // namespace
 
-PythonChoice ChoosePython() {
-  if (std::string p = Env("PYTHON"); !p.empty()) return {p, "$PYTHON"};
-  for (const char* env : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
-    std::string prefix = Env(env);
-    if (prefix.empty()) continue;
-    for (const char* name : {"/bin/python3", "/bin/python"}) {
-      if (Executable(prefix + name)) return {prefix + name, std::string("$") + env};
-    }
-  }
-  return {"python3", "PATH"};
-}
-
-const char* VerifyDriverSource() { return kVerifyDriverPy; }
-
-ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s) {
+ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s, const std::string& input) {
   ProcessResult r;
+  const std::string program = argv.empty() || ChildrenStopped() ? "" : FindOnPath(argv[0]);
+  if (program.empty()) {
+    r.not_started = true;
+    return r;
+  }
+  int in_fd = InputFd(input);
   int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe(out_pipe) || ::pipe(err_pipe) || ::pipe2(exec_pipe, O_CLOEXEC)) {
+  if (in_fd < 0 || ::pipe(out_pipe) || ::pipe(err_pipe) || ::pipe2(exec_pipe, O_CLOEXEC)) {
+    if (in_fd >= 0) ::close(in_fd);
     r.not_started = true;
     return r;
   }
@@ -55,21 +65,26 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    ::dup2(devnull, 0);
+    ::signal(SIGPIPE, SIG_DFL);  // optrace ignores it (main.cc); an exec'd program expects the default
+    ::dup2(in_fd, 0);
     ::dup2(out_pipe[1], 1);
     ::dup2(err_pipe[1], 2);
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
     ::close(exec_pipe[0]);
-    ::execvp(args[0], args.data());
+    ::execv(program.c_str(), args.data());
     char failed = 1;  // tells the parent exec failed (the pipe closes on success)
     (void)!::write(exec_pipe[1], &failed, 1);
     ::_exit(127);
   }
+  ::close(in_fd);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   ::close(exec_pipe[1]);
+  if (pid > 0) {
+    ::setpgid(pid, pid);
+    TrackChildGroup(pid);
+  }
   if (pid < 0) {
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
@@ -108,8 +123,14 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s) {
   for (auto& f : fds) {
     if (f.fd >= 0) ::close(f.fd);
   }
+  // Both pipes are closed: the driver is done (or was killed). Whatever it
+  // started and left behind goes with it; the group still exists while the
+  // leader is unreaped, so no other process can hold its id.
+  ::kill(-pid, SIGKILL);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  UntrackChildGroup(pid);
   r.exit_code = !r.timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }

@@ -1,14 +1,18 @@
 // Running the installed torch for `optrace verify`. The interpreter is the
-// one the user's own scripts would get: $PYTHON, else the active virtualenv
-// or conda environment, else the first python3 on PATH (issue 16's order;
-// base/checkout will own this choice once the version check uses it too).
+// one `optrace info` reports, chosen in one place
+// (base/installed_torch.h FindPythonInterpreter: $PYTHON, else the active
+// virtualenv or conda environment, else the first python3 on PATH, always
+// an absolute path, never from an empty PATH entry).
 //
 // The driver (verify_driver.py, embedded into the binary at build time so an
 // installed optrace needs no files beside it) runs as
-//   <python> -I -c <driver> <config JSON>
+//   <python> -I -c <driver>      with the config JSON on stdin
 // through fork/exec with an argument vector: no shell ever sees the user's
 // code or query, and -I keeps the user's site-packages, PYTHON* variables
-// and current directory out of sys.path surprises.
+// and current directory out of sys.path surprises. The config goes through
+// stdin, not argv: one argument is limited to 128 KiB (E2BIG), a --file is
+// not. The driver's answer goes to stdout, which it keeps for itself: the
+// user's prints are moved to stderr.
 #pragma once
 
 #include <string>
@@ -18,14 +22,6 @@
 
 namespace optrace {
 
-struct PythonChoice {
-  std::string path;  // what is executed ("python3" is searched on PATH by exec)
-  std::string why;   // "$PYTHON", "$VIRTUAL_ENV", "$CONDA_PREFIX", "PATH"
-};
-
-// $PYTHON, $VIRTUAL_ENV/bin/python, $CONDA_PREFIX/bin/python, python3.
-PythonChoice ChoosePython();
-
 struct ProcessResult {
   int exit_code = -1;  // -1: killed (timeout) or could not start
   bool timed_out = false;
@@ -33,10 +29,11 @@ struct ProcessResult {
   std::string out, err;
 };
 
-// Runs argv[0] (searched on PATH when it has no '/') with `argv`, no shell,
-// stdin from /dev/null; collects stdout and stderr; kills the process group
-// after `timeout_s` seconds.
-ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s);
+// Runs argv[0] (resolved by base's FindOnPath when it has no '/') with
+// `argv`, no shell, `input` on stdin; collects stdout and stderr; kills the
+// process group after `timeout_s` seconds, or when optrace is interrupted
+// (base/subprocess.h's registry).
+ProcessResult RunProcess(const std::vector<std::string>& argv, int timeout_s, const std::string& input = "");
 
 // The embedded driver's source text.
 const char* VerifyDriverSource();

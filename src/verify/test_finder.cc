@@ -354,7 +354,11 @@ std::vector<TestFileUse> Uses(const Disk& disk, const std::vector<std::string>& 
   for (const auto& file : test_files) {
     if (HarnessOnly(file)) continue;
     std::string text;
-    if (!disk.ReadFile(file, &text).ok()) continue;
+    // The index's cap: one planted 1.5 GB test file must not cost seconds and
+    // its size in memory.
+    FileStat stat;
+    if (!disk.Stat(file, &stat).ok() || stat.size > kMaxSourceFileBytes) continue;
+    if (!disk.ReadFile(file, &text).ok() || text.size() > kMaxSourceFileBytes) continue;
     bool any = false;
     for (const auto& n : needles) any |= text.find(n) != std::string::npos;
     if (!any) continue;
@@ -420,6 +424,15 @@ std::vector<Source> DatabaseSources(const Disk& disk) {
 Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
   out->query = query;
   out->names_tried = EntryNames(query);
+  // '', 'torch.', 'aten::', 'Tensor.': no name is left to look for, and an
+  // empty needle would match every entry (a did-you-mean, not 1,050 entries).
+  for (const std::string& n : out->names_tried) {
+    if (n.empty() || n.back() == '.' || n.back() == ':') {
+      return Status::NotFound("'" + EscapeControl(query) +
+                              "' names no op or module (nothing follows the prefix); did you mean a full name such "
+                              "as F.softmax, torch.matmul, nn.LSTM or aten::_softmax?");
+    }
+  }
   std::set<std::string> names(out->names_tried.begin(), out->names_tried.end());
   std::vector<Source> sources = DatabaseSources(disk);
   if (sources.empty()) return Status::SourceError(std::string("no ") + kMethodsFile + " in the checkout");
@@ -469,7 +482,7 @@ Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
 
 Status FindTestsOrSuggest(const Index& index, const std::string& query, TestsAnswer* out) {
   Status s = FindTests(*index.disk, query, out);
-  if (s.code() != ExitCode::kNotFound) return s;
+  if (s.code() != ExitCode::kNotFound || s.message().find("did you mean") != std::string::npos) return s;
   out->suggestions = SuggestQueries(index, query, 5);
   if (out->suggestions.empty()) return s;
   return Status::NotFound(s.message() + "; did you mean: " + Join(out->suggestions, ", "));

@@ -180,5 +180,40 @@ TEST(TestFinder, AMissSuggestsAsTraceDoes) {
   EXPECT_TRUE(found.suggestions.empty());
 }
 
+// Issue 29: on a tree holding an escape sequence in a variant name and a
+// planted 9 MiB test file, the text face escapes the sequence (item 13),
+// the big file is not read (item 7: the index's cap), and a name with
+// nothing after its prefix matches nothing (item 11).
+TEST(TestFinder, HostileTreeAndEmptyNames) {
+  MemoryDisk disk;
+  disk.Add("torch/testing/_internal/common_methods_invocations.py",
+           "op_db = [\n"
+           "    OpInfo('frob', variant_test_name='\x1b]0;owned\x07\x1b[31m'),\n"
+           "    OpInfo('other'),\n"
+           "]\n");
+  disk.Add("test/test_ops.py", "@ops(op_db)\ndef test_small(self):\n    x.frob(1)\n");
+  disk.Add("test/test_big.py", "@ops(op_db)\ndef test_big(self):\n    x.frob(1)\n" + std::string(9u << 20, '#'));
+  TestsAnswer a;
+  ASSERT_TRUE(FindTests(disk, "torch.frob", &a).ok());
+  std::string text = TestsText(a, false);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b]0;owned"), std::string::npos) << text;
+  bool big = false, small = false;
+  for (const auto& u : a.database_tests) {
+    big = big || u.file == "test/test_big.py";
+    small = small || u.file == "test/test_ops.py";
+  }
+  EXPECT_TRUE(small);
+  EXPECT_FALSE(big);
+  for (const char* empty : {"", "torch.", "aten::", "Tensor.", "F.", "torch.nn.functional.", "  "}) {
+    TestsAnswer none;
+    Status s = FindTests(disk, empty, &none);
+    EXPECT_EQ(s.code(), ExitCode::kNotFound) << "'" << empty << "'";
+    EXPECT_TRUE(none.entries.empty()) << "'" << empty << "'";
+    EXPECT_NE(s.message().find("did you mean"), std::string::npos) << s.message();
+  }
+}
+
 }  // namespace
 }  // namespace optrace

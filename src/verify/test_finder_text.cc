@@ -3,6 +3,7 @@
 // dtypes per device as written, and its skips and tolerance overrides.
 #include <sstream>
 
+#include "base/text.h"
 #include "verify/test_finder.h"
 
 namespace optrace {
@@ -97,7 +98,7 @@ std::string TestsText(const TestsAnswer& a, bool md) {
   Uses(out, md, a.database_tests);
   out << "\n" << (md ? "## " : "") << "Test files calling it directly (uses; first tests)\n" << (md ? "\n" : "");
   Uses(out, md, a.direct_uses);
-  return out.str();
+  return TerminalText(out.str());  // names from the checkout reach a terminal
 }
 
 }  // namespace optrace

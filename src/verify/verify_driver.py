@@ -1,9 +1,11 @@
 # optrace verify's Python driver: runs the installed torch and reports which
 # aten ops (and CUDA kernels) really ran, as one JSON object on stdout
 # (optrace.observed/1, doc/verify-schema.md). optrace embeds this file at
-# build time and runs it as `python -I -c DRIVER CONFIG_JSON`: isolated (no
-# user site, no PYTHON* variables, no script directory on sys.path), never
-# through a shell. All joining with the static trace happens in C++; this
+# build time and runs it as `python -I -c DRIVER` with the config JSON on
+# stdin: isolated (no user site, no PYTHON* variables, no script directory on
+# sys.path), never through a shell. stdout belongs to the driver's answer:
+# the descriptor is kept aside first and fd 1 pointed at stderr, so whatever
+# the user's code (or a C++ extension) prints cannot corrupt it. All joining with the static trace happens in C++; this
 # script only observes, so its output can be produced on one machine (one
 # with a GPU) and joined on another (`optrace verify --observed FILE`).
 #
@@ -18,16 +20,21 @@
 # missing, 11 device unavailable, 12 the user's code raised, 13 no OpInfo /
 # ModuleInfo for the query, 14 bad configuration.
 import json
+import os
 import sys
 import time
 import traceback
+
+RESULT = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
 
 
 def fail(code, message, **extra):
     out = {"schema": "optrace.observed/1"}
     out.update(extra)
     out["error"] = {"code": code, "message": message}
-    sys.stdout.write(json.dumps(out) + "\n")
+    RESULT.write(json.dumps(out) + "\n")
+    RESULT.flush()
     sys.exit(code)
 
 
@@ -326,8 +333,8 @@ def module_runs(query, device, dtype, samples):
 
 def main():
     try:
-        config = json.loads(sys.argv[1])
-    except (IndexError, ValueError) as e:
+        config = json.loads(sys.stdin.read())
+    except ValueError as e:
         fail(14, "bad configuration: %s" % e)
     try:
         import torch
@@ -342,8 +349,8 @@ def main():
                  % torch.__version__, **header)
         header["device_name"] = torch.cuda.get_device_name(0)
         header["cuda"] = torch.version.cuda
-    dtype = getattr(torch, config["dtype"]) if config.get("dtype") else None
-    if dtype is not None and not isinstance(dtype, torch.dtype):
+    dtype = getattr(torch, config["dtype"], None) if config.get("dtype") else None
+    if config.get("dtype") and not isinstance(dtype, torch.dtype):
         fail(14, "unknown dtype %r" % config["dtype"], **header)
     header["dtype"] = config.get("dtype") or "default"
     samples = int(config.get("samples", 3))
@@ -374,7 +381,8 @@ def main():
         fail(14, "unknown mode %r" % mode, **header)
     header["seconds"] = round(time.time() - start, 2)
     header["runs"] = runs
-    sys.stdout.write(json.dumps(header) + "\n")
+    RESULT.write(json.dumps(header) + "\n")
+    RESULT.flush()
 
 
 main()

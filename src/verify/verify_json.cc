@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "base/json.h"
 #include "verify/verify.h"
 
 namespace optrace {
@@ -127,13 +128,20 @@ json QueryJson(const QueryVerification& q, bool summary_only) {
 }  // namespace
 
 Status ParseObserved(const std::string& text, Observed* out) {
+  if (JsonNestingDepth(text) > kMaxJsonDepth) {
+    return Status::Usage("not an optrace.observed/1 document: nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels");
+  }
   json j;
   try {
     j = json::parse(text);
   } catch (const std::exception& e) {
     return Status::Usage(std::string("not a JSON document: ") + e.what());
   }
-  if (!j.is_object() || j.value("schema", "") != "optrace.observed/1") {
+  // Read without value(): a "schema" that is not a string threw (found by verify_input_fuzz).
+  const bool observed_schema = j.is_object() && j.contains("schema") && j["schema"].is_string() &&
+                               j["schema"].get<std::string>() == "optrace.observed/1";
+  if (!observed_schema) {
     return Status::Usage("not an optrace.observed/1 document (no \"schema\": \"optrace.observed/1\")");
   }
   try {

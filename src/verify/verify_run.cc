@@ -2,8 +2,10 @@
 // codes turned into messages a user can act on (which interpreter was asked,
 // and why that one), never a Python traceback unless it is the user's code
 // that raised (then its last lines, which name the user's line).
+#include <cstdlib>
 #include <string>
 
+#include "base/installed_torch.h"
 #include "verify/python_run.h"
 #include "verify/verify.h"
 
@@ -30,8 +32,8 @@ std::string Tail(const std::string& text, size_t lines) {
   return pos < text.size() ? text.substr(pos + 1) : text;
 }
 
-ObserveStatus DriverFailure(const PythonChoice& python, const ProcessResult& run, const Observed& observed) {
-  const std::string who = python.path + " (chosen by " + python.why + ")";
+ObserveStatus DriverFailure(const PythonInterpreter& python, const ProcessResult& run, const Observed& observed) {
+  const std::string who = python.path + " (chosen by " + python.found_by + ")";
   if (run.not_started) {
     return Failed("cannot run the Python interpreter " + who +
                                 "; set $PYTHON to the interpreter whose torch should run");
@@ -57,9 +59,14 @@ ObserveStatus DriverFailure(const PythonChoice& python, const ProcessResult& run
 }  // namespace
 
 ObserveStatus ObserveWithTorch(const VerifyRequest& request, Observed* out) {
-  PythonChoice python = ChoosePython();
-  ProcessResult run =
-      RunProcess({python.path, "-I", "-c", VerifyDriverSource(), ConfigJson(request)}, request.timeout_s);
+  PythonInterpreter python = FindPythonInterpreter();
+  if (python.path.empty()) {
+    const char* named = python.found_by == "$PYTHON" ? std::getenv("PYTHON") : nullptr;
+    return Failed("cannot run the Python interpreter " + std::string(named ? named : "python3") + " (chosen by " +
+                  python.found_by + "): no such executable (empty and relative PATH entries are not searched); set "
+                  "$PYTHON to the interpreter whose torch should run");
+  }
+  ProcessResult run = RunProcess({python.path, "-I", "-c", VerifyDriverSource()}, request.timeout_s, ConfigJson(request));
   Observed observed;
   Status parsed = run.out.empty() ? Status::Usage("no output") : ParseObserved(run.out, &observed);
   if (run.exit_code != 0 || !parsed.ok()) {

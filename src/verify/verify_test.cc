@@ -193,6 +193,8 @@ TEST(VerifyObserved, RejectsOtherDocuments) {
   Observed o;
   EXPECT_EQ(ParseObserved("{\"schema\": \"optrace.trace/1\"}", &o).code(), ExitCode::kUsage);
   EXPECT_EQ(ParseObserved("not json", &o).code(), ExitCode::kUsage);
+  // A schema of the wrong type threw instead (found by verify_input_fuzz).
+  EXPECT_EQ(ParseObserved("{\"schema\": [1]}", &o).code(), ExitCode::kUsage);
 }
 
 TEST(VerifyVersions, WarnsOnlyWhenReleasesDiffer) {
@@ -200,12 +202,38 @@ TEST(VerifyVersions, WarnsOnlyWhenReleasesDiffer) {
   EXPECT_NE(VerifyVersionWarning("2.6.0a0", "2.11.0+cu130").find("2.11.0+cu130"), std::string::npos);
 }
 
-TEST(PythonChoice, PythonVariableComesFirst) {
-  ::setenv("PYTHON", "/opt/py/bin/python3.12", 1);
-  PythonChoice c = ChoosePython();
-  ::unsetenv("PYTHON");
-  EXPECT_EQ(c.path, "/opt/py/bin/python3.12");
-  EXPECT_EQ(c.why, "$PYTHON");
+// Issue 29 item 4: 200,000 nested '[' overflowed the stack; refused before
+// any parse now, with the depth the MCP reader allows.
+TEST(VerifyObserved, DeepNestingIsRefused) {
+  Observed o;
+  Status s = ParseObserved(std::string(200000, '['), &o);
+  EXPECT_EQ(s.code(), ExitCode::kUsage);
+  EXPECT_NE(s.message().find("nested deeper"), std::string::npos) << s.message();
+  // Brackets inside strings are text, not nesting.
+  EXPECT_TRUE(ParseObserved("{\"schema\": \"optrace.observed/1\", \"python\": \"" + std::string(1000, '[') + "\"}", &o).ok());
+}
+
+// Item 13: what an --observed file says (torch version, labels) is printed
+// with its escape sequences escaped.
+TEST(VerifyText, ObservedTextCannotDriveTheTerminal) {
+  Observed o;
+  ASSERT_TRUE(ParseObserved(R"({"schema": "optrace.observed/1", "torch_version": "2.6\u001b]0;owned\u0007",
+                               "python": "/usr/bin/python3\u001b[2J", "device": "cpu", "runs": []})",
+                            &o).ok());
+  VerifyReport r;
+  r.observed = o;
+  std::string text = VerifyText(r, false) + VerifyText(r, true);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("2.6\\x1b]0;owned"), std::string::npos) << text;
+}
+
+// Item 10: the config reaches the child on stdin (no argv size limit).
+TEST(RunProcess, InputGoesToStdinWhateverItsSize) {
+  std::string big(1 << 20, 'x');
+  ProcessResult r = RunProcess({"wc", "-c"}, 10, big);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::to_string(big.size()) + "\n");
 }
 
 TEST(RunProcess, NoShellAndAMissingProgramIsReported) {

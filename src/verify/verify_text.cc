@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/text.h"
 #include "verify/verify.h"
 
 namespace optrace {
@@ -133,10 +134,10 @@ std::string VerifyText(const VerifyReport& r, bool markdown) {
       w.Item(q.query + ": ops " + std::to_string(q.ops.explained) + "/" + std::to_string(q.ops.explained + q.ops.unexplained) +
              (q.trace_error.empty() ? "" : " (not traced: " + q.trace_error + ")"));
     }
-    return w.out.str();
+    return TerminalText(w.out.str());
   }
   for (const auto& q : r.queries) Query(w, q, o.device == "cuda");
-  return w.out.str();
+  return TerminalText(w.out.str());  // labels and versions from an --observed file reach a terminal
 }
 
 }  // namespace optrace

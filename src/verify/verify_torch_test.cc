@@ -182,6 +182,32 @@ TEST(VerifyTorch, ErrorsAreOneLineWithTheirExitCode) {
             std::string::npos) << missing.err;
 }
 
+// Issue 29 item 10: the user's prints no longer share stdout with the
+// driver's answer, and code over 128 KiB (one argv string's limit) runs:
+// the config goes through stdin. Item 15: an unknown --dtype is a usage
+// error, not a Python traceback.
+TEST(VerifyTorch, PrintingAndLongCodeAndBadDtype) {
+  REQUIRE_TORCH(python);
+  ProcessResult printed = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
+                                      "torch.relu", "--code", "y = torch.ones(3).relu(); print(y); print('{')"}, 900);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_TRUE(json::parse(printed.out, nullptr, false).is_object()) << printed.out;
+  std::string file = ::testing::TempDir() + "optrace-long-code.py";
+  {
+    std::ofstream out(file);
+    for (int i = 0; i < 4000; ++i) out << "# padding line " << i << " ......................................\n";
+    out << "y = torch.ones(3).relu()\n";
+  }
+  ProcessResult longer = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
+                                     "torch.relu", "--file", file}, 900);
+  EXPECT_EQ(longer.exit_code, 0) << longer.err;
+  ProcessResult dtype = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
+                                    "torch.relu", "--code", "y = torch.ones(3)", "--dtype", "nosuch"}, 900);
+  EXPECT_EQ(dtype.exit_code, 2) << dtype.err;
+  EXPECT_EQ(dtype.err.find("Traceback"), std::string::npos) << dtype.err;
+  EXPECT_NE(dtype.err.find("nosuch"), std::string::npos) << dtype.err;
+}
+
 TEST(VerifyTorch, ObservedFileJoinsLikeARun) {
   REQUIRE_CORPUS("1.13.1");
   REQUIRE_TORCH(python);

@@ -1,0 +1,203 @@
+// The main path says only what runs, on a MemoryDisk tree written here: one
+// op with a CompositeExplicitAutograd fallback beside its CUDA kernel, whose
+// CUDA code holds the traps a text reader falls into -- IntArrayRef::slice,
+// std::bitset::flip, a `Tensor*` declarator, arithmetic inside a GPU
+// lambda, a call through a parameter named like a global stub -- and a
+// derivatives.yaml formula whose double-backward branch a first-order
+// backward never takes. Every line number is the line in this file's tree.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "testing/memory_index.h"
+#include "trace/trace.h"
+
+namespace optrace {
+namespace {
+
+constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: norm_it_fallback
+    CUDA: norm_it_cuda
+
+- func: fallback_helper(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: fallback_helper
+
+- func: finish_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: finish_it
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: mul
+
+- func: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: slice
+
+- func: flip(Tensor self, int[] dims) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: flip
+
+- func: single_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: single_back
+
+- func: double_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: double_back
+)x";
+
+constexpr char kDerivatives[] = R"x(- name: norm_it(Tensor self) -> Tensor
+  self: "GradMode::is_enabled() ? double_back(grad) : single_back(grad)"
+)x";
+
+constexpr char kNormItCpp[] = R"x(namespace at::native {
+Tensor norm_it_fallback(const Tensor& self) {
+  return at::fallback_helper(self);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/NormIt.cu
+constexpr char kNormItCu[] = R"x(namespace at::native {
+Tensor norm_it_cuda(const Tensor& self, FillStub& fill_stub) {
+  const auto sizes = self.sizes();
+  auto tail = sizes.slice(1);
+  std::bitset<64> mask;
+  mask.flip();
+  fill_stub(kCUDA, self);
+  gpu_kernel(iter, [] GPU_LAMBDA (float a, float b) -> float {
+    return a * b;
+  });
+  auto squared = self * self;
+  return at::finish_it(squared);
+}
+void launch_rows(const Tensor& x,
+    Tensor* out) {
+  auto y = x.flip({0});
+}
+} // namespace at::native
+)x";
+
+constexpr char kFillH[] = R"x(namespace at::native {
+DECLARE_DISPATCH(fill_fn, fill_stub);
+} // namespace at::native
+)x";
+
+constexpr char kFillCu[] = R"x(namespace at::native {
+void fill_kernel_cuda(TensorIterator& iter) {}
+REGISTER_DISPATCH(fill_stub, &fill_kernel_cuda);
+} // namespace at::native
+)x";
+
+std::shared_ptr<MemoryDisk> Tree() {
+  auto disk = std::make_shared<MemoryDisk>();
+  disk->Add("version.txt", "2.6.0a0\n");
+  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
+  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
+  disk->Add("aten/src/ATen/native/NormIt.cpp", kNormItCpp);
+  disk->Add("aten/src/ATen/native/cuda/NormIt.cu", kNormItCu);
+  disk->Add("aten/src/ATen/native/Fill.h", kFillH);
+  disk->Add("aten/src/ATen/native/cuda/Fill.cu", kFillCu);
+  return disk;
+}
+
+class DispatchTrace : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
+
+  Trace Run(TraceOptions::Device device) {
+    TraceOptions options;
+    options.device = device;
+    options.snippets = false;
+    Trace t;
+    Status s = TraceQuery(index_, "aten::norm_it", options, &t);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return t;
+  }
+
+  static const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
+    for (const auto& op : t.ops)
+      if (op.name == name && op.role == role) return &op;
+    return nullptr;
+  }
+
+  static std::vector<std::string> Calls(const std::vector<OpCallStep>& calls) {
+    std::vector<std::string> out;
+    for (const auto& c : calls) out.push_back(c.op + "@" + std::to_string(c.where.line));
+    return out;
+  }
+
+  Index index_;
+};
+
+TEST_F(DispatchTrace, TheCudaKernelRunsNotTheCompositeFallback) {
+  Trace t = Run(TraceOptions::Device::kCuda);
+  const OpStep* op = Find(t, "norm_it");
+  ASSERT_NE(op, nullptr);
+  // Both implementations are listed, with their keys and lines.
+  std::vector<std::string> impls;
+  for (const auto& i : op->impls) impls.push_back(i.key + " " + i.function + ":" + std::to_string(i.where.line));
+  EXPECT_EQ(impls, (std::vector<std::string>{"CompositeExplicitAutograd norm_it_fallback:2", "CUDA norm_it_cuda:2"}));
+  // Only the CUDA kernel's calls: the real `self * self` (line 11) and finish_it (line 12).
+  EXPECT_EQ(Calls(op->calls), (std::vector<std::string>{"mul@11", "finish_it@12"}));
+  EXPECT_EQ(Find(t, "fallback_helper"), nullptr);
+  EXPECT_NE(Find(t, "finish_it"), nullptr);
+}
+
+TEST_F(DispatchTrace, NonTensorExpressionsAreNoOps) {
+  Trace t = Run(TraceOptions::Device::kCuda);
+  // sizes.slice(1) (IntArrayRef), mask.flip() (std::bitset), `Tensor* out`
+  // and the lambda's `a * b` (device code) call no aten op.
+  EXPECT_EQ(Find(t, "slice.Tensor"), nullptr);
+  EXPECT_EQ(Find(t, "flip"), nullptr);
+  // fill_stub(...) calls the parameter of that name, not the global stub.
+  const OpStep* op = Find(t, "norm_it");
+  ASSERT_NE(op, nullptr);
+  EXPECT_TRUE(op->stubs.empty());
+  const OpStep* mul = Find(t, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  for (const auto& op : t.ops)
+    for (const auto& c : op.calls) EXPECT_NE(c.where.line, 9) << c.op << " called from device code";
+}
+
+TEST_F(DispatchTrace, ADefaultTraceListsTheCpuPathApart) {
+  // No CPU kernel: CPU runs the composite fallback, whose call is the CPU
+  // path's, never the CUDA path's.
+  Trace t = Run(TraceOptions::Device::kDefault);
+  const OpStep* op = Find(t, "norm_it");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(Calls(op->other_device_calls), (std::vector<std::string>{"fallback_helper@3"}));
+  for (const auto& c : op->calls) EXPECT_NE(c.op, "fallback_helper");
+  const OpStep* helper = Find(t, "fallback_helper");
+  ASSERT_NE(helper, nullptr);
+  EXPECT_FALSE(helper->typical);
+  // With --device cpu the fallback is the path.
+  Trace cpu = Run(TraceOptions::Device::kCpu);
+  const OpStep* on_cpu = Find(cpu, "norm_it");
+  ASSERT_NE(on_cpu, nullptr);
+  EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
+  Trace t = Run(TraceOptions::Device::kCuda);
+  ASSERT_EQ(t.backward.size(), 1u);
+  EXPECT_EQ(t.backward[0].untaken, (std::vector<std::string>{"double_back"}));
+  const OpStep* single = Find(t, "single_back", "backward");
+  const OpStep* twice = Find(t, "double_back", "backward");
+  ASSERT_NE(single, nullptr);
+  ASSERT_NE(twice, nullptr);  // listed: a double backward runs it
+  EXPECT_TRUE(single->typical);
+  EXPECT_FALSE(twice->typical);
+  EXPECT_FALSE(twice->undecided);
+}
+
+}  // namespace
+}  // namespace optrace

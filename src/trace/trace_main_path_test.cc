@@ -1,0 +1,142 @@
+// The main path says only what runs, on the real 2.6.0 tree: one test per
+// mechanism of trace_dispatch_test.cc's hermetic tree, each on code where it
+// once named the wrong thing. Every file and line was checked with sed in
+// the tree.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "trace/trace_test_util.h"
+
+namespace optrace {
+namespace {
+
+class MainPath260 : public Tree260 {};
+
+const OpStep* Op(const Trace& t, const std::string& name, const std::string& role = "forward") {
+  for (const auto& op : t.ops)
+    if (op.name == name && op.role == role) return &op;
+  return nullptr;
+}
+
+TEST_F(MainPath260, TheCompositeFallbackBesideACudaKernelIsListedNotWalked) {
+  // native_functions.yaml:2985-2986: CPU, CUDA: native_group_norm (group_norm.cpp:61);
+  // CompositeExplicitAutograd: math_group_norm (group_norm.cpp:213).
+  Trace t = TraceTree("2.6.0", "aten::native_group_norm", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "native_group_norm");
+  ASSERT_NE(op, nullptr);
+  bool listed = false;
+  for (const auto& i : op->impls)
+    listed = listed || (i.key == "CompositeExplicitAutograd" && i.function == "math_group_norm" &&
+                        i.where.file == "aten/src/ATen/native/group_norm.cpp" && i.where.line == 213);
+  EXPECT_TRUE(listed);
+  for (const auto& c : op->calls) EXPECT_NE(c.from, "math_group_norm") << c.op << " at " << c.where.line;
+  // math_group_norm calls at::native_batch_norm (group_norm.cpp:226): no op of the CUDA path.
+  EXPECT_EQ(Op(t, "native_batch_norm"), nullptr);
+}
+
+TEST_F(MainPath260, NonTensorValuesCallNoOps) {
+  // layer_norm.h:77 `input_shape.slice(...)` on `const auto input_shape = input.sizes()` (an
+  // IntArrayRef); cuda/layer_norm_kernel.cu:766 `Tensor* rstd) {` ends a parameter list.
+  Trace t = TraceTree("2.6.0", "aten::native_layer_norm", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "native_layer_norm");
+  ASSERT_NE(op, nullptr);
+  ASSERT_FALSE(op->calls.empty());
+  for (const auto& c : op->calls) {
+    EXPECT_FALSE(c.op == "slice" && c.where.file == "aten/src/ATen/native/layer_norm.h") << c.where.line;
+    EXPECT_FALSE(c.op == "mul" && c.where.line == 766) << c.where.file;
+  }
+}
+
+TEST_F(MainPath260, DeviceCodeCallsNoOps) {
+  // cuda/ActivationGeluKernel.cu:72-80: `dy * cdf` and friends inside `[] GPU_LAMBDA(...)`.
+  Trace t = TraceTree("2.6.0", "aten::gelu_backward", TraceOptions::Device::kCuda);
+  for (const auto& op : t.ops)
+    for (const auto& c : op.calls)
+      EXPECT_NE(c.where.file, "aten/src/ATen/native/cuda/ActivationGeluKernel.cu") << op.name << " " << c.op;
+}
+
+TEST_F(MainPath260, AMacroIsItsLastDefinitionBeforeTheUse) {
+  // cuda/Indexing.cu defines SMALL_INDEX three times (1027, 1202, 1500), each #undef'd; index_select's
+  // use expands the third (indexSelectSmallIndex), never index_add's indexFuncSmallIndex (856).
+  Trace t = TraceTree("2.6.0", "aten::index_select", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "index_select");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> names;
+  for (const auto& k : op->kernels) names.push_back(k.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "indexSelectSmallIndex"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "indexFuncSmallIndex"), names.end());
+}
+
+TEST_F(MainPath260, ATestFilesKernelIsNoOpsKernel) {
+  // aten/src/ATen/test/cuda_half_test.cu:90 `__global__ void kernel()`: launched as `kernel<<<...>>>`
+  // by name elsewhere, never the op's.
+  Trace t = TraceTree("2.6.0", "aten::embedding_renorm_", TraceOptions::Device::kCuda);
+  for (const auto& op : t.ops)
+    for (const auto& k : op.kernels) EXPECT_EQ(k.where.file.find("/test/"), std::string::npos) << k.name;
+}
+
+TEST_F(MainPath260, AFirstOrderBackwardSkipsTheDoubleBackwardBranch) {
+  // derivatives.yaml:1266: `GradMode::is_enabled() || grads[1].defined() || grads[2].defined() ?
+  // infinitely_differentiable_native_group_norm_backward(...) : (grads[0].defined() ?
+  // native_group_norm_backward_symint(...) : ...)`.
+  Trace t = TraceTree("2.6.0", "F.group_norm", TraceOptions::Device::kCuda);
+  const BackwardStep* b = nullptr;
+  for (const auto& s : t.backward)
+    if (s.op == "native_group_norm") b = &s;
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->derivatives);
+  EXPECT_EQ(b->derivatives->line, 1265);
+  auto untaken = [&](const std::string& op) { return std::count(b->untaken.begin(), b->untaken.end(), op) > 0; };
+  EXPECT_FALSE(untaken("native_group_norm_backward"));
+  EXPECT_TRUE(untaken("reciprocal_"));  // the infinitely differentiable helper's
+  const OpStep* backward = Op(t, "native_group_norm_backward", "backward");
+  ASSERT_NE(backward, nullptr);
+  EXPECT_TRUE(backward->typical);
+  const OpStep* helper_op = Op(t, "reciprocal_", "backward");
+  ASSERT_NE(helper_op, nullptr);
+  EXPECT_FALSE(helper_op->typical);
+}
+
+TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
+  // TensorBody.h:127-130: `Tensor conj() const { if (!this->is_complex()) { return *this; } ...`:
+  // baddbmm's backward `batch2.transpose(1, 2).conj()` runs no conj on a float32 tensor.
+  Trace t = TraceTree("2.6.0", "torch.baddbmm", TraceOptions::Device::kCuda);
+  const BackwardStep* b = nullptr;
+  for (const auto& s : t.backward)
+    if (s.op == "baddbmm") b = &s;
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->untaken, (std::vector<std::string>{"conj"}));
+  const OpStep* bmm = Op(t, "bmm", "backward");
+  ASSERT_NE(bmm, nullptr);
+  EXPECT_TRUE(bmm->typical);
+}
+
+TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
+  // torch/nn/functional.py:1425 `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`,
+  // inplace=False by default.
+  Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
+  const OpStep* inplace = Op(t, "dropout_");
+  const OpStep* functional = Op(t, "dropout");
+  ASSERT_NE(inplace, nullptr);
+  ASSERT_NE(functional, nullptr);
+  EXPECT_FALSE(inplace->typical);
+  EXPECT_TRUE(functional->typical);
+}
+
+TEST_F(MainPath260, ADefaultTraceKeepsTheCpuPathApart) {
+  // roll: CPU, MPS: roll (TensorTransformations.cpp:102, calls at::cat at :120); CUDA: roll_cuda.
+  Trace t = TraceTree("2.6.0", "torch.roll");
+  const OpStep* op = Op(t, "roll");
+  ASSERT_NE(op, nullptr);
+  bool cpu_cat = false;
+  for (const auto& c : op->other_device_calls) cpu_cat = cpu_cat || (c.op == "cat" && c.where.line == 120);
+  EXPECT_TRUE(cpu_cat);
+  for (const auto& c : op->calls) EXPECT_NE(c.from, "roll") << c.op;
+  const OpStep* cat = Op(t, "cat");
+  ASSERT_NE(cat, nullptr);
+  EXPECT_FALSE(cat->typical);
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,171 @@
+// What the walk reads of one C++ function, once per index and traced
+// devices (Tracer::WalkOf, kept in the WalkCache): its launches, the macros
+// it uses and those their definitions use, the stubs it names, its calls
+// with their facts (what each call is: trace_ops.cc, ComputeCallFacts), its
+// C++ operators on tensors and the kernels it passes by name -- leaving out
+// device code (cpp/device_code.h), which calls no op.
+#include <algorithm>
+#include <set>
+
+#include "base/text.h"
+#include "cpp/device_code.h"
+#include "trace/code_scope.h"
+#include "trace/trace_internal.h"
+
+namespace optrace {
+
+const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
+  WalkCache& cache = Cache();
+  // A move keeps the calls' pointers into stub_refs valid: the buffer moves with it.
+  return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
+}
+
+Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
+  FunctionWalk w;
+  const CppIndex& cpp = ix_.cpp;
+  w.holder = DisplayName(f);
+  w.native = InNativeCode(cpp.file(f.file));
+  w.launches = cpp.LaunchesIn(fn);
+  std::vector<uint32_t> macro_calls;
+  // The macros the body uses, and those their definitions use in turn
+  // (HANDLE_SWITCH_CASE -> HANDLE_CASE -> kernelHistogram1D<<<...>>>).
+  const MacroUsesByMacro& nested =
+      ix_.Derived<MacroUsesByMacro>("macro-uses-by-macro", [&] { return MacroUsesWithinMacros(cpp); });
+  std::vector<uint32_t> uses = cpp.MacroUsesIn(fn);
+  std::set<std::string> expanded;
+  for (size_t i = 0; i < uses.size() && i < 64; ++i) {
+    const CppMacroUse& use = cpp.macro_uses()[uses[i]];
+    if (!expanded.insert(use.macro).second) continue;
+    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
+    auto inside = [&](uint32_t file, uint32_t line) {
+      for (uint32_t d : defs) {
+        const CppMacro& m = cpp.macros()[d];
+        if (m.file == file && line >= m.line && line <= m.end_line) return true;
+      }
+      return false;
+    };
+    for (uint32_t l : cpp.LaunchesInMacro(use.macro)) {
+      if (inside(cpp.launches()[l].file, cpp.launches()[l].line)) w.launches.push_back(l);
+    }
+    for (uint32_t c : cpp.CallsInMacro(use.macro)) {
+      if (inside(cpp.calls()[c].file, cpp.calls()[c].line)) macro_calls.push_back(c);
+    }
+    if (auto it = nested.find(use.macro); it != nested.end()) {
+      for (uint32_t inner : it->second) {
+        const CppMacroUse& n = cpp.macro_uses()[inner];
+        if (inside(n.file, n.line)) uses.push_back(inner);
+      }
+    }
+  }
+  // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
+  // cumsum_stub)) is called inside it: treat the reference as the call.
+  w.stub_refs = StubReferences(f);
+  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls_.begin(), synthetic_stub_calls_.end());
+  for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
+  for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
+  for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
+  // Only the calls the walk does something with, wherever it stands: most
+  // are metadata, member calls, launchers or calls into code the walk does
+  // not enter, and FollowCpp would read each of them once per op.
+  std::vector<const CppCall*> kept;
+  // The body's text: the declarations of member calls' receivers and of
+  // operators' operands.
+  std::string body;
+  if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
+    body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
+  // The body's first line may end the parameter list (`Tensor* rstd) {`):
+  // only what follows its '{' is code of the body (blanked, lines kept).
+  if (size_t open = body.find('{'); open != std::string::npos)
+    for (size_t i = 0; i < open; ++i)
+      if (body[i] != '\n') body[i] = ' ';
+  // Device code calls no aten op (cpp/device_code.h): a __device__ or
+  // __global__ function calls none, a GPU lambda in a host function none
+  // inside its braces, whatever its operators and calls look like.
+  const bool device_function = f.form == DefForm::kGlobalKernel || DeclaresDeviceCode(DeclarationHead(f));
+  const auto device_ranges = body.empty() ? std::vector<std::pair<size_t, size_t>>{} : DeviceCodeRanges(body);
+  std::vector<std::pair<int, int>> device_lines;  // (line of '{', line of '}'): calls strictly after the '{' line
+  for (const auto& [b, e] : device_ranges) {
+    int open = static_cast<int>(f.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + b, '\n'));
+    int close = open + static_cast<int>(std::count(body.begin() + b, body.begin() + e, '\n'));
+    device_lines.push_back({open, close});
+  }
+  auto in_device_code = [&](const CppCall& c) {
+    if (device_function) return true;
+    for (const auto& [open, close] : device_lines) {
+      int line = static_cast<int>(c.line);
+      if (line > open && line <= close) return true;
+      // On the line that opens the lambda: device code when every mention
+      // of the callee there is inside it (`[] GPU_LAMBDA(a) { return f(a); }`).
+      if (line == open) return MentionsOnlyIn(body, line - static_cast<int>(f.body_begin), c.callee, device_ranges);
+    }
+    return false;
+  };
+  if (w.native && !device_function && f.body_end - f.body_begin < 400) {
+    auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
+    w.file = f.file;
+    int line = static_cast<int>(f.body_begin);
+    size_t counted = 0;
+    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+      line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
+      counted = use.offset;
+      use.line = line;
+      if (InRanges(device_ranges, use.offset)) continue;
+      w.operator_ops.push_back(std::move(use));
+    }
+  }
+  if (w.native && !body.empty()) {
+    for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
+      for (uint32_t id : cpp.FunctionsNamed(name)) {
+        if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file))) continue;
+        w.kernel_refs.push_back({id, line});
+        break;
+      }
+    }
+  }
+  for (const CppCall* c : w.calls) {
+    if (in_device_code(*c)) continue;
+    CallFacts facts = ComputeCallFacts(*c, f, body);
+    if (!Matters(facts, *c)) continue;
+    kept.push_back(c);
+    w.facts.push_back(std::move(facts));
+  }
+  w.calls = std::move(kept);
+  return w;  // no copy: moved or elided, so the pointers into stub_refs hold
+}
+
+std::string Tracer::DeclarationHead(const CppFunction& f) const {
+  // The name's line and the two before it hold a declaration's markers
+  // (`template <...>` / `__device__ __forceinline__ T` / `name(`).
+  int first = std::max(1, static_cast<int>(f.line) - 2);
+  std::string head = ix_.Snippet(ix_.cpp.file(f.file), first, static_cast<int>(f.line) - first + 1);
+  size_t name = head.rfind(f.name);
+  return name == std::string::npos ? head : head.substr(0, name);
+}
+
+std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
+  // A macro means what the #define the preprocessor saw in that translation
+  // unit says: the using file's own -- the last one written before the use,
+  // when the file defines it again after an #undef (SMALL_INDEX of
+  // index_add, then of index_select) --, else the one header defining it;
+  // when several headers do, the index cannot tell which is included, so none.
+  const CppIndex& cpp = ix_.cpp;
+  std::vector<uint32_t> own, headers;
+  uint32_t header_file = UINT32_MAX;
+  bool one_header = true;
+  for (uint32_t d : cpp.MacrosNamed(macro)) {
+    const CppMacro& m = cpp.macros()[d];
+    if (m.file == use_file && m.line <= use_line) {
+      if (!own.empty() && cpp.macros()[own.back()].line < m.line) own.clear();
+      if (own.empty() || cpp.macros()[own.back()].line == m.line) own.push_back(d);
+    }
+    if (!IsHeader(cpp.file(m.file))) continue;
+    headers.push_back(d);
+    one_header = one_header && (header_file == UINT32_MAX || header_file == m.file);
+    header_file = m.file;
+  }
+  if (!own.empty()) return own;
+  if (one_header) return headers;
+  return {};
+}
+
+}  // namespace optrace
