@@ -16,7 +16,6 @@
 #include <iostream>
 #include <set>
 
-#include "base/installed_torch.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "cli/cmd_common.h"
@@ -35,7 +34,7 @@ const char kTimeDriver[] = R"PY(
 import json, sys
 import torch, torch.nn as nn, torch.nn.functional as F
 from torch.profiler import profile, ProfilerActivity
-c = json.loads(sys.argv[1])
+c = json.loads(sys.stdin.read())  # the config comes on stdin: no argument-size limit
 dev, q = c["device"], c["query"]
 dt = getattr(torch, c["dtype"] or "float32")
 if q.startswith("aten::"):
@@ -112,8 +111,15 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   const std::string out = tmpl;
   nlohmann::ordered_json config = {{"query", f.query},   {"shapes", f.shapes}, {"dtype", f.dtype},
                                    {"device", f.device}, {"repeat", f.repeat}, {"out", out}};
+  // The one interpreter resolution every command uses (base/installed_torch.h).
   PythonInterpreter py = FindPythonInterpreter();
-  ProcessResult run = RunProcess({py.path, "-I", "-c", kTimeDriver, DumpJson(config)}, f.timeout_s);
+  if (py.path.empty()) {
+    ::unlink(out.c_str());
+    std::cerr << "optrace: verify --time: no Python interpreter (chosen by " << py.found_by
+              << "); set $PYTHON to the interpreter whose torch should run\n";
+    return kExitTorchFailed;
+  }
+  ProcessResult run = RunProcess({py.path, "-I", "-c", kTimeDriver}, f.timeout_s, DumpJson(config));
   if (run.exit_code != 0) {
     ::unlink(out.c_str());
     std::cerr << "optrace: verify --time: the installed torch (" << py.path << ", from " << py.found_by
