@@ -162,6 +162,9 @@ InstalledTorch AskInstalledTorch(const PythonInterpreter& python) {
   // shim picks the interpreter by the directory's .python-version. -I keeps
   // the directory off sys.path, so nothing there is imported.
   settings.timeout_s = 20;
+  // Calls already queued when an MCP client hangs up still report the
+  // installed torch: a wrong "not installed" would be a wrong fact.
+  settings.stops_on_hangup = false;
   RunResult r = RunProgram({python.path, "-I", "-c", kAskTorch}, settings);
   if (r.exit_code != 0) return t;
   std::istringstream lines(r.out);

@@ -28,6 +28,9 @@ namespace {
 constexpr int kSlots = 128;
 std::atomic<pid_t> g_groups[kSlots];
 std::atomic<bool> g_stopped{false};
+// Groups that StopChildren spares (RunSettings::stops_on_hangup false): a
+// signal still ends them.
+std::atomic<pid_t> g_kept_groups[kSlots];
 
 void OnTerminatingSignal(int sig) {
   KillChildGroups();
@@ -94,40 +97,50 @@ int Reap(pid_t pid, bool kill_first, double timeout_s) {
 
 }  // namespace
 
-void TrackChildGroup(pid_t pgid) {
+void TrackChildGroup(pid_t pgid, bool stops_on_hangup) {
   static std::once_flag once;
   std::call_once(once, InstallHandlers);
-  for (auto& slot : g_groups) {
+  for (auto& slot : stops_on_hangup ? g_groups : g_kept_groups) {
     pid_t free_slot = 0;
     if (slot.compare_exchange_strong(free_slot, pgid)) break;
   }
-  if (g_stopped.load()) ::kill(-pgid, SIGKILL);  // started as StopChildren ran
+  if (stops_on_hangup && g_stopped.load()) ::kill(-pgid, SIGKILL);  // started as StopChildren ran
 }
 
 void UntrackChildGroup(pid_t pgid) {
-  for (auto& slot : g_groups) {
-    pid_t mine = pgid;
-    if (slot.compare_exchange_strong(mine, 0)) return;
-  }
+  for (auto* groups : {&g_groups, &g_kept_groups})
+    for (auto& slot : *groups) {
+      pid_t mine = pgid;
+      if (slot.compare_exchange_strong(mine, 0)) return;
+    }
 }
 
-void KillChildGroups() {
-  for (auto& slot : g_groups) {
+namespace {
+
+void KillGroups(std::atomic<pid_t> (&groups)[kSlots]) {
+  for (auto& slot : groups) {
     pid_t pgid = slot.load();
     if (pgid > 0) ::kill(-pgid, SIGKILL);
   }
 }
 
+}  // namespace
+
+void KillChildGroups() {
+  KillGroups(g_groups);
+  KillGroups(g_kept_groups);
+}
+
 void StopChildren() {
   g_stopped.store(true);
-  KillChildGroups();
+  KillGroups(g_groups);
 }
 
 bool ChildrenStopped() { return g_stopped.load(); }
 
 RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& settings) {
   RunResult result;
-  if (argv.empty() || ChildrenStopped()) return result;
+  if (argv.empty() || (settings.stops_on_hangup && ChildrenStopped())) return result;
   // Resolved here, never by execvp: its search would try an empty PATH entry
   // (the current directory).
   const std::string program = FindOnPath(argv[0]);
@@ -157,7 +170,7 @@ RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& se
   }
   if (pid > 0) {
     ::setpgid(pid, pid);  // also here: the group exists before anything could kill it
-    TrackChildGroup(pid);
+    TrackChildGroup(pid, settings.stops_on_hangup);
   }
   ::close(null_fd);
   if (settings.capture_stdout) ::close(pipe_fd[1]);

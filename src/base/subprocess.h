@@ -25,6 +25,11 @@ struct RunSettings {
   bool capture_stdout = true;   // else the child writes to our stdout
   bool quiet_stderr = true;     // else the child writes to our stderr
   double timeout_s = 0;         // 0: wait for ever; else SIGKILL after this long
+  // Killed (or never started) once StopChildren has run: a child whose
+  // output nobody will read after the MCP client hangs up. A check whose
+  // answer the calls already queued still report (the installed torch's
+  // version) sets it false; signals end it all the same.
+  bool stops_on_hangup = true;
 };
 
 struct RunResult {
@@ -41,7 +46,7 @@ RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& se
 // The process-group registry. Track/Untrack bracket a child's life; the
 // first Track installs the signal handlers. KillChildGroups is
 // async-signal-safe: it SIGKILLs every tracked group.
-void TrackChildGroup(pid_t pgid);
+void TrackChildGroup(pid_t pgid, bool stops_on_hangup = true);
 void UntrackChildGroup(pid_t pgid);
 void KillChildGroups();
 // KillChildGroups, and from now on every child is killed as it starts (the

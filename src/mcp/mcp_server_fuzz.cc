@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
+#include "mcp/mcp_peek.h"
 #include "mcp/mcp_server.h"
 
 namespace {
@@ -38,8 +40,19 @@ class FuzzTools : public optrace::McpToolProvider {
   std::vector<optrace::McpTool> tools_;
 };
 
-void CheckAnswer(const std::string& line) {
+// An answer is one line of valid JSON-RPC. Its id is the request's bytes
+// as written (McpLinePeek::raw_id): a number JSON allows but nlohmann cannot
+// hold (1e9990), or a string whose bytes it refuses, is the client's own, so
+// it is set aside before parsing the rest.
+void CheckAnswer(std::string_view request, std::string line) {
   if (line.find('\n') != std::string::npos) std::abort();
+  optrace::McpLinePeek peek;
+  peek.Feed(request);
+  std::string raw = peek.raw_id();
+  if (!raw.empty()) {
+    std::string written = "\"id\":" + raw;
+    if (size_t at = line.find(written); at != std::string::npos) line.replace(at, written.size(), "\"id\":0");
+  }
   McpJson answer = McpJson::parse(line, nullptr, /*allow_exceptions=*/false);
   if (answer.is_discarded() || !answer.is_object() || answer.value("jsonrpc", "") != "2.0") std::abort();
   if (answer.contains("result") == answer.contains("error")) std::abort();
@@ -55,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t nl = input.find('\n');
     std::string_view line = input.substr(0, nl);
     input = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
-    if (std::optional<std::string> answer = server.HandleLine(line)) CheckAnswer(*answer);
+    if (std::optional<std::string> answer = server.HandleLine(line)) CheckAnswer(line, *answer);
   }
   return 0;
 }

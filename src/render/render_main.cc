@@ -421,7 +421,15 @@ class MainWriter {
           quiet.push_back(b->op);
           continue;
         }
-        Add("  ", "∂ " + b->op + (b->ops.empty() ? "" : " → " + Join(b->ops, ", ")),
+        // The ops a first-order backward runs; those an open condition
+        // decides marked `?`, those it never takes left out.
+        std::vector<std::string> runs;
+        for (const auto& n : b->ops) {
+          if (std::find(b->untaken.begin(), b->untaken.end(), n) != b->untaken.end()) continue;
+          bool open = std::find(b->open.begin(), b->open.end(), n) != b->open.end();
+          runs.push_back(open ? "?" + n : n);
+        }
+        Add("  ", "∂ " + b->op + (runs.empty() ? "" : " → " + Join(runs, ", ")),
             LocText(DerivativeLocation(b->derivatives), true));
       }
       if (!quiet.empty())
