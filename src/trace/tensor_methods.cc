@@ -44,7 +44,9 @@ std::string Normalized(std::string_view body) {
 
 }  // namespace
 
-std::optional<SelfReturn> EarlySelfReturn(const Index& index, std::string_view method) {
+namespace {
+
+std::optional<SelfReturn> ReadEarlySelfReturn(const Index& index, std::string_view method) {
   for (std::string_view file : kClassFiles) {
     int line = 0;
     std::string body = Normalized(MethodBody(index, method, file, &line));
@@ -67,6 +69,15 @@ std::optional<SelfReturn> EarlySelfReturn(const Index& index, std::string_view m
     return SelfReturn{body.substr(4, close - 4), std::string(file), line + 1};
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+// Asked for every method call on an edge and in every formula read: each
+// method's body is read once per index.
+std::optional<SelfReturn> EarlySelfReturn(const Index& index, std::string_view method) {
+  return index.Derived<std::optional<SelfReturn>>("self-return:" + std::string(method),
+                                                  [&] { return ReadEarlySelfReturn(index, method); });
 }
 
 }  // namespace optrace
