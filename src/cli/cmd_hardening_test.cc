@@ -2,7 +2,7 @@
 // (OPTRACE_BINARY) given hostile inputs, environments and signals. Each test
 // failed (hung, crashed, ran planted code, or answered wrongly) before the
 // fix. Processes that could hang on a broken build run under `timeout`, and
-// those that could eat memory under `ulimit -v`, so a regression fails the
+// those that could eat memory under a memory bound, so a regression fails the
 // test instead of the machine.
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -52,13 +53,24 @@ class HardeningTest : public ::testing::Test {
     std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
     fs::permissions(path, fs::perms::owner_all);
   }
+  // The 4 GB memory bound. AddressSanitizer reserves terabytes of address
+  // space for its shadow at start, so under it `ulimit -v` kills every run;
+  // its own resident-memory limit bounds the run instead.
+  static std::string MemoryBound() {
+#if defined(__SANITIZE_ADDRESS__)
+    const char* options = std::getenv("ASAN_OPTIONS");
+    return "export ASAN_OPTIONS=" + std::string(options ? options : "") + ":hard_rss_limit_mb=4000 && ";
+#else
+    return "ulimit -v 4000000 && ";
+#endif
+  }
   // optrace in dir_/cwd with a private cache and no interpreter hints, under
-  // a 120 s timeout and a 4 GiB address-space limit; `env` adds variables.
+  // a 120 s timeout and a 4 GB memory bound; `env` adds variables.
   // Through bash (a script file): some tests need its quoting and redirections.
   ProcessRun Run(const std::string& env, const std::string& args) {
     static int n = 0;
     std::string base = dir_ + "/run" + std::to_string(n++);
-    std::ofstream(base + ".sh") << "cd " << dir_ << "/cwd && ulimit -v 4000000 && env -u PYTHON -u VIRTUAL_ENV "
+    std::ofstream(base + ".sh") << "cd " << dir_ << "/cwd && " << MemoryBound() << "env -u PYTHON -u VIRTUAL_ENV "
                                 << "-u CONDA_PREFIX XDG_CACHE_HOME=" << dir_ << "/cache OPTRACE_DAEMON=0 " << env
                                 << " /usr/bin/timeout 120 " << OPTRACE_BINARY << " " << args << " >" << base << ".out 2>"
                                 << base << ".err\n";

@@ -63,29 +63,6 @@ p.export_chrome_trace(c["out"])
 print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name() if dev == "cuda" else "cpu"}))
 )PY";
 
-// The names the static trace gives to what runs: kernels (and the functors or lambda-holding functions
-// they are named by) and vendor libraries.
-std::set<std::string> TracedNames(const Trace& t) {
-  std::set<std::string> names;
-  for (const OpStep& op : t.ops) {
-    for (const KernelStep& k : op.kernels) names.insert(k.name);
-    for (const LibraryStep& l : op.libraries) names.insert(l.name);
-  }
-  return names;
-}
-
-bool InTrace(const ProfileRow& row, const std::set<std::string>& names) {
-  const KernelSource& s = row.source;
-  if (!s.valid()) return false;
-  for (const std::string& n : {s.payload, s.kernel, s.library}) {
-    if (n.empty()) continue;
-    for (const std::string& t : names) {
-      if (t == n || (!s.library.empty() && t.find(s.library) != std::string::npos)) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 int RunVerifyTime(const VerifyTimeFlags& f) {
@@ -136,7 +113,7 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   ProfileReport report;
   report.file = f.query;
   if (Status s = BuildProfile(ct, index, po, &report); !s.ok()) return Report(s);
-  std::set<std::string> names = TracedNames(trace);
+  std::set<std::string> names = TracedKernelNames(trace);
   std::string ran = TrimView(run.out).empty() ? "" : std::string(TrimView(run.out));
   std::cout << "optrace verify --time " << f.query << "\n";
   std::cout << "  ran       " << f.repeat << " times on " << f.device << ", dtype "
@@ -153,7 +130,7 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   std::cout << "\nin the static trace:";
   size_t shown = 0;
   for (size_t i = 0; i < report.rows.size(); ++i) {
-    if (report.gpu ? !InTrace(report.rows[i], names) : !ops.count(report.rows[i].name)) continue;
+    if (report.gpu ? !NamedByTrace(report.rows[i].source, names) : !ops.count(report.rows[i].name)) continue;
     std::cout << (shown++ ? ", " : " ") << "#" << i + 1;
   }
   std::cout << (shown ? "" : " none") << " of " << report.rows.size() << (report.gpu ? " kernels\n" : " operators\n");

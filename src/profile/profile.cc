@@ -251,4 +251,29 @@ Status BuildProfile(const ChromeTrace& t, const Index* index, const ProfileOptio
   return Status::Ok();
 }
 
+// A launch's last path function holds the code the launch passes: sum_functor's gpu_reduce_kernel
+// call is named by its argument (func_wrapper) in the trace, by sum_functor in a profiler's name.
+std::set<std::string> TracedKernelNames(const Trace& t) {
+  std::set<std::string> names;
+  for (const OpStep& op : t.ops) {
+    for (const KernelStep& k : op.kernels) {
+      names.insert(k.name);
+      if (!k.path.empty()) names.insert(k.path.back());
+    }
+    for (const LibraryStep& l : op.libraries) names.insert(l.name);
+  }
+  return names;
+}
+
+bool NamedByTrace(const KernelSource& s, const std::set<std::string>& names) {
+  if (!s.valid()) return false;
+  for (const std::string& n : {s.payload, s.kernel, s.library}) {
+    if (n.empty()) continue;
+    for (const std::string& t : names) {
+      if (t == n || (!s.library.empty() && t.find(s.library) != std::string::npos)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace optrace

@@ -14,6 +14,7 @@
 // by self time. CLI and MCP call the same BuildProfile and renderers.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,10 @@ Status BuildProfile(const ChromeTrace& trace, const Index* index, const ProfileO
 std::string RenderProfileText(const ProfileReport& r);
 std::string RenderProfileMarkdown(const ProfileReport& r);
 nlohmann::ordered_json ProfileJson(const ProfileReport& r);  // optrace.profile/1 (doc/profile.md)
+
+// verify --time's join: the names a static trace gives to what runs on a GPU (its kernels, the
+// functions holding their functors or lambdas, its libraries), and whether one of them names a row's code.
+std::set<std::string> TracedKernelNames(const Trace& t);
+bool NamedByTrace(const KernelSource& s, const std::set<std::string>& names);
 
 }  // namespace optrace

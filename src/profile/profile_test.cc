@@ -193,5 +193,26 @@ TEST(ProfileH200Facts, TransformerStep) {
   EXPECT_TRUE(flash);
 }
 
+// verify --time's last line: the bf16 sum kernel torch ran on the H200 is the one the static trace of
+// Tensor.sum reaches, though the trace names the launch by its argument (func_wrapper) and the
+// profiler by the functor holding it (sum_functor). It said "none of 2 kernels".
+TEST(ProfileJoin, AReductionKernelIsNamedByTheTraceThatLaunchesIt) {
+  REQUIRE_CORPUS("2.6.0");
+  const Index& ix = TreeIndex("2.6.0");
+  const std::string name =
+      "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<"
+      "c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)"
+      "::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4, 4> >";
+  KernelSource source = ResolveKernelName(ix, name);
+  ASSERT_EQ(source.payload, "sum_functor");
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  Trace sum, relu;
+  ASSERT_TRUE(TraceQuery(ix, "Tensor.sum", options, &sum).ok());
+  ASSERT_TRUE(TraceQuery(ix, "torch.relu", options, &relu).ok());
+  EXPECT_TRUE(NamedByTrace(source, TracedKernelNames(sum)));
+  EXPECT_FALSE(NamedByTrace(source, TracedKernelNames(relu)));
+}
+
 }  // namespace
 }  // namespace optrace
