@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# MCP Inspector's CLI in --strict mode on `optrace mcp`, in each of its three
-# protocol eras (legacy: the initialize handshake; modern: 2026-07-28
-# per-request _meta; auto: what the server's answers lead to): tools/list
-# must report 0 errors and 0 warnings about the tool schemas, and a
-# tools/call of every tool must answer. A CTest; skipped (exit 77) where
-# npm is missing, the packages cannot be installed (offline) or the 2.6.0
-# tree is absent.
+# MCP Inspector's CLI in --strict mode on `optrace mcp`, in each protocol
+# revision the server speaks: 2024-11-05, 2025-03-26, 2025-06-18 and
+# 2025-11-25 through the initialize handshake (the Inspector's legacy era,
+# its asked revision pinned by tests/mcp_version_shim.py, which also logs
+# the revision the server answered), 2026-07-28 through per-request _meta
+# (the modern era), and the auto era. In each, tools/list must report 0
+# errors and 0 warnings about the tool schemas, a tools/call of every tool
+# must answer, and the revision used must be the one asked for. A CTest;
+# skipped (exit 77) where npm is missing, the packages cannot be installed
+# (offline) or the 2.6.0 tree is absent.
 #
 # The Inspector needs Node >= 22.19; Debian 12 ships 18 and NodeSource's
 # channel here 20, so Node 22 comes from npm's `node` package (prebuilt
@@ -46,35 +49,59 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 # environment: the index cache is named explicitly, so a test never touches
 # the user's (scripts/test.sh sets XDG_CACHE_HOME).
 cache="${XDG_CACHE_HOME:-$HOME/.cache}"
-server=(-e OPTRACE_NO_VERSION_CHECK=1 -e "XDG_CACHE_HOME=$cache" "$optrace" mcp --source "$tree")
+shim="$(dirname "$0")/mcp_version_shim.py"
+# verify runs the installed torch: $PYTHON, else Debian's python3-torch where it is installed;
+# with none, its answer must be the one-line tool error that says so.
+torch_python="${PYTHON:-}"
+if [[ -z "$torch_python" ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then torch_python=/usr/bin/python3; fi
+profile_export="$(cd "$(dirname "$0")" && pwd)/data/profiles/cuda-convnet.json.gz"
 # Build the index first (minutes the first time), so no call waits for it.
 OPTRACE_DAEMON=0 XDG_CACHE_HOME="$cache" "$optrace" trace --json aten::abs --source "$tree" >/dev/null
-for era in legacy auto modern; do
+for run in legacy:2024-11-05 legacy:2025-03-26 legacy:2025-06-18 legacy:2025-11-25 modern:2026-07-28 auto:-; do
+  era="${run%%:*}" version="${run#*:}"
+  log="$out/versions-$era-$version"
+  server=(-e OPTRACE_NO_VERSION_CHECK=1 -e "XDG_CACHE_HOME=$cache" ${torch_python:+-e "PYTHON=$torch_python"} python3 "$shim" "$([[ $era == legacy ]] && echo "$version" || echo -)"
+          "$log" "$optrace" mcp --source "$tree")
+  era="$era" label="$era $version"
   if ! inspector --cli --strict --protocol-era "$era" --connect-timeout 0 --method tools/list "${server[@]}" \
        >"$out/list.json" 2>"$out/list.err"; then
-    fail "$era tools/list --strict exited $?:"; cat "$out/list.err"
+    fail "$label tools/list --strict exited $?:"; cat "$out/list.err"
     continue
   fi
   summary="$(grep -E '^[0-9]+ errors?, [0-9]+ warnings?' "$out/list.err" || true)"
   if [[ -z "$summary" && -s "$out/list.err" ]] && grep -qE '^(Warning|Error)' "$out/list.err"; then
-    fail "$era tools/list --strict:"; cat "$out/list.err"
+    fail "$label tools/list --strict:"; cat "$out/list.err"
   elif [[ -n "$summary" && ! "$summary" =~ ^0\ errors,\ 0\ warnings ]]; then
-    fail "$era tools/list --strict: $summary"; cat "$out/list.err"
+    fail "$label tools/list --strict: $summary"; cat "$out/list.err"
   else
-    echo "ok   $era tools/list --strict: ${summary:-no portability problems}"
+    echo "ok   $label tools/list --strict: ${summary:-no portability problems}"
   fi
   for call in 'trace {"query":"nn.LSTM"}' 'find {"symbol":"lstm_cudnn"}' 'op {"name":"aten::add.Tensor"}' \
               'source {}' 'tests {"query":"nn.LSTM"}' \
-              'scan {"text":"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'; do
+              'scan {"text":"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}' \
+              "profile {\"path\":\"$profile_export\",\"top\":3}" 'verify {"query":"torch.relu","device":"cpu","samples":1}'; do
     tool="${call%% *}" args="${call#* }"
     if inspector --cli --protocol-era "$era" --connect-timeout 0 --format json --method tools/call \
          --tool-name "$tool" --tool-args-json "$args" "${server[@]}" >"$out/call.json" 2>"$out/call.err" &&
        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r=r.get("result", r); sys.exit(0 if isinstance(r.get("structuredContent"), dict) and not r.get("isError") else 1)' "$out/call.json"; then
-      echo "ok   $era tools/call $tool"
+      echo "ok   $label tools/call $tool"
+    elif [[ $tool == verify && -z "$torch_python" ]] && grep -q '"isError":true' "$out/call.json" &&
+         grep -q 'torch is not installed' "$out/call.json"; then
+      echo "ok   $label tools/call $tool: no torch here, said in one line"
     else
-      fail "$era tools/call $tool:"; head -c 2000 "$out/call.err" "$out/call.json"; echo
+      fail "$label tools/call $tool:"; head -c 2000 "$out/call.err" "$out/call.json"; echo
     fi
   done
+  # The revision really used: the server's initialize answer (legacy), every request's _meta (modern).
+  if [[ $version != - ]]; then
+    used="$(sort -u "$log" 2>/dev/null | tr '\n' ' ')"
+    if [[ $era == legacy && "$used" != "initialize $version " ]] ||
+       [[ $era == modern && "$used" != "meta $version " ]]; then
+      fail "$label: the revision used was '$used'"
+    else
+      echo "ok   $label: every exchange in $version"
+    fi
+  fi
 done
 echo "$([[ $failures -eq 0 ]] && echo "all passed" || echo "$failures FAILED")"
 exit $((failures > 0))
