@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include "base/bounded_regex.h"
+
 namespace optrace {
 
 namespace {
@@ -54,7 +56,7 @@ std::string RefOfVersion(const std::string& version) {
   static const std::regex form(R"(^(\d+\.\d+\.\d+)(a0|rc(\d+))?(\+git([0-9a-f]{7,40}))?$)");
   std::smatch m;
   std::string v = Trim(version);
-  if (!std::regex_match(v, m, form)) return "";
+  if (!BoundedRegexMatch(v, &m, form)) return "";
   if (m[5].matched) return m[5].str();
   if (m[3].matched) return "v" + m[1].str() + "-rc" + m[3].str();
   return "v" + m[1].str();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bounded_regex.h"
 #include "base/subprocess.h"
 #include "base/text.h"
 
@@ -31,7 +32,7 @@ const char kRepository[] = "https://github.com/pytorch/pytorch.git";
 // Anything else is refused before it reaches a program's argument list.
 bool ValidVersion(const std::string& v) {
   static const std::regex kRelease("[0-9]+(\\.[0-9]+){1,2}(-?[a-z]+[0-9]*)?");
-  return v.size() <= 32 && std::regex_match(v, kRelease);
+  return v.size() <= 32 && BoundedRegexMatch(v, kRelease);
 }
 
 // Runs argv with our stdout/stderr (shown, so a long clone is visible),

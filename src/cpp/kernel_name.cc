@@ -20,6 +20,8 @@
 #include <memory>
 #include <regex>
 
+#include "base/bounded_regex.h"
+
 namespace optrace {
 
 std::string DemangleKernelName(std::string_view name, bool* was_mangled) {
@@ -363,7 +365,7 @@ KernelName ParseKernelName(std::string_view name) {
   if (kernel->comps.size() == 1 && last.targs.empty()) {
     static const std::regex kVec("^(\\w+)_vectorized[0-9]+_kernel$");
     std::smatch m;
-    if (std::regex_match(k.kernel, m, kVec)) k.jiterator_vectorized = m[1];
+    if (BoundedRegexMatch(k.kernel, &m, kVec)) k.jiterator_vectorized = m[1];
     if (k.kernel.size() > 7 && k.kernel.compare(k.kernel.size() - 7, 7, "_kernel") == 0) {
       k.jiterator_plain = k.kernel.substr(0, k.kernel.size() - 7);
     }

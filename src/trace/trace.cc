@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bounded_regex.h"
 #include "base/text.h"
 #include "index/query_names.h"
 #include "trace/py_bindings.h"
@@ -107,7 +108,7 @@ class PythonBindings {
     }
     std::string name = fn.schema.name + (fn.schema.is_out() ? "_out" : "");
     for (const auto& re : regexes_) {
-      if (std::regex_match(name, re)) return false;
+      if (BoundedRegexMatch(name, re)) return false;
     }
     return true;
   }
@@ -118,8 +119,14 @@ class PythonBindings {
     if (pos == std::string::npos) return;
     size_t end = text.find("\n]", pos);
     std::string body = text.substr(pos + opener.size(), end == std::string::npos ? std::string::npos : end - pos);
-    static const std::regex item(R"re("([^"\n]*)")re");
-    for (std::sregex_iterator it(body.begin(), body.end(), item), e; it != e; ++it) out->push_back((*it)[1]);
+    // Each "quoted" item on one line (by hand: bounded_regex.h says why not std::regex).
+    for (size_t open = body.find('"'); open != std::string::npos; open = body.find('"', open + 1)) {
+      size_t close = body.find_first_of("\"\n", open + 1);
+      if (close == std::string::npos) break;
+      if (body[close] != '"') continue;
+      out->push_back(body.substr(open + 1, close - open - 1));
+      open = close;
+    }
   }
   std::vector<std::string> name_patterns_, signatures_;
   std::vector<std::regex> regexes_;
@@ -260,7 +267,7 @@ static DunderTable ReadDunderBindings(const Index& ix) {
     if (l.find("{\"__") != std::string_view::npos) {
       std::string ls(l);
       std::smatch m;
-      if (std::regex_search(ls, m, re)) {
+      if (BoundedRegexSearch(ls, &m, re)) {
         std::string op = m[2];
         // THPVariable_add_ binds add_: keep the in-place name.
         if (ls.find("THPVariable_" + op + "_>") != std::string::npos) op += "_";

@@ -24,6 +24,7 @@
 #include <regex>
 #include <set>
 
+#include "base/bounded_regex.h"
 #include "base/text.h"
 #include "py/py_guards.h"
 #include "trace/guard_files.h"
@@ -648,7 +649,7 @@ DecompositionMap ReadDecompositionSites(const Index& ix) {
         if (dec.name != r.function->name && !EndsWith(dec.name, "." + r.function->name)) continue;
         std::string target = FactoryTarget(r, dec, m, f);
         std::smatch match;
-        if (target.empty() || !std::regex_match(target, match, aten_re)) continue;
+        if (target.empty() || !BoundedRegexMatch(target, &match, aten_re)) continue;
         DecompositionSite site;
         site.base = match[1];
         site.overload = match[2];

@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bounded_regex.h"
 #include "render/render.h"
 #include "py/py_values.h"
 
@@ -379,7 +380,7 @@ class Scanner {
     static const std::regex re(R"(self\.(\w+)\s*(:[^=]*)?=\s*$)");
     std::smatch m;
     std::string before = l.substr(0, at);
-    if (std::regex_search(before, m, re)) return m[1];
+    if (BoundedRegexSearch(before, &m, re)) return m[1];
     return {};
   }
 
@@ -527,7 +528,7 @@ class Scanner {
     for (uint32_t n = fn.line; n <= fn.end_line && n <= lines_.size(); ++n) {
       std::string l(Line(n));
       std::smatch m;
-      if (std::regex_search(l, m, re)) out[m[1]] = m[2];
+      if (BoundedRegexSearch(l, &m, re)) out[m[1]] = m[2];
     }
     return out;
   }
@@ -898,7 +899,7 @@ class Scanner {
     for (uint32_t n = c.line + 1; n < body_end && n <= lines.size(); ++n) {
       std::string line(lines[n - 1]);
       std::smatch match;
-      if (std::regex_match(line, match, annotated)) attrs->push_back(match[1].str());
+      if (BoundedRegexMatch(line, &match, annotated)) attrs->push_back(match[1].str());
     }
     for (uint32_t mi : c.methods) {
       const PyFunction& init = m.functions[mi];

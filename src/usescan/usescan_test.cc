@@ -317,5 +317,20 @@ TEST(UseScan, WorkGrowsLinearlyWithTheFile) {
   EXPECT_EQ(Lines(Op(large, "Tensor.__matmul__")).size(), 400u * 2);
 }
 
+// A line of a megabyte (one long identifier) in a module's __init__, a loop and a class body: each
+// pattern scan reads these lines with used std::regex, which recursed once per character and
+// overflowed the stack (bounded_regex.h). The file is scanned; its ordinary line still is.
+TEST(UseScan, AMegabyteLineIsScannedWithoutOverflowingTheStack) {
+  REQUIRE_CORPUS("2.6.0");
+  const std::string name(1 << 20, 'a');
+  const std::string text = "import torch\nclass M(torch.nn.Module):\n    " + name + ": int = 3\n"
+                           "    def __init__(self):\n        super().__init__()\n        self." + name +
+                           " = torch.nn.Linear(3, 3)\n        for " + name + " in self.layers:\n            pass\n"
+                           "    def forward(self, x):\n        return torch.relu(x)\n";
+  ScanReport r;
+  ASSERT_TRUE(ScanUserFile(CorpusIndex(), "long.py", text, &r).ok());
+  EXPECT_EQ(Lines(Op(r, "torch.relu")), std::vector<uint32_t>{10});
+}
+
 }  // namespace
 }  // namespace optrace
