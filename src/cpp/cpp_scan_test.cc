@@ -484,8 +484,22 @@ TEST(CppScan, NeverCrashesOnGarbage) {
                                 std::string_view("void f() { k<<<"), std::string_view("}}}}}} namespace {"),
                                 std::string_view("AT_DISPATCH_V2("), std::string_view("TORCH_LIBRARY(a, m) { m.impl("),
                                 std::string_view("#define M(x) x\nM("), std::string_view("#define M(x) x_stub\n")}) {
-    ScanCppFile("aten/src/ATen/native/cuda/x.cu", text);
+    // What comes back lies inside the text: every record's line is one of its lines, a body ends
+    // where or after it begins, and each scan of the same text is the same.
+    const uint32_t lines = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    CppFileRecords r = ScanCppFile("aten/src/ATen/native/cuda/x.cu", text);
+    for (const CppFunction& f : r.functions) {
+      EXPECT_TRUE(f.line >= 1 && f.line <= lines) << text.substr(0, 40);
+      EXPECT_LE(f.body_begin, f.body_end) << f.name;
+      EXPECT_LE(f.body_end, lines) << f.name;
+    }
+    for (const CppCall& c : r.calls) EXPECT_TRUE(c.line >= 1 && c.line <= lines) << c.callee;
+    for (const CppMacroUse& u : r.macro_uses) EXPECT_TRUE(u.line >= 1 && u.line <= lines) << u.macro;
+    EXPECT_EQ(r, ScanCppFile("aten/src/ATen/native/cuda/x.cu", text));
   }
+  // The junk holds no name at all; the short texts name what they open.
+  EXPECT_TRUE(ScanCppFile("aten/src/ATen/native/cuda/x.cu", junk).functions.empty());
+  EXPECT_EQ(ScanCppFile("aten/src/ATen/native/cuda/x.cu", "#define M(x) x_stub\n").macros.size(), 1u);
 }
 
 TEST(CppScan, FunctorsHeldInVariablesAndWrapped) {

@@ -66,6 +66,8 @@ TEST_F(Truth260, DeviceHelperInAnAnonymousNamespaceIsNotTheOp) {
   for (const std::string q : {"aten::min", "aten::max"}) {
     Trace t = TraceTree("2.6.0", q);
     EXPECT_FALSE(AnyContains(CodeClaims(t), "AveragePool2d.cu")) << q;
+    // The reductions' own CUDA code is on the trace (an empty trace would pass the line above).
+    EXPECT_TRUE(AnyContains(CodeClaims(t), "CUDA aten/src/ATen/native/cuda/")) << q;
   }
 }
 
@@ -74,10 +76,12 @@ TEST_F(Truth260, BackendFoldersNeverOnCpuCudaOrCompositeWalks) {
   for (const std::string q : {"aten::affine_grid_generator", "aten::bmm", "aten::tril", "aten::cat", "aten::abs",
                               "aten::binary_cross_entropy", "aten::addmv", "aten::convolution"}) {
     Trace t = TraceTree("2.6.0", q);
+    size_t checked = 0;
     for (const auto& op : t.ops) {
       for (const auto* list : {&op.impls, &op.helpers}) {
         for (const auto& s : *list) {
           const std::string& f = s.where.file;
+          checked += s.key == "CPU" || s.key == "CUDA";
           for (const char* foreign : {"/vulkan/", "/xnnpack/", "/mps/", "/metal/", "/mkldnn/xpu/", "/qnnpack/"})
             EXPECT_EQ(f.find(foreign), std::string::npos) << q << ": " << op.name << " " << s.key << " " << f;
           if (s.key == "CUDA") EXPECT_EQ(f.find("/native/cpu/"), std::string::npos) << q << ": " << f;
@@ -85,6 +89,7 @@ TEST_F(Truth260, BackendFoldersNeverOnCpuCudaOrCompositeWalks) {
         }
       }
     }
+    EXPECT_GT(checked, 0u) << q << ": no CPU or CUDA code on the trace to check";
   }
 }
 
@@ -116,12 +121,17 @@ TEST_F(Truth260, MacroMeansTheDefinitionOfItsTranslationUnit) {
   // CatArrayBatchedCopy or the histogram's kernelHistogram1D.
   for (const std::string q : {"aten::topk", "aten::sort"}) {
     Trace t = TraceTree("2.6.0", q);
+    size_t sort_kernels = 0;
     for (const auto& op : t.ops) {
       for (const auto& k : op.kernels) {
         EXPECT_EQ(k.name.find("CatArrayBatchedCopy"), std::string::npos) << q << " " << op.name;
         EXPECT_EQ(k.name.find("kernelHistogram1D"), std::string::npos) << q << " " << op.name;
+        sort_kernels += k.where.file.find("aten/src/ATen/native/cuda/Sort") == 0 ||
+                        k.where.file.find("aten/src/ATen/native/cuda/TensorTopK") == 0;
       }
     }
+    // Their own kernels are there (Sort.cu, SortImpl.cu, TensorTopK.cu): the lines above check something.
+    EXPECT_GT(sort_kernels, 0u) << q;
   }
 }
 
