@@ -27,13 +27,21 @@ size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
   return row[b.size()] > cap ? cap + 1 : row[b.size()];
 }
 
-namespace {
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool IsIdentifier(std::string_view s) {
+  return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) && std::all_of(s.begin(), s.end(), IsIdentChar);
+}
+
+std::string_view OpBaseName(std::string_view op) { return op.substr(0, op.find('.')); }
+
+namespace {
 
 // "scaled_dot_product_attention" -> "sdpa", "TransformerEncoderLayer" -> "tel":
 // the first letter of each word, words split at '_' and at lower-to-upper case.

@@ -54,6 +54,13 @@ std::string_view TrimView(std::string_view s);
 std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open = "([{<",
                                        std::string_view close = ")]}>");
 bool StartsWith(std::string_view s, std::string_view prefix);
+// ASCII lower case.
+std::string Lower(std::string_view s);
+// A C++ or Python identifier character, and a whole identifier (not starting with a digit).
+bool IsIdentChar(char c);
+bool IsIdentifier(std::string_view s);
+// "add.Tensor" -> "add": an operator's name without its overload.
+std::string_view OpBaseName(std::string_view op);
 
 // `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
 // string echoed in a message can never drive the terminal.

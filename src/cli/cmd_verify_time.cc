@@ -126,7 +126,7 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
   std::cout << table.substr(table.find('\n') + 1);
   // GPU: a kernel the trace names; CPU: an operator the trace reaches.
   std::set<std::string> ops;
-  for (const OpStep& op : trace.ops) ops.insert("aten::" + op.name.substr(0, op.name.find('.')));
+  for (const OpStep& op : trace.ops) ops.insert("aten::" + std::string(OpBaseName(op.name)));
   std::cout << "\nin the static trace:";
   size_t shown = 0;
   for (size_t i = 0; i < report.rows.size(); ++i) {

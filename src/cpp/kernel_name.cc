@@ -21,6 +21,7 @@
 #include <regex>
 
 #include "base/bounded_regex.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -382,10 +383,6 @@ bool HasSuffix(const std::string& s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
 bool Contains(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 

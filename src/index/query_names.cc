@@ -30,11 +30,6 @@ std::pair<std::string, std::string> Split(std::string_view query) {
   return {std::string(query), ""};
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsPublic(const std::string& name) { return !name.empty() && name[0] != '_'; }
 

@@ -94,7 +94,7 @@ FindAnswer FindName(const Index& index, std::string_view raw) {
   std::string op = is_aten ? AtenOpName(query) : query;
   bool is_operator = StartsWith(query, "operator");
   if (is_aten) {
-    a.name = op.substr(0, op.find('.'));
+    a.name = OpBaseName(op);
   } else if (size_t at = query.rfind("::"); at != std::string::npos && !is_operator) {
     a.qualified = query;
     a.name = query.substr(at + 2);

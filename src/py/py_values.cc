@@ -11,6 +11,8 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "base/text.h"
+
 namespace optrace {
 namespace {
 
@@ -22,10 +24,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdent(std::string_view s) {
-  return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) && std::all_of(s.begin(), s.end(), IsIdentChar);
-}
 bool IsQuote(char c) { return c == '"' || c == '\''; }
 
 // Index past the string literal starting with the quote at i.
@@ -217,12 +215,12 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
   }
   size_t dot = e.rfind('.');
   if (dot == std::string_view::npos) {
-    if (!IsIdent(e)) return ValueKind::kUnknown;
+    if (!IsIdentifier(e)) return ValueKind::kUnknown;
     auto it = locals_.find(std::string(e));
     return it == locals_.end() ? ValueKind::kUnknown : it->second;
   }
   std::string_view recv = Trim(e.substr(0, dot)), attr = Trim(e.substr(dot + 1));
-  if (!IsIdent(attr)) return ValueKind::kUnknown;
+  if (!IsIdentifier(attr)) return ValueKind::kUnknown;
   if (recv == "self") {
     auto it = attrs_.find(std::string(attr));
     return it == attrs_.end() ? ValueKind::kUnknown : it->second;
@@ -330,7 +328,7 @@ void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* sc
   for (const Assignment& a : assignments) {
     ValueKind k = scope->KindOf(a.value);
     for (const std::string& t : a.targets) {
-      if (!IsIdent(t)) continue;
+      if (!IsIdentifier(t)) continue;
       ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
       auto it = merged.find(t);
       if (it == merged.end()) merged.emplace(t, tk);
@@ -383,7 +381,7 @@ std::vector<std::string> TensorParams(std::string_view header) {
     if (colon == std::string_view::npos) continue;
     std::string_view name = Trim(p.substr(0, colon)), annotation = Trim(p.substr(colon + 1));
     if (size_t eq = annotation.find('='); eq != std::string_view::npos) annotation = Trim(annotation.substr(0, eq));
-    if (IsIdent(name) && (annotation == "Tensor" || annotation == "Optional[Tensor]" || annotation == "torch.Tensor"))
+    if (IsIdentifier(name) && (annotation == "Tensor" || annotation == "Optional[Tensor]" || annotation == "torch.Tensor"))
       out.emplace_back(name);
   }
   return out;
@@ -406,7 +404,7 @@ std::vector<std::string> ScalarParams(std::string_view header) {
       annotation = Trim(name.substr(colon + 1));
       name = Trim(name.substr(0, colon));
     }
-    if (!IsIdent(name)) continue;
+    if (!IsIdentifier(name)) continue;
     bool scalar = annotation == "int" || annotation == "float" || annotation == "bool" || annotation == "str";
     if (annotation.empty() && !def.empty() && def != "None") scalar = literal.KindOf(def) == ValueKind::kScalar;
     if (scalar) out.emplace_back(name);

@@ -13,13 +13,8 @@ namespace optrace::render_detail {
 // ---------------------------------------------------------------------------
 // Shared helpers.
 
-// "add.Tensor" -> "add".
-std::string_view BaseName(std::string_view op) {
-  size_t dot = op.find('.');
-  return dot == std::string_view::npos ? op : op.substr(0, dot);
-}
 
-bool SameOp(std::string_view a, std::string_view b) { return a == b || (BaseName(a) == b) || (a == BaseName(b)); }
+bool SameOp(std::string_view a, std::string_view b) { return a == b || (OpBaseName(a) == b) || (a == OpBaseName(b)); }
 
 // Paths in the diagram drop the long ATen prefix; the walk and the table
 // print them whole.

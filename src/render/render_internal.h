@@ -14,7 +14,6 @@
 namespace optrace::render_detail {
 
 // "add.Tensor" -> "add".
-std::string_view BaseName(std::string_view op);
 bool SameOp(std::string_view a, std::string_view b);
 // Paths in the diagram drop the long ATen prefix; the walk and the table
 // print them whole.

@@ -143,10 +143,10 @@ class PathBuilder {
 
   void Visit(size_t i, int level, std::vector<MainPathOp>* out) {
     const OpStep& op = t_.ops[i];
-    std::string base(BaseName(op.name));
+    std::string base(OpBaseName(op.name));
     if (!shown_bases_.insert(op.role + " " + base).second) {
       for (auto& e : *out)
-        if (BaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
+        if (OpBaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
           ++e.overloads;
           e.folded.push_back(i);
           Fill(op, e);
@@ -244,7 +244,7 @@ class PathBuilder {
         other_device = other_device || (w.kind == "device" && !w.text.ends_with(mine));
         if (keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
       }
-      if (other_device || key.empty() || !placed.insert(key + " " + std::string(BaseName(op.name))).second) continue;
+      if (other_device || key.empty() || !placed.insert(key + " " + std::string(OpBaseName(op.name))).second) continue;
       MainPathOp e;
       e.op = i;
       Fill(op, e);
@@ -262,7 +262,7 @@ class PathBuilder {
       const OpStep& op = t_.ops[i];
       const Condition* cond = ArgumentCondition(op);
       if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
-      auto [slot, added] = index.emplace(std::string(BaseName(op.name)), m_.argument_ops.size());
+      auto [slot, added] = index.emplace(std::string(OpBaseName(op.name)), m_.argument_ops.size());
       if (added) {
         m_.argument_ops.emplace_back();
         m_.argument_ops.back().op = i;
@@ -415,7 +415,7 @@ class MainWriter {
           const OpStep& op = t_.ops[m_.backward[i].op];
           if (!drawn[i] || m_.backward[i].level != 0) continue;
           draws = draws || op.reached_from == b->op;
-          for (const auto& n : b->ops) draws = draws || SameOp(op.name, n) || BaseName(op.name) == BaseName(n);
+          for (const auto& n : b->ops) draws = draws || SameOp(op.name, n) || OpBaseName(op.name) == OpBaseName(n);
         }
         if (!draws) {
           quiet.push_back(b->op);
@@ -493,7 +493,7 @@ class MainWriter {
     if (t_.python.empty()) return;
     std::set<std::string> entries;
     for (size_t i = 0; i < m_.forward.size(); ++i)
-      if (m_.forward[i].level == 0 && shown[i]) entries.insert(std::string(BaseName(t_.ops[m_.forward[i].op].name)));
+      if (m_.forward[i].level == 0 && shown[i]) entries.insert(std::string(OpBaseName(t_.ops[m_.forward[i].op].name)));
     // Frames on the way: those calling an entry, then those calling them.
     std::set<std::string> on_way;
     for (bool grew = true; grew;) {
@@ -501,7 +501,7 @@ class MainWriter {
       for (const auto& f : t_.python) {
         if (on_way.count(f.symbol)) continue;
         for (const auto& c : f.calls) {
-          bool leads = (StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))))) ||
+          bool leads = (StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))))) ||
                        (on_way.count(c.resolved) && c.resolved != f.symbol);
           if (leads) {
             on_way.insert(f.symbol);
@@ -516,7 +516,7 @@ class MainWriter {
     size_t other_branches = 0;
     std::set<std::string> path_bases;  // every entry op on the path, shown or collapsed
     for (const auto& e : m_.forward)
-      if (e.level == 0) path_bases.insert(std::string(BaseName(t_.ops[e.op].name)));
+      if (e.level == 0) path_bases.insert(std::string(OpBaseName(t_.ops[e.op].name)));
     auto fold = [&](const std::string& name) {
       if (std::find(folded.begin(), folded.end(), name) == folded.end()) folded.push_back(name);
     };
@@ -535,12 +535,12 @@ class MainWriter {
       };
       std::vector<Lead> leads;
       for (const auto& c : f.calls) {
-        bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(BaseName(c.resolved.substr(6))));
+        bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))));
         bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
         if (!to_entry && !to_frame) {
           // A call into an op the path does not take is an argument's
           // branch (the alternatives list it), not bookkeeping.
-          if (StartsWith(c.resolved, "aten::") && !path_bases.count(std::string(BaseName(c.resolved.substr(6)))))
+          if (StartsWith(c.resolved, "aten::") && !path_bases.count(std::string(OpBaseName(c.resolved.substr(6)))))
             ++other_branches;
           else fold(c.callee);
           continue;
@@ -657,7 +657,7 @@ class MainWriter {
         if (n == "…" || named.insert(n).second) fresh.push_back(n);
       if (fresh.empty() || (fresh.size() == 1 && fresh[0] == "…")) fresh = {names.front(), "…"};
       // Two lines at most: names that do not fit are left to the tree below.
-      std::string head = std::string(BaseName(t_.ops[e.op].name)) + ": ", text = head;
+      std::string head = std::string(OpBaseName(t_.ops[e.op].name)) + ": ", text = head;
       const size_t room = width_ > 12 ? width_ - 8 : 40;
       for (size_t i = 0; i < fresh.size(); ++i) {
         std::string next = (text == head ? text : text + ", ") + fresh[i];
@@ -719,7 +719,7 @@ class MainWriter {
     }
     std::set<std::string> done;  // (function, op base): overloads share their selections
     for (const auto& s : t_.selections) {
-      if (collapsed_.count(s.op) || !done.insert(s.function + " " + std::string(BaseName(s.op))).second) continue;
+      if (collapsed_.count(s.op) || !done.insert(s.function + " " + std::string(OpBaseName(s.op))).second) continue;
       Add("  ", s.function + " decides in " + s.op, LocText(s.where, true));
       // One line per condition, its ops after it (the typical one marked).
       std::vector<std::string> conditions;
@@ -754,20 +754,20 @@ class MainWriter {
     // "aten::cat (+1 overload)" once for all of cat's overloads).
     std::set<std::string> listed;
     for (const auto& s : t_.selections)
-      for (const auto& a : s.alternatives) listed.insert(std::string(BaseName(a.op)));
+      for (const auto& a : s.alternatives) listed.insert(std::string(OpBaseName(a.op)));
     size_t shown = 0;
     constexpr size_t kMaxUndecided = 5;
     std::set<std::string> said;  // one line per base name and condition
-    for (const auto& e : m_.forward) listed.insert(std::string(BaseName(t_.ops[e.op].name)));
+    for (const auto& e : m_.forward) listed.insert(std::string(OpBaseName(t_.ops[e.op].name)));
     for (const OpStep* op : m_.undecided) {
-      if (listed.count(std::string(BaseName(op->name)))) continue;
+      if (listed.count(std::string(OpBaseName(op->name)))) continue;
       const Condition* c = Deciding(*op);
-      if (!c || !said.insert(std::string(BaseName(op->name)) + "\n" + c->Describe()).second) continue;
+      if (!c || !said.insert(std::string(OpBaseName(op->name)) + "\n" + c->Describe()).second) continue;
       if (shown++ == kMaxUndecided) {
         Add("  ", "… more branches the assumptions do not decide (--json: ops[].undecided)", "");
         break;
       }
-      Add("  ? ", std::string(BaseName(op->name)) + "  " + c->Describe() + "  (from " + op->reached_from + ")",
+      Add("  ? ", std::string(OpBaseName(op->name)) + "  " + c->Describe() + "  (from " + op->reached_from + ")",
           LocText(c->where, true));
     }
   }

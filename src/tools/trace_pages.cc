@@ -123,7 +123,7 @@ std::vector<json> Split(const json& value, const SplitOptions& options) {
 std::string StripAten(const std::string& name) { return name.rfind("aten::", 0) == 0 ? name.substr(6) : name; }
 
 bool Named(const std::vector<std::string>& wanted, const std::string& op) {
-  std::string base = op.substr(0, op.find('.'));
+  std::string base(OpBaseName(op));
   for (const auto& w : wanted)
     if (w == op || w == base) return true;
   return false;

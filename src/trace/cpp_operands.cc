@@ -23,7 +23,6 @@ namespace optrace {
 
 namespace {
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // The end of the type of a declaration whose declarator list has a ',' at
 // `comma` (`Tensor a, b;`: just after `Tensor`); 0 when it is none.

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "base/disk.h"
+#include "base/text.h"
 
 namespace optrace {
 namespace {
@@ -15,7 +16,6 @@ constexpr int kMaxHelperDepth = 4;
 constexpr const char* kTableFiles[] = {"tools/autograd/templates/python_variable_methods.cpp",
                                        "torch/csrc/autograd/python_variable.cpp"};
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Comments and string/char literals replaced by spaces (newlines kept).
 std::string Blank(std::string_view text) {

@@ -36,7 +36,6 @@ namespace optrace {
 
 namespace {
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
@@ -677,7 +676,7 @@ void Tracer::AddDecompositions() {
   std::set<std::string> op_names;
   for (const auto& op : t_.ops) op_names.insert(op.name);
   for (const std::string& name : op_names) {
-    std::string base = name.substr(0, name.find('.'));
+    std::string base(OpBaseName(name));
     std::string overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
     auto [b, e] = sites.equal_range(base);
     for (auto it = b; it != e; ++it) {

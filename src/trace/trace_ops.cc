@@ -114,7 +114,6 @@ bool IsLauncherName(std::string_view name) {
 // call's result, from the method returning it.
 using Receiver = Tracer::Receiver;
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
 

@@ -47,7 +47,6 @@ bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
 
 namespace {
 
-std::string_view BaseOf(std::string_view op) { return op.substr(0, op.find('.')); }
 
 // "at::native::foo<T>" -> "foo".
 std::string LastName(std::string_view s) {
@@ -59,7 +58,6 @@ std::string LastName(std::string_view s) {
   return std::string(s);
 }
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Names of the free functions a condition calls, as qualified there (not
 // methods, not casts).
@@ -177,7 +175,7 @@ class PathAnnotator {
   // in branches it never takes (kFalse), in the entries of the forward ops
   // on the path (or open).
   Tri InTakenFormula(const OpStep& op) const {
-    std::string base(BaseOf(op.name));
+    std::string base(OpBaseName(op.name));
     auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), base) != v.end(); };
     Tri best = Tri::kFalse;
     for (const auto& b : t_.backward) {
@@ -318,7 +316,7 @@ class PathAnnotator {
   std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
     *value = Tri::kTrue;
     std::vector<Condition> out;
-    std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
     BestWay best;
     for (const auto& f : t_.python) {
       for (const auto& c : f.calls)
@@ -435,7 +433,7 @@ class PathAnnotator {
   // them is: among the sites for the device, the one the assumptions decide
   // best (taken, then undecided, then not taken) gives the edge's conditions.
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
-    std::string base(BaseOf(child.name));
+    std::string base(OpBaseName(child.name));
     if (parent.yaml && (parent.yaml->structured_delegate == child.name ||
                         (child.yaml && ix_.yaml.GeneratedKernelCallee(*parent.yaml) == child.yaml))) {
       *found = true;

@@ -29,21 +29,14 @@
 #include <fmt/format.h>
 
 #include "base/bounded_regex.h"
+#include "base/text.h"
 #include "render/render.h"
 #include "py/py_values.h"
 
 namespace optrace {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
-bool IsIdent(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 // Python builtins a model's code calls that are never torch ops.
 const std::unordered_set<std::string_view>& Builtins() {
@@ -489,7 +482,7 @@ class Scanner {
       std::string name = c.substr(5);
       size_t cut = name.find('[');
       if (cut != std::string::npos) name = name.substr(0, cut);
-      if (!IsIdent(name)) return -1;
+      if (!IsIdentifier(name)) return -1;
       int32_t m = LocalMethod(static_cast<uint32_t>(cls), name);
       if (m >= 0) return m;
       for (const ScanLayer& l : LayersOf(mod_.classes[cls].name, name)) {
@@ -498,7 +491,7 @@ class Scanner {
       }
       return -1;
     }
-    if (IsIdent(c)) return LocalFunction(c);
+    if (IsIdentifier(c)) return LocalFunction(c);
     if (EndsWith(c, ".apply")) {
       int32_t lc = LocalClass(c.substr(0, c.size() - 6));
       if (lc >= 0 && class_kind_[lc] == kAutograd) return LocalMethod(static_cast<uint32_t>(lc), "forward");
@@ -589,7 +582,7 @@ class Scanner {
     if (StartsWith(dotted, kAten)) {
       std::string name = dotted.substr(kAten.size());
       if (EndsWith(name, ".default")) name.resize(name.size() - 8);
-      std::string base = name.substr(0, name.find('.'));
+      std::string base(OpBaseName(name));
       if (ix_.yaml.Find(name) || (name == base && !ix_.yaml.Overloads(base).empty()))
         AddOp("aten::" + name, "aten", "aten::" + name, base, false, use, "");
       else
@@ -605,7 +598,7 @@ class Scanner {
       return;
     }
     static const std::string kF = "torch.nn.functional.";
-    if (StartsWith(dotted, kF) && IsIdent(dotted.substr(kF.size())) && sym.kind != PySymbol::kNone) {
+    if (StartsWith(dotted, kF) && IsIdentifier(dotted.substr(kF.size())) && sym.kind != PySymbol::kNone) {
       std::string name = dotted.substr(kF.size());
       AddOp("F." + name, "functional", dotted, AtenBehind(sym, name), false, use, "");
       return;
@@ -616,7 +609,7 @@ class Scanner {
     for (const char* ns : {"linalg.", "special.", "fft.", "nn.functional."})
       if (StartsWith(rest, ns)) yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" +
                                             rest.substr(std::string(ns).size());
-    if (IsIdent(yaml_name)) {
+    if (IsIdentifier(yaml_name)) {
       if (IsMetadata(yaml_name)) return;  // torch.numel(x): no kernel runs
       for (const NativeFunction* fn : ix_.yaml.Overloads(yaml_name)) {
         if (fn->HasVariant("function")) {
@@ -645,7 +638,7 @@ class Scanner {
       for (const char* bridge : {"torch._C._nn.", "torch._C._VariableFunctions.", "_VF.", "torch."}) {
         if (!StartsWith(c.callee, bridge)) continue;
         std::string op = c.callee.substr(std::string_view(bridge).size());
-        if (IsIdent(op) && !ix_.yaml.Overloads(op).empty()) return op;
+        if (IsIdentifier(op) && !ix_.yaml.Overloads(op).empty()) return op;
       }
     }
     return {};
@@ -783,7 +776,7 @@ class Scanner {
     // (`C // self.n_heads`): a config number; a tensor attribute is built (an
     // nn.Parameter, a buffer), never a bare argument.
     std::string_view r = right;
-    if (mod_.functions[f].class_index >= 0 && r.substr(0, 5) == "self." && IsIdent(r.substr(5)) &&
+    if (mod_.functions[f].class_index >= 0 && r.substr(0, 5) == "self." && IsIdentifier(r.substr(5)) &&
         AttrFromArgumentsOnly(static_cast<uint32_t>(mod_.functions[f].class_index), std::string(r.substr(5))))
       return nullptr;
     return op.reflected;
@@ -795,7 +788,7 @@ class Scanner {
     for (uint32_t m : mod_.classes[cls].methods) {
       for (const Assignment& a : AssignmentsOf(m)) {
         if (a.targets.size() != 1 || a.targets[0] != "self." + attr) continue;
-        if (!IsIdent(a.value)) return false;
+        if (!IsIdentifier(a.value)) return false;
         any = true;
       }
     }
@@ -917,7 +910,7 @@ class Scanner {
         Assignment a;
         if (!ParseAssignment(lines[n - 1], &a) || a.targets.size() != 1 || !StartsWith(a.targets[0], "self.")) continue;
         std::string attr = a.targets[0].substr(5);
-        if (IsIdent(attr) && scope.KindOf(a.value) == ValueKind::kScalar) attrs->push_back(attr);
+        if (IsIdentifier(attr) && scope.KindOf(a.value) == ValueKind::kScalar) attrs->push_back(attr);
       }
     }
   }
@@ -934,7 +927,7 @@ class Scanner {
       for (const Assignment& a : AssignmentsOf(m)) {
         ValueKind k = scope.KindOf(a.value);
         for (const std::string& t : a.targets) {
-          if (!StartsWith(t, "self.") || !IsIdent(t.substr(5))) continue;
+          if (!StartsWith(t, "self.") || !IsIdentifier(t.substr(5))) continue;
           ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
           auto [slot, fresh] = kinds.emplace(t.substr(5), tk);
           if (!fresh && slot->second != tk) slot->second = ValueKind::kUnknown;
@@ -1077,7 +1070,7 @@ class Scanner {
         if (call.kind != PyCallKind::kCall || call.in_preamble) continue;
         PySymbol target = ix_.py.ResolveIn(fwd->module, call.callee, static_cast<int32_t>(fwd->index));
         std::string name = call.callee.substr(call.callee.rfind('.') + 1);
-        std::string aten = AtenBehind(target, IsIdent(name) ? name : "");
+        std::string aten = AtenBehind(target, IsIdentifier(name) ? name : "");
         if (aten.empty()) continue;
         Classification k = ClassifyAten(ix_.yaml, aten);
         k.basis = fmt::format("forward calls {} ({}:{}); {}", call.callee, fm.path, call.line, k.basis);

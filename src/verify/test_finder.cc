@@ -142,13 +142,6 @@ TestDecoration Decoration(const Source& s, size_t open) {
   return d;
 }
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
-
 // The DecorateInfo calls of a variable that skips= or decorators= names
 // (`decorators=rnn_gru_lstm_module_info_decorators`, a tuple defined once in
 // common_modules.py): they hide expected failures per device that a kernel
@@ -289,11 +282,6 @@ void Dtypes(TestEntry* e) {
 
 // Files that test the test harness itself (OpInfo/ModuleInfo machinery run
 // on toy entries), not any op: never a test of the query.
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool HarnessOnly(const std::string& file) { return file == "test/test_testing.py"; }
 
 // A needle found at `at` of `line` as a whole name: no name character

@@ -25,11 +25,6 @@ std::string Joined(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-std::string BaseName(std::string_view op) {
-  size_t dot = op.find('.');
-  return std::string(dot == std::string_view::npos ? op : op.substr(0, dot));
-}
-
 std::string OverloadOf(std::string_view op) {
   size_t dot = op.find('.');
   return dot == std::string_view::npos ? "default" : std::string(op.substr(dot + 1));
@@ -103,7 +98,7 @@ RuntimeView ViewOf(const std::vector<const ObservedRun*>& runs) {
 // The static overloads sharing each base name.
 std::map<std::string, std::vector<std::string>> OverloadsByBase(const Trace& trace) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& op : trace.ops) out[BaseName(op.name)].push_back(op.name);
+  for (const auto& op : trace.ops) out[std::string(OpBaseName(op.name))].push_back(op.name);
   return out;
 }
 
@@ -115,7 +110,7 @@ StaticMark OpMark(const OpStep& op, const Trace& trace, const RuntimeView& view,
                   const std::map<std::string, std::vector<std::string>>& by_base) {
   StaticMark m{"op", op.name, op.name, op.role, {}, false, "", 0, {}};
   if (op.yaml) m.where = {kNativeFunctionsPath, op.yaml->line, ""};
-  const std::string base = BaseName(op.name);
+  const std::string base = std::string(OpBaseName(op.name));
   auto count = view.op_counts.find(base);
   if (count == view.op_counts.end()) return m;
   const std::vector<std::string>& siblings = by_base.at(base);
@@ -124,7 +119,7 @@ StaticMark OpMark(const OpStep& op, const Trace& trace, const RuntimeView& view,
     m.observed = seen->second.count(OverloadOf(op.name)) > 0;
     m.evidence = m.observed ? "profiler and dispatch mode (overload " + OverloadOf(op.name) + ")"
                             : "another overload ran: " + Joined(std::vector<std::string>(seen->second.begin(), seen->second.end()), ", ");
-  } else if (BaseName(trace.selected_overload) == base && std::count(siblings.begin(), siblings.end(), trace.selected_overload)) {
+  } else if (std::string(OpBaseName(trace.selected_overload)) == base && std::count(siblings.begin(), siblings.end(), trace.selected_overload)) {
     m.observed = op.name == trace.selected_overload;
     m.evidence = m.observed ? "profiler; the Python call selects this overload" : "the Python call selects " + trace.selected_overload;
   } else {
@@ -167,17 +162,17 @@ std::set<std::pair<std::string, std::string>> Nesting(const RuntimeView& view) {
 // profiler cannot see C++ functions, only the ops they call.
 void MarkHelpers(const OpStep& op, const std::set<std::pair<std::string, std::string>>& nesting,
                  std::vector<StaticMark>* marks) {
-  const std::string base = BaseName(op.name);
+  const std::string base = std::string(OpBaseName(op.name));
   std::map<std::string, std::set<std::string>> callers;  // op called -> functions calling it
-  for (const auto& call : op.calls) callers[BaseName(call.op)].insert(call.from);
+  for (const auto& call : op.calls) callers[std::string(OpBaseName(call.op))].insert(call.from);
   for (const auto& h : op.helpers) {
     StaticMark m{"helper", h.function, op.name, h.key, h.where, false, "", 0, {}};
     for (const auto& call : op.calls) {
       // Only a call no other function of the op makes tells that this one ran.
-      if (call.from != h.function || callers[BaseName(call.op)].size() != 1 || !nesting.count({base, BaseName(call.op)}))
+      if (call.from != h.function || callers[std::string(OpBaseName(call.op))].size() != 1 || !nesting.count({base, std::string(OpBaseName(call.op))}))
         continue;
       m.observed = true;
-      m.evidence = "its call to " + BaseName(call.op) + " (" + At(call.where) + ") ran inside " + base;
+      m.evidence = "its call to " + std::string(OpBaseName(call.op)) + " (" + At(call.where) + ") ran inside " + base;
       break;
     }
     marks->push_back(std::move(m));
@@ -250,7 +245,7 @@ KernelMatch MarkKernels(const Trace& trace, const RuntimeView& view, std::vector
     }
   }
   for (const auto& op : trace.ops) {
-    const std::string base = BaseName(op.name);
+    const std::string base = std::string(OpBaseName(op.name));
     for (const auto& lib : op.libraries) {
       StaticMark m{"library", lib.name, op.name, Joined(lib.calls, ", "), lib.where, false, "", 0, {}};
       for (const auto& [runtime, ops] : launched_by) {
@@ -287,12 +282,12 @@ struct StaticNames {
 StaticNames ExplainedNames(const Trace& trace) {
   StaticNames names;
   for (const auto& op : trace.ops) {
-    names.all.insert(BaseName(op.name));
-    names.followed.insert(BaseName(op.name));
-    for (const auto& call : op.calls) names.all.insert(BaseName(call.op));
+    names.all.insert(std::string(OpBaseName(op.name)));
+    names.followed.insert(std::string(OpBaseName(op.name)));
+    for (const auto& call : op.calls) names.all.insert(std::string(OpBaseName(call.op)));
   }
   for (const auto& b : trace.backward) {
-    for (const auto& op : b.ops) names.all.insert(BaseName(op));
+    for (const auto& op : b.ops) names.all.insert(std::string(OpBaseName(op)));
   }
   return names;
 }

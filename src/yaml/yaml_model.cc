@@ -30,11 +30,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // Small text helpers.
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 // Splits on `sep` outside (), [], {} and quotes (schemas have no <>); pieces are trimmed.
 std::vector<std::string> SplitOutside(std::string_view s, char sep) { return SplitTopLevel(s, sep, "([{", ")]}"); }
 
