@@ -92,7 +92,12 @@ TEST_F(DaemonTest, AnswersExactlyWhatTheProcessPrints) {
   EXPECT_NE(status.out.find("serving " + fs::canonical(tree_).string()), std::string::npos) << status.out;
   EXPECT_EQ(Trace("--json", true), json);
   EXPECT_EQ(Trace("--format text --width 90", true), text);
-  EXPECT_NE(Optrace("daemon --status --source " + tree_, true).out.find(" 2 requests answered"), std::string::npos);
+  EXPECT_NE(Optrace("daemon --status --source " + tree_, true).out.find(" 2 requests answered, 0 from memory"),
+            std::string::npos);
+  // A request asked before is answered from memory, byte for byte.
+  EXPECT_EQ(Trace("--json", true), json);
+  EXPECT_NE(Optrace("daemon --status --source " + tree_, true).out.find(" 3 requests answered, 1 from memory"),
+            std::string::npos);
   // Exit codes and stderr travel too.
   ProcessRun missing = Optrace("trace --json --source " + tree_ + " no_such_op_xyz", true);
   EXPECT_EQ(missing.rc, 1);
