@@ -1,5 +1,6 @@
 // The real `optrace mcp` process (OPTRACE_BINARY) on the 2.6.0 tree, driven
-// over pipes the way a client drives it: whole sessions in both protocol eras,
+// over pipes the way a client drives it (the protocol alone is tested
+// hermetically, without the tracer, in mcp/mcp_server_test.cc): whole sessions in both protocol eras,
 // every tool with facts checked by hand against the tree, pipelined requests,
 // malformed input, a 10 MB line, EOF mid-session, and a missing checkout.
 #include <fcntl.h>
