@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <typeindex>
+#include <utility>
 
 #include "base/checkout.h"
 #include "cpp/cpp_index.h"
@@ -32,10 +34,12 @@ struct Index {
   // What the tracer derives from this index once and reuses for every trace
   // (Python bindings table, decomposition sites): built on first use, under a
   // lock, and owned here so it lives and dies with the index it came from.
+  // A slot is keyed by its type and name, so the same name asked as another
+  // type is another slot, never a cast of the wrong object.
   template <class T, class Make>
   const T& Derived(const std::string& key, Make make) const {
     std::lock_guard<std::mutex> lock(derived_->mu);
-    std::shared_ptr<void>& slot = derived_->items[key];
+    std::shared_ptr<void>& slot = derived_->items[{std::type_index(typeid(T)), key}];
     if (!slot) slot = std::make_shared<T>(make());
     return *static_cast<const T*>(slot.get());
   }
@@ -43,7 +47,7 @@ struct Index {
  private:
   struct DerivedItems {
     std::mutex mu;
-    std::map<std::string, std::shared_ptr<void>> items;
+    std::map<std::pair<std::type_index, std::string>, std::shared_ptr<void>> items;
   };
   std::shared_ptr<DerivedItems> derived_ = std::make_shared<DerivedItems>();
 };
