@@ -141,7 +141,7 @@ TEST(BriefTrace, EveryOpFitsWithItsEssentials) {
   std::mutex mu;
   std::vector<std::pair<size_t, std::string>> sizes;
   auto work = [&] {
-    for (size_t i; (i = next++) < all.size();) {
+    for (size_t i; (i = next.fetch_add(kEveryOpStride)) < all.size();) {
       json full = FullTrace(all[i]);
       json brief = BriefTrace(full);
       size_t size = DumpJson(brief).size();

@@ -288,7 +288,7 @@ TEST(TracePages, EveryOpPagesWithinTheLimitAndBothChannelsAgree) {
   ASSERT_EQ(all.size(), 3144u);
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next++) < all.size();) {
+    for (size_t i; (i = next.fetch_add(kEveryOpStride)) < all.size();) {
       json full = FullTrace(all[i]);
       ExpectPagesHoldTheWhole(full, all[i]);
       json brief = BriefTrace(full);
