@@ -40,6 +40,10 @@ bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
   std::vector<std::string> methods;  // .f(...)
+  // The arguments written in each call and method call (after self), in the
+  // order of `calls` and `methods`: where(cond, a, b) is where.self, never
+  // the one-argument where.
+  std::vector<size_t> call_arity, method_arity;
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
   std::vector<size_t> operator_at;     // where each operator is written (offset into the code)
 };
@@ -95,6 +99,17 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::string last_name, left;
   std::string pending_call;           // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
+  // Per open '(': where its call's argument count goes (nullptr for a group),
+  // the top-level commas read, and the brackets/braces open inside it.
+  struct OpenArguments {
+    std::vector<size_t>* arities = nullptr;  // calls' or methods'
+    size_t index = 0;
+    size_t commas = 0;
+    int nested = 0;
+    bool empty = true;
+  };
+  std::vector<OpenArguments> open_arguments;
+  OpenArguments pending_arguments;
   size_t ops_before = 0;
   auto push = [&](std::string op, size_t at) {
     out.operators.push_back(std::move(op));
@@ -117,6 +132,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   for (size_t i = 0; i < s.size();) {
     settle(i);
     char c = s[i];
+    if (!open_arguments.empty() && c != ' ' && c != '\n' && c != '\t' && c != ')') open_arguments.back().empty = false;
     if (c == '"') {  // skip string literals
       size_t j = i + 1;
       while (j < s.size() && s[j] != '"') j += s[j] == '\\' ? 2 : 1;
@@ -141,7 +157,12 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       while (k < s.size() && s[k] == ' ') ++k;
       bool is_call = k < s.size() && s[k] == '(';
       bool member = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
-      if (is_call) (member ? out.methods : out.calls).push_back(name);
+      if (is_call) {
+        (member ? out.methods : out.calls).push_back(name);
+        std::vector<size_t>& arities = member ? out.method_arity : out.call_arity;
+        arities.push_back(SIZE_MAX);
+        pending_arguments = {&arities, arities.size() - 1};
+      }
       bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
       pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
       // &x is x's address (&result != &self compares addresses), not x.
@@ -173,11 +194,21 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     last_name.clear();
     if (c == '(') {
       open_calls.push_back(pending_call);
+      open_arguments.push_back(pending_arguments);
     } else if (c == ')' && !open_calls.empty()) {
       last_name = open_calls.back();
       open_calls.pop_back();
+      const OpenArguments& closed = open_arguments.back();
+      if (closed.arities) (*closed.arities)[closed.index] = closed.empty ? 0 : closed.commas + 1;
+      open_arguments.pop_back();
+    } else if (!open_arguments.empty()) {
+      OpenArguments& inner = open_arguments.back();
+      if (c == '[' || c == '{') ++inner.nested;
+      if ((c == ']' || c == '}') && inner.nested > 0) --inner.nested;
+      if (c == ',' && inner.nested == 0) ++inner.commas;
     }
     pending_call.clear();
+    pending_arguments = {};
     // A number is an operand of arithmetic too (`1 + exp(x)` is add, `0.5 * grad`
     // mul); with a Tensor test, `settle` keeps it only beside a Tensor.
     bool arithmetic = c == '+' || c == '-' || c == '*' || c == '/';
@@ -309,7 +340,8 @@ Assumptions Tracer::BackwardAssumptions() const {
   return backward;
 }
 
-void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth) {
+void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
+                               const std::map<std::string, std::set<size_t>>& arities, int depth) {
   for (const std::string& base : b.ops) {
     bool follow = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
@@ -320,8 +352,16 @@ void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string
     if (!follow) continue;
     // An operator on two tensors (grad * other) is the .Tensor overload.
     const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
-    if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", b.op, depth);
-    else AddOpsByBaseName(base, "backward", b.op, depth);
+    if (from_operators.count(base) && tensor_overload) {
+      AddOp(tensor_overload, "backward", b.op, depth);
+      continue;
+    }
+    // The overloads the arguments as written admit (any, where none does).
+    auto written = arities.find(base);
+    size_t added = 0;
+    if (written != arities.end() && !written->second.count(SIZE_MAX))
+      for (size_t arity : written->second) added += AddOpsByBaseName(base, "backward", b.op, depth, arity);
+    if (added == 0) AddOpsByBaseName(base, "backward", b.op, depth);
   }
 }
 
@@ -352,6 +392,9 @@ void Tracer::AddBackward() {
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
+    // The argument counts each op is called with; SIZE_MAX where not read
+    // (a helper's body): that leaves every overload.
+    std::map<std::string, std::set<size_t>> arities;
     // The formulas are read three times: for what a first-order backward of
     // a typical call certainly runs, for what it may run (conditions the
     // assumptions leave open), and for every op named.
@@ -366,7 +409,7 @@ void Tracer::AddBackward() {
     auto read = [&](Tri v) {
       return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
     };
-    std::function<void(const std::string&, bool, int)> consider;
+    std::function<void(const std::string&, bool, int, size_t)> consider;
     // A hand-written method returning the tensor itself for a typical one
     // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
     auto skips = [&](const std::string& method_name) {
@@ -375,14 +418,15 @@ void Tracer::AddBackward() {
       Tri returns_self = EvaluateCondition(guard->condition, false, backward);
       return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
     };
-    consider = [&](const std::string& raw, bool method, int level) {
+    consider = [&](const std::string& raw, bool method, int level, size_t arity) {
       std::string base = BaseOpName(raw);
       if (method && skips(base)) return;
-    auto overloads = ix_.yaml.Overloads(base);
+      auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
       for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
       if (is_op) {
         add_op(base);
+        arities[base].insert(arity == SIZE_MAX || !method ? arity : arity + 1);
         return;
       }
       if (method) return;
@@ -409,6 +453,8 @@ void Tracer::AddBackward() {
           }
           return read(all);
         };
+        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
+        std::string body = lines > 0 && lines < 400 ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           if (!runs(static_cast<int>(call.line), call.callee)) continue;
@@ -421,17 +467,17 @@ void Tracer::AddBackward() {
           for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
             if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
               add_op(cb);
+              auto written = body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call);
+              arities[cb].insert(!written ? SIZE_MAX : written->size() + (member ? 1 : 0));
               is_op = true;
               break;
             }
           }
           // A helper calling another FunctionsManual helper (split_backward ->
           // split_with_sizes_backward -> at::cat): one level more.
-          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1);
+          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
-        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-        if (lines > 0 && lines < 400) {
-          std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
+        if (!body.empty()) {
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
           for (const OperatorUse& use : OperatorUses(body, true, is_tensor)) {
             int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
@@ -445,9 +491,10 @@ void Tracer::AddBackward() {
     std::vector<std::string> jvp_helpers;
     for (const auto& f : DenseFormulas(*d)) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
-      if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
-        // Forward-mode AD: its FunctionsManual helpers are named
-        // (logsumexp_jvp), not run by backward, so not expanded.
+      if (IsForwardDerivative(*d, f)) {
+        // Forward-mode AD (`result:`, or a named output's `values:`): its
+        // FunctionsManual helpers are named (logsumexp_jvp), not run by
+        // backward, so not expanded.
         for (const auto& c : ScanExpression(f.formula, true).calls) {
           if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
         }
@@ -459,8 +506,8 @@ void Tracer::AddBackward() {
         visited_helpers.clear();
         std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
         FormulaNames names = ScanExpression(text, true);
-        for (const auto& c : names.calls) consider(c, false, 0);
-        for (const auto& m : names.methods) consider(m, true, 0);
+        for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
+        for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
         for (const auto& o : names.operators) {
           add_op(o);
           from_operators.insert(o);
@@ -472,7 +519,7 @@ void Tracer::AddBackward() {
       else if (!certain.count(name)) b.open.push_back(name);
     }
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-    FollowBackwardOps(b, from_operators, backward_depth);
+    FollowBackwardOps(b, from_operators, arities, backward_depth);
     t_.backward.push_back(std::move(b));
   }
   ExpandQueuedOps();

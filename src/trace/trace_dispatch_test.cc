@@ -109,6 +109,12 @@ std::shared_ptr<MemoryDisk> Tree() {
   return disk;
 }
 
+const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
+  for (const auto& op : t.ops)
+    if (op.name == name && op.role == role) return &op;
+  return nullptr;
+}
+
 class DispatchTrace : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
@@ -121,12 +127,6 @@ class DispatchTrace : public ::testing::Test {
     Status s = TraceQuery(index_, "aten::norm_it", options, &t);
     EXPECT_TRUE(s.ok()) << s.message();
     return t;
-  }
-
-  static const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
-    for (const auto& op : t.ops)
-      if (op.name == name && op.role == role) return &op;
-    return nullptr;
   }
 
   static std::vector<std::string> Calls(const std::vector<OpCallStep>& calls) {
@@ -197,6 +197,133 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   EXPECT_TRUE(single->typical);
   EXPECT_FALSE(twice->typical);
   EXPECT_FALSE(twice->undecided);
+}
+
+// A second tree for the backward: an op with named outputs whose `values:`
+// formula is forward-mode AD, a three-argument `where` beside the
+// one-argument overload, and a forward op behind a shape test whose own
+// backward runs only where it does.
+constexpr char kPickFunctions[] = R"x(- func: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
+  dispatch:
+    CUDA: pick_cuda
+
+- func: side_op(Tensor self) -> Tensor
+  dispatch:
+    CUDA: side_op_cuda
+
+- func: side_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: side_back
+
+- func: gather_it(Tensor self, int dim, Tensor index) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: gather_it
+
+- func: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: where_cuda
+
+- func: where(Tensor condition) -> Tensor[]
+  dispatch:
+    CompositeImplicitAutograd: where_one
+
+- func: nonzero_numpy(Tensor self) -> Tensor[]
+  dispatch:
+    CompositeImplicitAutograd: nonzero_numpy
+)x";
+
+constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
+  self: where(self, grad, self)
+  values: gather_it(self_t, dim, indices)
+  output_differentiability: [True, False]
+
+- name: side_op(Tensor self) -> Tensor
+  self: side_back(grad)
+)x";
+
+// aten/src/ATen/native/cuda/Pick.cu
+constexpr char kPickCu[] = R"x(namespace at::native {
+std::tuple<Tensor, Tensor> pick_cuda(const Tensor& self, int64_t dim) {
+  if (self.dim() > 3) {
+    at::side_op(self);
+  }
+  return {self, self};
+}
+Tensor side_op_cuda(const Tensor& self) {
+  return self;
+}
+Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return self;
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/Pick.cpp
+constexpr char kPickCpp[] = R"x(namespace at::native {
+std::vector<Tensor> where_one(const Tensor& condition) {
+  return at::nonzero_numpy(condition);
+}
+Tensor side_back(const Tensor& grad) {
+  return grad;
+}
+} // namespace at::native
+)x";
+
+class BackwardTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto disk = std::make_shared<MemoryDisk>();
+    disk->Add("version.txt", "2.6.0a0\n");
+    disk->Add("aten/src/ATen/native/native_functions.yaml", kPickFunctions);
+    disk->Add("tools/autograd/derivatives.yaml", kPickDerivatives);
+    disk->Add("aten/src/ATen/native/cuda/Pick.cu", kPickCu);
+    disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
+    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index_));
+    TraceOptions options;
+    options.device = TraceOptions::Device::kCuda;
+    options.snippets = false;
+    Status s = TraceQuery(index_, "aten::pick", options, &t_);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  const BackwardStep* Step(const std::string& op) const {
+    for (const auto& b : t_.backward)
+      if (b.op == op) return &b;
+    return nullptr;
+  }
+
+  Index index_;
+  Trace t_;
+};
+
+TEST_F(BackwardTrace, ANamedOutputsFormulaIsForwardModeAndNeverRunsInBackward) {
+  const BackwardStep* b = Step("pick");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ops, (std::vector<std::string>{"where"}));
+  EXPECT_EQ(Find(t_, "gather_it", "backward"), nullptr);
+}
+
+TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
+  // where(self, grad, self) is where.self; the one-argument where (and the
+  // nonzero_numpy it calls) never runs.
+  EXPECT_NE(Find(t_, "where.self", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "where", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "nonzero_numpy", "backward"), nullptr);
+}
+
+TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
+  const OpStep* side = Find(t_, "side_op");
+  ASSERT_NE(side, nullptr);
+  EXPECT_FALSE(side->typical);
+  EXPECT_TRUE(side->undecided);
+  const OpStep* back = Find(t_, "side_back", "backward");
+  ASSERT_NE(back, nullptr);
+  EXPECT_FALSE(back->typical);
+  EXPECT_TRUE(back->undecided);
+  const OpStep* where = Find(t_, "where.self", "backward");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
 }
 
 }  // namespace

@@ -108,9 +108,10 @@ class Tracer {
 
   // --- ops (trace_ops.cc) ---
   // Adds every overload `base` can reach through a call by name (not out=
-  // variants, not in-place ones unless the name itself is in-place).
-  void AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                        size_t arity = SIZE_MAX);
+  // variants, not in-place ones unless the name itself is in-place); with
+  // `arity`, those taking that many arguments. Returns how many it added.
+  size_t AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                          size_t arity = SIZE_MAX);
   void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
   // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
   void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
@@ -249,8 +250,10 @@ class Tracer {
   // --- backward and decompositions (trace_backward.cc) ---
   // The assumptions a derivatives.yaml formula is read under (first-order backward).
   Assumptions BackwardAssumptions() const;
-  // Traces the ops a derivatives.yaml entry names (role "backward", reached from its forward op).
-  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth);
+  // Traces the ops a derivatives.yaml entry names (role "backward", reached
+  // from its forward op): the overloads their written argument counts admit.
+  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
+                         const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
   void AddDecompositions();
 

@@ -138,5 +138,50 @@ TEST_F(MainPath260, ADefaultTraceKeepsTheCpuPathApart) {
   EXPECT_FALSE(cat->typical);
 }
 
+const BackwardStep* Step(const Trace& t, const std::string& op) {
+  for (const auto& b : t.backward)
+    if (b.op == op) return &b;
+  return nullptr;
+}
+
+TEST_F(MainPath260, ANamedOutputsFormulaIsForwardMode) {
+  // derivatives.yaml:1582-1585: sort's `self:` formula is its backward;
+  // `values: gather_with_keepdimed_indices(self_t, dim, indices, true)` is
+  // forward-mode AD (values is sort's first output), whose at::gather
+  // (FunctionsManual.cpp:6363) a backward never runs.
+  Trace t = TraceTree("2.6.0", "torch.sort", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(t, "sort");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ops, (std::vector<std::string>{"value_selecting_reduction_backward"}));
+  EXPECT_EQ(Op(t, "gather", "backward"), nullptr);
+}
+
+TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
+  // derivatives.yaml:442 `where(self <= max, grad, at::scalar_tensor(0., grad.options()))`:
+  // where.self (native_functions.yaml:6513), never the one-argument where
+  // (:6536), whose CompositeImplicit kernel calls nonzero_numpy.
+  Trace t = TraceTree("2.6.0", "torch.clamp_max", TraceOptions::Device::kCuda);
+  const OpStep* where = Op(t, "where.self", "backward");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
+  EXPECT_EQ(Op(t, "where", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "nonzero_numpy", "backward"), nullptr);
+}
+
+TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
+  // torch.max's as_strided runs only behind an open condition; its backward
+  // (as_strided_backward's new_zeros) is open too, never typical.
+  Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
+  const OpStep* as_strided = Op(t, "as_strided");
+  ASSERT_NE(as_strided, nullptr);
+  EXPECT_FALSE(as_strided->typical);
+  const BackwardStep* b = Step(t, "as_strided");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
+  const OpStep* new_zeros = Op(t, "new_zeros", "backward");
+  ASSERT_NE(new_zeros, nullptr);
+  EXPECT_FALSE(new_zeros->typical);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -247,8 +247,8 @@ void Tracer::AddOp(const NativeFunction* fn, const std::string& role, const std:
   queue_.push_back({fn, role, from, depth});
 }
 
-void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                              size_t arity) {
+size_t Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                                size_t arity) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
   for (const NativeFunction* fn : overloads) {
@@ -262,6 +262,7 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
   }
 
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
+  return picked.size();
 }
 
 namespace {
