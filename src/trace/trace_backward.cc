@@ -84,14 +84,122 @@ std::string NextOperand(std::string_view s, size_t i) {
   return std::string(s.substr(i, j - i));
 }
 
+// What a formula's names are, from its derivatives.yaml entry: the
+// arguments that are no Tensor (Scalar, int, double, bool), and which op
+// names need a tensor argument (so `sqrt(M_PI)` is C's).
+struct FormulaTypes {
+  const std::set<std::string>* numbers = nullptr;
+  std::function<bool(const std::string&)> needs_tensor;
+};
+
+// Which arithmetic of a formula computes on numbers, the way C++ types it:
+// `2.0 / sqrt(M_PI)` and `std::sqrt(2 * M_PI)` are doubles, `-0.5` is a
+// literal, a Scalar argument (`1 - weight.toDouble()`) is no tensor; and a
+// number on the left of a tensor is TensorOperators.h's
+// `empty_like(y).fill_(x).sub_(y)` for `x - y` (`.div_(y)` for `x / y`).
+// An operator is settled by the first operand after it, in its own
+// parentheses; an operand the formula does not show to be a number (a
+// name, a call on one) is a tensor.
+class NumericOperands {
+ public:
+  // kCall: an unqualified call, C's math on numbers when its op needs a
+  // tensor (sqrt(M_PI)); kOpCall: at::x(...), always an op.
+  enum class Paren { kGroup, kCall, kOpCall, kStdCall, kMember };
+
+  NumericOperands(FormulaNames* out, const FormulaTypes& types) : out_(out), types_(types) { frames_.emplace_back(); }
+
+  void Open(Paren kind, size_t call) { frames_.push_back({kind, call}); }
+
+  void Close() {
+    if (frames_.size() < 2) return;
+    Frame f = frames_.back();
+    frames_.pop_back();
+    if (f.kind == Paren::kMember) return;  // the chain goes on from its receiver, already read
+    bool numbers_in = f.any && f.all;
+    bool c_math = f.kind == Paren::kCall && numbers_in && types_.needs_tensor && types_.needs_tensor(out_->calls[f.call]);
+    if (c_math) out_->calls[f.call].clear();  // sqrt(M_PI) is C's sqrt
+    Operand(f.kind == Paren::kOpCall ? false : f.kind == Paren::kCall ? c_math : numbers_in);
+  }
+
+  // A name written alone (not called): a number when it is a constant
+  // (M_PI, true) or a non-Tensor argument of the schema.
+  void Name(std::string_view name) {
+    bool constant = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    Operand(constant || name == "true" || name == "false" || (types_.numbers && types_.numbers->count(std::string(name))));
+  }
+
+  void Operand(bool numeric) {
+    Frame& f = frames_.back();
+    f.any = true;
+    f.all = f.all && numeric;
+    f.term = f.term && numeric;
+    f.expr = f.expr && numeric;
+    if (!f.pending) return;
+    Settle(*f.pending, f.pending_left, numeric);
+    f.pending.reset();
+  }
+
+  // The operator just pushed at out->operators[index] ('*', '/', '+', '-').
+  void Operator(size_t index, char symbol, bool unary) {
+    Frame& f = frames_.back();
+    bool multiplicative = symbol == '*' || symbol == '/';
+    f.pending = index;
+    f.pending_left = unary ? std::optional<bool>() : std::optional<bool>(multiplicative ? f.term : f.expr);
+    if (!multiplicative) f.term = true;
+  }
+
+  // ',', '?', ':', a comparison: the next operand starts a new expression.
+  void Boundary() {
+    Frame& f = frames_.back();
+    f.term = f.expr = true;
+    f.pending.reset();
+  }
+
+ private:
+  struct Frame {
+    Paren kind = Paren::kGroup;
+    size_t call = 0;
+    bool any = false, all = true;  // operands read directly inside, all numbers
+    bool term = true, expr = true;  // the current product / sum so far is a number
+    std::optional<size_t> pending;  // an operator waiting for its right operand
+    std::optional<bool> pending_left;  // its left operand a number (none: unary)
+  };
+
+  void Settle(size_t index, std::optional<bool> left_numeric, bool right_numeric) {
+    std::string& op = out_->operators[index];
+    if (right_numeric && (!left_numeric || *left_numeric)) {
+      op.clear();  // number op number
+    } else if (left_numeric && *left_numeric && (op == "sub" || op == "div")) {
+      op += "_";  // x - t: empty_like(t).fill_(x).sub_(t)
+      out_->calls.push_back("empty_like");
+      out_->call_arity.push_back(SIZE_MAX);
+      out_->methods.push_back("fill_");
+      out_->method_arity.push_back(1);
+    }
+  }
+
+  FormulaNames* out_;
+  const FormulaTypes& types_;
+  std::vector<Frame> frames_;
+};
+
+// The operand a parenthesized group is when a tensor operator was kept inside.
+constexpr std::string_view kTensorGroup = "()";
+
 // Reads call names and operators out of a C++ expression (a formula, or a
 // helper's body). `arithmetic_all`: count + and binary - too (formulas); in
 // helper bodies those are mostly index arithmetic, so only * / and unary -.
 // `is_tensor` (bodies): an operator counts only when an operand next to it is
 // a variable declared as a Tensor -- `input_dim == 2`, `n * 2` are not ops.
 FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
-                            const std::function<bool(std::string_view)>& is_tensor = {}) {
+                            const std::function<bool(std::string_view)>& is_tensor = {},
+                            const FormulaTypes& types = {}) {
   FormulaNames out;
+  // A formula (no tensor test): its arithmetic on numbers is no op.
+  std::optional<NumericOperands> numeric;
+  if (!is_tensor) numeric.emplace(&out, types);
+  NumericOperands::Paren pending_paren = NumericOperands::Paren::kGroup;
+  size_t pending_index = 0;
   char prev_sig = '(';  // last significant char: decides unary vs binary minus
   // The operand just before: a variable, or a call's result (".abs" for
   // x.abs(), "at::log" for at::log(...)) once its ')' is read; and `left`,
@@ -104,6 +212,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   struct OpenArguments {
     std::vector<size_t>* arities = nullptr;  // calls' or methods'
     size_t index = 0;
+    size_t operators_before = 0;  // a group holding a tensor operator is a tensor: (a - b) + m
     size_t commas = 0;
     int nested = 0;
     bool empty = true;
@@ -121,7 +230,8 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       bool unary = out.operators.back() == "neg";
       bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
-      bool tensor = (!unary && !left.empty() && is_tensor(left)) || (!right.empty() && is_tensor(right));
+      bool tensor = (!unary && !left.empty() && (left == kTensorGroup || is_tensor(left))) ||
+                    (!right.empty() && is_tensor(right));
       if (!tensor) {
         out.operators.pop_back();
         out.operator_at.pop_back();
@@ -157,13 +267,20 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       while (k < s.size() && s[k] == ' ') ++k;
       bool is_call = k < s.size() && s[k] == '(';
       bool member = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
-      if (is_call) {
+      bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
+      bool std_call = !member && i >= 5 && s.compare(i - 5, 5, "std::") == 0;  // std::sqrt: no op
+      if (is_call && std_call) pending_paren = NumericOperands::Paren::kStdCall;
+      if (is_call && !std_call) {
         (member ? out.methods : out.calls).push_back(name);
         std::vector<size_t>& arities = member ? out.method_arity : out.call_arity;
         arities.push_back(SIZE_MAX);
         pending_arguments = {&arities, arities.size() - 1};
+        pending_index = arities.size() - 1;
+        pending_paren = member ? NumericOperands::Paren::kMember
+                        : at_call ? NumericOperands::Paren::kOpCall : NumericOperands::Paren::kCall;
       }
-      bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
+      bool qualifier = j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':';
+      if (numeric && !is_call && !member && !qualifier) numeric->Name(name);
       pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
       // &x is x's address (&result != &self compares addresses), not x.
       bool address = false;
@@ -182,6 +299,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       while (i < s.size() && (IsIdentChar(s[i]) || s[i] == '.')) ++i;
+      if (numeric) numeric->Operand(true);
       prev_sig = '0';
       last_name.clear();
       continue;
@@ -192,13 +310,20 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     }
     left = last_name;
     last_name.clear();
+    if (numeric && c == '(') numeric->Open(pending_paren, pending_index);
+    if (numeric && c == ')') numeric->Close();
+    bool scope = (c == ':' && i + 1 < s.size() && s[i + 1] == ':') || (c == ':' && i > 0 && s[i - 1] == ':');
+    if (numeric && (c == ',' || c == '?' || (c == ':' && !scope) || c == '&' || c == '|')) numeric->Boundary();
+    pending_paren = NumericOperands::Paren::kGroup;
     if (c == '(') {
       open_calls.push_back(pending_call);
       open_arguments.push_back(pending_arguments);
+      open_arguments.back().operators_before = out.operators.size();
     } else if (c == ')' && !open_calls.empty()) {
       last_name = open_calls.back();
       open_calls.pop_back();
       const OpenArguments& closed = open_arguments.back();
+      if (last_name.empty() && !closed.arities && out.operators.size() > closed.operators_before) last_name = kTensorGroup;
       if (closed.arities) (*closed.arities)[closed.index] = closed.empty ? 0 : closed.commas + 1;
       open_arguments.pop_back();
     } else if (!open_arguments.empty()) {
@@ -218,6 +343,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // which C++ also uses for templates).
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
       if (operand_before) push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
+      if (numeric) numeric->Boundary();
       i += 2;
       prev_sig = '.';
       continue;
@@ -249,10 +375,12 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
+    const size_t pushed = out.operators.size();
     if (c == '*' && operand_before) push("mul", i);
     if (c == '/' && operand_before) push("div", i);
     if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
     if (c == '+' && operand_before && arithmetic_all) push("add", i);
+    if (numeric && out.operators.size() > pushed) numeric->Operator(pushed, c, c == '-' && !operand_before);
     prev_sig = c;
     ++i;
   }
@@ -268,6 +396,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   }
   out.operators.resize(kept);
   out.operator_at.resize(kept);
+  kept = 0;  // C's math (sqrt(M_PI)) is no call
+  for (size_t k = 0; k < out.calls.size(); ++k) {
+    if (out.calls[k].empty()) continue;
+    if (kept != k) out.calls[kept] = std::move(out.calls[k]);
+    out.call_arity[kept++] = out.call_arity[k];
+  }
+  out.calls.resize(kept);
+  out.call_arity.resize(kept);
   return out;
 }
 
@@ -327,6 +463,33 @@ void AddUnique(std::vector<std::string>* v, const std::string& s) {
   if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
 }
 
+// The entry autograd differentiates `fn` by on CPU/CUDA: none for an op
+// with only a CompositeImplicitAutograd kernel (noted when it has one).
+const DerivativeEntry* DenseDerivative(const YamlModel& yaml, const NativeFunction& fn, std::vector<std::string>* notes) {
+  const DerivativeEntry* d = yaml.DerivativeOf(fn);
+  if (!d || !OnlyCompositeImplicit(fn)) return d;
+  notes->push_back("backward of " + fn.name + ": derivatives.yaml has an entry at line " + std::to_string(d->line) +
+                   ", but on CPU/CUDA this op only has a CompositeImplicitAutograd kernel, so autograd "
+                   "differentiates the ops it calls instead (the entry applies to backends with their own kernel)");
+  return nullptr;
+}
+
+// The entry's arguments that are no Tensor go to `numbers`; an op name
+// needs a tensor when every overload takes one first.
+FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<std::string>* numbers) {
+  for (const auto& a : d.schema.arguments)
+    if (a.type.find("Tensor") == std::string::npos) numbers->insert(a.name);
+  FormulaTypes types;
+  types.numbers = numbers;
+  types.needs_tensor = [&yaml](const std::string& name) {
+    auto overloads = yaml.Overloads(BaseOpName(name));
+    for (const NativeFunction* o : overloads)
+      if (o->schema.arguments.empty() || o->schema.arguments[0].type.find("Tensor") == std::string::npos) return false;
+    return !overloads.empty();
+  };
+  return types;
+}
+
 }  // namespace
 
 Assumptions Tracer::BackwardAssumptions() const {
@@ -377,17 +540,10 @@ void Tracer::AddBackward() {
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
-    const DerivativeEntry* d = ix_.yaml.DerivativeOf(*fn);
-    if (OnlyCompositeImplicit(*fn)) {
-      if (d) {
-        t_.notes.push_back("backward of " + fn->name + ": derivatives.yaml has an entry at line " +
-                           std::to_string(d->line) +
-                           ", but on CPU/CUDA this op only has a CompositeImplicitAutograd kernel, so autograd "
-                           "differentiates the ops it calls instead (the entry applies to backends with their own kernel)");
-      }
-      continue;
-    }
+    const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
     if (!d) continue;
+    std::set<std::string> numbers;
+    const FormulaTypes types = TypesOf(ix_.yaml, *d, &numbers);
     BackwardStep b;
     b.op = fn->name;
     b.derivatives = d;
@@ -505,7 +661,7 @@ void Tracer::AddBackward() {
         reading = r;
         visited_helpers.clear();
         std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
-        FormulaNames names = ScanExpression(text, true);
+        FormulaNames names = ScanExpression(text, true, {}, types);
         for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
         for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
         for (const auto& o : names.operators) {

@@ -326,5 +326,134 @@ TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
   EXPECT_TRUE(where->typical);
 }
 
+// A third tree for what C++ types decide: a helper's Tensor result passed to
+// an out= call (`at::scale_out(out, self, wrapped(s))` is scale.out, not
+// the Scalar one), a group of tensor arithmetic as an operand, and a
+// formula's arithmetic on numbers (`2.0 / sqrt(M_PI)`, `-0.5`) beside a
+// number on the left of a tensor (`1 - self`: empty_like, fill_, sub_).
+constexpr char kTypedFunctions[] = R"x(- func: to_rad(Tensor self) -> Tensor
+  dispatch:
+    CUDA: to_rad_cuda
+
+- func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_out_cuda
+
+- func: scale.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_scalar_out_cuda
+
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: add
+
+- func: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: sub
+
+- func: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+  variants: method
+  dispatch:
+    CompositeExplicitAutograd: sub_
+
+- func: div.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: div
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: mul
+
+- func: neg(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: neg
+
+- func: sqrt(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: sqrt
+
+- func: exp(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: exp
+
+- func: empty_like(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: empty_like
+
+- func: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: fill_
+)x";
+
+constexpr char kTypedDerivatives[] = R"x(- name: to_rad(Tensor self) -> Tensor
+  self: "2.0 / sqrt(M_PI) * exp(-self) * grad + -0.5 * grad * (1 - self)"
+)x";
+
+// aten/src/ATen/native/cuda/ToRad.cu
+constexpr char kToRadCu[] = R"x(namespace at::native {
+Tensor wrapped(const Scalar& s) {
+  return s;
+}
+Tensor to_rad_cuda(const Tensor& self, const Tensor& other, double margin) {
+  auto result = at::empty_like(self);
+  at::scale_out(result, self, wrapped(3.14));
+  auto shifted = (self - other) + margin;
+  return result;
+}
+} // namespace at::native
+)x";
+
+class TypedTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto disk = std::make_shared<MemoryDisk>();
+    disk->Add("version.txt", "2.6.0a0\n");
+    disk->Add("aten/src/ATen/native/native_functions.yaml", kTypedFunctions);
+    disk->Add("tools/autograd/derivatives.yaml", kTypedDerivatives);
+    disk->Add("aten/src/ATen/native/cuda/ToRad.cu", kToRadCu);
+    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index_));
+    TraceOptions options;
+    options.device = TraceOptions::Device::kCuda;
+    options.snippets = false;
+    Status s = TraceQuery(index_, "aten::to_rad", options, &t_);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  Index index_;
+  Trace t_;
+};
+
+TEST_F(TypedTrace, AHelpersTensorResultPicksTheTensorOutOverload) {
+  EXPECT_NE(Find(t_, "scale.out"), nullptr);
+  EXPECT_EQ(Find(t_, "scale.Scalar_out"), nullptr);
+}
+
+TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
+  // (self - other) + margin: sub on the tensors, then add on their result.
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> calls;
+  for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "sub@8"), calls.end());
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "add@8"), calls.end());
+}
+
+TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
+  ASSERT_EQ(t_.backward.size(), 1u);
+  std::vector<std::string> ops = t_.backward[0].ops;
+  std::sort(ops.begin(), ops.end());
+  // sqrt(M_PI) is C's sqrt, 2.0 / it a double, -0.5 a literal; exp(-self)
+  // negates a tensor; 1 - self is TensorOperators.h's empty_like(self).fill_(1).sub_(self).
+  EXPECT_EQ(ops, (std::vector<std::string>{"add", "empty_like", "exp", "fill_", "mul", "neg", "sub_"}));
+}
+
 }  // namespace
 }  // namespace optrace

@@ -188,6 +188,9 @@ class Tracer {
   // at::native (internal::f, cuda_utils::f), which the walk enters.
   bool NamesNativeCode(const CppCall& c) const;
   // The overloads an op call's arguments admit (CallFacts::admitted).
+  // What a call written as an argument (`wrapped_scalar_tensor(other)`,
+  // `at::scalar_tensor(...)`) yields: 't' a Tensor by its return type, else '?'.
+  char CallResultKind(std::string_view arg) const;
   std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
                                               const CallFacts& facts) const;
   CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;

@@ -183,5 +183,50 @@ TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
   EXPECT_FALSE(new_zeros->typical);
 }
 
+TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
+  // UnaryOps.cpp:513 `at::mul_out(result, self, wrapped_scalar_tensor(Scalar(M_PI_180)))`:
+  // wrapped_scalar_tensor returns a Tensor (ScalarOps.h:45), so mul.out, not mul.Scalar_out.
+  Trace t = TraceTree("2.6.0", "torch.deg2rad", TraceOptions::Device::kCuda);
+  EXPECT_NE(Op(t, "mul.out"), nullptr);
+  EXPECT_EQ(Op(t, "mul.Scalar_out"), nullptr);
+  EXPECT_EQ(Op(t, "mul_.Scalar"), nullptr);
+  // BinaryOps.cpp:1153 `at::sub(other, self, alpha)` on two Tensors is sub.Tensor: at::sub
+  // is no out= call although sub.out comes first in native_functions.yaml.
+  Trace rsub = TraceTree("2.6.0", "torch.rsub", TraceOptions::Device::kCuda);
+  const OpStep* sub = Op(rsub, "sub.Tensor");
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(sub->typical);
+  EXPECT_EQ(Op(rsub, "sub.Scalar"), nullptr);
+  EXPECT_EQ(Op(rsub, "sub_.Scalar"), nullptr);
+}
+
+TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
+  // derivatives.yaml:637 `2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad`: C's sqrt, a double.
+  Trace erf = TraceTree("2.6.0", "torch.erf", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(erf, "erf");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "sqrt"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "div"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "neg"), 1);  // -(self.pow(2)) is a tensor
+  // derivatives.yaml:333 `grad * 1 / (1 - self.pow(2)).conj()`: `1 - t` is TensorOperators.h:19's
+  // empty_like(t).fill_(1).sub_(t).
+  Trace atanh = TraceTree("2.6.0", "torch.atanh", TraceOptions::Device::kCuda);
+  const BackwardStep* a = Step(atanh, "atanh");
+  ASSERT_NE(a, nullptr);
+  for (const char* op : {"sub_", "fill_", "empty_like", "div", "mul"})
+    EXPECT_EQ(std::count(a->ops.begin(), a->ops.end(), op), 1) << op;
+  EXPECT_EQ(std::count(a->ops.begin(), a->ops.end(), "sub"), 0);
+}
+
+TEST_F(MainPath260, AGroupOfTensorArithmeticIsATensorOperand) {
+  // Loss.cpp:226 `(-target * (input1 - input2) + margin)`: the + adds a double to a tensor.
+  Trace t = TraceTree("2.6.0", "F.margin_ranking_loss", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "margin_ranking_loss");
+  ASSERT_NE(op, nullptr);
+  bool add = false;
+  for (const auto& c : op->calls) add = add || (c.op == "add" && c.where.line == 226);
+  EXPECT_TRUE(add);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -200,10 +200,10 @@ class CppWalk {
       list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > t_.opt_.depth) return;
-    if (facts.out_call) {
-      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
-    } else if (!facts.admitted.empty()) {
+    if (!facts.admitted.empty()) {
       for (const NativeFunction* o : facts.admitted) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+    } else if (facts.out_call) {
+      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
     } else {
       t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
     }
