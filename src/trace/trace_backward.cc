@@ -532,9 +532,8 @@ void Tracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
-  for (const auto& op : t_.ops) {
+  for (const auto& op : t_.ops)
     if (op.role == "forward") forward_ops.push_back(op.name);
-  }
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {
@@ -542,14 +541,13 @@ void Tracer::AddBackward() {
     if (!fn || fn->schema.is_out()) continue;
     const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
     if (!d) continue;
-    std::set<std::string> numbers;
+    std::set<std::string> numbers;  // the entry's arguments that are no Tensor
     const FormulaTypes types = TypesOf(ix_.yaml, *d, &numbers);
     BackwardStep b;
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
-    // The argument counts each op is called with; SIZE_MAX where not read
-    // (a helper's body): that leaves every overload.
+    // The argument counts each op is called with (SIZE_MAX: not read, any overload).
     std::map<std::string, std::set<size_t>> arities;
     // The formulas are read three times: for what a first-order backward of
     // a typical call certainly runs, for what it may run (conditions the
@@ -617,6 +615,8 @@ void Tracer::AddBackward() {
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
+          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op.
+          if (member && !body.empty() && ReceiverOf(call, h, body) == Receiver::kOther) continue;
           std::string cb = BaseOpName(call.callee);
           if (member && skips(cb)) continue;
           bool is_op = false;

@@ -328,12 +328,17 @@ TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
 
 // A third tree for what C++ types decide: a helper's Tensor result passed to
 // an out= call (`at::scale_out(out, self, wrapped(s))` is scale.out, not
-// the Scalar one), a group of tensor arithmetic as an operand, and a
+// the Scalar one), a group of tensor arithmetic as an operand, an
+// unqualified x_symint(...) naming op x, and a
 // formula's arithmetic on numbers (`2.0 / sqrt(M_PI)`, `-0.5`) beside a
 // number on the left of a tensor (`1 - self`: empty_like, fill_, sub_).
 constexpr char kTypedFunctions[] = R"x(- func: to_rad(Tensor self) -> Tensor
   dispatch:
     CUDA: to_rad_cuda
+
+- func: pool_it(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pool_it_cuda
 
 - func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
   dispatch:
@@ -406,7 +411,11 @@ Tensor to_rad_cuda(const Tensor& self, const Tensor& other, double margin) {
   auto result = at::empty_like(self);
   at::scale_out(result, self, wrapped(3.14));
   auto shifted = (self - other) + margin;
+  auto pooled = pool_it_symint(self);
   return result;
+}
+Tensor pool_it_cuda(const Tensor& self) {
+  return self;
 }
 } // namespace at::native
 )x";
@@ -444,6 +453,16 @@ TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
   for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
   EXPECT_NE(std::find(calls.begin(), calls.end(), "sub@8"), calls.end());
   EXPECT_NE(std::find(calls.begin(), calls.end(), "add@8"), calls.end());
+}
+
+TEST_F(TypedTrace, AnUnqualifiedSymIntOpCallIsTheOp) {
+  // pool_it_symint(self) in at::native, which defines no such function: at::pool_it_symint.
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  bool called = false;
+  for (const auto& c : op->calls) called = called || (c.op == "pool_it" && c.where.line == 9);
+  EXPECT_TRUE(called);
+  EXPECT_NE(Find(t_, "pool_it"), nullptr);
 }
 
 TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {

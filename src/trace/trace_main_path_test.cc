@@ -228,5 +228,27 @@ TEST_F(MainPath260, AGroupOfTensorArithmeticIsATensorOperand) {
   EXPECT_TRUE(add);
 }
 
+TEST_F(MainPath260, AHelpersMethodOnANonTensorIsNoOp) {
+  // derivatives.yaml:2370 max_unpool2d: max_pool_double_backward(grad, indices, 2);
+  // FunctionsManual.cpp:2174 `indices.sym_sizes().slice(...)` slices a SymIntArrayRef.
+  Trace t = TraceTree("2.6.0", "F.max_unpool2d", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(t, "max_unpool2d");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "slice"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "gather"), 1);
+}
+
+TEST_F(MainPath260, AnUnqualifiedSymIntOpCallIsTheOp) {
+  // AdaptiveAveragePooling.cpp:138 `return _adaptive_avg_pool2d_symint(input, output_size);`
+  // in at::native, which defines no such function: at::_adaptive_avg_pool2d_symint, the op.
+  Trace t = TraceTree("2.6.0", "F.adaptive_avg_pool2d", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "adaptive_avg_pool2d");
+  ASSERT_NE(op, nullptr);
+  bool called = false;
+  for (const auto& c : op->calls) called = called || (c.op == "_adaptive_avg_pool2d" && c.where.line == 138);
+  EXPECT_TRUE(called);
+  EXPECT_NE(Op(t, "_adaptive_avg_pool2d"), nullptr);
+}
+
 }  // namespace
 }  // namespace optrace

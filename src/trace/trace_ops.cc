@@ -937,11 +937,13 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   if (c.kind == CallKind::kPlain) {
     // rsqrt(x) inside at::native with no native definition of that name:
-    // C++ name lookup finds at::rsqrt, the op.
-    for (const NativeFunction* o : ix_.yaml.Overloads(c.callee)) {
+    // C++ name lookup finds at::rsqrt, the op (x_symint(...) is at::x_symint, op x's).
+    std::string name = EndsWith(c.callee, "_symint") ? c.callee.substr(0, c.callee.size() - 7) : c.callee;
+    for (const NativeFunction* o : ix_.yaml.Overloads(name)) {
       facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
                                                 WorthFollowing(*o) && HasWantedKernel(*this, *o));
     }
+    if (facts.function_op) facts.base = name;
     // From a header, an op's name finds at::x by argument-dependent lookup:
     // a kernel of that name defined in a source file (TensorTransformations.h's
     // `roll(t, ...)` and the CPU kernel `roll` of TensorTransformations.cpp)

@@ -153,14 +153,14 @@ class CppWalk {
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
-      call.op = c.callee;
+      call.op = facts.base;
       call.device = node.device;
       call.from = walk.holder;
       call.where = t_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
       t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
       CallList(node)->push_back(call);
-      t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
+      t_.AddOpsByBaseName(facts.base, op_.role, op_.name, depth_ + 1);
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
