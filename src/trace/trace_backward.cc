@@ -519,11 +519,14 @@ void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string
       AddOp(tensor_overload, "backward", b.op, depth);
       continue;
     }
-    // The overloads the arguments as written admit (any, where none does).
+    // The overloads the arguments as written admit (any, where none does);
+    // a Dimname only where the forward op's schema has one to pass.
+    bool dimnames = b.derivatives && TakesDimname(b.derivatives->schema);
     auto written = arities.find(base);
     size_t added = 0;
     if (written != arities.end() && !written->second.count(SIZE_MAX))
-      for (size_t arity : written->second) added += AddOpsByBaseName(base, "backward", b.op, depth, arity);
+      for (size_t arity : written->second) added += AddOpsByBaseName(base, "backward", b.op, depth, arity, dimnames);
+    if (added == 0) added = AddOpsByBaseName(base, "backward", b.op, depth, SIZE_MAX, dimnames);
     if (added == 0) AddOpsByBaseName(base, "backward", b.op, depth);
   }
 }

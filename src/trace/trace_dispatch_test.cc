@@ -228,6 +228,10 @@ constexpr char kPickFunctions[] = R"x(- func: pick(Tensor self, int dim=-1) -> (
   dispatch:
     CompositeImplicitAutograd: where_one
 
+- func: where.dimname(Tensor condition, Tensor self, Dimname other) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: where_dimname
+
 - func: nonzero_numpy(Tensor self) -> Tensor[]
   dispatch:
     CompositeImplicitAutograd: nonzero_numpy
@@ -263,6 +267,9 @@ Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& oth
 constexpr char kPickCpp[] = R"x(namespace at::native {
 std::vector<Tensor> where_one(const Tensor& condition) {
   return at::nonzero_numpy(condition);
+}
+Tensor where_dimname(const Tensor& condition, const Tensor& self, Dimname other) {
+  return self;
 }
 Tensor side_back(const Tensor& grad) {
   return grad;
@@ -310,6 +317,8 @@ TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   EXPECT_NE(Find(t_, "where.self", "backward"), nullptr);
   EXPECT_EQ(Find(t_, "where", "backward"), nullptr);
   EXPECT_EQ(Find(t_, "nonzero_numpy", "backward"), nullptr);
+  // pick's schema has no Dimname to pass: never the named-tensor overload.
+  EXPECT_EQ(Find(t_, "where.dimname", "backward"), nullptr);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {

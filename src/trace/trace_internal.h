@@ -109,9 +109,10 @@ class Tracer {
   // --- ops (trace_ops.cc) ---
   // Adds every overload `base` can reach through a call by name (not out=
   // variants, not in-place ones unless the name itself is in-place); with
-  // `arity`, those taking that many arguments. Returns how many it added.
+  // `arity`, those taking that many arguments; without `dimnames`, none
+  // taking a Dimname (named-tensor overloads). Returns how many it added.
   size_t AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                          size_t arity = SIZE_MAX);
+                          size_t arity = SIZE_MAX, bool dimnames = true);
   void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
   // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
   void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
@@ -322,6 +323,8 @@ std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);
+// Whether an overload takes a Dimname or Dimname[] (the named-tensor API).
+bool TakesDimname(const FunctionSchema& schema);
 char CppParamKind(std::string_view cpp_param);
 
 // Shared by trace_ops.cc and trace_walk.cc.

@@ -168,6 +168,16 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   EXPECT_EQ(Op(t, "nonzero_numpy", "backward"), nullptr);
 }
 
+TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
+X
+  // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the
+  // refine_names its kernel calls (TensorShape.cpp:1125-1131).
+  Trace t = TraceTree("2.6.0", "torch.diag_embed", TraceOptions::Device::kCuda);
+  EXPECT_NE(Op(t, "diagonal", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "diagonal.Dimname", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "refine_names", "backward"), nullptr);
+}
+
 TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
   // torch.max's as_strided runs only behind an open condition; its backward
   // (as_strided_backward's new_zeros) is open too, never typical.

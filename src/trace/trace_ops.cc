@@ -247,12 +247,19 @@ void Tracer::AddOp(const NativeFunction* fn, const std::string& role, const std:
   queue_.push_back({fn, role, from, depth});
 }
 
+bool TakesDimname(const FunctionSchema& schema) {
+  for (const auto& a : schema.arguments)
+    if (StartsWith(a.type, "Dimname")) return true;
+  return false;
+}
+
 size_t Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                                size_t arity) {
+                                size_t arity, bool dimnames) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
   for (const NativeFunction* fn : overloads) {
     if (fn->schema.is_out() || fn->autogen_from || !HasWantedKernel(*this, *fn)) continue;
+    if (!dimnames && TakesDimname(fn->schema)) continue;
     if (arity != SIZE_MAX) {
       size_t required = 0, total = fn->schema.arguments.size();
       for (const auto& a : fn->schema.arguments) required += a.default_value ? 0 : 1;
