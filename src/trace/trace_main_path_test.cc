@@ -169,7 +169,7 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
 }
 
 TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
-X
+  // derivatives.yaml:569 diag_embed's `self: grad.diagonal(offset, dim1, dim2)` passes
   // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the
   // refine_names its kernel calls (TensorShape.cpp:1125-1131).
   Trace t = TraceTree("2.6.0", "torch.diag_embed", TraceOptions::Device::kCuda);
