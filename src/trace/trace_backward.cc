@@ -90,6 +90,7 @@ std::string NextOperand(std::string_view s, size_t i) {
 struct FormulaTypes {
   const std::set<std::string>* numbers = nullptr;
   std::function<bool(const std::string&)> needs_tensor;
+  std::function<bool(std::string_view)> is_number;  // in a body: a name declared arithmetic
 };
 
 // Which arithmetic of a formula computes on numbers, the way C++ types it:
@@ -220,9 +221,11 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::vector<OpenArguments> open_arguments;
   OpenArguments pending_arguments;
   size_t ops_before = 0;
+  bool left_literal = false;  // the operator just pushed has a number literal on its left
   auto push = [&](std::string op, size_t at) {
     out.operators.push_back(std::move(op));
     out.operator_at.push_back(at);
+    left_literal = prev_sig == '0';
   };
   // The operator just read (if any): kept only on a Tensor operand.
   auto settle = [&](size_t i) {
@@ -235,6 +238,13 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       if (!tensor) {
         out.operators.pop_back();
         out.operator_at.pop_back();
+      } else if ((out.operators.back() == "sub" || out.operators.back() == "div") && !right.empty() &&
+                 is_tensor(right) && (left_literal || (types.is_number && !left.empty() && types.is_number(left)))) {
+        // x - t with a number x: empty_like(t).fill_(x).sub_(t) (TensorOperators.h).
+        out.operators.back() += "_";
+        size_t at = out.operator_at.back();
+        push("empty_like", at);
+        push("fill_", at);
       }
     }
     ops_before = out.operators.size();
@@ -415,8 +425,11 @@ std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
 }
 
 std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor) {
-  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor);
+                                      const std::function<bool(std::string_view)>& is_tensor,
+                                      const std::function<bool(std::string_view)>& is_number) {
+  FormulaTypes types;
+  types.is_number = is_number;
+  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor, types);
   std::vector<OperatorUse> out;
   for (size_t k = 0; k < names.operators.size(); ++k) {
     size_t at = names.operator_at[k];
@@ -638,7 +651,8 @@ void Tracer::AddBackward() {
         }
         if (!body.empty()) {
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+          auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
+          for (const OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
             int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
             if (!runs(line, use.symbol)) continue;
             add_op(use.op);
@@ -651,9 +665,8 @@ void Tracer::AddBackward() {
     for (const auto& f : DenseFormulas(*d)) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
       if (IsForwardDerivative(*d, f)) {
-        // Forward-mode AD (`result:`, or a named output's `values:`): its
-        // FunctionsManual helpers are named (logsumexp_jvp), not run by
-        // backward, so not expanded.
+        // Forward-mode AD (`result:`, a named output's `values:`): its helpers
+        // are named (logsumexp_jvp), not run by backward, so not expanded.
         for (const auto& c : ScanExpression(f.formula, true).calls) {
           if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
         }

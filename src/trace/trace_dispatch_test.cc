@@ -421,6 +421,7 @@ Tensor to_rad_cuda(const Tensor& self, const Tensor& other, double margin) {
   at::scale_out(result, self, wrapped(3.14));
   auto shifted = (self - other) + margin;
   auto pooled = pool_it_symint(self);
+  auto flipped = margin - self;
   return result;
 }
 Tensor pool_it_cuda(const Tensor& self) {
@@ -462,6 +463,16 @@ TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
   for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
   EXPECT_NE(std::find(calls.begin(), calls.end(), "sub@8"), calls.end());
   EXPECT_NE(std::find(calls.begin(), calls.end(), "add@8"), calls.end());
+}
+
+TEST_F(TypedTrace, ANumberLeftOfATensorIsFilledThenSubtracted) {
+  // margin - self with a double margin: empty_like(self).fill_(margin).sub_(self).
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> calls;
+  for (const auto& c : op->calls)
+    if (c.where.line == 10) calls.push_back(c.op);
+  EXPECT_EQ(calls, (std::vector<std::string>{"sub_", "empty_like", "fill_"}));
 }
 
 TEST_F(TypedTrace, AnUnqualifiedSymIntOpCallIsTheOp) {

@@ -318,8 +318,11 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor = {});
 // The same, each with the operator as written ("<=", "*", "+=") and its offset in `code`.
+// With `is_number` (a name declared arithmetic), a number left of a tensor
+// (`margin - self`, `1 / x`) is TensorOperators.h's empty_like, fill_ and sub_ (div_).
 std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor = {});
+                                      const std::function<bool(std::string_view)>& is_tensor = {},
+                                      const std::function<bool(std::string_view)>& is_number = {});
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);

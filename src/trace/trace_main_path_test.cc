@@ -238,6 +238,18 @@ TEST_F(MainPath260, AGroupOfTensorArithmeticIsATensorOperand) {
   EXPECT_TRUE(add);
 }
 
+TEST_F(MainPath260, ANumberLeftOfATensorIsFilledThenSubtracted) {
+  // Loss.cpp:184 `auto margin_diff = (margin - self);` with a double margin:
+  // TensorOperators.h:19 empty_like(self).fill_(margin).sub_(self), no sub.
+  Trace t = TraceTree("2.6.0", "F.hinge_embedding_loss", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "hinge_embedding_loss");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> at_184;
+  for (const auto& c : op->calls)
+    if (c.where.line == 184) at_184.push_back(c.op);
+  EXPECT_EQ(at_184, (std::vector<std::string>{"sub_", "empty_like", "fill_"}));
+}
+
 TEST_F(MainPath260, AHelpersMethodOnANonTensorIsNoOp) {
   // derivatives.yaml:2370 max_unpool2d: max_pool_double_backward(grad, indices, 2);
   // FunctionsManual.cpp:2174 `indices.sym_sizes().slice(...)` slices a SymIntArrayRef.
