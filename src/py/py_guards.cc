@@ -3,7 +3,8 @@
 // current suite encloses it (an `else:`/`elif` header also brings the
 // negated conditions of the `if`/`elif` headers before it at that
 // indentation), and a sibling `if C:` whose suite's last statement returns
-// or raises guards everything after it. Multi-line headers are joined
+// guards everything after it; one that raises guards nothing (a call that
+// succeeds never entered it). Multi-line headers are joined
 // while their brackets are open. Strings are not tokenized: a line inside a
 // triple-quoted docstring may look like a header, which is why only lines
 // starting with `if`/`elif`/`else`/`def` keywords count and docstrings of
@@ -71,9 +72,10 @@ std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::str
   return CollapseSpace(s);
 }
 
-// Whether the suite of the header at i (lines indented deeper, up to the
-// next line at or above its indentation) ends in return/raise.
-bool SuiteExits(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+// How the suite of the header at i (lines indented deeper, up to the next
+// line at or above its indentation) ends: in a return, a raise, or neither.
+enum class SuiteEnd { kFallsThrough, kReturns, kRaises };
+SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit) {
   int indent = lines[i].indent;
   std::string_view last;
   size_t colon = lines[i].text.rfind(':');
@@ -86,7 +88,8 @@ bool SuiteExits(const std::vector<PyLine>& lines, size_t i, size_t limit) {
     if (lines[k].indent == body) last = lines[k].text;
   }
   while (!last.empty() && last.front() == ' ') last.remove_prefix(1);
-  return StartsWithWord(last, "return") || StartsWithWord(last, "raise");
+  if (StartsWithWord(last, "return")) return SuiteEnd::kReturns;
+  return StartsWithWord(last, "raise") ? SuiteEnd::kRaises : SuiteEnd::kFallsThrough;
 }
 
 }  // namespace
@@ -100,9 +103,12 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   for (size_t k = static_cast<size_t>(line - 1); k-- > 0;) {
     const PyLine& l = lines[k];
     if (l.indent < 0) continue;
-    if (l.indent == current && StartsWithWord(l.text, "if") && SuiteExits(lines, k, static_cast<size_t>(line - 1))) {
-      early.push_back({HeaderCondition(lines, k, "if"), true, static_cast<int>(k + 1), "return"});
-      continue;
+    if (l.indent == current && StartsWithWord(l.text, "if")) {
+      // After `if C: return ...` a line runs when C is false; after `if C:
+      // raise ...` on every call that does not fail: no condition.
+      SuiteEnd end = SuiteExit(lines, k, static_cast<size_t>(line - 1));
+      if (end == SuiteEnd::kReturns) early.push_back({HeaderCondition(lines, k, "if"), true, static_cast<int>(k + 1), "return"});
+      if (end != SuiteEnd::kFallsThrough) continue;
     }
     if (l.indent >= current) continue;
     current = l.indent;

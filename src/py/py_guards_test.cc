@@ -1,6 +1,6 @@
 // Python guard conditions by indentation: if/elif/else chains, early
-// returns in the same suite, multi-line headers; and real lines of the
-// 2.6.0 functional.py, checked with sed.
+// returns in the same suite (a raise guards nothing), multi-line headers;
+// and real lines of the 2.6.0 functional.py and windows.py, checked with sed.
 #include "py/py_guards.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +41,27 @@ TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
                                "not (mode == 'b' and x.dim() == 4)/else"}));
   EXPECT_EQ(Read(text, 11), V{"not has_torch_function(x)/return"});
   EXPECT_TRUE(Read(text, 1).empty());
+}
+
+TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
+  // A call that returns never entered `if not a: raise`; one that returns
+  // early did not take the `return`.
+  const char* text =
+      "def f(M, a):\n"                               // 1
+      "    if M == 0:\n"                             // 2
+      "        return empty()\n"                     // 3
+      "    if not a:\n"                              // 4
+      "        raise ValueError('empty')\n"          // 5
+      "    return cos(a)\n";                         // 6
+  EXPECT_EQ(Read(text, 6), V{"not M == 0/return"});
+}
+
+TEST(PyLineConditions, RealGeneralCosineRunsPastItsChecks) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/torch/signal/windows/windows.py");
+  // sed -n 665,689p: early returns for M == 0 and M == 1, `raise` for a
+  // non-iterable or empty `a`, then the cosine sum at 689.
+  EXPECT_EQ(Read(text, 689), (V{"not M == 0/return", "not M == 1/return"}));
 }
 
 TEST(PyLineConditions, RealReluChoosesByInplace) {

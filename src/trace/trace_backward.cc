@@ -40,6 +40,10 @@ namespace {
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
   std::vector<std::string> methods;  // .f(...)
+  // The arguments written in each call and method call (after self), in the
+  // order of `calls` and `methods`: where(cond, a, b) is where.self, never
+  // the one-argument where.
+  std::vector<size_t> call_arity, method_arity;
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
   std::vector<size_t> operator_at;     // where each operator is written (offset into the code)
 };
@@ -80,14 +84,123 @@ std::string NextOperand(std::string_view s, size_t i) {
   return std::string(s.substr(i, j - i));
 }
 
+// What a formula's names are, from its derivatives.yaml entry: the
+// arguments that are no Tensor (Scalar, int, double, bool), and which op
+// names need a tensor argument (so `sqrt(M_PI)` is C's).
+struct FormulaTypes {
+  const std::set<std::string>* numbers = nullptr;
+  std::function<bool(const std::string&)> needs_tensor;
+  std::function<bool(std::string_view)> is_number;  // in a body: a name declared arithmetic
+};
+
+// Which arithmetic of a formula computes on numbers, the way C++ types it:
+// `2.0 / sqrt(M_PI)` and `std::sqrt(2 * M_PI)` are doubles, `-0.5` is a
+// literal, a Scalar argument (`1 - weight.toDouble()`) is no tensor; and a
+// number on the left of a tensor is TensorOperators.h's
+// `empty_like(y).fill_(x).sub_(y)` for `x - y` (`.div_(y)` for `x / y`).
+// An operator is settled by the first operand after it, in its own
+// parentheses; an operand the formula does not show to be a number (a
+// name, a call on one) is a tensor.
+class NumericOperands {
+ public:
+  // kCall: an unqualified call, C's math on numbers when its op needs a
+  // tensor (sqrt(M_PI)); kOpCall: at::x(...), always an op.
+  enum class Paren { kGroup, kCall, kOpCall, kStdCall, kMember };
+
+  NumericOperands(FormulaNames* out, const FormulaTypes& types) : out_(out), types_(types) { frames_.emplace_back(); }
+
+  void Open(Paren kind, size_t call) { frames_.push_back({kind, call}); }
+
+  void Close() {
+    if (frames_.size() < 2) return;
+    Frame f = frames_.back();
+    frames_.pop_back();
+    if (f.kind == Paren::kMember) return;  // the chain goes on from its receiver, already read
+    bool numbers_in = f.any && f.all;
+    bool c_math = f.kind == Paren::kCall && numbers_in && types_.needs_tensor && types_.needs_tensor(out_->calls[f.call]);
+    if (c_math) out_->calls[f.call].clear();  // sqrt(M_PI) is C's sqrt
+    Operand(f.kind == Paren::kOpCall ? false : f.kind == Paren::kCall ? c_math : numbers_in);
+  }
+
+  // A name written alone (not called): a number when it is a constant
+  // (M_PI, true) or a non-Tensor argument of the schema.
+  void Name(std::string_view name) {
+    bool constant = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    Operand(constant || name == "true" || name == "false" || (types_.numbers && types_.numbers->count(std::string(name))));
+  }
+
+  void Operand(bool numeric) {
+    Frame& f = frames_.back();
+    f.any = true;
+    f.all = f.all && numeric;
+    f.term = f.term && numeric;
+    f.expr = f.expr && numeric;
+    if (!f.pending) return;
+    Settle(*f.pending, f.pending_left, numeric);
+    f.pending.reset();
+  }
+
+  // The operator just pushed at out->operators[index] ('*', '/', '+', '-').
+  void Operator(size_t index, char symbol, bool unary) {
+    Frame& f = frames_.back();
+    bool multiplicative = symbol == '*' || symbol == '/';
+    f.pending = index;
+    f.pending_left = unary ? std::optional<bool>() : std::optional<bool>(multiplicative ? f.term : f.expr);
+    if (!multiplicative) f.term = true;
+  }
+
+  // ',', '?', ':', a comparison: the next operand starts a new expression.
+  void Boundary() {
+    Frame& f = frames_.back();
+    f.term = f.expr = true;
+    f.pending.reset();
+  }
+
+ private:
+  struct Frame {
+    Paren kind = Paren::kGroup;
+    size_t call = 0;
+    bool any = false, all = true;  // operands read directly inside, all numbers
+    bool term = true, expr = true;  // the current product / sum so far is a number
+    std::optional<size_t> pending;  // an operator waiting for its right operand
+    std::optional<bool> pending_left;  // its left operand a number (none: unary)
+  };
+
+  void Settle(size_t index, std::optional<bool> left_numeric, bool right_numeric) {
+    std::string& op = out_->operators[index];
+    if (right_numeric && (!left_numeric || *left_numeric)) {
+      op.clear();  // number op number
+    } else if (left_numeric && *left_numeric && (op == "sub" || op == "div")) {
+      op += "_";  // x - t: empty_like(t).fill_(x).sub_(t)
+      out_->calls.push_back("empty_like");
+      out_->call_arity.push_back(SIZE_MAX);
+      out_->methods.push_back("fill_");
+      out_->method_arity.push_back(1);
+    }
+  }
+
+  FormulaNames* out_;
+  const FormulaTypes& types_;
+  std::vector<Frame> frames_;
+};
+
+// The operand a parenthesized group is when a tensor operator was kept inside.
+constexpr std::string_view kTensorGroup = "()";
+
 // Reads call names and operators out of a C++ expression (a formula, or a
 // helper's body). `arithmetic_all`: count + and binary - too (formulas); in
 // helper bodies those are mostly index arithmetic, so only * / and unary -.
 // `is_tensor` (bodies): an operator counts only when an operand next to it is
 // a variable declared as a Tensor -- `input_dim == 2`, `n * 2` are not ops.
 FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
-                            const std::function<bool(std::string_view)>& is_tensor = {}) {
+                            const std::function<bool(std::string_view)>& is_tensor = {},
+                            const FormulaTypes& types = {}) {
   FormulaNames out;
+  // A formula (no tensor test): its arithmetic on numbers is no op.
+  std::optional<NumericOperands> numeric;
+  if (!is_tensor) numeric.emplace(&out, types);
+  NumericOperands::Paren pending_paren = NumericOperands::Paren::kGroup;
+  size_t pending_index = 0;
   char prev_sig = '(';  // last significant char: decides unary vs binary minus
   // The operand just before: a variable, or a call's result (".abs" for
   // x.abs(), "at::log" for at::log(...)) once its ')' is read; and `left`,
@@ -95,10 +208,24 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::string last_name, left;
   std::string pending_call;           // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
+  // Per open '(': where its call's argument count goes (nullptr for a group),
+  // the top-level commas read, and the brackets/braces open inside it.
+  struct OpenArguments {
+    std::vector<size_t>* arities = nullptr;  // calls' or methods'
+    size_t index = 0;
+    size_t operators_before = 0;  // a group holding a tensor operator is a tensor: (a - b) + m
+    size_t commas = 0;
+    int nested = 0;
+    bool empty = true;
+  };
+  std::vector<OpenArguments> open_arguments;
+  OpenArguments pending_arguments;
   size_t ops_before = 0;
+  bool left_literal = false;  // the operator just pushed has a number literal on its left
   auto push = [&](std::string op, size_t at) {
     out.operators.push_back(std::move(op));
     out.operator_at.push_back(at);
+    left_literal = prev_sig == '0';
   };
   // The operator just read (if any): kept only on a Tensor operand.
   auto settle = [&](size_t i) {
@@ -106,10 +233,18 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       bool unary = out.operators.back() == "neg";
       bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
-      bool tensor = (!unary && !left.empty() && is_tensor(left)) || (!right.empty() && is_tensor(right));
+      bool tensor = (!unary && !left.empty() && (left == kTensorGroup || is_tensor(left))) ||
+                    (!right.empty() && is_tensor(right));
       if (!tensor) {
         out.operators.pop_back();
         out.operator_at.pop_back();
+      } else if ((out.operators.back() == "sub" || out.operators.back() == "div") && !right.empty() &&
+                 is_tensor(right) && (left_literal || (types.is_number && !left.empty() && types.is_number(left)))) {
+        // x - t with a number x: empty_like(t).fill_(x).sub_(t) (TensorOperators.h).
+        out.operators.back() += "_";
+        size_t at = out.operator_at.back();
+        push("empty_like", at);
+        push("fill_", at);
       }
     }
     ops_before = out.operators.size();
@@ -117,6 +252,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   for (size_t i = 0; i < s.size();) {
     settle(i);
     char c = s[i];
+    if (!open_arguments.empty() && c != ' ' && c != '\n' && c != '\t' && c != ')') open_arguments.back().empty = false;
     if (c == '"') {  // skip string literals
       size_t j = i + 1;
       while (j < s.size() && s[j] != '"') j += s[j] == '\\' ? 2 : 1;
@@ -141,8 +277,20 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       while (k < s.size() && s[k] == ' ') ++k;
       bool is_call = k < s.size() && s[k] == '(';
       bool member = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
-      if (is_call) (member ? out.methods : out.calls).push_back(name);
       bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
+      bool std_call = !member && i >= 5 && s.compare(i - 5, 5, "std::") == 0;  // std::sqrt: no op
+      if (is_call && std_call) pending_paren = NumericOperands::Paren::kStdCall;
+      if (is_call && !std_call) {
+        (member ? out.methods : out.calls).push_back(name);
+        std::vector<size_t>& arities = member ? out.method_arity : out.call_arity;
+        arities.push_back(SIZE_MAX);
+        pending_arguments = {&arities, arities.size() - 1};
+        pending_index = arities.size() - 1;
+        pending_paren = member ? NumericOperands::Paren::kMember
+                        : at_call ? NumericOperands::Paren::kOpCall : NumericOperands::Paren::kCall;
+      }
+      bool qualifier = j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':';
+      if (numeric && !is_call && !member && !qualifier) numeric->Name(name);
       pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
       // &x is x's address (&result != &self compares addresses), not x.
       bool address = false;
@@ -161,6 +309,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       while (i < s.size() && (IsIdentChar(s[i]) || s[i] == '.')) ++i;
+      if (numeric) numeric->Operand(true);
       prev_sig = '0';
       last_name.clear();
       continue;
@@ -171,13 +320,30 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     }
     left = last_name;
     last_name.clear();
+    if (numeric && c == '(') numeric->Open(pending_paren, pending_index);
+    if (numeric && c == ')') numeric->Close();
+    bool scope = (c == ':' && i + 1 < s.size() && s[i + 1] == ':') || (c == ':' && i > 0 && s[i - 1] == ':');
+    if (numeric && (c == ',' || c == '?' || (c == ':' && !scope) || c == '&' || c == '|')) numeric->Boundary();
+    pending_paren = NumericOperands::Paren::kGroup;
     if (c == '(') {
       open_calls.push_back(pending_call);
+      open_arguments.push_back(pending_arguments);
+      open_arguments.back().operators_before = out.operators.size();
     } else if (c == ')' && !open_calls.empty()) {
       last_name = open_calls.back();
       open_calls.pop_back();
+      const OpenArguments& closed = open_arguments.back();
+      if (last_name.empty() && !closed.arities && out.operators.size() > closed.operators_before) last_name = kTensorGroup;
+      if (closed.arities) (*closed.arities)[closed.index] = closed.empty ? 0 : closed.commas + 1;
+      open_arguments.pop_back();
+    } else if (!open_arguments.empty()) {
+      OpenArguments& inner = open_arguments.back();
+      if (c == '[' || c == '{') ++inner.nested;
+      if ((c == ']' || c == '}') && inner.nested > 0) --inner.nested;
+      if (c == ',' && inner.nested == 0) ++inner.commas;
     }
     pending_call.clear();
+    pending_arguments = {};
     // A number is an operand of arithmetic too (`1 + exp(x)` is add, `0.5 * grad`
     // mul); with a Tensor test, `settle` keeps it only beside a Tensor.
     bool arithmetic = c == '+' || c == '-' || c == '*' || c == '/';
@@ -187,6 +353,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // which C++ also uses for templates).
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
       if (operand_before) push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
+      if (numeric) numeric->Boundary();
       i += 2;
       prev_sig = '.';
       continue;
@@ -218,10 +385,12 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       prev_sig = '.';
       continue;
     }
+    const size_t pushed = out.operators.size();
     if (c == '*' && operand_before) push("mul", i);
     if (c == '/' && operand_before) push("div", i);
     if (c == '-') push(operand_before ? (arithmetic_all ? "sub" : "") : "neg", i);
     if (c == '+' && operand_before && arithmetic_all) push("add", i);
+    if (numeric && out.operators.size() > pushed) numeric->Operator(pushed, c, c == '-' && !operand_before);
     prev_sig = c;
     ++i;
   }
@@ -237,6 +406,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   }
   out.operators.resize(kept);
   out.operator_at.resize(kept);
+  kept = 0;  // C's math (sqrt(M_PI)) is no call
+  for (size_t k = 0; k < out.calls.size(); ++k) {
+    if (out.calls[k].empty()) continue;
+    if (kept != k) out.calls[kept] = std::move(out.calls[k]);
+    out.call_arity[kept++] = out.call_arity[k];
+  }
+  out.calls.resize(kept);
+  out.call_arity.resize(kept);
   return out;
 }
 
@@ -248,8 +425,11 @@ std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
 }
 
 std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor) {
-  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor);
+                                      const std::function<bool(std::string_view)>& is_tensor,
+                                      const std::function<bool(std::string_view)>& is_number) {
+  FormulaTypes types;
+  types.is_number = is_number;
+  FormulaNames names = ScanExpression(code, arithmetic_all, is_tensor, types);
   std::vector<OperatorUse> out;
   for (size_t k = 0; k < names.operators.size(); ++k) {
     size_t at = names.operator_at[k];
@@ -296,6 +476,33 @@ void AddUnique(std::vector<std::string>* v, const std::string& s) {
   if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
 }
 
+// The entry autograd differentiates `fn` by on CPU/CUDA: none for an op
+// with only a CompositeImplicitAutograd kernel (noted when it has one).
+const DerivativeEntry* DenseDerivative(const YamlModel& yaml, const NativeFunction& fn, std::vector<std::string>* notes) {
+  const DerivativeEntry* d = yaml.DerivativeOf(fn);
+  if (!d || !OnlyCompositeImplicit(fn)) return d;
+  notes->push_back("backward of " + fn.name + ": derivatives.yaml has an entry at line " + std::to_string(d->line) +
+                   ", but on CPU/CUDA this op only has a CompositeImplicitAutograd kernel, so autograd "
+                   "differentiates the ops it calls instead (the entry applies to backends with their own kernel)");
+  return nullptr;
+}
+
+// The entry's arguments that are no Tensor go to `numbers`; an op name
+// needs a tensor when every overload takes one first.
+FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<std::string>* numbers) {
+  for (const auto& a : d.schema.arguments)
+    if (a.type.find("Tensor") == std::string::npos) numbers->insert(a.name);
+  FormulaTypes types;
+  types.numbers = numbers;
+  types.needs_tensor = [&yaml](const std::string& name) {
+    auto overloads = yaml.Overloads(BaseOpName(name));
+    for (const NativeFunction* o : overloads)
+      if (o->schema.arguments.empty() || o->schema.arguments[0].type.find("Tensor") == std::string::npos) return false;
+    return !overloads.empty();
+  };
+  return types;
+}
+
 }  // namespace
 
 Assumptions Tracer::BackwardAssumptions() const {
@@ -309,7 +516,8 @@ Assumptions Tracer::BackwardAssumptions() const {
   return backward;
 }
 
-void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth) {
+void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
+                               const std::map<std::string, std::set<size_t>>& arities, int depth) {
   for (const std::string& base : b.ops) {
     bool follow = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
@@ -320,8 +528,19 @@ void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string
     if (!follow) continue;
     // An operator on two tensors (grad * other) is the .Tensor overload.
     const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
-    if (from_operators.count(base) && tensor_overload) AddOp(tensor_overload, "backward", b.op, depth);
-    else AddOpsByBaseName(base, "backward", b.op, depth);
+    if (from_operators.count(base) && tensor_overload) {
+      AddOp(tensor_overload, "backward", b.op, depth);
+      continue;
+    }
+    // The overloads the arguments as written admit (any, where none does);
+    // a Dimname only where the forward op's schema has one to pass.
+    bool dimnames = b.derivatives && TakesDimname(b.derivatives->schema);
+    auto written = arities.find(base);
+    size_t added = 0;
+    if (written != arities.end() && !written->second.count(SIZE_MAX))
+      for (size_t arity : written->second) added += AddOpsByBaseName(base, "backward", b.op, depth, arity, dimnames);
+    if (added == 0) added = AddOpsByBaseName(base, "backward", b.op, depth, SIZE_MAX, dimnames);
+    if (added == 0) AddOpsByBaseName(base, "backward", b.op, depth);
   }
 }
 
@@ -329,29 +548,23 @@ void Tracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
-  for (const auto& op : t_.ops) {
+  for (const auto& op : t_.ops)
     if (op.role == "forward") forward_ops.push_back(op.name);
-  }
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {
     const NativeFunction* fn = FindOp(name);
     if (!fn || fn->schema.is_out()) continue;
-    const DerivativeEntry* d = ix_.yaml.DerivativeOf(*fn);
-    if (OnlyCompositeImplicit(*fn)) {
-      if (d) {
-        t_.notes.push_back("backward of " + fn->name + ": derivatives.yaml has an entry at line " +
-                           std::to_string(d->line) +
-                           ", but on CPU/CUDA this op only has a CompositeImplicitAutograd kernel, so autograd "
-                           "differentiates the ops it calls instead (the entry applies to backends with their own kernel)");
-      }
-      continue;
-    }
+    const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
     if (!d) continue;
+    std::set<std::string> numbers;  // the entry's arguments that are no Tensor
+    const FormulaTypes types = TypesOf(ix_.yaml, *d, &numbers);
     BackwardStep b;
     b.op = fn->name;
     b.derivatives = d;
     std::set<std::string> from_operators;
+    // The argument counts each op is called with (SIZE_MAX: not read, any overload).
+    std::map<std::string, std::set<size_t>> arities;
     // The formulas are read three times: for what a first-order backward of
     // a typical call certainly runs, for what it may run (conditions the
     // assumptions leave open), and for every op named.
@@ -366,7 +579,7 @@ void Tracer::AddBackward() {
     auto read = [&](Tri v) {
       return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
     };
-    std::function<void(const std::string&, bool, int)> consider;
+    std::function<void(const std::string&, bool, int, size_t)> consider;
     // A hand-written method returning the tensor itself for a typical one
     // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
     auto skips = [&](const std::string& method_name) {
@@ -375,14 +588,15 @@ void Tracer::AddBackward() {
       Tri returns_self = EvaluateCondition(guard->condition, false, backward);
       return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
     };
-    consider = [&](const std::string& raw, bool method, int level) {
+    consider = [&](const std::string& raw, bool method, int level, size_t arity) {
       std::string base = BaseOpName(raw);
       if (method && skips(base)) return;
-    auto overloads = ix_.yaml.Overloads(base);
+      auto overloads = ix_.yaml.Overloads(base);
       bool is_op = false;
       for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
       if (is_op) {
         add_op(base);
+        arities[base].insert(arity == SIZE_MAX || !method ? arity : arity + 1);
         return;
       }
       if (method) return;
@@ -409,31 +623,36 @@ void Tracer::AddBackward() {
           }
           return read(all);
         };
+        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
+        std::string body = lines > 0 && lines < 400 ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           if (!runs(static_cast<int>(call.line), call.callee)) continue;
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
+          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op.
+          if (member && !body.empty() && ReceiverOf(call, h, body) == Receiver::kOther) continue;
           std::string cb = BaseOpName(call.callee);
           if (member && skips(cb)) continue;
           bool is_op = false;
           for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
             if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
               add_op(cb);
+              auto written = body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call);
+              arities[cb].insert(!written ? SIZE_MAX : written->size() + (member ? 1 : 0));
               is_op = true;
               break;
             }
           }
           // A helper calling another FunctionsManual helper (split_backward ->
           // split_with_sizes_backward -> at::cat): one level more.
-          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1);
+          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
-        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-        if (lines > 0 && lines < 400) {
-          std::string body = ix_.Snippet(manual, static_cast<int>(h.body_begin), lines);
+        if (!body.empty()) {
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          for (const OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+          auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
+          for (const OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
             int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
             if (!runs(line, use.symbol)) continue;
             add_op(use.op);
@@ -445,9 +664,9 @@ void Tracer::AddBackward() {
     std::vector<std::string> jvp_helpers;
     for (const auto& f : DenseFormulas(*d)) {
       if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
-      if (f.inputs == "result" || StartsWith(f.inputs, "result")) {
-        // Forward-mode AD: its FunctionsManual helpers are named
-        // (logsumexp_jvp), not run by backward, so not expanded.
+      if (IsForwardDerivative(*d, f)) {
+        // Forward-mode AD (`result:`, a named output's `values:`): its helpers
+        // are named (logsumexp_jvp), not run by backward, so not expanded.
         for (const auto& c : ScanExpression(f.formula, true).calls) {
           if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
         }
@@ -458,9 +677,9 @@ void Tracer::AddBackward() {
         reading = r;
         visited_helpers.clear();
         std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
-        FormulaNames names = ScanExpression(text, true);
-        for (const auto& c : names.calls) consider(c, false, 0);
-        for (const auto& m : names.methods) consider(m, true, 0);
+        FormulaNames names = ScanExpression(text, true, {}, types);
+        for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
+        for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
         for (const auto& o : names.operators) {
           add_op(o);
           from_operators.insert(o);
@@ -472,7 +691,7 @@ void Tracer::AddBackward() {
       else if (!certain.count(name)) b.open.push_back(name);
     }
     for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-    FollowBackwardOps(b, from_operators, backward_depth);
+    FollowBackwardOps(b, from_operators, arities, backward_depth);
     t_.backward.push_back(std::move(b));
   }
   ExpandQueuedOps();

@@ -109,6 +109,12 @@ std::shared_ptr<MemoryDisk> Tree() {
   return disk;
 }
 
+const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
+  for (const auto& op : t.ops)
+    if (op.name == name && op.role == role) return &op;
+  return nullptr;
+}
+
 class DispatchTrace : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
@@ -121,12 +127,6 @@ class DispatchTrace : public ::testing::Test {
     Status s = TraceQuery(index_, "aten::norm_it", options, &t);
     EXPECT_TRUE(s.ok()) << s.message();
     return t;
-  }
-
-  static const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
-    for (const auto& op : t.ops)
-      if (op.name == name && op.role == role) return &op;
-    return nullptr;
   }
 
   static std::vector<std::string> Calls(const std::vector<OpCallStep>& calls) {
@@ -197,6 +197,301 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   EXPECT_TRUE(single->typical);
   EXPECT_FALSE(twice->typical);
   EXPECT_FALSE(twice->undecided);
+}
+
+// A second tree for the backward: an op with named outputs whose `values:`
+// formula is forward-mode AD, a three-argument `where` beside the
+// one-argument overload, and a forward op behind a shape test whose own
+// backward runs only where it does.
+constexpr char kPickFunctions[] = R"x(- func: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
+  dispatch:
+    CUDA: pick_cuda
+
+- func: side_op(Tensor self) -> Tensor
+  dispatch:
+    CUDA: side_op_cuda
+
+- func: side_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: side_back
+
+- func: gather_it(Tensor self, int dim, Tensor index) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: gather_it
+
+- func: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: where_cuda
+
+- func: where(Tensor condition) -> Tensor[]
+  dispatch:
+    CompositeImplicitAutograd: where_one
+
+- func: where.dimname(Tensor condition, Tensor self, Dimname other) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: where_dimname
+
+- func: nonzero_numpy(Tensor self) -> Tensor[]
+  dispatch:
+    CompositeImplicitAutograd: nonzero_numpy
+)x";
+
+constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
+  self: where(self, grad, self)
+  values: gather_it(self_t, dim, indices)
+  output_differentiability: [True, False]
+
+- name: side_op(Tensor self) -> Tensor
+  self: side_back(grad)
+)x";
+
+// aten/src/ATen/native/cuda/Pick.cu
+constexpr char kPickCu[] = R"x(namespace at::native {
+std::tuple<Tensor, Tensor> pick_cuda(const Tensor& self, int64_t dim) {
+  if (self.dim() > 3) {
+    at::side_op(self);
+  }
+  return {self, self};
+}
+Tensor side_op_cuda(const Tensor& self) {
+  return self;
+}
+Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return self;
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/Pick.cpp
+constexpr char kPickCpp[] = R"x(namespace at::native {
+std::vector<Tensor> where_one(const Tensor& condition) {
+  return at::nonzero_numpy(condition);
+}
+Tensor where_dimname(const Tensor& condition, const Tensor& self, Dimname other) {
+  return self;
+}
+Tensor side_back(const Tensor& grad) {
+  return grad;
+}
+} // namespace at::native
+)x";
+
+class BackwardTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto disk = std::make_shared<MemoryDisk>();
+    disk->Add("version.txt", "2.6.0a0\n");
+    disk->Add("aten/src/ATen/native/native_functions.yaml", kPickFunctions);
+    disk->Add("tools/autograd/derivatives.yaml", kPickDerivatives);
+    disk->Add("aten/src/ATen/native/cuda/Pick.cu", kPickCu);
+    disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
+    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index_));
+    TraceOptions options;
+    options.device = TraceOptions::Device::kCuda;
+    options.snippets = false;
+    Status s = TraceQuery(index_, "aten::pick", options, &t_);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  const BackwardStep* Step(const std::string& op) const {
+    for (const auto& b : t_.backward)
+      if (b.op == op) return &b;
+    return nullptr;
+  }
+
+  Index index_;
+  Trace t_;
+};
+
+TEST_F(BackwardTrace, ANamedOutputsFormulaIsForwardModeAndNeverRunsInBackward) {
+  const BackwardStep* b = Step("pick");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ops, (std::vector<std::string>{"where"}));
+  EXPECT_EQ(Find(t_, "gather_it", "backward"), nullptr);
+}
+
+TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
+  // where(self, grad, self) is where.self; the one-argument where (and the
+  // nonzero_numpy it calls) never runs.
+  EXPECT_NE(Find(t_, "where.self", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "where", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "nonzero_numpy", "backward"), nullptr);
+  // pick's schema has no Dimname to pass: never the named-tensor overload.
+  EXPECT_EQ(Find(t_, "where.dimname", "backward"), nullptr);
+}
+
+TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
+  const OpStep* side = Find(t_, "side_op");
+  ASSERT_NE(side, nullptr);
+  EXPECT_FALSE(side->typical);
+  EXPECT_TRUE(side->undecided);
+  const OpStep* back = Find(t_, "side_back", "backward");
+  ASSERT_NE(back, nullptr);
+  EXPECT_FALSE(back->typical);
+  EXPECT_TRUE(back->undecided);
+  const OpStep* where = Find(t_, "where.self", "backward");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
+}
+
+// A third tree for what C++ types decide: a helper's Tensor result passed to
+// an out= call (`at::scale_out(out, self, wrapped(s))` is scale.out, not
+// the Scalar one), a group of tensor arithmetic as an operand, an
+// unqualified x_symint(...) naming op x, and a
+// formula's arithmetic on numbers (`2.0 / sqrt(M_PI)`, `-0.5`) beside a
+// number on the left of a tensor (`1 - self`: empty_like, fill_, sub_).
+constexpr char kTypedFunctions[] = R"x(- func: to_rad(Tensor self) -> Tensor
+  dispatch:
+    CUDA: to_rad_cuda
+
+- func: pool_it(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pool_it_cuda
+
+- func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_out_cuda
+
+- func: scale.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_scalar_out_cuda
+
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: add
+
+- func: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: sub
+
+- func: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+  variants: method
+  dispatch:
+    CompositeExplicitAutograd: sub_
+
+- func: div.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: div
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: mul
+
+- func: neg(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: neg
+
+- func: sqrt(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: sqrt
+
+- func: exp(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: exp
+
+- func: empty_like(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: empty_like
+
+- func: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: fill_
+)x";
+
+constexpr char kTypedDerivatives[] = R"x(- name: to_rad(Tensor self) -> Tensor
+  self: "2.0 / sqrt(M_PI) * exp(-self) * grad + -0.5 * grad * (1 - self)"
+)x";
+
+// aten/src/ATen/native/cuda/ToRad.cu
+constexpr char kToRadCu[] = R"x(namespace at::native {
+Tensor wrapped(const Scalar& s) {
+  return s;
+}
+Tensor to_rad_cuda(const Tensor& self, const Tensor& other, double margin) {
+  auto result = at::empty_like(self);
+  at::scale_out(result, self, wrapped(3.14));
+  auto shifted = (self - other) + margin;
+  auto pooled = pool_it_symint(self);
+  auto flipped = margin - self;
+  return result;
+}
+Tensor pool_it_cuda(const Tensor& self) {
+  return self;
+}
+} // namespace at::native
+)x";
+
+class TypedTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto disk = std::make_shared<MemoryDisk>();
+    disk->Add("version.txt", "2.6.0a0\n");
+    disk->Add("aten/src/ATen/native/native_functions.yaml", kTypedFunctions);
+    disk->Add("tools/autograd/derivatives.yaml", kTypedDerivatives);
+    disk->Add("aten/src/ATen/native/cuda/ToRad.cu", kToRadCu);
+    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index_));
+    TraceOptions options;
+    options.device = TraceOptions::Device::kCuda;
+    options.snippets = false;
+    Status s = TraceQuery(index_, "aten::to_rad", options, &t_);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  Index index_;
+  Trace t_;
+};
+
+TEST_F(TypedTrace, AHelpersTensorResultPicksTheTensorOutOverload) {
+  EXPECT_NE(Find(t_, "scale.out"), nullptr);
+  EXPECT_EQ(Find(t_, "scale.Scalar_out"), nullptr);
+}
+
+TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
+  // (self - other) + margin: sub on the tensors, then add on their result.
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> calls;
+  for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "sub@8"), calls.end());
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "add@8"), calls.end());
+}
+
+TEST_F(TypedTrace, ANumberLeftOfATensorIsFilledThenSubtracted) {
+  // margin - self with a double margin: empty_like(self).fill_(margin).sub_(self).
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> calls;
+  for (const auto& c : op->calls)
+    if (c.where.line == 10) calls.push_back(c.op);
+  EXPECT_EQ(calls, (std::vector<std::string>{"sub_", "empty_like", "fill_"}));
+}
+
+TEST_F(TypedTrace, AnUnqualifiedSymIntOpCallIsTheOp) {
+  // pool_it_symint(self) in at::native, which defines no such function: at::pool_it_symint.
+  const OpStep* op = Find(t_, "to_rad");
+  ASSERT_NE(op, nullptr);
+  bool called = false;
+  for (const auto& c : op->calls) called = called || (c.op == "pool_it" && c.where.line == 9);
+  EXPECT_TRUE(called);
+  EXPECT_NE(Find(t_, "pool_it"), nullptr);
+}
+
+TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
+  ASSERT_EQ(t_.backward.size(), 1u);
+  std::vector<std::string> ops = t_.backward[0].ops;
+  std::sort(ops.begin(), ops.end());
+  // sqrt(M_PI) is C's sqrt, 2.0 / it a double, -0.5 a literal; exp(-self)
+  // negates a tensor; 1 - self is TensorOperators.h's empty_like(self).fill_(1).sub_(self).
+  EXPECT_EQ(ops, (std::vector<std::string>{"add", "empty_like", "exp", "fill_", "mul", "neg", "sub_"}));
 }
 
 }  // namespace

@@ -108,9 +108,11 @@ class Tracer {
 
   // --- ops (trace_ops.cc) ---
   // Adds every overload `base` can reach through a call by name (not out=
-  // variants, not in-place ones unless the name itself is in-place).
-  void AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                        size_t arity = SIZE_MAX);
+  // variants, not in-place ones unless the name itself is in-place); with
+  // `arity`, those taking that many arguments; without `dimnames`, none
+  // taking a Dimname (named-tensor overloads). Returns how many it added.
+  size_t AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                          size_t arity = SIZE_MAX, bool dimnames = true);
   void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
   // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
   void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
@@ -187,6 +189,9 @@ class Tracer {
   // at::native (internal::f, cuda_utils::f), which the walk enters.
   bool NamesNativeCode(const CppCall& c) const;
   // The overloads an op call's arguments admit (CallFacts::admitted).
+  // What a call written as an argument (`wrapped_scalar_tensor(other)`,
+  // `at::scalar_tensor(...)`) yields: 't' a Tensor by its return type, else '?'.
+  char CallResultKind(std::string_view arg) const;
   std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
                                               const CallFacts& facts) const;
   CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
@@ -249,8 +254,10 @@ class Tracer {
   // --- backward and decompositions (trace_backward.cc) ---
   // The assumptions a derivatives.yaml formula is read under (first-order backward).
   Assumptions BackwardAssumptions() const;
-  // Traces the ops a derivatives.yaml entry names (role "backward", reached from its forward op).
-  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators, int depth);
+  // Traces the ops a derivatives.yaml entry names (role "backward", reached
+  // from its forward op): the overloads their written argument counts admit.
+  void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
+                         const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
   void AddDecompositions();
 
@@ -311,11 +318,16 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 std::vector<std::string> OperatorOps(std::string_view code, bool arithmetic_all,
                                      const std::function<bool(std::string_view)>& is_tensor = {});
 // The same, each with the operator as written ("<=", "*", "+=") and its offset in `code`.
+// With `is_number` (a name declared arithmetic), a number left of a tensor
+// (`margin - self`, `1 / x`) is TensorOperators.h's empty_like, fill_ and sub_ (div_).
 std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all,
-                                      const std::function<bool(std::string_view)>& is_tensor = {});
+                                      const std::function<bool(std::string_view)>& is_tensor = {},
+                                      const std::function<bool(std::string_view)>& is_number = {});
 
 // Kind of a schema type or C++ parameter, for telling overloads apart.
 char SchemaTypeKind(std::string_view schema_type);
+// Whether an overload takes a Dimname or Dimname[] (the named-tensor API).
+bool TakesDimname(const FunctionSchema& schema);
 char CppParamKind(std::string_view cpp_param);
 
 // Shared by trace_ops.cc and trace_walk.cc.

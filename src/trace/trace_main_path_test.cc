@@ -138,5 +138,139 @@ TEST_F(MainPath260, ADefaultTraceKeepsTheCpuPathApart) {
   EXPECT_FALSE(cat->typical);
 }
 
+const BackwardStep* Step(const Trace& t, const std::string& op) {
+  for (const auto& b : t.backward)
+    if (b.op == op) return &b;
+  return nullptr;
+}
+
+TEST_F(MainPath260, ANamedOutputsFormulaIsForwardMode) {
+  // derivatives.yaml:1582-1585: sort's `self:` formula is its backward;
+  // `values: gather_with_keepdimed_indices(self_t, dim, indices, true)` is
+  // forward-mode AD (values is sort's first output), whose at::gather
+  // (FunctionsManual.cpp:6363) a backward never runs.
+  Trace t = TraceTree("2.6.0", "torch.sort", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(t, "sort");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->ops, (std::vector<std::string>{"value_selecting_reduction_backward"}));
+  EXPECT_EQ(Op(t, "gather", "backward"), nullptr);
+}
+
+TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
+  // derivatives.yaml:442 `where(self <= max, grad, at::scalar_tensor(0., grad.options()))`:
+  // where.self (native_functions.yaml:6513), never the one-argument where
+  // (:6536), whose CompositeImplicit kernel calls nonzero_numpy.
+  Trace t = TraceTree("2.6.0", "torch.clamp_max", TraceOptions::Device::kCuda);
+  const OpStep* where = Op(t, "where.self", "backward");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
+  EXPECT_EQ(Op(t, "where", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "nonzero_numpy", "backward"), nullptr);
+}
+
+TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
+  // derivatives.yaml:569 diag_embed's `self: grad.diagonal(offset, dim1, dim2)` passes
+  // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the
+  // refine_names its kernel calls (TensorShape.cpp:1125-1131).
+  Trace t = TraceTree("2.6.0", "torch.diag_embed", TraceOptions::Device::kCuda);
+  EXPECT_NE(Op(t, "diagonal", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "diagonal.Dimname", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "refine_names", "backward"), nullptr);
+}
+
+TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
+  // torch.max's as_strided runs only behind an open condition; its backward
+  // (as_strided_backward's new_zeros) is open too, never typical.
+  Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
+  const OpStep* as_strided = Op(t, "as_strided");
+  ASSERT_NE(as_strided, nullptr);
+  EXPECT_FALSE(as_strided->typical);
+  const BackwardStep* b = Step(t, "as_strided");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
+  const OpStep* new_zeros = Op(t, "new_zeros", "backward");
+  ASSERT_NE(new_zeros, nullptr);
+  EXPECT_FALSE(new_zeros->typical);
+}
+
+TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
+  // UnaryOps.cpp:513 `at::mul_out(result, self, wrapped_scalar_tensor(Scalar(M_PI_180)))`:
+  // wrapped_scalar_tensor returns a Tensor (ScalarOps.h:45), so mul.out, not mul.Scalar_out.
+  Trace t = TraceTree("2.6.0", "torch.deg2rad", TraceOptions::Device::kCuda);
+  EXPECT_NE(Op(t, "mul.out"), nullptr);
+  EXPECT_EQ(Op(t, "mul.Scalar_out"), nullptr);
+  EXPECT_EQ(Op(t, "mul_.Scalar"), nullptr);
+  // BinaryOps.cpp:1153 `at::sub(other, self, alpha)` on two Tensors is sub.Tensor: at::sub
+  // is no out= call although sub.out comes first in native_functions.yaml.
+  Trace rsub = TraceTree("2.6.0", "torch.rsub", TraceOptions::Device::kCuda);
+  const OpStep* sub = Op(rsub, "sub.Tensor");
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(sub->typical);
+  EXPECT_EQ(Op(rsub, "sub.Scalar"), nullptr);
+  EXPECT_EQ(Op(rsub, "sub_.Scalar"), nullptr);
+}
+
+TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
+  // derivatives.yaml:637 `2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad`: C's sqrt, a double.
+  Trace erf = TraceTree("2.6.0", "torch.erf", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(erf, "erf");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "sqrt"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "div"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "neg"), 1);  // -(self.pow(2)) is a tensor
+  // derivatives.yaml:333 `grad * 1 / (1 - self.pow(2)).conj()`: `1 - t` is TensorOperators.h:19's
+  // empty_like(t).fill_(1).sub_(t).
+  Trace atanh = TraceTree("2.6.0", "torch.atanh", TraceOptions::Device::kCuda);
+  const BackwardStep* a = Step(atanh, "atanh");
+  ASSERT_NE(a, nullptr);
+  for (const char* op : {"sub_", "fill_", "empty_like", "div", "mul"})
+    EXPECT_EQ(std::count(a->ops.begin(), a->ops.end(), op), 1) << op;
+  EXPECT_EQ(std::count(a->ops.begin(), a->ops.end(), "sub"), 0);
+}
+
+TEST_F(MainPath260, AGroupOfTensorArithmeticIsATensorOperand) {
+  // Loss.cpp:226 `(-target * (input1 - input2) + margin)`: the + adds a double to a tensor.
+  Trace t = TraceTree("2.6.0", "F.margin_ranking_loss", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "margin_ranking_loss");
+  ASSERT_NE(op, nullptr);
+  bool add = false;
+  for (const auto& c : op->calls) add = add || (c.op == "add" && c.where.line == 226);
+  EXPECT_TRUE(add);
+}
+
+TEST_F(MainPath260, ANumberLeftOfATensorIsFilledThenSubtracted) {
+  // Loss.cpp:184 `auto margin_diff = (margin - self);` with a double margin:
+  // TensorOperators.h:19 empty_like(self).fill_(margin).sub_(self), no sub.
+  Trace t = TraceTree("2.6.0", "F.hinge_embedding_loss", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "hinge_embedding_loss");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> at_184;
+  for (const auto& c : op->calls)
+    if (c.where.line == 184) at_184.push_back(c.op);
+  EXPECT_EQ(at_184, (std::vector<std::string>{"sub_", "empty_like", "fill_"}));
+}
+
+TEST_F(MainPath260, AHelpersMethodOnANonTensorIsNoOp) {
+  // derivatives.yaml:2370 max_unpool2d: max_pool_double_backward(grad, indices, 2);
+  // FunctionsManual.cpp:2174 `indices.sym_sizes().slice(...)` slices a SymIntArrayRef.
+  Trace t = TraceTree("2.6.0", "F.max_unpool2d", TraceOptions::Device::kCuda);
+  const BackwardStep* b = Step(t, "max_unpool2d");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "slice"), 0);
+  EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "gather"), 1);
+}
+
+TEST_F(MainPath260, AnUnqualifiedSymIntOpCallIsTheOp) {
+  // AdaptiveAveragePooling.cpp:138 `return _adaptive_avg_pool2d_symint(input, output_size);`
+  // in at::native, which defines no such function: at::_adaptive_avg_pool2d_symint, the op.
+  Trace t = TraceTree("2.6.0", "F.adaptive_avg_pool2d", TraceOptions::Device::kCuda);
+  const OpStep* op = Op(t, "adaptive_avg_pool2d");
+  ASSERT_NE(op, nullptr);
+  bool called = false;
+  for (const auto& c : op->calls) called = called || (c.op == "_adaptive_avg_pool2d" && c.where.line == 138);
+  EXPECT_TRUE(called);
+  EXPECT_NE(Op(t, "_adaptive_avg_pool2d"), nullptr);
+}
+
 }  // namespace
 }  // namespace optrace

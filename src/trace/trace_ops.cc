@@ -246,12 +246,19 @@ void Tracer::AddOp(const NativeFunction* fn, const std::string& role, const std:
   queue_.push_back({fn, role, from, depth});
 }
 
-void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                              size_t arity) {
+bool TakesDimname(const FunctionSchema& schema) {
+  for (const auto& a : schema.arguments)
+    if (StartsWith(a.type, "Dimname")) return true;
+  return false;
+}
+
+size_t Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+                                size_t arity, bool dimnames) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
   for (const NativeFunction* fn : overloads) {
     if (fn->schema.is_out() || fn->autogen_from || !HasWantedKernel(*this, *fn)) continue;
+    if (!dimnames && TakesDimname(fn->schema)) continue;
     if (arity != SIZE_MAX) {
       size_t required = 0, total = fn->schema.arguments.size();
       for (const auto& a : fn->schema.arguments) required += a.default_value ? 0 : 1;
@@ -261,6 +268,7 @@ void Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, 
   }
 
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
+  return picked.size();
 }
 
 namespace {
@@ -897,18 +905,18 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
       for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
         if (o->schema.is_out()) overloads.push_back(o);
       }
+      facts.out_call = !overloads.empty();
     }
     for (const NativeFunction* o : overloads) {
       facts.is_op = facts.is_op || (facts.method_call ? o->HasVariant("method") : true);
     }
     for (const NativeFunction* o : overloads) facts.returns_tensor = facts.returns_tensor || ReturnsTensor(*o);
-    facts.out_call = !overloads.empty() && overloads.front()->schema.is_out();  // at::x_out / x_outf
     for (const NativeFunction* o : overloads) {
       if ((o->schema.is_out() && !facts.out_call) || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
       facts.worth = facts.worth || WorthFollowing(*o);
       facts.kept = facts.kept || KeptInTrace(*o);
     }
-    if (facts.is_op && !facts.out_call && c.function >= 0 && !c.is_ops_call) facts.admitted = Admitted(c, caller, body, facts);
+    if (facts.is_op && c.function >= 0 && !c.is_ops_call) facts.admitted = Admitted(c, caller, body, facts);
   }
   // Helpers: plain, at::native::, at::cuda::, functors.
   bool qualified_elsewhere = c.kind == CallKind::kQualified && c.qualifier.find("native::") == std::string::npos &&
@@ -935,11 +943,13 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   }
   if (c.kind == CallKind::kPlain) {
     // rsqrt(x) inside at::native with no native definition of that name:
-    // C++ name lookup finds at::rsqrt, the op.
-    for (const NativeFunction* o : ix_.yaml.Overloads(c.callee)) {
+    // C++ name lookup finds at::rsqrt, the op (x_symint(...) is at::x_symint, op x's).
+    std::string name = EndsWith(c.callee, "_symint") ? c.callee.substr(0, c.callee.size() - 7) : c.callee;
+    for (const NativeFunction* o : ix_.yaml.Overloads(name)) {
       facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
                                                 WorthFollowing(*o) && HasWantedKernel(*this, *o));
     }
+    if (facts.function_op) facts.base = name;
     // From a header, an op's name finds at::x by argument-dependent lookup:
     // a kernel of that name defined in a source file (TensorTransformations.h's
     // `roll(t, ...)` and the CPU kernel `roll` of TensorTransformations.cpp)
@@ -968,6 +978,35 @@ bool Tracer::NamesNativeCode(const CppCall& c) const {
   return false;
 }
 
+char Tracer::CallResultKind(std::string_view arg) const {
+  // `name(...)` or `ns::name(...)` as the whole argument: what name returns.
+  size_t open = arg.find('(');
+  if (open == std::string_view::npos || open == 0 || arg.back() != ')') return '?';
+  std::string_view callee = arg.substr(0, open);
+  for (char ch : callee)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != ':') return '?';
+  bool at_op = StartsWith(callee, "at::") && callee.find("::", 4) == std::string_view::npos;
+  if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee.remove_prefix(colon + 2);
+  if (at_op) {  // an op's function: what its overloads return
+    bool any = false, tensor = true;
+    for (const NativeFunction* o : ix_.yaml.Overloads(callee)) {
+      any = true;
+      tensor = tensor && ReturnsTensor(*o) && o->schema.returns.size() == 1;
+    }
+    return any && tensor ? 't' : '?';
+  }
+  // A C++ helper (wrapped_scalar_tensor): by its declared return type, when
+  // every definition agrees.
+  char kind = 0;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(std::string(callee))) {
+    const std::string& type = ix_.cpp.functions()[id].return_type;
+    char k = IsTensorType(type) && type.find('*') == std::string::npos ? 't' : '?';
+    if (kind && k != kind) return '?';
+    kind = k;
+  }
+  return kind ? kind : '?';
+}
+
 std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
                                                     const CallFacts& facts) const {
   // self.scatter_(dim, index, init_val) with `scalar_t init_val`: scatter_.value,
@@ -975,12 +1014,27 @@ std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppF
   auto args = CallArguments(body, caller.body_begin, c);
   if (!args) return {};
   std::vector<char> kinds;
-  for (const std::string& a : *args) kinds.push_back(ArgumentKind(caller.params, body, a));
+  for (const std::string& a : *args) {
+    char kind = ArgumentKind(caller.params, body, a);
+    kinds.push_back(kind == '?' ? CallResultKind(TrimView(a)) : kind);
+  }
   std::vector<const NativeFunction*> out;
   for (const NativeFunction* o : facts.overloads) {
-    if (o->schema.is_out() || o->autogen_from || !HasWantedKernel(*this, *o)) continue;
+    if (o->autogen_from && !facts.out_call) continue;
+    if (o->schema.is_out() != facts.out_call || !HasWantedKernel(*this, *o)) continue;
     if (facts.method_call && !o->HasVariant("method")) continue;
-    if (AdmitsArguments(o->schema, facts.method_call, kinds)) out.push_back(o);
+    if (!facts.out_call) {
+      if (AdmitsArguments(o->schema, facts.method_call, kinds)) out.push_back(o);
+      continue;
+    }
+    // at::x_out(out, args...) writes the out= tensors first, at::x_outf(args..., out) last;
+    // the schema lists them last.
+    size_t outs = 0;
+    for (const auto& a : o->schema.arguments) outs += a.is_out ? 1 : 0;
+    if (kinds.size() < outs) continue;
+    bool first = !EndsWith(c.callee, "_outf");
+    std::vector<char> rest(kinds.begin() + (first ? outs : 0), kinds.end() - (first ? 0 : outs));
+    if (AdmitsArguments(o->schema, false, rest)) out.push_back(o);
   }
   return out;
 }

@@ -173,17 +173,22 @@ class PathAnnotator {
   // Whether a backward op is named where a first-order backward takes the
   // formula (kTrue), where an open condition decides (kUnknown), or only
   // in branches it never takes (kFalse), in the entries of the forward ops
-  // on the path (or open).
+  // on the path (or open). The backward of a forward op an open condition
+  // reaches is open too: it runs only where that op does.
   Tri InTakenFormula(const OpStep& op) const {
     std::string base(OpBaseName(op.name));
     auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), base) != v.end(); };
     Tri best = Tri::kFalse;
     for (const auto& b : t_.backward) {
       if (!has(b.ops) || has(b.untaken)) continue;
-      bool on_path = false;
-      for (const auto& f : t_.ops) on_path = on_path || (f.role == "forward" && f.name == b.op && (f.typical || f.undecided));
-      if (!on_path) continue;
-      if (!has(b.open)) return Tri::kTrue;
+      Tri forward = Tri::kFalse;
+      for (const auto& f : t_.ops) {
+        if (f.role != "forward" || f.name != b.op) continue;
+        if (f.typical) forward = Tri::kTrue;
+        else if (f.undecided && forward == Tri::kFalse) forward = Tri::kUnknown;
+      }
+      if (forward == Tri::kFalse) continue;
+      if (forward == Tri::kTrue && !has(b.open)) return Tri::kTrue;
       best = Tri::kUnknown;
     }
     return best;

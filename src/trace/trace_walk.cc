@@ -153,14 +153,14 @@ class CppWalk {
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
-      call.op = c.callee;
+      call.op = facts.base;
       call.device = node.device;
       call.from = walk.holder;
       call.where = t_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
       t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
       CallList(node)->push_back(call);
-      t_.AddOpsByBaseName(c.callee, op_.role, op_.name, depth_ + 1);
+      t_.AddOpsByBaseName(facts.base, op_.role, op_.name, depth_ + 1);
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
@@ -200,10 +200,10 @@ class CppWalk {
       list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > t_.opt_.depth) return;
-    if (facts.out_call) {
-      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
-    } else if (!facts.admitted.empty()) {
+    if (!facts.admitted.empty()) {
       for (const NativeFunction* o : facts.admitted) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+    } else if (facts.out_call) {
+      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
     } else {
       t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
     }

@@ -105,7 +105,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
     size_t counted = 0;
-    for (OperatorUse& use : OperatorUses(body, true, is_tensor)) {
+    auto is_number = [&](std::string_view name) { return ArgumentKind(f.params, body, name) == 'n'; };
+    for (OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
       line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
       counted = use.offset;
       use.line = line;

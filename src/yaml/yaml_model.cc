@@ -781,6 +781,19 @@ bool FunctionSchema::is_out() const {
   return std::any_of(arguments.begin(), arguments.end(), [](const SchemaArgument& a) { return a.is_out; });
 }
 
+bool IsForwardDerivative(const DerivativeEntry& d, const DerivativeFormula& f) {
+  for (const std::string& name : SplitTopLevel(f.inputs, ',')) {
+    std::string_view n = TrimView(name);
+    if (n == "result") return true;
+    if (StartsWith(n, "result") && n.size() > 6 &&
+        std::all_of(n.begin() + 6, n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
+    for (const SchemaArgument& r : d.schema.returns)
+      if (!r.name.empty() && r.name == n) return true;
+  }
+  return false;
+}
+
 bool ParseFunctionSchema(std::string_view text, FunctionSchema* out, std::string* error) {
   *out = FunctionSchema();
   text = TrimView(text);

@@ -101,6 +101,12 @@ struct DerivativeEntry {
   std::vector<std::pair<std::string, std::vector<DerivativeFormula>>> dispatch_sections;
 };
 
+// Whether `f` is a forward-mode (JVP) formula of `d`, as torchgen's
+// load_derivatives tells them apart: it is keyed by the outputs (a named
+// return such as sort's `values`, or `result`/`resultN` of unnamed ones),
+// not by inputs. A first-order backward never runs it.
+bool IsForwardDerivative(const DerivativeEntry& d, const DerivativeFormula& f);
+
 class YamlModel {
  public:
   // Loads native_functions.yaml, tags.yaml (optional) and derivatives.yaml
