@@ -105,8 +105,9 @@ std::vector<PyParameter> ParseParameters(std::string_view header) {
   std::vector<PyParameter> out;
   size_t open = header.find('(');
   if (open == std::string_view::npos) return out;
+  // A header cut short (a long signature) gives the parameters it shows.
   size_t close = MatchingClose(header, open);
-  if (close == std::string_view::npos) return out;
+  if (close == std::string_view::npos) close = header.size() + 1;
   bool keyword_only = false;
   for (std::string_view piece : TopLevelPieces(header.substr(open + 1, close - open - 2))) {
     PyParameter p;
@@ -190,6 +191,59 @@ std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& 
     out[params[next++].name] = a.value;
   }
   return out;
+}
+
+std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name) {
+  std::vector<PyAssignment> out;
+  size_t at = 0;
+  int line = 1;
+  for (; line < from && at != std::string_view::npos; ++line) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
+    size_t end = text.find('\n', at);
+    std::string_view l = TrimView(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    at = end == std::string_view::npos ? end : end + 1;
+    if (!l.starts_with(name)) continue;
+    std::string_view rest = TrimView(l.substr(name.size()));
+    if (rest.size() < 2 || rest[0] != '=' || rest[1] == '=') continue;
+    // The value from after '=' to the end of the statement (brackets closed).
+    size_t eq = text.find('=', static_cast<size_t>(l.data() - text.data()) + name.size());
+    size_t stop = eq + 1;
+    int depth = 0;
+    char quote = 0;
+    for (; stop < text.size(); ++stop) {
+      char c = text[stop];
+      if (quote) {
+        if (c == '\\') ++stop;
+        else if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') quote = c;
+      else if (Opens(c)) ++depth;
+      else if (Closes(c)) --depth;
+      else if (c == '\n' && depth <= 0) break;
+    }
+    out.push_back({line, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
+  }
+  return out;
+}
+
+std::optional<bool> LiteralTruth(std::string_view value) {
+  value = TrimView(value);
+  while (value.size() >= 2 && value.front() == '(' && value.back() == ')' && MatchingClose(value, 0) == value.size())
+    value = TrimView(value.substr(1, value.size() - 2));
+  if (value == "True") return true;
+  if (value == "False" || value == "None") return false;
+  if (value.starts_with("f") || value.starts_with("r")) value.remove_prefix(1);
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"')) return value.size() > 2;
+  if (IsNumber(value)) {
+    for (char c : value)
+      if (c >= '1' && c <= '9') return true;
+    return false;
+  }
+  return std::nullopt;
 }
 
 bool IsLiteral(std::string_view value) {

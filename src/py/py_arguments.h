@@ -33,7 +33,8 @@ struct PyParameter {
 std::vector<PyArgument> SplitArguments(std::string_view text);
 
 // The parameters of the `def` whose header starts `header` (the text from
-// `def` on; annotations dropped, defaults kept).
+// `def` on; annotations dropped, defaults kept). A header cut short gives
+// the parameters it holds.
 std::vector<PyParameter> ParseParameters(std::string_view header);
 
 // The argument text of the first call of `callee` written on line `line`
@@ -53,6 +54,18 @@ std::optional<SplitCall> SplitCallQuery(std::string_view query);
 // A leading `self` / `cls` is skipped when `method` (a bound call).
 std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& arguments,
                                                  const std::vector<PyParameter>& params, bool method);
+
+// The assignments `name = value` written on lines [from, before) of
+// `text` (1-based), in order; a value continued over lines is joined.
+struct PyAssignment {
+  int line = 0;
+  std::string value;
+};
+std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name);
+
+// What a literal value is when tested by `if`: nullopt when not a literal
+// whose truth the text tells ("" and f"" false, a non-empty string true).
+std::optional<bool> LiteralTruth(std::string_view value);
 
 // Whether a value as written is a literal the typical path can evaluate:
 // a number, a string, True/False/None, or a dtype (`torch.float16`).

@@ -511,7 +511,7 @@ class MainWriter {
         }
       }
     }
-    Add("", t_.query + "(...)", "");
+    Add("", t_.call_query ? t_.query : t_.query + "(...)", "");
     std::vector<std::string> folded;
     size_t other_branches = 0;
     std::set<std::string> path_bases;  // every entry op on the path, shown or collapsed

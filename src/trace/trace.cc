@@ -22,6 +22,7 @@
 
 #include "base/text.h"
 #include "index/query_names.h"
+#include "py/py_arguments.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_paths.h"
@@ -165,6 +166,12 @@ Status Tracer::Run(std::string_view raw) {
   t_.source_root = ix_.root;
   t_.source_version = ix_.version;
   if (q.empty()) return Status::Usage("empty query");
+  // The user's own call: the name is traced, its arguments decide the path.
+  if (std::optional<SplitCall> call = SplitCallQuery(q)) {
+    q = call->name;
+    t_.call_query = true;
+    t_.call_arguments = call->arguments;
+  }
   if (std::vector<std::string> meanings = BareNameMeanings(ix_, q); !meanings.empty()) {
     // Picking one would answer a question the user may not have asked.
     t_.suggestions = meanings;

@@ -17,11 +17,13 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
@@ -139,7 +141,10 @@ class PathAnnotator {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) {
-        if (op.role == "forward") op.when = EntryConditions(op, &entry_python_[i]);
+        if (op.role == "forward") {
+          op.when = EntryConditions(op, &entry_python_[i]);
+          if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+        }
         continue;
       }
       const OpStep* parent = Parent(op);
@@ -217,36 +222,6 @@ class PathAnnotator {
     }
   }
 
-  // Parameters of a frame's `def` with their defaults.
-  std::map<std::string, std::string> Defaults(const PyFrame& f) {
-    std::map<std::string, std::string> out;
-    if (!f.where.valid()) return out;
-    std::string header = ix_.Snippet(f.where.file, f.where.line, 12);
-    size_t open = header.find('(');
-    if (open == std::string::npos) return out;
-    int d = 0;
-    std::string param;
-    auto flush = [&] {
-      size_t eq = param.find('=');
-      if (eq != std::string::npos) {
-        std::string name(TrimView(param.substr(0, eq)));
-        size_t colon = name.find(':');
-        if (colon != std::string::npos) name = std::string(TrimView(name.substr(0, colon)));
-        out[name] = std::string(TrimView(param.substr(eq + 1)));
-      }
-      param.clear();
-    };
-    for (size_t i = open + 1; i < header.size(); ++i) {
-      char c = header[i];
-      if (c == '(' || c == '[' || c == '{') ++d;
-      if ((c == ')' || c == ']' || c == '}') && d-- == 0) break;
-      if (c == ',' && d == 0) flush();
-      else param.push_back(c);
-    }
-    flush();
-    return out;
-  }
-
   // The conditions on the way to frame `symbol` from the entry, outermost
   // first: among the calls leading there (each with the way to its own
   // frame), the one the assumptions decide best -- taken, then undecided,
@@ -257,11 +232,47 @@ class PathAnnotator {
     BestWay best;
     for (const auto& f : t_.python) {
       if (f.symbol == symbol) continue;
-      for (const auto& c : f.calls)
-        if (c.resolved == symbol && best.Offer(Way(f, c, depth + 1))) break;
+      for (const auto& c : CallsTo(f, {symbol}))
+        if (best.Offer(Way(f, c, depth + 1))) break;
       if (best.rank == 2) break;
     }
     best.AppendTo(out, value);
+  }
+
+  // The calls of frame `f` resolving to one of `targets`, plus one for each
+  // pair written on both sides of one condition (`if C: g(...)` and
+  // `else: g(...)`): g runs either way, so the pair is one call without C.
+  static std::vector<PyCallStep> CallsTo(const PyFrame& f, const std::set<std::string>& targets) {
+    std::vector<PyCallStep> out;
+    for (const auto& c : f.calls)
+      if (targets.count(c.resolved)) out.push_back(c);
+    size_t n = out.size();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        if (auto merged = WithoutComplement(out[i].when, out[j].when)) {
+          PyCallStep both = out[i];
+          both.when = std::move(*merged);
+          out.push_back(std::move(both));
+        }
+    return out;
+  }
+
+  // `a` without the one condition `b` has negated, when they differ in
+  // nothing else.
+  static std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condition>& a,
+                                                                 const std::vector<Condition>& b) {
+    if (a.size() != b.size()) return std::nullopt;
+    std::optional<size_t> flipped;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].text != b[k].text) return std::nullopt;
+      if (a[k].negated == b[k].negated) continue;
+      if (flipped) return std::nullopt;
+      flipped = k;
+    }
+    if (!flipped) return std::nullopt;
+    std::vector<Condition> out = a;
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(*flipped));
+    return out;
   }
 
   // *v and t both hold: false wins, then unknown.
@@ -306,13 +317,47 @@ class PathAnnotator {
 
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
     Assumptions a = a_;
-    a.defaults = Defaults(f);
+    a.defaults = bindings_.Of(f);
+    auto evaluate = [&](const std::string& text, const Bindings& known) {
+      Assumptions b = a_;
+      b.defaults = known;
+      return EvaluateCondition(text, true, b);
+    };
     for (const auto& c : when) {
       out->push_back(c);
-      Tri t = EvaluateCondition(c.text, true, a);
+      Assumptions with_locals = a;
+      for (const auto& [name, truth] : bindings_.LocalTruths(f, c.text, c.where.line, evaluate))
+        with_locals.defaults[name] = truth;
+      Tri t = EvaluateCondition(c.text, true, with_locals);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       Meet(value, t);
     }
+  }
+
+  // What the Python calls reaching entry op `op` pass to its schema
+  // arguments (agreeing sites only), kept for evaluating its edges. False
+  // when the user's own call cannot be this overload (a keyword it lacks).
+  bool EntryArguments(const OpStep& op) {
+    if (!op.yaml) return true;
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
+    std::optional<std::map<std::string, std::optional<std::string>>> agreed;
+    bool fits = true;
+    for (const auto& f : t_.python) {
+      for (const auto& c : f.calls) {
+        if (c.resolved != full && c.resolved != base) continue;
+        auto site = bindings_.ToSchema(f, c, *op.yaml, &fits);
+        if (!agreed) {
+          agreed = std::move(site);
+          continue;
+        }
+        for (auto it = agreed->begin(); it != agreed->end();) {
+          auto o = site.find(it->first);
+          it = o == site.end() || o->second != it->second ? agreed->erase(it) : std::next(it);
+        }
+      }
+    }
+    if (agreed) entry_arguments_[&op] = std::move(*agreed);
+    return fits;
   }
 
   std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
@@ -321,8 +366,8 @@ class PathAnnotator {
     std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
     BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : f.calls)
-        if ((c.resolved == full || c.resolved == base) && best.Offer(Way(f, c, 0))) break;
+      for (const auto& c : CallsTo(f, {full, base}))
+        if (best.Offer(Way(f, c, 0))) break;
       if (best.rank == 2) break;
     }
     best.AppendTo(&out, value);
@@ -516,6 +561,12 @@ class PathAnnotator {
     if (parent.yaml)
       for (const auto& arg : parent.yaml->schema.arguments)
         if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+    // What the Python call passes overrides the schema's defaults.
+    if (auto passed = entry_arguments_.find(&parent); passed != entry_arguments_.end())
+      for (const auto& [name, value] : passed->second) {
+        if (value) a.defaults[name] = *value;
+        else a.defaults.erase(name);
+      }
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);
@@ -705,6 +756,9 @@ class PathAnnotator {
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
+  FrameBindings bindings_{ix_, t_};
+  // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
+  std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
 };
 
 }  // namespace
