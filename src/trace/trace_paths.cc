@@ -14,6 +14,7 @@
 // returns of the function they lead to, a few steps deep.
 #include "trace/trace_paths.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/dtype_gates.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
@@ -153,6 +155,7 @@ class PathAnnotator {
       op.when = EdgeConditions(*parent, op, &found);
       if (found) edge_found_.insert(i);
     }
+    DecideSelections();
     MarkTypical();
     FindSelections();
   }
@@ -570,6 +573,8 @@ class PathAnnotator {
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);
+      if (t == Tri::kUnknown)
+        if (auto d = selected_.find(c.text + "@" + c.where.file); d != selected_.end()) t = d->second;
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
@@ -621,6 +626,41 @@ class PathAnnotator {
   }
 
   // --- selection functions ---------------------------------------------------
+
+  // `backend == SDPBackend::flash_attention` where the function computing
+  // `backend` cannot return that member for the assumed dtype (its every
+  // return is guarded by a predicate whose dtype lists exclude it): false
+  // (`!=`: true). Kept by condition text and file for Evaluate.
+  void DecideSelections() {
+    for (const auto& op : t_.ops) {
+      const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
+      if (!parent || parent->role != op.role || op.role != "forward") continue;
+      for (const auto& c : op.when) {
+        std::string key = c.text + "@" + c.where.file;
+        if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
+        bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
+        if (equal == differ || EvaluateCondition(c.text, false, a_) != Tri::kUnknown) continue;
+        std::string member = EnumMember(c.text);
+        if (member.empty()) continue;
+        Location where;
+        std::string fn = Decider(*parent, c, &where);
+        if (fn.empty() || SelectionCanReturn(ix_, fn, where, member, a_.dtype) != Tri::kFalse) continue;
+        selected_[key] = equal ? Tri::kFalse : Tri::kTrue;
+      }
+    }
+  }
+
+  // The `A::b` side of `x == A::b` (either side), or "".
+  static std::string EnumMember(const std::string& text) {
+    size_t op = text.find("==");
+    if (op == std::string::npos) op = text.find("!=");
+    for (std::string side : {text.substr(op + 2), text.substr(0, op)}) {
+      side = std::string(TrimView(side));
+      if (side.find("::") == std::string::npos) continue;
+      if (std::all_of(side.begin(), side.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; })) return side;
+    }
+    return "";
+  }
 
   // The function whose value a condition tests, followed from a local
   // through assignments, casts, stubs and returns.
@@ -757,6 +797,7 @@ class PathAnnotator {
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   FrameBindings bindings_{ix_, t_};
+  std::map<std::string, Tri> selected_;  // "condition@file" -> what the selection function decides
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
 };
