@@ -203,7 +203,9 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
   }
   for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
     size_t end = text.find('\n', at);
-    std::string_view l = TrimView(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    std::string_view raw = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    std::string_view l = TrimView(raw);
+    int indent = static_cast<int>(l.data() - raw.data());
     at = end == std::string_view::npos ? end : end + 1;
     if (!l.starts_with(name)) continue;
     std::string_view rest = TrimView(l.substr(name.size()));
@@ -225,7 +227,7 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
       else if (Closes(c)) --depth;
       else if (c == '\n' && depth <= 0) break;
     }
-    out.push_back({line, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
+    out.push_back({line, indent, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
   }
   return out;
 }

@@ -59,6 +59,7 @@ std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& 
 // `text` (1-based), in order; a value continued over lines is joined.
 struct PyAssignment {
   int line = 0;
+  int indent = 0;  // columns before the name
   std::string value;
 };
 std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -135,6 +136,35 @@ std::vector<std::string> Called(std::string_view text) {
   return out;
 }
 
+// The condition of the `if (...)` whose statement is the `return` at
+// `at`: the nearest `if` before it, when the return is its lone statement
+// or inside its still open block; nullopt otherwise.
+std::optional<std::string_view> GuardOf(std::string_view body, size_t at) {
+  size_t guard = body.rfind("if (", at);
+  if (guard == std::string_view::npos) return std::nullopt;
+  size_t open = guard + 3;
+  int depth = 0;
+  size_t close = open;
+  for (; close < at; ++close) {
+    if (body[close] == '(') ++depth;
+    if (body[close] == ')' && --depth == 0) break;
+  }
+  if (close >= at) return std::nullopt;
+  std::string_view between = body.substr(close + 1, at - close - 1);
+  // Its block must open right after the condition and stay open (an
+  // `} else {` between closes it: the return is then the else branch's).
+  std::string_view rest = TrimView(between);
+  if (!rest.empty()) {
+    if (rest.front() != '{') return std::nullopt;
+    int braces = 0;
+    for (char c : rest) {
+      if (c == '{') ++braces;
+      if (c == '}' && --braces == 0) return std::nullopt;
+    }
+  }
+  return body.substr(open + 1, close - open - 1);
+}
+
 }  // namespace
 
 Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dtype) {
@@ -159,13 +189,10 @@ Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location
   int returns = 0;
   for (size_t at = body.find(returned); at != std::string_view::npos; at = body.find(returned, at + 1)) {
     ++returns;
-    // The `if (...)` just before it (its guard), a few lines back at most.
-    size_t guard = body.rfind("if (", at);
-    if (guard == std::string_view::npos || std::count(body.begin() + guard, body.begin() + at, '\n') > 3)
-      return Tri::kUnknown;
+    std::optional<std::string_view> guard = GuardOf(body, at);
+    if (!guard) return Tri::kUnknown;
     bool ruled_out = false;
-    for (const std::string& f : Called(body.substr(guard + 4, at - guard - 4)))
-      ruled_out = ruled_out || DtypeGate(ix, f, dtype) == Tri::kFalse;
+    for (const std::string& f : Called(*guard)) ruled_out = ruled_out || DtypeGate(ix, f, dtype) == Tri::kFalse;
     if (!ruled_out) return Tri::kUnknown;
   }
   return returns > 0 ? Tri::kFalse : Tri::kUnknown;

@@ -127,7 +127,10 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
         break;
       }
       std::vector<PyCondition> conds = PyLineConditions(*text, a.line);
-      if (conds.empty()) {
+      // Deeper than the first assignment with no condition read: a branch
+      // under a header the guard reader did not follow (a multi-line `if (`).
+      bool unread = conds.empty() && a.indent > assigned.front().indent;
+      if (conds.empty() && !unread) {
         state = truth;
         branches.reset();
         taken = Tri::kFalse;
@@ -137,7 +140,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
       branches = truth;
       // The branch's own conditions: the earlier branches of its chain
       // (kind "else") set the flag alike, so they do not matter.
-      Tri own = Tri::kTrue;
+      Tri own = unread ? Tri::kUnknown : Tri::kTrue;
       for (const PyCondition& c : conds) {
         if (c.kind == "else") continue;
         Tri t = evaluate(c.text, known);
