@@ -6,6 +6,8 @@
 // torch-namespace function (torch.matmul, torch.linalg.vector_norm), and last
 // a C++ function or kernel name (bottom-up). Exact names win; when nothing
 // matches, nothing is traced and "did you mean" candidates are returned.
+// A call (`F.interpolate(x, mode='bicubic')`) is traced by its name; its
+// argument text is kept for the typical path (trace/frame_bindings.h).
 //
 // The Python walk follows calls from a frame in source order: to other Python
 // functions of torch (recursively, bounded), through aliases (_add_docstr,
