@@ -258,11 +258,17 @@ void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::opt
   size_t at = 0;
   for (uint32_t l = 1; l < fn.line && at != std::string_view::npos; ++l) at = body.find('\n', at) + 1;
   int base_indent = -1;
+  int brackets = 0;
+  bool in_header = true;  // the `def` line and its continued parameter lines
   for (uint32_t l = fn.line; l <= fn.end_line && at < body.size(); ++l) {
     size_t end = body.find('\n', at);
     std::string_view line = body.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     at = end == std::string_view::npos ? body.size() : end + 1;
-    if (l == fn.line) continue;
+    if (in_header) {
+      for (char c : line) brackets += c == '(' ? 1 : c == ')' ? -1 : 0;
+      in_header = brackets > 0 || TrimView(line).back() != ':';
+      continue;
+    }
     size_t indent = line.find_first_not_of(" \t");
     if (indent == std::string_view::npos || line[indent] == '#') continue;
     if (base_indent < 0) base_indent = static_cast<int>(indent);

@@ -202,6 +202,17 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
   EXPECT_TRUE(OnPath(plain, "upsample_nearest2d.vec"));
 }
 
+class Decided1131 : public Tree1131 {};
+
+TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
+  // modules/sparse.py:122-124 `def __init__(self, num_embeddings: int, ...` (max_norm on :123)
+  // over three lines; :137 `self.max_norm = max_norm`; forward passes self.max_norm to F.embedding,
+  // whose `if max_norm is not None:` (functional.py:2198) guards the renorm.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "embedding_renorm_"));
+  EXPECT_TRUE(OnPath(t, "embedding"));
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));
