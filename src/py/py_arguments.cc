@@ -78,6 +78,28 @@ size_t MatchingClose(std::string_view text, size_t open) {
   return std::string_view::npos;
 }
 
+// `text` without its `# ...` comments (a '#' inside a string is kept).
+std::string WithoutComments(std::string_view text) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!quote && c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      out.push_back('\n');
+      continue;
+    }
+    if (quote && c == '\\' && i + 1 < text.size()) {
+      out.push_back(c);
+      out.push_back(text[++i]);
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = quote == c ? 0 : quote ? quote : c;
+    out.push_back(c);
+  }
+  return out;
+}
+
 bool IsNumber(std::string_view v) {
   if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
   if (v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.')) return false;
@@ -109,7 +131,8 @@ std::vector<PyParameter> ParseParameters(std::string_view header) {
   size_t close = MatchingClose(header, open);
   if (close == std::string_view::npos) close = header.size() + 1;
   bool keyword_only = false;
-  for (std::string_view piece : TopLevelPieces(header.substr(open + 1, close - open - 2))) {
+  std::string params = WithoutComments(header.substr(open + 1, close - open - 2));
+  for (std::string_view piece : TopLevelPieces(params)) {
     PyParameter p;
     if (piece == "*" || piece == "/") {
       keyword_only = keyword_only || piece == "*";

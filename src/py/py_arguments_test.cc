@@ -32,6 +32,16 @@ TEST(PyArguments, ParametersKeepDefaultsAndTheKeywordOnlyMarker) {
   EXPECT_TRUE(p[4].variadic);
 }
 
+TEST(PyArguments, ACommentAfterAParameterIsNoPartOfTheNext) {
+  // modules/conv.py's Conv2d.__init__: `padding_mode: str = "zeros",  # TODO: refine this type`.
+  auto p = ParseParameters("def __init__(\n    self,\n    padding_mode: str = \"zeros\",  # TODO: refine, this type\n"
+                           "    device=None,  # '#' in a comment\n    tag='#x',\n):");
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(*p[1].default_value, "\"zeros\"");
+  EXPECT_EQ(p[2].name, "device");
+  EXPECT_EQ(*p[3].default_value, "'#x'") << "a '#' in a string is no comment";
+}
+
 TEST(PyArguments, BindsPositionalsInOrderAndKeywordsByName) {
   auto params = ParseParameters("def forward(self, query, key, value, need_weights=True, *, is_causal=False):");
   auto bound = BindArguments(SplitArguments("q, k, v, False, True, is_causal=True"), params, /*method=*/true);

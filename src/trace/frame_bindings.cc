@@ -240,7 +240,7 @@ void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::opt
   // The base __init__ first: the subclass's own assignments override it.
   for (const PyCall& call : fn.calls) {
     if (call.callee != "super().__init__" && call.callee != "super(...).__init__") continue;
-    auto call_args = CallArgumentText(*text, static_cast<int>(call.line), "__init__");
+    auto call_args = CallArgumentText(*text, static_cast<int>(call.line), call.callee);
     const PyClass& c = m.classes[fn.class_index];
     if (!call_args || c.resolved_bases.empty() || c.resolved_bases[0].empty()) break;
     PySymbol base = ix_.py.Resolve(c.resolved_bases[0]);
