@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "render/render.h"
+#include "py/py_arguments.h"
 #include "py/py_values.h"
 
 namespace optrace {
@@ -39,6 +40,13 @@ bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// A call's argument text, "" when the scanner cut it short ("..." at the
+// end): a cut list would bind its last argument wrongly.
+std::string ArgumentsOf(const PyCall& call) {
+  if (call.kind != PyCallKind::kCall || EndsWith(call.args, "...")) return "";
+  return call.args;
+}
 bool IsIdent(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -422,7 +430,9 @@ class Scanner {
       out_.layers.push_back(layer);
       if (nn.kind == PySymbol::kClass) {
         AddOp(query, "module", ix_.py.NameOf(nn), "", false,
-              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr}, "");
+              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr,
+               ArgumentsOf(call)},
+              "");
       }
     }
   }
@@ -659,7 +669,7 @@ class Scanner {
     const std::string ctx = role_[f].rfind("autograd", 0) == 0 && !fn.params.empty() ? fn.params[0] : "";
     auto loops = LoopBindings(f);
     for (const PyCall& call : fn.calls) {
-      ScanUse use{call.line, fn.qualname, "call"};
+      ScanUse use{call.line, fn.qualname, "call", ArgumentsOf(call)};
       ++out_.work;
       if (call.kind == PyCallKind::kOperator) {
         if (!full) continue;
@@ -1173,6 +1183,21 @@ Status ScanUserFile(const Index& index, std::string_view path, std::string_view 
   out->source_version = index.version;
   Scanner scanner(index, path, text, out);
   return scanner.Run();
+}
+
+std::string TraceQueryOf(const ScanOp& op) {
+  if (op.kind != "module" && op.kind != "functional" && op.kind != "torch") return op.query;
+  std::string arguments;
+  for (const ScanUse& use : op.uses) {
+    // A module's arguments are its construction's ("built as self.attn"); calling the
+    // built layer ("layer self.attn") passes its forward's.
+    if (use.how != "call" && !StartsWith(use.how, "built")) continue;
+    if (use.arguments.empty() || (!arguments.empty() && use.arguments != arguments)) return op.query;
+    arguments = use.arguments;
+  }
+  bool literal = false;
+  for (const PyArgument& a : SplitArguments(arguments)) literal = literal || IsLiteral(a.value);
+  return literal ? op.query + "(" + arguments + ")" : op.query;
 }
 
 }  // namespace optrace
