@@ -29,7 +29,6 @@
 #include <fmt/format.h>
 
 #include "render/render.h"
-#include "py/py_arguments.h"
 #include "py/py_values.h"
 
 namespace optrace {
@@ -1183,21 +1182,6 @@ Status ScanUserFile(const Index& index, std::string_view path, std::string_view 
   out->source_version = index.version;
   Scanner scanner(index, path, text, out);
   return scanner.Run();
-}
-
-std::string TraceQueryOf(const ScanOp& op) {
-  if (op.kind != "module" && op.kind != "functional" && op.kind != "torch") return op.query;
-  std::string arguments;
-  for (const ScanUse& use : op.uses) {
-    // A module's arguments are its construction's ("built as self.attn"); calling the
-    // built layer ("layer self.attn") passes its forward's.
-    if (use.how != "call" && !StartsWith(use.how, "built")) continue;
-    if (use.arguments.empty() || (!arguments.empty() && use.arguments != arguments)) return op.query;
-    arguments = use.arguments;
-  }
-  bool literal = false;
-  for (const PyArgument& a : SplitArguments(arguments)) literal = literal || IsLiteral(a.value);
-  return literal ? op.query + "(" + arguments + ")" : op.query;
 }
 
 }  // namespace optrace
