@@ -11,7 +11,15 @@
 // local whose value a function computed (`switch (backend)` after `backend =
 // _select_conv_backend(...)`); locals are followed through assignments,
 // casts, dispatch stubs (to the registration of the traced device) and the
-// returns of the function they lead to, a few steps deep.
+// returns of the function they lead to, a few steps deep. A selection
+// whose member the selection function cannot return for the assumed dtype
+// (trace/dtype_gates.h) is decided false.
+//
+// Values: a Python condition is evaluated with its frame's bindings
+// (trace/frame_bindings.h: defaults, what callers and the user's call
+// pass, __init__'s attributes, flag locals); an entry op's C++ with its
+// schema defaults overridden by what the Python call passes. A callee
+// written on both sides of one condition runs either way.
 #include "trace/trace_paths.h"
 
 #include <algorithm>
