@@ -163,6 +163,67 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
 
 const Bindings& FrameBindings::Of(const PyFrame& f) { return Compute(f, 0); }
 
+namespace {
+
+// Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
+bool Mentions(std::string_view line, std::string_view word) {
+  for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+    bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
+                             line[at - 1] == '.');
+    size_t end = at + word.size();
+    bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// `name = ...` (one target, not `==`): the target, else "".
+std::string AssignedName(std::string_view line) {
+  line = TrimView(line);
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] == '=' || eq == 0) return "";
+  std::string_view target = TrimView(line.substr(0, eq));
+  return IsIdentifier(target) ? std::string(target) : "";
+}
+
+}  // namespace
+
+bool FrameBindings::FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c) {
+  PySymbol fn = ix_.py.Resolve(f.symbol);
+  if (fn.kind != PySymbol::kFunction || !f.where.valid() || c.line <= 0) return false;
+  uint32_t end_line = ix_.py.modules()[fn.module].functions[fn.index].end_line;
+  auto text = ix_.FileText(f.where.file);
+  if (!text) return false;
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text->size();) {
+    size_t nl = text->find('\n', at);
+    if (nl == std::string::npos) nl = text->size();
+    lines.push_back(std::string_view(*text).substr(at, nl - at));
+    at = nl + 1;
+  }
+  if (static_cast<size_t>(c.line) > lines.size() || end_line > lines.size()) return false;
+  std::string x = AssignedName(lines[c.line - 1]);
+  if (x.empty()) return false;
+  bool returned = false;
+  for (uint32_t l = static_cast<uint32_t>(c.line) + 1; l <= end_line; ++l) {
+    std::string_view line = TrimView(lines[l - 1]);
+    if (!Mentions(line, x)) continue;
+    if (AssignedName(line) == x) {
+      // `x = x.squeeze(0)` passes the value on; `x = other` ends it.
+      if (Mentions(line.substr(line.find('=') + 1), x)) continue;
+      break;
+    }
+    if (!line.starts_with("return ")) return false;
+    std::vector<PyArgument> items = SplitArguments(line.substr(7));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!Mentions(items[i].value, x)) continue;
+      if (i == 0 || items[i].value != x) return false;
+      returned = true;
+    }
+  }
+  return returned;
+}
+
 const Bindings& FrameBindings::Compute(const PyFrame& f, int depth) {
   if (auto it = done_.find(f.symbol); it != done_.end()) return it->second;
   std::vector<PyParameter> params = ParametersOf(f.where);

@@ -44,6 +44,12 @@ class FrameBindings {
   // The known parameters (and `self.attr`s) of frame `f`.
   const Bindings& Of(const PyFrame& f);
 
+  // Whether the value call `c` of frame `f` assigns (`w = w.mean(dim=1)`)
+  // reaches only a later element of what the frame returns (`return out,
+  // w`): a typical caller differentiates the first output, so that call's
+  // backward does not run.
+  bool FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c);
+
   // Locals of frame `f` read by `condition` at line `line` whose truth the
   // assignments before it fix: "True"/"False" by name. A flag set by a
   // chain of checks (`why_not_fast_path = "training is enabled"` under

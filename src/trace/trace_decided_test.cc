@@ -128,6 +128,21 @@ def flagged(input, fast=True):
     if not why:
         return torch.pick_a(input)
     return torch.pick_b(input)
+
+
+def two_outputs(input):
+    out = torch.pick_a(input)
+    weights = torch.pick_b(input)
+    weights = weights + 1
+    return out, weights
+)x";
+
+// tools/autograd/derivatives.yaml
+constexpr char kDerivatives[] = R"x(- name: pick_a(Tensor self) -> Tensor
+  self: pick_a(grad)
+
+- name: pick_b(Tensor self) -> Tensor
+  self: pick_b(grad)
 )x";
 
 constexpr char kNnInitPy[] = R"x(from . import functional
@@ -139,7 +154,7 @@ std::shared_ptr<MemoryDisk> DecidedTree() {
   auto disk = std::make_shared<MemoryDisk>();
   disk->Add("version.txt", "2.6.0a0\n");
   disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", "");
+  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
   disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
   disk->Add("torch/nn/functional.py", kFunctionalPy);
   disk->Add("torch/nn/__init__.py", kNnInitPy);
@@ -218,6 +233,21 @@ TEST_F(DecidedPath, AFlagSetByAChainOfChecksIsSetWhenOneCheckHolds) {
   Trace no_grad = TraceOf("F.flagged", {"no-grad"});
   EXPECT_TRUE(Typical(no_grad, "pick_a"));
   EXPECT_FALSE(Typical(no_grad, "pick_b"));
+}
+
+TEST_F(DecidedPath, AValueOnlyALaterOutputCarriesHasNoFirstOrderBackward) {
+  // functional.py:29-33: `weights` is returned second only; `out` first.
+  Trace t = TraceOf("F.two_outputs");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_TRUE(Typical(t, "pick_b")) << "the forward still runs it";
+  bool a_backward = false, b_backward = false;
+  for (const auto& op : t.ops) {
+    if (op.role != "backward") continue;
+    a_backward = a_backward || (op.name == "pick_a" && op.typical);
+    b_backward = b_backward || (op.name == "pick_b" && op.typical);
+  }
+  EXPECT_TRUE(a_backward);
+  EXPECT_FALSE(b_backward);
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

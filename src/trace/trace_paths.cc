@@ -154,6 +154,7 @@ class PathAnnotator {
         if (op.role == "forward") {
           op.when = EntryConditions(op, &entry_python_[i]);
           if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+          if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
         }
         continue;
       }
@@ -200,6 +201,7 @@ class PathAnnotator {
       if (!has(b.ops) || has(b.untaken)) continue;
       bool on_path = false;
       for (const auto& f : t_.ops) on_path = on_path || (f.role == "forward" && f.name == b.op && (f.typical || f.undecided));
+      if (later_outputs_only_.count(b.op)) continue;
       if (!on_path) continue;
       if (!has(b.open)) return Tri::kTrue;
       best = Tri::kUnknown;
@@ -369,6 +371,20 @@ class PathAnnotator {
     }
     if (agreed) entry_arguments_[&op] = std::move(*agreed);
     return fits;
+  }
+
+  // Whether every Python call of entry op `op` assigns a value that only a
+  // later element of its frame's returned tuple carries.
+  bool FeedsOnlyLaterOutputs(const OpStep& op) {
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(BaseOf(op.name));
+    bool any = false;
+    for (const auto& f : t_.python)
+      for (const auto& c : f.calls) {
+        if (c.resolved != full && c.resolved != base) continue;
+        if (!bindings_.FeedsOnlyLaterOutputs(f, c)) return false;
+        any = true;
+      }
+    return any;
   }
 
   std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
@@ -806,6 +822,8 @@ class PathAnnotator {
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   FrameBindings bindings_{ix_, t_};
   std::map<std::string, Tri> selected_;  // "condition@file" -> what the selection function decides
+  // Forward entry ops whose value only a later returned output carries: no first-order backward.
+  std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
 };
