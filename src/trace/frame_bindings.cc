@@ -55,6 +55,27 @@ void Agree(Bindings* into, const Bindings& other) {
   }
 }
 
+// Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
+bool Mentions(std::string_view line, std::string_view word) {
+  for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+    bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
+                             line[at - 1] == '.');
+    size_t end = at + word.size();
+    bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// `name = ...` (one target, not `==`): the target, else "".
+std::string AssignedName(std::string_view line) {
+  line = TrimView(line);
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] == '=' || eq == 0) return "";
+  std::string_view target = TrimView(line.substr(0, eq));
+  return IsIdentifier(target) ? std::string(target) : "";
+}
+
 }  // namespace
 
 bool FrameBindings::IsTarget(const PyFrame& f) const {
@@ -162,31 +183,6 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
 }
 
 const Bindings& FrameBindings::Of(const PyFrame& f) { return Compute(f, 0); }
-
-namespace {
-
-// Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
-bool Mentions(std::string_view line, std::string_view word) {
-  for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
-    bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
-                             line[at - 1] == '.');
-    size_t end = at + word.size();
-    bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
-    if (left && right) return true;
-  }
-  return false;
-}
-
-// `name = ...` (one target, not `==`): the target, else "".
-std::string AssignedName(std::string_view line) {
-  line = TrimView(line);
-  size_t eq = line.find('=');
-  if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] == '=' || eq == 0) return "";
-  std::string_view target = TrimView(line.substr(0, eq));
-  return IsIdentifier(target) ? std::string(target) : "";
-}
-
-}  // namespace
 
 bool FrameBindings::FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c) {
   PySymbol fn = ix_.py.Resolve(f.symbol);
