@@ -41,6 +41,8 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
     CUDA: total_names_cuda
 
 - func: attend(Tensor self) -> Tensor
+
+- func: drop(Tensor self, float p, bool train) -> Tensor
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -98,6 +100,17 @@ Tensor attend(const Tensor& self) {
   }
 }
 
+bool fast_ok(const Tensor& input, double p) {
+  return input.is_cuda() && p > 0 && p < 1;
+}
+
+Tensor drop(const Tensor& self, double p, bool train) {
+  if (train && fast_ok(self, p)) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
 } // namespace at::native
 )x";
 
@@ -128,6 +141,10 @@ def flagged(input, fast=True):
     if not why:
         return torch.pick_a(input)
     return torch.pick_b(input)
+
+
+def drop(input, p=0.5, training=True):
+    return torch.drop(input, p, training)
 
 
 def two_outputs(input):
@@ -236,7 +253,7 @@ TEST_F(DecidedPath, AFlagSetByAChainOfChecksIsSetWhenOneCheckHolds) {
 }
 
 TEST_F(DecidedPath, AValueOnlyALaterOutputCarriesHasNoFirstOrderBackward) {
-  // functional.py:29-33: `weights` is returned second only; `out` first.
+  // functional.py:33-37: `weights` is returned second only; `out` first.
   Trace t = TraceOf("F.two_outputs");
   EXPECT_TRUE(Typical(t, "pick_a"));
   EXPECT_TRUE(Typical(t, "pick_b")) << "the forward still runs it";
@@ -248,6 +265,19 @@ TEST_F(DecidedPath, AValueOnlyALaterOutputCarriesHasNoFirstOrderBackward) {
   }
   EXPECT_TRUE(a_backward);
   EXPECT_FALSE(b_backward);
+}
+
+TEST_F(DecidedPath, AOneStatementPredicateIsInlined) {
+  // Pick.cpp:55-57 `bool fast_ok(...) { return input.is_cuda() && p > 0 && p < 1; }`, called
+  // at :60 with the p F.drop passes (functional.py:29, default 0.5).
+  Trace t = TraceOf("F.drop");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace zero = TraceOf("F.drop(x, p=0.0)");
+  EXPECT_FALSE(Typical(zero, "pick_a"));
+  EXPECT_TRUE(Typical(zero, "pick_b"));
+  Trace cpu = TraceOf("F.drop", {"device=cpu"});
+  EXPECT_FALSE(Typical(cpu, "pick_a")) << "input.is_cuda() is false on the CPU";
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

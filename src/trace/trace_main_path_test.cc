@@ -222,3 +222,20 @@ TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
+  REQUIRE_CORPUS("2.6.0");
+  // Dropout.cpp:43-44 `bool is_fused_kernel_acceptable(const Tensor& input, double p) { return
+  // (input.is_cuda() || ...) && p > 0 && p < 1 && input.sym_numel() > 0; }`, asked at :138 with
+  // the p=0.5 and training=True F.dropout passes (functional.py:1401).
+  Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
+  bool fused = false;
+  for (const auto& op : t.ops) fused = fused || (op.role == "forward" && op.name == "native_dropout" && op.typical && !op.undecided);
+  EXPECT_TRUE(fused);
+}
+
+}  // namespace
+}  // namespace optrace

@@ -35,6 +35,7 @@
 #include "trace/dtype_gates.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
+#include "trace/inline_predicates.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 
@@ -584,26 +585,36 @@ class PathAnnotator {
   // Conditions of an edge out of `parent`'s implementation, evaluated with
   // the defaults of the parent op's schema arguments.
   Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when) const {
-    Assumptions a = a_;
-    if (parent.yaml)
-      for (const auto& arg : parent.yaml->schema.arguments)
-        if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
-    // What the Python call passes overrides the schema's defaults.
-    if (auto passed = entry_arguments_.find(&parent); passed != entry_arguments_.end())
-      for (const auto& [name, value] : passed->second) {
-        if (value) a.defaults[name] = *value;
-        else a.defaults.erase(name);
-      }
+    Assumptions a = AssumptionsFor(parent);
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);
       if (t == Tri::kUnknown)
-        if (auto d = selected_.find(c.text + "@" + c.where.file); d != selected_.end()) t = d->second;
+        if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
     }
     return v;
+  }
+
+  // The assumptions with the defaults of the parent op's schema arguments,
+  // overridden by what the Python call passes.
+  Assumptions AssumptionsFor(const OpStep& parent) const {
+    Assumptions a = a_;
+    if (parent.yaml)
+      for (const auto& arg : parent.yaml->schema.arguments)
+        if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+    if (auto passed = entry_arguments_.find(&parent); passed != entry_arguments_.end())
+      for (const auto& [name, value] : passed->second) {
+        if (value) a.defaults[name] = *value;
+        else a.defaults.erase(name);
+      }
+    return a;
+  }
+
+  static std::string DecidedKey(const OpStep& parent, const Condition& c) {
+    return c.text + "@" + c.where.file + "@" + parent.name;
   }
 
   // The value of the edge parent -> op under the assumptions: nothing when
@@ -654,16 +665,29 @@ class PathAnnotator {
   // `backend == SDPBackend::flash_attention` where the function computing
   // `backend` cannot return that member for the assumed dtype (its every
   // return is guarded by a predicate whose dtype lists exclude it): false
-  // (`!=`: true). Kept by condition text and file for Evaluate.
+  // (`!=`: true). Kept by condition, file and parent op for Evaluate.
+  //
+  // A condition calling a one-statement predicate
+  // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
+  // (trace/inline_predicates.h), evaluated like the edge's own.
   void DecideSelections() {
     for (const auto& op : t_.ops) {
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
       if (!parent || parent->role != op.role || op.role != "forward") continue;
+      Assumptions a = AssumptionsFor(*parent);
       for (const auto& c : op.when) {
-        std::string key = c.text + "@" + c.where.file;
+        std::string key = DecidedKey(*parent, c);
         if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
+        if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+        if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
+          Tri t = EvaluateCondition(inlined, false, a);
+          if (t != Tri::kUnknown) {
+            selected_[key] = t;
+            continue;
+          }
+        }
         bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
-        if (equal == differ || EvaluateCondition(c.text, false, a_) != Tri::kUnknown) continue;
+        if (equal == differ) continue;
         std::string member = EnumMember(c.text);
         if (member.empty()) continue;
         Location where;
@@ -821,7 +845,8 @@ class PathAnnotator {
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   FrameBindings bindings_{ix_, t_};
-  std::map<std::string, Tri> selected_;  // "condition@file" -> what the selection function decides
+  // "condition@file@parent" -> what a selection function or an inlined predicate decides
+  std::map<std::string, Tri> selected_;
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
