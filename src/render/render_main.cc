@@ -26,8 +26,12 @@ bool DeviceKey(const std::string& key, const std::string& device) {
   return device == "cuda" ? key == "CUDA" : key == "CPU";
 }
 
-// The innermost condition worth showing (not a device or #if line).
+// The innermost condition worth showing (not a device or #if line); for a
+// branch left open, the innermost condition the assumptions leave open.
 const Condition* Deciding(const OpStep& op) {
+  if (op.undecided)
+    for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
+      if (it->open && it->kind != "#if") return &*it;
   for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
     if (it->kind != "device" && it->kind != "#if") return &*it;
   return nullptr;

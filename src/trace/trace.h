@@ -32,6 +32,7 @@ struct Condition {
   bool negated = false;  // taken when it is false
   std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if" | "device"
   Location where;        // where the condition is written
+  bool open = false;     // a C++ edge's condition the typical-path assumptions leave undecided
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
 };
 

@@ -239,3 +239,28 @@ TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
+  REQUIRE_CORPUS("2.6.0");
+  // LossNLL.cpp:632 `if (self.sym_sizes() == target.sym_sizes())` (open: shapes) ... :642
+  // `} else if (label_smoothing > 0.0)` (decided: 0.0 by default) ... else nll_loss_nd (:651).
+  Trace t = TraceTree("2.6.0", "F.cross_entropy", TraceOptions::Device::kCuda);
+  const OpStep* nll = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == "forward" && op.name == "nll_loss_nd") nll = &op;
+  ASSERT_NE(nll, nullptr);
+  EXPECT_TRUE(nll->undecided);
+  int open = 0, decided = 0;
+  for (const auto& c : nll->when) {
+    if (c.text == "self.sym_sizes() == target.sym_sizes()") open += c.open;
+    if (c.text == "label_smoothing > 0.0") decided += !c.open;
+  }
+  EXPECT_EQ(open, 1);
+  EXPECT_EQ(decided, 1);
+}
+
+}  // namespace
+}  // namespace optrace

@@ -167,6 +167,7 @@ class PathAnnotator {
     }
     DecideSelections();
     MarkTypical();
+    MarkOpenConditions();
     FindSelections();
   }
 
@@ -615,6 +616,18 @@ class PathAnnotator {
 
   static std::string DecidedKey(const OpStep& parent, const Condition& c) {
     return c.text + "@" + c.where.file + "@" + parent.name;
+  }
+
+  // Which conditions of each C++ edge the assumptions leave open: an open
+  // branch is shown with the condition that decides it, not a decided one
+  // written inside it (nll_loss_nd: `self.sym_sizes() == target.sym_sizes()`,
+  // not `label_smoothing > 0.0`).
+  void MarkOpenConditions() {
+    for (auto& op : t_.ops) {
+      const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
+      if (!parent || parent->role != op.role) continue;
+      for (auto& c : op.when) c.open = c.kind != "device" && Evaluate(*parent, {c}) == Tri::kUnknown;
+    }
   }
 
   // The value of the edge parent -> op under the assumptions: nothing when
