@@ -74,8 +74,9 @@ int CmdScan(int argc, char** argv) {
     for (const ScanOp& op : report.ops) {
       if (!op.needs_trace) continue;
       Trace t;
-      Status ts = TraceQuery(index, op.query, options, &t);
-      if (t.query.empty()) t.query = op.query;
+      const std::string query = TraceQueryOf(op);  // the file's own call, when its literals can decide
+      Status ts = TraceQuery(index, query, options, &t);
+      if (t.query.empty()) t.query = query;
       if (t.source_root.empty()) t.source_root = checkout.root;
       if (t.source_version.empty()) t.source_version = checkout.version;
       t.installed_torch = checkout.installed_torch;

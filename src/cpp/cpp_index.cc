@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "base/cores.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -41,10 +42,6 @@ const char* LaunchKindName(LaunchKind kind) {
 }
 
 namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 bool IsCppSource(std::string_view path) {
   return EndsWith(path, ".cpp") || EndsWith(path, ".cc") || EndsWith(path, ".cu") || EndsWith(path, ".cuh") ||

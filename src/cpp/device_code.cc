@@ -9,6 +9,7 @@
 #include <cctype>
 
 #include "cpp/cpp_lexer.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -81,7 +82,7 @@ bool MentionsOnlyIn(std::string_view code, int line, std::string_view name,
   }
   if (begin == std::string_view::npos || name.empty()) return false;
   size_t end = std::min(code.find('\n', begin), code.size());
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto ident = IsIdentChar;
   bool any = false;
   for (size_t at = code.find(name, begin); at != std::string_view::npos && at < end; at = code.find(name, at + 1)) {
     if ((at > 0 && ident(code[at - 1])) || (at + name.size() < code.size() && ident(code[at + name.size()]))) continue;

@@ -51,7 +51,6 @@ struct Tok {
 };
 
 bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Splits at depth-0 commas of a parameter list as printed.
 int Arity(std::string_view params) {
@@ -112,7 +111,7 @@ std::vector<Tok> Tokenize(const std::string& s) {
     }
     if (IdentStart(c)) {
       size_t j = i;
-      while (j < s.size() && IdentChar(s[j])) ++j;
+      while (j < s.size() && IsIdentChar(s[j])) ++j;
       std::string id = s.substr(i, j - i);
       if (id == "operator") {
         // operator(), operator<, operator+= ...: the symbol is part of the name.
@@ -127,7 +126,7 @@ std::vector<Tok> Tokenize(const std::string& s) {
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t j = i;
-      while (j < s.size() && IdentChar(s[j])) ++j;
+      while (j < s.size() && IsIdentChar(s[j])) ++j;
       out.push_back({T::kNumber, s.substr(i, j - i), 0, start, j});
       i = j;
       continue;

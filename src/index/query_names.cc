@@ -78,9 +78,7 @@ std::vector<std::string> SuggestQueries(const Index& index, std::string_view que
 
 std::vector<std::string> BareNameMeanings(const Index& index, std::string_view query) {
   std::string name(TrimView(query));
-  bool bare = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
+  bool bare = !name.empty() && std::all_of(name.begin(), name.end(), IsIdentChar);
   if (!bare || index.yaml.Overloads(name).empty()) return {};
   std::vector<std::string> python;
   auto defined_in_python = [&](const std::string& dotted) {

@@ -113,6 +113,7 @@ class FlowWriter {
  private:
   std::string UserCall() const {
     const std::string& k = t_.target_kind;
+    if (t_.call_query) return t_.query;  // the user's own call, as written
     if (k == "module" || k == "functional" || k == "torch" || k == "python")
       return t_.query + "(...)";
     if (k == "method") return "tensor." + t_.target_name.substr(t_.target_name.rfind('.') + 1) + "(...)";

@@ -306,12 +306,15 @@ TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
   // select_sdp_backend is reached through the stub's CUDA registration:
   // attention.cu:880 `int64_t _fused_sdp_choice_cuda(` returns the backend
   // it chose, defined at cuda/sdp_utils.cpp:726.
+  // Float32 rules cuDNN attention out (its dtype list, cuda/sdp_utils.cpp:511): it is an
+  // alternative, not an open branch of the tree.
   for (const char* fact : {"stub _fused_sdp_choice_stub → _fused_sdp_choice_cuda", "cuda/attention.cu:880",
                            "select_sdp_backend decides in scaled_dot_product_attention", "cuda/sdp_utils.cpp:726",
-                           "_scaled_dot_product_cudnn_attention when backend == SDPBackend::cudnn_attention",
+                           "when backend == SDPBackend::cudnn_attention", "_scaled_dot_product_cudnn_attention",
                            "attention.cpp:717", "_scaled_dot_product_efficient_attention",
                            "when backend == SDPBackend::efficient_attention", "attention.cpp:739"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  EXPECT_EQ(text.find("?▶ aten::_scaled_dot_product_cudnn_attention"), std::string::npos) << text;
   // The mem-efficient kernels are passed by name (kernels/cutlassF.h) to
   // attention.cu:1383's `kernel_fn<<<...>>>`: their names and definitions
   // come first, the variable launching them after.

@@ -26,8 +26,12 @@ bool DeviceKey(const std::string& key, const std::string& device) {
   return device == "cuda" ? key == "CUDA" : key == "CPU";
 }
 
-// The innermost condition worth showing (not a device or #if line).
+// The innermost condition worth showing (not a device or #if line); for a
+// branch left open, the innermost condition the assumptions leave open.
 const Condition* Deciding(const OpStep& op) {
+  if (op.undecided)
+    for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
+      if (it->open && it->kind != "#if") return &*it;
   for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
     if (it->kind != "device" && it->kind != "#if") return &*it;
   return nullptr;
@@ -48,6 +52,28 @@ const Condition* ArgumentCondition(const OpStep& op) {
   return nullptr;
 }
 
+// Where a kernel named after dtypes (fmha_cutlassF_f32_aligned_..., _bf16_)
+// goes for `dtype`: 0 named for it, 1 named for none, 2 for another only.
+int DtypeRank(const std::string& kernel, const std::string& dtype) {
+  static const std::pair<const char*, const char*> kTokens[] = {
+      {"f32", "float32"}, {"fp32", "float32"}, {"float32", "float32"}, {"f16", "float16"},
+      {"fp16", "float16"}, {"half", "float16"}, {"bf16", "bfloat16"}, {"bfloat16", "bfloat16"},
+      {"f64", "float64"}, {"fp64", "float64"}, {"double", "float64"}};
+  bool other = false;
+  for (const auto& [token, meaning] : kTokens) {
+    // A token between underscores (or at an end): "_f32_", not "f32" in "xf32y".
+    std::string t = token;
+    for (size_t at = kernel.find(t); at != std::string::npos; at = kernel.find(t, at + 1)) {
+      bool left = at == 0 || kernel[at - 1] == '_';
+      bool right = at + t.size() == kernel.size() || kernel[at + t.size()] == '_';
+      if (!left || !right) continue;
+      if (meaning == dtype) return 0;
+      other = true;
+    }
+  }
+  return other ? 2 : 1;
+}
+
 // Builds the MainPath of a trace: the tree of ops on the path, the
 // derivatives autograd records for it, the backward tree, and what each
 // alternative runs.
@@ -55,6 +81,8 @@ class PathBuilder {
  public:
   explicit PathBuilder(const Trace& t) : t_(t) {
     m_.device = DeviceOf(t);
+    for (const auto& a : t.assumptions)
+      if (StartsWith(a, "dtype=")) dtype_ = a.substr(6);
     for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(t.ops[i].role + " " + t.ops[i].name, i);
     for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == "forward");
   }
@@ -131,6 +159,10 @@ class PathBuilder {
         return through(a) && !through(b);
       });
     }
+    // Kernels named for the assumed dtype first, those named for another last.
+    std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
+      return DtypeRank(a->name, dtype_) < DtypeRank(b->name, dtype_);
+    });
   }
 
   // Whether `child` hangs below `op`: reached from it, or from its
@@ -286,6 +318,7 @@ class PathBuilder {
 
   const Trace& t_;
   MainPath m_;
+  std::string dtype_ = "float32";  // the assumed dtype: its kernels are named first
   std::map<std::string, size_t> first_of_;  // (role + name) -> op index
   bool any_typical_ = false;
   std::set<std::string> open_ops_;  // forward entries on the path behind an open condition
@@ -511,7 +544,7 @@ class MainWriter {
         }
       }
     }
-    Add("", t_.query + "(...)", "");
+    Add("", t_.call_query ? t_.query : t_.query + "(...)", "");
     std::vector<std::string> folded;
     size_t other_branches = 0;
     std::set<std::string> path_bases;  // every entry op on the path, shown or collapsed

@@ -284,14 +284,17 @@ McpTool TraceTool() {
       "(cuDNN, cuBLAS...), aten ops called, derivatives.yaml and backward ops, decompositions. Every fact has "
       "file:line relative to the checkout root. Use it instead of grepping the checkout. Query forms: nn.LSTM, "
       "F.scaled_dot_product_attention, torch.cumsum, Tensor.softmax (for x.softmax(-1)), aten::add.Tensor, "
-      "an operator such as '@', or a CUDA kernel name. The answer is brief by default (the main path, under "
+      "an operator such as '@', a CUDA kernel name, or a call with its arguments (\"F.interpolate(x, "
+      "mode='bicubic')\", \"nn.MultiheadAttention(512, 8, batch_first=True)\"): literal arguments decide the "
+      "typical path, symbolic ones leave it open. The answer is brief by default (the main path, under "
       "16 KB); detail \"full\" gives every op reached, in pages of at most 20 KB (pass next_cursor back as "
       "cursor); `ops` and `sections` ask for named parts of the full trace (one op's kernels, the backward). "
       "The text is a rendering of the same structured content.",
       {{"type", "object"},
        {"properties",
         {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength},
-                    {"description", "nn.LSTM, F.softmax, torch.mm, Tensor.view, aten::_softmax, '@', a kernel name"}}},
+                    {"description", "nn.LSTM, F.softmax, torch.mm, Tensor.view, aten::_softmax, '@', a kernel name, "
+                                   "or a call: F.interpolate(x, mode='bicubic')"}}},
          {"device", {{"type", "string"}, {"enum", {"cuda", "cpu", "all"}},
                      {"description", "implementations to follow; omit for CPU, CUDA and composite"}}},
          {"backward", {{"type", "boolean"}, {"default", true}, {"description", "also trace derivatives.yaml and backward ops"}}},

@@ -6,6 +6,8 @@
 // torch-namespace function (torch.matmul, torch.linalg.vector_norm), and last
 // a C++ function or kernel name (bottom-up). Exact names win; when nothing
 // matches, nothing is traced and "did you mean" candidates are returned.
+// A call (`F.interpolate(x, mode='bicubic')`) is traced by its name; its
+// argument text is kept for the typical path (trace/frame_bindings.h).
 //
 // The Python walk follows calls from a frame in source order: to other Python
 // functions of torch (recursively, bounded), through aliases (_add_docstr,
@@ -23,6 +25,7 @@
 #include "base/bounded_regex.h"
 #include "base/text.h"
 #include "index/query_names.h"
+#include "py/py_arguments.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_paths.h"
@@ -172,6 +175,12 @@ Status Tracer::Run(std::string_view raw) {
   t_.source_root = ix_.root;
   t_.source_version = ix_.version;
   if (q.empty()) return Status::Usage("empty query");
+  // The user's own call: the name is traced, its arguments decide the path.
+  if (std::optional<SplitCall> call = SplitCallQuery(q)) {
+    q = call->name;
+    t_.call_query = true;
+    t_.call_arguments = call->arguments;
+  }
   if (std::vector<std::string> meanings = BareNameMeanings(ix_, q); !meanings.empty()) {
     // Picking one would answer a question the user may not have asked.
     t_.suggestions = meanings;

@@ -32,6 +32,7 @@ struct Condition {
   bool negated = false;  // taken when it is false
   std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if" | "device"
   Location where;        // where the condition is written
+  bool open = false;     // a C++ edge's condition the typical-path assumptions leave undecided
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
 };
 
@@ -229,6 +230,10 @@ struct Trace {
   std::string target_kind;  // "module" | "functional" | "torch" | "method" | "operator" | "aten" | "python" | "kernel"
   std::string target_name;
   std::string selected_overload;  // the overload the Python call selects, when it can be told
+  // A call query (`F.interpolate(x, mode='bicubic')`): its argument text,
+  // bound to the traced function's parameters (a module's: its __init__'s).
+  bool call_query = false;
+  std::string call_arguments;
   std::vector<PyFrame> python;
   std::vector<OpStep> ops;
   std::vector<BackwardStep> backward;

@@ -274,3 +274,127 @@ TEST_F(MainPath260, AnUnqualifiedSymIntOpCallIsTheOp) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Whether forward op `name` is on the path: decided (typical) or open (undecided).
+bool OnPath(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops)
+    if (op.role == "forward" && op.name == name && (op.typical || op.undecided)) return true;
+  return false;
+}
+
+TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
+  // cuda/sdp_utils.cpp:750 returns flash under can_use_flash_attention, whose
+  // constraints include check_dtypes_low_precision (:511: kHalf, kBFloat16);
+  // can_use_mem_efficient_attention's list (:653) holds kFloat.
+  TraceOptions f32;
+  f32.device = TraceOptions::Device::kCuda;
+  Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", f32);
+  EXPECT_FALSE(OnPath(t, "_flash_attention_forward"));
+  EXPECT_FALSE(OnPath(t, "_scaled_dot_product_cudnn_attention"));
+  EXPECT_TRUE(OnPath(t, "_efficient_attention_forward"));
+  TraceOptions bf16 = f32;
+  bf16.assume = {"dtype=bfloat16"};
+  Trace b = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
+  EXPECT_TRUE(OnPath(b, "_flash_attention_forward"));
+  EXPECT_TRUE(OnPath(b, "_efficient_attention_forward"));
+}
+
+TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
+  // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
+  // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "_native_multi_head_attention"));
+  EXPECT_TRUE(OnPath(t, "bmm")) << "need_weights=True by default: the bmm/softmax path";
+  TraceOptions eval;
+  eval.device = TraceOptions::Device::kCuda;
+  eval.assume = {"eval", "no-grad"};  // inference: :1300 rules the fast path out while grad is enabled
+  // In inference the default module still sets the flag: `elif not self.batch_first:` (:1261),
+  // batch_first=False in __init__ (:1073 `self.batch_first = batch_first`).
+  Trace e = TraceTree("2.6.0", "nn.MultiheadAttention", eval);
+  EXPECT_FALSE(OnPath(e, "_native_multi_head_attention"));
+  Trace batch_first = TraceTree("2.6.0", "nn.MultiheadAttention(512, 8, batch_first=True)", eval);
+  EXPECT_TRUE(OnPath(batch_first, "_native_multi_head_attention")) << "the user's module can take the fast path";
+}
+
+TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
+  // functional.py:4701-4707: `if input.dim() == 4 and mode == "bicubic": ... upsample_bicubic2d(...)`.
+  Trace t = TraceTree("2.6.0", "F.interpolate(x, mode='bicubic', align_corners=True)",
+                      TraceOptions::Device::kCuda);
+  EXPECT_EQ(t.target_name, "torch.nn.functional.interpolate");
+  EXPECT_TRUE(OnPath(t, "upsample_bicubic2d.vec"));
+  EXPECT_FALSE(OnPath(t, "upsample_nearest2d.vec")) << "mode='nearest' is the default the call overrides";
+  EXPECT_FALSE(OnPath(t, "upsample_bilinear2d.vec"));
+  bool backward_kernel = false;
+  for (const auto& op : t.ops)
+    if (op.role == "backward" && op.name.starts_with("upsample_bicubic2d_backward"))
+      for (const auto& k : op.kernels) backward_kernel = backward_kernel || k.name == "upsample_bicubic2d_backward_out_frame";
+  EXPECT_TRUE(backward_kernel);
+  Trace plain = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(plain, "upsample_nearest2d.vec"));
+}
+
+class Decided1131 : public Tree1131 {};
+
+TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
+  // modules/sparse.py:122-124 `def __init__(self, num_embeddings: int, ...` (max_norm on :123)
+  // over three lines; :137 `self.max_norm = max_norm`; forward passes self.max_norm to F.embedding,
+  // whose `if max_norm is not None:` (functional.py:2198) guards the renorm.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "embedding_renorm_"));
+  EXPECT_TRUE(OnPath(t, "embedding"));
+}
+
+TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
+  Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));
+  EXPECT_FALSE(OnPath(t, "sum")) << "sum(Tensor self, *, ScalarType? dtype) has no dim";
+  EXPECT_FALSE(OnPath(t, "sum.dim_DimnameList")) << "1 is no Dimname";
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
+  REQUIRE_CORPUS("2.6.0");
+  // Dropout.cpp:43-44 `bool is_fused_kernel_acceptable(const Tensor& input, double p) { return
+  // (input.is_cuda() || ...) && p > 0 && p < 1 && input.sym_numel() > 0; }`, asked at :138 with
+  // the p=0.5 and training=True F.dropout passes (functional.py:1401).
+  Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
+  bool fused = false;
+  for (const auto& op : t.ops) fused = fused || (op.role == "forward" && op.name == "native_dropout" && op.typical && !op.undecided);
+  EXPECT_TRUE(fused);
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
+  REQUIRE_CORPUS("2.6.0");
+  // LossNLL.cpp:632 `if (self.sym_sizes() == target.sym_sizes())` (open: shapes) ... :642
+  // `} else if (label_smoothing > 0.0)` (decided: 0.0 by default) ... else nll_loss_nd (:651).
+  Trace t = TraceTree("2.6.0", "F.cross_entropy", TraceOptions::Device::kCuda);
+  const OpStep* nll = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == "forward" && op.name == "nll_loss_nd") nll = &op;
+  ASSERT_NE(nll, nullptr);
+  EXPECT_TRUE(nll->undecided);
+  int open = 0, decided = 0;
+  for (const auto& c : nll->when) {
+    if (c.text == "self.sym_sizes() == target.sym_sizes()") open += c.open;
+    if (c.text == "label_smoothing > 0.0") decided += !c.open;
+  }
+  EXPECT_EQ(open, 1);
+  EXPECT_EQ(decided, 1);
+}
+
+}  // namespace
+}  // namespace optrace

@@ -11,18 +11,31 @@
 // local whose value a function computed (`switch (backend)` after `backend =
 // _select_conv_backend(...)`); locals are followed through assignments,
 // casts, dispatch stubs (to the registration of the traced device) and the
-// returns of the function they lead to, a few steps deep.
+// returns of the function they lead to, a few steps deep. A selection
+// whose member the selection function cannot return for the assumed dtype
+// (trace/dtype_gates.h) is decided false.
+//
+// Values: a Python condition is evaluated with its frame's bindings
+// (trace/frame_bindings.h: defaults, what callers and the user's call
+// pass, __init__'s attributes, flag locals); an entry op's C++ with its
+// schema defaults overridden by what the Python call passes. A callee
+// written on both sides of one condition runs either way.
 #include "trace/trace_paths.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "py/py_guards.h"
+#include "trace/dtype_gates.h"
+#include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
+#include "trace/inline_predicates.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 
@@ -137,7 +150,11 @@ class PathAnnotator {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) {
-        if (op.role == "forward") op.when = EntryConditions(op, &entry_python_[i]);
+        if (op.role == "forward") {
+          op.when = EntryConditions(op, &entry_python_[i]);
+          if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+          if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
+        }
         continue;
       }
       const OpStep* parent = Parent(op);
@@ -146,7 +163,9 @@ class PathAnnotator {
       op.when = EdgeConditions(*parent, op, &found);
       if (found) edge_found_.insert(i);
     }
+    DecideSelections();
     MarkTypical();
+    MarkOpenConditions();
     FindSelections();
   }
 
@@ -181,6 +200,7 @@ class PathAnnotator {
     Tri best = Tri::kFalse;
     for (const auto& b : t_.backward) {
       if (!has(b.ops) || has(b.untaken)) continue;
+      if (later_outputs_only_.count(b.op)) continue;
       Tri forward = Tri::kFalse;
       for (const auto& f : t_.ops) {
         if (f.role != "forward" || f.name != b.op) continue;
@@ -220,36 +240,6 @@ class PathAnnotator {
     }
   }
 
-  // Parameters of a frame's `def` with their defaults.
-  std::map<std::string, std::string> Defaults(const PyFrame& f) {
-    std::map<std::string, std::string> out;
-    if (!f.where.valid()) return out;
-    std::string header = ix_.Snippet(f.where.file, f.where.line, 12);
-    size_t open = header.find('(');
-    if (open == std::string::npos) return out;
-    int d = 0;
-    std::string param;
-    auto flush = [&] {
-      size_t eq = param.find('=');
-      if (eq != std::string::npos) {
-        std::string name(TrimView(param.substr(0, eq)));
-        size_t colon = name.find(':');
-        if (colon != std::string::npos) name = std::string(TrimView(name.substr(0, colon)));
-        out[name] = std::string(TrimView(param.substr(eq + 1)));
-      }
-      param.clear();
-    };
-    for (size_t i = open + 1; i < header.size(); ++i) {
-      char c = header[i];
-      if (c == '(' || c == '[' || c == '{') ++d;
-      if ((c == ')' || c == ']' || c == '}') && d-- == 0) break;
-      if (c == ',' && d == 0) flush();
-      else param.push_back(c);
-    }
-    flush();
-    return out;
-  }
-
   // The conditions on the way to frame `symbol` from the entry, outermost
   // first: among the calls leading there (each with the way to its own
   // frame), the one the assumptions decide best -- taken, then undecided,
@@ -260,11 +250,47 @@ class PathAnnotator {
     BestWay best;
     for (const auto& f : t_.python) {
       if (f.symbol == symbol) continue;
-      for (const auto& c : f.calls)
-        if (c.resolved == symbol && best.Offer(Way(f, c, depth + 1))) break;
+      for (const auto& c : CallsTo(f, {symbol}))
+        if (best.Offer(Way(f, c, depth + 1))) break;
       if (best.rank == 2) break;
     }
     best.AppendTo(out, value);
+  }
+
+  // The calls of frame `f` resolving to one of `targets`, plus one for each
+  // pair written on both sides of one condition (`if C: g(...)` and
+  // `else: g(...)`): g runs either way, so the pair is one call without C.
+  static std::vector<PyCallStep> CallsTo(const PyFrame& f, const std::set<std::string>& targets) {
+    std::vector<PyCallStep> out;
+    for (const auto& c : f.calls)
+      if (targets.count(c.resolved)) out.push_back(c);
+    size_t n = out.size();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        if (auto merged = WithoutComplement(out[i].when, out[j].when)) {
+          PyCallStep both = out[i];
+          both.when = std::move(*merged);
+          out.push_back(std::move(both));
+        }
+    return out;
+  }
+
+  // `a` without the one condition `b` has negated, when they differ in
+  // nothing else.
+  static std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condition>& a,
+                                                                 const std::vector<Condition>& b) {
+    if (a.size() != b.size()) return std::nullopt;
+    std::optional<size_t> flipped;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].text != b[k].text) return std::nullopt;
+      if (a[k].negated == b[k].negated) continue;
+      if (flipped) return std::nullopt;
+      flipped = k;
+    }
+    if (!flipped) return std::nullopt;
+    std::vector<Condition> out = a;
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(*flipped));
+    return out;
   }
 
   // *v and t both hold: false wins, then unknown.
@@ -309,13 +335,61 @@ class PathAnnotator {
 
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
     Assumptions a = a_;
-    a.defaults = Defaults(f);
+    a.defaults = bindings_.Of(f);
+    auto evaluate = [&](const std::string& text, const Bindings& known) {
+      Assumptions b = a_;
+      b.defaults = known;
+      return EvaluateCondition(text, true, b);
+    };
     for (const auto& c : when) {
       out->push_back(c);
-      Tri t = EvaluateCondition(c.text, true, a);
+      Assumptions with_locals = a;
+      for (const auto& [name, truth] : bindings_.LocalTruths(f, c.text, c.where.line, evaluate))
+        with_locals.defaults[name] = truth;
+      Tri t = EvaluateCondition(c.text, true, with_locals);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       Meet(value, t);
     }
+  }
+
+  // What the Python calls reaching entry op `op` pass to its schema
+  // arguments (agreeing sites only), kept for evaluating its edges. False
+  // when the user's own call cannot be this overload (a keyword it lacks).
+  bool EntryArguments(const OpStep& op) {
+    if (!op.yaml) return true;
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+    std::optional<std::map<std::string, std::optional<std::string>>> agreed;
+    bool fits = true;
+    for (const auto& f : t_.python) {
+      for (const auto& c : f.calls) {
+        if (c.resolved != full && c.resolved != base) continue;
+        auto site = bindings_.ToSchema(f, c, *op.yaml, &fits);
+        if (!agreed) {
+          agreed = std::move(site);
+          continue;
+        }
+        for (auto it = agreed->begin(); it != agreed->end();) {
+          auto o = site.find(it->first);
+          it = o == site.end() || o->second != it->second ? agreed->erase(it) : std::next(it);
+        }
+      }
+    }
+    if (agreed) entry_arguments_[&op] = std::move(*agreed);
+    return fits;
+  }
+
+  // Whether every Python call of entry op `op` assigns a value that only a
+  // later element of its frame's returned tuple carries.
+  bool FeedsOnlyLaterOutputs(const OpStep& op) {
+    std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+    bool any = false;
+    for (const auto& f : t_.python)
+      for (const auto& c : f.calls) {
+        if (c.resolved != full && c.resolved != base) continue;
+        if (!bindings_.FeedsOnlyLaterOutputs(f, c)) return false;
+        any = true;
+      }
+    return any;
   }
 
   std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
@@ -324,8 +398,8 @@ class PathAnnotator {
     std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
     BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : f.calls)
-        if ((c.resolved == full || c.resolved == base) && best.Offer(Way(f, c, 0))) break;
+      for (const auto& c : CallsTo(f, {full, base}))
+        if (best.Offer(Way(f, c, 0))) break;
       if (best.rank == 2) break;
     }
     best.AppendTo(&out, value);
@@ -515,18 +589,48 @@ class PathAnnotator {
   // Conditions of an edge out of `parent`'s implementation, evaluated with
   // the defaults of the parent op's schema arguments.
   Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when) const {
-    Assumptions a = a_;
-    if (parent.yaml)
-      for (const auto& arg : parent.yaml->schema.arguments)
-        if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+    Assumptions a = AssumptionsFor(parent);
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);
+      if (t == Tri::kUnknown)
+        if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
     }
     return v;
+  }
+
+  // The assumptions with the defaults of the parent op's schema arguments,
+  // overridden by what the Python call passes.
+  Assumptions AssumptionsFor(const OpStep& parent) const {
+    Assumptions a = a_;
+    if (parent.yaml)
+      for (const auto& arg : parent.yaml->schema.arguments)
+        if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+    if (auto passed = entry_arguments_.find(&parent); passed != entry_arguments_.end())
+      for (const auto& [name, value] : passed->second) {
+        if (value) a.defaults[name] = *value;
+        else a.defaults.erase(name);
+      }
+    return a;
+  }
+
+  static std::string DecidedKey(const OpStep& parent, const Condition& c) {
+    return c.text + "@" + c.where.file + "@" + parent.name;
+  }
+
+  // Which conditions of each C++ edge the assumptions leave open: an open
+  // branch is shown with the condition that decides it, not a decided one
+  // written inside it (nll_loss_nd: `self.sym_sizes() == target.sym_sizes()`,
+  // not `label_smoothing > 0.0`).
+  void MarkOpenConditions() {
+    for (auto& op : t_.ops) {
+      const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
+      if (!parent || parent->role != op.role) continue;
+      for (auto& c : op.when) c.open = c.kind != "device" && Evaluate(*parent, {c}) == Tri::kUnknown;
+    }
   }
 
   // The value of the edge parent -> op under the assumptions: nothing when
@@ -573,6 +677,54 @@ class PathAnnotator {
   }
 
   // --- selection functions ---------------------------------------------------
+
+  // `backend == SDPBackend::flash_attention` where the function computing
+  // `backend` cannot return that member for the assumed dtype (its every
+  // return is guarded by a predicate whose dtype lists exclude it): false
+  // (`!=`: true). Kept by condition, file and parent op for Evaluate.
+  //
+  // A condition calling a one-statement predicate
+  // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
+  // (trace/inline_predicates.h), evaluated like the edge's own.
+  void DecideSelections() {
+    for (const auto& op : t_.ops) {
+      const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
+      if (!parent || parent->role != op.role || op.role != "forward") continue;
+      Assumptions a = AssumptionsFor(*parent);
+      for (const auto& c : op.when) {
+        std::string key = DecidedKey(*parent, c);
+        if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
+        if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+        if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
+          Tri t = EvaluateCondition(inlined, false, a);
+          if (t != Tri::kUnknown) {
+            selected_[key] = t;
+            continue;
+          }
+        }
+        bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
+        if (equal == differ) continue;
+        std::string member = EnumMember(c.text);
+        if (member.empty()) continue;
+        Location where;
+        std::string fn = Decider(*parent, c, &where);
+        if (fn.empty() || SelectionCanReturn(ix_, fn, where, member, a_.dtype) != Tri::kFalse) continue;
+        selected_[key] = equal ? Tri::kFalse : Tri::kTrue;
+      }
+    }
+  }
+
+  // The `A::b` side of `x == A::b` (either side), or "".
+  static std::string EnumMember(const std::string& text) {
+    size_t op = text.find("==");
+    if (op == std::string::npos) op = text.find("!=");
+    for (std::string side : {text.substr(op + 2), text.substr(0, op)}) {
+      side = std::string(TrimView(side));
+      if (side.find("::") == std::string::npos) continue;
+      if (std::all_of(side.begin(), side.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; })) return side;
+    }
+    return "";
+  }
 
   // The function whose value a condition tests, followed from a local
   // through assignments, casts, stubs and returns.
@@ -708,6 +860,13 @@ class PathAnnotator {
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
+  FrameBindings bindings_{ix_, t_};
+  // "condition@file@parent" -> what a selection function or an inlined predicate decides
+  std::map<std::string, Tri> selected_;
+  // Forward entry ops whose value only a later returned output carries: no first-order backward.
+  std::set<std::string> later_outputs_only_;
+  // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
+  std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
 };
 
 }  // namespace

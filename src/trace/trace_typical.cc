@@ -184,6 +184,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   std::string_view s = TrimView(atom);
   auto value_of = [&](std::string_view name) -> const std::string* {
     name = TrimView(name);
+    // `self.norm_first`: the attribute __init__ set, else a parameter of that name.
+    if (auto attr = a.defaults.find(std::string(name)); attr != a.defaults.end()) return &attr->second;
     if (name.substr(0, 5) == "self.") name.remove_prefix(5);
     auto it = a.defaults.find(std::string(name));
     return it == a.defaults.end() ? nullptr : &it->second;
@@ -195,6 +197,21 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       if (!v) return Tri::kUnknown;
       return Of(is_none(*v) == (op == " is None"));
     }
+  }
+  // `isinstance(p, str)` of a parameter holding a literal: its kind is the literal's.
+  if (s.starts_with("isinstance(") && s.ends_with(")")) {
+    std::string_view inner = s.substr(11, s.size() - 12);
+    size_t comma = inner.find(',');
+    if (comma == std::string_view::npos) return Tri::kUnknown;
+    const std::string* v = value_of(inner.substr(0, comma));
+    std::string_view type = TrimView(inner.substr(comma + 1));
+    if (!v || v->empty()) return Tri::kUnknown;
+    bool text = v->front() == '\'' || v->front() == '"';
+    bool number = std::isdigit(static_cast<unsigned char>(v->front())) || v->front() == '-' || v->front() == '.';
+    if (type == "str") return text || number || is_none(*v) ? Of(text) : Tri::kUnknown;
+    if (type == "int" || type == "float" || type == "bool" || type == "list" || type == "tuple")
+      return text || is_none(*v) ? Tri::kFalse : Tri::kUnknown;
+    return Tri::kUnknown;
   }
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
@@ -240,6 +257,9 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       // (QUANTILE_INTERPOLATION_MODE::LINEAR) is another variable of the
       // same name -- a helper's converted parameter -- not the default.
       auto quoted = [](std::string_view x) { return !x.empty() && (x.front() == '\'' || x.front() == '"'); };
+      // A number (p=2.0) is never a string (p == "nuc").
+      bool number_l = end_l && *end_l == 0 && !v->empty(), number_r = end_r && *end_r == 0 && !rhs.empty();
+      if ((number_l && quoted(rhs)) || (number_r && quoted(*v))) return Of(op == "!=");
       if (quoted(*v) != quoted(rhs)) return Tri::kUnknown;
       return Of((last(*v) == last(rhs)) == (op == "=="));
     }

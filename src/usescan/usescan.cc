@@ -38,6 +38,13 @@ namespace {
 
 bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
+// A call's argument text, "" when the scanner cut it short ("..." at the
+// end): a cut list would bind its last argument wrongly.
+std::string ArgumentsOf(const PyCall& call) {
+  if (call.kind != PyCallKind::kCall || EndsWith(call.args, "...")) return "";
+  return call.args;
+}
+
 // Python builtins a model's code calls that are never torch ops.
 const std::unordered_set<std::string_view>& Builtins() {
   static const std::unordered_set<std::string_view> names = {
@@ -416,7 +423,9 @@ class Scanner {
       out_.layers.push_back(layer);
       if (nn.kind == PySymbol::kClass) {
         AddOp(query, "module", ix_.py.NameOf(nn), "", false,
-              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr}, "");
+              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr,
+               ArgumentsOf(call)},
+              "");
       }
     }
   }
@@ -653,7 +662,7 @@ class Scanner {
     const std::string ctx = role_[f].rfind("autograd", 0) == 0 && !fn.params.empty() ? fn.params[0] : "";
     auto loops = LoopBindings(f);
     for (const PyCall& call : fn.calls) {
-      ScanUse use{call.line, fn.qualname, "call"};
+      ScanUse use{call.line, fn.qualname, "call", ArgumentsOf(call)};
       ++out_.work;
       if (call.kind == PyCallKind::kOperator) {
         if (!full) continue;

@@ -28,6 +28,7 @@ struct ScanUse {
   uint32_t line = 0;
   std::string function;  // qualname of the enclosing function: "Attention.forward"
   std::string how;       // "call", "layer self.qkv", "built", "method on q", "operator @"
+  std::string arguments;  // a call's argument text as written (whitespace collapsed; "" when cut short)
 };
 
 struct ScanOp {
@@ -45,6 +46,12 @@ struct ScanOp {
   std::vector<std::string> receivers;  // tensor methods: receiver texts as written ("x", "q")
   std::vector<ScanUse> uses;           // sorted by line, one per (line, how)
 };
+
+// What `scan --trace` traces for `op`: its query, as the call the file
+// writes (`F.interpolate(x, mode='bicubic')`, `nn.Linear(d, 4 * d, bias=False)`)
+// when every call or construction of it passes the same arguments and one
+// of them is a literal that can decide the path; else the plain query.
+std::string TraceQueryOf(const ScanOp& op);
 
 // A function of the user's file that runs ops.
 struct ScanFunction {

@@ -105,6 +105,19 @@ TEST(UseScan, TransformerOpsLinesAndKinds) {
   EXPECT_THAT(r.unresolved[2].reason, HasSubstr("**kwargs"));
 }
 
+TEST(UseScan, TraceQueriesCarryTheFilesLiteralArguments) {
+  REQUIRE_CORPUS("2.6.0");
+  ScanReport r = Scan("transformer.py");
+  // transformer.py:35 `F.scaled_dot_product_attention(q, k, v, is_causal=True)`: its one call.
+  ASSERT_NE(Op(r, "F.scaled_dot_product_attention"), nullptr);
+  EXPECT_EQ(TraceQueryOf(*Op(r, "F.scaled_dot_product_attention")),
+            "F.scaled_dot_product_attention(q, k, v, is_causal=True)");
+  // nn.Linear is built with different arguments (:24 bias=False, :53 none): no one call to trace.
+  EXPECT_EQ(TraceQueryOf(*Op(r, "nn.Linear")), "nn.Linear");
+  // F.gelu(up(x)) (:44) passes nothing literal: the plain query.
+  EXPECT_EQ(TraceQueryOf(*Op(r, "F.gelu")), "F.gelu");
+}
+
 TEST(UseScan, CnnSequentialChildren) {
   REQUIRE_CORPUS("2.6.0");
   ScanReport r = Scan("cnn.py");

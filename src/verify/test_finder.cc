@@ -287,7 +287,7 @@ bool HarnessOnly(const std::string& file) { return file == "test/test_testing.py
 // A needle found at `at` of `line` as a whole name: no name character
 // before one that starts with a name, none after one that ends with one.
 bool WholeName(std::string_view line, size_t at, const std::string& needle) {
-  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto name_char = IsIdentChar;
   if (at > 0 && name_char(needle[0]) && name_char(line[at - 1])) return false;
   size_t end = at + needle.size();
   return !(end < line.size() && name_char(needle.back()) && name_char(line[end]));

@@ -1,0 +1,292 @@
+// Text-level reading: brackets and quotes are balanced by hand (a string
+// may hold a comma or a parenthesis), whitespace is trimmed, nothing is
+// evaluated. Binding follows Python's rules for the common forms --
+// positionals fill parameters in order up to the first keyword-only one,
+// keywords by name -- and gives up on nothing: an argument it cannot place
+// (too many positionals, an unknown keyword) is simply not bound.
+#include "py/py_arguments.h"
+
+#include <cctype>
+
+#include "base/text.h"
+
+namespace optrace {
+
+namespace {
+
+bool Opens(char c) { return c == '(' || c == '[' || c == '{'; }
+bool Closes(char c) { return c == ')' || c == ']' || c == '}'; }
+
+// Pieces of `text` between top-level commas, trimmed; empty pieces dropped
+// (a trailing comma).
+std::vector<std::string_view> TopLevelPieces(std::string_view text) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  auto flush = [&](size_t end) {
+    std::string_view piece = TrimView(text.substr(start, end - start));
+    if (!piece.empty()) out.push_back(piece);
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (Opens(c)) ++depth;
+    else if (Closes(c)) --depth;
+    else if (c == ',' && depth == 0) {
+      flush(i);
+      start = i + 1;
+    }
+  }
+  flush(text.size());
+  return out;
+}
+
+// The position of a top-level '=' that makes `piece` a keyword argument
+// (`name=value`, not `a == b`), or npos.
+size_t KeywordEquals(std::string_view piece) {
+  size_t i = 0;
+  while (i < piece.size() && (std::isalnum(static_cast<unsigned char>(piece[i])) || piece[i] == '_')) ++i;
+  size_t name_end = i;
+  if (name_end == 0) return std::string_view::npos;
+  while (i < piece.size() && std::isspace(static_cast<unsigned char>(piece[i]))) ++i;
+  if (i < piece.size() && piece[i] == '=' && (i + 1 >= piece.size() || piece[i + 1] != '=')) return i;
+  return std::string_view::npos;
+}
+
+// The index just past the bracket that closes the one opening at `open`,
+// or npos when the text ends first.
+size_t MatchingClose(std::string_view text, size_t open) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (Opens(c)) ++depth;
+    else if (Closes(c) && --depth == 0) return i + 1;
+  }
+  return std::string_view::npos;
+}
+
+// `text` without its `# ...` comments (a '#' inside a string is kept).
+std::string WithoutComments(std::string_view text) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!quote && c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      out.push_back('\n');
+      continue;
+    }
+    if (quote && c == '\\' && i + 1 < text.size()) {
+      out.push_back(c);
+      out.push_back(text[++i]);
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = quote == c ? 0 : quote ? quote : c;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool IsNumber(std::string_view v) {
+  if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
+  if (v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.')) return false;
+  for (char c : v)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<PyArgument> SplitArguments(std::string_view text) {
+  std::vector<PyArgument> out;
+  for (std::string_view piece : TopLevelPieces(text)) {
+    size_t eq = KeywordEquals(piece);
+    if (eq == std::string_view::npos) {
+      out.push_back({"", std::string(piece)});
+    } else {
+      out.push_back({std::string(TrimView(piece.substr(0, eq))), std::string(TrimView(piece.substr(eq + 1)))});
+    }
+  }
+  return out;
+}
+
+std::vector<PyParameter> ParseParameters(std::string_view header) {
+  std::vector<PyParameter> out;
+  size_t open = header.find('(');
+  if (open == std::string_view::npos) return out;
+  // A header cut short (a long signature) gives the parameters it shows.
+  size_t close = MatchingClose(header, open);
+  if (close == std::string_view::npos) close = header.size() + 1;
+  bool keyword_only = false;
+  std::string params = WithoutComments(header.substr(open + 1, close - open - 2));
+  for (std::string_view piece : TopLevelPieces(params)) {
+    PyParameter p;
+    if (piece == "*" || piece == "/") {
+      keyword_only = keyword_only || piece == "*";
+      continue;
+    }
+    if (piece.starts_with("*")) {
+      p.variadic = true;
+      keyword_only = true;
+      piece.remove_prefix(piece.starts_with("**") ? 2 : 1);
+    }
+    size_t eq = KeywordEquals(piece);
+    std::string_view name = eq == std::string_view::npos ? piece : piece.substr(0, eq);
+    if (size_t colon = name.find(':'); colon != std::string_view::npos) name = name.substr(0, colon);
+    if (eq == std::string_view::npos) {
+      // `x: int = 3` has its '=' after the annotation.
+      size_t annotated = piece.find('=');
+      if (annotated != std::string_view::npos && piece.find(':') < annotated &&
+          (annotated + 1 >= piece.size() || piece[annotated + 1] != '='))
+        p.default_value = std::string(TrimView(piece.substr(annotated + 1)));
+    } else {
+      p.default_value = std::string(TrimView(piece.substr(eq + 1)));
+    }
+    p.name = std::string(TrimView(name));
+    p.keyword_only = keyword_only && !p.variadic;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::optional<std::string> CallArgumentText(std::string_view text, int line, std::string_view callee) {
+  if (line <= 0 || callee.empty()) return std::nullopt;
+  size_t at = 0;
+  for (int l = 1; l < line; ++l) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return std::nullopt;
+    ++at;
+  }
+  size_t line_end = text.find('\n', at);
+  if (line_end == std::string_view::npos) line_end = text.size();
+  for (size_t from = at;;) {
+    size_t hit = text.find(callee, from);
+    if (hit == std::string_view::npos || hit >= line_end) return std::nullopt;
+    from = hit + 1;
+    bool word_before = hit > 0 && (std::isalnum(static_cast<unsigned char>(text[hit - 1])) || text[hit - 1] == '_' ||
+                                   text[hit - 1] == '.');
+    size_t open = hit + callee.size();
+    while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
+    if (word_before || open >= text.size() || text[open] != '(') continue;
+    size_t close = MatchingClose(text, open);
+    if (close == std::string_view::npos) return std::nullopt;
+    return std::string(text.substr(open + 1, close - open - 2));
+  }
+}
+
+std::optional<SplitCall> SplitCallQuery(std::string_view query) {
+  query = TrimView(query);
+  size_t open = query.find('(');
+  if (open == 0 || open == std::string_view::npos || query.back() != ')') return std::nullopt;
+  if (MatchingClose(query, open) != query.size()) return std::nullopt;
+  std::string_view name = TrimView(query.substr(0, open));
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':')) return std::nullopt;
+  return SplitCall{std::string(name), std::string(TrimView(query.substr(open + 1, query.size() - open - 2)))};
+}
+
+std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& arguments,
+                                                 const std::vector<PyParameter>& params, bool method) {
+  std::map<std::string, std::string> out;
+  size_t next = 0;
+  if (method && !params.empty() && (params[0].name == "self" || params[0].name == "cls")) next = 1;
+  for (const PyArgument& a : arguments) {
+    if (!a.name.empty()) {
+      for (const PyParameter& p : params)
+        if (p.name == a.name && !p.variadic) out[p.name] = a.value;
+      continue;
+    }
+    if (a.value.starts_with("*")) return out;  // an unpacked sequence: later positions are unknown
+    if (next >= params.size() || params[next].keyword_only || params[next].variadic) continue;
+    out[params[next++].name] = a.value;
+  }
+  return out;
+}
+
+std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name) {
+  std::vector<PyAssignment> out;
+  size_t at = 0;
+  int line = 1;
+  for (; line < from && at != std::string_view::npos; ++line) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
+    size_t end = text.find('\n', at);
+    std::string_view raw = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    std::string_view l = TrimView(raw);
+    int indent = static_cast<int>(l.data() - raw.data());
+    at = end == std::string_view::npos ? end : end + 1;
+    if (!l.starts_with(name)) continue;
+    std::string_view rest = TrimView(l.substr(name.size()));
+    if (rest.size() < 2 || rest[0] != '=' || rest[1] == '=') continue;
+    // The value from after '=' to the end of the statement (brackets closed).
+    size_t eq = text.find('=', static_cast<size_t>(l.data() - text.data()) + name.size());
+    size_t stop = eq + 1;
+    int depth = 0;
+    char quote = 0;
+    for (; stop < text.size(); ++stop) {
+      char c = text[stop];
+      if (quote) {
+        if (c == '\\') ++stop;
+        else if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') quote = c;
+      else if (Opens(c)) ++depth;
+      else if (Closes(c)) --depth;
+      else if (c == '\n' && depth <= 0) break;
+    }
+    out.push_back({line, indent, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
+  }
+  return out;
+}
+
+std::optional<bool> LiteralTruth(std::string_view value) {
+  value = TrimView(value);
+  while (value.size() >= 2 && value.front() == '(' && value.back() == ')' && MatchingClose(value, 0) == value.size())
+    value = TrimView(value.substr(1, value.size() - 2));
+  if (value == "True") return true;
+  if (value == "False" || value == "None") return false;
+  if (value.starts_with("f") || value.starts_with("r")) value.remove_prefix(1);
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"')) return value.size() > 2;
+  if (IsNumber(value)) {
+    for (char c : value)
+      if (c >= '1' && c <= '9') return true;
+    return false;
+  }
+  return std::nullopt;
+}
+
+bool IsLiteral(std::string_view value) {
+  value = TrimView(value);
+  if (value.empty()) return false;
+  if (value == "True" || value == "False" || value == "None") return true;
+  if (IsNumber(value)) return true;
+  if ((value.front() == '\'' || value.front() == '"') && value.size() >= 2 && value.back() == value.front())
+    return true;
+  // A dtype: torch.float16, torch.bfloat16, torch.int64 ...
+  if (value.starts_with("torch.")) {
+    std::string_view rest = value.substr(6);
+    static const char* kDtypes[] = {"float", "double", "half", "bfloat16", "int", "long", "bool",
+                                    "complex", "uint8", "int8", "short", "cfloat", "cdouble"};
+    for (const char* d : kDtypes)
+      if (rest.starts_with(d) && rest.find_first_of(".()") == std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace optrace

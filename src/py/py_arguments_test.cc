@@ -1,0 +1,87 @@
+// Arguments read from call text and bound to a def's parameters: keywords,
+// positionals up to the keyword-only marker, calls spread over lines,
+// strings holding commas; what a literal is.
+#include "py/py_arguments.h"
+
+#include <gtest/gtest.h>
+
+namespace optrace {
+namespace {
+
+TEST(PyArguments, SplitsAtTopLevelCommasOnly) {
+  auto args = SplitArguments("x, (1, 2), mode='a, b', align_corners=True, k = a == b");
+  ASSERT_EQ(args.size(), 5u);
+  EXPECT_EQ(args[1].value, "(1, 2)");
+  EXPECT_EQ(args[2].name, "mode");
+  EXPECT_EQ(args[2].value, "'a, b'");
+  EXPECT_EQ(args[3].name, "align_corners");
+  EXPECT_EQ(args[4].name, "k");
+  EXPECT_EQ(args[4].value, "a == b");
+  EXPECT_TRUE(SplitArguments("a == b")[0].name.empty()) << "a comparison is no keyword";
+}
+
+TEST(PyArguments, ParametersKeepDefaultsAndTheKeywordOnlyMarker) {
+  auto p = ParseParameters("def f(input: Tensor, size: Optional[int] = None, mode='nearest', *, antialias: bool = False, **kw):");
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p[0].name, "input");
+  EXPECT_FALSE(p[0].default_value);
+  EXPECT_EQ(*p[1].default_value, "None");
+  EXPECT_EQ(*p[2].default_value, "'nearest'");
+  EXPECT_TRUE(p[3].keyword_only);
+  EXPECT_EQ(*p[3].default_value, "False");
+  EXPECT_TRUE(p[4].variadic);
+}
+
+TEST(PyArguments, ACommentAfterAParameterIsNoPartOfTheNext) {
+  // modules/conv.py's Conv2d.__init__: `padding_mode: str = "zeros",  # TODO: refine this type`.
+  auto p = ParseParameters("def __init__(\n    self,\n    padding_mode: str = \"zeros\",  # TODO: refine, this type\n"
+                           "    device=None,  # '#' in a comment\n    tag='#x',\n):");
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(*p[1].default_value, "\"zeros\"");
+  EXPECT_EQ(p[2].name, "device");
+  EXPECT_EQ(*p[3].default_value, "'#x'") << "a '#' in a string is no comment";
+}
+
+TEST(PyArguments, BindsPositionalsInOrderAndKeywordsByName) {
+  auto params = ParseParameters("def forward(self, query, key, value, need_weights=True, *, is_causal=False):");
+  auto bound = BindArguments(SplitArguments("q, k, v, False, True, is_causal=True"), params, /*method=*/true);
+  EXPECT_EQ(bound["query"], "q");
+  EXPECT_EQ(bound["need_weights"], "False");
+  EXPECT_EQ(bound["is_causal"], "True") << "the extra positional does not reach a keyword-only parameter";
+  EXPECT_EQ(bound.count("self"), 0u);
+}
+
+TEST(PyArguments, ReadsACallSpreadOverLines) {
+  const char* text =
+      "def g(x):\n"
+      "    y = f(x,\n"
+      "          mode=')',\n"
+      "          n=2)\n";
+  auto args = CallArgumentText(text, 2, "f");
+  ASSERT_TRUE(args);
+  auto split = SplitArguments(*args);
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[1].value, "')'");
+  EXPECT_EQ(split[2].value, "2");
+  EXPECT_FALSE(CallArgumentText(text, 3, "f")) << "no call opens on line 3";
+  EXPECT_FALSE(CallArgumentText("    y = gf(x)\n", 1, "f")) << "a longer name holding the callee is another call";
+}
+
+TEST(PyArguments, SplitsACallQueryFromAPlainName) {
+  auto call = SplitCallQuery("F.interpolate(x, mode='bicubic', align_corners=True)");
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->name, "F.interpolate");
+  EXPECT_EQ(call->arguments, "x, mode='bicubic', align_corners=True");
+  EXPECT_FALSE(SplitCallQuery("F.interpolate"));
+  EXPECT_FALSE(SplitCallQuery("(x)")) << "no name";
+  EXPECT_FALSE(SplitCallQuery("f(x)(y)")) << "a call of a call's result is no query";
+}
+
+TEST(PyArguments, LiteralsAreConstantsAndDtypesNotNames) {
+  for (const char* v : {"True", "None", "0.0", "-1", "1e-5", "'bicubic'", "\"x\"", "torch.float16", "torch.bfloat16"})
+    EXPECT_TRUE(IsLiteral(v)) << v;
+  for (const char* v : {"x", "self.weight", "torch.zeros(3)", "need_weights", ""}) EXPECT_FALSE(IsLiteral(v)) << v;
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,389 @@
+// A frame's bindings are computed once per trace, callers first (a bounded
+// recursion up the calls that resolve to it); a cycle through callers reads
+// the frame's defaults alone.
+#include "trace/frame_bindings.h"
+
+#include <cctype>
+
+#include "base/text.h"
+#include "py/py_guards.h"
+
+namespace optrace {
+
+namespace {
+
+// The names an expression reads (identifiers not after a '.').
+std::vector<std::string> NamesRead(std::string_view expr) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < expr.size();) {
+    char c = expr[i];
+    if (c == '\'' || c == '"') {
+      size_t end = expr.find(c, i + 1);
+      i = end == std::string_view::npos ? expr.size() : end + 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_')) ++j;
+      if (i == 0 || expr[i - 1] != '.') out.emplace_back(expr.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+// "torch.nn.modules.activation.MultiheadAttention.forward" -> the class part.
+std::string OwnerOf(const std::string& symbol) {
+  size_t dot = symbol.rfind('.');
+  return dot == std::string::npos ? "" : symbol.substr(0, dot);
+}
+
+// Keeps in *into only what agrees with `other` (several callers).
+void Agree(Bindings* into, const Bindings& other) {
+  for (auto it = into->begin(); it != into->end();) {
+    auto o = other.find(it->first);
+    it = (o == other.end() || o->second != it->second) ? into->erase(it) : std::next(it);
+  }
+}
+
+// Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
+bool Mentions(std::string_view line, std::string_view word) {
+  for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+    bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
+                             line[at - 1] == '.');
+    size_t end = at + word.size();
+    bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// `name = ...` (one target, not `==`): the target, else "".
+std::string AssignedName(std::string_view line) {
+  line = TrimView(line);
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] == '=' || eq == 0) return "";
+  std::string_view target = TrimView(line.substr(0, eq));
+  return IsIdentifier(target) ? std::string(target) : "";
+}
+
+}  // namespace
+
+bool FrameBindings::IsTarget(const PyFrame& f) const {
+  if (!t_.call_query) return false;
+  return f.symbol == t_.target_name || (IsModuleTarget() && f.symbol == t_.target_name + ".forward");
+}
+
+std::vector<PyParameter> FrameBindings::ParametersOf(const Location& def) {
+  if (!def.valid()) return {};
+  return ParseParameters(ix_.Snippet(def.file, def.line, 40));
+}
+
+std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame& from, const PyCallStep& c) {
+  if (!from.where.valid() || c.line <= 0) return std::nullopt;
+  auto text = ix_.FileText(from.where.file);
+  if (!text) return std::nullopt;
+  // `self.self_attn(...)`, `F.pad(...)`: the name as written before '('.
+  auto args = CallArgumentText(*text, c.line, c.callee);
+  if (!args) return std::nullopt;
+  return SplitArguments(*args);
+}
+
+std::optional<std::string> FrameBindings::Resolve(const std::string& value, const Bindings& caller,
+                                                  const std::vector<PyParameter>& caller_params, const PyFrame* from,
+                                                  int line, int depth) {
+  if (IsLiteral(value)) return value;
+  auto known = caller.find(value);
+  if (known != caller.end()) return known->second;
+  bool parameter = false;
+  for (const PyParameter& p : caller_params) parameter = parameter || p.name == value;
+  if (IsIdentifier(value) && !parameter) {
+    // A local: its one assignment before the call, else what it was (the default stands).
+    if (!from || !from->where.valid() || line <= 0 || depth > 3) return "";
+    auto text = ix_.FileText(from->where.file);
+    if (!text) return "";
+    auto assigned = AssignmentsOf(*text, from->where.line + 1, line, value);
+    if (assigned.size() != 1) return "";
+    return Resolve(assigned[0].value, caller, caller_params, from, assigned[0].line, depth + 1);
+  }
+  if (IsIdentifier(value)) return std::nullopt;
+  // An expression: unknown when it reads a parameter that left its default.
+  for (const std::string& name : NamesRead(value)) {
+    for (const PyParameter& p : caller_params) {
+      if (p.name != name) continue;
+      auto b = caller.find(name);
+      if (!p.default_value || b == caller.end() || b->second != *p.default_value) return std::nullopt;
+    }
+  }
+  return "";
+}
+
+Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& condition, int line,
+                                    const std::function<Tri(const std::string&, const Bindings&)>& evaluate) {
+  Bindings out;
+  if (!f.where.valid() || line <= 0) return out;
+  auto text = ix_.FileText(f.where.file);
+  if (!text) return out;
+  const Bindings& known = Of(f);
+  for (const std::string& name : NamesRead(condition)) {
+    if (known.count(name) || out.count(name)) continue;
+    auto assigned = AssignmentsOf(*text, f.where.line + 1, line, name);
+    if (assigned.empty()) continue;
+    std::optional<bool> state, branches;  // unconditional value; what the branches set
+    Tri taken = Tri::kFalse;              // whether a branch is taken
+    bool open = false;
+    for (const PyAssignment& a : assigned) {
+      std::optional<bool> truth = LiteralTruth(a.value);
+      if (!truth) {
+        open = true;
+        break;
+      }
+      std::vector<PyCondition> conds = PyLineConditions(*text, a.line);
+      // Deeper than the first assignment with no condition read: a branch
+      // under a header the guard reader did not follow (a multi-line `if (`).
+      bool unread = conds.empty() && a.indent > assigned.front().indent;
+      if (conds.empty() && !unread) {
+        state = truth;
+        branches.reset();
+        taken = Tri::kFalse;
+        continue;
+      }
+      if (branches && *branches != *truth) open = true;
+      branches = truth;
+      // The branch's own conditions: the earlier branches of its chain
+      // (kind "else") set the flag alike, so they do not matter.
+      Tri own = unread ? Tri::kUnknown : Tri::kTrue;
+      for (const PyCondition& c : conds) {
+        if (c.kind == "else") continue;
+        Tri t = evaluate(c.text, known);
+        if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+        if (t == Tri::kFalse) own = Tri::kFalse;
+        else if (t == Tri::kUnknown && own == Tri::kTrue) own = Tri::kUnknown;
+      }
+      if (own == Tri::kTrue) taken = Tri::kTrue;
+      else if (own == Tri::kUnknown && taken == Tri::kFalse) taken = Tri::kUnknown;
+    }
+    if (open) continue;
+    std::optional<bool> value = !branches || taken == Tri::kFalse ? state
+                                : taken == Tri::kTrue               ? branches
+                                : (state && *state == *branches)    ? state
+                                                                    : std::nullopt;
+    if (value) out[name] = *value ? "True" : "False";
+  }
+  return out;
+}
+
+const Bindings& FrameBindings::Of(const PyFrame& f) { return Compute(f, 0); }
+
+bool FrameBindings::FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c) {
+  PySymbol fn = ix_.py.Resolve(f.symbol);
+  if (fn.kind != PySymbol::kFunction || !f.where.valid() || c.line <= 0) return false;
+  uint32_t end_line = ix_.py.modules()[fn.module].functions[fn.index].end_line;
+  auto text = ix_.FileText(f.where.file);
+  if (!text) return false;
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text->size();) {
+    size_t nl = text->find('\n', at);
+    if (nl == std::string::npos) nl = text->size();
+    lines.push_back(std::string_view(*text).substr(at, nl - at));
+    at = nl + 1;
+  }
+  if (static_cast<size_t>(c.line) > lines.size() || end_line > lines.size()) return false;
+  std::string x = AssignedName(lines[c.line - 1]);
+  if (x.empty()) return false;
+  bool returned = false;
+  for (uint32_t l = static_cast<uint32_t>(c.line) + 1; l <= end_line; ++l) {
+    std::string_view line = TrimView(lines[l - 1]);
+    if (!Mentions(line, x)) continue;
+    if (AssignedName(line) == x) {
+      // `x = x.squeeze(0)` passes the value on; `x = other` ends it.
+      if (Mentions(line.substr(line.find('=') + 1), x)) continue;
+      break;
+    }
+    if (!line.starts_with("return ")) return false;
+    std::vector<PyArgument> items = SplitArguments(line.substr(7));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!Mentions(items[i].value, x)) continue;
+      if (i == 0 || items[i].value != x) return false;
+      returned = true;
+    }
+  }
+  return returned;
+}
+
+const Bindings& FrameBindings::Compute(const PyFrame& f, int depth) {
+  if (auto it = done_.find(f.symbol); it != done_.end()) return it->second;
+  std::vector<PyParameter> params = ParametersOf(f.where);
+  Bindings out;
+  for (const PyParameter& p : params)
+    if (p.default_value) out[p.name] = *p.default_value;
+  bool busy = busy_[f.symbol];
+  if (IsTarget(f) && !IsModuleTarget()) {
+    bool method = !params.empty() && params[0].name == "self";
+    for (const auto& [name, value] : BindArguments(SplitArguments(t_.call_arguments), params, method)) {
+      if (IsLiteral(value)) out[name] = value;
+      else out.erase(name);
+    }
+  } else if (!busy && depth < 6) {
+    busy_[f.symbol] = true;
+    std::optional<Bindings> agreed;
+    for (const PyFrame& g : t_.python) {
+      for (const PyCallStep& c : g.calls) {
+        if (c.resolved != f.symbol || &g == &f) continue;
+        auto args = ArgumentsAt(g, c);
+        if (!args) continue;  // unread: the defaults stand
+        const Bindings& caller = Compute(g, depth + 1);
+        std::vector<PyParameter> caller_params = ParametersOf(g.where);
+        Bindings site = out;
+        bool method = !params.empty() && params[0].name == "self";
+        for (const auto& [name, value] : BindArguments(*args, params, method)) {
+          std::optional<std::string> v = Resolve(value, caller, caller_params, &g, c.line);
+          if (!v) site.erase(name);
+          else if (!v->empty()) site[name] = *v;
+        }
+        if (!agreed) agreed = site;
+        else Agree(&*agreed, site);
+      }
+    }
+    busy_[f.symbol] = false;
+    if (agreed) out = *agreed;
+  }
+  AddAttributes(f.symbol, &out, depth);
+  return done_[f.symbol] = std::move(out);
+}
+
+void FrameBindings::AddAttributes(const std::string& symbol, Bindings* out, int depth) {
+  PySymbol owner = ix_.py.Resolve(OwnerOf(symbol));
+  if (owner.kind != PySymbol::kClass) return;
+  std::optional<std::vector<PyArgument>> args;
+  if (IsModuleTarget() && OwnerOf(symbol) == t_.target_name && t_.call_query)
+    args = SplitArguments(t_.call_arguments);
+  InitAttributes(owner.module, owner.index, args, out, depth);
+}
+
+// `self.X = <literal or parameter>` lines at the top level of `__init__`'s
+// body (an assignment under an `if` depends on what the `if` tests), after
+// those of the base `__init__` it calls through super() with its own
+// arguments bound.
+void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
+                                   Bindings* out, int depth) {
+  if (depth > 8) return;
+  auto init = ix_.py.FindMethod(module, cls, "__init__");
+  if (!init || init->kind != PySymbol::kFunction) return;
+  const PyModule& m = ix_.py.modules()[init->module];
+  const PyFunction& fn = m.functions[init->index];
+  auto text = ix_.FileText(m.path);
+  if (!text) return;
+  Location def{m.path, static_cast<int>(fn.line), ""};
+  std::vector<PyParameter> params = ParametersOf(def);
+  Bindings local;
+  for (const PyParameter& p : params)
+    if (p.default_value) local[p.name] = *p.default_value;
+  if (args) {
+    for (const auto& [name, value] : BindArguments(*args, params, true)) {
+      if (IsLiteral(value)) local[name] = value;
+      else local.erase(name);
+    }
+  }
+  // The base __init__ first: the subclass's own assignments override it.
+  for (const PyCall& call : fn.calls) {
+    if (call.callee != "super().__init__" && call.callee != "super(...).__init__") continue;
+    auto call_args = CallArgumentText(*text, static_cast<int>(call.line), call.callee);
+    const PyClass& c = m.classes[fn.class_index];
+    if (!call_args || c.resolved_bases.empty() || c.resolved_bases[0].empty()) break;
+    PySymbol base = ix_.py.Resolve(c.resolved_bases[0]);
+    if (base.kind != PySymbol::kClass) break;
+    std::vector<PyArgument> passed;
+    for (PyArgument a : SplitArguments(*call_args)) {
+      auto v = Resolve(a.value, local, params);
+      a.value = v && !v->empty() ? *v : "<unknown>";
+      passed.push_back(std::move(a));
+    }
+    InitAttributes(base.module, base.index, passed, out, depth + 1);
+    break;
+  }
+  std::string_view body(*text);
+  size_t at = 0;
+  for (uint32_t l = 1; l < fn.line && at != std::string_view::npos; ++l) at = body.find('\n', at) + 1;
+  int base_indent = -1;
+  int brackets = 0;
+  bool in_header = true;  // the `def` line and its continued parameter lines
+  for (uint32_t l = fn.line; l <= fn.end_line && at < body.size(); ++l) {
+    size_t end = body.find('\n', at);
+    std::string_view line = body.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    at = end == std::string_view::npos ? body.size() : end + 1;
+    if (in_header) {
+      for (char c : line) brackets += c == '(' ? 1 : c == ')' ? -1 : 0;
+      in_header = brackets > 0 || TrimView(line).back() != ':';
+      continue;
+    }
+    size_t indent = line.find_first_not_of(" \t");
+    if (indent == std::string_view::npos || line[indent] == '#') continue;
+    if (base_indent < 0) base_indent = static_cast<int>(indent);
+    if (static_cast<int>(indent) != base_indent) continue;
+    std::string_view stmt = line.substr(indent);
+    if (!stmt.starts_with("self.")) continue;
+    size_t eq = stmt.find('=');
+    if (eq == std::string_view::npos || (eq + 1 < stmt.size() && stmt[eq + 1] == '=')) continue;
+    std::string_view target = TrimView(stmt.substr(0, eq));
+    if (size_t colon = target.find(':'); colon != std::string_view::npos) target = TrimView(target.substr(0, colon));
+    if (!IsIdentifier(target.substr(5))) continue;
+    std::string value(TrimView(stmt.substr(eq + 1)));
+    std::string key(target);
+    if (IsLiteral(value)) (*out)[key] = value;
+    else if (auto b = local.find(value); b != local.end() && IsIdentifier(value)) (*out)[key] = b->second;
+    else out->erase(key);
+  }
+}
+
+std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const PyFrame& f, const PyCallStep& c,
+                                                                           const NativeFunction& fn, bool* fits) {
+  std::map<std::string, std::optional<std::string>> out;
+  std::optional<std::vector<PyArgument>> args;
+  // A bridge frame with no Python body of its own (torch.sum): the user's
+  // call goes to the schema directly, and must fit it.
+  bool user_call = !f.where.valid() && IsTarget(f);
+  if (user_call) args = SplitArguments(t_.call_arguments);
+  else args = ArgumentsAt(f, c);
+  if (!args) return out;
+  const Bindings& caller = Of(f);
+  std::vector<PyParameter> caller_params = ParametersOf(f.where);
+  std::vector<PyParameter> schema;
+  for (const SchemaArgument& a : fn.schema.arguments)
+    if (!a.is_out) schema.push_back({a.name, a.default_value, a.kwarg_only, false});
+  // A tensor method's receiver is the schema's first argument (`self`).
+  bool method = c.kind == "method" && !schema.empty() && schema[0].name == "self";
+  std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
+  if (user_call && !Fits(*args, bound, fn)) *fits = false;
+  for (const auto& [name, value] : bound) {
+    std::optional<std::string> v = Resolve(value, caller, caller_params, &f, c.line);
+    if (!v) out[name] = std::nullopt;
+    else if (!v->empty()) out[name] = *v;
+  }
+  return out;
+}
+
+// Every argument found its parameter, and no literal is of a kind the
+// parameter's type cannot take (a number for a Dimname, a string for an int).
+bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
+                         const NativeFunction& fn) {
+  size_t placed = 0;
+  for (const PyArgument& a : args) placed += a.value.starts_with("*") ? 0 : 1;
+  if (bound.size() != placed) return false;
+  for (const SchemaArgument& a : fn.schema.arguments) {
+    auto b = bound.find(a.name);
+    if (b == bound.end() || !IsLiteral(b->second)) continue;
+    const std::string& v = b->second;
+    bool text = v.front() == '\'' || v.front() == '"';
+    bool number = !text && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
+    if (v == "None" && !a.type.ends_with("?")) return false;
+    if (text && a.type.find("str") == std::string::npos && a.type.find("Dimname") == std::string::npos) return false;
+    if (number && (a.type.find("Dimname") != std::string::npos || a.type.find("str") != std::string::npos))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace optrace

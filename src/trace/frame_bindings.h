@@ -1,0 +1,95 @@
+// What each Python frame's parameters hold on the typical path, so that a
+// condition on them (`label_smoothing > 0.0`, `mode == 'bicubic'`,
+// `need_weights`, `self.norm_first`) is decided where the code fixes it:
+//
+//   * a parameter's default (`align_corners=None`);
+//   * overridden by what the calls reaching the frame pass: a literal
+//     (`need_weights=False`), or a parameter of the caller passed on
+//     (`need_weights=need_weights`, whatever the caller's holds); callers
+//     that disagree leave it unknown;
+//   * for the traced function itself, the arguments of the user's own call
+//     query (`F.interpolate(x, mode='bicubic')`); a module query's
+//     arguments go to its `__init__`;
+//   * for a module's method, `self.attr` for each attribute `__init__` (or
+//     the base `__init__` it calls through super()) sets unconditionally
+//     from a literal or a parameter (`self.norm_first = norm_first`).
+//
+// Values are kept as written; an expression the text cannot evaluate
+// (`_Reduction.get_enum(reduction)`) is unknown when it reads a parameter
+// that left its default, and otherwise leaves the callee's default alone --
+// torch's wrappers pass their own defaults on, which is what the schema's
+// defaults say.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "index/index.h"
+#include "py/py_arguments.h"
+#include "trace/trace.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+// name -> value for the parameters whose value is known; absent: unknown.
+using Bindings = std::map<std::string, std::string>;
+
+class FrameBindings {
+ public:
+  FrameBindings(const Index& ix, const Trace& t) : ix_(ix), t_(t) {}
+
+  // The known parameters (and `self.attr`s) of frame `f`.
+  const Bindings& Of(const PyFrame& f);
+
+  // Whether the value call `c` of frame `f` assigns (`w = w.mean(dim=1)`)
+  // reaches only a later element of what the frame returns (`return out,
+  // w`): a typical caller differentiates the first output, so that call's
+  // backward does not run.
+  bool FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c);
+
+  // Locals of frame `f` read by `condition` at line `line` whose truth the
+  // assignments before it fix: "True"/"False" by name. A flag set by a
+  // chain of checks (`why_not_fast_path = "training is enabled"` under
+  // `elif self.training:`) is set when one branch of the chain holds and
+  // every branch sets it alike; `evaluate` decides a branch's own condition.
+  Bindings LocalTruths(const PyFrame& f, const std::string& condition, int line,
+                       const std::function<Tri(const std::string&, const Bindings&)>& evaluate);
+
+  // What call `c` of frame `f` passes to the arguments of the aten schema
+  // `fn`: name -> value (a literal or a known parameter passed on), or
+  // nullopt where what is passed is unknown and may differ from the
+  // schema's default. Arguments not listed keep the schema's default.
+  // *fits becomes false when the user's own call cannot be this overload:
+  // a keyword the schema lacks, or a literal of the wrong kind.
+  std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
+                                                              const NativeFunction& fn, bool* fits);
+
+ private:
+  const Bindings& Compute(const PyFrame& f, int depth);
+  std::vector<PyParameter> ParametersOf(const Location& def);
+  // The arguments written at call `c` of frame `from`; nullopt when unread.
+  std::optional<std::vector<PyArgument>> ArgumentsAt(const PyFrame& from, const PyCallStep& c);
+  // `value` passed at line `line` of frame `from` (its bindings `caller`,
+  // its def's `caller_params`): a known value, nullopt for unknown, "" to
+  // keep the callee's default. A local assigned once before is its value.
+  std::optional<std::string> Resolve(const std::string& value, const Bindings& caller,
+                                     const std::vector<PyParameter>& caller_params, const PyFrame* from = nullptr,
+                                     int line = 0, int depth = 0);
+  void AddAttributes(const std::string& symbol, Bindings* out, int depth);
+  void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
+                      Bindings* out, int depth);
+  bool IsTarget(const PyFrame& f) const;
+  static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
+                   const NativeFunction& fn);
+  bool IsModuleTarget() const { return t_.target_kind == "module"; }
+
+  const Index& ix_;
+  const Trace& t_;
+  std::map<std::string, Bindings> done_;
+  std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
+};
+
+}  // namespace optrace

@@ -1,0 +1,26 @@
+// A condition that calls a one-statement predicate -- `train &&
+// is_fused_kernel_acceptable(input, p)` where the tree defines
+// `bool is_fused_kernel_acceptable(const Tensor& input, double p) { return
+// (input.is_cuda() || ...) && p > 0 && p < 1 && input.sym_numel() > 0; }`
+// -- says no more than the predicate's expression with the call's
+// arguments in place of its parameters. Inlined, the typical-path
+// vocabulary decides it where the call alone stays open: a CUDA tensor,
+// the dropout probability F.dropout passes.
+//
+// Only a function whose body is a single `return EXPR;` is inlined, one
+// level deep: the definition in the condition's own file, else the only
+// one; anything else is left as written.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "index/index.h"
+
+namespace optrace {
+
+// `condition` (written in `file`) with each such call replaced by
+// `(EXPR)`; "" when none was.
+std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file);
+
+}  // namespace optrace

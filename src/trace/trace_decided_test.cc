@@ -1,0 +1,311 @@
+// What the code fixes decides the typical path, on a small MemoryDisk tree
+// written here: a Python default, a constant a caller passes, the user's
+// own call query, a flag local set by a chain of checks, a composite's
+// C++ branch on an argument the Python call passes, an overload the call
+// cannot be, and a selection function whose predicate's dtype lists rule
+// a backend out. Line numbers are lines of the raw strings below (each
+// starts at line 1 of its file).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "testing/memory_index.h"
+#include "trace/dtype_gates.h"
+#include "trace/trace.h"
+
+namespace optrace {
+namespace {
+
+// aten/src/ATen/native/native_functions.yaml
+constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_a_cuda
+
+- func: pick_b(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_b_cuda
+
+- func: smooth(Tensor self, float smoothing=0.0) -> Tensor
+
+- func: total(Tensor self, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CUDA: total_cuda
+
+- func: total.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CUDA: total_dim_cuda
+
+- func: total.dim_DimnameList(Tensor self, Dimname[1] dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CUDA: total_names_cuda
+
+- func: attend(Tensor self) -> Tensor
+
+- func: drop(Tensor self, float p, bool train) -> Tensor
+)x";
+
+// aten/src/ATen/native/Pick.cpp
+constexpr char kPickCpp[] = R"x(namespace at::native {
+
+Tensor pick_a_cuda(const Tensor& self) { return self; }
+Tensor pick_b_cuda(const Tensor& self) { return self; }
+Tensor total_cuda(const Tensor& self, std::optional<ScalarType> dtype) { return self; }
+Tensor total_dim_cuda(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) { return self; }
+Tensor total_names_cuda(const Tensor& self, DimnameList dim, bool keepdim, std::optional<ScalarType> dtype) { return self; }
+
+Tensor smooth(const Tensor& self, double smoothing) {
+  if (smoothing > 0.0) {
+    return at::pick_a(self);
+  } else {
+    return at::pick_b(self);
+  }
+}
+
+bool check_shape(Params const& p, bool debug) {
+  return p.ok;
+}
+
+bool check_low_precision(Params const& p, bool debug) {
+  constexpr auto low = array_of<at::ScalarType>(at::kHalf, at::kBFloat16);
+  return check_tensor_dtype(p, low, debug);
+}
+
+bool can_use_fast(Params const& p, bool debug) {
+  constexpr auto constraints = array_of<bool (*)(Params const&, bool)>(
+      check_shape,
+      check_low_precision);
+  for (auto& c : constraints) {
+    if (!c(p, debug)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Backend select_backend(Params const& p) {
+  if (can_use_fast(p, false)) {
+    return Backend::fast;
+  }
+  return Backend::slow;
+}
+
+Tensor attend(const Tensor& self) {
+  auto backend = select_backend(Params{self});
+  switch (backend) {
+    case Backend::fast:
+      return at::pick_a(self);
+    case Backend::slow:
+      return at::pick_b(self);
+  }
+}
+
+bool fast_ok(const Tensor& input, double p) {
+  return input.is_cuda() && p > 0 && p < 1;
+}
+
+Tensor drop(const Tensor& self, double p, bool train) {
+  if (train && fast_ok(self, p)) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+} // namespace at::native
+)x";
+
+// torch/nn/functional.py
+constexpr char kFunctionalPy[] = R"x(import torch
+
+
+def choose(input, mode="a", flag=None):
+    if mode == "a":
+        return torch.pick_a(input)
+    return torch.pick_b(input)
+
+
+def outer(input):
+    return choose(input, mode="b")
+
+
+def smooth(input, smoothing=0.0):
+    return torch.smooth(input, smoothing)
+
+
+def flagged(input, fast=True):
+    why = ""
+    if not fast:
+        why = "fast was not asked for"
+    elif torch.is_grad_enabled():
+        why = "grad mode is on"
+    if not why:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
+
+
+def drop(input, p=0.5, training=True):
+    return torch.drop(input, p, training)
+
+
+def two_outputs(input):
+    out = torch.pick_a(input)
+    weights = torch.pick_b(input)
+    weights = weights + 1
+    return out, weights
+)x";
+
+// tools/autograd/derivatives.yaml
+constexpr char kDerivatives[] = R"x(- name: pick_a(Tensor self) -> Tensor
+  self: pick_a(grad)
+
+- name: pick_b(Tensor self) -> Tensor
+  self: pick_b(grad)
+)x";
+
+constexpr char kNnInitPy[] = R"x(from . import functional
+)x";
+constexpr char kTorchInitPy[] = R"x(import torch.nn
+)x";
+
+std::shared_ptr<MemoryDisk> DecidedTree() {
+  auto disk = std::make_shared<MemoryDisk>();
+  disk->Add("version.txt", "2.6.0a0\n");
+  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
+  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
+  disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
+  disk->Add("torch/nn/functional.py", kFunctionalPy);
+  disk->Add("torch/nn/__init__.py", kNnInitPy);
+  disk->Add("torch/__init__.py", kTorchInitPy);
+  return disk;
+}
+
+class DecidedPath : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(DecidedTree(), &index_)); }
+
+  Trace TraceOf(const std::string& query, std::vector<std::string> assume = {}) {
+    TraceOptions options;
+    options.device = TraceOptions::Device::kCuda;
+    options.snippets = false;
+    options.assume = std::move(assume);
+    Trace t;
+    Status s = TraceQuery(index_, query, options, &t);
+    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
+    return t;
+  }
+
+  // Whether the forward op `name` is on the typical path (decided, not open).
+  static bool Typical(const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == "forward" && op.name == name) return op.typical && !op.undecided;
+    return false;
+  }
+  static bool Listed(const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == "forward" && op.name == name) return true;
+    return false;
+  }
+
+  Index index_;
+};
+
+TEST_F(DecidedPath, ADefaultDecidesAndTheUsersCallOverridesIt) {
+  Trace t = TraceOf("F.choose");
+  EXPECT_TRUE(Typical(t, "pick_a")) << "mode='a' by default";
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace b = TraceOf("F.choose(x, mode='b')");
+  EXPECT_TRUE(b.call_query);
+  EXPECT_EQ(b.call_arguments, "x, mode='b'");
+  EXPECT_FALSE(Typical(b, "pick_a"));
+  EXPECT_TRUE(Typical(b, "pick_b"));
+  // A symbolic argument leaves the choice open: both stay listed, neither decided.
+  Trace open = TraceOf("F.choose(x, m)");
+  EXPECT_FALSE(Typical(open, "pick_a"));
+  EXPECT_FALSE(Typical(open, "pick_b"));
+  EXPECT_TRUE(Listed(open, "pick_a") && Listed(open, "pick_b"));
+}
+
+TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {
+  Trace t = TraceOf("F.outer");
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  EXPECT_TRUE(Typical(t, "pick_b")) << "outer passes mode='b' to choose";
+}
+
+TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {
+  // Pick.cpp:10 `if (smoothing > 0.0)`: the default 0.0 takes the else branch.
+  Trace t = TraceOf("F.smooth");
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  Trace smoothing = TraceOf("F.smooth(x, smoothing=0.1)");
+  EXPECT_TRUE(Typical(smoothing, "pick_a"));
+  EXPECT_FALSE(Typical(smoothing, "pick_b"));
+}
+
+TEST_F(DecidedPath, AFlagSetByAChainOfChecksIsSetWhenOneCheckHolds) {
+  // functional.py:22 `elif torch.is_grad_enabled():` holds (requires_grad):
+  // `why` is set, so `if not why:` (:24) is not taken.
+  Trace t = TraceOf("F.flagged");
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  Trace no_grad = TraceOf("F.flagged", {"no-grad"});
+  EXPECT_TRUE(Typical(no_grad, "pick_a"));
+  EXPECT_FALSE(Typical(no_grad, "pick_b"));
+}
+
+TEST_F(DecidedPath, AValueOnlyALaterOutputCarriesHasNoFirstOrderBackward) {
+  // functional.py:33-37: `weights` is returned second only; `out` first.
+  Trace t = TraceOf("F.two_outputs");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_TRUE(Typical(t, "pick_b")) << "the forward still runs it";
+  bool a_backward = false, b_backward = false;
+  for (const auto& op : t.ops) {
+    if (op.role != "backward") continue;
+    a_backward = a_backward || (op.name == "pick_a" && op.typical);
+    b_backward = b_backward || (op.name == "pick_b" && op.typical);
+  }
+  EXPECT_TRUE(a_backward);
+  EXPECT_FALSE(b_backward);
+}
+
+TEST_F(DecidedPath, AOneStatementPredicateIsInlined) {
+  // Pick.cpp:55-57 `bool fast_ok(...) { return input.is_cuda() && p > 0 && p < 1; }`, called
+  // at :60 with the p F.drop passes (functional.py:29, default 0.5).
+  Trace t = TraceOf("F.drop");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace zero = TraceOf("F.drop(x, p=0.0)");
+  EXPECT_FALSE(Typical(zero, "pick_a"));
+  EXPECT_TRUE(Typical(zero, "pick_b"));
+  Trace cpu = TraceOf("F.drop", {"device=cpu"});
+  EXPECT_FALSE(Typical(cpu, "pick_a")) << "input.is_cuda() is false on the CPU";
+}
+
+TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {
+  Trace t = TraceOf("torch.total(x, dim=1, dtype=torch.float16)");
+  EXPECT_TRUE(Typical(t, "total.dim_IntList"));
+  EXPECT_FALSE(Typical(t, "total")) << "no `dim` in total(Tensor self, *, ScalarType? dtype)";
+  EXPECT_FALSE(Typical(t, "total.dim_DimnameList")) << "1 is no Dimname";
+}
+
+TEST_F(DecidedPath, APredicatesDtypeListsRuleABackendOut) {
+  EXPECT_EQ(DtypeGate(index_, "can_use_fast", "float32"), Tri::kFalse);
+  EXPECT_EQ(DtypeGate(index_, "can_use_fast", "bfloat16"), Tri::kUnknown) << "shape checks remain";
+  EXPECT_EQ(DtypeGate(index_, "check_shape", "float32"), Tri::kUnknown) << "no dtype list";
+  Location select{"aten/src/ATen/native/Pick.cpp", 38, ""};
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", "float32"), Tri::kFalse);
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::slow", "float32"), Tri::kUnknown)
+      << "the return after the if's block is not guarded by it";
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", "float16"), Tri::kUnknown);
+  Trace t = TraceOf("aten::attend");
+  EXPECT_FALSE(Listed(t, "pick_a") && Typical(t, "pick_a"));
+  bool fast_open = false;
+  for (const auto& op : t.ops) fast_open = fast_open || (op.name == "pick_a" && (op.typical || op.undecided));
+  EXPECT_FALSE(fast_open) << "float32 rules the fast backend out";
+  Trace half = TraceOf("aten::attend", {"dtype=float16"});
+  bool half_open = false;
+  for (const auto& op : half.ops) half_open = half_open || (op.name == "pick_a" && op.undecided);
+  EXPECT_TRUE(half_open) << "float16 passes the dtype list: the backend stays open";
+}
+
+}  // namespace
+}  // namespace optrace
