@@ -7,6 +7,7 @@
 #include "py/py_arguments.h"
 
 #include <cctype>
+#include <utility>
 
 #include "base/text.h"
 
@@ -17,33 +18,12 @@ namespace {
 bool Opens(char c) { return c == '(' || c == '[' || c == '{'; }
 bool Closes(char c) { return c == ')' || c == ']' || c == '}'; }
 
-// Pieces of `text` between top-level commas, trimmed; empty pieces dropped
-// (a trailing comma).
-std::vector<std::string_view> TopLevelPieces(std::string_view text) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  char quote = 0;
-  size_t start = 0;
-  auto flush = [&](size_t end) {
-    std::string_view piece = TrimView(text.substr(start, end - start));
-    if (!piece.empty()) out.push_back(piece);
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '\'' || c == '"') quote = c;
-    else if (Opens(c)) ++depth;
-    else if (Closes(c)) --depth;
-    else if (c == ',' && depth == 0) {
-      flush(i);
-      start = i + 1;
-    }
-  }
-  flush(text.size());
+// Pieces of `text` between top-level commas (base/text's SplitTopLevel),
+// empty pieces dropped (a trailing comma).
+std::vector<std::string> TopLevelPieces(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string& piece : SplitTopLevel(text, ',', "([{", ")]}"))
+    if (!piece.empty()) out.push_back(std::move(piece));
   return out;
 }
 
