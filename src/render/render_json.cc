@@ -474,6 +474,9 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.OptionalString("launcher", k.launcher);
     PutLocationObject(w, "launch_site", k.launch_site);
     w.StringArrayField("path", k.path);
+    WriteConditions(w, k.when);
+    if (!k.typical) w.BoolField("typical", false);
+    if (k.undecided) w.BoolField("undecided", true);
     if (!k.runs_in.empty()) {
       w.Key("runs_in");
       w.BeginArray();

@@ -376,18 +376,29 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
     return (k.launch == "<<<>>>" || k.launch == "macro") && k.where.line == k.launch_site.line &&
            k.where.file == k.launch_site.file;
   };
+  // Launches the assumptions rule out are left off; those they leave open
+  // come after the rest, marked `?` (their conditions are in the op's
+  // kernels, `--detail full` and JSON).
   for (const KernelStep* k : e.kernels)
-    if (!unresolved(*k)) add(k->name);
+    if (k->typical && !k->undecided && !unresolved(*k)) add(k->name);
   for (const KernelStep* k : e.kernels)
-    if (unresolved(*k)) add(k->name);
+    if (k->typical && !k->undecided && unresolved(*k)) add(k->name);
+  for (const KernelStep* k : e.kernels)
+    if (k->undecided) add("?" + k->name);
   // The device's stub target is what the op's code runs below dispatch
   // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
   if (e.registration && !e.registration->target.empty()) add(e.registration->target);
   // The functions nearest each launch first: they say most about the code
   // that runs (the functor a launcher is handed, then who hands it).
-  for (const KernelStep* k : e.kernels) {
-    std::vector<std::string> via = Via(e, *k);
-    for (auto f = via.rbegin(); f != via.rend(); ++f) add(*f);
+  // The way to a launch the assumptions leave open is open too (`?`); to
+  // one they rule out, no answer.
+  for (bool open : {false, true}) {
+    for (const KernelStep* k : e.kernels) {
+      if (!k->typical || k->undecided != open) continue;
+      std::vector<std::string> via = Via(e, *k);
+      for (auto f = via.rbegin(); f != via.rend(); ++f)
+        if (!open || std::find(names.begin(), names.end(), *f) == names.end()) add(open ? "?" + *f : *f);
+    }
   }
   for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
   if (names.size() > max_names) {

@@ -102,6 +102,25 @@ struct KernelStep {
     Location where;
   };
   std::vector<Global> runs_in;
+  // The function whose body holds the launch, and the #define holding it
+  // when the launch is written in a macro the holder uses ("" otherwise).
+  std::string holder, macro;
+  // More launches of the same kernel by the holder, each by its line and
+  // what the line calls (div_true_kernel_cuda's DivFunctor: through
+  // opmath_gpu_kernel_with_scalars for complex half, through
+  // gpu_kernel_with_scalars for the other dtypes).
+  struct Launch {
+    int line;
+    std::string call;
+  };
+  std::vector<Launch> more_launches;
+  // The conditions under which the op's implementation reaches the launch:
+  // the way through helpers and stubs to `holder`, then those enclosing the
+  // launch in it, outermost first; empty: whenever the op runs. Evaluated
+  // as an op's edge is: `typical` false when the assumptions rule the launch
+  // out, `undecided` when they leave it open (group norm's `HxW == 1`).
+  std::vector<Condition> when;
+  bool typical = true, undecided = false;
 };
 
 struct LibraryStep {

@@ -167,6 +167,7 @@ class PathAnnotator {
     MarkTypical();
     MarkOpenConditions();
     FindSelections();
+    for (OpStep& op : t_.ops) AnnotateLaunches(op);
   }
 
  private:
@@ -427,20 +428,27 @@ class PathAnnotator {
   }
 
   // The conditions of the call of `fn` in the function defined at `where`:
-  // its first call, or when the assumptions rule that one out, another
-  // (the other branch of an if/else) they do not: taken, else undecided.
+  // its first call, or when the assumptions do not take that one, the best
+  // of all its calls there (taken, else undecided). Calls in both branches
+  // of an open if/else (`if (canUse32BitIndexMath(w)) f<int>(...); else
+  // f<int64_t>(...)`) are taken whichever way it goes: their conditions
+  // without the one they disagree on.
   bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out) {
     const CppGuardReader& r = Reader(where.file);
     std::vector<CodeCondition> first;
     if (!r.CallConditions(where.line, 0, fn, &first)) return false;
     *out = Convert(first, where.file);
     Tri best = Evaluate(op, *out);
-    if (best != Tri::kFalse) return true;  // another site is looked for only when this one is not taken
-    for (const auto& call : r.CallsIn(where.line)) {
-      if (LastName(call.callee) != fn) continue;
-      std::vector<Condition> conv = Convert(call.conditions, where.file);
+    if (best == Tri::kTrue) return true;
+    std::vector<std::vector<Condition>> sites;
+    for (const auto& call : r.CallsIn(where.line))
+      if (LastName(call.callee) == fn) sites.push_back(Convert(call.conditions, where.file));
+    const size_t written = AddEitherBranch(&sites);
+    for (size_t i = 0; i < sites.size(); ++i) {
+      std::vector<Condition>& conv = sites[i];
       Tri v = Evaluate(op, conv);
-      if (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue)) continue;
+      const bool wider = i >= written && v == best;  // both branches of an open if: fewer conditions
+      if (!wider && (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue))) continue;
       best = v;
       *out = std::move(conv);
       if (v == Tri::kTrue) break;
@@ -448,16 +456,58 @@ class PathAnnotator {
     return true;
   }
 
-  // Conditions on the way from the op's implementation to function `fn`.
+  // Adds to `sites` (the conditions of each call of one function) those of
+  // every pair an if/else splits (EitherBranch), merged again as long as
+  // pairs merge (an if / else if / else chain); returns how many were
+  // written in the code.
+  static size_t AddEitherBranch(std::vector<std::vector<Condition>>* sites) {
+    const size_t written = sites->size();
+    for (size_t i = 0; i < sites->size() && sites->size() < 64; ++i)
+      for (size_t j = i + 1; j < sites->size(); ++j)
+        if (auto both = EitherBranch((*sites)[i], (*sites)[j])) sites->push_back(std::move(*both));
+    return written;
+  }
+
+  // Two call sites whose conditions are the same but for one, written once
+  // and taken with opposite polarity (an if and its else): the conditions
+  // under which one of them is reached.
+  static std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a,
+                                                            const std::vector<Condition>& b) {
+    if (a.size() != b.size()) return std::nullopt;
+    size_t differ = a.size();
+    for (size_t i = 0; i < a.size(); ++i) {
+      const bool same_test = a[i].text == b[i].text && a[i].where.line == b[i].where.line;
+      if (same_test && a[i].negated == b[i].negated) continue;
+      if (!same_test || differ != a.size()) return std::nullopt;
+      differ = i;
+    }
+    if (differ == a.size()) return std::nullopt;
+    std::vector<Condition> out = a;
+    out.erase(out.begin() + static_cast<long>(differ));
+    return out;
+  }
+
+  // Whether code under dispatch key (or stub registration device) `key`
+  // runs for `device` ("" = any): the device's own, or code every device
+  // shares. CPU and CUDA files often define functions of one name
+  // (GroupNormKernelImplInternal): a way to the CUDA one never passes
+  // through the CPU registration.
+  static bool Serves(std::string_view key, std::string_view device) {
+    return device.empty() || key == device || (key != "CPU" && key != "CUDA");
+  }
+
+  // Conditions on the way from the op's implementation to function `fn`,
+  // through code that runs for `device` ("" = any).
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
-               std::vector<Condition>* out) {
+               std::vector<Condition>* out, std::string_view device = "") {
     if (IsImpl(op, fn)) return true;
     if (depth > 6 || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
       for (const auto& r : s.registrations) {
-        if (LastName(r.target) != fn || !s.call_site.valid()) continue;
+        if (LastName(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
         std::vector<Condition> route;
-        if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route)) route.clear();
+        if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
+          route.clear();
         std::vector<CodeCondition> at;
         Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
         auto conv = Convert(at, s.call_site.file);
@@ -469,16 +519,19 @@ class PathAnnotator {
     }
     // A helper: the first listed function whose body calls it.
     std::vector<std::pair<std::string, Location>> callers;
-    for (const auto& im : op.impls) callers.push_back({LastName(im.function), im.where});
-    for (const auto& h : op.helpers) callers.push_back({LastName(h.function), h.where});
+    for (const auto& im : op.impls)
+      if (Serves(im.key, device)) callers.push_back({LastName(im.function), im.where});
+    for (const auto& h : op.helpers)
+      if (Serves(h.key, device)) callers.push_back({LastName(h.function), h.where});
     for (const auto& s : op.stubs)
-      for (const auto& r : s.registrations) callers.push_back({LastName(r.target), r.target_definition});
+      for (const auto& r : s.registrations)
+        if (Serves(r.device, device)) callers.push_back({LastName(r.target), r.target_definition});
     for (const auto& [name, where] : callers) {
       if (name == fn || !where.valid()) continue;
       std::vector<Condition> conv;
       if (!BestCallSite(op, where, fn, &conv)) continue;
       std::vector<Condition> route;
-      if (!RouteTo(op, name, depth + 1, seen, &route)) continue;
+      if (!RouteTo(op, name, depth + 1, seen, &route, device)) continue;
       route.insert(route.end(), conv.begin(), conv.end());
       out->insert(out->end(), route.begin(), route.end());
       return true;
@@ -486,9 +539,9 @@ class PathAnnotator {
     // No call written by its name (a class named in a template argument runs
     // its operator()): the way to whatever reached it, then an open step.
     for (const auto& h : op.helpers) {
-      if (LastName(h.function) != fn || h.reached_from.empty()) continue;
+      if (LastName(h.function) != fn || h.reached_from.empty() || !Serves(h.key, device)) continue;
       std::vector<Condition> route;
-      if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route)) return false;
+      if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route, device)) return false;
       if (h.reached_at.valid()) {
         std::vector<CodeCondition> at;
         Reader(h.reached_at.file).CallConditions(1, h.reached_at.line, h.reached_by, &at);
@@ -584,12 +637,73 @@ class PathAnnotator {
     return Unique(std::move(out));
   }
 
+  // --- kernel launches ---------------------------------------------------------
+
+  // Each launch's conditions, read as an edge's are: the way from the op's
+  // implementation to the function holding the launch (when the walk can
+  // read it; a launch whose way is not read keeps its own conditions only),
+  // then the conditions enclosing the launch there -- of the holder's best
+  // site when it launches the kernel at several (taken, else open, else
+  // ruled out), or of the holder's use of the #define that launches it.
+  void AnnotateLaunches(OpStep& op) {
+    for (KernelStep& k : op.kernels) {
+      if (k.holder.empty() || !k.launch_site.valid()) continue;
+      std::vector<Condition> route;
+      std::set<std::string> seen;
+      if (!RouteTo(op, LastName(k.holder), 0, &seen, &route, k.device)) route.clear();
+      std::vector<Condition> site;
+      if (!LaunchSiteConditions(op, k, route, &site)) continue;
+      route.insert(route.end(), site.begin(), site.end());
+      k.when = Unique(std::move(route));
+      Tri v = Evaluate(op, k.when);
+      // An op reached from C++ is called with arguments its schema's
+      // defaults need not describe (hardtanh calls clamp with both limits):
+      // a launch only those defaults rule out stays open.
+      if (v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, k.when, false) != Tri::kFalse)
+        v = Tri::kUnknown;
+      k.typical = v != Tri::kFalse;
+      k.undecided = v == Tri::kUnknown;
+    }
+  }
+
+  bool LaunchSiteConditions(const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,
+                            std::vector<Condition>* out) {
+    if (!k.macro.empty()) {
+      const Location holder = Definition(op, LastName(k.holder));
+      return holder.valid() && BestCallSite(op, holder, LastName(k.macro), out);
+    }
+    const CppGuardReader& r = Reader(k.launch_site.file);
+    std::vector<KernelStep::Launch> launches = {{k.launch_site.line, k.launcher.empty() ? k.name : k.launcher}};
+    launches.insert(launches.end(), k.more_launches.begin(), k.more_launches.end());
+    std::vector<std::vector<Condition>> sites;
+    for (const auto& [line, call] : launches) {
+      std::vector<CodeCondition> at;
+      if (r.CallConditions(1, line, LastName(call), &at)) sites.push_back(Convert(at, k.launch_site.file));
+    }
+    const size_t written = AddEitherBranch(&sites);
+    bool any = false;
+    Tri best = Tri::kFalse;
+    for (size_t i = 0; i < sites.size(); ++i) {
+      std::vector<Condition>& conv = sites[i];
+      std::vector<Condition> all = route;
+      all.insert(all.end(), conv.begin(), conv.end());
+      const Tri v = Evaluate(op, all);
+      const bool wider = i >= written && v == best;  // both branches of an open if: fewer conditions
+      if (any && !wider && (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue))) continue;
+      any = true;
+      best = v;
+      *out = std::move(conv);
+      if (v == Tri::kTrue) break;
+    }
+    return any;
+  }
+
   // --- typical path ----------------------------------------------------------
 
   // Conditions of an edge out of `parent`'s implementation, evaluated with
   // the defaults of the parent op's schema arguments.
-  Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when) const {
-    Assumptions a = AssumptionsFor(parent);
+  Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const {
+    Assumptions a = schema_defaults ? AssumptionsFor(parent) : a_;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);

@@ -22,6 +22,16 @@ Tri Of(bool b) { return b ? Tri::kTrue : Tri::kFalse; }
 
 bool Has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
 
+// `name` as a whole name: no identifier character follows it (`is_cpu` is
+// not `is_cpu_scalar(1)`, which asks whether an operand is a wrapped number).
+bool HasName(std::string_view s, std::string_view name) {
+  for (size_t at = s.find(name); at != std::string_view::npos; at = s.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (end == s.size() || !IsIdentChar(s[end])) return true;
+  }
+  return false;
+}
+
 // Whether the whole of s is wrapped in one pair of parentheses.
 bool Wrapped(std::string_view s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
@@ -152,8 +162,8 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
                                  "PackedSequence)"};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
-  if (Has(atom, "is_cuda")) return Of(a.device == "cuda");
-  if (Has(atom, "is_cpu")) return Of(a.device == "cpu");
+  if (HasName(atom, "is_cuda")) return Of(a.device == "cuda");
+  if (HasName(atom, "is_cpu")) return Of(a.device == "cpu");
   if (Has(atom, "is_complex") || Has(atom, "isComplexType")) return Of(a.dtype.rfind("complex", 0) == 0);
   if (Has(atom, "is_floating_point") || Has(atom, "isFloatingType")) return Of(a.dtype.rfind("float", 0) == 0 ||
                                                                                a.dtype == "bfloat16");

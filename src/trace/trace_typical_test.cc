@@ -13,6 +13,9 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("use_miopen(_input, dropout_p)", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("use_mkldnn(_input, _params, hx)", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("self.device().is_cpu()", false, cuda), Tri::kFalse);
+  // Whether an operand is a wrapped number (CompareKernels.cu:60) is no
+  // question about the device.
+  EXPECT_EQ(EvaluateCondition("iter.is_cpu_scalar(1)", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("self.is_sparse() || self.is_nested()", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("!(input.is_quantized()) && input.layout() == kStrided", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("self.scalar_type() == kHalf", false, cuda), Tri::kFalse);

@@ -321,8 +321,12 @@ class CppWalk {
       name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors[naming]);
     }
     const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
-    for (const auto& existing : op_.kernels) {
-      if (existing.name == name && existing.where.file == where_file) return;
+    for (auto& existing : op_.kernels) {
+      if (existing.name != name || existing.where.file != where_file) continue;
+      if (existing.holder == holder && existing.macro.empty() && l.macro.empty() &&
+          existing.launch_site.file == cpp_.file(l.file) && existing.launch_site.line != static_cast<int>(l.line))
+        existing.more_launches.push_back({static_cast<int>(l.line), l.launcher.empty() ? l.kernel : l.launcher});
+      return;
     }
     KernelStep k;
     k.name = std::move(name);
@@ -332,6 +336,8 @@ class CppWalk {
     k.launch_site = t_.CppLoc(l.file, l.line, 2);
     k.path = PathOf(nodes_, at);
     k.path.push_back(holder);
+    k.holder = holder;
+    k.macro = l.macro;
     if (l.kind == LaunchKind::kTripleChevron) {
       if (!l.macro.empty()) k.launch = "macro";
       k.where = defined ? t_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
