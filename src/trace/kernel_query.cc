@@ -420,7 +420,7 @@ KernelSource ResolveKernelName(const Index& index, std::string_view name) {
   return r.source;
 }
 
-bool Tracer::TryProfilerKernel(std::string_view q) {
+bool QueryResolver::TryProfilerKernel(std::string_view q) {
   KernelResolution r;
   if (!Resolver(ix_).Resolve(q, &r)) {
     if (!r.not_found.empty()) t_.not_found.push_back({"kernel", r.not_found});

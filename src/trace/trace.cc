@@ -141,7 +141,7 @@ const PythonBindings& BindingsFor(const Index& ix) {
 
 }  // namespace
 
-Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const {
+Location TraceReader::Loc(const std::string& file, int line, int snippet_lines) const {
   Location l;
   l.file = file;
   l.line = line;
@@ -149,7 +149,7 @@ Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const
   return l;
 }
 
-Location Tracer::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
+Location TraceReader::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
   return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
 }
 
@@ -189,10 +189,10 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
-  bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
-               TryKernel(q) || TryProfilerKernel(q);
+  bool found = resolver_.TryAten(q) || resolver_.TryOperator(q) || resolver_.TryMethod(q) || resolver_.TryPythonSymbol(q) || resolver_.TryTorchNamespace(q) ||
+               resolver_.TryKernel(q) || resolver_.TryProfilerKernel(q);
   if (!found) {
-    Suggest(q);
+    resolver_.Suggest(q);
     std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
     if (!t_.suggestions.empty()) {
       msg += "; did you mean: ";
@@ -201,15 +201,15 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
-  PrunePythonFrames();
-  ExpandQueuedOps();
-  if (opt_.backward) AddBackward();
-  AddDecompositions();
+  py_.PrunePythonFrames();
+  expander_.ExpandQueuedOps();
+  if (opt_.backward) backward_.AddBackward();
+  backward_.AddDecompositions();
   AnnotatePaths(ix_, opt_, &t_);  // conditions, typical path, selection functions (trace_paths.h)
   return Status::Ok();
 }
 
-bool Tracer::TryAten(std::string_view q) {
+bool QueryResolver::TryAten(std::string_view q) {
   std::string s(q);
   for (const char* prefix : {"torch.ops.aten.", "aten::", "aten."}) {
     if (StartsWith(s, prefix)) {
@@ -231,14 +231,14 @@ bool Tracer::TryAten(std::string_view q) {
     t_.target_kind = "aten";
     t_.target_name = "aten::" + fn->name;
     t_.selected_overload = fn->name;
-    AddOp(fn, "forward", "", 0);
+    ops_.AddOp(fn, "forward", "", 0);
     return true;
   }
   auto overloads = ix_.yaml.Overloads(base);
   if (overloads.empty()) return false;
   t_.target_kind = "aten";
   t_.target_name = "aten::" + base;
-  for (const NativeFunction* fn : overloads) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : overloads) ops_.AddOp(fn, "forward", "", 0);
   return true;
 }
 
@@ -290,7 +290,7 @@ static DunderTable ReadDunderBindings(const Index& ix) {
   return out;
 }
 
-bool Tracer::TryOperator(std::string_view q) {
+bool QueryResolver::TryOperator(std::string_view q) {
   std::string s(q);
   std::string dunder;
   for (const auto& [sym, d] : kOperatorDunders) {
@@ -308,11 +308,11 @@ bool Tracer::TryOperator(std::string_view q) {
   // A Python definition in torch/_tensor.py wins (e.g. __rsub__, __rpow__).
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
-    WalkPythonFunction(py.module, py.index, 0);
+    py_.WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
   if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg
-    WalkTensorAlias(py, 0);
+    py_.WalkTensorAlias(py, 0);
     return true;
   }
   const DunderTable& dunders =
@@ -347,11 +347,11 @@ bool Tracer::TryOperator(std::string_view q) {
       break;
     }
   }
-  AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
+  py_.AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
   return true;
 }
 
-bool Tracer::TryMethod(std::string_view q) {
+bool QueryResolver::TryMethod(std::string_view q) {
   std::string s(q), name;
   for (const char* prefix : {"torch.Tensor.", "Tensor.", "x.", "tensor."}) {
     if (StartsWith(s, prefix)) {
@@ -364,13 +364,13 @@ bool Tracer::TryMethod(std::string_view q) {
   if (py.kind == PySymbol::kFunction) {
     t_.target_kind = "method";
     t_.target_name = "torch.Tensor." + name;
-    WalkPythonFunction(py.module, py.index, 0);
+    py_.WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
   if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg, a wrapped C++ method
     t_.target_kind = "method";
     t_.target_name = "torch.Tensor." + name;
-    WalkTensorAlias(py, 0);
+    py_.WalkTensorAlias(py, 0);
     return true;
   }
   bool any = false;
@@ -383,11 +383,11 @@ bool Tracer::TryMethod(std::string_view q) {
   frame.bridge = "tensor method";
   frame.calls.push_back({name, 0, "bridge", "aten::" + name, {}});
   t_.python.push_back(frame);
-  AddBoundOverloads(name, /*method=*/true);
+  py_.AddBoundOverloads(name, /*method=*/true);
   return true;
 }
 
-void Tracer::AddBoundOverloads(const std::string& name, bool method) {
+void PythonWalker::AddBoundOverloads(const std::string& name, bool method) {
   const PythonBindings& bindings = BindingsFor(ix_);
   std::vector<const NativeFunction*> picked, manual;
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
@@ -396,7 +396,7 @@ void Tracer::AddBoundOverloads(const std::string& name, bool method) {
   }
   // Nothing generated: the method is bound by hand (copy_, __getitem__'s
   // index), and that binding calls these overloads.
-  for (const NativeFunction* fn : picked.empty() ? manual : picked) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : picked.empty() ? manual : picked) ops_.AddOp(fn, "forward", "", 0);
 }
 
 namespace {
@@ -411,7 +411,7 @@ std::string ExpandShorthand(std::string_view q) {
 
 }  // namespace
 
-bool Tracer::TryPythonSymbol(std::string_view q) {
+bool QueryResolver::TryPythonSymbol(std::string_view q) {
   std::string dotted = ExpandShorthand(q);
   if (!StartsWith(dotted, "torch.")) return false;
   PySymbol s = ix_.py.Resolve(dotted);
@@ -427,7 +427,7 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
         t_.not_found.push_back({"forward", t_.target_name + " has no forward method in the class or its bases"});
         return true;
       }
-      WalkPythonFunction(fwd->module, fwd->index, 0);
+      py_.WalkPythonFunction(fwd->module, fwd->index, 0);
       if (fwd->module != s.module || mods[fwd->module].functions[fwd->index].class_index != static_cast<int32_t>(s.index)) {
         const PyFunction& f = mods[fwd->module].functions[fwd->index];
         if (!t_.python.empty()) {
@@ -443,7 +443,7 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
                                                                   : (m.functions[s.index].is_method ? "python" : "torch");
       if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = "python";
       t_.target_name = m.name + "." + m.functions[s.index].qualname;
-      WalkPythonFunction(s.module, s.index, 0);
+      py_.WalkPythonFunction(s.module, s.index, 0);
       return true;
     }
     case PySymbol::kAlias: {
@@ -454,7 +454,7 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
       PyFrame frame;
       frame.symbol = t_.target_name;
       frame.where = Loc(m.path, a.line, 2);
-      WalkAlias(s.module, a, 0, &frame);
+      py_.WalkAlias(s.module, a, 0, &frame);
       return true;
     }
     default:
@@ -462,7 +462,7 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
   }
 }
 
-bool Tracer::TryTorchNamespace(std::string_view q) {
+bool QueryResolver::TryTorchNamespace(std::string_view q) {
   std::string s(q);
   if (!StartsWith(s, "torch.")) return false;
   std::string bridge;
@@ -481,7 +481,7 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
     if (rest.find('.') != std::string::npos) return false;
     dotted = "torch._C._VariableFunctions." + rest;
   }
-  if (!BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
+  if (!py_.BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
   t_.target_kind = "torch";
   t_.target_name = s;
   PyFrame frame;
@@ -489,11 +489,11 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
   frame.bridge = bridge;
   frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name, {}});
   t_.python.push_back(frame);
-  for (const NativeFunction* fn : ops) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : ops) ops_.AddOp(fn, "forward", "", 0);
   return true;
 }
 
-void Tracer::Suggest(std::string_view q) {
+void QueryResolver::Suggest(std::string_view q) {
   // A suggestion already made (a kernel name one edit from a function of the tree) comes first.
   std::vector<std::string> s = SuggestQueries(ix_, q);
   for (const std::string& mine : t_.suggestions) {
@@ -504,7 +504,7 @@ void Tracer::Suggest(std::string_view q) {
 
 // --- Python layer ----------------------------------------------------------
 
-bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops) {
+bool PythonWalker::BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops) {
   std::string name;
   std::string python_module = "<none>";
   if (StartsWith(dotted, "torch.ops.aten.")) {
@@ -566,7 +566,7 @@ bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::v
 
 // Drops helper frames that lead to no op (argument checks, shape
 // bookkeeping): the entry frame stays, and so does every frame on a path to C++.
-void Tracer::PrunePythonFrames() {
+void PythonWalker::PrunePythonFrames() {
   if (t_.python.size() <= 1) return;
   bool changed = true;
   std::set<std::string> dropped;
@@ -604,7 +604,7 @@ void Tracer::PrunePythonFrames() {
   t_.python = std::move(kept);
 }
 
-void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame) {
+void PythonWalker::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame) {
   const PyModule& m = ix_.py.modules()[module];
   if (alias.kind == PyAliasKind::kBooleanDispatch) {
     frame->bridge = "boolean_dispatch";
@@ -654,7 +654,7 @@ void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame
   else if (!tmp.bridge.empty() && tmp.bridge != t_.python[at].bridge) t_.python[at].bridge += " -> " + tmp.bridge;
 }
 
-void Tracer::WalkTensorAlias(const PySymbol& s, int depth) {
+void PythonWalker::WalkTensorAlias(const PySymbol& s, int depth) {
   const PyModule& m = ix_.py.modules()[s.module];
   const PyAlias& a = m.aliases[s.index];
   PyFrame frame;
@@ -663,7 +663,7 @@ void Tracer::WalkTensorAlias(const PySymbol& s, int depth) {
   if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth, &frame);
 }
 
-void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
+void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   if (!seen_py_.insert({module, function}).second || depth > 4) return;
   const PyModule& m = ix_.py.modules()[module];
   const PyFunction& f = m.functions[function];
@@ -680,7 +680,7 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
       // known to be a tensor.
       if (call.callee == "@") {
         work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul", {}});
-        AddOpsByBaseName("matmul", "forward", "", 0);
+        ops_.AddOpsByBaseName("matmul", "forward", "", 0);
       } else {
         FollowOperator(module, function, call, depth, &work);
       }
@@ -697,7 +697,7 @@ void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   }
 }
 
-bool Tracer::AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
                            PyFrame* frame) {
   std::string bridge;
   std::vector<const NativeFunction*> ops;
@@ -714,11 +714,11 @@ bool Tracer::AddBridgeCall(const std::string& dotted, const std::string& callee,
   frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name, {}});
   if (frame->bridge.empty()) frame->bridge = bridge;
   else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
-  for (const NativeFunction* fn : tensor_ops) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : tensor_ops) ops_.AddOp(fn, "forward", "", 0);
   return true;
 }
 
-bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+bool PythonWalker::FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
                           int depth, PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   PySymbol s = ix_.py.Resolve(dotted);
@@ -746,7 +746,7 @@ bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, 
 
 // self.method(...) and super().method(...); a super() method of a C++ base
 // (torch._C.TensorBase) is a tensor method bound in C++.
-void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
+void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
                             PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   const PyModule& m = mods[module];
@@ -791,7 +791,7 @@ void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& cal
 // receiver.method(...): a tensor method when the name is one, whatever the
 // receiver (x.softmax, (-input).softmax, div.mul(...).add(...).pow,
 // self.weight.add_); methods bound by hand in C++ (x.half(), x.to()) too.
-void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame) {
+void PythonWalker::FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame) {
   const std::string method = callee.substr(callee.rfind('.') + 1);
   if (method.empty()) return;
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + method);
@@ -805,7 +805,7 @@ void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, Py
   if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
 }
 
-void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
+void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
                           PyFrame* frame) {
   const PyModule& m = ix_.py.modules()[module];
   size_t dot = callee.find('.');
@@ -908,7 +908,7 @@ bool IsDottedName(std::string_view s) {
 
 }  // namespace
 
-bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
+bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
                                  PyFrame* frame) {
   auto init = ix_.py.FindMethod(module, static_cast<uint32_t>(cls), "__init__");
   if (!init || init->kind != PySymbol::kFunction) return false;
@@ -960,7 +960,7 @@ bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string
 
 // --- operators of torch's Python code --------------------------------------
 
-const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
+const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
   auto key = std::make_pair(module, function);
   if (auto it = scopes_.find(key); it != scopes_.end()) return *it->second;
   if (!tensor_facts_) {
@@ -1015,7 +1015,7 @@ const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
   return *scopes_.emplace(key, std::move(scope)).first->second;
 }
 
-void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
+void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
   size_t tab = call.args.find('\t');
   if (tab == std::string::npos || call.callee == "[]") return;  // a subscript's op depends on its index
   const ValueScope& scope = ScopeOf(module, function);
@@ -1039,7 +1039,7 @@ void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& ca
   FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
 }
 
-bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
+bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
                           PyFrame* frame) {
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
@@ -1071,7 +1071,7 @@ const HandBindings& HandBindingsFor(const Index& ix) {
                                   [&] { return ix.disk ? ReadHandBindings(*ix.disk) : HandBindings(); });
 }
 
-bool Tracer::FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame) {
+bool PythonWalker::FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame) {
   const HandBindings& all = HandBindingsFor(ix_);
   auto it = all.find(name);
   if (it == all.end()) return false;
@@ -1086,7 +1086,7 @@ bool Tracer::FollowHandBound(const std::string& name, const std::string& callee,
     }
     if (!op || !added.insert(c.name).second) continue;
     frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name, {}});
-    AddOpsByBaseName(c.name, "forward", "", 0);
+    ops_.AddOpsByBaseName(c.name, "forward", "", 0);
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";
   if (added.empty()) {
@@ -1103,7 +1103,7 @@ bool Tracer::FollowHandBound(const std::string& name, const std::string& callee,
   return true;
 }
 
-bool Tracer::TryHandBound(const std::string& name) {
+bool QueryResolver::TryHandBound(const std::string& name) {
   const HandBindings& all = HandBindingsFor(ix_);
   auto it = all.find(name);
   if (it == all.end()) return false;
@@ -1112,7 +1112,7 @@ bool Tracer::TryHandBound(const std::string& name) {
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
   frame.where = Loc(it->second.file, it->second.line, 1);
-  FollowHandBound(name, "", 0, &frame);
+  py_.FollowHandBound(name, "", 0, &frame);
   t_.python.push_back(frame);
   return true;
 }

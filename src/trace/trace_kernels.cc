@@ -15,7 +15,7 @@
 
 namespace optrace {
 
-void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
+void GeneratedCode::AddUfuncKernels(OpStep& op, const NativeFunction& fn) const {
   // ufunc_inner_loop: "Generic: add (AllAndComplex, ...)": torchgen generates
   // the CPU kernel and CUDA functors from aten/src/ATen/native/ufunc/<name>.h.
   std::string loop_name;
@@ -60,7 +60,7 @@ void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
                      " at build time (UfuncCPU_" + loop_name + ".cpp, UfuncCUDA_" + loop_name + ".cu)");
 }
 
-const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
+const NativeFunction* GeneratedCode::UfuncOpOfStub(const std::string& stub) const {
   // torchgen names the stub after the group's functional op (StubSignature in
   // torchgen/dest/ufunc.py): "<base>_stub"; the loop sits on its out= op.
   using UfuncByStub = std::unordered_map<std::string, const NativeFunction*>;
@@ -74,7 +74,7 @@ const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
   return it == by_stub.end() ? nullptr : it->second;
 }
 
-const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string& launcher) const {
+const std::vector<KernelStep::Global>& GeneratedCode::LauncherGlobals(const std::string& launcher) const {
   using Globals = std::unordered_map<std::string, std::vector<KernelStep::Global>>;
   // Filled as launchers are asked about (a few dozen names), under its lock.
   struct Table {
@@ -122,12 +122,12 @@ const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string
   return table.by_launcher.emplace(launcher, std::move(out)).first->second;
 }
 
-Location Tracer::UfuncRegistrationSite(const std::string& generator) const {
+Location GeneratedCode::UfuncRegistrationSite(const std::string& generator) const {
   // Read once per index and generator: every walk that meets such a stub asks.
   return ix_.Derived<Location>("ufunc-registration:" + generator, [&] { return FindUfuncRegistrationSite(generator); });
 }
 
-Location Tracer::FindUfuncRegistrationSite(const std::string& generator) const {
+Location GeneratedCode::FindUfuncRegistrationSite(const std::string& generator) const {
   // torchgen is not among the indexed Python (it runs at build time): the
   // generator's body is read from the text, from its `def` to the next one.
   static const std::string kPath = "torchgen/dest/ufunc.py";

@@ -57,7 +57,7 @@ bool IsPlumbing(const NativeFunction& fn) {
 // Whether an op has an implementation for the devices traced (directly or
 // through its structured delegate); an op only MPS or XPU implements is
 // listed at its call site but not traced.
-bool HasWantedKernel(const Tracer& t, const NativeFunction& fn) {
+bool HasWantedKernel(const TraceReader& t, const NativeFunction& fn) {
   if (fn.structured_delegate) return true;
   for (const auto& [key, kernel] : fn.dispatch) {
     if (t.KeyWanted(key)) return true;
@@ -112,7 +112,6 @@ bool IsLauncherName(std::string_view name) {
 // iter.device().index() is Device::index, sizes.data() IntArrayRef::data. The
 // receiver's type comes from its declaration (a parameter, a local) or, for a
 // call's result, from the method returning it.
-using Receiver = Tracer::Receiver;
 
 
 }  // namespace
@@ -241,7 +240,7 @@ char CppParamKind(std::string_view p) {
 
 // --- ops -------------------------------------------------------------------
 
-void Tracer::AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth) {
+void OpQueue::AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth) {
   if (!fn || !seen_ops_.insert({fn->name, role}).second) return;
   queue_.push_back({fn, role, from, depth});
 }
@@ -252,7 +251,7 @@ bool TakesDimname(const FunctionSchema& schema) {
   return false;
 }
 
-size_t Tracer::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+size_t OpQueue::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
                                 size_t arity, bool dimnames) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
@@ -291,20 +290,20 @@ std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
 
 }  // namespace
 
-std::string Tracer::PrimaryDevice() const { return opt_.device == TraceOptions::Device::kCpu ? "CPU" : "CUDA"; }
+std::string TraceReader::PrimaryDevice() const { return opt_.device == TraceOptions::Device::kCpu ? "CPU" : "CUDA"; }
 
-bool Tracer::OnPrimaryPath(std::string_view walk_device) const {
+bool TraceReader::OnPrimaryPath(std::string_view walk_device) const {
   return opt_.device == TraceOptions::Device::kAll || walk_device == "any" || walk_device == PrimaryDevice();
 }
 
-std::string Tracer::WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const {
+std::string TraceReader::WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const {
   if (opt_.device == TraceOptions::Device::kAll) return DeviceOfKey(key);
   bool cuda = opt_.device != TraceOptions::Device::kCpu && ResolvedKey(fn, "CUDA") == key;
   bool cpu = opt_.device != TraceOptions::Device::kCuda && ResolvedKey(fn, "CPU") == key;
   return cuda && cpu ? "any" : cuda ? "CUDA" : cpu ? "CPU" : "";
 }
 
-bool Tracer::KeyWanted(std::string_view key) const {
+bool TraceReader::KeyWanted(std::string_view key) const {
   switch (opt_.device) {
     case TraceOptions::Device::kAll: return true;
     case TraceOptions::Device::kCuda: return key == "CUDA" || IsCompositeKey(key);
@@ -313,28 +312,28 @@ bool Tracer::KeyWanted(std::string_view key) const {
   }
 }
 
-void Tracer::ExpandQueuedOps() {
-  while (!queue_.empty()) {
-    PendingOp p = queue_.front();
-    queue_.pop_front();
+void OpExpander::ExpandQueuedOps() {
+  while (!ops_.queue_.empty()) {
+    PendingOp p = ops_.queue_.front();
+    ops_.queue_.pop_front();
     OpStep op;
     op.name = p.fn->name;
     op.role = p.role;
     op.yaml = p.fn;
     op.reached_from = p.reached_from;
     op.depth = p.depth;
-    const size_t queued = queue_.size();
+    const size_t queued = ops_.queue_.size();
     ExpandOp(op, p.depth);
     // A composite op that only hands its work to one other op (index_put ->
     // index_put_ -> _index_put_impl_) is a step, not a level: what it
     // calls is followed as deep as if called directly.
     if (Forwards(op))
-      for (size_t i = queued; i < queue_.size(); ++i) queue_[i].depth = std::min(queue_[i].depth, p.depth);
+      for (size_t i = queued; i < ops_.queue_.size(); ++i) ops_.queue_[i].depth = std::min(ops_.queue_[i].depth, p.depth);
     t_.ops.push_back(std::move(op));
   }
 }
 
-bool Tracer::Forwards(const OpStep& op) const {
+bool OpExpander::Forwards(const OpStep& op) const {
   for (const auto& [key, kernel] : op.yaml->dispatch) {
     if (!IsCompositeKey(key)) return false;
   }
@@ -351,7 +350,7 @@ bool Tracer::Forwards(const OpStep& op) const {
   return callees.size() == 1;
 }
 
-void Tracer::ExpandOp(OpStep& op, int depth) {
+void OpExpander::ExpandOp(OpStep& op, int depth) {
   const NativeFunction& fn = *op.yaml;
   helper_keys_.clear();
   call_keys_.clear();
@@ -359,7 +358,7 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
     const NativeFunction* out = FindOp(*fn.structured_delegate);
     if (out) {
       op.notes.push_back("structured_delegate: " + out->name + " (its kernels run, through the structured meta/impl)");
-      AddOp(out, op.role, op.name, depth);
+      ops_.AddOp(out, op.role, op.name, depth);
     } else {
       t_.not_found.push_back({"structured_delegate", fn.name + " delegates to " + *fn.structured_delegate +
                                                          ", which is not in native_functions.yaml"});
@@ -396,7 +395,7 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
     if (!KeyWanted(key)) continue;
     AddImplementations(op, fn, key, kernel, depth, WalkDeviceOfKey(fn, key));
   }
-  if (!fn.ufunc_inner_loop.empty()) AddUfuncKernels(op, fn);
+  if (!fn.ufunc_inner_loop.empty()) gen_.AddUfuncKernels(op, fn);
   if (!WorthFollowing(fn) && KeptInTrace(fn)) {
     op.notes.push_back(IsView(fn)                 ? "view: returns an alias of its input; no data is computed"
                        : fn.schema.returns.empty() ? "returns nothing: a check or a side effect"
@@ -408,7 +407,7 @@ void Tracer::ExpandOp(OpStep& op, int depth) {
   }
 }
 
-Tracer::WalkCache& Tracer::Cache() const {
+WalkFacts::WalkCache& WalkFacts::Cache() const {
   if (!cache_) {
     std::string key = "cpp-walk-" + std::to_string(static_cast<int>(opt_.device));
     cache_ = ix_.Derived<std::unique_ptr<WalkCache>>(key, [] { return std::make_unique<WalkCache>(); }).get();
@@ -416,7 +415,7 @@ Tracer::WalkCache& Tracer::Cache() const {
   return *cache_;
 }
 
-std::vector<uint32_t> Tracer::DefinitionsFor(const std::string& name, const NativeFunction& fn,
+std::vector<uint32_t> WalkFacts::DefinitionsFor(const std::string& name, const NativeFunction& fn,
                                              const std::string& key, DefForm form) const {
   // Only whether the key is CUDA matters below.
   std::string memo_key = name;
@@ -428,7 +427,7 @@ std::vector<uint32_t> Tracer::DefinitionsFor(const std::string& name, const Nati
   return Remember(cache.mu, cache.definitions, memo_key, [&] { return FindDefinitions(name, fn, key, form); });
 }
 
-std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const NativeFunction& fn,
+std::vector<uint32_t> WalkFacts::FindDefinitions(const std::string& name, const NativeFunction& fn,
                                               const std::string& key, DefForm form) const {
   // The dispatcher's registration calls at::native::<name>: only a definition
   // in at::native itself (not a nested or anonymous namespace: vulkan::ops,
@@ -474,7 +473,7 @@ std::vector<uint32_t> Tracer::FindDefinitions(const std::string& name, const Nat
   return by_device.empty() ? all : by_device;
 }
 
-void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
+void OpExpander::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
                                 const std::string& kernel, int depth, const std::string& walk_device) {
   if (StartsWith(kernel, "ufunc_")) {
     ImplStep impl;
@@ -485,15 +484,15 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
     return;
   }
   DefForm form = fn.structured ? DefForm::kImplFunc : DefForm::kFunction;
-  std::vector<uint32_t> defs = DefinitionsFor(kernel, fn, key, form);
+  std::vector<uint32_t> defs = facts_.DefinitionsFor(kernel, fn, key, form);
   // A structured kernel's TORCH_IMPL_FUNC may be written by a macro; a plain
   // function of the same name is another overload's kernel (bitwise_and_out
   // of the Scalar overload), taken only when no macro writes the impl.
-  if (defs.empty() && fn.structured && !MacroGeneratedImpl(kernel))
-    defs = DefinitionsFor(kernel, fn, key, DefForm::kFunction);
+  if (defs.empty() && fn.structured && !gen_.MacroGeneratedImpl(kernel))
+    defs = facts_.DefinitionsFor(kernel, fn, key, DefForm::kFunction);
   if (defs.empty() && fn.structured) {
     // TORCH_IMPL_FUNC written by a macro: CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
-    if (const CppMacroUse* use = MacroGeneratedImpl(kernel)) {
+    if (const CppMacroUse* use = gen_.MacroGeneratedImpl(kernel)) {
       CppFunction synthetic;
       synthetic.name = kernel;
       synthetic.qualified = "at::native::structured_" + kernel + "::impl";  // what TORCH_IMPL_FUNC defines
@@ -509,7 +508,7 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
       op.impls.push_back(impl);
       // Stubs the macro names by pasting (func##_stub) are called by the body it writes.
       synthetic_stub_calls_.clear();
-      for (const std::string& name : PastedNames(*use)) {
+      for (const std::string& name : gen_.PastedNames(*use)) {
         if (ix_.cpp.StubDeclsNamed(name).empty()) continue;
         CppCall call;
         call.callee = name;
@@ -570,18 +569,18 @@ void Tracer::AddImplementations(OpStep& op, const NativeFunction& fn, const std:
   }
 }
 
-void Tracer::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth) {
+void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth) {
   const NativeFunction* callee = ix_.yaml.GeneratedKernelCallee(fn);
   std::string note = key + ": autogen'd by " + *fn.autogen_from + ": torchgen generates the kernel at build time";
   if (callee) {
     note += fn.schema.is_out() ? "; it calls " + callee->name + " and copies the result into out"
                                : "; it clones the mutated inputs and calls " + callee->name;
-    AddOp(callee, op.role, op.name, depth + 1);
+    ops_.AddOp(callee, op.role, op.name, depth + 1);
   }
   op.notes.push_back(note);
 }
 
-bool Tracer::IsPlaceholder(const CppFunction& f) const {
+bool OpExpander::IsPlaceholder(const CppFunction& f) const {
   // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
   // raises: its first statement fails unconditionally.
   if (f.body_end <= f.body_begin || f.body_end - f.body_begin > 12) return false;
@@ -605,7 +604,7 @@ bool Tracer::IsPlaceholder(const CppFunction& f) const {
   return false;
 }
 
-std::vector<uint32_t> Tracer::SetAsidePlaceholders(OpStep& op, const std::string& key,
+std::vector<uint32_t> OpExpander::SetAsidePlaceholders(OpStep& op, const std::string& key,
                                                    const std::vector<uint32_t>& defs) const {
   // A real definition and a placeholder for builds without the library:
   // the real one runs; the placeholder is noted, never listed as the code.
@@ -623,7 +622,7 @@ std::vector<uint32_t> Tracer::SetAsidePlaceholders(OpStep& op, const std::string
   return real;
 }
 
-const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
+const CppMacroUse* GeneratedCode::MacroGeneratedImpl(const std::string& kernel) const {
   const CppIndex& cpp = ix_.cpp;
   // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,
   // then their file-scope uses in the same file: MACRO(kernel, ...), or
@@ -642,11 +641,11 @@ const CppMacroUse* Tracer::MacroGeneratedImpl(const std::string& kernel) const {
   return nullptr;
 }
 
-std::vector<std::string> Tracer::PastedNames(const CppMacroUse& use) const {
+std::vector<std::string> GeneratedCode::PastedNames(const CppMacroUse& use) const {
   // #define M(func) ... func##_Tensor_out ... func##_stub(...), used as M(eq):
   // {"eq_Tensor_out", "eq_stub"} -- ## pasting of the first parameter.
   std::vector<std::string> out;
-  std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
+  std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
   if (defs.empty() || use.first_arg.empty()) return out;
   const CppMacro& m = ix_.cpp.macros()[defs.front()];
   std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
@@ -678,7 +677,7 @@ std::vector<std::string> Tracer::PastedNames(const CppMacroUse& use) const {
 }
 
 
-std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const {
+std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const {
   // Definitions a call may reach, never guessing among unrelated ones: those
   // C++ lookup finds from the caller's scope (when known) in the caller's build.
   const CppIndex& cpp = ix_.cpp;
@@ -731,7 +730,7 @@ std::vector<uint32_t> Tracer::ResolveCall(const CppCall& c, uint32_t from_file, 
 
 
 
-std::vector<uint32_t> Tracer::ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const {
   // obj.m(...) that is no aten op: the member functions m of obj's class --
   // by its declared type (params.matmul_ih on a CellParams), or, when that is
   // a template parameter (Sorter sorter; sorter.sort(...)), the classes of
@@ -782,7 +781,7 @@ std::vector<uint32_t> Tracer::ResolveMember(const CppCall& c, const CppFunction&
   return {};
 }
 
-Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+Receiver CallFactsReader::ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const {
   std::string_view q = c.qualifier;
   size_t dot = std::min(q.find('.'), q.find("->"));
   if (dot == std::string_view::npos || dot == 0) return Receiver::kUnknown;
@@ -825,7 +824,7 @@ Receiver Tracer::ReceiverOf(const CppCall& c, const CppFunction& caller, std::st
   return IsTensorType(type) && type.find('*') == std::string::npos ? Receiver::kTensor : Receiver::kOther;
 }
 
-std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& caller) const {
+std::string CallFactsReader::StubRegistrationKey(const CppCall& c, const CppFunction& caller) const {
   // REGISTER_DISPATCH(cpublas::copy_stub, ...) names the stub as seen from
   // the registering file's namespace: a call to copy_stub made inside
   // at::native::cpublas reaches cpublas::copy_stub's registrations, not
@@ -848,7 +847,7 @@ std::string Tracer::StubRegistrationKey(const CppCall& c, const CppFunction& cal
   return c.callee;
 }
 
-Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const {
   const CppIndex& cpp = ix_.cpp;
   const uint32_t from_file = caller.file;
   CallFacts facts;
@@ -964,7 +963,7 @@ Tracer::CallFacts Tracer::ComputeCallFacts(const CppCall& c, const CppFunction& 
   return facts;
 }
 
-bool Tracer::NamesNativeCode(const CppCall& c) const {
+bool CallFactsReader::NamesNativeCode(const CppCall& c) const {
   // internal::unique_cuda_template(...) written in at::native names
   // at::native::internal::unique_cuda_template: a nested namespace, walked.
   if (StartsWith(c.qualifier, "::") || c.qualifier.find('.') != std::string::npos) return false;
@@ -978,7 +977,7 @@ bool Tracer::NamesNativeCode(const CppCall& c) const {
   return false;
 }
 
-char Tracer::CallResultKind(std::string_view arg) const {
+char CallFactsReader::CallResultKind(std::string_view arg) const {
   // `name(...)` or `ns::name(...)` as the whole argument: what name returns.
   size_t open = arg.find('(');
   if (open == std::string_view::npos || open == 0 || arg.back() != ')') return '?';
@@ -1007,7 +1006,7 @@ char Tracer::CallResultKind(std::string_view arg) const {
   return kind ? kind : '?';
 }
 
-std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
+std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
                                                     const CallFacts& facts) const {
   // self.scatter_(dim, index, init_val) with `scalar_t init_val`: scatter_.value,
   // not .src (a Tensor), nor .reduce (one argument more).
@@ -1039,7 +1038,7 @@ std::vector<const NativeFunction*> Tracer::Admitted(const CppCall& c, const CppF
   return out;
 }
 
-bool Tracer::Matters(const CallFacts& facts, const CppCall& c) {
+bool CallFactsReader::Matters(const CallFacts& facts, const CppCall& c) {
   // FollowCpp's tests, in its order, keeping what can add to the trace.
   if (!facts.library.empty()) return true;  // listed off the CPU, and followed on it
   if (facts.launcher) return false;
@@ -1053,7 +1052,7 @@ bool Tracer::Matters(const CallFacts& facts, const CppCall& c) {
 }
 
 
-const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::string& kernel) const {
+const std::vector<const NativeFunction*>& CallFactsReader::OpsWithKernel(const std::string& kernel) const {
   // Built once per index: every trace asks, and the table is the same.
   using OpsByKernel = std::unordered_map<std::string, std::vector<const NativeFunction*>>;
   const OpsByKernel& by_kernel = ix_.Derived<OpsByKernel>("ops-by-kernel", [&] {
@@ -1070,7 +1069,7 @@ const std::vector<const NativeFunction*>& Tracer::OpsWithKernel(const std::strin
   return it == by_kernel.end() ? kNone : it->second;
 }
 
-std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {
+std::vector<CppCall> CallFactsReader::StubReferences(const CppFunction& f) const {
   std::vector<CppCall> out;
   for (uint32_t r : ix_.cpp.StubReferencesIn(f.file, f.body_begin, f.body_end)) {
     const CppStubRef& ref = ix_.cpp.stub_refs()[r];
@@ -1089,7 +1088,7 @@ std::vector<CppCall> Tracer::StubReferences(const CppFunction& f) const {
 
 // --- bottom-up: a C++ function or kernel name ------------------------------
 
-bool Tracer::TryKernel(std::string_view q) {
+bool QueryResolver::TryKernel(std::string_view q) {
   std::string name(q);
   if (StartsWith(name, "at::native::")) name = name.substr(12);
   const CppIndex& cpp = ix_.cpp;
@@ -1118,7 +1117,7 @@ bool Tracer::TryKernel(std::string_view q) {
     if (b != e) {
       for (auto it = b; it != e; ++it) {
         t_.notes.push_back("reached from " + it->second->name + ": " + u.chain);
-        AddOp(it->second, "forward", "", 0);
+        ops_.AddOp(it->second, "forward", "", 0);
         ++found;
       }
       continue;

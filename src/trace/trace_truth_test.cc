@@ -99,8 +99,7 @@ TEST_F(Truth260, StubCalledInsideCpublasIsCpublasStub) {
   // cpu/CopyKernel.cpp:328 registers at::native's copy_stub.
   const Index& ix = TreeIndex("2.6.0");
   TraceOptions options;
-  Trace t;
-  Tracer tracer(ix, options, &t);
+  CallFactsReader calls(ix, options);
   int checked = 0;
   for (uint32_t id : ix.cpp.FunctionsNamed("copy")) {
     const CppFunction& f = ix.cpp.functions()[id];
@@ -108,7 +107,7 @@ TEST_F(Truth260, StubCalledInsideCpublasIsCpublasStub) {
     for (uint32_t c : ix.cpp.CallsIn(id)) {
       const CppCall& call = ix.cpp.calls()[c];
       if (call.callee != "copy_stub") continue;
-      EXPECT_EQ(tracer.StubRegistrationKey(call, f), "cpublas::copy_stub");
+      EXPECT_EQ(calls.StubRegistrationKey(call, f), "cpublas::copy_stub");
       ++checked;
     }
   }

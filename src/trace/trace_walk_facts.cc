@@ -14,13 +14,14 @@
 
 namespace optrace {
 
-const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
+const FunctionWalk& WalkFacts::WalkOf(uint32_t fn, const CppFunction& f) {
   WalkCache& cache = Cache();
   // A move keeps the calls' pointers into stub_refs valid: the buffer moves with it.
   return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
 }
 
-Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
+FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
+                                 const std::vector<CppCall>& synthetic_stub_calls) const {
   FunctionWalk w;
   const CppIndex& cpp = ix_.cpp;
   w.holder = DisplayName(f);
@@ -36,7 +37,7 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   for (size_t i = 0; i < uses.size() && i < 64; ++i) {
     const CppMacroUse& use = cpp.macro_uses()[uses[i]];
     if (!expanded.insert(use.macro).second) continue;
-    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
+    std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
     auto inside = [&](uint32_t file, uint32_t line) {
       for (uint32_t d : defs) {
         const CppMacro& m = cpp.macros()[d];
@@ -59,8 +60,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   }
   // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
   // cumsum_stub)) is called inside it: treat the reference as the call.
-  w.stub_refs = StubReferences(f);
-  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls_.begin(), synthetic_stub_calls_.end());
+  w.stub_refs = calls_.StubReferences(f);
+  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls.begin(), synthetic_stub_calls.end());
   for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
   for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
   for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
@@ -101,7 +102,7 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     return false;
   };
   if (w.native && !device_function && f.body_end - f.body_begin < 400) {
-    auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
+    auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(f.params, body, name); };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
     size_t counted = 0;
@@ -125,8 +126,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   }
   for (const CppCall* c : w.calls) {
     if (in_device_code(*c)) continue;
-    CallFacts facts = ComputeCallFacts(*c, f, body);
-    if (!Matters(facts, *c)) continue;
+    CallFacts facts = calls_.ComputeCallFacts(*c, f, body);
+    if (!calls_.Matters(facts, *c)) continue;
     kept.push_back(c);
     w.facts.push_back(std::move(facts));
   }
@@ -134,7 +135,7 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   return w;  // no copy: moved or elided, so the pointers into stub_refs hold
 }
 
-std::string Tracer::DeclarationHead(const CppFunction& f) const {
+std::string WalkFacts::DeclarationHead(const CppFunction& f) const {
   // The name's line and the two before it hold a declaration's markers
   // (`template <...>` / `__device__ __forceinline__ T` / `name(`).
   int first = std::max(1, static_cast<int>(f.line) - 2);
@@ -143,7 +144,7 @@ std::string Tracer::DeclarationHead(const CppFunction& f) const {
   return name == std::string::npos ? head : head.substr(0, name);
 }
 
-std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
+std::vector<uint32_t> CallFactsReader::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
   // A macro means what the #define the preprocessor saw in that translation
   // unit says: the using file's own -- the last one written before the use,
   // when the file defines it again after an #undef (SMALL_INDEX of
