@@ -1,4 +1,4 @@
-// The tracer's back half: autograd and decompositions.
+// The backward and the decompositions (BackwardTracer).
 //
 // Backward: for each forward op that autograd records, the derivatives.yaml
 // entry with exactly its schema (per overload). An op that only has a

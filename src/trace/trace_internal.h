@@ -1,9 +1,12 @@
-// Internals shared by the tracer's files: trace.cc (query resolution and the
-// Python layer), trace_ops.cc (YAML ops, C++ implementations, stubs, kernels,
-// composite following) and trace_backward.cc (derivatives and decompositions).
-// Not part of the public API.
+// The tracer's parts and what they share (not part of the public API).
+// A trace is one Tracer (below) whose parts each do one job -- resolve the
+// query, walk Python, expand an op into the C++ that runs, read what a C++
+// function or call is, read generated code, trace the backward -- and hand
+// each other values and queued ops through small interfaces, so that data
+// can be followed through signatures rather than through shared members.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "py/py_values.h"
+#include "trace/py_bindings.h"
 #include "trace/cpp_operands.h"
 #include "trace/trace.h"
 #include "trace/trace_typical.h"
@@ -47,6 +51,32 @@ struct OperatorUse {
   size_t offset = 0;
   int line = 0;
 };
+
+// Tables of torch's Python bindings, read by the walk (trace_python.cc) and
+// by query resolution (trace.cc).
+// Python operator spellings and the Tensor dunder each one calls.
+extern const std::array<std::pair<const char*, const char*>, 25> kOperatorDunders;
+// The dunder table of the C++ Tensor binding, read from the checkout
+// (tools/autograd/templates/python_variable_methods.cpp): "__add__" is bound
+// to THPVariable_add, i.e. the aten op add, at that line.
+using DunderTable = std::map<std::string, std::pair<std::string, int>>;
+DunderTable ReadDunderBindings(const Index& ix);
+// The Tensor methods and properties bound by hand in C++ (py_bindings.h), per index.
+const HandBindings& HandBindingsFor(const Index& ix);
+
+// What the tracer tells apart among dispatch keys and ops (trace_reader.cc,
+// trace_ops.cc).
+bool IsCompositeKey(std::string_view key);
+// The device a dispatch key's kernel runs on: "CUDA", "CPU", or "any".
+std::string DeviceOfKey(std::string_view key);
+// Whether an op returns an alias of an input (a view).
+bool IsView(const NativeFunction& fn);
+// Calls not worth following for kernels that still stay in the trace,
+// marked: views, ops returning nothing, and set-up ops that copy or convert data.
+bool KeptInTrace(const NativeFunction& fn);
+// Whether an op's kernels are worth following: it returns a tensor computed
+// from tensor inputs, and is no view, factory or plumbing.
+bool WorthFollowing(const NativeFunction& fn);
 
 // --- The parts of a trace ---------------------------------------------------
 //
@@ -97,6 +127,11 @@ class TraceReader {
   const Index& ix_;
   const TraceOptions& opt_;
 };
+
+// Whether an op has an implementation for the devices traced (directly or
+// through its structured delegate); an op only MPS or XPU implements is
+// listed at its call site but not traced.
+bool HasWantedKernel(const TraceReader& t, const NativeFunction& fn);
 
 // The aten ops reached and not yet expanded, each once per role.
 class OpQueue : public TraceReader {
@@ -481,7 +516,7 @@ char SchemaTypeKind(std::string_view schema_type);
 bool TakesDimname(const FunctionSchema& schema);
 char CppParamKind(std::string_view cpp_param);
 
-// Shared by trace_ops.cc and trace_walk.cc.
+// Shared by several of the tracer's files.
 // A registration's device, folded to the two the tracer follows.
 std::string RegistrationDevice(const std::string& device);
 // "at::native::foo<T>" -> "foo".

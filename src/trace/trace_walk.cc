@@ -1,10 +1,10 @@
 // The breadth-first walk from one C++ implementation through the helpers it
-// calls (Tracer::FollowCpp). Each function visited adds what it holds to the
+// calls (OpExpander::FollowCpp). Each function visited adds what it holds to the
 // op being expanded: the helper itself, its CUDA launches, vendor library
 // calls, dispatch stubs (and, through their registrations, each device's
 // kernel), and the aten ops it calls, which the tracer then follows in turn.
 // What a call *is* (CallFacts) is decided once per function and cached with
-// the index (trace_ops.cc, Tracer::WalkOf); this file only decides where the
+// the index (trace_walk_facts.cc, WalkFacts::WalkOf); this file only decides where the
 // walk goes next and what it records, so its paths are per trace.
 #include <algorithm>
 #include <deque>
