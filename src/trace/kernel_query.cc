@@ -28,6 +28,7 @@
 #include "cpp/cpp_lexer.h"
 #include "cpp/kernel_name.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -488,7 +489,7 @@ bool Resolver::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector
       std::set<std::string> named;
       for (uint32_t h : holders) {
         const std::string& n = cpp.functions()[h].name;
-        if (named.insert(n).second && starts->size() < 8) starts->push_back(n);
+        if (named.insert(n).second && starts->size() < kKernelStartsListed) starts->push_back(n);
       }
       if (starts->empty()) starts->push_back(c.name);
     } else {
@@ -553,7 +554,7 @@ void Resolver::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
     bool hit = !prefix.empty() ? c.callee.rfind(prefix, 0) == 0 : c.qualifier.find(scope) != std::string::npos;
     if (!hit || c.function < 0 || !functions.insert(c.function).second) continue;
     ks->library_calls.push_back(CppLoc(c.file, c.line));
-    if (ks->library_calls.size() >= 12) break;
+    if (ks->library_calls.size() >= kLibrarySitesListed) break;
   }
 }
 

@@ -31,6 +31,7 @@
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_typical.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -624,7 +625,7 @@ void BackwardTracer::AddBackward() {
           return read(all);
         };
         int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-        std::string body = lines > 0 && lines < 400 ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
+        std::string body = lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           if (!runs(static_cast<int>(call.line), call.callee)) continue;

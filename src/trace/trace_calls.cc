@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -187,13 +188,13 @@ std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t fr
       same_dir.push_back(id);
   }
   if (!same_file.empty()) return same_file;
-  if (!same_dir.empty() && same_dir.size() <= 6) return same_dir;
+  if (!same_dir.empty() && same_dir.size() <= kMaxSameFolderDefinitions) return same_dir;
   // Elsewhere: only when every candidate sits in one file (overloads or
   // specializations of one helper), or the name is unique.
   uint32_t file0 = cpp.functions()[cands[0]].file;
   bool one_file = true;
   for (uint32_t id : cands) one_file = one_file && cpp.functions()[id].file == file0;
-  if (one_file && cands.size() <= 16) return cands;
+  if (one_file && cands.size() <= kMaxOneFileDefinitions) return cands;
   return {};
 }
 
@@ -234,8 +235,8 @@ std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const Cpp
                      std::equal(scope.parts.begin(), scope.parts.end(), from.parts.begin());
     if (f.file == caller.file && !enclosing) same_file.push_back(id);
   }
-  if (!by_type.empty()) return by_type.size() <= 8 ? by_type : std::vector<uint32_t>{};
-  if (known_class || library_type || same_file.empty() || same_file.size() > 8) return {};
+  if (!by_type.empty()) return by_type.size() <= kMaxMemberDefinitions ? by_type : std::vector<uint32_t>{};
+  if (known_class || library_type || same_file.empty() || same_file.size() > kMaxMemberDefinitions) return {};
   if (caller.is_template) return same_file;
   // A member of a class template (LSTMCell<cell_params>::operator() calling
   // params.linear_ih): the type is a template parameter of the class when

@@ -23,6 +23,7 @@
 #include "base/text.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -344,7 +345,7 @@ void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, con
 bool OpExpander::IsPlaceholder(const CppFunction& f) const {
   // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
   // raises: its first statement fails unconditionally.
-  if (f.body_end <= f.body_begin || f.body_end - f.body_begin > 12) return false;
+  if (f.body_end <= f.body_begin || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
   std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin),
                                  static_cast<int>(f.body_end - f.body_begin + 1));
   size_t open = body.find('{');  // the line of the body's '{' comes first

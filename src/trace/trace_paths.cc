@@ -38,6 +38,7 @@
 #include "trace/inline_predicates.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -246,7 +247,7 @@ class PathAnnotator {
   // then not taken -- as a helper called under `if not center:` and again
   // unconditionally runs whenever its caller does.
   void FrameConditions(const std::string& symbol, int depth, std::vector<Condition>* out, Tri* value) {
-    if (depth > 6) return;
+    if (depth > kConditionDepth) return;
     BestWay best;
     for (const auto& f : t_.python) {
       if (f.symbol == symbol) continue;
@@ -452,7 +453,7 @@ class PathAnnotator {
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out) {
     if (IsImpl(op, fn)) return true;
-    if (depth > 6 || !seen->insert(fn).second) return false;
+    if (depth > kConditionDepth || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
       for (const auto& r : s.registrations) {
         if (LastName(r.target) != fn || !s.call_site.valid()) continue;
@@ -643,7 +644,7 @@ class PathAnnotator {
   }
 
   void MarkTypical() {
-    for (int pass = 0; pass < 4; ++pass) {
+    for (int pass = 0; pass < kTypicalPathPasses; ++pass) {
       bool changed = false;
       for (size_t i = 0; i < t_.ops.size(); ++i) {
         OpStep& op = t_.ops[i];
@@ -746,7 +747,7 @@ class PathAnnotator {
 
   std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
                              const std::string& var, int depth, Location* where) {
-    if (depth > 4) return "";
+    if (depth > kValueDepth) return "";
     std::string expr = Reader(file).AssignedExpression(from, before, var);
     if (expr.empty()) return "";
     // `static_cast<T>(x)` follows x; `f(x)` reads the same, so when x leads
@@ -767,7 +768,7 @@ class PathAnnotator {
   // are followed; any other function is the decider when it is defined.
   std::string FollowFunction(const OpStep& parent, const std::string& fn, int depth, Location* where,
                              const std::string& context_file = "") {
-    if (depth > 4) return "";
+    if (depth > kValueDepth) return "";
     for (const auto& s : parent.stubs) {
       if (s.name != fn) continue;
       for (const auto& r : s.registrations) {

@@ -22,6 +22,7 @@
 #include "base/text.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -304,7 +305,7 @@ void PythonWalker::WalkAlias(uint32_t module, const PyAlias& alias, int depth, P
       PySymbol s = ix_.py.Resolve(m.name + "." + branch);
       if (s.kind == PySymbol::kFunction) {
         WalkPythonFunction(s.module, s.index, depth + 1);
-      } else if (s.kind == PySymbol::kAlias && depth < 4 && seen_py_.insert({s.module, 1000000 + s.index}).second) {
+      } else if (s.kind == PySymbol::kAlias && depth < kPythonDepth && seen_py_.insert({s.module, 1000000 + s.index}).second) {
         // boolean_dispatch of boolean_dispatch (torch.unique in 1.13).
         const PyModule& bm = ix_.py.modules()[s.module];
         const PyAlias& nested = bm.aliases[s.index];
@@ -351,7 +352,7 @@ void PythonWalker::WalkTensorAlias(const PySymbol& s, int depth) {
 }
 
 void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
-  if (!seen_py_.insert({module, function}).second || depth > 4) return;
+  if (!seen_py_.insert({module, function}).second || depth > kPythonDepth) return;
   const PyModule& m = ix_.py.modules()[module];
   const PyFunction& f = m.functions[function];
   size_t at = t_.python.size();

@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -104,7 +105,7 @@ class CppWalk {
     if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= ex_.opt_.depth && Records(node))
+    if (node.hops <= kOpCallHops && walk->native && depth_ + 1 <= ex_.opt_.depth && Records(node))
       ex_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
@@ -147,7 +148,7 @@ class CppWalk {
       if (facts.is_op) return FollowOpCall(c, facts, walk, node);
     }
     if (facts.elsewhere) return;
-    const bool near = node.hops <= 3 && depth_ + 1 <= ex_.opt_.depth && Records(node);
+    const bool near = node.hops <= kOpCallHops && depth_ + 1 <= ex_.opt_.depth && Records(node);
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
@@ -176,7 +177,7 @@ class CppWalk {
   // An aten op called: listed where the call is made, and traced when it
   // is near the implementation and does work (or is kept, marked).
   void FollowOpCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, const WalkNode& node) {
-    bool follow = node.hops <= 3 && walk.native && (facts.worth || facts.kept);
+    bool follow = node.hops <= kOpCallHops && walk.native && (facts.worth || facts.kept);
     const std::string& base = facts.base;
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
@@ -404,7 +405,7 @@ class CppWalk {
     for (auto& existing : op_.libraries) {
       if (existing.name != lib) continue;
       if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
-          existing.calls.size() < 12)
+          existing.calls.size() < kLibraryCallsListed)
         existing.calls.push_back(call);
       return;
     }

@@ -15,6 +15,7 @@
 #include "cpp/device_code.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -38,7 +39,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
       ix_.Derived<MacroUsesByMacro>("macro-uses-by-macro", [&] { return MacroUsesWithinMacros(cpp); });
   std::vector<uint32_t> uses = cpp.MacroUsesIn(fn);
   std::set<std::string> expanded;
-  for (size_t i = 0; i < uses.size() && i < 64; ++i) {
+  for (size_t i = 0; i < uses.size() && i < kMacroUsesExpanded; ++i) {
     const CppMacroUse& use = cpp.macro_uses()[uses[i]];
     if (!expanded.insert(use.macro).second) continue;
     std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
@@ -105,7 +106,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
     }
     return false;
   };
-  if (w.native && !device_function && f.body_end - f.body_begin < 400) {
+  if (w.native && !device_function && f.body_end - f.body_begin < kMaxBodyLinesRead) {
     auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(f.params, body, name); };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
