@@ -428,7 +428,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   w.Key("name");
   w.String(op.name);
   w.Key("role");
-  w.String(op.role);
+  w.String(Name(op.role));
   if (!op.reached_from.empty()) {
     w.Key("reached_from");
     w.String(op.reached_from);
@@ -542,7 +542,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.StringArray(op.notes);
   }
   WriteConditions(w, op.when);
-  if (op.role == "forward") {
+  if (op.role == OpRole::kForward) {
     w.Key("typical");
     w.Bool(op.typical);
     if (op.undecided) {
@@ -690,7 +690,7 @@ void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
     w.Key("payload");
     w.String(k.payload);
     w.Key("payload_kind");
-    w.String(k.payload_kind);
+    w.String(Name(k.payload_kind));
     PutLocationObject(w, "payload_definition", k.payload_definition);
   }
   w.Key("arithmetic");
@@ -750,7 +750,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.Key("target");
   w.BeginObject();
   w.Key("kind");
-  w.String(t.target_kind);
+  w.String(Name(t.target_kind));
   w.Key("name");
   w.String(t.target_name);
   if (!t.selected_overload.empty()) {

@@ -99,17 +99,17 @@ bool QueryResolver::TryAten(std::string_view q) {
     if (overload == "default") fn = FindOp(base);
     else fn = FindOp(base + "." + overload);
     if (!fn) return false;
-    t_.target_kind = "aten";
+    t_.target_kind = TargetKind::kAten;
     t_.target_name = "aten::" + fn->name;
     t_.selected_overload = fn->name;
-    ops_.AddOp(fn, "forward", "", 0);
+    ops_.AddOp(fn, OpRole::kForward, "", 0);
     return true;
   }
   auto overloads = ix_.yaml.Overloads(base);
   if (overloads.empty()) return false;
-  t_.target_kind = "aten";
+  t_.target_kind = TargetKind::kAten;
   t_.target_name = "aten::" + base;
-  for (const NativeFunction* fn : overloads) ops_.AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : overloads) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }
 
@@ -126,7 +126,7 @@ bool QueryResolver::TryOperator(std::string_view q) {
     }
   }
   if (dunder.empty()) return false;
-  t_.target_kind = "operator";
+  t_.target_kind = TargetKind::kOperator;
   t_.target_name = "torch.Tensor." + dunder;
   // A Python definition in torch/_tensor.py wins (e.g. __rsub__, __rpow__).
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
@@ -185,13 +185,13 @@ bool QueryResolver::TryMethod(std::string_view q) {
   if (name.empty() || name.find('.') != std::string::npos) return false;
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + name);
   if (py.kind == PySymbol::kFunction) {
-    t_.target_kind = "method";
+    t_.target_kind = TargetKind::kMethod;
     t_.target_name = "torch.Tensor." + name;
     py_.WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
   if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg, a wrapped C++ method
-    t_.target_kind = "method";
+    t_.target_kind = TargetKind::kMethod;
     t_.target_name = "torch.Tensor." + name;
     py_.WalkTensorAlias(py, 0);
     return true;
@@ -199,7 +199,7 @@ bool QueryResolver::TryMethod(std::string_view q) {
   bool any = false;
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) any = any || fn->HasVariant("method");
   if (!any) return TryHandBound(name);
-  t_.target_kind = "method";
+  t_.target_kind = TargetKind::kMethod;
   t_.target_name = "torch.Tensor." + name;
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
@@ -232,7 +232,7 @@ bool QueryResolver::TryPythonSymbol(std::string_view q) {
       const PyModule& m = mods[s.module];
       const PyClass& c = m.classes[s.index];
       auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
-      t_.target_kind = "module";
+      t_.target_kind = TargetKind::kModule;
       t_.target_name = m.name + "." + c.name;
       if (!fwd) {
         t_.not_found.push_back({"forward", t_.target_name + " has no forward method in the class or its bases"});
@@ -249,10 +249,11 @@ bool QueryResolver::TryPythonSymbol(std::string_view q) {
     }
     case PySymbol::kFunction: {
       const PyModule& m = mods[s.module];
-      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional"
-                       : StartsWith(m.name, "torch._tensor")     ? "method"
-                                                                  : (m.functions[s.index].is_method ? "python" : "torch");
-      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = "python";
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? TargetKind::kFunctional
+                       : StartsWith(m.name, "torch._tensor")     ? TargetKind::kMethod
+                       : m.functions[s.index].is_method          ? TargetKind::kPython
+                                                                  : TargetKind::kTorch;
+      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = TargetKind::kPython;
       t_.target_name = m.name + "." + m.functions[s.index].qualname;
       py_.WalkPythonFunction(s.module, s.index, 0);
       return true;
@@ -260,7 +261,7 @@ bool QueryResolver::TryPythonSymbol(std::string_view q) {
     case PySymbol::kAlias: {
       const PyModule& m = mods[s.module];
       const PyAlias& a = m.aliases[s.index];
-      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional" : "torch";
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? TargetKind::kFunctional : TargetKind::kTorch;
       t_.target_name = m.name + "." + a.name;
       PyFrame frame;
       frame.symbol = t_.target_name;
@@ -293,14 +294,14 @@ bool QueryResolver::TryTorchNamespace(std::string_view q) {
     dotted = "torch._C._VariableFunctions." + rest;
   }
   if (!py_.BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
-  t_.target_kind = "torch";
+  t_.target_kind = TargetKind::kTorch;
   t_.target_name = s;
   PyFrame frame;
   frame.symbol = s;
   frame.bridge = bridge;
   frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name, {}});
   t_.python.push_back(frame);
-  for (const NativeFunction* fn : ops) ops_.AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : ops) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }
 
@@ -317,7 +318,7 @@ bool QueryResolver::TryHandBound(const std::string& name) {
   const HandBindings& all = HandBindingsFor(ix_);
   auto it = all.find(name);
   if (it == all.end()) return false;
-  t_.target_kind = "method";
+  t_.target_kind = TargetKind::kMethod;
   t_.target_name = "torch.Tensor." + name;
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
@@ -334,7 +335,7 @@ bool QueryResolver::TryKernel(std::string_view q) {
   if (StartsWith(name, "at::native::")) name = name.substr(12);
   const CppIndex& cpp = ix_.cpp;
   if (cpp.FunctionsNamed(name).empty() && cpp.LaunchesOfKernel(name).empty()) return false;
-  t_.target_kind = "kernel";
+  t_.target_kind = TargetKind::kKernel;
   t_.target_name = name;
   // Reverse dispatch table: C++ name -> ops whose dispatch names it.
   std::unordered_multimap<std::string, const NativeFunction*> by_kernel;
@@ -358,7 +359,7 @@ bool QueryResolver::TryKernel(std::string_view q) {
     if (b != e) {
       for (auto it = b; it != e; ++it) {
         t_.notes.push_back("reached from " + it->second->name + ": " + u.chain);
-        ops_.AddOp(it->second, "forward", "", 0);
+        ops_.AddOp(it->second, OpRole::kForward, "", 0);
         ++found;
       }
       continue;

@@ -530,7 +530,7 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
     // An operator on two tensors (grad * other) is the .Tensor overload.
     const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
     if (from_operators.count(base) && tensor_overload) {
-      ops_.AddOp(tensor_overload, "backward", b.op, depth);
+      ops_.AddOp(tensor_overload, OpRole::kBackward, b.op, depth);
       continue;
     }
     // The overloads the arguments as written admit (any, where none does);
@@ -539,9 +539,9 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
     auto written = arities.find(base);
     size_t added = 0;
     if (written != arities.end() && !written->second.count(SIZE_MAX))
-      for (size_t arity : written->second) added += ops_.AddOpsByBaseName(base, "backward", b.op, depth, arity, dimnames);
-    if (added == 0) added = ops_.AddOpsByBaseName(base, "backward", b.op, depth, SIZE_MAX, dimnames);
-    if (added == 0) ops_.AddOpsByBaseName(base, "backward", b.op, depth);
+      for (size_t arity : written->second) added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, arity, dimnames);
+    if (added == 0) added = ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, SIZE_MAX, dimnames);
+    if (added == 0) ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth);
   }
 }
 
@@ -550,7 +550,7 @@ void BackwardTracer::AddBackward() {
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
   for (const auto& op : t_.ops)
-    if (op.role == "forward") forward_ops.push_back(op.name);
+    if (op.role == OpRole::kForward) forward_ops.push_back(op.name);
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {

@@ -37,7 +37,7 @@ std::string DisplayName(const CppFunction& f);
 // How an aten op entered the trace, before it is expanded.
 struct PendingOp {
   const NativeFunction* fn = nullptr;
-  std::string role;          // "forward" | "backward"
+  OpRole role = OpRole::kForward;
   std::string reached_from;  // "" for entry ops
   int depth = 0;
 };
@@ -138,16 +138,16 @@ class OpQueue : public TraceReader {
  public:
   using TraceReader::TraceReader;
 
-  void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
+  void AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth);
   // Adds every overload `base` can reach through a call by name (not out=
   // variants, not in-place ones unless the name itself is in-place); with
   // `arity`, those taking that many arguments; without `dimnames`, none
   // taking a Dimname (named-tensor overloads). Returns how many it added.
-  size_t AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+  size_t AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
                           size_t arity = SIZE_MAX, bool dimnames = true);
 
   std::deque<PendingOp> queue_;
-  std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
+  std::set<std::pair<std::string, OpRole>> seen_ops_;  // (name, role)
 };
 
 // What one C++ call is, as far as that depends only on the call, the file

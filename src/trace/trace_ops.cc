@@ -110,7 +110,7 @@ std::string StripTemplateAndNamespace(std::string s) {
 
 // --- ops -------------------------------------------------------------------
 
-void OpQueue::AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth) {
+void OpQueue::AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth) {
   if (!fn || !seen_ops_.insert({fn->name, role}).second) return;
   queue_.push_back({fn, role, from, depth});
 }
@@ -121,7 +121,7 @@ bool TakesDimname(const FunctionSchema& schema) {
   return false;
 }
 
-size_t OpQueue::AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
+size_t OpQueue::AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
                                 size_t arity, bool dimnames) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;

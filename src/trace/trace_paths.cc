@@ -151,7 +151,7 @@ class PathAnnotator {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) {
-        if (op.role == "forward") {
+        if (op.role == OpRole::kForward) {
           op.when = EntryConditions(op, &entry_python_[i]);
           if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
           if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
@@ -204,7 +204,7 @@ class PathAnnotator {
       if (later_outputs_only_.count(b.op)) continue;
       Tri forward = Tri::kFalse;
       for (const auto& f : t_.ops) {
-        if (f.role != "forward" || f.name != b.op) continue;
+        if (f.role != OpRole::kForward || f.name != b.op) continue;
         if (f.typical) forward = Tri::kTrue;
         else if (f.undecided && forward == Tri::kFalse) forward = Tri::kUnknown;
       }
@@ -650,14 +650,14 @@ class PathAnnotator {
         OpStep& op = t_.ops[i];
         Tri v;
         if (op.reached_from.empty()) {
-          v = op.role == "forward" ? entry_python_[i] : Tri::kTrue;
-          if (op.role == "forward" && t_.python.empty()) v = Tri::kTrue;
+          v = op.role == OpRole::kForward ? entry_python_[i] : Tri::kTrue;
+          if (op.role == OpRole::kForward && t_.python.empty()) v = Tri::kTrue;
         } else {
           // Below an undecided op, what its edge does not rule out is
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
-          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse) {
+          if (op.role == OpRole::kBackward && p && p->role == OpRole::kForward && v != Tri::kFalse) {
             Tri named = InTakenFormula(op);
             if (named != Tri::kTrue) v = named;
           }
@@ -666,7 +666,7 @@ class PathAnnotator {
         // picks among argument forms: the entry ops all stay candidates); an
         // undecided C++ condition picks among backends and leaves its branch
         // off the path. Both are marked undecided.
-        bool python_entry = op.reached_from.empty() && op.role == "forward";
+        bool python_entry = op.reached_from.empty() && op.role == OpRole::kForward;
         bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry);
         bool undecided = v == Tri::kUnknown;
         changed = changed || typical != op.typical || undecided != op.undecided;
@@ -690,7 +690,7 @@ class PathAnnotator {
   void DecideSelections() {
     for (const auto& op : t_.ops) {
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
-      if (!parent || parent->role != op.role || op.role != "forward") continue;
+      if (!parent || parent->role != op.role || op.role != OpRole::kForward) continue;
       Assumptions a = AssumptionsFor(*parent);
       for (const auto& c : op.when) {
         std::string key = DecidedKey(*parent, c);
@@ -822,7 +822,7 @@ class PathAnnotator {
   void FindSelections() {
     std::map<std::pair<std::string, std::string>, size_t> by_key;  // (function, op) -> index
     for (const auto& op : t_.ops) {
-      if (op.role != "forward" || !op.typical) continue;
+      if (op.role != OpRole::kForward || !op.typical) continue;
       std::set<std::string> walked;
       for (const auto& im : op.impls) {
         bool mine = StartsWith(im.key, "Composite") || (a_.device == "cuda" ? im.key == "CUDA" : im.key == "CPU");

@@ -186,7 +186,7 @@ void PythonWalker::AddBoundOverloads(const std::string& name, bool method) {
   }
   // Nothing generated: the method is bound by hand (copy_, __getitem__'s
   // index), and that binding calls these overloads.
-  for (const NativeFunction* fn : picked.empty() ? manual : picked) ops_.AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : picked.empty() ? manual : picked) ops_.AddOp(fn, OpRole::kForward, "", 0);
 }
 
 
@@ -368,7 +368,7 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
       // known to be a tensor.
       if (call.callee == "@") {
         work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul", {}});
-        ops_.AddOpsByBaseName("matmul", "forward", "", 0);
+        ops_.AddOpsByBaseName("matmul", OpRole::kForward, "", 0);
       } else {
         FollowOperator(module, function, call, depth, &work);
       }
@@ -402,7 +402,7 @@ bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& c
   frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name, {}});
   if (frame->bridge.empty()) frame->bridge = bridge;
   else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
-  for (const NativeFunction* fn : tensor_ops) ops_.AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : tensor_ops) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }
 
@@ -774,7 +774,7 @@ bool PythonWalker::FollowHandBound(const std::string& name, const std::string& c
     }
     if (!op || !added.insert(c.name).second) continue;
     frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name, {}});
-    ops_.AddOpsByBaseName(c.name, "forward", "", 0);
+    ops_.AddOpsByBaseName(c.name, OpRole::kForward, "", 0);
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";
   if (added.empty()) {
