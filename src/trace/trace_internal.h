@@ -101,8 +101,9 @@ bool WorthFollowing(const NativeFunction& fn);
 // Each part reads the index and the options (TraceReader); those that build
 // the trace also hold the Trace; those that share work hold the parts they
 // hand it to. The parts whose answers depend only on the index and the
-// traced devices (CallFactsReader, WalkFacts, GeneratedCode) never touch the
-// Trace, so their answers can be remembered with the index.
+// traced devices (CallFactsReader, WalkFacts, GeneratedCode) hold no Trace
+// (GeneratedCode::AddUfuncKernels fills only the op it is handed), so their
+// answers can be remembered with the index.
 
 // What every part reads: the index, the options and the devices they trace.
 class TraceReader {
