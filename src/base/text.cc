@@ -128,24 +128,12 @@ std::string_view TrimView(std::string_view s) {
 
 std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open, std::string_view close) {
   std::vector<std::string> out;
-  int depth = 0;
-  char quote = 0;
   size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') quote = c;
-    else if (open.find(c) != std::string_view::npos) ++depth;
-    else if (close.find(c) != std::string_view::npos && depth > 0) --depth;
-    else if (c == sep && depth == 0) {
-      out.emplace_back(TrimView(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
+  ScanCode(s, open, close, [&](size_t i, int depth, bool quoted) {
+    if (quoted || depth != 0 || s[i] != sep) return;
+    out.emplace_back(TrimView(s.substr(start, i - start)));
+    start = i + 1;
+  });
   out.emplace_back(TrimView(s.substr(start)));
   return out;
 }

@@ -48,6 +48,35 @@ std::string Join(const Strings& parts, std::string_view sep) {
 std::string CollapseSpace(std::string_view s);
 // `s` without leading and trailing spaces, tabs and line ends.
 std::string_view TrimView(std::string_view s);
+// Reads `s` as code, calling `visit(i, depth, quoted)` for each offset: the
+// bracket depth after s[i] (brackets from `open`, each closed by the
+// character of `close` at its position; a stray closer leaves it at 0), and
+// whether s[i] belongs to a quoted string ('...' or "...", backslash escapes
+// inside, the quotes themselves included). Every quote- and bracket-aware
+// reading of code goes through it (SplitTopLevel, the condition readers), so
+// quotes and brackets are read one way everywhere.
+template <class Visit>
+void ScanCode(std::string_view s, std::string_view open, std::string_view close, Visit&& visit) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (quote) {
+      visit(i, depth, true);
+      if (c == '\\' && i + 1 < s.size()) visit(++i, depth, true);
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      visit(i, depth, true);
+      continue;
+    }
+    if (open.find(c) != std::string_view::npos) ++depth;
+    else if (close.find(c) != std::string_view::npos && depth > 0) --depth;
+    visit(i, depth, false);
+  }
+}
 // Splits on `sep` outside quotes and the given brackets (C++ types need <>,
 // schemas do not); pieces are trimmed, and the last one is always returned
 // ("" -> {""}), so callers see an empty argument list as one empty piece.

@@ -89,5 +89,31 @@ TEST(CollapseSpace, OneSpacePerRunAndNoneAtTheEnds) {
   EXPECT_EQ(CollapseSpace(" \n "), "");
 }
 
+TEST(ScanCode, DepthAfterEachCharacterAndQuotedStringsWithEscapes) {
+  // f(a, "x)\"(", [b])
+  const std::string_view code = R"(f(a, "x)\"(", [b]))";
+  std::string depths, quoted;
+  ScanCode(code, "([{", ")]}", [&](size_t, int depth, bool q) {
+    depths += static_cast<char>('0' + depth);
+    quoted += q ? 'q' : '.';
+  });
+  // f ( a ,   " x ) \ " ( " ,   [ b ] )
+  EXPECT_EQ(depths, "011111111111112210");
+  EXPECT_EQ(quoted, ".....qqqqqqq......");
+}
+
+TEST(ScanCode, StrayCloserLeavesDepthAtZero) {
+  std::string depths;
+  ScanCode(")(a)", "(", ")", [&](size_t, int depth, bool) { depths += static_cast<char>('0' + depth); });
+  EXPECT_EQ(depths, "0110");
+}
+
+TEST(SplitTopLevel, SplitsOutsideBracketsAndQuotesOnly) {
+  EXPECT_EQ(SplitTopLevel("a, f(b, c), 'd,e', \"f\\\",g\", h<i, j>", ','),
+            (std::vector<std::string>{"a", "f(b, c)", "'d,e'", "\"f\\\",g\"", "h<i, j>"}));
+  EXPECT_EQ(SplitTopLevel("h<i, j>", ',', "(", ")"), (std::vector<std::string>{"h<i", "j>"}));
+  EXPECT_EQ(SplitTopLevel("", ','), (std::vector<std::string>{""}));
+}
+
 }  // namespace
 }  // namespace optrace

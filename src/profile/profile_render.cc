@@ -61,7 +61,7 @@ std::string Where(const ProfileRow& row) {
   if (!s.library.empty()) return "not in this tree: " + s.library + " (" + s.library_reason + ")";
   std::string out = Loc(s.definition);
   if (!s.payload.empty()) {
-    out += (out.empty() ? "" : "; ") + s.payload_kind + " " + s.payload;
+    out += (out.empty() ? "" : "; ") + std::string(Name(s.payload_kind)) + " " + s.payload;
     if (!s.arithmetic.empty()) out += " at " + Loc(s.arithmetic.front());
     else if (s.payload_definition.valid()) out += " at " + Loc(s.payload_definition);
   }
@@ -169,7 +169,7 @@ nlohmann::ordered_json ProfileJson(const ProfileReport& r) {
         if (s.definition.valid()) src["definition"] = {{"file", s.definition.file}, {"line", s.definition.line}};
         if (!s.payload.empty()) {
           src["payload"] = s.payload;
-          src["payload_kind"] = s.payload_kind;
+          src["payload_kind"] = std::string(Name(s.payload_kind));
         }
         src["arithmetic"] = J::array();
         for (const Location& l : s.arithmetic) src["arithmetic"].push_back({{"file", l.file}, {"line", l.line}});

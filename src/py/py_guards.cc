@@ -210,21 +210,7 @@ std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line,
   // The bracket depth of every offset, and the call's expression: bounded by
   // the brackets and commas of its depth.
   std::vector<int> depth(stmt.size() + 1, 0);
-  int d = 0;
-  char quote = 0;
-  for (size_t i = 0; i < stmt.size(); ++i) {
-    char c = stmt[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++d;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --d;
-    }
-    depth[i + 1] = d;
-  }
+  ScanCode(stmt, "([{", ")]}", [&](size_t i, int d, bool) { depth[i + 1] = d; });
   const int level = depth[call];
   auto bound = [&](size_t i) {
     char c = stmt[i];

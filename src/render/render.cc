@@ -40,7 +40,7 @@ class FlowWriter {
 
   std::vector<std::string> Lines() {
     // An aten query is its own entry op: no call line above it.
-    bool call_line = !(t_.python.empty() && t_.target_kind == "aten");
+    bool call_line = !(t_.python.empty() && t_.target_kind == TargetKind::kAten);
     if (call_line) lines_.push_back(p_.Line("", {{UserCall(), Style::kBold}}));
     // A helper frame (no bridge, calls nothing that reaches aten or another
     // frame, e.g. _get_softmax_dim) hangs beside the chain instead of
@@ -112,11 +112,11 @@ class FlowWriter {
 
  private:
   std::string UserCall() const {
-    const std::string& k = t_.target_kind;
+    const TargetKind k = t_.target_kind;
     if (t_.call_query) return t_.query;  // the user's own call, as written
-    if (k == "module" || k == "functional" || k == "torch" || k == "python")
+    if (k == TargetKind::kModule || k == TargetKind::kFunctional || k == TargetKind::kTorch || k == TargetKind::kPython)
       return t_.query + "(...)";
-    if (k == "method") return "tensor." + t_.target_name.substr(t_.target_name.rfind('.') + 1) + "(...)";
+    if (k == TargetKind::kMethod) return "tensor." + t_.target_name.substr(t_.target_name.rfind('.') + 1) + "(...)";
     return t_.query;
   }
 

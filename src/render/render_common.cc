@@ -259,13 +259,13 @@ OpOrder OrderOps(const Trace& t) {
   order.children.resize(n);
   order.level.assign(n, -1);
   order.full.assign(n, false);
-  std::map<std::pair<std::string, std::string>, size_t> by_name;  // (role, name) -> first index
+  std::map<std::pair<OpRole, std::string>, size_t> by_name;  // (role, name) -> first index
   for (size_t i = 0; i < n; ++i) by_name.emplace(std::make_pair(t.ops[i].role, t.ops[i].name), i);
   auto parent_of = [&](size_t i) -> long {
     const OpStep& op = t.ops[i];
     if (op.reached_from.empty()) return -1;
     auto it = by_name.find({op.role, op.reached_from});
-    if (it == by_name.end() && op.role == "backward") it = by_name.find({"forward", op.reached_from});
+    if (it == by_name.end() && op.role == OpRole::kBackward) it = by_name.find({OpRole::kForward, op.reached_from});
     if (it == by_name.end() || it->second == i) return -1;
     // A backward op reached from a forward op is a root of the backward tree.
     if (t.ops[it->second].role != op.role) return -1;
@@ -293,12 +293,12 @@ OpOrder OrderOps(const Trace& t) {
     if (n > kBigTraceOps) budget /= 2;  // a big trace shows fewer ops in full
     auto* out = pass == 0 ? &order.forward : &order.backward;
     for (size_t i = 0; i < n; ++i) {
-      bool mine = pass == 0 ? t.ops[i].role != "backward" : t.ops[i].role == "backward";
+      bool mine = pass == 0 ? t.ops[i].role != OpRole::kBackward : t.ops[i].role == OpRole::kBackward;
       if (mine && parent[i] < 0) visit(visit, i, 0, out);
     }
     // Ops on a reached_from cycle have no root; show them anyway.
     for (size_t i = 0; i < n; ++i) {
-      bool mine = pass == 0 ? t.ops[i].role != "backward" : t.ops[i].role == "backward";
+      bool mine = pass == 0 ? t.ops[i].role != OpRole::kBackward : t.ops[i].role == OpRole::kBackward;
       if (mine) visit(visit, i, 0, out);
     }
   }

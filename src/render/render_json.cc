@@ -417,7 +417,7 @@ void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>&
 void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginObject();
   w.StringField("name", op.name);
-  w.StringField("role", op.role);
+  w.StringField("role", Name(op.role));
   w.OptionalString("reached_from", op.reached_from);
   w.IntField("depth", op.depth);
   w.Key("yaml");
@@ -510,7 +510,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     w.StringArrayField("notes", op.notes);
   }
   WriteConditions(w, op.when);
-  if (op.role == "forward") {
+  if (op.role == OpRole::kForward) {
     w.BoolField("typical", op.typical);
     if (op.undecided) {
       w.BoolField("undecided", true);
@@ -635,7 +635,7 @@ void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
   PutLocationObject(w, "definition", k.definition);
   if (!k.payload.empty()) {
     w.StringField("payload", k.payload);
-    w.StringField("payload_kind", k.payload_kind);
+    w.StringField("payload_kind", Name(k.payload_kind));
     PutLocationObject(w, "payload_definition", k.payload_definition);
   }
   w.Key("arithmetic");
@@ -681,7 +681,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.EndObject();
   w.Key("target");
   w.BeginObject();
-  w.StringField("kind", t.target_kind);
+  w.StringField("kind", Name(t.target_kind));
   w.StringField("name", t.target_name);
   w.OptionalString("selected_overload", t.selected_overload);
   w.EndObject();

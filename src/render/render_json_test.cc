@@ -187,7 +187,7 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   d.dispatch_sections = {{"Default", {{"self", "grad", 3}}}, {"AutogradNestedTensor", {}}};
   Trace t;
   t.query = "Tensor.add \"quoted\"";
-  t.target_kind = "method";
+  t.target_kind = TargetKind::kMethod;
   t.selected_overload = "add.Tensor";
   PyFrame frame;
   frame.symbol = "torch.Tensor.add";
@@ -197,7 +197,7 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   t.python = {frame};
   OpStep op;
   op.name = "add.Tensor";
-  op.role = "forward";
+  op.role = OpRole::kForward;
   op.yaml = &f;
   op.impls = {{"CPU", "add_cpu", "TORCH_IMPL_FUNC", {"a.cpp", 5, ""}, "(const Tensor& self)", {"Half", "float"}}};
   op.helpers = {{"CPU", "helper", "helper", {"b.cpp", 0, ""}, "ignored params", {"ignored"}}};
@@ -214,7 +214,7 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   op.notes = {"note\x01"};
   OpStep backward;
   backward.name = "mul";
-  backward.role = "backward";
+  backward.role = OpRole::kBackward;
   backward.reached_from = "add.Tensor";
   backward.depth = 1;
   t.ops = {op, backward};

@@ -22,8 +22,8 @@ std::vector<std::pair<std::string, std::string>> KernelSourceLines(const Trace& 
   } else {
     out.push_back({"kernel", k.kernel + (k.definition.valid() ? "  " + LocText(k.definition, true) : "")});
     if (!k.payload.empty()) {
-      std::string what = k.payload_kind == "lambda"      ? "the lambda of " + k.payload
-                         : k.payload_kind == "jiterator" ? "jiterator kernel string \"" + k.payload + "\""
+      std::string what = k.payload_kind == PayloadKind::kLambda      ? "the lambda of " + k.payload
+                         : k.payload_kind == PayloadKind::kJiterator ? "jiterator kernel string \"" + k.payload + "\""
                                                          : "functor " + k.payload;
       if (!k.dtype.empty()) what += " (" + k.dtype + ")";
       if (k.arithmetic.empty() && k.payload_definition.valid()) what += "  " + LocText(k.payload_definition, true);

@@ -13,13 +13,13 @@ using ::testing::HasSubstr;
 Trace KernelTrace() {
   Trace t;
   t.query = "void at::native::vectorized_elementwise_kernel<4, ...>(int)";
-  t.target_kind = "kernel";
+  t.target_kind = TargetKind::kKernel;
   t.target_name = "sigmoid_kernel_cuda";
   KernelSource& k = t.kernel_source;
   k.kernel = "vectorized_elementwise_kernel";
   k.definition = {"aten/src/ATen/native/cuda/CUDALoops.cuh", 92, ""};
   k.payload = "sigmoid_kernel_cuda";
-  k.payload_kind = "lambda";
+  k.payload_kind = PayloadKind::kLambda;
   k.dtype = "float";
   k.arithmetic.push_back({"aten/src/ATen/native/cuda/UnarySpecialOpsKernel.cu", 153,
                           "      gpu_kernel(iter, []GPU_LAMBDA(scalar_t a) -> scalar_t {\n"});
@@ -40,7 +40,7 @@ TEST(RenderKernel, TheLambdaLineUnderTheTarget) {
 TEST(RenderKernel, ALibraryKernel) {
   Trace t;
   t.query = "nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT";
-  t.target_kind = "library";
+  t.target_kind = TargetKind::kLibrary;
   t.target_name = "cuBLAS";
   t.kernel_source.kernel = t.query;
   t.kernel_source.library = "cuBLAS";

@@ -21,7 +21,7 @@ void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
   size_t first = layers->size();  // the op's YAML layer: calls and notes go there
   if (op.yaml) {
     const NativeFunction& f = *op.yaml;
-    Layer y{op.role == "backward" ? "YAML (backward)" : "YAML", "aten::" + op.name, YamlLocation(op.yaml), {}, false};
+    Layer y{op.role == OpRole::kBackward ? "YAML (backward)" : "YAML", "aten::" + op.name, YamlLocation(op.yaml), {}, false};
     y.details.push_back("func: " + OneLine(f.schema.text.empty() ? FunctionSchemaToString(f.schema) : f.schema.text));
     std::vector<std::string> dispatch;
     for (const auto& [key, fn] : f.dispatch) dispatch.push_back(key + ": " + fn);
@@ -125,7 +125,7 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
   for (const auto& b : t.backward) {
     bool op_full = false;
     for (size_t i = 0; i < t.ops.size(); ++i)
-      if (t.ops[i].role != "backward" && t.ops[i].name == b.op && order.full[i]) op_full = true;
+      if (t.ops[i].role != OpRole::kBackward && t.ops[i].name == b.op && order.full[i]) op_full = true;
     if (!op_full && full_entries >= kMaxFullDerivatives) {
       std::string line = b.op;
       if (b.derivatives) line += "  " + LocText(DerivativeLocation(b.derivatives));
@@ -161,11 +161,11 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order) {
     if (!full) {  // one row: where the op is and what implements it
       std::vector<std::string> impls;
       for (const auto& im : op.impls) impls.push_back(ShortKey(im.key) + " " + im.function);
-      rows.push_back({op.role == "backward" ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)),
+      rows.push_back({op.role == OpRole::kBackward ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)),
                       op.name + (impls.empty() ? "" : " → " + Join(impls, ", "))});
       return;
     }
-    rows.push_back({op.role == "backward" ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)), op.name});
+    rows.push_back({op.role == OpRole::kBackward ? "YAML (bwd)" : "YAML", LocText(YamlLocation(op.yaml)), op.name});
     for (const auto& im : op.impls) rows.push_back({ImplKind(im), LocText(im.where), im.function});
     for (const auto& s : op.stubs) {
       rows.push_back({"stub", LocText(s.declared), s.name});
@@ -225,7 +225,7 @@ std::vector<std::string> AllNotes(const Trace& t, const OpOrder& order) {
 }
 
 std::string TargetLine(const Trace& t) {
-  std::string s = t.target_kind + " " + t.target_name;
+  std::string s = std::string(Name(t.target_kind)) + " " + t.target_name;
   if (!t.selected_overload.empty()) s += "  (overload " + t.selected_overload + ")";
   return s;
 }

@@ -83,8 +83,8 @@ class PathBuilder {
     m_.device = DeviceOf(t);
     for (const auto& a : t.assumptions)
       if (StartsWith(a, "dtype=")) dtype_ = a.substr(6);
-    for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(t.ops[i].role + " " + t.ops[i].name, i);
-    for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == "forward");
+    for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
+    for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == OpRole::kForward);
   }
 
   MainPath Build() {
@@ -92,15 +92,15 @@ class PathBuilder {
     Derivatives();
     Backward();
     for (const auto& op : t_.ops)
-      if (op.role == "forward" && op.undecided && !op.reached_from.empty()) m_.undecided.push_back(&op);
+      if (op.role == OpRole::kForward && op.undecided && !op.reached_from.empty()) m_.undecided.push_back(&op);
     AlternativeOps();
     ArgumentOps();
     return std::move(m_);
   }
 
  private:
-  const OpStep* First(const std::string& role, const std::string& name) const {
-    auto it = first_of_.find(role + " " + name);
+  const OpStep* First(OpRole role, const std::string& name) const {
+    auto it = first_of_.find(std::string(Name(role)) + " " + name);
     return it == first_of_.end() ? nullptr : &t_.ops[it->second];
   }
   bool IsFirst(size_t i) const { return First(t_.ops[i].role, t_.ops[i].name) == &t_.ops[i]; }
@@ -110,7 +110,7 @@ class PathBuilder {
   // A backward op is on the path the same way: typical below the
   // derivative that names it, or behind an open condition (marked).
   bool OnPath(const OpStep& op) const {
-    if (op.role == "forward") return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
+    if (op.role == OpRole::kForward) return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
     return !any_typical_ || op.typical || op.undecided;
   }
 
@@ -176,7 +176,7 @@ class PathBuilder {
   void Visit(size_t i, int level, std::vector<MainPathOp>* out) {
     const OpStep& op = t_.ops[i];
     std::string base(OpBaseName(op.name));
-    if (!shown_bases_.insert(op.role + " " + base).second) {
+    if (!shown_bases_.insert(std::string(Name(op.role)) + " " + base).second) {
       for (auto& e : *out)
         if (OpBaseName(t_.ops[e.op].name) == base && t_.ops[e.op].role == op.role) {
           ++e.overloads;
@@ -201,8 +201,8 @@ class PathBuilder {
   void Forward() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
-      if (op.role != "forward" || !OnPath(op)) continue;
-      const OpStep* parent = op.reached_from.empty() ? nullptr : First("forward", op.reached_from);
+      if (op.role != OpRole::kForward || !OnPath(op)) continue;
+      const OpStep* parent = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
       bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
       if (root && (op.typical || !any_typical_)) Visit(i, 0, &m_.forward);
     }
@@ -242,7 +242,7 @@ class PathBuilder {
   void Backward() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
-      if (op.role != "backward" || !IsFirst(i)) continue;
+      if (op.role != OpRole::kBackward || !IsFirst(i)) continue;
       bool named = false, decided = false;
       for (const BackwardStep* b : m_.derivatives) {
         bool here = false;
@@ -269,7 +269,7 @@ class PathBuilder {
     const char* mine = m_.device == "cuda" ? "CUDA" : "CPU";
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
-      if (op.role != "forward" || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
+      if (op.role != OpRole::kForward || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
       std::string key;
       bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
       for (const auto& w : op.when) {
@@ -293,7 +293,7 @@ class PathBuilder {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       const Condition* cond = ArgumentCondition(op);
-      if (op.role != "forward" || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+      if (op.role != OpRole::kForward || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
       auto [slot, added] = index.emplace(std::string(OpBaseName(op.name)), m_.argument_ops.size());
       if (added) {
         m_.argument_ops.emplace_back();

@@ -200,17 +200,17 @@ std::string RenderDot(const Trace& t) {
     if (!previous.empty()) out << "  " << previous << " -> " << id << ";\n";
     previous = id;
   }
-  std::map<std::pair<std::string, std::string>, std::string> op_ids;
+  std::map<std::pair<OpRole, std::string>, std::string> op_ids;
   for (size_t i = 0; i < t.ops.size(); ++i)
     op_ids.emplace(std::make_pair(t.ops[i].role, t.ops[i].name), "op" + std::to_string(i));
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpStep& op = t.ops[i];
     std::string id = "op" + std::to_string(i);
-    bool backward = op.role == "backward";
+    bool backward = op.role == OpRole::kBackward;
     out << "  " << id << " [label=" << DotQuote(DotLabel("aten::" + op.name, YamlLocation(op.yaml)))
         << ", style=filled, fillcolor=" << (backward ? "\"#f4e1ff\"" : "\"#dff5dd\"") << "];\n";
     auto from = op_ids.find({op.role, op.reached_from});
-    if (from == op_ids.end()) from = op_ids.find({"forward", op.reached_from});
+    if (from == op_ids.end()) from = op_ids.find({OpRole::kForward, op.reached_from});
     if (!op.reached_from.empty() && from != op_ids.end() && from->second != id) {
       out << "  " << from->second << " -> " << id << (backward ? " [style=dashed]" : "") << ";\n";
     } else if (op.reached_from.empty() && !backward && !previous.empty()) {
@@ -262,11 +262,11 @@ std::string RenderDot(const Trace& t) {
   }
   // Backward: the forward op -> the backward ops its derivatives formula names.
   for (const auto& b : t.backward) {
-    auto from = op_ids.find({"forward", b.op});
+    auto from = op_ids.find({OpRole::kForward, b.op});
     if (from == op_ids.end()) continue;
     for (const auto& name : b.ops) {
       for (size_t i = 0; i < t.ops.size(); ++i) {
-        if (t.ops[i].role == "backward" && SameOp(t.ops[i].name, name) && t.ops[i].reached_from != b.op) {
+        if (t.ops[i].role == OpRole::kBackward && SameOp(t.ops[i].name, name) && t.ops[i].reached_from != b.op) {
           out << "  " << from->second << " -> op" << i << " [style=dashed, label=\"grad\"];\n";
           break;
         }

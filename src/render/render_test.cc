@@ -79,7 +79,7 @@ struct LayerNormTrace {
     t.query = "nn.LayerNorm";
     t.source_root = "/src/pytorch-2.6.0";
     t.source_version = "2.6.0a0";
-    t.target_kind = "module";
+    t.target_kind = TargetKind::kModule;
     t.target_name = "torch.nn.LayerNorm";
     PyFrame forward;
     forward.symbol = "torch.nn.modules.normalization.LayerNorm.forward";
@@ -95,7 +95,7 @@ struct LayerNormTrace {
 
     OpStep entry;
     entry.name = "layer_norm";
-    entry.role = "forward";
+    entry.role = OpRole::kForward;
     entry.yaml = &layer_norm;
     entry.impls = {{"CompositeImplicitAutograd", "layer_norm_symint", "function",
                     Loc("aten/src/ATen/native/layer_norm.cpp", 190), "", {}}};
@@ -103,7 +103,7 @@ struct LayerNormTrace {
                     Loc("aten/src/ATen/native/layer_norm.cpp", 205), "at::native_layer_norm_symint"}};
     OpStep op;
     op.name = "native_layer_norm";
-    op.role = "forward";
+    op.role = OpRole::kForward;
     op.yaml = &native;
     op.reached_from = "layer_norm";
     op.depth = 1;
@@ -127,7 +127,7 @@ struct LayerNormTrace {
     op.kernels = {kernel};
     OpStep bwd;
     bwd.name = "native_layer_norm_backward";
-    bwd.role = "backward";
+    bwd.role = OpRole::kBackward;
     bwd.yaml = &backward;
     bwd.reached_from = "native_layer_norm";
     bwd.impls = {{"CUDA", "layer_norm_backward_cuda", "function",
@@ -312,11 +312,11 @@ TEST(TraceToJson, MinimalTraceGolden) {
   t.query = "aten::mm";
   t.source_root = "/r";
   t.source_version = "2.6.0a0";
-  t.target_kind = "aten";
+  t.target_kind = TargetKind::kAten;
   t.target_name = "aten::mm";
   OpStep op;
   op.name = "mm";
-  op.role = "forward";
+  op.role = OpRole::kForward;
   op.yaml = &mm;
   t.ops = {op};
   EXPECT_EQ(DumpJson(TraceToJson(t)),
@@ -455,11 +455,11 @@ TEST(RenderText, SmallAtenTraceGolden) {
   t.query = "aten::mm.out";
   t.source_root = "/r";
   t.source_version = "2.6.0a0";
-  t.target_kind = "aten";
+  t.target_kind = TargetKind::kAten;
   t.target_name = "aten::mm.out";
   OpStep op;
   op.name = "mm.out";
-  op.role = "forward";
+  op.role = OpRole::kForward;
   op.yaml = &mm_out;
   op.impls = {{"CUDA", "mm_out_cuda", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
   op.libraries = {{"cuBLAS", Loc("aten/src/ATen/native/cuda/Blas.cpp", 393), {"at::cuda::blas::gemm"},
@@ -562,7 +562,7 @@ Trace ChainTrace(size_t n, std::vector<NativeFunction>* functions) {
   functions->reserve(n);
   Trace t;
   t.query = "nn.MultiheadAttention";
-  t.target_kind = "module";
+  t.target_kind = TargetKind::kModule;
   t.target_name = "torch.nn.MultiheadAttention";
   for (size_t i = 0; i < n; ++i) {
     std::string name = "op" + std::to_string(i);
@@ -570,7 +570,7 @@ Trace ChainTrace(size_t n, std::vector<NativeFunction>* functions) {
                                       {{"CPU", name + "_cpu"}, {"CUDA", name + "_cuda"}}));
     OpStep op;
     op.name = name;
-    op.role = "forward";
+    op.role = OpRole::kForward;
     op.yaml = &functions->back();
     op.reached_from = i == 0 ? "" : "op" + std::to_string(i - 1);
     op.depth = static_cast<int>(i);
@@ -658,7 +658,7 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
     OpStep s;
     s.name = name;
-    s.role = "forward";
+    s.role = OpRole::kForward;
     s.yaml = f;
     s.reached_from = from;
     s.typical = typical;
@@ -678,7 +678,7 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   NativeFunction threshold_backward = MakeFunction(
       "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
   OpStep backward = op("threshold_backward", &threshold_backward, "relu", true);  // typical: below relu's derivative
-  backward.role = "backward";
+  backward.role = OpRole::kBackward;
   KernelStep bk;
   bk.name = "threshold_kernel_impl";
   bk.device = "CUDA";
@@ -723,12 +723,12 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
   t.assumptions = {"device=cuda"};
   OpStep entry;
   entry.name = "lstm.input";
-  entry.role = "forward";
+  entry.role = OpRole::kForward;
   entry.yaml = &lstm;
   entry.typical = true;
   OpStep fused;
   fused.name = "_thnn_fused_lstm_cell";
-  fused.role = "forward";
+  fused.role = OpRole::kForward;
   fused.yaml = &cell;
   fused.reached_from = "lstm.input";
   Location cond = Loc("aten/src/ATen/native/RNN.cpp", 1434);

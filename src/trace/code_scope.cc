@@ -7,7 +7,7 @@
 // shared by unrelated code (relu_ in vulkan/ops, min as a __device__ helper
 // in an anonymous namespace, flash::'s helpers) would be listed as an op's
 // code -- a wrong fact. These predicates are the tracer's only notion of
-// "same scope" and "same build"; trace_ops.cc and trace_walk.cc both use them.
+// "same scope" and "same build"; the C++ walk's files use them.
 #include "trace/code_scope.h"
 
 #include <algorithm>

@@ -171,7 +171,7 @@ std::string Initializer(std::string_view body, std::string_view name) {
   return "";
 }
 
-bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
+bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
                              int depth) const {
   // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
   // for at::log(...)): whether that op returns a Tensor.
@@ -204,7 +204,7 @@ bool Tracer::IsTensorOperand(std::string_view params, std::string_view body, std
 // Tensor), and a receiver is not the value either: only the last member of
 // index.numel() or x.sum().item() decides. A constant (at::internal::GRAIN_SIZE)
 // is no call, so no Tensor.
-bool Tracer::ValueIsTensor(std::string_view params, std::string_view body, std::string_view init,
+bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view body, std::string_view init,
                            std::string_view name, int depth) const {
   std::string_view object;  // the variable a member call is made on ("" for a call's result)
   for (size_t i = 0; i < init.size();) {

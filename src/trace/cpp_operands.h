@@ -1,7 +1,8 @@
 // What C++ code holds a Tensor, and what a call's arguments are, read from
 // a function body's text (the tracer's own reading; see cpp_operands.cc).
-// Used by the walk (trace_ops.cc) to take C++ operators for aten ops only on
-// Tensors, and an op call for the overloads its arguments admit.
+// Used by the walk (trace_calls.cc, trace_walk_facts.cc) to take C++
+// operators for aten ops only on Tensors, and an op call for the overloads
+// its arguments admit.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 // function defined more than once rejects a dtype only when every
 // definition does.
 #include "trace/dtype_gates.h"
+#include "trace/walk_bounds.h"
 
 #include <algorithm>
 #include <cctype>
@@ -100,7 +101,7 @@ std::vector<std::string> Items(std::string_view list) {
 
 Tri Gate(const Index& ix, std::string_view function, const std::string& dtype, int depth,
          std::set<std::string>* seen) {
-  if (depth > 4 || !seen->insert(std::string(function)).second) return Tri::kUnknown;
+  if (depth > kValueDepth || !seen->insert(std::string(function)).second) return Tri::kUnknown;
   std::vector<std::string> bodies = Bodies(ix, function);
   if (bodies.empty()) return Tri::kUnknown;
   for (const std::string& body : bodies) {

@@ -2,6 +2,7 @@
 // recursion up the calls that resolve to it); a cycle through callers reads
 // the frame's defaults alone.
 #include "trace/frame_bindings.h"
+#include "trace/walk_bounds.h"
 
 #include <cctype>
 
@@ -101,7 +102,7 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
   for (const PyParameter& p : caller_params) parameter = parameter || p.name == value;
   if (IsIdentifier(value) && !parameter) {
     // A local: its one assignment before the call, else what it was (the default stands).
-    if (!from || !from->where.valid() || line <= 0 || depth > 3) return "";
+    if (!from || !from->where.valid() || line <= 0 || depth > kLocalValueDepth) return "";
     auto text = ix_.FileText(from->where.file);
     if (!text) return "";
     auto assigned = AssignmentsOf(*text, from->where.line + 1, line, value);
@@ -226,7 +227,7 @@ const Bindings& FrameBindings::Compute(const PyFrame& f, int depth) {
       if (IsLiteral(value)) out[name] = value;
       else out.erase(name);
     }
-  } else if (!busy && depth < 6) {
+  } else if (!busy && depth < kBindingFrameDepth) {
     busy_[f.symbol] = true;
     std::optional<Bindings> agreed;
     for (const PyFrame& g : t_.python) {
@@ -269,7 +270,7 @@ void FrameBindings::AddAttributes(const std::string& symbol, Bindings* out, int 
 // arguments bound.
 void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
                                    Bindings* out, int depth) {
-  if (depth > 8) return;
+  if (depth > kInitBaseDepth) return;
   auto init = ix_.py.FindMethod(module, cls, "__init__");
   if (!init || init->kind != PySymbol::kFunction) return;
   const PyModule& m = ix_.py.modules()[init->module];

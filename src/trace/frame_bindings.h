@@ -84,7 +84,7 @@ class FrameBindings {
   bool IsTarget(const PyFrame& f) const;
   static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
                    const NativeFunction& fn);
-  bool IsModuleTarget() const { return t_.target_kind == "module"; }
+  bool IsModuleTarget() const { return t_.target_kind == TargetKind::kModule; }
 
   const Index& ix_;
   const Trace& t_;

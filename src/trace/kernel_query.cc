@@ -28,6 +28,7 @@
 #include "cpp/cpp_lexer.h"
 #include "cpp/kernel_name.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -282,7 +283,8 @@ bool CudaFile(const std::string& f) {
 // What a kernel name resolves to, before any op is traced.
 struct KernelResolution {
   KernelSource source;
-  std::string target_kind, target_name;
+  TargetKind target_kind = TargetKind::kNone;
+  std::string target_name;
   std::vector<std::string> starts;  // functions to trace bottom-up to the ops
   std::string not_found;
   std::string near_miss;  // a function of the tree the query is likely a typo of
@@ -382,7 +384,7 @@ bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
       global = &f;
     }
   }
-  r->target_kind = "kernel";
+  r->target_kind = TargetKind::kKernel;
   if (global) {
     ks.definition = CppLoc(global->file, global->line);
     r->target_name = k.kernel;
@@ -399,7 +401,7 @@ bool Resolver::Resolve(std::string_view q, KernelResolution* r) {
     ks.library = lib;
     ks.library_reason = why;
     AddLibraryCalls(lib, &ks);
-    r->target_kind = "library";
+    r->target_kind = TargetKind::kLibrary;
     r->target_name = lib;
   } else if (HasDefinitionInScope(k)) {
     r->target_name = k.kernel;
@@ -420,7 +422,7 @@ KernelSource ResolveKernelName(const Index& index, std::string_view name) {
   return r.source;
 }
 
-bool Tracer::TryProfilerKernel(std::string_view q) {
+bool QueryResolver::TryProfilerKernel(std::string_view q) {
   KernelResolution r;
   if (!Resolver(ix_).Resolve(q, &r)) {
     if (!r.not_found.empty()) t_.not_found.push_back({"kernel", r.not_found});
@@ -469,7 +471,7 @@ bool Resolver::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector
     }
     if (defs.empty() && holders.empty()) continue;
     ks->payload = c.name;
-    ks->payload_kind = functor ? "functor" : "lambda";
+    ks->payload_kind = functor ? PayloadKind::kFunctor : PayloadKind::kLambda;
     // The innermost lambda's parameters are the element types it runs on.
     if (!c.chain.empty()) ks->dtype = c.chain.back().params;
     std::stable_sort(defs.begin(), defs.end(), [&](uint32_t a, uint32_t b) {
@@ -488,7 +490,7 @@ bool Resolver::ResolvePayload(const KernelName& k, KernelSource* ks, std::vector
       std::set<std::string> named;
       for (uint32_t h : holders) {
         const std::string& n = cpp.functions()[h].name;
-        if (named.insert(n).second && starts->size() < 8) starts->push_back(n);
+        if (named.insert(n).second && starts->size() < kKernelStartsListed) starts->push_back(n);
       }
       if (starts->empty()) starts->push_back(c.name);
     } else {
@@ -530,7 +532,7 @@ bool Resolver::ResolveJiterator(const KernelName& k, KernelSource* ks, std::vect
     }
     if (ks->arithmetic.empty()) continue;
     ks->payload = *s;
-    ks->payload_kind = "jiterator";
+    ks->payload_kind = PayloadKind::kJiterator;
     ks->notes.push_back("compiled at run time by the jiterator from the kernel string \"" + *s + "\"");
     return true;
   }
@@ -553,7 +555,7 @@ void Resolver::AddLibraryCalls(const std::string& lib, KernelSource* ks) {
     bool hit = !prefix.empty() ? c.callee.rfind(prefix, 0) == 0 : c.qualifier.find(scope) != std::string::npos;
     if (!hit || c.function < 0 || !functions.insert(c.function).second) continue;
     ks->library_calls.push_back(CppLoc(c.file, c.line));
-    if (ks->library_calls.size() >= 12) break;
+    if (ks->library_calls.size() >= kLibrarySitesListed) break;
   }
 }
 

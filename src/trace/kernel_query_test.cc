@@ -24,13 +24,13 @@ TEST_F(KernelQuery, TheFloatLambdaOfSigmoid) {
                       "{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::sigmoid_kernel_cuda(at::"
                       "TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::"
                       "{lambda(float)#1}, std::array<char*, 2ul>)");
-  EXPECT_EQ(t.target_kind, "kernel");
+  EXPECT_EQ(t.target_kind, TargetKind::kKernel);
   EXPECT_EQ(t.target_name, "sigmoid_kernel_cuda");
   const KernelSource& k = t.kernel_source;
   EXPECT_EQ(k.kernel, "vectorized_elementwise_kernel");
   EXPECT_EQ(k.definition.file, "aten/src/ATen/native/cuda/CUDALoops.cuh");
   EXPECT_EQ(k.definition.line, 92);
-  EXPECT_EQ(k.payload_kind, "lambda");
+  EXPECT_EQ(k.payload_kind, PayloadKind::kLambda);
   EXPECT_EQ(k.payload_definition.line, 124);
   // The second dispatch (floating types; the first is the complex one) and its gpu_kernel lambda,
   // not the #else copy in the complex branch (line 144) that a CUDA build with the jiterator skips.
@@ -58,7 +58,7 @@ TEST_F(KernelQuery, AFunctorWrappedByAnotherIsTheAnswer) {
                       "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float,"
                       " at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >(int)");
   EXPECT_EQ(t.target_name, "MulFunctor");
-  EXPECT_EQ(t.kernel_source.payload_kind, "functor");
+  EXPECT_EQ(t.kernel_source.payload_kind, PayloadKind::kFunctor);
   // BinaryInternal.h:29 is MulFunctor's operator(), :38 its bool specialization's.
   EXPECT_TRUE(HasLine(t.kernel_source.arithmetic, "aten/src/ATen/native/cuda/BinaryInternal.h", 29));
   EXPECT_TRUE(HasLine(t.kernel_source.arithmetic, "aten/src/ATen/native/cuda/BinaryInternal.h", 38));
@@ -68,14 +68,14 @@ TEST_F(KernelQuery, AFunctorWrappedByAnotherIsTheAnswer) {
 TEST_F(KernelQuery, AJiteratorKernelIsItsString) {
   Trace t = TraceTree("2.6.0", "abs_kernel_vectorized4_kernel");
   EXPECT_EQ(t.target_name, "abs_kernel");
-  EXPECT_EQ(t.kernel_source.payload_kind, "jiterator");
+  EXPECT_EQ(t.kernel_source.payload_kind, PayloadKind::kJiterator);
   // AbsKernel.cu:18 `constexpr char abs_name[] = "abs_kernel"`, jitted at :26.
   EXPECT_TRUE(HasLine(t.kernel_source.arithmetic, "aten/src/ATen/native/cuda/AbsKernel.cu", 26));
 }
 
 TEST_F(KernelQuery, ALibraryKernelIsNotInTheTree) {
   Trace t = TraceTree("2.6.0", "nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT");
-  EXPECT_EQ(t.target_kind, "library");
+  EXPECT_EQ(t.target_kind, TargetKind::kLibrary);
   EXPECT_EQ(t.target_name, "cuBLAS");
   bool blas = false;
   for (const Location& l : t.kernel_source.library_calls) blas = blas || l.file == "aten/src/ATen/cuda/CUDABlas.cpp";
@@ -87,7 +87,7 @@ TEST_F(KernelQuery, AScopedNameIsNotAnyFunctionOfThatName) {
   Trace t = TraceTree("2.6.0",
                       "std::enable_if<true, void>::type internal::gemvx::kernel<int, int, float, float, float, float, "
                       "true, false, true, false, 6, false, cublasGemvParamsEx<int> >(cublasGemvParamsEx<int>)");
-  EXPECT_EQ(t.target_kind, "library");
+  EXPECT_EQ(t.target_kind, TargetKind::kLibrary);
   EXPECT_EQ(t.target_name, "cuBLAS");
 }
 

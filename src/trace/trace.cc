@@ -1,4 +1,6 @@
-// The tracer's front half: understand the query, then walk the Python layer.
+// One trace (Tracer::Run): resolve the query (QueryResolver), then let the
+// parts of trace_internal.h follow it -- the Python walk, the ops' expansion
+// into C++, the backward and decompositions, the paths' annotations.
 //
 // A query is tried as, in order: an aten op name (aten::x.ov, torch.ops.aten.x,
 // aten.x.default, x.ov, x), an operator (@, +, Tensor.__add__), a Tensor
@@ -9,20 +11,10 @@
 // A call (`F.interpolate(x, mode='bicubic')`) is traced by its name; its
 // argument text is kept for the typical path (trace/frame_bindings.h).
 //
-// The Python walk follows calls from a frame in source order: to other Python
-// functions of torch (recursively, bounded), through aliases (_add_docstr,
-// boolean_dispatch), and across the bridge into C++ (_VF.x, torch._C._nn.x,
-// torch.x, tensor methods, torch.ops.aten.x), where the YAML op takes over.
+// The Python walk (trace_python.cc) starts from the frame a query names.
 #include <algorithm>
-#include <cctype>
-#include <memory>
-#include <mutex>
-#include <regex>
 #include <set>
 
-#include <fmt/format.h>
-
-#include "base/bounded_regex.h"
 #include "base/text.h"
 #include "index/query_names.h"
 #include "py/py_arguments.h"
@@ -31,127 +23,6 @@
 #include "trace/trace_paths.h"
 
 namespace optrace {
-
-namespace {
-
-bool DerivesFromTensorBase(const PyClass& c) {
-  for (const std::string& base : c.resolved_bases) {
-    if (base == "torch._C.TensorBase" || base == "torch._C._TensorBase") return true;
-  }
-  return false;
-}
-
-// Python modules whose functions the walk follows into: every torch module
-// (torch._lowrank, torch.masked, torch.optim, torch._linalg_utils compose
-// ops too) except those that never lead to a kernel -- scripting, tracing,
-// compilation and export machinery, the __torch_function__ overrides,
-// utilities, and the pure argument checks of torch._prims_common. Frames
-// that reach no op are pruned afterwards (PrunePythonFrames).
-bool FollowableModule(std::string_view module) {
-  if (module == "torch") return true;
-  if (!StartsWith(module, "torch.")) return false;
-  static const char* kNoKernels[] = {
-      "torch.jit",        "torch._jit_internal", "torch.overrides", "torch.utils",     "torch._dynamo",
-      "torch.fx",         "torch.testing",       "torch._C",        "torch.onnx",      "torch.distributed",
-      "torch.cuda",       "torch.backends",      "torch.autograd.profiler",             "torch._logging",
-      "torch._guards",    "torch.export",        "torch._export",   "torch._inductor", "torch.compiler",
-      "torch._prims_common", "torch.package",    "torch.hub",       "torch.serialization",
-      "torch._utils",     "torch.library",       "torch._library",  "torch._ops",      "torch._higher_order_ops",
-      "torch._subclasses", "torch._functorch",   "torch.profiler",  "torch._tensor_str", "torch.types",
-      "torch._vmap_internals", "torch._namedtensor_internals", "torch.mps", "torch.xpu", "torch.amp",
-      "torch.ao",         "torch.quantization",  "torch._lazy",     "torch.monitor",   "torch.multiprocessing"};
-  for (const char* p : kNoKernels) {
-    size_t n = std::string_view(p).size();
-    if (StartsWith(module, p) && (module.size() == n || module[n] == '.')) return false;
-  }
-  return true;
-}
-
-// torch._C submodules that bind generated C++ functions, and the YAML
-// python_module each one serves ("" = the torch namespace itself).
-struct BridgeModule {
-  const char* prefix;
-  const char* python_module;
-  const char* label;
-};
-const BridgeModule kBridges[] = {
-    {"torch._C._nn.", "nn", "torch._C._nn"},
-    {"torch._C._linalg.", "linalg", "torch._C._linalg"},
-    {"torch._C._fft.", "fft", "torch._C._fft"},
-    {"torch._C._special.", "special", "torch._C._special"},
-    {"torch._C._nested.", "nested", "torch._C._nested"},
-    {"torch._C._sparse.", "sparse", "torch._C._sparse"},
-    {"torch._C._VariableFunctions.", "", "torch._C._VariableFunctions"},
-    {"torch._VF.", "", "_VF"},
-    {"torch._C.TensorBase.", "", "tensor method"},
-    {"torch._C._TensorBase.", "", "tensor method"},  // 1.13's name of the C++ base
-};
-
-// Which ops have a Python binding, as tools/autograd/gen_python_functions.py
-// decides (its _SKIP_PYTHON_BINDINGS name patterns and
-// SKIP_PYTHON_BINDINGS_SIGNATURES), read from the checkout: torch.mul(x, 2)
-// can never reach mul.Scalar, because that overload has no binding.
-class PythonBindings {
- public:
-  explicit PythonBindings(const Index& ix) {
-    std::string text;
-    if (!ix.disk || !ix.disk->ReadFile("tools/autograd/gen_python_functions.py", &text).ok()) return;
-    ReadList(text, "_SKIP_PYTHON_BINDINGS = [", &name_patterns_);
-    ReadList(text, "SKIP_PYTHON_BINDINGS_SIGNATURES = [", &signatures_);
-    for (const auto& p : name_patterns_) {
-      try {
-        regexes_.emplace_back(p);
-      } catch (const std::regex_error&) {
-      }
-    }
-  }
-  bool Bound(const NativeFunction& fn) const {
-    for (const auto& sig : signatures_) {
-      if (sig == fn.schema.text) return false;
-    }
-    std::string name = fn.schema.name + (fn.schema.is_out() ? "_out" : "");
-    for (const auto& re : regexes_) {
-      if (BoundedRegexMatch(name, re)) return false;
-    }
-    return true;
-  }
-
- private:
-  static void ReadList(const std::string& text, const std::string& opener, std::vector<std::string>* out) {
-    size_t pos = text.find(opener);
-    if (pos == std::string::npos) return;
-    size_t end = text.find("\n]", pos);
-    std::string body = text.substr(pos + opener.size(), end == std::string::npos ? std::string::npos : end - pos);
-    // Each "quoted" item on one line (by hand: bounded_regex.h says why not std::regex).
-    for (size_t open = body.find('"'); open != std::string::npos; open = body.find('"', open + 1)) {
-      size_t close = body.find_first_of("\"\n", open + 1);
-      if (close == std::string::npos) break;
-      if (body[close] != '"') continue;
-      out->push_back(body.substr(open + 1, close - open - 1));
-      open = close;
-    }
-  }
-  std::vector<std::string> name_patterns_, signatures_;
-  std::vector<std::regex> regexes_;
-};
-
-const PythonBindings& BindingsFor(const Index& ix) {
-  return ix.Derived<PythonBindings>("python-bindings", [&] { return PythonBindings(ix); });
-}
-
-}  // namespace
-
-Location Tracer::Loc(const std::string& file, int line, int snippet_lines) const {
-  Location l;
-  l.file = file;
-  l.line = line;
-  if (opt_.snippets && line > 0 && snippet_lines > 0) l.snippet = ix_.Snippet(file, line, snippet_lines);
-  return l;
-}
-
-Location Tracer::CppLoc(uint32_t file, uint32_t line, int snippet_lines) const {
-  return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
-}
 
 bool ParseDevice(std::string_view name, TraceOptions::Device* device) {
   static const std::pair<std::string_view, TraceOptions::Device> kNames[] = {
@@ -189,10 +60,10 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
-  bool found = TryAten(q) || TryOperator(q) || TryMethod(q) || TryPythonSymbol(q) || TryTorchNamespace(q) ||
-               TryKernel(q) || TryProfilerKernel(q);
+  bool found = resolver_.TryAten(q) || resolver_.TryOperator(q) || resolver_.TryMethod(q) || resolver_.TryPythonSymbol(q) || resolver_.TryTorchNamespace(q) ||
+               resolver_.TryKernel(q) || resolver_.TryProfilerKernel(q);
   if (!found) {
-    Suggest(q);
+    resolver_.Suggest(q);
     std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
     if (!t_.suggestions.empty()) {
       msg += "; did you mean: ";
@@ -201,15 +72,15 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
-  PrunePythonFrames();
-  ExpandQueuedOps();
-  if (opt_.backward) AddBackward();
-  AddDecompositions();
+  py_.PrunePythonFrames();
+  expander_.ExpandQueuedOps();
+  if (opt_.backward) backward_.AddBackward();
+  backward_.AddDecompositions();
   AnnotatePaths(ix_, opt_, &t_);  // conditions, typical path, selection functions (trace_paths.h)
   return Status::Ok();
 }
 
-bool Tracer::TryAten(std::string_view q) {
+bool QueryResolver::TryAten(std::string_view q) {
   std::string s(q);
   for (const char* prefix : {"torch.ops.aten.", "aten::", "aten."}) {
     if (StartsWith(s, prefix)) {
@@ -228,69 +99,21 @@ bool Tracer::TryAten(std::string_view q) {
     if (overload == "default") fn = FindOp(base);
     else fn = FindOp(base + "." + overload);
     if (!fn) return false;
-    t_.target_kind = "aten";
+    t_.target_kind = TargetKind::kAten;
     t_.target_name = "aten::" + fn->name;
     t_.selected_overload = fn->name;
-    AddOp(fn, "forward", "", 0);
+    ops_.AddOp(fn, OpRole::kForward, "", 0);
     return true;
   }
   auto overloads = ix_.yaml.Overloads(base);
   if (overloads.empty()) return false;
-  t_.target_kind = "aten";
+  t_.target_kind = TargetKind::kAten;
   t_.target_name = "aten::" + base;
-  for (const NativeFunction* fn : overloads) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : overloads) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }
 
-namespace {
-
-// Python operator spellings and the Tensor dunder each one calls.
-const std::pair<const char*, const char*> kOperatorDunders[] = {
-    {"@", "__matmul__"}, {"+", "__add__"},      {"-", "__sub__"},  {"*", "__mul__"},  {"/", "__truediv__"},
-    {"//", "__floordiv__"}, {"%", "__mod__"},   {"**", "__pow__"}, {"[]", "__getitem__"}, {"==", "__eq__"},
-    {"!=", "__ne__"},    {"<", "__lt__"},       {"<=", "__le__"},  {">", "__gt__"},   {">=", "__ge__"},
-    {"&", "__and__"},    {"|", "__or__"},       {"^", "__xor__"},  {"~", "__invert__"}, {"<<", "__lshift__"},
-    {">>", "__rshift__"}, {"+=", "__iadd__"},   {"-=", "__isub__"}, {"*=", "__imul__"}, {"/=", "__idiv__"},
-};
-
-}  // namespace
-
-// Reads the dunder table of the C++ Tensor binding from the checkout
-// (tools/autograd/templates/python_variable_methods.cpp): "__add__" is bound
-// to THPVariable_add, i.e. the aten op add. Read, not hard-coded, so a tree
-// that binds differently is traced as it is.
-using DunderTable = std::map<std::string, std::pair<std::string, int>>;
-
-static DunderTable ReadDunderBindings(const Index& ix) {
-  std::map<std::string, std::pair<std::string, int>> out;
-  const std::string path = "tools/autograd/templates/python_variable_methods.cpp";
-  std::string text;
-  if (!ix.disk || !ix.disk->ReadFile(path, &text).ok()) return out;
-  static const std::regex re(R"re(\{"(__\w+__)",[^\n]*?THPVariable_(\w+?)_?>)re");
-  int line = 1;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view l(text.data() + pos, end - pos);
-    if (l.find("{\"__") != std::string_view::npos) {
-      std::string ls(l);
-      std::smatch m;
-      if (BoundedRegexSearch(ls, &m, re)) {
-        std::string op = m[2];
-        // THPVariable_add_ binds add_: keep the in-place name.
-        if (ls.find("THPVariable_" + op + "_>") != std::string::npos) op += "_";
-        if (op.rfind("__", 0) == 0) op = op.substr(2, op.size() - 4);  // THPVariable___eq__ -> eq
-        out[m[1]] = {op, line};
-      }
-    }
-    pos = end + 1;
-    ++line;
-  }
-  return out;
-}
-
-bool Tracer::TryOperator(std::string_view q) {
+bool QueryResolver::TryOperator(std::string_view q) {
   std::string s(q);
   std::string dunder;
   for (const auto& [sym, d] : kOperatorDunders) {
@@ -303,16 +126,16 @@ bool Tracer::TryOperator(std::string_view q) {
     }
   }
   if (dunder.empty()) return false;
-  t_.target_kind = "operator";
+  t_.target_kind = TargetKind::kOperator;
   t_.target_name = "torch.Tensor." + dunder;
   // A Python definition in torch/_tensor.py wins (e.g. __rsub__, __rpow__).
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
-    WalkPythonFunction(py.module, py.index, 0);
+    py_.WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
   if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg
-    WalkTensorAlias(py, 0);
+    py_.WalkTensorAlias(py, 0);
     return true;
   }
   const DunderTable& dunders =
@@ -347,11 +170,11 @@ bool Tracer::TryOperator(std::string_view q) {
       break;
     }
   }
-  AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
+  py_.AddBoundOverloads(op, /*method=*/dunder != "__getitem__");
   return true;
 }
 
-bool Tracer::TryMethod(std::string_view q) {
+bool QueryResolver::TryMethod(std::string_view q) {
   std::string s(q), name;
   for (const char* prefix : {"torch.Tensor.", "Tensor.", "x.", "tensor."}) {
     if (StartsWith(s, prefix)) {
@@ -362,41 +185,29 @@ bool Tracer::TryMethod(std::string_view q) {
   if (name.empty() || name.find('.') != std::string::npos) return false;
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + name);
   if (py.kind == PySymbol::kFunction) {
-    t_.target_kind = "method";
+    t_.target_kind = TargetKind::kMethod;
     t_.target_name = "torch.Tensor." + name;
-    WalkPythonFunction(py.module, py.index, 0);
+    py_.WalkPythonFunction(py.module, py.index, 0);
     return true;
   }
   if (py.kind == PySymbol::kAlias) {  // __neg__ = _C.TensorBase.neg, a wrapped C++ method
-    t_.target_kind = "method";
+    t_.target_kind = TargetKind::kMethod;
     t_.target_name = "torch.Tensor." + name;
-    WalkTensorAlias(py, 0);
+    py_.WalkTensorAlias(py, 0);
     return true;
   }
   bool any = false;
   for (const NativeFunction* fn : ix_.yaml.Overloads(name)) any = any || fn->HasVariant("method");
   if (!any) return TryHandBound(name);
-  t_.target_kind = "method";
+  t_.target_kind = TargetKind::kMethod;
   t_.target_name = "torch.Tensor." + name;
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
   frame.bridge = "tensor method";
   frame.calls.push_back({name, 0, "bridge", "aten::" + name, {}});
   t_.python.push_back(frame);
-  AddBoundOverloads(name, /*method=*/true);
+  py_.AddBoundOverloads(name, /*method=*/true);
   return true;
-}
-
-void Tracer::AddBoundOverloads(const std::string& name, bool method) {
-  const PythonBindings& bindings = BindingsFor(ix_);
-  std::vector<const NativeFunction*> picked, manual;
-  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->schema.is_out() || (method && !fn->HasVariant("method"))) continue;
-    (bindings.Bound(*fn) ? picked : manual).push_back(fn);
-  }
-  // Nothing generated: the method is bound by hand (copy_, __getitem__'s
-  // index), and that binding calls these overloads.
-  for (const NativeFunction* fn : picked.empty() ? manual : picked) AddOp(fn, "forward", "", 0);
 }
 
 namespace {
@@ -411,7 +222,7 @@ std::string ExpandShorthand(std::string_view q) {
 
 }  // namespace
 
-bool Tracer::TryPythonSymbol(std::string_view q) {
+bool QueryResolver::TryPythonSymbol(std::string_view q) {
   std::string dotted = ExpandShorthand(q);
   if (!StartsWith(dotted, "torch.")) return false;
   PySymbol s = ix_.py.Resolve(dotted);
@@ -421,13 +232,13 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
       const PyModule& m = mods[s.module];
       const PyClass& c = m.classes[s.index];
       auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
-      t_.target_kind = "module";
+      t_.target_kind = TargetKind::kModule;
       t_.target_name = m.name + "." + c.name;
       if (!fwd) {
         t_.not_found.push_back({"forward", t_.target_name + " has no forward method in the class or its bases"});
         return true;
       }
-      WalkPythonFunction(fwd->module, fwd->index, 0);
+      py_.WalkPythonFunction(fwd->module, fwd->index, 0);
       if (fwd->module != s.module || mods[fwd->module].functions[fwd->index].class_index != static_cast<int32_t>(s.index)) {
         const PyFunction& f = mods[fwd->module].functions[fwd->index];
         if (!t_.python.empty()) {
@@ -438,23 +249,24 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
     }
     case PySymbol::kFunction: {
       const PyModule& m = mods[s.module];
-      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional"
-                       : StartsWith(m.name, "torch._tensor")     ? "method"
-                                                                  : (m.functions[s.index].is_method ? "python" : "torch");
-      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = "python";
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? TargetKind::kFunctional
+                       : StartsWith(m.name, "torch._tensor")     ? TargetKind::kMethod
+                       : m.functions[s.index].is_method          ? TargetKind::kPython
+                                                                  : TargetKind::kTorch;
+      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = TargetKind::kPython;
       t_.target_name = m.name + "." + m.functions[s.index].qualname;
-      WalkPythonFunction(s.module, s.index, 0);
+      py_.WalkPythonFunction(s.module, s.index, 0);
       return true;
     }
     case PySymbol::kAlias: {
       const PyModule& m = mods[s.module];
       const PyAlias& a = m.aliases[s.index];
-      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? "functional" : "torch";
+      t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? TargetKind::kFunctional : TargetKind::kTorch;
       t_.target_name = m.name + "." + a.name;
       PyFrame frame;
       frame.symbol = t_.target_name;
       frame.where = Loc(m.path, a.line, 2);
-      WalkAlias(s.module, a, 0, &frame);
+      py_.WalkAlias(s.module, a, 0, &frame);
       return true;
     }
     default:
@@ -462,7 +274,7 @@ bool Tracer::TryPythonSymbol(std::string_view q) {
   }
 }
 
-bool Tracer::TryTorchNamespace(std::string_view q) {
+bool QueryResolver::TryTorchNamespace(std::string_view q) {
   std::string s(q);
   if (!StartsWith(s, "torch.")) return false;
   std::string bridge;
@@ -481,19 +293,19 @@ bool Tracer::TryTorchNamespace(std::string_view q) {
     if (rest.find('.') != std::string::npos) return false;
     dotted = "torch._C._VariableFunctions." + rest;
   }
-  if (!BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
-  t_.target_kind = "torch";
+  if (!py_.BridgeToYaml(dotted, &bridge, &ops) || ops.empty()) return false;
+  t_.target_kind = TargetKind::kTorch;
   t_.target_name = s;
   PyFrame frame;
   frame.symbol = s;
   frame.bridge = bridge;
   frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name, {}});
   t_.python.push_back(frame);
-  for (const NativeFunction* fn : ops) AddOp(fn, "forward", "", 0);
+  for (const NativeFunction* fn : ops) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }
 
-void Tracer::Suggest(std::string_view q) {
+void QueryResolver::Suggest(std::string_view q) {
   // A suggestion already made (a kernel name one edit from a function of the tree) comes first.
   std::vector<std::string> s = SuggestQueries(ix_, q);
   for (const std::string& mine : t_.suggestions) {
@@ -502,618 +314,114 @@ void Tracer::Suggest(std::string_view q) {
   t_.suggestions = std::move(s);
 }
 
-// --- Python layer ----------------------------------------------------------
-
-bool Tracer::BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops) {
-  std::string name;
-  std::string python_module = "<none>";
-  if (StartsWith(dotted, "torch.ops.aten.")) {
-    std::string rest = dotted.substr(15);
-    std::string base = rest, overload;
-    if (size_t dot = rest.find('.'); dot != std::string::npos) {
-      base = rest.substr(0, dot);
-      overload = rest.substr(dot + 1);
-    }
-    *bridge = "torch.ops";
-    if (!overload.empty()) {
-      const NativeFunction* fn = FindOp(overload == "default" ? base : base + "." + overload);
-      if (fn) ops->push_back(fn);
-      return true;
-    }
-    for (const NativeFunction* fn : ix_.yaml.Overloads(base)) {
-      if (!fn->schema.is_out()) ops->push_back(fn);
-    }
-    return true;
-  }
-  for (const BridgeModule& b : kBridges) {
-    if (StartsWith(dotted, b.prefix)) {
-      name = dotted.substr(std::string_view(b.prefix).size());
-      python_module = b.python_module;
-      *bridge = b.label;
-      break;
-    }
-  }
-  if (name.empty() && StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
-    name = dotted.substr(6);
-    python_module = "";
-    *bridge = "torch." + name;
-  }
-  if (name.empty() || name.find('.') != std::string::npos) return false;
-  bool tensor_method = *bridge == "tensor method";
-  const PythonBindings& bindings = BindingsFor(ix_);
-  for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-    if (fn->schema.is_out() || !bindings.Bound(*fn)) continue;
-    if (tensor_method) {
-      if (!fn->HasVariant("method")) continue;
-    } else {
-      // A binding module only exposes ops whose python_module names it
-      // (torch._C._nn.linear is linear with python_module: nn).
-      std::string pm = fn->python_module.value_or("");
-      if (pm != python_module) continue;
-      if (python_module.empty() && !fn->HasVariant("function")) continue;
-    }
-    ops->push_back(fn);
-  }
-  if (ops->empty() && !tensor_method) {
-    // Skipped by codegen because it is bound by hand (nonzero, ...): the
-    // manual binding still calls the op.
-    for (const NativeFunction* fn : ix_.yaml.Overloads(name)) {
-      if (!fn->schema.is_out() && fn->python_module.value_or("") == python_module) ops->push_back(fn);
-    }
-  }
-  return true;
-}
-
-// Drops helper frames that lead to no op (argument checks, shape
-// bookkeeping): the entry frame stays, and so does every frame on a path to C++.
-void Tracer::PrunePythonFrames() {
-  if (t_.python.size() <= 1) return;
-  bool changed = true;
-  std::set<std::string> dropped;
-  while (changed) {
-    changed = false;
-    for (size_t i = 1; i < t_.python.size(); ++i) {
-      const PyFrame& f = t_.python[i];
-      if (dropped.count(f.symbol)) continue;
-      bool useful = false;
-      for (const auto& c : f.calls) {
-        if (c.kind != "python" && c.kind != "functional" && c.kind != "method") useful = true;
-        else if (c.resolved.rfind("aten::", 0) == 0) useful = true;
-        else if (!dropped.count(c.resolved)) {
-          // A call to a frame that is still there keeps this one.
-          for (const auto& g : t_.python) useful = useful || (g.symbol == c.resolved && g.symbol != f.symbol);
-        }
-      }
-      if (!useful) {
-        dropped.insert(f.symbol);
-        changed = true;
-      }
-    }
-  }
-  std::vector<PyFrame> kept;
-  for (size_t i = 0; i < t_.python.size(); ++i) {
-    if (i > 0 && dropped.count(t_.python[i].symbol)) continue;
-    PyFrame f = t_.python[i];
-    std::vector<PyCallStep> calls;
-    for (auto& c : f.calls) {
-      if (!dropped.count(c.resolved)) calls.push_back(c);
-    }
-    f.calls = std::move(calls);
-    kept.push_back(std::move(f));
-  }
-  t_.python = std::move(kept);
-}
-
-void Tracer::WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame) {
-  const PyModule& m = ix_.py.modules()[module];
-  if (alias.kind == PyAliasKind::kBooleanDispatch) {
-    frame->bridge = "boolean_dispatch";
-    frame->note = "boolean_dispatch: if_true=" + alias.if_true + ", if_false=" + alias.if_false;
-    size_t at = t_.python.size();
-    t_.python.push_back(*frame);
-    for (const std::string& branch : {alias.if_true, alias.if_false}) {
-      if (branch.empty()) continue;
-      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch, {}});
-      PySymbol s = ix_.py.Resolve(m.name + "." + branch);
-      if (s.kind == PySymbol::kFunction) {
-        WalkPythonFunction(s.module, s.index, depth + 1);
-      } else if (s.kind == PySymbol::kAlias && depth < 4 && seen_py_.insert({s.module, 1000000 + s.index}).second) {
-        // boolean_dispatch of boolean_dispatch (torch.unique in 1.13).
-        const PyModule& bm = ix_.py.modules()[s.module];
-        const PyAlias& nested = bm.aliases[s.index];
-        PyFrame nested_frame;
-        nested_frame.symbol = bm.name + "." + nested.name;
-        nested_frame.where = Loc(bm.path, static_cast<int>(nested.line), 2);
-        WalkAlias(s.module, nested, depth + 1, &nested_frame);
-      }
-    }
-    return;
-  }
-  if (alias.kind == PyAliasKind::kAddDocstr) frame->bridge = "_add_docstr alias";
-  size_t at = t_.python.size();
-  t_.python.push_back(*frame);
-  PyFrame tmp = t_.python[at];
-  const PyAlias* outer = walking_alias_;
-  walking_alias_ = &alias;
-  FollowPyCall(module, -1, alias.target, static_cast<int>(alias.line), depth, &tmp);
-  // x = wrapper(f, ...): what runs is f, wrapped (a decorator applied by
-  // hand: __pow__ = _wrap_type_error_to_not_implemented(_C.TensorBase.pow)).
-  if (alias.kind == PyAliasKind::kCall) {
-    std::string first = alias.args.substr(0, alias.args.find(','));
-    first = std::string(TrimView(first));
-    bool dotted = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    });
-    if (dotted && !std::isdigit(static_cast<unsigned char>(first[0])))
-      FollowPyCall(module, -1, first, static_cast<int>(alias.line), depth, &tmp);
-  }
-  walking_alias_ = outer;
-  // FollowPyCall may have appended frames: write the calls back into ours.
-  t_.python[at].calls = tmp.calls;
-  if (t_.python[at].bridge.empty()) t_.python[at].bridge = tmp.bridge;
-  else if (!tmp.bridge.empty() && tmp.bridge != t_.python[at].bridge) t_.python[at].bridge += " -> " + tmp.bridge;
-}
-
-void Tracer::WalkTensorAlias(const PySymbol& s, int depth) {
-  const PyModule& m = ix_.py.modules()[s.module];
-  const PyAlias& a = m.aliases[s.index];
-  PyFrame frame;
-  frame.symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
-  frame.where = Loc(m.path, static_cast<int>(a.line), 2);
-  if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth, &frame);
-}
-
-void Tracer::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
-  if (!seen_py_.insert({module, function}).second || depth > 4) return;
-  const PyModule& m = ix_.py.modules()[module];
-  const PyFunction& f = m.functions[function];
-  size_t at = t_.python.size();
-  PyFrame frame;
-  frame.symbol = m.name + "." + f.qualname;
-  frame.where = Loc(m.path, static_cast<int>(f.line), 3);
-  t_.python.push_back(frame);
-  PyFrame work = frame;
-  for (const PyCall& call : f.calls) {
-    if (call.in_preamble) continue;
-    if (call.kind == PyCallKind::kOperator) {
-      // '@' exists for tensors alone; other operators where an operand is
-      // known to be a tensor.
-      if (call.callee == "@") {
-        work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul", {}});
-        AddOpsByBaseName("matmul", "forward", "", 0);
-      } else {
-        FollowOperator(module, function, call, depth, &work);
-      }
-      continue;
-    }
-    FollowPyCall(module, f.class_index, call.callee, static_cast<int>(call.line), depth, &work);
-  }
-  t_.python[at].calls = std::move(work.calls);
-  t_.python[at].bridge = work.bridge;
-  if (t_.python[at].bridge.empty()) {
-    bool composes = false;
-    for (const auto& c : t_.python[at].calls) composes = composes || c.kind != "python";
-    if (composes) t_.python[at].bridge = "pure Python composition";
-  }
-}
-
-bool Tracer::AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
-                           PyFrame* frame) {
-  std::string bridge;
-  std::vector<const NativeFunction*> ops;
-  if (!BridgeToYaml(dotted, &bridge, &ops)) return false;
-  // Ops returning no tensor (size, dim, is_floating_point...) are metadata
-  // queries answered without a kernel: not part of what runs.
-  std::vector<const NativeFunction*> tensor_ops;
-  for (const NativeFunction* fn : ops) {
-    bool returns_tensor = false;
-    for (const auto& r : fn->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
-    if (returns_tensor) tensor_ops.push_back(fn);
-  }
-  if (tensor_ops.empty()) return false;
-  frame->calls.push_back({callee, line, kind, "aten::" + tensor_ops.front()->schema.name, {}});
-  if (frame->bridge.empty()) frame->bridge = bridge;
-  else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
-  for (const NativeFunction* fn : tensor_ops) AddOp(fn, "forward", "", 0);
-  return true;
-}
-
-bool Tracer::FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
-                          int depth, PyFrame* frame) {
-  const auto& mods = ix_.py.modules();
-  PySymbol s = ix_.py.Resolve(dotted);
-  if (s.kind == PySymbol::kFunction) {
-    const PyModule& target = mods[s.module];
-    if (!FollowableModule(target.name)) return false;
-    frame->calls.push_back({callee, line, kind, target.name + "." + target.functions[s.index].qualname, {}});
-    WalkPythonFunction(s.module, s.index, depth + 1);
-    return true;
-  }
-  if (s.kind == PySymbol::kAlias) {
-    const PyModule& target = mods[s.module];
-    if (!FollowableModule(target.name)) return false;
-    const PyAlias& a = target.aliases[s.index];
-    if (&a == walking_alias_) return false;  // names itself: the binding of that name
-    frame->calls.push_back({callee, line, kind, target.name + "." + a.name, {}});
-    PyFrame alias_frame;
-    alias_frame.symbol = target.name + "." + a.name;
-    alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
-    if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth + 1, &alias_frame);
-    return true;
-  }
-  return false;
-}
-
-// self.method(...) and super().method(...); a super() method of a C++ base
-// (torch._C.TensorBase) is a tensor method bound in C++.
-void Tracer::FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
-                            PyFrame* frame) {
-  const auto& mods = ix_.py.modules();
-  const PyModule& m = mods[module];
-  const size_t dot = callee.find('.');
-  const std::string head = callee.substr(0, dot), rest = callee.substr(dot + 1);
-  auto fn = head == "self" ? ix_.py.FindMethod(module, static_cast<uint32_t>(cls), rest) : std::nullopt;
-  if (head == "super()") {
-    const PyClass& c = m.classes[static_cast<size_t>(cls)];
-    for (const std::string& base : c.resolved_bases) {
-      if (base.empty()) continue;
-      PySymbol b = ix_.py.Resolve(base);
-      if (b.kind != PySymbol::kClass) {
-        if (StartsWith(base, "torch._C.") && AddBridgeCall(base + "." + rest, callee, "method", line, frame)) return;
-        continue;
-      }
-      fn = ix_.py.FindMethod(b.module, b.index, rest);
-      if (fn) break;
-    }
-  }
-  if (fn && fn->kind == PySymbol::kFunction) {
-    const PyModule& target = mods[fn->module];
-    frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname, {}});
-    WalkPythonFunction(fn->module, fn->index, depth + 1);
-    return;
-  }
-  if (fn && fn->kind == PySymbol::kAlias) {
-    const PyModule& target = mods[fn->module];
-    const PyAlias& a = target.aliases[fn->index];
-    frame->calls.push_back({callee, line, "python", target.name + "." + a.name, {}});
-    PyFrame alias_frame;
-    alias_frame.symbol = target.name + "." + a.name;
-    alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
-    if (seen_py_.insert({fn->module, 1000000 + fn->index}).second) WalkAlias(fn->module, a, depth + 1, &alias_frame);
-    return;
-  }
-  if (head == "self" && !fn && FollowSelfAttribute(module, cls, rest, line, depth, frame)) return;
-  // self.reciprocal() in torch._tensor.Tensor: a method bound in C++.
-  if (head == "self" && !fn && DerivesFromTensorBase(m.classes[static_cast<size_t>(cls)]))
-    FollowMethodCall(callee, line, depth, frame);
-}
-
-// receiver.method(...): a tensor method when the name is one, whatever the
-// receiver (x.softmax, (-input).softmax, div.mul(...).add(...).pow,
-// self.weight.add_); methods bound by hand in C++ (x.half(), x.to()) too.
-void Tracer::FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame) {
-  const std::string method = callee.substr(callee.rfind('.') + 1);
-  if (method.empty()) return;
-  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + method);
-  if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + method, {}});
-    WalkPythonFunction(py.module, py.index, depth + 1);
-    return;
-  }
-  if (AddBridgeCall("torch._C.TensorBase." + method, callee, "method", line, frame)) return;
-  // A YAML method that returns no tensor (size, dim) is metadata: no op.
-  if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
-}
-
-void Tracer::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
-                          PyFrame* frame) {
-  const PyModule& m = ix_.py.modules()[module];
-  size_t dot = callee.find('.');
-  std::string head = callee.substr(0, dot);
-  std::string rest = dot == std::string::npos ? "" : callee.substr(dot + 1);
-
-  if ((head == "self" || head == "super()") && cls >= 0 && !rest.empty() && rest.find('.') == std::string::npos) {
-    FollowSelfCall(module, cls, callee, line, depth, frame);
-    return;
-  }
-  // Names bound by imports: F.x, torch.x, _VF.x, nn.functional.x ...
-  for (const PyImport& imp : m.imports) {
-    if (imp.local != head) continue;
-    std::string dotted = rest.empty() ? imp.target : imp.target + "." + rest;
-    if (StartsWith(dotted, "torch._VF.") || StartsWith(dotted, "torch._C.") || StartsWith(dotted, "torch.ops.aten.")) {
-      AddBridgeCall(dotted, callee, "bridge", line, frame);
-      return;
-    }
-    if (FollowSymbol(dotted, callee, StartsWith(dotted, "torch.nn.functional.") ? "functional" : "python", line, depth,
-                     frame))
-      return;
-    if (StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
-      AddBridgeCall(dotted, callee, "torch", line, frame);
-    } else if (StartsWith(dotted, "torch.linalg.") || StartsWith(dotted, "torch.fft.") ||
-               StartsWith(dotted, "torch.special.")) {
-      PySymbol s = ix_.py.Resolve(dotted);
-      if (s.kind == PySymbol::kNone) {
-        std::string sub = dotted.substr(6, dotted.find('.', 6) - 6);
-        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee, "bridge",
-                      line, frame);
-      }
-    }
-    return;
-  }
-  // Module-level functions and aliases of the same module.
-  if (rest.empty()) {
-    if (FollowSymbol(m.name + "." + head, callee, "python", line, depth, frame)) return;
-    // torch/__init__.py binds every function of torch._C._VariableFunctions
-    // into torch's namespace at import (`globals()[__name] = __obj`): a bare
-    // name there that Python does not define is that binding
-    // (`_segment_reduce = segment_reduce`).
-    if (m.name != "torch") return;
-    bool function_op = false;
-    for (const NativeFunction* o : ix_.yaml.Overloads(head)) function_op = function_op || o->HasVariant("function");
-    if (function_op && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
-      AddBridgeCall("torch." + head, callee, "torch", line, frame);
-    return;
-  }
-  if (head == "cls" || (head == "self" && rest.find('.') == std::string::npos)) return;
-  FollowMethodCall(callee, line, depth, frame);
-}
-
-// --- self attributes and hand-written bindings -----------------------------
-
-namespace {
-
-std::string TrimCopy(std::string_view s) { return std::string(TrimView(s)); }
-
-// Index of the bracket closing the one at `open`, or npos.
-size_t CloseOf(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
-    else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-
-// The default value text of parameter `name` in a def header, or "".
-std::string ParamDefault(std::string_view header, std::string_view name) {
-  size_t open = header.find('(');
-  size_t close = open == std::string_view::npos ? open : CloseOf(header, open);
-  if (close == std::string_view::npos) return {};
-  std::string_view params = header.substr(open + 1, close - open - 1);
-  size_t start = 0;
-  for (size_t i = 0; i <= params.size(); ++i) {
-    if (i < params.size() && (params[i] == '(' || params[i] == '[' || params[i] == '{')) {
-      size_t c = CloseOf(params, i);
-      if (c == std::string_view::npos) return {};
-      i = c;
-      continue;
-    }
-    if (i < params.size() && params[i] != ',') continue;
-    std::string_view p = TrimView(params.substr(start, i - start));
-    start = i + 1;
-    size_t n = 0;
-    while (n < p.size() && (std::isalnum(static_cast<unsigned char>(p[n])) || p[n] == '_')) ++n;
-    if (p.substr(0, n) != name) continue;
-    size_t eq = p.rfind('=');
-    return eq == std::string_view::npos ? std::string() : TrimCopy(p.substr(eq + 1));
-  }
-  return {};
-}
-
-bool IsDottedName(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
-}
-
-}  // namespace
-
-bool Tracer::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
-                                 PyFrame* frame) {
-  auto init = ix_.py.FindMethod(module, static_cast<uint32_t>(cls), "__init__");
-  if (!init || init->kind != PySymbol::kFunction) return false;
-  const PyModule& im = ix_.py.modules()[init->module];
-  const PyFunction& f = im.functions[init->index];
-  std::string header;
-  std::set<std::string> values;  // what __init__ binds to self.<attr>, each followed once
-  for (uint32_t n = f.line; n <= f.end_line; ++n) {
-    std::string text = ix_.Snippet(im.path, static_cast<int>(n), 1);
-    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
-      header += text + " ";
-    std::string_view t = TrimView(text);
-    const std::string lhs = "self." + attr;
-    if (!StartsWith(t, lhs)) continue;
-    t.remove_prefix(lhs.size());
-    t = TrimView(t);
-    if (!t.empty() && t[0] == ':') t.remove_prefix(std::min(t.size(), t.find('=') == std::string_view::npos ? t.size() : t.find('=')));
-    if (t.size() < 2 || t[0] != '=' || t[1] == '=') continue;
-    std::string value = TrimCopy(t.substr(1));
-    if (size_t open = value.find('('); open != std::string::npos) value = value.substr(0, open);  // built: its class
-    else if (IsDottedName(value) && value.find('.') == std::string::npos &&
-             std::find(f.params.begin(), f.params.end(), value) != f.params.end())
-      value = ParamDefault(header, value);  // self.activation = activation -> its default
-    if (IsDottedName(value)) values.insert(value);
-  }
-  bool any = false;
-  for (const std::string& value : values) {
-    PySymbol s = ix_.py.ResolveIn(init->module, value, static_cast<int32_t>(init->index));
-    if (s.kind == PySymbol::kClass) {
-      auto fwd = ix_.py.FindMethod(s.module, s.index, "forward");
-      if (!fwd || fwd->kind != PySymbol::kFunction) continue;
-      const PyModule& fm = ix_.py.modules()[fwd->module];
-      if (!FollowableModule(fm.name)) continue;
-      frame->calls.push_back({"self." + attr, line, "python", fm.name + "." + fm.functions[fwd->index].qualname, {}});
-      WalkPythonFunction(fwd->module, fwd->index, depth + 1);
-      any = true;
-    } else if (s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias) {
-      size_t before = frame->calls.size();
-      FollowPyCall(init->module, -1, value, line, depth, frame);
-      any = any || frame->calls.size() > before;
-    }
-  }
-  if (!any)
-    t_.not_found.push_back({"python call", fmt::format("self.{} ({}:{}): no method, and {}.__init__ binds no layer or "
-                                                       "function to it that the walk can follow",
-                                                       attr, ix_.py.modules()[module].path, line, f.qualname)});
-  return any;
-}
-
-// --- operators of torch's Python code --------------------------------------
-
-const ValueScope& Tracer::ScopeOf(uint32_t module, uint32_t function) {
-  auto key = std::make_pair(module, function);
-  if (auto it = scopes_.find(key); it != scopes_.end()) return *it->second;
-  if (!tensor_facts_) {
-    const YamlModel& yaml = ix_.yaml;
-    auto returns = [&yaml](std::string_view m, bool tensor) {
-      auto overloads = yaml.Overloads(m);
-      bool any_tensor = false;
-      for (const NativeFunction* fn : overloads) {
-        if (!fn->HasVariant("method")) continue;
-        for (const auto& r : fn->schema.returns) any_tensor = any_tensor || r.type == "Tensor" || r.type == "Tensor(a)";
-      }
-      return tensor ? any_tensor : (!overloads.empty() && !any_tensor);
-    };
-    tensor_facts_ = std::make_unique<TensorFacts>();
-    tensor_facts_->method_returns_scalar = [returns](std::string_view m) { return returns(m, false); };
-    tensor_facts_->method_returns_tensor = [returns](std::string_view m) { return returns(m, true); };
-    tensor_facts_->attr_is_scalar = [](std::string_view a) {
-      return a == "shape" || a == "ndim" || a == "dtype" || a == "device" || a == "layout" || a == "requires_grad";
-    };
-  }
-  auto scope = std::make_unique<ValueScope>(tensor_facts_.get());
-  const PyModule& m = ix_.py.modules()[module];
-  const PyFunction& f = m.functions[function];
-  std::string header;
-  std::vector<Assignment> assignments;
-  for (uint32_t n = f.line; n <= f.end_line; ++n) {
-    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
-    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
-      header += text + " ";
-    Assignment a;
-    if (n > f.line && ParseAssignment(text, &a)) assignments.push_back(std::move(a));
-  }
-  std::vector<std::string> tensors = TensorParams(header), scalars = ScalarParams(header);
-  for (const std::string& p : f.params) {
-    ValueKind k = std::count(tensors.begin(), tensors.end(), p)   ? ValueKind::kTensor
-                  : std::count(scalars.begin(), scalars.end(), p) ? ValueKind::kScalar
-                                                                  : ValueKind::kUnknown;
-    scope->SetLocal(p, k);
-  }
-  std::vector<std::string> callees;
-  for (const PyCall& c : f.calls)
-    if (c.kind == PyCallKind::kCall) callees.push_back(c.callee);
-  LearnTensorReceivers(f.params, callees, scope.get());
-  // In a method of a Tensor class (torch._tensor.Tensor derives from the
-  // C++ torch._C.TensorBase), self is a tensor.
-  if (f.class_index >= 0 && !f.params.empty() && f.params.front() == "self" &&
-      DerivesFromTensorBase(m.classes[static_cast<size_t>(f.class_index)]))
-    scope->SetLocal("self", ValueKind::kTensor);
-  for (const PyImport& im : m.imports)
-    if (im.target == "math") scope->AddScalarModule(im.local);
-  LearnAssignments(assignments, scope.get());
-  return *scopes_.emplace(key, std::move(scope)).first->second;
-}
-
-void Tracer::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
-  size_t tab = call.args.find('\t');
-  if (tab == std::string::npos || call.callee == "[]") return;  // a subscript's op depends on its index
-  const ValueScope& scope = ScopeOf(module, function);
-  const std::string left = call.args.substr(0, tab), right = call.args.substr(tab + 1);
-  const bool left_tensor = !left.empty() && scope.KindOf(left) == ValueKind::kTensor;
-  const bool right_tensor = scope.KindOf(right) == ValueKind::kTensor;
-  std::string dunder;
-  if (call.callee == "u-" || call.callee == "u~") {
-    if (right_tensor) dunder = call.callee == "u-" ? "__neg__" : "__invert__";
-  } else {
-    std::string plain;
-    for (const auto& [sym, d] : kOperatorDunders)
-      if (call.callee == sym) plain = d;
-    const bool reflectable = plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos &&
-                             call.callee.back() != '=';
-    if (left_tensor) dunder = plain;
-    else if (right_tensor && reflectable) dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
-  }
-  if (dunder.empty()) return;
-  std::string shown = call.callee[0] == 'u' ? call.callee.substr(1) + right : left + " " + call.callee + " " + right;
-  FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
-}
-
-bool Tracer::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
-                          PyFrame* frame) {
-  PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
-  if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder, {}});
-    WalkPythonFunction(py.module, py.index, depth + 1);
-    return true;
-  }
-  if (py.kind == PySymbol::kAlias) {
-    const PyModule& m = ix_.py.modules()[py.module];
-    const PyAlias& a = m.aliases[py.index];
-    std::string symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
-    frame->calls.push_back({callee, line, "operator", symbol, {}});
-    WalkTensorAlias(py, depth + 1);
-    return true;
-  }
-  const DunderTable& dunders =
-      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
-  std::string op;
-  if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
-  else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
-  if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
-  frame->calls.push_back({callee, line, "operator", "aten::" + op, {}});
-  AddBoundOverloads(op, /*method=*/true);
-  return true;
-}
-
-const HandBindings& HandBindingsFor(const Index& ix) {
-  return ix.Derived<HandBindings>("hand-bindings",
-                                  [&] { return ix.disk ? ReadHandBindings(*ix.disk) : HandBindings(); });
-}
-
-bool Tracer::FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame) {
+bool QueryResolver::TryHandBound(const std::string& name) {
   const HandBindings& all = HandBindingsFor(ix_);
   auto it = all.find(name);
   if (it == all.end()) return false;
-  const HandBinding& b = it->second;
-  std::set<std::string> added;
-  for (const HandBoundCall& c : b.calls) {
-    bool op = false;  // an op returning a tensor (self.sizes(), self.dim() read metadata)
-    for (const NativeFunction* fn : ix_.yaml.Overloads(c.name)) {
-      bool tensor = false;
-      for (const auto& r : fn->schema.returns) tensor = tensor || r.type.find("Tensor") != std::string::npos;
-      op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
-    }
-    if (!op || !added.insert(c.name).second) continue;
-    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name, {}});
-    AddOpsByBaseName(c.name, "forward", "", 0);
-  }
-  std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";
-  if (added.empty()) {
-    NotFoundStep step{"hand-written binding", "Tensor." + name + " is bound by hand to " + b.function + " (" + b.file +
-                                                  ":" + std::to_string(b.line) +
-                                                  "); its body calls no aten op the tracer can follow"};
-    bool said = false;
-    for (const NotFoundStep& n : t_.not_found) said = said || n.detail == step.detail;
-    if (!said) t_.not_found.push_back(std::move(step));
-    return true;
-  }
-  if (frame->bridge.empty()) frame->bridge = bridge;
-  else if (frame->bridge.find(bridge) == std::string::npos) frame->bridge += ", " + bridge;
-  return true;
-}
-
-bool Tracer::TryHandBound(const std::string& name) {
-  const HandBindings& all = HandBindingsFor(ix_);
-  auto it = all.find(name);
-  if (it == all.end()) return false;
-  t_.target_kind = "method";
+  t_.target_kind = TargetKind::kMethod;
   t_.target_name = "torch.Tensor." + name;
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
   frame.where = Loc(it->second.file, it->second.line, 1);
-  FollowHandBound(name, "", 0, &frame);
+  py_.FollowHandBound(name, "", 0, &frame);
   t_.python.push_back(frame);
+  return true;
+}
+
+// --- bottom-up: a C++ function or kernel name ------------------------------
+
+bool QueryResolver::TryKernel(std::string_view q) {
+  std::string name(q);
+  if (StartsWith(name, "at::native::")) name = name.substr(12);
+  const CppIndex& cpp = ix_.cpp;
+  if (cpp.FunctionsNamed(name).empty() && cpp.LaunchesOfKernel(name).empty()) return false;
+  t_.target_kind = TargetKind::kKernel;
+  t_.target_name = name;
+  // Reverse dispatch table: C++ name -> ops whose dispatch names it.
+  std::unordered_multimap<std::string, const NativeFunction*> by_kernel;
+  for (const auto& fn : ix_.yaml.functions()) {
+    for (const auto& [key, kernel] : fn.dispatch) {
+      if (KeyWanted(key)) by_kernel.emplace(kernel, &fn);
+    }
+  }
+  struct Up {
+    std::string name;
+    std::string chain;
+  };
+  std::deque<Up> work{{name, name}};
+  std::set<std::string> seen{name};
+  size_t budget = 200;
+  int found = 0;
+  while (!work.empty() && budget-- > 0) {
+    Up u = work.front();
+    work.pop_front();
+    auto [b, e] = by_kernel.equal_range(u.name);
+    if (b != e) {
+      for (auto it = b; it != e; ++it) {
+        t_.notes.push_back("reached from " + it->second->name + ": " + u.chain);
+        ops_.AddOp(it->second, OpRole::kForward, "", 0);
+        ++found;
+      }
+      continue;
+    }
+    auto push = [&](const std::string& next, const std::string& via) {
+      if (next.empty() || !seen.insert(next).second) return;
+      work.push_back({next, u.chain + " <- " + via});
+    };
+    auto holder_of = [&](int32_t fn_index, const std::string& macro, uint32_t file, uint32_t line) {
+      if (fn_index >= 0) {
+        const CppFunction& f = cpp.functions()[static_cast<size_t>(fn_index)];
+        push(f.name, DisplayName(f) + " (" + cpp.file(f.file) + ":" + std::to_string(f.line) + ")");
+      } else if (!macro.empty()) {
+        for (const auto& use : cpp.macro_uses()) {
+          if (use.macro == macro && use.function >= 0) {
+            const CppFunction& f = cpp.functions()[static_cast<size_t>(use.function)];
+            push(f.name, macro + " (" + cpp.file(file) + ":" + std::to_string(line) + ") <- " + DisplayName(f) + " (" +
+                             cpp.file(f.file) + ":" + std::to_string(f.line) + ")");
+          }
+        }
+      }
+    };
+    for (uint32_t l : cpp.LaunchesOfKernel(u.name)) {
+      const CppLaunch& launch = cpp.launches()[l];
+      holder_of(launch.function, launch.macro, launch.file, launch.line);
+    }
+    for (const auto& reg : cpp.registrations()) {
+      if (StripTemplateAndNamespace(reg.target) != u.name) continue;
+      for (uint32_t c : cpp.CallersOf(reg.stub)) {
+        const CppCall& call = cpp.calls()[c];
+        holder_of(call.function, call.macro, call.file, call.line);
+      }
+      // A stub named, not called: passed to a helper (impl_func_cum_ops(..., cumsum_stub)) or to a
+      // file-scope macro that defines the op's kernel (CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)).
+      for (const CppStubRef& ref : cpp.stub_refs()) {
+        if (ref.stub != reg.stub) continue;
+        if (int32_t fn = cpp.FunctionAt(ref.file, ref.line); fn >= 0) {
+          holder_of(fn, "", ref.file, ref.line);
+          continue;
+        }
+        for (const auto& use : cpp.macro_uses()) {
+          if (use.file == ref.file && use.line == ref.line && use.function < 0 && !use.first_arg.empty()) {
+            push(use.first_arg, use.macro + "(" + use.first_arg + ", " + reg.stub + ") (" + cpp.file(use.file) + ":" +
+                                    std::to_string(use.line) + ")");
+          }
+        }
+      }
+    }
+    for (uint32_t c : cpp.CallersOf(u.name)) {
+      const CppCall& call = cpp.calls()[c];
+      if (call.kind == CallKind::kMember) continue;
+      holder_of(call.function, call.macro, call.file, call.line);
+    }
+  }
+  if (found == 0) {
+    t_.not_found.push_back({"op", "no native_functions.yaml op reaches " + name + " through its callers in the index"});
+    for (uint32_t id : cpp.FunctionsNamed(name)) {
+      const CppFunction& f = cpp.functions()[id];
+      t_.notes.push_back(std::string(DefFormName(f.form)) + " " + f.qualified + " at " + cpp.file(f.file) + ":" +
+                         std::to_string(f.line));
+    }
+  }
   return true;
 }
 

@@ -4,6 +4,15 @@
 // and the aten ops it calls, the derivatives.yaml entries and decompositions.
 // Renderers (render.h) turn it into text, markdown, JSON or DOT without any
 // lookups of their own.
+//
+// A field whose values form a closed set the tracer decides is an enum, its
+// spelling in JSON and text from one name table (Name, in trace_names.cc):
+// an op's role, what the query was understood as, a kernel's payload kind.
+// Open sets stay strings: dispatch keys and registration devices as the
+// tree writes them, library and launcher names, macro names. Still strings
+// though closed (to be made enums the same way): Condition::kind,
+// PyCallStep::kind, ImplStep::form, KernelStep::device and launch,
+// OpCallStep::device.
 #pragma once
 
 #include <memory>
@@ -16,6 +25,19 @@
 #include "base/status.h"
 
 namespace optrace {
+
+// Whether an op runs in the forward pass or in autograd's backward.
+enum class OpRole { kForward, kBackward };
+// What the query was understood as (kNone until it is).
+enum class TargetKind { kNone, kModule, kFunctional, kTorch, kMethod, kOperator, kAten, kPython, kKernel, kLibrary };
+// What a launch template runs, for a profiler kernel name (kNone: none found).
+enum class PayloadKind { kNone, kFunctor, kLambda, kJiterator };
+// Each value's one spelling, in JSON and text: "forward" | "backward";
+// "" | "module" | "functional" | "torch" | "method" | "operator" | "aten" |
+// "python" | "kernel" | "library"; "" | "functor" | "lambda" | "jiterator".
+std::string_view Name(OpRole role);
+std::string_view Name(TargetKind kind);
+std::string_view Name(PayloadKind kind);
 
 struct Location {
   std::string file;  // relative to the checkout root
@@ -141,7 +163,7 @@ struct OpCallStep {
 
 struct OpStep {
   std::string name;  // "add.Tensor", "mm"
-  std::string role;  // "forward" | "backward"
+  OpRole role = OpRole::kForward;
   const NativeFunction* yaml = nullptr;
   std::string reached_from;  // "" for entry ops, else the op (or derivative) that leads here
   int depth = 0;
@@ -227,7 +249,7 @@ struct KernelSource {
   std::string kernel;        // the __global__ function (or vendor kernel) it names
   Location definition;       // of that kernel in the tree
   std::string payload;       // the functor / the function holding the lambda / the jiterator string
-  std::string payload_kind;  // "functor" | "lambda" | "jiterator" | ""
+  PayloadKind payload_kind = PayloadKind::kNone;
   Location payload_definition;
   std::vector<Location> arithmetic;  // the lambda or operator() lines (one per specialization)
   std::string dtype;         // the innermost lambda's parameter types as printed ("float")
@@ -246,7 +268,7 @@ struct Trace {
   // (CLI, MCP), rendered in every format's header.
   std::optional<std::string> installed_torch;
   std::string source_warning;
-  std::string target_kind;  // "module" | "functional" | "torch" | "method" | "operator" | "aten" | "python" | "kernel"
+  TargetKind target_kind = TargetKind::kNone;
   std::string target_name;
   std::string selected_overload;  // the overload the Python call selects, when it can be told
   // A call query (`F.interpolate(x, mode='bicubic')`): its argument text,

@@ -1,4 +1,4 @@
-// The tracer's back half: autograd and decompositions.
+// The backward and the decompositions (BackwardTracer).
 //
 // Backward: for each forward op that autograd records, the derivatives.yaml
 // entry with exactly its schema (per overload). An op that only has a
@@ -31,6 +31,7 @@
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_typical.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -505,7 +506,7 @@ FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<s
 
 }  // namespace
 
-Assumptions Tracer::BackwardAssumptions() const {
+Assumptions BackwardTracer::BackwardAssumptions() const {
   // A formula's ternaries are decided as a first-order backward of a
   // typical call takes them (trace_typical.h).
   Assumptions backward;
@@ -516,7 +517,7 @@ Assumptions Tracer::BackwardAssumptions() const {
   return backward;
 }
 
-void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
+void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                                const std::map<std::string, std::set<size_t>>& arities, int depth) {
   for (const std::string& base : b.ops) {
     bool follow = false;
@@ -529,7 +530,7 @@ void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string
     // An operator on two tensors (grad * other) is the .Tensor overload.
     const NativeFunction* tensor_overload = FindOp(base + ".Tensor");
     if (from_operators.count(base) && tensor_overload) {
-      AddOp(tensor_overload, "backward", b.op, depth);
+      ops_.AddOp(tensor_overload, OpRole::kBackward, b.op, depth);
       continue;
     }
     // The overloads the arguments as written admit (any, where none does);
@@ -538,18 +539,18 @@ void Tracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string
     auto written = arities.find(base);
     size_t added = 0;
     if (written != arities.end() && !written->second.count(SIZE_MAX))
-      for (size_t arity : written->second) added += AddOpsByBaseName(base, "backward", b.op, depth, arity, dimnames);
-    if (added == 0) added = AddOpsByBaseName(base, "backward", b.op, depth, SIZE_MAX, dimnames);
-    if (added == 0) AddOpsByBaseName(base, "backward", b.op, depth);
+      for (size_t arity : written->second) added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, arity, dimnames);
+    if (added == 0) added = ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, SIZE_MAX, dimnames);
+    if (added == 0) ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth);
   }
 }
 
-void Tracer::AddBackward() {
+void BackwardTracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
   for (const auto& op : t_.ops)
-    if (op.role == "forward") forward_ops.push_back(op.name);
+    if (op.role == OpRole::kForward) forward_ops.push_back(op.name);
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
   for (const std::string& name : forward_ops) {
@@ -624,7 +625,7 @@ void Tracer::AddBackward() {
           return read(all);
         };
         int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-        std::string body = lines > 0 && lines < 400 ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
+        std::string body = lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
         for (uint32_t c : cpp.CallsIn(id)) {
           const CppCall& call = cpp.calls()[c];
           if (!runs(static_cast<int>(call.line), call.callee)) continue;
@@ -632,7 +633,7 @@ void Tracer::AddBackward() {
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
           // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op.
-          if (member && !body.empty() && ReceiverOf(call, h, body) == Receiver::kOther) continue;
+          if (member && !body.empty() && calls_.ReceiverOf(call, h, body) == Receiver::kOther) continue;
           std::string cb = BaseOpName(call.callee);
           if (member && skips(cb)) continue;
           bool is_op = false;
@@ -650,7 +651,7 @@ void Tracer::AddBackward() {
           if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
         if (!body.empty()) {
-          auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
+          auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
           auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
           for (const OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
             int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
@@ -694,7 +695,7 @@ void Tracer::AddBackward() {
     FollowBackwardOps(b, from_operators, arities, backward_depth);
     t_.backward.push_back(std::move(b));
   }
-  ExpandQueuedOps();
+  expander_.ExpandQueuedOps();
 }
 
 namespace {
@@ -889,7 +890,7 @@ const DecompositionMap& DecompositionSites(const Index& ix) {
 
 }  // namespace
 
-void Tracer::AddDecompositions() {
+void BackwardTracer::AddDecompositions() {
   const auto& sites = DecompositionSites(ix_);
   std::set<std::pair<std::string, int>> seen;
   std::set<std::string> op_names;

@@ -197,12 +197,12 @@ class DecidedPath : public ::testing::Test {
   // Whether the forward op `name` is on the typical path (decided, not open).
   static bool Typical(const Trace& t, const std::string& name) {
     for (const auto& op : t.ops)
-      if (op.role == "forward" && op.name == name) return op.typical && !op.undecided;
+      if (op.role == OpRole::kForward && op.name == name) return op.typical && !op.undecided;
     return false;
   }
   static bool Listed(const Trace& t, const std::string& name) {
     for (const auto& op : t.ops)
-      if (op.role == "forward" && op.name == name) return true;
+      if (op.role == OpRole::kForward && op.name == name) return true;
     return false;
   }
 
@@ -259,7 +259,7 @@ TEST_F(DecidedPath, AValueOnlyALaterOutputCarriesHasNoFirstOrderBackward) {
   EXPECT_TRUE(Typical(t, "pick_b")) << "the forward still runs it";
   bool a_backward = false, b_backward = false;
   for (const auto& op : t.ops) {
-    if (op.role != "backward") continue;
+    if (op.role != OpRole::kBackward) continue;
     a_backward = a_backward || (op.name == "pick_a" && op.typical);
     b_backward = b_backward || (op.name == "pick_b" && op.typical);
   }

@@ -109,7 +109,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   return disk;
 }
 
-const OpStep* Find(const Trace& t, const std::string& name, const std::string& role = "forward") {
+const OpStep* Find(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
   for (const auto& op : t.ops)
     if (op.name == name && op.role == role) return &op;
   return nullptr;
@@ -190,8 +190,8 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   Trace t = Run(TraceOptions::Device::kCuda);
   ASSERT_EQ(t.backward.size(), 1u);
   EXPECT_EQ(t.backward[0].untaken, (std::vector<std::string>{"double_back"}));
-  const OpStep* single = Find(t, "single_back", "backward");
-  const OpStep* twice = Find(t, "double_back", "backward");
+  const OpStep* single = Find(t, "single_back", OpRole::kBackward);
+  const OpStep* twice = Find(t, "double_back", OpRole::kBackward);
   ASSERT_NE(single, nullptr);
   ASSERT_NE(twice, nullptr);  // listed: a double backward runs it
   EXPECT_TRUE(single->typical);
@@ -308,17 +308,17 @@ TEST_F(BackwardTrace, ANamedOutputsFormulaIsForwardModeAndNeverRunsInBackward) {
   const BackwardStep* b = Step("pick");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ops, (std::vector<std::string>{"where"}));
-  EXPECT_EQ(Find(t_, "gather_it", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "gather_it", OpRole::kBackward), nullptr);
 }
 
 TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   // where(self, grad, self) is where.self; the one-argument where (and the
   // nonzero_numpy it calls) never runs.
-  EXPECT_NE(Find(t_, "where.self", "backward"), nullptr);
-  EXPECT_EQ(Find(t_, "where", "backward"), nullptr);
-  EXPECT_EQ(Find(t_, "nonzero_numpy", "backward"), nullptr);
+  EXPECT_NE(Find(t_, "where.self", OpRole::kBackward), nullptr);
+  EXPECT_EQ(Find(t_, "where", OpRole::kBackward), nullptr);
+  EXPECT_EQ(Find(t_, "nonzero_numpy", OpRole::kBackward), nullptr);
   // pick's schema has no Dimname to pass: never the named-tensor overload.
-  EXPECT_EQ(Find(t_, "where.dimname", "backward"), nullptr);
+  EXPECT_EQ(Find(t_, "where.dimname", OpRole::kBackward), nullptr);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
@@ -326,11 +326,11 @@ TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
   ASSERT_NE(side, nullptr);
   EXPECT_FALSE(side->typical);
   EXPECT_TRUE(side->undecided);
-  const OpStep* back = Find(t_, "side_back", "backward");
+  const OpStep* back = Find(t_, "side_back", OpRole::kBackward);
   ASSERT_NE(back, nullptr);
   EXPECT_FALSE(back->typical);
   EXPECT_TRUE(back->undecided);
-  const OpStep* where = Find(t_, "where.self", "backward");
+  const OpStep* where = Find(t_, "where.self", OpRole::kBackward);
   ASSERT_NE(where, nullptr);
   EXPECT_TRUE(where->typical);
 }

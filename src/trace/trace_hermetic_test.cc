@@ -185,7 +185,7 @@ class HermeticTrace : public ::testing::Test {
   Index index_;
 };
 
-const OpStep* FindOp(const Trace& t, const std::string& name, const std::string& role = "forward") {
+const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
   for (const auto& op : t.ops) {
     if (op.name == name && op.role == role) return &op;
   }
@@ -215,7 +215,7 @@ const StubRegistrationStep* FindRegistration(const StubStep& stub, const std::st
 
 TEST_F(HermeticTrace, FunctionalReachesTheAtenOpThroughTorchCall) {
   Trace t = TraceOf("F.frob");
-  EXPECT_EQ(t.target_kind, "functional");
+  EXPECT_EQ(t.target_kind, TargetKind::kFunctional);
   EXPECT_EQ(t.target_name, "torch.nn.functional.frob");
   ASSERT_EQ(t.python.size(), 1u);
   EXPECT_EQ(t.python[0].where.file, "torch/nn/functional.py");
@@ -333,7 +333,7 @@ TEST_F(HermeticTrace, BackwardFromDerivativesYaml) {
   EXPECT_EQ(b.op, "frob");
   ASSERT_NE(b.derivatives, nullptr);
   EXPECT_EQ(b.ops, std::vector<std::string>{"frob_backward"});
-  const OpStep* bw = FindOp(t, "frob_backward", "backward");
+  const OpStep* bw = FindOp(t, "frob_backward", OpRole::kBackward);
   ASSERT_NE(bw, nullptr);
   EXPECT_EQ(bw->reached_from, "frob");
   const ImplStep* impl = FindImpl(*bw, "CompositeImplicitAutograd");
@@ -345,12 +345,12 @@ TEST_F(HermeticTrace, BackwardFromDerivativesYaml) {
   no_backward.backward = false;
   Trace forward_only = TraceOf("F.frob", no_backward);
   EXPECT_TRUE(forward_only.backward.empty());
-  EXPECT_EQ(FindOp(forward_only, "frob_backward", "backward"), nullptr);
+  EXPECT_EQ(FindOp(forward_only, "frob_backward", OpRole::kBackward), nullptr);
 }
 
 TEST_F(HermeticTrace, KernelNameTracesBottomUp) {
   Trace t = TraceOf("twiddle_kernel");
-  EXPECT_EQ(t.target_kind, "kernel");
+  EXPECT_EQ(t.target_kind, TargetKind::kKernel);
   EXPECT_NE(FindOp(t, "twiddle"), nullptr);
 }
 

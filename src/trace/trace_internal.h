@@ -1,9 +1,12 @@
-// Internals shared by the tracer's files: trace.cc (query resolution and the
-// Python layer), trace_ops.cc (YAML ops, C++ implementations, stubs, kernels,
-// composite following) and trace_backward.cc (derivatives and decompositions).
-// Not part of the public API.
+// The tracer's parts and what they share (not part of the public API).
+// A trace is one Tracer (below) whose parts each do one job -- resolve the
+// query, walk Python, expand an op into the C++ that runs, read what a C++
+// function or call is, read generated code, trace the backward -- and hand
+// each other values and queued ops through small interfaces, so that data
+// can be followed through signatures rather than through shared members.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "py/py_values.h"
+#include "trace/py_bindings.h"
 #include "trace/cpp_operands.h"
 #include "trace/trace.h"
 #include "trace/trace_typical.h"
@@ -33,7 +37,7 @@ std::string DisplayName(const CppFunction& f);
 // How an aten op entered the trace, before it is expanded.
 struct PendingOp {
   const NativeFunction* fn = nullptr;
-  std::string role;          // "forward" | "backward"
+  OpRole role = OpRole::kForward;
   std::string reached_from;  // "" for entry ops
   int depth = 0;
 };
@@ -48,24 +52,312 @@ struct OperatorUse {
   int line = 0;
 };
 
-class Tracer {
+// Tables of torch's Python bindings, read by the walk (trace_python.cc) and
+// by query resolution (trace.cc).
+// Python operator spellings and the Tensor dunder each one calls.
+extern const std::array<std::pair<const char*, const char*>, 25> kOperatorDunders;
+// The dunder table of the C++ Tensor binding, read from the checkout
+// (tools/autograd/templates/python_variable_methods.cpp): "__add__" is bound
+// to THPVariable_add, i.e. the aten op add, at that line.
+using DunderTable = std::map<std::string, std::pair<std::string, int>>;
+DunderTable ReadDunderBindings(const Index& ix);
+// The Tensor methods and properties bound by hand in C++ (py_bindings.h), per index.
+const HandBindings& HandBindingsFor(const Index& ix);
+
+// What the tracer tells apart among dispatch keys and ops (trace_reader.cc,
+// trace_ops.cc).
+bool IsCompositeKey(std::string_view key);
+// The device a dispatch key's kernel runs on: "CUDA", "CPU", or "any".
+std::string DeviceOfKey(std::string_view key);
+// Whether an op returns an alias of an input (a view).
+bool IsView(const NativeFunction& fn);
+// Calls not worth following for kernels that still stay in the trace,
+// marked: views, ops returning nothing, and set-up ops that copy or convert data.
+bool KeptInTrace(const NativeFunction& fn);
+// Whether an op's kernels are worth following: it returns a tensor computed
+// from tensor inputs, and is no view, factory or plumbing.
+bool WorthFollowing(const NativeFunction& fn);
+
+// --- The parts of a trace ---------------------------------------------------
+//
+// Tracer::Run (trace.cc) drives one trace through its parts, each with one job:
+//
+//   QueryResolver   what the query names: an op, operator, method, Python
+//                   symbol, torch function or kernel (trace.cc, kernel_query.cc)
+//   PythonWalker    torch's Python code from a symbol to the bridge into C++
+//                   (trace_python.cc)
+//   OpQueue         the aten ops reached and not yet expanded (trace_ops.cc)
+//   OpExpander      from a YAML op to the C++ that runs: dispatch keys,
+//                   definitions, the C++ walk (trace_ops.cc, trace_walk.cc)
+//   WalkFacts       what the walk reads of one C++ function, and the
+//                   definitions behind a dispatch entry, kept with the index
+//                   (trace_walk_facts.cc)
+//   CallFactsReader what one C++ call is: library, stub, op, helper, its
+//                   receiver and operands (trace_calls.cc, cpp_operands.cc)
+//   GeneratedCode   code the build writes: macro-written impls, ufunc
+//                   kernels, launchers' kernels (trace_kernels.cc)
+//   BackwardTracer  derivatives.yaml and the decompositions (trace_backward.cc)
+//
+// Each part reads the index and the options (TraceReader); those that build
+// the trace also hold the Trace; those that share work hold the parts they
+// hand it to. The parts whose answers depend only on the index and the
+// traced devices (CallFactsReader, WalkFacts, GeneratedCode) hold no Trace
+// (GeneratedCode::AddUfuncKernels fills only the op it is handed), so their
+// answers can be remembered with the index.
+
+// What every part reads: the index, the options and the devices they trace.
+class TraceReader {
  public:
-  Tracer(const Index& index, const TraceOptions& options, Trace* trace)
-      : ix_(index), opt_(options), t_(*trace) {}
+  TraceReader(const Index& index, const TraceOptions& options) : ix_(index), opt_(options) {}
 
-  Status Run(std::string_view query);
+  Location Loc(const std::string& file, int line, int snippet_lines = 3) const;
+  Location CppLoc(uint32_t file, uint32_t line, int snippet_lines = 3) const;
+  const NativeFunction* FindOp(std::string_view full_name) const { return ix_.yaml.Find(full_name); }
+  bool KeyWanted(std::string_view key) const;
+  // The device whose path the trace answers for ("CUDA", or "CPU" for
+  // --device cpu), and whether a walk for `walk_device` ("CPU", "CUDA",
+  // "any") is on it: only that path's calls are ops that run (--device all:
+  // every walk).
+  std::string PrimaryDevice() const;
+  bool OnPrimaryPath(std::string_view walk_device) const;
+  // How the implementation behind dispatch `key` is walked: for the traced
+  // devices whose dispatch resolves to it ("CPU", "CUDA", "any" for both),
+  // "" when another key's kernel runs instead on each (never walked).
+  std::string WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const;
 
-  // --- query resolution (trace.cc) ---
-  bool TryAten(std::string_view q);
-  bool TryOperator(std::string_view q);
-  bool TryMethod(std::string_view q);
-  bool TryPythonSymbol(std::string_view q);
-  bool TryTorchNamespace(std::string_view q);
-  bool TryKernel(std::string_view q);
-  bool TryProfilerKernel(std::string_view q);  // kernel_query.cc
-  void Suggest(std::string_view q);
+  const Index& ix_;
+  const TraceOptions& opt_;
+};
 
-  // --- Python layer (trace.cc) ---
+// Whether an op has an implementation for the devices traced (directly or
+// through its structured delegate); an op only MPS or XPU implements is
+// listed at its call site but not traced.
+bool HasWantedKernel(const TraceReader& t, const NativeFunction& fn);
+
+// The aten ops reached and not yet expanded, each once per role.
+class OpQueue : public TraceReader {
+ public:
+  using TraceReader::TraceReader;
+
+  void AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth);
+  // Adds every overload `base` can reach through a call by name (not out=
+  // variants, not in-place ones unless the name itself is in-place); with
+  // `arity`, those taking that many arguments; without `dimnames`, none
+  // taking a Dimname (named-tensor overloads). Returns how many it added.
+  size_t AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
+                          size_t arity = SIZE_MAX, bool dimnames = true);
+
+  std::deque<PendingOp> queue_;
+  std::set<std::pair<std::string, OpRole>> seen_ops_;  // (name, role)
+};
+
+// What one C++ call is, as far as that depends only on the call, the file
+// of the function it is walked from, and the traced devices -- not on where
+// the walk stands.
+struct CallFacts {
+  std::string library;       // vendor library called ("" for none, or an aten-qualified call)
+  bool blas_helper = false;  // at::cuda::blas:: -- followed after being listed as a library call
+  bool launcher = false;     // gpu_kernel, cpu_kernel_vec ...
+  bool stub = false;         // a dispatch stub call
+  std::string stub_key;      // ... the stub's name as its registrations write it ("cpublas::copy_stub")
+  bool at_call = false, method_call = false;
+  std::string base;          // the op base name an at::/method call names
+  std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
+  // ... of those, the ones its arguments as written admit (AdmitsArguments);
+  // empty when they were not read or admit none (then all are followed).
+  std::vector<const NativeFunction*> admitted;
+  bool is_op = false, returns_tensor = false, out_call = false, worth = false;
+  bool kept = false;  // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
+  bool elsewhere = false;    // qualified into a namespace the walk does not enter
+  bool function_op = false;  // a plain call whose name is a function op (by name lookup)
+  const std::vector<const NativeFunction*>* kernel_ops = nullptr;  // OpsWithKernel(callee)
+  // The helper definitions it reaches (ResolveCall), all and those each
+  // kind of walk can run (RunsOnDevice); empty when the walk never resolves it.
+  std::vector<uint32_t> targets, cpu_targets, cuda_targets, any_targets;
+};
+
+// What the C++ walk reads of one walked function: its name as shown, whether
+// it is in native code, its launches and its calls (its own, its stub
+// references, and those of the macros it uses) in the walk's order, each
+// with its facts; calls the walk can do nothing with are left out.
+struct FunctionWalk {
+  std::string holder;
+  uint32_t file = UINT32_MAX;  // of the function's definition
+  bool native = false;
+  std::vector<uint32_t> launches;
+  std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
+  std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
+  std::vector<CallFacts> facts;       // one per call
+  std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
+  // __global__ kernels it passes by name to code that launches them
+  // (cb(AttentionKernel<...>(), fmha_cutlassF_f32_aligned_64x64_rf_sm80)): kernel, line.
+  std::vector<std::pair<uint32_t, uint32_t>> kernel_refs;
+};
+
+// Whether a member call's receiver is a Tensor (CallFactsReader::ReceiverOf).
+enum class Receiver { kTensor, kOther, kUnknown };
+
+// What one C++ call is and reaches (CallFacts), read from the index: its
+// library, stub, op overloads and the helpers it resolves to, its receiver
+// and its operands. Depends only on the index and the traced devices.
+class CallFactsReader : public TraceReader {
+ public:
+  using TraceReader::TraceReader;
+
+  CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // Whether FollowCpp can do anything with a call, wherever its walk stands.
+  static bool Matters(const CallFacts& facts, const CppCall& c);
+  // Whether a qualified call names a function of a namespace nested in
+  // at::native (internal::f, cuda_utils::f), which the walk enters.
+  bool NamesNativeCode(const CppCall& c) const;
+  // The overloads an op call's arguments admit (CallFacts::admitted).
+  std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
+                                              const CallFacts& facts) const;
+  // What a call written as an argument (`wrapped_scalar_tensor(other)`,
+  // `at::scalar_tensor(...)`) yields: 't' a Tensor by its return type, else '?'.
+  char CallResultKind(std::string_view arg) const;
+  // Whether a member call's receiver is a Tensor, from its declaration in
+  // `caller` (parameters, `body`'s text) or the method whose result it is.
+  Receiver ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // The member functions a call on a non-Tensor object reaches (by the
+  // receiver's declared class, else the classes of the caller's file).
+  std::vector<uint32_t> ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // Whether an operator's operand is a Tensor: a variable declared as one in
+  // `params` or `body` (auto ones by their initializer), or a call's result
+  // (".abs" for x.abs(), "at::log" for at::log(...)) of an op returning one.
+  bool IsTensorOperand(std::string_view params, std::string_view body, std::string_view name, int depth = 0) const;
+  bool ValueIsTensor(std::string_view params, std::string_view body, std::string_view init, std::string_view name,
+                     int depth) const;
+  // The key of a called stub's registrations, found from the caller's scope.
+  std::string StubRegistrationKey(const CppCall& c, const CppFunction& caller) const;
+  // Definitions a call may reach from `from_file` (from `caller`'s scope by
+  // C++ lookup, when known), never guessing among unrelated ones.
+  std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const;
+  // The #defines of `macro` a use at `use_line` of `use_file` expands (its translation unit's).
+  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const;
+  // Ops whose CPU or CUDA dispatch entry names this C++ function.
+  const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
+  // Dispatch stubs named on the lines of a function's body without being called
+  // there (one per stub, at its first line), from the index's stub references.
+  std::vector<CppCall> StubReferences(const CppFunction& f) const;
+};
+
+// The C++ walk's memory, kept with the index (Index::Derived) for every later
+// trace: what it reads of each function (FunctionWalk) and the definitions
+// behind each dispatch entry. Each answer depends only on the index and the
+// traced devices.
+class WalkFacts : public TraceReader {
+ public:
+  WalkFacts(const Index& index, const TraceOptions& options, const CallFactsReader& calls)
+      : TraceReader(index, options), calls_(calls) {}
+
+  // Computed once per function (per index and traced devices, see WalkCache).
+  const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
+  // `synthetic_stub_calls`: for a definition written by a macro (fn is
+  // UINT32_MAX), the stubs its macro names by pasting.
+  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f,
+                        const std::vector<CppCall>& synthetic_stub_calls = {}) const;
+  // The text of f's declaration before its name (its markers: __device__, template <...>).
+  std::string DeclarationHead(const CppFunction& f) const;
+  // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).
+  std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
+                                       DefForm form) const;
+  std::vector<uint32_t> FindDefinitions(const std::string& name, const NativeFunction& fn, const std::string& key,
+                                        DefForm form) const;
+
+  // Entries are added, never changed or removed, so references to them stay
+  // valid; parallel traces (trace --all) read under a shared lock.
+  struct WalkCache {
+    std::shared_mutex mu;
+    std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
+    std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
+  };
+  WalkCache& Cache() const;
+
+  const CallFactsReader& calls_;
+  mutable WalkCache* cache_ = nullptr;
+};
+
+// Code the build writes rather than the tree: TORCH_IMPL_FUNCs written by a
+// macro, the kernels and registrations of torchgen's ufunc codegen, and the
+// __global__ kernels a TensorIterator launcher launches.
+class GeneratedCode : public TraceReader {
+ public:
+  GeneratedCode(const Index& index, const TraceOptions& options, const CallFactsReader& calls)
+      : TraceReader(index, options), calls_(calls) {}
+
+  // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
+  const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
+  // The names a file-scope macro use writes by ## pasting its first argument.
+  std::vector<std::string> PastedNames(const CppMacroUse& use) const;
+  void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn) const;
+  // A dispatch stub torchgen's ufunc codegen registers (no registration in
+  // the tree: `add_stub` for the ops with ufunc_inner_loop `add`, which
+  // sub.out also calls): the op carrying the loop, else null.
+  const NativeFunction* UfuncOpOfStub(const std::string& stub) const;
+  // The __global__ kernels a launcher (gpu_kernel, gpu_reduce_kernel ...)
+  // launches, read from its definition and the helpers it calls in its own
+  // folder (CUDALoops.cuh's launch_vectorized_kernel ...); built once per index.
+  const std::vector<KernelStep::Global>& LauncherGlobals(const std::string& launcher) const;
+  // Where torchgen writes that registration: the REGISTER_DISPATCH line of
+  // `generator` (compute_ufunc_cuda / compute_ufunc_cpu_kernel) in
+  // torchgen/dest/ufunc.py; invalid when the tree has no such line.
+  Location UfuncRegistrationSite(const std::string& generator) const;
+  Location FindUfuncRegistrationSite(const std::string& generator) const;  // uncached
+
+  const CallFactsReader& calls_;
+};
+
+// From a YAML op to the code that runs: its dispatch keys, the definition
+// behind each, the structured meta and ufunc kernels, and the C++ walk from
+// each implementation (trace_walk.cc's CppWalk) -- queueing the aten ops the
+// code calls.
+class OpExpander : public TraceReader {
+ public:
+  OpExpander(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops, WalkFacts& facts,
+             const GeneratedCode& generated)
+      : TraceReader(index, options), t_(trace), ops_(ops), facts_(facts), calls_(facts.calls_), gen_(generated) {}
+
+  void ExpandQueuedOps();
+  void ExpandOp(OpStep& op, int depth);
+  // Whether an expanded op is a composite that only hands its work to one
+  // other op (no kernels, stubs or libraries of its own).
+  bool Forwards(const OpStep& op) const;
+  void AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& dispatch_key,
+                          const std::string& kernel_name, int depth, const std::string& walk_device);
+  // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
+  void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
+  // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
+  bool IsPlaceholder(const CppFunction& f) const;
+  // `defs` less the placeholders when a real definition is among them (noted in `op`).
+  std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
+  // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
+  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+                 const CppFunction* synthetic = nullptr);
+  // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
+  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+                      std::vector<OpCallStep>* list);
+
+  Trace& t_;
+  OpQueue& ops_;
+  WalkFacts& facts_;
+  const CallFactsReader& calls_;
+  const GeneratedCode& gen_;
+  FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
+  std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
+  // Places (PlaceKey) of the helpers and op calls the op being expanded
+  // lists: a place not in them is not listed, so most lookups skip the lists.
+  std::unordered_set<uint64_t> helper_keys_, call_keys_;
+};
+
+// torch's Python code, from the symbol traced to the calls that cross into
+// C++ (queued as aten ops): frames, aliases, self.x and receiver.method(),
+// Tensor operators and hand-written bindings.
+class PythonWalker : public TraceReader {
+ public:
+  PythonWalker(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops)
+      : TraceReader(index, options), t_(trace), ops_(ops) {}
+
   void WalkPythonFunction(uint32_t module, uint32_t function, int depth);
   void WalkAlias(uint32_t module, const PyAlias& alias, int depth, PyFrame* frame);
   // A class attribute of torch.Tensor that aliases a C++ method (`__neg__ =
@@ -83,7 +375,6 @@ class Tracer {
   // the aten ops its body reaches to `frame`. False when `name` has no such
   // binding.
   bool FollowHandBound(const std::string& name, const std::string& callee, int line, PyFrame* frame);
-  bool TryHandBound(const std::string& name);
   // FollowPyCall's parts: a call across the bridge into C++ (false when
   // `dotted` names no op returning a tensor), a call of a torch Python
   // function or alias, self.x / super().x, and receiver.method(...).
@@ -106,152 +397,46 @@ class Tracer {
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);
 
-  // --- ops (trace_ops.cc) ---
-  // Adds every overload `base` can reach through a call by name (not out=
-  // variants, not in-place ones unless the name itself is in-place); with
-  // `arity`, those taking that many arguments; without `dimnames`, none
-  // taking a Dimname (named-tensor overloads). Returns how many it added.
-  size_t AddOpsByBaseName(const std::string& base, const std::string& role, const std::string& from, int depth,
-                          size_t arity = SIZE_MAX, bool dimnames = true);
-  void AddOp(const NativeFunction* fn, const std::string& role, const std::string& from, int depth);
-  // An op whose kernel torchgen generates (autogen): the op that kernel calls, followed.
-  void FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth);
-  void ExpandQueuedOps();
-  void ExpandOp(OpStep& op, int depth);
-  bool KeyWanted(std::string_view key) const;
-  // The device whose path the trace answers for ("CUDA", or "CPU" for
-  // --device cpu), and whether a walk for `walk_device` ("CPU", "CUDA",
-  // "any") is on it: only that path's calls are ops that run (--device all:
-  // every walk).
-  std::string PrimaryDevice() const;
-  bool OnPrimaryPath(std::string_view walk_device) const;
-  // How the implementation behind dispatch `key` is walked: for the traced
-  // devices whose dispatch resolves to it ("CPU", "CUDA", "any" for both),
-  // "" when another key's kernel runs instead on each (never walked).
-  std::string WalkDeviceOfKey(const NativeFunction& fn, const std::string& key) const;
-  void AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& dispatch_key,
-                          const std::string& kernel_name, int depth, const std::string& walk_device);
-  // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).
-  std::vector<uint32_t> DefinitionsFor(const std::string& name, const NativeFunction& fn, const std::string& key,
-                                       DefForm form) const;
-  std::vector<uint32_t> FindDefinitions(const std::string& name, const NativeFunction& fn, const std::string& key,
-                                        DefForm form) const;
-  // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
-  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
-                 const CppFunction* synthetic = nullptr);
-  // What one C++ call is, as far as that depends only on the call, the file
-  // of the function it is walked from, and the traced devices -- not on where
-  // the walk stands.
-  struct CallFacts {
-    std::string library;       // vendor library called ("" for none, or an aten-qualified call)
-    bool blas_helper = false;  // at::cuda::blas:: -- followed after being listed as a library call
-    bool launcher = false;     // gpu_kernel, cpu_kernel_vec ...
-    bool stub = false;         // a dispatch stub call
-    std::string stub_key;      // ... the stub's name as its registrations write it ("cpublas::copy_stub")
-    bool at_call = false, method_call = false;
-    std::string base;          // the op base name an at::/method call names
-    std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
-    // ... of those, the ones its arguments as written admit (AdmitsArguments);
-    // empty when they were not read or admit none (then all are followed).
-    std::vector<const NativeFunction*> admitted;
-    bool is_op = false, returns_tensor = false, out_call = false, worth = false;
-    bool kept = false;  // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
-    bool elsewhere = false;    // qualified into a namespace the walk does not enter
-    bool function_op = false;  // a plain call whose name is a function op (by name lookup)
-    const std::vector<const NativeFunction*>* kernel_ops = nullptr;  // OpsWithKernel(callee)
-    // The helper definitions it reaches (ResolveCall), all and those each
-    // kind of walk can run (RunsOnDevice); empty when the walk never resolves it.
-    std::vector<uint32_t> targets, cpu_targets, cuda_targets, any_targets;
-  };
-  // What FollowCpp reads of one walked function: its name as shown, whether
-  // it is in native code, its launches and its calls (its own, its stub
-  // references, and those of the macros it uses) in the walk's order, each
-  // with its facts; calls the walk can do nothing with are left out.
-  struct FunctionWalk {
-    std::string holder;
-    uint32_t file = UINT32_MAX;  // of the function's definition
-    bool native = false;
-    std::vector<uint32_t> launches;
-    std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
-    std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
-    std::vector<CallFacts> facts;       // one per call
-    std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
-    // __global__ kernels it passes by name to code that launches them
-    // (cb(AttentionKernel<...>(), fmha_cutlassF_f32_aligned_64x64_rf_sm80)): kernel, line.
-    std::vector<std::pair<uint32_t, uint32_t>> kernel_refs;
-  };
-  // Computed once per function (per index and traced devices, see WalkCache).
-  const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
-  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
-  // The text of f's declaration before its name (its markers: __device__, template <...>).
-  std::string DeclarationHead(const CppFunction& f) const;
-  // Whether a qualified call names a function of a namespace nested in
-  // at::native (internal::f, cuda_utils::f), which the walk enters.
-  bool NamesNativeCode(const CppCall& c) const;
-  // The overloads an op call's arguments admit (CallFacts::admitted).
-  // What a call written as an argument (`wrapped_scalar_tensor(other)`,
-  // `at::scalar_tensor(...)`) yields: 't' a Tensor by its return type, else '?'.
-  char CallResultKind(std::string_view arg) const;
-  std::vector<const NativeFunction*> Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
-                                              const CallFacts& facts) const;
-  CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
-  // Whether a member call's receiver is a Tensor, from its declaration in
-  // `caller` (parameters, `body`'s text) or the method whose result it is.
-  enum class Receiver { kTensor, kOther, kUnknown };
-  Receiver ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const;
-  // The member functions a call on a non-Tensor object reaches (by the
-  // receiver's declared class, else the classes of the caller's file).
-  std::vector<uint32_t> ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const;
-  // Whether an operator's operand is a Tensor: a variable declared as one in
-  // `params` or `body` (auto ones by their initializer), or a call's result
-  // (".abs" for x.abs(), "at::log" for at::log(...)) of an op returning one.
-  bool IsTensorOperand(std::string_view params, std::string_view body, std::string_view name, int depth = 0) const;
-  bool ValueIsTensor(std::string_view params, std::string_view body, std::string_view init, std::string_view name,
-                     int depth) const;
-  // The key of a called stub's registrations, found from the caller's scope.
-  std::string StubRegistrationKey(const CppCall& c, const CppFunction& caller) const;
-  // Whether FollowCpp can do anything with a call, wherever its walk stands.
-  static bool Matters(const CallFacts& facts, const CppCall& c);
-  // Definitions a call may reach from `from_file` (from `caller`'s scope by
-  // C++ lookup, when known), never guessing among unrelated ones.
-  std::vector<uint32_t> ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const;
-  // The #defines of `macro` a use at `use_line` of `use_file` expands (its translation unit's).
-  std::vector<uint32_t> VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const;
-  // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
-  const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
-  // The names a file-scope macro use writes by ## pasting its first argument.
-  std::vector<std::string> PastedNames(const CppMacroUse& use) const;
-  void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn);
-  // A dispatch stub torchgen's ufunc codegen registers (no registration in
-  // the tree: `add_stub` for the ops with ufunc_inner_loop `add`, which
-  // sub.out also calls): the op carrying the loop, else null.
-  const NativeFunction* UfuncOpOfStub(const std::string& stub) const;
-  // The __global__ kernels a launcher (gpu_kernel, gpu_reduce_kernel ...)
-  // launches, read from its definition and the helpers it calls in its own
-  // folder (CUDALoops.cuh's launch_vectorized_kernel ...); built once per index.
-  const std::vector<KernelStep::Global>& LauncherGlobals(const std::string& launcher) const;
-  // Where torchgen writes that registration: the REGISTER_DISPATCH line of
-  // `generator` (compute_ufunc_cuda / compute_ufunc_cpu_kernel) in
-  // torchgen/dest/ufunc.py; invalid when the tree has no such line.
-  Location UfuncRegistrationSite(const std::string& generator) const;
-  Location FindUfuncRegistrationSite(const std::string& generator) const;  // uncached
-  // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
-  bool IsPlaceholder(const CppFunction& f) const;
-  // `defs` less the placeholders when a real definition is among them (noted in `op`).
-  std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
-  // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
-  // Whether an expanded op is a composite that only hands its work to one
-  // other op (no kernels, stubs or libraries of its own).
-  bool Forwards(const OpStep& op) const;
-  void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
-                      std::vector<OpCallStep>* list);
-  // Ops whose CPU or CUDA dispatch entry names this C++ function.
-  const std::vector<const NativeFunction*>& OpsWithKernel(const std::string& kernel) const;
-  // Dispatch stubs named on the lines of a function's body without being called
-  // there (one per stub, at its first line), from the index's stub references.
-  std::vector<CppCall> StubReferences(const CppFunction& f) const;
+  Trace& t_;
+  OpQueue& ops_;
+  std::set<std::pair<uint32_t, uint32_t>> seen_py_;  // (module, function) walked
+  // The alias WalkAlias is following: `istft = _add_docstr(torch.istft, ...)`
+  // names itself (torch re-exports it), and means the C++ binding instead.
+  const PyAlias* walking_alias_ = nullptr;
+  std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<ValueScope>> scopes_;  // ScopeOf
+  std::unique_ptr<TensorFacts> tensor_facts_;
+};
 
-  // --- backward and decompositions (trace_backward.cc) ---
+// What the query names, tried in order (trace.cc's note): each Try* starts
+// the trace where it matched -- ops queued, Python frames walked.
+class QueryResolver : public TraceReader {
+ public:
+  QueryResolver(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops, PythonWalker& py)
+      : TraceReader(index, options), t_(trace), ops_(ops), py_(py) {}
+
+  bool TryAten(std::string_view q);
+  bool TryOperator(std::string_view q);
+  bool TryMethod(std::string_view q);
+  bool TryPythonSymbol(std::string_view q);
+  bool TryTorchNamespace(std::string_view q);
+  bool TryHandBound(const std::string& name);
+  bool TryKernel(std::string_view q);
+  bool TryProfilerKernel(std::string_view q);  // kernel_query.cc
+  void Suggest(std::string_view q);
+
+  Trace& t_;
+  OpQueue& ops_;
+  PythonWalker& py_;
+};
+
+// The backward of the forward ops traced (derivatives.yaml, role
+// "backward"), and the decompositions registered for the ops of the trace.
+class BackwardTracer : public TraceReader {
+ public:
+  BackwardTracer(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops, OpExpander& expander,
+                 const CallFactsReader& calls)
+      : TraceReader(index, options), t_(trace), ops_(ops), expander_(expander), calls_(calls) {}
+
   // The assumptions a derivatives.yaml formula is read under (first-order backward).
   Assumptions BackwardAssumptions() const;
   // Traces the ops a derivatives.yaml entry names (role "backward", reached
@@ -261,39 +446,41 @@ class Tracer {
   void AddBackward();
   void AddDecompositions();
 
-  // helpers
-  Location Loc(const std::string& file, int line, int snippet_lines = 3) const;
-  Location CppLoc(uint32_t file, uint32_t line, int snippet_lines = 3) const;
-  const NativeFunction* FindOp(std::string_view full_name) const { return ix_.yaml.Find(full_name); }
+  Trace& t_;
+  OpQueue& ops_;
+  OpExpander& expander_;
+  const CallFactsReader& calls_;
+};
+
+// One trace: the parts, wired together, run in order.
+class Tracer {
+ public:
+  Tracer(const Index& index, const TraceOptions& options, Trace* trace)
+      : ix_(index),
+        opt_(options),
+        t_(*trace),
+        ops_(index, options),
+        calls_(index, options),
+        facts_(index, options, calls_),
+        gen_(index, options, calls_),
+        expander_(index, options, *trace, ops_, facts_, gen_),
+        py_(index, options, *trace, ops_),
+        resolver_(index, options, *trace, ops_, py_),
+        backward_(index, options, *trace, ops_, expander_, calls_) {}
+
+  Status Run(std::string_view query);
 
   const Index& ix_;
   const TraceOptions& opt_;
   Trace& t_;
-
-  std::deque<PendingOp> queue_;
-  std::set<std::pair<std::string, std::string>> seen_ops_;  // (name, role)
-  std::set<std::pair<uint32_t, uint32_t>> seen_py_;          // (module, function) walked
-  // The alias WalkAlias is following: `istft = _add_docstr(torch.istft, ...)`
-  // names itself (torch re-exports it), and means the C++ binding instead.
-  const PyAlias* walking_alias_ = nullptr;
-  std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<ValueScope>> scopes_;  // ScopeOf
-  std::unique_ptr<TensorFacts> tensor_facts_;
-  // FollowCpp's memory, kept with the index (Index::Derived) for every later
-  // trace: each answer depends only on the index and the traced devices.
-  // Entries are added, never changed or removed, so references to them stay
-  // valid; parallel traces (trace --all) read under a shared lock.
-  struct WalkCache {
-    std::shared_mutex mu;
-    std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
-    std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
-  };
-  WalkCache& Cache() const;
-  mutable WalkCache* cache_ = nullptr;
-  FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
-  std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
-  // Places (PlaceKey) of the helpers and op calls the op being expanded
-  // lists: a place not in them is not listed, so most lookups skip the lists.
-  std::unordered_set<uint64_t> helper_keys_, call_keys_;
+  OpQueue ops_;
+  CallFactsReader calls_;
+  WalkFacts facts_;
+  GeneratedCode gen_;
+  OpExpander expander_;
+  PythonWalker py_;
+  QueryResolver resolver_;
+  BackwardTracer backward_;
 };
 
 // The entry for `key`, made by `make()` (outside the lock) when missing.
@@ -330,7 +517,7 @@ char SchemaTypeKind(std::string_view schema_type);
 bool TakesDimname(const FunctionSchema& schema);
 char CppParamKind(std::string_view cpp_param);
 
-// Shared by trace_ops.cc and trace_walk.cc.
+// Shared by several of the tracer's files.
 // A registration's device, folded to the two the tracer follows.
 std::string RegistrationDevice(const std::string& device);
 // "at::native::foo<T>" -> "foo".

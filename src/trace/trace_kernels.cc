@@ -15,7 +15,7 @@
 
 namespace optrace {
 
-void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
+void GeneratedCode::AddUfuncKernels(OpStep& op, const NativeFunction& fn) const {
   // ufunc_inner_loop: "Generic: add (AllAndComplex, ...)": torchgen generates
   // the CPU kernel and CUDA functors from aten/src/ATen/native/ufunc/<name>.h.
   std::string loop_name;
@@ -60,7 +60,7 @@ void Tracer::AddUfuncKernels(OpStep& op, const NativeFunction& fn) {
                      " at build time (UfuncCPU_" + loop_name + ".cpp, UfuncCUDA_" + loop_name + ".cu)");
 }
 
-const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
+const NativeFunction* GeneratedCode::UfuncOpOfStub(const std::string& stub) const {
   // torchgen names the stub after the group's functional op (StubSignature in
   // torchgen/dest/ufunc.py): "<base>_stub"; the loop sits on its out= op.
   using UfuncByStub = std::unordered_map<std::string, const NativeFunction*>;
@@ -74,7 +74,7 @@ const NativeFunction* Tracer::UfuncOpOfStub(const std::string& stub) const {
   return it == by_stub.end() ? nullptr : it->second;
 }
 
-const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string& launcher) const {
+const std::vector<KernelStep::Global>& GeneratedCode::LauncherGlobals(const std::string& launcher) const {
   using Globals = std::unordered_map<std::string, std::vector<KernelStep::Global>>;
   // Filled as launchers are asked about (a few dozen names), under its lock.
   struct Table {
@@ -122,12 +122,12 @@ const std::vector<KernelStep::Global>& Tracer::LauncherGlobals(const std::string
   return table.by_launcher.emplace(launcher, std::move(out)).first->second;
 }
 
-Location Tracer::UfuncRegistrationSite(const std::string& generator) const {
+Location GeneratedCode::UfuncRegistrationSite(const std::string& generator) const {
   // Read once per index and generator: every walk that meets such a stub asks.
   return ix_.Derived<Location>("ufunc-registration:" + generator, [&] { return FindUfuncRegistrationSite(generator); });
 }
 
-Location Tracer::FindUfuncRegistrationSite(const std::string& generator) const {
+Location GeneratedCode::FindUfuncRegistrationSite(const std::string& generator) const {
   // torchgen is not among the indexed Python (it runs at build time): the
   // generator's body is read from the text, from its `def` to the next one.
   static const std::string kPath = "torchgen/dest/ufunc.py";
@@ -145,6 +145,60 @@ Location Tracer::FindUfuncRegistrationSite(const std::string& generator) const {
     else if (inside && StartsWith(l, "REGISTER_DISPATCH(")) return Loc(kPath, line, 0);
   }
   return {};
+}
+
+const CppMacroUse* GeneratedCode::MacroGeneratedImpl(const std::string& kernel) const {
+  const CppIndex& cpp = ix_.cpp;
+  // The function-like macros whose #define body writes a TORCH_IMPL_FUNC,
+  // then their file-scope uses in the same file: MACRO(kernel, ...), or
+  // MACRO(eq) for a body writing TORCH_IMPL_FUNC(func##_Tensor_out).
+  for (uint32_t i : cpp.MacroUsesOf("TORCH_IMPL_FUNC")) {
+    const CppMacroUse& writer = cpp.macro_uses()[i];
+    if (writer.within_macro.empty()) continue;
+    for (uint32_t u : cpp.MacroUsesOf(writer.within_macro)) {
+      const CppMacroUse& use = cpp.macro_uses()[u];
+      if (use.function >= 0 || !use.within_macro.empty() || use.file != writer.file) continue;
+      if (use.first_arg == kernel) return &use;
+      std::vector<std::string> pasted = PastedNames(use);
+      if (std::find(pasted.begin(), pasted.end(), kernel) != pasted.end()) return &use;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> GeneratedCode::PastedNames(const CppMacroUse& use) const {
+  // #define M(func) ... func##_Tensor_out ... func##_stub(...), used as M(eq):
+  // {"eq_Tensor_out", "eq_stub"} -- ## pasting of the first parameter.
+  std::vector<std::string> out;
+  std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
+  if (defs.empty() || use.first_arg.empty()) return out;
+  const CppMacro& m = ix_.cpp.macros()[defs.front()];
+  std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
+  size_t open = text.find('(', text.find(use.macro));
+  size_t close = text.find_first_of(",)", open);
+  if (open == std::string::npos || close == std::string::npos) return out;
+  std::string param = text.substr(open + 1, close - open - 1);
+  param.erase(std::remove(param.begin(), param.end(), ' '), param.end());
+  if (param.empty()) return out;
+  for (size_t at = text.find("##", close); at != std::string::npos; at = text.find("##", at + 2)) {
+    // The identifier pieces on both sides of this ## (and of a second one).
+    size_t b = at;
+    while (b > 0 && IsIdentChar(text[b - 1])) --b;
+    size_t e = at + 2;
+    while (e < text.size() && (IsIdentChar(text[e]) || text.compare(e, 2, "##") == 0)) e += text[e] == '#' ? 2 : 1;
+    std::string pieces = text.substr(b, e - b), name;
+    bool uses_param = false;
+    for (size_t p = 0; p <= pieces.size();) {
+      size_t q = std::min(pieces.find("##", p), pieces.size());
+      std::string piece = pieces.substr(p, q - p);
+      uses_param = uses_param || piece == param;
+      name += piece == param ? use.first_arg : piece;
+      p = q + 2;
+    }
+    if (uses_param && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    at = e > at + 2 ? e - 2 : at;
+  }
+  return out;
 }
 
 }  // namespace optrace

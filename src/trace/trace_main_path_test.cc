@@ -13,7 +13,7 @@ namespace {
 
 class MainPath260 : public Tree260 {};
 
-const OpStep* Op(const Trace& t, const std::string& name, const std::string& role = "forward") {
+const OpStep* Op(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
   for (const auto& op : t.ops)
     if (op.name == name && op.role == role) return &op;
   return nullptr;
@@ -90,10 +90,10 @@ TEST_F(MainPath260, AFirstOrderBackwardSkipsTheDoubleBackwardBranch) {
   auto untaken = [&](const std::string& op) { return std::count(b->untaken.begin(), b->untaken.end(), op) > 0; };
   EXPECT_FALSE(untaken("native_group_norm_backward"));
   EXPECT_TRUE(untaken("reciprocal_"));  // the infinitely differentiable helper's
-  const OpStep* backward = Op(t, "native_group_norm_backward", "backward");
+  const OpStep* backward = Op(t, "native_group_norm_backward", OpRole::kBackward);
   ASSERT_NE(backward, nullptr);
   EXPECT_TRUE(backward->typical);
-  const OpStep* helper_op = Op(t, "reciprocal_", "backward");
+  const OpStep* helper_op = Op(t, "reciprocal_", OpRole::kBackward);
   ASSERT_NE(helper_op, nullptr);
   EXPECT_FALSE(helper_op->typical);
 }
@@ -107,7 +107,7 @@ TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
     if (s.op == "baddbmm") b = &s;
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->untaken, (std::vector<std::string>{"conj"}));
-  const OpStep* bmm = Op(t, "bmm", "backward");
+  const OpStep* bmm = Op(t, "bmm", OpRole::kBackward);
   ASSERT_NE(bmm, nullptr);
   EXPECT_TRUE(bmm->typical);
 }
@@ -153,7 +153,7 @@ TEST_F(MainPath260, ANamedOutputsFormulaIsForwardMode) {
   const BackwardStep* b = Step(t, "sort");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ops, (std::vector<std::string>{"value_selecting_reduction_backward"}));
-  EXPECT_EQ(Op(t, "gather", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "gather", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
@@ -161,11 +161,11 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   // where.self (native_functions.yaml:6513), never the one-argument where
   // (:6536), whose CompositeImplicit kernel calls nonzero_numpy.
   Trace t = TraceTree("2.6.0", "torch.clamp_max", TraceOptions::Device::kCuda);
-  const OpStep* where = Op(t, "where.self", "backward");
+  const OpStep* where = Op(t, "where.self", OpRole::kBackward);
   ASSERT_NE(where, nullptr);
   EXPECT_TRUE(where->typical);
-  EXPECT_EQ(Op(t, "where", "backward"), nullptr);
-  EXPECT_EQ(Op(t, "nonzero_numpy", "backward"), nullptr);
+  EXPECT_EQ(Op(t, "where", OpRole::kBackward), nullptr);
+  EXPECT_EQ(Op(t, "nonzero_numpy", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
@@ -173,9 +173,9 @@ TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
   // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the
   // refine_names its kernel calls (TensorShape.cpp:1125-1131).
   Trace t = TraceTree("2.6.0", "torch.diag_embed", TraceOptions::Device::kCuda);
-  EXPECT_NE(Op(t, "diagonal", "backward"), nullptr);
-  EXPECT_EQ(Op(t, "diagonal.Dimname", "backward"), nullptr);
-  EXPECT_EQ(Op(t, "refine_names", "backward"), nullptr);
+  EXPECT_NE(Op(t, "diagonal", OpRole::kBackward), nullptr);
+  EXPECT_EQ(Op(t, "diagonal.Dimname", OpRole::kBackward), nullptr);
+  EXPECT_EQ(Op(t, "refine_names", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
@@ -188,7 +188,7 @@ TEST_F(MainPath260, TheBackwardOfAnOpenForwardOpIsOpen) {
   const BackwardStep* b = Step(t, "as_strided");
   ASSERT_NE(b, nullptr);
   EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
-  const OpStep* new_zeros = Op(t, "new_zeros", "backward");
+  const OpStep* new_zeros = Op(t, "new_zeros", OpRole::kBackward);
   ASSERT_NE(new_zeros, nullptr);
   EXPECT_FALSE(new_zeros->typical);
 }
@@ -281,7 +281,7 @@ namespace {
 // Whether forward op `name` is on the path: decided (typical) or open (undecided).
 bool OnPath(const Trace& t, const std::string& name) {
   for (const auto& op : t.ops)
-    if (op.role == "forward" && op.name == name && (op.typical || op.undecided)) return true;
+    if (op.role == OpRole::kForward && op.name == name && (op.typical || op.undecided)) return true;
   return false;
 }
 
@@ -329,7 +329,7 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
   EXPECT_FALSE(OnPath(t, "upsample_bilinear2d.vec"));
   bool backward_kernel = false;
   for (const auto& op : t.ops)
-    if (op.role == "backward" && op.name.starts_with("upsample_bicubic2d_backward"))
+    if (op.role == OpRole::kBackward && op.name.starts_with("upsample_bicubic2d_backward"))
       for (const auto& k : op.kernels) backward_kernel = backward_kernel || k.name == "upsample_bicubic2d_backward_out_frame";
   EXPECT_TRUE(backward_kernel);
   Trace plain = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
@@ -367,7 +367,7 @@ TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
   // the p=0.5 and training=True F.dropout passes (functional.py:1401).
   Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
   bool fused = false;
-  for (const auto& op : t.ops) fused = fused || (op.role == "forward" && op.name == "native_dropout" && op.typical && !op.undecided);
+  for (const auto& op : t.ops) fused = fused || (op.role == OpRole::kForward && op.name == "native_dropout" && op.typical && !op.undecided);
   EXPECT_TRUE(fused);
 }
 
@@ -384,7 +384,7 @@ TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
   Trace t = TraceTree("2.6.0", "F.cross_entropy", TraceOptions::Device::kCuda);
   const OpStep* nll = nullptr;
   for (const auto& op : t.ops)
-    if (op.role == "forward" && op.name == "nll_loss_nd") nll = &op;
+    if (op.role == OpRole::kForward && op.name == "nll_loss_nd") nll = &op;
   ASSERT_NE(nll, nullptr);
   EXPECT_TRUE(nll->undecided);
   int open = 0, decided = 0;

@@ -38,6 +38,7 @@
 #include "trace/inline_predicates.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -150,7 +151,7 @@ class PathAnnotator {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) {
-        if (op.role == "forward") {
+        if (op.role == OpRole::kForward) {
           op.when = EntryConditions(op, &entry_python_[i]);
           if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
           if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
@@ -204,7 +205,7 @@ class PathAnnotator {
       if (later_outputs_only_.count(b.op)) continue;
       Tri forward = Tri::kFalse;
       for (const auto& f : t_.ops) {
-        if (f.role != "forward" || f.name != b.op) continue;
+        if (f.role != OpRole::kForward || f.name != b.op) continue;
         if (f.typical) forward = Tri::kTrue;
         else if (f.undecided && forward == Tri::kFalse) forward = Tri::kUnknown;
       }
@@ -247,7 +248,7 @@ class PathAnnotator {
   // then not taken -- as a helper called under `if not center:` and again
   // unconditionally runs whenever its caller does.
   void FrameConditions(const std::string& symbol, int depth, std::vector<Condition>* out, Tri* value) {
-    if (depth > 6) return;
+    if (depth > kConditionDepth) return;
     BestWay best;
     for (const auto& f : t_.python) {
       if (f.symbol == symbol) continue;
@@ -501,7 +502,7 @@ class PathAnnotator {
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, std::string_view device = "") {
     if (IsImpl(op, fn)) return true;
-    if (depth > 6 || !seen->insert(fn).second) return false;
+    if (depth > kConditionDepth || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
       for (const auto& r : s.registrations) {
         if (LastName(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
@@ -757,20 +758,20 @@ class PathAnnotator {
   }
 
   void MarkTypical() {
-    for (int pass = 0; pass < 4; ++pass) {
+    for (int pass = 0; pass < kTypicalPathPasses; ++pass) {
       bool changed = false;
       for (size_t i = 0; i < t_.ops.size(); ++i) {
         OpStep& op = t_.ops[i];
         Tri v;
         if (op.reached_from.empty()) {
-          v = op.role == "forward" ? entry_python_[i] : Tri::kTrue;
-          if (op.role == "forward" && t_.python.empty()) v = Tri::kTrue;
+          v = op.role == OpRole::kForward ? entry_python_[i] : Tri::kTrue;
+          if (op.role == OpRole::kForward && t_.python.empty()) v = Tri::kTrue;
         } else {
           // Below an undecided op, what its edge does not rule out is
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
-          if (op.role == "backward" && p && p->role == "forward" && v != Tri::kFalse) {
+          if (op.role == OpRole::kBackward && p && p->role == OpRole::kForward && v != Tri::kFalse) {
             Tri named = InTakenFormula(op);
             if (named != Tri::kTrue) v = named;
           }
@@ -779,7 +780,7 @@ class PathAnnotator {
         // picks among argument forms: the entry ops all stay candidates); an
         // undecided C++ condition picks among backends and leaves its branch
         // off the path. Both are marked undecided.
-        bool python_entry = op.reached_from.empty() && op.role == "forward";
+        bool python_entry = op.reached_from.empty() && op.role == OpRole::kForward;
         bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry);
         bool undecided = v == Tri::kUnknown;
         changed = changed || typical != op.typical || undecided != op.undecided;
@@ -803,7 +804,7 @@ class PathAnnotator {
   void DecideSelections() {
     for (const auto& op : t_.ops) {
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
-      if (!parent || parent->role != op.role || op.role != "forward") continue;
+      if (!parent || parent->role != op.role || op.role != OpRole::kForward) continue;
       Assumptions a = AssumptionsFor(*parent);
       for (const auto& c : op.when) {
         std::string key = DecidedKey(*parent, c);
@@ -860,7 +861,7 @@ class PathAnnotator {
 
   std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
                              const std::string& var, int depth, Location* where) {
-    if (depth > 4) return "";
+    if (depth > kValueDepth) return "";
     std::string expr = Reader(file).AssignedExpression(from, before, var);
     if (expr.empty()) return "";
     // `static_cast<T>(x)` follows x; `f(x)` reads the same, so when x leads
@@ -881,7 +882,7 @@ class PathAnnotator {
   // are followed; any other function is the decider when it is defined.
   std::string FollowFunction(const OpStep& parent, const std::string& fn, int depth, Location* where,
                              const std::string& context_file = "") {
-    if (depth > 4) return "";
+    if (depth > kValueDepth) return "";
     for (const auto& s : parent.stubs) {
       if (s.name != fn) continue;
       for (const auto& r : s.registrations) {
@@ -935,7 +936,7 @@ class PathAnnotator {
   void FindSelections() {
     std::map<std::pair<std::string, std::string>, size_t> by_key;  // (function, op) -> index
     for (const auto& op : t_.ops) {
-      if (op.role != "forward" || !op.typical) continue;
+      if (op.role != OpRole::kForward || !op.typical) continue;
       std::set<std::string> walked;
       for (const auto& im : op.impls) {
         bool mine = StartsWith(im.key, "Composite") || (a_.device == "cuda" ? im.key == "CUDA" : im.key == "CPU");

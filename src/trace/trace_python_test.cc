@@ -15,7 +15,7 @@ namespace {
 
 bool HasOp(const Trace& t, const std::string& name) {
   return std::any_of(t.ops.begin(), t.ops.end(),
-                     [&](const OpStep& op) { return op.role == "forward" && op.name == name; });
+                     [&](const OpStep& op) { return op.role == OpRole::kForward && op.name == name; });
 }
 
 const PyCallStep* FindCall(const Trace& t, const std::string& resolved) {

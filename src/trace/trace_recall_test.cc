@@ -121,7 +121,7 @@ TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
   Trace t = TraceTree("2.6.0", "aten::max", TraceOptions::Device::kCuda);
   bool found = false;
   for (const auto& op : t.ops) {
-    if (op.name != "max" || op.role != "forward") continue;
+    if (op.name != "max" || op.role != OpRole::kForward) continue;
     ASSERT_EQ(op.impls.size(), 1u);
     EXPECT_EQ(op.impls[0].where.file, "aten/src/ATen/native/ReduceAllOps.cpp");
     EXPECT_EQ(op.impls[0].where.line, 47);
@@ -198,7 +198,7 @@ TEST_F(Recall260, HelperCalledOnSeveralBranchesTakesTheBestOne) {
   Trace t = TraceTree("2.6.0", "torch.pca_lowrank", TraceOptions::Device::kCuda);
   bool svd = false;
   for (const auto& op : t.ops) {
-    if (op.name != "linalg_svd" || op.role != "forward") continue;
+    if (op.name != "linalg_svd" || op.role != OpRole::kForward) continue;
     svd = true;
     EXPECT_TRUE(op.typical);
     bool via_294 = false;
@@ -349,7 +349,7 @@ TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevel) {
   Trace t = TraceTree("2.6.0", "aten::_unsafe_index_put", TraceOptions::Device::kCuda);
   int impl_depth = -1, divide_depth = -1;
   for (const auto& op : t.ops) {
-    if (op.role != "forward") continue;
+    if (op.role != OpRole::kForward) continue;
     if (op.name == "_index_put_impl_") impl_depth = op.depth;
     if (op.name == "divide_.Scalar_mode") divide_depth = op.depth;
   }

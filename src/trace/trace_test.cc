@@ -12,7 +12,7 @@
 namespace optrace {
 namespace {
 
-const OpStep* FindOpStep(const Trace& t, const std::string& name, const std::string& role = "forward") {
+const OpStep* FindOpStep(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
   for (const auto& op : t.ops) {
     if (op.name == name && op.role == role) return &op;
   }
@@ -61,7 +61,7 @@ class Trace1131 : public Tree1131 {};
 
 TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
   Trace t = TraceTree("2.6.0", "nn.LSTM");
-  EXPECT_EQ(t.target_kind, "module");
+  EXPECT_EQ(t.target_kind, TargetKind::kModule);
   EXPECT_EQ(t.target_name, "torch.nn.modules.rnn.LSTM");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.rnn.LSTM.forward");
@@ -118,7 +118,7 @@ TEST_F(Trace260, CopyStubIsCopyHNotCpublas) {
 
 TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
   Trace t = TraceTree("2.6.0", "F.softmax");
-  EXPECT_EQ(t.target_kind, "functional");
+  EXPECT_EQ(t.target_kind, TargetKind::kFunctional);
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.file, "torch/nn/functional.py");
   EXPECT_EQ(t.python[0].where.line, 2103);
@@ -236,7 +236,7 @@ TEST_F(Trace260, MulMethodReachesMulFunctor) {
 TEST_F(Trace260, AtenSpellings) {
   for (const std::string q : {"aten::add.Tensor", "torch.ops.aten.add.Tensor", "add.Tensor"}) {
     Trace t = TraceTree("2.6.0", q);
-    EXPECT_EQ(t.target_kind, "aten") << q;
+    EXPECT_EQ(t.target_kind, TargetKind::kAten) << q;
     ASSERT_FALSE(t.ops.empty()) << q;
     EXPECT_EQ(t.ops[0].name, "add.Tensor") << q;
   }
@@ -267,10 +267,10 @@ TEST_F(Trace260, UnknownNameSuggestsAndTracesNothing) {
 
 TEST_F(Trace260, KernelNameBottomUp) {
   Trace t = TraceTree("2.6.0", "softmax_warp_forward");
-  EXPECT_EQ(t.target_kind, "kernel");
+  EXPECT_EQ(t.target_kind, TargetKind::kKernel);
   EXPECT_NE(FindOpStep(t, "_softmax.out"), nullptr);
   Trace l = TraceTree("2.6.0", "lstm_cudnn");
-  EXPECT_EQ(l.target_kind, "kernel");
+  EXPECT_EQ(l.target_kind, TargetKind::kKernel);
   EXPECT_NE(FindOpStep(l, "lstm.input"), nullptr);
 }
 

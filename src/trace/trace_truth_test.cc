@@ -20,7 +20,7 @@ class Truth260 : public Tree260 {};
 
 const OpStep* Op(const Trace& t, const std::string& name) {
   for (const auto& op : t.ops) {
-    if (op.name == name && op.role == "forward") return &op;
+    if (op.name == name && op.role == OpRole::kForward) return &op;
   }
   return nullptr;
 }
@@ -99,8 +99,7 @@ TEST_F(Truth260, StubCalledInsideCpublasIsCpublasStub) {
   // cpu/CopyKernel.cpp:328 registers at::native's copy_stub.
   const Index& ix = TreeIndex("2.6.0");
   TraceOptions options;
-  Trace t;
-  Tracer tracer(ix, options, &t);
+  CallFactsReader calls(ix, options);
   int checked = 0;
   for (uint32_t id : ix.cpp.FunctionsNamed("copy")) {
     const CppFunction& f = ix.cpp.functions()[id];
@@ -108,7 +107,7 @@ TEST_F(Truth260, StubCalledInsideCpublasIsCpublasStub) {
     for (uint32_t c : ix.cpp.CallsIn(id)) {
       const CppCall& call = ix.cpp.calls()[c];
       if (call.callee != "copy_stub") continue;
-      EXPECT_EQ(tracer.StubRegistrationKey(call, f), "cpublas::copy_stub");
+      EXPECT_EQ(calls.StubRegistrationKey(call, f), "cpublas::copy_stub");
       ++checked;
     }
   }
@@ -202,7 +201,7 @@ TEST_F(Truth260, AClassNamedInTemplateArgumentsRunsWhereItIsNamed) {
   for (const char* name : {"stack", "unbind.int"}) {
     const OpStep* op = nullptr;
     for (const auto& o : t.ops) {
-      if (o.name == name && o.role == "forward") op = &o;
+      if (o.name == name && o.role == OpRole::kForward) op = &o;
     }
     ASSERT_NE(op, nullptr) << name;
     EXPECT_FALSE(op->typical) << name;
@@ -232,7 +231,7 @@ TEST_F(Truth260, AnOpCallFollowsTheOverloadsItsArgumentsAdmit) {
   Trace t = TraceTree("2.6.0", "aten::scatter_reduce.two", TraceOptions::Device::kCuda);
   bool value = false, src = false;
   for (const auto& op : t.ops) {
-    if (op.role != "forward" || op.reached_from.rfind("scatter_reduce", 0) != 0) continue;
+    if (op.role != OpRole::kForward || op.reached_from.rfind("scatter_reduce", 0) != 0) continue;
     value = value || op.name == "scatter_.value";
     src = src || op.name == "scatter_.src";
   }
@@ -251,7 +250,7 @@ TEST_F(Truth260, BothBranchesOperatorsAreReadWhereWritten) {
     if (op.name == "linalg_pinv.atol_rtol_tensor")
       for (const auto& c : op.calls)
         if (c.op == "gt") gt_lines.push_back(c.where.line);
-    if (op.name == "gt.Tensor" && op.role == "forward") gt_typical = op.typical;
+    if (op.name == "gt.Tensor" && op.role == OpRole::kForward) gt_typical = op.typical;
   }
   EXPECT_EQ(gt_lines, (std::vector<int>{538, 548}));
   EXPECT_TRUE(gt_typical);

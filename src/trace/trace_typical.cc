@@ -35,40 +35,27 @@ bool HasName(std::string_view s, std::string_view name) {
 // Whether the whole of s is wrapped in one pair of parentheses.
 bool Wrapped(std::string_view s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
-  int d = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++d;
-    if (s[i] == ')' && --d == 0 && i + 1 != s.size()) return false;
-  }
-  return true;
+  bool wrapped = true;  // until the first parenthesis closes before the end
+  ScanCode(s, "(", ")", [&](size_t i, int depth, bool quoted) {
+    if (!quoted && depth == 0 && i + 1 != s.size()) wrapped = false;
+  });
+  return wrapped;
 }
 
 // Splits at top-level occurrences of `op` (outside brackets and quotes).
 std::vector<std::string_view> SplitTop(std::string_view s, std::string_view op) {
   std::vector<std::string_view> parts;
-  int d = 0;
-  char quote = 0;
   size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
+  const bool word = std::isalpha(static_cast<unsigned char>(op[0]));
+  ScanCode(s, "([{", ")]}", [&](size_t i, int depth, bool quoted) {
+    if (quoted || depth != 0 || i < start || s.substr(i, op.size()) != op) return;
+    if (word && ((i > 0 && !std::isspace(static_cast<unsigned char>(s[i - 1]))) ||
+                 (i + op.size() < s.size() && !std::isspace(static_cast<unsigned char>(s[i + op.size()]))))) {
+      return;
     }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++d;
-    else if (c == ')' || c == ']' || c == '}') --d;
-    else if (d == 0 && s.substr(i, op.size()) == op) {
-      bool word = std::isalpha(static_cast<unsigned char>(op[0]));
-      if (word && ((i > 0 && !std::isspace(static_cast<unsigned char>(s[i - 1]))) ||
-                   (i + op.size() < s.size() && !std::isspace(static_cast<unsigned char>(s[i + op.size()]))))) {
-        continue;
-      }
-      parts.push_back(s.substr(start, i - start));
-      start = i + op.size();
-      i = start - 1;
-    }
-  }
+    parts.push_back(s.substr(start, i - start));
+    start = i + op.size();
+  });
   parts.push_back(s.substr(start));
   return parts;
 }

@@ -1,10 +1,10 @@
 // The breadth-first walk from one C++ implementation through the helpers it
-// calls (Tracer::FollowCpp). Each function visited adds what it holds to the
+// calls (OpExpander::FollowCpp). Each function visited adds what it holds to the
 // op being expanded: the helper itself, its CUDA launches, vendor library
 // calls, dispatch stubs (and, through their registrations, each device's
 // kernel), and the aten ops it calls, which the tracer then follows in turn.
 // What a call *is* (CallFacts) is decided once per function and cached with
-// the index (trace_ops.cc, Tracer::WalkOf); this file only decides where the
+// the index (trace_walk_facts.cc, WalkFacts::WalkOf); this file only decides where the
 // walk goes next and what it records, so its paths are per trace.
 #include <algorithm>
 #include <deque>
@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -66,8 +67,8 @@ namespace {
 // helpers to visit next.
 class CppWalk {
  public:
-  CppWalk(Tracer& t, OpStep& op, uint32_t start, const std::string& device, int depth, const CppFunction* synthetic)
-      : t_(t), cpp_(t.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
+  CppWalk(OpExpander& ex, OpStep& op, uint32_t start, const std::string& device, int depth, const CppFunction* synthetic)
+      : ex_(ex), cpp_(ex.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
 
@@ -77,8 +78,8 @@ class CppWalk {
   // trace, which answers for CUDA); nowhere in code of another key.
   std::vector<OpCallStep>* CallList(const WalkNode& node) const {
     if (node.foreign) return nullptr;
-    if (t_.OnPrimaryPath(node.device)) return &op_.calls;
-    if (t_.opt_.device == TraceOptions::Device::kDefault) return &op_.other_device_calls;
+    if (ex_.OnPrimaryPath(node.device)) return &op_.calls;
+    if (ex_.opt_.device == TraceOptions::Device::kDefault) return &op_.other_device_calls;
     return nullptr;
   }
   bool Records(const WalkNode& node) const { return CallList(node) != nullptr; }
@@ -89,8 +90,6 @@ class CppWalk {
   }
 
  private:
-  using FunctionWalk = Tracer::FunctionWalk;
-  using CallFacts = Tracer::CallFacts;
 
   void Visit(int32_t at) {
     const WalkNode& node = nodes_[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
@@ -98,23 +97,23 @@ class CppWalk {
     const CppFunction& f = node.fn == UINT32_MAX ? *synthetic_ : cpp_.functions()[node.fn];
     const FunctionWalk* walk;
     if (node.fn == UINT32_MAX) {
-      t_.synthetic_walk_ = t_.MakeWalk(node.fn, f);
-      walk = &t_.synthetic_walk_;
+      ex_.synthetic_walk_ = ex_.facts_.MakeWalk(node.fn, f, ex_.synthetic_stub_calls_);
+      walk = &ex_.synthetic_walk_;
     } else {
-      walk = &t_.WalkOf(node.fn, f);
+      walk = &ex_.facts_.WalkOf(node.fn, f);
     }
     if (node.hops > 0) ListHelper(f, walk->holder, node);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
-    if (node.hops <= 3 && walk->native && depth_ + 1 <= t_.opt_.depth && Records(node))
-      t_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
+    if (node.hops <= kOpCallHops && walk->native && depth_ + 1 <= ex_.opt_.depth && Records(node))
+      ex_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
   }
 
   void ListHelper(const CppFunction& f, const std::string& holder, const WalkNode& node) {
     const std::string& device = node.device;
     const std::string& file = cpp_.file(f.file);
-    if (!t_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
+    if (!ex_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
       for (const auto& h : op_.helpers) {
         if (h.where.file == file && h.where.line == static_cast<int>(f.line)) return;
       }
@@ -123,11 +122,11 @@ class CppWalk {
     h.key = device;
     h.function = holder;
     h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
-    h.where = t_.CppLoc(f.file, f.line, 2);
+    h.where = ex_.CppLoc(f.file, f.line, 2);
     h.params = f.params;
     h.reached_from = node.via;
     if (node.call && node.stub.empty()) {
-      h.reached_at = t_.CppLoc(node.call->file, node.call->line, 1);
+      h.reached_at = ex_.CppLoc(node.call->file, node.call->line, 1);
       h.reached_by = node.call->callee;
     }
     op_.helpers.push_back(h);
@@ -149,24 +148,24 @@ class CppWalk {
       if (facts.is_op) return FollowOpCall(c, facts, walk, node);
     }
     if (facts.elsewhere) return;
-    const bool near = node.hops <= 3 && depth_ + 1 <= t_.opt_.depth && Records(node);
+    const bool near = node.hops <= kOpCallHops && depth_ + 1 <= ex_.opt_.depth && Records(node);
     if (facts.targets.empty() && c.kind == CallKind::kPlain && near && facts.function_op) {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
       call.op = facts.base;
       call.device = node.device;
       call.from = walk.holder;
-      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.where = ex_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
-      t_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
+      ex_.call_keys_.insert(PlaceKey(call.op, call.where.file, c.line));
       CallList(node)->push_back(call);
-      t_.AddOpsByBaseName(facts.base, op_.role, op_.name, depth_ + 1);
+      ex_.ops_.AddOpsByBaseName(facts.base, op_.role, op_.name, depth_ + 1);
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
-    if (!facts.targets.empty() && depth_ + 1 <= t_.opt_.depth && Records(node)) {
+    if (!facts.targets.empty() && depth_ + 1 <= ex_.opt_.depth && Records(node)) {
       for (const NativeFunction* other : *facts.kernel_ops) {
-        if (other != op_.yaml) t_.AddOp(other, op_.role, op_.name, depth_ + 1);
+        if (other != op_.yaml) ex_.ops_.AddOp(other, op_.role, op_.name, depth_ + 1);
       }
     }
     const std::string& dev = node.device;
@@ -178,12 +177,12 @@ class CppWalk {
   // An aten op called: listed where the call is made, and traced when it
   // is near the implementation and does work (or is kept, marked).
   void FollowOpCall(const CppCall& c, const CallFacts& facts, const FunctionWalk& walk, const WalkNode& node) {
-    bool follow = node.hops <= 3 && walk.native && (facts.worth || facts.kept);
+    bool follow = node.hops <= kOpCallHops && walk.native && (facts.worth || facts.kept);
     const std::string& base = facts.base;
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
     std::vector<OpCallStep>& list = *CallList(node);
-    if (!t_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
+    if (!ex_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
       for (const auto& e : list) {
         dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
       }
@@ -193,19 +192,19 @@ class CppWalk {
       call.op = base;
       call.device = node.device;
       call.from = walk.holder;
-      call.where = t_.CppLoc(c.file, c.line, 1);
+      call.where = ex_.CppLoc(c.file, c.line, 1);
       call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
                  : facts.method_call ? c.qualifier + base + "()"
                                      : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
       list.push_back(std::move(call));
     }
-    if (!follow || depth_ + 1 > t_.opt_.depth) return;
+    if (!follow || depth_ + 1 > ex_.opt_.depth) return;
     if (!facts.admitted.empty()) {
-      for (const NativeFunction* o : facts.admitted) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+      for (const NativeFunction* o : facts.admitted) ex_.ops_.AddOp(o, op_.role, op_.name, depth_ + 1);
     } else if (facts.out_call) {
-      for (const NativeFunction* o : facts.overloads) t_.AddOp(o, op_.role, op_.name, depth_ + 1);
+      for (const NativeFunction* o : facts.overloads) ex_.ops_.AddOp(o, op_.role, op_.name, depth_ + 1);
     } else {
-      t_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
+      ex_.ops_.AddOpsByBaseName(base, op_.role, op_.name, depth_ + 1);
     }
   }
 
@@ -215,7 +214,7 @@ class CppWalk {
   void FollowStub(const CppCall& c, const CallFacts& facts, int32_t at, const std::string& holder) {
     StubStep& s = StubEntry(c, facts.stub_key, holder);
     const std::string node_device = nodes_[static_cast<size_t>(at)].device;
-    const bool all = t_.opt_.device == TraceOptions::Device::kAll;
+    const bool all = ex_.opt_.device == TraceOptions::Device::kAll;
     for (uint32_t r : cpp_.RegistrationsWritten(facts.stub_key)) {
       const StubRegistration& reg = cpp_.registrations()[r];
       bool known = false;
@@ -225,14 +224,14 @@ class CppWalk {
       if (known) continue;
       std::string dev = RegistrationDevice(reg.device);
       bool wanted = node_device == "any"
-                        ? (dev == "CUDA" ? t_.KeyWanted("CUDA") : dev == "CPU" ? t_.KeyWanted("CPU") : all)
+                        ? (dev == "CUDA" ? ex_.KeyWanted("CUDA") : dev == "CPU" ? ex_.KeyWanted("CPU") : all)
                         : (dev == node_device || all);
       if (!wanted) continue;
       StubRegistrationStep rs;
       rs.device = reg.device;
       rs.macro = reg.macro;
       rs.target = reg.target;
-      rs.where = t_.CppLoc(reg.file, reg.line, 1);
+      rs.where = ex_.CppLoc(reg.file, reg.line, 1);
       std::vector<uint32_t> targets;
       for (uint32_t id : cpp_.FunctionsNamed(StripTemplateAndNamespace(reg.target))) {
         if (cpp_.functions()[id].file == reg.file) targets.push_back(id);
@@ -240,11 +239,11 @@ class CppWalk {
       if (targets.empty()) {
         CppCall pseudo;
         pseudo.callee = StripTemplateAndNamespace(reg.target);
-        targets = t_.ResolveCall(pseudo, reg.file, nullptr);
+        targets = ex_.calls_.ResolveCall(pseudo, reg.file, nullptr);
       }
       if (!targets.empty()) {
         const CppFunction& tf = cpp_.functions()[targets.front()];
-        rs.target_definition = t_.CppLoc(tf.file, tf.line, 2);
+        rs.target_definition = ex_.CppLoc(tf.file, tf.line, 2);
       }
       s.registrations.push_back(rs);
       Enqueue(targets, at, holder, c.callee, dev == "CUDA" ? "CUDA" : dev == "CPU" ? "CPU" : dev);
@@ -256,13 +255,13 @@ class CppWalk {
   // UfuncCUDA_add.cu are generated at build time): the registrations are
   // the generator's REGISTER_DISPATCH lines, the kernels the loop's functors.
   void AddGeneratedUfuncRegistrations(StubStep& s, const std::string& node_device) {
-    const NativeFunction* loop_op = t_.UfuncOpOfStub(s.name);
+    const NativeFunction* loop_op = ex_.gen_.UfuncOpOfStub(s.name);
     if (!loop_op) return;
     const std::string base = s.name.substr(0, s.name.size() - 5);  // less "_stub"
     for (const auto& [dev, generator] : {std::pair<std::string, std::string>{"CPU", "compute_ufunc_cpu_kernel"},
                                          {"CUDA", "compute_ufunc_cuda"}}) {
-      if (!t_.KeyWanted(dev) || (node_device != "any" && node_device != dev)) continue;
-      Location where = t_.UfuncRegistrationSite(generator);
+      if (!ex_.KeyWanted(dev) || (node_device != "any" && node_device != dev)) continue;
+      Location where = ex_.gen_.UfuncRegistrationSite(generator);
       if (!where.valid()) continue;
       StubRegistrationStep rs;
       rs.device = dev;
@@ -273,7 +272,7 @@ class CppWalk {
     }
     bool listed = false;
     for (const auto& k : op_.kernels) listed = listed || StartsWith(k.name, "CUDAFunctor_" + base);
-    if (!listed && t_.KeyWanted("CUDA") && node_device != "CPU") t_.AddUfuncKernels(op_, *loop_op);
+    if (!listed && ex_.KeyWanted("CUDA") && node_device != "CPU") ex_.gen_.AddUfuncKernels(op_, *loop_op);
   }
 
   // `key` is the stub as the call's scope reaches it (StubRegistrationKey):
@@ -287,13 +286,13 @@ class CppWalk {
     StubStep fresh;
     fresh.name = c.callee;
     fresh.called_from = holder;
-    fresh.call_site = t_.CppLoc(c.file, c.line, 1);
+    fresh.call_site = ex_.CppLoc(c.file, c.line, 1);
     const std::string scope = key.size() > c.callee.size() ? key.substr(0, key.size() - c.callee.size()) : "";
     for (int pass = 0; pass < 2 && !fresh.declared.valid() && !fresh.defined.valid(); ++pass) {
       for (uint32_t d : cpp_.StubDeclsNamed(c.callee)) {
         const StubDecl& decl = cpp_.stub_decls()[d];
         if (pass == 0 && decl.scope != scope) continue;  // then any, as before scopes were read
-        Location loc = t_.CppLoc(decl.file, decl.line, 1);
+        Location loc = ex_.CppLoc(decl.file, decl.line, 1);
         if (decl.kind == StubDeclKind::kDeclare && !fresh.declared.valid()) fresh.declared = loc;
         if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
       }
@@ -333,14 +332,14 @@ class CppWalk {
     k.device = cuda ? "CUDA" : "CPU";
     k.launch = LaunchKindName(l.kind);
     k.launcher = l.macro.empty() ? l.launcher : l.macro;
-    k.launch_site = t_.CppLoc(l.file, l.line, 2);
+    k.launch_site = ex_.CppLoc(l.file, l.line, 2);
     k.path = PathOf(nodes_, at);
     k.path.push_back(holder);
     k.holder = holder;
     k.macro = l.macro;
     if (l.kind == LaunchKind::kTripleChevron) {
       if (!l.macro.empty()) k.launch = "macro";
-      k.where = defined ? t_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
+      k.where = defined ? ex_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
     } else if (l.kind == LaunchKind::kJiterator) {
       k.where = k.launch_site;
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
@@ -351,7 +350,7 @@ class CppWalk {
       for (size_t i = 0; i < l.functors.size(); ++i)
         if (i != naming) k.path.insert(k.path.end() - 1, StripTemplateAndNamespace(l.functors[i]));
       if (cuda && (l.kind == LaunchKind::kTensorIterator || l.kind == LaunchKind::kReduce))
-        k.runs_in = t_.LauncherGlobals(l.launcher);
+        k.runs_in = ex_.gen_.LauncherGlobals(l.launcher);
     }
     op_.kernels.push_back(std::move(k));
   }
@@ -369,8 +368,8 @@ class CppWalk {
     step.name = k.name;
     step.device = "CUDA";
     step.launch = "passed";
-    step.launch_site = t_.CppLoc(from.file, line, 2);
-    step.where = t_.CppLoc(k.file, k.line, 2);
+    step.launch_site = ex_.CppLoc(from.file, line, 2);
+    step.where = ex_.CppLoc(k.file, k.line, 2);
     step.path = PathOf(nodes_, at);
     step.path.push_back(holder);
     op_.kernels.push_back(std::move(step));
@@ -412,13 +411,13 @@ class CppWalk {
     for (auto& existing : op_.libraries) {
       if (existing.name != lib) continue;
       if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
-          existing.calls.size() < 12)
+          existing.calls.size() < kLibraryCallsListed)
         existing.calls.push_back(call);
       return;
     }
     LibraryStep l;
     l.name = lib;
-    l.where = t_.CppLoc(c.file, c.line, 2);
+    l.where = ex_.CppLoc(c.file, c.line, 2);
     l.calls.push_back(call);
     l.path = PathOf(nodes_, at);
     l.path.push_back(holder);
@@ -429,19 +428,19 @@ class CppWalk {
   void Enqueue(const std::vector<uint32_t>& ids, int32_t at, const std::string& holder, const std::string& stub,
                const std::string& dev, const CppCall* call = nullptr) {
     int hops = nodes_[static_cast<size_t>(at)].hops + 1;
-    if (hops > t_.opt_.kernel_depth) return;
+    if (hops > ex_.opt_.kernel_depth) return;
     const bool foreign = nodes_[static_cast<size_t>(at)].foreign;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
       // Foreign to the device this walk is for (the traced one for "any").
-      bool off = foreign || (t_.opt_.device != TraceOptions::Device::kAll &&
+      bool off = foreign || (ex_.opt_.device != TraceOptions::Device::kAll &&
                              ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
-                                             dev == "CPU" || dev == "CUDA" ? dev : t_.PrimaryDevice()));
+                                             dev == "CPU" || dev == "CUDA" ? dev : ex_.PrimaryDevice()));
       nodes_.push_back({id, at, holder, stub, hops, dev, call, off});
     }
   }
 
-  Tracer& t_;
+  OpExpander& ex_;
   const CppIndex& cpp_;
   OpStep& op_;
   const int depth_;
@@ -455,11 +454,11 @@ class CppWalk {
 
 }  // namespace
 
-void Tracer::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
+void OpExpander::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
                        const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
-void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
+void OpExpander::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
                             std::vector<OpCallStep>* list) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
   // out += bias) calls mul, div, add_ through them: the tensor-only
@@ -469,7 +468,7 @@ void Tracer::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::str
   for (const OperatorUse& use : walk.operator_ops) {
     const NativeFunction* fn = FindOp(use.op + ".Tensor");
     if (!fn) fn = FindOp(use.op);
-    if (fn) AddOp(fn, op.role, op.name, depth + 1);
+    if (fn) ops_.AddOp(fn, op.role, op.name, depth + 1);
     if (std::find(names.begin(), names.end(), use.op) == names.end()) names.push_back(use.op);
     if (walk.file == UINT32_MAX) continue;
     OpCallStep call;

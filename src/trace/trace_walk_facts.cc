@@ -1,9 +1,13 @@
 // What the walk reads of one C++ function, once per index and traced
-// devices (Tracer::WalkOf, kept in the WalkCache): its launches, the macros
-// it uses and those their definitions use, the stubs it names, its calls
-// with their facts (what each call is: trace_ops.cc, ComputeCallFacts), its
-// C++ operators on tensors and the kernels it passes by name -- leaving out
-// device code (cpp/device_code.h), which calls no op.
+// devices (WalkFacts::WalkOf, kept in the WalkCache): its launches, the
+// macros it uses and those their definitions use, the stubs it names, its
+// calls with their facts (what each call is: trace_calls.cc,
+// ComputeCallFacts), its C++ operators on tensors and the kernels it passes
+// by name -- leaving out device code (cpp/device_code.h), which calls no op.
+// Also the C++ definitions behind a dispatch entry (DefinitionsFor): the
+// dispatcher's at::native::<name>, told apart by parameter kinds and device.
+// Apart from the walk because these answers are the same for every trace of
+// an index, so they are computed once and kept with it.
 #include <algorithm>
 #include <set>
 
@@ -11,16 +15,18 @@
 #include "cpp/device_code.h"
 #include "trace/code_scope.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
-const Tracer::FunctionWalk& Tracer::WalkOf(uint32_t fn, const CppFunction& f) {
+const FunctionWalk& WalkFacts::WalkOf(uint32_t fn, const CppFunction& f) {
   WalkCache& cache = Cache();
   // A move keeps the calls' pointers into stub_refs valid: the buffer moves with it.
   return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
 }
 
-Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
+FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
+                                 const std::vector<CppCall>& synthetic_stub_calls) const {
   FunctionWalk w;
   const CppIndex& cpp = ix_.cpp;
   w.holder = DisplayName(f);
@@ -33,10 +39,10 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
       ix_.Derived<MacroUsesByMacro>("macro-uses-by-macro", [&] { return MacroUsesWithinMacros(cpp); });
   std::vector<uint32_t> uses = cpp.MacroUsesIn(fn);
   std::set<std::string> expanded;
-  for (size_t i = 0; i < uses.size() && i < 64; ++i) {
+  for (size_t i = 0; i < uses.size() && i < kMacroUsesExpanded; ++i) {
     const CppMacroUse& use = cpp.macro_uses()[uses[i]];
     if (!expanded.insert(use.macro).second) continue;
-    std::vector<uint32_t> defs = VisibleMacros(use.macro, use.file, use.line);
+    std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
     auto inside = [&](uint32_t file, uint32_t line) {
       for (uint32_t d : defs) {
         const CppMacro& m = cpp.macros()[d];
@@ -59,8 +65,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   }
   // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
   // cumsum_stub)) is called inside it: treat the reference as the call.
-  w.stub_refs = StubReferences(f);
-  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls_.begin(), synthetic_stub_calls_.end());
+  w.stub_refs = calls_.StubReferences(f);
+  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls.begin(), synthetic_stub_calls.end());
   for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
   for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
   for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
@@ -100,8 +106,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
     }
     return false;
   };
-  if (w.native && !device_function && f.body_end - f.body_begin < 400) {
-    auto is_tensor = [&](std::string_view name) { return IsTensorOperand(f.params, body, name); };
+  if (w.native && !device_function && f.body_end - f.body_begin < kMaxBodyLinesRead) {
+    auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(f.params, body, name); };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
     size_t counted = 0;
@@ -125,8 +131,8 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   }
   for (const CppCall* c : w.calls) {
     if (in_device_code(*c)) continue;
-    CallFacts facts = ComputeCallFacts(*c, f, body);
-    if (!Matters(facts, *c)) continue;
+    CallFacts facts = calls_.ComputeCallFacts(*c, f, body);
+    if (!calls_.Matters(facts, *c)) continue;
     kept.push_back(c);
     w.facts.push_back(std::move(facts));
   }
@@ -134,39 +140,79 @@ Tracer::FunctionWalk Tracer::MakeWalk(uint32_t fn, const CppFunction& f) const {
   return w;  // no copy: moved or elided, so the pointers into stub_refs hold
 }
 
-std::string Tracer::DeclarationHead(const CppFunction& f) const {
+WalkFacts::WalkCache& WalkFacts::Cache() const {
+  if (!cache_) {
+    std::string key = "cpp-walk-" + std::to_string(static_cast<int>(opt_.device));
+    cache_ = ix_.Derived<std::unique_ptr<WalkCache>>(key, [] { return std::make_unique<WalkCache>(); }).get();
+  }
+  return *cache_;
+}
+
+std::vector<uint32_t> WalkFacts::DefinitionsFor(const std::string& name, const NativeFunction& fn,
+                                             const std::string& key, DefForm form) const {
+  // Only whether the key is CUDA matters below.
+  std::string memo_key = name;
+  memo_key += key == "CUDA" ? "\1" : "\2";
+  memo_key += static_cast<char>('0' + static_cast<int>(form));
+  const NativeFunction* identity = &fn;
+  memo_key.append(reinterpret_cast<const char*>(&identity), sizeof(identity));  // the op's identity
+  WalkCache& cache = Cache();
+  return Remember(cache.mu, cache.definitions, memo_key, [&] { return FindDefinitions(name, fn, key, form); });
+}
+
+std::vector<uint32_t> WalkFacts::FindDefinitions(const std::string& name, const NativeFunction& fn,
+                                              const std::string& key, DefForm form) const {
+  // The dispatcher's registration calls at::native::<name>: only a definition
+  // in at::native itself (not a nested or anonymous namespace: vulkan::ops,
+  // xnnpack, flash, a file's own __device__ helpers), in a file the key's
+  // builds compile, can be it.
+  const std::string device = DeviceOfKey(key);
+  std::vector<uint32_t> all;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(name)) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    if (f.form != form) continue;
+    const std::string& file = ix_.cpp.file(f.file);
+    if (!StartsWith(file, "aten/src/ATen/") || !BackendFolder(file).empty() || !RunsOnDevice(file, device)) continue;
+    LookupScope scope = form == DefForm::kFunction ? ScopeOfFunction(f) : SplitScope(f.qualified);
+    bool in_native = !scope.anonymous && scope.parts.size() >= 2 && scope.parts[0] == "at" && scope.parts[1] == "native";
+    if (!in_native || (form == DefForm::kFunction && scope.parts.size() != 2)) continue;
+    all.push_back(id);
+  }
+  if (all.size() <= 1) return all;
+  // Overloads first: the parameter kinds must match the schema's, in order
+  // (a file's own helper of the same name -- UpSample.cuh's device max(a, b)
+  // -- is never the op's kernel, whichever sources it sits in).
+  if (form == DefForm::kFunction) {
+    std::string want;
+    for (const auto& a : fn.schema.arguments) want += SchemaTypeKind(a.type);
+    std::vector<uint32_t> exact, same_arity;
+    for (uint32_t id : all) {
+      auto params = SplitTopLevel(ix_.cpp.functions()[id].params, ',');
+      if (params.size() == 1 && params[0].empty()) params.clear();
+      std::string got;
+      for (const auto& p : params) got += CppParamKind(p);
+      if (got.size() == want.size()) same_arity.push_back(id);
+      if (got == want) exact.push_back(id);
+    }
+    if (!exact.empty()) all = exact;
+    else if (!same_arity.empty()) all = same_arity;
+  }
+  // Then the device: a CUDA kernel lives in CUDA sources when it has its own.
+  std::vector<uint32_t> by_device;
+  for (uint32_t id : all) {
+    bool cuda = IsCudaFile(ix_.cpp.file(ix_.cpp.functions()[id].file));
+    if ((key == "CUDA") == cuda) by_device.push_back(id);
+  }
+  return by_device.empty() ? all : by_device;
+}
+
+std::string WalkFacts::DeclarationHead(const CppFunction& f) const {
   // The name's line and the two before it hold a declaration's markers
   // (`template <...>` / `__device__ __forceinline__ T` / `name(`).
   int first = std::max(1, static_cast<int>(f.line) - 2);
   std::string head = ix_.Snippet(ix_.cpp.file(f.file), first, static_cast<int>(f.line) - first + 1);
   size_t name = head.rfind(f.name);
   return name == std::string::npos ? head : head.substr(0, name);
-}
-
-std::vector<uint32_t> Tracer::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
-  // A macro means what the #define the preprocessor saw in that translation
-  // unit says: the using file's own -- the last one written before the use,
-  // when the file defines it again after an #undef (SMALL_INDEX of
-  // index_add, then of index_select) --, else the one header defining it;
-  // when several headers do, the index cannot tell which is included, so none.
-  const CppIndex& cpp = ix_.cpp;
-  std::vector<uint32_t> own, headers;
-  uint32_t header_file = UINT32_MAX;
-  bool one_header = true;
-  for (uint32_t d : cpp.MacrosNamed(macro)) {
-    const CppMacro& m = cpp.macros()[d];
-    if (m.file == use_file && m.line <= use_line) {
-      if (!own.empty() && cpp.macros()[own.back()].line < m.line) own.clear();
-      if (own.empty() || cpp.macros()[own.back()].line == m.line) own.push_back(d);
-    }
-    if (!IsHeader(cpp.file(m.file))) continue;
-    headers.push_back(d);
-    one_header = one_header && (header_file == UINT32_MAX || header_file == m.file);
-    header_file = m.file;
-  }
-  if (!own.empty()) return own;
-  if (one_header) return headers;
-  return {};
 }
 
 }  // namespace optrace

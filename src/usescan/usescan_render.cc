@@ -70,7 +70,7 @@ std::vector<std::string> TraceBriefLines(const Trace& t) {
   std::vector<std::string> entry, reached;
   std::map<std::string, DeviceBrief> devices;
   for (const OpStep& op : t.ops) {
-    if (op.role != "forward") continue;
+    if (op.role != OpRole::kForward) continue;
     AddOnce(op.reached_from.empty() ? &entry : &reached, op.name);
     for (const ImplStep& impl : op.impls) {
       std::string device = DeviceOfKey(impl.key);

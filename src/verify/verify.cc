@@ -108,7 +108,7 @@ std::map<std::string, std::vector<std::string>> OverloadsByBase(const Trace& tra
 // op is marked observed with overload_told false.
 StaticMark OpMark(const OpStep& op, const Trace& trace, const RuntimeView& view,
                   const std::map<std::string, std::vector<std::string>>& by_base) {
-  StaticMark m{"op", op.name, op.name, op.role, {}, false, "", 0, {}};
+  StaticMark m{"op", op.name, op.name, std::string(Name(op.role)), {}, false, "", 0, {}};
   if (op.yaml) m.where = {kNativeFunctionsPath, op.yaml->line, ""};
   const std::string base = std::string(OpBaseName(op.name));
   auto count = view.op_counts.find(base);
@@ -397,7 +397,7 @@ QueryVerification JoinTrace(const Index* index, const Trace& trace, const std::v
                             const std::string& device) {
   QueryVerification q;
   q.query = trace.query;
-  q.target = trace.target_kind + " " + trace.target_name;
+  q.target = std::string(Name(trace.target_kind)) + " " + trace.target_name;
   for (const ObservedRun* run : runs) {
     (run->error.empty() ? q.runs : q.run_errors).push_back(run->error.empty() ? run->label : run->label + ": " + run->error);
   }

@@ -30,7 +30,7 @@ Trace SoftmaxTrace() {
   t.query = "F.softmax";
   OpStep softmax;
   softmax.name = "softmax.int";
-  softmax.role = "forward";
+  softmax.role = OpRole::kForward;
   softmax.impls.push_back({"CompositeImplicitAutograd", "softmax", "function", {"a.cpp", 10, ""}, "", {}});
   softmax.helpers.push_back({"any", "host_softmax", "helper", {"a.cpp", 40, ""}, "", {}});
   softmax.helpers.push_back({"any", "log_helper", "helper", {"a.cpp", 50, ""}, "", {}});
@@ -38,7 +38,7 @@ Trace SoftmaxTrace() {
   softmax.calls.push_back({"log", "any", "log_helper", {"a.cpp", 52, ""}, "at::x"});
   OpStep inner;
   inner.name = "_softmax";
-  inner.role = "forward";
+  inner.role = OpRole::kForward;
   inner.impls.push_back({"CPU", "softmax_cpu_out", "TORCH_IMPL_FUNC", {"a.cpp", 20, ""}, "", {}});
   inner.impls.push_back({"CUDA", "softmax_cuda_out", "TORCH_IMPL_FUNC", {"b.cu", 30, ""}, "", {}});
   StubStep stub;
@@ -48,10 +48,10 @@ Trace SoftmaxTrace() {
   inner.kernels.push_back({"softmax_warp_forward", "CUDA", {"d.cuh", 40, ""}, "<<<>>>", {}, "", {}});
   OpStep add;
   add.name = "add.Tensor";
-  add.role = "backward";
+  add.role = OpRole::kBackward;
   OpStep add_scalar;
   add_scalar.name = "add.Scalar";
-  add_scalar.role = "backward";
+  add_scalar.role = OpRole::kBackward;
   t.ops = {softmax, inner, add, add_scalar};
   return t;
 }
@@ -84,7 +84,7 @@ TEST(VerifyJoin, CompositeOverloadsAreToldByThePythonCallElseFlagged) {
   Trace trace = SoftmaxTrace();
   OpStep dimname;
   dimname.name = "softmax.Dimname";
-  dimname.role = "forward";
+  dimname.role = OpRole::kForward;
   trace.ops.push_back(dimname);
   ObservedRun run = SoftmaxRun();
   QueryVerification unknown = JoinTrace(nullptr, trace, {&run}, "cpu");
@@ -157,7 +157,7 @@ TEST(VerifyJoin, CudaKernelsMatchByIdentifierThenByLibrary) {
   LibraryStep cublas{"cuBLAS", {"e.cpp", 7, ""}, {"at::cuda::blas::gemm"}, {}};
   OpStep mm;
   mm.name = "mm";
-  mm.role = "forward";
+  mm.role = OpRole::kForward;
   mm.libraries.push_back(cublas);
   trace.ops.push_back(mm);
   ObservedRun run = SoftmaxRun();
