@@ -649,15 +649,22 @@ void Tracer::AddBackward() {
           // split_with_sizes_backward -> at::cat): one level more.
           if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
-        if (!body.empty()) {
+        // The helper's operators on tensors depend on its text alone: read once per index.
+        const std::vector<OperatorUse>& uses = Remember(Cache().mu, Cache().helper_operators, id, [&] {
+          std::vector<OperatorUse> found;
+          if (body.empty()) return found;
           auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
           auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
-          for (const OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
-            int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
-            if (!runs(line, use.symbol)) continue;
-            add_op(use.op);
-            from_operators.insert(use.op);
+          for (OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
+            use.line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
+            found.push_back(std::move(use));
           }
+          return found;
+        });
+        for (const OperatorUse& use : uses) {
+          if (!runs(use.line, use.symbol)) continue;
+          add_op(use.op);
+          from_operators.insert(use.op);
         }
       }
     };

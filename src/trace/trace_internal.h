@@ -286,6 +286,7 @@ class Tracer {
     std::shared_mutex mu;
     std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
     std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
+    std::unordered_map<uint32_t, std::vector<OperatorUse>> helper_operators;  // AddBackward's FunctionsManual helpers
   };
   WalkCache& Cache() const;
   mutable WalkCache* cache_ = nullptr;
