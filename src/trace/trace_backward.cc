@@ -441,6 +441,17 @@ std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all
 
 namespace {
 
+// A body's operators on tensors (OperatorUses), each with its line; the
+// body's text starts on `first_line`.
+std::vector<OperatorUse> OperatorUsesOnLines(std::string_view body, int first_line,
+                                             const std::function<bool(std::string_view)>& is_tensor,
+                                             const std::function<bool(std::string_view)>& is_number) {
+  std::vector<OperatorUse> uses = body.empty() ? std::vector<OperatorUse>{} : OperatorUses(body, true, is_tensor, is_number);
+  for (OperatorUse& use : uses)
+    use.line = first_line + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
+  return uses;
+}
+
 std::string BaseOpName(std::string name) {
   if (EndsWith(name, "_symint")) name = name.substr(0, name.size() - 7);
   return name;
@@ -649,19 +660,11 @@ void Tracer::AddBackward() {
           // split_with_sizes_backward -> at::cat): one level more.
           if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
+        auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
+        auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
         // The helper's operators on tensors depend on its text alone: read once per index.
-        const std::vector<OperatorUse>& uses = Remember(Cache().mu, Cache().helper_operators, id, [&] {
-          std::vector<OperatorUse> found;
-          if (body.empty()) return found;
-          auto is_tensor = [&](std::string_view name) { return IsTensorOperand(h.params, body, name); };
-          auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
-          for (OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
-            use.line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
-            found.push_back(std::move(use));
-          }
-          return found;
-        });
-        for (const OperatorUse& use : uses) {
+        auto read = [&] { return OperatorUsesOnLines(body, static_cast<int>(h.body_begin), is_tensor, is_number); };
+        for (const OperatorUse& use : Remember(Cache().mu, Cache().helper_operators, id, read)) {
           if (!runs(use.line, use.symbol)) continue;
           add_op(use.op);
           from_operators.insert(use.op);
