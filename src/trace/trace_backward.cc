@@ -642,8 +642,9 @@ void Tracer::AddBackward() {
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
-          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op.
-          if (member && !body.empty() && ReceiverOf(call, h, body) == Receiver::kOther) continue;
+          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op; remembered per index.
+          auto receiver = [&] { return ReceiverOf(call, h, body); };
+          if (member && !body.empty() && Remember(Cache().mu, Cache().helper_receivers, c, receiver) == Receiver::kOther) continue;
           std::string cb = BaseOpName(call.callee);
           if (member && skips(cb)) continue;
           bool is_op = false;
