@@ -286,8 +286,6 @@ class Tracer {
     std::shared_mutex mu;
     std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
     std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
-    std::unordered_map<uint32_t, std::vector<OperatorUse>> helper_operators;  // AddBackward's FunctionsManual helpers
-    std::unordered_map<uint32_t, Receiver> helper_receivers;  // ... and their member calls' receivers, by call index
   };
   WalkCache& Cache() const;
   mutable WalkCache* cache_ = nullptr;
