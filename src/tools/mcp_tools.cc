@@ -404,24 +404,40 @@ OptraceTools::~OptraceTools() {
 void OptraceTools::StartLoading() { loader_ = std::thread([this] { Load(); }); }
 
 void OptraceTools::Load() {
-  Status s = live_.Start([this](const Checkout& checkout) {
-    InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
-    std::string warning = VersionMismatchWarning(checkout, installed);
-    if (!warning.empty()) std::cerr << "optrace mcp: " << warning << "\n";
-    std::lock_guard<std::mutex> lock(mu_);
-    installed_torch_ = installed.version;
-    version_warning_ = std::move(warning);
-    have_torch_ = true;
+  // The installed torch is asked while the index loads: a Python behind a
+  // pyenv shim takes a second or more to answer, as long as a cold index.
+  std::thread asking;
+  Status s = live_.Start([this, &asking](const Checkout& checkout) {
+    asking = std::thread([this, checkout] {
+      InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
+      std::string warning = VersionMismatchWarning(checkout, installed);
+      if (!warning.empty()) std::cerr << "optrace mcp: " << warning << "\n";
+      std::lock_guard<std::mutex> lock(mu_);
+      installed_torch_ = installed.version;
+      version_warning_ = std::move(warning);
+      have_torch_ = true;
+    });
   });
+  if (asking.joinable()) asking.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    torch_settled_ = true;
+  }
+  torch_settled_cv_.notify_all();
   if (s.ok()) std::cerr << "optrace mcp: index of " << live_.Describe().checkout.root << " ready\n";
 }
 
-bool OptraceTools::WaitLoaded(std::string* error) { return live_.WaitStarted(error); }
+bool OptraceTools::WaitLoaded(std::string* error) {
+  bool loaded = live_.WaitStarted(error);
+  std::unique_lock<std::mutex> lock(mu_);
+  torch_settled_cv_.wait(lock, [this] { return torch_settled_; });
+  return loaded;
+}
 
 McpToolResult OptraceTools::Call(const std::string& name, const McpJson& arguments) {
   if (name == "source") return Source();
   std::string error;
-  live_.WaitStarted(&error);
+  WaitLoaded(&error);
   // Reloads after an edit, or retries a failed load (the checkout may be back).
   if (Status s = live_.Refresh(); !s.ok()) return ToolError("optrace cannot read a PyTorch checkout: " + s.message());
   auto reading = live_.ReadLock();

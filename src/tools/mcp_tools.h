@@ -12,6 +12,7 @@
 // checkout gone for a moment) is retried by the next call.
 #pragma once
 
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -88,6 +89,8 @@ class OptraceTools : public McpToolProvider {
   const Index& index_;
   std::mutex mu_;  // guards installed_torch_ and version_warning_ (set once the checkout is found)
   bool have_torch_ = false;  // installed_torch_ and version_warning_ are set (`source` may be asked before)
+  bool torch_settled_ = false;  // ... or will never be (no checkout): other tools wait for this
+  std::condition_variable torch_settled_cv_;
   std::optional<std::string> installed_torch_;
   std::string version_warning_;
 };

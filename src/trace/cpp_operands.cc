@@ -93,7 +93,9 @@ bool IsTensorType(std::string_view type) {
 }
 
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
-  for (const std::string& p : SplitTopLevel(params, ',')) {
+  // Most names asked about are no parameter: split the list only when it names them.
+  const bool in_params = params.find(name) != std::string_view::npos;
+  for (const std::string& p : in_params ? SplitTopLevel(params, ',') : std::vector<std::string>{}) {
     std::string_view decl = p;
     if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
     while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);

@@ -1,6 +1,9 @@
 // ReadHandBindings: see py_bindings.h. The text is first blanked of
 // comments and literals (offsets and lines kept), so braces, parentheses
-// and names found after that are code.
+// and names found after that are code. A file is read once into a Source:
+// its line starts, and the definitions of each name as first looked up
+// (every table entry follows helpers that others follow too; searching the
+// whole file again for each was most of a first trace's time).
 #include "trace/py_bindings.h"
 
 #include <algorithm>
@@ -56,9 +59,6 @@ size_t SkipSpace(std::string_view code, size_t i) {
   return i;
 }
 
-int LineAt(std::string_view text, size_t offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min(offset, text.size()), '\n'));
-}
 
 // Bodies [open brace, close brace] of the definitions of `name`: a function
 // (name at the start of a declaration line, a parameter list, then a body)
@@ -94,26 +94,57 @@ std::vector<std::pair<size_t, size_t>> Definitions(std::string_view code, std::s
   return out;
 }
 
+// One file's text, its blanked code, where its lines start and the
+// definitions of the names looked up so far.
+class Source {
+ public:
+  Source(std::string_view text, std::string file) : text_(text), code_(Blank(text)), file_(std::move(file)) {
+    line_starts_.push_back(0);
+    for (size_t i = 0; i < text_.size(); ++i)
+      if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  }
+  std::string_view code() const { return code_; }
+  const std::string& file() const { return file_; }
+  // The 1-based line of an offset.
+  int LineAt(size_t offset) const {
+    offset = std::min(offset, text_.size());
+    return static_cast<int>(std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) - line_starts_.begin());
+  }
+  const std::vector<std::pair<size_t, size_t>>& DefinitionsOf(const std::string& name) {
+    auto it = definitions_.find(name);
+    if (it == definitions_.end()) it = definitions_.emplace(name, Definitions(code_, name)).first;
+    return it->second;
+  }
+
+ private:
+  std::string_view text_;
+  std::string code_;
+  std::string file_;
+  std::vector<size_t> line_starts_;
+  std::map<std::string, std::vector<std::pair<size_t, size_t>>, std::less<>> definitions_;
+};
+
 bool IsKeyword(std::string_view w) {
   static const char* kWords[] = {"if", "for", "while", "switch", "return", "sizeof", "catch", "static_cast",
                                  "reinterpret_cast", "const_cast", "dynamic_cast", "decltype", "alignof"};
   return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* k) { return w == k; });
 }
 
-void CollectCalls(std::string_view text, std::string_view code, const std::string& file, size_t b, size_t e,
-                  int depth, std::vector<std::string>* stack, std::vector<HandBoundCall>* out);
+void CollectCalls(Source& src, size_t b, size_t e, int depth, std::vector<std::string>* stack,
+                  std::vector<HandBoundCall>* out);
 
 // Follows a helper of the same text: every definition of it.
-void FollowHelper(std::string_view text, std::string_view code, const std::string& file, const std::string& name,
-                  int depth, std::vector<std::string>* stack, std::vector<HandBoundCall>* out) {
+void FollowHelper(Source& src, const std::string& name, int depth, std::vector<std::string>* stack,
+                  std::vector<HandBoundCall>* out) {
   if (depth > kMaxHelperDepth || std::count(stack->begin(), stack->end(), name)) return;
   stack->push_back(name);
-  for (auto [b, e] : Definitions(code, name)) CollectCalls(text, code, file, b, e, depth + 1, stack, out);
+  for (auto [b, e] : src.DefinitionsOf(name)) CollectCalls(src, b, e, depth + 1, stack, out);
   stack->pop_back();
 }
 
-void CollectCalls(std::string_view text, std::string_view code, const std::string& file, size_t b, size_t e,
-                  int depth, std::vector<std::string>* stack, std::vector<HandBoundCall>* out) {
+void CollectCalls(Source& src, size_t b, size_t e, int depth, std::vector<std::string>* stack,
+                  std::vector<HandBoundCall>* out) {
+  const std::string_view code = src.code();
   for (size_t i = b; i < e; ++i) {
     if (!IsIdentChar(code[i]) || (i > 0 && IsIdentChar(code[i - 1])) || std::isdigit(static_cast<unsigned char>(code[i])))
       continue;
@@ -139,13 +170,12 @@ void CollectCalls(std::string_view text, std::string_view code, const std::strin
       while (q > b && IsIdentChar(code[q - 1])) --q;
       qualifier = code.substr(q, p - 2 - q);
     }
-    const int line = LineAt(text, i);
     if (method || qualifier == "at") {
-      out->push_back({std::string(word), method, line, file});
+      out->push_back({std::string(word), method, src.LineAt(i), src.file()});
     } else if (qualified && !qualifier.empty()) {
-      FollowHelper(text, code, file, "struct " + std::string(qualifier), depth, stack, out);  // T::fn of a struct
+      FollowHelper(src, "struct " + std::string(qualifier), depth, stack, out);  // T::fn of a struct
     } else if (!qualified) {
-      FollowHelper(text, code, file, std::string(word), depth, stack, out);
+      FollowHelper(src, std::string(word), depth, stack, out);
     }
     i = j - 1;
   }
@@ -154,7 +184,8 @@ void CollectCalls(std::string_view text, std::string_view code, const std::strin
 // The function an entry binds: the first name after the Python name that
 // the file defines (casts and wrappers such as castPyCFunctionWithKeywords
 // are not defined there). "X::getter" binds struct X.
-std::string BoundFunction(std::string_view code, size_t b, size_t e, std::string* shown) {
+std::string BoundFunction(Source& src, size_t b, size_t e, std::string* shown) {
+  const std::string_view code = src.code();
   for (size_t i = b; i < e; ++i) {
     if (!IsIdentChar(code[i]) || (i > 0 && IsIdentChar(code[i - 1]))) continue;
     size_t j = i;
@@ -162,7 +193,7 @@ std::string BoundFunction(std::string_view code, size_t b, size_t e, std::string
     std::string word(code.substr(i, j - i));
     size_t colons = word.find("::");
     std::string name = colons == std::string::npos ? word : "struct " + word.substr(0, colons);
-    if (!Definitions(code, name).empty()) {
+    if (!src.DefinitionsOf(name).empty()) {
       *shown = word;
       return name;
     }
@@ -173,7 +204,8 @@ std::string BoundFunction(std::string_view code, size_t b, size_t e, std::string
 
 // The entries of every PyMethodDef / PyGetSetDef table in the text.
 void ReadTables(const std::string& file, std::string_view text, HandBindings* out) {
-  const std::string code = Blank(text);
+  Source src(text, file);
+  const std::string_view code = src.code();
   for (const char* type : {"PyMethodDef", "PyGetSetDef"}) {
     const std::string kind = std::string_view(type) == "PyMethodDef" ? "method" : "property";
     for (size_t at = code.find(type); at != std::string::npos; at = code.find(type, at + 1)) {
@@ -192,12 +224,12 @@ void ReadTables(const std::string& file, std::string_view text, HandBindings* ou
         std::string name(text.substr(quote + 1, quote_end - quote - 1));
         HandBinding binding;
         binding.file = file;
-        binding.line = LineAt(text, entry);
+        binding.line = src.LineAt(entry);
         binding.kind = kind;
-        std::string function = BoundFunction(code, quote_end + 1, entry_end, &binding.function);
+        std::string function = BoundFunction(src, quote_end + 1, entry_end, &binding.function);
         if (!function.empty() && !out->count(name)) {
           std::vector<std::string> stack;
-          FollowHelper(text, code, file, function, 0, &stack, &binding.calls);
+          FollowHelper(src, function, 0, &stack, &binding.calls);
           out->emplace(name, std::move(binding));
         }
         entry = entry_end;
@@ -210,10 +242,10 @@ void ReadTables(const std::string& file, std::string_view text, HandBindings* ou
 
 std::vector<HandBoundCall> CallsOfDefinition(std::string_view text, const std::string& file,
                                              const std::string& function, int depth) {
-  const std::string code = Blank(text);
+  Source src(text, file);
   std::vector<HandBoundCall> out;
   std::vector<std::string> stack;
-  FollowHelper(text, code, file, function, kMaxHelperDepth - depth, &stack, &out);
+  FollowHelper(src, function, kMaxHelperDepth - depth, &stack, &out);
   return out;
 }
 

@@ -18,11 +18,13 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
 #include <regex>
 #include <set>
+#include <shared_mutex>
 
 #include "base/bounded_regex.h"
 #include "base/text.h"
@@ -442,6 +444,31 @@ std::vector<OperatorUse> OperatorUses(std::string_view code, bool arithmetic_all
 
 namespace {
 
+// A body's operators on tensors (OperatorUses), each with its line; the
+// body's text starts on `first_line`, after the parameters `params`.
+std::vector<OperatorUse> OperatorUsesOnLines(std::string_view params, std::string_view body, int first_line,
+                                             const std::function<bool(std::string_view)>& is_tensor) {
+  auto is_number = [&](std::string_view name) { return ArgumentKind(params, body, name) == 'n'; };
+  std::vector<OperatorUse> uses = body.empty() ? std::vector<OperatorUse>{} : OperatorUses(body, true, is_tensor, is_number);
+  for (OperatorUse& use : uses)
+    use.line = first_line + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
+  return uses;
+}
+
+// What AddBackward reads of a FunctionsManual helper's text, kept with the
+// index (Index::Derived) for every later trace: each depends on the text
+// alone, and reading it again per trace was a third of a trace's time.
+struct HelperFacts {
+  std::shared_mutex mu;
+  std::unordered_map<uint32_t, std::vector<OperatorUse>> operators;  // by function index
+  std::unordered_map<uint32_t, bool> receiver_is_other;  // by call index: a member call on what is no Tensor
+};
+
+HelperFacts& HelperFactsOf(const Index& ix, TraceOptions::Device device) {
+  std::string key = "backward-helper-facts-" + std::to_string(static_cast<int>(device));
+  return *ix.Derived<std::unique_ptr<HelperFacts>>(key, [] { return std::make_unique<HelperFacts>(); });
+}
+
 std::string BaseOpName(std::string name) {
   if (EndsWith(name, "_symint")) name = name.substr(0, name.size() - 7);
   return name;
@@ -547,6 +574,7 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
 
 void BackwardTracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
+  HelperFacts& helper_facts = HelperFactsOf(ix_, opt_.device);
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
   for (const auto& op : t_.ops)
@@ -632,8 +660,9 @@ void BackwardTracer::AddBackward() {
           bool at_call = call.qualifier == "at::" || call.is_ops_call;
           bool member = call.kind == CallKind::kMember;
           if (!at_call && !member && call.kind != CallKind::kPlain) continue;
-          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op.
-          if (member && !body.empty() && calls_.ReceiverOf(call, h, body) == Receiver::kOther) continue;
+          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op; remembered per index.
+          auto other = [&] { return calls_.ReceiverOf(call, h, body) == Receiver::kOther; };
+          if (member && !body.empty() && Remember(helper_facts.mu, helper_facts.receiver_is_other, c, other)) continue;
           std::string cb = BaseOpName(call.callee);
           if (member && skips(cb)) continue;
           bool is_op = false;
@@ -650,15 +679,13 @@ void BackwardTracer::AddBackward() {
           // split_with_sizes_backward -> at::cat): one level more.
           if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
         }
-        if (!body.empty()) {
-          auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
-          auto is_number = [&](std::string_view name) { return ArgumentKind(h.params, body, name) == 'n'; };
-          for (const OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
-            int line = static_cast<int>(h.body_begin) + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
-            if (!runs(line, use.symbol)) continue;
-            add_op(use.op);
-            from_operators.insert(use.op);
-          }
+        auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
+        // The helper's operators on tensors depend on its text alone: read once per index.
+        auto read = [&] { return OperatorUsesOnLines(h.params, body, static_cast<int>(h.body_begin), is_tensor); };
+        for (const OperatorUse& use : Remember(helper_facts.mu, helper_facts.operators, id, read)) {
+          if (!runs(use.line, use.symbol)) continue;
+          add_op(use.op);
+          from_operators.insert(use.op);
         }
       }
     };

@@ -376,7 +376,10 @@ class PathAnnotator {
         }
       }
     }
-    if (agreed) entry_arguments_[&op] = std::move(*agreed);
+    if (agreed) {
+      entry_arguments_[&op] = std::move(*agreed);
+      assumptions_.erase(&op);
+    }
     return fits;
   }
 
@@ -704,7 +707,7 @@ class PathAnnotator {
   // Conditions of an edge out of `parent`'s implementation, evaluated with
   // the defaults of the parent op's schema arguments.
   Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const {
-    Assumptions a = schema_defaults ? AssumptionsFor(parent) : a_;
+    const Assumptions& a = schema_defaults ? RememberedAssumptionsFor(parent) : a_;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateCondition(c.text, false, a);
@@ -715,6 +718,15 @@ class PathAnnotator {
       if (t == Tri::kUnknown) v = Tri::kUnknown;
     }
     return v;
+  }
+
+  // AssumptionsFor, made once per parent (EntryArguments forgets it when
+  // it learns what the Python call passes): every condition of every edge
+  // out of a parent is evaluated with them.
+  const Assumptions& RememberedAssumptionsFor(const OpStep& parent) const {
+    auto it = assumptions_.find(&parent);
+    if (it == assumptions_.end()) it = assumptions_.emplace(&parent, AssumptionsFor(parent)).first;
+    return it->second;
   }
 
   // The assumptions with the defaults of the parent op's schema arguments,
@@ -982,6 +994,7 @@ class PathAnnotator {
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
+  mutable std::map<const OpStep*, Assumptions> assumptions_;  // RememberedAssumptionsFor
 };
 
 }  // namespace

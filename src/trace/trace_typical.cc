@@ -287,29 +287,27 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
   s = TrimView(s);
   if (s.empty() || depth > 32) return Tri::kUnknown;
   while (Wrapped(s)) s = TrimView(s.substr(1, s.size() - 2));
-  for (std::string_view op : python ? std::vector<std::string_view>{"or"} : std::vector<std::string_view>{"||"}) {
-    auto parts = SplitTop(s, op);
-    if (parts.size() > 1) {
-      Tri r = Tri::kFalse;
-      for (auto p : parts) {
-        Tri t = Eval(p, python, a, depth + 1);
-        if (t == Tri::kTrue) return Tri::kTrue;
-        if (t == Tri::kUnknown) r = Tri::kUnknown;
-      }
-      return r;
+  // Split only where the operator's text occurs: most conditions are one atom.
+  const std::string_view either = python ? "or" : "||", both = python ? "and" : "&&";
+  if (auto parts = s.find(either) == std::string_view::npos ? std::vector<std::string_view>{} : SplitTop(s, either);
+      parts.size() > 1) {
+    Tri r = Tri::kFalse;
+    for (auto p : parts) {
+      Tri t = Eval(p, python, a, depth + 1);
+      if (t == Tri::kTrue) return Tri::kTrue;
+      if (t == Tri::kUnknown) r = Tri::kUnknown;
     }
+    return r;
   }
-  for (std::string_view op : python ? std::vector<std::string_view>{"and"} : std::vector<std::string_view>{"&&"}) {
-    auto parts = SplitTop(s, op);
-    if (parts.size() > 1) {
-      Tri r = Tri::kTrue;
-      for (auto p : parts) {
-        Tri t = Eval(p, python, a, depth + 1);
-        if (t == Tri::kFalse) return Tri::kFalse;
-        if (t == Tri::kUnknown) r = Tri::kUnknown;
-      }
-      return r;
+  if (auto parts = s.find(both) == std::string_view::npos ? std::vector<std::string_view>{} : SplitTop(s, both);
+      parts.size() > 1) {
+    Tri r = Tri::kTrue;
+    for (auto p : parts) {
+      Tri t = Eval(p, python, a, depth + 1);
+      if (t == Tri::kFalse) return Tri::kFalse;
+      if (t == Tri::kUnknown) r = Tri::kUnknown;
     }
+    return r;
   }
   if (python && s.substr(0, 4) == "not ") return Not(Eval(s.substr(4), python, a, depth + 1));
   if (!python && !s.empty() && s[0] == '!' && (s.size() < 2 || s[1] != '=')) return Not(Eval(s.substr(1), python, a, depth + 1));
