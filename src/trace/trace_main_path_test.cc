@@ -294,12 +294,24 @@ TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
   Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", f32);
   EXPECT_FALSE(OnPath(t, "_flash_attention_forward"));
   EXPECT_FALSE(OnPath(t, "_scaled_dot_product_cudnn_attention"));
-  EXPECT_TRUE(OnPath(t, "_efficient_attention_forward"));
+  // select_sdp_backend (:726) tries priority_order's list (:737), Context.h:391's
+  // sdp_priority_order {flash, efficient, math, cudnn}: efficient is the first
+  // float32 does not rule out, so it is decided and math is an alternative.
+  const OpStep* efficient = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == "forward" && op.name == "_efficient_attention_forward") efficient = &op;
+  ASSERT_NE(efficient, nullptr);
+  EXPECT_TRUE(efficient->typical && !efficient->undecided);
+  bool f32_kernel = false;  // the text lists them first (render_main.cc: the assumed dtype's kernels first)
+  for (const auto& k : efficient->kernels) f32_kernel = f32_kernel || k.name.starts_with("fmha_cutlassF_f32_");
+  EXPECT_TRUE(f32_kernel);
+  EXPECT_FALSE(OnPath(t, "_scaled_dot_product_attention_math"));
+  EXPECT_FALSE(OnPath(t, "vdot")) << "the math fallback's matmul is off the path";
   TraceOptions bf16 = f32;
   bf16.assume = {"dtype=bfloat16"};
   Trace b = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
   EXPECT_TRUE(OnPath(b, "_flash_attention_forward"));
-  EXPECT_TRUE(OnPath(b, "_efficient_attention_forward"));
+  EXPECT_FALSE(OnPath(b, "_efficient_attention_forward")) << "behind flash in the order";
 }
 
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {

@@ -680,8 +680,11 @@ class PathAnnotator {
 
   // `backend == SDPBackend::flash_attention` where the function computing
   // `backend` cannot return that member for the assumed dtype (its every
-  // return is guarded by a predicate whose dtype lists exclude it): false
-  // (`!=`: true). Kept by condition, file and parent op for Evaluate.
+  // return is guarded by a predicate whose dtype lists exclude it), or
+  // tries a candidate the dtype does not rule out before it: false (`!=`:
+  // true); true where it is the first candidate of its priority order the
+  // dtype does not rule out (trace/dtype_gates.h). Kept by condition, file
+  // and parent op for Evaluate.
   //
   // A condition calling a one-statement predicate
   // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
@@ -708,8 +711,9 @@ class PathAnnotator {
         if (member.empty()) continue;
         Location where;
         std::string fn = Decider(*parent, c, &where);
-        if (fn.empty() || SelectionCanReturn(ix_, fn, where, member, a_.dtype) != Tri::kFalse) continue;
-        selected_[key] = equal ? Tri::kFalse : Tri::kTrue;
+        Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, a_.dtype);
+        if (picks == Tri::kUnknown) continue;
+        selected_[key] = equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue);
       }
     }
   }
