@@ -49,6 +49,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
     CUDA: pick_c_cuda
 
 - func: attend_in_order(Tensor self) -> Tensor
+
+- func: blend(Tensor self) -> Tensor
+
+- func: blend_fancy(Tensor self) -> Tensor
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -209,6 +213,21 @@ Tensor attend_in_order(const Tensor& self) {
     case Backend::slow:
       return at::pick_b(self);
   }
+}
+
+Tensor blend_impl(const Tensor& self, int64_t beta, Mode mode = Mode::Plain) {
+  if (mode == Mode::Fancy) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+Tensor blend(const Tensor& self) {
+  return blend_impl(self, 0);
+}
+
+Tensor blend_fancy(const Tensor& self) {
+  return blend_impl(self, 0, Mode::Fancy);
 }
 
 } // namespace at::native
@@ -382,6 +401,18 @@ TEST_F(DecidedPath, APredicatesDtypeListsRuleABackendOut) {
   bool half_open = false;
   for (const auto& op : half.ops) half_open = half_open || (op.name == "pick_a" && op.undecided);
   EXPECT_TRUE(half_open) << "float16 passes the dtype list: the backend stays open";
+}
+
+TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper) {
+  // Order.cpp:42 `blend_impl(..., Mode mode = Mode::Plain)`; blend (:50) omits mode, blend_fancy (:54)
+  // passes Mode::Fancy.
+  Trace t = TraceOf("aten::blend");
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  for (const auto& op : t.ops)
+    if (op.name == "pick_a") EXPECT_FALSE(op.undecided) << "mode == Mode::Fancy is decided false";
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  Trace fancy = TraceOf("aten::blend_fancy");
+  EXPECT_TRUE(Typical(fancy, "pick_a"));
 }
 
 TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {

@@ -314,6 +314,23 @@ TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
   EXPECT_FALSE(OnPath(b, "_efficient_attention_forward")) << "behind flash in the order";
 }
 
+TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
+  // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
+  // arguments: `Activation activation=Activation::None` (:249) binds, so
+  // `case Activation::GELU` (:481) and `case Activation::RELU` (:477) are off the path.
+  Trace t = TraceTree("2.6.0", "torch.mm", TraceOptions::Device::kCuda);
+  bool listed = false;
+  for (const auto& op : t.ops) {
+    if (op.role != "forward" || (op.name != "gelu_" && op.name != "relu_")) continue;
+    listed = true;
+    EXPECT_FALSE(op.typical || op.undecided) << op.name;
+  }
+  EXPECT_TRUE(listed) << "the activations are still traced, as alternatives";
+  // aten::_addmm_activation passes `use_gelu ? Activation::GELU : Activation::RELU` (:596): open.
+  Trace act = TraceTree("2.6.0", "aten::_addmm_activation", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(act, "gelu_"));
+}
+
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
   // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
   // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).
