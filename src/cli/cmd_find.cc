@@ -22,14 +22,13 @@
 #include "cpp/cpp_index.h"
 #include "index/index.h"
 #include "lookup/find.h"
+#include "lookup/find_json.h"
 #include "lookup/op.h"
 #include "lookup/py.h"
 #include "lookup/query.h"
 
 namespace optrace {
 namespace {
-
-using nlohmann::json;
 
 std::string Loc(const CppIndex& index, uint32_t file, uint32_t line) {
   return index.file(file) + ":" + std::to_string(line);
@@ -49,14 +48,6 @@ std::string UseContext(const CppIndex& index, const CppMacroUse& u) {
   return "at file scope: " + u.macro + "(" + (u.first_arg.empty() ? "..." : u.first_arg + ", ...") + ")";
 }
 
-json LaunchJson(const CppIndex& index, const CppLaunch& l) {
-  json j = {{"file", index.file(l.file)}, {"line", l.line}, {"kind", LaunchKindName(l.kind)},
-            {"launcher", l.launcher}, {"kernel", l.kernel}, {"functors", l.functors}};
-  if (l.function >= 0) j["function"] = index.functions()[l.function].qualified;
-  if (!l.macro.empty()) j["macro"] = l.macro;
-  return j;
-}
-
 std::string LaunchText(const CppIndex& index, const CppLaunch& l) {
   std::string s = Loc(index, l.file, l.line) + "  ";
   if (l.kind == LaunchKind::kTripleChevron) {
@@ -71,12 +62,12 @@ std::string LaunchText(const CppIndex& index, const CppLaunch& l) {
   return s;
 }
 
-// What `find` prints: the shared answer (lookup/find.h) in this command's
-// JSON and text forms; `limit` bounds the callers listed (0 = all).
+// What `find` prints: the shared answer (lookup/find.h) in the shared JSON
+// form (lookup/find_json.h) or this command's text; `limit` bounds the
+// callers listed, and in JSON every list (0 = all).
 struct FindPrint {
   const Index& ix;
   const FindAnswer& found;
-  const std::string& name;
   const Checkout& checkout;
   size_t limit;
 };
@@ -87,74 +78,12 @@ size_t ShownCallers(const FindPrint& print) {
   return print.limit == 0 ? all : std::min(print.limit, all);
 }
 
+// The JSON is lookup/find_json.h's, the one the MCP `find` tool returns,
+// with what the CLI adds: whether it was found and the checkout's facts.
 void PrintFindJson(const FindPrint& print) {
-  const CppIndex& index = print.ix.cpp;
-  const FindAnswer& found = print.found;
-  const std::string& name = print.name;
-
-  const size_t shown_callers = ShownCallers(print);
-  json j = {{"name", name}, {"found", true}, {"checkout", print.checkout.root}};
-  j["source"] = json(SourceJson(print.checkout));  // the version facts (cmd_common.h)
-  for (uint32_t i : found.definitions) {
-    const CppFunction& f = index.functions()[i];
-    j["definitions"].push_back({{"file", index.file(f.file)}, {"line", f.line}, {"form", DefFormName(f.form)},
-                                {"name", f.name}, {"qualified", f.qualified}, {"overload", f.overload},
-                                {"params", f.params}, {"return_type", f.return_type},
-                                {"template", f.is_template}, {"body", {f.body_begin, f.body_end}}});
-  }
-  for (uint32_t i : found.stub_decls) {
-    const StubDecl& d = index.stub_decls()[i];
-    j["stub_declarations"].push_back({{"file", index.file(d.file)}, {"line", d.line},
-                                      {"kind", d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH" : "DEFINE_DISPATCH"},
-                                      {"type", d.type}});
-  }
-  auto reg_json = [&](const StubRegistration& r) {
-    return json{{"file", index.file(r.file)}, {"line", r.line}, {"macro", r.macro}, {"stub", r.stub},
-                {"target", r.target}, {"target_written", r.target_written}, {"device", r.device}, {"arch", r.arch}};
-  };
-  for (uint32_t i : found.stub_registrations) j["registrations"].push_back(reg_json(index.registrations()[i]));
-  for (uint32_t i : found.registered_as_target) j["registered_as_target"].push_back(reg_json(index.registrations()[i]));
-  for (uint32_t i : found.launches_of) j["launches_of"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : found.launches_in) j["launches_in"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : found.macros) {
-    const CppMacro& m = index.macros()[i];
-    j["macros"].push_back({{"file", index.file(m.file)}, {"line", m.line}, {"end_line", m.end_line}});
-  }
-  for (uint32_t i : found.macro_launches) j["macro_launches"].push_back(LaunchJson(index, index.launches()[i]));
-  for (uint32_t i : found.macro_uses) {
-    const CppMacroUse& u = index.macro_uses()[i];
-    json s = {{"file", index.file(u.file)}, {"line", u.line}};
-    if (u.function >= 0) s["function"] = index.functions()[u.function].qualified;
-    if (!u.within_macro.empty()) s["macro"] = u.within_macro;
-    if (u.function < 0 && u.within_macro.empty()) {
-      s["file_scope"] = true;
-      if (!u.first_arg.empty()) s["first_arg"] = u.first_arg;
-    }
-    j["macro_uses"].push_back(s);
-  }
-  for (uint32_t i : found.library_registrations) {
-    const LibraryRegistration& r = index.library_registrations()[i];
-    j["library_registrations"].push_back({{"file", index.file(r.file)}, {"line", r.line}, {"block", r.block},
-                                          {"ns", r.ns}, {"key", r.key}, {"op", r.op}});
-  }
-  for (size_t k = 0; k < shown_callers; ++k) {
-    const CppCall& c = index.calls()[found.callers[k]];
-    json s = {{"file", index.file(c.file)}, {"line", c.line}, {"qualifier", c.qualifier}};
-    if (c.function >= 0) s["function"] = index.functions()[c.function].qualified;
-    if (!c.macro.empty()) s["macro"] = c.macro;
-    j["callers"].push_back(s);
-  }
-  j["callers_total"] = found.callers.size();
-  for (const NativeFunction* f : found.ops)
-    j["ops"].push_back({{"name", f->name}, {"file", kNativeFunctionsPath}, {"line", f->line}, {"func", OpSchemaText(*f)}});
-  for (const auto& [f, key] : found.dispatch)
-    j["dispatched_by"].push_back({{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
-  for (const PySymbol& p : found.python) {
-    PyLocation l = LocatePython(print.ix.py, p);
-    json pj = {{"name", print.ix.py.NameOf(p)}, {"kind", PythonKindName(p.kind)}, {"file", l.path}};
-    if (l.line) pj["line"] = l.line;
-    j["python"].push_back(std::move(pj));
-  }
+  nlohmann::ordered_json j = {{"found", print.found.found()}, {"checkout", print.checkout.root}};
+  j.update(FindJson(print.ix, print.found, print.limit));
+  j["source"] = SourceJson(print.checkout);  // the version facts (cmd_common.h)
   std::cout << j.dump(2) << "\n";
 }
 
@@ -248,7 +177,7 @@ int CmdFind(int argc, char** argv) {
   AddSourceFlag(app, &source);
   app.add_option("name", name, "function, kernel, dispatch stub or macro name (a::b::f looks up f)")->required();
   app.add_flag("--json", as_json, "print JSON");
-  app.add_option("--limit", limit, "callers to list (default 40; 0 = all)");
+  app.add_option("--limit", limit, "callers to list, in --json items per list (default 40; 0 = all)");
   int rc = 0;
   if (!ParseOrReport(app, argc, argv, &rc)) return rc;
   if (Status s = CheckQuery(name); !s.ok()) return Report(s);
@@ -262,23 +191,20 @@ int CmdFind(int argc, char** argv) {
   if (Status s = LoadIndex(checkout, load, loaded); !s.ok()) return Report(s);
   FindAnswer found = FindName(*loaded, name);
 
+  FindPrint what{*loaded, found, checkout, limit};
   if (!found.found()) {
-    const auto& suggestions = found.suggestions;
     if (as_json) {
-      json j = {{"name", name}, {"found", false}, {"did_you_mean", suggestions}};
-      j["source"] = json(SourceJson(checkout));
-      std::cout << j.dump(2) << "\n";
+      PrintFindJson(what);  // "found": false, the empty lists and the suggestions
     } else {
       std::cerr << "optrace: no C++ symbol, aten op or Python name '" << name << "' in " << checkout.root << "\n";
-      if (!suggestions.empty()) {
+      if (!found.suggestions.empty()) {
         std::cerr << "did you mean:";
-        for (const auto& s : suggestions) std::cerr << " " << s;
+        for (const auto& s : found.suggestions) std::cerr << " " << s;
         std::cerr << "\n";
       }
     }
     return static_cast<int>(ExitCode::kNotFound);
   }
-  FindPrint what{*loaded, found, name, checkout, limit};
   if (as_json) {
     PrintFindJson(what);
   } else {

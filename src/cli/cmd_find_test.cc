@@ -42,6 +42,11 @@ TEST(CmdFind, FileScopeMacroUsesSayWhatTheyMake) {
   EXPECT_EQ(acosh["line"], 322);
   EXPECT_EQ(acosh["file_scope"], true);
   EXPECT_EQ(acosh["first_arg"], "acosh_out");
+  // The MCP `find` tool's shape (lookup/find_json.h): the first 40 uses
+  // (the default --limit) and the count of all 53 (grep -c in the tree).
+  EXPECT_EQ(j["symbol"], "CREATE_UNARY_TORCH_IMPL_FUNC");
+  EXPECT_EQ(j["macro_uses"].size(), 40u);
+  EXPECT_EQ(j["totals"]["macro_uses"], 53);
 }
 
 // The answer is lookup/find.h's, shared with the MCP tool: aten ops and

@@ -162,10 +162,15 @@ void Walker::SettleClosedChain() {
 size_t Walker::ReadIf(size_t i, std::vector<CodeCondition> prefix, std::vector<CodeCondition> prefix_chain) {
   size_t j = i + 1;
   if (j < t_.size() && t_[j].Is("constexpr")) ++j;
-  if (j >= t_.size() || !t_[j].Is('(')) return i + 1;
-  size_t close = SkipParens(j);
+  // `if C10_UNLIKELY (x)`: a name between `if` and its parenthesis is a
+  // macro whose expansion holds the parentheses C++ requires; the condition
+  // is the macro use as written (never dropped, never unwrapped by guess).
+  const bool macro = j + 1 < t_.size() && IsIdent(t_[j]) && t_[j + 1].Is('(');
+  const size_t open = macro ? j + 1 : j;
+  if (open >= t_.size() || !t_[open].Is('(')) return i + 1;
+  size_t close = SkipParens(open);
   CodeCondition c;
-  c.text = Span(text_, t_, j + 1, close - 1);
+  c.text = macro ? Span(text_, t_, j, close) : Span(text_, t_, j + 1, close - 1);
   c.line = static_cast<int>(t_[i].line);
   c.kind = "if";
   pending_ = Frame();

@@ -73,6 +73,25 @@ TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
                                                "unless x.is_sparse()"}));
 }
 
+// `if MACRO (cond)` (c10's branch hints): the condition is kept as written,
+// with its polarity through `else if` and `else` (BatchLinearAlgebra.cpp's
+// `} else if C10_UNLIKELY (A_is_neg) {` in 2.6.0).
+TEST(CppCallConditions, AMacroBetweenIfAndItsParenthesisIsPartOfTheCondition) {
+  const char* text =
+      "void f(Tensor& a, bool neg, bool conj) {\n"  // 1
+      "  if C10_UNLIKELY (conj) {\n"                 // 2
+      "    a = clone(a);\n"                          // 3
+      "  } else if C10_UNLIKELY (neg) {\n"           // 4
+      "    a = resolve_neg(a);\n"                    // 5
+      "  } else {\n"                                 // 6
+      "    use(a);\n"                                // 7
+      "  }\n"                                        // 8
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 3, "clone"), V{"when C10_UNLIKELY (conj)"});
+  EXPECT_EQ(Described(text, 1, 5, "resolve_neg"), (V{"unless C10_UNLIKELY (conj)", "when C10_UNLIKELY (neg)"}));
+  EXPECT_EQ(Described(text, 1, 7, "use"), (V{"unless C10_UNLIKELY (conj)", "unless C10_UNLIKELY (neg)"}));
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

@@ -7,6 +7,7 @@
 
 #include "index/query_names.h"
 #include "lookup/find.h"
+#include "lookup/find_json.h"
 #include "lookup/op.h"
 #include "lookup/py.h"
 #include "lookup/query.h"
@@ -149,6 +150,24 @@ TEST(LookupKernelName, AProfilerNameFindsTheFunctionHoldingItsLambda) {
   EXPECT_EQ(ix.cpp.file(f.file), "aten/src/ATen/native/cuda/UnarySpecialOpsKernel.cu");
   EXPECT_EQ(f.line, 124u);
   EXPECT_FALSE(a.registered_as_target.empty());  // REGISTER_DISPATCH(sigmoid_stub, &sigmoid_kernel_cuda)
+}
+
+// The one JSON form of the answer (CLI and MCP): each list holds at most
+// `limit` items, `totals` counts them all, and a launch says how it relates
+// to the name (PersistentSoftmax.cuh:329, inside #define LAUNCH_SOFTMAX_WARP_FORWARD).
+TEST_F(Lookup260, FindJsonBoundsEveryListAndCountsAll) {
+  const nlohmann::ordered_json kernel = FindJson(ix(), FindName(ix(), "softmax_warp_forward"), 10);
+  ASSERT_EQ(kernel["launches"].size(), 1u);
+  EXPECT_EQ(kernel["launches"][0]["relation"], "of");
+  EXPECT_EQ(kernel["launches"][0]["line"], 329);
+  EXPECT_EQ(kernel["launches"][0]["from"], "#define LAUNCH_SOFTMAX_WARP_FORWARD");
+  EXPECT_EQ(kernel["definitions"][0]["body"], nlohmann::ordered_json::array({69, 212}));
+
+  const nlohmann::ordered_json add = FindJson(ix(), FindName(ix(), "add"), 3);
+  EXPECT_EQ(add["callers"].size(), 3u);
+  EXPECT_GT(add["totals"]["callers"].get<size_t>(), 3u);
+  const nlohmann::ordered_json all = FindJson(ix(), FindName(ix(), "add"), 0);
+  EXPECT_EQ(all["callers"].size(), add["totals"]["callers"].get<size_t>());
 }
 
 }  // namespace

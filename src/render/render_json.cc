@@ -210,6 +210,30 @@ void JsonWriter::StringArray(const std::vector<std::string>& items) {
   EndArray();
 }
 
+void JsonWriter::StringField(std::string_view key, std::string_view value) {
+  Key(key);
+  String(value);
+}
+
+void JsonWriter::OptionalString(std::string_view key, std::string_view value) {
+  if (!value.empty()) StringField(key, value);
+}
+
+void JsonWriter::IntField(std::string_view key, long long value) {
+  Key(key);
+  Int(value);
+}
+
+void JsonWriter::BoolField(std::string_view key, bool value) {
+  Key(key);
+  Bool(value);
+}
+
+void JsonWriter::StringArrayField(std::string_view key, const std::vector<std::string>& items) {
+  Key(key);
+  StringArray(items);
+}
+
 void JsonWriter::StringPairsObject(const std::vector<std::pair<std::string, std::string>>& pairs) {
   BeginObject();
   for (size_t i = 0; i < pairs.size(); ++i) {
@@ -230,10 +254,8 @@ namespace {
 
 void PutLocation(JsonWriter& w, const Location& l) {
   if (!l.valid()) return;
-  w.Key("file");
-  w.String(l.file);
-  w.Key("line");
-  w.Int(l.line);
+  w.StringField("file", l.file);
+  w.IntField("line", l.line);
 }
 
 void PutLocationObject(JsonWriter& w, const char* key, const Location& l) {
@@ -256,50 +278,38 @@ void PutOptionalString(JsonWriter& w, const char* key, const std::optional<std::
 // empty (an agent's context stays small).
 void WriteYaml(JsonWriter& w, const NativeFunction& f) {
   w.BeginObject();
-  w.Key("name");
-  w.String(f.name);
+  w.StringField("name", f.name);
   if (f.line > 0) {
-    w.Key("file");
-    w.String(kNativeFunctionsPath);
-    w.Key("line");
-    w.Int(f.line);
+    w.StringField("file", kNativeFunctionsPath);
+    w.IntField("line", f.line);
   }
-  w.Key("func");
-  w.String(f.schema.text);
-  w.Key("variants");
-  w.StringArray(f.variants);
+  w.StringField("func", f.schema.text);
+  w.StringArrayField("variants", f.variants);
   w.Key("dispatch");
   w.StringPairsObject(f.dispatch);
-  w.Key("implicit_composite");
-  w.Bool(f.implicit_composite);
-  w.Key("structured");
-  w.Bool(f.structured);
+  w.BoolField("implicit_composite", f.implicit_composite);
+  w.BoolField("structured", f.structured);
   PutOptionalString(w, "structured_delegate", f.structured_delegate, true);
   PutOptionalString(w, "structured_inherits", f.structured_inherits, false);
   if (!f.precomputed.empty()) {
-    w.Key("precomputed");
-    w.StringArray(f.precomputed);
+    w.StringArrayField("precomputed", f.precomputed);
   }
-  w.Key("autogen");
-  w.StringArray(f.autogen);
+  w.StringArrayField("autogen", f.autogen);
   PutOptionalString(w, "autogen_from", f.autogen_from, false);
   if (!f.ufunc_inner_loop.empty()) {
     w.Key("ufunc_inner_loop");
     w.StringPairsObject(f.ufunc_inner_loop);
   }
-  w.Key("tags");
-  w.StringArray(f.tags);
+  w.StringArrayField("tags", f.tags);
   PutOptionalString(w, "python_module", f.python_module, true);
   PutOptionalString(w, "device_check", f.device_check, false);
   PutOptionalString(w, "device_guard", f.device_guard, false);
   PutOptionalString(w, "category_override", f.category_override, false);
   if (f.manual_kernel_registration) {
-    w.Key("manual_kernel_registration");
-    w.Bool(true);
+    w.BoolField("manual_kernel_registration", true);
   }
   if (f.manual_cpp_binding) {
-    w.Key("manual_cpp_binding");
-    w.Bool(true);
+    w.BoolField("manual_cpp_binding", true);
   }
   if (!f.other_keys.empty()) {
     w.Key("other_keys");
@@ -329,13 +339,10 @@ void WriteFormulas(JsonWriter& w, const std::vector<DerivativeFormula>& formulas
 void WriteDerivatives(JsonWriter& w, const DerivativeEntry& d) {
   w.BeginObject();
   if (d.line > 0) {
-    w.Key("file");
-    w.String(kDerivativesPath);
-    w.Key("line");
-    w.Int(d.line);
+    w.StringField("file", kDerivativesPath);
+    w.IntField("line", d.line);
   }
-  w.Key("name");
-  w.String(d.text);
+  w.StringField("name", d.text);
   w.Key("formulas");
   WriteFormulas(w, d.formulas);
   PutOptionalString(w, "output_differentiability", d.output_differentiability, false);
@@ -365,14 +372,11 @@ void WriteConditions(JsonWriter& w, const std::vector<Condition>& when) {
   w.BeginArray();
   for (const auto& c : when) {
     w.BeginObject();
-    w.Key("condition");
-    w.String(c.text);
+    w.StringField("condition", c.text);
     if (c.negated) {
-      w.Key("negated");
-      w.Bool(true);
+      w.BoolField("negated", true);
     }
-    w.Key("kind");
-    w.String(c.kind);
+    w.StringField("kind", c.kind);
     PutLocation(w, c.where);
     w.EndObject();
   }
@@ -381,20 +385,15 @@ void WriteConditions(JsonWriter& w, const std::vector<Condition>& when) {
 
 void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
   w.BeginObject();
-  w.Key("key");
-  w.String(i.key);
-  w.Key("function");
-  w.String(i.function);
+  w.StringField("key", i.key);
+  w.StringField("function", i.function);
   PutLocation(w, i.where);
-  w.Key("form");
-  w.String(i.form);
+  w.StringField("form", i.form);
   if (with_details && !i.params.empty()) {
-    w.Key("params");
-    w.String(i.params);
+    w.StringField("params", i.params);
   }
   if (with_details && !i.dtypes.empty()) {
-    w.Key("dtypes");
-    w.StringArray(i.dtypes);
+    w.StringArrayField("dtypes", i.dtypes);
   }
   w.EndObject();
 }
@@ -405,19 +404,11 @@ void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>&
   w.BeginArray();
   for (const auto& c : calls) {
     w.BeginObject();
-    w.Key("op");
-    w.String(c.op);
-    w.Key("device");
-    w.String(c.device);
+    w.StringField("op", c.op);
+    w.StringField("device", c.device);
     PutLocation(w, c.where);
-    if (!c.from.empty()) {
-      w.Key("from");
-      w.String(c.from);
-    }
-    if (!c.how.empty()) {
-      w.Key("how");
-      w.String(c.how);
-    }
+    w.OptionalString("from", c.from);
+    w.OptionalString("how", c.how);
     w.EndObject();
   }
   w.EndArray();
@@ -425,16 +416,10 @@ void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>&
 
 void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginObject();
-  w.Key("name");
-  w.String(op.name);
-  w.Key("role");
-  w.String(op.role);
-  if (!op.reached_from.empty()) {
-    w.Key("reached_from");
-    w.String(op.reached_from);
-  }
-  w.Key("depth");
-  w.Int(op.depth);
+  w.StringField("name", op.name);
+  w.StringField("role", op.role);
+  w.OptionalString("reached_from", op.reached_from);
+  w.IntField("depth", op.depth);
   w.Key("yaml");
   if (op.yaml) WriteYaml(w, *op.yaml);
   else w.Null();
@@ -452,31 +437,23 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginArray();
   for (const auto& s : op.stubs) {
     w.BeginObject();
-    w.Key("name");
-    w.String(s.name);
+    w.StringField("name", s.name);
     PutLocationObject(w, "declared", s.declared);
     PutLocationObject(w, "defined", s.defined);
-    if (!s.called_from.empty()) {
-      w.Key("called_from");
-      w.String(s.called_from);
-    }
+    w.OptionalString("called_from", s.called_from);
     PutLocationObject(w, "call_site", s.call_site);
     w.Key("registrations");
     w.BeginArray();
     for (const auto& r : s.registrations) {
       w.BeginObject();
-      w.Key("device");
-      w.String(r.device);
-      w.Key("macro");
-      w.String(r.macro);
-      w.Key("target");
-      w.String(r.target);
+      w.StringField("device", r.device);
+      w.StringField("macro", r.macro);
+      w.StringField("target", r.target);
       PutLocation(w, r.where);
       if (r.target_definition.valid()) {
         w.Key("definition");
         w.BeginObject();
-        w.Key("function");
-        w.String(r.target);
+        w.StringField("function", r.target);
         PutLocation(w, r.target_definition);
         w.EndObject();
       }
@@ -490,27 +467,19 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginArray();
   for (const auto& k : op.kernels) {
     w.BeginObject();
-    w.Key("name");
-    w.String(k.name);
-    w.Key("device");
-    w.String(k.device);
+    w.StringField("name", k.name);
+    w.StringField("device", k.device);
     PutLocation(w, k.where);
-    w.Key("launch");
-    w.String(k.launch);
-    if (!k.launcher.empty()) {
-      w.Key("launcher");
-      w.String(k.launcher);
-    }
+    w.StringField("launch", k.launch);
+    w.OptionalString("launcher", k.launcher);
     PutLocationObject(w, "launch_site", k.launch_site);
-    w.Key("path");
-    w.StringArray(k.path);
+    w.StringArrayField("path", k.path);
     if (!k.runs_in.empty()) {
       w.Key("runs_in");
       w.BeginArray();
       for (const auto& g : k.runs_in) {
         w.BeginObject();
-        w.Key("name");
-        w.String(g.name);
+        w.StringField("name", g.name);
         PutLocation(w, g.where);
         w.EndObject();
       }
@@ -523,14 +492,11 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   w.BeginArray();
   for (const auto& l : op.libraries) {
     w.BeginObject();
-    w.Key("name");
-    w.String(l.name);
+    w.StringField("name", l.name);
     PutLocation(w, l.where);
-    w.Key("calls");
-    w.StringArray(l.calls);
+    w.StringArrayField("calls", l.calls);
     if (!l.path.empty()) {
-      w.Key("path");
-      w.StringArray(l.path);
+      w.StringArrayField("path", l.path);
     }
     w.EndObject();
   }
@@ -538,16 +504,13 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   WriteOpCalls(w, "calls", op.calls);
   if (!op.other_device_calls.empty()) WriteOpCalls(w, "other_device_calls", op.other_device_calls);
   if (!op.notes.empty()) {
-    w.Key("notes");
-    w.StringArray(op.notes);
+    w.StringArrayField("notes", op.notes);
   }
   WriteConditions(w, op.when);
   if (op.role == "forward") {
-    w.Key("typical");
-    w.Bool(op.typical);
+    w.BoolField("typical", op.typical);
     if (op.undecided) {
-      w.Key("undecided");
-      w.Bool(true);
+      w.BoolField("undecided", true);
     }
   }
   w.EndObject();
@@ -555,22 +518,17 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
 
 void WriteSelection(JsonWriter& w, const SelectionStep& s) {
   w.BeginObject();
-  w.Key("function");
-  w.String(s.function);
+  w.StringField("function", s.function);
   PutLocation(w, s.where);
-  w.Key("op");
-  w.String(s.op);
+  w.StringField("op", s.op);
   w.Key("alternatives");
   w.BeginArray();
   for (const auto& a : s.alternatives) {
     w.BeginObject();
-    w.Key("op");
-    w.String(a.op);
-    w.Key("condition");
-    w.String(a.condition);
+    w.StringField("op", a.op);
+    w.StringField("condition", a.condition);
     PutLocation(w, a.where);
-    w.Key("typical");
-    w.Bool(a.typical);
+    w.BoolField("typical", a.typical);
     w.EndObject();
   }
   w.EndArray();
@@ -580,8 +538,7 @@ void WriteSelection(JsonWriter& w, const SelectionStep& s) {
 void PutStep(JsonWriter& w, const char* key, const std::string& name, const Location& where) {
   w.Key(key);
   w.BeginObject();
-  w.Key("name");
-  w.String(name);
+  w.StringField("name", name);
   PutLocation(w, where);
   w.EndObject();
 }
@@ -591,19 +548,15 @@ void PutStep(JsonWriter& w, const char* key, const std::string& name, const Loca
 void WritePathOp(JsonWriter& w, const Trace& t, const render_detail::MainPathOp& e) {
   const OpStep& op = t.ops[e.op];
   w.BeginObject();
-  w.Key("op");
-  w.String(op.name);
+  w.StringField("op", op.name);
   if (e.level) {
-    w.Key("level");
-    w.Int(e.level);
+    w.IntField("level", e.level);
   }
   if (e.when) {
-    w.Key("when");
-    w.String(e.when->Describe());
+    w.StringField("when", e.when->Describe());
   }
   if (e.undecided) {
-    w.Key("undecided");
-    w.Bool(true);
+    w.BoolField("undecided", true);
   }
   if (e.impl) PutStep(w, "implementation", e.impl->function, e.impl->where);
   if (e.stub) PutStep(w, "stub", e.stub->name + " -> " + e.registration->target,
@@ -614,8 +567,7 @@ void WritePathOp(JsonWriter& w, const Trace& t, const render_detail::MainPathOp&
     w.BeginArray();
     for (const KernelStep* k : e.kernels) {
       w.BeginObject();
-      w.Key("name");
-      w.String(k->name);
+      w.StringField("name", k->name);
       PutLocation(w, k->where);
       w.EndObject();
     }
@@ -637,12 +589,9 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
   render_detail::MainPath m = render_detail::ComputeMainPath(t);
   w.Key("summary");
   w.BeginObject();
-  w.Key("entry");
-  w.String(m.forward.empty() ? "" : t.ops[m.forward.front().op].name);
-  w.Key("device");
-  w.String(m.device);
-  w.Key("assumptions");
-  w.StringArray(t.assumptions);
+  w.StringField("entry", m.forward.empty() ? "" : t.ops[m.forward.front().op].name);
+  w.StringField("device", m.device);
+  w.StringArrayField("assumptions", t.assumptions);
   w.Key("path");
   w.BeginArray();
   for (const auto& e : m.forward) WritePathOp(w, t, e);
@@ -651,8 +600,7 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
   w.BeginArray();
   for (const auto& s : t.selections) {
     w.BeginObject();
-    w.Key("function");
-    w.String(s.function);
+    w.StringField("function", s.function);
     PutLocation(w, s.where);
     w.Key("alternatives");
     std::vector<std::string> alts;
@@ -665,8 +613,7 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
   w.BeginObject();
   std::vector<std::string> entries;
   for (const BackwardStep* b : m.derivatives) entries.push_back(b->op);
-  w.Key("derivatives");
-  w.StringArray(entries);
+  w.StringArrayField("derivatives", entries);
   w.Key("path");
   w.BeginArray();
   for (const auto& e : m.backward) WritePathOp(w, t, e);
@@ -679,18 +626,13 @@ void WriteSummary(JsonWriter& w, const Trace& t) {
 void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
   w.Key("kernel_source");
   w.BeginObject();
-  w.Key("name");
-  w.String(k.name);
-  w.Key("truncated");
-  w.Bool(k.truncated);
-  w.Key("kernel");
-  w.String(k.kernel);
+  w.StringField("name", k.name);
+  w.BoolField("truncated", k.truncated);
+  w.StringField("kernel", k.kernel);
   PutLocationObject(w, "definition", k.definition);
   if (!k.payload.empty()) {
-    w.Key("payload");
-    w.String(k.payload);
-    w.Key("payload_kind");
-    w.String(k.payload_kind);
+    w.StringField("payload", k.payload);
+    w.StringField("payload_kind", k.payload_kind);
     PutLocationObject(w, "payload_definition", k.payload_definition);
   }
   w.Key("arithmetic");
@@ -701,15 +643,10 @@ void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
     w.EndObject();
   }
   w.EndArray();
-  if (!k.dtype.empty()) {
-    w.Key("dtype");
-    w.String(k.dtype);
-  }
+  w.OptionalString("dtype", k.dtype);
   if (!k.library.empty()) {
-    w.Key("library");
-    w.String(k.library);
-    w.Key("library_reason");
-    w.String(k.library_reason);
+    w.StringField("library", k.library);
+    w.StringField("library_reason", k.library_reason);
     w.Key("library_calls");
     w.BeginArray();
     for (const Location& l : k.library_calls) {
@@ -719,44 +656,31 @@ void WriteKernelSource(JsonWriter& w, const KernelSource& k) {
     }
     w.EndArray();
   }
-  w.Key("notes");
-  w.StringArray(k.notes);
+  w.StringArrayField("notes", k.notes);
   w.EndObject();
 }
 
 void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginObject();
-  w.Key("schema");
-  w.String("optrace.trace/1");
-  w.Key("query");
-  w.String(t.query);
+  w.StringField("schema", "optrace.trace/1");
+  w.StringField("query", t.query);
   w.Key("source");
   w.BeginObject();
-  w.Key("root");
-  w.String(t.source_root);
-  w.Key("version");
-  w.String(t.source_version);
+  w.StringField("root", t.source_root);
+  w.StringField("version", t.source_version);
   w.Key("installed_torch");
   if (t.installed_torch) {
     w.String(*t.installed_torch);
   } else {
     w.Null();
   }
-  if (!t.source_warning.empty()) {
-    w.Key("warning");
-    w.String(t.source_warning);
-  }
+  w.OptionalString("warning", t.source_warning);
   w.EndObject();
   w.Key("target");
   w.BeginObject();
-  w.Key("kind");
-  w.String(t.target_kind);
-  w.Key("name");
-  w.String(t.target_name);
-  if (!t.selected_overload.empty()) {
-    w.Key("selected_overload");
-    w.String(t.selected_overload);
-  }
+  w.StringField("kind", t.target_kind);
+  w.StringField("name", t.target_name);
+  w.OptionalString("selected_overload", t.selected_overload);
   w.EndObject();
   if (t.kernel_source.valid()) WriteKernelSource(w, t.kernel_source);
   if (!t.ops.empty()) WriteSummary(w, t);
@@ -764,37 +688,24 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginArray();
   for (const auto& f : t.python) {
     w.BeginObject();
-    w.Key("symbol");
-    w.String(f.symbol);
+    w.StringField("symbol", f.symbol);
     PutLocation(w, f.where);
     w.Key("calls");
     w.BeginArray();
     for (const auto& c : f.calls) {
       w.BeginObject();
-      w.Key("callee");
-      w.String(c.callee);
+      w.StringField("callee", c.callee);
       if (c.line > 0) {
-        w.Key("line");
-        w.Int(c.line);
+        w.IntField("line", c.line);
       }
-      w.Key("kind");
-      w.String(c.kind);
-      if (!c.resolved.empty()) {
-        w.Key("resolved");
-        w.String(c.resolved);
-      }
+      w.StringField("kind", c.kind);
+      w.OptionalString("resolved", c.resolved);
       WriteConditions(w, c.when);
       w.EndObject();
     }
     w.EndArray();
-    if (!f.bridge.empty()) {
-      w.Key("bridge");
-      w.String(f.bridge);
-    }
-    if (!f.note.empty()) {
-      w.Key("note");
-      w.String(f.note);
-    }
+    w.OptionalString("bridge", f.bridge);
+    w.OptionalString("note", f.note);
     w.EndObject();
   }
   w.EndArray();
@@ -806,29 +717,21 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginArray();
   for (const auto& b : t.backward) {
     w.BeginObject();
-    w.Key("op");
-    w.String(b.op);
+    w.StringField("op", b.op);
     w.Key("derivatives");
     if (b.derivatives) WriteDerivatives(w, *b.derivatives);
     else w.Null();
-    w.Key("ops");
-    w.StringArray(b.ops);
+    w.StringArrayField("ops", b.ops);
     if (!b.untaken.empty()) {
-      w.Key("untaken");
-      w.StringArray(b.untaken);
+      w.StringArrayField("untaken", b.untaken);
     }
     if (!b.open.empty()) {
-      w.Key("open");
-      w.StringArray(b.open);
+      w.StringArrayField("open", b.open);
     }
     if (!b.helpers.empty()) {
-      w.Key("calls");
-      w.StringArray(b.helpers);
+      w.StringArrayField("calls", b.helpers);
     }
-    if (!b.note.empty()) {
-      w.Key("note");
-      w.String(b.note);
-    }
+    w.OptionalString("note", b.note);
     w.EndObject();
   }
   w.EndArray();
@@ -836,17 +739,11 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginArray();
   for (const auto& d : t.decompositions) {
     w.BeginObject();
-    w.Key("op");
-    w.String(d.op);
+    w.StringField("op", d.op);
     PutLocation(w, d.where);
-    w.Key("function");
-    w.String(d.function);
-    w.Key("registry");
-    w.String(d.registry);
-    if (!d.target.empty()) {
-      w.Key("target");
-      w.String(d.target);
-    }
+    w.StringField("function", d.function);
+    w.StringField("registry", d.registry);
+    w.OptionalString("target", d.target);
     w.EndObject();
   }
   w.EndArray();
@@ -860,18 +757,14 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
   w.BeginArray();
   for (const auto& n : t.not_found) {
     w.BeginObject();
-    w.Key("what");
-    w.String(n.what);
-    w.Key("detail");
-    w.String(n.detail);
+    w.StringField("what", n.what);
+    w.StringField("detail", n.detail);
     w.EndObject();
   }
   w.EndArray();
-  w.Key("notes");
-  w.StringArray(t.notes);
+  w.StringArrayField("notes", t.notes);
   if (!t.suggestions.empty()) {
-    w.Key("suggestions");
-    w.StringArray(t.suggestions);
+    w.StringArrayField("suggestions", t.suggestions);
   }
   w.EndObject();
 }

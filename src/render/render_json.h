@@ -37,6 +37,13 @@ class JsonWriter {
   void Bool(bool b);
   void Null();
   void StringArray(const std::vector<std::string>& items);
+  // An object member: Key(key) then its value. OptionalString writes
+  // nothing for an empty value (the schema's optional string fields).
+  void StringField(std::string_view key, std::string_view value);
+  void OptionalString(std::string_view key, std::string_view value);
+  void IntField(std::string_view key, long long value);
+  void BoolField(std::string_view key, bool value);
+  void StringArrayField(std::string_view key, const std::vector<std::string>& items);
   // {key: value, ...} with ordered_json's operator[] semantics: a repeated
   // key keeps its first position and takes its last value.
   void StringPairsObject(const std::vector<std::pair<std::string, std::string>>& pairs);

@@ -17,6 +17,7 @@
 #include "base/text.h"
 #include "index/store_arena.h"
 #include "lookup/find.h"
+#include "lookup/find_json.h"
 #include "lookup/op.h"
 #include "lookup/py.h"
 #include "lookup/query.h"
@@ -33,8 +34,6 @@ namespace optrace {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-json Loc(const std::string& file, uint32_t line) { return {{"file", file}, {"line", line}}; }
 
 json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
   json dispatch = json::object();
@@ -64,103 +63,11 @@ json OpEntryJson(const YamlModel& yaml, const NativeFunction& f) {
   return entry;
 }
 
-// The enclosing function (qualified) or macro of a call or launch.
-std::string Holder(const CppIndex& cpp, int32_t function, const std::string& macro) {
-  if (function >= 0 && static_cast<size_t>(function) < cpp.functions().id_end()) return cpp.functions()[function].qualified;
-  return macro.empty() ? "" : "#define " + macro;
-}
-
-// Appends `item` to `list` while it is shorter than `limit`; counts it in totals[key] either way.
-void Add(json& list, json& totals, const char* key, size_t limit, json item) {
-  totals[key] = totals.value(key, 0) + 1;
-  if (list.size() < limit) list.push_back(std::move(item));
-}
-
 std::string Where(const json& item) {
   return item.value("file", std::string()) + ":" + std::to_string(item.value("line", 0));
 }
 
 }  // namespace
-
-json FindSymbol(const Index& index, std::string_view symbol, size_t limit) {
-  const CppIndex& cpp = index.cpp;
-  FindAnswer found = FindName(index, symbol);
-  json definitions = json::array(), stubs = json::array(), registrations = json::array(), dispatch = json::array(),
-       ops = json::array(), launches = json::array(), callers = json::array(), totals = json::object();
-  for (const NativeFunction* f : found.ops)
-    Add(ops, totals, "ops", limit, {{"name", f->name}, {"func", OpSchemaText(*f)}, {"file", kNativeFunctionsPath}, {"line", f->line}});
-  for (uint32_t i : found.definitions) {
-    const CppFunction& f = cpp.functions()[i];
-    json item = {{"kind", f.form == DefForm::kGlobalKernel ? "__global__" : DefFormName(f.form)},
-                 {"name", f.qualified.empty() ? f.name : f.qualified}};
-    if (!f.overload.empty()) item["overload"] = f.overload;
-    item.update(Loc(cpp.file(f.file), f.line));
-    if (!f.params.empty()) item["params"] = f.params;
-    Add(definitions, totals, "definitions", limit, std::move(item));
-  }
-  for (uint32_t i : found.macros) {
-    const CppMacro& m = cpp.macros()[i];
-    json item = {{"kind", "macro"}, {"name", m.name}};
-    item.update(Loc(cpp.file(m.file), m.line));
-    Add(definitions, totals, "definitions", limit, std::move(item));
-  }
-  for (const PySymbol& p : found.python) {
-    PyLocation l = LocatePython(index.py, p);
-    json item = {{"kind", std::string("python ") + PythonKindName(p.kind)}, {"name", index.py.NameOf(p)}};
-    item.update(Loc(l.path, l.line ? l.line : 1));
-    Add(definitions, totals, "definitions", limit, std::move(item));
-  }
-  // `name` as a dispatch stub: its declaration and every registration.
-  if (!found.stub_decls.empty()) {
-    json stub = {{"name", found.name}};
-    for (uint32_t i : found.stub_decls) {
-      const StubDecl& d = cpp.stub_decls()[i];
-      stub[d.kind == StubDeclKind::kDeclare ? "declared" : "defined"] = Loc(cpp.file(d.file), d.line);
-    }
-    json regs = json::array();
-    for (uint32_t i : found.stub_registrations) {
-      const StubRegistration& r = cpp.registrations()[i];
-      json item = {{"device", r.device}, {"macro", r.macro}, {"target", r.target}};
-      if (!r.arch.empty()) item["arch"] = r.arch;
-      item.update(Loc(cpp.file(r.file), r.line));
-      regs.push_back(std::move(item));
-    }
-    stub["registrations"] = std::move(regs);
-    Add(stubs, totals, "stubs", limit, std::move(stub));
-  }
-  // `name` as what gets registered: a stub target or a TORCH_LIBRARY_IMPL function.
-  for (uint32_t i : found.registered_as_target) {
-    const StubRegistration& r = cpp.registrations()[i];
-    json item = {{"kind", "stub"}, {"stub", r.stub}, {"device", r.device}, {"macro", r.macro}};
-    item.update(Loc(cpp.file(r.file), r.line));
-    Add(registrations, totals, "registrations", limit, std::move(item));
-  }
-  for (uint32_t i : found.library_registrations) {
-    const LibraryRegistration& r = cpp.library_registrations()[i];
-    json item = {{"kind", r.block}, {"key", r.key}, {"op", r.op}, {"function", r.function}};
-    item.update(Loc(cpp.file(r.file), r.line));
-    Add(registrations, totals, "registrations", limit, std::move(item));
-  }
-  for (const auto& [f, key] : found.dispatch)
-    Add(dispatch, totals, "dispatch", limit, {{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
-  for (uint32_t i : found.launches_of) {
-    const CppLaunch& l = cpp.launches()[i];
-    json item = {{"kind", LaunchKindName(l.kind)}, {"launcher", l.launcher}, {"from", Holder(cpp, l.function, l.macro)}};
-    item.update(Loc(cpp.file(l.file), l.line));
-    Add(launches, totals, "launches", limit, std::move(item));
-  }
-  for (uint32_t i : found.callers) {
-    const CppCall& c = cpp.calls()[i];
-    json item = {{"from", Holder(cpp, c.function, c.macro)}, {"call", c.qualifier + c.callee}};
-    item.update(Loc(cpp.file(c.file), c.line));
-    Add(callers, totals, "callers", limit, std::move(item));
-  }
-  json out = {{"symbol", found.query}, {"definitions", definitions}, {"stubs", stubs},   {"registrations", registrations},
-              {"dispatch", dispatch},  {"ops", ops},                 {"launches", launches}, {"callers", callers},
-              {"totals", totals}};
-  if (!found.found()) out["suggestions"] = found.suggestions;
-  return out;
-}
 
 bool DescribeOp(const Index& index, std::string_view name, json* out) {
   OpAnswer answer = LookupOp(index.yaml, name);
@@ -239,8 +146,14 @@ std::string FindMarkdown(const json& found) {
     return str(r, "kind") + " [" + str(r, "key") + "] " + str(r, "op") + " → `" + str(r, "function") + "` — `" + Where(r) + "`";
   });
   section("launches", "Launches", [&](const json& l) {
-    return str(l, "kind") + (str(l, "launcher").empty() ? "" : " via " + str(l, "launcher")) + " in `" + str(l, "from") +
-           "` — `" + Where(l) + "`";
+    const std::string kernel = str(l, "kernel").empty() ? "" : " of `" + str(l, "kernel") + "`";
+    return str(l, "kind") + kernel + (str(l, "launcher").empty() ? "" : " via " + str(l, "launcher")) + " in `" +
+           str(l, "from") + "` — `" + Where(l) + "`";
+  });
+  section("macro_uses", "Macro used at", [&](const json& u) {
+    if (u.contains("from")) return "in `" + str(u, "from") + "` — `" + Where(u) + "`";
+    return "at file scope" + (str(u, "first_arg").empty() ? "" : " (makes `" + str(u, "first_arg") + "`)") + " — `" +
+           Where(u) + "`";
   });
   section("callers", "Callers", [&](const json& c) { return "`" + str(c, "from") + "` calls `" + str(c, "call") + "` — `" + Where(c) + "`"; });
   return out.str();
@@ -367,7 +280,7 @@ std::vector<McpTool> MakeTools(bool allow_code) {
        {"required", {"symbol"}},
        {"additionalProperties", false}},
       {{"type", "object"},
-       {"required", {"symbol", "definitions", "stubs", "registrations", "dispatch", "ops", "launches", "callers", "totals"}},
+       {"required", {"symbol", "definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers", "totals"}},
        {"properties",
         {{"symbol", {{"type", "string"}}},
          {"definitions", ArrayOf(LocatedItem({"kind", "name"}))},
@@ -377,7 +290,8 @@ std::vector<McpTool> MakeTools(bool allow_code) {
          {"registrations", ArrayOf(LocatedItem({"kind"}))},
          {"dispatch", ArrayOf(LocatedItem({"op", "key"}))},
          {"ops", ArrayOf(LocatedItem({"name", "func"}))},
-         {"launches", ArrayOf(LocatedItem({"kind", "launcher", "from"}))},
+         {"launches", ArrayOf(LocatedItem({"relation", "kind", "launcher", "from"}))},
+         {"macro_uses", ArrayOf(LocatedItem({}))},
          {"callers", ArrayOf(LocatedItem({"from", "call"}))},
          {"totals", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
          {"suggestions", strings},
@@ -617,9 +531,9 @@ McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std
 
 McpToolResult OptraceTools::Find(const McpJson& arguments) {
   std::string symbol = arguments.at("symbol");
-  json found = FindSymbol(index_, symbol, arguments.value("limit", size_t{10}));
+  json found = FindJson(index_, FindName(index_, symbol), arguments.value("limit", size_t{10}));
   bool any = false;
-  for (const char* key : {"definitions", "stubs", "registrations", "dispatch", "ops", "launches", "callers"})
+  for (const char* key : {"definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers"})
     any = any || !found[key].empty();
   if (!any) {
     std::string text = "Not found: the checkout defines, registers and calls nothing named `" + symbol + "`.";

@@ -27,12 +27,6 @@ namespace optrace {
 
 struct Trace;
 
-// The `find` answer: definitions (C++, __global__ kernels, macros, Python),
-// dispatch stubs and registrations, native_functions entries dispatching to
-// the name, kernel launches, and callers; each list capped at `limit`, with
-// the full counts in "totals".
-McpJson FindSymbol(const Index& index, std::string_view symbol, size_t limit);
-
 // The `op` answer for "add.Tensor", "aten::add.Tensor", "torch.ops.aten.add.Tensor"
 // (one overload) or "add" (every overload). Returns false when no op has that
 // name (*out then holds "did you mean" suggestions).
