@@ -356,11 +356,31 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
   EXPECT_TRUE(OnPath(t, "upsample_bicubic2d.vec"));
   EXPECT_FALSE(OnPath(t, "upsample_nearest2d.vec")) << "mode='nearest' is the default the call overrides";
   EXPECT_FALSE(OnPath(t, "upsample_bilinear2d.vec"));
-  bool backward_kernel = false;
-  for (const auto& op : t.ops)
-    if (op.role == "backward" && op.name.starts_with("upsample_bicubic2d_backward"))
-      for (const auto& k : op.kernels) backward_kernel = backward_kernel || k.name == "upsample_bicubic2d_backward_out_frame";
+  bool backward_kernel = false, atomics = false, nondeterministic = false;
+  for (const auto& op : t.ops) {
+    if (op.role != "backward" || !op.name.starts_with("upsample_bicubic2d_backward")) continue;
+    for (const auto& k : op.kernels) {
+      if (k.name != "upsample_bicubic2d_backward_out_frame") continue;
+      backward_kernel = true;
+      // cuda/UpSampleBicubic2d.cu:99's kernel calls upsample_increment_value_bounded
+      // (UpSample.cuh:199), which calls gpuAtomicAddNoReturn.
+      for (const auto& a : k.atomics) atomics = atomics || a == "gpuAtomicAddNoReturn";
+    }
+    // cuda/UpSampleBicubic2d.cu:294 `globalContext().alertNotDeterministic("upsample_bicubic2d_backward_out_cuda")`.
+    for (const auto& at : op.nondeterministic)
+      nondeterministic = nondeterministic || (at.file.ends_with("cuda/UpSampleBicubic2d.cu") && at.line == 294);
+  }
   EXPECT_TRUE(backward_kernel);
+  EXPECT_TRUE(atomics);
+  EXPECT_TRUE(nondeterministic);
+  size_t forward_kernels = 0;
+  for (const auto& op : t.ops)
+    if (op.name == "upsample_bicubic2d.out")
+      for (const auto& k : op.kernels) {
+        ++forward_kernels;
+        EXPECT_TRUE(k.atomics.empty()) << "the forward writes each output once";
+      }
+  EXPECT_GT(forward_kernels, 0u);
   Trace plain = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(plain, "upsample_nearest2d.vec"));
 }
