@@ -3,7 +3,11 @@
 // constraint lists `array_of<bool (*)...>(...)` calls whose items are
 // function names (template arguments dropped). Bounded in depth; a
 // function defined more than once rejects a dtype only when every
-// definition does.
+// definition does. A priority order is the brace list a `switch`'s
+// range-for iterates, followed through a local's assignment, the
+// functions returning it (a member function too) and, for a class
+// member, its initializer in the header beside the member function's
+// file; an order not read claims nothing.
 #include "trace/dtype_gates.h"
 
 #include <algorithm>

@@ -13,13 +13,17 @@
 // casts, dispatch stubs (to the registration of the traced device) and the
 // returns of the function they lead to, a few steps deep. A selection
 // whose member the selection function cannot return for the assumed dtype
-// (trace/dtype_gates.h) is decided false.
+// (trace/dtype_gates.h) is decided false; one whose function tries its
+// candidates in a priority order is decided true for the first candidate
+// the dtype does not rule out and false for the others.
 //
 // Values: a Python condition is evaluated with its frame's bindings
 // (trace/frame_bindings.h: defaults, what callers and the user's call
 // pass, __init__'s attributes, flag locals); an entry op's C++ with its
-// schema defaults overridden by what the Python call passes. A callee
-// written on both sides of one condition runs either way.
+// schema defaults overridden by what the Python call passes; a condition
+// written in a helper with the declared defaults of the trailing arguments
+// its caller omits and the literals the caller passes (cpp/cpp_params.h).
+// A callee written on both sides of one condition runs either way.
 #include "trace/trace_paths.h"
 
 #include <algorithm>
