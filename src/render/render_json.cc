@@ -488,6 +488,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
       }
       w.EndArray();
     }
+    if (!k.atomics.empty()) w.StringArrayField("atomics", k.atomics);
     w.EndObject();
   }
   w.EndArray();
@@ -508,6 +509,16 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   if (!op.other_device_calls.empty()) WriteOpCalls(w, "other_device_calls", op.other_device_calls);
   if (!op.notes.empty()) {
     w.StringArrayField("notes", op.notes);
+  }
+  if (!op.nondeterministic.empty()) {
+    w.Key("nondeterministic");
+    w.BeginArray();
+    for (const auto& at : op.nondeterministic) {
+      w.BeginObject();
+      PutLocation(w, at);
+      w.EndObject();
+    }
+    w.EndArray();
   }
   WriteConditions(w, op.when);
   if (op.role == OpRole::kForward) {

@@ -637,6 +637,7 @@ class MainWriter {
         }
       }
       if (!names.empty()) Add(in, "runs " + Join(names, ", "), LocText(at, true));
+      NondeterminismLines(e, in);
       return;
     }
     if (e.impl) Add(in, ShortKey(e.impl->key) + " " + e.impl->function, LocText(e.impl->where, true));
@@ -645,6 +646,7 @@ class MainWriter {
           LocText(e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where,
                   true));
     KernelLines(e, in);
+    NondeterminismLines(e, in);
     for (const ImplStep* h : DeviceCode(e, m_.device))
       Add(in, "device code " + h->function + " (no kernel launch found)", LocText(h->where, true));
     for (const LibraryStep* l : e.libraries) {
@@ -652,6 +654,24 @@ class MainWriter {
       Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
           LocText(l->where, true));
     }
+  }
+
+  // What makes the op's result vary run to run: the atomic operations its
+  // kernels perform ("atomics gpuAtomicAddNoReturn in K"), and where
+  // PyTorch calls it nondeterministic (alertNotDeterministic).
+  void NondeterminismLines(const MainPathOp& e, const std::string& in) {
+    for (const KernelStep* k : e.kernels)
+      if (!k->atomics.empty()) Add(in, "atomics " + Join(k->atomics, ", ") + " in " + k->name, LocText(k->where, true));
+    // The op, the stub's owner or a folded overload (the structured out=
+    // variant holding the implementation) says so.
+    std::vector<const OpStep*> ops{&t_.ops[e.op]};
+    if (e.stub_owner) ops.push_back(e.stub_owner);
+    for (size_t f : e.folded) ops.push_back(&t_.ops[f]);
+    for (const OpStep* op : ops)
+      if (!op->nondeterministic.empty()) {
+        Add(in, "nondeterministic: alertNotDeterministic", LocText(op->nondeterministic.front(), true));
+        return;
+      }
   }
 
   // One line per file and launching function: "kernel A" with its

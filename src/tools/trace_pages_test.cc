@@ -176,13 +176,14 @@ TEST(TracePages, SdpaSelectionsInBothChannelsAndItsBiggestOpCut) {
   ExpectSameFacts(brief.structured, brief.text, "sdpa brief");
   for (const char* backend : {"_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention"})
     EXPECT_NE(brief.text.find(backend), std::string::npos) << backend;
-  // Flash attention takes fp16/bf16 only (cuda/sdp_utils.cpp:511): float32 rules it out, bfloat16 keeps it.
-  EXPECT_EQ(brief.text.find("_scaled_dot_product_flash_attention"), std::string::npos);
+  // Flash attention takes fp16/bf16 only (cuda/sdp_utils.cpp:511): float32 rules it out (an
+  // alternative, never on the path), bfloat16 takes it.
+  EXPECT_EQ(brief.text.find("- op `_scaled_dot_product_flash_attention`"), std::string::npos);
   McpToolResult bf16 = Tools().Call("trace", {{"query", "F.scaled_dot_product_attention"},
                                               {"device", "cuda"},
                                               {"assume", {"dtype=bfloat16"}}});
   ASSERT_FALSE(bf16.is_error) << bf16.text;
-  EXPECT_NE(bf16.text.find("_scaled_dot_product_flash_attention"), std::string::npos) << bf16.text;
+  EXPECT_NE(bf16.text.find("- op `_scaled_dot_product_flash_attention`"), std::string::npos) << bf16.text;
 
   McpToolResult op = Tools().Call("trace", {{"query", "F.scaled_dot_product_attention"},
                                             {"device", "cuda"},

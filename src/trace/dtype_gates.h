@@ -10,10 +10,18 @@
 //
 // Only ruling out is claimed: a predicate the dtype passes still has
 // shape, hardware and runtime checks, so it stays open (kUnknown).
+//
+// A chooser that tries its backends in a priority order (`for (auto&
+// backend : ordering) switch (backend) { case ...: if (can_use_x(...))
+// return x; }`, the order a brace list: `sdp_priority_order = {flash,
+// efficient, math, cudnn}`) returns the first candidate the dtype does not
+// rule out on a typical tensor: that one is the typical path, the later
+// ones are alternatives (their own checks failing is what reaches them).
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "index/index.h"
 #include "trace/trace.h"
@@ -30,5 +38,18 @@ Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dty
 // at `where` is guarded by a predicate the dtype rules out, else kUnknown.
 Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
                        const std::string& dtype);
+
+// The enum members `decider` (defined at `where`) tries, in its order: the
+// brace list its `switch`'s range-for iterates, followed through locals,
+// the functions returning it and a class member's initializer in the
+// header beside the member function's file. Empty when not read.
+std::vector<std::string> SelectionOrder(const Index& ix, std::string_view decider, const Location& where);
+
+// Whether `decider` returns `value` for a typical tensor of `dtype`: kFalse
+// when the dtype rules it out or an earlier candidate of its order is not
+// ruled out (or its order lacks it and no return names it), kTrue when it
+// is the first candidate not ruled out, else kUnknown.
+Tri SelectionPicks(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
+                   const std::string& dtype);
 
 }  // namespace optrace

@@ -143,6 +143,10 @@ struct KernelStep {
   // out, `undecided` when they leave it open (group norm's `HxW == 1`).
   std::vector<Condition> when;
   bool typical = true, undecided = false;
+  // The atomic operations a __global__ kernel's code performs, in it or in
+  // a __device__ function it calls ("gpuAtomicAddNoReturn"): the order of
+  // its floating-point updates, so its result, may vary run to run.
+  std::vector<std::string> atomics;
 };
 
 struct LibraryStep {
@@ -180,6 +184,10 @@ struct OpStep {
   // traced device's path.
   std::vector<OpCallStep> other_device_calls;
   std::vector<std::string> notes;
+  // Where a function on the op's path calls
+  // `globalContext().alertNotDeterministic(...)`: PyTorch itself calls the
+  // op nondeterministic there (torch.use_deterministic_algorithms raises).
+  std::vector<Location> nondeterministic;
   // The conditions under which the op is reached from its caller (the
   // Python call or the parent op's implementation, through helpers and
   // stubs), outermost first; empty: whenever its caller runs.

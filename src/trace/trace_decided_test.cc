@@ -43,6 +43,16 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: attend(Tensor self) -> Tensor
 
 - func: drop(Tensor self, float p, bool train) -> Tensor
+
+- func: pick_c(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_c_cuda
+
+- func: attend_in_order(Tensor self) -> Tensor
+
+- func: blend(Tensor self) -> Tensor
+
+- func: blend_fancy(Tensor self) -> Tensor
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -162,6 +172,89 @@ constexpr char kDerivatives[] = R"x(- name: pick_a(Tensor self) -> Tensor
   self: pick_b(grad)
 )x";
 
+// aten/src/ATen/native/Order.cpp: a selection trying its backends in the
+// order a Context member holds (cuda/sdp_utils.cpp's select_sdp_backend).
+constexpr char kOrderCpp[] = R"x(namespace at::native {
+
+Tensor pick_c_cuda(const Tensor& self) { return self; }
+
+std::array<Backend, 3> priority_order(Params const& p) {
+  return at::globalContext().backendOrder();
+}
+
+Backend select_in_order(Params const& p) {
+  const auto ordering = priority_order(p);
+  for (auto& backend : ordering) {
+    switch (backend) {
+      case Backend::fast:
+        if (can_use_fast(p, false)) {
+          return Backend::fast;
+        }
+        break;
+      case Backend::middle:
+        if (check_shape(p, false)) {
+          return Backend::middle;
+        }
+        break;
+      case Backend::slow:
+        return Backend::slow;
+    }
+  }
+  return Backend::slow;
+}
+
+Tensor attend_in_order(const Tensor& self) {
+  auto backend = select_in_order(Params{self});
+  switch (backend) {
+    case Backend::fast:
+      return at::pick_a(self);
+    case Backend::middle:
+      return at::pick_c(self);
+    case Backend::slow:
+      return at::pick_b(self);
+  }
+}
+
+Tensor blend_impl(const Tensor& self, int64_t beta, Mode mode = Mode::Plain) {
+  if (mode == Mode::Fancy) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+Tensor blend(const Tensor& self) {
+  return blend_impl(self, 0);
+}
+
+Tensor blend_fancy(const Tensor& self) {
+  return blend_impl(self, 0, Mode::Fancy);
+}
+
+} // namespace at::native
+)x";
+
+// aten/src/ATen/Context.cpp and Context.h: the order, a member's initializer.
+constexpr char kContextCpp[] = R"x(namespace at {
+
+std::array<Backend, 3> Context::backendOrder() {
+  return backend_order;
+}
+
+} // namespace at
+)x";
+constexpr char kContextH[] = R"x(namespace at {
+class Context {
+ public:
+  std::array<Backend, 3> backendOrder();
+ private:
+  std::array<Backend, 3> backend_order = {
+      at::Backend::fast,
+      at::Backend::middle,
+      at::Backend::slow};
+};
+} // namespace at
+)x";
+
 constexpr char kNnInitPy[] = R"x(from . import functional
 )x";
 constexpr char kTorchInitPy[] = R"x(import torch.nn
@@ -173,6 +266,9 @@ std::shared_ptr<MemoryDisk> DecidedTree() {
   disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
   disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
   disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
+  disk->Add("aten/src/ATen/native/Order.cpp", kOrderCpp);
+  disk->Add("aten/src/ATen/Context.cpp", kContextCpp);
+  disk->Add("aten/src/ATen/Context.h", kContextH);
   disk->Add("torch/nn/functional.py", kFunctionalPy);
   disk->Add("torch/nn/__init__.py", kNnInitPy);
   disk->Add("torch/__init__.py", kTorchInitPy);
@@ -305,6 +401,44 @@ TEST_F(DecidedPath, APredicatesDtypeListsRuleABackendOut) {
   bool half_open = false;
   for (const auto& op : half.ops) half_open = half_open || (op.name == "pick_a" && op.undecided);
   EXPECT_TRUE(half_open) << "float16 passes the dtype list: the backend stays open";
+}
+
+TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper) {
+  // Order.cpp:42 `blend_impl(..., Mode mode = Mode::Plain)`; blend (:50) omits mode, blend_fancy (:54)
+  // passes Mode::Fancy.
+  Trace t = TraceOf("aten::blend");
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  for (const auto& op : t.ops)
+    if (op.name == "pick_a") EXPECT_FALSE(op.undecided) << "mode == Mode::Fancy is decided false";
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  Trace fancy = TraceOf("aten::blend_fancy");
+  EXPECT_TRUE(Typical(fancy, "pick_a"));
+}
+
+TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {
+  // Order.cpp:11-12 iterates priority_order's list, Context.cpp:3's member
+  // initialized in Context.h:6-9 (fast, middle, slow).
+  Location select{"aten/src/ATen/native/Order.cpp", 9, ""};
+  std::vector<std::string> order = SelectionOrder(index_, "select_in_order", select);
+  EXPECT_EQ(order, (std::vector<std::string>{"at::Backend::fast", "at::Backend::middle", "at::Backend::slow"}));
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", "float32"), Tri::kFalse);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", "float32"), Tri::kTrue);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::slow", "float32"), Tri::kFalse)
+      << "behind middle, which float32 does not rule out";
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", "float16"), Tri::kTrue);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", "float16"), Tri::kFalse);
+  // select_backend (Pick.cpp:38) tries in the order of its code: no list, no order claimed.
+  EXPECT_TRUE(SelectionOrder(index_, "select_backend", {"aten/src/ATen/native/Pick.cpp", 38, ""}).empty());
+
+  Trace t = TraceOf("aten::attend_in_order");
+  EXPECT_TRUE(Typical(t, "pick_c"));
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  for (const auto& op : t.ops)
+    if (op.name == "pick_b") EXPECT_FALSE(op.undecided) << "slow is an alternative, not an open branch";
+  Trace half = TraceOf("aten::attend_in_order", {"dtype=float16"});
+  EXPECT_TRUE(Typical(half, "pick_a"));
+  EXPECT_FALSE(Typical(half, "pick_c"));
 }
 
 }  // namespace

@@ -42,6 +42,10 @@ constexpr char kNativeFunctions[] = R"x(- func: frob.out(Tensor self, *, Tensor(
   dispatch:
     CPU: twiddle_cpu
     CUDA: twiddle_cuda
+
+- func: scatter_sum(Tensor self) -> Tensor
+  dispatch:
+    CUDA: scatter_sum_cuda
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -128,6 +132,21 @@ void frob_kernel_cuda(TensorIteratorBase& iter) {
 }
 
 REGISTER_DISPATCH(frob_stub, &frob_kernel_cuda);
+
+__device__ void bump(float* at, float v) {
+  gpuAtomicAddNoReturn(at, v);
+}
+
+__global__ void scatter_kernel(float* out, const float* in, int64_t n) {
+  bump(out, in[threadIdx.x]);
+}
+
+Tensor scatter_sum_cuda(const Tensor& self) {
+  globalContext().alertNotDeterministic("scatter_sum_cuda");
+  Tensor out = at::zeros_like(self);
+  scatter_kernel<<<1, 128, 0, at::cuda::getCurrentCUDAStream()>>>(out.data_ptr<float>(), self.data_ptr<float>(), self.numel());
+  return out;
+}
 
 } // namespace at::native
 )x";
@@ -313,6 +332,27 @@ TEST_F(HermeticTrace, GlobalKernelWithItsLaunchSite) {
   EXPECT_EQ(k->where.file, kFrobCuPath);
   EXPECT_EQ(k->where.line, 5);  // __global__ void twiddle_kernel(...)
   EXPECT_EQ(k->launch_site.line, 12);  // twiddle_kernel<<<1, 128, 0, ...>>>(...)
+}
+
+TEST_F(HermeticTrace, AtomicsAndNondeterminismAreNoted) {
+  // Frob.cu:22-24 `bump` calls gpuAtomicAddNoReturn; scatter_kernel (:26) calls bump;
+  // scatter_sum_cuda (:31) calls alertNotDeterministic.
+  Trace t = TraceOf("aten::scatter_sum", {});
+  const OpStep* op = FindOp(t, "scatter_sum");
+  ASSERT_NE(op, nullptr);
+  const KernelStep* k = FindKernel(*op, "scatter_kernel");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->atomics, std::vector<std::string>{"gpuAtomicAddNoReturn"});
+  ASSERT_EQ(op->nondeterministic.size(), 1u);
+  EXPECT_EQ(op->nondeterministic[0].file, kFrobCuPath);
+  EXPECT_EQ(op->nondeterministic[0].line, 31);
+  Trace twiddle = TraceOf("aten::twiddle", {});
+  const OpStep* plain = FindOp(twiddle, "twiddle");
+  ASSERT_NE(plain, nullptr);
+  const KernelStep* tk = FindKernel(*plain, "twiddle_kernel");
+  ASSERT_NE(tk, nullptr);
+  EXPECT_TRUE(tk->atomics.empty());
+  EXPECT_TRUE(plain->nondeterministic.empty());
 }
 
 TEST_F(HermeticTrace, CpuOnlyLeavesTheCudaKernelOut) {

@@ -294,12 +294,41 @@ TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
   Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", f32);
   EXPECT_FALSE(OnPath(t, "_flash_attention_forward"));
   EXPECT_FALSE(OnPath(t, "_scaled_dot_product_cudnn_attention"));
-  EXPECT_TRUE(OnPath(t, "_efficient_attention_forward"));
+  // select_sdp_backend (:726) tries priority_order's list (:737), Context.h:391's
+  // sdp_priority_order {flash, efficient, math, cudnn}: efficient is the first
+  // float32 does not rule out, so it is decided and math is an alternative.
+  const OpStep* efficient = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "_efficient_attention_forward") efficient = &op;
+  ASSERT_NE(efficient, nullptr);
+  EXPECT_TRUE(efficient->typical && !efficient->undecided);
+  bool f32_kernel = false;  // the text lists them first (render_main.cc: the assumed dtype's kernels first)
+  for (const auto& k : efficient->kernels) f32_kernel = f32_kernel || k.name.starts_with("fmha_cutlassF_f32_");
+  EXPECT_TRUE(f32_kernel);
+  EXPECT_FALSE(OnPath(t, "_scaled_dot_product_attention_math"));
+  EXPECT_FALSE(OnPath(t, "vdot")) << "the math fallback's matmul is off the path";
   TraceOptions bf16 = f32;
   bf16.assume = {"dtype=bfloat16"};
   Trace b = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
   EXPECT_TRUE(OnPath(b, "_flash_attention_forward"));
-  EXPECT_TRUE(OnPath(b, "_efficient_attention_forward"));
+  EXPECT_FALSE(OnPath(b, "_efficient_attention_forward")) << "behind flash in the order";
+}
+
+TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
+  // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
+  // arguments: `Activation activation=Activation::None` (:249) binds, so
+  // `case Activation::GELU` (:481) and `case Activation::RELU` (:477) are off the path.
+  Trace t = TraceTree("2.6.0", "torch.mm", TraceOptions::Device::kCuda);
+  bool listed = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || (op.name != "gelu_" && op.name != "relu_")) continue;
+    listed = true;
+    EXPECT_FALSE(op.typical || op.undecided) << op.name;
+  }
+  EXPECT_TRUE(listed) << "the activations are still traced, as alternatives";
+  // aten::_addmm_activation passes `use_gelu ? Activation::GELU : Activation::RELU` (:596): open.
+  Trace act = TraceTree("2.6.0", "aten::_addmm_activation", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(act, "gelu_"));
 }
 
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
@@ -327,11 +356,31 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
   EXPECT_TRUE(OnPath(t, "upsample_bicubic2d.vec"));
   EXPECT_FALSE(OnPath(t, "upsample_nearest2d.vec")) << "mode='nearest' is the default the call overrides";
   EXPECT_FALSE(OnPath(t, "upsample_bilinear2d.vec"));
-  bool backward_kernel = false;
-  for (const auto& op : t.ops)
-    if (op.role == OpRole::kBackward && op.name.starts_with("upsample_bicubic2d_backward"))
-      for (const auto& k : op.kernels) backward_kernel = backward_kernel || k.name == "upsample_bicubic2d_backward_out_frame";
+  bool backward_kernel = false, atomics = false, nondeterministic = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kBackward || !op.name.starts_with("upsample_bicubic2d_backward")) continue;
+    for (const auto& k : op.kernels) {
+      if (k.name != "upsample_bicubic2d_backward_out_frame") continue;
+      backward_kernel = true;
+      // cuda/UpSampleBicubic2d.cu:99's kernel calls upsample_increment_value_bounded
+      // (UpSample.cuh:199), which calls gpuAtomicAddNoReturn.
+      for (const auto& a : k.atomics) atomics = atomics || a == "gpuAtomicAddNoReturn";
+    }
+    // cuda/UpSampleBicubic2d.cu:294 `globalContext().alertNotDeterministic("upsample_bicubic2d_backward_out_cuda")`.
+    for (const auto& at : op.nondeterministic)
+      nondeterministic = nondeterministic || (at.file.ends_with("cuda/UpSampleBicubic2d.cu") && at.line == 294);
+  }
   EXPECT_TRUE(backward_kernel);
+  EXPECT_TRUE(atomics);
+  EXPECT_TRUE(nondeterministic);
+  size_t forward_kernels = 0;
+  for (const auto& op : t.ops)
+    if (op.name == "upsample_bicubic2d.out")
+      for (const auto& k : op.kernels) {
+        ++forward_kernels;
+        EXPECT_TRUE(k.atomics.empty()) << "the forward writes each output once";
+      }
+  EXPECT_GT(forward_kernels, 0u);
   Trace plain = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(plain, "upsample_nearest2d.vec"));
 }

@@ -13,13 +13,17 @@
 // casts, dispatch stubs (to the registration of the traced device) and the
 // returns of the function they lead to, a few steps deep. A selection
 // whose member the selection function cannot return for the assumed dtype
-// (trace/dtype_gates.h) is decided false.
+// (trace/dtype_gates.h) is decided false; one whose function tries its
+// candidates in a priority order is decided true for the first candidate
+// the dtype does not rule out and false for the others.
 //
 // Values: a Python condition is evaluated with its frame's bindings
 // (trace/frame_bindings.h: defaults, what callers and the user's call
 // pass, __init__'s attributes, flag locals); an entry op's C++ with its
-// schema defaults overridden by what the Python call passes. A callee
-// written on both sides of one condition runs either way.
+// schema defaults overridden by what the Python call passes; a condition
+// written in a helper with the declared defaults of the trailing arguments
+// its caller omits and the literals the caller passes (cpp/cpp_params.h).
+// A callee written on both sides of one condition runs either way.
 #include "trace/trace_paths.h"
 
 #include <algorithm>
@@ -31,6 +35,7 @@
 
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
+#include "cpp/cpp_params.h"
 #include "py/py_guards.h"
 #include "trace/dtype_gates.h"
 #include "trace/frame_bindings.h"
@@ -636,6 +641,7 @@ class PathAnnotator {
       }
     }
     auto conv = Convert(at, call.where.file);
+    if (!call.from.empty() && !IsImpl(parent, LastName(call.from))) BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
     if (call.device != "any") out.push_back({"dispatch device == " + call.device, false, "device", call.where});
     return Unique(std::move(out));
@@ -702,6 +708,71 @@ class PathAnnotator {
     return any;
   }
 
+  // What helper `fn` of `parent` holds in the parameters its caller fixes:
+  // the declared default of a trailing argument every call there omits
+  // (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`
+  // binds `activation = Activation::None`), or a literal every call passes
+  // alike (cpp/cpp_params.h). Empty when the calls are not read.
+  Bindings HelperBindings(const OpStep& parent, const std::string& fn) {
+    for (const auto& h : parent.helpers) {
+      if (LastName(h.function) != fn || h.reached_from.empty() || !h.where.valid()) continue;
+      const CppFunction* def = nullptr;
+      for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) {
+        const CppFunction& f = ix_.cpp.functions()[id];
+        if (ix_.cpp.file(f.file) == h.where.file && static_cast<int>(f.line) == h.where.line) def = &f;
+      }
+      Location caller = Definition(parent, LastName(h.reached_from));
+      if (!def || !caller.valid()) return {};
+      std::vector<CppParameter> params = ParseCppParameters(def->params);
+      const CppGuardReader& r = Reader(caller.file);
+      std::optional<Bindings> agreed;
+      for (const auto& call : r.CallsIn(caller.line)) {
+        if (LastName(call.callee) != fn) continue;
+        auto args = CppCallArguments(r.text(), call.line, fn);
+        if (!args || args->size() > params.size()) return {};
+        Bindings site;
+        for (size_t i = 0; i < params.size(); ++i) {
+          const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
+          if (!params[i].name.empty() && IsCppLiteral(value)) site[params[i].name] = value;
+        }
+        if (!agreed) {
+          agreed = std::move(site);
+          continue;
+        }
+        for (auto it = agreed->begin(); it != agreed->end();) {
+          auto o = site.find(it->first);
+          it = o == site.end() || o->second != it->second ? agreed->erase(it) : std::next(it);
+        }
+      }
+      return agreed.value_or(Bindings{});
+    }
+    return {};
+  }
+
+  // Decides the conditions written in helper `fn` that its bindings decide
+  // (`activation == Activation::GELU` is false where the default binds);
+  // kept like a selection's, by condition, file and parent op. Two ways
+  // that disagree leave it open.
+  void BindHelperConditions(const OpStep& parent, const std::string& fn, const std::vector<Condition>& conditions) {
+    Bindings bound;
+    bool read = false;
+    Assumptions a = AssumptionsFor(parent);
+    for (const auto& c : conditions) {
+      if (c.kind == "device" || c.kind == "#if" || EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (!read) {
+        bound = HelperBindings(parent, fn);
+        read = true;
+      }
+      if (bound.empty()) return;
+      Assumptions with = a;
+      for (const auto& [name, value] : bound) with.defaults[name] = value;
+      Tri t = EvaluateCondition(c.text, false, with);
+      std::string key = DecidedKey(parent, c);
+      auto [it, inserted] = bound_.emplace(key, t);
+      if (!inserted && it->second != t) it->second = Tri::kUnknown;
+    }
+  }
+
   // --- typical path ----------------------------------------------------------
 
   // Conditions of an edge out of `parent`'s implementation, evaluated with
@@ -713,6 +784,8 @@ class PathAnnotator {
       Tri t = EvaluateCondition(c.text, false, a);
       if (t == Tri::kUnknown)
         if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+      if (t == Tri::kUnknown)
+        if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
@@ -807,8 +880,11 @@ class PathAnnotator {
 
   // `backend == SDPBackend::flash_attention` where the function computing
   // `backend` cannot return that member for the assumed dtype (its every
-  // return is guarded by a predicate whose dtype lists exclude it): false
-  // (`!=`: true). Kept by condition, file and parent op for Evaluate.
+  // return is guarded by a predicate whose dtype lists exclude it), or
+  // tries a candidate the dtype does not rule out before it: false (`!=`:
+  // true); true where it is the first candidate of its priority order the
+  // dtype does not rule out (trace/dtype_gates.h). Kept by condition, file
+  // and parent op for Evaluate.
   //
   // A condition calling a one-statement predicate
   // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
@@ -835,8 +911,9 @@ class PathAnnotator {
         if (member.empty()) continue;
         Location where;
         std::string fn = Decider(*parent, c, &where);
-        if (fn.empty() || SelectionCanReturn(ix_, fn, where, member, a_.dtype) != Tri::kFalse) continue;
-        selected_[key] = equal ? Tri::kFalse : Tri::kTrue;
+        Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, a_.dtype);
+        if (picks == Tri::kUnknown) continue;
+        selected_[key] = equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue);
       }
     }
   }
@@ -990,6 +1067,7 @@ class PathAnnotator {
   FrameBindings bindings_{ix_, t_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;
+  std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).

@@ -37,6 +37,41 @@ struct WalkNode {
   bool foreign = false;
 };
 
+// An atomic operation by name: CUDA's atomicAdd/atomicCAS/..., PyTorch's
+// gpuAtomicAdd*, fastAtomicAdd, atomic_add ...
+bool IsAtomic(std::string_view callee) {
+  std::string lower = Lower(callee);
+  return lower.starts_with("atomic") || lower.starts_with("gpuatomic") || lower.starts_with("fastatomic");
+}
+
+// The atomic operations function `fn` (a __global__ kernel) performs, in
+// its body or in the functions of CUDA files it calls, two calls deep
+// (upsample_bicubic2d_backward_out_frame -> upsample_increment_value_bounded
+// -> gpuAtomicAddNoReturn). A callee defined more than twice (an overload
+// set) is not followed: which one runs is not read.
+std::vector<std::string> AtomicsIn(const CppIndex& cpp, uint32_t fn) {
+  std::vector<std::string> found;
+  std::unordered_set<uint32_t> seen{fn};
+  std::vector<std::pair<uint32_t, int>> todo{{fn, 0}};
+  while (!todo.empty()) {
+    auto [at, depth] = todo.back();
+    todo.pop_back();
+    for (uint32_t id : cpp.CallsIn(at)) {
+      const std::string& callee = cpp.calls()[id].callee;
+      if (IsAtomic(callee)) {
+        if (std::find(found.begin(), found.end(), callee) == found.end()) found.push_back(callee);
+        continue;
+      }
+      if (depth >= 2) continue;
+      std::vector<uint32_t> defs = cpp.FunctionsNamed(callee);
+      if (defs.empty() || defs.size() > 2) continue;
+      for (uint32_t d : defs)
+        if (IsCudaFile(cpp.file(cpp.functions()[d].file)) && seen.insert(d).second) todo.push_back({d, depth + 1});
+    }
+  }
+  return found;
+}
+
 // A hash of (name, file, line): equal places give equal keys, so a key not
 // seen yet means a place not listed yet.
 uint64_t PlaceKey(std::string_view name, std::string_view file, uint32_t line) {
@@ -103,11 +138,24 @@ class CppWalk {
       walk = &ex_.facts_.WalkOf(node.fn, f);
     }
     if (node.hops > 0) ListHelper(f, walk->holder, node);
+    if (node.fn != UINT32_MAX && !node.foreign) NoteNondeterminism(node.fn);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
     if (node.hops <= kOpCallHops && walk->native && depth_ + 1 <= ex_.opt_.depth && Records(node))
       ex_.AddOperatorOps(op_, *walk, node.device, depth_, CallList(node));
     for (size_t ci = 0; ci < walk->calls.size(); ++ci) FollowCall(*walk->calls[ci], walk->facts[ci], *walk, at);
+  }
+
+  // A call of alertNotDeterministic in function `fn`: where PyTorch says the op is nondeterministic.
+  void NoteNondeterminism(uint32_t fn) {
+    for (uint32_t id : cpp_.CallsIn(fn)) {
+      const CppCall& c = cpp_.calls()[id];
+      if (c.callee != "alertNotDeterministic") continue;
+      Location at = ex_.CppLoc(c.file, c.line, 1);
+      bool listed = false;
+      for (const auto& n : op_.nondeterministic) listed = listed || (n.file == at.file && n.line == at.line);
+      if (!listed) op_.nondeterministic.push_back(std::move(at));
+    }
   }
 
   void ListHelper(const CppFunction& f, const std::string& holder, const WalkNode& node) {
@@ -340,6 +388,9 @@ class CppWalk {
     if (l.kind == LaunchKind::kTripleChevron) {
       if (!l.macro.empty()) k.launch = "macro";
       k.where = defined ? ex_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
+      if (defined)
+        for (uint32_t id : cpp_.FunctionsNamed(defined->name))
+          if (&cpp_.functions()[id] == defined) k.atomics = AtomicsIn(cpp_, id);
     } else if (l.kind == LaunchKind::kJiterator) {
       k.where = k.launch_site;
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
@@ -370,6 +421,7 @@ class CppWalk {
     step.launch = "passed";
     step.launch_site = ex_.CppLoc(from.file, line, 2);
     step.where = ex_.CppLoc(k.file, k.line, 2);
+    step.atomics = AtomicsIn(cpp_, kernel);
     step.path = PathOf(nodes_, at);
     step.path.push_back(holder);
     op_.kernels.push_back(std::move(step));

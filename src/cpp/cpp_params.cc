@@ -1,0 +1,122 @@
+// Parameter lists are split at top-level commas (templates and brackets
+// kept together); a parameter's default is what follows its top-level `=`,
+// its name the identifier before it. Call arguments are split the same way
+// without `<`, which a call argument uses as less-than.
+#include "cpp/cpp_params.h"
+
+#include <cctype>
+
+#include "base/text.h"
+
+namespace optrace {
+
+namespace {
+
+// The offset of a top-level `=` that is an assignment (not `==`, `<=`, `>=`, `!=`), or npos.
+size_t DefaultSign(std::string_view param) {
+  int depth = 0;
+  for (size_t i = 0; i < param.size(); ++i) {
+    char c = param[i];
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
+    if (c != '=' || depth != 0) continue;
+    bool compares = (i + 1 < param.size() && param[i + 1] == '=') ||
+                    (i > 0 && (param[i - 1] == '=' || param[i - 1] == '!' || param[i - 1] == '<' ||
+                               param[i - 1] == '>'));
+    if (!compares) return i;
+  }
+  return std::string_view::npos;
+}
+
+// The identifier ending `declarator` ("const Tensor& self" -> "self"), or ""
+// when it ends in no name (an unnamed `bool`, a pack `Args&&...`).
+std::string DeclaredName(std::string_view declarator) {
+  declarator = TrimView(declarator);
+  while (!declarator.empty() && declarator.back() == ']') {  // `int a[2]`
+    size_t open = declarator.rfind('[');
+    if (open == std::string_view::npos) return "";
+    declarator = TrimView(declarator.substr(0, open));
+  }
+  size_t start = declarator.size();
+  while (start > 0 && IsIdentChar(declarator[start - 1])) --start;
+  std::string_view name = declarator.substr(start);
+  std::string_view type = TrimView(declarator.substr(0, start));
+  // A lone type (`bool`, `Tensor`) names no parameter.
+  if (!IsIdentifier(name) || type.empty() || type.ends_with("::")) return "";
+  return std::string(name);
+}
+
+}  // namespace
+
+std::vector<CppParameter> ParseCppParameters(std::string_view params) {
+  std::vector<CppParameter> out;
+  if (TrimView(params).empty() || TrimView(params) == "void") return out;
+  for (const std::string& piece : SplitTopLevel(params, ',')) {
+    CppParameter p;
+    size_t eq = DefaultSign(piece);
+    p.name = DeclaredName(std::string_view(piece).substr(0, eq));
+    if (eq != std::string_view::npos) p.default_value = std::string(TrimView(std::string_view(piece).substr(eq + 1)));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee) {
+  size_t begin = 0;
+  for (int l = 1; l < line && begin != std::string_view::npos; ++l) {
+    begin = text.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return std::nullopt;
+  if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee = callee.substr(colon + 2);
+  for (size_t at = text.find(callee, begin); at != std::string_view::npos; at = text.find(callee, at + 1)) {
+    if (at > 0 && IsIdentChar(text[at - 1])) continue;
+    size_t open = at + callee.size();
+    while (open < text.size() && (text[open] == ' ' || text[open] == '\n')) ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    int depth = 0;
+    size_t close = open;
+    for (; close < text.size(); ++close) {
+      if (text[close] == '(') ++depth;
+      if (text[close] == ')' && --depth == 0) break;
+    }
+    if (close >= text.size()) return std::nullopt;
+    std::string_view inside = text.substr(open + 1, close - open - 1);
+    if (TrimView(inside).empty()) return std::vector<std::string>{};
+    return SplitTopLevel(inside, ',', "([{", ")]}");
+  }
+  return std::nullopt;
+}
+
+bool IsCppLiteral(std::string_view arg) {
+  arg = TrimView(arg);
+  if (arg.empty()) return false;
+  if (arg == "true" || arg == "false" || arg == "nullptr" || arg == "std::nullopt" || arg == "c10::nullopt")
+    return true;
+  char first = arg.front();
+  if (first == '"' || first == '\'') return arg.size() >= 2 && arg.back() == first;
+  std::string_view unsigned_part = first == '-' ? arg.substr(1) : arg;
+  bool numeric_start = !unsigned_part.empty() && (std::isdigit(static_cast<unsigned char>(unsigned_part[0])) ||
+                                                  (unsigned_part[0] == '.' && unsigned_part.size() > 1 &&
+                                                   std::isdigit(static_cast<unsigned char>(unsigned_part[1]))));
+  if (numeric_start) {
+    for (size_t i = 1; i < arg.size(); ++i) {
+      char c = arg[i];
+      bool exponent_sign = (c == '-' || c == '+') && (arg[i - 1] == 'e' || arg[i - 1] == 'E');
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '\'' && !exponent_sign) return false;
+    }
+    return true;
+  }
+  // A scoped name (`Activation::None`, `at::kFloat`): its last part a
+  // capitalized or k-prefixed constant, never a function or variable.
+  size_t colon = arg.rfind("::");
+  if (colon == std::string_view::npos || colon == 0) return false;
+  for (char c : arg)
+    if (!IsIdentChar(c) && c != ':') return false;
+  std::string_view last = arg.substr(colon + 2);
+  if (last.empty()) return false;
+  bool constant = last.size() > 1 && last[0] == 'k' && std::isupper(static_cast<unsigned char>(last[1]));
+  return std::isupper(static_cast<unsigned char>(last[0])) || constant;
+}
+
+}  // namespace optrace

@@ -1,0 +1,41 @@
+// What a C++ declaration's parameter list fixes and what a call passes,
+// read as facts from the text: a parameter's declared default
+// (`Activation activation = Activation::None` in Blas.cpp's
+// addmm_out_cuda_impl) binds where a call omits the trailing arguments
+// (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`),
+// and a literal a call passes (`pad(..., "constant")`) is the parameter's
+// value in the callee. The trace binds them where its walk enters a
+// helper (trace_paths.cc), the C++ counterpart of a Python frame's
+// bindings (trace/frame_bindings.h).
+//
+// Only what is written is read: a parameter pack, an argument expression
+// or a default naming other parameters is no value (IsCppLiteral).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace optrace {
+
+struct CppParameter {
+  std::string name;           // "activation"; "" when the declaration names none
+  std::string default_value;  // "Activation::None"; "" when it has none
+};
+
+// The parameters of a list as CppFunction::params holds it (without
+// parentheses): "const Tensor& self, Activation activation = Activation::None".
+std::vector<CppParameter> ParseCppParameters(std::string_view params);
+
+// The arguments, trimmed, of the first call of `callee` (its last name:
+// `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the
+// start of line `line` (1-based) of `text` on; nullopt when none is there.
+std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee);
+
+// A value written as itself: a number, a string or character literal,
+// true/false, nullptr, std::nullopt/c10::nullopt, or an enum member or
+// constant named with its scope (`Activation::None`, `at::kFloat`).
+bool IsCppLiteral(std::string_view arg);
+
+}  // namespace optrace

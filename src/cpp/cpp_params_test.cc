@@ -1,0 +1,78 @@
+#include "cpp/cpp_params.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/test_util.h"
+
+namespace optrace {
+namespace {
+
+TEST(CppParams, NamesAndDefaults) {
+  auto p = ParseCppParameters(
+      "const Tensor& self, std::array<int64_t, 2> kernel = {1, 1}, Activation activation=Activation::None, "
+      "bool, double eps = 1e-5, std::optional<int64_t> dim = std::nullopt, bool b = a <= c");
+  ASSERT_EQ(p.size(), 7u);
+  EXPECT_EQ(p[0].name, "self");
+  EXPECT_EQ(p[0].default_value, "");
+  EXPECT_EQ(p[1].name, "kernel");
+  EXPECT_EQ(p[1].default_value, "{1, 1}");
+  EXPECT_EQ(p[2].name, "activation");
+  EXPECT_EQ(p[2].default_value, "Activation::None");
+  EXPECT_EQ(p[3].name, "") << "an unnamed parameter";
+  EXPECT_EQ(p[4].default_value, "1e-5");
+  EXPECT_EQ(p[5].default_value, "std::nullopt");
+  EXPECT_EQ(p[6].default_value, "a <= c") << "the comparison is the default's, not a second '='";
+  EXPECT_TRUE(ParseCppParameters("").empty());
+  EXPECT_TRUE(ParseCppParameters("void").empty());
+}
+
+TEST(CppParams, CallArgumentsFromALineOn) {
+  std::string text =
+      "void g() {\n"
+      "  f(a, b);\n"
+      "  at::native::f(x,\n"
+      "      std::min(y, z), \"constant\");\n"
+      "  notf(1);\n"
+      "}\n";
+  EXPECT_EQ(CppCallArguments(text, 1, "f"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(CppCallArguments(text, 3, "at::native::f"),
+            (std::vector<std::string>{"x", "std::min(y, z)", "\"constant\""}));
+  EXPECT_EQ(CppCallArguments(text, 5, "f"), std::nullopt) << "notf is another name";
+}
+
+TEST(CppParams, Literals) {
+  for (const char* yes : {"0", "1", "-1", "0.5", "1e-5", "\"constant\"", "'a'", "true", "nullptr", "std::nullopt",
+                          "Activation::None", "at::kFloat", "at::Reduction::Mean"})
+    EXPECT_TRUE(IsCppLiteral(yes)) << yes;
+  for (const char* no : {"", "x", "use_gelu ? Activation::GELU : Activation::RELU", "at::native::helper",
+                         "std::min(a, b)", "self.size(0)", "-x"})
+    EXPECT_FALSE(IsCppLiteral(no)) << no;
+}
+
+TEST(CppParams, RealAddmmOmitsItsActivation) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/cuda/Blas.cpp");
+  // sed -n 249p: addmm_out_cuda_impl(..., Activation activation=Activation::None)
+  std::string line = text.substr(0, text.find("{", text.find("Tensor& addmm_out_cuda_impl(")));
+  line = line.substr(line.rfind('(') + 1);
+  line = line.substr(0, line.rfind(')'));
+  auto params = ParseCppParameters(line);
+  ASSERT_EQ(params.size(), 7u);
+  EXPECT_EQ(params[6].name, "activation");
+  EXPECT_EQ(params[6].default_value, "Activation::None");
+  // sed -n 601p: mm_out_cuda passes six arguments, so activation is its default.
+  auto args = CppCallArguments(text, 601, "addmm_out_cuda_impl");
+  ASSERT_TRUE(args);
+  EXPECT_EQ(args->size(), 6u);
+  EXPECT_EQ((*args)[4], "0");
+  // sed -n 596p: addmm_activation passes a ternary: no value.
+  auto activation = CppCallArguments(text, 596, "addmm_out_cuda_impl");
+  ASSERT_TRUE(activation && activation->size() == 7u);
+  EXPECT_FALSE(IsCppLiteral((*activation)[6]));
+}
+
+}  // namespace
+}  // namespace optrace
