@@ -660,8 +660,19 @@ class MainWriter {
   // kernels perform ("atomics gpuAtomicAddNoReturn in K"), and where
   // PyTorch calls it nondeterministic (alertNotDeterministic).
   void NondeterminismLines(const MainPathOp& e, const std::string& in) {
-    for (const KernelStep* k : e.kernels)
-      if (!k->atomics.empty()) Add(in, "atomics " + Join(k->atomics, ", ") + " in " + k->name, LocText(k->where, true));
+    // One line per set of atomics: the first kernel performing it, and how
+    // many more do (SDPA's 45 fmha kernels share atomicMaxFloat, atomicAdd).
+    std::vector<std::pair<const KernelStep*, size_t>> sets;  // first kernel, kernels with its atomics
+    for (const KernelStep* k : e.kernels) {
+      if (k->atomics.empty()) continue;
+      auto same = std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.first->atomics == k->atomics; });
+      if (same == sets.end()) sets.push_back({k, 1});
+      else ++same->second;
+    }
+    for (const auto& [k, n] : sets)
+      Add(in, "atomics " + Join(k->atomics, ", ") + " in " + k->name +
+                  (n > 1 ? " and " + std::to_string(n - 1) + " more kernel" + (n > 2 ? "s" : "") : ""),
+          LocText(k->where, true));
     // The op, the stub's owner or a folded overload (the structured out=
     // variant holding the implementation) says so.
     std::vector<const OpStep*> ops{&t_.ops[e.op]};
