@@ -46,6 +46,12 @@ struct Frame {
   std::vector<CodeCondition> conds;  // what the frame adds
   std::vector<CodeCondition> chain;  // an if body: the chain's conditions as written
   bool if_body = false, returns = false;
+  // An `else if` body, a final `else` body; and, in the block around them,
+  // whether every body of the current if chain so far returns: a chain
+  // whose every branch returns (a final else included) returns from the
+  // block (`if (s) { if (x) return a; else return b; }` guards what follows
+  // the outer if with "unless s").
+  bool else_if = false, else_body = false, chain_returns = false;
   std::vector<CodeCondition> after;  // from early returns earlier in this block
   // The if chain that closed last in this block, until the next token says
   // whether an `else` follows.
@@ -143,8 +149,14 @@ void Walker::CloseFrame() {
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   while (!ternaries_.empty() && ternaries_.back().frames > frames_.size()) ternaries_.pop_back();
-  if (frames_.empty() || !done.if_body) return;
+  if (frames_.empty()) return;
   Frame& parent = frames_.back();
+  if (done.else_body) {
+    if (parent.chain_returns && done.returns) parent.returns = true;
+    return;
+  }
+  if (!done.if_body) return;
+  parent.chain_returns = (done.else_if ? parent.chain_returns : true) && done.returns;
   parent.closed_chain = std::move(done.chain);
   parent.closed_returns = done.returns;
   parent.closed_pending = true;
@@ -227,9 +239,11 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       f.closed_pending = false;
       if (i + 1 < t_.size() && t_[i + 1].Is("if")) {
         i = ReadIf(i + 1, std::move(negs), std::move(chain));
+        if (have_pending_) pending_.else_if = true;
       } else {
         pending_ = Frame();
         pending_.conds = std::move(negs);
+        pending_.else_body = true;
         have_pending_ = true;
         ++i;
       }
@@ -488,6 +502,10 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
 }
 
 std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) const {
+  {
+    std::lock_guard<std::mutex> lock(memo_->mu);
+    if (auto it = memo_->calls_in.find(from_line); it != memo_->calls_in.end()) return it->second;
+  }
   std::vector<GuardedCall> calls;
   std::vector<CodeCondition> unused;
   Walker walker(text_, lexed_.tokens, true);
@@ -496,7 +514,8 @@ std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) 
   walker.Run(FirstToken(from_line), 0, "", &unused, &line);
   std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, from_line);
   for (auto& c : calls) c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
-  return calls;
+  std::lock_guard<std::mutex> lock(memo_->mu);
+  return memo_->calls_in.try_emplace(from_line, std::move(calls)).first->second;
 }
 
 std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) const {

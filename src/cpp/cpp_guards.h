@@ -75,6 +75,8 @@ class CppGuardReader {
     std::mutex mu;
     // "from:call_line:callee" -> (written there, its conditions)
     std::unordered_map<std::string, std::pair<bool, std::vector<CodeCondition>>> calls;
+    // from_line -> every call in the function there (CallsIn)
+    std::unordered_map<int, std::vector<GuardedCall>> calls_in;
   };
   std::string_view text_;
   LexedFile lexed_;

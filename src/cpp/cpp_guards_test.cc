@@ -92,6 +92,30 @@ TEST(CppCallConditions, AMacroBetweenIfAndItsParenthesisIsPartOfTheCondition) {
   EXPECT_EQ(Described(text, 1, 7, "use"), (V{"unless C10_UNLIKELY (conj)", "unless C10_UNLIKELY (neg)"}));
 }
 
+// An if chain whose every branch returns, a final else included, returns
+// from the block around it: what follows the outer if runs unless its
+// condition holds (1.13.1 TensorShape.cpp:1356's reshape: `if
+// (stride.has_value()) { if (...) return ...; else return ...; }` then the
+// clone). Without a final else the chain may fall through.
+TEST(CppCallConditions, AChainThatReturnsOnEveryBranchReturnsFromItsBlock) {
+  const char* text =
+      "Tensor r(const Tensor& self, bool s) {\n"  // 1
+      "  if (s) {\n"                              // 2
+      "    if (!self.is_xla()) {\n"               // 3
+      "      return alias(self);\n"               // 4
+      "    } else {\n"                            // 5
+      "      return view(self);\n"                // 6
+      "    }\n"                                   // 7
+      "  }\n"                                     // 8
+      "  if (t) {\n"                              // 9
+      "    if (u) return a(self);\n"              // 10
+      "    else if (v) return b(self);\n"         // 11
+      "  }\n"                                     // 12
+      "  return unsafe(clone(self));\n"           // 13
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 13, "clone"), V{"unless s"});
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
@@ -656,11 +657,17 @@ class PathAnnotator {
   // site when it launches the kernel at several (taken, else open, else
   // ruled out), or of the holder's use of the #define that launches it.
   void AnnotateLaunches(OpStep& op) {
+    // Most of an op's launches share a few holders (copy_'s thirty kernels,
+    // copy_device_to_device's): the way to each is read once.
+    std::map<std::pair<std::string, std::string>, std::vector<Condition>> routes;
     for (KernelStep& k : op.kernels) {
       if (k.holder.empty() || !k.launch_site.valid()) continue;
-      std::vector<Condition> route;
-      std::set<std::string> seen;
-      if (!RouteTo(op, LastName(k.holder), 0, &seen, &route, k.device)) route.clear();
+      auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
+      if (fresh) {
+        std::set<std::string> seen;
+        if (!RouteTo(op, LastName(k.holder), 0, &seen, &slot->second, k.device)) slot->second.clear();
+      }
+      std::vector<Condition> route = slot->second;
       std::vector<Condition> site;
       if (!LaunchSiteConditions(op, k, route, &site)) continue;
       route.insert(route.end(), site.begin(), site.end());
@@ -781,7 +788,7 @@ class PathAnnotator {
     const Assumptions& a = schema_defaults ? RememberedAssumptionsFor(parent) : a_;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
-      Tri t = EvaluateCondition(c.text, false, a);
+      Tri t = EvaluateOnce(c.text, a);
       if (t == Tri::kUnknown)
         if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (t == Tri::kUnknown)
@@ -796,6 +803,15 @@ class PathAnnotator {
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
   // it learns what the Python call passes): every condition of every edge
   // out of a parent is evaluated with them.
+  // EvaluateCondition, once per condition text and set of assumptions (a_,
+  // or one op's remembered ones): a trace evaluates the same long guard
+  // chains (copy_'s twenty) for every launch and edge below them.
+  Tri EvaluateOnce(const std::string& text, const Assumptions& a) const {
+    auto [slot, fresh] = evaluated_[&a].try_emplace(text, Tri::kUnknown);
+    if (fresh) slot->second = EvaluateCondition(text, false, a);
+    return slot->second;
+  }
+
   const Assumptions& RememberedAssumptionsFor(const OpStep& parent) const {
     auto it = assumptions_.find(&parent);
     if (it == assumptions_.end()) it = assumptions_.emplace(&parent, AssumptionsFor(parent)).first;
@@ -1073,6 +1089,7 @@ class PathAnnotator {
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
   mutable std::map<const OpStep*, Assumptions> assumptions_;  // RememberedAssumptionsFor
+  mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
 };
 
 }  // namespace
