@@ -143,6 +143,20 @@ std::vector<Condition> Unique(std::vector<Condition> in) {
   return out;
 }
 
+// What every call site binds alike: the first site's bindings, narrowed by
+// each later site to the names it binds to the same value.
+template <class Map>
+void KeepAgreed(std::optional<Map>* agreed, Map site) {
+  if (!*agreed) {
+    *agreed = std::move(site);
+    return;
+  }
+  for (auto it = (*agreed)->begin(); it != (*agreed)->end();) {
+    auto o = site.find(it->first);
+    it = o == site.end() || o->second != it->second ? (*agreed)->erase(it) : std::next(it);
+  }
+}
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -372,14 +386,7 @@ class PathAnnotator {
       for (const auto& c : f.calls) {
         if (c.resolved != full && c.resolved != base) continue;
         auto site = bindings_.ToSchema(f, c, *op.yaml, &fits);
-        if (!agreed) {
-          agreed = std::move(site);
-          continue;
-        }
-        for (auto it = agreed->begin(); it != agreed->end();) {
-          auto o = site.find(it->first);
-          it = o == site.end() || o->second != it->second ? agreed->erase(it) : std::next(it);
-        }
+        KeepAgreed(&agreed, std::move(site));
       }
     }
     if (agreed) {
@@ -742,14 +749,7 @@ class PathAnnotator {
           const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
           if (!params[i].name.empty() && IsCppLiteral(value)) site[params[i].name] = value;
         }
-        if (!agreed) {
-          agreed = std::move(site);
-          continue;
-        }
-        for (auto it = agreed->begin(); it != agreed->end();) {
-          auto o = site.find(it->first);
-          it = o == site.end() || o->second != it->second ? agreed->erase(it) : std::next(it);
-        }
+        KeepAgreed(&agreed, std::move(site));
       }
       return agreed.value_or(Bindings{});
     }
