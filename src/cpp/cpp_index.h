@@ -39,6 +39,10 @@ struct CppFunction {
   uint32_t file = 0;      // index into CppIndex::files()
   uint32_t line = 0;      // line holding the name (or the macro)
   uint32_t body_begin = 0, body_end = 0;  // lines of '{' and '}'
+  // A body may sit on one line (`Tensor square(const Tensor& self) { return at::pow(self, 2); }`):
+  // then its '{' and '}' share the line.
+  bool HasBody() const { return body_begin > 0 && body_end >= body_begin; }
+  uint32_t BodyLines() const { return HasBody() ? body_end - body_begin + 1 : 0; }
   bool operator==(const CppFunction&) const = default;
 };
 

@@ -10,10 +10,11 @@
 namespace optrace {
 namespace {
 
-bool IsIdentStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80; }
-bool IsIdentChar(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
+// The lexer's identifier characters: base/text.h's, plus '$' (a GCC
+// extension) and every non-ASCII byte, so that no byte of a name starts a token.
+bool IsCppIdentStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80; }
+bool IsCppIdentChar(unsigned char c) { return IsCppIdentStart(c) || (c >= '0' && c <= '9'); }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool IsAlnum(unsigned char c) { return IsIdentChar(c); }
 
 // Where a directive's tokens go.
 enum class Mode { kCode, kDrop, kDefineParams, kDefineBody, kIfExpr };
@@ -132,7 +133,7 @@ class Lexer {
 
   std::string_view ReadIdent() {
     const char* s = p_;
-    while (p_ < end_ && IsIdentChar(*p_)) ++p_;
+    while (p_ < end_ && IsCppIdentChar(*p_)) ++p_;
     return std::string_view(s, p_ - s);
   }
 
@@ -250,7 +251,7 @@ class Lexer {
     const char* s = p_;
     token_line_ = line_;
     unsigned char c = *p_;
-    if (IsIdentStart(c)) {
+    if (IsCppIdentStart(c)) {
       std::string_view id = ReadIdent();
       if (p_ < end_ && *p_ == '"') {
         if (id == "R" || id == "u8R" || id == "uR" || id == "UR" || id == "LR") {
@@ -294,9 +295,9 @@ class Lexer {
       unsigned char c = *p_;
       if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && p_ + 1 < end_ && (p_[1] == '+' || p_[1] == '-')) {
         p_ += 2;
-      } else if (c == '\'' && p_ + 1 < end_ && IsAlnum(p_[1])) {
+      } else if (c == '\'' && p_ + 1 < end_ && IsCppIdentChar(p_[1])) {
         p_ += 2;  // digit separator
-      } else if (IsAlnum(c) || c == '.') {
+      } else if (IsCppIdentChar(c) || c == '.') {
         ++p_;
       } else {
         return;

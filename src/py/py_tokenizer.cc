@@ -17,10 +17,12 @@ constexpr std::array<std::string_view, 35> kKeywords = {
     "from",  "global", "if",      "import",   "in",       "is",     "lambda", "nonlocal", "not",
     "or",    "pass",   "raise",   "return",   "try",      "while",  "with",   "yield"};
 
-bool IsIdentStart(unsigned char c) {
+// Python 3's identifier characters (PEP 3131 admits every non-ASCII letter),
+// not base/text.h's ASCII IsIdentChar, which reads C++ names.
+bool IsPyIdentStart(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-bool IsIdentChar(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
+bool IsPyIdentChar(unsigned char c) { return IsPyIdentStart(c) || (c >= '0' && c <= '9'); }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 bool IsNewline(char c) { return c == '\n' || c == '\r'; }
 
@@ -217,9 +219,9 @@ PyToken PyTokenizer::Next() {
     t.begin = static_cast<uint32_t>(pos_);
     t.line = line_;
     const unsigned char uc = static_cast<unsigned char>(c);
-    if (IsIdentStart(uc)) {
+    if (IsPyIdentStart(uc)) {
       size_t p = pos_ + 1;
-      while (p < src_.size() && IsIdentChar(static_cast<unsigned char>(src_[p]))) ++p;
+      while (p < src_.size() && IsPyIdentChar(static_cast<unsigned char>(src_[p]))) ++p;
       bool raw = false, fstring = false;
       if (p < src_.size() && (src_[p] == '\'' || src_[p] == '"') &&
           StringPrefix(src_.substr(pos_, p - pos_), &raw, &fstring)) {
@@ -289,7 +291,7 @@ void PyTokenizer::ScanNumber() {
     if (pos_ < n && (src_[pos_] | 0x20) == 'j') ++pos_;
   }
   // Python 2 suffixes (10L) and malformed literals stay one token.
-  while (pos_ < n && IsIdentChar(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+  while (pos_ < n && IsPyIdentChar(static_cast<unsigned char>(src_[pos_]))) ++pos_;
 }
 
 void PyTokenizer::ScanStringBody(bool fstring, bool raw) {
@@ -399,9 +401,9 @@ void PyTokenizer::ScanReplacementField(char quote, bool triple, bool raw) {
       ScanStringBody(false, false);
       continue;
     }
-    if (IsIdentStart(static_cast<unsigned char>(c))) {
+    if (IsPyIdentStart(static_cast<unsigned char>(c))) {
       size_t p = pos_ + 1;
-      while (p < n && IsIdentChar(static_cast<unsigned char>(src_[p]))) ++p;
+      while (p < n && IsPyIdentChar(static_cast<unsigned char>(src_[p]))) ++p;
       bool nraw = false, nf = false;
       if (p < n && (src_[p] == '\'' || src_[p] == '"') && StringPrefix(src_.substr(pos_, p - pos_), &nraw, &nf)) {
         pos_ = p;

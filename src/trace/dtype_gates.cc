@@ -44,7 +44,7 @@ std::vector<std::string> Bodies(const Index& ix, std::string_view function) {
   std::vector<std::string> out;
   for (uint32_t id : ix.cpp.FunctionsNamed(std::string(function))) {
     const CppFunction& f = ix.cpp.functions()[id];
-    if (f.body_end <= f.body_begin) continue;
+    if (!f.HasBody()) continue;
     auto text = ix.FileText(ix.cpp.file(f.file));
     if (text) out.emplace_back(Lines(*text, f.body_begin, f.body_end));
   }
@@ -203,7 +203,7 @@ std::optional<std::string> DefinitionBody(const Index& ix, std::string_view func
   for (uint32_t id : ix.cpp.FunctionsNamed(std::string(function))) {
     const CppFunction& f = ix.cpp.functions()[id];
     if (ix.cpp.file(f.file) != where.file || static_cast<int>(f.line) != where.line) continue;
-    if (f.body_end <= f.body_begin) return std::nullopt;
+    if (!f.HasBody()) return std::nullopt;
     return std::string(Lines(*text, f.body_begin, f.body_end));
   }
   return std::nullopt;

@@ -97,7 +97,7 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
     if (ix.cpp.file(ix.cpp.functions()[id].file) == file) pick = &ix.cpp.functions()[id];
   if (!pick) return std::nullopt;
   const CppFunction& f = *pick;
-  if (f.body_end < f.body_begin || f.body_end - f.body_begin > kMaxInlinePredicateLines) return std::nullopt;
+  if (!f.HasBody() || f.body_end - f.body_begin > kMaxInlinePredicateLines) return std::nullopt;
   auto text = ix.FileText(ix.cpp.file(f.file));
   if (!text) return std::nullopt;
   size_t at = 0;

@@ -109,6 +109,14 @@ bool QueryResolver::TryAten(std::string_view q) {
   if (overloads.empty()) return false;
   t_.target_kind = TargetKind::kAten;
   t_.target_name = "aten::" + base;
+  // Every overload may be the one called, but `aten::x` names x's default
+  // overload first (torch.ops.aten.x.default), then the functional ones:
+  // the YAML often writes x.out before x (hardtanh), whose own call to
+  // at::x_out would otherwise be found already traced and left without its edge.
+  std::stable_partition(overloads.begin(), overloads.end(),
+                        [](const NativeFunction* fn) { return fn->schema.overload.empty(); });
+  std::stable_partition(overloads.begin(), overloads.end(),
+                        [](const NativeFunction* fn) { return !fn->schema.is_out(); });
   for (const NativeFunction* fn : overloads) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;
 }

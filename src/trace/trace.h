@@ -170,6 +170,10 @@ struct OpStep {
   OpRole role = OpRole::kForward;
   const NativeFunction* yaml = nullptr;
   std::string reached_from;  // "" for entry ops, else the op (or derivative) that leads here
+  // Other ops of the same role that call this one too (linear's addmm is
+  // also the fast path's). The path annotator makes the one whose call runs
+  // reached_from: an op is on the path when any of its callers' calls is.
+  std::vector<std::string> also_reached_from;
   int depth = 0;
   std::vector<ImplStep> impls;
   // C++ functions between an implementation and its kernels, libraries and

@@ -147,8 +147,15 @@ class OpQueue : public TraceReader {
   size_t AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
                           size_t arity = SIZE_MAX, bool dimnames = true);
 
+  // The callers of each op met after its first (the op is traced once):
+  // OpStep::also_reached_from.
+  const std::vector<std::string>& MoreCallers(const std::string& name, OpRole role) const;
+
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, OpRole>> seen_ops_;  // (name, role)
+
+ private:
+  std::map<std::pair<std::string, OpRole>, std::vector<std::string>> more_callers_;
 };
 
 // What one C++ call is, as far as that depends only on the call, the file

@@ -111,8 +111,20 @@ std::string StripTemplateAndNamespace(std::string s) {
 // --- ops -------------------------------------------------------------------
 
 void OpQueue::AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth) {
-  if (!fn || !seen_ops_.insert({fn->name, role}).second) return;
+  if (!fn) return;
+  if (!seen_ops_.insert({fn->name, role}).second) {
+    if (from.empty() || from == fn->name) return;
+    std::vector<std::string>& callers = more_callers_[{fn->name, role}];
+    if (std::find(callers.begin(), callers.end(), from) == callers.end()) callers.push_back(from);
+    return;
+  }
   queue_.push_back({fn, role, from, depth});
+}
+
+const std::vector<std::string>& OpQueue::MoreCallers(const std::string& name, OpRole role) const {
+  static const std::vector<std::string> kNone;
+  auto it = more_callers_.find({name, role});
+  return it == more_callers_.end() ? kNone : it->second;
 }
 
 bool TakesDimname(const FunctionSchema& schema) {
@@ -158,6 +170,11 @@ void OpExpander::ExpandQueuedOps() {
     if (Forwards(op))
       for (size_t i = queued; i < ops_.queue_.size(); ++i) ops_.queue_[i].depth = std::min(ops_.queue_[i].depth, p.depth);
     t_.ops.push_back(std::move(op));
+  }
+  // Callers met after an op was expanded (its own callees' included) are known only now.
+  for (OpStep& op : t_.ops) {
+    op.also_reached_from = ops_.MoreCallers(op.name, op.role);
+    std::erase(op.also_reached_from, op.reached_from);
   }
 }
 
@@ -345,9 +362,9 @@ void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, con
 bool OpExpander::IsPlaceholder(const CppFunction& f) const {
   // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
   // raises: its first statement fails unconditionally.
-  if (f.body_end <= f.body_begin || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
+  if (!f.HasBody() || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
   std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin),
-                                 static_cast<int>(f.body_end - f.body_begin + 1));
+                                 static_cast<int>(f.BodyLines()));
   size_t open = body.find('{');  // the line of the body's '{' comes first
   if (open == std::string::npos) return false;
   std::string code;

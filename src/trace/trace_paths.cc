@@ -157,6 +157,14 @@ void KeepAgreed(std::optional<Map>* agreed, Map site) {
   }
 }
 
+// One call of an op by one of its callers: the caller, the conditions of its
+// call sites, and whether it lists the call (EdgeConditions' *found).
+struct CallerEdge {
+  const OpStep* parent = nullptr;
+  std::vector<Condition> when;
+  bool found = false;
+};
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -183,6 +191,13 @@ class PathAnnotator {
       bool found = false;
       op.when = EdgeConditions(*parent, op, &found);
       if (found) edge_found_.insert(i);
+      for (const std::string& name : op.also_reached_from) {
+        const OpStep* other = OpNamed(name, op.role);
+        if (!other) continue;
+        CallerEdge edge{other, {}, false};
+        edge.when = EdgeConditions(*other, op, &edge.found);
+        other_callers_[i].push_back(std::move(edge));
+      }
     }
     DecideSelections();
     MarkTypical();
@@ -234,6 +249,12 @@ class PathAnnotator {
       best = Tri::kUnknown;
     }
     return best;
+  }
+
+  const OpStep* OpNamed(const std::string& name, OpRole role) const {
+    for (const auto& p : t_.ops)
+      if (p.name == name && p.role == role) return &p;
+    return nullptr;
   }
 
   const OpStep* Parent(const OpStep& op) const {
@@ -858,6 +879,26 @@ class PathAnnotator {
     return !p->typical && v == Tri::kTrue ? Tri::kUnknown : v;
   }
 
+  // An op called by several ops is on the path when any of the calls is:
+  // the caller whose call the assumptions decide best (runs, else open)
+  // becomes reached_from, and the edge's conditions its call's.
+  Tri TakeBestCaller(size_t i, OpStep& op, const OpStep* parent, Tri v, std::vector<CallerEdge>& others) {
+    for (CallerEdge& other : others) {
+      Tri w = EdgeValue(other.parent, op, other.when, other.found);
+      if (Rank(w) <= Rank(v)) continue;
+      CallerEdge was{parent, std::move(op.when), edge_found_.count(i) > 0};
+      std::replace(op.also_reached_from.begin(), op.also_reached_from.end(), other.parent->name, op.reached_from);
+      op.reached_from = other.parent->name;
+      op.when = std::move(other.when);
+      if (other.found) edge_found_.insert(i);
+      else edge_found_.erase(i);
+      parent = other.parent;
+      other = std::move(was);
+      v = w;
+    }
+    return v;
+  }
+
   void MarkTypical() {
     for (int pass = 0; pass < kTypicalPathPasses; ++pass) {
       bool changed = false;
@@ -872,6 +913,8 @@ class PathAnnotator {
           // undecided too (both sides of an open condition stay visible).
           const OpStep* p = Parent(op);
           v = EdgeValue(p, op, op.when, edge_found_.count(i) > 0);
+          if (auto others = other_callers_.find(i); others != other_callers_.end())
+            v = TakeBestCaller(i, op, p, v, others->second);
           if (op.role == OpRole::kBackward && p && p->role == OpRole::kForward && v != Tri::kFalse) {
             Tri named = InTakenFormula(op);
             if (named != Tri::kTrue) v = named;
@@ -906,31 +949,38 @@ class PathAnnotator {
   // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
   // (trace/inline_predicates.h), evaluated like the edge's own.
   void DecideSelections() {
-    for (const auto& op : t_.ops) {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpStep& op = t_.ops[i];
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
       if (!parent || parent->role != op.role || op.role != OpRole::kForward) continue;
-      Assumptions a = AssumptionsFor(*parent);
-      for (const auto& c : op.when) {
-        std::string key = DecidedKey(*parent, c);
-        if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
-        if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
-        if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
-          Tri t = EvaluateCondition(inlined, false, a);
-          if (t != Tri::kUnknown) {
-            selected_[key] = t;
-            continue;
-          }
+      DecideSelectionsOf(*parent, op.when);
+      if (auto others = other_callers_.find(i); others != other_callers_.end())
+        for (const CallerEdge& other : others->second) DecideSelectionsOf(*other.parent, other.when);
+    }
+  }
+
+  void DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
+    Assumptions a = AssumptionsFor(caller);
+    for (const auto& c : when) {
+      std::string key = DecidedKey(caller, c);
+      if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
+      if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
+        Tri t = EvaluateCondition(inlined, false, a);
+        if (t != Tri::kUnknown) {
+          selected_[key] = t;
+          continue;
         }
-        bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
-        if (equal == differ) continue;
-        std::string member = EnumMember(c.text);
-        if (member.empty()) continue;
-        Location where;
-        std::string fn = Decider(*parent, c, &where);
-        Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, a_.dtype);
-        if (picks == Tri::kUnknown) continue;
-        selected_[key] = equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue);
       }
+      bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
+      if (equal == differ) continue;
+      std::string member = EnumMember(c.text);
+      if (member.empty()) continue;
+      Location where;
+      std::string fn = Decider(caller, c, &where);
+      Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, a_.dtype);
+      if (picks == Tri::kUnknown) continue;
+      selected_[key] = equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue);
     }
   }
 
@@ -1080,6 +1130,7 @@ class PathAnnotator {
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
+  std::map<size_t, std::vector<CallerEdge>> other_callers_;  // each op's other callers (also_reached_from)
   FrameBindings bindings_{ix_, t_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;

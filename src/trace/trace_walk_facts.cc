@@ -77,8 +77,9 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   // The body's text: the declarations of member calls' receivers and of
   // operators' operands.
   std::string body;
-  if (f.body_end > f.body_begin && (w.native || !w.calls.empty()))
-    body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.body_end - f.body_begin + 1));
+  // (A macro-written TORCH_IMPL_FUNC, fn == UINT32_MAX, has no body of its own: its line is the macro's use.)
+  if (fn != UINT32_MAX && f.HasBody() && (w.native || !w.calls.empty()))
+    body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.BodyLines()));
   // The body's first line may end the parameter list (`Tensor* rstd) {`):
   // only what follows its '{' is code of the body (blanked, lines kept).
   if (size_t open = body.find('{'); open != std::string::npos)
