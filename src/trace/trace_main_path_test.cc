@@ -445,5 +445,19 @@ TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
   EXPECT_EQ(decided, 1);
 }
 
+
+TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
+  // Activation.cpp:457-458: relu6_'s hardtanh_ calls at::hardtanh_out, met first; :433-435: relu6's
+  // hardtanh, which F.relu6 (inplace=False) runs, calls it too. It runs: through hardtanh.
+  Trace t = TraceTree("2.6.0", "F.relu6", TraceOptions::Device::kCuda);
+  const OpStep* out = Op(t, "hardtanh.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(out->typical && !out->undecided);
+  EXPECT_EQ(out->reached_from, "hardtanh");
+  EXPECT_EQ(out->also_reached_from, std::vector<std::string>{"hardtanh_"});
+  const OpStep* clamp = Op(t, "clamp.out");  // Activation.cpp:454, hardtanh_out's own call
+  ASSERT_NE(clamp, nullptr);
+  EXPECT_TRUE(clamp->typical);
+}
 }  // namespace
 }  // namespace optrace
