@@ -72,7 +72,7 @@ class FlowWriter {
                                              Style::kDim}}));
           break;
         }
-        std::string what = c.callee + "  (" + c.kind + (c.line > 0 ? ", :" + std::to_string(c.line) : "") + ")";
+        std::string what = c.callee + "  (" + std::string(Name(c.kind)) + (c.line > 0 ? ", :" + std::to_string(c.line) : "") + ")";
         if (!c.resolved.empty() && c.resolved != c.callee) what += " → " + c.resolved;
         lines_.push_back(p_.Line("  │  ", {{what, Style::kPlain}}));
       }
@@ -141,7 +141,7 @@ class FlowWriter {
     if (!from.empty()) head.push_back({"  (from " + from + ")", Style::kDim});
     // The branch label: the condition that takes this edge (innermost first).
     for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
-      if (it->kind == "device" || it->kind == "#if") continue;
+      if (it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
       head.push_back({"  [" + it->Describe() + "]", Style::kDim});
       break;
     }
@@ -166,7 +166,7 @@ class FlowWriter {
     std::vector<Child> kids;
     if (order_.full[i]) {
       for (const auto& im : op.impls) {
-        std::string form = im.form.empty() || im.form == "function" ? "" : "  [" + im.form + "]";
+        std::string form = im.form == ImplForm::kNone || im.form == ImplForm::kFunction ? "" : "  [" + std::string(Name(im.form)) + "]";
         kids.push_back({{{Pad(ShortKey(im.key), 5), Style::kBold}, {" " + im.function + form, Style::kPlain}},
                         LocText(im.where, true)});
       }
@@ -184,7 +184,7 @@ class FlowWriter {
           break;
         }
         const KernelStep& k = op.kernels[ki];
-        Child c{{{"kernel ", Style::kBold}, {k.name, Style::kKernel}, {"  " + k.device + " " + k.launch, Style::kDim}},
+        Child c{{{"kernel ", Style::kBold}, {k.name, Style::kKernel}, {"  " + std::string(Name(k.device)) + " " + std::string(Name(k.launch)), Style::kDim}},
                 LocText(k.where, true)};
         if (k.path.size() > 1) c.subs.push_back({{{"via " + Join(k.path, " → "), Style::kDim}}, ""});
         kids.push_back(std::move(c));

@@ -376,7 +376,7 @@ void WriteConditions(JsonWriter& w, const std::vector<Condition>& when) {
     if (c.negated) {
       w.BoolField("negated", true);
     }
-    w.StringField("kind", c.kind);
+    w.StringField("kind", Name(c.kind));
     PutLocation(w, c.where);
     w.EndObject();
   }
@@ -388,7 +388,7 @@ void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
   w.StringField("key", i.key);
   w.StringField("function", i.function);
   PutLocation(w, i.where);
-  w.StringField("form", i.form);
+  w.StringField("form", Name(i.form));
   if (with_details && !i.params.empty()) {
     w.StringField("params", i.params);
   }
@@ -405,7 +405,7 @@ void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>&
   for (const auto& c : calls) {
     w.BeginObject();
     w.StringField("op", c.op);
-    w.StringField("device", c.device);
+    w.StringField("device", Name(c.device));
     PutLocation(w, c.where);
     w.OptionalString("from", c.from);
     w.OptionalString("how", c.how);
@@ -469,9 +469,9 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   for (const auto& k : op.kernels) {
     w.BeginObject();
     w.StringField("name", k.name);
-    w.StringField("device", k.device);
+    w.StringField("device", Name(k.device));
     PutLocation(w, k.where);
-    w.StringField("launch", k.launch);
+    w.StringField("launch", Name(k.launch));
     w.OptionalString("launcher", k.launcher);
     PutLocationObject(w, "launch_site", k.launch_site);
     w.StringArrayField("path", k.path);
@@ -713,7 +713,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
       if (c.line > 0) {
         w.IntField("line", c.line);
       }
-      w.StringField("kind", c.kind);
+      w.StringField("kind", Name(c.kind));
       w.OptionalString("resolved", c.resolved);
       WriteConditions(w, c.when);
       w.EndObject();

@@ -192,15 +192,15 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   PyFrame frame;
   frame.symbol = "torch.Tensor.add";
   frame.where = {"torch/_tensor.py", 10, "snippet is never written"};
-  frame.calls = {{"torch.add", 0, "torch", ""}, {"x.add", 12, "method", "aten::add"}};
+  frame.calls = {{"torch.add", 0, PyCallTarget::kTorch, ""}, {"x.add", 12, PyCallTarget::kMethod, "aten::add"}};
   frame.note = "n";
   t.python = {frame};
   OpStep op;
   op.name = "add.Tensor";
   op.role = OpRole::kForward;
   op.yaml = &f;
-  op.impls = {{"CPU", "add_cpu", "TORCH_IMPL_FUNC", {"a.cpp", 5, ""}, "(const Tensor& self)", {"Half", "float"}}};
-  op.helpers = {{"CPU", "helper", "helper", {"b.cpp", 0, ""}, "ignored params", {"ignored"}}};
+  op.impls = {{"CPU", "add_cpu", ImplForm::kImplFunc, {"a.cpp", 5, ""}, "(const Tensor& self)", {"Half", "float"}}};
+  op.helpers = {{"CPU", "helper", ImplForm::kHelper, {"b.cpp", 0, ""}, "ignored params", {"ignored"}}};
   StubStep stub;
   stub.name = "add_stub";
   stub.declared = {"c.h", 1, ""};
@@ -208,9 +208,9 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   stub.registrations = {{"CPU", "REGISTER_DISPATCH", "add_kernel", {"k.cpp", 9, ""}, {"k.cpp", 3, ""}},
                         {"CUDA", "REGISTER_DISPATCH", "add_cuda", {}, {}}};
   op.stubs = {stub};
-  op.kernels = {{"AddFunctor", "CUDA", {"k.cu", 4, ""}, "gpu_kernel", {"k.cu", 8, ""}, "gpu_kernel", {"a", "b"}}};
+  op.kernels = {{"AddFunctor", CodeDevice::kCuda, {"k.cu", 4, ""}, KernelLaunch::kTensorIterator, {"k.cu", 8, ""}, "gpu_kernel", {"a", "b"}}};
   op.libraries = {{"cuBLAS", {}, {"gemm"}, {}}};
-  op.calls = {{"mul", "any", "add_cpu", {"a.cpp", 6, ""}, "at::x"}};
+  op.calls = {{"mul", CodeDevice::kAny, "add_cpu", {"a.cpp", 6, ""}, "at::x"}};
   op.notes = {"note\x01"};
   OpStep backward;
   backward.name = "mul";

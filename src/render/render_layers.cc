@@ -44,7 +44,7 @@ void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
   }
   for (const auto& im : op.impls) {
     Layer l{ImplKind(im), im.function, im.where, {}};
-    if (!im.form.empty() && im.form != "function") l.details.push_back("form: " + im.form);
+    if (im.form != ImplForm::kNone && im.form != ImplForm::kFunction) l.details.push_back("form: " + std::string(Name(im.form)));
     if (!im.dtypes.empty()) l.details.push_back("dtypes: " + Join(im.dtypes, ", "));
     layers->push_back(std::move(l));
   }
@@ -61,8 +61,8 @@ void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
     }
   }
   for (const auto& k : op.kernels) {
-    Layer l{"kernel " + k.device, k.name, k.where, {}};
-    l.details.push_back("launch: " + k.launch + (k.launcher.empty() ? "" : " (" + k.launcher + ")") +
+    Layer l{"kernel " + std::string(Name(k.device)), k.name, k.where, {}};
+    l.details.push_back("launch: " + std::string(Name(k.launch)) + (k.launcher.empty() ? "" : " (" + k.launcher + ")") +
                         (k.launch_site.valid() ? " at " + LocText(k.launch_site) : ""));
     if (!k.path.empty()) l.details.push_back("via " + Join(k.path, " → "));
     layers->push_back(std::move(l));
@@ -79,8 +79,9 @@ void OpLayers(const OpStep& op, std::vector<Layer>* layers) {
     for (const auto& c : op.calls) {
       auto it = std::find_if(called.begin(), called.end(), [&](const auto& e) { return e.first == c.op; });
       if (it == called.end()) it = called.insert(called.end(), {c.op, {}});
-      if (c.device != "any" && std::find(it->second.begin(), it->second.end(), c.device) == it->second.end())
-        it->second.push_back(c.device);
+      const std::string device(Name(c.device));
+      if (c.device != CodeDevice::kAny && std::find(it->second.begin(), it->second.end(), device) == it->second.end())
+        it->second.push_back(device);
     }
     std::vector<std::string> parts;
     for (const auto& [name, devices] : called)
@@ -102,7 +103,7 @@ std::vector<Layer> Layers(const Trace& t, const OpOrder& order, std::vector<cons
         l.details.push_back("… " + std::to_string(f.calls.size() - ci) + " more calls (--json lists them)");
         break;
       }
-      std::string d = "calls " + c.callee + " (" + c.kind + ")";
+      std::string d = "calls " + c.callee + " (" + std::string(Name(c.kind)) + ")";
       if (c.line > 0) d += " at line " + std::to_string(c.line);
       if (!c.resolved.empty() && c.resolved != c.callee) d += " → " + c.resolved;
       l.details.push_back(d);
@@ -173,7 +174,7 @@ std::vector<Row> Rows(const Trace& t, const OpOrder& order) {
         rows.push_back({"stub " + r.device, LocText(r.target_definition.valid() ? r.target_definition : r.where),
                         r.target});
     }
-    for (const auto& k : op.kernels) rows.push_back({"kernel " + k.device, LocText(k.where), k.name});
+    for (const auto& k : op.kernels) rows.push_back({"kernel " + std::string(Name(k.device)), LocText(k.where), k.name});
     for (const auto& l : op.libraries)
       rows.push_back({l.name, LocText(l.where), l.calls.empty() ? "" : Join(l.calls, ", ")});
   };

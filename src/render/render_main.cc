@@ -22,18 +22,21 @@ std::string DeviceOf(const Trace& t) {
   return "cuda";
 }
 
-bool DeviceKey(const std::string& key, const std::string& device) {
-  return device == "cuda" ? key == "CUDA" : key == "CPU";
-}
+// The device a Main path is for ("cuda" | "cpu", as the assumptions say it)
+// as the trace's code devices say it.
+CodeDevice TracedCodeDevice(const std::string& device) { return device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
+
+// Whether a dispatch key (or registration device) is the traced device's own.
+bool DeviceKey(const std::string& key, const std::string& device) { return CodeDeviceOf(key) == TracedCodeDevice(device); }
 
 // The innermost condition worth showing (not a device or #if line); for a
 // branch left open, the innermost condition the assumptions leave open.
 const Condition* Deciding(const OpStep& op) {
   if (op.undecided)
     for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
-      if (it->open && it->kind != "#if") return &*it;
+      if (it->open && it->kind != ConditionKind::kPreprocessor) return &*it;
   for (auto it = op.when.rbegin(); it != op.when.rend(); ++it)
-    if (it->kind != "device" && it->kind != "#if") return &*it;
+    if (it->kind != ConditionKind::kDevice && it->kind != ConditionKind::kPreprocessor) return &*it;
   return nullptr;
 }
 
@@ -42,7 +45,7 @@ const Condition* Deciding(const OpStep& op) {
 // overrides) is never what a user chooses.
 const Condition* ArgumentCondition(const OpStep& op) {
   for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
-    if (it->kind == "device" || it->kind == "#if") continue;
+    if (it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
     const std::string& c = it->text;
     if (c.find("torch.jit.") != std::string::npos || c.find("torch._C.") != std::string::npos ||
         c.find("has_torch_function") != std::string::npos)
@@ -123,7 +126,7 @@ class PathBuilder {
       if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
     for (const auto& s : op.stubs)
       for (const auto& r : s.registrations)
-        if ((m_.device == "cuda" ? r.device == "CUDA" : r.device == "CPU") && !e.stub) {
+        if (DeviceKey(r.device, m_.device) && !e.stub) {
           e.stub = &s;
           e.registration = &r;
           e.stub_owner = &op;
@@ -131,7 +134,7 @@ class PathBuilder {
     for (const auto& k : op.kernels) {
       bool have = false;
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
-      if ((m_.device == "cuda") == (k.device == "CUDA") && !have) e.kernels.push_back(&k);
+      if (k.device == TracedCodeDevice(m_.device) && !have) e.kernels.push_back(&k);
     }
     if (m_.device == "cuda")
       for (const auto& l : op.libraries) {
@@ -266,14 +269,14 @@ class PathBuilder {
     std::set<std::string> keys, placed;
     for (const auto& s : t_.selections)
       for (const auto& a : s.alternatives) keys.insert(a.condition + "@" + LocText(a.where));
-    const char* mine = m_.device == "cuda" ? "CUDA" : "CPU";
+    const std::string_view mine = Name(TracedCodeDevice(m_.device));
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kForward || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
       std::string key;
       bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
       for (const auto& w : op.when) {
-        other_device = other_device || (w.kind == "device" && !w.text.ends_with(mine));
+        other_device = other_device || (w.kind == ConditionKind::kDevice && !w.text.ends_with(mine));
         if (keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
       }
       if (other_device || key.empty() || !placed.insert(key + " " + std::string(OpBaseName(op.name))).second) continue;
@@ -353,7 +356,7 @@ std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& 
   if (!e.kernels.empty() || !e.libraries.empty() || !e.registration || !e.stub_owner) return out;
   const Location& target = e.registration->target_definition;
   for (const auto& h : e.stub_owner->helpers)
-    if (h.key == (device == "cuda" ? "CUDA" : "CPU") && h.where.file == target.file &&
+    if (DeviceKey(h.key, device) && h.where.file == target.file &&
         h.function != e.registration->target)
       out.push_back(&h);
   return out;
@@ -373,7 +376,7 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   // A <<<>>> launch of a variable (kernel_fn<<<...>>>, the kernels handed to
   // it are listed too) names no kernel: after those that are defined.
   auto unresolved = [](const KernelStep& k) {
-    return (k.launch == "<<<>>>" || k.launch == "macro") && k.where.line == k.launch_site.line &&
+    return (k.launch == KernelLaunch::kTripleChevron || k.launch == KernelLaunch::kMacro) && k.where.line == k.launch_site.line &&
            k.where.file == k.launch_site.file;
   };
   // Launches the assumptions rule out are left off; those they leave open
@@ -592,7 +595,7 @@ class MainWriter {
         std::string name = c.callee + (c.resolved.empty() || c.resolved == c.callee ? "" : " → " + c.resolved);
         std::string cond;
         for (const auto& w : c.when)
-          if (w.kind != "return") cond = w.Describe();
+          if (w.kind != ConditionKind::kReturn) cond = w.Describe();
         auto it = std::find_if(leads.begin(), leads.end(), [&](const Lead& l) { return l.name == name; });
         if (it == leads.end()) it = leads.insert(leads.end(), Lead{name, {}});
         auto site = std::find_if(it->sites.begin(), it->sites.end(), [&](const auto& s) { return s.first == cond; });

@@ -250,7 +250,7 @@ std::string RenderDot(const Trace& t) {
     for (size_t k = 0; k < op.kernels.size(); ++k) {
       const KernelStep& kn = op.kernels[k];
       std::string kid = id + "_k" + std::to_string(k);
-      out << "  " << kid << " [label=" << DotQuote(DotLabel(kn.device + " kernel " + kn.name, kn.where))
+      out << "  " << kid << " [label=" << DotQuote(DotLabel(std::string(Name(kn.device)) + " kernel " + kn.name, kn.where))
           << ", style=filled, fillcolor=\"#fff2c6\"];\n  " << parent(kn.path) << " -> " << kid << ";\n";
     }
     for (size_t k = 0; k < op.libraries.size(); ++k) {

@@ -85,11 +85,11 @@ struct LayerNormTrace {
     forward.symbol = "torch.nn.modules.normalization.LayerNorm.forward";
     forward.where = Loc("torch/nn/modules/normalization.py", 216,
                         "    def forward(self, input: Tensor) -> Tensor:\n        return F.layer_norm(\n");
-    forward.calls = {{"F.layer_norm", 217, "functional", "torch.nn.functional.layer_norm"}};
+    forward.calls = {{"F.layer_norm", 217, PyCallTarget::kFunctional, "torch.nn.functional.layer_norm"}};
     PyFrame functional;
     functional.symbol = "torch.nn.functional.layer_norm";
     functional.where = Loc("torch/nn/functional.py", 2890);
-    functional.calls = {{"torch.layer_norm", 2911, "torch", "aten::layer_norm"}};
+    functional.calls = {{"torch.layer_norm", 2911, PyCallTarget::kTorch, "aten::layer_norm"}};
     functional.bridge = "torch.x";
     t.python = {forward, functional};
 
@@ -97,9 +97,9 @@ struct LayerNormTrace {
     entry.name = "layer_norm";
     entry.role = OpRole::kForward;
     entry.yaml = &layer_norm;
-    entry.impls = {{"CompositeImplicitAutograd", "layer_norm_symint", "function",
+    entry.impls = {{"CompositeImplicitAutograd", "layer_norm_symint", ImplForm::kFunction,
                     Loc("aten/src/ATen/native/layer_norm.cpp", 190), "", {}}};
-    entry.calls = {{"native_layer_norm", "any", "layer_norm_symint",
+    entry.calls = {{"native_layer_norm", CodeDevice::kAny, "layer_norm_symint",
                     Loc("aten/src/ATen/native/layer_norm.cpp", 205), "at::native_layer_norm_symint"}};
     OpStep op;
     op.name = "native_layer_norm";
@@ -107,8 +107,8 @@ struct LayerNormTrace {
     op.yaml = &native;
     op.reached_from = "layer_norm";
     op.depth = 1;
-    op.impls = {{"CPU", "layer_norm_cpu", "function", Loc("aten/src/ATen/native/layer_norm.cpp", 96), "", {}},
-                {"CUDA", "layer_norm_cuda", "function",
+    op.impls = {{"CPU", "layer_norm_cpu", ImplForm::kFunction, Loc("aten/src/ATen/native/layer_norm.cpp", 96), "", {}},
+                {"CUDA", "layer_norm_cuda", ImplForm::kFunction,
                  Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1334,
                      "std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(\n    const Tensor& input,\n"),
                  "const Tensor& input, IntArrayRef normalized_shape", {"float", "double", "Half", "BFloat16"}}};
@@ -120,9 +120,9 @@ struct LayerNormTrace {
     op.stubs = {stub};
     KernelStep kernel;
     kernel.name = "vectorized_layer_norm_kernel";
-    kernel.device = "CUDA";
+    kernel.device = CodeDevice::kCuda;
     kernel.where = Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 200);
-    kernel.launch = "<<<>>>";
+    kernel.launch = KernelLaunch::kTripleChevron;
     kernel.path = {"layer_norm_cuda", "LayerNormKernelImpl", "launch_vectorized_layer_norm_kernel"};
     op.kernels = {kernel};
     OpStep bwd;
@@ -130,7 +130,7 @@ struct LayerNormTrace {
     bwd.role = OpRole::kBackward;
     bwd.yaml = &backward;
     bwd.reached_from = "native_layer_norm";
-    bwd.impls = {{"CUDA", "layer_norm_backward_cuda", "function",
+    bwd.impls = {{"CUDA", "layer_norm_backward_cuda", ImplForm::kFunction,
                   Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1400), "", {}}};
     t.ops = {entry, op, bwd};
     BackwardStep b;
@@ -461,7 +461,7 @@ TEST(RenderText, SmallAtenTraceGolden) {
   op.name = "mm.out";
   op.role = OpRole::kForward;
   op.yaml = &mm_out;
-  op.impls = {{"CUDA", "mm_out_cuda", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
+  op.impls = {{"CUDA", "mm_out_cuda", ImplForm::kImplFunc, Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
   op.libraries = {{"cuBLAS", Loc("aten/src/ATen/native/cuda/Blas.cpp", 393), {"at::cuda::blas::gemm"},
                    {"mm_out_cuda", "addmm_out_cuda_impl"}}};
   t.ops = {op};
@@ -512,7 +512,7 @@ TEST(RenderText, HelperFramesHangBesideTheChain) {
   PyFrame helper;
   helper.symbol = "torch.nn.functional._get_softmax_dim";
   helper.where = Loc("torch/nn/functional.py", 2057);
-  helper.calls = {{"warnings.warn", 2060, "python", ""}};
+  helper.calls = {{"warnings.warn", 2060, PyCallTarget::kPython, ""}};
   fixture.trace.python.push_back(helper);
   std::string text = RenderText(fixture.trace, RenderOptions{});
   EXPECT_THAT(text, HasSubstr("  │  ↳ helper torch.nn.functional._get_softmax_dim"));
@@ -574,12 +574,12 @@ Trace ChainTrace(size_t n, std::vector<NativeFunction>* functions) {
     op.yaml = &functions->back();
     op.reached_from = i == 0 ? "" : "op" + std::to_string(i - 1);
     op.depth = static_cast<int>(i);
-    op.impls = {{"CPU", name + "_cpu", "function", Loc("aten/src/ATen/native/A.cpp", static_cast<int>(10 + i)),
+    op.impls = {{"CPU", name + "_cpu", ImplForm::kFunction, Loc("aten/src/ATen/native/A.cpp", static_cast<int>(10 + i)),
                  "", {}},
-                {"CUDA", name + "_cuda", "function", Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(10 + i)),
+                {"CUDA", name + "_cuda", ImplForm::kFunction, Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(10 + i)),
                  "", {}}};
-    op.kernels = {{name + "_kernel", "CUDA", Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(500 + i)),
-                   "<<<>>>", {}, "", {name + "_cuda"}}};
+    op.kernels = {{name + "_kernel", CodeDevice::kCuda, Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(500 + i)),
+                   KernelLaunch::kTripleChevron, {}, "", {name + "_cuda"}}};
     t.ops.push_back(std::move(op));
   }
   return t;
@@ -665,13 +665,13 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
     return s;
   };
   OpStep r = op("relu", &relu, "", true);
-  r.impls = {{"CUDA", "relu", "function", Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
+  r.impls = {{"CUDA", "relu", ImplForm::kFunction, Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
   OpStep delegate = op("clamp_min.out", &out, "clamp_min_", false);
-  delegate.impls = {{"CUDA", "clamp_min_out", "TORCH_IMPL_FUNC", Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "",
+  delegate.impls = {{"CUDA", "clamp_min_out", ImplForm::kImplFunc, Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "",
                      {}}};
   KernelStep k;
   k.name = "launch_clamp_scalar";
-  k.device = "CUDA";
+  k.device = CodeDevice::kCuda;
   k.where = Loc("aten/src/ATen/native/cuda/TensorCompare.cu", 65);
   k.path = {"clamp_min_out", "clamp_min_scalar_stub", "clamp_min_scalar_kernel_impl"};
   delegate.kernels = {k};
@@ -681,7 +681,7 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   backward.role = OpRole::kBackward;
   KernelStep bk;
   bk.name = "threshold_kernel_impl";
-  bk.device = "CUDA";
+  bk.device = CodeDevice::kCuda;
   bk.where = Loc("aten/src/ATen/native/cuda/ActivationThresholdKernel.cu", 27);
   backward.kernels = {bk};
   t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate,
@@ -732,13 +732,13 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
   fused.yaml = &cell;
   fused.reached_from = "lstm.input";
   Location cond = Loc("aten/src/ATen/native/RNN.cpp", 1434);
-  fused.when = {{"at::cudnn_is_acceptable(_input)", true, "return", cond},
-                {"dispatch device == CUDA", false, "device", Loc("aten/src/ATen/native/RNN.cpp", 736)}};
-  fused.impls = {{"CUDA", "_thnn_fused_lstm_cell_cuda", "function", Loc("aten/src/ATen/native/cuda/RNN.cu", 517), "",
+  fused.when = {{"at::cudnn_is_acceptable(_input)", true, ConditionKind::kReturn, cond},
+                {"dispatch device == CUDA", false, ConditionKind::kDevice, Loc("aten/src/ATen/native/RNN.cpp", 736)}};
+  fused.impls = {{"CUDA", "_thnn_fused_lstm_cell_cuda", ImplForm::kFunction, Loc("aten/src/ATen/native/cuda/RNN.cu", 517), "",
                   {}}};
   KernelStep k;
   k.name = "lstm_cell_forward";
-  k.device = "CUDA";
+  k.device = CodeDevice::kCuda;
   k.where = Loc("aten/src/ATen/native/cuda/RNN.cu", 100);
   fused.kernels = {k};
   t.ops = {entry, fused};

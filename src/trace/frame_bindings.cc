@@ -157,7 +157,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
       // (kind "else") set the flag alike, so they do not matter.
       Tri own = unread ? Tri::kUnknown : Tri::kTrue;
       for (const PyCondition& c : conds) {
-        if (c.kind == "else") continue;
+        if (ConditionKindOf(c.kind) == ConditionKind::kElse) continue;
         Tri t = evaluate(c.text, known);
         if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
         if (t == Tri::kFalse) own = Tri::kFalse;
@@ -355,7 +355,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   for (const SchemaArgument& a : fn.schema.arguments)
     if (!a.is_out) schema.push_back({a.name, a.default_value, a.kwarg_only, false});
   // A tensor method's receiver is the schema's first argument (`self`).
-  bool method = c.kind == "method" && !schema.empty() && schema[0].name == "self";
+  bool method = c.kind == PyCallTarget::kMethod && !schema.empty() && schema[0].name == "self";
   std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
   if (user_call && !Fits(*args, bound, fn)) *fits = false;
   for (const auto& [name, value] : bound) {

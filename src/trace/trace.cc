@@ -168,7 +168,7 @@ bool QueryResolver::TryOperator(std::string_view q) {
   frame.symbol = "torch._C.TensorBase." + dunder;
   frame.bridge = "tensor method";
   if (line > 0) frame.where = Loc("tools/autograd/templates/python_variable_methods.cpp", line, 1);
-  frame.calls.push_back({op, line, "bridge", "aten::" + op, {}});
+  frame.calls.push_back({op, line, PyCallTarget::kBridge, "aten::" + op, {}});
   if (dunder == "__getitem__") frame.note = "x[tensor] calls aten::index; ints and slices become select/slice views";
   t_.python.push_back(frame);
   // The overload Python's arg parser picks for tensor operands.
@@ -212,7 +212,7 @@ bool QueryResolver::TryMethod(std::string_view q) {
   PyFrame frame;
   frame.symbol = "torch._C.TensorBase." + name;
   frame.bridge = "tensor method";
-  frame.calls.push_back({name, 0, "bridge", "aten::" + name, {}});
+  frame.calls.push_back({name, 0, PyCallTarget::kBridge, "aten::" + name, {}});
   t_.python.push_back(frame);
   py_.AddBoundOverloads(name, /*method=*/true);
   return true;
@@ -307,7 +307,7 @@ bool QueryResolver::TryTorchNamespace(std::string_view q) {
   PyFrame frame;
   frame.symbol = s;
   frame.bridge = bridge;
-  frame.calls.push_back({dotted, 0, "bridge", "aten::" + ops.front()->schema.name, {}});
+  frame.calls.push_back({dotted, 0, PyCallTarget::kBridge, "aten::" + ops.front()->schema.name, {}});
   t_.python.push_back(frame);
   for (const NativeFunction* fn : ops) ops_.AddOp(fn, OpRole::kForward, "", 0);
   return true;

@@ -7,12 +7,11 @@
 //
 // A field whose values form a closed set the tracer decides is an enum, its
 // spelling in JSON and text from one name table (Name, in trace_names.cc):
-// an op's role, what the query was understood as, a kernel's payload kind.
-// Open sets stay strings: dispatch keys and registration devices as the
-// tree writes them, library and launcher names, macro names. Still strings
-// though closed (to be made enums the same way): Condition::kind,
-// PyCallStep::kind, ImplStep::form, KernelStep::device and launch,
-// OpCallStep::device.
+// an op's role, what the query was understood as, a kernel's payload kind,
+// a condition's kind, what a Python call resolved as, an implementation's
+// form, a kernel's device and launch, the device making an op call. Open
+// sets stay strings: dispatch keys and registration devices as the tree
+// writes them, library and launcher names, macro names.
 #pragma once
 
 #include <memory>
@@ -32,12 +31,52 @@ enum class OpRole { kForward, kBackward };
 enum class TargetKind { kNone, kModule, kFunctional, kTorch, kMethod, kOperator, kAten, kPython, kKernel, kLibrary };
 // What a launch template runs, for a profiler kernel name (kNone: none found).
 enum class PayloadKind { kNone, kFunctor, kLambda, kJiterator };
+// How a condition of the trace is written: `if`, `else`, `case`, `?:`, an
+// early return, `#if`, the dispatch device an edge is taken on, or a helper
+// reached by a call the walk does not read (its conditions unknown).
+enum class ConditionKind { kIf, kElse, kCase, kTernary, kReturn, kPreprocessor, kDevice, kRoute };
+// What a Python call resolved as: a torch.nn.functional function, a call
+// across the bridge into C++ (_VF, torch._C._nn ...), a torch.x binding, a
+// Tensor method, another torch Python function, a Tensor operator.
+enum class PyCallTarget { kFunctional, kBridge, kTorch, kMethod, kPython, kOperator };
+// How an implementation (or helper) is written: DefForm's forms (cpp_index.h),
+// a ufunc kernel, generated code, a placeholder that only raises, a helper
+// between an implementation and its kernels (kNone: not said).
+enum class ImplForm {
+  kNone, kFunction, kImplFunc, kMetaFunc, kPrecomputeMetaFunc, kGlobalKernel, kUfunc, kGenerated, kPlaceholder, kHelper
+};
+// Which device's code runs a kernel or makes an op call (kAny: every device's).
+enum class CodeDevice { kAny, kCpu, kCuda };
+// How a kernel is launched: LaunchKind's kinds (cpp_index.h), a launch
+// written in a #define, a kernel passed to a launcher as an argument.
+enum class KernelLaunch { kTripleChevron, kTensorIterator, kReduce, kJiterator, kLaunchHelper, kMacro, kPassed };
 // Each value's one spelling, in JSON and text: "forward" | "backward";
 // "" | "module" | "functional" | "torch" | "method" | "operator" | "aten" |
-// "python" | "kernel" | "library"; "" | "functor" | "lambda" | "jiterator".
+// "python" | "kernel" | "library"; "" | "functor" | "lambda" | "jiterator";
+// "if" | "else" | "case" | "?:" | "return" | "#if" | "device" | "route";
+// "functional" | "bridge" | "torch" | "method" | "python" | "operator";
+// "" | "function" | "TORCH_IMPL_FUNC" | "TORCH_META_FUNC" |
+// "TORCH_PRECOMPUTE_META_FUNC" | "__global__" | "ufunc" | "generated" |
+// "placeholder" | "helper"; "any" | "CPU" | "CUDA"; "<<<>>>" | "gpu_kernel"
+// | "gpu_reduce_kernel" | "jiterator" | "launch" | "macro" | "passed".
 std::string_view Name(OpRole role);
 std::string_view Name(TargetKind kind);
 std::string_view Name(PayloadKind kind);
+std::string_view Name(ConditionKind kind);
+std::string_view Name(PyCallTarget kind);
+std::string_view Name(ImplForm form);
+std::string_view Name(CodeDevice device);
+std::string_view Name(KernelLaunch launch);
+// The guard readers' words for a condition's kind (cpp_guards.h,
+// py_guards.h: "if", "else", "case", "?:", "return", "#if"), read back
+// through the same table; kIf for a word it does not hold.
+ConditionKind ConditionKindOf(std::string_view word);
+// The scan's forms and launch kinds as the trace's.
+ImplForm FormOf(DefForm form);
+KernelLaunch LaunchOf(LaunchKind kind);
+// The device of a dispatch key or walk ("CPU", "CUDA", "any"), through the
+// same table; nullopt for any other key.
+std::optional<CodeDevice> CodeDeviceOf(std::string_view name);
 
 struct Location {
   std::string file;  // relative to the checkout root
@@ -52,7 +91,7 @@ struct Location {
 struct Condition {
   std::string text;      // as written: "at::cudnn_is_acceptable(_input)"
   bool negated = false;  // taken when it is false
-  std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if" | "device"
+  ConditionKind kind = ConditionKind::kIf;
   Location where;        // where the condition is written
   bool open = false;     // a C++ edge's condition the typical-path assumptions leave undecided
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
@@ -61,7 +100,7 @@ struct Condition {
 struct PyCallStep {
   std::string callee;  // as written: "F.layer_norm", "torch._C._nn.linear", "input.softmax"
   int line = 0;
-  std::string kind;    // "functional" | "bridge" | "torch" | "method" | "python" | "operator"
+  PyCallTarget kind = PyCallTarget::kPython;
   std::string resolved;  // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
   std::vector<Condition> when;  // conditions of the call's line in its function (empty: always)
 };
@@ -78,8 +117,7 @@ struct PyFrame {
 struct ImplStep {
   std::string key;       // dispatch key: "CPU", "CUDA", "CompositeImplicitAutograd", ...
   std::string function;  // dispatch name / C++ function
-  std::string form;      // "function" | "TORCH_IMPL_FUNC" | "TORCH_META_FUNC" | "TORCH_PRECOMPUTE_META_FUNC" |
-                         // "ufunc" | "generated"
+  ImplForm form = ImplForm::kNone;
   Location where;
   std::string params;    // C++ parameter list (tells overloads apart)
   std::vector<std::string> dtypes;  // from AT_DISPATCH_* in the body, when found
@@ -109,9 +147,9 @@ struct StubStep {
 struct KernelStep {
   std::string name;    // __global__ name, functor name ("MulFunctor"), jiterator kernel string, or the
                        // function holding the gpu_kernel lambda
-  std::string device;  // "CUDA" | "CPU"
+  CodeDevice device = CodeDevice::kCuda;
   Location where;      // of the kernel definition (or of the launch when the kernel is a lambda)
-  std::string launch;  // "<<<>>>" | "gpu_kernel" | "gpu_reduce_kernel" | "jiterator" | "macro" | "launch"
+  KernelLaunch launch = KernelLaunch::kTripleChevron;
   Location launch_site;
   std::string launcher;  // "gpu_kernel", "opmath_symmetric_gpu_kernel_with_scalars", macro name ...
   std::vector<std::string> path;  // functions from the implementation to the launch
@@ -159,7 +197,7 @@ struct LibraryStep {
 
 struct OpCallStep {
   std::string op;      // the aten op called ("_softmax", "nll_loss_nd")
-  std::string device;  // "any" | "CPU" | "CUDA": which implementation makes the call
+  CodeDevice device = CodeDevice::kAny;  // which implementation makes the call
   std::string from;    // the C++ function making the call
   Location where;
   std::string how;     // "at::x", "at::_ops::x::call", "self.x()", "at::native::x", "stub"

@@ -258,13 +258,13 @@ TEST_F(HermeticTrace, StructuredDelegateImplPerDispatchKey) {
     const ImplStep* impl = FindImpl(*out, key);
     ASSERT_NE(impl, nullptr) << key;
     EXPECT_EQ(impl->function, "frob_out");
-    EXPECT_EQ(impl->form, "TORCH_IMPL_FUNC");
+    EXPECT_EQ(Name(impl->form), "TORCH_IMPL_FUNC");
     EXPECT_EQ(impl->where.file, kFrobCppPath);
     EXPECT_EQ(impl->where.line, 13);  // TORCH_IMPL_FUNC(frob_out) (...)
   }
   const ImplStep* meta = FindImpl(*out, "Meta");
   ASSERT_NE(meta, nullptr);
-  EXPECT_EQ(meta->form, "TORCH_META_FUNC");
+  EXPECT_EQ(Name(meta->form), "TORCH_META_FUNC");
   EXPECT_EQ(meta->where.line, 4);
 }
 
@@ -304,8 +304,8 @@ TEST_F(HermeticTrace, GpuKernelLambdaBehindTheStub) {
   ASSERT_NE(out, nullptr);
   const KernelStep* k = FindKernel(*out, "frob_kernel_cuda");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->device, "CUDA");
-  EXPECT_EQ(k->launch, "gpu_kernel");
+  EXPECT_EQ(Name(k->device), "CUDA");
+  EXPECT_EQ(Name(k->launch), "gpu_kernel");
   EXPECT_EQ(k->where.file, kFrobCuPath);
   EXPECT_EQ(k->where.line, 17);  // gpu_kernel(iter, []GPU_LAMBDA ...)
   EXPECT_EQ(k->path, (std::vector<std::string>{"frob_out", "frob_stub", "frob_kernel_cuda"}));
@@ -327,8 +327,8 @@ TEST_F(HermeticTrace, GlobalKernelWithItsLaunchSite) {
   EXPECT_EQ(cuda->where.line, 10);
   const KernelStep* k = FindKernel(*op, "twiddle_kernel");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->device, "CUDA");
-  EXPECT_EQ(k->launch, "<<<>>>");
+  EXPECT_EQ(Name(k->device), "CUDA");
+  EXPECT_EQ(Name(k->launch), "<<<>>>");
   EXPECT_EQ(k->where.file, kFrobCuPath);
   EXPECT_EQ(k->where.line, 5);  // __global__ void twiddle_kernel(...)
   EXPECT_EQ(k->launch_site.line, 12);  // twiddle_kernel<<<1, 128, 0, ...>>>(...)

@@ -385,9 +385,9 @@ class PythonWalker : public TraceReader {
   // FollowPyCall's parts: a call across the bridge into C++ (false when
   // `dotted` names no op returning a tensor), a call of a torch Python
   // function or alias, self.x / super().x, and receiver.method(...).
-  bool AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+  bool AddBridgeCall(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
                      PyFrame* frame);
-  bool FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line, int depth,
+  bool FollowSymbol(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line, int depth,
                     PyFrame* frame);
   void FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);
   void FollowMethodCall(const std::string& callee, int line, int depth, PyFrame* frame);

@@ -56,7 +56,7 @@ std::string Condition::Describe() const {
     neg = !neg;
     t.remove_prefix(1);
   }
-  if (kind == "#if") return neg ? "#if !(" + std::string(t) + ")" : "#if " + std::string(t);
+  if (kind == ConditionKind::kPreprocessor) return neg ? "#if !(" + std::string(t) + ")" : "#if " + std::string(t);
   return (neg ? "unless " : "when ") + std::string(t);
 }
 
@@ -165,6 +165,9 @@ struct CallerEdge {
   bool found = false;
 };
 
+// The device the assumptions trace (Assumptions::device: "cpu" | "cuda").
+CodeDevice AssumedDevice(const Assumptions& a) { return a.device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -222,7 +225,7 @@ class PathAnnotator {
 
   std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
     std::vector<Condition> out;
-    for (const auto& c : in) out.push_back({c.text, c.negated, c.kind, {file, c.line, ""}});
+    for (const auto& c : in) out.push_back({c.text, c.negated, ConditionKindOf(c.kind), {file, c.line, ""}});
     return out;
   }
 
@@ -276,9 +279,9 @@ class PathAnnotator {
       for (auto& c : f.calls) {
         if (c.line <= 0) continue;
         for (const auto& p : PyLineConditions(text, c.line))
-          c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
+          c.when.push_back({p.text, p.negated, ConditionKindOf(p.kind), {f.where.file, p.line, ""}});
         for (const auto& p : PyExpressionConditions(text, c.line, c.callee))
-          c.when.push_back({p.text, p.negated, p.kind, {f.where.file, p.line, ""}});
+          c.when.push_back({p.text, p.negated, ConditionKindOf(p.kind), {f.where.file, p.line, ""}});
       }
     }
   }
@@ -526,18 +529,19 @@ class PathAnnotator {
   }
 
   // Whether code under dispatch key (or stub registration device) `key`
-  // runs for `device` ("" = any): the device's own, or code every device
-  // shares. CPU and CUDA files often define functions of one name
+  // runs for `device` (kAny: for any): the device's own, or code every
+  // device shares. CPU and CUDA files often define functions of one name
   // (GroupNormKernelImplInternal): a way to the CUDA one never passes
   // through the CPU registration.
-  static bool Serves(std::string_view key, std::string_view device) {
-    return device.empty() || key == device || (key != "CPU" && key != "CUDA");
+  static bool Serves(std::string_view key, CodeDevice device) {
+    std::optional<CodeDevice> of = CodeDeviceOf(key);
+    return device == CodeDevice::kAny || !of || *of == CodeDevice::kAny || *of == device;
   }
 
   // Conditions on the way from the op's implementation to function `fn`,
-  // through code that runs for `device` ("" = any).
+  // through code that runs for `device` (kAny: for any).
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
-               std::vector<Condition>* out, std::string_view device = "") {
+               std::vector<Condition>* out, CodeDevice device = CodeDevice::kAny) {
     if (IsImpl(op, fn)) return true;
     if (depth > kConditionDepth || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
@@ -550,7 +554,7 @@ class PathAnnotator {
         Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
         auto conv = Convert(at, s.call_site.file);
         route.insert(route.end(), conv.begin(), conv.end());
-        route.push_back({"dispatch device == " + r.device, false, "device", r.where});
+        route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
         out->insert(out->end(), route.begin(), route.end());
         return true;
       }
@@ -586,7 +590,7 @@ class PathAnnotator {
         auto conv = Convert(at, h.reached_at.file);
         route.insert(route.end(), conv.begin(), conv.end());
       }
-      route.push_back({fn + " is reached (the call leading there is not read)", false, "route", h.where});
+      route.push_back({fn + " is reached (the call leading there is not read)", false, ConditionKind::kRoute, h.where});
       out->insert(out->end(), route.begin(), route.end());
       return true;
     }
@@ -613,7 +617,7 @@ class PathAnnotator {
     const OpCallStep* fallback = nullptr;  // a site for another device, when none is for this one
     for (const auto& c : parent.calls) {
       if (c.op != base || !c.where.valid()) continue;
-      bool device_ok = c.device == "any" || (a_.device == "cuda" ? c.device == "CUDA" : c.device == "CPU");
+      bool device_ok = c.device == CodeDevice::kAny || c.device == AssumedDevice(a_);
       if (device_ok) sites.push_back(&c);
       else if (!fallback) fallback = &c;
     }
@@ -631,7 +635,7 @@ class PathAnnotator {
       // (`x.contiguous()` of a contiguous x) calls the op only otherwise.
       if (IsMethodCall(*call, base))
         if (auto guard = EarlySelfReturn(ix_, base))
-          conditions.push_back({guard->condition, true, "return", {guard->file, guard->line, ""}});
+          conditions.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
       Tri v = Evaluate(parent, conditions);
       int rank = Rank(v);
       if (rank > best_rank) {
@@ -658,8 +662,8 @@ class PathAnnotator {
     // named in a template argument runs its operator()): the conditions on
     // the way are unknown, never "always".
     if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out))
-      out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false, "route",
-                     call.where});
+      out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false,
+                     ConditionKind::kRoute, call.where});
     std::vector<CodeCondition> at;
     const CppGuardReader& r = Reader(call.where.file);
     if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
@@ -672,7 +676,8 @@ class PathAnnotator {
     auto conv = Convert(at, call.where.file);
     if (!call.from.empty() && !IsImpl(parent, LastName(call.from))) BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
-    if (call.device != "any") out.push_back({"dispatch device == " + call.device, false, "device", call.where});
+    if (call.device != CodeDevice::kAny)
+      out.push_back({"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
     return Unique(std::move(out));
   }
 
@@ -687,7 +692,7 @@ class PathAnnotator {
   void AnnotateLaunches(OpStep& op) {
     // Most of an op's launches share a few holders (copy_'s thirty kernels,
     // copy_device_to_device's): the way to each is read once.
-    std::map<std::pair<std::string, std::string>, std::vector<Condition>> routes;
+    std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
     for (KernelStep& k : op.kernels) {
       if (k.holder.empty() || !k.launch_site.valid()) continue;
       auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
@@ -786,7 +791,7 @@ class PathAnnotator {
     bool read = false;
     Assumptions a = AssumptionsFor(parent);
     for (const auto& c : conditions) {
-      if (c.kind == "device" || c.kind == "#if" || EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
       if (!read) {
         bound = HelperBindings(parent, fn);
         read = true;
@@ -866,7 +871,7 @@ class PathAnnotator {
     for (auto& op : t_.ops) {
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
       if (!parent || parent->role != op.role) continue;
-      for (auto& c : op.when) c.open = c.kind != "device" && Evaluate(*parent, {c}) == Tri::kUnknown;
+      for (auto& c : op.when) c.open = c.kind != ConditionKind::kDevice && Evaluate(*parent, {c}) == Tri::kUnknown;
     }
   }
 
@@ -963,7 +968,7 @@ class PathAnnotator {
     Assumptions a = AssumptionsFor(caller);
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);
-      if (c.kind == "device" || c.kind == "#if" || selected_.count(key)) continue;
+      if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || selected_.count(key)) continue;
       if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
       if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
         Tri t = EvaluateCondition(inlined, false, a);
@@ -1041,7 +1046,7 @@ class PathAnnotator {
     for (const auto& s : parent.stubs) {
       if (s.name != fn) continue;
       for (const auto& r : s.registrations) {
-        bool mine = a_.device == "cuda" ? r.device == "CUDA" : r.device == "CPU";
+        bool mine = CodeDeviceOf(r.device) == AssumedDevice(a_);
         if (!mine || !r.target_definition.valid()) continue;
         const Location& def = r.target_definition;
         for (const std::string& ret : Reader(def.file).ReturnedExpressions(def.line)) {
@@ -1094,14 +1099,14 @@ class PathAnnotator {
       if (op.role != OpRole::kForward || !op.typical) continue;
       std::set<std::string> walked;
       for (const auto& im : op.impls) {
-        bool mine = StartsWith(im.key, "Composite") || (a_.device == "cuda" ? im.key == "CUDA" : im.key == "CPU");
+        bool mine = StartsWith(im.key, "Composite") || CodeDeviceOf(im.key) == AssumedDevice(a_);
         if (!mine || !im.where.valid() || !walked.insert(im.where.file + ":" + std::to_string(im.where.line)).second)
           continue;
         for (const auto& call : Reader(im.where.file).CallsIn(im.where.line)) {
           if (!WorthNaming(call.callee)) continue;
           std::vector<Condition> conds = Convert(call.conditions, im.where.file);
           for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
-            if (it->kind == "#if" || it->kind == "device") continue;
+            if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
             Location where;
             std::string fn = Decider(op, *it, &where);
             if (fn.empty() || fn == call.callee) continue;

@@ -265,7 +265,7 @@ void PythonWalker::PrunePythonFrames() {
       if (dropped.count(f.symbol)) continue;
       bool useful = false;
       for (const auto& c : f.calls) {
-        if (c.kind != "python" && c.kind != "functional" && c.kind != "method") useful = true;
+        if (c.kind != PyCallTarget::kPython && c.kind != PyCallTarget::kFunctional && c.kind != PyCallTarget::kMethod) useful = true;
         else if (c.resolved.rfind("aten::", 0) == 0) useful = true;
         else if (!dropped.count(c.resolved)) {
           // A call to a frame that is still there keeps this one.
@@ -301,7 +301,7 @@ void PythonWalker::WalkAlias(uint32_t module, const PyAlias& alias, int depth, P
     t_.python.push_back(*frame);
     for (const std::string& branch : {alias.if_true, alias.if_false}) {
       if (branch.empty()) continue;
-      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), "python", m.name + "." + branch, {}});
+      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), PyCallTarget::kPython, m.name + "." + branch, {}});
       PySymbol s = ix_.py.Resolve(m.name + "." + branch);
       if (s.kind == PySymbol::kFunction) {
         WalkPythonFunction(s.module, s.index, depth + 1);
@@ -367,7 +367,7 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
       // '@' exists for tensors alone; other operators where an operand is
       // known to be a tensor.
       if (call.callee == "@") {
-        work.calls.push_back({"@", static_cast<int>(call.line), "operator", "aten::matmul", {}});
+        work.calls.push_back({"@", static_cast<int>(call.line), PyCallTarget::kOperator, "aten::matmul", {}});
         ops_.AddOpsByBaseName("matmul", OpRole::kForward, "", 0);
       } else {
         FollowOperator(module, function, call, depth, &work);
@@ -380,12 +380,12 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
   t_.python[at].bridge = work.bridge;
   if (t_.python[at].bridge.empty()) {
     bool composes = false;
-    for (const auto& c : t_.python[at].calls) composes = composes || c.kind != "python";
+    for (const auto& c : t_.python[at].calls) composes = composes || c.kind != PyCallTarget::kPython;
     if (composes) t_.python[at].bridge = "pure Python composition";
   }
 }
 
-bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
                            PyFrame* frame) {
   std::string bridge;
   std::vector<const NativeFunction*> ops;
@@ -406,7 +406,7 @@ bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& c
   return true;
 }
 
-bool PythonWalker::FollowSymbol(const std::string& dotted, const std::string& callee, const std::string& kind, int line,
+bool PythonWalker::FollowSymbol(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
                           int depth, PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   PySymbol s = ix_.py.Resolve(dotted);
@@ -447,7 +447,7 @@ void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::strin
       if (base.empty()) continue;
       PySymbol b = ix_.py.Resolve(base);
       if (b.kind != PySymbol::kClass) {
-        if (StartsWith(base, "torch._C.") && AddBridgeCall(base + "." + rest, callee, "method", line, frame)) return;
+        if (StartsWith(base, "torch._C.") && AddBridgeCall(base + "." + rest, callee, PyCallTarget::kMethod, line, frame)) return;
         continue;
       }
       fn = ix_.py.FindMethod(b.module, b.index, rest);
@@ -456,14 +456,14 @@ void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::strin
   }
   if (fn && fn->kind == PySymbol::kFunction) {
     const PyModule& target = mods[fn->module];
-    frame->calls.push_back({callee, line, "python", target.name + "." + target.functions[fn->index].qualname, {}});
+    frame->calls.push_back({callee, line, PyCallTarget::kPython, target.name + "." + target.functions[fn->index].qualname, {}});
     WalkPythonFunction(fn->module, fn->index, depth + 1);
     return;
   }
   if (fn && fn->kind == PySymbol::kAlias) {
     const PyModule& target = mods[fn->module];
     const PyAlias& a = target.aliases[fn->index];
-    frame->calls.push_back({callee, line, "python", target.name + "." + a.name, {}});
+    frame->calls.push_back({callee, line, PyCallTarget::kPython, target.name + "." + a.name, {}});
     PyFrame alias_frame;
     alias_frame.symbol = target.name + "." + a.name;
     alias_frame.where = Loc(target.path, static_cast<int>(a.line), 2);
@@ -484,11 +484,11 @@ void PythonWalker::FollowMethodCall(const std::string& callee, int line, int dep
   if (method.empty()) return;
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + method);
   if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "method", "torch._tensor.Tensor." + method, {}});
+    frame->calls.push_back({callee, line, PyCallTarget::kMethod, "torch._tensor.Tensor." + method, {}});
     WalkPythonFunction(py.module, py.index, depth + 1);
     return;
   }
-  if (AddBridgeCall("torch._C.TensorBase." + method, callee, "method", line, frame)) return;
+  if (AddBridgeCall("torch._C.TensorBase." + method, callee, PyCallTarget::kMethod, line, frame)) return;
   // A YAML method that returns no tensor (size, dim) is metadata: no op.
   if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
 }
@@ -509,20 +509,20 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
     if (imp.local != head) continue;
     std::string dotted = rest.empty() ? imp.target : imp.target + "." + rest;
     if (StartsWith(dotted, "torch._VF.") || StartsWith(dotted, "torch._C.") || StartsWith(dotted, "torch.ops.aten.")) {
-      AddBridgeCall(dotted, callee, "bridge", line, frame);
+      AddBridgeCall(dotted, callee, PyCallTarget::kBridge, line, frame);
       return;
     }
-    if (FollowSymbol(dotted, callee, StartsWith(dotted, "torch.nn.functional.") ? "functional" : "python", line, depth,
+    if (FollowSymbol(dotted, callee, StartsWith(dotted, "torch.nn.functional.") ? PyCallTarget::kFunctional : PyCallTarget::kPython, line, depth,
                      frame))
       return;
     if (StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
-      AddBridgeCall(dotted, callee, "torch", line, frame);
+      AddBridgeCall(dotted, callee, PyCallTarget::kTorch, line, frame);
     } else if (StartsWith(dotted, "torch.linalg.") || StartsWith(dotted, "torch.fft.") ||
                StartsWith(dotted, "torch.special.")) {
       PySymbol s = ix_.py.Resolve(dotted);
       if (s.kind == PySymbol::kNone) {
         std::string sub = dotted.substr(6, dotted.find('.', 6) - 6);
-        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee, "bridge",
+        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee, PyCallTarget::kBridge,
                       line, frame);
       }
     }
@@ -530,7 +530,7 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
   }
   // Module-level functions and aliases of the same module.
   if (rest.empty()) {
-    if (FollowSymbol(m.name + "." + head, callee, "python", line, depth, frame)) return;
+    if (FollowSymbol(m.name + "." + head, callee, PyCallTarget::kPython, line, depth, frame)) return;
     // torch/__init__.py binds every function of torch._C._VariableFunctions
     // into torch's namespace at import (`globals()[__name] = __obj`): a bare
     // name there that Python does not define is that binding
@@ -539,7 +539,7 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
     bool function_op = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(head)) function_op = function_op || o->HasVariant("function");
     if (function_op && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
-      AddBridgeCall("torch." + head, callee, "torch", line, frame);
+      AddBridgeCall("torch." + head, callee, PyCallTarget::kTorch, line, frame);
     return;
   }
   if (head == "cls" || (head == "self" && rest.find('.') == std::string::npos)) return;
@@ -630,7 +630,7 @@ bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::
       if (!fwd || fwd->kind != PySymbol::kFunction) continue;
       const PyModule& fm = ix_.py.modules()[fwd->module];
       if (!FollowableModule(fm.name)) continue;
-      frame->calls.push_back({"self." + attr, line, "python", fm.name + "." + fm.functions[fwd->index].qualname, {}});
+      frame->calls.push_back({"self." + attr, line, PyCallTarget::kPython, fm.name + "." + fm.functions[fwd->index].qualname, {}});
       WalkPythonFunction(fwd->module, fwd->index, depth + 1);
       any = true;
     } else if (s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias) {
@@ -731,7 +731,7 @@ bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& ca
                           PyFrame* frame) {
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
-    frame->calls.push_back({callee, line, "operator", "torch._tensor.Tensor." + dunder, {}});
+    frame->calls.push_back({callee, line, PyCallTarget::kOperator, "torch._tensor.Tensor." + dunder, {}});
     WalkPythonFunction(py.module, py.index, depth + 1);
     return true;
   }
@@ -739,7 +739,7 @@ bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& ca
     const PyModule& m = ix_.py.modules()[py.module];
     const PyAlias& a = m.aliases[py.index];
     std::string symbol = m.name + "." + (a.class_index >= 0 ? m.classes[a.class_index].name + "." : "") + a.name;
-    frame->calls.push_back({callee, line, "operator", symbol, {}});
+    frame->calls.push_back({callee, line, PyCallTarget::kOperator, symbol, {}});
     WalkTensorAlias(py, depth + 1);
     return true;
   }
@@ -749,7 +749,7 @@ bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& ca
   if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
   else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
   if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
-  frame->calls.push_back({callee, line, "operator", "aten::" + op, {}});
+  frame->calls.push_back({callee, line, PyCallTarget::kOperator, "aten::" + op, {}});
   AddBoundOverloads(op, /*method=*/true);
   return true;
 }
@@ -773,7 +773,7 @@ bool PythonWalker::FollowHandBound(const std::string& name, const std::string& c
       op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
     }
     if (!op || !added.insert(c.name).second) continue;
-    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, "bridge", "aten::" + c.name, {}});
+    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, PyCallTarget::kBridge, "aten::" + c.name, {}});
     ops_.AddOpsByBaseName(c.name, OpRole::kForward, "", 0);
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";

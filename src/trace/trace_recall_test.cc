@@ -140,7 +140,7 @@ TEST_F(Recall260, StructuredImplWrittenByAMacroBeforeAPlainNamesake) {
   for (const auto& im : op.impls) {
     if (im.key != "CUDA") continue;
     EXPECT_EQ(im.where.line, 535);
-    macro_impl = im.form == "TORCH_IMPL_FUNC";
+    macro_impl = im.form == ImplForm::kImplFunc;
   }
   EXPECT_TRUE(macro_impl);
   EXPECT_NE(Kernel(t, "BitwiseAndFunctor", "aten/src/ATen/native/cuda/BinaryBitwiseOpsKernels.cu", 30), nullptr);
@@ -311,7 +311,7 @@ TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   for (const auto& s : t.ops.front().kernels)
     if (s.name == "fmha_cutlassF_f32_aligned_64x64_rf_sm80") k = &s;
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->launch, "passed");
+  EXPECT_EQ(Name(k->launch), "passed");
   EXPECT_EQ(k->where.file, "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF_f32_aligned.cu");
   EXPECT_EQ(k->where.line, 71);
   EXPECT_EQ(k->launch_site.file, "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h");

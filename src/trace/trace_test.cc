@@ -133,7 +133,7 @@ TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
   EXPECT_TRUE(HasImpl(*out, "CPU", "softmax_cpu_out", "aten/src/ATen/native/SoftMax.cpp", 335));
   EXPECT_TRUE(HasKernel(t, "softmax_warp_forward", "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", 68));
   for (const auto& k : out->kernels) {
-    if (k.name == "softmax_warp_forward") EXPECT_EQ(k.launch, "macro");
+    if (k.name == "softmax_warp_forward") EXPECT_EQ(k.launch, KernelLaunch::kMacro);
   }
   const BackwardStep* b = FindBackward(t, "_softmax");
   ASSERT_NE(b, nullptr);
@@ -186,7 +186,7 @@ TEST_F(Trace260, AddThroughUfuncCodegen) {
     const OpStep* out = FindOpStep(t, "add.out");
     ASSERT_NE(out, nullptr) << q;
     bool ufunc = false;
-    for (const auto& i : out->impls) ufunc = ufunc || (i.form == "ufunc" && i.function == "ufunc_add_CUDA");
+    for (const auto& i : out->impls) ufunc = ufunc || (i.form == ImplForm::kUfunc && i.function == "ufunc_add_CUDA");
     EXPECT_TRUE(ufunc) << q;
     EXPECT_TRUE(HasKernel(t, "CUDAFunctor_add")) << q;
     // add.Scalar has no Python binding (gen_python_functions.py skips it).
@@ -201,7 +201,7 @@ TEST_F(Trace260, GeluToGpuKernel) {
   EXPECT_TRUE(HasImpl(*out, "CUDA", "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp", 96));
   bool kernel = false;
   for (const auto& k : out->kernels) {
-    kernel = kernel || (k.name == "GeluCUDAKernelImpl" && k.launch == "gpu_kernel" &&
+    kernel = kernel || (k.name == "GeluCUDAKernelImpl" && k.launch == KernelLaunch::kTensorIterator &&
                         k.launch_site.file == "aten/src/ATen/native/cuda/ActivationGeluKernel.cu" &&
                         k.launch_site.line == 24);
   }

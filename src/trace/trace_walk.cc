@@ -37,6 +37,10 @@ struct WalkNode {
   bool foreign = false;
 };
 
+// A walk's device ("any" | "CPU" | "CUDA": the walk is for one device's
+// code or for code every device runs) as the trace says it.
+CodeDevice WalkCodeDevice(const std::string& device) { return CodeDeviceOf(device).value_or(CodeDevice::kAny); }
+
 // An atomic operation by name: CUDA's atomicAdd/atomicCAS/..., PyTorch's
 // gpuAtomicAdd*, fastAtomicAdd, atomic_add ...
 bool IsAtomic(std::string_view callee) {
@@ -169,7 +173,7 @@ class CppWalk {
     ImplStep h;
     h.key = device;
     h.function = holder;
-    h.form = f.form == DefForm::kFunction ? "helper" : DefFormName(f.form);
+    h.form = f.form == DefForm::kFunction ? ImplForm::kHelper : FormOf(f.form);
     h.where = ex_.CppLoc(f.file, f.line, 2);
     h.params = f.params;
     h.reached_from = node.via;
@@ -201,7 +205,7 @@ class CppWalk {
       // rsqrt(x) in at::native with no helper of that name: at::rsqrt.
       OpCallStep call;
       call.op = facts.base;
-      call.device = node.device;
+      call.device = WalkCodeDevice(node.device);
       call.from = walk.holder;
       call.where = ex_.CppLoc(c.file, c.line, 1);
       call.how = c.callee + "() (at::" + c.callee + " by name lookup)";
@@ -238,7 +242,7 @@ class CppWalk {
     if (!dup) {
       OpCallStep call;
       call.op = base;
-      call.device = node.device;
+      call.device = WalkCodeDevice(node.device);
       call.from = walk.holder;
       call.where = ex_.CppLoc(c.file, c.line, 1);
       call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
@@ -377,8 +381,8 @@ class CppWalk {
     }
     KernelStep k;
     k.name = std::move(name);
-    k.device = cuda ? "CUDA" : "CPU";
-    k.launch = LaunchKindName(l.kind);
+    k.device = cuda ? CodeDevice::kCuda : CodeDevice::kCpu;
+    k.launch = LaunchOf(l.kind);
     k.launcher = l.macro.empty() ? l.launcher : l.macro;
     k.launch_site = ex_.CppLoc(l.file, l.line, 2);
     k.path = PathOf(nodes_, at);
@@ -386,7 +390,7 @@ class CppWalk {
     k.holder = holder;
     k.macro = l.macro;
     if (l.kind == LaunchKind::kTripleChevron) {
-      if (!l.macro.empty()) k.launch = "macro";
+      if (!l.macro.empty()) k.launch = KernelLaunch::kMacro;
       k.where = defined ? ex_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
       if (defined)
         for (uint32_t id : cpp_.FunctionsNamed(defined->name))
@@ -417,8 +421,8 @@ class CppWalk {
     }
     KernelStep step;
     step.name = k.name;
-    step.device = "CUDA";
-    step.launch = "passed";
+    step.device = CodeDevice::kCuda;
+    step.launch = KernelLaunch::kPassed;
     step.launch_site = ex_.CppLoc(from.file, line, 2);
     step.where = ex_.CppLoc(k.file, k.line, 2);
     step.atomics = AtomicsIn(cpp_, kernel);
@@ -525,7 +529,7 @@ void OpExpander::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std:
     if (walk.file == UINT32_MAX) continue;
     OpCallStep call;
     call.op = use.op;
-    call.device = device;
+    call.device = WalkCodeDevice(device);
     call.from = walk.holder;
     call.where = CppLoc(walk.file, static_cast<uint32_t>(use.line), 1);
     call.how = "operator" + use.symbol;

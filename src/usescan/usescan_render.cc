@@ -79,7 +79,7 @@ std::vector<std::string> TraceBriefLines(const Trace& t) {
       if (d.impl.empty())
         d.impl = fmt::format("{} {} ({}:{})", op.name, impl.function, impl.where.file, impl.where.line);
     }
-    for (const KernelStep& k : op.kernels) AddOnce(&devices[k.device].kernels, k.name);
+    for (const KernelStep& k : op.kernels) AddOnce(&devices[std::string(Name(k.device))].kernels, k.name);
     for (const LibraryStep& l : op.libraries) AddOnce(&devices["CUDA"].kernels, "library " + l.name);
   }
   if (!entry.empty()) out.push_back("aten: " + FirstOf(entry, 4) + (reached.empty() ? "" : "; then " + FirstOf(reached, 6)));

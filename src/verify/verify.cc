@@ -205,7 +205,7 @@ void MarkDevicePath(const OpStep& op, bool ran, const std::string& device, std::
     path("stub", stub.name, "called from " + stub.called_from, stub.declared, registered);
   }
   if (device != "cuda") {
-    for (const auto& k : op.kernels) path("kernel", k.name, k.device, k.where, k.device == "CPU");
+    for (const auto& k : op.kernels) path("kernel", k.name, std::string(Name(k.device)), k.where, k.device == CodeDevice::kCpu);
   }
 }
 
@@ -229,8 +229,8 @@ KernelMatch MarkKernels(const Trace& trace, const RuntimeView& view, std::vector
   }
   for (const auto& op : trace.ops) {
     for (const auto& k : op.kernels) {
-      if (k.device != "CUDA") continue;
-      StaticMark m{"kernel", k.name, op.name, k.device + " " + k.launch, k.where, false, "", 0, {}};
+      if (k.device != CodeDevice::kCuda) continue;
+      StaticMark m{"kernel", k.name, op.name, std::string(Name(k.device)) + " " + std::string(Name(k.launch)), k.where, false, "", 0, {}};
       const std::string id = LastComponent(k.name);
       for (const auto& [runtime, n] : launches) {
         auto ids = Identifiers(runtime);
