@@ -1,7 +1,7 @@
-// An op's expansion is made once per index and options and replayed by
-// later traces (op_expansions.cc): a trace on an index that has expanded its
-// ops before must equal the same trace on a fresh index, whatever the
-// earlier traces reached and at what depth.
+// An op's expansion, and a forward op's backward, are made once per index
+// and options and replayed by later traces (op_expansions.cc): a trace on an
+// index that has expanded its ops before must equal the same trace on a
+// fresh index, whatever the earlier traces reached and at what depth.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -13,8 +13,9 @@
 namespace optrace {
 namespace {
 
-// outer calls inner, inner calls leaf; ghost's CPU kernel has no definition
-// (a not_found entry); leaf's CUDA kernel launches a __global__ kernel.
+// outer calls inner, inner calls comp, ghost and leaf; ghost's CPU kernel
+// has no definition (a not_found entry); leaf's CUDA kernel launches a
+// __global__ kernel.
 constexpr char kNativeFunctions[] = R"x(- func: outer(Tensor self) -> Tensor
   dispatch:
     CPU, CUDA: outer_impl
@@ -31,6 +32,19 @@ constexpr char kNativeFunctions[] = R"x(- func: outer(Tensor self) -> Tensor
 - func: ghost(Tensor self) -> Tensor
   dispatch:
     CPU: ghost_cpu
+
+- func: comp(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: comp
+)x";
+
+// inner's backward runs leaf; comp has an entry but only a
+// CompositeImplicitAutograd kernel (a note: autograd differentiates its ops).
+constexpr char kDerivatives[] = R"x(- name: inner(Tensor self) -> Tensor
+  self: leaf(grad)
+
+- name: comp(Tensor self) -> Tensor
+  self: grad
 )x";
 
 constexpr char kOpsCpp[] = R"x(namespace at::native {
@@ -41,7 +55,11 @@ Tensor outer_impl(const Tensor& self) {
 
 Tensor inner_impl(const Tensor& self) {
   auto t = at::ghost(self);
-  return at::leaf(t);
+  return at::leaf(at::comp(t));
+}
+
+Tensor comp(const Tensor& self) {
+  return self.clone();
 }
 
 Tensor leaf_cpu(const Tensor& self) {
@@ -70,6 +88,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   auto disk = std::make_shared<MemoryDisk>();
   disk->Add("version.txt", "2.6.0a0\n");
   disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
+  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
   disk->Add("aten/src/ATen/native/Ops.cpp", kOpsCpp);
   disk->Add("aten/src/ATen/native/cuda/Leaf.cu", kLeafCu);
   disk->Add("torch/__init__.py", "");
@@ -80,7 +99,7 @@ std::shared_ptr<MemoryDisk> Tree() {
 std::string Summary(const Trace& t) {
   std::string s;
   for (const OpStep& op : t.ops) {
-    s += op.name + " from '" + op.reached_from + "' depth " + std::to_string(op.depth) + ":";
+    s += (op.role == OpRole::kBackward ? "backward " : "") + op.name + " from '" + op.reached_from + "' depth " + std::to_string(op.depth) + ":";
     for (const ImplStep& i : op.impls) s += " impl " + i.key + "=" + i.function + "@" + std::to_string(i.where.line);
     for (const ImplStep& h : op.helpers) s += " helper " + h.function;
     for (const KernelStep& k : op.kernels) s += " kernel " + k.name + "@" + std::to_string(k.launch_site.line);
@@ -90,6 +109,12 @@ std::string Summary(const Trace& t) {
     for (const std::string& a : op.also_reached_from) s += " also " + a;
     s += "\n";
   }
+  for (const BackwardStep& b : t.backward) {
+    s += "backward of " + b.op + ":";
+    for (const std::string& o : b.ops) s += " " + o;
+    s += "\n";
+  }
+  for (const std::string& n : t.notes) s += "note: " + n + "\n";
   for (const NotFoundStep& n : t.not_found) s += "not found: " + n.what + " " + n.detail + "\n";
   return s;
 }
@@ -117,9 +142,13 @@ TEST(OpExpansions, ATraceAfterOthersEqualsTheSameTraceOnAFreshIndex) {
   EXPECT_EQ(inner, FreshSummary("aten::inner", options));
   EXPECT_EQ(TraceSummary(index, "aten::outer", options), outer);
   // The replayed expansion still queues what the op calls, and says what was not found.
-  EXPECT_NE(inner.find("leaf from 'inner' depth 1: impl CPU=leaf_cpu"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("\nleaf from 'inner' depth 1: impl CPU=leaf_cpu"), std::string::npos) << inner;
   EXPECT_NE(inner.find("kernel leaf_kernel@9"), std::string::npos) << inner;
   EXPECT_NE(inner.find("not found: implementation ghost CPU"), std::string::npos) << inner;
+  // ... and the replayed backward of each forward op: its entry, its ops, its notes.
+  EXPECT_NE(inner.find("backward of inner: leaf\n"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("backward leaf from 'inner'"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("note: backward of comp: derivatives.yaml has an entry"), std::string::npos) << inner;
 }
 
 TEST(OpExpansions, AnOpAtTheDepthBoundIsExpandedAgainWhereItMayGoDeeper) {
@@ -129,10 +158,10 @@ TEST(OpExpansions, AnOpAtTheDepthBoundIsExpandedAgainWhereItMayGoDeeper) {
   options.depth = 1;
   // inner at depth 1: its calls are not followed (depth + 1 > --depth).
   const std::string outer = TraceSummary(index, "aten::outer", options);
-  EXPECT_EQ(outer.find("leaf from"), std::string::npos) << outer;
+  EXPECT_EQ(outer.find("\nleaf from"), std::string::npos) << outer;
   // inner as the entry op (depth 0): its calls are followed.
   const std::string inner = TraceSummary(index, "aten::inner", options);
-  EXPECT_NE(inner.find("leaf from 'inner' depth 1"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("\nleaf from 'inner' depth 1"), std::string::npos) << inner;
   EXPECT_EQ(inner, FreshSummary("aten::inner", options));
 }
 

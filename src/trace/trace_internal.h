@@ -457,6 +457,11 @@ class BackwardTracer : public TraceReader {
   void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                          const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
+  // The backward of one forward op: its derivatives.yaml entry read, the
+  // backward ops queued. AddBackwardRemembered replays its first run under
+  // these options on this index (op_expansions.cc).
+  void AddBackwardOf(const std::string& forward_op);
+  void AddBackwardRemembered(const std::string& forward_op);
   void AddDecompositions();
 
   Trace& t_;
