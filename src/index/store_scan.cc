@@ -3,7 +3,9 @@
 // tracked file's size, mtime, ctime and inode (as git does) and each watched
 // directory's mtime, on a few threads; a changed file is read and hashed, and
 // scanned again only when its contents differ. A build scans in parallel and
-// merges the indexes into a fresh arena (store_arena.h). Files larger than
+// merges the indexes into a fresh arena (store_arena.h), freeing each file's
+// scan as the arena takes its copy and giving that memory back to the system,
+// so the build never holds every scan and the whole image at once. Files larger than
 // kMaxIndexedFileBytes are listed as skipped instead of scanned.
 #include <dirent.h>
 #include <fcntl.h>
@@ -304,6 +306,10 @@ int64_t FindTracked(const std::vector<TrackedFile>& files, const std::string& pa
   return it != files.end() && it->path == path ? it - files.begin() : -1;
 }
 
+// Every this many scans freed during a merge, their memory goes back to
+// the system (a full build of 2.6.0 frees ~4000: 16 trims).
+constexpr size_t kTrimEvery = 256;
+
 // One build of an image: the old image (null: a full build), what changed,
 // the listing, which files to scan and their scans, and the new image.
 class ImageBuild {
@@ -430,6 +436,21 @@ class ImageBuild {
     report_->py_files = listing_.py.size();
   }
 
+  // Frees what the scan made for one file once the image holds a copy, and
+  // every kTrimEvery files gives the freed memory back to the system: the
+  // scans lie on the scan threads' heaps, which the merge (allocating in the
+  // arena) never reuses, and Run's malloc settings keep freed memory in the
+  // process -- without this the build's peak is every scan and the whole
+  // image at once.
+  template <class T>
+  void FreeScanned(T* scanned) {
+    {
+      ArenaScope heap(nullptr);
+      *scanned = T{};
+    }
+    if (freed_.fetch_add(1) % kTrimEvery == kTrimEvery - 1) ::malloc_trim(0);
+  }
+
   void Scan();
   void Merge(BuildResult* result);
   void MergeTables(ImageRoot* img);
@@ -453,6 +474,7 @@ class ImageBuild {
   std::vector<int64_t> cpp_old_, py_old_;  // listing index -> the old image's index, or -1
   std::vector<int64_t> cpp_job_, py_job_;  // listing index -> jobs_ index, or -1
   std::vector<Scanned> scanned_;           // parallel to jobs_
+  std::atomic<size_t> freed_{0};           // scans freed by the merge (FreeScanned)
 };
 
 void ImageBuild::Scan() {
@@ -518,14 +540,16 @@ void ImageBuild::MergeTables(ImageRoot* img) {
   for (size_t i = 0; i < listing_.py.size(); ++i)
     img->py_files.push_back(py_job_[i] >= 0 ? scanned_[py_job_[i]].file : old_->py_files[py_old_[i]]);
   img->yaml = NewYaml() ? yaml_ : old_->yaml;
+  FreeScanned(&yaml_);  // copied into the image
   img->cpp_listing_skipped = listing_.cpp_skipped;
   img->py_listing_skipped = listing_.py_skipped;
 }
 
 void ImageBuild::MergePy(ImageRoot* img) {
   for (size_t i = 0; i < listing_.py.size(); ++i) {
-    const Scanned* s = py_job_[i] >= 0 ? &scanned_[py_job_[i]] : nullptr;
+    Scanned* s = py_job_[i] >= 0 ? &scanned_[py_job_[i]] : nullptr;
     img->py.AddModule(s && !s->reuse ? s->py : old_->py.modules()[py_old_[i]]);
+    if (s) FreeScanned(&s->py);  // copied into the image
   }
   StoreAccess::SetSkipped(&img->py, listing_.py_skipped);
   img->py.Finish();
@@ -573,6 +597,7 @@ void ImageBuild::MergeCpp(ImageRoot* img) {
       }();
       img->cpp.AddFile(listing_.cpp[i], kept);
     }
+    if (fresh) FreeScanned(&scanned_[cpp_job_[i]].cpp);  // copied into the image, or skipped
   }
   img->cpp.Finish();
 }
@@ -581,7 +606,13 @@ void ImageBuild::MergeCpp(ImageRoot* img) {
 
 Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* changes, const StoreOptions& options,
                   StoreReport* report, BuildResult* result) {
-  return ImageBuild(tree, old, changes, options, report).Run(result);
+  Status s = ImageBuild(tree, old, changes, options, report).Run(result);
+  // What the last scans freed (FreeScanned trims only every kTrimEvery),
+  // given back before the trace that follows a cold build. Measured (2.6.0,
+  // index build + trace nn.LSTM from an empty cache, 2 loaded cores): peak
+  // RSS 260-286 -> 188-192 MB with the scans freed as they are stored.
+  ::malloc_trim(0);
+  return s;
 }
 
 }  // namespace store_internal

@@ -573,156 +573,158 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
 }
 
 void BackwardTracer::AddBackward() {
-  const CppIndex& cpp = ix_.cpp;
-  HelperFacts& helper_facts = HelperFactsOf(ix_, opt_.device);
-  const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   std::vector<std::string> forward_ops;
   for (const auto& op : t_.ops)
     if (op.role == OpRole::kForward) forward_ops.push_back(op.name);
-  int backward_depth = std::max(0, opt_.depth - 1);
-  const Assumptions backward = BackwardAssumptions();
-  for (const std::string& name : forward_ops) {
-    const NativeFunction* fn = FindOp(name);
-    if (!fn || fn->schema.is_out()) continue;
-    const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
-    if (!d) continue;
-    std::set<std::string> numbers;  // the entry's arguments that are no Tensor
-    const FormulaTypes types = TypesOf(ix_.yaml, *d, &numbers);
-    BackwardStep b;
-    b.op = fn->name;
-    b.derivatives = d;
-    std::set<std::string> from_operators;
-    // The argument counts each op is called with (SIZE_MAX: not read, any overload).
-    std::map<std::string, std::set<size_t>> arities;
-    // The formulas are read three times: for what a first-order backward of
-    // a typical call certainly runs, for what it may run (conditions the
-    // assumptions leave open), and for every op named.
-    enum class Reading { kCertain, kPossible, kAll } reading = Reading::kAll;
-    std::set<std::string> certain, possible, visited_helpers;
-    auto add_op = [&](const std::string& name) {
-      AddUnique(&b.ops, name);
-      if (reading == Reading::kCertain) certain.insert(name);
-      if (reading != Reading::kAll) possible.insert(name);
-    };
-    // Whether code under these values of its conditions is read now.
-    auto read = [&](Tri v) {
-      return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
-    };
-    std::function<void(const std::string&, bool, int, size_t)> consider;
-    // A hand-written method returning the tensor itself for a typical one
-    // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
-    auto skips = [&](const std::string& method_name) {
-      auto guard = EarlySelfReturn(ix_, method_name);
-      if (!guard) return false;
-      Tri returns_self = EvaluateCondition(guard->condition, false, backward);
-      return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
-    };
-    consider = [&](const std::string& raw, bool method, int level, size_t arity) {
-      std::string base = BaseOpName(raw);
-      if (method && skips(base)) return;
-      auto overloads = ix_.yaml.Overloads(base);
-      bool is_op = false;
-      for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
-      if (is_op) {
-        add_op(base);
-        arities[base].insert(arity == SIZE_MAX || !method ? arity : arity + 1);
-        return;
-      }
-      if (method) return;
-      // A FunctionsManual helper: the ops its body calls -- every overload's
-      // (norm_backward's four-argument form only calls the six-argument one).
-      if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(base).second) return;
-      AddUnique(&b.helpers, base);
-      for (uint32_t id : cpp.FunctionsNamed(base)) {
-        const CppFunction& h = cpp.functions()[id];
-        if (cpp.file(h.file) != manual) continue;
-        // A call in the helper runs as its own conditions say for a typical
-        // tensor (handle_r_to_c's at::real only for a complex gradient of a
-        // real input; norm_backward's branches by `p`, open).
-        auto runs = [&](int line, std::string_view token) {
-          if (reading == Reading::kAll) return true;
-          std::vector<CodeCondition> at;
-          if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return read(Tri::kUnknown);
-          Tri all = Tri::kTrue;
-          for (const CodeCondition& cc : at) {
-            Tri v = EvaluateCondition(cc.text, false, backward);
-            if (cc.negated) v = v == Tri::kTrue ? Tri::kFalse : v == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
-            if (v == Tri::kFalse) return read(Tri::kFalse);
-            if (v == Tri::kUnknown) all = Tri::kUnknown;
-          }
-          return read(all);
-        };
-        int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-        std::string body = lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
-        for (uint32_t c : cpp.CallsIn(id)) {
-          const CppCall& call = cpp.calls()[c];
-          if (!runs(static_cast<int>(call.line), call.callee)) continue;
-          bool at_call = call.qualifier == "at::" || call.is_ops_call;
-          bool member = call.kind == CallKind::kMember;
-          if (!at_call && !member && call.kind != CallKind::kPlain) continue;
-          // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op; remembered per index.
-          auto other = [&] { return calls_.ReceiverOf(call, h, body) == Receiver::kOther; };
-          if (member && !body.empty() && Remember(helper_facts.mu, helper_facts.receiver_is_other, c, other)) continue;
-          std::string cb = BaseOpName(call.callee);
-          if (member && skips(cb)) continue;
-          bool is_op = false;
-          for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
-            if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
-              add_op(cb);
-              auto written = body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call);
-              arities[cb].insert(!written ? SIZE_MAX : written->size() + (member ? 1 : 0));
-              is_op = true;
-              break;
-            }
-          }
-          // A helper calling another FunctionsManual helper (split_backward ->
-          // split_with_sizes_backward -> at::cat): one level more.
-          if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
-        }
-        auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
-        // The helper's operators on tensors depend on its text alone: read once per index.
-        auto read = [&] { return OperatorUsesOnLines(h.params, body, static_cast<int>(h.body_begin), is_tensor); };
-        for (const OperatorUse& use : Remember(helper_facts.mu, helper_facts.operators, id, read)) {
-          if (!runs(use.line, use.symbol)) continue;
-          add_op(use.op);
-          from_operators.insert(use.op);
-        }
-      }
-    };
-    std::vector<std::string> jvp_helpers;
-    for (const auto& f : DenseFormulas(*d)) {
-      if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
-      if (IsForwardDerivative(*d, f)) {
-        // Forward-mode AD (`result:`, a named output's `values:`): its helpers
-        // are named (logsumexp_jvp), not run by backward, so not expanded.
-        for (const auto& c : ScanExpression(f.formula, true).calls) {
-          if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
-        }
-        continue;
-      }
-      if (f.inputs == "output_differentiability") continue;
-      for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
-        reading = r;
-        visited_helpers.clear();
-        std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
-        FormulaNames names = ScanExpression(text, true, {}, types);
-        for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
-        for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
-        for (const auto& o : names.operators) {
-          add_op(o);
-          from_operators.insert(o);
-        }
-      }
-    }
-    for (const std::string& name : b.ops) {
-      if (!possible.count(name)) b.untaken.push_back(name);
-      else if (!certain.count(name)) b.open.push_back(name);
-    }
-    for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-    FollowBackwardOps(b, from_operators, arities, backward_depth);
-    t_.backward.push_back(std::move(b));
-  }
+  for (const std::string& name : forward_ops) AddBackwardRemembered(name);
   expander_.ExpandQueuedOps();
+}
+
+void BackwardTracer::AddBackwardOf(const std::string& name) {
+  const CppIndex& cpp = ix_.cpp;
+  HelperFacts& helper_facts = HelperFactsOf(ix_, opt_.device);
+  const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
+  const int backward_depth = std::max(0, opt_.depth - 1);
+  const Assumptions backward = BackwardAssumptions();
+  const NativeFunction* fn = FindOp(name);
+  if (!fn || fn->schema.is_out()) return;
+  const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
+  if (!d) return;
+  std::set<std::string> numbers;  // the entry's arguments that are no Tensor
+  const FormulaTypes types = TypesOf(ix_.yaml, *d, &numbers);
+  BackwardStep b;
+  b.op = fn->name;
+  b.derivatives = d;
+  std::set<std::string> from_operators;
+  // The argument counts each op is called with (SIZE_MAX: not read, any overload).
+  std::map<std::string, std::set<size_t>> arities;
+  // The formulas are read three times: for what a first-order backward of
+  // a typical call certainly runs, for what it may run (conditions the
+  // assumptions leave open), and for every op named.
+  enum class Reading { kCertain, kPossible, kAll } reading = Reading::kAll;
+  std::set<std::string> certain, possible, visited_helpers;
+  auto add_op = [&](const std::string& name) {
+    AddUnique(&b.ops, name);
+    if (reading == Reading::kCertain) certain.insert(name);
+    if (reading != Reading::kAll) possible.insert(name);
+  };
+  // Whether code under these values of its conditions is read now.
+  auto read = [&](Tri v) {
+    return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
+  };
+  std::function<void(const std::string&, bool, int, size_t)> consider;
+  // A hand-written method returning the tensor itself for a typical one
+  // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
+  auto skips = [&](const std::string& method_name) {
+    auto guard = EarlySelfReturn(ix_, method_name);
+    if (!guard) return false;
+    Tri returns_self = EvaluateCondition(guard->condition, false, backward);
+    return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
+  };
+  consider = [&](const std::string& raw, bool method, int level, size_t arity) {
+    std::string base = BaseOpName(raw);
+    if (method && skips(base)) return;
+    auto overloads = ix_.yaml.Overloads(base);
+    bool is_op = false;
+    for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
+    if (is_op) {
+      add_op(base);
+      arities[base].insert(arity == SIZE_MAX || !method ? arity : arity + 1);
+      return;
+    }
+    if (method) return;
+    // A FunctionsManual helper: the ops its body calls -- every overload's
+    // (norm_backward's four-argument form only calls the six-argument one).
+    if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(base).second) return;
+    AddUnique(&b.helpers, base);
+    for (uint32_t id : cpp.FunctionsNamed(base)) {
+      const CppFunction& h = cpp.functions()[id];
+      if (cpp.file(h.file) != manual) continue;
+      // A call in the helper runs as its own conditions say for a typical
+      // tensor (handle_r_to_c's at::real only for a complex gradient of a
+      // real input; norm_backward's branches by `p`, open).
+      auto runs = [&](int line, std::string_view token) {
+        if (reading == Reading::kAll) return true;
+        std::vector<CodeCondition> at;
+        if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return read(Tri::kUnknown);
+        Tri all = Tri::kTrue;
+        for (const CodeCondition& cc : at) {
+          Tri v = EvaluateCondition(cc.text, false, backward);
+          if (cc.negated) v = v == Tri::kTrue ? Tri::kFalse : v == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+          if (v == Tri::kFalse) return read(Tri::kFalse);
+          if (v == Tri::kUnknown) all = Tri::kUnknown;
+        }
+        return read(all);
+      };
+      int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
+      std::string body = lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
+      for (uint32_t c : cpp.CallsIn(id)) {
+        const CppCall& call = cpp.calls()[c];
+        if (!runs(static_cast<int>(call.line), call.callee)) continue;
+        bool at_call = call.qualifier == "at::" || call.is_ops_call;
+        bool member = call.kind == CallKind::kMember;
+        if (!at_call && !member && call.kind != CallKind::kPlain) continue;
+        // A method of what is no Tensor (`indices.sym_sizes().slice(...)`) is no op; remembered per index.
+        auto other = [&] { return calls_.ReceiverOf(call, h, body) == Receiver::kOther; };
+        if (member && !body.empty() && Remember(helper_facts.mu, helper_facts.receiver_is_other, c, other)) continue;
+        std::string cb = BaseOpName(call.callee);
+        if (member && skips(cb)) continue;
+        bool is_op = false;
+        for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
+          if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
+            add_op(cb);
+            auto written = body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call);
+            arities[cb].insert(!written ? SIZE_MAX : written->size() + (member ? 1 : 0));
+            is_op = true;
+            break;
+          }
+        }
+        // A helper calling another FunctionsManual helper (split_backward ->
+        // split_with_sizes_backward -> at::cat): one level more.
+        if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
+      }
+      auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
+      // The helper's operators on tensors depend on its text alone: read once per index.
+      auto read = [&] { return OperatorUsesOnLines(h.params, body, static_cast<int>(h.body_begin), is_tensor); };
+      for (const OperatorUse& use : Remember(helper_facts.mu, helper_facts.operators, id, read)) {
+        if (!runs(use.line, use.symbol)) continue;
+        add_op(use.op);
+        from_operators.insert(use.op);
+      }
+    }
+  };
+  std::vector<std::string> jvp_helpers;
+  for (const auto& f : DenseFormulas(*d)) {
+    if (f.formula == "non_differentiable" || f.formula == "not_implemented") continue;
+    if (IsForwardDerivative(*d, f)) {
+      // Forward-mode AD (`result:`, a named output's `values:`): its helpers
+      // are named (logsumexp_jvp), not run by backward, so not expanded.
+      for (const auto& c : ScanExpression(f.formula, true).calls) {
+        if (ix_.yaml.Overloads(BaseOpName(c)).empty() && IsManualHelper(cpp, manual, c)) AddUnique(&jvp_helpers, c);
+      }
+      continue;
+    }
+    if (f.inputs == "output_differentiability") continue;
+    for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
+      reading = r;
+      visited_helpers.clear();
+      std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
+      FormulaNames names = ScanExpression(text, true, {}, types);
+      for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
+      for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
+      for (const auto& o : names.operators) {
+        add_op(o);
+        from_operators.insert(o);
+      }
+    }
+  }
+  for (const std::string& name : b.ops) {
+    if (!possible.count(name)) b.untaken.push_back(name);
+    else if (!certain.count(name)) b.open.push_back(name);
+  }
+  for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
+  FollowBackwardOps(b, from_operators, arities, backward_depth);
+  t_.backward.push_back(std::move(b));
 }
 
 namespace {

@@ -88,7 +88,8 @@ bool WorthFollowing(const NativeFunction& fn);
 //                   (trace_python.cc)
 //   OpQueue         the aten ops reached and not yet expanded (trace_ops.cc)
 //   OpExpander      from a YAML op to the C++ that runs: dispatch keys,
-//                   definitions, the C++ walk (trace_ops.cc, trace_walk.cc)
+//                   definitions, the C++ walk (trace_ops.cc, trace_walk.cc);
+//                   each expansion replayed by later traces (op_expansions.cc)
 //   WalkFacts       what the walk reads of one C++ function, and the
 //                   definitions behind a dispatch entry, kept with the index
 //                   (trace_walk_facts.cc)
@@ -153,6 +154,8 @@ class OpQueue : public TraceReader {
 
   std::deque<PendingOp> queue_;
   std::set<std::pair<std::string, OpRole>> seen_ops_;  // (name, role)
+  // While set, every AddOp is also appended here (op_expansions.cc records an expansion).
+  std::vector<PendingOp>* recording_ = nullptr;
 
  private:
   std::map<std::pair<std::string, OpRole>, std::vector<std::string>> more_callers_;
@@ -327,6 +330,9 @@ class OpExpander : public TraceReader {
 
   void ExpandQueuedOps();
   void ExpandOp(OpStep& op, int depth);
+  // ExpandOp, or the replay of its first run for this op, role and depth
+  // bound under these options on this index (op_expansions.cc).
+  void ExpandRemembered(OpStep& op, int depth);
   // Whether an expanded op is a composite that only hands its work to one
   // other op (no kernels, stubs or libraries of its own).
   bool Forwards(const OpStep& op) const;
@@ -451,6 +457,11 @@ class BackwardTracer : public TraceReader {
   void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                          const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
+  // The backward of one forward op: its derivatives.yaml entry read, the
+  // backward ops queued. AddBackwardRemembered replays its first run under
+  // these options on this index (op_expansions.cc).
+  void AddBackwardOf(const std::string& forward_op);
+  void AddBackwardRemembered(const std::string& forward_op);
   void AddDecompositions();
 
   Trace& t_;

@@ -14,7 +14,8 @@
 //
 // The walk itself is trace_walk.cc; what it reads of a function and of a
 // call (the same for every trace of an index) is trace_walk_facts.cc and
-// trace_calls.cc; code the build writes is trace_kernels.cc.
+// trace_calls.cc; code the build writes is trace_kernels.cc. An op once
+// expanded is replayed, not walked again (op_expansions.cc).
 #include <algorithm>
 #include <set>
 #include <cctype>
@@ -112,6 +113,7 @@ std::string StripTemplateAndNamespace(std::string s) {
 
 void OpQueue::AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth) {
   if (!fn) return;
+  if (recording_) recording_->push_back({fn, role, from, depth});
   if (!seen_ops_.insert({fn->name, role}).second) {
     if (from.empty() || from == fn->name) return;
     std::vector<std::string>& callers = more_callers_[{fn->name, role}];
@@ -163,7 +165,7 @@ void OpExpander::ExpandQueuedOps() {
     op.reached_from = p.reached_from;
     op.depth = p.depth;
     const size_t queued = ops_.queue_.size();
-    ExpandOp(op, p.depth);
+    ExpandRemembered(op, p.depth);
     // A composite op that only hands its work to one other op (index_put ->
     // index_put_ -> _index_put_impl_) is a step, not a level: what it
     // calls is followed as deep as if called directly.
