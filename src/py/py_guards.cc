@@ -4,7 +4,9 @@
 // negated conditions of the `if`/`elif` headers before it at that
 // indentation), and a sibling `if C:` whose suite's last statement returns
 // guards everything after it; one that raises guards nothing (a call that
-// succeeds never entered it). Multi-line headers are joined
+// succeeds never entered it). An if-chain whose branches all return or
+// raise guards what follows by each returning branch's condition (`if A:
+// return a  elif B: return b` -> not A, not B). Multi-line headers are joined
 // while their brackets are open. Strings are not tokenized: a line inside a
 // triple-quoted docstring may look like a header, which is why only lines
 // starting with `if`/`elif`/`else`/`def` keywords count and docstrings of
@@ -92,6 +94,47 @@ SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit) {
   return StartsWithWord(last, "raise") ? SuiteEnd::kRaises : SuiteEnd::kFallsThrough;
 }
 
+// Whether the suite of the header at i ends at or before line `limit`
+// (the line asked about: outside the suite when no deeper than its header).
+bool SuiteEndsBefore(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+  for (size_t k = i + 1; k <= limit && k < lines.size(); ++k)
+    if (lines[k].indent >= 0 && lines[k].indent <= lines[i].indent) return true;
+  return false;
+}
+
+// The header after the suite of the header at i, when it continues the
+// same if-chain (`elif`/`else` at its indentation, before `limit`).
+size_t NextBranch(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+  for (size_t k = i + 1; k < limit; ++k) {
+    if (lines[k].indent < 0 || lines[k].indent > lines[i].indent) continue;
+    if (lines[k].indent == lines[i].indent && (StartsWithWord(lines[k].text, "elif") || StartsWithWord(lines[k].text, "else")))
+      return k;
+    break;
+  }
+  return limit;
+}
+
+// The if-chain headed at i (`if A: return a  elif B: return b ...`), all of
+// it before `limit`: what follows it runs only where no branch returned. As
+// long as every branch before returns or raises, a branch that returns adds
+// "not its condition" (B is tested only where A did not return); a branch
+// that falls through ends what the chain tells (after `if A: x = 1  elif B:
+// return`, what follows runs when A or not B: left open).
+// A chain that holds `limit` in one of its branches tells nothing: that
+// branch's header encloses the line and brings the chain's conditions.
+void ChainExits(const std::vector<PyLine>& lines, size_t i, size_t limit, std::vector<PyCondition>* out) {
+  size_t last = i;
+  for (size_t k = i; k < limit; k = NextBranch(lines, k, limit)) last = k;
+  if (!SuiteEndsBefore(lines, last, limit)) return;
+  for (size_t k = i; k < limit; k = NextBranch(lines, k, limit)) {
+    const bool is_else = StartsWithWord(lines[k].text, "else");
+    SuiteEnd end = SuiteExit(lines, k, limit);
+    if (end == SuiteEnd::kFallsThrough) return;
+    if (end == SuiteEnd::kReturns && !is_else)
+      out->push_back({HeaderCondition(lines, k, k == i ? "if" : "elif"), true, static_cast<int>(k + 1), "return"});
+  }
+}
+
 }  // namespace
 
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
@@ -106,9 +149,10 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
     if (l.indent == current && StartsWithWord(l.text, "if")) {
       // After `if C: return ...` a line runs when C is false; after `if C:
       // raise ...` on every call that does not fail: no condition.
-      SuiteEnd end = SuiteExit(lines, k, static_cast<size_t>(line - 1));
-      if (end == SuiteEnd::kReturns) early.push_back({HeaderCondition(lines, k, "if"), true, static_cast<int>(k + 1), "return"});
-      if (end != SuiteEnd::kFallsThrough) continue;
+      std::vector<PyCondition> exits;
+      ChainExits(lines, k, static_cast<size_t>(line - 1), &exits);
+      early.insert(early.end(), exits.rbegin(), exits.rend());
+      continue;
     }
     if (l.indent >= current) continue;
     current = l.indent;

@@ -56,6 +56,31 @@ TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
   EXPECT_EQ(Read(text, 6), V{"not M == 0/return"});
 }
 
+TEST(PyLineConditions, AnIfChainOfReturnsGuardsWhatFollowsByEachBranch) {
+  // What follows `if A: return  elif B: return` runs unless A and unless B;
+  // a branch that falls through ends what the chain tells; a line inside a
+  // later branch takes the chain's conditions from its header only.
+  const char* text =
+      "def f(x, reduction='mean'):\n"          // 1
+      "    if reduction == 'none':\n"          // 2
+      "        return x\n"                     // 3
+      "    elif reduction == 'sum':\n"         // 4
+      "        return x.sum()\n"               // 5
+      "    elif x.is_nested:\n"                // 6
+      "        raise ValueError('nested')\n"   // 7
+      "    y = x.mean()\n"                     // 8
+      "    if a:\n"                            // 9
+      "        return y\n"                     // 10
+      "    elif b:\n"                          // 11
+      "        y = y + 1\n"                    // 12
+      "    elif c:\n"                          // 13
+      "        return y\n"                     // 14
+      "    return g(y)\n";                     // 15
+  EXPECT_EQ(Read(text, 8), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return"}));
+  EXPECT_EQ(Read(text, 15), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return", "not a/return"}));
+  EXPECT_EQ(Read(text, 5), (V{"not reduction == 'none'/else", "reduction == 'sum'/if"}));
+}
+
 TEST(PyLineConditions, RealGeneralCosineRunsPastItsChecks) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/torch/signal/windows/windows.py");

@@ -42,6 +42,7 @@
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
+#include "trace/local_values.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 #include "trace/walk_bounds.h"
@@ -397,16 +398,22 @@ class PathAnnotator {
 
   // What the Python calls reaching entry op `op` pass to its schema
   // arguments (agreeing sites only), kept for evaluating its edges. False
-  // when the user's own call cannot be this overload (a keyword it lacks).
+  // when no call can be this overload (`torch.nanmedian(x, dim)` passes
+  // more than `nanmedian(Tensor self)` takes; a keyword it lacks, a literal
+  // of another kind): the Python argument parser takes another.
   bool EntryArguments(const OpStep& op) {
     if (!op.yaml) return true;
     std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
     std::optional<std::map<std::string, std::optional<std::string>>> agreed;
-    bool fits = true;
+    bool any_call = false, any_fits = false;
     for (const auto& f : t_.python) {
       for (const auto& c : f.calls) {
         if (c.resolved != full && c.resolved != base) continue;
+        bool fits = true;
         auto site = bindings_.ToSchema(f, c, *op.yaml, &fits);
+        any_call = true;
+        if (!fits) continue;
+        any_fits = true;
         KeepAgreed(&agreed, std::move(site));
       }
     }
@@ -414,7 +421,7 @@ class PathAnnotator {
       entry_arguments_[&op] = std::move(*agreed);
       assumptions_.erase(&op);
     }
-    return fits;
+    return !any_call || any_fits;
   }
 
   // Whether every Python call of entry op `op` assigns a value that only a
@@ -622,6 +629,7 @@ class PathAnnotator {
       if (c.op == base && c.where.valid() && !fallback) fallback = &c;
     if (sites.empty() && fallback) sites.push_back(fallback);
     if (sites.empty()) return {};
+    KeepSitesOfItsForm(child, base, &sites);
     *found = true;
     std::vector<Condition> best;
     int best_rank = -1;
@@ -641,6 +649,24 @@ class PathAnnotator {
       if (rank == 2) break;
     }
     return best;
+  }
+
+  // An out= overload is called as `at::x_out(`/`at::x_outf(`, the others
+  // never (`if (out.defined()) at::_fft_r2c_out(...); else at::_fft_r2c(...)`):
+  // each overload keeps the sites written in its form, when there are any.
+  void KeepSitesOfItsForm(const OpStep& child, const std::string& base, std::vector<const OpCallStep*>* sites) {
+    if (!child.yaml || sites->size() < 2) return;
+    const bool out = std::any_of(child.yaml->schema.arguments.begin(), child.yaml->schema.arguments.end(),
+                                 [](const SchemaArgument& a) { return a.is_out; });
+    std::vector<const OpCallStep*> kept;
+    for (const OpCallStep* c : *sites) {
+      std::vector<CodeCondition> unused;
+      const CppGuardReader& r = Reader(c->where.file);
+      const bool written_out = r.CallConditions(1, c->where.line, base + "_out", &unused) ||
+                               r.CallConditions(1, c->where.line, base + "_outf", &unused);
+      if (written_out == out) kept.push_back(c);
+    }
+    if (!kept.empty()) *sites = std::move(kept);
   }
 
   // `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
@@ -814,11 +840,18 @@ class PathAnnotator {
         if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (t == Tri::kUnknown)
         if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
+      if (t == Tri::kUnknown) t = WithLocals(c, a);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
     }
     return v;
+  }
+
+  // A C++ condition on the locals it reads (trace/local_values.h).
+  Tri WithLocals(const Condition& c, const Assumptions& a) const {
+    if (c.kind == "device" || c.kind == "#if" || !c.where.valid()) return Tri::kUnknown;
+    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
   }
 
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
@@ -1141,6 +1174,7 @@ class PathAnnotator {
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
   mutable std::map<const OpStep*, Assumptions> assumptions_;  // RememberedAssumptionsFor
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
+  mutable LocalValues locals_{ix_};
 };
 
 }  // namespace
