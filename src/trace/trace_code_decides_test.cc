@@ -2,7 +2,8 @@
 // tree written here: a local holding a size of the tensor is at least 1
 // (the empty-input early return is not taken), a flag local holds what the
 // assumptions decide of its expression, a helper's caller passing `{}` and
-// `/*forward=*/true` binds its parameters, a Python if-chain whose branches
+// `/*forward=*/true` binds its parameters (and the helpers it passes them
+// on to), a Python if-chain whose branches
 // all return guards what follows by every branch, and a Python call with
 // more arguments than an overload takes is not that overload. Line numbers are
 // lines of the raw strings below (each starts at line 1 of its file).
@@ -65,14 +66,18 @@ Tensor shrink_cuda(const Tensor& self) {
   return at::pick_a(self);
 }
 
-Tensor spectral_helper(c10::string_view name, Tensor out, Tensor input, bool forward) {
+Tensor spectral_inner(const Tensor& out, const Tensor& input) {
   if (out.defined()) {
     return at::pick_a(input);
   }
+  return at::pick_b(input);
+}
+
+Tensor spectral_helper(c10::string_view name, Tensor out, Tensor input, bool forward) {
   if (!forward) {
     return at::pick_c(input);
   }
-  return at::pick_b(input);
+  return spectral_inner(out, input);
 }
 
 Tensor spectral(const Tensor& self) {
@@ -164,8 +169,9 @@ TEST_F(CodeDecides, AnIfChainOfReturnsGuardsWhatFollows) {
 }
 
 TEST_F(CodeDecides, ACallersEmptyValueAndCommentedLiteralBindTheHelper) {
-  // Shrink.cpp:29 `spectral_helper("s", {}, self, /*forward=*/true)`: `out`
-  // is undefined (:19 not taken), `forward` true (:22 not taken).
+  // Shrink.cpp:33 `spectral_helper("s", {}, self, /*forward=*/true)`:
+  // `forward` is true (:26 not taken); `out` is undefined, and passed on to
+  // spectral_inner unchanged (:29), so :19 is not taken there either.
   Trace t = TraceOf("aten::spectral");
   EXPECT_EQ(PathOf(t, "pick_a"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_c"), "not taken");
@@ -173,7 +179,7 @@ TEST_F(CodeDecides, ACallersEmptyValueAndCommentedLiteralBindTheHelper) {
 }
 
 TEST_F(CodeDecides, AFlagLocalHoldsWhatTheAssumptionsDecide) {
-  // Shrink.cpp:33 `bool needs_grad = weight.requires_grad() || ...`.
+  // Shrink.cpp:37 `bool needs_grad = weight.requires_grad() || ...`.
   Trace t = TraceOf("aten::embed");
   EXPECT_EQ(PathOf(t, "pick_a"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_b"), "typical");

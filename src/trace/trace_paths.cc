@@ -773,8 +773,11 @@ class PathAnnotator {
   // the declared default of a trailing argument every call there omits
   // (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`
   // binds `activation = Activation::None`), or a literal every call passes
-  // alike (cpp/cpp_params.h). Empty when the calls are not read.
-  Bindings HelperBindings(const OpStep& parent, const std::string& fn) {
+  // alike (cpp/cpp_params.h), or a parameter of a calling helper passed on
+  // unchanged (`fftn_c2c("fftn", {}, ...)` -> `fft_c2c_maybe_out(fname, out,
+  // ...)`: `out` is `{}` there too). Empty when the calls are not read.
+  Bindings HelperBindings(const OpStep& parent, const std::string& fn, int depth = 0) {
+    if (depth > kValueDepth) return {};
     for (const auto& h : parent.helpers) {
       if (LastName(h.function) != fn || h.reached_from.empty() || !h.where.valid()) continue;
       const CppFunction* def = nullptr;
@@ -787,6 +790,7 @@ class PathAnnotator {
       std::vector<CppParameter> params = ParseCppParameters(def->params);
       const CppGuardReader& r = Reader(caller.file);
       std::optional<Bindings> agreed;
+      std::optional<Bindings> passed_on;  // the calling helper's own, read when first needed
       for (const auto& call : r.CallsIn(caller.line)) {
         if (LastName(call.callee) != fn) continue;
         auto args = CppCallArguments(r.text(), call.line, fn);
@@ -794,7 +798,17 @@ class PathAnnotator {
         Bindings site;
         for (size_t i = 0; i < params.size(); ++i) {
           const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
-          if (!params[i].name.empty() && IsCppLiteral(value)) site[params[i].name] = value;
+          if (params[i].name.empty()) continue;
+          if (IsCppLiteral(value)) {
+            site[params[i].name] = value;
+            continue;
+          }
+          // A parameter of a calling helper that its body never assigns.
+          if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) || IsImpl(parent, LastName(h.reached_from)) ||
+              !r.AssignedExpression(caller.line, call.line, value).empty())
+            continue;
+          if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
+          if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
         }
         KeepAgreed(&agreed, std::move(site));
       }
