@@ -501,6 +501,21 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
   return last;
 }
 
+std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  int writes = 0;
+  for (size_t i = begin; i + 1 < end; ++i) {
+    if (before > 0 && static_cast<int>(t[i].line) >= before) break;
+    if (t[i].text != name) continue;
+    const std::string_view next = t[i + 1].text, prev = i > begin ? std::string_view(t[i - 1].text) : "";
+    const bool compound = next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" &&
+                          next != ">=";
+    if (next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&") ++writes;
+  }
+  return writes == 1 ? AssignedExpression(from_line, before, name) : "";
+}
+
 std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) const {
   {
     std::lock_guard<std::mutex> lock(memo_->mu);

@@ -55,6 +55,10 @@ class CppGuardReader {
   // `T name = e;`, `name = e;`) in the function defined at `from_line`,
   // before line `before` (0: anywhere in it); "" when none.
   std::string AssignedExpression(int from_line, int before, std::string_view name) const;
+  // As AssignedExpression, when that is the only write of `name` before
+  // `before` (no other `=`, compound assignment, `++`/`--` or `&name`):
+  // the value it holds there whatever branches ran. "" otherwise.
+  std::string OnlyAssignment(int from_line, int before, std::string_view name) const;
   // Every call written in the function defined at `from_line` (free
   // function calls, not methods), with its conditions, in order.
   struct GuardedCall {

@@ -116,6 +116,27 @@ TEST(CppCallConditions, AChainThatReturnsOnEveryBranchReturnsFromItsBlock) {
   EXPECT_EQ(Described(text, 1, 13, "clone"), V{"unless s"});
 }
 
+TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
+  const char* text =
+      "void f(const Tensor& self, int64_t p) {\n"  // 1
+      "  const auto n = self.numel();\n"           // 2
+      "  bool flag = false;\n"                      // 3
+      "  if (p) {\n"                                // 4
+      "    flag = true;\n"                          // 5
+      "  }\n"                                       // 6
+      "  int64_t k = 1;\n"                          // 7
+      "  k *= 2;\n"                                 // 8
+      "  if (n == 0 || flag || k || p) return;\n"   // 9
+      "}\n";
+  CppGuardReader r(text);
+  EXPECT_EQ(r.OnlyAssignment(1, 9, "n"), "self.numel()");
+  EXPECT_EQ(r.AssignedExpression(1, 9, "flag"), "true");
+  EXPECT_EQ(r.OnlyAssignment(1, 9, "flag"), "") << "set in a branch too";
+  EXPECT_EQ(r.OnlyAssignment(1, 9, "k"), "") << "a compound assignment writes it";
+  EXPECT_EQ(r.OnlyAssignment(1, 9, "p"), "") << "a parameter";
+  EXPECT_EQ(r.OnlyAssignment(1, 3, "n"), "self.numel()");
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

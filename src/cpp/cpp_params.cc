@@ -61,6 +61,41 @@ std::vector<CppParameter> ParseCppParameters(std::string_view params) {
   return out;
 }
 
+namespace {
+
+// `/*forward=*/true` -> `true`: a comment naming the parameter binds it by
+// position, as C++ does (outside string literals).
+std::string WithoutComments(std::string_view arg) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    if (quote) {
+      out += c;
+      if (c == '\\' && i + 1 < arg.size()) out += arg[++i];
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '/' && i + 1 < arg.size() && arg[i + 1] == '*') {
+      size_t end = arg.find("*/", i + 2);
+      if (end == std::string_view::npos) break;
+      i = end + 1;
+      continue;
+    }
+    if (c == '/' && i + 1 < arg.size() && arg[i + 1] == '/') {
+      size_t end = arg.find('\n', i);
+      if (end == std::string_view::npos) break;
+      i = end;
+      continue;
+    }
+    out += c;
+  }
+  return std::string(TrimView(out));
+}
+
+}  // namespace
+
 std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee) {
   size_t begin = 0;
   for (int l = 1; l < line && begin != std::string_view::npos; ++l) {
@@ -83,9 +118,16 @@ std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, 
     if (close >= text.size()) return std::nullopt;
     std::string_view inside = text.substr(open + 1, close - open - 1);
     if (TrimView(inside).empty()) return std::vector<std::string>{};
-    return SplitTopLevel(inside, ',', "([{", ")]}");
+    std::vector<std::string> args = SplitTopLevel(inside, ',', "([{", ")]}");
+    for (std::string& arg : args) arg = WithoutComments(arg);
+    return args;
   }
   return std::nullopt;
+}
+
+bool IsEmptyValue(std::string_view arg) {
+  arg = TrimView(arg);
+  return arg == "{}" || arg == "Tensor()" || arg == "at::Tensor()" || arg == "std::nullopt" || arg == "c10::nullopt";
 }
 
 bool IsCppLiteral(std::string_view arg) {
@@ -93,6 +135,7 @@ bool IsCppLiteral(std::string_view arg) {
   if (arg.empty()) return false;
   if (arg == "true" || arg == "false" || arg == "nullptr" || arg == "std::nullopt" || arg == "c10::nullopt")
     return true;
+  if (IsEmptyValue(arg)) return true;
   char first = arg.front();
   if (first == '"' || first == '\'') return arg.size() >= 2 && arg.back() == first;
   std::string_view unsigned_part = first == '-' ? arg.substr(1) : arg;

@@ -31,11 +31,17 @@ std::vector<CppParameter> ParseCppParameters(std::string_view params);
 // The arguments, trimmed, of the first call of `callee` (its last name:
 // `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the
 // start of line `line` (1-based) of `text` on; nullopt when none is there.
+// Comments are dropped (`/*forward=*/true` is `true`).
 std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee);
 
 // A value written as itself: a number, a string or character literal,
-// true/false, nullptr, std::nullopt/c10::nullopt, or an enum member or
+// true/false, nullptr, an empty value (IsEmptyValue), or an enum member or
 // constant named with its scope (`Activation::None`, `at::kFloat`).
 bool IsCppLiteral(std::string_view arg);
+
+// A default-constructed value passed as itself: `{}`, `Tensor()`,
+// `std::nullopt` -- an undefined tensor, an empty optional (a helper's
+// `out.defined()` is false where its caller passes `{}`).
+bool IsEmptyValue(std::string_view arg);
 
 }  // namespace optrace

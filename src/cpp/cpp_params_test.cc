@@ -43,6 +43,21 @@ TEST(CppParams, CallArgumentsFromALineOn) {
   EXPECT_EQ(CppCallArguments(text, 5, "f"), std::nullopt) << "notf is another name";
 }
 
+TEST(CppParams, ACommentNamingTheParameterIsDropped) {
+  // SpectralOps.cpp:364 `fft_r2c("fft", {}, self, n, dim, norm, /*forward=*/true, /*onesided=*/false);`
+  std::string text = "  fft_r2c(\"fft /*x*/\", {}, self, /*forward=*/true, // why\n false);\n";
+  EXPECT_EQ(CppCallArguments(text, 1, "fft_r2c"),
+            (std::vector<std::string>{"\"fft /*x*/\"", "{}", "self", "true", "false"}));
+}
+
+TEST(CppParams, AnEmptyValueIsALiteral) {
+  for (const char* yes : {"{}", "Tensor()", "at::Tensor()", "std::nullopt"}) {
+    EXPECT_TRUE(IsEmptyValue(yes)) << yes;
+    EXPECT_TRUE(IsCppLiteral(yes)) << yes;
+  }
+  for (const char* no : {"{1, 2}", "Tensor(x)", "out", "0"}) EXPECT_FALSE(IsEmptyValue(no)) << no;
+}
+
 TEST(CppParams, Literals) {
   for (const char* yes : {"0", "1", "-1", "0.5", "1e-5", "\"constant\"", "'a'", "true", "nullptr", "std::nullopt",
                           "Activation::None", "at::kFloat", "at::Reduction::Mean"})

@@ -4,7 +4,10 @@
 // negated conditions of the `if`/`elif` headers before it at that
 // indentation), and a sibling `if C:` whose suite's last statement returns
 // guards everything after it; one that raises guards nothing (a call that
-// succeeds never entered it). Multi-line headers are joined
+// succeeds never entered it). An if-chain whose branches all return or
+// raise guards what follows by each returning branch's condition (`if A:
+// return a  elif B: return b` -> not A, not B), and a suite that ends in
+// an if/else whose every branch leaves leaves too. Multi-line headers are joined
 // while their brackets are open. Strings are not tokenized: a line inside a
 // triple-quoted docstring may look like a header, which is why only lines
 // starting with `if`/`elif`/`else`/`def` keywords count and docstrings of
@@ -20,12 +23,47 @@ namespace optrace {
 namespace {
 
 struct PyLine {
-  int indent = -1;  // -1: blank or comment
+  int indent = -1;  // -1: blank, comment, or the continuation of a statement
   std::string_view text;  // stripped of indentation
+  bool continued = false;  // inside the brackets (or triple quotes) of an earlier line
+};
+
+// Tracks open brackets and triple-quoted strings from line to line: a line
+// that starts inside them continues a statement (a multi-line `if (` header,
+// a call's arguments) and is no statement of its own.
+struct Continuation {
+  int depth = 0;
+  char triple = 0;  // the quote of an open triple-quoted string
+  void Scan(std::string_view l) {
+    for (size_t i = 0; i < l.size(); ++i) {
+      const char c = l[i];
+      if (triple) {
+        if (c == triple && l.substr(i, 3) == std::string(3, triple)) {
+          triple = 0;
+          i += 2;
+        }
+        continue;
+      }
+      if (c == '#') return;
+      if (c == '"' || c == '\'') {
+        if (l.substr(i, 3) == std::string(3, c)) {
+          triple = c;
+          i += 2;
+          continue;
+        }
+        for (++i; i < l.size() && l[i] != c; ++i)
+          if (l[i] == '\\') ++i;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    }
+  }
 };
 
 std::vector<PyLine> SplitLines(std::string_view text, int upto) {
   std::vector<PyLine> lines;
+  Continuation open;
   size_t pos = 0;
   while (pos <= text.size() && static_cast<int>(lines.size()) < upto) {
     size_t end = text.find('\n', pos);
@@ -33,13 +71,15 @@ std::vector<PyLine> SplitLines(std::string_view text, int upto) {
     std::string_view l = text.substr(pos, end - pos);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     PyLine pl;
+    pl.continued = open.depth > 0 || open.triple;
     size_t k = 0;
     int col = 0;
     while (k < l.size() && (l[k] == ' ' || l[k] == '\t')) col = l[k++] == '\t' ? (col / 8 + 1) * 8 : col + 1;
-    if (k < l.size() && l[k] != '#') {
-      pl.indent = col;
+    if (k < l.size() && (l[k] != '#' || pl.continued)) {
+      pl.indent = pl.continued ? -1 : col;
       pl.text = l.substr(k);
     }
+    open.Scan(l);
     lines.push_back(pl);
     pos = end + 1;
   }
@@ -74,29 +114,99 @@ std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::str
 
 // How the suite of the header at i (lines indented deeper, up to the next
 // line at or above its indentation) ends: in a return, a raise, or neither.
+// A suite that ends in an if/elif/else chain leaves as its branches do:
+// returns when every branch returns or raises and one returns.
 enum class SuiteEnd { kFallsThrough, kReturns, kRaises };
-SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit, int depth);
+SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit, int depth = 0) {
   int indent = lines[i].indent;
   std::string_view last;
   size_t colon = lines[i].text.rfind(':');
   if (colon != std::string_view::npos && colon + 1 < lines[i].text.size()) last = lines[i].text.substr(colon + 1);
   int body = -1;
+  size_t last_at = i;
   for (size_t k = i + 1; k < limit; ++k) {
     if (lines[k].indent < 0) continue;
     if (lines[k].indent <= indent) break;
     if (body < 0) body = lines[k].indent;
-    if (lines[k].indent == body) last = lines[k].text;
+    if (lines[k].indent == body) {
+      last = lines[k].text;
+      last_at = k;
+    }
   }
   while (!last.empty() && last.front() == ' ') last.remove_prefix(1);
   if (StartsWithWord(last, "return")) return SuiteEnd::kReturns;
-  return StartsWithWord(last, "raise") ? SuiteEnd::kRaises : SuiteEnd::kFallsThrough;
+  if (StartsWithWord(last, "raise")) return SuiteEnd::kRaises;
+  if (last_at != i && StartsWithWord(last, "else") && depth < 8) return ChainEnd(lines, last_at, limit, depth + 1);
+  return SuiteEnd::kFallsThrough;
+}
+
+// The chain whose `else:` is at else_at: its headers back to the `if`.
+SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit, int depth) {
+  const int indent = lines[else_at].indent;
+  bool returns = false;
+  for (size_t k = else_at + 1; k-- > 0;) {
+    if (lines[k].indent < 0 || lines[k].indent > indent) continue;
+    if (lines[k].indent < indent) return SuiteEnd::kFallsThrough;
+    const bool head_if = StartsWithWord(lines[k].text, "if");
+    if (!head_if && !StartsWithWord(lines[k].text, "elif") && !StartsWithWord(lines[k].text, "else"))
+      return SuiteEnd::kFallsThrough;
+    SuiteEnd end = SuiteExit(lines, k, limit, depth);
+    if (end == SuiteEnd::kFallsThrough) return end;
+    returns = returns || end == SuiteEnd::kReturns;
+    if (head_if) return returns ? SuiteEnd::kReturns : SuiteEnd::kRaises;
+  }
+  return SuiteEnd::kFallsThrough;
+}
+
+// Whether the suite of the header at i ends at or before line `limit`
+// (the line asked about: outside the suite when no deeper than its header).
+bool SuiteEndsBefore(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+  for (size_t k = i + 1; k <= limit && k < lines.size(); ++k)
+    if (lines[k].indent >= 0 && lines[k].indent <= lines[i].indent) return true;
+  return false;
+}
+
+// The header after the suite of the header at i, when it continues the
+// same if-chain (`elif`/`else` at its indentation, before `limit`).
+size_t NextBranch(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+  for (size_t k = i + 1; k < limit; ++k) {
+    if (lines[k].indent < 0 || lines[k].indent > lines[i].indent) continue;
+    if (lines[k].indent == lines[i].indent && (StartsWithWord(lines[k].text, "elif") || StartsWithWord(lines[k].text, "else")))
+      return k;
+    break;
+  }
+  return limit;
+}
+
+// The if-chain headed at i (`if A: return a  elif B: return b ...`), all of
+// it before `limit`: what follows it runs only where no branch returned. As
+// long as every branch before returns or raises, a branch that returns adds
+// "not its condition" (B is tested only where A did not return); a branch
+// that falls through ends what the chain tells (after `if A: x = 1  elif B:
+// return`, what follows runs when A or not B: left open).
+// A chain that holds `limit` in one of its branches tells nothing: that
+// branch's header encloses the line and brings the chain's conditions.
+void ChainExits(const std::vector<PyLine>& lines, size_t i, size_t limit, std::vector<PyCondition>* out) {
+  size_t last = i;
+  for (size_t k = i; k < limit; k = NextBranch(lines, k, limit)) last = k;
+  if (!SuiteEndsBefore(lines, last, limit)) return;
+  for (size_t k = i; k < limit; k = NextBranch(lines, k, limit)) {
+    const bool is_else = StartsWithWord(lines[k].text, "else");
+    SuiteEnd end = SuiteExit(lines, k, limit);
+    if (end == SuiteEnd::kFallsThrough) return;
+    if (end == SuiteEnd::kReturns && !is_else)
+      out->push_back({HeaderCondition(lines, k, k == i ? "if" : "elif"), true, static_cast<int>(k + 1), "return"});
+  }
 }
 
 }  // namespace
 
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   std::vector<PyLine> lines = SplitLines(text, line);
-  if (line < 1 || static_cast<size_t>(line) > lines.size() || lines[line - 1].indent < 0) return {};
+  if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};
+  while (line > 1 && lines[line - 1].continued) --line;  // a call in a statement's continuation
+  if (lines[line - 1].indent < 0) return {};
   std::vector<std::vector<PyCondition>> levels;  // innermost first
   int current = lines[line - 1].indent;
   std::vector<PyCondition> early;                // early returns in the current suite
@@ -106,9 +216,10 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
     if (l.indent == current && StartsWithWord(l.text, "if")) {
       // After `if C: return ...` a line runs when C is false; after `if C:
       // raise ...` on every call that does not fail: no condition.
-      SuiteEnd end = SuiteExit(lines, k, static_cast<size_t>(line - 1));
-      if (end == SuiteEnd::kReturns) early.push_back({HeaderCondition(lines, k, "if"), true, static_cast<int>(k + 1), "return"});
-      if (end != SuiteEnd::kFallsThrough) continue;
+      std::vector<PyCondition> exits;
+      ChainExits(lines, k, static_cast<size_t>(line - 1), &exits);
+      early.insert(early.end(), exits.rbegin(), exits.rend());
+      continue;
     }
     if (l.indent >= current) continue;
     current = l.indent;

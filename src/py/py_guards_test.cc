@@ -56,6 +56,70 @@ TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
   EXPECT_EQ(Read(text, 6), V{"not M == 0/return"});
 }
 
+TEST(PyLineConditions, AnIfChainOfReturnsGuardsWhatFollowsByEachBranch) {
+  // What follows `if A: return  elif B: return` runs unless A and unless B;
+  // a branch that falls through ends what the chain tells; a line inside a
+  // later branch takes the chain's conditions from its header only.
+  const char* text =
+      "def f(x, reduction='mean'):\n"          // 1
+      "    if reduction == 'none':\n"          // 2
+      "        return x\n"                     // 3
+      "    elif reduction == 'sum':\n"         // 4
+      "        return x.sum()\n"               // 5
+      "    elif x.is_nested:\n"                // 6
+      "        raise ValueError('nested')\n"   // 7
+      "    y = x.mean()\n"                     // 8
+      "    if a:\n"                            // 9
+      "        return y\n"                     // 10
+      "    elif b:\n"                          // 11
+      "        y = y + 1\n"                    // 12
+      "    elif c:\n"                          // 13
+      "        return y\n"                     // 14
+      "    return g(y)\n";                     // 15
+  EXPECT_EQ(Read(text, 8), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return"}));
+  EXPECT_EQ(Read(text, 15), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return", "not a/return"}));
+  EXPECT_EQ(Read(text, 5), (V{"not reduction == 'none'/else", "reduction == 'sum'/if"}));
+}
+
+TEST(PyLineConditions, ASuiteEndingInAnIfElseThatLeavesOnEveryBranchLeaves) {
+  // functional.py's norm: `if input.layout == torch.strided and ...:` ends
+  // in an if/else returning on both sides; what follows runs only otherwise.
+  const char* text =
+      "def f(x, p='fro'):\n"              // 1
+      "    if x.is_cuda:\n"                // 2
+      "        if isinstance(p, str):\n"   // 3
+      "            return a(x)\n"          // 4
+      "        elif p is None:\n"          // 5
+      "            raise ValueError()\n"   // 6
+      "        else:\n"                    // 7
+      "            return b(x)\n"          // 8
+      "    if x.is_cpu:\n"                 // 9
+      "        if p:\n"                    // 10
+      "            y = a(x)\n"             // 11
+      "        else:\n"                    // 12
+      "            return b(x)\n"          // 13
+      "    return c(x)\n";                 // 14
+  EXPECT_EQ(Read(text, 14), V{"not x.is_cuda/return"}) << "x.is_cpu's if/else falls through on one side";
+}
+
+TEST(PyLineConditions, AHeadersContinuationLinesAreNoStatements) {
+  // functional.py:1801-1803's `if p == "fro" and (\n dim is None ...\n ):`
+  // encloses what follows; its `):` line is no header of its own.
+  const char* text =
+      "def f(x, p='fro', dim=None):\n"         // 1
+      "    if p == 'fro' and (\n"              // 2
+      "        dim is None or len(dim) <= 2\n"  // 3
+      "    ):\n"                                // 4
+      "        return a(x,\n"                   // 5
+      "                 b(x))\n"                // 6
+      "    s = '''(\n"                          // 7
+      "    if q:'''\n"                          // 8
+      "    return c(x)\n";                      // 9
+  EXPECT_EQ(Read(text, 5), V{"p == 'fro' and ( dim is None or len(dim) <= 2 )/if"});
+  EXPECT_EQ(Read(text, 6), Read(text, 5)) << "a call on a continuation line is in its statement";
+  EXPECT_EQ(Read(text, 9), V{"not p == 'fro' and ( dim is None or len(dim) <= 2 )/return"});
+}
+
 TEST(PyLineConditions, RealGeneralCosineRunsPastItsChecks) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/torch/signal/windows/windows.py");

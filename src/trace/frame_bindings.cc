@@ -356,8 +356,9 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
     if (!a.is_out) schema.push_back({a.name, a.default_value, a.kwarg_only, false});
   // A tensor method's receiver is the schema's first argument (`self`).
   bool method = c.kind == PyCallTarget::kMethod && !schema.empty() && schema[0].name == "self";
+  PackIntListVarargs(fn, method, &*args);
   std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
-  if (user_call && !Fits(*args, bound, fn)) *fits = false;
+  if (!Fits(*args, bound, fn)) *fits = false;
   for (const auto& [name, value] : bound) {
     std::optional<std::string> v = Resolve(value, caller, caller_params, &f, c.line);
     if (!v) out[name] = std::nullopt;
@@ -366,13 +367,53 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   return out;
 }
 
+// The Python parser lets a schema whose only positional parameter is an
+// int list take it as varargs (`torch.rand(2, 3)`, `x.view(2, 3)`): the
+// positional arguments are that one list.
+void FrameBindings::PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args) {
+  std::vector<const SchemaArgument*> positional;
+  for (const SchemaArgument& a : fn.schema.arguments)
+    if (!a.is_out && !a.kwarg_only && !(method && positional.empty() && a.name == "self" && &a == &fn.schema.arguments[0]))
+      positional.push_back(&a);
+  if (positional.size() != 1 || !(positional[0]->type.starts_with("int[") || positional[0]->type.starts_with("SymInt[")))
+    return;
+  std::vector<PyArgument> packed;
+  std::string list;
+  size_t values = 0;
+  for (const PyArgument& a : *args) {
+    if (!a.name.empty() || a.value.starts_with("*")) {
+      packed.push_back(a);
+      continue;
+    }
+    list += (list.empty() ? "" : ", ") + a.value;
+    ++values;
+  }
+  if (values < 2) return;
+  packed.insert(packed.begin(), PyArgument{"", "(" + list + ")"});
+  *args = std::move(packed);
+}
+
 // Every argument found its parameter, and no literal is of a kind the
 // parameter's type cannot take (a number for a Dimname, a string for an int).
 bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
                          const NativeFunction& fn) {
+  // `out=` names an out= tensor, bound only where the overload has one;
+  // the Python parser adds `requires_grad=` to a factory's TensorOptions.
+  auto has = [&](std::string_view name, bool out) {
+    for (const SchemaArgument& s : fn.schema.arguments)
+      if (s.name == name && s.is_out == out) return true;
+    return false;
+  };
+  auto unbound_keyword = [&](const PyArgument& a) {
+    return !a.name.empty() && (has(a.name, true) || (a.name == "requires_grad" && has("device", false)));
+  };
   size_t placed = 0;
-  for (const PyArgument& a : args) placed += a.value.starts_with("*") ? 0 : 1;
-  if (bound.size() != placed) return false;
+  bool unpacked = false;  // `*args`: how many it holds is unknown
+  for (const PyArgument& a : args) {
+    unpacked = unpacked || a.value.starts_with("*");
+    placed += a.value.starts_with("*") || unbound_keyword(a) ? 0 : 1;
+  }
+  if (!unpacked && bound.size() != placed) return false;
   for (const SchemaArgument& a : fn.schema.arguments) {
     auto b = bound.find(a.name);
     if (b == bound.end() || !IsLiteral(b->second)) continue;

@@ -62,8 +62,9 @@ class FrameBindings {
   // `fn`: name -> value (a literal or a known parameter passed on), or
   // nullopt where what is passed is unknown and may differ from the
   // schema's default. Arguments not listed keep the schema's default.
-  // *fits becomes false when the user's own call cannot be this overload:
-  // a keyword the schema lacks, or a literal of the wrong kind.
+  // *fits becomes false when the call cannot be this overload: more
+  // arguments than it takes, a keyword the schema lacks, or a literal of the
+  // wrong kind.
   std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
                                                               const NativeFunction& fn, bool* fits);
 
@@ -82,6 +83,7 @@ class FrameBindings {
   void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
                       Bindings* out, int depth);
   bool IsTarget(const PyFrame& f) const;
+  static void PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args);
   static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
                    const NativeFunction& fn);
   bool IsModuleTarget() const { return t_.target_kind == TargetKind::kModule; }

@@ -42,6 +42,7 @@
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
+#include "trace/local_values.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 #include "trace/walk_bounds.h"
@@ -400,16 +401,22 @@ class PathAnnotator {
 
   // What the Python calls reaching entry op `op` pass to its schema
   // arguments (agreeing sites only), kept for evaluating its edges. False
-  // when the user's own call cannot be this overload (a keyword it lacks).
+  // when no call can be this overload (`torch.nanmedian(x, dim)` passes
+  // more than `nanmedian(Tensor self)` takes; a keyword it lacks, a literal
+  // of another kind): the Python argument parser takes another.
   bool EntryArguments(const OpStep& op) {
     if (!op.yaml) return true;
     std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
     std::optional<std::map<std::string, std::optional<std::string>>> agreed;
-    bool fits = true;
+    bool any_call = false, any_fits = false;
     for (const auto& f : t_.python) {
       for (const auto& c : f.calls) {
         if (c.resolved != full && c.resolved != base) continue;
+        bool fits = true;
         auto site = bindings_.ToSchema(f, c, *op.yaml, &fits);
+        any_call = true;
+        if (!fits) continue;
+        any_fits = true;
         KeepAgreed(&agreed, std::move(site));
       }
     }
@@ -417,7 +424,7 @@ class PathAnnotator {
       entry_arguments_[&op] = std::move(*agreed);
       assumptions_.erase(&op);
     }
-    return fits;
+    return !any_call || any_fits;
   }
 
   // Whether every Python call of entry op `op` assigns a value that only a
@@ -626,6 +633,7 @@ class PathAnnotator {
       if (c.op == base && c.where.valid() && !fallback) fallback = &c;
     if (sites.empty() && fallback) sites.push_back(fallback);
     if (sites.empty()) return {};
+    KeepSitesOfItsForm(child, base, &sites);
     *found = true;
     std::vector<Condition> best;
     int best_rank = -1;
@@ -645,6 +653,24 @@ class PathAnnotator {
       if (rank == 2) break;
     }
     return best;
+  }
+
+  // An out= overload is called as `at::x_out(`/`at::x_outf(`, the others
+  // never (`if (out.defined()) at::_fft_r2c_out(...); else at::_fft_r2c(...)`):
+  // each overload keeps the sites written in its form, when there are any.
+  void KeepSitesOfItsForm(const OpStep& child, const std::string& base, std::vector<const OpCallStep*>* sites) {
+    if (!child.yaml || sites->size() < 2) return;
+    const bool out = std::any_of(child.yaml->schema.arguments.begin(), child.yaml->schema.arguments.end(),
+                                 [](const SchemaArgument& a) { return a.is_out; });
+    std::vector<const OpCallStep*> kept;
+    for (const OpCallStep* c : *sites) {
+      std::vector<CodeCondition> unused;
+      const CppGuardReader& r = Reader(c->where.file);
+      const bool written_out = r.CallConditions(1, c->where.line, base + "_out", &unused) ||
+                               r.CallConditions(1, c->where.line, base + "_outf", &unused);
+      if (written_out == out) kept.push_back(c);
+    }
+    if (!kept.empty()) *sites = std::move(kept);
   }
 
   // `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
@@ -752,8 +778,11 @@ class PathAnnotator {
   // the declared default of a trailing argument every call there omits
   // (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`
   // binds `activation = Activation::None`), or a literal every call passes
-  // alike (cpp/cpp_params.h). Empty when the calls are not read.
-  Bindings HelperBindings(const OpStep& parent, const std::string& fn) {
+  // alike (cpp/cpp_params.h), or a parameter of a calling helper passed on
+  // unchanged (`fftn_c2c("fftn", {}, ...)` -> `fft_c2c_maybe_out(fname, out,
+  // ...)`: `out` is `{}` there too). Empty when the calls are not read.
+  Bindings HelperBindings(const OpStep& parent, const std::string& fn, int depth = 0) {
+    if (depth > kValueDepth) return {};
     for (const auto& h : parent.helpers) {
       if (LastName(h.function) != fn || h.reached_from.empty() || !h.where.valid()) continue;
       const CppFunction* def = nullptr;
@@ -766,6 +795,7 @@ class PathAnnotator {
       std::vector<CppParameter> params = ParseCppParameters(def->params);
       const CppGuardReader& r = Reader(caller.file);
       std::optional<Bindings> agreed;
+      std::optional<Bindings> passed_on;  // the calling helper's own, read when first needed
       for (const auto& call : r.CallsIn(caller.line)) {
         if (LastName(call.callee) != fn) continue;
         auto args = CppCallArguments(r.text(), call.line, fn);
@@ -773,7 +803,17 @@ class PathAnnotator {
         Bindings site;
         for (size_t i = 0; i < params.size(); ++i) {
           const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
-          if (!params[i].name.empty() && IsCppLiteral(value)) site[params[i].name] = value;
+          if (params[i].name.empty()) continue;
+          if (IsCppLiteral(value)) {
+            site[params[i].name] = value;
+            continue;
+          }
+          // A parameter of a calling helper that its body never assigns.
+          if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) || IsImpl(parent, LastName(h.reached_from)) ||
+              !r.AssignedExpression(caller.line, call.line, value).empty())
+            continue;
+          if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
+          if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
         }
         KeepAgreed(&agreed, std::move(site));
       }
@@ -819,11 +859,18 @@ class PathAnnotator {
         if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (t == Tri::kUnknown)
         if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
+      if (t == Tri::kUnknown) t = WithLocals(c, a);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       if (t == Tri::kFalse) return Tri::kFalse;
       if (t == Tri::kUnknown) v = Tri::kUnknown;
     }
     return v;
+  }
+
+  // A C++ condition on the locals it reads (trace/local_values.h).
+  Tri WithLocals(const Condition& c, const Assumptions& a) const {
+    if (c.kind == "device" || c.kind == "#if" || !c.where.valid()) return Tri::kUnknown;
+    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
   }
 
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
@@ -1146,6 +1193,7 @@ class PathAnnotator {
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
   mutable std::map<const OpStep*, Assumptions> assumptions_;  // RememberedAssumptionsFor
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
+  mutable LocalValues locals_{ix_};
 };
 
 }  // namespace

@@ -72,8 +72,54 @@ std::string DtypeWord(std::string_view s) {
   return "";
 }
 
+// The device a literal names: "cuda", 'cpu', kCUDA, DeviceType::CPU ->
+// "cuda"/"cpu"/"other"; "" when it is no literal (a call, a name).
+std::string DeviceLiteral(std::string_view item) {
+  item = TrimView(item);
+  const bool quoted = item.size() >= 2 && (item.front() == '"' || item.front() == '\'') && item.back() == item.front();
+  if (quoted) item = item.substr(1, item.size() - 2);
+  else if (item.starts_with("c10::")) item.remove_prefix(5);
+  if (!quoted) {
+    if (item.starts_with("DeviceType::")) item.remove_prefix(12);
+    else if (item.size() > 1 && item[0] == 'k' && std::isupper(static_cast<unsigned char>(item[1]))) item.remove_prefix(1);
+    else return "";
+  }
+  if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return IsIdentChar(c); })) return "";
+  std::string lower(item);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower == "cuda" || lower == "cpu" ? lower : "other";
+}
+
+// `x.device.type in ("cuda", "xpu")` / `not in [...]`: the assumed device
+// is in the list of literals, or not (a list holding a call or a name it
+// does not match stays open).
+Tri DeviceMembership(std::string_view atom, const Assumptions& a) {
+  size_t at = atom.find(" not in ");
+  const bool negated = at != std::string_view::npos;
+  if (!negated) at = atom.find(" in ");
+  if (at == std::string_view::npos) return Tri::kUnknown;
+  // A tensor's device (`x.device.type`), never a parameter named device
+  // (a factory function's `device in (...)` is the caller's choice).
+  std::string_view lhs = TrimView(atom.substr(0, at));
+  if (!lhs.ends_with(".device.type") && !lhs.ends_with(".device")) return Tri::kUnknown;
+  std::string_view list = TrimView(atom.substr(at + (negated ? 8 : 4)));
+  if (list.size() < 2 || !((list.front() == '(' && list.back() == ')') || (list.front() == '[' && list.back() == ']') ||
+                           (list.front() == '{' && list.back() == '}')))
+    return Tri::kUnknown;
+  bool found = false, open = false;
+  for (std::string_view item : SplitTop(list.substr(1, list.size() - 2), ",")) {
+    if (TrimView(item).empty()) continue;
+    std::string device = DeviceLiteral(item);
+    if (device.empty()) open = true;
+    if (device == a.device) found = true;
+  }
+  if (found) return Of(!negated);
+  return open ? Tri::kUnknown : Of(negated);
+}
+
 // A comparison `a == b` / `a != b` about the device or the dtype.
 Tri Comparison(std::string_view atom, const Assumptions& a) {
+  if (Tri member = DeviceMembership(atom, a); member != Tri::kUnknown) return member;
   bool ne = Has(atom, "!=") || Has(atom, " is not ");
   if (!ne && !Has(atom, "==") && !Has(atom, " is ")) return Tri::kUnknown;
   if (Has(atom, "layout")) {
@@ -174,11 +220,41 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
+// `n OP r` for a size local n (at least 1) and a number r, where that
+// bound decides it.
+Tri SizeComparison(std::string_view op, double r) {
+  if (op == "==") return r < 1 ? Tri::kFalse : Tri::kUnknown;
+  if (op == "!=") return r < 1 ? Tri::kTrue : Tri::kUnknown;
+  if (op == ">") return r < 1 ? Tri::kTrue : Tri::kUnknown;
+  if (op == ">=") return r <= 1 ? Tri::kTrue : Tri::kUnknown;
+  if (op == "<") return r <= 1 ? Tri::kFalse : Tri::kUnknown;
+  if (op == "<=") return r < 1 ? Tri::kFalse : Tri::kUnknown;
+  return Tri::kUnknown;
+}
+
+// A condition on a size local: `n == 0`, `n > 0`, `n` (non-zero).
+Tri SizeLocal(std::string_view s, const Assumptions& a) {
+  if (a.sizes.empty()) return Tri::kUnknown;
+  if (a.sizes.count(std::string(s))) return Tri::kTrue;
+  for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
+    size_t at = s.find(op);
+    if (at == std::string_view::npos) continue;
+    if (!a.sizes.count(std::string(TrimView(s.substr(0, at))))) return Tri::kUnknown;
+    std::string rhs(TrimView(s.substr(at + op.size())));
+    char* end = nullptr;
+    double r = std::strtod(rhs.c_str(), &end);
+    if (rhs.empty() || !end || *end != 0) return Tri::kUnknown;
+    return SizeComparison(op, r);
+  }
+  return Tri::kUnknown;
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
 Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   std::string_view s = TrimView(atom);
+  if (Tri size = SizeLocal(s, a); size != Tri::kUnknown) return size;
   auto value_of = [&](std::string_view name) -> const std::string* {
     name = TrimView(name);
     // `self.norm_first`: the attribute __init__ set, else a parameter of that name.
@@ -188,6 +264,16 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     return it == a.defaults.end() ? nullptr : &it->second;
   };
   auto is_none = [](const std::string& v) { return v == "None" || v == "c10::nullopt" || v == "std::nullopt"; };
+  // `out.defined()` / `n_opt.has_value()` of a value its caller passes empty
+  // (`{}`, `Tensor()`, `std::nullopt`); a schema's None default says
+  // nothing of a C++ variable of that name.
+  for (std::string_view ask : {".defined()", ".has_value()"}) {
+    if (!s.ends_with(ask)) continue;
+    const std::string* v = value_of(s.substr(0, s.size() - ask.size()));
+    if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" || (ask == ".has_value()" && *v != "None" && is_none(*v))))
+      return Tri::kFalse;
+    return Tri::kUnknown;
+  }
   for (std::string_view op : {" is not None", " is None"}) {
     if (s.size() > op.size() && s.substr(s.size() - op.size()) == op) {
       const std::string* v = value_of(s.substr(0, s.size() - op.size()));
@@ -263,7 +349,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     return Tri::kUnknown;
   }
   if (const std::string* v = value_of(s)) {
-    if (*v == "False" || *v == "false" || is_none(*v) || *v == "0" || *v == "0.0" || *v == "''" || *v == "\"\"")
+    if (*v == "False" || *v == "false" || is_none(*v) || *v == "0" || *v == "0.0" || *v == "''" || *v == "\"\"" ||
+        *v == "{}")
       return Tri::kFalse;
     if (*v == "True" || *v == "true") return Tri::kTrue;
   }
@@ -318,6 +405,43 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
 }  // namespace
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
+
+namespace {
+
+// `x.numel()`, `x.sym_size(1)`, `x.sizes()[0]`, `x.dim()`: a size of tensor x.
+bool IsSizeTerm(std::string_view t) {
+  t = TrimView(t);
+  while (Wrapped(t)) t = TrimView(t.substr(1, t.size() - 2));
+  // static_cast<int64_t>(x.numel()), int64_t(x.size(0)): a cast to an integer type.
+  if (size_t open = t.find('('); open != std::string_view::npos && open > 0 && t.back() == ')') {
+    std::string_view cast = t.substr(0, open);
+    bool integer_type = cast.ends_with("_t") || cast == "int" || cast == "long" || cast == "unsigned";
+    if ((cast.starts_with("static_cast<") && cast.back() == '>') ||
+        (integer_type && std::all_of(cast.begin(), cast.end(), [](char c) { return IsIdentChar(c); })))
+      return IsSizeTerm(t.substr(open + 1, t.size() - open - 2));
+  }
+  size_t dot = t.find('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  std::string_view receiver = t.substr(0, dot), call = t.substr(dot + 1);
+  if (!std::all_of(receiver.begin(), receiver.end(), [](char c) { return IsIdentChar(c); })) return false;
+  for (std::string_view whole : {"numel()", "sym_numel()", "dim()", "ndimension()"})
+    if (call == whole) return true;
+  for (std::string_view head : {"size(", "sym_size(", "sizes()[", "sym_sizes()["}) {
+    if (!call.starts_with(head)) continue;
+    std::string_view index = call.substr(head.size());
+    if (index.empty() || (index.back() != ')' && index.back() != ']')) return false;
+    index.remove_suffix(1);
+    return !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return IsIdentChar(c) || c == '-' || c == ' '; });
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsSizeExpression(std::string_view expr) {
+  std::vector<std::string_view> factors = SplitTop(TrimView(expr), "*");
+  return std::all_of(factors.begin(), factors.end(), [](std::string_view f) { return IsSizeTerm(f); });
+}
 
 namespace {
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct Assumptions {
   // gradient is defined, and only the first output's is (the others --
   // native_layer_norm's mean and rstd -- are unused by a typical caller).
   bool backward_pass = false;
+  // Locals holding a size of a typical tensor (`auto n = self.numel();`,
+  // IsSizeExpression): at least 1, so `n == 0` is false and `n > 0` true;
+  // which size it is stays unknown (`n == 4` is open).
+  std::set<std::string> sizes;
 
   // Applies `--assume` items; false (with *error) for one it does not know.
   bool Apply(const std::vector<std::string>& items, std::string* error);
@@ -36,6 +41,12 @@ struct Assumptions {
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
+
+// Whether a C++ expression is a size of a typical tensor, at least 1: a
+// product of `x.numel()`, `x.size(d)`, `x.sizes()[d]`, `x.dim()` (and their
+// sym_ forms), possibly cast -- never a sum or difference (`x.size(0) - 1`
+// may be 0).
+bool IsSizeExpression(std::string_view expr);
 
 // A C++ expression with every ternary `c ? x : y` whose condition the
 // assumptions decide replaced by the branch taken (nested ones, and those

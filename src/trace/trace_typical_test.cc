@@ -48,6 +48,45 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("approximate == kTanh", false, with_defaults), Tri::kFalse);
 }
 
+TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
+  // functional.py:1786 `input.device.type in ("cpu", "cuda", ...)`;
+  // container.py:712's list holds a call: only a literal match decides it.
+  Assumptions cuda;
+  EXPECT_EQ(EvaluateCondition("x.device.type in (\"cuda\", \"xpu\")", true, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("x.device.type not in ['cuda', 'xpu']", true, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("x.device.type in ['xla', 'maia']", true, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("p.device.type in ['cpu', torch._C._get_privateuse1_backend_name()]", true, cuda),
+            Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("p.device.type in ['cuda', torch._C._get_privateuse1_backend_name()]", true, cuda),
+            Tri::kTrue);
+  // A parameter named device is the caller's choice, not the tensor's.
+  EXPECT_EQ(EvaluateCondition("device in ('cuda', 'xpu')", true, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("src.device.type not in _supported_device_type", true, cuda), Tri::kUnknown);
+  Assumptions cpu;
+  cpu.device = "cpu";
+  EXPECT_EQ(EvaluateCondition("x.device.type in (\"cuda\", \"xpu\")", true, cpu), Tri::kFalse);
+}
+
+TEST(EvaluateCondition, ASizeLocalIsAtLeastOne) {
+  EXPECT_TRUE(IsSizeExpression("self.numel()"));
+  EXPECT_TRUE(IsSizeExpression("static_cast<int64_t>(input.size(0)) * input.size(-1)"));
+  EXPECT_TRUE(IsSizeExpression("self.sym_sizes()[dim]"));
+  EXPECT_TRUE(IsSizeExpression("iter.numel()"));
+  EXPECT_FALSE(IsSizeExpression("self.size(0) - 1"));
+  EXPECT_FALSE(IsSizeExpression("ceil_log2(self.numel())"));
+  EXPECT_FALSE(IsSizeExpression("self.sizes()"));
+  EXPECT_FALSE(IsSizeExpression(""));
+  Assumptions a;
+  a.sizes = {"n"};
+  EXPECT_EQ(EvaluateCondition("n == 0", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("!n", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("n > 0 && self.is_cuda()", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("n <= 0", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("n == 1", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("n > 1024", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("m == 0", false, a), Tri::kUnknown);
+}
+
 TEST(Assumptions, ApplyChangesTheAnswerAndRejectsUnknownItems) {
   Assumptions a;
   std::string error;

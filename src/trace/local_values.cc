@@ -1,0 +1,78 @@
+// Locals are read the way a selection's local is (cpp_guards'
+// OnlyAssignment), in the function the index says holds the condition.
+#include "trace/local_values.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/text.h"
+#include "cpp/cpp_params.h"
+#include "trace/guard_files.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, const Assumptions& a) {
+  if (locals.sizes.empty() && locals.assigned.empty()) return Tri::kUnknown;
+  Assumptions with = a;
+  with.sizes = locals.sizes;
+  for (const auto& [name, expr] : locals.assigned) {
+    if (a.defaults.count(name)) continue;
+    if (IsCppLiteral(expr)) {
+      with.defaults[name] = expr;
+      continue;
+    }
+    Tri t = EvaluateCondition(expr, false, with);
+    if (t != Tri::kUnknown) with.defaults[name] = t == Tri::kTrue ? "true" : "false";
+  }
+  return EvaluateCondition(condition, false, with);
+}
+
+const LocalsRead& LocalValues::Of(const std::string& condition, const Location& where) {
+  auto [slot, fresh] = known_.try_emplace(where.file + ":" + std::to_string(where.line) + ":" + condition);
+  if (!fresh) return slot->second;
+  std::vector<std::string> names = BareNames(condition);
+  if (names.empty()) return slot->second;
+  int32_t fn = FunctionHolding(where);
+  if (fn < 0) return slot->second;
+  const CppGuardReader& r = GuardReaderOf(ix_, where.file);
+  const int from = static_cast<int>(ix_.cpp.functions()[fn].line);
+  for (const std::string& name : names) {
+    std::string expr = r.OnlyAssignment(from, where.line, name);
+    if (expr.empty()) continue;
+    if (IsSizeExpression(expr)) slot->second.sizes.insert(name);
+    else slot->second.assigned[name] = std::move(expr);
+  }
+  return slot->second;
+}
+
+std::vector<std::string> LocalValues::BareNames(std::string_view text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (!IsIdentChar(text[i]) || std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && IsIdentChar(text[j])) ++j;
+    const char before = i > 0 ? text[i - 1] : ' ', after = j < text.size() ? text[j] : ' ';
+    const bool member = before == '.' || before == '>' || before == ':';
+    if (!member && after != '(' && after != '<' && after != ':' && after != '.' && after != '-')
+      out.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+int32_t LocalValues::FunctionHolding(const Location& where) {
+  auto [slot, fresh] = file_ids_.try_emplace(where.file, -1);
+  if (fresh) {
+    const auto& files = ix_.cpp.files();
+    auto it = std::find(files.begin(), files.end(), where.file);
+    if (it != files.end()) slot->second = it - files.begin();
+  }
+  if (slot->second < 0) return -1;
+  return ix_.cpp.FunctionAt(static_cast<uint32_t>(slot->second), static_cast<uint32_t>(where.line));
+}
+
+}  // namespace optrace

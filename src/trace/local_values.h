@@ -1,0 +1,61 @@
+// What the locals a C++ condition reads hold, read where the function that
+// holds the condition assigns them before it, once (cpp_guards'
+// OnlyAssignment: a local written twice may hold either):
+//
+//   * a size of a typical tensor (`const auto n = self.numel();`, a product
+//     of sizes: trace/trace_typical.h's IsSizeExpression) is at least 1, so
+//     the empty-input early returns that open many kernels' host code
+//     (`if (n == 0) return`) are not taken, while which size it is (`n ==
+//     4`) stays open;
+//   * a flag computed from what the assumptions decide (`bool
+//     needs_grad_path = weight.requires_grad() || ...;`) holds that value.
+//
+// `x.size(0) - 1` may be 0, and a helper's result may be anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "index/index.h"
+#include "trace/trace.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+struct LocalsRead {
+  std::set<std::string> sizes;                  // size locals: at least 1
+  std::map<std::string, std::string> assigned;  // other locals -> the one expression assigned
+};
+
+// `condition` evaluated with the values of the locals it reads: a size
+// local at least 1, a flag the truth the assumptions give its expression,
+// a literal itself (`const int64_t n = 0;`, never a truth value).
+Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, const Assumptions& a);
+
+class LocalValues {
+ public:
+  explicit LocalValues(const Index& ix) : ix_(ix) {}
+
+  // The locals `condition`, written at `where`, reads; remembered per
+  // condition.
+  const LocalsRead& Of(const std::string& condition, const Location& where);
+
+  // The identifiers of a condition that name variables: no call, member,
+  // scope or template follows or precedes them.
+  static std::vector<std::string> BareNames(std::string_view text);
+
+ private:
+  // The indexed C++ function whose body holds `where`, or -1.
+  int32_t FunctionHolding(const Location& where);
+
+  const Index& ix_;
+  std::unordered_map<std::string, LocalsRead> known_;
+  std::unordered_map<std::string, int64_t> file_ids_;
+};
+
+}  // namespace optrace
