@@ -459,9 +459,16 @@ class PathAnnotator {
     return {};
   }
 
-  bool IsImpl(const OpStep& op, const std::string& name) const {
+  // Whether `name` is an implementation the dispatcher runs for `device`
+  // ("" = any). Where the op has its own kernel for the device, another
+  // key's implementation is only a helper there: _chunk_cat_cuda calls
+  // CompositeExplicitAutograd's _chunk_cat in its `else`, and the way to
+  // what _chunk_cat calls goes through that condition.
+  bool IsImpl(const OpStep& op, const std::string& name, std::string_view device = "") const {
+    bool own = false;
+    for (const auto& im : op.impls) own = own || (!device.empty() && im.key == device);
     for (const auto& im : op.impls)
-      if (LastName(im.function) == name) return true;
+      if (LastName(im.function) == name && (!own || im.key == device)) return true;
     return false;
   }
 
@@ -538,7 +545,7 @@ class PathAnnotator {
   // through code that runs for `device` ("" = any).
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, std::string_view device = "") {
-    if (IsImpl(op, fn)) return true;
+    if (IsImpl(op, fn, device)) return true;
     if (depth > kConditionDepth || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
       for (const auto& r : s.registrations) {
@@ -657,7 +664,8 @@ class PathAnnotator {
     // A helper the walk reached without a call written by its name (a class
     // named in a template argument runs its operator()): the conditions on
     // the way are unknown, never "always".
-    if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out))
+    std::string_view device = call.device == "any" ? std::string_view() : std::string_view(call.device);
+    if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out, device))
       out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false, "route",
                      call.where});
     std::vector<CodeCondition> at;
@@ -670,7 +678,8 @@ class PathAnnotator {
       }
     }
     auto conv = Convert(at, call.where.file);
-    if (!call.from.empty() && !IsImpl(parent, LastName(call.from))) BindHelperConditions(parent, LastName(call.from), conv);
+    if (!call.from.empty() && !IsImpl(parent, LastName(call.from), device))
+      BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
     if (call.device != "any") out.push_back({"dispatch device == " + call.device, false, "device", call.where});
     return Unique(std::move(out));
@@ -871,12 +880,14 @@ class PathAnnotator {
   }
 
   // The value of the edge parent -> op under the assumptions: nothing when
-  // the parent is off the path, open below an open parent.
+  // the parent is off the path, open below an open parent -- an entry op an
+  // undecided Python condition keeps on the path included (`if M == 1:
+  // return torch.ones(...)`: what ones calls runs only when M is 1).
   Tri EdgeValue(const OpStep* p, const OpStep& op, const std::vector<Condition>& when, bool found) const {
     if (!p || (!p->typical && !p->undecided)) return Tri::kFalse;
-    if (p->role != op.role) return Tri::kTrue;
+    if (p->role != op.role) return p->undecided ? Tri::kUnknown : Tri::kTrue;  // the backward of an open op
     Tri v = found ? Evaluate(*p, when) : Tri::kUnknown;
-    return !p->typical && v == Tri::kTrue ? Tri::kUnknown : v;
+    return (!p->typical || p->undecided) && v == Tri::kTrue ? Tri::kUnknown : v;
   }
 
   // An op called by several ops is on the path when any of the calls is:
