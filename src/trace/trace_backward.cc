@@ -582,6 +582,26 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   return backward;
 }
 
+std::vector<const NativeFunction*> BackwardTracer::RecordedForwardOps() {
+  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const NativeFunction& fn) {
+    if (opt_.device == TraceOptions::Device::kAll) return OnlyCompositeImplicit(fn);
+    return !WalkDeviceOfKey(fn, "CompositeImplicitAutograd").empty();
+  });
+  std::vector<const NativeFunction*> out;
+  std::vector<std::string> below_autograd;
+  for (const auto& op : t_.ops) {
+    const NativeFunction* fn = op.role == OpRole::kForward ? FindOp(op.name) : nullptr;
+    if (!fn || fn->schema.is_out()) continue;
+    if (recorded.count(op.name)) out.push_back(fn);
+    else if (ix_.yaml.DerivativeOf(*fn)) below_autograd.push_back(op.name);
+  }
+  if (!below_autograd.empty())
+    t_.notes.push_back("backward: " + Join(below_autograd, ", ") +
+                       " run only inside another op's kernel, below autograd: their derivatives.yaml entries "
+                       "are not what the backward runs");
+  return out;
+}
+
 void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                                const std::map<std::string, std::set<size_t>>& arities, int depth) {
   for (const std::string& base : b.ops) {
@@ -614,23 +634,9 @@ void BackwardTracer::AddBackward() {
   const CppIndex& cpp = ix_.cpp;
   HelperFacts& helper_facts = HelperFactsOf(ix_, opt_.device);
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
-  std::vector<std::string> forward_ops;
-  for (const auto& op : t_.ops)
-    if (op.role == OpRole::kForward) forward_ops.push_back(op.name);
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
-  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const NativeFunction& fn) {
-    if (opt_.device == TraceOptions::Device::kAll) return OnlyCompositeImplicit(fn);
-    return !WalkDeviceOfKey(fn, "CompositeImplicitAutograd").empty();
-  });
-  std::vector<std::string> below_autograd;
-  for (const std::string& name : forward_ops) {
-    const NativeFunction* fn = FindOp(name);
-    if (!fn || fn->schema.is_out()) continue;
-    if (!recorded.count(name)) {
-      if (ix_.yaml.DerivativeOf(*fn)) below_autograd.push_back(name);
-      continue;
-    }
+  for (const NativeFunction* fn : RecordedForwardOps()) {
     const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
     if (!d) continue;
     std::set<std::string> numbers;  // the entry's arguments that are no Tensor
@@ -769,10 +775,6 @@ void BackwardTracer::AddBackward() {
     FollowBackwardOps(b, from_operators, arities, backward_depth);
     t_.backward.push_back(std::move(b));
   }
-  if (!below_autograd.empty())
-    t_.notes.push_back("backward: " + Join(below_autograd, ", ") +
-                       " run only inside another op's kernel, below autograd: their derivatives.yaml entries "
-                       "are not what the backward runs");
   expander_.ExpandQueuedOps();
 }
 

@@ -451,6 +451,9 @@ class BackwardTracer : public TraceReader {
   void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                          const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
+  // The forward ops autograd records (RecordedByAutograd), not out= ones;
+  // notes those with a derivatives.yaml entry that run only below autograd.
+  std::vector<const NativeFunction*> RecordedForwardOps();
   void AddDecompositions();
 
   Trace& t_;
