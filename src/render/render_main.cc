@@ -246,6 +246,9 @@ class PathBuilder {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kBackward || !IsFirst(i)) continue;
+      // mul_'s structured delegate mul.out runs as mul_'s own kernel, folded into its entry: no op of its own.
+      const OpStep* parent = op.reached_from.empty() ? nullptr : First(op.role, op.reached_from);
+      if (parent && parent->yaml && parent->yaml->structured_delegate == op.name) continue;
       bool named = false, decided = false;
       for (const BackwardStep* b : m_.derivatives) {
         bool here = false;

@@ -225,11 +225,15 @@ bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view bo
     bool call = after < init.size() && init[after] == '(';
     size_t args = after + 1;
     if (call) after = Close(init, after, '(', ')') + 1;
+    // tensors[0].dtype(): an element's member is read like the variable's.
+    bool element = !call && after < init.size() && init[after] == '[';
+    if (element) after = Close(init, after, '[', ']') + 1;
     bool receiver = after < init.size() && (init[after] == '.' || init.compare(after, 2, "->") == 0);
     i = after;
     if (receiver) {
-      // a.fmod(b) on a Vectorized a is no aten method: a variable receiver must be a Tensor.
-      object = call || member ? "" : word;
+      // a.fmod(b) on a Vectorized a is no aten method: a variable receiver must be a Tensor
+      // (an element's, chunks[1].sigmoid_(), is left to the method, as a call's result is).
+      object = call || member || element ? "" : word;
       continue;
     }
     std::string_view last = word.substr(word.rfind(':') == std::string_view::npos ? 0 : word.rfind(':') + 1);

@@ -295,6 +295,11 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       bool qualifier = j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':';
       if (numeric && !is_call && !member && !qualifier) numeric->Name(name);
       pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
+      // A method of what is known to be no Tensor (`ord_variant.index()`,
+      // `sizes().slice(1)`) returns no Tensor whatever op shares its name:
+      // `left` is the receiver as it stood at the '.'.
+      if (is_tensor && is_call && member && !left.empty() && left != kTensorGroup && !is_tensor(left))
+        pending_call.clear();
       // &x is x's address (&result != &self compares addresses), not x.
       bool address = false;
       if (i > 0 && s[i - 1] == '&') {
@@ -531,6 +536,39 @@ FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<s
   return types;
 }
 
+// The forward ops autograd records: an op the Python code calls, and one a
+// CompositeImplicitAutograd op's C++ calls (that code runs above autograd,
+// so each op it calls goes through its own Autograd key). An op any other
+// kernel calls (CUDA, CPU, CompositeExplicitAutograd) runs below its
+// caller's autograd kernel (AutoDispatchBelowADInplaceOrView): no
+// derivative of its own is recorded there (the as_strided under a view
+// op's kernel, the copy_ under addmm's). Any one of an op's callers
+// recording it is enough. `above_autograd`: whether an op's code for the
+// traced device is its CompositeImplicitAutograd kernel.
+std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
+                                         const std::function<bool(const NativeFunction&)>& above_autograd) {
+  std::map<std::string, const OpStep*> forward;
+  for (const auto& op : ops)
+    if (op.role == OpRole::kForward) forward.emplace(op.name, &op);
+  std::set<std::string> recorded;
+  // Outwards from the entries, one caller level per pass.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, op] : forward) {
+      if (recorded.count(name)) continue;
+      bool by_caller = op->reached_from.empty();
+      auto records = [&](const std::string& caller) {
+        auto it = forward.find(caller);
+        return recorded.count(caller) && it != forward.end() && it->second->yaml && above_autograd(*it->second->yaml);
+      };
+      by_caller = by_caller || records(op->reached_from);
+      for (const std::string& other : op->also_reached_from) by_caller = by_caller || records(other);
+      if (by_caller) grew = recorded.insert(name).second || grew;
+    }
+  }
+  return recorded;
+}
+
 }  // namespace
 
 Assumptions BackwardTracer::BackwardAssumptions() const {
@@ -542,6 +580,26 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   backward.Apply(opt_.assume, &ignored);
   backward.backward_pass = true;
   return backward;
+}
+
+std::vector<const NativeFunction*> BackwardTracer::RecordedForwardOps() {
+  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const NativeFunction& fn) {
+    if (opt_.device == TraceOptions::Device::kAll) return OnlyCompositeImplicit(fn);
+    return !WalkDeviceOfKey(fn, "CompositeImplicitAutograd").empty();
+  });
+  std::vector<const NativeFunction*> out;
+  std::vector<std::string> below_autograd;
+  for (const auto& op : t_.ops) {
+    const NativeFunction* fn = op.role == OpRole::kForward ? FindOp(op.name) : nullptr;
+    if (!fn || fn->schema.is_out()) continue;
+    if (recorded.count(op.name)) out.push_back(fn);
+    else if (ix_.yaml.DerivativeOf(*fn)) below_autograd.push_back(op.name);
+  }
+  if (!below_autograd.empty())
+    t_.notes.push_back("backward: " + Join(below_autograd, ", ") +
+                       " run only inside another op's kernel, below autograd: their derivatives.yaml entries "
+                       "are not what the backward runs");
+  return out;
 }
 
 void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
@@ -573,10 +631,7 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
 }
 
 void BackwardTracer::AddBackward() {
-  std::vector<std::string> forward_ops;
-  for (const auto& op : t_.ops)
-    if (op.role == OpRole::kForward) forward_ops.push_back(op.name);
-  for (const std::string& name : forward_ops) AddBackwardRemembered(name);
+  for (const NativeFunction* fn : RecordedForwardOps()) AddBackwardRemembered(fn->name);
   expander_.ExpandQueuedOps();
 }
 

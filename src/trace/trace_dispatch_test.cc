@@ -201,11 +201,25 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
 
 // A second tree for the backward: an op with named outputs whose `values:`
 // formula is forward-mode AD, a three-argument `where` beside the
-// one-argument overload, and a forward op behind a shape test whose own
-// backward runs only where it does.
-constexpr char kPickFunctions[] = R"x(- func: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
+// one-argument overload, a forward op behind a shape test whose own
+// backward runs only where it does (both called by a
+// CompositeImplicitAutograd op, above autograd), and an op with a
+// derivative called only inside a CUDA kernel, below autograd.
+constexpr char kPickFunctions[] = R"x(- func: pick_wrap(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: pick_wrap
+
+- func: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
   dispatch:
     CUDA: pick_cuda
+
+- func: inner_op(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: inner_op
+
+- func: inner_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: inner_back
 
 - func: side_op(Tensor self) -> Tensor
   dispatch:
@@ -244,15 +258,16 @@ constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) ->
 
 - name: side_op(Tensor self) -> Tensor
   self: side_back(grad)
+
+- name: inner_op(Tensor self) -> Tensor
+  self: inner_back(grad)
 )x";
 
 // aten/src/ATen/native/cuda/Pick.cu
 constexpr char kPickCu[] = R"x(namespace at::native {
 std::tuple<Tensor, Tensor> pick_cuda(const Tensor& self, int64_t dim) {
-  if (self.dim() > 3) {
-    at::side_op(self);
-  }
-  return {self, self};
+  auto inner = at::inner_op(self);
+  return {inner, self};
 }
 Tensor side_op_cuda(const Tensor& self) {
   return self;
@@ -263,8 +278,20 @@ Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& oth
 } // namespace at::native
 )x";
 
-// aten/src/ATen/native/Pick.cpp
+// aten/src/ATen/native/PickWrap.cpp (not Pick.cpp: trace_decided_test.cc writes one)
 constexpr char kPickCpp[] = R"x(namespace at::native {
+Tensor pick_wrap(const Tensor& self) {
+  if (self.dim() > 3) {
+    at::side_op(self);
+  }
+  return std::get<0>(at::pick(self));
+}
+Tensor inner_op(const Tensor& self) {
+  return self;
+}
+Tensor inner_back(const Tensor& grad) {
+  return grad;
+}
 std::vector<Tensor> where_one(const Tensor& condition) {
   return at::nonzero_numpy(condition);
 }
@@ -285,12 +312,12 @@ class BackwardTrace : public ::testing::Test {
     disk->Add("aten/src/ATen/native/native_functions.yaml", kPickFunctions);
     disk->Add("tools/autograd/derivatives.yaml", kPickDerivatives);
     disk->Add("aten/src/ATen/native/cuda/Pick.cu", kPickCu);
-    disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
+    disk->Add("aten/src/ATen/native/PickWrap.cpp", kPickCpp);
     ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index_));
     TraceOptions options;
     options.device = TraceOptions::Device::kCuda;
     options.snippets = false;
-    Status s = TraceQuery(index_, "aten::pick", options, &t_);
+    Status s = TraceQuery(index_, "aten::pick_wrap", options, &t_);
     ASSERT_TRUE(s.ok()) << s.message();
   }
 
@@ -319,6 +346,20 @@ TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   EXPECT_EQ(Find(t_, "nonzero_numpy", OpRole::kBackward), nullptr);
   // pick's schema has no Dimname to pass: never the named-tensor overload.
   EXPECT_EQ(Find(t_, "where.dimname", OpRole::kBackward), nullptr);
+}
+
+TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
+  // at::inner_op in pick_cuda runs below pick's autograd kernel: autograd
+  // records pick, never inner_op, so inner_op's formula never runs.
+  ASSERT_NE(Find(t_, "inner_op"), nullptr);
+  EXPECT_EQ(Step("inner_op"), nullptr);
+  EXPECT_EQ(Find(t_, "inner_back", OpRole::kBackward), nullptr);
+  // pick and side_op, called by pick_wrap's CompositeImplicitAutograd code, are recorded.
+  EXPECT_NE(Step("pick"), nullptr);
+  EXPECT_NE(Step("side_op"), nullptr);
+  bool noted = false;
+  for (const auto& n : t_.notes) noted = noted || n.find("backward: inner_op run only inside") == 0;
+  EXPECT_TRUE(noted);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
@@ -492,6 +533,75 @@ TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
   // sqrt(M_PI) is C's sqrt, 2.0 / it a double, -0.5 a literal; exp(-self)
   // negates a tensor; 1 - self is TensorOperators.h's empty_like(self).fill_(1).sub_(self).
   EXPECT_EQ(ops, (std::vector<std::string>{"add", "empty_like", "exp", "fill_", "mul", "neg", "sub_"}));
+}
+
+// A fourth tree for what a comparison is made on: a method of what is no
+// Tensor (std::variant::index, IntArrayRef::slice of sizes()) returns no
+// Tensor though an op shares its name, and an `auto` holding a list
+// element's dtype() is no Tensor though the list holds Tensors.
+constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] tensors, Scalar ord) -> Tensor
+  dispatch:
+    CUDA: check_it_cuda
+
+- func: eq.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: eq
+
+- func: ne.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: ne
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: mul
+
+- func: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: index
+
+- func: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: slice
+)x";
+
+// aten/src/ATen/native/cuda/CheckIt.cu
+constexpr char kCheckItCu[] = R"x(namespace at::native {
+Tensor check_it_cuda(const Tensor& self, const std::vector<Tensor>& tensors, std::variant<Scalar, std::string_view> ord) {
+  const auto dtype = tensors[0].dtype();
+  bool same = tensors[1].dtype() == dtype;
+  bool first = ord.index() == 0;
+  if (self.sizes().slice(1) != self.sizes().slice(2)) {
+    return self;
+  }
+  return self * self;
+}
+} // namespace at::native
+)x";
+
+TEST(CompareTrace, AComparisonOfWhatIsNoTensorIsNoOp) {
+  auto disk = std::make_shared<MemoryDisk>();
+  disk->Add("version.txt", "2.6.0a0\n");
+  disk->Add("aten/src/ATen/native/native_functions.yaml", kCompareFunctions);
+  disk->Add("aten/src/ATen/native/cuda/CheckIt.cu", kCheckItCu);
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index));
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  options.snippets = false;
+  Trace t;
+  Status s = TraceQuery(index, "aten::check_it", options, &t);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const OpStep* op = Find(t, "check_it");
+  ASSERT_NE(op, nullptr);
+  std::vector<std::string> calls;
+  for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
+  // Only line 9's self * self: not line 4's dtype ==, line 5's index() ==, line 6's slice !=.
+  EXPECT_EQ(calls, (std::vector<std::string>{"mul@9"}));
 }
 
 }  // namespace

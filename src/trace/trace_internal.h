@@ -462,6 +462,9 @@ class BackwardTracer : public TraceReader {
   // these options on this index (op_expansions.cc).
   void AddBackwardOf(const std::string& forward_op);
   void AddBackwardRemembered(const std::string& forward_op);
+  // The forward ops autograd records (RecordedByAutograd), not out= ones;
+  // notes those with a derivatives.yaml entry that run only below autograd.
+  std::vector<const NativeFunction*> RecordedForwardOps();
   void AddDecompositions();
 
   Trace& t_;

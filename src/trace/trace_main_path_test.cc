@@ -193,6 +193,22 @@ TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
   EXPECT_TRUE(fill->undecided);
 }
 
+TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
+  // torch.max's as_strided is called by max's own CUDA code (ReduceOpsUtils.h:171,
+  // reached from cuda/ReduceOps.cpp:96), below max's autograd kernel: autograd
+  // records max, so as_strided's derivatives.yaml entry (as_strided_backward's
+  // new_zeros) never runs, and the trace says why in a note.
+  Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
+  const OpStep* as_strided = Op(t, "as_strided");
+  ASSERT_NE(as_strided, nullptr);
+  EXPECT_EQ(as_strided->reached_from, "max");
+  EXPECT_EQ(Step(t, "as_strided"), nullptr);
+  EXPECT_NE(Step(t, "max"), nullptr);
+  bool noted = false;
+  for (const auto& n : t.notes) noted = noted || (n.starts_with("backward: as_strided") && n.find("below autograd") != std::string::npos);
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
   // UnaryOps.cpp:513 `at::mul_out(result, self, wrapped_scalar_tensor(Scalar(M_PI_180)))`:
   // wrapped_scalar_tensor returns a Tensor (ScalarOps.h:45), so mul.out, not mul.Scalar_out.

@@ -469,9 +469,16 @@ class PathAnnotator {
     return {};
   }
 
-  bool IsImpl(const OpStep& op, const std::string& name) const {
+  // Whether `name` is an implementation the dispatcher runs for `device`
+  // ("" = any). Where the op has its own kernel for the device, another
+  // key's implementation is only a helper there: _chunk_cat_cuda calls
+  // CompositeExplicitAutograd's _chunk_cat in its `else`, and the way to
+  // what _chunk_cat calls goes through that condition.
+  bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeDevice::kAny) const {
+    bool own = false;
+    for (const auto& im : op.impls) own = own || (device != CodeDevice::kAny && im.key == Name(device));
     for (const auto& im : op.impls)
-      if (LastName(im.function) == name) return true;
+      if (LastName(im.function) == name && (!own || im.key == Name(device))) return true;
     return false;
   }
 
@@ -549,7 +556,7 @@ class PathAnnotator {
   // through code that runs for `device` (kAny: for any).
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, CodeDevice device = CodeDevice::kAny) {
-    if (IsImpl(op, fn)) return true;
+    if (IsImpl(op, fn, device)) return true;
     if (depth > kConditionDepth || !seen->insert(fn).second) return false;
     for (const auto& s : op.stubs) {
       for (const auto& r : s.registrations) {
@@ -687,7 +694,7 @@ class PathAnnotator {
     // A helper the walk reached without a call written by its name (a class
     // named in a template argument runs its operator()): the conditions on
     // the way are unknown, never "always".
-    if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out))
+    if (!call.from.empty() && !RouteTo(parent, LastName(call.from), 0, &seen, &out, call.device))
       out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false,
                      ConditionKind::kRoute, call.where});
     std::vector<CodeCondition> at;
@@ -700,7 +707,8 @@ class PathAnnotator {
       }
     }
     auto conv = Convert(at, call.where.file);
-    if (!call.from.empty() && !IsImpl(parent, LastName(call.from))) BindHelperConditions(parent, LastName(call.from), conv);
+    if (!call.from.empty() && !IsImpl(parent, LastName(call.from), call.device))
+      BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
     if (call.device != CodeDevice::kAny)
       out.push_back({"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
@@ -869,7 +877,7 @@ class PathAnnotator {
 
   // A C++ condition on the locals it reads (trace/local_values.h).
   Tri WithLocals(const Condition& c, const Assumptions& a) const {
-    if (c.kind == "device" || c.kind == "#if" || !c.where.valid()) return Tri::kUnknown;
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid()) return Tri::kUnknown;
     return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
   }
 
@@ -923,12 +931,14 @@ class PathAnnotator {
   }
 
   // The value of the edge parent -> op under the assumptions: nothing when
-  // the parent is off the path, open below an open parent.
+  // the parent is off the path, open below an open parent -- an entry op an
+  // undecided Python condition keeps on the path included (`if M == 1:
+  // return torch.ones(...)`: what ones calls runs only when M is 1).
   Tri EdgeValue(const OpStep* p, const OpStep& op, const std::vector<Condition>& when, bool found) const {
     if (!p || (!p->typical && !p->undecided)) return Tri::kFalse;
-    if (p->role != op.role) return Tri::kTrue;
+    if (p->role != op.role) return p->undecided ? Tri::kUnknown : Tri::kTrue;  // the backward of an open op
     Tri v = found ? Evaluate(*p, when) : Tri::kUnknown;
-    return !p->typical && v == Tri::kTrue ? Tri::kUnknown : v;
+    return (!p->typical || p->undecided) && v == Tri::kTrue ? Tri::kUnknown : v;
   }
 
   // An op called by several ops is on the path when any of the calls is:
