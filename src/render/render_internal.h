@@ -172,6 +172,7 @@ struct MainPathOp {
   std::vector<const LibraryStep*> libraries;
   const OpStep* stub_owner = nullptr;  // the op whose stub and helpers these are
   const Condition* when = nullptr;  // the deciding condition of its edge
+  std::string when_text;  // as the line says it: every open condition of an open branch
   bool undecided = false;  // below a condition the assumptions cannot decide
 };
 struct MainPath {

@@ -40,6 +40,20 @@ const Condition* Deciding(const OpStep& op) {
   return nullptr;
 }
 
+// How an op's line states its edge's conditions: the deciding one, and for
+// a branch left open, how many more open conditions it waits on -- the
+// innermost alone ("when input.sym_numel()==0") would state one part of a
+// conjunction as the whole of it. --detail full and the JSON list them all.
+std::string WhenText(const OpStep& op, const Condition* deciding) {
+  if (!deciding) return "";
+  size_t open = 0;
+  if (op.undecided)
+    for (const auto& c : op.when)
+      open += c.open && c.kind != ConditionKind::kPreprocessor && c.kind != ConditionKind::kDevice;
+  if (open <= 1) return deciding->Describe();
+  return deciding->Describe() + " (+" + std::to_string(open - 1) + " condition" + (open > 2 ? "s" : "") + ")";
+}
+
 // The innermost condition of an entry op's Python call that is about the
 // arguments: interpreter state (scripting, tracing, __torch_function__
 // overrides) is never what a user chooses.
@@ -193,6 +207,7 @@ class PathBuilder {
       e.level = level;
       Fill(op, e);
       e.when = Deciding(op);
+      e.when_text = WhenText(op, e.when);
       e.undecided = op.undecided;  // an entry kept on the path by an open Python condition too
       out->push_back(e);
     }
@@ -627,7 +642,7 @@ class MainWriter {
     std::string indent = base_indent + std::string(static_cast<size_t>(std::min(e.level, 8)) * 2, ' ');
     std::string head = (e.undecided ? "?▶ " : e.level ? "└▶ " : "▶ ") + std::string("aten::") + op.name;
     if (e.overloads) head += "  (+" + std::to_string(e.overloads) + " overload" + (e.overloads > 1 ? "s" : "") + ")";
-    if (e.when) head += "  " + e.when->Describe();
+    if (e.when) head += "  " + e.when_text;
     Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
     std::string in = indent + "     ";
     if (e.undecided) {  // a branch left open: what it runs, on one line

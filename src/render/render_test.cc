@@ -754,6 +754,43 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
   EXPECT_THAT(main, Not(HasSubstr("▶ aten::_thnn_fused_lstm_cell"))) << main;
 }
 
+TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
+  NativeFunction loss = MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
+  NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
+  Trace t;
+  t.query = "aten::loss";
+  t.assumptions = {"device=cuda"};
+  OpStep entry;
+  entry.name = "loss";
+  entry.role = OpRole::kForward;
+  entry.yaml = &loss;
+  entry.typical = true;
+  OpStep step;
+  step.name = "mul.Tensor";
+  step.role = OpRole::kForward;
+  step.yaml = &mul;
+  step.reached_from = "loss";
+  step.undecided = true;
+  Location at = Loc("aten/src/ATen/native/Loss.cpp", 30);
+  Condition sizes{"self.sizes() == target.sizes()", false, ConditionKind::kIf, at};
+  Condition weight{"weight.defined()", false, ConditionKind::kIf, at};
+  Condition mean{"reduction == Reduction::Mean", false, ConditionKind::kCase, at};
+  Condition empty{"input.numel() == 0", false, ConditionKind::kIf, at};
+  sizes.open = weight.open = empty.open = true;  // mean: decided, the default reduction
+  step.when = {sizes, weight, mean, empty, {"dispatch device == CUDA", false, ConditionKind::kDevice, at}};
+  step.impls = {{"CUDA", "mul_cuda", ImplForm::kFunction, Loc("aten/src/ATen/native/cuda/Mul.cu", 5), "", {}}};
+  KernelStep k;
+  k.name = "mul_kernel";
+  k.device = CodeDevice::kCuda;
+  k.where = Loc("aten/src/ATen/native/cuda/Mul.cu", 9);
+  step.kernels = {k};
+  t.ops = {entry, step};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  // The innermost open condition, and that two more open ones decide it too.
+  EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";
