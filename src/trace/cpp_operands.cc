@@ -92,6 +92,14 @@ bool IsTensorType(std::string_view type) {
   return false;
 }
 
+// A function's return type that is a Tensor value itself (`Tensor`,
+// `static inline at::Tensor`), not a container of Tensors or a reference
+// into one.
+bool ReturnsTensorValue(std::string_view type) {
+  std::string_view last = type.substr(type.find_last_of(' ') == std::string_view::npos ? 0 : type.find_last_of(' ') + 1);
+  return last == "Tensor" || last == "at::Tensor";
+}
+
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
   // Most names asked about are no parameter: split the list only when it names them.
   const bool in_params = params.find(name) != std::string_view::npos;
@@ -248,8 +256,19 @@ bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view bo
       return true;
     if (!call && !member && word == last && word != name && IsTensorOperand(params, body, word, depth + 1))
       return true;
+    // A helper's result (`operator_1_norm(a)`): a Tensor when every function
+    // of that name the index defines returns one.
+    if (call && !member && !op_call && HelperReturnsTensor(last)) return true;
   }
   return false;
+}
+
+bool CallFactsReader::HelperReturnsTensor(std::string_view name) const {
+  const std::vector<uint32_t> ids = ix_.cpp.FunctionsNamed(name);
+  if (ids.empty()) return false;
+  for (uint32_t id : ids)
+    if (!ReturnsTensorValue(ix_.cpp.functions()[id].return_type)) return false;
+  return true;
 }
 
 std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c) {

@@ -49,8 +49,8 @@ TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
   EXPECT_EQ(DeclaredType("", body, "tol"), "Tensor");
   EXPECT_EQ(BindingInitializer(body, "S"), "input.svd()");
   EXPECT_EQ(BindingInitializer(body, "tol"), "");
-  auto tol_only = [](std::string_view n) { return n == "tol"; };
-  EXPECT_EQ(OperatorOps(body, true, tol_only), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
+  auto tensors = [](std::string_view n) { return n == "tol" || n == "S"; };  // S: the binding's
+  EXPECT_EQ(OperatorOps(body, true, tensors), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
 }
 
 }  // namespace

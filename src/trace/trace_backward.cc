@@ -96,6 +96,10 @@ struct FormulaTypes {
   std::function<bool(std::string_view)> is_number;  // in a body: a name declared arithmetic
 };
 
+// The ordering comparisons, and each turned round: `a < b` is `b > a`.
+bool IsOrdering(std::string_view op) { return op == "lt" || op == "gt" || op == "le" || op == "ge"; }
+std::string Reversed(std::string_view op) { return op == "lt" ? "gt" : op == "gt" ? "lt" : op == "le" ? "ge" : "le"; }
+
 // Which arithmetic of a formula computes on numbers, the way C++ types it:
 // `2.0 / sqrt(M_PI)` and `std::sqrt(2 * M_PI)` are doubles, `-0.5` is a
 // literal, a Scalar argument (`1 - weight.toDouble()`) is no tensor; and a
@@ -248,6 +252,9 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
         size_t at = out.operator_at.back();
         push("empty_like", at);
         push("fill_", at);
+      } else if (std::string& op = out.operators.back(); IsOrdering(op) && !right.empty() && is_tensor(right) &&
+                                                          (left.empty() || (left != kTensorGroup && !is_tensor(left)))) {
+        op = Reversed(op);  // n < t with no tensor n is TensorOperators.h's t > n
       }
     }
     ops_before = out.operators.size();

@@ -238,6 +238,7 @@ class CallFactsReader : public TraceReader {
   bool IsTensorOperand(std::string_view params, std::string_view body, std::string_view name, int depth = 0) const;
   bool ValueIsTensor(std::string_view params, std::string_view body, std::string_view init, std::string_view name,
                      int depth) const;
+  bool HelperReturnsTensor(std::string_view name) const;
   // The key of a called stub's registrations, found from the caller's scope.
   std::string StubRegistrationKey(const CppCall& c, const CppFunction& caller) const;
   // Definitions a call may reach from `from_file` (from `caller`'s scope by

@@ -370,7 +370,9 @@ TEST(RecallOperators, LessAndGreaterNeedSpacesAndATensorOperand) {
   auto tensor = [](std::string_view n) { return n == "x" || n == "grads"; };
   // Template brackets are written without spaces; a comparison of ints is no op.
   EXPECT_TRUE(OperatorOps("std::vector<Tensor> grads; for (int i = 0; i < n; ++i) {}", true, tensor).empty());
-  EXPECT_EQ(OperatorOps("auto m = x > y; auto k = y < x;", true, tensor), (std::vector<std::string>{"gt", "lt"}));
+  // y < x with no Tensor y is TensorOperators.h's `operator<(const Scalar&, const Tensor&)`: x > y.
+  EXPECT_EQ(OperatorOps("auto m = x > y; auto k = y < x;", true, tensor), (std::vector<std::string>{"gt", "gt"}));
+  EXPECT_EQ(OperatorOps("auto k = y <= x; auto j = x <= y;", true, tensor), (std::vector<std::string>{"ge", "le"}));
 }
 
 }  // namespace
