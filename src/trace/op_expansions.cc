@@ -58,9 +58,10 @@ struct BackwardsOfOps {
   std::map<std::string, BackwardOfOp> done;
 };
 
-// Everything of the options an expansion may read.
+// Everything of the options an expansion or a backward may read: each memo
+// type has a slot per options (Index::Derived keys by type and name).
 std::string OptionsKey(const TraceOptions& o) {
-  std::string key = "op-expansions";
+  std::string key = "options";
   for (int v : {static_cast<int>(o.device), o.depth, o.kernel_depth, static_cast<int>(o.snippets),
                 static_cast<int>(o.backward)})
     key += " " + std::to_string(v);
