@@ -4,8 +4,9 @@
 //  - at namespace/class level it reads declarations up to ';' or '{' and
 //    decides whether the '{' opens a namespace, a class, a function body, or
 //    something to step over (initializer, enum, macro block);
-//  - inside function bodies and #define bodies it records calls, CUDA
-//    launches, TensorIterator/jiterator launchers and AT_DISPATCH uses;
+//  - inside function bodies and #define bodies the code pass (CodePass)
+//    records calls, CUDA launches, TensorIterator/jiterator launchers and
+//    AT_DISPATCH uses;
 //  - ATen's own macros (TORCH_IMPL_FUNC, DECLARE/DEFINE_DISPATCH,
 //    REGISTER_*DISPATCH, TORCH_LIBRARY*) are read by name;
 //  - outside function bodies it records uses of the file's own function-like
@@ -87,6 +88,338 @@ LaunchKind* LauncherKind(std::string_view name, LaunchKind* kind) {
   }
   return nullptr;
 }
+
+// The code pass: records the calls, launches, dtype dispatches and macro
+// uses in [b, e) of `t` (a function body when fn >= 0, else the body of
+// #define `macro`) into the file's records. It reads only the tokens it is
+// handed and the names of the file's function-like macros (a call of one is
+// a macro use), so it stands apart from the declaration-level scanner.
+class CodePass {
+ public:
+  CodePass(const std::unordered_set<std::string_view>& file_macros, CppFileRecords* out)
+      : file_macros_(file_macros), out_(out) {}
+
+  void Read(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
+    Toks k(t);
+    for (size_t i = b; i < e; ++i) {
+      const Token& x = t[i];
+      if (x.kind == TokKind::kLaunchOpen) {
+        TripleChevron(t, b, i, fn, macro);
+        continue;
+      }
+      if (!IsIdent(x) || i + 1 >= e) continue;
+      const Token& nx = t[i + 1];
+      size_t call_paren = kNone, tmpl_open = kNone, tmpl_close = kNone;
+      bool functor = false;
+      if (nx.Is('(')) {
+        call_paren = i + 1;
+      } else if (nx.Is('<')) {
+        size_t a = k.MatchAngle(i + 1, e);
+        if (a == kNone || a + 1 >= e) continue;
+        tmpl_open = i + 1;
+        tmpl_close = a;
+        if (t[a + 1].Is('(')) {
+          call_paren = a + 1;
+          // Type<...>()(...): a functor object made, then called.
+          size_t c = k.MatchClose(a + 1, e);
+          if (c != kNone && c + 1 < e && t[c + 1].Is('(')) {
+            call_paren = c + 1;
+            functor = true;
+          }
+        } else if (t[a + 1].Is('{')) {
+          size_t c = k.MatchClose(a + 1, e);
+          if (c + 1 < e && t[c + 1].Is('(')) {
+            call_paren = c + 1;
+            functor = true;
+          }
+        }
+      } else if (nx.Is('{')) {
+        size_t c = k.MatchClose(i + 1, e);
+        if (c + 1 < e && t[c + 1].Is('(')) {
+          call_paren = c + 1;
+          functor = true;
+        }
+      }
+      if (call_paren == kNone) {
+        FunctionArgument(t, b, i, fn, macro);
+        continue;
+      }
+      if (IsNonCallKeyword(x.text)) continue;
+      if (i > b && t[i - 1].Is(']')) continue;  // [] GPU_LAMBDA (...): a lambda's attribute macro
+      if (x.text.size() > 12 && x.text.substr(0, 12) == "AT_DISPATCH_" && !functor) {
+        DtypeDispatchUse(t, i, e, fn, macro);
+      }
+      // Qualifier: a::b<T>::name, and obj.name / obj->name.
+      size_t q = i;
+      while (q >= b + 2 && t[q - 1].Is("::")) {
+        if (IsIdent(t[q - 2]) && !IsNonCallKeyword(t[q - 2].text)) {
+          q -= 2;
+        } else if (t[q - 2].Is('>')) {
+          size_t lt = k.MatchAngleBack(q - 2, b);
+          if (lt == kNone || lt <= b || !IsIdent(t[lt - 1])) break;
+          q = lt - 1;
+        } else {
+          break;
+        }
+      }
+      if (q > b && t[q - 1].Is("::")) --q;
+      // sorter.template sort<A>(...): a member call through `template`.
+      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->")))
+        --q;
+      CppCall call;
+      call.kind = CallKind::kPlain;
+      std::string qualifier = k.Concat(q, i);
+      if (qualifier == "template") qualifier.clear();
+      if (q > b && (t[q - 1].Is('.') || t[q - 1].Is("->"))) {
+        call.kind = CallKind::kMember;
+        std::string obj;
+        if (q >= b + 2 && IsIdent(t[q - 2])) obj = std::string(t[q - 2].text);
+        // An element (chunked_gates[0].sigmoid_()): "chunked_gates[]." names
+        // the container, so that the tracer can tell a list of Tensors.
+        if (q >= b + 3 && t[q - 2].Is(']')) {
+          size_t open = q - 2;
+          for (int depth = 0; open > b; --open) {
+            if (t[open].Is(']')) ++depth;
+            else if (t[open].Is('[') && --depth == 0) break;
+          }
+          if (open > b && t[open].Is('[') && IsIdent(t[open - 1])) obj = std::string(t[open - 1].text) + "[]";
+        }
+        // A call's result (iter.device().index()): "device()." names the
+        // method whose return value the call is made on, so that the tracer
+        // can tell a Tensor receiver from a Device or an IntArrayRef.
+        if (q >= b + 2 && t[q - 2].Is(')')) {
+          size_t open = q - 2;
+          for (int depth = 0; open > b; --open) {
+            if (t[open].Is(')')) ++depth;
+            else if (t[open].Is('(') && --depth == 0) break;
+          }
+          if (open > b && t[open].Is('(') && IsIdent(t[open - 1]) && !IsNonCallKeyword(t[open - 1].text))
+            obj = std::string(t[open - 1].text) + "()";
+          // A parenthesized expression's value ((self - maxes).exp_()): kept
+          // as written, so that the tracer can read what it holds.
+          else if (open >= b && t[open].Is('(') && q - 2 - open < 48)
+            obj = k.Concat(open, q - 1);
+        }
+        qualifier = obj + std::string(t[q - 1].text) + qualifier;
+      } else {
+        // `Type name(args)` and `vector<int> v(n)` declare variables.
+        if (q > b && !functor) {
+          const Token& p = t[q - 1];
+          if (p.Is('>')) {
+            size_t lt = k.MatchAngleBack(q - 1, b);
+            if (lt != kNone && lt > b && IsIdent(t[lt - 1])) continue;
+          }
+          if (IsIdent(p) && !(p.text == "return" || p.text == "else" || p.text == "do" || p.text == "case" ||
+                              p.text == "throw" || p.text == "co_return" || p.text == "new" ||
+                              p.text == "co_yield" || p.text == "co_await" || p.text == "delete"))
+            continue;
+        }
+        if (!qualifier.empty()) call.kind = CallKind::kQualified;
+      }
+      if (functor) call.kind = CallKind::kFunctor;
+      call.callee = std::string(x.text);
+      // at::_ops::x::call(...) -> callee x
+      if ((x.text == "call" || x.text == "redispatch") && i >= q + 2 && IsIdent(t[i - 2]) &&
+          qualifier.find("_ops::") != std::string::npos) {
+        call.callee = std::string(t[i - 2].text);
+        call.is_ops_call = true;
+        qualifier = k.Concat(q, i - 2);
+      }
+      call.qualifier = std::move(qualifier);
+      call.function = fn;
+      call.macro = std::string(macro);
+      call.line = x.line;
+      LauncherUse(t, b, i, call_paren, tmpl_open, tmpl_close, e, fn, macro);
+      bool macro_use = file_macros_.count(x.text) > 0 || IsUpperMacroName(x.text);
+      if (macro_use && call.kind == CallKind::kPlain) {
+        CppMacroUse use;
+        use.macro = call.callee;
+        use.function = fn;
+        use.within_macro = std::string(macro);
+        use.line = x.line;
+        out_->macro_uses.push_back(std::move(use));
+      }
+      out_->calls.push_back(std::move(call));
+    }
+  }
+
+ private:
+  // An aten function passed by name, not called: `at::abs_out` in
+  // unary_op_impl_with_complex_to_float(self, at::abs_out). The helper calls
+  // it, so it is recorded as the call it stands for (an at:: or at::native::
+  // name written as a whole argument).
+  void FunctionArgument(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
+    if (i + 1 >= t.size() || !(t[i + 1].Is(',') || t[i + 1].Is(')'))) return;
+    size_t q = i;
+    if (q >= b + 4 && t[q - 1].Is("::") && IdentIs(t[q - 2], "native") && t[q - 3].Is("::")) q -= 2;
+    if (!(q >= b + 3 && t[q - 1].Is("::") && IdentIs(t[q - 2], "at"))) return;
+    q -= 2;
+    if (q > b && t[q - 1].Is("::")) --q;
+    if (!(t[q - 1].Is('(') || t[q - 1].Is(','))) return;
+    CppCall call;
+    call.kind = CallKind::kQualified;
+    call.callee = std::string(t[i].text);
+    call.qualifier = Toks(t).Concat(q, i);
+    call.function = fn;
+    call.macro = std::string(macro);
+    call.line = t[i].line;
+    out_->calls.push_back(std::move(call));
+  }
+  static bool IdentIs(const Token& x, std::string_view s) { return IsIdent(x) && x.text == s; }
+
+  // A TensorIterator / reduce / jiterator launcher or launch_* helper called
+  // at `i`: records the launch with the functors that name the code it runs.
+  // `b`: where the enclosing body begins (a functor held in a variable is
+  // declared there).
+  void LauncherUse(const std::vector<Token>& t, size_t b, size_t i, size_t call_paren, size_t tmpl_open,
+                   size_t tmpl_close, size_t e, int32_t fn, std::string_view macro) {
+    Toks k(t);
+    const Token& x = t[i];
+  LaunchKind lk = LaunchKind::kLaunchHelper;
+  bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
+  if (LauncherKind(x.text, &lk) || helper) {
+    size_t cr = k.MatchClose(call_paren, e);
+    CppLaunch launch;
+    launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
+    launch.launcher = std::string(x.text);
+    bool lambda = false;
+    // TensorIterator launchers take (iter, functor[, ident]): only the
+    // functor argument names the code that runs. launch_* helpers vary;
+    // jiterator runs the string kernel, whatever its arguments.
+    if (launch.kind != LaunchKind::kJiterator) {
+      int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
+      // launch_* helpers take tensors and sizes too: only a TensorIterator
+      // launcher's functor argument is looked up when it is a variable.
+      LaunchFunctors(t, only_arg >= 0 ? b : kNone, call_paren, std::min(cr, e), only_arg, &launch.functors,
+                     &lambda);
+    }
+    if (tmpl_open != kNone) {
+      if (launch.kind == LaunchKind::kJiterator) {
+        auto targs = k.Args(tmpl_open, tmpl_close);
+        if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
+          launch.kernel_name_ref = std::string(t[targs[0].first].text);
+          for (const auto& [name, value] : out_->string_constants)
+            if (name == launch.kernel_name_ref) launch.kernel = value;
+        }
+      }
+    }
+    if (!helper || lambda || !launch.functors.empty()) {
+      launch.function = fn;
+      launch.macro = std::string(macro);
+      launch.line = x.line;
+      out_->launches.push_back(std::move(launch));
+    }
+  }
+  }
+
+  void TripleChevron(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
+    Toks k(t);
+    size_t name = kNone;
+    if (i > b && IsIdent(t[i - 1])) {
+      name = i - 1;
+    } else if (i > b && t[i - 1].Is('>')) {
+      size_t lt = k.MatchAngleBack(i - 1, b);
+      if (lt != kNone && lt > b && IsIdent(t[lt - 1])) name = lt - 1;
+    }
+    CppLaunch launch;
+    launch.kind = LaunchKind::kTripleChevron;
+    if (name != kNone) launch.kernel = std::string(t[name].text);
+    launch.function = fn;
+    launch.macro = std::string(macro);
+    launch.line = t[name != kNone ? name : i].line;  // the kernel's name, as a reader looks for it
+    out_->launches.push_back(std::move(launch));
+  }
+
+  // AT_DISPATCH_<FAMILY>[_AND<N>](extra..., TYPE, "name", body),
+  // AT_DISPATCH_V2(TYPE, "name", AT_WRAP(body), types...),
+  // AT_DISPATCH_SWITCH(TYPE, "name", AT_DISPATCH_CASE...(...)...).
+  void DtypeDispatchUse(const std::vector<Token>& t, size_t i, size_t e, int32_t fn, std::string_view macro) {
+    Toks k(t);
+    size_t cr = k.MatchClose(i + 1, e);
+    if (cr >= e) return;
+    auto args = k.Args(i + 1, cr);
+    std::string_view name = t[i].text.substr(12);
+    if (name.substr(0, 4) == "CASE") return;  // inside a SWITCH; counted there
+    DtypeDispatch d;
+    d.macro = std::string(t[i].text);
+    d.function = fn;
+    d.macro_body = std::string(macro);
+    d.line = t[i].line;
+    auto string_arg = [&](size_t a) -> std::string {
+      if (a >= args.size()) return "";
+      for (size_t j = args[a].first; j < args[a].second; ++j)
+        if (t[j].kind == TokKind::kString && t[j].text.size() >= 2 && t[j].text[0] == '"')
+          return std::string(t[j].text.substr(1, t[j].text.size() - 2));
+      return "";
+    };
+    auto scalar_arg = [&](std::pair<size_t, size_t> a) {
+      std::string text = k.Concat(a.first, a.second);
+      std::string dt = DtypeName(text);
+      d.dtypes.push_back(dt.empty() ? text : dt);  // unknown spellings are kept as written
+    };
+    if (name == "V2") {
+      d.name = string_arg(1);
+      for (size_t a = 3; a < args.size(); ++a) {
+        auto [ab, ae] = args[a];
+        // AT_EXPAND(AT_ALL_TYPES)
+        if (ae - ab == 4 && t[ab].text == "AT_EXPAND" && t[ab + 1].Is('(') && V2TypeList(t[ab + 2].text, &d.dtypes))
+          continue;
+        if (ae - ab == 1 && V2TypeList(t[ab].text, &d.dtypes)) continue;
+        scalar_arg(args[a]);
+      }
+    } else if (name == "SWITCH") {
+      d.name = string_arg(1);
+      for (size_t j = args.size() > 2 ? args[2].first : cr; j < cr; ++j) {
+        if (!IsIdent(t[j]) || !PunctAt2(t, j + 1, '(')) continue;
+        std::string_view c = t[j].text;
+        if (c == "AT_DISPATCH_CASE") {
+          size_t r = k.MatchClose(j + 1, cr);
+          auto cargs = k.Args(j + 1, r);
+          if (!cargs.empty()) scalar_arg(cargs[0]);
+          j = r;
+        } else if (c.size() > 17 && c.substr(0, 17) == "AT_DISPATCH_CASE_") {
+          size_t r = k.MatchClose(j + 1, cr);
+          auto cargs = k.Args(j + 1, r);
+          std::string_view fam = c.substr(17);
+          size_t extras = 0;
+          SplitAnd(&fam, &extras);
+          FamilyDtypes(fam, &d.dtypes);
+          for (size_t a = 0; a < extras && a < cargs.size(); ++a) scalar_arg(cargs[a]);
+          j = r;
+        }
+      }
+    } else {
+      size_t extras = 0;
+      std::string_view fam = name;
+      SplitAnd(&fam, &extras);
+      if (!FamilyDtypes(fam, &d.dtypes)) return;  // not a dtype dispatch macro
+      for (size_t a = 0; a < extras && a < args.size(); ++a) scalar_arg(args[a]);
+      d.name = string_arg(extras + 1);
+    }
+    out_->dtype_dispatches.push_back(std::move(d));
+  }
+
+  static bool PunctAt2(const std::vector<Token>& t, size_t i, char c) { return i < t.size() && t[i].Is(c); }
+
+  // "ALL_TYPES_AND_COMPLEX_AND2" -> family "ALL_TYPES_AND_COMPLEX", 2 extra
+  // scalar types; "FLOATING_TYPES_AND" -> 1; "FLOATING_TYPES_AND_HALF" -> 0.
+  static void SplitAnd(std::string_view* fam, size_t* extras) {
+    size_t at = fam->rfind("_AND");
+    if (at == std::string_view::npos) return;
+    std::string_view rest = fam->substr(at + 4);
+    if (rest.empty()) {
+      *extras = 1;
+    } else if (rest.size() == 1 && rest[0] >= '1' && rest[0] <= '9') {
+      *extras = rest[0] - '0';
+    } else {
+      return;
+    }
+    *fam = fam->substr(0, at);
+  }
+
+  const std::unordered_set<std::string_view>& file_macros_;
+  CppFileRecords* out_;
+};
 
 class FileScanner {
  public:
@@ -772,324 +1105,11 @@ class FileScanner {
   }
 
   // ------------------------------------------------------------- code pass
-  // Records calls, launches, dtype dispatches and macro uses in [b, e) of `t`
-  // (a function body when fn >= 0, else the body of #define `macro`).
+  // A function body's token range is remembered (FileScopeMacroUses skips
+  // the bodies), then CodePass reads it.
   void Code(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
-    Toks k(t);
     if (fn >= 0) bodies_.push_back({b, e});
-    for (size_t i = b; i < e; ++i) {
-      const Token& x = t[i];
-      if (x.kind == TokKind::kLaunchOpen) {
-        TripleChevron(t, b, i, fn, macro);
-        continue;
-      }
-      if (!IsIdent(x) || i + 1 >= e) continue;
-      const Token& nx = t[i + 1];
-      size_t call_paren = kNone, tmpl_open = kNone, tmpl_close = kNone;
-      bool functor = false;
-      if (nx.Is('(')) {
-        call_paren = i + 1;
-      } else if (nx.Is('<')) {
-        size_t a = k.MatchAngle(i + 1, e);
-        if (a == kNone || a + 1 >= e) continue;
-        tmpl_open = i + 1;
-        tmpl_close = a;
-        if (t[a + 1].Is('(')) {
-          call_paren = a + 1;
-          // Type<...>()(...): a functor object made, then called.
-          size_t c = k.MatchClose(a + 1, e);
-          if (c != kNone && c + 1 < e && t[c + 1].Is('(')) {
-            call_paren = c + 1;
-            functor = true;
-          }
-        } else if (t[a + 1].Is('{')) {
-          size_t c = k.MatchClose(a + 1, e);
-          if (c + 1 < e && t[c + 1].Is('(')) {
-            call_paren = c + 1;
-            functor = true;
-          }
-        }
-      } else if (nx.Is('{')) {
-        size_t c = k.MatchClose(i + 1, e);
-        if (c + 1 < e && t[c + 1].Is('(')) {
-          call_paren = c + 1;
-          functor = true;
-        }
-      }
-      if (call_paren == kNone) {
-        FunctionArgument(t, b, i, fn, macro);
-        continue;
-      }
-      if (IsNonCallKeyword(x.text)) continue;
-      if (i > b && t[i - 1].Is(']')) continue;  // [] GPU_LAMBDA (...): a lambda's attribute macro
-      if (x.text.size() > 12 && x.text.substr(0, 12) == "AT_DISPATCH_" && !functor) {
-        DtypeDispatchUse(t, i, e, fn, macro);
-      }
-      // Qualifier: a::b<T>::name, and obj.name / obj->name.
-      size_t q = i;
-      while (q >= b + 2 && t[q - 1].Is("::")) {
-        if (IsIdent(t[q - 2]) && !IsNonCallKeyword(t[q - 2].text)) {
-          q -= 2;
-        } else if (t[q - 2].Is('>')) {
-          size_t lt = k.MatchAngleBack(q - 2, b);
-          if (lt == kNone || lt <= b || !IsIdent(t[lt - 1])) break;
-          q = lt - 1;
-        } else {
-          break;
-        }
-      }
-      if (q > b && t[q - 1].Is("::")) --q;
-      // sorter.template sort<A>(...): a member call through `template`.
-      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->")))
-        --q;
-      CppCall call;
-      call.kind = CallKind::kPlain;
-      std::string qualifier = k.Concat(q, i);
-      if (qualifier == "template") qualifier.clear();
-      if (q > b && (t[q - 1].Is('.') || t[q - 1].Is("->"))) {
-        call.kind = CallKind::kMember;
-        std::string obj;
-        if (q >= b + 2 && IsIdent(t[q - 2])) obj = std::string(t[q - 2].text);
-        // An element (chunked_gates[0].sigmoid_()): "chunked_gates[]." names
-        // the container, so that the tracer can tell a list of Tensors.
-        if (q >= b + 3 && t[q - 2].Is(']')) {
-          size_t open = q - 2;
-          for (int depth = 0; open > b; --open) {
-            if (t[open].Is(']')) ++depth;
-            else if (t[open].Is('[') && --depth == 0) break;
-          }
-          if (open > b && t[open].Is('[') && IsIdent(t[open - 1])) obj = std::string(t[open - 1].text) + "[]";
-        }
-        // A call's result (iter.device().index()): "device()." names the
-        // method whose return value the call is made on, so that the tracer
-        // can tell a Tensor receiver from a Device or an IntArrayRef.
-        if (q >= b + 2 && t[q - 2].Is(')')) {
-          size_t open = q - 2;
-          for (int depth = 0; open > b; --open) {
-            if (t[open].Is(')')) ++depth;
-            else if (t[open].Is('(') && --depth == 0) break;
-          }
-          if (open > b && t[open].Is('(') && IsIdent(t[open - 1]) && !IsNonCallKeyword(t[open - 1].text))
-            obj = std::string(t[open - 1].text) + "()";
-          // A parenthesized expression's value ((self - maxes).exp_()): kept
-          // as written, so that the tracer can read what it holds.
-          else if (open >= b && t[open].Is('(') && q - 2 - open < 48)
-            obj = k.Concat(open, q - 1);
-        }
-        qualifier = obj + std::string(t[q - 1].text) + qualifier;
-      } else {
-        // `Type name(args)` and `vector<int> v(n)` declare variables.
-        if (q > b && !functor) {
-          const Token& p = t[q - 1];
-          if (p.Is('>')) {
-            size_t lt = k.MatchAngleBack(q - 1, b);
-            if (lt != kNone && lt > b && IsIdent(t[lt - 1])) continue;
-          }
-          if (IsIdent(p) && !(p.text == "return" || p.text == "else" || p.text == "do" || p.text == "case" ||
-                              p.text == "throw" || p.text == "co_return" || p.text == "new" ||
-                              p.text == "co_yield" || p.text == "co_await" || p.text == "delete"))
-            continue;
-        }
-        if (!qualifier.empty()) call.kind = CallKind::kQualified;
-      }
-      if (functor) call.kind = CallKind::kFunctor;
-      call.callee = std::string(x.text);
-      // at::_ops::x::call(...) -> callee x
-      if ((x.text == "call" || x.text == "redispatch") && i >= q + 2 && IsIdent(t[i - 2]) &&
-          qualifier.find("_ops::") != std::string::npos) {
-        call.callee = std::string(t[i - 2].text);
-        call.is_ops_call = true;
-        qualifier = k.Concat(q, i - 2);
-      }
-      call.qualifier = std::move(qualifier);
-      call.function = fn;
-      call.macro = std::string(macro);
-      call.line = x.line;
-      LauncherUse(t, b, i, call_paren, tmpl_open, tmpl_close, e, fn, macro);
-      bool macro_use = file_macros_.count(x.text) > 0 || IsUpperMacroName(x.text);
-      if (macro_use && call.kind == CallKind::kPlain) {
-        CppMacroUse use;
-        use.macro = call.callee;
-        use.function = fn;
-        use.within_macro = std::string(macro);
-        use.line = x.line;
-        out_->macro_uses.push_back(std::move(use));
-      }
-      out_->calls.push_back(std::move(call));
-    }
-  }
-
-  // An aten function passed by name, not called: `at::abs_out` in
-  // unary_op_impl_with_complex_to_float(self, at::abs_out). The helper calls
-  // it, so it is recorded as the call it stands for (an at:: or at::native::
-  // name written as a whole argument).
-  void FunctionArgument(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
-    if (i + 1 >= t.size() || !(t[i + 1].Is(',') || t[i + 1].Is(')'))) return;
-    size_t q = i;
-    if (q >= b + 4 && t[q - 1].Is("::") && IdentIs(t[q - 2], "native") && t[q - 3].Is("::")) q -= 2;
-    if (!(q >= b + 3 && t[q - 1].Is("::") && IdentIs(t[q - 2], "at"))) return;
-    q -= 2;
-    if (q > b && t[q - 1].Is("::")) --q;
-    if (!(t[q - 1].Is('(') || t[q - 1].Is(','))) return;
-    CppCall call;
-    call.kind = CallKind::kQualified;
-    call.callee = std::string(t[i].text);
-    call.qualifier = Toks(t).Concat(q, i);
-    call.function = fn;
-    call.macro = std::string(macro);
-    call.line = t[i].line;
-    out_->calls.push_back(std::move(call));
-  }
-  static bool IdentIs(const Token& x, std::string_view s) { return IsIdent(x) && x.text == s; }
-
-  // A TensorIterator / reduce / jiterator launcher or launch_* helper called
-  // at `i`: records the launch with the functors that name the code it runs.
-  // `b`: where the enclosing body begins (a functor held in a variable is
-  // declared there).
-  void LauncherUse(const std::vector<Token>& t, size_t b, size_t i, size_t call_paren, size_t tmpl_open,
-                   size_t tmpl_close, size_t e, int32_t fn, std::string_view macro) {
-    Toks k(t);
-    const Token& x = t[i];
-  LaunchKind lk = LaunchKind::kLaunchHelper;
-  bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
-  if (LauncherKind(x.text, &lk) || helper) {
-    size_t cr = k.MatchClose(call_paren, e);
-    CppLaunch launch;
-    launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
-    launch.launcher = std::string(x.text);
-    bool lambda = false;
-    // TensorIterator launchers take (iter, functor[, ident]): only the
-    // functor argument names the code that runs. launch_* helpers vary;
-    // jiterator runs the string kernel, whatever its arguments.
-    if (launch.kind != LaunchKind::kJiterator) {
-      int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
-      // launch_* helpers take tensors and sizes too: only a TensorIterator
-      // launcher's functor argument is looked up when it is a variable.
-      LaunchFunctors(t, only_arg >= 0 ? b : kNone, call_paren, std::min(cr, e), only_arg, &launch.functors,
-                     &lambda);
-    }
-    if (tmpl_open != kNone) {
-      if (launch.kind == LaunchKind::kJiterator) {
-        auto targs = k.Args(tmpl_open, tmpl_close);
-        if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
-          launch.kernel_name_ref = std::string(t[targs[0].first].text);
-          for (const auto& [name, value] : out_->string_constants)
-            if (name == launch.kernel_name_ref) launch.kernel = value;
-        }
-      }
-    }
-    if (!helper || lambda || !launch.functors.empty()) {
-      launch.function = fn;
-      launch.macro = std::string(macro);
-      launch.line = x.line;
-      out_->launches.push_back(std::move(launch));
-    }
-  }
-  }
-
-  void TripleChevron(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
-    Toks k(t);
-    size_t name = kNone;
-    if (i > b && IsIdent(t[i - 1])) {
-      name = i - 1;
-    } else if (i > b && t[i - 1].Is('>')) {
-      size_t lt = k.MatchAngleBack(i - 1, b);
-      if (lt != kNone && lt > b && IsIdent(t[lt - 1])) name = lt - 1;
-    }
-    CppLaunch launch;
-    launch.kind = LaunchKind::kTripleChevron;
-    if (name != kNone) launch.kernel = std::string(t[name].text);
-    launch.function = fn;
-    launch.macro = std::string(macro);
-    launch.line = t[name != kNone ? name : i].line;  // the kernel's name, as a reader looks for it
-    out_->launches.push_back(std::move(launch));
-  }
-
-  // AT_DISPATCH_<FAMILY>[_AND<N>](extra..., TYPE, "name", body),
-  // AT_DISPATCH_V2(TYPE, "name", AT_WRAP(body), types...),
-  // AT_DISPATCH_SWITCH(TYPE, "name", AT_DISPATCH_CASE...(...)...).
-  void DtypeDispatchUse(const std::vector<Token>& t, size_t i, size_t e, int32_t fn, std::string_view macro) {
-    Toks k(t);
-    size_t cr = k.MatchClose(i + 1, e);
-    if (cr >= e) return;
-    auto args = k.Args(i + 1, cr);
-    std::string_view name = t[i].text.substr(12);
-    if (name.substr(0, 4) == "CASE") return;  // inside a SWITCH; counted there
-    DtypeDispatch d;
-    d.macro = std::string(t[i].text);
-    d.function = fn;
-    d.macro_body = std::string(macro);
-    d.line = t[i].line;
-    auto string_arg = [&](size_t a) -> std::string {
-      if (a >= args.size()) return "";
-      for (size_t j = args[a].first; j < args[a].second; ++j)
-        if (t[j].kind == TokKind::kString && t[j].text.size() >= 2 && t[j].text[0] == '"')
-          return std::string(t[j].text.substr(1, t[j].text.size() - 2));
-      return "";
-    };
-    auto scalar_arg = [&](std::pair<size_t, size_t> a) {
-      std::string text = k.Concat(a.first, a.second);
-      std::string dt = DtypeName(text);
-      d.dtypes.push_back(dt.empty() ? text : dt);  // unknown spellings are kept as written
-    };
-    if (name == "V2") {
-      d.name = string_arg(1);
-      for (size_t a = 3; a < args.size(); ++a) {
-        auto [ab, ae] = args[a];
-        // AT_EXPAND(AT_ALL_TYPES)
-        if (ae - ab == 4 && t[ab].text == "AT_EXPAND" && t[ab + 1].Is('(') && V2TypeList(t[ab + 2].text, &d.dtypes))
-          continue;
-        if (ae - ab == 1 && V2TypeList(t[ab].text, &d.dtypes)) continue;
-        scalar_arg(args[a]);
-      }
-    } else if (name == "SWITCH") {
-      d.name = string_arg(1);
-      for (size_t j = args.size() > 2 ? args[2].first : cr; j < cr; ++j) {
-        if (!IsIdent(t[j]) || !PunctAt2(t, j + 1, '(')) continue;
-        std::string_view c = t[j].text;
-        if (c == "AT_DISPATCH_CASE") {
-          size_t r = k.MatchClose(j + 1, cr);
-          auto cargs = k.Args(j + 1, r);
-          if (!cargs.empty()) scalar_arg(cargs[0]);
-          j = r;
-        } else if (c.size() > 17 && c.substr(0, 17) == "AT_DISPATCH_CASE_") {
-          size_t r = k.MatchClose(j + 1, cr);
-          auto cargs = k.Args(j + 1, r);
-          std::string_view fam = c.substr(17);
-          size_t extras = 0;
-          SplitAnd(&fam, &extras);
-          FamilyDtypes(fam, &d.dtypes);
-          for (size_t a = 0; a < extras && a < cargs.size(); ++a) scalar_arg(cargs[a]);
-          j = r;
-        }
-      }
-    } else {
-      size_t extras = 0;
-      std::string_view fam = name;
-      SplitAnd(&fam, &extras);
-      if (!FamilyDtypes(fam, &d.dtypes)) return;  // not a dtype dispatch macro
-      for (size_t a = 0; a < extras && a < args.size(); ++a) scalar_arg(args[a]);
-      d.name = string_arg(extras + 1);
-    }
-    out_->dtype_dispatches.push_back(std::move(d));
-  }
-
-  static bool PunctAt2(const std::vector<Token>& t, size_t i, char c) { return i < t.size() && t[i].Is(c); }
-
-  // "ALL_TYPES_AND_COMPLEX_AND2" -> family "ALL_TYPES_AND_COMPLEX", 2 extra
-  // scalar types; "FLOATING_TYPES_AND" -> 1; "FLOATING_TYPES_AND_HALF" -> 0.
-  static void SplitAnd(std::string_view* fam, size_t* extras) {
-    size_t at = fam->rfind("_AND");
-    if (at == std::string_view::npos) return;
-    std::string_view rest = fam->substr(at + 4);
-    if (rest.empty()) {
-      *extras = 1;
-    } else if (rest.size() == 1 && rest[0] >= '1' && rest[0] <= '9') {
-      *extras = rest[0] - '0';
-    } else {
-      return;
-    }
-    *fam = fam->substr(0, at);
+    code_.Read(t, b, e, fn, macro);
   }
 
   // ------------------------------------------------- outside function bodies
@@ -1158,6 +1178,7 @@ class FileScanner {
   std::vector<Scope> scopes_;
   std::unordered_set<std::string_view> file_macros_;
   std::vector<std::pair<size_t, size_t>> bodies_;  // token ranges of the function bodies Code() read
+  CodePass code_{file_macros_, out_};
   // Function-like macros of this file whose body declares a __global__
   // function named by their first argument (DEFINE_FLASH_FORWARD_KERNEL).
   std::unordered_set<std::string_view> kernel_macros_;

@@ -293,7 +293,7 @@ std::vector<std::string> BraceList(const Index& ix, const std::string& file, std
 // holds: a name's (BraceList), or what the function it calls returns.
 std::vector<std::string> ListOf(const Index& ix, const std::string& file, std::string_view body,
                                 std::string_view expr, int depth) {
-  if (depth > 4) return {};
+  if (depth > kValueDepth) return {};  // a list's value is followed back as a variable's is
   expr = TrimView(expr);
   if (IsIdentifier(expr)) return BraceList(ix, file, body, expr, depth);
   std::string called = LastCalled(expr);

@@ -51,9 +51,15 @@ TEST_F(MainPath260, NonTensorValuesCallNoOps) {
 TEST_F(MainPath260, DeviceCodeCallsNoOps) {
   // cuda/ActivationGeluKernel.cu:72-80: `dy * cdf` and friends inside `[] GPU_LAMBDA(...)`.
   Trace t = TraceTree("2.6.0", "aten::gelu_backward", TraceOptions::Device::kCuda);
-  for (const auto& op : t.ops)
+  bool lambdas_traced = false;  // an empty trace would pass the loop below: the lambdas' kernel is there
+  for (const auto& op : t.ops) {
     for (const auto& c : op.calls)
       EXPECT_NE(c.where.file, "aten/src/ATen/native/cuda/ActivationGeluKernel.cu") << op.name << " " << c.op;
+    for (const auto& k : op.kernels)
+      lambdas_traced = lambdas_traced || (k.name == "GeluBackwardCUDAKernelImpl" &&
+                                          k.where.file == "aten/src/ATen/native/cuda/ActivationGeluKernel.cu");
+  }
+  EXPECT_TRUE(lambdas_traced);
 }
 
 TEST_F(MainPath260, AMacroIsItsLastDefinitionBeforeTheUse) {

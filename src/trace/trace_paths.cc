@@ -517,7 +517,7 @@ class PathAnnotator {
   // written in the code.
   static size_t AddEitherBranch(std::vector<std::vector<Condition>>* sites) {
     const size_t written = sites->size();
-    for (size_t i = 0; i < sites->size() && sites->size() < 64; ++i)
+    for (size_t i = 0; i < sites->size() && sites->size() < kMaxMergedSites; ++i)
       for (size_t j = i + 1; j < sites->size(); ++j)
         if (auto both = EitherBranch((*sites)[i], (*sites)[j])) sites->push_back(std::move(*both));
     return written;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "base/text.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -161,8 +162,7 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
 Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
   size_t paren = atom.find('(');
   if (paren == std::string_view::npos) return Tri::kUnknown;
-  std::string name(atom.substr(0, paren));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = Lower(atom.substr(0, paren));
   if (Has(name, "miopen")) return Of(a.rocm && a.device == "cuda");
   if (Has(name, "cudnn")) return Of(a.cudnn && !a.rocm && a.device == "cuda");
   if ((Has(name, "mkldnn") || Has(name, "onednn")) && a.device == "cuda") return Tri::kFalse;
@@ -372,7 +372,7 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
 
 Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
   s = TrimView(s);
-  if (s.empty() || depth > 32) return Tri::kUnknown;
+  if (s.empty() || depth > kMaxConditionNesting) return Tri::kUnknown;
   while (Wrapped(s)) s = TrimView(s.substr(1, s.size() - 2));
   // Split only where the operator's text occurs: most conditions are one atom.
   const std::string_view either = python ? "or" : "||", both = python ? "and" : "&&";

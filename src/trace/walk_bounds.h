@@ -62,7 +62,7 @@ inline constexpr int kMaxPlaceholderLines = 12;
 // torch's utilities.
 inline constexpr int kPythonDepth = 4;
 
-// --- paths and conditions (trace_paths.cc, frame_bindings.cc, dtype_gates.cc)
+// --- paths and conditions (trace_paths.cc, frame_bindings.cc, dtype_gates.cc, trace_typical.cc)
 
 // How many frames (Python) or helpers (C++) back a condition on the way to a
 // call is looked for.
@@ -79,6 +79,15 @@ inline constexpr int kTypicalPathPasses = 4;
 inline constexpr int kLocalValueDepth = 3;
 inline constexpr int kBindingFrameDepth = 6;
 inline constexpr int kInitBaseDepth = 8;
+// The most call sites of one function a condition reader holds while it
+// merges the two sides of each if/else it splits (EitherBranch): an
+// if / else-if chain merges a few times; beyond this the merging is
+// combinatorial and says nothing more.
+inline constexpr size_t kMaxMergedSites = 64;
+// How deeply nested (parentheses, &&/||, ?:) a condition's text is read
+// before it is left undecided: conditions as written are a few levels deep;
+// a bound makes a pathological macro expansion cheap.
+inline constexpr int kMaxConditionNesting = 32;
 // The longest body (in lines) of a C++ predicate read inline
 // (is_contiguous-like one-liners), not a function to evaluate.
 inline constexpr int kMaxInlinePredicateLines = 6;

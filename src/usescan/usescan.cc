@@ -199,6 +199,13 @@ Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
   return {"other", fmt::format("aten::{} ({}): no tag or schema rule applies", b, YamlWhere(first))};
 }
 
+// How many base classes up a hierarchy a user's file is read: its own
+// classes (LocalMethod, KindOf) derive a few levels deep, the checkout's
+// (CheckoutInherits: torch.nn.Module's subclasses) a few more; the bounds
+// stop a cycle of bases, which Python refuses but a scan may still read.
+constexpr int kMaxLocalBaseDepth = 16;
+constexpr int kMaxCheckoutBaseDepth = 24;
+
 class Scanner {
  public:
   Scanner(const Index& ix, std::string_view path, std::string_view text, ScanReport* out)
@@ -275,7 +282,7 @@ class Scanner {
   }
   // A method of a local class or of the local classes it derives from.
   int32_t LocalMethod(uint32_t cls, std::string_view name, int depth = 0) const {
-    if (depth > 16) return -1;
+    if (depth > kMaxLocalBaseDepth) return -1;
     for (uint32_t m : mod_.classes[cls].methods) {
       ++out_.work;
       if (mod_.functions[m].name == name) return static_cast<int32_t>(m);
@@ -292,7 +299,7 @@ class Scanner {
 
   // Does checkout class `sym` derive from the class named `target`?
   bool CheckoutInherits(const PySymbol& sym, std::string_view target, int depth = 0) const {
-    if (sym.kind != PySymbol::kClass || depth > 24) return false;
+    if (sym.kind != PySymbol::kClass || depth > kMaxCheckoutBaseDepth) return false;
     if (ix_.py.NameOf(sym) == target) return true;
     const PyClass& c = ix_.py.modules()[sym.module].classes[sym.index];
     for (const std::string& b : c.resolved_bases)
@@ -301,7 +308,7 @@ class Scanner {
   }
 
   ClassKind KindOf(uint32_t cls, int depth = 0) {
-    if (depth > 16) return kPlain;
+    if (depth > kMaxLocalBaseDepth) return kPlain;
     const PyClass& c = mod_.classes[cls];
     for (size_t i = 0; i < c.bases.size(); ++i) {
       int32_t local = LocalClass(c.bases[i]);

@@ -271,9 +271,7 @@ void Dtypes(TestEntry* e) {
   e->dtypes.push_back("cpu: " + (cpu ? cpu->value : std::string("(OpInfo default)")));
   for (const char* device : {"CUDA", "ROCM", "Hpu", "XPU"}) {
     if (const TestArg* a = Arg(e->args, std::string("dtypesIf") + device)) {
-      std::string lower = device;
-      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-      e->dtypes.push_back(lower + ": " + a->value);
+      e->dtypes.push_back(Lower(device) + ": " + a->value);
     } else if (std::string(device) == "CUDA") {
       e->dtypes.push_back("cuda: same as cpu (no dtypesIfCUDA)");
     }
