@@ -287,8 +287,8 @@ TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInAPage) {
                            "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462",
                            "unless at::cudnn_is_acceptable(_input): _lstm_mps, check_attributes, gather_params, "
                            "_lstm_impl",
-                           // launched on both sides of `if (allContiguous(...))`, past
-                           // RNN.cu:378's `if (numel == 0) return;` (a size local, >= 1)
+                           // launched on both sides of `if (allContiguous(...))`, after
+                           // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
                            "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }

@@ -3,10 +3,11 @@
 // (the empty-input early return is not taken), a flag local holds what the
 // assumptions decide of its expression, a helper's caller passing `{}` and
 // `/*forward=*/true` binds its parameters (and the helpers it passes them
-// on to), a Python if-chain whose branches
-// all return guards what follows by every branch, and a Python call with
-// more arguments than an overload takes is not that overload. Line numbers are
-// lines of the raw strings below (each starts at line 1 of its file).
+// on to), a Python if-chain whose branches all return guards what follows
+// by every branch, a Python call with more arguments than an overload
+// takes is not that overload, and a structured delegate is folded into the
+// op that delegates. Line numbers are lines of the raw strings below (each
+// starts at line 1 of its file).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -46,6 +47,14 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: middle.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
   dispatch:
     CUDA: middle_dim_cuda
+
+- func: grow.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CUDA: grow_out
+
+- func: grow_(Tensor(a!) self) -> Tensor(a!)
+  structured_delegate: grow.out
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -94,6 +103,7 @@ Tensor embed(const Tensor& weight) {
 
 Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
+TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
 } // namespace at::native
 )x";
 
@@ -194,6 +204,14 @@ TEST_F(CodeDecides, APythonCallIsOnlyTheOverloadsItsArgumentsFit) {
   Trace t = TraceOf("F.middle_of");
   EXPECT_EQ(PathOf(t, "middle.dim"), "typical");
   EXPECT_EQ(PathOf(t, "middle"), "not taken");
+}
+
+TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
+  // grow_ delegates to grow.out: the profiler sees aten::grow_ only, the
+  // delegate's impl runs inside grow_'s generated kernel.
+  Trace t = TraceOf("aten::grow_");
+  EXPECT_EQ(PathOf(t, "grow_"), "typical");
+  EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
 }
 
 }  // namespace

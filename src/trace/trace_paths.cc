@@ -38,6 +38,7 @@
 #include "cpp/cpp_guards.h"
 #include "cpp/cpp_params.h"
 #include "py/py_guards.h"
+#include "trace/condition_text.h"
 #include "trace/dtype_gates.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
@@ -68,68 +69,6 @@ bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
 
 namespace {
 
-
-// "at::native::foo<T>" -> "foo".
-std::string LastName(std::string_view s) {
-  size_t lt = s.find('<');
-  if (lt != std::string_view::npos) s = s.substr(0, lt);
-  size_t colon = s.rfind("::");
-  if (colon != std::string_view::npos) s = s.substr(colon + 2);
-  while (!s.empty() && (s.front() == '&' || s.front() == '*')) s.remove_prefix(1);
-  return std::string(s);
-}
-
-
-// Names of the free functions a condition calls, as qualified there (not
-// methods, not casts).
-std::vector<std::string> CalledFunctions(std::string_view text) {
-  static const std::set<std::string> kSkip = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
-                                              "defined",     "sizeof",           "TORCH_CHECK", "C10_UNLIKELY",
-                                              "C10_LIKELY",  "isinstance",       "len",         "get", "value",
-                                              "has_value",   "size",             "dim",         "numel"};
-  std::vector<std::string> out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!IsIdentChar(text[i]) || (i > 0 && IsIdentChar(text[i - 1]))) continue;
-    size_t j = i;
-    while (j < text.size() && (IsIdentChar(text[j]) || (text[j] == ':' && j + 1 < text.size() && text[j + 1] == ':')))
-      j += text[j] == ':' ? 2 : 1;
-    size_t k = j;
-    if (k < text.size() && text[k] == '<') {  // template arguments
-      int d = 0;
-      for (; k < text.size(); ++k) {
-        if (text[k] == '<') ++d;
-        if (text[k] == '>' && --d == 0) break;
-      }
-      ++k;
-    }
-    bool method = i > 0 && (text[i - 1] == '.' || text[i - 1] == '>');
-    if (!method && k < text.size() && text[k] == '(' && !std::isdigit(static_cast<unsigned char>(text[i]))) {
-      std::string qualified(text.substr(i, j - i));
-      if (!kSkip.count(LastName(qualified)) && std::find(out.begin(), out.end(), qualified) == out.end())
-        out.push_back(qualified);
-    }
-    i = j;
-  }
-  return out;
-}
-
-// A condition that is one local variable (or a comparison of one).
-std::string LoneVariable(std::string_view text) {
-  size_t eq = text.find(" == ");
-  if (eq != std::string_view::npos) text = text.substr(0, eq);
-  while (!text.empty() && text.front() == '!') text.remove_prefix(1);
-  if (text.empty()) return "";
-  for (char c : text)
-    if (!IsIdentChar(c)) return "";
-  return std::isdigit(static_cast<unsigned char>(text[0])) ? "" : std::string(text);
-}
-
-// `static_cast<T>(x)` / `T(x)` -> "x"; anything else "".
-std::string CastOperand(std::string_view expr) {
-  size_t open = expr.find('(');
-  if (open == std::string_view::npos || expr.empty() || expr.back() != ')') return "";
-  return LoneVariable(expr.substr(open + 1, expr.size() - open - 2));
-}
 
 // Each condition once (a walk through several functions of one file meets
 // the same #if group at every hop).
@@ -208,6 +147,20 @@ class PathAnnotator {
     MarkOpenConditions();
     FindSelections();
     for (OpStep& op : t_.ops) AnnotateLaunches(op);
+    FoldStructuredDelegates();
+  }
+
+  // A structured delegate reached only as such (add_.Tensor -> add.out) is
+  // no dispatched op: its meta and impl run inside the generated kernel of
+  // the op that delegates (whose main-path entry folds them in). What it
+  // calls keeps its own mark; it is not marked typical itself.
+  void FoldStructuredDelegates() {
+    for (OpStep& op : t_.ops) {
+      if (!op.typical || op.reached_from.empty() || !op.also_reached_from.empty()) continue;
+      const OpStep* parent = Parent(op);
+      if (parent && parent->role == op.role && parent->yaml && parent->yaml->structured_delegate == op.name)
+        op.typical = false;
+    }
   }
 
  private:
