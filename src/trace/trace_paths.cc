@@ -108,6 +108,116 @@ struct CallerEdge {
 // The device the assumptions trace (Assumptions::device: "cpu" | "cuda").
 CodeDevice AssumedDevice(const Assumptions& a) { return a.device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
 
+// `a` without the one condition `b` has negated, when they differ in
+// nothing else.
+std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condition>& a,
+                                                        const std::vector<Condition>& b) {
+  if (a.size() != b.size()) return std::nullopt;
+  std::optional<size_t> flipped;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k].text != b[k].text) return std::nullopt;
+    if (a[k].negated == b[k].negated) continue;
+    if (flipped) return std::nullopt;
+    flipped = k;
+  }
+  if (!flipped) return std::nullopt;
+  std::vector<Condition> out = a;
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(*flipped));
+  return out;
+}
+
+// Two call sites whose conditions are the same but for one, written once
+// and taken with opposite polarity (an if and its else): the conditions
+// under which one of them is reached.
+std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a,
+                                                   const std::vector<Condition>& b) {
+  if (a.size() != b.size()) return std::nullopt;
+  size_t differ = a.size();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool same_test = a[i].text == b[i].text && a[i].where.line == b[i].where.line;
+    if (same_test && a[i].negated == b[i].negated) continue;
+    if (!same_test || differ != a.size()) return std::nullopt;
+    differ = i;
+  }
+  if (differ == a.size()) return std::nullopt;
+  std::vector<Condition> out = a;
+  out.erase(out.begin() + static_cast<long>(differ));
+  return out;
+}
+
+// The calls of frame `f` resolving to one of `targets`, plus one for each
+// pair written on both sides of one condition (`if C: g(...)` and
+// `else: g(...)`): g runs either way, so the pair is one call without C.
+std::vector<PyCallStep> CallsTo(const PyFrame& f, const std::set<std::string>& targets) {
+  std::vector<PyCallStep> out;
+  for (const auto& c : f.calls)
+    if (targets.count(c.resolved)) out.push_back(c);
+  size_t n = out.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      if (auto merged = WithoutComplement(out[i].when, out[j].when)) {
+        PyCallStep both = out[i];
+        both.when = std::move(*merged);
+        out.push_back(std::move(both));
+      }
+  return out;
+}
+
+// *v and t both hold: false wins, then unknown.
+void Meet(Tri* v, Tri t) {
+  if (t == Tri::kFalse) *v = Tri::kFalse;
+  else if (t == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
+}
+
+// How well the assumptions decide a way: 2 taken, 1 undecided, 0 not taken.
+int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
+
+// Adds to `sites` (the conditions of each call of one function) those of
+// every pair an if/else splits (EitherBranch), merged again as long as
+// pairs merge (an if / else if / else chain); returns how many were
+// written in the code.
+size_t AddEitherBranch(std::vector<std::vector<Condition>>* sites) {
+  const size_t written = sites->size();
+  for (size_t i = 0; i < sites->size() && sites->size() < kMaxMergedSites; ++i)
+    for (size_t j = i + 1; j < sites->size(); ++j)
+      if (auto both = EitherBranch((*sites)[i], (*sites)[j])) sites->push_back(std::move(*both));
+  return written;
+}
+
+// Whether code under dispatch key (or stub registration device) `key`
+// runs for `device` (kAny: for any): the device's own, or code every
+// device shares. CPU and CUDA files often define functions of one name
+// (GroupNormKernelImplInternal): a way to the CUDA one never passes
+// through the CPU registration.
+bool Serves(std::string_view key, CodeDevice device) {
+  std::optional<CodeDevice> of = CodeDeviceOf(key);
+  return device == CodeDevice::kAny || !of || *of == CodeDevice::kAny || *of == device;
+}
+
+// `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
+bool IsMethodCall(const OpCallStep& call, const std::string& base) {
+  const std::string& how = call.how;
+  if (!how.ends_with(base + "()") || how.size() < base.size() + 3) return false;
+  char before = how[how.size() - base.size() - 3];
+  return before == '.' || before == '>';
+}
+
+std::string DecidedKey(const OpStep& parent, const Condition& c) {
+  return c.text + "@" + c.where.file + "@" + parent.name;
+}
+
+// The `A::b` side of `x == A::b` (either side), or "".
+std::string EnumMember(const std::string& text) {
+  size_t op = text.find("==");
+  if (op == std::string::npos) op = text.find("!=");
+  for (std::string side : {text.substr(op + 2), text.substr(0, op)}) {
+    side = std::string(TrimView(side));
+    if (side.find("::") == std::string::npos) continue;
+    if (std::all_of(side.begin(), side.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; })) return side;
+  }
+  return "";
+}
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -257,50 +367,9 @@ class PathAnnotator {
     best.AppendTo(out, value);
   }
 
-  // The calls of frame `f` resolving to one of `targets`, plus one for each
-  // pair written on both sides of one condition (`if C: g(...)` and
-  // `else: g(...)`): g runs either way, so the pair is one call without C.
-  static std::vector<PyCallStep> CallsTo(const PyFrame& f, const std::set<std::string>& targets) {
-    std::vector<PyCallStep> out;
-    for (const auto& c : f.calls)
-      if (targets.count(c.resolved)) out.push_back(c);
-    size_t n = out.size();
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = i + 1; j < n; ++j)
-        if (auto merged = WithoutComplement(out[i].when, out[j].when)) {
-          PyCallStep both = out[i];
-          both.when = std::move(*merged);
-          out.push_back(std::move(both));
-        }
-    return out;
-  }
 
-  // `a` without the one condition `b` has negated, when they differ in
-  // nothing else.
-  static std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condition>& a,
-                                                                 const std::vector<Condition>& b) {
-    if (a.size() != b.size()) return std::nullopt;
-    std::optional<size_t> flipped;
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (a[k].text != b[k].text) return std::nullopt;
-      if (a[k].negated == b[k].negated) continue;
-      if (flipped) return std::nullopt;
-      flipped = k;
-    }
-    if (!flipped) return std::nullopt;
-    std::vector<Condition> out = a;
-    out.erase(out.begin() + static_cast<std::ptrdiff_t>(*flipped));
-    return out;
-  }
 
-  // *v and t both hold: false wins, then unknown.
-  static void Meet(Tri* v, Tri t) {
-    if (t == Tri::kFalse) *v = Tri::kFalse;
-    else if (t == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
-  }
 
-  // How well the assumptions decide a way: 2 taken, 1 undecided, 0 not taken.
-  static int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
 
   // A way to a frame or an op: the conditions along it and their value.
   struct BestWay {
@@ -464,46 +533,8 @@ class PathAnnotator {
     return true;
   }
 
-  // Adds to `sites` (the conditions of each call of one function) those of
-  // every pair an if/else splits (EitherBranch), merged again as long as
-  // pairs merge (an if / else if / else chain); returns how many were
-  // written in the code.
-  static size_t AddEitherBranch(std::vector<std::vector<Condition>>* sites) {
-    const size_t written = sites->size();
-    for (size_t i = 0; i < sites->size() && sites->size() < kMaxMergedSites; ++i)
-      for (size_t j = i + 1; j < sites->size(); ++j)
-        if (auto both = EitherBranch((*sites)[i], (*sites)[j])) sites->push_back(std::move(*both));
-    return written;
-  }
 
-  // Two call sites whose conditions are the same but for one, written once
-  // and taken with opposite polarity (an if and its else): the conditions
-  // under which one of them is reached.
-  static std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a,
-                                                            const std::vector<Condition>& b) {
-    if (a.size() != b.size()) return std::nullopt;
-    size_t differ = a.size();
-    for (size_t i = 0; i < a.size(); ++i) {
-      const bool same_test = a[i].text == b[i].text && a[i].where.line == b[i].where.line;
-      if (same_test && a[i].negated == b[i].negated) continue;
-      if (!same_test || differ != a.size()) return std::nullopt;
-      differ = i;
-    }
-    if (differ == a.size()) return std::nullopt;
-    std::vector<Condition> out = a;
-    out.erase(out.begin() + static_cast<long>(differ));
-    return out;
-  }
 
-  // Whether code under dispatch key (or stub registration device) `key`
-  // runs for `device` (kAny: for any): the device's own, or code every
-  // device shares. CPU and CUDA files often define functions of one name
-  // (GroupNormKernelImplInternal): a way to the CUDA one never passes
-  // through the CPU registration.
-  static bool Serves(std::string_view key, CodeDevice device) {
-    std::optional<CodeDevice> of = CodeDeviceOf(key);
-    return device == CodeDevice::kAny || !of || *of == CodeDevice::kAny || *of == device;
-  }
 
   // Conditions on the way from the op's implementation to function `fn`,
   // through code that runs for `device` (kAny: for any).
@@ -633,13 +664,6 @@ class PathAnnotator {
     if (!kept.empty()) *sites = std::move(kept);
   }
 
-  // `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
-  static bool IsMethodCall(const OpCallStep& call, const std::string& base) {
-    const std::string& how = call.how;
-    if (!how.ends_with(base + "()") || how.size() < base.size() + 3) return false;
-    char before = how[how.size() - base.size() - 3];
-    return before == '.' || before == '>';
-  }
 
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
     std::vector<Condition> out;
@@ -867,9 +891,6 @@ class PathAnnotator {
     return a;
   }
 
-  static std::string DecidedKey(const OpStep& parent, const Condition& c) {
-    return c.text + "@" + c.where.file + "@" + parent.name;
-  }
 
   // Which conditions of each C++ edge the assumptions leave open: an open
   // branch is shown with the condition that decides it, not a decided one
@@ -999,17 +1020,6 @@ class PathAnnotator {
     }
   }
 
-  // The `A::b` side of `x == A::b` (either side), or "".
-  static std::string EnumMember(const std::string& text) {
-    size_t op = text.find("==");
-    if (op == std::string::npos) op = text.find("!=");
-    for (std::string side : {text.substr(op + 2), text.substr(0, op)}) {
-      side = std::string(TrimView(side));
-      if (side.find("::") == std::string::npos) continue;
-      if (std::all_of(side.begin(), side.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; })) return side;
-    }
-    return "";
-  }
 
   // The function whose value a condition tests, followed from a local
   // through assignments, casts, stubs and returns.
