@@ -582,23 +582,16 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   return backward;
 }
 
-std::vector<const NativeFunction*> BackwardTracer::RecordedForwardOps() {
+std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsByAutograd() {
   const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const NativeFunction& fn) {
     if (opt_.device == TraceOptions::Device::kAll) return OnlyCompositeImplicit(fn);
     return !WalkDeviceOfKey(fn, "CompositeImplicitAutograd").empty();
   });
-  std::vector<const NativeFunction*> out;
-  std::vector<std::string> below_autograd;
+  std::vector<std::pair<const NativeFunction*, bool>> out;
   for (const auto& op : t_.ops) {
     const NativeFunction* fn = op.role == OpRole::kForward ? FindOp(op.name) : nullptr;
-    if (!fn || fn->schema.is_out()) continue;
-    if (recorded.count(op.name)) out.push_back(fn);
-    else if (ix_.yaml.DerivativeOf(*fn)) below_autograd.push_back(op.name);
+    if (fn && !fn->schema.is_out()) out.push_back({fn, !recorded.count(op.name)});
   }
-  if (!below_autograd.empty())
-    t_.notes.push_back("backward: " + Join(below_autograd, ", ") +
-                       " run only inside another op's kernel, below autograd: their derivatives.yaml entries "
-                       "are not what the backward runs");
   return out;
 }
 
@@ -636,7 +629,7 @@ void BackwardTracer::AddBackward() {
   const std::string manual = "torch/csrc/autograd/FunctionsManual.cpp";
   int backward_depth = std::max(0, opt_.depth - 1);
   const Assumptions backward = BackwardAssumptions();
-  for (const NativeFunction* fn : RecordedForwardOps()) {
+  for (const auto& [fn, below_autograd] : ForwardOpsByAutograd()) {
     const DerivativeEntry* d = DenseDerivative(ix_.yaml, *fn, &t_.notes);
     if (!d) continue;
     std::set<std::string> numbers;  // the entry's arguments that are no Tensor
@@ -644,6 +637,10 @@ void BackwardTracer::AddBackward() {
     BackwardStep b;
     b.op = fn->name;
     b.derivatives = d;
+    b.below_autograd = below_autograd;
+    if (below_autograd)
+      b.note = fn->name + " runs only inside other ops' kernels, below autograd: autograd never records it, so this "
+               "entry is listed, never run";
     std::set<std::string> from_operators;
     // The argument counts each op is called with (SIZE_MAX: not read, any overload).
     std::map<std::string, std::set<size_t>> arities;

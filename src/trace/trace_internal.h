@@ -394,6 +394,8 @@ class PythonWalker : public TraceReader {
   // An operator of torch's own Python code whose operand is known to be a
   // tensor (py_values.h): the Tensor dunder it calls, followed.
   void FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame);
+  // x[0] on a tensor: aten::select.int (other subscripts are not followed).
+  void FollowSubscript(const ValueScope& scope, const PyCall& call, PyFrame* frame);
   // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
   // else the C++ binding (python_variable_methods.cpp, or a YAML op of that
   // name). Appends the call to `frame` and follows it; false when unbound.
@@ -451,9 +453,9 @@ class BackwardTracer : public TraceReader {
   void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
                          const std::map<std::string, std::set<size_t>>& arities, int depth);
   void AddBackward();
-  // The forward ops autograd records (RecordedByAutograd), not out= ones;
-  // notes those with a derivatives.yaml entry that run only below autograd.
-  std::vector<const NativeFunction*> RecordedForwardOps();
+  // The forward ops (not out= ones), each with whether it runs only below
+  // autograd (RecordedByAutograd: no caller's code records it).
+  std::vector<std::pair<const NativeFunction*, bool>> ForwardOpsByAutograd();
   void AddDecompositions();
 
   Trace& t_;
