@@ -217,6 +217,10 @@ constexpr char kPickFunctions[] = R"x(- func: pick_wrap(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: inner_op
 
+- func: quiet_op(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: quiet_op
+
 - func: inner_back(Tensor grad) -> Tensor
   dispatch:
     CompositeExplicitAutograd: inner_back
@@ -261,6 +265,9 @@ constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) ->
 
 - name: inner_op(Tensor self) -> Tensor
   self: inner_back(grad)
+
+- name: quiet_op(Tensor self) -> Tensor
+  self: inner_back(grad)
 )x";
 
 // aten/src/ATen/native/cuda/Pick.cu
@@ -283,6 +290,10 @@ constexpr char kPickCpp[] = R"x(namespace at::native {
 Tensor pick_wrap(const Tensor& self) {
   if (self.dim() > 3) {
     at::side_op(self);
+  }
+  {
+    at::NoGradGuard no_grad;
+    at::quiet_op(self);
   }
   return std::get<0>(at::pick(self));
 }
@@ -367,6 +378,9 @@ TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
   EXPECT_FALSE(Step("pick")->below_autograd);
   ASSERT_NE(Step("side_op"), nullptr);
   EXPECT_FALSE(Step("side_op")->below_autograd);
+  // at::quiet_op under pick_wrap's NoGradGuard: grad mode off, not recorded either.
+  ASSERT_NE(Step("quiet_op"), nullptr);
+  EXPECT_TRUE(Step("quiet_op")->below_autograd);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {

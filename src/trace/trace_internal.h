@@ -456,6 +456,11 @@ class BackwardTracer : public TraceReader {
   // The forward ops (not out= ones), each with whether it runs only below
   // autograd (RecordedByAutograd: no caller's code records it).
   std::vector<std::pair<const NativeFunction*, bool>> ForwardOpsByAutograd();
+  // Whether every call of `callee` in `caller`'s code sits where grad mode
+  // is off (an at::NoGradGuard in its block or one enclosing it), and
+  // whether the code at file:line does.
+  bool CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const;
+  bool InNoGradScope(const std::string& file, int line) const;
   void AddDecompositions();
 
   Trace& t_;
