@@ -1,9 +1,12 @@
 // The backward and the decompositions (BackwardTracer).
 //
-// Backward: for each forward op that autograd records, the derivatives.yaml
-// entry with exactly its schema (per overload). An op that only has a
-// CompositeImplicitAutograd kernel for CPU/CUDA has no backward of its own:
-// autograd differentiates the ops its C++ calls, which are in the trace. The
+// Backward: for each forward op, the derivatives.yaml entry with exactly its
+// schema (per overload). An op that only has a CompositeImplicitAutograd
+// kernel for CPU/CUDA has no backward of its own: autograd differentiates
+// the ops its C++ calls, which are in the trace. An op that only other
+// kernels call (CUDA, CPU, CompositeExplicitAutograd code, below their
+// autograd kernels) or that is called under a no-grad guard is never
+// recorded: its entry is listed with `below_autograd`, never on the path. The
 // formulas name backward ops directly (_softmax_backward_data(...)), as
 // tensor methods (grad.sum(...)), as FunctionsManual.cpp helpers (resolved to
 // the aten ops their bodies call) and as C++ operators on tensors (grad *
