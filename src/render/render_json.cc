@@ -743,6 +743,7 @@ void WriteTrace(JsonWriter& w, const Trace& t) {
     if (!b.open.empty()) {
       w.StringArrayField("open", b.open);
     }
+    if (b.below_autograd) w.BoolField("below_autograd", true);
     if (!b.helpers.empty()) {
       w.StringArrayField("calls", b.helpers);
     }

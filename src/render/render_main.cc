@@ -232,7 +232,7 @@ class PathBuilder {
   void Derivatives() {
     std::set<std::string> recorded_ops, path_ops;
     for (const auto& b : t_.backward)
-      if (b.derivatives) recorded_ops.insert(b.op);
+      if (b.derivatives && !b.below_autograd) recorded_ops.insert(b.op);
     std::vector<std::pair<int, bool>> above;  // (level, recorded at or above) along the tree
     for (const auto& e : m_.forward) {
       while (!above.empty() && above.back().first >= e.level) above.pop_back();
@@ -254,7 +254,7 @@ class PathBuilder {
       above.push_back({e.level, covered || (recorded && may_run)});
     }
     for (const auto& b : t_.backward)
-      if (path_ops.count(b.op)) m_.derivatives.push_back(&b);
+      if (path_ops.count(b.op) && !b.below_autograd) m_.derivatives.push_back(&b);
   }
 
   void Backward() {

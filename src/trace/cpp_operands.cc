@@ -245,6 +245,9 @@ bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view bo
       continue;
     }
     std::string_view last = word.substr(word.rfind(':') == std::string_view::npos ? 0 : word.rfind(':') + 1);
+    // lengths.value() of a `std::optional<Tensor> lengths`: the Tensor it holds.
+    if (call && member && last == "value" && !object.empty() && IsTensorOperand(params, body, object, depth + 1))
+      return true;
     if (call && member && !templated && IsTensorOperand(params, body, "." + std::string(last), depth + 1) &&
         (object.empty() || IsTensorOperand(params, body, object, depth + 1)))
       return true;

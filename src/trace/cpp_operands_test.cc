@@ -53,5 +53,15 @@ TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
   EXPECT_EQ(OperatorOps(body, true, tensors), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
 }
 
+TEST(OperatorUses, AMethodOfWhatIsNoTensorComparesNoTensor) {
+  // LossNLL.cpp:712 (2.6.0): sym_sizes() is no Tensor, so neither is its slice(1).
+  auto is_tensor = [](std::string_view name) { return name == "target_" || name == "input_" || name == ".slice"; };
+  auto uses = OperatorUses("if (target_.sym_sizes().slice(1) != input_.sym_sizes().slice(2)) {", false, is_tensor, {});
+  EXPECT_TRUE(uses.empty()) << uses.size() << " " << (uses.empty() ? "" : uses[0].op);
+  auto tensors = OperatorUses("auto d = target_.slice(1) != input_;", false, is_tensor, {});
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].op, "ne");
+}
+
 }  // namespace
 }  // namespace optrace

@@ -257,6 +257,11 @@ struct BackwardStep {
   // Of `ops`, those named only where a condition the assumptions leave open
   // decides (norm_backward's `p == 2.0`): undecided on the typical path.
   std::vector<std::string> open;
+  // The forward op runs only inside other ops' kernels (CUDA, CPU,
+  // CompositeExplicitAutograd code), below their autograd kernels:
+  // autograd never records it, so its entry is listed (with a note), never
+  // on the path.
+  bool below_autograd = false;
 };
 
 // A function whose result decides which op or backend runs

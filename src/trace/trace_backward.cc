@@ -1,9 +1,12 @@
 // The backward and the decompositions (BackwardTracer).
 //
-// Backward: for each forward op that autograd records, the derivatives.yaml
-// entry with exactly its schema (per overload). An op that only has a
-// CompositeImplicitAutograd kernel for CPU/CUDA has no backward of its own:
-// autograd differentiates the ops its C++ calls, which are in the trace. The
+// Backward: for each forward op, the derivatives.yaml entry with exactly its
+// schema (per overload). An op that only has a CompositeImplicitAutograd
+// kernel for CPU/CUDA has no backward of its own: autograd differentiates
+// the ops its C++ calls, which are in the trace. An op that only other
+// kernels call (CUDA, CPU, CompositeExplicitAutograd code, below their
+// autograd kernels) or that is called under a no-grad guard is never
+// recorded: its entry is listed with `below_autograd`, never on the path. The
 // formulas name backward ops directly (_softmax_backward_data(...)), as
 // tensor methods (grad.sum(...)), as FunctionsManual.cpp helpers (resolved to
 // the aten ops their bodies call) and as C++ operators on tensors (grad *
@@ -550,10 +553,11 @@ FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<s
 // caller's autograd kernel (AutoDispatchBelowADInplaceOrView): no
 // derivative of its own is recorded there (the as_strided under a view
 // op's kernel, the copy_ under addmm's). Any one of an op's callers
-// recording it is enough. `above_autograd`: whether an op's code for the
-// traced device is its CompositeImplicitAutograd kernel.
+// recording it is enough. `records_calls(caller, callee)`: whether the
+// caller's code for the traced device runs above autograd and calls the
+// callee with grad mode on.
 std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
-                                         const std::function<bool(const NativeFunction&)>& above_autograd) {
+                                         const std::function<bool(const OpStep&, const OpStep&)>& records_calls) {
   std::map<std::string, const OpStep*> forward;
   for (const auto& op : ops)
     if (op.role == OpRole::kForward) forward.emplace(op.name, &op);
@@ -566,7 +570,7 @@ std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
       bool by_caller = op->reached_from.empty();
       auto records = [&](const std::string& caller) {
         auto it = forward.find(caller);
-        return recorded.count(caller) && it != forward.end() && it->second->yaml && above_autograd(*it->second->yaml);
+        return recorded.count(caller) && it != forward.end() && records_calls(*it->second, *op);
       };
       by_caller = by_caller || records(op->reached_from);
       for (const std::string& other : op->also_reached_from) by_caller = by_caller || records(other);
@@ -589,23 +593,57 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   return backward;
 }
 
-std::vector<const NativeFunction*> BackwardTracer::RecordedForwardOps() {
-  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const NativeFunction& fn) {
-    if (opt_.device == TraceOptions::Device::kAll) return OnlyCompositeImplicit(fn);
-    return !WalkDeviceOfKey(fn, "CompositeImplicitAutograd").empty();
+bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
+  // Backwards from the call's line, skipping the blocks closed before it:
+  // a guard declared in the call's block or one enclosing it (a guard
+  // outside the function would sit at namespace scope, where none is).
+  static const char* const kGuards[] = {"NoGradGuard", "AutoGradMode grad_mode(false)",
+                                        "AutoDispatchBelowAutograd", "AutoDispatchBelowADInplaceOrView"};
+  std::shared_ptr<const std::string> text = ix_.FileText(file);
+  if (!text || line < 1) return false;
+  std::string_view all(*text);
+  std::vector<std::string_view> above;  // the lines before the call's, nearest last
+  for (size_t at = 0; static_cast<int>(above.size()) + 1 < line && at < all.size();) {
+    size_t nl = std::min(all.find('\n', at), all.size());
+    above.push_back(all.substr(at, nl - at));
+    at = nl + 1;
+  }
+  int closed = 0;  // blocks closed between a line and the call
+  for (size_t k = above.size(), read = 0; k > 0 && read < static_cast<size_t>(kMaxBodyLinesRead); --k, ++read) {
+    std::string_view code = above[k - 1].substr(0, above[k - 1].find("//"));
+    for (const char* g : kGuards)
+      if (closed == 0 && code.find(g) != std::string_view::npos) return true;
+    for (size_t i = code.size(); i > 0; --i) {
+      if (code[i - 1] == '}') ++closed;
+      if (code[i - 1] == '{' && closed > 0) --closed;
+    }
+  }
+  return false;
+}
+
+bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const {
+  std::string base(OpBaseName(callee.name));
+  bool any = false;
+  for (const OpCallStep& c : caller.calls) {
+    if (c.op != base || !c.where.valid()) continue;
+    if (!InNoGradScope(c.where.file, c.where.line)) return false;
+    any = true;
+  }
+  return any;
+}
+
+std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsByAutograd() {
+  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const OpStep& caller, const OpStep& callee) {
+    if (!caller.yaml) return false;
+    bool above = opt_.device == TraceOptions::Device::kAll ? OnlyCompositeImplicit(*caller.yaml)
+                                                            : !WalkDeviceOfKey(*caller.yaml, "CompositeImplicitAutograd").empty();
+    return above && !CalledOnlyWithoutGrad(caller, callee);
   });
-  std::vector<const NativeFunction*> out;
-  std::vector<std::string> below_autograd;
+  std::vector<std::pair<const NativeFunction*, bool>> out;
   for (const auto& op : t_.ops) {
     const NativeFunction* fn = op.role == OpRole::kForward ? FindOp(op.name) : nullptr;
-    if (!fn || fn->schema.is_out()) continue;
-    if (recorded.count(op.name)) out.push_back(fn);
-    else if (ix_.yaml.DerivativeOf(*fn)) below_autograd.push_back(op.name);
+    if (fn && !fn->schema.is_out()) out.push_back({fn, !recorded.count(op.name)});
   }
-  if (!below_autograd.empty())
-    t_.notes.push_back("backward: " + Join(below_autograd, ", ") +
-                       " run only inside another op's kernel, below autograd: their derivatives.yaml entries "
-                       "are not what the backward runs");
   return out;
 }
 
@@ -638,7 +676,15 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
 }
 
 void BackwardTracer::AddBackward() {
-  for (const NativeFunction* fn : RecordedForwardOps()) AddBackwardRemembered(fn->name);
+  for (const auto& [fn, below_autograd] : ForwardOpsByAutograd()) {
+    const size_t steps = t_.backward.size();
+    AddBackwardRemembered(fn->name);  // what the entry says depends on the op alone
+    if (!below_autograd || t_.backward.size() == steps) continue;
+    BackwardStep& b = t_.backward.back();  // whether autograd records it depends on the trace
+    b.below_autograd = true;
+    b.note = fn->name + " runs only below autograd (inside other ops' kernels, or under a no-grad guard): "
+             "autograd never records it, so this entry is listed, never run";
+  }
   expander_.ExpandQueuedOps();
 }
 

@@ -217,6 +217,10 @@ constexpr char kPickFunctions[] = R"x(- func: pick_wrap(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: inner_op
 
+- func: quiet_op(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: quiet_op
+
 - func: inner_back(Tensor grad) -> Tensor
   dispatch:
     CompositeExplicitAutograd: inner_back
@@ -261,6 +265,9 @@ constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) ->
 
 - name: inner_op(Tensor self) -> Tensor
   self: inner_back(grad)
+
+- name: quiet_op(Tensor self) -> Tensor
+  self: inner_back(grad)
 )x";
 
 // aten/src/ATen/native/cuda/Pick.cu
@@ -283,6 +290,10 @@ constexpr char kPickCpp[] = R"x(namespace at::native {
 Tensor pick_wrap(const Tensor& self) {
   if (self.dim() > 3) {
     at::side_op(self);
+  }
+  {
+    at::NoGradGuard no_grad;
+    at::quiet_op(self);
   }
   return std::get<0>(at::pick(self));
 }
@@ -350,16 +361,26 @@ TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
 
 TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
   // at::inner_op in pick_cuda runs below pick's autograd kernel: autograd
-  // records pick, never inner_op, so inner_op's formula never runs.
-  ASSERT_NE(Find(t_, "inner_op"), nullptr);
-  EXPECT_EQ(Step("inner_op"), nullptr);
-  EXPECT_EQ(Find(t_, "inner_back", OpRole::kBackward), nullptr);
+  // records pick, never inner_op, so inner_op's formula is listed, never run.
+  const OpStep* inner = Find(t_, "inner_op");
+  ASSERT_NE(inner, nullptr);
+  EXPECT_TRUE(inner->typical);
+  const BackwardStep* b = Step("inner_op");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->below_autograd);
+  EXPECT_NE(b->note.find("below autograd"), std::string::npos);
+  const OpStep* back = Find(t_, "inner_back", OpRole::kBackward);
+  ASSERT_NE(back, nullptr);
+  EXPECT_FALSE(back->typical);
+  EXPECT_FALSE(back->undecided);
   // pick and side_op, called by pick_wrap's CompositeImplicitAutograd code, are recorded.
-  EXPECT_NE(Step("pick"), nullptr);
-  EXPECT_NE(Step("side_op"), nullptr);
-  bool noted = false;
-  for (const auto& n : t_.notes) noted = noted || n.find("backward: inner_op run only inside") == 0;
-  EXPECT_TRUE(noted);
+  ASSERT_NE(Step("pick"), nullptr);
+  EXPECT_FALSE(Step("pick")->below_autograd);
+  ASSERT_NE(Step("side_op"), nullptr);
+  EXPECT_FALSE(Step("side_op")->below_autograd);
+  // at::quiet_op under pick_wrap's NoGradGuard: grad mode off, not recorded either.
+  ASSERT_NE(Step("quiet_op"), nullptr);
+  EXPECT_TRUE(Step("quiet_op")->below_autograd);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
@@ -539,7 +560,7 @@ TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
 // Tensor (std::variant::index, IntArrayRef::slice of sizes()) returns no
 // Tensor though an op shares its name, and an `auto` holding a list
 // element's dtype() is no Tensor though the list holds Tensors.
-constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] tensors, Scalar ord) -> Tensor
+constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] tensors, Scalar ord, Tensor? weight) -> Tensor
   dispatch:
     CUDA: check_it_cuda
 
@@ -563,6 +584,11 @@ constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] 
   dispatch:
     CompositeExplicitAutograd: index
 
+- func: sum(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: sum
+
 - func: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
   variants: function, method
   dispatch:
@@ -571,13 +597,16 @@ constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] 
 
 // aten/src/ATen/native/cuda/CheckIt.cu
 constexpr char kCheckItCu[] = R"x(namespace at::native {
-Tensor check_it_cuda(const Tensor& self, const std::vector<Tensor>& tensors, std::variant<Scalar, std::string_view> ord) {
+Tensor check_it_cuda(const Tensor& self, const std::vector<Tensor>& tensors, std::variant<Scalar, std::string_view> ord,
+                     const std::optional<Tensor>& weight) {
   const auto dtype = tensors[0].dtype();
   bool same = tensors[1].dtype() == dtype;
   bool first = ord.index() == 0;
   if (self.sizes().slice(1) != self.sizes().slice(2)) {
     return self;
   }
+  const auto& held = weight.value();
+  bool all_one = held.sum() == 1;
   return self * self;
 }
 } // namespace at::native
@@ -600,8 +629,10 @@ TEST(CompareTrace, AComparisonOfWhatIsNoTensorIsNoOp) {
   ASSERT_NE(op, nullptr);
   std::vector<std::string> calls;
   for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
-  // Only line 9's self * self: not line 4's dtype ==, line 5's index() ==, line 6's slice !=.
-  EXPECT_EQ(calls, (std::vector<std::string>{"mul@9"}));
+  // Line 11's sum() == on the Tensor an optional holds, and line 12's self * self: not
+  // line 5's dtype ==, line 6's index() ==, line 7's slice !=.
+  std::sort(calls.begin(), calls.end());
+  EXPECT_EQ(calls, (std::vector<std::string>{"eq@11", "mul@12", "sum@11"}));
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ constexpr char kNativeFunctions[] = R"x(- func: frob.out(Tensor self, *, Tensor(
 - func: scatter_sum(Tensor self) -> Tensor
   dispatch:
     CUDA: scatter_sum_cuda
+
+- func: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: select
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -162,6 +167,12 @@ def frob(input):
 
 def twiddle(input, n=1):
     return torch.twiddle(input, n)
+
+
+def first_row(input: Tensor, names: List[str]):
+    label = names[0]
+    rows = input[1:]
+    return input[-1]
 )x";
 
 // torch/nn/__init__.py
@@ -192,7 +203,9 @@ std::shared_ptr<MemoryDisk> MiniTree() {
 
 class HermeticTrace : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_)); }
+  // A root of its own: the file texts Snippet keeps are per process and
+  // root, and other tests write another torch/nn/functional.py.
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_, "/memory/hermetic-trace")); }
 
   Trace TraceOf(const std::string& query, TraceOptions options = {}) {
     Trace t;
@@ -230,6 +243,18 @@ const StubRegistrationStep* FindRegistration(const StubStep& stub, const std::st
     if (r.device == device) return &r;
   }
   return nullptr;
+}
+
+TEST_F(HermeticTrace, AnIntegerSubscriptOfATensorIsSelect) {
+  // functional.py:16 `input[-1]` on a Tensor: select.int; :14 `names[0]` is a
+  // list's, :15 `input[1:]` a slice (not followed).
+  Trace t = TraceOf("F.first_row");
+  ASSERT_NE(FindOp(t, "select.int"), nullptr);
+  std::vector<int> lines;
+  for (const auto& f : t.python)
+    for (const auto& c : f.calls)
+      if (c.resolved == "aten::select.int") lines.push_back(c.line);
+  EXPECT_EQ(lines, (std::vector<int>{16}));
 }
 
 TEST_F(HermeticTrace, FunctionalReachesTheAtenOpThroughTorchCall) {

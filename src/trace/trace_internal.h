@@ -401,6 +401,8 @@ class PythonWalker : public TraceReader {
   // An operator of torch's own Python code whose operand is known to be a
   // tensor (py_values.h): the Tensor dunder it calls, followed.
   void FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame);
+  // x[0] on a tensor: aten::select.int (other subscripts are not followed).
+  void FollowSubscript(const ValueScope& scope, const PyCall& call, PyFrame* frame);
   // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
   // else the C++ binding (python_variable_methods.cpp, or a YAML op of that
   // name). Appends the call to `frame` and follows it; false when unbound.
@@ -463,9 +465,14 @@ class BackwardTracer : public TraceReader {
   // these options on this index (op_expansions.cc).
   void AddBackwardOf(const std::string& forward_op);
   void AddBackwardRemembered(const std::string& forward_op);
-  // The forward ops autograd records (RecordedByAutograd), not out= ones;
-  // notes those with a derivatives.yaml entry that run only below autograd.
-  std::vector<const NativeFunction*> RecordedForwardOps();
+  // The forward ops (not out= ones), each with whether it runs only below
+  // autograd (RecordedByAutograd: no caller's code records it).
+  std::vector<std::pair<const NativeFunction*, bool>> ForwardOpsByAutograd();
+  // Whether every call of `callee` in `caller`'s code sits where grad mode
+  // is off (an at::NoGradGuard in its block or one enclosing it), and
+  // whether the code at file:line does.
+  bool CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const;
+  bool InNoGradScope(const std::string& file, int line) const;
   void AddDecompositions();
 
   Trace& t_;

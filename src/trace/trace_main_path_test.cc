@@ -203,16 +203,21 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   // torch.max's as_strided is called by max's own CUDA code (ReduceOpsUtils.h:171,
   // reached from cuda/ReduceOps.cpp:96), below max's autograd kernel: autograd
   // records max, so as_strided's derivatives.yaml entry (as_strided_backward's
-  // new_zeros) never runs, and the trace says why in a note.
+  // new_zeros) is listed, never on the path.
   Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
   const OpStep* as_strided = Op(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_EQ(as_strided->reached_from, "max");
-  EXPECT_EQ(Step(t, "as_strided"), nullptr);
-  EXPECT_NE(Step(t, "max"), nullptr);
-  bool noted = false;
-  for (const auto& n : t.notes) noted = noted || (n.starts_with("backward: as_strided") && n.find("below autograd") != std::string::npos);
-  EXPECT_TRUE(noted);
+  const BackwardStep* b = Step(t, "as_strided");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->below_autograd);
+  EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
+  const OpStep* new_zeros = Op(t, "new_zeros", OpRole::kBackward);
+  ASSERT_NE(new_zeros, nullptr);
+  EXPECT_FALSE(new_zeros->typical);
+  EXPECT_FALSE(new_zeros->undecided);
+  ASSERT_NE(Step(t, "max"), nullptr);
+  EXPECT_FALSE(Step(t, "max")->below_autograd);
 }
 
 TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {

@@ -304,7 +304,7 @@ class PathAnnotator {
     Tri best = Tri::kFalse;
     for (const auto& b : t_.backward) {
       if (!has(b.ops) || has(b.untaken)) continue;
-      if (later_outputs_only_.count(b.op)) continue;
+      if (later_outputs_only_.count(b.op) || b.below_autograd) continue;
       Tri forward = Tri::kFalse;
       for (const auto& f : t_.ops) {
         if (f.role != OpRole::kForward || f.name != b.op) continue;

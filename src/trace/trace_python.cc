@@ -705,8 +705,12 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
 
 void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {
   size_t tab = call.args.find('\t');
-  if (tab == std::string::npos || call.callee == "[]") return;  // a subscript's op depends on its index
+  if (tab == std::string::npos) return;
   const ValueScope& scope = ScopeOf(module, function);
+  if (call.callee == "[]") {
+    FollowSubscript(scope, call, frame);
+    return;
+  }
   const std::string left = call.args.substr(0, tab), right = call.args.substr(tab + 1);
   const bool left_tensor = !left.empty() && scope.KindOf(left) == ValueKind::kTensor;
   const bool right_tensor = scope.KindOf(right) == ValueKind::kTensor;
@@ -725,6 +729,26 @@ void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCa
   if (dunder.empty()) return;
   std::string shown = call.callee[0] == 'u' ? call.callee.substr(1) + right : left + " " + call.callee + " " + right;
   FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
+}
+
+void PythonWalker::FollowSubscript(const ValueScope& scope, const PyCall& call, PyFrame* frame) {
+  // x[0] on a tensor: THPVariable_getitem hands an integer index to
+  // at::indexing::get_item, whose applySelect calls self.select(dim, index)
+  // (aten/src/ATen/TensorIndexing.h): aten::select.int. What another
+  // subscript runs (a slice, a tensor, a tuple, a name) depends on the
+  // index's value at run time: not followed.
+  size_t tab = call.args.find('\t');
+  const std::string left = call.args.substr(0, tab);
+  std::string_view index = TrimView(std::string_view(call.args).substr(tab + 1));
+  if (left.empty() || scope.KindOf(left) != ValueKind::kTensor) return;
+  if (!index.empty() && index.front() == '-') index.remove_prefix(1);
+  if (index.empty() || !std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return;
+  const NativeFunction* select = ix_.yaml.Find("select.int");
+  if (!select) return;
+  frame->calls.push_back({left + "[" + call.args.substr(tab + 1) + "]", static_cast<int>(call.line), PyCallTarget::kOperator,
+                          "aten::select.int", {}});
+  ops_.AddOp(select, OpRole::kForward, "", 0);
 }
 
 bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,

@@ -205,6 +205,10 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "is_contiguous")) return Tri::kTrue;
   if (a.backward_pass) {
     if (Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled")) return Tri::kFalse;
+    // A node's retain_variables (tools/autograd/gen_autograd_functions.py) is
+    // false once the engine calls will_release_variables: a backward without
+    // retain_graph (_cudnn_rnn's `retain_variables ? result3.clone() : result3`).
+    if (HasName(atom, "retain_variables")) return Tri::kFalse;
     Tri gradient = DefinedGradient(atom);
     if (gradient != Tri::kUnknown) return gradient;
   }

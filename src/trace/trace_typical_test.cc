@@ -114,6 +114,8 @@ TEST(PruneTernaries, AFirstOrderBackwardTakesItsBranches) {
   EXPECT_NE(pruned.find("grads[0].contiguous()"), std::string::npos) << pruned;  // is_xpu() is false on CUDA
   // An open condition keeps both sides.
   EXPECT_EQ(PruneTernaries("dim > 1 ? a(x) : b(x)", backward), "dim > 1 ? a(x) : b(x)");
+  // derivatives.yaml:2766 (_cudnn_rnn): a backward without retain_graph releases its variables.
+  EXPECT_EQ(PruneTernaries("retain_variables ? result3.clone() : result3", backward).find("clone"), std::string::npos);
   // Outside a backward, grad mode is what --assume says.
   Assumptions forward;
   EXPECT_NE(PruneTernaries("GradMode::is_enabled() ? a(x) : b(x)", forward).find("a(x)"), std::string::npos);
