@@ -100,6 +100,22 @@ bool ReturnsTensorValue(std::string_view type) {
   return last == "Tensor" || last == "at::Tensor";
 }
 
+// The type a lambda's parameter list in `body` gives `name` (`[](Vec x,
+// Vec gamma)` makes gamma a Vec inside it), or "" when no lambda does.
+std::string LambdaParameterType(std::string_view body, std::string_view name) {
+  for (size_t at = body.find("]("); at != std::string_view::npos; at = body.find("](", at + 2)) {
+    size_t open = at + 1, close = Close(body, open, '(', ')');
+    if (close <= open) break;
+    if (FindWord(body.substr(open, close - open), name, 0) == std::string_view::npos) continue;
+    for (const std::string& p : SplitTopLevel(body.substr(open + 1, close - open - 1), ',')) {
+      std::string_view decl = TrimView(p);
+      if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
+        return std::string(TrimView(decl.substr(0, decl.size() - name.size())));
+    }
+  }
+  return "";
+}
+
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
   // Most names asked about are no parameter: split the list only when it names them.
   const bool in_params = params.find(name) != std::string_view::npos;
@@ -107,8 +123,15 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     std::string_view decl = p;
     if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
     while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
-    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
-      return std::string(decl.substr(0, decl.size() - name.size()));
+    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1])) {
+      std::string type(decl.substr(0, decl.size() - name.size()));
+      // Shadowed by a lambda's parameter of another kind (the CPU layer
+      // norm's `const Tensor& gamma` and its `[](Vec x, Vec gamma, ...)`):
+      // which one a use means is not read, so neither is taken.
+      std::string inner = LambdaParameterType(body, name);
+      if (!inner.empty() && IsTensorType(inner) != IsTensorType(type)) return "";
+      return type;
+    }
   }
   std::string found;
   for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {

@@ -2,7 +2,9 @@
 // a local is a Tensor when `auto` holds what a helper returns and every
 // definition of that helper returns a Tensor; and a number on the left of
 // a tensor turns the comparison round, the way TensorOperators.h defines
-// `operator<(const Scalar&, const Tensor&)` as `y > x`. Line numbers are
+// `operator<(const Scalar&, const Tensor&)` as `y > x`; and a parameter a
+// lambda's parameter of another kind shadows (`Vec gamma` beside `const
+// Tensor& gamma`) is not taken for a Tensor. Line numbers are
 // lines of kBoundsCpp; the real-tree test's were read with sed.
 #include <gtest/gtest.h>
 
@@ -37,6 +39,14 @@ constexpr char kNativeFunctions[] = R"x(- func: bounds(Tensor self, float low) -
 - func: le.Scalar(Tensor self, Scalar other) -> Tensor
   dispatch:
     CUDA: le_cuda
+
+- func: scale_rows(Tensor self, Tensor gamma) -> Tensor
+  dispatch:
+    CUDA: scale_rows_cuda
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  dispatch:
+    CUDA: mul_cuda
 )x";
 
 constexpr char kBoundsCpp[] = R"x(namespace at::native {
@@ -54,37 +64,67 @@ Tensor bounds_cuda(const Tensor& self, double low) {
   auto many = n >= low;
   return below;
 }
+Tensor scale_rows_cuda(const Tensor& self, const Tensor& gamma) {
+  vec::map([](Vec x, Vec gamma) { return x * gamma; }, self);
+  return self;
+}
 } // namespace at::native
 )x";
 
-std::vector<std::string> CallsAt(const Trace& t, int line) {
+std::vector<std::string> CallsAt(const Trace& t, int line, const std::string& of = "bounds") {
   std::vector<std::string> out;
   for (const auto& op : t.ops)
-    if (op.name == "bounds")
+    if (op.name == of)
       for (const auto& c : op.calls)
         if (c.where.line == line) out.push_back(c.op);
   return out;
 }
 
-TEST(ComparisonOperators, AHelpersTensorResultIsComparedAndANumberOnTheLeftTurnsItRound) {
+std::shared_ptr<MemoryDisk> BoundsTree() {
   auto disk = std::make_shared<MemoryDisk>();
   disk->Add("version.txt", "2.6.0a0\n");
   disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
   disk->Add("aten/src/ATen/native/cuda/Bounds.cu", kBoundsCpp);
+  return disk;
+}
+
+Trace TraceBounds(const std::string& query) {
   Index index;
-  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index));
+  BuildMemoryIndex(BoundsTree(), &index, "/memory/pytorch-operators");
   TraceOptions options;
   options.device = TraceOptions::Device::kCuda;
   options.snippets = false;
   Trace t;
-  ASSERT_TRUE(TraceQuery(index, "aten::bounds", options, &t).ok());
+  EXPECT_TRUE(TraceQuery(index, query, options, &t).ok()) << query;
+  return t;
+}
+
+TEST(ComparisonOperators, AHelpersTensorResultIsComparedAndANumberOnTheLeftTurnsItRound) {
+  Trace t = TraceBounds("aten::bounds");
 
   EXPECT_EQ(CallsAt(t, 10), std::vector<std::string>{"gt"}) << "low < norm is norm > low";
   EXPECT_EQ(CallsAt(t, 11), std::vector<std::string>{"le"}) << "a Tensor on the left keeps its operator";
   EXPECT_TRUE(CallsAt(t, 13).empty()) << "count_of returns a number: n >= low compares numbers";
 }
 
+TEST(ComparisonOperators, ALambdaParameterShadowingATensorParameterIsNoTensor) {
+  Trace t = TraceBounds("aten::scale_rows");
+  EXPECT_TRUE(CallsAt(t, 17, "scale_rows").empty()) << "x * gamma multiplies the lambda's Vec gamma";
+  for (const auto& op : t.ops) EXPECT_NE(op.name, "mul.Tensor");
+}
+
 class Operators260 : public Tree260 {};
+
+TEST_F(Operators260, LayerNormsCpuLambdaMultipliesNoTensors) {
+  // cpu/layer_norm_kernel.cpp:29-31 `const Tensor& gamma, const Tensor& beta`; :66-67
+  // `[scale, bias](Vec x, Vec gamma, Vec beta) { return (x + Vec(bias)) * Vec(scale) * gamma + beta; }`.
+  Trace t = TraceTree("2.6.0", "aten::native_layer_norm", TraceOptions::Device::kCuda);
+  for (const auto& op : t.ops) {
+    EXPECT_NE(op.name, "mul.Tensor");
+    for (const auto& c : op.other_device_calls)
+      EXPECT_FALSE(c.where.file == "aten/src/ATen/native/cpu/layer_norm_kernel.cpp" && c.where.line == 67) << c.op;
+  }
+}
 
 TEST_F(Operators260, MatrixExpComparesTheNormAHelperReturns) {
   // LinearAlgebra.cpp:2638 `const auto norm = operator_1_norm(a);` (Tensor operator_1_norm, :2219),
