@@ -96,8 +96,16 @@ bool IsTensorType(std::string_view type) {
 // `static inline at::Tensor`), not a container of Tensors or a reference
 // into one.
 bool ReturnsTensorValue(std::string_view type) {
-  std::string_view last = type.substr(type.find_last_of(' ') == std::string_view::npos ? 0 : type.find_last_of(' ') + 1);
+  std::string_view last = type.substr(type.rfind(' ') + 1);  // npos + 1 == 0: the whole type
   return last == "Tensor" || last == "at::Tensor";
+}
+
+// The type of a declaration `decl` ("const Tensor& gamma", "Vec gamma")
+// when it declares `name`, else nothing.
+std::optional<std::string_view> TypeDeclaring(std::string_view decl, std::string_view name) {
+  if (decl.size() <= name.size() || !EndsWith(decl, name) || IsIdentChar(decl[decl.size() - name.size() - 1]))
+    return std::nullopt;
+  return decl.substr(0, decl.size() - name.size());
 }
 
 // The type a lambda's parameter list in `body` gives `name` (`[](Vec x,
@@ -107,11 +115,8 @@ std::string LambdaParameterType(std::string_view body, std::string_view name) {
     size_t open = at + 1, close = Close(body, open, '(', ')');
     if (close <= open) break;
     if (FindWord(body.substr(open, close - open), name, 0) == std::string_view::npos) continue;
-    for (const std::string& p : SplitTopLevel(body.substr(open + 1, close - open - 1), ',')) {
-      std::string_view decl = TrimView(p);
-      if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1]))
-        return std::string(TrimView(decl.substr(0, decl.size() - name.size())));
-    }
+    for (const std::string& p : SplitTopLevel(body.substr(open + 1, close - open - 1), ','))
+      if (auto type = TypeDeclaring(TrimView(p), name)) return std::string(TrimView(*type));
   }
   return "";
 }
@@ -123,8 +128,8 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     std::string_view decl = p;
     if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
     while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
-    if (decl.size() > name.size() && EndsWith(decl, name) && !IsIdentChar(decl[decl.size() - name.size() - 1])) {
-      std::string type(decl.substr(0, decl.size() - name.size()));
+    if (auto declared = TypeDeclaring(decl, name)) {
+      std::string type(*declared);
       // Shadowed by a lambda's parameter of another kind (the CPU layer
       // norm's `const Tensor& gamma` and its `[](Vec x, Vec gamma, ...)`):
       // which one a use means is not read, so neither is taken.
