@@ -116,7 +116,7 @@ TEST(ComparisonOperators, ALambdaParameterShadowingATensorParameterIsNoTensor) {
 class Operators260 : public Tree260 {};
 
 TEST_F(Operators260, LayerNormsCpuLambdaMultipliesNoTensors) {
-  // cpu/layer_norm_kernel.cpp:29-31 `const Tensor& gamma, const Tensor& beta`; :66-67
+  // cpu/layer_norm_kernel.cpp:30-31 `const Tensor& gamma, const Tensor& beta`; :66-67
   // `[scale, bias](Vec x, Vec gamma, Vec beta) { return (x + Vec(bias)) * Vec(scale) * gamma + beta; }`.
   Trace t = TraceTree("2.6.0", "aten::native_layer_norm", TraceOptions::Device::kCuda);
   for (const auto& op : t.ops) {
