@@ -39,6 +39,11 @@ size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
     }
   }
   if (statement >= comma) return 0;
+  // A comma inside an open '(' separates a call's arguments
+  // (`auto out = f(input_, target_,`), not declarators.
+  int open = 0;
+  for (size_t i = statement; i < comma; ++i) open += body[i] == '(' || body[i] == '[' ? 1 : body[i] == ')' || body[i] == ']' ? -1 : 0;
+  if (open > 0) return 0;
   auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
   if (parts.empty()) return 0;
   std::string first = parts[0];  // starts at `statement`

@@ -63,5 +63,19 @@ TEST(OperatorUses, AMethodOfWhatIsNoTensorComparesNoTensor) {
   EXPECT_EQ(tensors[0].op, "ne");
 }
 
+TEST(OperatorUses, AMethodOfAnUnknownsMethodComparesNoTensor) {
+  // Whatever `t` is, t.sym_sizes() is no Tensor, so neither is its slice(1).
+  auto is_tensor = [](std::string_view name) { return name == "input_" || name == ".slice"; };
+  EXPECT_TRUE(OperatorUses("if (t.sym_sizes().slice(1) != input_.sym_sizes().slice(2)) {", false, is_tensor, {}).empty());
+  EXPECT_EQ(OperatorUses("auto d = input_.slice(1) != t;", false, is_tensor, {}).size(), 1u);
+}
+
+TEST(OperandTypes, ACallsArgumentsAreNoDeclarators) {
+  // LossNLL.cpp:701/736 (2.6.0): `auto out = f(input_, target_, ...)` declares out alone.
+  std::string_view body = "Tensor target_ = target;\n  auto out =\n      f(input_, target_, weight);\n";
+  EXPECT_EQ(DeclaredType("", body, "target_"), "Tensor");
+  EXPECT_EQ(DeclaredType("", "Tensor a, b;", "b"), "Tensor");
+}
+
 }  // namespace
 }  // namespace optrace

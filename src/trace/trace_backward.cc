@@ -196,6 +196,9 @@ class NumericOperands {
 
 // The operand a parenthesized group is when a tensor operator was kept inside.
 constexpr std::string_view kTensorGroup = "()";
+// The operand a method call of what is no Tensor is (`sizes()` of
+// `x.sizes().slice(1)`): no Tensor either, whatever op shares its name.
+constexpr std::string_view kNoTensor = "!";
 
 // Reads call names and operators out of a C++ expression (a formula, or a
 // helper's body). `arithmetic_all`: count + and binary - too (formulas); in
@@ -237,26 +240,30 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     out.operator_at.push_back(at);
     left_literal = prev_sig == '0';
   };
+  // Whether an operand as `left` holds it is known to be a Tensor.
+  auto tensor_operand = [&](const std::string& name) {
+    return name == kTensorGroup || (!name.empty() && name != kNoTensor && is_tensor(name));
+  };
   // The operator just read (if any): kept only on a Tensor operand.
   auto settle = [&](size_t i) {
     if (is_tensor && out.operators.size() > ops_before) {
       bool unary = out.operators.back() == "neg";
       bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
-      bool tensor = (!unary && !left.empty() && (left == kTensorGroup || is_tensor(left))) ||
+      bool tensor = (!unary && tensor_operand(left)) ||
                     (!right.empty() && is_tensor(right));
       if (!tensor) {
         out.operators.pop_back();
         out.operator_at.pop_back();
       } else if ((out.operators.back() == "sub" || out.operators.back() == "div") && !right.empty() &&
-                 is_tensor(right) && (left_literal || (types.is_number && !left.empty() && types.is_number(left)))) {
+                 is_tensor(right) && (left_literal || (types.is_number && !left.empty() && left != kNoTensor && types.is_number(left)))) {
         // x - t with a number x: empty_like(t).fill_(x).sub_(t) (TensorOperators.h).
         out.operators.back() += "_";
         size_t at = out.operator_at.back();
         push("empty_like", at);
         push("fill_", at);
       } else if (std::string& op = out.operators.back(); IsOrdering(op) && !right.empty() && is_tensor(right) &&
-                                                          (left.empty() || (left != kTensorGroup && !is_tensor(left)))) {
+                                                          !tensor_operand(left)) {
         op = Reversed(op);  // n < t with no tensor n is TensorOperators.h's t > n
       }
     }
@@ -308,8 +315,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       // A method of what is known to be no Tensor (`ord_variant.index()`,
       // `sizes().slice(1)`) returns no Tensor whatever op shares its name:
       // `left` is the receiver as it stood at the '.'.
-      if (is_tensor && is_call && member && !left.empty() && left != kTensorGroup && !is_tensor(left))
-        pending_call.clear();
+      // So is a method of that result (`target.sym_sizes().slice(1)`): the
+      // chain goes on with no Tensor.
+      if (is_tensor && is_call && member && !left.empty() && !tensor_operand(left))
+        pending_call = kNoTensor;
       // &x is x's address (&result != &self compares addresses), not x.
       bool address = false;
       if (i > 0 && s[i - 1] == '&') {

@@ -144,5 +144,19 @@ TEST_F(Operators260, MatrixExpComparesTheNormAHelperReturns) {
   EXPECT_NE(std::find(at_2684.begin(), at_2684.end(), "ge"), at_2684.end());
 }
 
+TEST_F(Operators260, NllLossComparesSizesNotTensors) {
+  // LossNLL.cpp:712 `if (target_.sym_sizes().slice(1) != input_.sym_sizes().slice(2))` compares
+  // SymIntArrayRefs; target_ is `Tensor target_ = target;` (:701) though :736-737
+  // `auto out =\n at::nll_loss2d_symint(input_, target_, ...)` names it after a comma.
+  Trace t = TraceTree("2.6.0", "F.nll_loss", TraceOptions::Device::kCuda);
+  bool nll = false;
+  for (const auto& op : t.ops) {
+    EXPECT_FALSE(op.name.starts_with("ne.")) << op.name;
+    nll = nll || op.name == "nll_loss_forward";
+    for (const auto& c : op.calls) EXPECT_FALSE(c.where.file.ends_with("LossNLL.cpp") && c.where.line == 712) << c.op;
+  }
+  EXPECT_TRUE(nll);
+}
+
 }  // namespace
 }  // namespace optrace
