@@ -420,6 +420,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   w.StringField("role", Name(op.role));
   w.OptionalString("reached_from", op.reached_from);
   if (!op.also_reached_from.empty()) w.StringArrayField("also_reached_from", op.also_reached_from);
+  PutLocationObject(w, "called_at", op.called_at);
   w.IntField("depth", op.depth);
   w.Key("yaml");
   if (op.yaml) WriteYaml(w, *op.yaml);

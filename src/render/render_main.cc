@@ -643,7 +643,10 @@ class MainWriter {
     std::string head = (e.undecided ? "?▶ " : e.level ? "└▶ " : "▶ ") + std::string("aten::") + op.name;
     if (e.overloads) head += "  (+" + std::to_string(e.overloads) + " overload" + (e.overloads > 1 ? "s" : "") + ")";
     if (e.when) head += "  " + e.when_text;
-    Add(indent, head, LocText(e.when ? e.when->where : YamlLocation(op.yaml), true));
+    // Where the caller calls it (the hop a reader follows), else where the
+    // deciding condition of an entry is written, else its YAML entry.
+    Location at = op.called_at.valid() ? op.called_at : e.when ? e.when->where : YamlLocation(op.yaml);
+    Add(indent, head, LocText(at, true));
     std::string in = indent + "     ";
     if (e.undecided) {  // a branch left open: what it runs, on one line
       std::vector<std::string> names = RunNames(e, m_.device);

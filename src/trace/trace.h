@@ -212,6 +212,9 @@ struct OpStep {
   // also the fast path's). The path annotator makes the one whose call runs
   // reached_from: an op is on the path when any of its callers' calls is.
   std::vector<std::string> also_reached_from;
+  // Where reached_from's code makes the call the path takes (invalid for an
+  // entry op, a structured delegate, or a call whose site is not listed).
+  Location called_at;
   int depth = 0;
   std::vector<ImplStep> impls;
   // C++ functions between an implementation and its kernels, libraries and

@@ -92,6 +92,27 @@ TEST(SeveralCallers, AnOpIsOnThePathWhenAnyCallersCallRuns) {
   EXPECT_TRUE(shared->typical && !shared->undecided) << "dense's call of shared runs";
   EXPECT_EQ(shared->reached_from, "dense") << "the caller whose call runs leads to it";
   EXPECT_EQ(shared->also_reached_from, std::vector<std::string>{"side"}) << "the other caller is kept";
+  // Where the call the path takes is written: dense's (Outer.cpp:16), not side's (:12).
+  EXPECT_EQ(shared->called_at.file, "aten/src/ATen/native/Outer.cpp");
+  EXPECT_EQ(shared->called_at.line, 16);
+}
+
+TEST(SeveralCallers, AnOpsCallSiteIsTheCallNotItsCondition) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(CallersTree(), &index));
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  options.snippets = false;
+  Trace t;
+  ASSERT_TRUE(TraceQuery(index, "aten::outer", options, &t).ok());
+  const OpStep* side = Forward(t, "side");
+  ASSERT_TRUE(side);
+  auto sparse = std::find_if(side->when.begin(), side->when.end(),
+                             [](const Condition& c) { return c.text == "self.is_sparse()"; });
+  ASSERT_NE(sparse, side->when.end());
+  EXPECT_EQ(sparse->where.line, 4);
+  EXPECT_EQ(side->called_at.line, 5) << "return at::side(self);";
+  EXPECT_FALSE(Forward(t, "outer")->called_at.valid()) << "the entry op has no caller";
 }
 
 }  // namespace

@@ -486,5 +486,17 @@ TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
   ASSERT_NE(clamp, nullptr);
   EXPECT_TRUE(clamp->typical);
 }
+TEST_F(MainPath260, AnOpsCallSiteIsWhereItsCallerCallsIt) {
+  // SoftMax.cpp:446 `if (input_.is_cuda() && ... == ScalarType::Float){` calls at::_softmax at :447;
+  // its else (:448) at :450, the call a float32 tensor takes.
+  Trace t = TraceTree("2.6.0", "F.softmax", TraceOptions::Device::kCuda);
+  const OpStep* softmax = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "_softmax") softmax = &op;
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(softmax->called_at.file, "aten/src/ATen/native/SoftMax.cpp");
+  EXPECT_EQ(softmax->called_at.line, 450);
+}
+
 }  // namespace
 }  // namespace optrace

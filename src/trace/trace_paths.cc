@@ -103,6 +103,7 @@ struct CallerEdge {
   const OpStep* parent = nullptr;
   std::vector<Condition> when;
   bool found = false;
+  Location site;  // the call the edge takes
 };
 
 // The device the assumptions trace (Assumptions::device: "cpu" | "cuda").
@@ -242,13 +243,13 @@ class PathAnnotator {
       const OpStep* parent = Parent(op);
       if (!parent || parent->role != op.role) continue;
       bool found = false;
-      op.when = EdgeConditions(*parent, op, &found);
+      op.when = EdgeConditions(*parent, op, &found, &op.called_at);
       if (found) edge_found_.insert(i);
       for (const std::string& name : op.also_reached_from) {
         const OpStep* other = OpNamed(name, op.role);
         if (!other) continue;
-        CallerEdge edge{other, {}, false};
-        edge.when = EdgeConditions(*other, op, &edge.found);
+        CallerEdge edge{other, {}, false, {}};
+        edge.when = EdgeConditions(*other, op, &edge.found, &edge.site);
         other_callers_[i].push_back(std::move(edge));
       }
     }
@@ -604,7 +605,8 @@ class PathAnnotator {
   // sites of the parent (both branches of an if/else) is taken when any of
   // them is: among the sites for the device, the one the assumptions decide
   // best (taken, then undecided, then not taken) gives the edge's conditions.
-  std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
+  // `*site`: the call chosen (left as it is when none is).
+  std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found, Location* site) {
     std::string base(OpBaseName(child.name));
     if (parent.yaml && (parent.yaml->structured_delegate == child.name ||
                         (child.yaml && ix_.yaml.GeneratedKernelCallee(*parent.yaml) == child.yaml))) {
@@ -640,6 +642,7 @@ class PathAnnotator {
       if (rank > best_rank) {
         best_rank = rank;
         best = std::move(conditions);
+        *site = call->where;
       }
       if (rank == 2) break;
     }
@@ -922,10 +925,11 @@ class PathAnnotator {
     for (CallerEdge& other : others) {
       Tri w = EdgeValue(other.parent, op, other.when, other.found);
       if (Rank(w) <= Rank(v)) continue;
-      CallerEdge was{parent, std::move(op.when), edge_found_.count(i) > 0};
+      CallerEdge was{parent, std::move(op.when), edge_found_.count(i) > 0, op.called_at};
       std::replace(op.also_reached_from.begin(), op.also_reached_from.end(), other.parent->name, op.reached_from);
       op.reached_from = other.parent->name;
       op.when = std::move(other.when);
+      op.called_at = other.site;
       if (other.found) edge_found_.insert(i);
       else edge_found_.erase(i);
       parent = other.parent;
