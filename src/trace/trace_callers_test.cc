@@ -115,5 +115,60 @@ TEST(SeveralCallers, AnOpsCallSiteIsTheCallNotItsCondition) {
   EXPECT_FALSE(Forward(t, "outer")->called_at.valid()) << "the entry op has no caller";
 }
 
+// A helper the CPU and the CUDA implementations both call is on each
+// device's path, with that device's call conditions (ResizeCommon.h's
+// fill_resize_deterministic_ under resize_'s CPU and CUDA kernels).
+constexpr char kSharedHelperYaml[] = R"x(- func: grow_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: grow_cpu_
+    CUDA: grow_cuda_
+
+- func: fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)
+  variants: function, method
+  dispatch:
+    CPU, CUDA: fill_
+)x";
+
+constexpr char kSharedHelperCpp[] = R"x(namespace at::native {
+
+inline const Tensor& fill_new_memory(const Tensor& self) {
+  self.fill_(0);
+  return self;
+}
+
+const Tensor& grow_cpu_(const Tensor& self) {
+  fill_new_memory(self);
+  return self;
+}
+
+const Tensor& grow_cuda_(const Tensor& self) {
+  if (at::globalContext().deterministicAlgorithms()) {
+    fill_new_memory(self);
+  }
+  return self;
+}
+
+} // namespace at::native
+)x";
+
+TEST(SeveralCallers, AHelperBothDevicesCallTakesEachDevicesCondition) {
+  auto disk = std::make_shared<MemoryDisk>();
+  disk->Add("version.txt", "2.6.0a0\n");
+  disk->Add("aten/src/ATen/native/native_functions.yaml", kSharedHelperYaml);
+  disk->Add("aten/src/ATen/native/Grow.cpp", kSharedHelperCpp);
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index));
+  TraceOptions options;  // the default trace: walks CPU's code too, answers for CUDA
+  options.snippets = false;
+  Trace t;
+  ASSERT_TRUE(TraceQuery(index, "aten::grow_", options, &t).ok());
+  const OpStep* fill = Forward(t, "fill_");
+  ASSERT_TRUE(fill);
+  EXPECT_FALSE(fill->typical || fill->undecided) << "deterministic algorithms are off by default";
+  bool cuda_helper = false;
+  for (const auto& h : Forward(t, "grow_")->helpers) cuda_helper = cuda_helper || (h.function == "fill_new_memory" && h.key == "CUDA");
+  EXPECT_TRUE(cuda_helper);
+}
+
 }  // namespace
 }  // namespace optrace

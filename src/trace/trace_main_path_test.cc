@@ -498,5 +498,24 @@ TEST_F(MainPath260, AnOpsCallSiteIsWhereItsCallerCallsIt) {
   EXPECT_EQ(softmax->called_at.line, 450);
 }
 
+TEST_F(MainPath260, AHelperBothDevicesShareKeepsEachDevicesCondition) {
+  // cuda/Resize.cpp:69-70 calls fill_resize_deterministic_ (ResizeCommon.h:58, whose
+  // fill_empty_deterministic_ fills at TensorFactories.h:108) only under
+  // `deterministicAlgorithms() && deterministicFillUninitializedMemory()`; the CPU
+  // resize_ (Resize.cpp:255) calls it too, and a default trace walks CPU's code first.
+  Trace t = TraceTree("2.6.0", "torch.bmm");
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name.starts_with("fill_") && op.reached_from == "resize_")
+      EXPECT_FALSE(op.typical || op.undecided) << "deterministic algorithms are off by default";
+  const OpStep* resize = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "resize_") resize = &op;
+  ASSERT_NE(resize, nullptr);
+  bool cuda_helper = false;
+  for (const auto& h : resize->helpers)
+    cuda_helper = cuda_helper || (h.function == "fill_resize_deterministic_" && h.key == "CUDA");
+  EXPECT_TRUE(cuda_helper);
+}
+
 }  // namespace
 }  // namespace optrace

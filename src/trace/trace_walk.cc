@@ -165,9 +165,12 @@ class CppWalk {
   void ListHelper(const CppFunction& f, const std::string& holder, const WalkNode& node) {
     const std::string& device = node.device;
     const std::string& file = cpp_.file(f.file);
-    if (!ex_.helper_keys_.insert(PlaceKey("", file, f.line)).second) {  // maybe listed: look
+    // Listed once per device whose walk reaches it: a helper CPU and CUDA
+    // code share (ResizeCommon.h's) is on each path, with the conditions of
+    // each device's call.
+    if (!ex_.helper_keys_.insert(PlaceKey(device, file, f.line)).second) {  // maybe listed: look
       for (const auto& h : op_.helpers) {
-        if (h.where.file == file && h.where.line == static_cast<int>(f.line)) return;
+        if (h.key == device && h.where.file == file && h.where.line == static_cast<int>(f.line)) return;
       }
     }
     ImplStep h;
