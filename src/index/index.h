@@ -45,6 +45,15 @@ struct Index {
   }
 
  private:
+  // The texts of the files read so far and their line offsets, read once
+  // per index: a checkout's files at the time it was indexed (a reloaded
+  // index starts afresh), and never another index's files of the same path.
+  struct FileTexts;
+  struct TextLines;
+  static std::shared_ptr<FileTexts> NewFileTexts();
+  std::shared_ptr<const TextLines> Cached(const std::string& file) const;
+  std::shared_ptr<FileTexts> texts_ = NewFileTexts();
+
   struct DerivedItems {
     std::mutex mu;
     std::map<std::pair<std::type_index, std::string>, std::shared_ptr<void>> items;
@@ -63,8 +72,5 @@ struct LoadOptions {
 
 // Builds or loads the index for a checkout.
 Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* out);
-
-// Drops the file texts Snippet keeps for this process (after the tree changed).
-void ForgetFileTexts();
 
 }  // namespace optrace

@@ -118,8 +118,7 @@ Status LiveIndex::Load(bool first) {
     // The old index goes first: its images must be unmapped before the new
     // one maps them again at their fixed addresses.
     index_ = Index{};
-    ReleaseArenaMemory();
-    ForgetFileTexts();
+    ReleaseArenaMemory();  // the new index reads its file texts afresh
     LoadOptions options;
     options.resident = true;
     s = LoadIndex(checkout, options, &index_);

@@ -135,8 +135,7 @@ std::shared_ptr<MemoryDisk> Tree() {
 
 class CodeDecides : public ::testing::Test {
  protected:
-  // A root of its own: file texts are kept per process by checkout and path.
-  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_, "/memory/pytorch-code-decides")); }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
   Trace TraceOf(const std::string& query, std::vector<std::string> assume = {}) {
     TraceOptions options;
     options.device = TraceOptions::Device::kCuda;

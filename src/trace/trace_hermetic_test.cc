@@ -203,9 +203,7 @@ std::shared_ptr<MemoryDisk> MiniTree() {
 
 class HermeticTrace : public ::testing::Test {
  protected:
-  // A root of its own: the file texts Snippet keeps are per process and
-  // root, and other tests write another torch/nn/functional.py.
-  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_, "/memory/hermetic-trace")); }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_)); }
 
   Trace TraceOf(const std::string& query, TraceOptions options = {}) {
     Trace t;
@@ -429,7 +427,8 @@ TEST_F(HermeticTrace, UnknownNameIsNotFoundWithASuggestion) {
       << ::testing::PrintToString(t.suggestions);
 }
 
-// The tree is the test's: an edit shows in the next index's trace.
+// The tree is the test's: an edit shows in the next index's trace, at the same root
+// (each index reads its own file texts).
 TEST(HermeticTraceEdit, RemovedRegistrationLeavesOnlyTheOtherDevice) {
   auto disk = MiniTree();
   std::string cu = kFrobCu;
@@ -438,7 +437,7 @@ TEST(HermeticTraceEdit, RemovedRegistrationLeavesOnlyTheOtherDevice) {
   cu.replace(at, std::string("REGISTER_DISPATCH(frob_stub, &frob_kernel_cuda);").size(), "");
   disk->Add(kFrobCuPath, cu, 2);
   Index index;
-  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index, "/memory/pytorch-edited"));
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index));
   Trace t;
   ASSERT_TRUE(TraceQuery(index, "F.frob", {}, &t).ok());
   const OpStep* out = FindOp(t, "frob.out");

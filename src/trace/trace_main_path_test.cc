@@ -517,5 +517,20 @@ TEST_F(MainPath260, AHelperBothDevicesShareKeepsEachDevicesCondition) {
   EXPECT_TRUE(cuda_helper);
 }
 
+TEST_F(MainPath260, AFormulaPassesTheForwardsArgumentsToTheBackward) {
+  // derivatives.yaml:2017-2020 embedding's `embedding_backward_symint(grad, indices,
+  // weight.sym_size(0), padding_idx, scale_grad_by_freq, sparse)`; modules/sparse.py keeps
+  // `sparse=False`, so Embedding.cpp:59's `if (sparse)` leaves embedding_dense_backward (:70).
+  Trace t = TraceTree("2.6.0", "nn.Embedding", TraceOptions::Device::kCuda);
+  bool dense = false, sparse = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kBackward) continue;
+    dense = dense || (op.name == "embedding_dense_backward" && op.typical && !op.undecided);
+    sparse = sparse || (op.name == "embedding_sparse_backward" && (op.typical || op.undecided));
+  }
+  EXPECT_TRUE(dense);
+  EXPECT_FALSE(sparse);
+}
+
 }  // namespace
 }  // namespace optrace

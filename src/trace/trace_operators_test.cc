@@ -90,7 +90,7 @@ std::shared_ptr<MemoryDisk> BoundsTree() {
 
 Trace TraceBounds(const std::string& query) {
   Index index;
-  BuildMemoryIndex(BoundsTree(), &index, "/memory/pytorch-operators");
+  BuildMemoryIndex(BoundsTree(), &index);
   TraceOptions options;
   options.device = TraceOptions::Device::kCuda;
   options.snippets = false;

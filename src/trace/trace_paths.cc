@@ -97,6 +97,31 @@ void KeepAgreed(std::optional<Map>* agreed, Map site) {
   }
 }
 
+// The arguments of each call of `name` (or its `_symint` form) written in a
+// derivatives.yaml formula, as written:
+// `embedding_backward_symint(grad, indices, weight.sym_size(0), padding_idx, scale_grad_by_freq, sparse)`.
+std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name) {
+  std::vector<std::vector<std::string>> calls;
+  for (std::string callee : {std::string(name) + "_symint", std::string(name)}) {
+    for (size_t at = formula.find(callee); at != std::string_view::npos; at = formula.find(callee, at + 1)) {
+      size_t open = at + callee.size();
+      if ((at > 0 && (IsIdentChar(formula[at - 1]) || formula[at - 1] == '.')) || open >= formula.size() ||
+          formula[open] != '(')
+        continue;
+      int depth = 0;
+      size_t close = open;
+      for (; close < formula.size(); ++close) {
+        if (formula[close] == '(') ++depth;
+        else if (formula[close] == ')' && --depth == 0) break;
+      }
+      if (close >= formula.size()) continue;
+      calls.push_back(SplitTopLevel(formula.substr(open + 1, close - open - 1), ','));
+    }
+    if (!calls.empty()) break;
+  }
+  return calls;
+}
+
 // One call of an op by one of its callers: the caller, the conditions of its
 // call sites, and whether it lists the call (EdgeConditions' *found).
 struct CallerEdge {
@@ -232,14 +257,18 @@ class PathAnnotator {
     PythonConditions();
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
-      if (op.reached_from.empty()) {
-        if (op.role == OpRole::kForward) {
-          op.when = EntryConditions(op, &entry_python_[i]);
-          if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
-          if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
-        }
-        continue;
-      }
+      if (!op.reached_from.empty() || op.role != OpRole::kForward) continue;
+      op.when = EntryConditions(op, &entry_python_[i]);
+      if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+      if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
+    }
+    for (const OpStep& op : t_.ops)
+      if (op.role == OpRole::kBackward && !op.reached_from.empty())
+        if (const OpStep* forward = Parent(op); forward && forward->role == OpRole::kForward)
+          FormulaArguments(*forward, op);
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      OpStep& op = t_.ops[i];
+      if (op.reached_from.empty()) continue;
       const OpStep* parent = Parent(op);
       if (!parent || parent->role != op.role) continue;
       bool found = false;
@@ -448,6 +477,38 @@ class PathAnnotator {
       assumptions_.erase(&op);
     }
     return !any_call || any_fits;
+  }
+
+  // What the derivatives.yaml formulas of `forward` pass the backward op
+  // `backward` they call: an argument written as the name of a forward
+  // argument has the value the forward call binds, or its schema default
+  // (embedding's `sparse=False` reaches embedding_backward's `if (sparse)`).
+  // Formulas that pass it differently leave it open.
+  void FormulaArguments(const OpStep& forward, const OpStep& backward) {
+    if (!backward.yaml) return;
+    const Assumptions& bound = RememberedAssumptionsFor(forward);
+    std::set<std::string> forward_names;
+    if (forward.yaml)
+      for (const auto& a : forward.yaml->schema.arguments) forward_names.insert(a.name);
+    const auto& parameters = backward.yaml->schema.arguments;
+    std::optional<std::map<std::string, std::optional<std::string>>> agreed;
+    for (const BackwardStep& b : t_.backward) {
+      if (b.op != forward.name || !b.derivatives) continue;
+      for (const DerivativeFormula& f : b.derivatives->formulas)
+        for (const auto& arguments : FormulaCallArguments(f.formula, OpBaseName(backward.name))) {
+          if (arguments.size() > parameters.size()) continue;  // another overload's call
+          std::map<std::string, std::optional<std::string>> site;
+          for (size_t k = 0; k < arguments.size(); ++k) {
+            auto value = bound.defaults.find(arguments[k]);
+            if (forward_names.count(arguments[k]) && value != bound.defaults.end())
+              site[parameters[k].name] = value->second;
+          }
+          KeepAgreed(&agreed, std::move(site));
+        }
+    }
+    if (!agreed || agreed->empty()) return;
+    entry_arguments_[&backward] = std::move(*agreed);
+    assumptions_.erase(&backward);
   }
 
   // Whether every Python call of entry op `op` assigns a value that only a
