@@ -403,6 +403,10 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
     const FunctorsByClass& by_class =
         ix_.Derived<FunctorsByClass>("functors-by-class", [&] { return FunctorsOfClasses(cpp); });
     for (uint32_t id : TemplateArgumentFunctors(cpp, by_class, c, caller, body)) facts.targets.push_back(id);
+    std::vector<uint32_t> callees = facts.targets;
+    for (uint32_t callee : callees)
+      for (uint32_t id : HandedObjectMethods(cpp, c, caller, body, callee))
+        if (std::find(facts.targets.begin(), facts.targets.end(), id) == facts.targets.end()) facts.targets.push_back(id);
   }
   for (uint32_t id : facts.targets) {
     const std::string& file = cpp.file(cpp.functions()[id].file);

@@ -301,6 +301,38 @@ TEST_F(Recall260, ANamespaceNestedInNativeIsWalked) {
   EXPECT_TRUE(cub);
 }
 
+TEST_F(Recall260, AMacroCallsTheFunctionItsUsePasses) {
+  // cuda/TensorTopK.cu:804 `#define RUN_K(INDEX_T, DIM, LAUNCH_FUNCTION_NAME)
+  // LAUNCH_FUNCTION_NAME<scalar_t, INDEX_T, DIM>(...)`, used at :821 as
+  // RUN_K(INDEX_T, DIM, mbtopk::launch) and at :823 with sbtopk::launch:
+  // sbtopk::launch (:181) launches sbtopk::gatherTopK (:40) at :200, and
+  // mbtopk::launch (:642) mbtopk::gatherTopK (:496) at :742: two kernels of
+  // one name, each found by C++ lookup from its launch.
+  Trace t = TraceTree("2.6.0", "torch.topk", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "gatherTopK", "aten/src/ATen/native/cuda/TensorTopK.cu", 40);
+  ASSERT_NE(k, nullptr);
+  // Launched at :200, and at :754 as sbtopk::gatherTopK from mbtopk::launch.
+  EXPECT_TRUE(k->launch_site.line == 200 || k->launch_site.line == 754) << k->launch_site.line;
+  EXPECT_TRUE(OnPath(*k, "launch_gather_topk_kernel"));
+  const KernelStep* multi = Kernel(t, "gatherTopK", "aten/src/ATen/native/cuda/TensorTopK.cu", 496);
+  ASSERT_NE(multi, nullptr);
+  EXPECT_EQ(multi->launch_site.line, 742);
+}
+
+TEST_F(Recall260, ALauncherObjectHandedToATemplateRunsItsMember) {
+  // cuda/Sorting.cu:254 `run_launcher<scalar_t, index_t>(values, indices,
+  // self, dim, KthValueLauncher(k))`; SortingCommon.cuh:151 calls
+  // `l.template launch<...>`; KthValueLauncher::launch launches
+  // gatherKthValue (:24) at :193. MedianLauncher's gatherMedian (:92) is
+  // handed by launch_median_kernel only.
+  Trace t = TraceTree("2.6.0", "torch.kthvalue", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "gatherKthValue", "aten/src/ATen/native/cuda/Sorting.cu", 24);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 193);
+  EXPECT_TRUE(OnPath(*k, "launch_kthvalue_kernel"));
+  EXPECT_EQ(Kernel(t, "gatherMedian", "aten/src/ATen/native/cuda/Sorting.cu", 92), nullptr);
+}
+
 TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   // mem_eff_attention/kernels/cutlassF.h:277 `cb(AttentionKernel<float, ...>(),
   // fmha_cutlassF_f32_aligned_64x64_rf_sm80);` hands the kernel defined at

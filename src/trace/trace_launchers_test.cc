@@ -1,0 +1,175 @@
+// Kernels launched through a function the caller hands over: a macro whose
+// body calls one of its parameters (#define RUN(LAUNCH) LAUNCH<T>(...), used
+// as RUN(multi::launch)), each use calling what it passes; and kernels of
+// one name in two namespaces, each launch running the one C++ lookup finds
+// from it; and a launcher object handed to a template function that calls
+// its member (run_launcher<T>(..., KthValueLauncher(k)) calling
+// l.template launch<...>(...)): that class's member runs. Hermetic: a tiny
+// tree written here; trace_recall_test.cc pins the same mechanisms on the
+// real tree (TensorTopK.cu's RUN_K, Sorting.cu's launchers).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "testing/memory_index.h"
+#include "trace/trace.h"
+
+namespace optrace {
+namespace {
+
+// aten/src/ATen/native/native_functions.yaml
+constexpr char kNativeFunctions[] = R"x(- func: pick(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_cuda
+
+- func: choose(Tensor self) -> Tensor
+  dispatch:
+    CUDA: choose_cuda
+
+- func: other(Tensor self) -> Tensor
+  dispatch:
+    CUDA: other_cuda
+)x";
+
+// aten/src/ATen/native/cuda/RunLauncher.cuh
+constexpr char kRunLauncherCuh[] = R"x(namespace at::native {
+template <typename T, typename Launcher>
+void run_launcher(float* x, Launcher l) {
+  l.template launch<T>(x);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Choose.cu
+constexpr char kChooseCu[] = R"x(#include <ATen/native/cuda/RunLauncher.cuh>
+namespace at::native {
+__global__ void choose_kernel(float* x) {}
+__global__ void other_kernel(float* x) {}
+
+struct ChooseLauncher {
+  template <typename T>
+  void launch(float* x) {
+    choose_kernel<<<1, 1>>>(x);
+  }
+};
+
+struct OtherLauncher {
+  template <typename T>
+  void launch(float* x) {
+    other_kernel<<<1, 1>>>(x);
+  }
+};
+
+Tensor choose_cuda(const Tensor& self) {
+  run_launcher<float>(nullptr, ChooseLauncher());
+  return self;
+}
+
+Tensor other_cuda(const Tensor& self) {
+  run_launcher<float>(nullptr, OtherLauncher());
+  return self;
+}
+
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/HandedLaunch.cu
+constexpr char kHandedLaunchCu[] = R"x(namespace at::native {
+namespace single {
+__global__ void step_kernel(float* x) {}
+template <typename T>
+void launch(float* x) {
+  step_kernel<<<1, 1>>>(x);
+}
+} // namespace single
+namespace multi {
+__global__ void step_kernel(float* x) {}
+template <typename T>
+void launch(float* x) {
+  step_kernel<<<1, 1>>>(x);
+}
+} // namespace multi
+
+Tensor pick_cuda(const Tensor& self) {
+  float* x = nullptr;
+#define RUN(LAUNCH_FUNCTION) LAUNCH_FUNCTION<float>(x)
+#define RUN_BY_SIZE(N)       \
+  if (N > 1) {               \
+    RUN(multi::launch);      \
+  } else {                   \
+    RUN(single::launch);     \
+  }
+  RUN_BY_SIZE(self.numel());
+#undef RUN_BY_SIZE
+#undef RUN
+  return self;
+}
+
+} // namespace at::native
+)x";
+
+std::shared_ptr<MemoryDisk> LaunchersTree() {
+  auto disk = std::make_shared<MemoryDisk>();
+  disk->Add("version.txt", "2.6.0a0\n");
+  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
+  disk->Add("aten/src/ATen/native/cuda/HandedLaunch.cu", kHandedLaunchCu);
+  disk->Add("aten/src/ATen/native/cuda/RunLauncher.cuh", kRunLauncherCuh);
+  disk->Add("aten/src/ATen/native/cuda/Choose.cu", kChooseCu);
+  return disk;
+}
+
+Trace TraceOf(const std::string& query) {
+  Index index;
+  BuildMemoryIndex(LaunchersTree(), &index);
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  options.snippets = false;
+  Trace t;
+  EXPECT_TRUE(TraceQuery(index, query, options, &t).ok());
+  return t;
+}
+
+const KernelStep* Kernel(const Trace& t, const std::string& name, int line) {
+  for (const auto& op : t.ops)
+    for (const auto& k : op.kernels)
+      if (k.name == name && k.where.line == line) return &k;
+  return nullptr;
+}
+
+TEST(HandedLaunchers, AMacroCallsTheFunctionEachUsePasses) {
+  Trace t = TraceOf("aten::pick");
+  const KernelStep* multi = Kernel(t, "step_kernel", 10);
+  const KernelStep* single = Kernel(t, "step_kernel", 3);
+  ASSERT_NE(multi, nullptr) << "RUN(multi::launch) calls multi::launch";
+  ASSERT_NE(single, nullptr) << "RUN(single::launch) calls single::launch";
+  EXPECT_EQ(single->path, (std::vector<std::string>{"pick_cuda", "launch"}));
+}
+
+TEST(HandedLaunchers, KernelsOfOneNameAreTheOnesLookupFindsFromTheirLaunch) {
+  // Two __global__ step_kernel in one file: multi::launch's launch (:13)
+  // runs multi::step_kernel (:10), single::launch's (:6) single's (:3).
+  Trace t = TraceOf("aten::pick");
+  const KernelStep* multi = Kernel(t, "step_kernel", 10);
+  const KernelStep* single = Kernel(t, "step_kernel", 3);
+  ASSERT_TRUE(multi && single);
+  EXPECT_EQ(multi->launch_site.line, 13);
+  EXPECT_EQ(single->launch_site.line, 6);
+}
+
+TEST(HandedLaunchers, ALauncherObjectPassedToATemplateRunsItsMember) {
+  // choose_cuda hands run_launcher a ChooseLauncher (:22); run_launcher
+  // calls l.template launch<T>: ChooseLauncher::launch launches
+  // choose_kernel (:3) at :9. OtherLauncher is handed only by other_cuda.
+  Trace t = TraceOf("aten::choose");
+  const KernelStep* k = Kernel(t, "choose_kernel", 3);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 9);
+  EXPECT_EQ(k->path, (std::vector<std::string>{"choose_cuda", "launch"}));
+  EXPECT_EQ(Kernel(t, "other_kernel", 4), nullptr) << "another call site's launcher";
+  EXPECT_NE(Kernel(TraceOf("aten::other"), "other_kernel", 4), nullptr);
+}
+
+}  // namespace
+}  // namespace optrace
