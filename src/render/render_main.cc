@@ -1,10 +1,11 @@
 // The answer first: the main path a typical tensor takes on the traced
 // device (entry -> op -> implementation -> stub -> kernel or library ->
-// backward op and kernels), then the alternatives with the conditions that
-// choose them. It reads only the typical/when/selections fields the tracer
-// filled (trace/trace_paths.h), so text, markdown, JSON `summary` and the
-// MCP brief all say the same thing. Long lines wrap; an identifier is never
-// cut.
+// backward op and kernels), and the alternatives with the conditions that
+// choose them -- names first: what runs, what else runs, then the frames
+// and the tree that locate each name. It reads only the
+// typical/when/selections fields the tracer filled (trace/trace_paths.h),
+// so text, markdown, JSON `summary` and the MCP brief all say the same
+// thing. Long lines wrap; an identifier is never cut.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -455,7 +456,11 @@ class MainWriter {
         collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
     }
-    RunLines();
+    // What else runs follows what runs, before where each runs: the names
+    // come first (the tree below locates them). Without the names' lines
+    // (one op), the tree is as short and comes first.
+    const bool names_first = RunLines();
+    if (alternatives && names_first && AlternativeLines()) lines_.push_back("");
     PythonLines(shown);
     if (!collapsed.empty()) Add("  · ", "also on the path, set-up (factories, views): " + Join(collapsed, ", "), "");
     for (size_t i = 0; i < m_.forward.size(); ++i) {
@@ -502,7 +507,7 @@ class MainWriter {
       for (size_t i = 0; i < m_.backward.size(); ++i)
         if (drawn[i]) OpLines(m_.backward[i], "  ");
     }
-    if (alternatives) AlternativeLines();
+    if (alternatives && !names_first) AlternativeLines();
     return std::move(lines_);
   }
 
@@ -740,8 +745,8 @@ class MainWriter {
   // of its own (decided first, then those behind a condition the
   // assumptions leave open, then the backward's), by name only; the tree
   // below locates each.
-  void RunLines() {
-    if (m_.forward.size() + m_.backward.size() < 2) return;  // one op: the tree below is as short
+  bool RunLines() {
+    if (m_.forward.size() + m_.backward.size() < 2) return false;  // one op: the tree below is as short
     std::vector<std::string> decided, open, backward;
     // A name a line above already gave (CompareFunctor under gt, then lt) is
     // not repeated: each line says what is new.
@@ -773,7 +778,7 @@ class MainWriter {
     std::vector<std::string> backward_open;
     for (const auto& e : m_.backward)
       if (std::string l = line(e); !l.empty()) (e.undecided ? backward_open : backward).push_back(l);
-    if (decided.empty() && open.empty() && backward.empty() && backward_open.empty()) return;
+    if (decided.empty() && open.empty() && backward.empty() && backward_open.empty()) return false;
     Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
         "");
     // A screenful at most, one op per line.
@@ -794,10 +799,13 @@ class MainWriter {
     if (shown == decided.size() + open.size()) emit(backward, "  ∂ ");
     if (shown == decided.size() + open.size() + backward.size()) emit(backward_open, "  ?∂ ");
     if (total > shown) Add("  ", "… " + std::to_string(total - shown) + " more below", "");
+    return true;
   }
 
-  void AlternativeLines() {
-    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return;
+  // Whether it drew any.
+  bool AlternativeLines() {
+    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return false;
+    const size_t before = lines_.size();
     lines_.push_back("");
     Add("", "alternatives (what else runs, and when)", "");
     constexpr size_t kMaxArguments = 16;
@@ -866,6 +874,9 @@ class MainWriter {
       Add("  ? ", std::string(OpBaseName(op->name)) + "  " + c->Describe() + "  (from " + op->reached_from + ")",
           LocText(c->where, true));
     }
+    if (lines_.size() > before + 2) return true;
+    lines_.resize(before);  // a heading with nothing under it says nothing
+    return false;
   }
 
   const Trace& t_;

@@ -791,6 +791,61 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
   EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
 }
 
+// What else runs follows what runs: with the names' lines drawn (two ops
+// or more), the alternatives come before the Python frames and the tree
+// that locate each name; a heading with nothing under it (the only open
+// branch is drawn on the path already) is left out.
+Trace LossWithAnOpenMul(bool with_selection) {
+  static const NativeFunction loss =
+      MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
+  static const NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
+  Trace t;
+  t.query = "aten::loss";
+  t.assumptions = {"device=cuda"};
+  OpStep entry;
+  entry.name = "loss";
+  entry.role = OpRole::kForward;
+  entry.yaml = &loss;
+  entry.typical = true;
+  OpStep step;
+  step.name = "mul.Tensor";
+  step.role = OpRole::kForward;
+  step.yaml = &mul;
+  step.reached_from = "loss";
+  step.undecided = true;
+  Location at = Loc("aten/src/ATen/native/Loss.cpp", 30);
+  step.when = {{"weight.defined()", true, ConditionKind::kIf, at}};
+  KernelStep k;
+  k.name = "mul_kernel";
+  k.device = CodeDevice::kCuda;
+  k.where = Loc("aten/src/ATen/native/cuda/Mul.cu", 9);
+  step.kernels = {k};
+  t.ops = {entry, step};
+  if (with_selection)
+    t.selections = {{"pick_loss_backend", Loc("aten/src/ATen/native/Loss.cpp", 12), "loss",
+                     {{"fused_loss", "when use_fused(self)", false, Loc("aten/src/ATen/native/Loss.cpp", 14)}}}};
+  return t;
+}
+
+TEST(RenderText, AlternativesFollowTheNamesOfWhatRuns) {
+  std::string text = RenderText(LossWithAnOpenMul(true), RenderOptions{});
+  size_t runs = text.find("runs on cuda"), alternatives = text.find("alternatives (what else runs, and when)"),
+         tree = text.find("▶ aten::loss"), decides = text.find("pick_loss_backend decides in loss");
+  ASSERT_NE(runs, std::string::npos) << text;
+  ASSERT_NE(alternatives, std::string::npos) << text;
+  ASSERT_NE(tree, std::string::npos) << text;
+  EXPECT_LT(runs, alternatives) << text;
+  EXPECT_LT(alternatives, decides) << text;
+  EXPECT_LT(decides, tree) << text;
+}
+
+TEST(RenderText, AnAlternativesHeadingWithNothingUnderItIsLeftOut) {
+  std::string text = RenderText(LossWithAnOpenMul(false), RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor")) << main;  // the open branch, drawn on the path
+  EXPECT_THAT(main, Not(HasSubstr("alternatives (what else runs"))) << main;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

@@ -1,0 +1,34 @@
+// The text face on the real 2.6.0 tree: where the answer sits in the
+// default output. render_test.cc pins the same layout on traces built in
+// memory; here, that it holds for a trace the tracer really makes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "render/render.h"
+#include "trace/trace_test_util.h"
+
+namespace optrace {
+namespace {
+
+class RenderTree260 : public Tree260 {};
+
+TEST_F(RenderTree260, WhatElseRunsComesBeforeTheFramesAndTheTree) {
+  // torch/nn/functional.py:4693 `return torch._C._nn.upsample_bilinear2d(...)`
+  // under `if input.dim() == 4 and mode == "bilinear":` (:4675), not the
+  // default mode="nearest": its kernel
+  // upsample_bilinear2d_out_frame is named among the alternatives, right
+  // after the names of what runs, before the frames that locate them.
+  Trace t = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t runs = text.find("runs on cuda");
+  size_t bilinear = text.find("upsample_bilinear2d_out_frame");
+  size_t frame = text.find("torch.nn.functional.interpolate ");
+  ASSERT_NE(runs, std::string::npos) << text;
+  ASSERT_NE(bilinear, std::string::npos) << text;
+  ASSERT_NE(frame, std::string::npos) << text;
+  EXPECT_LT(runs, bilinear) << text;
+  EXPECT_LT(bilinear, frame) << text;
+}
+
+}  // namespace
+}  // namespace optrace
