@@ -4,7 +4,8 @@
 // one name in two namespaces, each launch running the one C++ lookup finds
 // from it; and a launcher object handed to a template function that calls
 // its member (run_launcher<T>(..., KthValueLauncher(k)) calling
-// l.template launch<...>(...)): that class's member runs. Hermetic: a tiny
+// l.template launch<...>(...)): that class's member runs; and a kernel
+// assigned to the function pointer the body launches. Hermetic: a tiny
 // tree written here; trace_recall_test.cc pins the same mechanisms on the
 // real tree (TensorTopK.cu's RUN_K, Sorting.cu's launchers).
 #include <gtest/gtest.h>
@@ -31,6 +32,39 @@ constexpr char kNativeFunctions[] = R"x(- func: pick(Tensor self) -> Tensor
 - func: other(Tensor self) -> Tensor
   dispatch:
     CUDA: other_cuda
+
+- func: dist(Tensor self, int? mode=None) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: dist
+
+- func: _dist(Tensor self, int? mode=None) -> Tensor
+  dispatch:
+    CUDA: _dist_cuda
+)x";
+
+// aten/src/ATen/native/Dist.cpp
+constexpr char kDistCpp[] = R"x(namespace at::native {
+Tensor dist(const Tensor& self, std::optional<int64_t> mode_kernel) {
+  return at::_dist(self, mode_kernel);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Dist.cu
+constexpr char kDistCu[] = R"x(namespace at::native {
+template <typename T, int p>
+__global__ void dist_kernel(T* out) {}
+__global__ void mode_kernel(float* out) {}
+
+Tensor _dist_cuda(const Tensor& self, std::optional<int64_t> mode) {
+  auto impl_fptr = dist_kernel<float, 0>;
+  if (mode) {
+    impl_fptr = dist_kernel<float, 1>;
+  }
+  impl_fptr<<<1, 1>>>(nullptr);
+  return self;
+}
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/cuda/RunLauncher.cuh
@@ -117,6 +151,8 @@ std::shared_ptr<MemoryDisk> LaunchersTree() {
   disk->Add("aten/src/ATen/native/cuda/HandedLaunch.cu", kHandedLaunchCu);
   disk->Add("aten/src/ATen/native/cuda/RunLauncher.cuh", kRunLauncherCuh);
   disk->Add("aten/src/ATen/native/cuda/Choose.cu", kChooseCu);
+  disk->Add("aten/src/ATen/native/Dist.cpp", kDistCpp);
+  disk->Add("aten/src/ATen/native/cuda/Dist.cu", kDistCu);
   return disk;
 }
 
@@ -169,6 +205,18 @@ TEST(HandedLaunchers, ALauncherObjectPassedToATemplateRunsItsMember) {
   EXPECT_EQ(k->path, (std::vector<std::string>{"choose_cuda", "launch"}));
   EXPECT_EQ(Kernel(t, "other_kernel", 4), nullptr) << "another call site's launcher";
   EXPECT_NE(Kernel(TraceOf("aten::other"), "other_kernel", 4), nullptr);
+}
+
+TEST(HandedLaunchers, AKernelAssignedToTheLaunchedPointerRuns) {
+  // Dist.cu:7 `auto impl_fptr = dist_kernel<float, 0>;` then
+  // `impl_fptr<<<1, 1>>>` (:11): dist_kernel (:3) runs, named where it is
+  // assigned. Dist.cpp's `mode_kernel` is its own parameter: a C++ file
+  // names no __global__ kernel, mode_kernel (:4) is not on the trace.
+  Trace t = TraceOf("aten::dist");
+  const KernelStep* k = Kernel(t, "dist_kernel", 3);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 7);
+  EXPECT_EQ(Kernel(t, "mode_kernel", 4), nullptr);
 }
 
 }  // namespace

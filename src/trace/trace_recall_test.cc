@@ -333,6 +333,18 @@ TEST_F(Recall260, ALauncherObjectHandedToATemplateRunsItsMember) {
   EXPECT_EQ(Kernel(t, "gatherMedian", "aten/src/ATen/native/cuda/Sorting.cu", 92), nullptr);
 }
 
+TEST_F(Recall260, AKernelAssignedToALaunchedPointerRuns) {
+  // cuda/DistanceKernel.cu:224 `auto impl_fptr = cdist_kernel_cuda_impl<scalar_t,
+  // dists<scalar_t>::p>;`, launched as impl_fptr<<<...>>> at :234; the
+  // kernel is defined at :188. Distance.cpp:185 passes its parameter
+  // compute_mode: not cuda/TensorModeKernel.cuh:199's kernel of that name.
+  Trace t = TraceTree("2.6.0", "torch.cdist", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "cdist_kernel_cuda_impl", "aten/src/ATen/native/cuda/DistanceKernel.cu", 188);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 224);
+  EXPECT_EQ(Kernel(t, "compute_mode", "aten/src/ATen/native/cuda/TensorModeKernel.cuh", 199), nullptr);
+}
+
 TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   // mem_eff_attention/kernels/cutlassF.h:277 `cb(AttentionKernel<float, ...>(),
   // fmha_cutlassF_f32_aligned_64x64_rf_sm80);` hands the kernel defined at
@@ -350,6 +362,8 @@ TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   EXPECT_EQ(k->launch_site.line, 277);
   EXPECT_EQ(NamesPassedAsArguments("{\n  cb(K(), kern);\n  f(x + 1, g(y));\n}", 10),
             (std::vector<std::pair<std::string, uint32_t>>{{"kern", 11}, {"y", 12}}));
+  EXPECT_EQ(NamesAssigned("{\n  auto f = k<T, 2>;\n  f = g;\n  a == b;\n  x = h(y);\n  n += m;\n}", 10),
+            (std::vector<std::pair<std::string, uint32_t>>{{"k", 11}, {"g", 12}}));
 }
 
 TEST_F(Recall260, TorchBindsItsVariableFunctionsByName) {

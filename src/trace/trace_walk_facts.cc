@@ -126,8 +126,16 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
       w.operator_ops.push_back(std::move(use));
     }
   }
-  if (w.native && !body.empty()) {
-    for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
+  // Only CUDA code names a __global__ kernel: a C++ file's `compute_mode`
+  // argument is its own variable, never TensorModeKernel.cuh's kernel.
+  if (w.native && !body.empty() && IsCudaFile(cpp.file(f.file))) {
+    // A kernel passed to the code that launches it, or assigned to the
+    // function pointer the body launches (auto impl_fptr = k<T, p>; ...
+    // impl_fptr<<<...>>>).
+    std::vector<std::pair<std::string, uint32_t>> handed = NamesPassedAsArguments(body, f.body_begin);
+    for (auto& assigned : NamesAssigned(body, f.body_begin)) handed.push_back(std::move(assigned));
+    for (const auto& [name, line] : handed) {
+      if (!DeclaredType(f.params, body, name).empty()) continue;  // a parameter or local of that name
       for (uint32_t id : cpp.FunctionsNamed(name)) {
         if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file))) continue;
         w.kernel_refs.push_back({id, line});
