@@ -306,16 +306,49 @@ class PathBuilder {
     }
   }
 
-  // The entry ops a Python argument chooses and the defaults do not take
-  // (mode == "bilinear", inplace): what each runs, its own kernels and
-  // those of the ops it calls unconditionally (a .vec overload calling
-  // the op whose delegate launches), its overloads folded in.
+  // The condition that makes `op`, off the path, an argument's branch of
+  // the op on the path calling it: the innermost decided one naming a
+  // non-Tensor argument of that caller's schema (kl_div's `if (log_target)`,
+  // `reduction == at::Reduction::Sum`) -- the call's arguments decide it,
+  // not the tensor. nullptr when none.
+  const Condition* CallerArgumentCondition(const OpStep& op) const {
+    const OpStep* caller = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
+    if (!caller || !caller->yaml || !OnPath(*caller) || caller->undecided) return nullptr;
+    for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
+      if (it->open || it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
+      for (const auto& a : caller->yaml->schema.arguments)
+        if (a.type.find("Tensor") == std::string::npos && NamesIdentifier(it->text, a.name)) return &*it;
+    }
+    return nullptr;
+  }
+
+  // Whether `text` names `id` as a whole identifier.
+  static bool NamesIdentifier(std::string_view text, std::string_view id) {
+    for (size_t at = text.find(id); at != std::string_view::npos; at = text.find(id, at + 1)) {
+      bool left = at == 0 || !IsIdentChar(text[at - 1]);
+      bool right = at + id.size() == text.size() || !IsIdentChar(text[at + id.size()]);
+      if (left && right) return true;
+    }
+    return false;
+  }
+
+  // The ops an argument chooses and the defaults do not take: entry ops a
+  // Python argument picks (mode == "bilinear", inplace), and ops the op on
+  // the path calls on an argument's branch (log_target): what each runs,
+  // its own kernels and those of the ops it calls unconditionally (a .vec
+  // overload calling the op whose delegate launches), its overloads folded in.
   void ArgumentOps() {
     std::map<std::string, size_t> index;  // base name -> entry
+    std::set<std::string> selected;          // conditions a selection's alternatives draw already
+    for (const auto& s : t_.selections)
+      for (const auto& a : s.alternatives) selected.insert(a.condition + "@" + LocText(a.where));
+    std::set<size_t> called;  // entries for ops the path's ops call: listed only when they run something
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
-      const Condition* cond = ArgumentCondition(op);
-      if (op.role != OpRole::kForward || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+      if (op.role != OpRole::kForward || op.typical || op.undecided) continue;
+      const Condition* cond = op.reached_from.empty() ? ArgumentCondition(op) : CallerArgumentCondition(op);
+      if (!cond || selected.count(cond->Describe() + "@" + LocText(cond->where))) continue;
+      if (!op.reached_from.empty() && !index.count(std::string(OpBaseName(op.name)))) called.insert(m_.argument_ops.size());
       auto [slot, added] = index.emplace(std::string(OpBaseName(op.name)), m_.argument_ops.size());
       if (added) {
         m_.argument_ops.emplace_back();
@@ -334,6 +367,12 @@ class PathBuilder {
         callers = std::move(next);
       }
     }
+    std::vector<MainPathOp> kept;
+    for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
+      const MainPathOp& e = m_.argument_ops[i];
+      if (!called.count(i) || !e.kernels.empty() || !e.libraries.empty()) kept.push_back(e);
+    }
+    m_.argument_ops = std::move(kept);
     std::stable_partition(m_.argument_ops.begin(), m_.argument_ops.end(),
                           [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
   }

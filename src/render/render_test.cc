@@ -846,6 +846,59 @@ TEST(RenderText, AnAlternativesHeadingWithNothingUnderItIsLeftOut) {
   EXPECT_THAT(main, Not(HasSubstr("alternatives (what else runs"))) << main;
 }
 
+// An op the path's op calls on a branch of one of its own non-Tensor
+// arguments (kl_div's `if (log_target)`, Loss.cpp:245 in 2.6.0) is what
+// else runs for another argument: listed with what it runs. A branch on a
+// Tensor's state is no argument's; one that runs nothing is left out.
+TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
+  NativeFunction kl = MakeFunction("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor",
+                                   10, {{"CompositeImplicitAutograd", "kl_div"}});
+  NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_out"}});
+  NativeFunction exp = MakeFunction("exp(Tensor self) -> Tensor", 30, {{"CUDA", "exp_out"}});
+  NativeFunction neg = MakeFunction("neg(Tensor self) -> Tensor", 40, {{"CUDA", "neg_out"}});
+  NativeFunction view = MakeFunction("view(Tensor self, int[] size) -> Tensor", 50, {});
+  Trace t;
+  t.query = "aten::kl_div";
+  t.assumptions = {"device=cuda"};
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = typical;
+    return s;
+  };
+  auto kernel = [](const std::string& name, int line) {
+    KernelStep k;
+    k.name = name;
+    k.device = CodeDevice::kCuda;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", line);
+    return k;
+  };
+  Location at = Loc("aten/src/ATen/native/Loss.cpp", 245);
+  OpStep m = op("mul.Tensor", &mul, "kl_div", true);
+  m.kernels = {kernel("MulFunctor", 33)};
+  OpStep n = op("neg", &neg, "kl_div", true);
+  n.kernels = {kernel("neg_kernel_cuda", 48)};
+  OpStep e = op("exp", &exp, "kl_div", false);
+  e.when = {{"log_target", false, ConditionKind::kIf, at}};
+  e.kernels = {kernel("exp_kernel_cuda", 56)};
+  OpStep v = op("view", &view, "kl_div", false);
+  v.when = {{"log_target", true, ConditionKind::kIf, at}};  // runs nothing
+  OpStep s = op("neg", &neg, "kl_div", false);
+  s.name = "sign";
+  s.when = {{"self.is_sparse()", false, ConditionKind::kIf, at}};  // the tensor's state
+  s.kernels = {kernel("sign_kernel_cuda", 60)};
+  t.ops = {op("kl_div", &kl, "", true), m, n, e, v, s};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  EXPECT_THAT(main, HasSubstr("when log_target: aten::exp → exp_kernel_cuda")) << main;
+  EXPECT_THAT(main, Not(HasSubstr("aten::view"))) << main;
+  EXPECT_THAT(main, Not(HasSubstr("sign_kernel_cuda"))) << main;
+  EXPECT_LT(main.find("aten::exp →"), main.find("kl_div(...)")) << main;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

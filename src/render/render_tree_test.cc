@@ -30,5 +30,16 @@ TEST_F(RenderTree260, WhatElseRunsComesBeforeTheFramesAndTheTree) {
   EXPECT_LT(bilinear, frame) << text;
 }
 
+TEST_F(RenderTree260, ABranchOnTheCallsOwnArgumentIsAnAlternative) {
+  // Loss.cpp:245 kl_div `if (log_target)` calls at::exp; F.kl_div passes
+  // its default log_target=False: exp is off the path, and what it runs is
+  // named as what log_target=True runs.
+  Trace t = TraceTree("2.6.0", "F.kl_div", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t branch = text.find("when log_target: aten::exp → exp_kernel_cuda");
+  ASSERT_NE(branch, std::string::npos) << text;
+  EXPECT_LT(branch, text.find("F.kl_div(...)")) << text;
+}
+
 }  // namespace
 }  // namespace optrace
