@@ -790,25 +790,27 @@ class MainWriter {
     // A name a line above already gave (CompareFunctor under gt, then lt) is
     // not repeated: each line says what is new.
     std::set<std::string> named;
-    auto line = [&](const MainPathOp& e) {
+    // An op the assumptions decide runs gets four lines, one behind an open
+    // condition and the backward's two: names that do not fit are left to
+    // the tree below.
+    auto line = [&](const MainPathOp& e, size_t max_lines = 2) {
       std::vector<std::string> names = RunNames(e, m_.device, SIZE_MAX, /*libraries_early=*/true), fresh;
       if (names.empty()) return std::string();
       for (const auto& n : names)
         if (n == "…" || named.insert(n).second) fresh.push_back(n);
       if (fresh.empty() || (fresh.size() == 1 && fresh[0] == "…")) fresh = {names.front(), "…"};
-      // Two lines at most: names that do not fit are left to the tree below.
       std::string head = std::string(OpBaseName(t_.ops[e.op].name)) + ": ", text = head;
       const size_t room = width_ > 12 ? width_ - 8 : 40;
       for (size_t i = 0; i < fresh.size(); ++i) {
         std::string next = (text == head ? text : text + ", ") + fresh[i];
-        if (Wrap(next + ", …", room).size() > 2 && text != head) return text + ", …";
+        if (Wrap(next + ", …", room).size() > max_lines && text != head) return text + ", …";
         text = std::move(next);
       }
       return text;
     };
     for (const auto& e : m_.forward) {
       if (e.undecided) continue;
-      if (std::string l = line(e); !l.empty()) decided.push_back(l);
+      if (std::string l = line(e, 4); !l.empty()) decided.push_back(l);
     }
     for (const auto& e : m_.forward) {
       if (!e.undecided) continue;

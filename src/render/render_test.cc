@@ -899,6 +899,45 @@ TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
   EXPECT_LT(main.find("aten::exp →"), main.find("kl_div(...)")) << main;
 }
 
+// In the names of what runs, an op the assumptions decide runs has four
+// lines for its kernels; an op behind an open condition two.
+TEST(RenderText, AnOpThatRunsHasRoomForItsKernelsNames) {
+  NativeFunction norm = MakeFunction("norm(Tensor self) -> Tensor", 10, {{"CUDA", "norm_cuda"}});
+  NativeFunction side = MakeFunction("side(Tensor self) -> Tensor", 20, {{"CUDA", "side_cuda"}});
+  Trace t;
+  t.query = "aten::norm";
+  t.assumptions = {"device=cuda"};
+  auto with_kernels = [](OpStep s, const std::string& stem) {
+    for (int i = 0; i < 12; ++i) {
+      KernelStep k;
+      k.name = stem + "_kernel_with_a_long_name_" + std::to_string(i);
+      k.device = CodeDevice::kCuda;
+      k.where = Loc("aten/src/ATen/native/cuda/Norm.cu", 10 + i);
+      s.kernels.push_back(k);
+    }
+    return s;
+  };
+  OpStep n;
+  n.name = "norm";
+  n.role = OpRole::kForward;
+  n.yaml = &norm;
+  n.typical = true;
+  OpStep o;
+  o.name = "side";
+  o.role = OpRole::kForward;
+  o.yaml = &side;
+  o.reached_from = "norm";
+  o.undecided = true;
+  o.when = {{"self.numel() > 4", true, ConditionKind::kIf, Loc("aten/src/ATen/native/cuda/Norm.cu", 5)}};
+  o.when.back().open = true;
+  t.ops = {with_kernels(n, "norm"), with_kernels(o, "side")};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string names = text.substr(text.find("runs on cuda"), text.find("▶ aten::norm") - text.find("runs on cuda"));
+  EXPECT_THAT(names, HasSubstr("norm_kernel_with_a_long_name_7")) << names;  // past two lines
+  EXPECT_THAT(names, HasSubstr("side_kernel_with_a_long_name_2")) << names;
+  EXPECT_THAT(names, Not(HasSubstr("side_kernel_with_a_long_name_7"))) << names;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

@@ -41,5 +41,16 @@ TEST_F(RenderTree260, ABranchOnTheCallsOwnArgumentIsAnAlternative) {
   EXPECT_LT(branch, text.find("F.kl_div(...)")) << text;
 }
 
+TEST_F(RenderTree260, AnOpThatRunsNamesItsKernelsBeforeTheTree) {
+  // cuda/Normalization.cuh:212 batch_norm_transform_input_kernel, launched
+  // at :730 by batch_norm_elemt_cuda_template, runs for native_batch_norm:
+  // the names of what runs give it, before the tree.
+  Trace t = TraceTree("2.6.0", "torch.native_batch_norm", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t named = text.find("batch_norm_transform_input_kernel");
+  ASSERT_NE(named, std::string::npos) << text;
+  EXPECT_LT(named, text.find("▶ aten::native_batch_norm")) << text;
+}
+
 }  // namespace
 }  // namespace optrace
