@@ -218,6 +218,10 @@ class CallFactsReader : public TraceReader {
   using TraceReader::TraceReader;
 
   CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // The member functions `member` of class `cls` (KronImpl(self, other).kron():
+  // KronImpl::kron), in native code the caller's build has; none when `cls`
+  // is no class defining it.
+  std::vector<uint32_t> MembersOfClass(std::string_view member, std::string_view cls, const CppFunction& caller) const;
   // Whether FollowCpp can do anything with a call, wherever its walk stands.
   static bool Matters(const CallFacts& facts, const CppCall& c);
   // Whether a qualified call names a function of a namespace nested in

@@ -5,7 +5,9 @@
 // from it; and a launcher object handed to a template function that calls
 // its member (run_launcher<T>(..., KthValueLauncher(k)) calling
 // l.template launch<...>(...)): that class's member runs; and a kernel
-// assigned to the function pointer the body launches. Hermetic: a tiny
+// assigned to the function pointer the body launches; and a member called
+// on an object made in the same expression (KronImpl(self, other).kron()).
+// Hermetic: a tiny
 // tree written here; trace_recall_test.cc pins the same mechanisms on the
 // real tree (TensorTopK.cu's RUN_K, Sorting.cu's launchers).
 #include <gtest/gtest.h>
@@ -40,6 +42,29 @@ constexpr char kNativeFunctions[] = R"x(- func: pick(Tensor self) -> Tensor
 - func: _dist(Tensor self, int? mode=None) -> Tensor
   dispatch:
     CUDA: _dist_cuda
+
+- func: wrap(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: wrap
+)x";
+
+// aten/src/ATen/native/Wrap.cpp
+constexpr char kWrapCpp[] = R"x(namespace at::native {
+namespace {
+struct WrapImpl final {
+  explicit WrapImpl(const Tensor& self) : self_(self) {}
+  Tensor wrap() const {
+    return at::pick(self_);
+  }
+ private:
+  Tensor self_;
+};
+} // namespace
+
+Tensor wrap(const Tensor& self) {
+  return WrapImpl(self).wrap();
+}
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/Dist.cpp
@@ -153,6 +178,7 @@ std::shared_ptr<MemoryDisk> LaunchersTree() {
   disk->Add("aten/src/ATen/native/cuda/Choose.cu", kChooseCu);
   disk->Add("aten/src/ATen/native/Dist.cpp", kDistCpp);
   disk->Add("aten/src/ATen/native/cuda/Dist.cu", kDistCu);
+  disk->Add("aten/src/ATen/native/Wrap.cpp", kWrapCpp);
   return disk;
 }
 
@@ -217,6 +243,16 @@ TEST(HandedLaunchers, AKernelAssignedToTheLaunchedPointerRuns) {
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->launch_site.line, 7);
   EXPECT_EQ(Kernel(t, "mode_kernel", 4), nullptr);
+}
+
+TEST(HandedLaunchers, AMemberOfAnObjectMadeInTheCallRuns) {
+  // Wrap.cpp:14 `WrapImpl(self).wrap()`: WrapImpl::wrap (:5) runs, and
+  // calls at::pick (:6), whose CUDA code launches step_kernel.
+  Trace t = TraceOf("aten::wrap");
+  bool pick = false;
+  for (const auto& op : t.ops) pick = pick || (op.name == "pick" && op.reached_from == "wrap");
+  EXPECT_TRUE(pick);
+  EXPECT_NE(Kernel(t, "step_kernel", 3), nullptr);
 }
 
 }  // namespace

@@ -345,6 +345,15 @@ TEST_F(Recall260, AKernelAssignedToALaunchedPointerRuns) {
   EXPECT_EQ(Kernel(t, "compute_mode", "aten/src/ATen/native/cuda/TensorModeKernel.cuh", 199), nullptr);
 }
 
+TEST_F(Recall260, AMemberOfAnObjectMadeInTheCallRuns) {
+  // LinearAlgebra.cpp:3425 `return KronImpl(self, other).kron();`:
+  // KronImpl::kron (:3404) calls at::mul (:3405), whose CUDA kernel is
+  // MulFunctor (cuda/BinaryMulKernel.cu:33).
+  Trace t = TraceTree("2.6.0", "torch.kron", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(HasCall(t, "mul", "kron", "aten/src/ATen/native/LinearAlgebra.cpp", 3405));
+  EXPECT_NE(Kernel(t, "MulFunctor", "aten/src/ATen/native/cuda/BinaryMulKernel.cu", 33), nullptr);
+}
+
 TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   // mem_eff_attention/kernels/cutlassF.h:277 `cb(AttentionKernel<float, ...>(),
   // fmha_cutlassF_f32_aligned_64x64_rf_sm80);` hands the kernel defined at
