@@ -183,8 +183,10 @@ struct MainPath {
   // Ops off the path that a selection's alternative runs, keyed by the
   // alternative's condition and location ("unless C@file:line").
   std::map<std::string, std::vector<MainPathOp>> alternative_ops;
-  // Entry ops a Python argument chooses that the defaults do not (their
-  // `when` is the deciding condition), with what they run.
+  // Ops an argument chooses that the defaults do not -- entry ops a Python
+  // argument picks, ops an op on the path calls on a branch of its own
+  // non-Tensor argument (log_target) -- (their `when` is the deciding
+  // condition), with what they run.
   std::vector<MainPathOp> argument_ops;
 };
 MainPath ComputeMainPath(const Trace& t);

@@ -1,10 +1,11 @@
 // The answer first: the main path a typical tensor takes on the traced
 // device (entry -> op -> implementation -> stub -> kernel or library ->
-// backward op and kernels), then the alternatives with the conditions that
-// choose them. It reads only the typical/when/selections fields the tracer
-// filled (trace/trace_paths.h), so text, markdown, JSON `summary` and the
-// MCP brief all say the same thing. Long lines wrap; an identifier is never
-// cut.
+// backward op and kernels), and the alternatives with the conditions that
+// choose them -- names first: what runs, what else runs, then the frames
+// and the tree that locate each name. It reads only the
+// typical/when/selections fields the tracer filled (trace/trace_paths.h),
+// so text, markdown, JSON `summary` and the MCP brief all say the same
+// thing. Long lines wrap; an identifier is never cut.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -305,16 +306,49 @@ class PathBuilder {
     }
   }
 
-  // The entry ops a Python argument chooses and the defaults do not take
-  // (mode == "bilinear", inplace): what each runs, its own kernels and
-  // those of the ops it calls unconditionally (a .vec overload calling
-  // the op whose delegate launches), its overloads folded in.
+  // The condition that makes `op`, off the path, an argument's branch of
+  // the op on the path calling it: the innermost decided one naming a
+  // non-Tensor argument of that caller's schema (kl_div's `if (log_target)`,
+  // `reduction == at::Reduction::Sum`) -- the call's arguments decide it,
+  // not the tensor. nullptr when none.
+  const Condition* CallerArgumentCondition(const OpStep& op) const {
+    const OpStep* caller = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
+    if (!caller || !caller->yaml || !OnPath(*caller) || caller->undecided) return nullptr;
+    for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
+      if (it->open || it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
+      for (const auto& a : caller->yaml->schema.arguments)
+        if (a.type.find("Tensor") == std::string::npos && NamesIdentifier(it->text, a.name)) return &*it;
+    }
+    return nullptr;
+  }
+
+  // Whether `text` names `id` as a whole identifier.
+  static bool NamesIdentifier(std::string_view text, std::string_view id) {
+    for (size_t at = text.find(id); at != std::string_view::npos; at = text.find(id, at + 1)) {
+      bool left = at == 0 || !IsIdentChar(text[at - 1]);
+      bool right = at + id.size() == text.size() || !IsIdentChar(text[at + id.size()]);
+      if (left && right) return true;
+    }
+    return false;
+  }
+
+  // The ops an argument chooses and the defaults do not take: entry ops a
+  // Python argument picks (mode == "bilinear", inplace), and ops the op on
+  // the path calls on an argument's branch (log_target): what each runs,
+  // its own kernels and those of the ops it calls unconditionally (a .vec
+  // overload calling the op whose delegate launches), its overloads folded in.
   void ArgumentOps() {
     std::map<std::string, size_t> index;  // base name -> entry
+    std::set<std::string> selected;          // conditions a selection's alternatives draw already
+    for (const auto& s : t_.selections)
+      for (const auto& a : s.alternatives) selected.insert(a.condition + "@" + LocText(a.where));
+    std::set<size_t> called;  // entries for ops the path's ops call: listed only when they run something
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
-      const Condition* cond = ArgumentCondition(op);
-      if (op.role != OpRole::kForward || op.typical || op.undecided || !op.reached_from.empty() || !cond) continue;
+      if (op.role != OpRole::kForward || op.typical || op.undecided) continue;
+      const Condition* cond = op.reached_from.empty() ? ArgumentCondition(op) : CallerArgumentCondition(op);
+      if (!cond || selected.count(cond->Describe() + "@" + LocText(cond->where))) continue;
+      if (!op.reached_from.empty() && !index.count(std::string(OpBaseName(op.name)))) called.insert(m_.argument_ops.size());
       auto [slot, added] = index.emplace(std::string(OpBaseName(op.name)), m_.argument_ops.size());
       if (added) {
         m_.argument_ops.emplace_back();
@@ -333,6 +367,12 @@ class PathBuilder {
         callers = std::move(next);
       }
     }
+    std::vector<MainPathOp> kept;
+    for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
+      const MainPathOp& e = m_.argument_ops[i];
+      if (!called.count(i) || !e.kernels.empty() || !e.libraries.empty()) kept.push_back(e);
+    }
+    m_.argument_ops = std::move(kept);
     std::stable_partition(m_.argument_ops.begin(), m_.argument_ops.end(),
                           [](const MainPathOp& e) { return !e.kernels.empty() || !e.libraries.empty(); });
   }
@@ -455,7 +495,11 @@ class MainWriter {
         collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
     }
-    RunLines();
+    // What else runs follows what runs, before where each runs: the names
+    // come first (the tree below locates them). Without the names' lines
+    // (one op), the tree is as short and comes first.
+    const bool names_first = RunLines();
+    if (alternatives && names_first && AlternativeLines()) lines_.push_back("");
     PythonLines(shown);
     if (!collapsed.empty()) Add("  · ", "also on the path, set-up (factories, views): " + Join(collapsed, ", "), "");
     for (size_t i = 0; i < m_.forward.size(); ++i) {
@@ -502,7 +546,7 @@ class MainWriter {
       for (size_t i = 0; i < m_.backward.size(); ++i)
         if (drawn[i]) OpLines(m_.backward[i], "  ");
     }
-    if (alternatives) AlternativeLines();
+    if (alternatives && !names_first) AlternativeLines();
     return std::move(lines_);
   }
 
@@ -743,31 +787,33 @@ class MainWriter {
   // of its own (decided first, then those behind a condition the
   // assumptions leave open, then the backward's), by name only; the tree
   // below locates each.
-  void RunLines() {
-    if (m_.forward.size() + m_.backward.size() < 2) return;  // one op: the tree below is as short
+  bool RunLines() {
+    if (m_.forward.size() + m_.backward.size() < 2) return false;  // one op: the tree below is as short
     std::vector<std::string> decided, open, backward;
     // A name a line above already gave (CompareFunctor under gt, then lt) is
     // not repeated: each line says what is new.
     std::set<std::string> named;
-    auto line = [&](const MainPathOp& e) {
+    // An op the assumptions decide runs gets four lines, one behind an open
+    // condition and the backward's two: names that do not fit are left to
+    // the tree below.
+    auto line = [&](const MainPathOp& e, size_t max_lines = 2) {
       std::vector<std::string> names = RunNames(e, m_.device, SIZE_MAX, /*libraries_early=*/true), fresh;
       if (names.empty()) return std::string();
       for (const auto& n : names)
         if (n == "…" || named.insert(n).second) fresh.push_back(n);
       if (fresh.empty() || (fresh.size() == 1 && fresh[0] == "…")) fresh = {names.front(), "…"};
-      // Two lines at most: names that do not fit are left to the tree below.
       std::string head = std::string(OpBaseName(t_.ops[e.op].name)) + ": ", text = head;
       const size_t room = width_ > 12 ? width_ - 8 : 40;
       for (size_t i = 0; i < fresh.size(); ++i) {
         std::string next = (text == head ? text : text + ", ") + fresh[i];
-        if (Wrap(next + ", …", room).size() > 2 && text != head) return text + ", …";
+        if (Wrap(next + ", …", room).size() > max_lines && text != head) return text + ", …";
         text = std::move(next);
       }
       return text;
     };
     for (const auto& e : m_.forward) {
       if (e.undecided) continue;
-      if (std::string l = line(e); !l.empty()) decided.push_back(l);
+      if (std::string l = line(e, 4); !l.empty()) decided.push_back(l);
     }
     for (const auto& e : m_.forward) {
       if (!e.undecided) continue;
@@ -776,7 +822,7 @@ class MainWriter {
     std::vector<std::string> backward_open;
     for (const auto& e : m_.backward)
       if (std::string l = line(e); !l.empty()) (e.undecided ? backward_open : backward).push_back(l);
-    if (decided.empty() && open.empty() && backward.empty() && backward_open.empty()) return;
+    if (decided.empty() && open.empty() && backward.empty() && backward_open.empty()) return false;
     Add("", "runs on " + m_.device + " (typical path" + (open.empty() ? "" : "; ? behind a condition left open") + ")",
         "");
     // A screenful at most, one op per line.
@@ -797,10 +843,13 @@ class MainWriter {
     if (shown == decided.size() + open.size()) emit(backward, "  ∂ ");
     if (shown == decided.size() + open.size() + backward.size()) emit(backward_open, "  ?∂ ");
     if (total > shown) Add("  ", "… " + std::to_string(total - shown) + " more below", "");
+    return true;
   }
 
-  void AlternativeLines() {
-    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return;
+  // Whether it drew any.
+  bool AlternativeLines() {
+    if (t_.selections.empty() && m_.undecided.empty() && m_.argument_ops.empty()) return false;
+    const size_t before = lines_.size();
     lines_.push_back("");
     Add("", "alternatives (what else runs, and when)", "");
     constexpr size_t kMaxArguments = 16;
@@ -869,6 +918,9 @@ class MainWriter {
       Add("  ? ", std::string(OpBaseName(op->name)) + "  " + c->Describe() + "  (from " + op->reached_from + ")",
           LocText(c->where, true));
     }
+    if (lines_.size() > before + 2) return true;
+    lines_.resize(before);  // a heading with nothing under it says nothing
+    return false;
   }
 
   const Trace& t_;

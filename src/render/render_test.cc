@@ -791,6 +791,153 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
   EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
 }
 
+// What else runs follows what runs: with the names' lines drawn (two ops
+// or more), the alternatives come before the Python frames and the tree
+// that locate each name; a heading with nothing under it (the only open
+// branch is drawn on the path already) is left out.
+Trace LossWithAnOpenMul(bool with_selection) {
+  static const NativeFunction loss =
+      MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
+  static const NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
+  Trace t;
+  t.query = "aten::loss";
+  t.assumptions = {"device=cuda"};
+  OpStep entry;
+  entry.name = "loss";
+  entry.role = OpRole::kForward;
+  entry.yaml = &loss;
+  entry.typical = true;
+  OpStep step;
+  step.name = "mul.Tensor";
+  step.role = OpRole::kForward;
+  step.yaml = &mul;
+  step.reached_from = "loss";
+  step.undecided = true;
+  Location at = Loc("aten/src/ATen/native/Loss.cpp", 30);
+  step.when = {{"weight.defined()", true, ConditionKind::kIf, at}};
+  KernelStep k;
+  k.name = "mul_kernel";
+  k.device = CodeDevice::kCuda;
+  k.where = Loc("aten/src/ATen/native/cuda/Mul.cu", 9);
+  step.kernels = {k};
+  t.ops = {entry, step};
+  if (with_selection)
+    t.selections = {{"pick_loss_backend", Loc("aten/src/ATen/native/Loss.cpp", 12), "loss",
+                     {{"fused_loss", "when use_fused(self)", false, Loc("aten/src/ATen/native/Loss.cpp", 14)}}}};
+  return t;
+}
+
+TEST(RenderText, AlternativesFollowTheNamesOfWhatRuns) {
+  std::string text = RenderText(LossWithAnOpenMul(true), RenderOptions{});
+  size_t runs = text.find("runs on cuda"), alternatives = text.find("alternatives (what else runs, and when)"),
+         tree = text.find("▶ aten::loss"), decides = text.find("pick_loss_backend decides in loss");
+  ASSERT_NE(runs, std::string::npos) << text;
+  ASSERT_NE(alternatives, std::string::npos) << text;
+  ASSERT_NE(tree, std::string::npos) << text;
+  EXPECT_LT(runs, alternatives) << text;
+  EXPECT_LT(alternatives, decides) << text;
+  EXPECT_LT(decides, tree) << text;
+}
+
+TEST(RenderText, AnAlternativesHeadingWithNothingUnderItIsLeftOut) {
+  std::string text = RenderText(LossWithAnOpenMul(false), RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor")) << main;  // the open branch, drawn on the path
+  EXPECT_THAT(main, Not(HasSubstr("alternatives (what else runs"))) << main;
+}
+
+// An op the path's op calls on a branch of one of its own non-Tensor
+// arguments (kl_div's `if (log_target)`, Loss.cpp:245 in 2.6.0) is what
+// else runs for another argument: listed with what it runs. A branch on a
+// Tensor's state is no argument's; one that runs nothing is left out.
+TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
+  NativeFunction kl = MakeFunction("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor",
+                                   10, {{"CompositeImplicitAutograd", "kl_div"}});
+  NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_out"}});
+  NativeFunction exp = MakeFunction("exp(Tensor self) -> Tensor", 30, {{"CUDA", "exp_out"}});
+  NativeFunction neg = MakeFunction("neg(Tensor self) -> Tensor", 40, {{"CUDA", "neg_out"}});
+  NativeFunction view = MakeFunction("view(Tensor self, int[] size) -> Tensor", 50, {});
+  Trace t;
+  t.query = "aten::kl_div";
+  t.assumptions = {"device=cuda"};
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = typical;
+    return s;
+  };
+  auto kernel = [](const std::string& name, int line) {
+    KernelStep k;
+    k.name = name;
+    k.device = CodeDevice::kCuda;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", line);
+    return k;
+  };
+  Location at = Loc("aten/src/ATen/native/Loss.cpp", 245);
+  OpStep m = op("mul.Tensor", &mul, "kl_div", true);
+  m.kernels = {kernel("MulFunctor", 33)};
+  OpStep n = op("neg", &neg, "kl_div", true);
+  n.kernels = {kernel("neg_kernel_cuda", 48)};
+  OpStep e = op("exp", &exp, "kl_div", false);
+  e.when = {{"log_target", false, ConditionKind::kIf, at}};
+  e.kernels = {kernel("exp_kernel_cuda", 56)};
+  OpStep v = op("view", &view, "kl_div", false);
+  v.when = {{"log_target", true, ConditionKind::kIf, at}};  // runs nothing
+  OpStep s = op("neg", &neg, "kl_div", false);
+  s.name = "sign";
+  s.when = {{"self.is_sparse()", false, ConditionKind::kIf, at}};  // the tensor's state
+  s.kernels = {kernel("sign_kernel_cuda", 60)};
+  t.ops = {op("kl_div", &kl, "", true), m, n, e, v, s};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string main = text.substr(0, text.find("── Flow"));
+  EXPECT_THAT(main, HasSubstr("when log_target: aten::exp → exp_kernel_cuda")) << main;
+  EXPECT_THAT(main, Not(HasSubstr("aten::view"))) << main;
+  EXPECT_THAT(main, Not(HasSubstr("sign_kernel_cuda"))) << main;
+  EXPECT_LT(main.find("aten::exp →"), main.find("kl_div(...)")) << main;
+}
+
+// In the names of what runs, an op the assumptions decide runs has four
+// lines for its kernels; an op behind an open condition two.
+TEST(RenderText, AnOpThatRunsHasRoomForItsKernelsNames) {
+  NativeFunction norm = MakeFunction("norm(Tensor self) -> Tensor", 10, {{"CUDA", "norm_cuda"}});
+  NativeFunction side = MakeFunction("side(Tensor self) -> Tensor", 20, {{"CUDA", "side_cuda"}});
+  Trace t;
+  t.query = "aten::norm";
+  t.assumptions = {"device=cuda"};
+  auto with_kernels = [](OpStep s, const std::string& stem) {
+    for (int i = 0; i < 12; ++i) {
+      KernelStep k;
+      k.name = stem + "_kernel_with_a_long_name_" + std::to_string(i);
+      k.device = CodeDevice::kCuda;
+      k.where = Loc("aten/src/ATen/native/cuda/Norm.cu", 10 + i);
+      s.kernels.push_back(k);
+    }
+    return s;
+  };
+  OpStep n;
+  n.name = "norm";
+  n.role = OpRole::kForward;
+  n.yaml = &norm;
+  n.typical = true;
+  OpStep o;
+  o.name = "side";
+  o.role = OpRole::kForward;
+  o.yaml = &side;
+  o.reached_from = "norm";
+  o.undecided = true;
+  o.when = {{"self.numel() > 4", true, ConditionKind::kIf, Loc("aten/src/ATen/native/cuda/Norm.cu", 5)}};
+  o.when.back().open = true;
+  t.ops = {with_kernels(n, "norm"), with_kernels(o, "side")};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string names = text.substr(text.find("runs on cuda"), text.find("▶ aten::norm") - text.find("runs on cuda"));
+  EXPECT_THAT(names, HasSubstr("norm_kernel_with_a_long_name_7")) << names;  // past two lines
+  EXPECT_THAT(names, HasSubstr("side_kernel_with_a_long_name_2")) << names;
+  EXPECT_THAT(names, Not(HasSubstr("side_kernel_with_a_long_name_7"))) << names;
+}
+
 TEST(RenderText, NotFoundListsSuggestions) {
   Trace t;
   t.query = "nn.LayerNorn";

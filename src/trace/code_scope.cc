@@ -193,4 +193,88 @@ std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const Functo
   return out;
 }
 
+namespace {
+
+// The arguments of call `c` as written in the caller's body (its template
+// arguments skipped), or none when the text there is not its call.
+std::vector<std::string> CallArgumentsAt(const CppCall& c, const CppFunction& caller, std::string_view body) {
+  if (c.file != caller.file || c.line < caller.body_begin || c.line > caller.body_end) return {};
+  size_t pos = 0;
+  for (uint32_t l = caller.body_begin; l < c.line && pos != std::string_view::npos; ++l) {
+    pos = body.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (pos == std::string_view::npos) return {};
+  size_t at = body.find(c.callee, pos);
+  while (at != std::string_view::npos && at > 0 && IsIdentChar(body[at - 1])) at = body.find(c.callee, at + 1);
+  if (at == std::string_view::npos || body.substr(pos, at - pos).find('\n') != std::string_view::npos) return {};
+  size_t k = at + c.callee.size();
+  for (int depth = 0; k < body.size(); ++k) {  // past the template arguments, to the '('
+    if (body[k] == '<') ++depth;
+    else if (body[k] == '>') --depth;
+    else if (depth == 0 && body[k] == '(') break;
+    else if (depth == 0 && body[k] != ' ') return {};
+  }
+  int depth = 0;
+  for (size_t i = k; i < body.size(); ++i) {
+    if (body[i] == '(') ++depth;
+    else if (body[i] == ')' && --depth == 0) return SplitTopLevel(body.substr(k + 1, i - k - 1), ',');
+  }
+  return {};
+}
+
+// The class an argument constructs ("KthValueLauncher(k)", "ns::L{}" ->
+// the last name), or "" when it is no construction.
+std::string_view ConstructedClass(std::string_view arg) {
+  size_t end = 0;
+  while (end < arg.size() && (IsIdentChar(arg[end]) || arg[end] == ':')) ++end;
+  if (end == 0 || end >= arg.size() || (arg[end] != '(' && arg[end] != '{') || arg.back() != (arg[end] == '(' ? ')' : '}'))
+    return {};
+  std::string_view name = arg.substr(0, end);
+  if (size_t sep = name.rfind("::"); sep != std::string_view::npos) name = name.substr(sep + 2);
+  return IsIdentifier(name) ? name : std::string_view{};
+}
+
+// The name a parameter declaration gives ("Launcher l" -> "l").
+std::string_view ParameterName(std::string_view param) {
+  if (size_t eq = param.find('='); eq != std::string_view::npos) param = param.substr(0, eq);
+  while (!param.empty() && !IsIdentChar(param.back())) param.remove_suffix(1);
+  size_t start = param.size();
+  while (start > 0 && IsIdentChar(param[start - 1])) --start;
+  return param.substr(start);
+}
+
+}  // namespace
+
+std::vector<uint32_t> HandedObjectMethods(const CppIndex& cpp, const CppCall& c, const CppFunction& caller,
+                                          std::string_view body, uint32_t callee) {
+  std::vector<uint32_t> out;
+  const CppFunction& target = cpp.functions()[callee];
+  if (!target.is_template) return out;  // a class it is given by type, not by template parameter
+  std::vector<std::string> args = CallArgumentsAt(c, caller, body);
+  std::vector<std::string> params = SplitTopLevel(target.params, ',');
+  for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
+    std::string_view cls = ConstructedClass(args[i]);
+    std::string_view name = ParameterName(params[i]);
+    if (cls.empty() || name.empty()) continue;
+    for (uint32_t call : cpp.CallsIn(callee)) {
+      const CppCall& m = cpp.calls()[call];
+      std::string_view q = m.qualifier;
+      if (m.kind != CallKind::kMember || !StartsWith(q, name) || q.size() == name.size() ||
+          (q[name.size()] != '.' && q.substr(name.size(), 2) != "->"))
+        continue;
+      for (uint32_t id : cpp.FunctionsNamed(m.callee)) {
+        const CppFunction& f = cpp.functions()[id];
+        LookupScope scope = ScopeOfFunction(f);
+        const std::string& file = cpp.file(f.file);
+        if (scope.parts.empty() || scope.parts.back() != cls || (f.file != caller.file && !IsHeader(file)) ||
+            !SameBuild(file, cpp.file(caller.file)) || std::find(out.begin(), out.end(), id) != out.end())
+          continue;
+        out.push_back(id);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace optrace

@@ -61,5 +61,12 @@ FunctorsByClass FunctorsOfClasses(const CppIndex& cpp);
 // caller's body text), that the caller's file can see.
 std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class,
                                                const CppCall& c, const CppFunction& caller, std::string_view body);
+// run_launcher<T>(..., KthValueLauncher(k)) into a `callee` that calls a
+// member of that parameter (l.template launch<...>(...)): those members of
+// the class constructed in the argument, that the caller's file can see --
+// the callee sees only a template parameter, so this call site is where the
+// launcher's class is known.
+std::vector<uint32_t> HandedObjectMethods(const CppIndex& cpp, const CppCall& c, const CppFunction& caller,
+                                          std::string_view body, uint32_t callee);
 
 }  // namespace optrace

@@ -398,4 +398,34 @@ std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string
   return out;
 }
 
+std::vector<std::pair<std::string, uint32_t>> NamesAssigned(std::string_view body, uint32_t body_line) {
+  std::vector<std::pair<std::string, uint32_t>> out;
+  uint32_t line = body_line;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == '\n') ++line;
+    // A lone '=': not ==, <=, >=, !=, +=, ...
+    if (body[i] != '=' || (i + 1 < body.size() && body[i + 1] == '=') ||
+        (i > 0 && std::string_view("=<>!+-*/%&|^").find(body[i - 1]) != std::string_view::npos))
+      continue;
+    size_t b = i + 1;
+    while (b < body.size() && body[b] == ' ') ++b;
+    size_t e = b;
+    while (e < body.size() && IsIdentChar(body[e])) ++e;
+    if (e == b || std::isdigit(static_cast<unsigned char>(body[b]))) continue;
+    size_t k = e;
+    if (k < body.size() && body[k] == '<') {  // template arguments, to their '>'
+      int depth = 0;
+      for (; k < body.size() && body[k] != ';' && body[k] != '('; ++k) {
+        if (body[k] == '<') ++depth;
+        else if (body[k] == '>' && --depth == 0) break;
+      }
+      if (k >= body.size() || body[k] != '>') continue;
+      ++k;
+    }
+    while (k < body.size() && body[k] == ' ') ++k;
+    if (k < body.size() && body[k] == ';') out.push_back({std::string(body.substr(b, e - b)), line});
+  }
+  return out;
+}
+
 }  // namespace optrace

@@ -25,6 +25,10 @@ bool IsTensorType(std::string_view type);
 // call's whole argument -- `f(a, name)`, not `name(...)` nor `g(name + 1)` --
 // each with its line.
 std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string_view body, uint32_t body_line);
+// The identifiers of `body` assigned whole to a variable -- `auto f = name;`,
+// `f = name<T, 2>;`, not `f = name(x);` nor `a == name;` -- each with its line:
+// a function pointer the body may call or launch (f<<<...>>>(...)).
+std::vector<std::pair<std::string, uint32_t>> NamesAssigned(std::string_view body, uint32_t body_line);
 // The expression a structured binding naming `name` unpacks (`auto [U, S, V] =
 // input.svd();` gives "input.svd()"), "" when none.
 std::string BindingInitializer(std::string_view body, std::string_view name);

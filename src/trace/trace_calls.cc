@@ -210,7 +210,10 @@ std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const Cpp
   size_t dot = std::min(q.find('.'), q.find("->"));
   if (dot == std::string_view::npos || dot == 0) return {};
   std::string_view recv = q.substr(0, dot);
-  if (EndsWith(recv, "()") || recv == "this") return {};
+  if (recv == "this") return {};
+  // A member called on an object made in the same expression
+  // (KronImpl(self, other).kron()): a member of that class, if it is one.
+  if (EndsWith(recv, "()")) return MembersOfClass(c.callee, recv.substr(0, recv.size() - 2), caller);
   std::string type = DeclaredType(caller.params, body, recv);
   bool library_type = type.find("::") != std::string::npos;  // std::vector, c10::ArrayRef, at::TensorIterator
   // The class name: template arguments, qualifiers, cv and references dropped.
@@ -249,6 +252,22 @@ std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const Cpp
     }
   }
   return {};
+}
+
+std::vector<uint32_t> CallFactsReader::MembersOfClass(std::string_view member, std::string_view cls,
+                                                     const CppFunction& caller) const {
+  const CppIndex& cpp = ix_.cpp;
+  std::vector<uint32_t> out;
+  if (!IsIdentifier(cls)) return out;
+  const std::string& from_file = cpp.file(caller.file);
+  for (uint32_t id : cpp.FunctionsNamed(member)) {
+    const CppFunction& f = cpp.functions()[id];
+    if (f.form != DefForm::kFunction || !InNativeCode(cpp.file(f.file)) || !SameBuild(cpp.file(f.file), from_file))
+      continue;
+    LookupScope scope = ScopeOfFunction(f);
+    if (!scope.parts.empty() && scope.parts.back() == cls) out.push_back(id);
+  }
+  return out.size() <= kMaxMemberDefinitions ? out : std::vector<uint32_t>{};
 }
 
 Receiver CallFactsReader::ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const {
@@ -403,6 +422,10 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
     const FunctorsByClass& by_class =
         ix_.Derived<FunctorsByClass>("functors-by-class", [&] { return FunctorsOfClasses(cpp); });
     for (uint32_t id : TemplateArgumentFunctors(cpp, by_class, c, caller, body)) facts.targets.push_back(id);
+    std::vector<uint32_t> callees = facts.targets;
+    for (uint32_t callee : callees)
+      for (uint32_t id : HandedObjectMethods(cpp, c, caller, body, callee))
+        if (std::find(facts.targets.begin(), facts.targets.end(), id) == facts.targets.end()) facts.targets.push_back(id);
   }
   for (uint32_t id : facts.targets) {
     const std::string& file = cpp.file(cpp.functions()[id].file);

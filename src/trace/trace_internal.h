@@ -196,7 +196,10 @@ struct FunctionWalk {
   bool native = false;
   std::vector<uint32_t> launches;
   std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
-  std::vector<const CppCall*> calls;  // into the index's calls() and stub_refs; only those that Matter
+  // Stand-in calls for the functions its macros' uses pass as the callee
+  // (#define RUN_K(T, LAUNCH) LAUNCH<T>(...) used as RUN_K(int, mbtopk::launch)).
+  std::vector<CppCall> macro_argument_calls;
+  std::vector<const CppCall*> calls;  // into the index's calls(), stub_refs and macro_argument_calls; only those that Matter
   std::vector<CallFacts> facts;       // one per call
   std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
   // __global__ kernels it passes by name to code that launches them
@@ -215,6 +218,10 @@ class CallFactsReader : public TraceReader {
   using TraceReader::TraceReader;
 
   CallFacts ComputeCallFacts(const CppCall& c, const CppFunction& caller, std::string_view body) const;
+  // The member functions `member` of class `cls` (KronImpl(self, other).kron():
+  // KronImpl::kron), in native code the caller's build has; none when `cls`
+  // is no class defining it.
+  std::vector<uint32_t> MembersOfClass(std::string_view member, std::string_view cls, const CppFunction& caller) const;
   // Whether FollowCpp can do anything with a call, wherever its walk stands.
   static bool Matters(const CallFacts& facts, const CppCall& c);
   // Whether a qualified call names a function of a namespace nested in
@@ -268,6 +275,10 @@ class WalkFacts : public TraceReader {
   // UINT32_MAX), the stubs its macro names by pasting.
   FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f,
                         const std::vector<CppCall>& synthetic_stub_calls = {}) const;
+  // The calls a macro use makes through its arguments: a call in the
+  // macro's body whose callee is one of its parameters calls what the use
+  // passes there (an identifier, qualified or not), at the use's line.
+  std::vector<CppCall> MacroArgumentCalls(const CppMacroUse& use, uint32_t definition, uint32_t fn) const;
   // The text of f's declaration before its name (its markers: __device__, template <...>).
   std::string DeclarationHead(const CppFunction& f) const;
   // The C++ definitions behind a dispatch entry (FindDefinitions, remembered in WalkCache).

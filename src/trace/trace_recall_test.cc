@@ -301,6 +301,59 @@ TEST_F(Recall260, ANamespaceNestedInNativeIsWalked) {
   EXPECT_TRUE(cub);
 }
 
+TEST_F(Recall260, AMacroCallsTheFunctionItsUsePasses) {
+  // cuda/TensorTopK.cu:804 `#define RUN_K(INDEX_T, DIM, LAUNCH_FUNCTION_NAME)
+  // LAUNCH_FUNCTION_NAME<scalar_t, INDEX_T, DIM>(...)`, used at :821 as
+  // RUN_K(INDEX_T, DIM, mbtopk::launch) and at :823 with sbtopk::launch:
+  // sbtopk::launch (:181) launches sbtopk::gatherTopK (:40) at :200, and
+  // mbtopk::launch (:642) mbtopk::gatherTopK (:496) at :742: two kernels of
+  // one name, each found by C++ lookup from its launch.
+  Trace t = TraceTree("2.6.0", "torch.topk", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "gatherTopK", "aten/src/ATen/native/cuda/TensorTopK.cu", 40);
+  ASSERT_NE(k, nullptr);
+  // Launched at :200, and at :754 as sbtopk::gatherTopK from mbtopk::launch.
+  EXPECT_TRUE(k->launch_site.line == 200 || k->launch_site.line == 754) << k->launch_site.line;
+  EXPECT_TRUE(OnPath(*k, "launch_gather_topk_kernel"));
+  const KernelStep* multi = Kernel(t, "gatherTopK", "aten/src/ATen/native/cuda/TensorTopK.cu", 496);
+  ASSERT_NE(multi, nullptr);
+  EXPECT_EQ(multi->launch_site.line, 742);
+}
+
+TEST_F(Recall260, ALauncherObjectHandedToATemplateRunsItsMember) {
+  // cuda/Sorting.cu:254 `run_launcher<scalar_t, index_t>(values, indices,
+  // self, dim, KthValueLauncher(k))`; SortingCommon.cuh:151 calls
+  // `l.template launch<...>`; KthValueLauncher::launch launches
+  // gatherKthValue (:24) at :193. MedianLauncher's gatherMedian (:92) is
+  // handed by launch_median_kernel only.
+  Trace t = TraceTree("2.6.0", "torch.kthvalue", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "gatherKthValue", "aten/src/ATen/native/cuda/Sorting.cu", 24);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 193);
+  EXPECT_TRUE(OnPath(*k, "launch_kthvalue_kernel"));
+  EXPECT_EQ(Kernel(t, "gatherMedian", "aten/src/ATen/native/cuda/Sorting.cu", 92), nullptr);
+}
+
+TEST_F(Recall260, AKernelAssignedToALaunchedPointerRuns) {
+  // cuda/DistanceKernel.cu:224 `auto impl_fptr = cdist_kernel_cuda_impl<scalar_t,
+  // dists<scalar_t>::p>;`, launched as impl_fptr<<<...>>> at :234; the
+  // kernel is defined at :188. Distance.cpp:185 passes its parameter
+  // compute_mode: not cuda/TensorModeKernel.cuh:199's kernel of that name.
+  Trace t = TraceTree("2.6.0", "torch.cdist", TraceOptions::Device::kCuda);
+  const KernelStep* k = Kernel(t, "cdist_kernel_cuda_impl", "aten/src/ATen/native/cuda/DistanceKernel.cu", 188);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->launch_site.line, 224);
+  EXPECT_EQ(Kernel(t, "compute_mode", "aten/src/ATen/native/cuda/TensorModeKernel.cuh", 199), nullptr);
+}
+
+TEST_F(Recall260, AMemberOfAnObjectMadeInTheCallRuns) {
+  // LinearAlgebra.cpp:3425 `return KronImpl(self, other).kron();`:
+  // KronImpl::kron (:3404) calls at::mul (:3405), whose CUDA kernel is
+  // MulFunctor (cuda/BinaryMulKernel.cu:33).
+  Trace t = TraceTree("2.6.0", "torch.kron", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(HasCall(t, "mul", "kron", "aten/src/ATen/native/LinearAlgebra.cpp", 3405));
+  EXPECT_NE(Kernel(t, "MulFunctor", "aten/src/ATen/native/cuda/BinaryMulKernel.cu", 33), nullptr);
+}
+
 TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   // mem_eff_attention/kernels/cutlassF.h:277 `cb(AttentionKernel<float, ...>(),
   // fmha_cutlassF_f32_aligned_64x64_rf_sm80);` hands the kernel defined at
@@ -318,6 +371,8 @@ TEST_F(Recall260, AKernelPassedByNameIsLaunched) {
   EXPECT_EQ(k->launch_site.line, 277);
   EXPECT_EQ(NamesPassedAsArguments("{\n  cb(K(), kern);\n  f(x + 1, g(y));\n}", 10),
             (std::vector<std::pair<std::string, uint32_t>>{{"kern", 11}, {"y", 12}}));
+  EXPECT_EQ(NamesAssigned("{\n  auto f = k<T, 2>;\n  f = g;\n  a == b;\n  x = h(y);\n  n += m;\n}", 10),
+            (std::vector<std::pair<std::string, uint32_t>>{{"k", 11}, {"g", 12}}));
 }
 
 TEST_F(Recall260, TorchBindsItsVariableFunctionsByName) {

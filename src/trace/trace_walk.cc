@@ -376,7 +376,10 @@ class CppWalk {
     }
     const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
     for (auto& existing : op_.kernels) {
-      if (existing.name != name || existing.where.file != where_file) continue;
+      // Two kernels of one name in one file (in two namespaces) are two kernels.
+      if (existing.name != name || existing.where.file != where_file ||
+          (defined && existing.where.line != static_cast<int>(defined->line)))
+        continue;
       if (existing.holder == holder && existing.macro.empty() && l.macro.empty() &&
           existing.launch_site.file == cpp_.file(l.file) && existing.launch_site.line != static_cast<int>(l.line))
         existing.more_launches.push_back({static_cast<int>(l.line), l.launcher.empty() ? l.kernel : l.launcher});
@@ -459,10 +462,41 @@ class CppWalk {
       const CppFunction& f = cpp_.functions()[id];
       if (f.form == DefForm::kGlobalKernel && !IsTestFile(cpp_.file(f.file))) defs.push_back(id);  // a test's own kernel never is
     }
-    for (uint32_t id : defs) {
-      if (cpp_.functions()[id].file == l.file) return &cpp_.functions()[id];
-    }
+    std::vector<uint32_t> same_file;
+    for (uint32_t id : defs)
+      if (cpp_.functions()[id].file == l.file) same_file.push_back(id);
+    if (same_file.size() > 1)
+      if (const CppFunction* looked_up = LookedUpKernel(l, same_file)) return looked_up;
+    if (!same_file.empty()) return &cpp_.functions()[same_file.front()];
     return defs.size() == 1 ? &cpp_.functions()[defs[0]] : nullptr;
+  }
+
+  // Of several __global__ kernels of one name in the launch's file
+  // (sbtopk::gatherTopK and mbtopk::gatherTopK), the one C++ lookup finds
+  // from the launching function with the qualifier written before the name
+  // at the launch: the innermost such scope. nullptr when none or unknown.
+  const CppFunction* LookedUpKernel(const CppLaunch& l, const std::vector<uint32_t>& candidates) const {
+    if (l.function < 0) return nullptr;
+    std::string line = ex_.ix_.Snippet(cpp_.file(l.file), static_cast<int>(l.line), 1);
+    size_t at = line.find(l.kernel);
+    while (at != std::string::npos && at > 0 && IsIdentChar(line[at - 1])) at = line.find(l.kernel, at + 1);
+    if (at == std::string::npos) return nullptr;
+    size_t q = at;  // the qualifier: "ns::" pieces just before the name
+    while (q >= 2 && line.compare(q - 2, 2, "::") == 0) {
+      q -= 2;
+      while (q > 0 && IsIdentChar(line[q - 1])) --q;
+    }
+    const LookupScope from = ScopeOfFunction(cpp_.functions()[static_cast<size_t>(l.function)]);
+    const CppFunction* best = nullptr;
+    size_t depth = 0;
+    for (uint32_t id : candidates) {
+      const CppFunction& f = cpp_.functions()[id];
+      LookupScope scope = ScopeOfFunction(f);
+      if (!LookupReaches(scope, line.substr(q, at - q), from) || (best && scope.parts.size() <= depth)) continue;
+      best = &f;
+      depth = scope.parts.size();
+    }
+    return best;
   }
 
   void AddLibrary(const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {

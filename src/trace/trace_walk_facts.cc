@@ -41,8 +41,12 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   std::set<std::string> expanded;
   for (size_t i = 0; i < uses.size() && i < kMacroUsesExpanded; ++i) {
     const CppMacroUse& use = cpp.macro_uses()[uses[i]];
-    if (!expanded.insert(use.macro).second) continue;
     std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
+    // Each use passes its own arguments (RUN_K(..., mbtopk::launch), then
+    // RUN_K(..., sbtopk::launch)): read for every use, the body once.
+    if (!defs.empty())
+      for (CppCall& c : MacroArgumentCalls(use, defs.front(), fn)) w.macro_argument_calls.push_back(std::move(c));
+    if (!expanded.insert(use.macro).second) continue;
     auto inside = [&](uint32_t file, uint32_t line) {
       for (uint32_t d : defs) {
         const CppMacro& m = cpp.macros()[d];
@@ -70,6 +74,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
   for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
   for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
+  for (const CppCall& c : w.macro_argument_calls) w.calls.push_back(&c);
   // Only the calls the walk does something with, wherever it stands: most
   // are metadata, member calls, launchers or calls into code the walk does
   // not enter, and FollowCpp would read each of them once per op.
@@ -121,8 +126,16 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
       w.operator_ops.push_back(std::move(use));
     }
   }
-  if (w.native && !body.empty()) {
-    for (const auto& [name, line] : NamesPassedAsArguments(body, f.body_begin)) {
+  // Only CUDA code names a __global__ kernel: a C++ file's `compute_mode`
+  // argument is its own variable, never TensorModeKernel.cuh's kernel.
+  if (w.native && !body.empty() && IsCudaFile(cpp.file(f.file))) {
+    // A kernel passed to the code that launches it, or assigned to the
+    // function pointer the body launches (auto impl_fptr = k<T, p>; ...
+    // impl_fptr<<<...>>>).
+    std::vector<std::pair<std::string, uint32_t>> handed = NamesPassedAsArguments(body, f.body_begin);
+    for (auto& assigned : NamesAssigned(body, f.body_begin)) handed.push_back(std::move(assigned));
+    for (const auto& [name, line] : handed) {
+      if (!DeclaredType(f.params, body, name).empty()) continue;  // a parameter or local of that name
       for (uint32_t id : cpp.FunctionsNamed(name)) {
         if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file))) continue;
         w.kernel_refs.push_back({id, line});
@@ -139,6 +152,86 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   }
   w.calls = std::move(kept);
   return w;  // no copy: moved or elided, so the pointers into stub_refs hold
+}
+
+namespace {
+
+// The parameter names of a function-like #define ("#define RUN_K(A, B) ..."
+// -> {"A", "B"}); empty when the text is no such definition.
+std::vector<std::string> MacroParameters(std::string_view text, std::string_view name) {
+  size_t at = text.find(name);
+  if (at == std::string_view::npos || at + name.size() >= text.size() || text[at + name.size()] != '(') return {};
+  size_t open = at + name.size(), close = text.find(')', open);
+  if (close == std::string_view::npos) return {};
+  return SplitTopLevel(text.substr(open + 1, close - open - 1), ',');
+}
+
+// The arguments of the first use of `name` in `text` ("RUN_K(x, ns::f);"
+// -> {"x", "ns::f"}), or none when its parentheses do not close there.
+std::vector<std::string> MacroArguments(std::string_view text, std::string_view name) {
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if (at > 0 && IsIdentChar(text[at - 1])) continue;
+    size_t open = at + name.size();
+    while (open < text.size() && text[open] == ' ') ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    int depth = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+      if (text[i] == '(') ++depth;
+      else if (text[i] == ')' && --depth == 0) return SplitTopLevel(text.substr(open + 1, i - open - 1), ',');
+    }
+    return {};
+  }
+  return {};
+}
+
+// Whether `s` is a name a call can be made through: an identifier, or one
+// qualified by namespaces or classes (mbtopk::launch, ::f).
+bool IsQualifiedName(std::string_view s) {
+  if (StartsWith(s, "::")) s.remove_prefix(2);
+  for (size_t at = 0;;) {
+    size_t sep = s.find("::", at);
+    if (!IsIdentifier(s.substr(at, sep == std::string_view::npos ? std::string_view::npos : sep - at))) return false;
+    if (sep == std::string_view::npos) return true;
+    at = sep + 2;
+  }
+}
+
+}  // namespace
+
+std::vector<CppCall> WalkFacts::MacroArgumentCalls(const CppMacroUse& use, uint32_t definition, uint32_t fn) const {
+  const CppIndex& cpp = ix_.cpp;
+  const CppMacro& m = cpp.macros()[definition];
+  std::vector<CppCall> out;
+  std::vector<uint32_t> through_parameter;  // calls in the body whose callee may be a parameter
+  for (uint32_t c : cpp.CallsInMacro(use.macro)) {
+    const CppCall& call = cpp.calls()[c];
+    if (call.file == m.file && call.line >= m.line && call.line <= m.end_line && call.kind == CallKind::kPlain)
+      through_parameter.push_back(c);
+  }
+  if (through_parameter.empty()) return out;
+  std::vector<std::string> params = MacroParameters(
+      ix_.Snippet(cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1)), use.macro);
+  // A use may spread over continued lines: a few are enough for a callee.
+  constexpr int kUseLines = 8;
+  std::vector<std::string> args = MacroArguments(ix_.Snippet(cpp.file(use.file), static_cast<int>(use.line), kUseLines), use.macro);
+  if (params.empty() || args.size() != params.size()) return out;
+  for (uint32_t c : through_parameter) {
+    const CppCall& call = cpp.calls()[c];
+    auto p = std::find(params.begin(), params.end(), call.callee);
+    if (p == params.end()) continue;
+    const std::string& arg = args[static_cast<size_t>(p - params.begin())];
+    if (!IsQualifiedName(arg)) continue;
+    CppCall made;
+    size_t sep = arg.rfind("::");
+    made.callee = sep == std::string::npos ? arg : arg.substr(sep + 2);
+    made.qualifier = sep == std::string::npos ? "" : arg.substr(0, sep + 2);
+    made.kind = made.qualifier.empty() ? CallKind::kPlain : CallKind::kQualified;
+    made.function = fn == UINT32_MAX ? -1 : static_cast<int32_t>(fn);
+    made.file = use.file;
+    made.line = use.line;
+    out.push_back(std::move(made));
+  }
+  return out;
 }
 
 WalkFacts::WalkCache& WalkFacts::Cache() const {

@@ -1,0 +1,56 @@
+// The text face on the real 2.6.0 tree: where the answer sits in the
+// default output. render_test.cc pins the same layout on traces built in
+// memory; here, that it holds for a trace the tracer really makes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "render/render.h"
+#include "trace/trace_test_util.h"
+
+namespace optrace {
+namespace {
+
+class RenderTree260 : public Tree260 {};
+
+TEST_F(RenderTree260, WhatElseRunsComesBeforeTheFramesAndTheTree) {
+  // torch/nn/functional.py:4693 `return torch._C._nn.upsample_bilinear2d(...)`
+  // under `if input.dim() == 4 and mode == "bilinear":` (:4675), not the
+  // default mode="nearest": its kernel
+  // upsample_bilinear2d_out_frame is named among the alternatives, right
+  // after the names of what runs, before the frames that locate them.
+  Trace t = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t runs = text.find("runs on cuda");
+  size_t bilinear = text.find("upsample_bilinear2d_out_frame");
+  size_t frame = text.find("torch.nn.functional.interpolate ");
+  ASSERT_NE(runs, std::string::npos) << text;
+  ASSERT_NE(bilinear, std::string::npos) << text;
+  ASSERT_NE(frame, std::string::npos) << text;
+  EXPECT_LT(runs, bilinear) << text;
+  EXPECT_LT(bilinear, frame) << text;
+}
+
+TEST_F(RenderTree260, ABranchOnTheCallsOwnArgumentIsAnAlternative) {
+  // Loss.cpp:245 kl_div `if (log_target)` calls at::exp; F.kl_div passes
+  // its default log_target=False: exp is off the path, and what it runs is
+  // named as what log_target=True runs.
+  Trace t = TraceTree("2.6.0", "F.kl_div", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t branch = text.find("when log_target: aten::exp → exp_kernel_cuda");
+  ASSERT_NE(branch, std::string::npos) << text;
+  EXPECT_LT(branch, text.find("F.kl_div(...)")) << text;
+}
+
+TEST_F(RenderTree260, AnOpThatRunsNamesItsKernelsBeforeTheTree) {
+  // cuda/Normalization.cuh:212 batch_norm_transform_input_kernel, launched
+  // at :730 by batch_norm_elemt_cuda_template, runs for native_batch_norm:
+  // the names of what runs give it, before the tree.
+  Trace t = TraceTree("2.6.0", "torch.native_batch_norm", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t named = text.find("batch_norm_transform_input_kernel");
+  ASSERT_NE(named, std::string::npos) << text;
+  EXPECT_LT(named, text.find("▶ aten::native_batch_norm")) << text;
+}
+
+}  // namespace
+}  // namespace optrace
