@@ -134,7 +134,7 @@ bool IsConversion(std::string_view method) {
 bool IsWellKnownCategory(std::string_view category) { return kWellKnown.count(category) > 0; }
 
 Classification ClassifyOp(const CheckoutFacts& checkout, const ScanOp& op) {
-  if (op.kind == "module") return ClassifyModule(checkout, op);
+  if (op.kind == ScanOpKind::kModule) return ClassifyModule(checkout, op);
   if (op.query == "Tensor.__getitem__")
     return {"indexing", "subscript x[...] calls Tensor.__getitem__ (index, select, slice by argument)"};
   if (!op.aten.empty()) return ClassifyAten(checkout.index().yaml, op.aten);

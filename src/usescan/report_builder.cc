@@ -37,7 +37,7 @@ void ReportBuilder::AddFollow(uint32_t f, uint32_t g) {
   if (std::find(calls.begin(), calls.end(), q) == calls.end()) calls.push_back(q);
 }
 
-void ReportBuilder::AddOp(const std::string& query, const std::string& kind, const std::string& resolved, const std::string& aten,
+void ReportBuilder::AddOp(const std::string& query, ScanOpKind kind, const std::string& resolved, const std::string& aten,
            bool inferred, const ScanUse& use, const std::string& receiver) {
   auto it = op_slot_.find(query);
   if (it == op_slot_.end()) {
@@ -72,7 +72,7 @@ void ReportBuilder::Finish(const CheckoutFacts& checkout) {
     // A layer runs a composition (nn.Embedding: embedding, then
     // index_select and its backward): its trace tells what, whatever the
     // category of the op its forward calls first.
-    op.needs_trace = op.kind == "module" || !IsWellKnownCategory(op.category);
+    op.needs_trace = op.kind == ScanOpKind::kModule || !IsWellKnownCategory(op.category);
     if (!op.needs_trace) op.summary = fmt::format("{}: {}", op.category, op.basis);
     std::stable_sort(op.uses.begin(), op.uses.end(),
                      [](const ScanUse& a, const ScanUse& b) { return a.line < b.line; });

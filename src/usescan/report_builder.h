@@ -30,7 +30,7 @@ class ReportBuilder {
   // Function f runs the file's function g.
   void AddFollow(uint32_t f, uint32_t g);
   // An op the file runs (once per query), with one more use (and receiver).
-  void AddOp(const std::string& query, const std::string& kind, const std::string& resolved, const std::string& aten,
+  void AddOp(const std::string& query, ScanOpKind kind, const std::string& resolved, const std::string& aten,
              bool inferred, const ScanUse& use, const std::string& receiver);
   // Classifies every op and puts ops, uses, functions and unresolved calls
   // in line order; the functions that say something go into the report.

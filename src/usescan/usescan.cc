@@ -208,7 +208,7 @@ class Scanner {
                       nn.kind == PySymbol::kClass ? ix_.py.NameOf(nn) : "", call.line, inside};
       out_.layers.push_back(layer);
       if (nn.kind == PySymbol::kClass) {
-        report_.AddOp(query, "module", ix_.py.NameOf(nn), "", false,
+        report_.AddOp(query, ScanOpKind::kModule, ix_.py.NameOf(nn), "", false,
               {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr,
                ArgumentsOf(call)},
               "");
@@ -340,7 +340,7 @@ class Scanner {
       if (EndsWith(name, ".default")) name.resize(name.size() - 8);
       std::string base(OpBaseName(name));
       if (ix_.yaml.Find(name) || (name == base && !ix_.yaml.Overloads(base).empty()))
-        report_.AddOp("aten::" + name, "aten", "aten::" + name, base, false, use, "");
+        report_.AddOp("aten::" + name, ScanOpKind::kAten, "aten::" + name, base, false, use, "");
       else
         report_.Unresolved(f, call, "not in native_functions.yaml of the checkout");
       return;
@@ -349,14 +349,14 @@ class Scanner {
     if (sym.kind == PySymbol::kClass) {
       if (checkout_.CheckoutInherits(sym, "torch.nn.modules.module.Module")) {
         std::string full = ix_.py.NameOf(sym);
-        report_.AddOp(checkout_.NnQuery(full, call.callee), "module", full, "", false, use, "");
+        report_.AddOp(checkout_.NnQuery(full, call.callee), ScanOpKind::kModule, full, "", false, use, "");
       }
       return;
     }
     static const std::string kF = "torch.nn.functional.";
     if (StartsWith(dotted, kF) && IsIdentifier(dotted.substr(kF.size())) && sym.kind != PySymbol::kNone) {
       std::string name = dotted.substr(kF.size());
-      report_.AddOp("F." + name, "functional", dotted, checkout_.AtenBehind(sym, name), false, use, "");
+      report_.AddOp("F." + name, ScanOpKind::kFunctional, dotted, checkout_.AtenBehind(sym, name), false, use, "");
       return;
     }
     // torch.X, torch.linalg.X, torch.special.X, torch.fft.X: a YAML function.
@@ -369,13 +369,13 @@ class Scanner {
       if (checkout_.IsMetadata(yaml_name)) return;  // torch.numel(x): no kernel runs
       for (const NativeFunction* fn : ix_.yaml.Overloads(yaml_name)) {
         if (fn->HasVariant("function")) {
-          report_.AddOp(dotted, "torch", "aten::" + yaml_name, yaml_name, false, use, "");
+          report_.AddOp(dotted, ScanOpKind::kTorch, "aten::" + yaml_name, yaml_name, false, use, "");
           return;
         }
       }
     }
     if (sym.kind == PySymbol::kFunction || sym.kind == PySymbol::kAlias) {
-      report_.AddOp(dotted, "torch", ix_.py.NameOf(sym), checkout_.AtenBehind(sym, ""), false, use, "");
+      report_.AddOp(dotted, ScanOpKind::kTorch, ix_.py.NameOf(sym), checkout_.AtenBehind(sym, ""), false, use, "");
       return;
     }
     if (sym.kind == PySymbol::kModule) return;
@@ -401,7 +401,7 @@ class Scanner {
         const char* dunder = OperatorDunder(f, call, *op);
         if (!dunder) continue;
         use.how = "operator " + (call.callee[0] == 'u' ? call.callee.substr(1) + " (unary)" : call.callee);
-        report_.AddOp(std::string("Tensor.") + dunder, "operator", std::string("torch.Tensor.") + dunder, op->aten, true, use,
+        report_.AddOp(std::string("Tensor.") + dunder, ScanOpKind::kOperator, std::string("torch.Tensor.") + dunder, op->aten, true, use,
               "");
         continue;
       }
@@ -465,14 +465,14 @@ class Scanner {
       if (!checkout_.IsTensorMethod(method) && checkout_.ReturnsNoTensor(method)) continue;  // x.dim(), x.numel(): bound by hand
       if (IsConversion(method) && !init) {  // x.float(): aten::to, bound by hand
         use.how = "method on " + recv;
-        report_.AddOp("Tensor." + method, "method", "torch._tensor.Tensor." + method, "to", false, use, recv);
+        report_.AddOp("Tensor." + method, ScanOpKind::kMethod, "torch._tensor.Tensor." + method, "to", false, use, recv);
         continue;
       }
       if (checkout_.IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
                                        recv != "self" && init)) {
         use.how = "method on " + recv;
         std::string base = ix_.yaml.Overloads(method).empty() ? "" : method;
-        report_.AddOp("Tensor." + method, "method",
+        report_.AddOp("Tensor." + method, ScanOpKind::kMethod,
               base.empty() ? "torch._tensor.Tensor." + method : "aten::" + method, base, false, use, recv);
         continue;
       }
@@ -593,7 +593,7 @@ class Scanner {
       }
       ScanUse use = base;
       use.how = "layer self." + attr;
-      report_.AddOp(l.query, "module", l.resolved, "", false, use, "");
+      report_.AddOp(l.query, ScanOpKind::kModule, l.resolved, "", false, use, "");
     }
     return true;
   }
