@@ -86,7 +86,7 @@ const char* LaunchKindName(LaunchKind kind);  // "<<<>>>", "gpu_kernel", "gpu_re
 
 struct CppLaunch {
   LaunchKind kind;
-  // Set by CppIndex::Finish when it filled `kernel` from a constant the scan
+  // Set by CppIndexWriter::Finish when it filled `kernel` from a constant the scan
   // of this file did not see (defined in another file); RecordsOf undoes it.
   bool kernel_from_index = false;
   std::string launcher;   // "gpu_kernel", "gpu_reduce_kernel", "jitted_gpu_kernel"; for <<<>>>: ""
