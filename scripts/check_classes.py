@@ -27,7 +27,7 @@ import re
 import sys
 import tempfile
 
-from check_sizes import blank_out
+from check_sizes import blank_out, rule_main
 
 MAX_METHODS = 25
 EXEMPT = re.compile(r"_(test|bench|fuzz)\.(cc|h)$")
@@ -221,23 +221,7 @@ def self_test():
 
 
 def main():
-    args = sys.argv[1:]
-    if args == ["--self-test"]:
-        return self_test()
-    if len(args) == 2 and args[0] == "--report":
-        for _, _, msg in offenders(args[1]):
-            print(msg)
-        return 0
-    allowlist = None
-    if len(args) == 3 and args[1] == "--allowlist":
-        allowlist = args[2]
-    elif len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    bad = check(args[0], allowlist)
-    for b in bad:
-        print(b)
-    return 1 if bad else 0
+    return rule_main(__doc__, self_test, lambda src: [msg for _, _, msg in offenders(src)], check)
 
 
 if __name__ == "__main__":

@@ -250,24 +250,32 @@ def self_test():
         return 0 if ok else 1
 
 
-def main():
-    args = sys.argv[1:]
+def rule_main(doc, self_test, report, check, argv=None):
+    """The command line of the rule checks (this one and check_classes.py):
+    `SRC_DIR [--allowlist FILE]` prints what fails (exit 1), `--report SRC_DIR`
+    every offender, `--self-test` shows an offender caught. `report(src)`
+    lists offenders' messages; `check(src, allowlist)` the lines that fail."""
+    args = sys.argv[1:] if argv is None else argv
     if args == ["--self-test"]:
         return self_test()
     if len(args) == 2 and args[0] == "--report":
-        for _, msg in offenders(args[1]):
+        for msg in report(args[1]):
             print(msg)
         return 0
     allowlist = None
     if len(args) == 3 and args[1] == "--allowlist":
         allowlist = args[2]
     elif len(args) != 1:
-        print(__doc__, file=sys.stderr)
+        print(doc, file=sys.stderr)
         return 2
     bad = check(args[0], allowlist)
     for b in bad:
         print(b)
     return 1 if bad else 0
+
+
+def main():
+    return rule_main(__doc__, self_test, lambda src: [msg for _, msg in offenders(src)], check)
 
 
 if __name__ == "__main__":

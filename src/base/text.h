@@ -100,5 +100,7 @@ std::string EscapeControl(std::string_view s);
 // a checkout or an --observed file.
 std::string TerminalText(std::string_view s);
 bool EndsWith(std::string_view s, std::string_view suffix);
+// Whether `part` occurs in `s`.
+inline bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 }  // namespace optrace

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cpp/cpp_index_writer.h"
+
 #include "testing/test_util.h"
 
 namespace optrace {
@@ -87,20 +89,22 @@ std::string FirstDifference(const CppFileRecords& got, const CppFileRecords& wan
 // after a partial update.
 CppIndex Remerged(const CppIndex& index, const std::map<uint32_t, CppFileRecords>& replaced = {}) {
   CppIndex out;
-  for (const CppSkipped& s : index.skipped()) out.AddSkipped(s.path, s.reason);
+  CppIndexWriter writer(&out);
+  for (const CppSkipped& s : index.skipped()) writer.AddSkipped(s.path, s.reason);
   for (uint32_t id = 0; id < index.files().size(); ++id) {
     auto it = replaced.find(id);
-    out.AddFile(index.file(id), it != replaced.end() ? it->second : index.RecordsOf(id));
+    writer.AddFile(index.file(id), it != replaced.end() ? it->second : index.RecordsOf(id));
   }
-  out.Finish();
+  writer.Finish();
   return out;
 }
 
 // A layer over `base` holding `files` (file id -> records as now scanned).
 void MakeLayer(const CppIndex& base, const std::map<uint32_t, CppFileRecords>& files, CppIndex* layer) {
-  layer->BeginLayer(base);
-  for (const auto& [id, records] : files) layer->AddLayerFile(id, base.file(id), records);
-  layer->FinishLayer(base);
+  CppIndexWriter writer(layer);
+  writer.BeginLayer(base);
+  for (const auto& [id, records] : files) writer.AddLayerFile(id, base.file(id), records);
+  writer.FinishLayer(base);
 }
 
 // Every list a consumer sees is the same.
@@ -298,7 +302,7 @@ void ExpectLayerAnswersAsARebuild(const CppIndex& base, const std::map<std::stri
     uint32_t id = FileId(base, path);
     ASSERT_NE(id, UINT32_MAX) << path;
     edited[id] = ScanCppFile(path, text);
-    ASSERT_TRUE(CppIndex::SameCrossFileFacts(base.RecordsOf(id), edited[id])) << path;
+    ASSERT_TRUE(SameCrossFileFacts(base.RecordsOf(id), edited[id])) << path;
     AddNames(base.RecordsOf(id), &names);
     AddNames(edited[id], &names);
   }
@@ -321,7 +325,7 @@ TEST(CppIndexLayer, CrossFileFactsAreTheDefinedMacrosStubsAndConstants) {
                                        "constexpr char a_name[] = \"a_kernel\";\n"
                                        "void f() { g(); }\n");
   // Other calls, other lines: the same facts.
-  EXPECT_TRUE(CppIndex::SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu",
+  EXPECT_TRUE(SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu",
                                                           "\n#define LAUNCH(x) x<<<1, 1>>>()\n"
                                                           "DECLARE_DISPATCH(fn_t, a_stub);\n"
                                                           "constexpr char a_name[] = \"a_kernel\";\n"
@@ -332,7 +336,7 @@ TEST(CppIndexLayer, CrossFileFactsAreTheDefinedMacrosStubsAndConstants) {
                             "constexpr char a_name[] = \"a_kernel\";\n",
                             "#define LAUNCH(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, a_stub);\n"
                             "constexpr char a_name[] = \"b_kernel\";\n"})
-    EXPECT_FALSE(CppIndex::SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu", other))) << other;
+    EXPECT_FALSE(SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu", other))) << other;
 }
 
 // A layered file uses a macro, a stub and a jiterator name of files it does

@@ -373,17 +373,6 @@ KernelName ParseKernelName(std::string_view name) {
   return k;
 }
 
-namespace {
-
-bool HasPrefix(const std::string& s, std::string_view p) {
-  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
-}
-bool HasSuffix(const std::string& s, std::string_view p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-bool Contains(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
-
-}  // namespace
 
 // Each rule reads one naming convention of NVIDIA's libraries as their
 // kernels show up in profiles; the resolver asks only about kernels the
@@ -404,16 +393,16 @@ std::string KernelLibrary(const KernelName& k, std::string* reason, bool* by_rou
   if (Contains(scope, "cudnn::")) return say("cuDNN", "namespace " + scope);
   if (Contains(scope, "cusolver::")) return say("cuSOLVER", "namespace " + scope);
   if (Contains(scope, "cufft")) return say("cuFFT", "namespace " + scope);
-  if (Contains(scope, "nccl") || HasPrefix(n, "ncclDevKernel") || HasPrefix(n, "ncclKernel")) {
+  if (Contains(scope, "nccl") || StartsWith(n, "ncclDevKernel") || StartsWith(n, "ncclKernel")) {
     return say("NCCL", "NCCL's kernel naming (ncclDevKernel_*, ncclKernel_*)");
   }
   // cuBLAS's own GEMM kernels: nvJet (nvjet_*), the XMMA/CUTLASS-built ones
   // carry the library as a suffix (`..._execute_kernel__5x_cublas`,
   // `..._cudnn`), and the CUTLASS kernels cuBLAS ships are
   // `cutlass::Kernel2<cutlass_80_simt_sgemm_...>`.
-  if (HasPrefix(n, "nvjet_")) return say("cuBLAS", "nvJet GEMM kernel (nvjet_*), shipped in cuBLAS");
-  if (HasSuffix(n, "_cublas") || Contains(n, "_cublas_")) return say("cuBLAS", "name ends in _cublas");
-  if (HasSuffix(n, "_cudnn") || Contains(n, "_cudnn_")) return say("cuDNN", "name ends in _cudnn");
+  if (StartsWith(n, "nvjet_")) return say("cuBLAS", "nvJet GEMM kernel (nvjet_*), shipped in cuBLAS");
+  if (EndsWith(n, "_cublas") || Contains(n, "_cublas_")) return say("cuBLAS", "name ends in _cublas");
+  if (EndsWith(n, "_cudnn") || Contains(n, "_cudnn_")) return say("cuDNN", "name ends in _cudnn");
   for (const std::string& id : k.identifiers) {
     if (std::regex_match(id, std::regex("^cutlass_[0-9]+_(simt|tensorop|wmma)_.*"))) {
       return say("cuBLAS", id + ": cuBLAS's bundled CUTLASS kernel (cutlass_<sm>_<simt|tensorop>_*)");
@@ -425,16 +414,16 @@ std::string KernelLibrary(const KernelName& k, std::string* reason, bool* by_rou
   if (std::regex_search(n, std::regex("^(sm[0-9]+_xmma_gemm|ampere_|volta_|turing_|sm[0-9]+_sgemm)"))) {
     return say("cuBLAS", "XMMA / architecture GEMM kernel name");
   }
-  if (HasPrefix(n, "cusolver")) return say("cuSOLVER", "name starts with cusolver");
-  if (HasPrefix(n, "cublas")) return say("cuBLAS", "name starts with cublas");
-  if (HasPrefix(n, "cudnn")) return say("cuDNN", "name starts with cudnn");
+  if (StartsWith(n, "cusolver")) return say("cuSOLVER", "name starts with cusolver");
+  if (StartsWith(n, "cublas")) return say("cuBLAS", "name starts with cublas");
+  if (StartsWith(n, "cudnn")) return say("cuDNN", "name starts with cudnn");
   for (const std::string& id : k.identifiers) {
     if (id == k.kernel) continue;
-    if (HasPrefix(id, "cublas")) return say(HasPrefix(id, "cublasLt") ? "cuBLASLt" : "cuBLAS", "argument type " + id);
-    if (HasPrefix(id, "cudnn")) return say("cuDNN", "argument type " + id);
-    if (HasPrefix(id, "cufft")) return say("cuFFT", "argument type " + id);
-    if (HasPrefix(id, "cusolver")) return say("cuSOLVER", "argument type " + id);
-    if (HasPrefix(id, "curand") && !Contains(id, "State")) return say("cuRAND", "argument type " + id);
+    if (StartsWith(id, "cublas")) return say(StartsWith(id, "cublasLt") ? "cuBLASLt" : "cuBLAS", "argument type " + id);
+    if (StartsWith(id, "cudnn")) return say("cuDNN", "argument type " + id);
+    if (StartsWith(id, "cufft")) return say("cuFFT", "argument type " + id);
+    if (StartsWith(id, "cusolver")) return say("cuSOLVER", "argument type " + id);
+    if (StartsWith(id, "curand") && !Contains(id, "State")) return say("cuRAND", "argument type " + id);
   }
   // From here on the library is read from routine names alone: weaker evidence, which the resolver
   // weighs against a near miss of a name of the tree (a typed typo is no vendor kernel).
@@ -450,7 +439,7 @@ std::string KernelLibrary(const KernelName& k, std::string* reason, bool* by_rou
   // MAGMA's types in a closed kernel's arguments: MAGMA-derived code, which
   // both MAGMA and cuSOLVER ship; the name cannot tell which.
   for (const std::string& id : k.identifiers) {
-    if (HasPrefix(id, "magma_")) return say("MAGMA or cuSOLVER", "argument type " + id + " (MAGMA-derived kernel)");
+    if (StartsWith(id, "magma_")) return say("MAGMA or cuSOLVER", "argument type " + id + " (MAGMA-derived kernel)");
   }
   static const char* kLapack[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqr",  "orgqr", "ormqr",
                                   "larft", "larfb", "lacpy", "laswp", "sytrd", "sytrf", "steqr", "stedc",

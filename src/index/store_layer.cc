@@ -4,6 +4,7 @@
 // ApplyLayer puts a loaded layer over its image.
 #include <map>
 
+#include "cpp/cpp_index_writer.h"
 #include "index/store_internal.h"
 
 namespace optrace {
@@ -50,7 +51,7 @@ size_t ReplacedFiles(const LayerRoot& layer) {
 // Builds a layer over `img` (with its current layer, if any, applied) for the
 // changes found, when they allow one: no YAML input changed, no file was
 // added or removed or changed whether it is indexed, each C++ file keeps its
-// cross-file facts (CppIndex::SameCrossFileFacts), and the layer stays small.
+// cross-file facts (SameCrossFileFacts), and the layer stays small.
 // The new layer holds the old layer's files as well. False: the changes need
 // a new image.
 bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_layer, const Changes& changes,
@@ -99,7 +100,7 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     for (size_t other = 0; other < img->cpp_files.size(); ++other)
       if (other != k && (img->cpp_files[other].hash == sc.file.hash || img->cpp_files[other].hash == img->cpp_files[k].hash))
         return false;
-    if (!CppIndex::SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return false;
+    if (!SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return false;
     fresh.emplace_back(file_id[k], &sc.cpp.records);
     ++rescanned;
   }
@@ -146,11 +147,12 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
   layer->dirs = dirs;
   layer->py_modules.reserve(modules.size());
   for (const auto& [m, module] : modules) layer->py_modules.emplace_back(m, *module);
-  layer->cpp.BeginLayer(img->cpp);
+  CppIndexWriter writer(&layer->cpp);
+  writer.BeginLayer(img->cpp);
   size_t next_fresh = 0;
   for (uint32_t id : ids) {
     if (next_fresh < fresh.size() && fresh[next_fresh].first == id) {
-      layer->cpp.AddLayerFile(id, img->cpp.file(id), *fresh[next_fresh++].second);
+      writer.AddLayerFile(id, img->cpp.file(id), *fresh[next_fresh++].second);
       continue;
     }
     // Kept from the old layer; the copy on the heap, AddLayerFile's in the layer.
@@ -158,9 +160,9 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
       ArenaScope heap(nullptr);
       return img->cpp.RecordsOf(id);
     }();
-    layer->cpp.AddLayerFile(id, img->cpp.file(id), kept);
+    writer.AddLayerFile(id, img->cpp.file(id), kept);
   }
-  layer->cpp.FinishLayer(img->cpp);
+  writer.FinishLayer(img->cpp);
   report->merge_ms = MsSince(t1);
   report->rescanned = rescanned;
   result->layer = layer;

@@ -22,6 +22,7 @@
 
 #include "base/cores.h"
 #include "base/text.h"
+#include "cpp/cpp_index_writer.h"
 #include "index/store_internal.h"
 
 namespace optrace {
@@ -579,27 +580,28 @@ void ImageBuild::MergeCpp(ImageRoot* img) {
   for (size_t i = 0; i < listing_.cpp.size(); ++i)
     if (cpp_job_[i] >= 0 && !scanned_[cpp_job_[i]].reuse && img->cpp_skip_reasons[i].empty())
       total.Add(scanned_[cpp_job_[i]].cpp.records);
-  img->cpp.Reserve(total);
-  for (const SkippedPath& s : listing_.cpp_skipped) img->cpp.AddSkipped(s.path, s.reason);
+  CppIndexWriter writer(&img->cpp);
+  writer.Reserve(total);
+  for (const SkippedPath& s : listing_.cpp_skipped) writer.AddSkipped(s.path, s.reason);
   for (size_t i = 0; i < listing_.cpp.size(); ++i) {
     const Scanned* s = cpp_job_[i] >= 0 ? &scanned_[cpp_job_[i]] : nullptr;
     const bool fresh = s && !s->reuse;
     const std::string& skip_reason = img->cpp_skip_reasons[i];
     if (!skip_reason.empty()) {
-      img->cpp.AddSkipped(listing_.cpp[i], skip_reason);
+      writer.AddSkipped(listing_.cpp[i], skip_reason);
     } else if (fresh) {
-      img->cpp.AddFile(listing_.cpp[i], s->cpp.records);
+      writer.AddFile(listing_.cpp[i], s->cpp.records);
     } else {
       // The old records as scanned, on the heap: only AddFile's copy belongs in the image.
       CppFileRecords kept = [&] {
         ArenaScope heap(nullptr);
         return old_->cpp.RecordsOf(old_file_id[cpp_old_[i]]);
       }();
-      img->cpp.AddFile(listing_.cpp[i], kept);
+      writer.AddFile(listing_.cpp[i], kept);
     }
     if (fresh) FreeScanned(&scanned_[cpp_job_[i]].cpp);  // copied into the image, or skipped
   }
-  img->cpp.Finish();
+  writer.Finish();
 }
 
 }  // namespace

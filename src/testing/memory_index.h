@@ -5,8 +5,11 @@
 // when the code changes.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +17,14 @@
 #include "index/index.h"
 
 namespace optrace {
+
+// A MemoryDisk holding `files`, each (checkout path, text): a hermetic test's
+// whole tree, written where the test states it.
+inline std::shared_ptr<MemoryDisk> MemoryTree(std::initializer_list<std::pair<std::string, std::string_view>> files) {
+  auto disk = std::make_shared<MemoryDisk>();
+  for (const auto& [path, text] : files) disk->Add(path, std::string(text));
+  return disk;
+}
 
 // Builds `out` from `disk` as if it were the checkout at `root`. The YAML
 // model must load (native_functions.yaml present); a failure is a test

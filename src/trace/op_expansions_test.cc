@@ -85,14 +85,12 @@ Tensor leaf_cuda(const Tensor& self) {
 )x";
 
 std::shared_ptr<MemoryDisk> Tree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/Ops.cpp", kOpsCpp);
-  disk->Add("aten/src/ATen/native/cuda/Leaf.cu", kLeafCu);
-  disk->Add("torch/__init__.py", "");
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/Ops.cpp", kOpsCpp},
+                     {"aten/src/ATen/native/cuda/Leaf.cu", kLeafCu},
+                     {"torch/__init__.py", ""}});
 }
 
 // What the expansion gives a trace, op by op, in the trace's order.

@@ -12,6 +12,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -58,32 +59,21 @@ Tensor lonely_cuda(const Tensor& self) { return self; }
 )x";
 
 std::shared_ptr<MemoryDisk> CallersTree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("aten/src/ATen/native/Outer.cpp", kOuterCpp);
-  return disk;
-}
-
-const OpStep* Forward(const Trace& t, const std::string& name) {
-  for (const auto& op : t.ops)
-    if (op.role == OpRole::kForward && op.name == name) return &op;
-  return nullptr;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"aten/src/ATen/native/Outer.cpp", kOuterCpp}});
 }
 
 TEST(SeveralCallers, AnOpIsOnThePathWhenAnyCallersCallRuns) {
   Index index;
   ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(CallersTree(), &index));
-  TraceOptions options;
-  options.device = TraceOptions::Device::kCuda;
-  options.snippets = false;
-  Trace t;
-  ASSERT_TRUE(TraceQuery(index, "aten::outer", options, &t).ok());
+  Trace t = TraceIndex(index, "aten::outer", TraceOptions::Device::kCuda);
+  ASSERT_FALSE(t.ops.empty());
 
-  const OpStep* side = Forward(t, "side");
-  const OpStep* dense = Forward(t, "dense");
-  const OpStep* shared = Forward(t, "shared");
-  const OpStep* lonely = Forward(t, "lonely");
+  const OpStep* side = FindOp(t, "side");
+  const OpStep* dense = FindOp(t, "dense");
+  const OpStep* shared = FindOp(t, "shared");
+  const OpStep* lonely = FindOp(t, "lonely");
   ASSERT_TRUE(side && dense && shared && lonely);
   EXPECT_FALSE(side->typical) << "reached only when self.is_sparse()";
   EXPECT_TRUE(dense->typical && !dense->undecided);

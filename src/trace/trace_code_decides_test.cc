@@ -15,6 +15,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -123,28 +124,19 @@ constexpr char kNnInitPy[] = "from . import functional\n";
 constexpr char kTorchInitPy[] = "import torch.nn\n";
 
 std::shared_ptr<MemoryDisk> Tree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("aten/src/ATen/native/Shrink.cpp", kShrinkCpp);
-  disk->Add("torch/nn/functional.py", kFunctionalPy);
-  disk->Add("torch/nn/__init__.py", kNnInitPy);
-  disk->Add("torch/__init__.py", kTorchInitPy);
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
+                     {"torch/nn/functional.py", kFunctionalPy},
+                     {"torch/nn/__init__.py", kNnInitPy},
+                     {"torch/__init__.py", kTorchInitPy}});
 }
 
 class CodeDecides : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
   Trace TraceOf(const std::string& query, std::vector<std::string> assume = {}) {
-    TraceOptions options;
-    options.device = TraceOptions::Device::kCuda;
-    options.snippets = false;
-    options.assume = std::move(assume);
-    Trace t;
-    Status s = TraceQuery(index_, query, options, &t);
-    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-    return t;
+    return TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume));
   }
   // "typical", "open" or "not taken" for the forward op `name`; "" if not listed.
   static std::string PathOf(const Trace& t, const std::string& name) {

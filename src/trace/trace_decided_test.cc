@@ -13,6 +13,7 @@
 #include "testing/memory_index.h"
 #include "trace/dtype_gates.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -261,18 +262,16 @@ constexpr char kTorchInitPy[] = R"x(import torch.nn
 )x";
 
 std::shared_ptr<MemoryDisk> DecidedTree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/Pick.cpp", kPickCpp);
-  disk->Add("aten/src/ATen/native/Order.cpp", kOrderCpp);
-  disk->Add("aten/src/ATen/Context.cpp", kContextCpp);
-  disk->Add("aten/src/ATen/Context.h", kContextH);
-  disk->Add("torch/nn/functional.py", kFunctionalPy);
-  disk->Add("torch/nn/__init__.py", kNnInitPy);
-  disk->Add("torch/__init__.py", kTorchInitPy);
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/Pick.cpp", kPickCpp},
+                     {"aten/src/ATen/native/Order.cpp", kOrderCpp},
+                     {"aten/src/ATen/Context.cpp", kContextCpp},
+                     {"aten/src/ATen/Context.h", kContextH},
+                     {"torch/nn/functional.py", kFunctionalPy},
+                     {"torch/nn/__init__.py", kNnInitPy},
+                     {"torch/__init__.py", kTorchInitPy}});
 }
 
 class DecidedPath : public ::testing::Test {
@@ -280,14 +279,7 @@ class DecidedPath : public ::testing::Test {
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(DecidedTree(), &index_)); }
 
   Trace TraceOf(const std::string& query, std::vector<std::string> assume = {}) {
-    TraceOptions options;
-    options.device = TraceOptions::Device::kCuda;
-    options.snippets = false;
-    options.assume = std::move(assume);
-    Trace t;
-    Status s = TraceQuery(index_, query, options, &t);
-    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-    return t;
+    return TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume));
   }
 
   // Whether the forward op `name` is on the typical path (decided, not open).

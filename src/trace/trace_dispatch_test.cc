@@ -13,6 +13,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -98,36 +99,20 @@ REGISTER_DISPATCH(fill_stub, &fill_kernel_cuda);
 )x";
 
 std::shared_ptr<MemoryDisk> Tree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/NormIt.cpp", kNormItCpp);
-  disk->Add("aten/src/ATen/native/cuda/NormIt.cu", kNormItCu);
-  disk->Add("aten/src/ATen/native/Fill.h", kFillH);
-  disk->Add("aten/src/ATen/native/cuda/Fill.cu", kFillCu);
-  return disk;
-}
-
-const OpStep* Find(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
-  for (const auto& op : t.ops)
-    if (op.name == name && op.role == role) return &op;
-  return nullptr;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/NormIt.cpp", kNormItCpp},
+                     {"aten/src/ATen/native/cuda/NormIt.cu", kNormItCu},
+                     {"aten/src/ATen/native/Fill.h", kFillH},
+                     {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
 }
 
 class DispatchTrace : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
 
-  Trace Run(TraceOptions::Device device) {
-    TraceOptions options;
-    options.device = device;
-    options.snippets = false;
-    Trace t;
-    Status s = TraceQuery(index_, "aten::norm_it", options, &t);
-    EXPECT_TRUE(s.ok()) << s.message();
-    return t;
-  }
+  Trace Run(TraceOptions::Device device) { return TraceIndex(index_, "aten::norm_it", device); }
 
   static std::vector<std::string> Calls(const std::vector<OpCallStep>& calls) {
     std::vector<std::string> out;
@@ -140,7 +125,7 @@ class DispatchTrace : public ::testing::Test {
 
 TEST_F(DispatchTrace, TheCudaKernelRunsNotTheCompositeFallback) {
   Trace t = Run(TraceOptions::Device::kCuda);
-  const OpStep* op = Find(t, "norm_it");
+  const OpStep* op = FindOp(t, "norm_it");
   ASSERT_NE(op, nullptr);
   // Both implementations are listed, with their keys and lines.
   std::vector<std::string> impls;
@@ -148,21 +133,21 @@ TEST_F(DispatchTrace, TheCudaKernelRunsNotTheCompositeFallback) {
   EXPECT_EQ(impls, (std::vector<std::string>{"CompositeExplicitAutograd norm_it_fallback:2", "CUDA norm_it_cuda:2"}));
   // Only the CUDA kernel's calls: the real `self * self` (line 11) and finish_it (line 12).
   EXPECT_EQ(Calls(op->calls), (std::vector<std::string>{"mul@11", "finish_it@12"}));
-  EXPECT_EQ(Find(t, "fallback_helper"), nullptr);
-  EXPECT_NE(Find(t, "finish_it"), nullptr);
+  EXPECT_EQ(FindOp(t, "fallback_helper"), nullptr);
+  EXPECT_NE(FindOp(t, "finish_it"), nullptr);
 }
 
 TEST_F(DispatchTrace, NonTensorExpressionsAreNoOps) {
   Trace t = Run(TraceOptions::Device::kCuda);
   // sizes.slice(1) (IntArrayRef), mask.flip() (std::bitset), `Tensor* out`
   // and the lambda's `a * b` (device code) call no aten op.
-  EXPECT_EQ(Find(t, "slice.Tensor"), nullptr);
-  EXPECT_EQ(Find(t, "flip"), nullptr);
+  EXPECT_EQ(FindOp(t, "slice.Tensor"), nullptr);
+  EXPECT_EQ(FindOp(t, "flip"), nullptr);
   // fill_stub(...) calls the parameter of that name, not the global stub.
-  const OpStep* op = Find(t, "norm_it");
+  const OpStep* op = FindOp(t, "norm_it");
   ASSERT_NE(op, nullptr);
   EXPECT_TRUE(op->stubs.empty());
-  const OpStep* mul = Find(t, "mul.Tensor");
+  const OpStep* mul = FindOp(t, "mul.Tensor");
   ASSERT_NE(mul, nullptr);
   for (const auto& op : t.ops)
     for (const auto& c : op.calls) EXPECT_NE(c.where.line, 9) << c.op << " called from device code";
@@ -172,16 +157,16 @@ TEST_F(DispatchTrace, ADefaultTraceListsTheCpuPathApart) {
   // No CPU kernel: CPU runs the composite fallback, whose call is the CPU
   // path's, never the CUDA path's.
   Trace t = Run(TraceOptions::Device::kDefault);
-  const OpStep* op = Find(t, "norm_it");
+  const OpStep* op = FindOp(t, "norm_it");
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(Calls(op->other_device_calls), (std::vector<std::string>{"fallback_helper@3"}));
   for (const auto& c : op->calls) EXPECT_NE(c.op, "fallback_helper");
-  const OpStep* helper = Find(t, "fallback_helper");
+  const OpStep* helper = FindOp(t, "fallback_helper");
   ASSERT_NE(helper, nullptr);
   EXPECT_FALSE(helper->typical);
   // With --device cpu the fallback is the path.
   Trace cpu = Run(TraceOptions::Device::kCpu);
-  const OpStep* on_cpu = Find(cpu, "norm_it");
+  const OpStep* on_cpu = FindOp(cpu, "norm_it");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
 }
@@ -190,8 +175,8 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   Trace t = Run(TraceOptions::Device::kCuda);
   ASSERT_EQ(t.backward.size(), 1u);
   EXPECT_EQ(t.backward[0].untaken, (std::vector<std::string>{"double_back"}));
-  const OpStep* single = Find(t, "single_back", OpRole::kBackward);
-  const OpStep* twice = Find(t, "double_back", OpRole::kBackward);
+  const OpStep* single = FindOp(t, "single_back", OpRole::kBackward);
+  const OpStep* twice = FindOp(t, "double_back", OpRole::kBackward);
   ASSERT_NE(single, nullptr);
   ASSERT_NE(twice, nullptr);  // listed: a double backward runs it
   EXPECT_TRUE(single->typical);
@@ -346,30 +331,30 @@ TEST_F(BackwardTrace, ANamedOutputsFormulaIsForwardModeAndNeverRunsInBackward) {
   const BackwardStep* b = Step("pick");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ops, (std::vector<std::string>{"where"}));
-  EXPECT_EQ(Find(t_, "gather_it", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t_, "gather_it", OpRole::kBackward), nullptr);
 }
 
 TEST_F(BackwardTrace, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   // where(self, grad, self) is where.self; the one-argument where (and the
   // nonzero_numpy it calls) never runs.
-  EXPECT_NE(Find(t_, "where.self", OpRole::kBackward), nullptr);
-  EXPECT_EQ(Find(t_, "where", OpRole::kBackward), nullptr);
-  EXPECT_EQ(Find(t_, "nonzero_numpy", OpRole::kBackward), nullptr);
+  EXPECT_NE(FindOp(t_, "where.self", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t_, "where", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t_, "nonzero_numpy", OpRole::kBackward), nullptr);
   // pick's schema has no Dimname to pass: never the named-tensor overload.
-  EXPECT_EQ(Find(t_, "where.dimname", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t_, "where.dimname", OpRole::kBackward), nullptr);
 }
 
 TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
   // at::inner_op in pick_cuda runs below pick's autograd kernel: autograd
   // records pick, never inner_op, so inner_op's formula is listed, never run.
-  const OpStep* inner = Find(t_, "inner_op");
+  const OpStep* inner = FindOp(t_, "inner_op");
   ASSERT_NE(inner, nullptr);
   EXPECT_TRUE(inner->typical);
   const BackwardStep* b = Step("inner_op");
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   EXPECT_NE(b->note.find("below autograd"), std::string::npos);
-  const OpStep* back = Find(t_, "inner_back", OpRole::kBackward);
+  const OpStep* back = FindOp(t_, "inner_back", OpRole::kBackward);
   ASSERT_NE(back, nullptr);
   EXPECT_FALSE(back->typical);
   EXPECT_FALSE(back->undecided);
@@ -384,15 +369,15 @@ TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {
-  const OpStep* side = Find(t_, "side_op");
+  const OpStep* side = FindOp(t_, "side_op");
   ASSERT_NE(side, nullptr);
   EXPECT_FALSE(side->typical);
   EXPECT_TRUE(side->undecided);
-  const OpStep* back = Find(t_, "side_back", OpRole::kBackward);
+  const OpStep* back = FindOp(t_, "side_back", OpRole::kBackward);
   ASSERT_NE(back, nullptr);
   EXPECT_FALSE(back->typical);
   EXPECT_TRUE(back->undecided);
-  const OpStep* where = Find(t_, "where.self", OpRole::kBackward);
+  const OpStep* where = FindOp(t_, "where.self", OpRole::kBackward);
   ASSERT_NE(where, nullptr);
   EXPECT_TRUE(where->typical);
 }
@@ -513,13 +498,13 @@ class TypedTrace : public ::testing::Test {
 };
 
 TEST_F(TypedTrace, AHelpersTensorResultPicksTheTensorOutOverload) {
-  EXPECT_NE(Find(t_, "scale.out"), nullptr);
-  EXPECT_EQ(Find(t_, "scale.Scalar_out"), nullptr);
+  EXPECT_NE(FindOp(t_, "scale.out"), nullptr);
+  EXPECT_EQ(FindOp(t_, "scale.Scalar_out"), nullptr);
 }
 
 TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
   // (self - other) + margin: sub on the tensors, then add on their result.
-  const OpStep* op = Find(t_, "to_rad");
+  const OpStep* op = FindOp(t_, "to_rad");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> calls;
   for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));
@@ -529,7 +514,7 @@ TEST_F(TypedTrace, AGroupOfTensorArithmeticIsATensorOperand) {
 
 TEST_F(TypedTrace, ANumberLeftOfATensorIsFilledThenSubtracted) {
   // margin - self with a double margin: empty_like(self).fill_(margin).sub_(self).
-  const OpStep* op = Find(t_, "to_rad");
+  const OpStep* op = FindOp(t_, "to_rad");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> calls;
   for (const auto& c : op->calls)
@@ -539,12 +524,12 @@ TEST_F(TypedTrace, ANumberLeftOfATensorIsFilledThenSubtracted) {
 
 TEST_F(TypedTrace, AnUnqualifiedSymIntOpCallIsTheOp) {
   // pool_it_symint(self) in at::native, which defines no such function: at::pool_it_symint.
-  const OpStep* op = Find(t_, "to_rad");
+  const OpStep* op = FindOp(t_, "to_rad");
   ASSERT_NE(op, nullptr);
   bool called = false;
   for (const auto& c : op->calls) called = called || (c.op == "pool_it" && c.where.line == 9);
   EXPECT_TRUE(called);
-  EXPECT_NE(Find(t_, "pool_it"), nullptr);
+  EXPECT_NE(FindOp(t_, "pool_it"), nullptr);
 }
 
 TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
@@ -625,7 +610,7 @@ TEST(CompareTrace, AComparisonOfWhatIsNoTensorIsNoOp) {
   Trace t;
   Status s = TraceQuery(index, "aten::check_it", options, &t);
   ASSERT_TRUE(s.ok()) << s.message();
-  const OpStep* op = Find(t, "check_it");
+  const OpStep* op = FindOp(t, "check_it");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> calls;
   for (const auto& c : op->calls) calls.push_back(c.op + "@" + std::to_string(c.where.line));

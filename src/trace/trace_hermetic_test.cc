@@ -15,6 +15,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -187,40 +188,27 @@ constexpr char kFrobCppPath[] = "aten/src/ATen/native/Frob.cpp";
 constexpr char kFrobCuPath[] = "aten/src/ATen/native/cuda/Frob.cu";
 
 std::shared_ptr<MemoryDisk> MiniTree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", kVersion);
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/Frob.h", kFrobH);
-  disk->Add(kFrobCppPath, kFrobCpp);
-  disk->Add("aten/src/ATen/native/cpu/FrobKernel.cpp", kFrobKernelCpp);
-  disk->Add(kFrobCuPath, kFrobCu);
-  disk->Add("torch/nn/functional.py", kFunctionalPy);
-  disk->Add("torch/nn/__init__.py", kNnInitPy);
-  disk->Add("torch/__init__.py", kTorchInitPy);
-  return disk;
+  return MemoryTree({{"version.txt", kVersion},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/Frob.h", kFrobH},
+                     {kFrobCppPath, kFrobCpp},
+                     {"aten/src/ATen/native/cpu/FrobKernel.cpp", kFrobKernelCpp},
+                     {kFrobCuPath, kFrobCu},
+                     {"torch/nn/functional.py", kFunctionalPy},
+                     {"torch/nn/__init__.py", kNnInitPy},
+                     {"torch/__init__.py", kTorchInitPy}});
 }
 
 class HermeticTrace : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_)); }
 
-  Trace TraceOf(const std::string& query, TraceOptions options = {}) {
-    Trace t;
-    Status s = TraceQuery(index_, query, options, &t);
-    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-    return t;
-  }
+  Trace TraceOf(const std::string& query, const TraceOptions& options = {}) { return TraceIndex(index_, query, options); }
 
   Index index_;
 };
 
-const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
-  for (const auto& op : t.ops) {
-    if (op.name == name && op.role == role) return &op;
-  }
-  return nullptr;
-}
 
 const ImplStep* FindImpl(const OpStep& op, const std::string& key) {
   for (const auto& i : op.impls) {

@@ -13,17 +13,11 @@ namespace {
 
 class MainPath260 : public Tree260 {};
 
-const OpStep* Op(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
-  for (const auto& op : t.ops)
-    if (op.name == name && op.role == role) return &op;
-  return nullptr;
-}
-
 TEST_F(MainPath260, TheCompositeFallbackBesideACudaKernelIsListedNotWalked) {
   // native_functions.yaml:2985-2986: CPU, CUDA: native_group_norm (group_norm.cpp:61);
   // CompositeExplicitAutograd: math_group_norm (group_norm.cpp:213).
   Trace t = TraceTree("2.6.0", "aten::native_group_norm", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "native_group_norm");
+  const OpStep* op = FindOp(t, "native_group_norm");
   ASSERT_NE(op, nullptr);
   bool listed = false;
   for (const auto& i : op->impls)
@@ -32,14 +26,14 @@ TEST_F(MainPath260, TheCompositeFallbackBesideACudaKernelIsListedNotWalked) {
   EXPECT_TRUE(listed);
   for (const auto& c : op->calls) EXPECT_NE(c.from, "math_group_norm") << c.op << " at " << c.where.line;
   // math_group_norm calls at::native_batch_norm (group_norm.cpp:226): no op of the CUDA path.
-  EXPECT_EQ(Op(t, "native_batch_norm"), nullptr);
+  EXPECT_EQ(FindOp(t, "native_batch_norm"), nullptr);
 }
 
 TEST_F(MainPath260, NonTensorValuesCallNoOps) {
   // layer_norm.h:77 `input_shape.slice(...)` on `const auto input_shape = input.sizes()` (an
   // IntArrayRef); cuda/layer_norm_kernel.cu:766 `Tensor* rstd) {` ends a parameter list.
   Trace t = TraceTree("2.6.0", "aten::native_layer_norm", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "native_layer_norm");
+  const OpStep* op = FindOp(t, "native_layer_norm");
   ASSERT_NE(op, nullptr);
   ASSERT_FALSE(op->calls.empty());
   for (const auto& c : op->calls) {
@@ -66,7 +60,7 @@ TEST_F(MainPath260, AMacroIsItsLastDefinitionBeforeTheUse) {
   // cuda/Indexing.cu defines SMALL_INDEX three times (1027, 1202, 1500), each #undef'd; index_select's
   // use expands the third (indexSelectSmallIndex), never index_add's indexFuncSmallIndex (856).
   Trace t = TraceTree("2.6.0", "aten::index_select", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "index_select");
+  const OpStep* op = FindOp(t, "index_select");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> names;
   for (const auto& k : op->kernels) names.push_back(k.name);
@@ -96,10 +90,10 @@ TEST_F(MainPath260, AFirstOrderBackwardSkipsTheDoubleBackwardBranch) {
   auto untaken = [&](const std::string& op) { return std::count(b->untaken.begin(), b->untaken.end(), op) > 0; };
   EXPECT_FALSE(untaken("native_group_norm_backward"));
   EXPECT_TRUE(untaken("reciprocal_"));  // the infinitely differentiable helper's
-  const OpStep* backward = Op(t, "native_group_norm_backward", OpRole::kBackward);
+  const OpStep* backward = FindOp(t, "native_group_norm_backward", OpRole::kBackward);
   ASSERT_NE(backward, nullptr);
   EXPECT_TRUE(backward->typical);
-  const OpStep* helper_op = Op(t, "reciprocal_", OpRole::kBackward);
+  const OpStep* helper_op = FindOp(t, "reciprocal_", OpRole::kBackward);
   ASSERT_NE(helper_op, nullptr);
   EXPECT_FALSE(helper_op->typical);
 }
@@ -113,7 +107,7 @@ TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
     if (s.op == "baddbmm") b = &s;
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->untaken, (std::vector<std::string>{"conj"}));
-  const OpStep* bmm = Op(t, "bmm", OpRole::kBackward);
+  const OpStep* bmm = FindOp(t, "bmm", OpRole::kBackward);
   ASSERT_NE(bmm, nullptr);
   EXPECT_TRUE(bmm->typical);
 }
@@ -122,8 +116,8 @@ TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
   // torch/nn/functional.py:1425 `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`,
   // inplace=False by default.
   Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
-  const OpStep* inplace = Op(t, "dropout_");
-  const OpStep* functional = Op(t, "dropout");
+  const OpStep* inplace = FindOp(t, "dropout_");
+  const OpStep* functional = FindOp(t, "dropout");
   ASSERT_NE(inplace, nullptr);
   ASSERT_NE(functional, nullptr);
   EXPECT_FALSE(inplace->typical);
@@ -133,13 +127,13 @@ TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
 TEST_F(MainPath260, ADefaultTraceKeepsTheCpuPathApart) {
   // roll: CPU, MPS: roll (TensorTransformations.cpp:102, calls at::cat at :120); CUDA: roll_cuda.
   Trace t = TraceTree("2.6.0", "torch.roll");
-  const OpStep* op = Op(t, "roll");
+  const OpStep* op = FindOp(t, "roll");
   ASSERT_NE(op, nullptr);
   bool cpu_cat = false;
   for (const auto& c : op->other_device_calls) cpu_cat = cpu_cat || (c.op == "cat" && c.where.line == 120);
   EXPECT_TRUE(cpu_cat);
   for (const auto& c : op->calls) EXPECT_NE(c.from, "roll") << c.op;
-  const OpStep* cat = Op(t, "cat");
+  const OpStep* cat = FindOp(t, "cat");
   ASSERT_NE(cat, nullptr);
   EXPECT_FALSE(cat->typical);
 }
@@ -159,7 +153,7 @@ TEST_F(MainPath260, ANamedOutputsFormulaIsForwardMode) {
   const BackwardStep* b = Step(t, "sort");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ops, (std::vector<std::string>{"value_selecting_reduction_backward"}));
-  EXPECT_EQ(Op(t, "gather", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t, "gather", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
@@ -167,11 +161,11 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   // where.self (native_functions.yaml:6513), never the one-argument where
   // (:6536), whose CompositeImplicit kernel calls nonzero_numpy.
   Trace t = TraceTree("2.6.0", "torch.clamp_max", TraceOptions::Device::kCuda);
-  const OpStep* where = Op(t, "where.self", OpRole::kBackward);
+  const OpStep* where = FindOp(t, "where.self", OpRole::kBackward);
   ASSERT_NE(where, nullptr);
   EXPECT_TRUE(where->typical);
-  EXPECT_EQ(Op(t, "where", OpRole::kBackward), nullptr);
-  EXPECT_EQ(Op(t, "nonzero_numpy", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t, "where", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t, "nonzero_numpy", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
@@ -179,9 +173,9 @@ TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
   // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the
   // refine_names its kernel calls (TensorShape.cpp:1125-1131).
   Trace t = TraceTree("2.6.0", "torch.diag_embed", TraceOptions::Device::kCuda);
-  EXPECT_NE(Op(t, "diagonal", OpRole::kBackward), nullptr);
-  EXPECT_EQ(Op(t, "diagonal.Dimname", OpRole::kBackward), nullptr);
-  EXPECT_EQ(Op(t, "refine_names", OpRole::kBackward), nullptr);
+  EXPECT_NE(FindOp(t, "diagonal", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t, "diagonal.Dimname", OpRole::kBackward), nullptr);
+  EXPECT_EQ(FindOp(t, "refine_names", OpRole::kBackward), nullptr);
 }
 
 TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
@@ -190,10 +184,10 @@ TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
   // `if (keepdim) return result;`): the as_strided after it runs. fill_.Tensor
   // stays behind an open shape test (TensorCompare.cpp:635-636).
   Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
-  const OpStep* as_strided = Op(t, "as_strided");
+  const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_TRUE(as_strided->typical);
-  const OpStep* fill = Op(t, "fill_.Tensor");
+  const OpStep* fill = FindOp(t, "fill_.Tensor");
   ASSERT_NE(fill, nullptr);
   EXPECT_FALSE(fill->typical);
   EXPECT_TRUE(fill->undecided);
@@ -205,14 +199,14 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   // records max, so as_strided's derivatives.yaml entry (as_strided_backward's
   // new_zeros) is listed, never on the path.
   Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
-  const OpStep* as_strided = Op(t, "as_strided");
+  const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_EQ(as_strided->reached_from, "max");
   const BackwardStep* b = Step(t, "as_strided");
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
-  const OpStep* new_zeros = Op(t, "new_zeros", OpRole::kBackward);
+  const OpStep* new_zeros = FindOp(t, "new_zeros", OpRole::kBackward);
   ASSERT_NE(new_zeros, nullptr);
   EXPECT_FALSE(new_zeros->typical);
   EXPECT_FALSE(new_zeros->undecided);
@@ -224,17 +218,17 @@ TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
   // UnaryOps.cpp:513 `at::mul_out(result, self, wrapped_scalar_tensor(Scalar(M_PI_180)))`:
   // wrapped_scalar_tensor returns a Tensor (ScalarOps.h:45), so mul.out, not mul.Scalar_out.
   Trace t = TraceTree("2.6.0", "torch.deg2rad", TraceOptions::Device::kCuda);
-  EXPECT_NE(Op(t, "mul.out"), nullptr);
-  EXPECT_EQ(Op(t, "mul.Scalar_out"), nullptr);
-  EXPECT_EQ(Op(t, "mul_.Scalar"), nullptr);
+  EXPECT_NE(FindOp(t, "mul.out"), nullptr);
+  EXPECT_EQ(FindOp(t, "mul.Scalar_out"), nullptr);
+  EXPECT_EQ(FindOp(t, "mul_.Scalar"), nullptr);
   // BinaryOps.cpp:1153 `at::sub(other, self, alpha)` on two Tensors is sub.Tensor: at::sub
   // is no out= call although sub.out comes first in native_functions.yaml.
   Trace rsub = TraceTree("2.6.0", "torch.rsub", TraceOptions::Device::kCuda);
-  const OpStep* sub = Op(rsub, "sub.Tensor");
+  const OpStep* sub = FindOp(rsub, "sub.Tensor");
   ASSERT_NE(sub, nullptr);
   EXPECT_TRUE(sub->typical);
-  EXPECT_EQ(Op(rsub, "sub.Scalar"), nullptr);
-  EXPECT_EQ(Op(rsub, "sub_.Scalar"), nullptr);
+  EXPECT_EQ(FindOp(rsub, "sub.Scalar"), nullptr);
+  EXPECT_EQ(FindOp(rsub, "sub_.Scalar"), nullptr);
 }
 
 TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
@@ -258,7 +252,7 @@ TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
 TEST_F(MainPath260, AGroupOfTensorArithmeticIsATensorOperand) {
   // Loss.cpp:226 `(-target * (input1 - input2) + margin)`: the + adds a double to a tensor.
   Trace t = TraceTree("2.6.0", "F.margin_ranking_loss", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "margin_ranking_loss");
+  const OpStep* op = FindOp(t, "margin_ranking_loss");
   ASSERT_NE(op, nullptr);
   bool add = false;
   for (const auto& c : op->calls) add = add || (c.op == "add" && c.where.line == 226);
@@ -269,7 +263,7 @@ TEST_F(MainPath260, ANumberLeftOfATensorIsFilledThenSubtracted) {
   // Loss.cpp:184 `auto margin_diff = (margin - self);` with a double margin:
   // TensorOperators.h:19 empty_like(self).fill_(margin).sub_(self), no sub.
   Trace t = TraceTree("2.6.0", "F.hinge_embedding_loss", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "hinge_embedding_loss");
+  const OpStep* op = FindOp(t, "hinge_embedding_loss");
   ASSERT_NE(op, nullptr);
   std::vector<std::string> at_184;
   for (const auto& c : op->calls)
@@ -291,12 +285,12 @@ TEST_F(MainPath260, AnUnqualifiedSymIntOpCallIsTheOp) {
   // AdaptiveAveragePooling.cpp:138 `return _adaptive_avg_pool2d_symint(input, output_size);`
   // in at::native, which defines no such function: at::_adaptive_avg_pool2d_symint, the op.
   Trace t = TraceTree("2.6.0", "F.adaptive_avg_pool2d", TraceOptions::Device::kCuda);
-  const OpStep* op = Op(t, "adaptive_avg_pool2d");
+  const OpStep* op = FindOp(t, "adaptive_avg_pool2d");
   ASSERT_NE(op, nullptr);
   bool called = false;
   for (const auto& c : op->calls) called = called || (c.op == "_adaptive_avg_pool2d" && c.where.line == 138);
   EXPECT_TRUE(called);
-  EXPECT_NE(Op(t, "_adaptive_avg_pool2d"), nullptr);
+  EXPECT_NE(FindOp(t, "_adaptive_avg_pool2d"), nullptr);
 }
 
 }  // namespace
@@ -477,12 +471,12 @@ TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
   // Activation.cpp:457-458: relu6_'s hardtanh_ calls at::hardtanh_out, met first; :433-435: relu6's
   // hardtanh, which F.relu6 (inplace=False) runs, calls it too. It runs: through hardtanh.
   Trace t = TraceTree("2.6.0", "F.relu6", TraceOptions::Device::kCuda);
-  const OpStep* out = Op(t, "hardtanh.out");
+  const OpStep* out = FindOp(t, "hardtanh.out");
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(out->typical && !out->undecided);
   EXPECT_EQ(out->reached_from, "hardtanh");
   EXPECT_EQ(out->also_reached_from, std::vector<std::string>{"hardtanh_"});
-  const OpStep* clamp = Op(t, "clamp.out");  // Activation.cpp:454, hardtanh_out's own call
+  const OpStep* clamp = FindOp(t, "clamp.out");  // Activation.cpp:454, hardtanh_out's own call
   ASSERT_NE(clamp, nullptr);
   EXPECT_TRUE(clamp->typical);
 }

@@ -81,22 +81,15 @@ std::vector<std::string> CallsAt(const Trace& t, int line, const std::string& of
 }
 
 std::shared_ptr<MemoryDisk> BoundsTree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("aten/src/ATen/native/cuda/Bounds.cu", kBoundsCpp);
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"aten/src/ATen/native/cuda/Bounds.cu", kBoundsCpp}});
 }
 
 Trace TraceBounds(const std::string& query) {
   Index index;
   BuildMemoryIndex(BoundsTree(), &index);
-  TraceOptions options;
-  options.device = TraceOptions::Device::kCuda;
-  options.snippets = false;
-  Trace t;
-  EXPECT_TRUE(TraceQuery(index, query, options, &t).ok()) << query;
-  return t;
+  return TraceIndex(index, query, TraceOptions::Device::kCuda);
 }
 
 TEST(ComparisonOperators, AHelpersTensorResultIsComparedAndANumberOnTheLeftTurnsItRound) {

@@ -12,12 +12,6 @@
 namespace optrace {
 namespace {
 
-const OpStep* FindOpStep(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
-  for (const auto& op : t.ops) {
-    if (op.name == name && op.role == role) return &op;
-  }
-  return nullptr;
-}
 
 bool HasImpl(const OpStep& op, const std::string& key, const std::string& function, const std::string& file,
              int line) {
@@ -70,7 +64,7 @@ TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
   bool vf_call = false;
   for (const auto& c : t.python[0].calls) vf_call = vf_call || (c.callee == "_VF.lstm" && c.line == 1124);
   EXPECT_TRUE(vf_call);
-  const OpStep* lstm = FindOpStep(t, "lstm.input");
+  const OpStep* lstm = FindOp(t, "lstm.input");
   ASSERT_NE(lstm, nullptr);
   EXPECT_EQ(lstm->yaml->line, 7854);
   EXPECT_TRUE(lstm->yaml->implicit_composite);
@@ -87,7 +81,7 @@ TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
     }
   }
   EXPECT_TRUE(cudnn_registration);
-  EXPECT_NE(FindOpStep(t, "_cudnn_rnn"), nullptr);
+  EXPECT_NE(FindOp(t, "_cudnn_rnn"), nullptr);
   EXPECT_TRUE(HasLibrary(t, "cuDNN"));
   const BackwardStep* b = FindBackward(t, "_cudnn_rnn");
   ASSERT_NE(b, nullptr);
@@ -122,11 +116,11 @@ TEST_F(Trace260, SoftmaxFunctionalToWarpKernel) {
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.file, "torch/nn/functional.py");
   EXPECT_EQ(t.python[0].where.line, 2103);
-  const OpStep* softmax = FindOpStep(t, "softmax.int");
+  const OpStep* softmax = FindOp(t, "softmax.int");
   ASSERT_NE(softmax, nullptr);
   EXPECT_EQ(softmax->yaml->line, 5541);
-  ASSERT_NE(FindOpStep(t, "_softmax"), nullptr);
-  const OpStep* out = FindOpStep(t, "_softmax.out");
+  ASSERT_NE(FindOp(t, "_softmax"), nullptr);
+  const OpStep* out = FindOp(t, "_softmax.out");
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->yaml->line, 5559);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu", 1091));
@@ -179,24 +173,24 @@ TEST_F(Trace260, DecompositionsRegisteredByADecoratorFactory) {
 TEST_F(Trace260, AddThroughUfuncCodegen) {
   for (const std::string q : {"torch.add", "Tensor.__add__", "+"}) {
     Trace t = TraceTree("2.6.0", q);
-    const OpStep* add = FindOpStep(t, "add.Tensor");
+    const OpStep* add = FindOp(t, "add.Tensor");
     ASSERT_NE(add, nullptr) << q;
     ASSERT_TRUE(add->yaml->structured_delegate.has_value());
     EXPECT_EQ(*add->yaml->structured_delegate, "add.out");
-    const OpStep* out = FindOpStep(t, "add.out");
+    const OpStep* out = FindOp(t, "add.out");
     ASSERT_NE(out, nullptr) << q;
     bool ufunc = false;
     for (const auto& i : out->impls) ufunc = ufunc || (i.form == ImplForm::kUfunc && i.function == "ufunc_add_CUDA");
     EXPECT_TRUE(ufunc) << q;
     EXPECT_TRUE(HasKernel(t, "CUDAFunctor_add")) << q;
     // add.Scalar has no Python binding (gen_python_functions.py skips it).
-    EXPECT_EQ(FindOpStep(t, "add.Scalar"), nullptr) << q;
+    EXPECT_EQ(FindOp(t, "add.Scalar"), nullptr) << q;
   }
 }
 
 TEST_F(Trace260, GeluToGpuKernel) {
   Trace t = TraceTree("2.6.0", "F.gelu");
-  const OpStep* out = FindOpStep(t, "gelu.out");
+  const OpStep* out = FindOp(t, "gelu.out");
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp", 96));
   bool kernel = false;
@@ -230,7 +224,7 @@ TEST_F(Trace260, MulMethodReachesMulFunctor) {
   Trace t = TraceTree("2.6.0", "Tensor.__mul__");
   EXPECT_EQ(t.selected_overload, "mul.Tensor");
   EXPECT_TRUE(HasKernel(t, "MulFunctor"));
-  EXPECT_EQ(FindOpStep(t, "mul.Scalar"), nullptr);  // not bound for Python
+  EXPECT_EQ(FindOp(t, "mul.Scalar"), nullptr);  // not bound for Python
 }
 
 TEST_F(Trace260, AtenSpellings) {
@@ -245,8 +239,8 @@ TEST_F(Trace260, AtenSpellings) {
   EXPECT_EQ(mm.ops[0].name, "mm");
   EXPECT_TRUE(HasLibrary(mm, "cuBLAS"));
   Trace all = TraceTree("2.6.0", "_softmax");
-  EXPECT_NE(FindOpStep(all, "_softmax"), nullptr);
-  EXPECT_NE(FindOpStep(all, "_softmax.out"), nullptr);
+  EXPECT_NE(FindOp(all, "_softmax"), nullptr);
+  EXPECT_NE(FindOp(all, "_softmax.out"), nullptr);
 }
 
 TEST_F(Trace260, AddDefaultDoesNotExist) {
@@ -268,10 +262,10 @@ TEST_F(Trace260, UnknownNameSuggestsAndTracesNothing) {
 TEST_F(Trace260, KernelNameBottomUp) {
   Trace t = TraceTree("2.6.0", "softmax_warp_forward");
   EXPECT_EQ(t.target_kind, TargetKind::kKernel);
-  EXPECT_NE(FindOpStep(t, "_softmax.out"), nullptr);
+  EXPECT_NE(FindOp(t, "_softmax.out"), nullptr);
   Trace l = TraceTree("2.6.0", "lstm_cudnn");
   EXPECT_EQ(l.target_kind, TargetKind::kKernel);
-  EXPECT_NE(FindOpStep(l, "lstm.input"), nullptr);
+  EXPECT_NE(FindOp(l, "lstm.input"), nullptr);
 }
 
 TEST_F(Trace260, TensorSplitIsPython) {
@@ -280,15 +274,15 @@ TEST_F(Trace260, TensorSplitIsPython) {
   EXPECT_EQ(t.python[0].symbol, "torch._tensor.Tensor.split");
   EXPECT_EQ(t.python[0].where.file, "torch/_tensor.py");
   EXPECT_EQ(t.python[0].where.line, 1013);
-  EXPECT_NE(FindOpStep(t, "split.Tensor"), nullptr);
+  EXPECT_NE(FindOp(t, "split.Tensor"), nullptr);
 }
 
 TEST_F(Trace260, RsubDunderIsPython) {
   Trace t = TraceTree("2.6.0", "Tensor.__rsub__");
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].where.line, 1072);
-  EXPECT_NE(FindOpStep(t, "rsub.Tensor"), nullptr);
-  EXPECT_NE(FindOpStep(t, "sub.out"), nullptr);  // rsub's kernel redispatches to sub
+  EXPECT_NE(FindOp(t, "rsub.Tensor"), nullptr);
+  EXPECT_NE(FindOp(t, "sub.out"), nullptr);  // rsub's kernel redispatches to sub
 }
 
 TEST_F(Trace260, InheritedForward) {
@@ -296,7 +290,7 @@ TEST_F(Trace260, InheritedForward) {
   ASSERT_FALSE(t.python.empty());
   EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.activation.Hardtanh.forward");
   EXPECT_NE(t.python[0].note.find("inherits forward"), std::string::npos);
-  EXPECT_NE(FindOpStep(t, "hardtanh"), nullptr);
+  EXPECT_NE(FindOp(t, "hardtanh"), nullptr);
 }
 
 TEST_F(Trace260, Conv2dThroughHelperMethod) {
@@ -304,29 +298,29 @@ TEST_F(Trace260, Conv2dThroughHelperMethod) {
   ASSERT_GE(t.python.size(), 2u);
   EXPECT_EQ(t.python[0].symbol, "torch.nn.modules.conv.Conv2d.forward");
   EXPECT_EQ(t.python[1].symbol, "torch.nn.modules.conv.Conv2d._conv_forward");
-  EXPECT_NE(FindOpStep(t, "conv2d"), nullptr);
-  EXPECT_NE(FindOpStep(t, "cudnn_convolution"), nullptr);
+  EXPECT_NE(FindOp(t, "conv2d"), nullptr);
+  EXPECT_NE(FindOp(t, "cudnn_convolution"), nullptr);
   EXPECT_TRUE(HasLibrary(t, "cuDNN"));
 }
 
 TEST_F(Trace260, TorchSubmodules) {
-  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "torch.linalg.vector_norm"), "linalg_vector_norm"), nullptr);
-  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "torch.fft.rfft"), "fft_rfft"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("2.6.0", "torch.linalg.vector_norm"), "linalg_vector_norm"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("2.6.0", "torch.fft.rfft"), "fft_rfft"), nullptr);
   Trace matmul = TraceTree("2.6.0", "torch.matmul");
-  EXPECT_NE(FindOpStep(matmul, "matmul"), nullptr);
-  EXPECT_NE(FindOpStep(matmul, "mm"), nullptr);
+  EXPECT_NE(FindOp(matmul, "matmul"), nullptr);
+  EXPECT_NE(FindOp(matmul, "mm"), nullptr);
 }
 
 TEST_F(Trace260, OperatorsAlone) {
-  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "@"), "matmul"), nullptr);
-  EXPECT_NE(FindOpStep(TraceTree("2.6.0", "[]"), "index.Tensor"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("2.6.0", "@"), "matmul"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("2.6.0", "[]"), "index.Tensor"), nullptr);
 }
 
 TEST_F(Trace260, CrossEntropyCompositeChain) {
   Trace t = TraceTree("2.6.0", "F.cross_entropy");
   for (const char* op : {"cross_entropy_loss", "log_softmax.int", "_log_softmax", "nll_loss_nd", "nll_loss",
                          "nll_loss_forward"}) {
-    EXPECT_NE(FindOpStep(t, op), nullptr) << op;
+    EXPECT_NE(FindOp(t, op), nullptr) << op;
   }
   EXPECT_TRUE(HasKernel(t, "nll_loss_forward_reduce_cuda_kernel_2d"));
 }
@@ -334,7 +328,7 @@ TEST_F(Trace260, CrossEntropyCompositeChain) {
 TEST_F(Trace260, ImplFuncWrittenByAMacro) {
   // UnaryOps.cpp:347 is CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub).
   Trace t = TraceTree("2.6.0", "torch.sigmoid");
-  const OpStep* out = FindOpStep(t, "sigmoid.out");
+  const OpStep* out = FindOp(t, "sigmoid.out");
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "sigmoid_out", "aten/src/ATen/native/UnaryOps.cpp", 347));
   bool cuda = false;
@@ -350,7 +344,7 @@ TEST_F(Trace260, ImplFuncWrittenByAMacro) {
 
 TEST_F(Trace1131, LstmImplicitComposite) {
   Trace t = TraceTree("1.13.1", "nn.LSTM");
-  const OpStep* lstm = FindOpStep(t, "lstm.input");
+  const OpStep* lstm = FindOp(t, "lstm.input");
   ASSERT_NE(lstm, nullptr);
   EXPECT_EQ(lstm->yaml->line, 6757);
   EXPECT_TRUE(lstm->yaml->implicit_composite);
@@ -358,7 +352,7 @@ TEST_F(Trace1131, LstmImplicitComposite) {
 
 TEST_F(Trace1131, SoftmaxCudaOut) {
   Trace t = TraceTree("1.13.1", "F.softmax");
-  const OpStep* out = FindOpStep(t, "_softmax.out");
+  const OpStep* out = FindOp(t, "_softmax.out");
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->yaml->line, 4759);
   EXPECT_TRUE(HasImpl(*out, "CUDA", "softmax_cuda_out", "aten/src/ATen/native/cuda/SoftMax.cu", 935));
@@ -366,19 +360,19 @@ TEST_F(Trace1131, SoftmaxCudaOut) {
 
 TEST_F(Trace1131, UniqueThroughNestedBooleanDispatch) {
   Trace t = TraceTree("1.13.1", "torch.unique");
-  const OpStep* u = FindOpStep(t, "_unique2");
+  const OpStep* u = FindOp(t, "_unique2");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->yaml->line, 5447);
 }
 
 TEST_F(Trace1131, GetitemAndCopyAreManualBindings) {
-  EXPECT_NE(FindOpStep(TraceTree("1.13.1", "Tensor.__getitem__"), "index.Tensor"), nullptr);
-  EXPECT_NE(FindOpStep(TraceTree("1.13.1", "Tensor.copy_"), "copy_"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("1.13.1", "Tensor.__getitem__"), "index.Tensor"), nullptr);
+  EXPECT_NE(FindOp(TraceTree("1.13.1", "Tensor.copy_"), "copy_"), nullptr);
 }
 
 TEST_F(Trace1131, NllLossChain) {
   Trace t = TraceTree("1.13.1", "F.nll_loss");
-  for (const char* op : {"nll_loss_nd", "nll_loss", "nll_loss_forward"}) EXPECT_NE(FindOpStep(t, op), nullptr) << op;
+  for (const char* op : {"nll_loss_nd", "nll_loss", "nll_loss_forward"}) EXPECT_NE(FindOp(t, op), nullptr) << op;
 }
 
 }  // namespace

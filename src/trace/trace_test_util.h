@@ -1,8 +1,11 @@
-// Tracing the real trees in the tracer's tests: one helper and one fixture
-// per tree, so that each test file states only its facts.
+// Tracing in the tracer's tests -- the real trees (one helper and one
+// fixture per tree) and hermetic MemoryDisk trees (testing/memory_index.h)
+// -- so that each test file states only its facts.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -25,6 +28,31 @@ inline Trace TraceTree(const std::string& version, const std::string& query, Tra
   TraceOptions options;
   options.device = device;
   return TraceTree(version, query, options);
+}
+
+// `query` traced on a hermetic index with `options`; the trace must succeed.
+inline Trace TraceIndex(const Index& index, const std::string& query, const TraceOptions& options) {
+  Trace t;
+  Status s = TraceQuery(index, query, options, &t);
+  EXPECT_TRUE(s.ok()) << query << ": " << s.message();
+  return t;
+}
+
+// The same for `device`, with `assume` (--assume's words), without snippets.
+inline Trace TraceIndex(const Index& index, const std::string& query, TraceOptions::Device device,
+                        std::vector<std::string> assume = {}) {
+  TraceOptions options;
+  options.device = device;
+  options.snippets = false;
+  options.assume = std::move(assume);
+  return TraceIndex(index, query, options);
+}
+
+// The op `name` reached as `role`, or null.
+inline const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
+  for (const OpStep& op : t.ops)
+    if (op.name == name && op.role == role) return &op;
+  return nullptr;
 }
 
 // Fixtures of tests that read a downloaded tree: skipped when it is absent.

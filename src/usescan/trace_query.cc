@@ -10,7 +10,8 @@
 namespace optrace {
 
 std::string TraceQueryOf(const ScanOp& op) {
-  if (op.kind != "module" && op.kind != "functional" && op.kind != "torch") return op.query;
+  if (op.kind != ScanOpKind::kModule && op.kind != ScanOpKind::kFunctional && op.kind != ScanOpKind::kTorch)
+    return op.query;
   std::string arguments;
   for (const ScanUse& use : op.uses) {
     // A module's arguments are its construction's ("built as self.attn"); calling the

@@ -31,10 +31,15 @@ struct ScanUse {
   std::string arguments;  // a call's argument text as written (whitespace collapsed; "" when cut short)
 };
 
+// How a user's file reaches an op. Its JSON/text spelling: ScanOpKindName.
+enum class ScanOpKind : uint8_t { kModule, kFunctional, kTorch, kMethod, kOperator, kAten };
+// "module" | "functional" | "torch" | "method" | "operator" | "aten"
+const char* ScanOpKindName(ScanOpKind kind);
+
 struct ScanOp {
   std::string query;     // what `optrace trace` takes: "nn.Linear", "F.gelu", "torch.rsqrt",
                          // "Tensor.softmax", "Tensor.__matmul__", "aten::add.Tensor"
-  std::string kind;      // "module" | "functional" | "torch" | "method" | "operator" | "aten"
+  ScanOpKind kind = ScanOpKind::kTorch;
   std::string resolved;  // "torch.nn.modules.linear.Linear", "aten::rsqrt", ...
   std::string aten;      // the aten base name the classification looked at ("" when none)
   std::string category;  // pointwise | reduction | view/shape | factory | in-place | indexing |

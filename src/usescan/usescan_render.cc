@@ -12,6 +12,18 @@
 #include "usescan/usescan.h"
 
 namespace optrace {
+
+const char* ScanOpKindName(ScanOpKind kind) {
+  switch (kind) {
+    case ScanOpKind::kModule: return "module";
+    case ScanOpKind::kFunctional: return "functional";
+    case ScanOpKind::kTorch: return "torch";
+    case ScanOpKind::kMethod: return "method";
+    case ScanOpKind::kOperator: return "operator";
+    case ScanOpKind::kAten: return "aten";
+  }
+  return "?";
+}
 namespace {
 
 std::string Basename(const std::string& path) {
@@ -122,7 +134,7 @@ nlohmann::ordered_json ScanToJson(const ScanReport& r, const std::vector<Trace>&
     J uses = J::array();
     for (const ScanUse& u : op.uses) uses.push_back({{"line", u.line}, {"function", u.function}, {"how", u.how}});
     ops.push_back({{"query", op.query},
-                   {"kind", op.kind},
+                   {"kind", ScanOpKindName(op.kind)},
                    {"resolved", op.resolved},
                    {"aten", op.aten},
                    {"category", op.category},

@@ -271,7 +271,7 @@ TEST(UseScan, EveryNnLayerIsAModuleAndTraced) {
   for (const ScanOp& op : r.ops) {
     if (!op.query.starts_with("nn.")) continue;
     missing.erase(op.query.substr(3));
-    EXPECT_EQ(op.kind, "module") << op.query << " filed as " << op.category;
+    EXPECT_EQ(op.kind, ScanOpKind::kModule) << op.query << " filed as " << op.category;
     EXPECT_TRUE(op.needs_trace) << op.query << " (" << op.category << ") is not traced";
   }
   // Containers (torch/nn/modules/container.py) are not ops: a Sequential
