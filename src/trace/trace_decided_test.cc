@@ -1,6 +1,7 @@
 // What the code fixes decides the typical path, on a small MemoryDisk tree
 // written here: a Python default, a constant a caller passes, the user's
-// own call query, a flag local set by a chain of checks, a composite's
+// own call query, a module attribute its base's __init__ sets (through an
+// old-style super call), a flag local set by a chain of checks, a composite's
 // C++ branch on an argument the Python call passes, an overload the call
 // cannot be, and a selection function whose predicate's dtype lists rule
 // a backend out. Line numbers are lines of the raw strings below (each
@@ -255,7 +256,33 @@ class Context {
 } // namespace at
 )x";
 
+// A module whose base's __init__ sets the attribute forward tests, called
+// the old way, naming the class (1.13's `super(Conv2d, self).__init__(...,
+// padding_mode, ...)`).
 constexpr char kNnInitPy[] = R"x(from . import functional
+import torch
+
+
+class Module:
+    def __init__(self):
+        pass
+
+
+class _PadNd(Module):
+    def __init__(self, mode):
+        super(_PadNd, self).__init__()
+        self.mode = mode
+
+
+class Pad(_PadNd):
+    def __init__(self, mode="zeros"):
+        super(Pad, self).__init__(
+            mode)
+
+    def forward(self, input):
+        if self.mode != "zeros":
+            return torch.pick_b(input)
+        return torch.pick_a(input)
 )x";
 constexpr char kTorchInitPy[] = R"x(import torch.nn
 )x";
@@ -319,6 +346,17 @@ TEST_F(DecidedPath, ADefaultDecidesAndTheUsersCallOverridesIt) {
   EXPECT_FALSE(Typical(open, "pick_a"));
   EXPECT_FALSE(Typical(open, "pick_b"));
   EXPECT_TRUE(Listed(open, "pick_a") && Listed(open, "pick_b"));
+}
+
+TEST_F(DecidedPath, AnAttributeTheBaseInitSetsThroughAnOldStyleSuperCallDecides) {
+  // Pad.__init__ passes mode="zeros" on to _PadNd.__init__ through
+  // super(Pad, self).__init__(mode), which sets self.mode.
+  Trace t = TraceOf("nn.Pad");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Listed(t, "pick_b") && Typical(t, "pick_b"));
+  Trace reflect = TraceOf("nn.Pad(mode='reflect')");
+  EXPECT_TRUE(Typical(reflect, "pick_b")) << "a module query's arguments go to its __init__";
+  EXPECT_FALSE(Typical(reflect, "pick_a"));
 }
 
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {

@@ -423,6 +423,15 @@ TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
   EXPECT_TRUE(OnPath(t, "embedding"));
 }
 
+TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
+  // modules/conv.py:441 `padding_mode: str = 'zeros'`, passed by :450-452
+  // `super(Conv2d, self).__init__(..., padding_mode, **factory_kwargs)` to _ConvNd.__init__, whose
+  // :115 `self.padding_mode = padding_mode`; :455 `if self.padding_mode != 'zeros':` guards F.pad.
+  Trace t = TraceTree("1.13.1", "nn.Conv2d", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "pad"));
+  EXPECT_TRUE(OnPath(t, "conv2d"));
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));
