@@ -77,6 +77,16 @@ bool FrameBindings::IsTarget(const PyFrame& f) const {
   return f.symbol == t_.target_name || (IsModuleTarget() && f.symbol == t_.target_name + ".forward");
 }
 
+bool FrameBindings::RuledOut(const PyCallStep& c, const Bindings& caller) const {
+  Assumptions a = a_;
+  a.defaults = caller;
+  for (const Condition& when : c.when) {
+    Tri t = EvaluateCondition(when.text, true, a);
+    if (t == (when.negated ? Tri::kTrue : Tri::kFalse)) return true;
+  }
+  return false;
+}
+
 std::vector<PyParameter> FrameBindings::ParametersOf(const Location& def) {
   if (!def.valid()) return {};
   return ParseParameters(ix_.Snippet(def.file, def.line, 40));
@@ -233,9 +243,10 @@ const Bindings& FrameBindings::Compute(const PyFrame& f, int depth) {
     for (const PyFrame& g : t_.python) {
       for (const PyCallStep& c : g.calls) {
         if (c.resolved != f.symbol || &g == &f) continue;
+        const Bindings& caller = Compute(g, depth + 1);
+        if (RuledOut(c, caller)) continue;
         auto args = ArgumentsAt(g, c);
         if (!args) continue;  // unread: the defaults stand
-        const Bindings& caller = Compute(g, depth + 1);
         std::vector<PyParameter> caller_params = ParametersOf(g.where);
         Bindings site = out;
         bool method = !params.empty() && params[0].name == "self";

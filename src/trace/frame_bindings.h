@@ -6,7 +6,10 @@
 //   * overridden by what the calls reaching the frame pass: a literal
 //     (`need_weights=False`), or a parameter of the caller passed on
 //     (`need_weights=need_weights`, whatever the caller's holds); callers
-//     that disagree leave it unknown;
+//     that disagree leave it unknown; a call whose own conditions the
+//     caller's known values rule out (`hx = self.permute_hidden(hx,
+//     sorted_indices)` under `isinstance(orig_input, PackedSequence)`)
+//     never reaches the frame and has no say;
 //   * for the traced function itself, the arguments of the user's own call
 //     query (`F.interpolate(x, mode='bicubic')`); a module query's
 //     arguments go to its `__init__`;
@@ -39,7 +42,8 @@ using Bindings = std::map<std::string, std::string>;
 
 class FrameBindings {
  public:
-  FrameBindings(const Index& ix, const Trace& t) : ix_(ix), t_(t) {}
+  // `a`: the trace's assumptions, which decide a calling line's conditions.
+  FrameBindings(const Index& ix, const Trace& t, const Assumptions& a) : ix_(ix), t_(t), a_(a) {}
 
   // The known parameters (and `self.attr`s) of frame `f`.
   const Bindings& Of(const PyFrame& f);
@@ -83,6 +87,8 @@ class FrameBindings {
   void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
                       Bindings* out, int depth);
   bool IsTarget(const PyFrame& f) const;
+  // Whether a condition of call `c` is false where its frame's parameters hold `caller`.
+  bool RuledOut(const PyCallStep& c, const Bindings& caller) const;
   static void PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args);
   static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
                    const NativeFunction& fn);
@@ -90,6 +96,7 @@ class FrameBindings {
 
   const Index& ix_;
   const Trace& t_;
+  const Assumptions& a_;
   std::map<std::string, Bindings> done_;
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };

@@ -1,6 +1,7 @@
 // What the code fixes decides the typical path, on a small MemoryDisk tree
 // written here: a Python default, a constant a caller passes, the user's
-// own call query, a module attribute its base's __init__ sets (through an
+// own call query, only the calls a caller's defaults leave on the path,
+// a module attribute its base's __init__ sets (through an
 // old-style super call), a flag local set by a chain of checks, a composite's
 // C++ branch on an argument the Python call passes, an overload the call
 // cannot be, and a selection function whose predicate's dtype lists rule
@@ -156,6 +157,18 @@ def flagged(input, fast=True):
 
 def drop(input, p=0.5, training=True):
     return torch.drop(input, p, training)
+
+
+def permute(input, perm):
+    if perm is None:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
+
+
+def maybe_sorted(input, sort=False):
+    if sort:
+        return permute(input, input)
+    return permute(input, None)
 
 
 def two_outputs(input):
@@ -363,6 +376,16 @@ TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {
   Trace t = TraceOf("F.outer");
   EXPECT_FALSE(Typical(t, "pick_a"));
   EXPECT_TRUE(Typical(t, "pick_b")) << "outer passes mode='b' to choose";
+}
+
+TEST_F(DecidedPath, ACallTheCallersDefaultsRuleOutPassesNothing) {
+  // maybe_sorted's `permute(input, input)` runs only `if sort:`, false by
+  // default: the one call that runs passes perm=None.
+  Trace t = TraceOf("F.maybe_sorted");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace sorted = TraceOf("F.maybe_sorted(x, sort=True)");
+  EXPECT_FALSE(Typical(sorted, "pick_a")) << "both calls may run: perm is unknown";
 }
 
 TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {

@@ -432,6 +432,16 @@ TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
   EXPECT_TRUE(OnPath(t, "conv2d"));
 }
 
+TEST_F(MainPath260, APermutationOnlyAPackedInputPassesIsNone) {
+  // rnn.py:1072 `hx = self.permute_hidden(hx, sorted_indices)` under :1050 `if
+  // isinstance(orig_input, PackedSequence):` (false) and :1121 under :1085 `if hx is None:` ... `else:`
+  // (hx=None by default) do not run; :1159 passes unsorted_indices, None since :1084. permute_hidden's
+  // :1020 `if permutation is None: return hx` keeps _apply_permutation's index_select (:37) off.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "index_select"));
+  EXPECT_TRUE(OnPath(t, "lstm.input"));
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));

@@ -1160,7 +1160,7 @@ class PathAnnotator {
   std::map<size_t, Tri> entry_python_;
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   std::map<size_t, std::vector<CallerEdge>> other_callers_;  // each op's other callers (also_reached_from)
-  FrameBindings bindings_{ix_, t_};
+  FrameBindings bindings_{ix_, t_, a_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;
   std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
