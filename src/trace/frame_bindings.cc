@@ -188,6 +188,32 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
 
 const Bindings& FrameBindings::Of(const PyFrame& f) { return Compute(f, 0); }
 
+Tri FrameBindings::Evaluate(const PyFrame& f, const Condition& c) {
+  auto evaluate = [&](const std::string& text, const Bindings& known) {
+    Assumptions b = a_;
+    b.defaults = known;
+    return EvaluateCondition(text, true, b);
+  };
+  Assumptions with_locals = a_;
+  with_locals.defaults = Of(f);
+  for (const auto& [name, truth] : LocalTruths(f, c.text, c.where.line, evaluate)) with_locals.defaults[name] = truth;
+  return EvaluateCondition(c.text, true, with_locals);
+}
+
+bool FrameBindings::IsOpenOptionalStep(const Condition& c) {
+  if (c.kind != ConditionKind::kIf || c.negated || !c.where.valid() || !c.where.file.ends_with(".py")) return false;
+  auto text = ix_.FileText(c.where.file);
+  if (!text || !PyOptionalStep(*text, c.where.line)) return false;
+  // The frame one of whose calls the condition guards.
+  for (const PyFrame& f : t_.python) {
+    if (f.where.file != c.where.file) continue;
+    for (const PyCallStep& call : f.calls)
+      for (const Condition& w : call.when)
+        if (w.where.line == c.where.line && w.text == c.text) return Evaluate(f, c) == Tri::kUnknown;
+  }
+  return false;
+}
+
 bool FrameBindings::FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c) {
   PySymbol fn = ix_.py.Resolve(f.symbol);
   if (fn.kind != PySymbol::kFunction || !f.where.valid() || c.line <= 0) return false;

@@ -48,6 +48,15 @@ class FrameBindings {
   // The known parameters (and `self.attr`s) of frame `f`.
   const Bindings& Of(const PyFrame& f);
 
+  // Python condition `c` of frame `f` (not negated) with what the frame's
+  // parameters and the locals before it (LocalTruths) hold.
+  Tri Evaluate(const PyFrame& f, const Condition& c);
+
+  // Whether Python condition `c` heads an optional step its frame's known
+  // values leave open: a lone `if` whose suite falls through
+  // (py/py_guards.h PyOptionalStep), undecided.
+  bool IsOpenOptionalStep(const Condition& c);
+
   // Whether the value call `c` of frame `f` assigns (`w = w.mean(dim=1)`)
   // reaches only a later element of what the frame returns (`return out,
   // w`): a typical caller differentiates the first output, so that call's

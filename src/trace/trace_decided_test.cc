@@ -1,6 +1,7 @@
 // What the code fixes decides the typical path, on a small MemoryDisk tree
 // written here: a Python default, a constant a caller passes, the user's
 // own call query, only the calls a caller's defaults leave on the path,
+// an open optional step (a lone `if` that falls through) off the path,
 // a module attribute its base's __init__ sets (through an
 // old-style super call), a flag local set by a chain of checks, a composite's
 // C++ branch on an argument the Python call passes, an overload the call
@@ -169,6 +170,18 @@ def maybe_sorted(input, sort=False):
     if sort:
         return permute(input, input)
     return permute(input, None)
+
+
+def unbatched_too(input):
+    if input.dim() == 2:
+        input = torch.pick_b(input)
+    return torch.pick_a(input)
+
+
+def by_rank(input):
+    if input.dim() == 2:
+        return torch.pick_b(input)
+    return torch.pick_a(input)
 
 
 def two_outputs(input):
@@ -386,6 +399,22 @@ TEST_F(DecidedPath, ACallTheCallersDefaultsRuleOutPassesNothing) {
   EXPECT_FALSE(Typical(t, "pick_b"));
   Trace sorted = TraceOf("F.maybe_sorted(x, sort=True)");
   EXPECT_FALSE(Typical(sorted, "pick_a")) << "both calls may run: perm is unknown";
+}
+
+TEST_F(DecidedPath, AnOpenOptionalStepIsOffThePathAnOpenPickAmongFormsStaysOn) {
+  auto marked = [](const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == name) return std::pair{op.typical, op.undecided};
+    return std::pair{false, false};
+  };
+  // `if input.dim() == 2: input = torch.pick_b(input)` with no else, going on to pick_a either way.
+  Trace step = TraceOf("F.unbatched_too");
+  EXPECT_EQ(marked(step, "pick_b"), (std::pair{false, true})) << "open, not typical";
+  EXPECT_TRUE(Typical(step, "pick_a"));
+  // `if input.dim() == 2: return torch.pick_b(input)`: each branch leaves, one of them runs.
+  Trace forms = TraceOf("F.by_rank");
+  EXPECT_EQ(marked(forms, "pick_b"), (std::pair{true, true}));
+  EXPECT_EQ(marked(forms, "pick_a"), (std::pair{true, true}));
 }
 
 TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {

@@ -442,6 +442,22 @@ TEST_F(MainPath260, APermutationOnlyAPackedInputPassesIsNone) {
   EXPECT_TRUE(OnPath(t, "lstm.input"));
 }
 
+TEST_F(MainPath260, AnOptionalStepForAnUnbatchedInputIsOpen) {
+  // rnn.py:1080-1081 `if not is_batched: input = input.unsqueeze(batch_dim)` and :1156-1157 `if not
+  // is_batched: output = output.squeeze(batch_dim)`: lone ifs falling through to _VF.lstm (:1124) and
+  // the return. Listed, open, not typical.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  for (const char* name : {"unsqueeze", "squeeze"}) {
+    const OpStep* op = Op(t, name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_TRUE(op->undecided) << name;
+    EXPECT_FALSE(op->typical) << name;
+  }
+  const OpStep* lstm = Op(t, "lstm.input");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_TRUE(lstm->typical && !lstm->undecided);
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));

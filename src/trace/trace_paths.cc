@@ -234,7 +234,7 @@ class PathAnnotator {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) {
         if (op.role == OpRole::kForward) {
-          op.when = EntryConditions(op, &entry_python_[i]);
+          op.when = EntryConditions(op, &entry_python_[i], &optional_step_[i]);
           if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
           if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
         }
@@ -404,19 +404,9 @@ class PathAnnotator {
   }
 
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
-    Assumptions a = a_;
-    a.defaults = bindings_.Of(f);
-    auto evaluate = [&](const std::string& text, const Bindings& known) {
-      Assumptions b = a_;
-      b.defaults = known;
-      return EvaluateCondition(text, true, b);
-    };
     for (const auto& c : when) {
       out->push_back(c);
-      Assumptions with_locals = a;
-      for (const auto& [name, truth] : bindings_.LocalTruths(f, c.text, c.where.line, evaluate))
-        with_locals.defaults[name] = truth;
-      Tri t = EvaluateCondition(c.text, true, with_locals);
+      Tri t = bindings_.Evaluate(f, c);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       Meet(value, t);
     }
@@ -464,14 +454,26 @@ class PathAnnotator {
     return any;
   }
 
-  std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
+  // *optional_step: every open way passes an optional step the
+  // assumptions leave open, a lone `if` whose suite falls through
+  // (FrameBindings::IsOpenOptionalStep: `if not is_batched: input =
+  // input.unsqueeze(1)`). The code goes on either way, so what the step
+  // calls is no form of the call the path picks among: open, never typical.
+  std::vector<Condition> EntryConditions(const OpStep& op, Tri* value, bool* optional_step) {
     *value = Tri::kTrue;
+    *optional_step = true;
     std::vector<Condition> out;
     std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+    auto passes_open_step = [&](const std::vector<Condition>& when) {
+      return std::any_of(when.begin(), when.end(), [&](const Condition& c) { return bindings_.IsOpenOptionalStep(c); });
+    };
     BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : CallsTo(f, {full, base}))
-        if (best.Offer(Way(f, c, 0))) break;
+      for (const auto& c : CallsTo(f, {full, base})) {
+        auto way = Way(f, c, 0);
+        if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
+        if (best.Offer(std::move(way))) break;
+      }
       if (best.rank == 2) break;
     }
     best.AppendTo(&out, value);
@@ -961,11 +963,12 @@ class PathAnnotator {
           }
         }
         // An undecided Python condition keeps both sides on the path (it
-        // picks among argument forms: the entry ops all stay candidates); an
+        // picks among argument forms: the entry ops all stay candidates),
+        // but for an optional step the code goes on without; an
         // undecided C++ condition picks among backends and leaves its branch
         // off the path. Both are marked undecided.
         bool python_entry = op.reached_from.empty() && op.role == OpRole::kForward;
-        bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry);
+        bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry && !optional_step_[i]);
         bool undecided = v == Tri::kUnknown;
         changed = changed || typical != op.typical || undecided != op.undecided;
         op.typical = typical;
@@ -1158,6 +1161,7 @@ class PathAnnotator {
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
+  std::map<size_t, bool> optional_step_;  // entry ops behind an open optional step (EntryConditions)
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   std::map<size_t, std::vector<CallerEdge>> other_callers_;  // each op's other callers (also_reached_from)
   FrameBindings bindings_{ix_, t_, a_};
