@@ -55,6 +55,11 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 
 - func: grow_(Tensor(a!) self) -> Tensor(a!)
   structured_delegate: grow.out
+
+- func: grow(Tensor self) -> Tensor
+  structured_delegate: grow.out
+
+- func: swell(Tensor(a!) self) -> Tensor(a!)
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -104,6 +109,13 @@ Tensor embed(const Tensor& weight) {
 Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
 TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
+
+Tensor& swell(Tensor& self) {
+  if (self.is_sparse()) {
+    return at::grow(self);
+  }
+  return at::grow_(self);
+}
 } // namespace at::native
 )x";
 
@@ -212,6 +224,12 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+  // Shrink.cpp:50 `at::grow(self)` only for a sparse tensor: grow.out is
+  // still reached only as grow_'s delegate on the path.
+  Trace swell = TraceOf("aten::swell");
+  EXPECT_EQ(PathOf(swell, "grow_"), "typical");
+  EXPECT_EQ(PathOf(swell, "grow"), "not taken");
+  EXPECT_EQ(PathOf(swell, "grow.out"), "not taken");
 }
 
 }  // namespace
