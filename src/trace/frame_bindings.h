@@ -14,8 +14,11 @@
 //     query (`F.interpolate(x, mode='bicubic')`); a module query's
 //     arguments go to its `__init__`;
 //   * for a module's method, `self.attr` for each attribute `__init__` (or
-//     the base `__init__` it calls through super()) sets unconditionally
-//     from a literal or a parameter (`self.norm_first = norm_first`).
+//     the base `__init__` it calls through super()) sets from a literal or
+//     a parameter (`self.norm_first = norm_first`, `self.bias_k =
+//     self.bias_v = None`, `self.register_parameter("in_proj_bias", None)`),
+//     unconditionally or in the branch of an `if` chain its arguments
+//     decide (`if add_bias_kv: ... else: ...`).
 //
 // Values are kept as written; an expression the text cannot evaluate
 // (`_Reduction.get_enum(reduction)`) is unknown when it reads a parameter
@@ -93,6 +96,16 @@ class FrameBindings {
                                      const std::vector<PyParameter>& caller_params, const PyFrame* from = nullptr,
                                      int line = 0, int depth = 0);
   void AddAttributes(const std::string& symbol, Bindings* out, int depth);
+  struct BodyLine {
+    int indent = 0;
+    std::string_view text;  // without its indentation
+  };
+  static std::vector<BodyLine> BodyLines(std::string_view body, uint32_t first, uint32_t last);
+  void AssignAttributes(const std::vector<BodyLine>& lines, size_t begin, size_t end, const Bindings& local,
+                        Bindings* out);
+  Tri BranchCondition(std::string_view header, const Bindings& local, const Bindings& attributes) const;
+  static void AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out);
+  static void ForgetAttribute(std::string_view stmt, Bindings* out);
   void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
                       Bindings* out, int depth);
   bool IsTarget(const PyFrame& f) const;

@@ -3,7 +3,7 @@
 // own call query, only the calls a caller's defaults leave on the path,
 // an open optional step (a lone `if` that falls through) off the path,
 // a module attribute its base's __init__ sets (through an
-// old-style super call), a flag local set by a chain of checks, a composite's
+// old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a composite's
 // C++ branch on an argument the Python call passes, an overload the call
 // cannot be, and a selection function whose predicate's dtype lists rule
 // a backend out. Line numbers are lines of the raw strings below (each
@@ -309,6 +309,27 @@ class Pad(_PadNd):
         if self.mode != "zeros":
             return torch.pick_b(input)
         return torch.pick_a(input)
+
+
+class Extra(Module):
+    def __init__(self, add_extra=False, bias=True):
+        super().__init__()
+        if add_extra:
+            self.extra = torch.empty(1)
+            self.other = torch.empty(1)
+        else:
+            self.extra = self.other = None
+        if bias:
+            self.b = torch.empty(1)
+        else:
+            self.register_parameter("b", None)
+
+    def forward(self, input):
+        if self.other is not None:
+            return torch.pick_b(input)
+        if self.b is None:
+            return torch.pick_c(input)
+        return torch.pick_a(input)
 )x";
 constexpr char kTorchInitPy[] = R"x(import torch.nn
 )x";
@@ -383,6 +404,23 @@ TEST_F(DecidedPath, AnAttributeTheBaseInitSetsThroughAnOldStyleSuperCallDecides)
   Trace reflect = TraceOf("nn.Pad(mode='reflect')");
   EXPECT_TRUE(Typical(reflect, "pick_b")) << "a module query's arguments go to its __init__";
   EXPECT_FALSE(Typical(reflect, "pick_a"));
+}
+
+TEST_F(DecidedPath, AnAttributeSetInTheBranchTheInitArgumentsTakeDecides) {
+  // Extra.__init__: `if add_extra: ... else: self.extra = self.other = None`, and
+  // `if bias: ... else: self.register_parameter("b", None)`.
+  auto not_taken = [](const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == name) return !op.typical && !op.undecided;
+    return false;
+  };
+  Trace t = TraceOf("nn.Extra");
+  EXPECT_TRUE(not_taken(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_c")) << "self.b holds a tensor: not known to be None";
+  Trace unbiased = TraceOf("nn.Extra(bias=False)");
+  EXPECT_TRUE(Typical(unbiased, "pick_c")) << "an unset parameter reads as None";
+  Trace extra = TraceOf("nn.Extra(add_extra=True)");
+  EXPECT_FALSE(not_taken(extra, "pick_b")) << "self.other holds a tensor: not known to be None";
 }
 
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {

@@ -471,6 +471,16 @@ TEST_F(MainPath260, ADelegateWhoseOtherCallerIsOffThePathIsFolded) {
   EXPECT_FALSE(out->typical);
 }
 
+TEST_F(MainPath260, AnAttributeSetInTheBranchInitTakesDecides) {
+  // modules/activation.py:1106 `if add_bias_kv:` (False by default) ... :1110 `self.bias_k =
+  // self.bias_v = None`; forward passes self.bias_k on to multi_head_attention_forward, whose
+  // functional.py:6280 `if bias_k is not None and bias_v is not None:` guards :6283's cat and repeat.
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "repeat"));
+  EXPECT_FALSE(OnPath(t, "cat"));
+  EXPECT_TRUE(OnPath(t, "bmm"));
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));
