@@ -60,6 +60,8 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   structured_delegate: grow.out
 
 - func: swell(Tensor(a!) self) -> Tensor(a!)
+
+- func: lookup(Tensor weight, Tensor indices) -> Tensor
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -109,6 +111,14 @@ Tensor embed(const Tensor& weight) {
 Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
 TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
+
+Tensor lookup(const Tensor& weight, const Tensor& indices) {
+  if (indices.dim() == 1) {
+    return at::pick_a(weight);
+  }
+  auto flat = at::pick_b(indices);
+  return at::pick_a(weight);
+}
 
 Tensor& swell(Tensor& self) {
   if (self.is_sparse()) {
@@ -218,13 +228,21 @@ TEST_F(CodeDecides, APythonCallIsOnlyTheOverloadsItsArgumentsFit) {
   EXPECT_EQ(PathOf(t, "middle"), "not taken");
 }
 
+TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
+  // Shrink.cpp:49-51 `if (indices.dim() == 1) { return at::pick_a(weight); }`, :53 `return
+  // at::pick_a(weight);` after it: pick_a runs either way; :52's pick_b only past the return.
+  Trace t = TraceOf("aten::lookup");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
 TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   // grow_ delegates to grow.out: the profiler sees aten::grow_ only, the
   // delegate's impl runs inside grow_'s generated kernel.
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
-  // Shrink.cpp:50 `at::grow(self)` only for a sparse tensor: grow.out is
+  // Shrink.cpp:58 `at::grow(self)` only for a sparse tensor: grow.out is
   // still reached only as grow_'s delegate on the path.
   Trace swell = TraceOf("aten::swell");
   EXPECT_EQ(PathOf(swell, "grow_"), "typical");

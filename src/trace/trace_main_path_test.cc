@@ -423,6 +423,19 @@ TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
   EXPECT_TRUE(OnPath(t, "embedding"));
 }
 
+TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
+  // Embedding.cpp:23-24 `if (indices.dim() == 1) { return weight.index_select(0, indices); }` and
+  // :32 `return weight.index_select(0, indices.reshape(-1)).view_symint(size);`: index_select runs
+  // whatever the indices' rank, reshape only past the return.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  const OpStep* index_select = Op(t, "index_select");
+  const OpStep* reshape = Op(t, "reshape");
+  ASSERT_NE(index_select, nullptr);
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_TRUE(index_select->typical && !index_select->undecided);
+  EXPECT_TRUE(reshape->undecided);
+}
+
 TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
   // modules/conv.py:441 `padding_mode: str = 'zeros'`, passed by :450-452
   // `super(Conv2d, self).__init__(..., padding_mode, **factory_kwargs)` to _ConvNd.__init__, whose

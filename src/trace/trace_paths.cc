@@ -135,7 +135,9 @@ std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>&
   if (a.size() != b.size()) return std::nullopt;
   size_t differ = a.size();
   for (size_t i = 0; i < a.size(); ++i) {
-    const bool same_test = a[i].text == b[i].text && a[i].where.line == b[i].where.line;
+    // A device condition is written at each call, and means the same at each.
+    const bool device = a[i].kind == ConditionKind::kDevice && b[i].kind == ConditionKind::kDevice;
+    const bool same_test = a[i].text == b[i].text && (a[i].where.line == b[i].where.line || device);
     if (same_test && a[i].negated == b[i].negated) continue;
     if (!same_test || differ != a.size()) return std::nullopt;
     differ = i;
@@ -638,8 +640,8 @@ class PathAnnotator {
     if (sites.empty()) return {};
     KeepSitesOfItsForm(child, base, &sites);
     *found = true;
-    std::vector<Condition> best;
-    int best_rank = -1;
+    std::vector<std::vector<Condition>> each;
+    std::vector<Location> called_at;
     for (const OpCallStep* call : sites) {
       std::vector<Condition> conditions = SiteConditions(parent, *call, base);
       // A hand-written Tensor method that returns the tensor itself
@@ -647,12 +649,22 @@ class PathAnnotator {
       if (IsMethodCall(*call, base))
         if (auto guard = EarlySelfReturn(ix_, base))
           conditions.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
-      Tri v = Evaluate(parent, conditions);
-      int rank = Rank(v);
-      if (rank > best_rank) {
+      each.push_back(std::move(conditions));
+      called_at.push_back(call->where);
+      if (Evaluate(parent, each.back()) == Tri::kTrue) break;
+    }
+    // Calls on both sides of an open condition (`if (indices.dim() == 1)
+    // return weight.index_select(...);` then `return
+    // weight.index_select(...).view(size);`): one of them runs.
+    const size_t written = AddEitherBranch(&each);
+    std::vector<Condition> best;
+    int best_rank = -1;
+    for (size_t i = 0; i < each.size(); ++i) {
+      int rank = Rank(Evaluate(parent, each[i]));
+      if (rank > best_rank || (i >= written && rank == best_rank && each[i].size() < best.size())) {
         best_rank = rank;
-        best = std::move(conditions);
-        *site = call->where;
+        best = std::move(each[i]);
+        *site = i < written ? called_at[i] : called_at.front();  // a merged pair: its first call
       }
       if (rank == 2) break;
     }
