@@ -62,6 +62,12 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: swell(Tensor(a!) self) -> Tensor(a!)
 
 - func: lookup(Tensor weight, Tensor indices) -> Tensor
+
+- func: quot.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+
+- func: quot.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+  variants: function, method
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -112,6 +118,11 @@ Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
 TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
 
+Tensor quot(const Tensor& self, const Tensor& other) { return at::pick_a(self); }
+Tensor quot(const Tensor& self, const Tensor& other, std::optional<c10::string_view> rounding_mode) {
+  return at::pick_b(self);
+}
+
 Tensor lookup(const Tensor& weight, const Tensor& indices) {
   if (indices.dim() == 1) {
     return at::pick_a(weight);
@@ -141,6 +152,12 @@ def middle_of(input, dim):
     return torch.middle(input, dim)
 )x";
 
+// tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
+constexpr char kVariableMethods[] = R"x(static PyMethodDef variable_methods[] = {
+  {"__truediv__", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_quot>), METH_VARARGS | METH_KEYWORDS, NULL},
+};
+)x";
+
 constexpr char kNnInitPy[] = "from . import functional\n";
 constexpr char kTorchInitPy[] = "import torch.nn\n";
 
@@ -150,6 +167,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
   disk->Add("aten/src/ATen/native/Shrink.cpp", kShrinkCpp);
   disk->Add("torch/nn/functional.py", kFunctionalPy);
+  disk->Add("tools/autograd/templates/python_variable_methods.cpp", kVariableMethods);
   disk->Add("torch/nn/__init__.py", kNnInitPy);
   disk->Add("torch/__init__.py", kTorchInitPy);
   return disk;
@@ -229,11 +247,22 @@ TEST_F(CodeDecides, APythonCallIsOnlyTheOverloadsItsArgumentsFit) {
 }
 
 TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
-  // Shrink.cpp:49-51 `if (indices.dim() == 1) { return at::pick_a(weight); }`, :53 `return
-  // at::pick_a(weight);` after it: pick_a runs either way; :52's pick_b only past the return.
+  // Shrink.cpp:54-56 `if (indices.dim() == 1) { return at::pick_a(weight); }`, :58 `return
+  // at::pick_a(weight);` after it: pick_a runs either way; :57's pick_b only past the return.
   Trace t = TraceOf("aten::lookup");
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, AnOperatorTakesTheOverloadTheParserPicksForTensors) {
+  // `x / y` passes one tensor and no rounding_mode: quot.Tensor, whose
+  // Shrink.cpp:48 calls pick_a; quot.Tensor_mode (:49-51, pick_b) takes a keyword it never passes.
+  Trace t = TraceOf("Tensor.__truediv__");
+  EXPECT_EQ(t.selected_overload, "quot.Tensor");
+  EXPECT_EQ(PathOf(t, "quot.Tensor"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "quot.Tensor_mode"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
 }
 
 TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
@@ -242,7 +271,7 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
-  // Shrink.cpp:58 `at::grow(self)` only for a sparse tensor: grow.out is
+  // Shrink.cpp:63 `at::grow(self)` only for a sparse tensor: grow.out is
   // still reached only as grow_'s delegate on the path.
   Trace swell = TraceOf("aten::swell");
   EXPECT_EQ(PathOf(swell, "grow_"), "typical");

@@ -436,6 +436,20 @@ TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   EXPECT_TRUE(reshape->undecided);
 }
 
+TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
+  // python_variable_methods.cpp:1241 binds __truediv__ to THPVariable_div: `x / y` passes one operand
+  // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
+  // (derivatives.yaml:564 `at::lift_fresh(...)`) is no part of it.
+  Trace t = TraceTree("1.13.1", "Tensor.__truediv__", TraceOptions::Device::kCpu);
+  const OpStep* tensor = Op(t, "div.Tensor");
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_TRUE(tensor->typical && !tensor->undecided);
+  EXPECT_FALSE(OnPath(t, "div.Tensor_mode"));
+  EXPECT_FALSE(OnPath(t, "div.Scalar_mode"));
+  const OpStep* lift = Op(t, "lift_fresh", OpRole::kBackward);
+  EXPECT_TRUE(!lift || (!lift->typical && !lift->undecided));
+}
+
 TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
   // modules/conv.py:441 `padding_mode: str = 'zeros'`, passed by :450-452
   // `super(Conv2d, self).__init__(..., padding_mode, **factory_kwargs)` to _ConvNd.__init__, whose

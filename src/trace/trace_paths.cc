@@ -237,7 +237,13 @@ class PathAnnotator {
       if (op.reached_from.empty()) {
         if (op.role == OpRole::kForward) {
           op.when = EntryConditions(op, &entry_python_[i], &optional_step_[i]);
-          if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+          // Where the query fixes the overload the arg parser picks for tensor
+          // operands (`x / y` is div.Tensor, never div.Tensor_mode's
+          // rounding_mode nor div.Scalar_mode's number), its other
+          // overloads take what a typical call does not pass.
+          const std::string& picked = t_.selected_overload;
+          const bool other_form = !picked.empty() && op.name != picked && OpBaseName(op.name) == OpBaseName(picked);
+          if (other_form || !EntryArguments(op)) entry_python_[i] = Tri::kFalse;
           if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
         }
         continue;
