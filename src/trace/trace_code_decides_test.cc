@@ -56,11 +56,6 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: grow_(Tensor(a!) self) -> Tensor(a!)
   structured_delegate: grow.out
 
-- func: grow(Tensor self) -> Tensor
-  structured_delegate: grow.out
-
-- func: swell(Tensor(a!) self) -> Tensor(a!)
-
 - func: lookup(Tensor weight, Tensor indices) -> Tensor
 
 - func: quot.Tensor(Tensor self, Tensor other) -> Tensor
@@ -129,13 +124,6 @@ Tensor lookup(const Tensor& weight, const Tensor& indices) {
   }
   auto flat = at::pick_b(indices);
   return at::pick_a(weight);
-}
-
-Tensor& swell(Tensor& self) {
-  if (self.is_sparse()) {
-    return at::grow(self);
-  }
-  return at::grow_(self);
 }
 } // namespace at::native
 )x";
@@ -271,12 +259,6 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
-  // Shrink.cpp:63 `at::grow(self)` only for a sparse tensor: grow.out is
-  // still reached only as grow_'s delegate on the path.
-  Trace swell = TraceOf("aten::swell");
-  EXPECT_EQ(PathOf(swell, "grow_"), "typical");
-  EXPECT_EQ(PathOf(swell, "grow"), "not taken");
-  EXPECT_EQ(PathOf(swell, "grow.out"), "not taken");
 }
 
 }  // namespace

@@ -485,19 +485,6 @@ TEST_F(MainPath260, AnOptionalStepForAnUnbatchedInputIsOpen) {
   EXPECT_TRUE(lstm->typical && !lstm->undecided);
 }
 
-TEST_F(MainPath260, ADelegateWhoseOtherCallerIsOffThePathIsFolded) {
-  // ReduceOps.cpp:1472 `(self - maxes).exp_()` on the path; :1475 `at::exp(self)` only for an empty
-  // tensor (:1466 `if (self.numel() != 0)`). exp_ and exp both delegate to exp.out
-  // (native_functions.yaml:2564, :2570), which runs inside exp_'s kernel: no dispatched op.
-  Trace t = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
-  const OpStep* exp_ = Op(t, "exp_");
-  const OpStep* out = Op(t, "exp.out");
-  ASSERT_NE(exp_, nullptr);
-  ASSERT_NE(out, nullptr);
-  EXPECT_TRUE(exp_->typical && !exp_->undecided);
-  EXPECT_FALSE(out->typical);
-}
-
 TEST_F(MainPath260, AnAttributeSetInTheBranchInitTakesDecides) {
   // modules/activation.py:1106 `if add_bias_kv:` (False by default) ... :1110 `self.bias_k =
   // self.bias_v = None`; forward passes self.bias_k on to multi_head_attention_forward, whose

@@ -204,21 +204,13 @@ class PathAnnotator {
   // A structured delegate reached only as such (add_.Tensor -> add.out) is
   // no dispatched op: its meta and impl run inside the generated kernel of
   // the op that delegates (whose main-path entry folds them in). What it
-  // calls keeps its own mark; it is not marked typical itself. Another
-  // caller off the path (exp.out's `exp` beside logsumexp's `exp_`) calls
-  // nothing that runs.
+  // calls keeps its own mark; it is not marked typical itself.
   void FoldStructuredDelegates() {
-    auto delegates_to = [&](const OpStep* caller, const OpStep& op) {
-      return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
-    };
     for (OpStep& op : t_.ops) {
-      if (!op.typical || op.reached_from.empty() || !delegates_to(Parent(op), op)) continue;
-      bool only_as_delegate = true;
-      for (const std::string& name : op.also_reached_from) {
-        const OpStep* other = OpNamed(name, op.role);
-        only_as_delegate = only_as_delegate && (!other || (!other->typical && !other->undecided) || delegates_to(other, op));
-      }
-      if (only_as_delegate) op.typical = false;
+      if (!op.typical || op.reached_from.empty() || !op.also_reached_from.empty()) continue;
+      const OpStep* parent = Parent(op);
+      if (parent && parent->role == op.role && parent->yaml && parent->yaml->structured_delegate == op.name)
+        op.typical = false;
     }
   }
 
