@@ -587,7 +587,7 @@ class PathAnnotator {
     // return weight.index_select(...);` then `return
     // weight.index_select(...).view(size);`): one of them runs. A pair
     // whose one side is ruled out keeps the open side's conditions.
-    AddEitherBranch(&each);
+    const size_t written = AddEitherBranch(&each);
     std::vector<Condition> best;
     int best_rank = -1;
     for (size_t i = 0; i < each.size(); ++i) {
