@@ -5,8 +5,9 @@
 // `/*forward=*/true` binds its parameters (and the helpers it passes them
 // on to), a Python if-chain whose branches all return guards what follows
 // by every branch, a Python call with more arguments than an overload
-// takes is not that overload, and a structured delegate is folded into the
-// op that delegates. Line numbers are lines of the raw strings below (each
+// takes is not that overload, a helper call takes the C++ overload its
+// arguments' declared types match exactly, and a structured delegate is
+// folded into the op that delegates. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -57,6 +58,8 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   structured_delegate: grow.out
 
 - func: lookup(Tensor weight, Tensor indices) -> Tensor
+
+- func: chop(Tensor self, int size) -> Tensor
 
 - func: quot.Tensor(Tensor self, Tensor other) -> Tensor
   variants: function, method
@@ -124,6 +127,14 @@ Tensor lookup(const Tensor& weight, const Tensor& indices) {
   }
   auto flat = at::pick_b(indices);
   return at::pick_a(weight);
+}
+
+std::vector<Tensor> cut(const Tensor& self, int64_t size) { return {at::pick_a(self)}; }
+std::vector<Tensor> cut(const Tensor& self, IntArrayRef sizes) { return {at::pick_b(self)}; }
+
+Tensor chop(const Tensor& self, int64_t size) {
+  auto parts = at::native::cut(self, size);
+  return parts[0];
 }
 } // namespace at::native
 )x";
@@ -240,6 +251,15 @@ TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   Trace t = TraceOf("aten::lookup");
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {
+  // Shrink.cpp:65 `at::native::cut(self, size)` with `int64_t size`: cut's int64_t overload (:61),
+  // not the IntArrayRef one (:62) an int64_t also converts to.
+  Trace t = TraceOf("aten::chop");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "open");
 }
 
 TEST_F(CodeDecides, AnOperatorTakesTheOverloadTheParserPicksForTensors) {

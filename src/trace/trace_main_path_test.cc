@@ -436,6 +436,16 @@ TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   EXPECT_TRUE(reshape->undecided);
 }
 
+TEST_F(Decided1131, AHelperCallTakesTheExactlyMatchingOverload) {
+  // TensorShape.cpp:2257 unsafe_split's `at::native::split(self, split_size, dim)` with `int64_t
+  // split_size` is :2240's split(const Tensor&, int64_t, int64_t) -- narrow -- not :2252's IntArrayRef
+  // overload calling split_with_sizes. nn.LSTM's CPU cell reaches it through unsafe_chunk.
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "unsafe_split.Tensor"));
+  EXPECT_TRUE(OnPath(t, "narrow"));
+  EXPECT_FALSE(OnPath(t, "split_with_sizes"));
+}
+
 TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
   // python_variable_methods.cpp:1241 binds __truediv__ to THPVariable_div: `x / y` passes one operand
   // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
