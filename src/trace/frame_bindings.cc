@@ -539,7 +539,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   bool method = c.kind == PyCallTarget::kMethod && !schema.empty() && schema[0].name == "self";
   PackIntListVarargs(fn, method, &*args);
   std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
-  if (!Fits(*args, bound, fn)) *fits = false;
+  if (!Fits(*args, bound, fn, method)) *fits = false;
   for (const auto& [name, value] : bound) {
     std::optional<std::string> v = Resolve(value, caller, caller_params, &f, c.line);
     if (!v) out[name] = std::nullopt;
@@ -577,7 +577,7 @@ void FrameBindings::PackIntListVarargs(const NativeFunction& fn, bool method, st
 // Every argument found its parameter, and no literal is of a kind the
 // parameter's type cannot take (a number for a Dimname, a string for an int).
 bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
-                         const NativeFunction& fn) {
+                         const NativeFunction& fn, bool method) {
   // `out=` names an out= tensor, bound only where the overload has one;
   // the Python parser adds `requires_grad=` to a factory's TensorOptions.
   auto has = [&](std::string_view name, bool out) {
@@ -595,6 +595,11 @@ bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std
     placed += a.value.starts_with("*") || unbound_keyword(a) ? 0 : 1;
   }
   if (!unpacked && bound.size() != placed) return false;
+  // Every argument without a default is passed (a method's receiver is `self`).
+  for (const SchemaArgument& a : fn.schema.arguments) {
+    if (unpacked || a.is_out || a.default_value || (method && a.name == "self")) continue;
+    if (!bound.count(a.name)) return false;
+  }
   for (const SchemaArgument& a : fn.schema.arguments) {
     auto b = bound.find(a.name);
     if (b == bound.end() || !IsLiteral(b->second)) continue;

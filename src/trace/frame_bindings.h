@@ -79,8 +79,9 @@ class FrameBindings {
   // nullopt where what is passed is unknown and may differ from the
   // schema's default. Arguments not listed keep the schema's default.
   // *fits becomes false when the call cannot be this overload: more
-  // arguments than it takes, a keyword the schema lacks, or a literal of the
-  // wrong kind.
+  // arguments than it takes, a keyword the schema lacks, a literal of the
+  // wrong kind, or an argument without default it does not pass
+  // (`torch.zeros(n, m, dtype=...)` is never zeros.names, whose `names` has none).
   std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
                                                               const NativeFunction& fn, bool* fits);
 
@@ -113,7 +114,7 @@ class FrameBindings {
   bool RuledOut(const PyCallStep& c, const Bindings& caller) const;
   static void PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args);
   static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
-                   const NativeFunction& fn);
+                   const NativeFunction& fn, bool method);
   bool IsModuleTarget() const { return t_.target_kind == TargetKind::kModule; }
 
   const Index& ix_;

@@ -5,7 +5,7 @@
 // `/*forward=*/true` binds its parameters (and the helpers it passes them
 // on to), a Python if-chain whose branches all return guards what follows
 // by every branch, a Python call with more arguments than an overload
-// takes is not that overload, a helper call takes the C++ overload its
+// takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
 // folded into the op that delegates. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
@@ -60,6 +60,14 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: lookup(Tensor weight, Tensor indices) -> Tensor
 
 - func: chop(Tensor self, int size) -> Tensor
+
+- func: blank(int[] size, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: blank
+
+- func: blank.names(int[] size, *, Dimname[]? names, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: blank_names
 
 - func: quot.Tensor(Tensor self, Tensor other) -> Tensor
   variants: function, method
@@ -136,6 +144,11 @@ Tensor chop(const Tensor& self, int64_t size) {
   auto parts = at::native::cut(self, size);
   return parts[0];
 }
+
+Tensor blank(IntArrayRef size, std::optional<ScalarType> dtype) { return at::pick_a(Tensor()); }
+Tensor blank_names(IntArrayRef size, std::optional<DimnameList> names, std::optional<ScalarType> dtype) {
+  return at::pick_b(Tensor());
+}
 } // namespace at::native
 )x";
 
@@ -149,6 +162,8 @@ def reduce(input, reduction="mean"):
     return torch.pick_a(input)
 def middle_of(input, dim):
     return torch.middle(input, dim)
+def blank_like(input):
+    return torch.blank(2, 3, dtype=input.dtype)
 )x";
 
 // tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
@@ -270,6 +285,16 @@ TEST_F(CodeDecides, AnOperatorTakesTheOverloadTheParserPicksForTensors) {
   EXPECT_EQ(PathOf(t, "quot.Tensor"), "typical");
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "quot.Tensor_mode"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, APythonCallPassesEveryArgumentWithoutDefault) {
+  // functional.py:11 `torch.blank(2, 3, dtype=input.dtype)` passes no `names`, which blank.names
+  // takes with no default: never that overload.
+  Trace t = TraceOf("F.blank_like");
+  EXPECT_EQ(PathOf(t, "blank"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "blank.names"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
 }
 

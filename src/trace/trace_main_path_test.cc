@@ -446,6 +446,14 @@ TEST_F(Decided1131, AHelperCallTakesTheExactlyMatchingOverload) {
   EXPECT_FALSE(OnPath(t, "split_with_sizes"));
 }
 
+TEST_F(Decided1131, ACallWithoutAnArgumentAnOverloadRequiresIsNotIt) {
+  // rnn.py:747-749 `torch.zeros(..., dtype=input.dtype, device=input.device)` passes no `names`:
+  // zeros (native_functions.yaml:5609), never zeros.names (:5596, `Dimname[]? names` without default).
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "zeros"));
+  EXPECT_FALSE(OnPath(t, "zeros.names"));
+}
+
 TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
   // python_variable_methods.cpp:1241 binds __truediv__ to THPVariable_div: `x / y` passes one operand
   // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
