@@ -142,8 +142,30 @@ std::vector<PyParameter> ParseParameters(std::string_view header) {
   return out;
 }
 
+// The end of callee `callee` written at `hit` of `text`, npos when it is not
+// there. The scanner writes an inner call's arguments as `(...)`
+// (`super(...).__init__` for `super(Conv2d, self).__init__`): there any
+// balanced group of arguments matches.
+static size_t CalleeEnd(std::string_view text, size_t hit, std::string_view callee) {
+  static constexpr std::string_view kElided = "(...)";
+  size_t at = hit;
+  while (true) {
+    size_t elided = callee.find(kElided);
+    std::string_view literal = callee.substr(0, elided);
+    if (text.substr(at, literal.size()) != literal) return std::string_view::npos;
+    at += literal.size();
+    if (elided == std::string_view::npos) return at;
+    if (at >= text.size() || text[at] != '(') return std::string_view::npos;
+    at = MatchingClose(text, at);
+    if (at == std::string_view::npos) return at;
+    callee.remove_prefix(elided + kElided.size());
+  }
+}
+
 std::optional<std::string> CallArgumentText(std::string_view text, int line, std::string_view callee) {
   if (line <= 0 || callee.empty()) return std::nullopt;
+  std::string_view head = callee.substr(0, callee.find("(...)"));
+  if (head.empty()) return std::nullopt;
   size_t at = 0;
   for (int l = 1; l < line; ++l) {
     at = text.find('\n', at);
@@ -153,14 +175,15 @@ std::optional<std::string> CallArgumentText(std::string_view text, int line, std
   size_t line_end = text.find('\n', at);
   if (line_end == std::string_view::npos) line_end = text.size();
   for (size_t from = at;;) {
-    size_t hit = text.find(callee, from);
+    size_t hit = text.find(head, from);
     if (hit == std::string_view::npos || hit >= line_end) return std::nullopt;
     from = hit + 1;
     bool word_before = hit > 0 && (std::isalnum(static_cast<unsigned char>(text[hit - 1])) || text[hit - 1] == '_' ||
                                    text[hit - 1] == '.');
-    size_t open = hit + callee.size();
+    size_t open = CalleeEnd(text, hit, callee);
+    if (word_before || open == std::string_view::npos) continue;
     while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
-    if (word_before || open >= text.size() || text[open] != '(') continue;
+    if (open >= text.size() || text[open] != '(') continue;
     size_t close = MatchingClose(text, open);
     if (close == std::string_view::npos) return std::nullopt;
     return std::string(text.substr(open + 1, close - open - 2));

@@ -39,7 +39,8 @@ std::vector<PyParameter> ParseParameters(std::string_view header);
 
 // The argument text of the first call of `callee` written on line `line`
 // (1-based) of `text`; the call may go on over later lines. nullopt when no
-// call of that name opens on that line.
+// call of that name opens on that line. A `(...)` in `callee` (the scanner's
+// `super(...).__init__`) stands for any arguments written there.
 std::optional<std::string> CallArgumentText(std::string_view text, int line, std::string_view callee);
 
 // A call "name(args)" split into its name and its argument text; nullopt

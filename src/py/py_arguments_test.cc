@@ -67,6 +67,19 @@ TEST(PyArguments, ReadsACallSpreadOverLines) {
   EXPECT_FALSE(CallArgumentText("    y = gf(x)\n", 1, "f")) << "a longer name holding the callee is another call";
 }
 
+TEST(PyArguments, ACalleeWithElidedArgumentsMatchesAnyWrittenThere) {
+  const char* text =
+      "        super(Conv2d, self).__init__(\n"
+      "            in_channels, False, padding_mode)\n";
+  auto args = CallArgumentText(text, 1, "super(...).__init__");
+  ASSERT_TRUE(args) << "super(Conv2d, self) is super(...)";
+  auto split = SplitArguments(*args);
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[2].value, "padding_mode");
+  EXPECT_FALSE(CallArgumentText("        super(Conv2d, self).forward(x)\n", 1, "super(...).__init__"));
+  EXPECT_FALSE(CallArgumentText("        super(Conv2d, self)\n", 1, "super(...).__init__"));
+}
+
 TEST(PyArguments, SplitsACallQueryFromAPlainName) {
   auto call = SplitCallQuery("F.interpolate(x, mode='bicubic', align_corners=True)");
   ASSERT_TRUE(call);

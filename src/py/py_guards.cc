@@ -202,6 +202,17 @@ void ChainExits(const std::vector<PyLine>& lines, size_t i, size_t limit, std::v
 
 }  // namespace
 
+bool PyOptionalStep(std::string_view text, int line) {
+  // The lines the suite and what follows it can span; a longer suite reads as cut short.
+  constexpr int kSuiteLines = 4000;
+  if (line < 1) return false;
+  std::vector<PyLine> lines = SplitLines(text, line + kSuiteLines);
+  size_t i = static_cast<size_t>(line - 1);
+  if (i >= lines.size() || lines[i].indent < 0 || !StartsWithWord(lines[i].text, "if")) return false;
+  if (NextBranch(lines, i, lines.size()) != lines.size()) return false;
+  return SuiteExit(lines, i, lines.size()) == SuiteEnd::kFallsThrough;
+}
+
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   std::vector<PyLine> lines = SplitLines(text, line);
   if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};

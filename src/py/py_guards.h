@@ -23,6 +23,13 @@ struct PyCondition {
 // when it is not in a conditional suite.
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
 
+// Whether the header on line `line` (1-based) of `text` is a lone `if` --
+// no `elif`/`else` follows its suite -- whose suite falls through (ends in
+// no return or raise): an optional step (`if not is_batched: input =
+// input.unsqueeze(1)`), after which the code goes on either way, rather
+// than a pick among forms whose branches each leave.
+bool PyOptionalStep(std::string_view text, int line);
+
 // The condition of a conditional expression around the call of `callee`
 // written on line `line`: `_VF.dropout_(...) if inplace else _VF.dropout(...)`
 // gives "inplace" for the first call and "not inplace" (negated) for the

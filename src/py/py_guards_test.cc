@@ -21,6 +21,34 @@ std::vector<std::string> Read(std::string_view text, int line) {
 
 using V = std::vector<std::string>;
 
+TEST(PyOptionalStep, ALoneIfThatFallsThroughIsOptional) {
+  const char* text =
+      "def f(x, hx=None):\n"                  // 1
+      "    if x.dim() == 2:\n"                 // 2
+      "        x = x.unsqueeze(1)\n"           // 3
+      "        # the batch dim\n"              // 4
+      "    if hx is None:\n"                   // 5
+      "        hx = zeros(x)\n"                // 6
+      "    else:\n"                            // 7
+      "        hx = hx.clone()\n"              // 8
+      "    if x.dim() == 3:\n"                 // 9
+      "        return a(x)\n"                  // 10
+      "    if x.dim() == 4:\n"                 // 11
+      "        if x.is_cuda:\n"                // 12
+      "            x = x.contiguous()\n"       // 13
+      "        raise ValueError(x)\n"          // 14
+      "    elif x.dim() == 5:\n"               // 15
+      "        x = b(x)\n"                     // 16
+      "    return x\n";                        // 17
+  EXPECT_TRUE(PyOptionalStep(text, 2));
+  EXPECT_FALSE(PyOptionalStep(text, 5)) << "an if with an else picks a form";
+  EXPECT_FALSE(PyOptionalStep(text, 9)) << "a suite that returns";
+  EXPECT_FALSE(PyOptionalStep(text, 11)) << "a suite that raises, and an elif follows";
+  EXPECT_TRUE(PyOptionalStep(text, 12)) << "nested, falling through to the raise";
+  EXPECT_FALSE(PyOptionalStep(text, 15)) << "an elif is a branch of a chain";
+  EXPECT_FALSE(PyOptionalStep(text, 3)) << "no if header";
+}
+
 TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
   const char* text =
       "def f(x, mode='a', inplace=False):\n"     // 1

@@ -70,11 +70,69 @@ std::string AssignedName(std::string_view line) {
   return IsIdentifier(target) ? std::string(target) : "";
 }
 
+// Whether `stmt` opens with keyword `word` (`if x:`, `else:`; not `iffy = 1`).
+bool StartsWithKeyword(std::string_view stmt, std::string_view word) {
+  if (!stmt.starts_with(word) || stmt.size() == word.size()) return false;
+  char next = stmt[word.size()];
+  return next == ' ' || next == ':' || next == '(';
+}
+
+// The '=' of an assignment statement (the first at bracket depth 0, outside
+// strings, that is no comparison), npos when none; an augmented assignment
+// (`+=`) is none either.
+size_t AssignmentEquals(std::string_view stmt) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < stmt.size(); ++i) {
+    char c = stmt[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '=' && depth == 0) {
+      if (i + 1 < stmt.size() && stmt[i + 1] == '=') return std::string_view::npos;
+      if (i > 0 && std::string_view("+-*/%&|^<>!:@=").find(stmt[i - 1]) != std::string_view::npos)
+        return std::string_view::npos;
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// X of `self.register_parameter("X", None)` / `self.register_buffer("X", None)`.
+std::optional<std::string> RegisteredAsNone(std::string_view stmt) {
+  for (std::string_view call : {"self.register_parameter(", "self.register_buffer("}) {
+    if (!stmt.starts_with(call)) continue;
+    std::vector<PyArgument> args = SplitArguments(stmt.substr(call.size(), stmt.rfind(')') - call.size()));
+    if (args.size() != 2 || args[1].value != "None" || args[0].value.size() < 3) return std::nullopt;
+    char q = args[0].value.front();
+    if ((q != '"' && q != '\'') || args[0].value.back() != q) return std::nullopt;
+    std::string name = args[0].value.substr(1, args[0].value.size() - 2);
+    if (!IsIdentifier(name)) return std::nullopt;
+    return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool FrameBindings::IsTarget(const PyFrame& f) const {
   if (!t_.call_query) return false;
   return f.symbol == t_.target_name || (IsModuleTarget() && f.symbol == t_.target_name + ".forward");
+}
+
+bool FrameBindings::RuledOut(const PyCallStep& c, const Bindings& caller) const {
+  Assumptions a = a_;
+  a.defaults = caller;
+  for (const Condition& when : c.when) {
+    Tri t = EvaluateCondition(when.text, true, a);
+    if (t == (when.negated ? Tri::kTrue : Tri::kFalse)) return true;
+  }
+  return false;
 }
 
 std::vector<PyParameter> FrameBindings::ParametersOf(const Location& def) {
@@ -178,6 +236,32 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
 
 const Bindings& FrameBindings::Of(const PyFrame& f) { return Compute(f, 0); }
 
+Tri FrameBindings::Evaluate(const PyFrame& f, const Condition& c) {
+  auto evaluate = [&](const std::string& text, const Bindings& known) {
+    Assumptions b = a_;
+    b.defaults = known;
+    return EvaluateCondition(text, true, b);
+  };
+  Assumptions with_locals = a_;
+  with_locals.defaults = Of(f);
+  for (const auto& [name, truth] : LocalTruths(f, c.text, c.where.line, evaluate)) with_locals.defaults[name] = truth;
+  return EvaluateCondition(c.text, true, with_locals);
+}
+
+bool FrameBindings::IsOpenOptionalStep(const Condition& c) {
+  if (c.kind != ConditionKind::kIf || c.negated || !c.where.valid() || !c.where.file.ends_with(".py")) return false;
+  auto text = ix_.FileText(c.where.file);
+  if (!text || !PyOptionalStep(*text, c.where.line)) return false;
+  // The frame one of whose calls the condition guards.
+  for (const PyFrame& f : t_.python) {
+    if (f.where.file != c.where.file) continue;
+    for (const PyCallStep& call : f.calls)
+      for (const Condition& w : call.when)
+        if (w.where.line == c.where.line && w.text == c.text) return Evaluate(f, c) == Tri::kUnknown;
+  }
+  return false;
+}
+
 bool FrameBindings::FeedsOnlyLaterOutputs(const PyFrame& f, const PyCallStep& c) {
   PySymbol fn = ix_.py.Resolve(f.symbol);
   if (fn.kind != PySymbol::kFunction || !f.where.valid() || c.line <= 0) return false;
@@ -233,9 +317,10 @@ const Bindings& FrameBindings::Compute(const PyFrame& f, int depth) {
     for (const PyFrame& g : t_.python) {
       for (const PyCallStep& c : g.calls) {
         if (c.resolved != f.symbol || &g == &f) continue;
+        const Bindings& caller = Compute(g, depth + 1);
+        if (RuledOut(c, caller)) continue;
         auto args = ArgumentsAt(g, c);
         if (!args) continue;  // unread: the defaults stand
-        const Bindings& caller = Compute(g, depth + 1);
         std::vector<PyParameter> caller_params = ParametersOf(g.where);
         Bindings site = out;
         bool method = !params.empty() && params[0].name == "self";
@@ -305,13 +390,19 @@ void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::opt
     InitAttributes(base.module, base.index, passed, out, depth + 1);
     break;
   }
-  std::string_view body(*text);
+  std::vector<BodyLine> lines = BodyLines(*text, fn.line, fn.end_line);
+  AssignAttributes(lines, 0, lines.size(), local, out);
+}
+
+// The statements of a def's body after its header (blank and comment lines
+// dropped), each with its indentation.
+std::vector<FrameBindings::BodyLine> FrameBindings::BodyLines(std::string_view body, uint32_t first, uint32_t last) {
+  std::vector<BodyLine> lines;
   size_t at = 0;
-  for (uint32_t l = 1; l < fn.line && at != std::string_view::npos; ++l) at = body.find('\n', at) + 1;
-  int base_indent = -1;
+  for (uint32_t l = 1; l < first && at != std::string_view::npos; ++l) at = body.find('\n', at) + 1;
   int brackets = 0;
   bool in_header = true;  // the `def` line and its continued parameter lines
-  for (uint32_t l = fn.line; l <= fn.end_line && at < body.size(); ++l) {
+  for (uint32_t l = first; l <= last && at < body.size(); ++l) {
     size_t end = body.find('\n', at);
     std::string_view line = body.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     at = end == std::string_view::npos ? body.size() : end + 1;
@@ -322,20 +413,110 @@ void FrameBindings::InitAttributes(uint32_t module, uint32_t cls, const std::opt
     }
     size_t indent = line.find_first_not_of(" \t");
     if (indent == std::string_view::npos || line[indent] == '#') continue;
-    if (base_indent < 0) base_indent = static_cast<int>(indent);
-    if (static_cast<int>(indent) != base_indent) continue;
-    std::string_view stmt = line.substr(indent);
-    if (!stmt.starts_with("self.")) continue;
-    size_t eq = stmt.find('=');
-    if (eq == std::string_view::npos || (eq + 1 < stmt.size() && stmt[eq + 1] == '=')) continue;
+    lines.push_back({static_cast<int>(indent), TrimView(line.substr(indent))});
+  }
+  return lines;
+}
+
+// The `self.X = <literal or parameter>` statements of lines [begin, end),
+// a suite whose statements are indented as lines[begin]. An `if` chain
+// whose conditions `local` (and the attributes set so far) decide runs the
+// branch taken (`if add_bias_kv: ... else: self.bias_k = self.bias_v =
+// None`); an open one leaves what any branch sets unknown. What sits under
+// other compound statements (for, with, try) is not read.
+void FrameBindings::AssignAttributes(const std::vector<BodyLine>& lines, size_t begin, size_t end,
+                                     const Bindings& local, Bindings* out) {
+  if (begin >= end) return;
+  const int indent = lines[begin].indent;
+  auto suite_end = [&](size_t header) {
+    size_t k = header + 1;
+    while (k < end && lines[k].indent > lines[header].indent) ++k;
+    return k;
+  };
+  for (size_t k = begin; k < end;) {
+    if (lines[k].indent != indent) {
+      ++k;
+      continue;
+    }
+    std::string_view stmt = lines[k].text;
+    if (!StartsWithKeyword(stmt, "if")) {
+      AssignAttribute(stmt, local, out);
+      ++k;
+      continue;
+    }
+    // The chain: if, elif..., else.
+    std::optional<size_t> taken;
+    bool open = false;
+    size_t chain_begin = k;
+    while (k < end && lines[k].indent == indent &&
+           (k == chain_begin ? StartsWithKeyword(lines[k].text, "if")
+                             : StartsWithKeyword(lines[k].text, "elif") || StartsWithKeyword(lines[k].text, "else"))) {
+      std::string_view head = lines[k].text;
+      size_t body_end = suite_end(k);
+      if (!taken && !open) {
+        Tri t = Tri::kTrue;
+        if (!StartsWithKeyword(head, "else")) t = BranchCondition(head, local, *out);
+        if (t == Tri::kTrue) taken = k;
+        else if (t == Tri::kUnknown) open = true;
+      }
+      k = body_end;
+    }
+    if (taken && !open) {
+      AssignAttributes(lines, *taken + 1, suite_end(*taken), local, out);
+      continue;
+    }
+    if (!open) continue;
+    for (size_t m = chain_begin; m < k; ++m) ForgetAttribute(lines[m].text, out);
+  }
+}
+
+// The truth of an `if C:` / `elif C:` header written on one line.
+Tri FrameBindings::BranchCondition(std::string_view header, const Bindings& local, const Bindings& attributes) const {
+  size_t space = header.find(' ');
+  if (space == std::string_view::npos || header.back() != ':') return Tri::kUnknown;
+  std::string condition(TrimView(header.substr(space + 1, header.size() - space - 2)));
+  Assumptions a = a_;
+  a.defaults = attributes;
+  for (const auto& [name, value] : local) a.defaults[name] = value;
+  return EvaluateCondition(condition, true, a);
+}
+
+// `self.X = <literal or parameter>`, `self.X = self.Y = <...>`, or
+// `self.register_parameter("X", None)` (a parameter or buffer left unset
+// reads as None).
+void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out) {
+  if (auto unset = RegisteredAsNone(stmt)) {
+    (*out)["self." + *unset] = "None";
+    return;
+  }
+  if (!stmt.starts_with("self.")) return;
+  std::vector<std::string> targets;
+  size_t eq;
+  while ((eq = AssignmentEquals(stmt)) != std::string_view::npos) {
     std::string_view target = TrimView(stmt.substr(0, eq));
     if (size_t colon = target.find(':'); colon != std::string_view::npos) target = TrimView(target.substr(0, colon));
-    if (!IsIdentifier(target.substr(5))) continue;
-    std::string value(TrimView(stmt.substr(eq + 1)));
-    std::string key(target);
+    if (!target.starts_with("self.") || !IsIdentifier(target.substr(5))) break;
+    targets.emplace_back(target);
+    stmt = TrimView(stmt.substr(eq + 1));
+  }
+  std::string value(stmt);
+  for (const std::string& key : targets) {
     if (IsLiteral(value)) (*out)[key] = value;
     else if (auto b = local.find(value); b != local.end() && IsIdentifier(value)) (*out)[key] = b->second;
     else out->erase(key);
+  }
+}
+
+// An attribute a line of an open branch sets: unknown afterwards.
+void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
+  if (auto unset = RegisteredAsNone(stmt)) out->erase("self." + *unset);
+  while (stmt.starts_with("self.")) {
+    size_t eq = AssignmentEquals(stmt);
+    if (eq == std::string_view::npos) return;
+    std::string_view target = TrimView(stmt.substr(0, eq));
+    if (size_t colon = target.find(':'); colon != std::string_view::npos) target = TrimView(target.substr(0, colon));
+    out->erase(std::string(target));
+    stmt = TrimView(stmt.substr(eq + 1));
   }
 }
 
@@ -358,7 +539,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   bool method = c.kind == PyCallTarget::kMethod && !schema.empty() && schema[0].name == "self";
   PackIntListVarargs(fn, method, &*args);
   std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
-  if (!Fits(*args, bound, fn)) *fits = false;
+  if (!Fits(*args, bound, fn, method)) *fits = false;
   for (const auto& [name, value] : bound) {
     std::optional<std::string> v = Resolve(value, caller, caller_params, &f, c.line);
     if (!v) out[name] = std::nullopt;
@@ -396,7 +577,7 @@ void FrameBindings::PackIntListVarargs(const NativeFunction& fn, bool method, st
 // Every argument found its parameter, and no literal is of a kind the
 // parameter's type cannot take (a number for a Dimname, a string for an int).
 bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
-                         const NativeFunction& fn) {
+                         const NativeFunction& fn, bool method) {
   // `out=` names an out= tensor, bound only where the overload has one;
   // the Python parser adds `requires_grad=` to a factory's TensorOptions.
   auto has = [&](std::string_view name, bool out) {
@@ -414,6 +595,11 @@ bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std
     placed += a.value.starts_with("*") || unbound_keyword(a) ? 0 : 1;
   }
   if (!unpacked && bound.size() != placed) return false;
+  // Every argument without a default is passed (a method's receiver is `self`).
+  for (const SchemaArgument& a : fn.schema.arguments) {
+    if (unpacked || a.is_out || a.default_value || (method && a.name == "self")) continue;
+    if (!bound.count(a.name)) return false;
+  }
   for (const SchemaArgument& a : fn.schema.arguments) {
     auto b = bound.find(a.name);
     if (b == bound.end() || !IsLiteral(b->second)) continue;

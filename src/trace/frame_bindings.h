@@ -6,13 +6,19 @@
 //   * overridden by what the calls reaching the frame pass: a literal
 //     (`need_weights=False`), or a parameter of the caller passed on
 //     (`need_weights=need_weights`, whatever the caller's holds); callers
-//     that disagree leave it unknown;
+//     that disagree leave it unknown; a call whose own conditions the
+//     caller's known values rule out (`hx = self.permute_hidden(hx,
+//     sorted_indices)` under `isinstance(orig_input, PackedSequence)`)
+//     never reaches the frame and has no say;
 //   * for the traced function itself, the arguments of the user's own call
 //     query (`F.interpolate(x, mode='bicubic')`); a module query's
 //     arguments go to its `__init__`;
 //   * for a module's method, `self.attr` for each attribute `__init__` (or
-//     the base `__init__` it calls through super()) sets unconditionally
-//     from a literal or a parameter (`self.norm_first = norm_first`).
+//     the base `__init__` it calls through super()) sets from a literal or
+//     a parameter (`self.norm_first = norm_first`, `self.bias_k =
+//     self.bias_v = None`, `self.register_parameter("in_proj_bias", None)`),
+//     unconditionally or in the branch of an `if` chain its arguments
+//     decide (`if add_bias_kv: ... else: ...`).
 //
 // Values are kept as written; an expression the text cannot evaluate
 // (`_Reduction.get_enum(reduction)`) is unknown when it reads a parameter
@@ -39,10 +45,20 @@ using Bindings = std::map<std::string, std::string>;
 
 class FrameBindings {
  public:
-  FrameBindings(const Index& ix, const Trace& t) : ix_(ix), t_(t) {}
+  // `a`: the trace's assumptions, which decide a calling line's conditions.
+  FrameBindings(const Index& ix, const Trace& t, const Assumptions& a) : ix_(ix), t_(t), a_(a) {}
 
   // The known parameters (and `self.attr`s) of frame `f`.
   const Bindings& Of(const PyFrame& f);
+
+  // Python condition `c` of frame `f` (not negated) with what the frame's
+  // parameters and the locals before it (LocalTruths) hold.
+  Tri Evaluate(const PyFrame& f, const Condition& c);
+
+  // Whether Python condition `c` heads an optional step its frame's known
+  // values leave open: a lone `if` whose suite falls through
+  // (py/py_guards.h PyOptionalStep), undecided.
+  bool IsOpenOptionalStep(const Condition& c);
 
   // Whether the value call `c` of frame `f` assigns (`w = w.mean(dim=1)`)
   // reaches only a later element of what the frame returns (`return out,
@@ -63,8 +79,9 @@ class FrameBindings {
   // nullopt where what is passed is unknown and may differ from the
   // schema's default. Arguments not listed keep the schema's default.
   // *fits becomes false when the call cannot be this overload: more
-  // arguments than it takes, a keyword the schema lacks, or a literal of the
-  // wrong kind.
+  // arguments than it takes, a keyword the schema lacks, a literal of the
+  // wrong kind, or an argument without default it does not pass
+  // (`torch.zeros(n, m, dtype=...)` is never zeros.names, whose `names` has none).
   std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
                                                               const NativeFunction& fn, bool* fits);
 
@@ -80,16 +97,29 @@ class FrameBindings {
                                      const std::vector<PyParameter>& caller_params, const PyFrame* from = nullptr,
                                      int line = 0, int depth = 0);
   void AddAttributes(const std::string& symbol, Bindings* out, int depth);
+  struct BodyLine {
+    int indent = 0;
+    std::string_view text;  // without its indentation
+  };
+  static std::vector<BodyLine> BodyLines(std::string_view body, uint32_t first, uint32_t last);
+  void AssignAttributes(const std::vector<BodyLine>& lines, size_t begin, size_t end, const Bindings& local,
+                        Bindings* out);
+  Tri BranchCondition(std::string_view header, const Bindings& local, const Bindings& attributes) const;
+  static void AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out);
+  static void ForgetAttribute(std::string_view stmt, Bindings* out);
   void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
                       Bindings* out, int depth);
   bool IsTarget(const PyFrame& f) const;
+  // Whether a condition of call `c` is false where its frame's parameters hold `caller`.
+  bool RuledOut(const PyCallStep& c, const Bindings& caller) const;
   static void PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args);
   static bool Fits(const std::vector<PyArgument>& args, const std::map<std::string, std::string>& bound,
-                   const NativeFunction& fn);
+                   const NativeFunction& fn, bool method);
   bool IsModuleTarget() const { return t_.target_kind == TargetKind::kModule; }
 
   const Index& ix_;
   const Trace& t_;
+  const Assumptions& a_;
   std::map<std::string, Bindings> done_;
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };

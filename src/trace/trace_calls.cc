@@ -12,7 +12,9 @@
 #include <unordered_set>
 
 #include "base/text.h"
+#include "cpp/cpp_params.h"
 #include "trace/code_scope.h"
+#include "trace/cpp_operands.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
@@ -47,6 +49,47 @@ bool IsNonTensorMethod(std::string_view m) {
       "sym_stride", "nbytes", "itemsize", "element_size", "ndimension", "has_names", "is_cuda", "is_cpu",
       "type", "str", "c_str", "index_type", "shape", "common_dtype", "input_dtype", "dtype_or_default"};
   return kMethods.count(m) > 0;
+}
+
+// A declared type as overload resolution compares it: cv, references and
+// the at::/c10::/std:: qualifiers dropped ("const at::Tensor&" is "Tensor").
+std::string PlainType(std::string type) {
+  for (std::string_view drop : {"const ", "volatile ", "at::", "c10::", "std::"})
+    for (size_t at = type.find(drop); at != std::string::npos; at = type.find(drop)) type.erase(at, drop.size());
+  type.erase(std::remove_if(type.begin(), type.end(), [](char ch) { return ch == '&' || ch == ' '; }), type.end());
+  return type;
+}
+
+// C++ overload resolution prefers an exact match to a conversion: where the
+// call passes variables of declared types, the candidates taking each as
+// that very type win over those it only converts to
+// (`at::native::split(self, split_size, dim)` with an int64_t split_size
+// is split's int64_t overload, not the IntArrayRef one an int64_t also
+// builds). Unchanged unless some candidates match exactly and others not.
+std::vector<uint32_t> ExactOverloads(const CppIndex& cpp, const CppCall& c, const CppFunction& caller,
+                                     std::string_view body, std::vector<uint32_t> cands) {
+  if (cands.size() < 2) return cands;
+  auto args = CallArguments(body, caller.body_begin, c);
+  if (!args) return cands;
+  std::vector<std::string> types;  // "" where the argument's type is not read
+  bool any = false;
+  for (const std::string& arg : *args) {
+    std::string type = IsIdentifier(arg) ? PlainType(DeclaredType(caller.params, body, arg)) : "";
+    if (type.find("auto") != std::string::npos) type.clear();
+    any = any || !type.empty();
+    types.push_back(std::move(type));
+  }
+  if (!any) return cands;
+  std::vector<uint32_t> exact;
+  for (uint32_t id : cands) {
+    const CppFunction& f = cpp.functions()[id];
+    std::vector<CppParameter> params = ParseCppParameters(f.params);
+    bool matches = params.size() >= types.size();
+    for (size_t k = 0; matches && k < types.size(); ++k)
+      matches = types[k].empty() || PlainType(DeclaredType(f.params, "", params[k].name)) == types[k];
+    if (matches) exact.push_back(id);
+  }
+  return exact.empty() || exact.size() == cands.size() ? cands : exact;
 }
 
 }  // namespace
@@ -418,6 +461,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
                facts.elsewhere;
   if (stops) return facts;
   facts.targets = c.kind == CallKind::kMember ? ResolveMember(c, caller, body) : ResolveCall(c, from_file, &caller);
+  facts.targets = ExactOverloads(cpp, c, caller, body, std::move(facts.targets));
   if (c.kind != CallKind::kMember && !facts.targets.empty()) {
     const FunctorsByClass& by_class =
         ix_.Derived<FunctorsByClass>("functors-by-class", [&] { return FunctorsOfClasses(cpp); });

@@ -5,8 +5,9 @@
 // `/*forward=*/true` binds its parameters (and the helpers it passes them
 // on to), a Python if-chain whose branches all return guards what follows
 // by every branch, a Python call with more arguments than an overload
-// takes is not that overload, and a structured delegate is folded into the
-// op that delegates. Line numbers are lines of the raw strings below (each
+// takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
+// arguments' declared types match exactly, and a structured delegate is
+// folded into the op that delegates. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -56,6 +57,24 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 
 - func: grow_(Tensor(a!) self) -> Tensor(a!)
   structured_delegate: grow.out
+
+- func: lookup(Tensor weight, Tensor indices) -> Tensor
+
+- func: chop(Tensor self, int size) -> Tensor
+
+- func: blank(int[] size, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: blank
+
+- func: blank.names(int[] size, *, Dimname[]? names, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: blank_names
+
+- func: quot.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+
+- func: quot.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+  variants: function, method
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -105,6 +124,32 @@ Tensor embed(const Tensor& weight) {
 Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
 TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
+
+Tensor quot(const Tensor& self, const Tensor& other) { return at::pick_a(self); }
+Tensor quot(const Tensor& self, const Tensor& other, std::optional<c10::string_view> rounding_mode) {
+  return at::pick_b(self);
+}
+
+Tensor lookup(const Tensor& weight, const Tensor& indices) {
+  if (indices.dim() == 1) {
+    return at::pick_a(weight);
+  }
+  auto flat = at::pick_b(indices);
+  return at::pick_a(weight);
+}
+
+std::vector<Tensor> cut(const Tensor& self, int64_t size) { return {at::pick_a(self)}; }
+std::vector<Tensor> cut(const Tensor& self, IntArrayRef sizes) { return {at::pick_b(self)}; }
+
+Tensor chop(const Tensor& self, int64_t size) {
+  auto parts = at::native::cut(self, size);
+  return parts[0];
+}
+
+Tensor blank(IntArrayRef size, std::optional<ScalarType> dtype) { return at::pick_a(Tensor()); }
+Tensor blank_names(IntArrayRef size, std::optional<DimnameList> names, std::optional<ScalarType> dtype) {
+  return at::pick_b(Tensor());
+}
 } // namespace at::native
 )x";
 
@@ -118,6 +163,14 @@ def reduce(input, reduction="mean"):
     return torch.pick_a(input)
 def middle_of(input, dim):
     return torch.middle(input, dim)
+def blank_like(input):
+    return torch.blank(2, 3, dtype=input.dtype)
+)x";
+
+// tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
+constexpr char kVariableMethods[] = R"x(static PyMethodDef variable_methods[] = {
+  {"__truediv__", castPyCFunctionWithKeywords(TypeError_to_NotImplemented_<THPVariable_quot>), METH_VARARGS | METH_KEYWORDS, NULL},
+};
 )x";
 
 constexpr char kNnInitPy[] = "from . import functional\n";
@@ -128,6 +181,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
                      {"torch/nn/functional.py", kFunctionalPy},
+                     {"tools/autograd/templates/python_variable_methods.cpp", kVariableMethods},
                      {"torch/nn/__init__.py", kNnInitPy},
                      {"torch/__init__.py", kTorchInitPy}});
 }
@@ -195,6 +249,44 @@ TEST_F(CodeDecides, APythonCallIsOnlyTheOverloadsItsArgumentsFit) {
   Trace t = TraceOf("F.middle_of");
   EXPECT_EQ(PathOf(t, "middle.dim"), "typical");
   EXPECT_EQ(PathOf(t, "middle"), "not taken");
+}
+
+TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
+  // Shrink.cpp:54-56 `if (indices.dim() == 1) { return at::pick_a(weight); }`, :58 `return
+  // at::pick_a(weight);` after it: pick_a runs either way; :57's pick_b only past the return.
+  Trace t = TraceOf("aten::lookup");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {
+  // Shrink.cpp:65 `at::native::cut(self, size)` with `int64_t size`: cut's int64_t overload (:61),
+  // not the IntArrayRef one (:62) an int64_t also converts to.
+  Trace t = TraceOf("aten::chop");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, AnOperatorTakesTheOverloadTheParserPicksForTensors) {
+  // `x / y` passes one tensor and no rounding_mode: quot.Tensor, whose
+  // Shrink.cpp:48 calls pick_a; quot.Tensor_mode (:49-51, pick_b) takes a keyword it never passes.
+  Trace t = TraceOf("Tensor.__truediv__");
+  EXPECT_EQ(t.selected_overload, "quot.Tensor");
+  EXPECT_EQ(PathOf(t, "quot.Tensor"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "quot.Tensor_mode"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, APythonCallPassesEveryArgumentWithoutDefault) {
+  // functional.py:11 `torch.blank(2, 3, dtype=input.dtype)` passes no `names`, which blank.names
+  // takes with no default: never that overload.
+  Trace t = TraceOf("F.blank_like");
+  EXPECT_EQ(PathOf(t, "blank"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "blank.names"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
 }
 
 TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {

@@ -1,6 +1,9 @@
 // What the code fixes decides the typical path, on a small MemoryDisk tree
 // written here: a Python default, a constant a caller passes, the user's
-// own call query, a flag local set by a chain of checks, a composite's
+// own call query, only the calls a caller's defaults leave on the path,
+// an open optional step (a lone `if` that falls through) off the path,
+// a module attribute its base's __init__ sets (through an
+// old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a composite's
 // C++ branch on an argument the Python call passes, an overload the call
 // cannot be, and a selection function whose predicate's dtype lists rule
 // a backend out. Line numbers are lines of the raw strings below (each
@@ -158,6 +161,30 @@ def drop(input, p=0.5, training=True):
     return torch.drop(input, p, training)
 
 
+def permute(input, perm):
+    if perm is None:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
+
+
+def maybe_sorted(input, sort=False):
+    if sort:
+        return permute(input, input)
+    return permute(input, None)
+
+
+def unbatched_too(input):
+    if input.dim() == 2:
+        input = torch.pick_b(input)
+    return torch.pick_a(input)
+
+
+def by_rank(input):
+    if input.dim() == 2:
+        return torch.pick_b(input)
+    return torch.pick_a(input)
+
+
 def two_outputs(input):
     out = torch.pick_a(input)
     weights = torch.pick_b(input)
@@ -256,7 +283,54 @@ class Context {
 } // namespace at
 )x";
 
+// A module whose base's __init__ sets the attribute forward tests, called
+// the old way, naming the class (1.13's `super(Conv2d, self).__init__(...,
+// padding_mode, ...)`).
 constexpr char kNnInitPy[] = R"x(from . import functional
+import torch
+
+
+class Module:
+    def __init__(self):
+        pass
+
+
+class _PadNd(Module):
+    def __init__(self, mode):
+        super(_PadNd, self).__init__()
+        self.mode = mode
+
+
+class Pad(_PadNd):
+    def __init__(self, mode="zeros"):
+        super(Pad, self).__init__(
+            mode)
+
+    def forward(self, input):
+        if self.mode != "zeros":
+            return torch.pick_b(input)
+        return torch.pick_a(input)
+
+
+class Extra(Module):
+    def __init__(self, add_extra=False, bias=True):
+        super().__init__()
+        if add_extra:
+            self.extra = torch.empty(1)
+            self.other = torch.empty(1)
+        else:
+            self.extra = self.other = None
+        if bias:
+            self.b = torch.empty(1)
+        else:
+            self.register_parameter("b", None)
+
+    def forward(self, input):
+        if self.other is not None:
+            return torch.pick_b(input)
+        if self.b is None:
+            return torch.pick_c(input)
+        return torch.pick_a(input)
 )x";
 constexpr char kTorchInitPy[] = R"x(import torch.nn
 )x";
@@ -313,10 +387,64 @@ TEST_F(DecidedPath, ADefaultDecidesAndTheUsersCallOverridesIt) {
   EXPECT_TRUE(Listed(open, "pick_a") && Listed(open, "pick_b"));
 }
 
+TEST_F(DecidedPath, AnAttributeTheBaseInitSetsThroughAnOldStyleSuperCallDecides) {
+  // Pad.__init__ passes mode="zeros" on to _PadNd.__init__ through
+  // super(Pad, self).__init__(mode), which sets self.mode.
+  Trace t = TraceOf("nn.Pad");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Listed(t, "pick_b") && Typical(t, "pick_b"));
+  Trace reflect = TraceOf("nn.Pad(mode='reflect')");
+  EXPECT_TRUE(Typical(reflect, "pick_b")) << "a module query's arguments go to its __init__";
+  EXPECT_FALSE(Typical(reflect, "pick_a"));
+}
+
+TEST_F(DecidedPath, AnAttributeSetInTheBranchTheInitArgumentsTakeDecides) {
+  // Extra.__init__: `if add_extra: ... else: self.extra = self.other = None`, and
+  // `if bias: ... else: self.register_parameter("b", None)`.
+  auto not_taken = [](const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == name) return !op.typical && !op.undecided;
+    return false;
+  };
+  Trace t = TraceOf("nn.Extra");
+  EXPECT_TRUE(not_taken(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_c")) << "self.b holds a tensor: not known to be None";
+  Trace unbiased = TraceOf("nn.Extra(bias=False)");
+  EXPECT_TRUE(Typical(unbiased, "pick_c")) << "an unset parameter reads as None";
+  Trace extra = TraceOf("nn.Extra(add_extra=True)");
+  EXPECT_FALSE(not_taken(extra, "pick_b")) << "self.other holds a tensor: not known to be None";
+}
+
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {
   Trace t = TraceOf("F.outer");
   EXPECT_FALSE(Typical(t, "pick_a"));
   EXPECT_TRUE(Typical(t, "pick_b")) << "outer passes mode='b' to choose";
+}
+
+TEST_F(DecidedPath, ACallTheCallersDefaultsRuleOutPassesNothing) {
+  // maybe_sorted's `permute(input, input)` runs only `if sort:`, false by
+  // default: the one call that runs passes perm=None.
+  Trace t = TraceOf("F.maybe_sorted");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace sorted = TraceOf("F.maybe_sorted(x, sort=True)");
+  EXPECT_FALSE(Typical(sorted, "pick_a")) << "both calls may run: perm is unknown";
+}
+
+TEST_F(DecidedPath, AnOpenOptionalStepIsOffThePathAnOpenPickAmongFormsStaysOn) {
+  auto marked = [](const Trace& t, const std::string& name) {
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == name) return std::pair{op.typical, op.undecided};
+    return std::pair{false, false};
+  };
+  // `if input.dim() == 2: input = torch.pick_b(input)` with no else, going on to pick_a either way.
+  Trace step = TraceOf("F.unbatched_too");
+  EXPECT_EQ(marked(step, "pick_b"), (std::pair{false, true})) << "open, not typical";
+  EXPECT_TRUE(Typical(step, "pick_a"));
+  // `if input.dim() == 2: return torch.pick_b(input)`: each branch leaves, one of them runs.
+  Trace forms = TraceOf("F.by_rank");
+  EXPECT_EQ(marked(forms, "pick_b"), (std::pair{true, true}));
+  EXPECT_EQ(marked(forms, "pick_a"), (std::pair{true, true}));
 }
 
 TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {

@@ -417,6 +417,96 @@ TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
   EXPECT_TRUE(OnPath(t, "embedding"));
 }
 
+TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
+  // Embedding.cpp:23-24 `if (indices.dim() == 1) { return weight.index_select(0, indices); }` and
+  // :32 `return weight.index_select(0, indices.reshape(-1)).view_symint(size);`: index_select runs
+  // whatever the indices' rank, reshape only past the return.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  const OpStep* index_select = Op(t, "index_select");
+  const OpStep* reshape = Op(t, "reshape");
+  ASSERT_NE(index_select, nullptr);
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_TRUE(index_select->typical && !index_select->undecided);
+  EXPECT_TRUE(reshape->undecided);
+}
+
+TEST_F(Decided1131, AHelperCallTakesTheExactlyMatchingOverload) {
+  // TensorShape.cpp:2257 unsafe_split's `at::native::split(self, split_size, dim)` with `int64_t
+  // split_size` is :2240's split(const Tensor&, int64_t, int64_t) -- narrow -- not :2252's IntArrayRef
+  // overload calling split_with_sizes. nn.LSTM's CPU cell reaches it through unsafe_chunk.
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "unsafe_split.Tensor"));
+  EXPECT_TRUE(OnPath(t, "narrow"));
+  EXPECT_FALSE(OnPath(t, "split_with_sizes"));
+}
+
+TEST_F(Decided1131, ACallWithoutAnArgumentAnOverloadRequiresIsNotIt) {
+  // rnn.py:747-749 `torch.zeros(..., dtype=input.dtype, device=input.device)` passes no `names`:
+  // zeros (native_functions.yaml:5609), never zeros.names (:5596, `Dimname[]? names` without default).
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "zeros"));
+  EXPECT_FALSE(OnPath(t, "zeros.names"));
+}
+
+TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
+  // python_variable_methods.cpp:1241 binds __truediv__ to THPVariable_div: `x / y` passes one operand
+  // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
+  // (derivatives.yaml:564 `at::lift_fresh(...)`) is no part of it.
+  Trace t = TraceTree("1.13.1", "Tensor.__truediv__", TraceOptions::Device::kCpu);
+  const OpStep* tensor = Op(t, "div.Tensor");
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_TRUE(tensor->typical && !tensor->undecided);
+  EXPECT_FALSE(OnPath(t, "div.Tensor_mode"));
+  EXPECT_FALSE(OnPath(t, "div.Scalar_mode"));
+  const OpStep* lift = Op(t, "lift_fresh", OpRole::kBackward);
+  EXPECT_TRUE(!lift || (!lift->typical && !lift->undecided));
+}
+
+TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
+  // modules/conv.py:441 `padding_mode: str = 'zeros'`, passed by :450-452
+  // `super(Conv2d, self).__init__(..., padding_mode, **factory_kwargs)` to _ConvNd.__init__, whose
+  // :115 `self.padding_mode = padding_mode`; :455 `if self.padding_mode != 'zeros':` guards F.pad.
+  Trace t = TraceTree("1.13.1", "nn.Conv2d", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "pad"));
+  EXPECT_TRUE(OnPath(t, "conv2d"));
+}
+
+TEST_F(MainPath260, APermutationOnlyAPackedInputPassesIsNone) {
+  // rnn.py:1072 `hx = self.permute_hidden(hx, sorted_indices)` under :1050 `if
+  // isinstance(orig_input, PackedSequence):` (false) and :1121 under :1085 `if hx is None:` ... `else:`
+  // (hx=None by default) do not run; :1159 passes unsorted_indices, None since :1084. permute_hidden's
+  // :1020 `if permutation is None: return hx` keeps _apply_permutation's index_select (:37) off.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "index_select"));
+  EXPECT_TRUE(OnPath(t, "lstm.input"));
+}
+
+TEST_F(MainPath260, AnOptionalStepForAnUnbatchedInputIsOpen) {
+  // rnn.py:1080-1081 `if not is_batched: input = input.unsqueeze(batch_dim)` and :1156-1157 `if not
+  // is_batched: output = output.squeeze(batch_dim)`: lone ifs falling through to _VF.lstm (:1124) and
+  // the return. Listed, open, not typical.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  for (const char* name : {"unsqueeze", "squeeze"}) {
+    const OpStep* op = Op(t, name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_TRUE(op->undecided) << name;
+    EXPECT_FALSE(op->typical) << name;
+  }
+  const OpStep* lstm = Op(t, "lstm.input");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_TRUE(lstm->typical && !lstm->undecided);
+}
+
+TEST_F(MainPath260, AnAttributeSetInTheBranchInitTakesDecides) {
+  // modules/activation.py:1106 `if add_bias_kv:` (False by default) ... :1110 `self.bias_k =
+  // self.bias_v = None`; forward passes self.bias_k on to multi_head_attention_forward, whose
+  // functional.py:6280 `if bias_k is not None and bias_v is not None:` guards :6283's cat and repeat.
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "repeat"));
+  EXPECT_FALSE(OnPath(t, "cat"));
+  EXPECT_TRUE(OnPath(t, "bmm"));
+}
+
 TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
   Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
   EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));

@@ -40,6 +40,7 @@
 #include "py/py_guards.h"
 #include "trace/condition_text.h"
 #include "trace/dtype_gates.h"
+#include "trace/either_branch.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
@@ -134,61 +135,6 @@ struct CallerEdge {
 // The device the assumptions trace (Assumptions::device: "cpu" | "cuda").
 CodeDevice AssumedDevice(const Assumptions& a) { return a.device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
 
-// `a` without the one condition `b` has negated, when they differ in
-// nothing else.
-std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condition>& a,
-                                                        const std::vector<Condition>& b) {
-  if (a.size() != b.size()) return std::nullopt;
-  std::optional<size_t> flipped;
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (a[k].text != b[k].text) return std::nullopt;
-    if (a[k].negated == b[k].negated) continue;
-    if (flipped) return std::nullopt;
-    flipped = k;
-  }
-  if (!flipped) return std::nullopt;
-  std::vector<Condition> out = a;
-  out.erase(out.begin() + static_cast<std::ptrdiff_t>(*flipped));
-  return out;
-}
-
-// Two call sites whose conditions are the same but for one, written once
-// and taken with opposite polarity (an if and its else): the conditions
-// under which one of them is reached.
-std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a,
-                                                   const std::vector<Condition>& b) {
-  if (a.size() != b.size()) return std::nullopt;
-  size_t differ = a.size();
-  for (size_t i = 0; i < a.size(); ++i) {
-    const bool same_test = a[i].text == b[i].text && a[i].where.line == b[i].where.line;
-    if (same_test && a[i].negated == b[i].negated) continue;
-    if (!same_test || differ != a.size()) return std::nullopt;
-    differ = i;
-  }
-  if (differ == a.size()) return std::nullopt;
-  std::vector<Condition> out = a;
-  out.erase(out.begin() + static_cast<long>(differ));
-  return out;
-}
-
-// The calls of frame `f` resolving to one of `targets`, plus one for each
-// pair written on both sides of one condition (`if C: g(...)` and
-// `else: g(...)`): g runs either way, so the pair is one call without C.
-std::vector<PyCallStep> CallsTo(const PyFrame& f, const std::set<std::string>& targets) {
-  std::vector<PyCallStep> out;
-  for (const auto& c : f.calls)
-    if (targets.count(c.resolved)) out.push_back(c);
-  size_t n = out.size();
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j)
-      if (auto merged = WithoutComplement(out[i].when, out[j].when)) {
-        PyCallStep both = out[i];
-        both.when = std::move(*merged);
-        out.push_back(std::move(both));
-      }
-  return out;
-}
-
 // *v and t both hold: false wins, then unknown.
 void Meet(Tri* v, Tri t) {
   if (t == Tri::kFalse) *v = Tri::kFalse;
@@ -197,18 +143,6 @@ void Meet(Tri* v, Tri t) {
 
 // How well the assumptions decide a way: 2 taken, 1 undecided, 0 not taken.
 int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
-
-// Adds to `sites` (the conditions of each call of one function) those of
-// every pair an if/else splits (EitherBranch), merged again as long as
-// pairs merge (an if / else if / else chain); returns how many were
-// written in the code.
-size_t AddEitherBranch(std::vector<std::vector<Condition>>* sites) {
-  const size_t written = sites->size();
-  for (size_t i = 0; i < sites->size() && sites->size() < kMaxMergedSites; ++i)
-    for (size_t j = i + 1; j < sites->size(); ++j)
-      if (auto both = EitherBranch((*sites)[i], (*sites)[j])) sites->push_back(std::move(*both));
-  return written;
-}
 
 // Whether code under dispatch key (or stub registration device) `key`
 // runs for `device` (kAny: for any): the device's own, or code every
@@ -258,8 +192,14 @@ class PathAnnotator {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (!op.reached_from.empty() || op.role != OpRole::kForward) continue;
-      op.when = EntryConditions(op, &entry_python_[i]);
-      if (!EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+      op.when = EntryConditions(op, &entry_python_[i], &optional_step_[i]);
+      // Where the query fixes the overload the arg parser picks for tensor
+      // operands (`x / y` is div.Tensor, never div.Tensor_mode's
+      // rounding_mode nor div.Scalar_mode's number), its other
+      // overloads take what a typical call does not pass.
+      const std::string& picked = t_.selected_overload;
+      const bool other_form = !picked.empty() && op.name != picked && OpBaseName(op.name) == OpBaseName(picked);
+      if (other_form || !EntryArguments(op)) entry_python_[i] = Tri::kFalse;
       if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
     }
     for (const OpStep& op : t_.ops)
@@ -433,19 +373,9 @@ class PathAnnotator {
   }
 
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value) {
-    Assumptions a = a_;
-    a.defaults = bindings_.Of(f);
-    auto evaluate = [&](const std::string& text, const Bindings& known) {
-      Assumptions b = a_;
-      b.defaults = known;
-      return EvaluateCondition(text, true, b);
-    };
     for (const auto& c : when) {
       out->push_back(c);
-      Assumptions with_locals = a;
-      for (const auto& [name, truth] : bindings_.LocalTruths(f, c.text, c.where.line, evaluate))
-        with_locals.defaults[name] = truth;
-      Tri t = EvaluateCondition(c.text, true, with_locals);
+      Tri t = bindings_.Evaluate(f, c);
       if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
       Meet(value, t);
     }
@@ -525,14 +455,26 @@ class PathAnnotator {
     return any;
   }
 
-  std::vector<Condition> EntryConditions(const OpStep& op, Tri* value) {
+  // *optional_step: every open way passes an optional step the
+  // assumptions leave open, a lone `if` whose suite falls through
+  // (FrameBindings::IsOpenOptionalStep: `if not is_batched: input =
+  // input.unsqueeze(1)`). The code goes on either way, so what the step
+  // calls is no form of the call the path picks among: open, never typical.
+  std::vector<Condition> EntryConditions(const OpStep& op, Tri* value, bool* optional_step) {
     *value = Tri::kTrue;
+    *optional_step = true;
     std::vector<Condition> out;
     std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+    auto passes_open_step = [&](const std::vector<Condition>& when) {
+      return std::any_of(when.begin(), when.end(), [&](const Condition& c) { return bindings_.IsOpenOptionalStep(c); });
+    };
     BestWay best;
     for (const auto& f : t_.python) {
-      for (const auto& c : CallsTo(f, {full, base}))
-        if (best.Offer(Way(f, c, 0))) break;
+      for (const auto& c : CallsTo(f, {full, base})) {
+        auto way = Way(f, c, 0);
+        if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
+        if (best.Offer(std::move(way))) break;
+      }
       if (best.rank == 2) break;
     }
     best.AppendTo(&out, value);
@@ -689,8 +631,8 @@ class PathAnnotator {
     if (sites.empty()) return {};
     KeepSitesOfItsForm(child, base, &sites);
     *found = true;
-    std::vector<Condition> best;
-    int best_rank = -1;
+    std::vector<std::vector<Condition>> each;
+    std::vector<Location> called_at;
     for (const OpCallStep* call : sites) {
       std::vector<Condition> conditions = SiteConditions(parent, *call, base);
       // A hand-written Tensor method that returns the tensor itself
@@ -698,12 +640,23 @@ class PathAnnotator {
       if (IsMethodCall(*call, base))
         if (auto guard = EarlySelfReturn(ix_, base))
           conditions.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
-      Tri v = Evaluate(parent, conditions);
-      int rank = Rank(v);
+      each.push_back(std::move(conditions));
+      called_at.push_back(call->where);
+      if (Evaluate(parent, each.back()) == Tri::kTrue) break;
+    }
+    // Calls on both sides of an open condition (`if (indices.dim() == 1)
+    // return weight.index_select(...);` then `return
+    // weight.index_select(...).view(size);`): one of them runs. A pair
+    // whose one side is ruled out keeps the open side's conditions.
+    const size_t written = AddEitherBranch(&each);
+    std::vector<Condition> best;
+    int best_rank = -1;
+    for (size_t i = 0; i < each.size(); ++i) {
+      int rank = Rank(Evaluate(parent, each[i]));
       if (rank > best_rank) {
         best_rank = rank;
-        best = std::move(conditions);
-        *site = call->where;
+        best = std::move(each[i]);
+        *site = i < written ? called_at[i] : called_at.front();  // a merged pair: its first call
       }
       if (rank == 2) break;
     }
@@ -1022,11 +975,12 @@ class PathAnnotator {
           }
         }
         // An undecided Python condition keeps both sides on the path (it
-        // picks among argument forms: the entry ops all stay candidates); an
+        // picks among argument forms: the entry ops all stay candidates),
+        // but for an optional step the code goes on without; an
         // undecided C++ condition picks among backends and leaves its branch
         // off the path. Both are marked undecided.
         bool python_entry = op.reached_from.empty() && op.role == OpRole::kForward;
-        bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry);
+        bool typical = v == Tri::kTrue || (v == Tri::kUnknown && python_entry && !optional_step_[i]);
         bool undecided = v == Tri::kUnknown;
         changed = changed || typical != op.typical || undecided != op.undecided;
         op.typical = typical;
@@ -1219,9 +1173,10 @@ class PathAnnotator {
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
+  std::map<size_t, bool> optional_step_;  // entry ops behind an open optional step (EntryConditions)
   std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
   std::map<size_t, std::vector<CallerEdge>> other_callers_;  // each op's other callers (also_reached_from)
-  FrameBindings bindings_{ix_, t_};
+  FrameBindings bindings_{ix_, t_, a_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;
   std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
