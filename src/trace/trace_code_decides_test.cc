@@ -55,6 +55,13 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 
 - func: grow_(Tensor(a!) self) -> Tensor(a!)
   structured_delegate: grow.out
+
+- func: grow(Tensor self) -> Tensor
+  structured_delegate: grow.out
+
+- func: regrow(Tensor self) -> Tensor
+  dispatch:
+    CUDA: regrow_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -104,6 +111,14 @@ Tensor embed(const Tensor& weight) {
 Tensor middle_cuda(const Tensor& self) { return self; }
 Tensor middle_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) { return self; }
 TORCH_IMPL_FUNC(grow_out) (const Tensor& self, const Tensor& result) {}
+
+Tensor regrow_cuda(const Tensor& self) {
+  Tensor result = self;
+  if (self.is_sparse()) {
+    return at::grow(self);
+  }
+  return at::grow_(result);
+}
 } // namespace at::native
 )x";
 
@@ -211,6 +226,16 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   // delegate's impl runs inside grow_'s generated kernel.
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
+  EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+}
+
+TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {
+  // Shrink.cpp:48-54: regrow calls grow only for a sparse tensor and
+  // grow_ otherwise; both delegate to grow.out, which is no op of its own
+  // on the path whichever of them reached it.
+  Trace t = TraceOf("aten::regrow");
+  EXPECT_EQ(PathOf(t, "grow_"), "typical");
+  EXPECT_EQ(PathOf(t, "grow"), "not taken");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
 }
 

@@ -486,5 +486,18 @@ TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
   ASSERT_NE(clamp, nullptr);
   EXPECT_TRUE(clamp->typical);
 }
+TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
+  // ReduceOps.cpp:1472: logsumexp runs `(self - maxes).exp_()`; :1475's at::exp is for an
+  // empty tensor only. Both delegate to exp.out (native_functions.yaml:2564, :2570), whose impl
+  // runs inside exp_'s generated kernel: the profiler records aten::exp_ alone.
+  Trace t = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
+  const OpStep* exp_ = Op(t, "exp_");
+  const OpStep* out = Op(t, "exp.out");
+  ASSERT_NE(exp_, nullptr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(exp_->typical);
+  EXPECT_EQ(out->reached_from, "exp_");
+  EXPECT_FALSE(out->typical);
+}
 }  // namespace
 }  // namespace optrace

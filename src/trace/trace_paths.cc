@@ -263,14 +263,22 @@ class PathAnnotator {
   // A structured delegate reached only as such (add_.Tensor -> add.out) is
   // no dispatched op: its meta and impl run inside the generated kernel of
   // the op that delegates (whose main-path entry folds them in). What it
-  // calls keeps its own mark; it is not marked typical itself.
+  // calls keeps its own mark; it is not marked typical itself. Every op
+  // that reaches it must delegate to it: exp.out reached from exp_ and
+  // from exp (the functional form, off the path) is still only a delegate.
   void FoldStructuredDelegates() {
     for (OpStep& op : t_.ops) {
-      if (!op.typical || op.reached_from.empty() || !op.also_reached_from.empty()) continue;
-      const OpStep* parent = Parent(op);
-      if (parent && parent->role == op.role && parent->yaml && parent->yaml->structured_delegate == op.name)
-        op.typical = false;
+      if (!op.typical || op.reached_from.empty()) continue;
+      bool only_delegated = DelegatesTo(Parent(op), op);
+      for (const std::string& caller : op.also_reached_from)
+        only_delegated = only_delegated && DelegatesTo(OpNamed(caller, op.role), op);
+      if (only_delegated) op.typical = false;
     }
+  }
+
+  // Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
+  static bool DelegatesTo(const OpStep* caller, const OpStep& op) {
+    return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
   }
 
  private:
