@@ -603,6 +603,13 @@ class PathAnnotator {
     return false;
   }
 
+  // Whether torchgen's generated kernel for `parent` calls `child`.
+  bool GeneratedKernelCalls(const OpStep& parent, const OpStep& child) const {
+    if (!parent.yaml || !child.yaml) return false;
+    const auto callees = ix_.yaml.GeneratedKernelCallees(*parent.yaml);
+    return std::find(callees.begin(), callees.end(), child.yaml) != callees.end();
+  }
+
   // *found: the parent lists the call (an op reached otherwise -- a C++
   // operator on values of unknown type, a direct call of another op's
   // kernel -- has no call site whose conditions could be read), or the
@@ -614,8 +621,7 @@ class PathAnnotator {
   // best (taken, then undecided, then not taken) gives the edge's conditions.
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
     std::string base(OpBaseName(child.name));
-    if (parent.yaml && (parent.yaml->structured_delegate == child.name ||
-                        (child.yaml && ix_.yaml.GeneratedKernelCallee(*parent.yaml) == child.yaml))) {
+    if (parent.yaml && (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(parent, child))) {
       *found = true;
       return {};
     }

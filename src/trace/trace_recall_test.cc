@@ -115,6 +115,22 @@ TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
   EXPECT_EQ(inplace->stubs[0].name, "cauchy_stub");
 }
 
+TEST_F(Recall260, AViewCopyRunsItsViewAndAClone) {
+  // native_functions.yaml:14568-14573 diagonal_copy (CompositeExplicitAutogradNonFunctional, tag
+  // view_copy): torchgen's GenCompositeViewCopyKernel calls :2083 diagonal and clones the result;
+  // derivatives.yaml:572 diagonal's formula (diagonal_backward) differentiates it.
+  Trace t = TraceTree("2.6.0", "torch.diagonal_copy", TraceOptions::Device::kCuda);
+  for (const std::string name : {"diagonal", "clone"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops)
+      if (o.name == name && o.role == OpRole::kForward) op = &o;
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_EQ(op->reached_from, "diagonal_copy");
+    EXPECT_TRUE(op->typical);
+  }
+  EXPECT_TRUE(HasOp(t, "diagonal_backward"));
+}
+
 TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
   // aten::max(Tensor self) on CUDA is at::native::max (ReduceAllOps.cpp:47), not the
   // device helper max(scalar_t a, scalar_t b) of cuda/UpSample.cuh:42.
