@@ -199,6 +199,15 @@ TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
   EXPECT_FALSE(m.ops.empty());
 }
 
+TEST_F(Recall260, ACallOfATorchFunctionAnnotatedTensorIsATensor) {
+  // torch/masked/_ops.py:1397 `total = sum(input, dim, ...)` calls the module's own
+  // `def sum(...) -> Tensor:` (:1042-1049); :1402 `return total / count` is aten::div.
+  Trace t = TraceTree("2.6.0", "torch.masked.mean", TraceOptions::Device::kCuda);
+  bool div = false;
+  for (const auto& op : t.ops) div = div || (op.name == "div.Tensor" && op.typical && op.reached_from.empty());
+  EXPECT_TRUE(div);
+}
+
 TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {
   // torch/nn/functional.py:2039 `return input / (input.abs() + 1)`: `input` is unannotated, but
   // `.abs()` is a Tensor method no Python builtin has, so `/` and `+` are Tensor.__truediv__/__add__.
