@@ -39,6 +39,11 @@ size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
     }
   }
   if (statement >= comma) return 0;
+  // A comma inside parentheses separates a call's arguments
+  // (`auto out = at::f(input_, target_, w)`): `target_` is declared elsewhere.
+  int depth = 0;
+  for (size_t i = statement; i < comma; ++i) depth += body[i] == '(' ? 1 : body[i] == ')' ? -1 : 0;
+  if (depth > 0) return 0;
   auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
   if (parts.empty()) return 0;
   std::string first = parts[0];  // starts at `statement`

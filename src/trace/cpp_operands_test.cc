@@ -63,5 +63,18 @@ TEST(OperatorUses, AMethodOfWhatIsNoTensorComparesNoTensor) {
   EXPECT_EQ(tensors[0].op, "ne");
 }
 
+
+TEST(OperandTypes, ANameAmongACallsArgumentsIsNoDeclaratorList) {
+  // LossNLL.cpp:701 `Tensor target_ = target;`, :737-738 `auto out =\n at::nll_loss2d_symint(input_,
+  // target_, ...)` (2.6.0): target_ there is the call's second argument, not an `auto` declarator.
+  const std::string body =
+      "Tensor input_ = self;\n  Tensor target_ = target;\n"
+      "  auto out =\n      at::nll_loss2d_symint(input_, target_, weight);\n"
+      "  Tensor a, b;\n";
+  EXPECT_EQ(DeclaredType("", body, "target_"), "Tensor");
+  EXPECT_EQ(DeclaredType("", body, "b"), "Tensor");
+}
+
+
 }  // namespace
 }  // namespace optrace

@@ -499,5 +499,13 @@ TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
   EXPECT_EQ(out->reached_from, "exp_");
   EXPECT_FALSE(out->typical);
 }
+
+TEST_F(MainPath260, ANameAmongACallsArgumentsKeepsItsDeclaredType) {
+  // LossNLL.cpp:701 `Tensor target_ = target;` is passed at :738 as the second argument of
+  // `auto out = at::nll_loss2d_symint(input_, target_, ...)`: still a Tensor, so :712's
+  // `target_.sym_sizes().slice(1) != input_.sym_sizes().slice(2)` compares sizes, no tensors.
+  Trace t = TraceTree("2.6.0", "F.nll_loss", TraceOptions::Device::kCuda);
+  EXPECT_EQ(Op(t, "ne.Tensor"), nullptr);
+}
 }  // namespace
 }  // namespace optrace
