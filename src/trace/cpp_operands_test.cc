@@ -76,5 +76,14 @@ TEST(OperandTypes, ANameAmongACallsArgumentsIsNoDeclaratorList) {
 }
 
 
+TEST(OperatorUses, AGroupAfterReturnIsNoCall) {
+  // TensorCompare.cpp:416 (2.6.0) `return (self == self) * (self.abs() != ...)`: `return (` opens a
+  // group holding a tensor comparison, so the product is aten::mul.
+  auto is_tensor = [](std::string_view name) { return name == "self" || name == ".abs"; };
+  std::vector<std::string> ops;
+  for (auto& u : OperatorUses("return (self == self) * (self.abs() != 1);", true, is_tensor, {})) ops.push_back(u.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"eq", "mul", "ne"}));
+}
+
 }  // namespace
 }  // namespace optrace

@@ -507,5 +507,15 @@ TEST_F(MainPath260, ANameAmongACallsArgumentsKeepsItsDeclaredType) {
   Trace t = TraceTree("2.6.0", "F.nll_loss", TraceOptions::Device::kCuda);
   EXPECT_EQ(Op(t, "ne.Tensor"), nullptr);
 }
+
+TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
+  // TensorCompare.cpp:416 `return (self == self) * (self.abs() != ...infinity());`: `return (`
+  // opens a group, no call of `return`, so the product of the two comparisons is aten::mul.
+  Trace t = TraceTree("2.6.0", "torch.isfinite", TraceOptions::Device::kCuda);
+  const OpStep* mul = Op(t, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->reached_from, "isfinite");
+  EXPECT_TRUE(mul->typical);
+}
 }  // namespace
 }  // namespace optrace
