@@ -97,6 +97,18 @@ void KeepAgreed(std::optional<Map>* agreed, Map site) {
   }
 }
 
+// Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
+bool DelegatesTo(const OpStep* caller, const OpStep& op) {
+  return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
+}
+
+// Whether torchgen's generated kernel for `parent` calls `child`.
+bool GeneratedKernelCalls(const YamlModel& yaml, const OpStep& parent, const OpStep& child) {
+  if (!parent.yaml || !child.yaml) return false;
+  const auto callees = yaml.GeneratedKernelCallees(*parent.yaml);
+  return std::find(callees.begin(), callees.end(), child.yaml) != callees.end();
+}
+
 // One call of an op by one of its callers: the caller, the conditions of its
 // call sites, and whether it lists the call (EdgeConditions' *found).
 struct CallerEdge {
@@ -276,10 +288,6 @@ class PathAnnotator {
     }
   }
 
-  // Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
-  static bool DelegatesTo(const OpStep* caller, const OpStep& op) {
-    return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
-  }
 
  private:
   const std::string& Text(const std::string& file) {
@@ -603,13 +611,6 @@ class PathAnnotator {
     return false;
   }
 
-  // Whether torchgen's generated kernel for `parent` calls `child`.
-  bool GeneratedKernelCalls(const OpStep& parent, const OpStep& child) const {
-    if (!parent.yaml || !child.yaml) return false;
-    const auto callees = ix_.yaml.GeneratedKernelCallees(*parent.yaml);
-    return std::find(callees.begin(), callees.end(), child.yaml) != callees.end();
-  }
-
   // *found: the parent lists the call (an op reached otherwise -- a C++
   // operator on values of unknown type, a direct call of another op's
   // kernel -- has no call site whose conditions could be read), or the
@@ -621,7 +622,7 @@ class PathAnnotator {
   // best (taken, then undecided, then not taken) gives the edge's conditions.
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found) {
     std::string base(OpBaseName(child.name));
-    if (parent.yaml && (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(parent, child))) {
+    if (parent.yaml && (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(ix_.yaml, parent, child))) {
       *found = true;
       return {};
     }
