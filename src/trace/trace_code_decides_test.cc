@@ -62,6 +62,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: regrow(Tensor self) -> Tensor
   dispatch:
     CUDA: regrow_cuda
+
+- func: settle(Tensor self) -> Tensor
+  dispatch:
+    CUDA: settle_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -118,6 +122,15 @@ Tensor regrow_cuda(const Tensor& self) {
     return at::grow(self);
   }
   return at::grow_(result);
+}
+
+Tensor settle_cuda(const Tensor& self) {
+  if (self.size(0) > 4) {
+    return at::pick_a(self);
+  } else {
+    return at::pick_b(self);
+  }
+  return at::pick_c(self);
 }
 } // namespace at::native
 )x";
@@ -227,6 +240,14 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+}
+
+TEST_F(CodeDecides, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
+  // Shrink.cpp:56-63: pick_a and pick_b are the open branches; :62's pick_c is dead code.
+  Trace t = TraceOf("aten::settle");
+  EXPECT_EQ(PathOf(t, "pick_a"), "open");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+  EXPECT_EQ(PathOf(t, "pick_c"), "not taken");
 }
 
 TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {

@@ -517,5 +517,15 @@ TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
   EXPECT_EQ(mul->reached_from, "isfinite");
   EXPECT_TRUE(mul->typical);
 }
+
+TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:1851-1856: geqrf_cusolver_backend returns from both
+  // branches of its if/else, so :1856's geqrf_batched_cublas (-> BatchLinearAlgebraLibBlas.cpp:88
+  // `tau.unsqueeze(-1)`) is dead code; the batched call at :1852 is open (input sizes).
+  Trace t = TraceTree("2.6.0", "torch.linalg.qr", TraceOptions::Device::kCuda);
+  const OpStep* unsqueeze = Op(t, "unsqueeze");
+  ASSERT_NE(unsqueeze, nullptr);
+  EXPECT_FALSE(unsqueeze->typical);
+}
 }  // namespace
 }  // namespace optrace

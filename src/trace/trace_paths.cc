@@ -852,6 +852,11 @@ class PathAnnotator {
   // the defaults of the parent op's schema arguments.
   Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const {
     const Assumptions& a = schema_defaults ? RememberedAssumptionsFor(parent) : a_;
+    // C and !C read at one place (after an if/else whose every branch returns): never taken.
+    for (const auto& c : when)
+      for (const auto& d : when)
+        if (c.negated != d.negated && c.text == d.text && c.where.line == d.where.line && c.where.file == d.where.file)
+          return Tri::kFalse;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateOnce(c.text, a);
