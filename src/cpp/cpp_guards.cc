@@ -152,7 +152,16 @@ void Walker::CloseFrame() {
   if (frames_.empty()) return;
   Frame& parent = frames_.back();
   if (done.else_body) {
-    if (parent.chain_returns && done.returns) parent.returns = true;
+    if (parent.chain_returns && done.returns) {
+      parent.returns = true;
+      // `if (C) { return a; } else { return b; }`: what follows in the
+      // block runs when C and unless C -- never (the tracer reads the pair
+      // as a contradiction).
+      if (parent.closed_chain.size() == 1) {
+        parent.after.push_back(Negated(Negated(parent.closed_chain[0], "return"), "return"));
+        parent.after.push_back(Negated(parent.closed_chain[0], "return"));
+      }
+    }
     return;
   }
   if (!done.if_body) return;

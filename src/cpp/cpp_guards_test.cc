@@ -116,6 +116,22 @@ TEST(CppCallConditions, AChainThatReturnsOnEveryBranchReturnsFromItsBlock) {
   EXPECT_EQ(Described(text, 1, 13, "clone"), V{"unless s"});
 }
 
+TEST(CppCallConditions, WhatFollowsAnIfElseReturningOnBothBranchesRunsUnderBoth) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:1851-1856 (2.6.0): a call after an if/else that returns
+  // on both branches is never made; it is read as "when C" and "unless C", which no path meets.
+  const char* text =
+      "Tensor q(const Tensor& x) {\n"  // 1
+      "  if (x.size(0) > 4) {\n"       // 2
+      "    return a(x);\n"             // 3
+      "  } else {\n"                   // 4
+      "    return b(x);\n"             // 5
+      "  }\n"                          // 6
+      "  return c(x);\n"               // 7
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 5, "b"), V{"unless x.size(0) > 4"});
+  EXPECT_EQ(Described(text, 1, 7, "c"), (V{"when x.size(0) > 4", "unless x.size(0) > 4"}));
+}
+
 TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
   const char* text =
       "void f(const Tensor& self, int64_t p) {\n"  // 1

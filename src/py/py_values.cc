@@ -238,6 +238,7 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
 }
 
 ValueKind ValueScope::CallKind(std::string_view callee, std::string_view args, int depth) const {
+  if (auto known = call_results_.find(std::string(Trim(callee))); known != call_results_.end()) return known->second;
   static const char* kScalarBuiltins[] = {"len", "int", "float", "bool", "round", "str", "hash", "id", "ord",
                                           "chr", "repr", "format", "isinstance", "issubclass", "hasattr",
                                           "callable", "divmod"};
@@ -385,6 +386,18 @@ std::vector<std::string> TensorParams(std::string_view header) {
       out.emplace_back(name);
   }
   return out;
+}
+
+bool ReturnsTensor(std::string_view header) {
+  size_t open = header.find('(');
+  if (open == std::string_view::npos) return false;
+  size_t close = MatchForward(header, open);
+  if (close == std::string_view::npos) return false;
+  std::string_view rest = Trim(header.substr(close + 1));
+  if (rest.substr(0, 2) != "->") return false;
+  rest = rest.substr(2);
+  std::string_view annotation = Trim(rest.substr(0, rest.find(':')));
+  return annotation == "Tensor" || annotation == "torch.Tensor";
 }
 
 std::vector<std::string> ScalarParams(std::string_view header) {

@@ -48,6 +48,10 @@ class ValueScope {
   // `name`: "n_heads" for self.n_heads, or "proj.in_features" for an attribute of the layer self.proj.
   void SetAttr(const std::string& name, ValueKind kind) { attrs_[name] = kind; }
   void AddScalarModule(const std::string& local_name) { scalar_modules_.push_back(local_name); }
+  // What a call written `callee(...)` returns, known from its definition
+  // (a function of torch annotated `-> Tensor`): it wins over the builtins,
+  // which a module's own `def sum` shadows.
+  void SetCallResult(const std::string& callee, ValueKind kind) { call_results_[callee] = kind; }
   const std::unordered_map<std::string, ValueKind>& locals() const { return locals_; }
   // Whether `recv.m(...)` on a tensor returns one (TensorFacts).
   bool MethodReturnsTensor(std::string_view m) const {
@@ -66,7 +70,7 @@ class ValueScope {
   ValueKind ExprKind(std::string_view e, int depth) const;
   ValueKind CallKind(std::string_view callee, std::string_view args, int depth) const;
   const TensorFacts* facts_;
-  std::unordered_map<std::string, ValueKind> locals_, attrs_;
+  std::unordered_map<std::string, ValueKind> locals_, attrs_, call_results_;
   std::vector<std::string> scalar_modules_;
 };
 
@@ -97,5 +101,8 @@ void LearnTensorReceivers(const std::vector<std::string>& params, const std::vec
 std::vector<std::string> ScalarParams(std::string_view header);
 // Parameters annotated `Tensor` or `Optional[Tensor]`.
 std::vector<std::string> TensorParams(std::string_view header);
+// Whether a def header's text annotates the return `Tensor` (`-> Tensor:`,
+// `-> torch.Tensor:`).
+bool ReturnsTensor(std::string_view header);
 
 }  // namespace optrace

@@ -89,5 +89,25 @@ TEST(PyValues, AssignmentsAndParameters) {
             (std::vector<std::string>{"n_head", "eps", "name"}));
 }
 
+// torch/masked/_ops.py:1042-1049 `def sum(...) -> Tensor:` shadows the
+// builtin; mean's `total = sum(input, dim, ...)` is a tensor (:1402 `total / count`).
+TEST(PyValues, ACallOfAFunctionReturningATensorIsATensor) {
+  EXPECT_TRUE(ReturnsTensor("def sum( input: Union[Tensor, MaskedTensor], dim=None, *, mask: Optional[Tensor] = None, ) -> Tensor:"));
+  EXPECT_TRUE(ReturnsTensor("def f(x) -> torch.Tensor:  # note"));
+  EXPECT_FALSE(ReturnsTensor("def f(x: Tensor) -> Tuple[Tensor, Tensor]:"));
+  EXPECT_FALSE(ReturnsTensor("def f(x: Tensor):"));
+  TensorFacts facts = Facts();
+  ValueScope s(&facts);
+  s.SetLocal("input", ValueKind::kUnknown);
+  s.SetCallResult("sum", ValueKind::kTensor);
+  std::vector<Assignment> as(2);
+  ASSERT_TRUE(ParseAssignment("total = sum(input, dim, keepdim=keepdim)", &as[0]));
+  ASSERT_TRUE(ParseAssignment("n = max(1, 2)", &as[1]));
+  LearnAssignments(as, &s);
+  EXPECT_EQ(s.KindOf("total"), ValueKind::kTensor);
+  EXPECT_EQ(s.KindOf("total / count"), ValueKind::kTensor);
+  EXPECT_EQ(s.KindOf("n"), ValueKind::kScalar);  // builtins not learned stay builtins
+}
+
 }  // namespace
 }  // namespace optrace

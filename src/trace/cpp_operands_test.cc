@@ -70,11 +70,25 @@ TEST(OperatorUses, AMethodOfAnUnknownsMethodComparesNoTensor) {
   EXPECT_EQ(OperatorUses("auto d = input_.slice(1) != t;", false, is_tensor, {}).size(), 1u);
 }
 
-TEST(OperandTypes, ACallsArgumentsAreNoDeclarators) {
-  // LossNLL.cpp:701/736 (2.6.0): `auto out = f(input_, target_, ...)` declares out alone.
-  std::string_view body = "Tensor target_ = target;\n  auto out =\n      f(input_, target_, weight);\n";
+TEST(OperandTypes, ANameAmongACallsArgumentsIsNoDeclaratorList) {
+  // LossNLL.cpp:701 `Tensor target_ = target;`, :737-738 `auto out =\n at::nll_loss2d_symint(input_,
+  // target_, ...)` (2.6.0): target_ there is the call's second argument, not an `auto` declarator.
+  const std::string body =
+      "Tensor input_ = self;\n  Tensor target_ = target;\n"
+      "  auto out =\n      at::nll_loss2d_symint(input_, target_, weight);\n"
+      "  Tensor a, b;\n";
   EXPECT_EQ(DeclaredType("", body, "target_"), "Tensor");
-  EXPECT_EQ(DeclaredType("", "Tensor a, b;", "b"), "Tensor");
+  EXPECT_EQ(DeclaredType("", body, "b"), "Tensor");
+}
+
+
+TEST(OperatorUses, AGroupAfterReturnIsNoCall) {
+  // TensorCompare.cpp:416 (2.6.0) `return (self == self) * (self.abs() != ...)`: `return (` opens a
+  // group holding a tensor comparison, so the product is aten::mul.
+  auto is_tensor = [](std::string_view name) { return name == "self" || name == ".abs"; };
+  std::vector<std::string> ops;
+  for (auto& u : OperatorUses("return (self == self) * (self.abs() != 1);", true, is_tensor, {})) ops.push_back(u.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"eq", "mul", "ne"}));
 }
 
 }  // namespace

@@ -295,7 +295,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       std::string name(s.substr(i, j - i));
       size_t k = j;
       while (k < s.size() && s[k] == ' ') ++k;
-      bool is_call = k < s.size() && s[k] == '(';
+      // After return / case / throw an operator is unary: -x is neg; and
+      // `return (a == b) * c` opens a group, no call.
+      bool keyword = name == "return" || name == "case" || name == "throw" || name == "else" || name == "co_return";
+      bool is_call = k < s.size() && s[k] == '(' && !keyword;
       bool member = i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'));
       bool at_call = !member && i >= 4 && s.compare(i - 4, 4, "at::") == 0;
       bool std_call = !member && i >= 5 && s.compare(i - 5, 5, "std::") == 0;  // std::sqrt: no op
@@ -328,8 +331,6 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       }
       last_name = is_call || member || address ? std::string() : name;
       i = j;
-      // After return / case / throw an operator is unary: -x is neg.
-      bool keyword = name == "return" || name == "case" || name == "throw" || name == "else" || name == "co_return";
       prev_sig = keyword ? '(' : 'a';
       if (keyword) last_name.clear();
       continue;

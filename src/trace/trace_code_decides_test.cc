@@ -75,6 +75,17 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 
 - func: quot.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
   variants: function, method
+
+- func: grow(Tensor self) -> Tensor
+  structured_delegate: grow.out
+
+- func: regrow(Tensor self) -> Tensor
+  dispatch:
+    CUDA: regrow_cuda
+
+- func: settle(Tensor self) -> Tensor
+  dispatch:
+    CUDA: settle_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -149,6 +160,23 @@ Tensor chop(const Tensor& self, int64_t size) {
 Tensor blank(IntArrayRef size, std::optional<ScalarType> dtype) { return at::pick_a(Tensor()); }
 Tensor blank_names(IntArrayRef size, std::optional<DimnameList> names, std::optional<ScalarType> dtype) {
   return at::pick_b(Tensor());
+}
+
+Tensor regrow_cuda(const Tensor& self) {
+  Tensor result = self;
+  if (self.is_sparse()) {
+    return at::grow(self);
+  }
+  return at::grow_(result);
+}
+
+Tensor settle_cuda(const Tensor& self) {
+  if (self.size(0) > 4) {
+    return at::pick_a(self);
+  } else {
+    return at::pick_b(self);
+  }
+  return at::pick_c(self);
 }
 } // namespace at::native
 )x";
@@ -294,6 +322,24 @@ TEST_F(CodeDecides, AStructuredDelegateIsFoldedIntoItsOp) {
   // delegate's impl runs inside grow_'s generated kernel.
   Trace t = TraceOf("aten::grow_");
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
+  EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+}
+
+TEST_F(CodeDecides, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
+  // Shrink.cpp:56-63: pick_a and pick_b are the open branches; :62's pick_c is dead code.
+  Trace t = TraceOf("aten::settle");
+  EXPECT_EQ(PathOf(t, "pick_a"), "open");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+  EXPECT_EQ(PathOf(t, "pick_c"), "not taken");
+}
+
+TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {
+  // Shrink.cpp:48-54: regrow calls grow only for a sparse tensor and
+  // grow_ otherwise; both delegate to grow.out, which is no op of its own
+  // on the path whichever of them reached it.
+  Trace t = TraceOf("aten::regrow");
+  EXPECT_EQ(PathOf(t, "grow_"), "typical");
+  EXPECT_EQ(PathOf(t, "grow"), "not taken");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
 }
 

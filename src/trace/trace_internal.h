@@ -420,6 +420,10 @@ class PythonWalker : public TraceReader {
   bool FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth, PyFrame* frame);
   // What the names of a torch Python function hold (py_values.h), per trace.
   const ValueScope& ScopeOf(uint32_t module, uint32_t function);
+  // The text of a def's header, from `def` to the line closing its parameters.
+  std::string DefHeader(const PyModule& m, const PyFunction& f) const;
+  // The calls of `f` whose callee is a torch function annotated `-> Tensor`.
+  void LearnCallResults(uint32_t module, uint32_t function, ValueScope* scope) const;
   bool BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops);
   // Adds the overloads of `name` Python can call (method variants when `method`).
   void AddBoundOverloads(const std::string& name, bool method);

@@ -616,5 +616,38 @@ TEST_F(MainPath260, AFormulaPassesTheForwardsArgumentsToTheBackward) {
   EXPECT_FALSE(sparse);
 }
 
+TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
+  // ReduceOps.cpp:1472: logsumexp runs `(self - maxes).exp_()`; :1475's at::exp is for an
+  // empty tensor only. Both delegate to exp.out (native_functions.yaml:2564, :2570), whose impl
+  // runs inside exp_'s generated kernel: the profiler records aten::exp_ alone.
+  Trace t = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
+  const OpStep* exp_ = Op(t, "exp_");
+  const OpStep* out = Op(t, "exp.out");
+  ASSERT_NE(exp_, nullptr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(exp_->typical);
+  EXPECT_EQ(out->reached_from, "exp_");
+  EXPECT_FALSE(out->typical);
+}
+
+TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
+  // TensorCompare.cpp:416 `return (self == self) * (self.abs() != ...infinity());`: `return (`
+  // opens a group, no call of `return`, so the product of the two comparisons is aten::mul.
+  Trace t = TraceTree("2.6.0", "torch.isfinite", TraceOptions::Device::kCuda);
+  const OpStep* mul = Op(t, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->reached_from, "isfinite");
+  EXPECT_TRUE(mul->typical);
+}
+
+TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:1851-1856: geqrf_cusolver_backend returns from both
+  // branches of its if/else, so :1856's geqrf_batched_cublas (-> BatchLinearAlgebraLibBlas.cpp:88
+  // `tau.unsqueeze(-1)`) is dead code; the batched call at :1852 is open (input sizes).
+  Trace t = TraceTree("2.6.0", "torch.linalg.qr", TraceOptions::Device::kCuda);
+  const OpStep* unsqueeze = Op(t, "unsqueeze");
+  ASSERT_NE(unsqueeze, nullptr);
+  EXPECT_FALSE(unsqueeze->typical);
+}
 }  // namespace
 }  // namespace optrace

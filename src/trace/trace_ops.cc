@@ -307,7 +307,7 @@ void OpExpander::AddImplementations(OpStep& op, const NativeFunction& fn, const 
     impl.function = kernel;
     impl.form = ImplForm::kGenerated;
     op.impls.push_back(impl);
-    if (fn.autogen_from) {
+    if (fn.autogen_from || ix_.yaml.ViewOfCopy(fn)) {
       FollowGeneratedKernel(op, fn, key, depth);
       return;
     }
@@ -351,13 +351,16 @@ void OpExpander::AddImplementations(OpStep& op, const NativeFunction& fn, const 
 }
 
 void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, const std::string& key, int depth) {
-  const NativeFunction* callee = ix_.yaml.GeneratedKernelCallee(fn);
-  std::string note = key + ": autogen'd by " + *fn.autogen_from + ": torchgen generates the kernel at build time";
-  if (callee) {
-    note += fn.schema.is_out() ? "; it calls " + callee->name + " and copies the result into out"
-                               : "; it clones the mutated inputs and calls " + callee->name;
-    ops_.AddOp(callee, op.role, op.name, depth + 1);
+  const std::vector<const NativeFunction*> callees = ix_.yaml.GeneratedKernelCallees(fn);
+  std::string note = key + ": " + (fn.autogen_from ? "autogen'd by " + *fn.autogen_from : "a view op's _copy variant") +
+                     ": torchgen generates the kernel at build time";
+  if (!callees.empty()) {
+    const std::string& first = callees.front()->name;
+    note += !fn.autogen_from        ? "; it calls " + first + " and clones the result"
+            : fn.schema.is_out()    ? "; it calls " + first + " and copies the result into out"
+                                    : "; it clones the mutated inputs and calls " + first;
   }
+  for (const NativeFunction* callee : callees) ops_.AddOp(callee, op.role, op.name, depth + 1);
   op.notes.push_back(note);
 }
 

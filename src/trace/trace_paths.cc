@@ -41,6 +41,7 @@
 #include "trace/condition_text.h"
 #include "trace/dtype_gates.h"
 #include "trace/either_branch.h"
+#include "trace/formula_arguments.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
@@ -98,29 +99,16 @@ void KeepAgreed(std::optional<Map>* agreed, Map site) {
   }
 }
 
-// The arguments of each call of `name` (or its `_symint` form) written in a
-// derivatives.yaml formula, as written:
-// `embedding_backward_symint(grad, indices, weight.sym_size(0), padding_idx, scale_grad_by_freq, sparse)`.
-std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name) {
-  std::vector<std::vector<std::string>> calls;
-  for (std::string callee : {std::string(name) + "_symint", std::string(name)}) {
-    for (size_t at = formula.find(callee); at != std::string_view::npos; at = formula.find(callee, at + 1)) {
-      size_t open = at + callee.size();
-      if ((at > 0 && (IsIdentChar(formula[at - 1]) || formula[at - 1] == '.')) || open >= formula.size() ||
-          formula[open] != '(')
-        continue;
-      int depth = 0;
-      size_t close = open;
-      for (; close < formula.size(); ++close) {
-        if (formula[close] == '(') ++depth;
-        else if (formula[close] == ')' && --depth == 0) break;
-      }
-      if (close >= formula.size()) continue;
-      calls.push_back(SplitTopLevel(formula.substr(open + 1, close - open - 1), ','));
-    }
-    if (!calls.empty()) break;
-  }
-  return calls;
+// Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
+bool DelegatesTo(const OpStep* caller, const OpStep& op) {
+  return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
+}
+
+// Whether torchgen's generated kernel for `parent` calls `child`.
+bool GeneratedKernelCalls(const YamlModel& yaml, const OpStep& parent, const OpStep& child) {
+  if (!parent.yaml || !child.yaml) return false;
+  const auto callees = yaml.GeneratedKernelCallees(*parent.yaml);
+  return std::find(callees.begin(), callees.end(), child.yaml) != callees.end();
 }
 
 // One call of an op by one of its callers: the caller, the conditions of its
@@ -204,8 +192,15 @@ class PathAnnotator {
     }
     for (const OpStep& op : t_.ops)
       if (op.role == OpRole::kBackward && !op.reached_from.empty())
-        if (const OpStep* forward = Parent(op); forward && forward->role == OpRole::kForward)
-          FormulaArguments(*forward, op);
+        if (const OpStep* forward = Parent(op); forward && forward->role == OpRole::kForward) {
+          // What its formula passes (formula_arguments.h), where every call agrees.
+          std::optional<std::map<std::string, std::optional<std::string>>> agreed;
+          for (auto& site : FormulaCallBindings(t_.backward, *forward, op, RememberedAssumptionsFor(*forward).defaults))
+            KeepAgreed(&agreed, std::move(site));
+          if (!agreed || agreed->empty()) continue;
+          entry_arguments_[&op] = std::move(*agreed);
+          assumptions_.erase(&op);
+        }
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) continue;
@@ -233,15 +228,19 @@ class PathAnnotator {
   // A structured delegate reached only as such (add_.Tensor -> add.out) is
   // no dispatched op: its meta and impl run inside the generated kernel of
   // the op that delegates (whose main-path entry folds them in). What it
-  // calls keeps its own mark; it is not marked typical itself.
+  // calls keeps its own mark; it is not marked typical itself. Every op
+  // that reaches it must delegate to it: exp.out reached from exp_ and
+  // from exp (the functional form, off the path) is still only a delegate.
   void FoldStructuredDelegates() {
     for (OpStep& op : t_.ops) {
-      if (!op.typical || op.reached_from.empty() || !op.also_reached_from.empty()) continue;
-      const OpStep* parent = Parent(op);
-      if (parent && parent->role == op.role && parent->yaml && parent->yaml->structured_delegate == op.name)
-        op.typical = false;
+      if (!op.typical || op.reached_from.empty()) continue;
+      bool only_delegated = DelegatesTo(Parent(op), op);
+      for (const std::string& caller : op.also_reached_from)
+        only_delegated = only_delegated && DelegatesTo(OpNamed(caller, op.role), op);
+      if (only_delegated) op.typical = false;
     }
   }
+
 
  private:
   const std::string& Text(const std::string& file) {
@@ -407,38 +406,6 @@ class PathAnnotator {
       assumptions_.erase(&op);
     }
     return !any_call || any_fits;
-  }
-
-  // What the derivatives.yaml formulas of `forward` pass the backward op
-  // `backward` they call: an argument written as the name of a forward
-  // argument has the value the forward call binds, or its schema default
-  // (embedding's `sparse=False` reaches embedding_backward's `if (sparse)`).
-  // Formulas that pass it differently leave it open.
-  void FormulaArguments(const OpStep& forward, const OpStep& backward) {
-    if (!backward.yaml) return;
-    const Assumptions& bound = RememberedAssumptionsFor(forward);
-    std::set<std::string> forward_names;
-    if (forward.yaml)
-      for (const auto& a : forward.yaml->schema.arguments) forward_names.insert(a.name);
-    const auto& parameters = backward.yaml->schema.arguments;
-    std::optional<std::map<std::string, std::optional<std::string>>> agreed;
-    for (const BackwardStep& b : t_.backward) {
-      if (b.op != forward.name || !b.derivatives) continue;
-      for (const DerivativeFormula& f : b.derivatives->formulas)
-        for (const auto& arguments : FormulaCallArguments(f.formula, OpBaseName(backward.name))) {
-          if (arguments.size() > parameters.size()) continue;  // another overload's call
-          std::map<std::string, std::optional<std::string>> site;
-          for (size_t k = 0; k < arguments.size(); ++k) {
-            auto value = bound.defaults.find(arguments[k]);
-            if (forward_names.count(arguments[k]) && value != bound.defaults.end())
-              site[parameters[k].name] = value->second;
-          }
-          KeepAgreed(&agreed, std::move(site));
-        }
-    }
-    if (!agreed || agreed->empty()) return;
-    entry_arguments_[&backward] = std::move(*agreed);
-    assumptions_.erase(&backward);
   }
 
   // Whether every Python call of entry op `op` assigns a value that only a
@@ -611,8 +578,7 @@ class PathAnnotator {
   // `*site`: the call chosen (left as it is when none is).
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found, Location* site) {
     std::string base(OpBaseName(child.name));
-    if (parent.yaml && (parent.yaml->structured_delegate == child.name ||
-                        (child.yaml && ix_.yaml.GeneratedKernelCallee(*parent.yaml) == child.yaml))) {
+    if (parent.yaml && (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(ix_.yaml, parent, child))) {
       *found = true;
       return {};
     }
@@ -854,6 +820,11 @@ class PathAnnotator {
   // the defaults of the parent op's schema arguments.
   Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const {
     const Assumptions& a = schema_defaults ? RememberedAssumptionsFor(parent) : a_;
+    // C and !C read at one place (after an if/else whose every branch returns): never taken.
+    for (const auto& c : when)
+      for (const auto& d : when)
+        if (c.negated != d.negated && c.text == d.text && c.where.line == d.where.line && c.where.file == d.where.file)
+          return Tri::kFalse;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
       Tri t = EvaluateOnce(c.text, a);

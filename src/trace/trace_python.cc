@@ -672,14 +672,11 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
   auto scope = std::make_unique<ValueScope>(tensor_facts_.get());
   const PyModule& m = ix_.py.modules()[module];
   const PyFunction& f = m.functions[function];
-  std::string header;
+  const std::string header = DefHeader(m, f);
   std::vector<Assignment> assignments;
-  for (uint32_t n = f.line; n <= f.end_line; ++n) {
-    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
-    if (n < f.line + 32 && header.find("):") == std::string::npos && header.find(") ->") == std::string::npos)
-      header += text + " ";
+  for (uint32_t n = f.line + 1; n <= f.end_line; ++n) {
     Assignment a;
-    if (n > f.line && ParseAssignment(text, &a)) assignments.push_back(std::move(a));
+    if (ParseAssignment(ix_.Snippet(m.path, static_cast<int>(n), 1), &a)) assignments.push_back(std::move(a));
   }
   std::vector<std::string> tensors = TensorParams(header), scalars = ScalarParams(header);
   for (const std::string& p : f.params) {
@@ -692,6 +689,7 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
   for (const PyCall& c : f.calls)
     if (c.kind == PyCallKind::kCall) callees.push_back(c.callee);
   LearnTensorReceivers(f.params, callees, scope.get());
+  LearnCallResults(module, function, scope.get());
   // In a method of a Tensor class (torch._tensor.Tensor derives from the
   // C++ torch._C.TensorBase), self is a tensor.
   if (f.class_index >= 0 && !f.params.empty() && f.params.front() == "self" &&
@@ -701,6 +699,27 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
     if (im.target == "math") scope->AddScalarModule(im.local);
   LearnAssignments(assignments, scope.get());
   return *scopes_.emplace(key, std::move(scope)).first->second;
+}
+
+std::string PythonWalker::DefHeader(const PyModule& m, const PyFunction& f) const {
+  std::string header;
+  for (uint32_t n = f.line; n <= f.end_line && n < f.line + 32; ++n) {
+    if (header.find("):") != std::string::npos || header.find(") ->") != std::string::npos) break;
+    header += ix_.Snippet(m.path, static_cast<int>(n), 1) + " ";
+  }
+  return header;
+}
+
+void PythonWalker::LearnCallResults(uint32_t module, uint32_t function, ValueScope* scope) const {
+  const PyFunction& f = ix_.py.modules()[module].functions[function];
+  for (const PyCall& c : f.calls) {
+    if (c.kind != PyCallKind::kCall || scope->locals().count(c.callee)) continue;
+    PySymbol s = ix_.py.ResolveIn(module, c.callee, static_cast<int32_t>(function));
+    if (s.kind != PySymbol::kFunction) continue;
+    const PyModule& callee_module = ix_.py.modules()[s.module];
+    if (ReturnsTensor(DefHeader(callee_module, callee_module.functions[s.index])))
+      scope->SetCallResult(c.callee, ValueKind::kTensor);
+  }
 }
 
 void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCall& call, int depth, PyFrame* frame) {

@@ -115,6 +115,22 @@ TEST_F(Recall260, GeneratedKernelsCallTheOpTheyAreGeneratedFrom) {
   EXPECT_EQ(inplace->stubs[0].name, "cauchy_stub");
 }
 
+TEST_F(Recall260, AViewCopyRunsItsViewAndAClone) {
+  // native_functions.yaml:14568-14573 diagonal_copy (CompositeExplicitAutogradNonFunctional, tag
+  // view_copy): torchgen's GenCompositeViewCopyKernel calls :2083 diagonal and clones the result;
+  // derivatives.yaml:572 diagonal's formula (diagonal_backward) differentiates it.
+  Trace t = TraceTree("2.6.0", "torch.diagonal_copy", TraceOptions::Device::kCuda);
+  for (const std::string name : {"diagonal", "clone"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops)
+      if (o.name == name && o.role == OpRole::kForward) op = &o;
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_EQ(op->reached_from, "diagonal_copy");
+    EXPECT_TRUE(op->typical);
+  }
+  EXPECT_TRUE(HasOp(t, "diagonal_backward"));
+}
+
 TEST_F(Recall260, DefinitionsMatchTheSchemaBeforeTheDevice) {
   // aten::max(Tensor self) on CUDA is at::native::max (ReduceAllOps.cpp:47), not the
   // device helper max(scalar_t a, scalar_t b) of cuda/UpSample.cuh:42.
@@ -181,6 +197,15 @@ TEST_F(Recall260, PythonHelpersInAnyTorchModule) {
   Trace m = TraceTree("2.6.0", "torch.masked.std", TraceOptions::Device::kDefault);
   EXPECT_TRUE(HasFrame(m, "torch.masked._ops._std_var", "torch/masked/_ops.py", 1581));
   EXPECT_FALSE(m.ops.empty());
+}
+
+TEST_F(Recall260, ACallOfATorchFunctionAnnotatedTensorIsATensor) {
+  // torch/masked/_ops.py:1397 `total = sum(input, dim, ...)` calls the module's own
+  // `def sum(...) -> Tensor:` (:1042-1049); :1402 `return total / count` is aten::div.
+  Trace t = TraceTree("2.6.0", "torch.masked.mean", TraceOptions::Device::kCuda);
+  bool div = false;
+  for (const auto& op : t.ops) div = div || (op.name == "div.Tensor" && op.typical && op.reached_from.empty());
+  EXPECT_TRUE(div);
 }
 
 TEST_F(Recall260, ParameterUsedAsATensorTakesTensorOperators) {

@@ -206,6 +206,24 @@ TEST(YamlFacts260, InPlaceOpsTakeTheirFunctionalVariantsDerivative) {
   EXPECT_EQ(m.DerivativeOf(Fn(m, "mm")), m.FindDerivative("mm"));
 }
 
+TEST(YamlFacts260, AViewCopyOpIsItsViewsCopy) {
+  REQUIRE_CORPUS("2.6.0");
+  // native_functions.yaml:14624 split_with_sizes_copy pairs with :5607 split_with_sizes (whose self
+  // is `Tensor(a -> *)`, returning `Tensor(a)[]`); view_copy.dtype with view.dtype. derivatives.yaml
+  // has no diagonal_copy entry: :572 diagonal's differentiates it.
+  const YamlModel& m = ModelOf("2.6.0");
+  const NativeFunction* view = m.ViewOfCopy(Fn(m, "split_with_sizes_copy"));
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->line, 5607);
+  ASSERT_NE(m.ViewOfCopy(Fn(m, "view_copy.dtype")), nullptr);
+  EXPECT_EQ(m.ViewOfCopy(Fn(m, "view_copy.dtype"))->name, "view.dtype");
+  EXPECT_EQ(m.FindDerivative("diagonal_copy"), nullptr);
+  const DerivativeEntry* d = m.DerivativeOf(Fn(m, "diagonal_copy"));
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 572);
+  EXPECT_EQ(m.ViewOfCopy(Fn(m, "index_copy")), nullptr);  // no view named index
+}
+
 // --- 1.13.1 -----------------------------------------------------------------
 
 TEST(YamlFacts1131, LstmInputAndSoftmaxOut) {

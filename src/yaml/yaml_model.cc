@@ -1007,6 +1007,50 @@ const NativeFunction* YamlModel::GeneratedKernelCallee(const NativeFunction& fn)
   return base;
 }
 
+namespace {
+
+// torchgen's FunctionSchema.is_view_op: a return aliasing an input without
+// writing it (`Tensor(a)`, `Tensor(a)[]`).
+bool ReturnsAlias(const FunctionSchema& s) {
+  for (const SchemaArgument& r : s.returns)
+    if (!r.annotation.empty() && r.annotation.back() != '!') return true;
+  return false;
+}
+
+bool SameSignatureArguments(const FunctionSchema& a, const FunctionSchema& b);
+
+}  // namespace
+
+const NativeFunction* YamlModel::ViewOfCopy(const NativeFunction& fn) const {
+  // gen.py's get_grouped_by_view_native_functions groups a view op with the
+  // functional op of its signature whose base name is the view's plus
+  // "_copy" (FunctionSchema.view_signature strips it; overload names are
+  // not compared).
+  constexpr std::string_view kCopy = "_copy";
+  const FunctionSchema& s = fn.schema;
+  if (!s.name.ends_with(kCopy) || s.is_out() || s.is_inplace() || ReturnsAlias(s)) return nullptr;
+  for (const NativeFunction* view : Overloads(std::string_view(s.name).substr(0, s.name.size() - kCopy.size()))) {
+    if (ReturnsAlias(view->schema) && !view->schema.is_inplace() && SameSignatureArguments(view->schema, s))
+      return view;
+  }
+  return nullptr;
+}
+
+std::vector<const NativeFunction*> YamlModel::GeneratedKernelCallees(const NativeFunction& fn) const {
+  if (fn.autogen_from) {
+    const NativeFunction* callee = GeneratedKernelCallee(fn);
+    return callee ? std::vector<const NativeFunction*>{callee} : std::vector<const NativeFunction*>{};
+  }
+  // gen_functionalization_type.py's GenCompositeViewCopyKernel writes
+  // `auto output = at::_ops::<view>::call(...); return output.clone(...);`
+  // (each tensor of a list cloned in turn).
+  const NativeFunction* view = ViewOfCopy(fn);
+  if (!view) return {};
+  std::vector<const NativeFunction*> callees = {view};
+  if (const NativeFunction* clone = Find("clone")) callees.push_back(clone);
+  return callees;
+}
+
 const NativeFunction* YamlModel::Find(std::string_view full_name) const {
   auto it = by_full_name_.find(full_name);
   return it == by_full_name_.end() ? nullptr : &functions_[it->second];
@@ -1051,6 +1095,9 @@ bool SameSignatureArguments(const FunctionSchema& a, const FunctionSchema& b) {
 
 const DerivativeEntry* YamlModel::DerivativeOf(const NativeFunction& fn) const {
   if (const DerivativeEntry* own = FindDerivative(fn.name)) return own;
+  // load_derivatives.py's add_view_copy_derivatives: a view_copy op with no
+  // entry of its own is differentiated by its view's.
+  if (const NativeFunction* view = ViewOfCopy(fn)) return FindDerivative(view->name);
   // torchgen (load_derivatives.py, match_differentiability_info): an op with
   // no entry of its own takes the entry of the functional op with its
   // signature -- clamp_min_.Tensor is differentiated by clamp_min.Tensor's

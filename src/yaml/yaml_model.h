@@ -132,6 +132,14 @@ class YamlModel {
   // The op that torchgen's generated kernel for `fn` (an autogen'd entry)
   // calls, or nullptr when `fn` is not generated.
   const NativeFunction* GeneratedKernelCallee(const NativeFunction& fn) const;
+  // The view op whose `_copy` variant `fn` is, as torchgen groups them
+  // (diagonal_copy -> diagonal): torchgen writes fn's kernel, and autograd
+  // differentiates fn by the view's entry. nullptr for any other op.
+  const NativeFunction* ViewOfCopy(const NativeFunction& fn) const;
+  // The ops torchgen's generated kernel for `fn` calls, in order: the
+  // GeneratedKernelCallee of an autogen'd entry; the view and clone for a
+  // view_copy op; none when torchgen writes no kernel for `fn`.
+  std::vector<const NativeFunction*> GeneratedKernelCallees(const NativeFunction& fn) const;
   // The derivatives.yaml entry with exactly this full name, or nullptr.
   const DerivativeEntry* FindDerivative(std::string_view full_name) const;
   // The entry autograd differentiates `fn` by: its own, else (an in-place op)

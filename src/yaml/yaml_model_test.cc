@@ -302,6 +302,37 @@ TEST(Model, ReleaseRulesDifferForGeneratedTags) {
   EXPECT_THAT(old.Find("v_copy.out")->tags, ElementsAre("generated"));
 }
 
+TEST(Model, AViewCopyOpIsGroupedWithItsViewAndTakesItsDerivative) {
+  // torchgen pairs v_copy with the view v of its signature (gen.py's view
+  // groups), writes v_copy's kernel as v + clone, and differentiates it by
+  // v's entry; w_copy has no view to pair with, v_copy.out is no view_copy.
+  auto m = LoadOk(
+      "- func: v(Tensor(a) self, int dim=0) -> Tensor(a)\n"
+      "- func: v.other(Tensor(a) self, Tensor other) -> Tensor(a)\n"
+      "- func: v_copy(Tensor self, int dim=0) -> Tensor\n"
+      "  dispatch:\n"
+      "    CompositeExplicitAutogradNonFunctional: v_copy\n"
+      "  autogen: v_copy.out\n"
+      "- func: w_copy(Tensor self) -> Tensor\n"
+      "- func: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor\n",
+      "", "- name: v(Tensor(a) self, int dim=0) -> Tensor(a)\n  self: grad.sum(dim)\n");
+  const NativeFunction* copy = m.Find("v_copy");
+  ASSERT_NE(copy, nullptr);
+  ASSERT_NE(m.ViewOfCopy(*copy), nullptr);
+  EXPECT_EQ(m.ViewOfCopy(*copy)->name, "v");
+  std::vector<std::string> callees;
+  for (const NativeFunction* f : m.GeneratedKernelCallees(*copy)) callees.push_back(f->name);
+  EXPECT_THAT(callees, ElementsAre("v", "clone"));
+  ASSERT_NE(m.DerivativeOf(*copy), nullptr);
+  EXPECT_EQ(m.DerivativeOf(*copy)->name, "v");
+  EXPECT_EQ(m.ViewOfCopy(*m.Find("w_copy")), nullptr);
+  EXPECT_EQ(m.ViewOfCopy(*m.Find("v_copy.out")), nullptr);
+  EXPECT_EQ(m.ViewOfCopy(*m.Find("v")), nullptr);
+  callees.clear();
+  for (const NativeFunction* f : m.GeneratedKernelCallees(*m.Find("v_copy.out"))) callees.push_back(f->name);
+  EXPECT_THAT(callees, ElementsAre("v_copy"));
+}
+
 TEST(Model, BadSchemaIsSourceErrorWithFileAndLine) {
   YamlModel m;
   Status s = YamlModel::LoadFromText("- func: ok(Tensor self) -> Tensor\n\n- func: broken(Tensor self\n", "", "", &m);

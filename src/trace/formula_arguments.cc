@@ -1,0 +1,58 @@
+// The formula's text is read here as torchgen reads it: a call's name
+// followed by its parenthesized, comma-separated arguments; an argument
+// that is a bare name of the forward schema's argument is that argument.
+#include "trace/formula_arguments.h"
+
+#include <set>
+
+#include "base/text.h"
+
+namespace optrace {
+
+std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name) {
+  std::vector<std::vector<std::string>> calls;
+  for (std::string callee : {std::string(name) + "_symint", std::string(name)}) {
+    for (size_t at = formula.find(callee); at != std::string_view::npos; at = formula.find(callee, at + 1)) {
+      size_t open = at + callee.size();
+      if ((at > 0 && (IsIdentChar(formula[at - 1]) || formula[at - 1] == '.')) || open >= formula.size() ||
+          formula[open] != '(')
+        continue;
+      int depth = 0;
+      size_t close = open;
+      for (; close < formula.size(); ++close) {
+        if (formula[close] == '(') ++depth;
+        else if (formula[close] == ')' && --depth == 0) break;
+      }
+      if (close >= formula.size()) continue;
+      calls.push_back(SplitTopLevel(formula.substr(open + 1, close - open - 1), ','));
+    }
+    if (!calls.empty()) break;
+  }
+  return calls;
+}
+
+std::vector<std::map<std::string, std::optional<std::string>>> FormulaCallBindings(
+    const std::vector<BackwardStep>& steps, const OpStep& forward, const OpStep& backward,
+    const std::map<std::string, std::string>& forward_values) {
+  std::vector<std::map<std::string, std::optional<std::string>>> sites;
+  if (!backward.yaml || !forward.yaml) return sites;
+  std::set<std::string> forward_names;
+  for (const auto& a : forward.yaml->schema.arguments) forward_names.insert(a.name);
+  const auto& parameters = backward.yaml->schema.arguments;
+  for (const BackwardStep& b : steps) {
+    if (b.op != forward.name || !b.derivatives) continue;
+    for (const DerivativeFormula& f : b.derivatives->formulas)
+      for (const auto& arguments : FormulaCallArguments(f.formula, OpBaseName(backward.name))) {
+        if (arguments.size() > parameters.size()) continue;  // another overload's call
+        std::map<std::string, std::optional<std::string>> site;
+        for (size_t k = 0; k < arguments.size(); ++k) {
+          auto value = forward_values.find(arguments[k]);
+          if (forward_names.count(arguments[k]) && value != forward_values.end()) site[parameters[k].name] = value->second;
+        }
+        sites.push_back(std::move(site));
+      }
+  }
+  return sites;
+}
+
+}  // namespace optrace

@@ -1,0 +1,31 @@
+// What a derivatives.yaml formula hands the backward op it calls: the
+// formula's arguments written as the name of a forward argument
+// (`embedding_backward_symint(grad, indices, weight.sym_size(0),
+// padding_idx, scale_grad_by_freq, sparse)`) carry the value the forward
+// call binds, or its schema default, into the backward op's parameters --
+// so embedding's `sparse=False` decides embedding_backward's `if (sparse)`
+// the way a Python call's arguments decide a forward op's branches.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace optrace {
+
+// The arguments of each call of `name` (or its `_symint` form) written in
+// a formula, as written.
+std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name);
+
+// Per call of `backward` in the formulas of `forward` (from `steps`): the
+// backward op's parameters bound to the values `forward_values` holds for
+// the forward arguments the call passes by name.
+std::vector<std::map<std::string, std::optional<std::string>>> FormulaCallBindings(
+    const std::vector<BackwardStep>& steps, const OpStep& forward, const OpStep& backward,
+    const std::map<std::string, std::string>& forward_values);
+
+}  // namespace optrace
