@@ -95,14 +95,14 @@ TEST(SeveralCallers, AnOpsCallSiteIsTheCallNotItsCondition) {
   options.snippets = false;
   Trace t;
   ASSERT_TRUE(TraceQuery(index, "aten::outer", options, &t).ok());
-  const OpStep* side = Forward(t, "side");
+  const OpStep* side = FindOp(t, "side");
   ASSERT_TRUE(side);
   auto sparse = std::find_if(side->when.begin(), side->when.end(),
                              [](const Condition& c) { return c.text == "self.is_sparse()"; });
   ASSERT_NE(sparse, side->when.end());
   EXPECT_EQ(sparse->where.line, 4);
   EXPECT_EQ(side->called_at.line, 5) << "return at::side(self);";
-  EXPECT_FALSE(Forward(t, "outer")->called_at.valid()) << "the entry op has no caller";
+  EXPECT_FALSE(FindOp(t, "outer")->called_at.valid()) << "the entry op has no caller";
 }
 
 // A helper the CPU and the CUDA implementations both call is on each
@@ -152,11 +152,11 @@ TEST(SeveralCallers, AHelperBothDevicesCallTakesEachDevicesCondition) {
   options.snippets = false;
   Trace t;
   ASSERT_TRUE(TraceQuery(index, "aten::grow_", options, &t).ok());
-  const OpStep* fill = Forward(t, "fill_");
+  const OpStep* fill = FindOp(t, "fill_");
   ASSERT_TRUE(fill);
   EXPECT_FALSE(fill->typical || fill->undecided) << "deterministic algorithms are off by default";
   bool cuda_helper = false;
-  for (const auto& h : Forward(t, "grow_")->helpers) cuda_helper = cuda_helper || (h.function == "fill_new_memory" && h.key == "CUDA");
+  for (const auto& h : FindOp(t, "grow_")->helpers) cuda_helper = cuda_helper || (h.function == "fill_new_memory" && h.key == "CUDA");
   EXPECT_TRUE(cuda_helper);
 }
 

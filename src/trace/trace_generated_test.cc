@@ -11,6 +11,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -74,11 +75,6 @@ class GeneratedKernel : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << query << ": " << s.message();
     return t;
   }
-  static const OpStep* Op(const Trace& t, const std::string& name, OpRole role = OpRole::kForward) {
-    for (const auto& op : t.ops)
-      if (op.role == role && op.name == name) return &op;
-    return nullptr;
-  }
   Index index_;
 };
 
@@ -86,7 +82,7 @@ TEST_F(GeneratedKernel, AViewCopyCallsItsViewAndClonesTheResult) {
   // native_functions.yaml:6-9: slant_copy's kernel has no C++ definition; torchgen writes it.
   Trace t = TraceOf("aten::slant_copy");
   for (const std::string name : {"slant", "clone"}) {
-    const OpStep* op = Op(t, name);
+    const OpStep* op = FindOp(t, name);
     ASSERT_NE(op, nullptr) << name;
     EXPECT_EQ(op->reached_from, "slant_copy") << name;
     EXPECT_TRUE(op->typical && !op->undecided) << name;
@@ -100,7 +96,7 @@ TEST_F(GeneratedKernel, AViewCopyIsDifferentiatedByItsViewsEntry) {
   bool entry = false;
   for (const auto& b : t.backward) entry = entry || (b.op == "slant_copy" && b.derivatives && b.derivatives->line == 1);
   EXPECT_TRUE(entry);
-  EXPECT_NE(Op(t, "slant_backward", OpRole::kBackward), nullptr);
+  EXPECT_NE(FindOp(t, "slant_backward", OpRole::kBackward), nullptr);
 }
 
 }  // namespace

@@ -422,8 +422,8 @@ TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   // :32 `return weight.index_select(0, indices.reshape(-1)).view_symint(size);`: index_select runs
   // whatever the indices' rank, reshape only past the return.
   Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
-  const OpStep* index_select = Op(t, "index_select");
-  const OpStep* reshape = Op(t, "reshape");
+  const OpStep* index_select = FindOp(t, "index_select");
+  const OpStep* reshape = FindOp(t, "reshape");
   ASSERT_NE(index_select, nullptr);
   ASSERT_NE(reshape, nullptr);
   EXPECT_TRUE(index_select->typical && !index_select->undecided);
@@ -453,12 +453,12 @@ TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
   // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
   // (derivatives.yaml:564 `at::lift_fresh(...)`) is no part of it.
   Trace t = TraceTree("1.13.1", "Tensor.__truediv__", TraceOptions::Device::kCpu);
-  const OpStep* tensor = Op(t, "div.Tensor");
+  const OpStep* tensor = FindOp(t, "div.Tensor");
   ASSERT_NE(tensor, nullptr);
   EXPECT_TRUE(tensor->typical && !tensor->undecided);
   EXPECT_FALSE(OnPath(t, "div.Tensor_mode"));
   EXPECT_FALSE(OnPath(t, "div.Scalar_mode"));
-  const OpStep* lift = Op(t, "lift_fresh", OpRole::kBackward);
+  const OpStep* lift = FindOp(t, "lift_fresh", OpRole::kBackward);
   EXPECT_TRUE(!lift || (!lift->typical && !lift->undecided));
 }
 
@@ -487,12 +487,12 @@ TEST_F(MainPath260, AnOptionalStepForAnUnbatchedInputIsOpen) {
   // the return. Listed, open, not typical.
   Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
   for (const char* name : {"unsqueeze", "squeeze"}) {
-    const OpStep* op = Op(t, name);
+    const OpStep* op = FindOp(t, name);
     ASSERT_NE(op, nullptr) << name;
     EXPECT_TRUE(op->undecided) << name;
     EXPECT_FALSE(op->typical) << name;
   }
-  const OpStep* lstm = Op(t, "lstm.input");
+  const OpStep* lstm = FindOp(t, "lstm.input");
   ASSERT_NE(lstm, nullptr);
   EXPECT_TRUE(lstm->typical && !lstm->undecided);
 }
@@ -621,8 +621,8 @@ TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
   // empty tensor only. Both delegate to exp.out (native_functions.yaml:2564, :2570), whose impl
   // runs inside exp_'s generated kernel: the profiler records aten::exp_ alone.
   Trace t = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
-  const OpStep* exp_ = Op(t, "exp_");
-  const OpStep* out = Op(t, "exp.out");
+  const OpStep* exp_ = FindOp(t, "exp_");
+  const OpStep* out = FindOp(t, "exp.out");
   ASSERT_NE(exp_, nullptr);
   ASSERT_NE(out, nullptr);
   EXPECT_TRUE(exp_->typical);
@@ -634,7 +634,7 @@ TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
   // TensorCompare.cpp:416 `return (self == self) * (self.abs() != ...infinity());`: `return (`
   // opens a group, no call of `return`, so the product of the two comparisons is aten::mul.
   Trace t = TraceTree("2.6.0", "torch.isfinite", TraceOptions::Device::kCuda);
-  const OpStep* mul = Op(t, "mul.Tensor");
+  const OpStep* mul = FindOp(t, "mul.Tensor");
   ASSERT_NE(mul, nullptr);
   EXPECT_EQ(mul->reached_from, "isfinite");
   EXPECT_TRUE(mul->typical);
@@ -645,7 +645,7 @@ TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
   // branches of its if/else, so :1856's geqrf_batched_cublas (-> BatchLinearAlgebraLibBlas.cpp:88
   // `tau.unsqueeze(-1)`) is dead code; the batched call at :1852 is open (input sizes).
   Trace t = TraceTree("2.6.0", "torch.linalg.qr", TraceOptions::Device::kCuda);
-  const OpStep* unsqueeze = Op(t, "unsqueeze");
+  const OpStep* unsqueeze = FindOp(t, "unsqueeze");
   ASSERT_NE(unsqueeze, nullptr);
   EXPECT_FALSE(unsqueeze->typical);
 }
