@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
-#include "base/text.h"
 
 namespace optrace {
 
@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
     std::cerr << "optrace: stdout is closed; nothing can receive the answer\n";
     return static_cast<int>(ExitCode::kOutput);
   }
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
-      !std::strcmp(argv[1], "help")) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     Usage(argc < 2 ? std::cerr : std::cout);
     return FinishOutput(argc < 2 ? static_cast<int>(ExitCode::kUsage) : 0);
   }

@@ -48,8 +48,8 @@ Status FindCheckout(const std::string& source_flag, Checkout* out) {
   }
   auto disk = std::make_shared<RealDisk>(path);
   if (!disk->Exists(kNativeFunctionsPath)) {
-    return Status::SourceError(path + " (from " + found_by + ") is not a PyTorch checkout: " +
-                               kNativeFunctionsPath + " is missing or unreadable; " + kFetchHint);
+    return Status::SourceError(path + " (from " + found_by + ") is not a PyTorch checkout: " + kNativeFunctionsPath +
+                               " is missing or unreadable; " + kFetchHint);
   }
   out->root = disk->root();
   out->found_by = found_by;
@@ -73,8 +73,8 @@ std::optional<std::string> InstalledTorchVersion() { return CachedInstalledTorch
 std::string ReleaseOf(const std::string& version) {
   size_t end = 0;
   int dots = 0;
-  while (end < version.size() && (std::isdigit(static_cast<unsigned char>(version[end])) ||
-                                  (version[end] == '.' && dots < 2))) {
+  while (end < version.size() &&
+         (std::isdigit(static_cast<unsigned char>(version[end])) || (version[end] == '.' && dots < 2))) {
     if (version[end] == '.') ++dots;
     ++end;
   }
@@ -88,9 +88,8 @@ std::string VersionMismatchWarning(const Checkout& checkout, const std::optional
 }
 
 std::string VersionMismatchWarning(const Checkout& checkout, const InstalledTorch& installed) {
-  std::string python = installed.python.path.empty()
-                           ? ""
-                           : installed.python.path + " (from " + installed.python.found_by + ")";
+  std::string python =
+      installed.python.path.empty() ? "" : installed.python.path + " (from " + installed.python.found_by + ")";
   return VersionMismatchWarning(checkout, installed.version, python);
 }
 
@@ -98,8 +97,8 @@ std::string VersionMismatchWarning(const Checkout& checkout, const std::optional
                                    const std::string& python) {
   if (!installed || checkout.version.empty()) return "";
   if (ReleaseOf(*installed) == ReleaseOf(checkout.version)) return "";
-  return "warning: the checkout at " + checkout.root + " is PyTorch " + checkout.version +
-         " but the installed torch" + (python.empty() ? "" : " of " + python) + " is " + *installed +
+  return "warning: the checkout at " + checkout.root + " is PyTorch " + checkout.version + " but the installed torch" +
+         (python.empty() ? "" : " of " + python) + " is " + *installed +
          "; traces describe the checkout, not what runs. Fix: `optrace fetch --version " + ReleaseOf(*installed) +
          "` (or --source a matching checkout)";
 }

@@ -15,9 +15,9 @@
 namespace optrace {
 
 struct Checkout {
-  std::string root;          // canonical absolute path
-  std::string found_by;      // "--source", "PYTORCH_SOURCE", "TILEGYM_SKILL_CACHE_DIR", "default cache"
-  std::string version;       // from version.txt: "2.6.0a0"
+  std::string root;      // canonical absolute path
+  std::string found_by;  // "--source", "PYTORCH_SOURCE", "TILEGYM_SKILL_CACHE_DIR", "default cache"
+  std::string version;   // from version.txt: "2.6.0a0"
   std::shared_ptr<RealDisk> disk;
   // What the user's Python has installed and the warning when it is another
   // release (VersionMismatchWarning); filled by the commands that report it

@@ -20,9 +20,7 @@ namespace optrace {
 
 namespace fs = std::filesystem;
 
-bool LooksBinary(std::string_view text) {
-  return text.substr(0, 8192).find('\0') != std::string_view::npos;
-}
+bool LooksBinary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
 
 bool OwnedBySelf(const struct stat& st, const std::string& path, std::string* why) {
   if (st.st_uid != ::geteuid()) {
@@ -49,7 +47,8 @@ Status ReadInputFile(const std::string& path, std::string* text, uint64_t max_by
   struct stat st;
   if (::fstat(fd, &st) != 0) return Status::Usage("cannot read " + path + ": " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return Status::Usage(path + " is a directory, not a file");
-  if (!S_ISREG(st.st_mode)) return Status::Usage(path + " is not a regular file (a FIFO, socket or device is not read)");
+  if (!S_ISREG(st.st_mode))
+    return Status::Usage(path + " is not a regular file (a FIFO, socket or device is not read)");
   auto too_large = [&] {
     char mib[64];
     std::snprintf(mib, sizeof mib, "%llu MiB", static_cast<unsigned long long>(max_bytes >> 20));
@@ -81,8 +80,7 @@ bool RealDisk::Inside(const std::string& path) const {
   fs::path real = fs::canonical(fs::path(root_) / path, ec);
   if (ec) return false;
   const std::string& s = real.native();
-  return s == root_ || (s.size() > root_.size() && s.compare(0, root_.size(), root_) == 0 &&
-                        s[root_.size()] == '/');
+  return s == root_ || (s.size() > root_.size() && s.compare(0, root_.size(), root_) == 0 && s[root_.size()] == '/');
 }
 
 bool RealDisk::InsideFd(int fd, const std::string& path) const {

@@ -41,10 +41,8 @@ class Disk {
   virtual Status Stat(const std::string& path, FileStat* stat) const = 0;
   // Lists regular files under `dir` (recursively, sorted) whose path passes
   // `keep`. Paths that cannot be followed safely go to `skipped`.
-  virtual void ListFiles(const std::string& dir,
-                         const std::function<bool(std::string_view)>& keep,
-                         std::vector<std::string>* files,
-                         std::vector<SkippedPath>* skipped) const = 0;
+  virtual void ListFiles(const std::string& dir, const std::function<bool(std::string_view)>& keep,
+                         std::vector<std::string>* files, std::vector<SkippedPath>* skipped) const = 0;
 };
 
 class RealDisk : public Disk {
@@ -56,8 +54,7 @@ class RealDisk : public Disk {
   bool Present(const std::string& path) const override;
   Status Stat(const std::string& path, FileStat* stat) const override;
   void ListFiles(const std::string& dir, const std::function<bool(std::string_view)>& keep,
-                 std::vector<std::string>* files,
-                 std::vector<SkippedPath>* skipped) const override;
+                 std::vector<std::string>* files, std::vector<SkippedPath>* skipped) const override;
 
  private:
   // True when `path` (relative) resolves to a place inside root_.
@@ -75,8 +72,7 @@ class MemoryDisk : public Disk {
   bool Exists(const std::string& path) const override;
   Status Stat(const std::string& path, FileStat* stat) const override;
   void ListFiles(const std::string& dir, const std::function<bool(std::string_view)>& keep,
-                 std::vector<std::string>* files,
-                 std::vector<SkippedPath>* skipped) const override;
+                 std::vector<std::string>* files, std::vector<SkippedPath>* skipped) const override;
 
  private:
   struct Entry {

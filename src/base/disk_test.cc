@@ -31,11 +31,11 @@ class RealDiskTest : public ::testing::Test {
     Write(base_ / "secret.txt", "outside\n");
     fs::create_directories(base_ / "elsewhere");
     Write(base_ / "elsewhere/far.cu", "void far() {}\n");
-    fs::create_symlink("../top.h", root_ / "a/b/alias.h");              // inside: followed
-    fs::create_symlink(base_ / "secret.txt", root_ / "a/leak.cu");      // a file outside
-    fs::create_symlink(base_ / "elsewhere", root_ / "a/far");           // a directory outside
-    fs::create_symlink("nowhere.cu", root_ / "a/dangling.cu");          // dangling
-    fs::create_directory_symlink("..", root_ / "a/b/up");               // a loop back to a/
+    fs::create_symlink("../top.h", root_ / "a/b/alias.h");          // inside: followed
+    fs::create_symlink(base_ / "secret.txt", root_ / "a/leak.cu");  // a file outside
+    fs::create_symlink(base_ / "elsewhere", root_ / "a/far");       // a directory outside
+    fs::create_symlink("nowhere.cu", root_ / "a/dangling.cu");      // dangling
+    fs::create_directory_symlink("..", root_ / "a/b/up");           // a loop back to a/
     ASSERT_EQ(::mkfifo((root_ / "a/pipe.cu").c_str(), 0644), 0);
   }
   void TearDown() override { fs::remove_all(base_); }
@@ -55,10 +55,10 @@ TEST_F(RealDiskTest, ReadsInsideAndRefusesEverythingElse) {
     const char* path;
     const char* message;
   };
-  for (const Case& c : {Case{"a/leak.cu", "outside the checkout"}, Case{"a/far/far.cu", "outside the checkout"},
-                        Case{"a/dangling.cu", "missing"}, Case{"a/none.cu", "missing"},
-                        Case{"../secret.txt", "outside the checkout"}, Case{"a/pipe.cu", "cannot be read"},
-                        Case{"a/b", "cannot be read"}}) {
+  for (const Case& c :
+       {Case{"a/leak.cu", "outside the checkout"}, Case{"a/far/far.cu", "outside the checkout"},
+        Case{"a/dangling.cu", "missing"}, Case{"a/none.cu", "missing"}, Case{"../secret.txt", "outside the checkout"},
+        Case{"a/pipe.cu", "cannot be read"}, Case{"a/b", "cannot be read"}}) {
     text = "unchanged";
     Status s = disk.ReadFile(c.path, &text);
     EXPECT_EQ(s.code(), ExitCode::kSource) << c.path;
@@ -77,8 +77,8 @@ TEST_F(RealDiskTest, ListingSkipsEscapesAndLoopsWithAReason) {
   RealDisk disk(root_.string());
   std::vector<std::string> files;
   std::vector<SkippedPath> skipped;
-  disk.ListFiles("a", [](std::string_view p) { return p.ends_with(".cu") || p.ends_with(".h"); }, &files,
-                 &skipped);
+  disk.ListFiles(
+      "a", [](std::string_view p) { return p.ends_with(".cu") || p.ends_with(".h"); }, &files, &skipped);
   // The loop a/b/up -> a is entered once (as a/), so its files are listed once.
   EXPECT_EQ(files, (std::vector<std::string>{"a/b/alias.h", "a/b/k.cu", "a/top.h"}));
   std::map<std::string, std::string> why;
@@ -95,7 +95,8 @@ TEST(MemoryDiskTest, ListsSortedUnderADirectoryAndReads) {
   disk.Add("a/b/y.cu", "y", 7);
   disk.Add("ab/x.cu", "x");  // not under a/
   std::vector<std::string> files;
-  disk.ListFiles("a", [](std::string_view) { return true; }, &files, nullptr);
+  disk.ListFiles(
+      "a", [](std::string_view) { return true; }, &files, nullptr);
   EXPECT_EQ(files, (std::vector<std::string>{"a/b/y.cu", "a/z.cu"}));
   std::string text;
   ASSERT_TRUE(disk.ReadFile("a/b/y.cu", &text).ok());
@@ -126,8 +127,8 @@ TEST(ReadInputFile, OnlyRegularFilesUnderTheCap) {
   std::string text;
   ASSERT_TRUE(ReadInputFile((dir / "model.py").string(), &text).ok());
   EXPECT_EQ(text, "import torch\n");
-  for (const std::string& bad : {dir.string(), (dir / "fifo").string(), std::string("/dev/zero"),
-                                 (dir / "missing.py").string()}) {
+  for (const std::string& bad :
+       {dir.string(), (dir / "fifo").string(), std::string("/dev/zero"), (dir / "missing.py").string()}) {
     Status s = ReadInputFile(bad, &text);
     EXPECT_EQ(s.code(), ExitCode::kUsage) << bad;
     EXPECT_NE(s.message().find(bad), std::string::npos) << s.message();

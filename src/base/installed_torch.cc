@@ -103,8 +103,8 @@ bool ReadCache(const std::string& file, const std::string& key, bool expires, In
   if (expires) {
     struct stat st;
     auto now = std::chrono::system_clock::now().time_since_epoch();
-    if (::stat(file.c_str(), &st) != 0 || std::chrono::duration_cast<std::chrono::seconds>(now).count() -
-                                                  st.st_mtim.tv_sec >= 300)
+    if (::stat(file.c_str(), &st) != 0 ||
+        std::chrono::duration_cast<std::chrono::seconds>(now).count() - st.st_mtim.tv_sec >= 300)
       return false;
   }
   std::vector<std::string> dirs;

@@ -7,8 +7,8 @@
 // answer in the check's format (version, sys.executable, site directories).
 #include "base/installed_torch.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +18,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-
 
 namespace optrace {
 namespace {

@@ -21,10 +21,10 @@
 namespace optrace {
 
 struct RunSettings {
-  std::string cwd;              // the child's working directory; "" keeps ours
-  bool capture_stdout = true;   // else the child writes to our stdout
-  bool quiet_stderr = true;     // else the child writes to our stderr
-  double timeout_s = 0;         // 0: wait for ever; else SIGKILL after this long
+  std::string cwd;             // the child's working directory; "" keeps ours
+  bool capture_stdout = true;  // else the child writes to our stdout
+  bool quiet_stderr = true;    // else the child writes to our stderr
+  double timeout_s = 0;        // 0: wait for ever; else SIGKILL after this long
   // Killed (or never started) once StopChildren has run: a child whose
   // output nobody will read after the MCP client hangs up. A check whose
   // answer the calls already queued still report (the installed torch's
@@ -36,7 +36,7 @@ struct RunResult {
   bool started = false;  // false: fork/exec failed (no such program)
   int exit_code = -1;    // the child's exit status; -1 when it died of a signal or timed out
   bool timed_out = false;
-  std::string out;       // the child's stdout when captured
+  std::string out;  // the child's stdout when captured
 };
 
 // Runs argv[0] (searched on PATH when it has no '/') with the arguments

@@ -62,7 +62,11 @@ TEST_F(SubprocessTest, FindOnPathSkipsRelativeEntries) {
   // An empty PATH entry means "the current directory" to a shell; an
   // interpreter planted there must not be found.
   fs::path fake = fs::path(dir_) / "python3";
-  { std::FILE* f = std::fopen(fake.c_str(), "w"); std::fputs("#!/bin/sh\n", f); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(fake.c_str(), "w");
+    std::fputs("#!/bin/sh\n", f);
+    std::fclose(f);
+  }
   fs::permissions(fake, fs::perms::owner_all);
   std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   std::string old_cwd = fs::current_path();
@@ -86,7 +90,11 @@ namespace {
 TEST_F(SubprocessTest, EmptyPathEntryNeverRunsTheCurrentDirectory) {
   std::string marker = dir_ + "/PWNED";
   fs::path fake = fs::path(dir_) / "optrace-planted-tool";
-  { std::FILE* f = std::fopen(fake.c_str(), "w"); std::fprintf(f, "#!/bin/sh\ntouch %s\n", marker.c_str()); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(fake.c_str(), "w");
+    std::fprintf(f, "#!/bin/sh\ntouch %s\n", marker.c_str());
+    std::fclose(f);
+  }
   fs::permissions(fake, fs::perms::owner_all);
   std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   std::string old_cwd = fs::current_path();

@@ -50,8 +50,9 @@ std::string Initials(std::string_view name) {
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
     if (c == '_') continue;
-    bool starts_word = i == 0 || name[i - 1] == '_' ||
-                       (std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(name[i - 1])));
+    bool starts_word =
+        i == 0 || name[i - 1] == '_' ||
+        (std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(name[i - 1])));
     if (starts_word) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
@@ -96,8 +97,7 @@ std::vector<std::string> DidYouMean(std::string_view word, const std::vector<Nea
   return out;
 }
 
-std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates,
-                                    size_t limit) {
+std::vector<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates, size_t limit) {
   std::vector<NearName> near;
   near.reserve(candidates.size());
   for (const auto& c : candidates) near.push_back({c, c});

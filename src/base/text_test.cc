@@ -16,9 +16,9 @@ namespace {
 TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
   EXPECT_EQ(EditDistance("", ""), 0u);
   EXPECT_EQ(EditDistance("softmax", "softmax"), 0u);
-  EXPECT_EQ(EditDistance("softmax", "sofmax"), 1u);     // deletion
-  EXPECT_EQ(EditDistance("softmax", "softmaxx"), 1u);   // insertion
-  EXPECT_EQ(EditDistance("softmax", "softmin"), 2u);    // two substitutions
+  EXPECT_EQ(EditDistance("softmax", "sofmax"), 1u);    // deletion
+  EXPECT_EQ(EditDistance("softmax", "softmaxx"), 1u);  // insertion
+  EXPECT_EQ(EditDistance("softmax", "softmin"), 2u);   // two substitutions
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("", "abc"), 3u);
 }

@@ -227,10 +227,12 @@ TEST_F(CommonTest, McpSourceAndTraceCarryTheVersionMismatch) {
       << "\n"
       << R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"trace","arguments":{"query":"aten::_softmax"}}})"
       << "\n"
-      << R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"source","arguments":{}}})" << "\n"
+      << R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"source","arguments":{}}})"
+      << "\n"
       << R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find","arguments":{"symbol":"softmax_warp_forward"}}})"
       << "\n"
-      << R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"op","arguments":{"name":"_softmax"}}})" << "\n";
+      << R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"op","arguments":{"name":"_softmax"}}})"
+      << "\n";
   ProcessRun r = Capture("PYTHON=" + old_python_, "mcp --source " + tree_ + " --jobs 1 <" + input);
   ASSERT_EQ(r.rc, 0) << r.err;
   std::istringstream lines(r.out);

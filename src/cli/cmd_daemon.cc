@@ -33,13 +33,13 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <map>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -105,9 +105,7 @@ bool RecvString(int fd, size_t limit, std::string* s) {
   return RecvAll(fd, s->data(), n);
 }
 
-bool SendFrame(int fd, char tag, const std::string& bytes) {
-  return SendAll(fd, &tag, 1) && SendString(fd, bytes);
-}
+bool SendFrame(int fd, char tag, const std::string& bytes) { return SendAll(fd, &tag, 1) && SendString(fd, bytes); }
 
 double SecondsFromEnv(const char* name, double fallback) {
   const char* v = std::getenv(name);
@@ -137,7 +135,9 @@ std::string DaemonSocketPath(const std::string& root) {
   return path.size() < sizeof(sockaddr_un{}.sun_path) ? path : "";
 }
 
-const Index* ResidentIndex(const std::string& root) { return g_resident && root == g_resident_root ? g_resident : nullptr; }
+const Index* ResidentIndex(const std::string& root) {
+  return g_resident && root == g_resident_root ? g_resident : nullptr;
+}
 
 // ---------------------------------------------------------------------------
 // Client.
@@ -327,8 +327,7 @@ class Server {
           last = std::chrono::steady_clock::now();
         }
       }
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > idle_s_)
-        return Stop("idle");
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > idle_s_) return Stop("idle");
       if (!SocketStillOurs()) return Stop("socket removed");
     }
   }
@@ -490,8 +489,8 @@ int CmdDaemon(int argc, char** argv) {
             char* end = nullptr;
             double d = std::strtod(v.c_str(), &end);
             return end != v.c_str() && *end == '\0' && d > 0 && d <= 31536000 ? std::string()
-                                                                                 : "--idle takes seconds, more than 0 "
-                                                                                   "and at most a year (31536000)";
+                                                                              : "--idle takes seconds, more than 0 "
+                                                                                "and at most a year (31536000)";
           },
           "SECONDS"));
   int rc = 0;

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -172,7 +172,8 @@ TEST_F(DaemonTest, AStoppedDaemonCostsOneLineAndTheTraceInProcess) {
   ::kill(pid, SIGCONT);
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, json);
-  EXPECT_NE(r.err.find("optrace: the daemon (pid " + std::to_string(pid) + ") did not answer within 2 s; tracing in process\n"),
+  EXPECT_NE(r.err.find("optrace: the daemon (pid " + std::to_string(pid) +
+                       ") did not answer within 2 s; tracing in process\n"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

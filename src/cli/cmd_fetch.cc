@@ -143,14 +143,15 @@ int CmdFetch(int argc, char** argv) {
     return Report(Status::SourceError(dest + " exists but is not a PyTorch checkout; move it away first"));
   }
   fs::create_directories(fs::path(dest).parent_path(), ec);
-  if (ec) return Report(Status::SourceError("cannot create " + fs::path(dest).parent_path().string() + ": " + ec.message()));
+  if (ec)
+    return Report(Status::SourceError("cannot create " + fs::path(dest).parent_path().string() + ": " + ec.message()));
   std::string tmp = dest + ".partial";
   // Only what this fetch creates is ever deleted: a leftover of an
   // interrupted fetch (or anything else under that name) is the user's call.
   for (const std::string& ours : {tmp, tmp + ".download"})
     if (fs::exists(fs::symlink_status(ours, ec)))
-      return Report(Status::SourceError(ours + " exists (an interrupted fetch leaves it); remove it (rm -rf " +
-                                        ours + ") and run fetch again"));
+      return Report(Status::SourceError(ours + " exists (an interrupted fetch leaves it); remove it (rm -rf " + ours +
+                                        ") and run fetch again"));
   bool ok = TryGit(version, tmp);
   if (!ok) {
     fs::remove_all(tmp, ec);
@@ -161,8 +162,8 @@ int CmdFetch(int argc, char** argv) {
     fs::remove_all(tmp, ec);
     return Report(Status::SourceError(
         "could not fetch PyTorch " + version + ": git clone of tag v" + version +
-        " failed and no Debian source package matched. Clone it yourself (git clone --depth 1 --branch v" +
-        version + " https://github.com/pytorch/pytorch " + dest + ") or pass --source"));
+        " failed and no Debian source package matched. Clone it yourself (git clone --depth 1 --branch v" + version +
+        " https://github.com/pytorch/pytorch " + dest + ") or pass --source"));
   }
   fs::rename(tmp, dest, ec);
   if (ec) return Report(Status::SourceError("cannot move the checkout into " + dest + ": " + ec.message()));

@@ -31,8 +31,9 @@ class FetchTest : public ::testing::Test {
          "printf 'Package: pytorch\\nVersion: 2.6.0+dfsg-7\\nVersion: 2.6.0+dfsg-10\\nVersion: 2.6.1+dfsg-1\\n'");
     Fake("apt-get", "pwd >> " + dir_ + "/apt-get.cwd; touch pytorch_2.6.0+dfsg.orig.tar.xz");
     // tar -xf T -C DIR --strip-components=1: the tree appears in DIR.
-    Fake("tar", "mkdir -p \"$4/aten/src/ATen/native\" && echo '- func: a() -> ()' > "
-                "\"$4/aten/src/ATen/native/native_functions.yaml\"");
+    Fake("tar",
+         "mkdir -p \"$4/aten/src/ATen/native\" && echo '- func: a() -> ()' > "
+         "\"$4/aten/src/ATen/native/native_functions.yaml\"");
   }
   void TearDown() override { fs::remove_all(dir_); }
   void Fake(const std::string& name, const std::string& body) {
@@ -44,8 +45,7 @@ class FetchTest : public ::testing::Test {
   }
   std::string Args(const std::string& name) { return ReadText(dir_ + "/" + name + ".args"); }
   ProcessRun Fetch(const std::string& args) {
-    return RunOptrace("PATH=" + dir_ + "/bin:/usr/bin:/bin OPTRACE_NO_VERSION_CHECK=1", "fetch " + args,
-                      dir_ + "/run");
+    return RunOptrace("PATH=" + dir_ + "/bin:/usr/bin:/bin OPTRACE_NO_VERSION_CHECK=1", "fetch " + args, dir_ + "/run");
   }
   std::string dir_;
 };
@@ -77,8 +77,10 @@ TEST_F(FetchTest, RelativeAndOptionLikeDestinations) {
                               "fetch --version 2.6.0 --dest=" + dest, dir_ + "/run");
     EXPECT_EQ(r.rc, 0) << dest << ": " << r.err;
     std::string absolute = fs::canonical(dir_ + "/cwd").string() + "/" + dest;
-    EXPECT_EQ(Args("git"), "clone\n--quiet\n--depth\n1\n--branch\nv2.6.0\n--\n"
-                           "https://github.com/pytorch/pytorch.git\n" + absolute + ".partial\n");
+    EXPECT_EQ(Args("git"),
+              "clone\n--quiet\n--depth\n1\n--branch\nv2.6.0\n--\n"
+              "https://github.com/pytorch/pytorch.git\n" +
+                  absolute + ".partial\n");
     EXPECT_TRUE(fs::exists(absolute + "/aten/src/ATen/native/native_functions.yaml")) << dest;
   }
 }

@@ -122,7 +122,7 @@ void PrintFindText(const FindPrint& print) {
     const StubDecl& d = index.stub_decls()[i];
     std::cout << "  " << Loc(index, d.file, d.line) << "  "
               << (d.kind == StubDeclKind::kDeclare ? "DECLARE_DISPATCH(" + d.type + ", " + d.stub + ")"
-                                                    : "DEFINE_DISPATCH(" + d.stub + ")")
+                                                   : "DEFINE_DISPATCH(" + d.stub + ")")
               << "\n";
   }
   auto print_reg = [&](const StubRegistration& r) {

@@ -72,8 +72,8 @@ class HardeningTest : public ::testing::Test {
     std::string base = dir_ + "/run" + std::to_string(n++);
     std::ofstream(base + ".sh") << "cd " << dir_ << "/cwd && " << MemoryBound() << "env -u PYTHON -u VIRTUAL_ENV "
                                 << "-u CONDA_PREFIX XDG_CACHE_HOME=" << dir_ << "/cache OPTRACE_DAEMON=0 " << env
-                                << " /usr/bin/timeout 120 " << OPTRACE_BINARY << " " << args << " >" << base << ".out 2>"
-                                << base << ".err\n";
+                                << " /usr/bin/timeout 120 " << OPTRACE_BINARY << " " << args << " >" << base
+                                << ".out 2>" << base << ".err\n";
     ProcessRun r;
     int status = std::system(("bash " + base + ".sh").c_str());
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -158,8 +158,8 @@ TEST_F(HardeningTest, McpInputEndKillsARunningVerify) {
   REQUIRE_CORPUS("2.6.0");
   std::string pids = dir_ + "/child.pid";
   // Only the verify driver (not the version check) writes the pid and hangs.
-  Script(dir_ + "/slowpython", "case \"$3\" in *\"verify's Python driver\"*) echo $$ > " + pids +
-                                   "; exec sleep 300;; esac; exit 1");
+  Script(dir_ + "/slowpython",
+         "case \"$3\" in *\"verify's Python driver\"*) echo $$ > " + pids + "; exec sleep 300;; esac; exit 1");
   std::string input = dir_ + "/mcp.in";
   std::ofstream(input)
       << R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
@@ -169,9 +169,9 @@ TEST_F(HardeningTest, McpInputEndKillsARunningVerify) {
   // The input ends only after the child has started (the sleep), as a client
   // closing its pipe mid-call.
   auto start = std::chrono::steady_clock::now();
-  ProcessRun r = Run("PYTHON=" + dir_ + "/slowpython OPTRACE_NO_VERSION_CHECK=1",
-                     "mcp --source " + Tree() + " < <(cat " + input + "; while [ ! -s " + pids +
-                         " ]; do sleep 0.1; done; sleep 0.5)");
+  ProcessRun r = Run(
+      "PYTHON=" + dir_ + "/slowpython OPTRACE_NO_VERSION_CHECK=1",
+      "mcp --source " + Tree() + " < <(cat " + input + "; while [ ! -s " + pids + " ]; do sleep 0.1; done; sleep 0.5)");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_LT(seconds, 60) << r.err;

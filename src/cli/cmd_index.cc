@@ -20,10 +20,9 @@ namespace {
 void PrintLayer(const StoreReport& r) {
   if (!r.layer_bytes) return;
   if (r.layer_files)
-    std::printf("  layer: %zu edited file%s over the image, %.1f KiB\n", r.layer_files,
-                r.layer_files == 1 ? "" : "s", r.layer_bytes / 1024.0);
-  else
-    std::printf("  layer: new stamps of touched files over the image, %.1f KiB\n", r.layer_bytes / 1024.0);
+    std::printf("  layer: %zu edited file%s over the image, %.1f KiB\n", r.layer_files, r.layer_files == 1 ? "" : "s",
+                r.layer_bytes / 1024.0);
+  else std::printf("  layer: new stamps of touched files over the image, %.1f KiB\n", r.layer_bytes / 1024.0);
 }
 
 void PrintReport(const StoreReport& r) {
@@ -35,8 +34,8 @@ void PrintReport(const StoreReport& r) {
   std::printf("\n");
   if (r.image_bytes) std::printf("  size: %.1f MiB\n", r.image_bytes / 1048576.0);
   PrintLayer(r);
-  std::printf("  time: %.1f ms (check %.1f, scan %.1f, merge %.1f, write %.1f)\n", r.total_ms, r.check_ms,
-              r.scan_ms, r.merge_ms, r.write_ms);
+  std::printf("  time: %.1f ms (check %.1f, scan %.1f, merge %.1f, write %.1f)\n", r.total_ms, r.check_ms, r.scan_ms,
+              r.merge_ms, r.write_ms);
 }
 
 }  // namespace

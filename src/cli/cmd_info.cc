@@ -2,9 +2,9 @@
 // torch, and (--index) how much of the tree the indexes hold.
 #include <iostream>
 
+#include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
-#include "base/text.h"
 #include "index/index.h"
 
 namespace optrace {

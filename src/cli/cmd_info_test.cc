@@ -21,8 +21,8 @@ struct Result {
 };
 
 Result RunOptrace(const std::string& env, const std::string& args) {
-  std::string command = "env -u PYTORCH_SOURCE OPTRACE_NO_VERSION_CHECK=1 " + env + " " + OPTRACE_BINARY + " " +
-                        args + " 2>&1";
+  std::string command =
+      "env -u PYTORCH_SOURCE OPTRACE_NO_VERSION_CHECK=1 " + env + " " + OPTRACE_BINARY + " " + args + " 2>&1";
   Result r{-1, ""};
   FILE* p = ::popen(command.c_str(), "r");
   if (!p) return r;
@@ -43,7 +43,8 @@ TEST(CmdInfo, PrintsTheCheckoutVersion) {
 
 TEST(CmdInfo, FindsTheTilegymCacheCheckout) {
   REQUIRE_CORPUS("1.13.1");
-  std::filesystem::path cache = std::filesystem::temp_directory_path() / ("optrace-tilegym-" + std::to_string(::getpid()));
+  std::filesystem::path cache =
+      std::filesystem::temp_directory_path() / ("optrace-tilegym-" + std::to_string(::getpid()));
   std::filesystem::create_directories(cache);
   std::filesystem::create_directory_symlink(CorpusTree("1.13.1"), cache / "pytorch-source");
   Result r = RunOptrace("TILEGYM_SKILL_CACHE_DIR=" + cache.string(), "info");
@@ -54,7 +55,8 @@ TEST(CmdInfo, FindsTheTilegymCacheCheckout) {
 }
 
 TEST(CmdInfo, MissingCheckoutExits3AndSaysHowToFetch) {
-  std::filesystem::path empty = std::filesystem::temp_directory_path() / ("optrace-empty-" + std::to_string(::getpid()));
+  std::filesystem::path empty =
+      std::filesystem::temp_directory_path() / ("optrace-empty-" + std::to_string(::getpid()));
   std::filesystem::create_directories(empty);
   Result r = RunOptrace("TILEGYM_SKILL_CACHE_DIR=" + empty.string(), "info");
   Result not_tree = RunOptrace("", "info --source " + empty.string());

@@ -71,8 +71,11 @@ void PrintFunction(const YamlModel& model, const NativeFunction& f) {
     std::cout << "  derivative:  no " << kDerivativesPath << " entry named " << f.name << "\n";
   } else {
     std::cout << "  derivative:  " << kDerivativesPath << ":" << d->line << "   " << d->text << "\n";
-    if (d->name != f.name) std::cout << "    (" << d->name << "'s entry: torchgen differentiates an in-place op by its functional variant)\n";
-    if (d->output_differentiability) std::cout << "    output_differentiability: " << *d->output_differentiability << "\n";
+    if (d->name != f.name)
+      std::cout << "    (" << d->name
+                << "'s entry: torchgen differentiates an in-place op by its functional variant)\n";
+    if (d->output_differentiability)
+      std::cout << "    output_differentiability: " << *d->output_differentiability << "\n";
     PrintFormulas(d->formulas, "    ");
     for (const auto& [section, formulas] : d->dispatch_sections) {
       std::cout << "    dispatch " << section << ":\n";
@@ -116,7 +119,8 @@ int CmdOp(int argc, char** argv) {
     std::string msg = "no operator '" + name + "' in " + kNativeFunctionsPath;
     if (!near.empty()) msg += "; did you mean " + Join(near, " or ") + "?";
     if (json) {
-      nlohmann::ordered_json j = {{"query", name}, {"error", msg}, {"suggestions", near}, {"source", SourceJson(checkout)}};
+      nlohmann::ordered_json j = {
+          {"query", name}, {"error", msg}, {"suggestions", near}, {"source", SourceJson(checkout)}};
       std::cout << j.dump(2) << "\n";
     }
     return Report(Status::NotFound(msg));
@@ -129,7 +133,9 @@ int CmdOp(int argc, char** argv) {
       j["derivative"] = d ? DerivativeToJson(*d) : nlohmann::ordered_json(nullptr);
       list.push_back(std::move(j));
     }
-    nlohmann::ordered_json out = {{"query", name}, {"release", model.release()}, {"functions", std::move(list)},
+    nlohmann::ordered_json out = {{"query", name},
+                                  {"release", model.release()},
+                                  {"functions", std::move(list)},
                                   {"source", SourceJson(checkout)}};
     std::cout << out.dump(2) << "\n";
     return 0;

@@ -76,7 +76,8 @@ TEST(CmdOp, UnknownNameSuggestsAndExitsOne) {
 TEST(CmdOp, AtenAndTorchOpsSpellings) {
   REQUIRE_CORPUS("2.6.0");
   std::string out, err;
-  ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "torch.ops.aten.mm.default"}, &out, &err), 0) << err;
+  ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "torch.ops.aten.mm.default"}, &out, &err), 0)
+      << err;
   EXPECT_THAT(out, HasSubstr("mm   aten/src/ATen/native/native_functions.yaml:4132"));
   ASSERT_EQ(RunCommand(CmdOp, {"op", "--source", CorpusTree("2.6.0"), "aten::add.Tensor"}, &out, &err), 0) << err;
   EXPECT_THAT(out, HasSubstr("add.Tensor   aten/src/ATen/native/native_functions.yaml:552"));

@@ -53,8 +53,10 @@ void PrintText(const json& j, std::ostream& out) {
   } else if (kind == "class") {
     for (const auto& b : j["bases"]) {
       out << "  base " << b["written"].get<std::string>();
-      if (b.contains("resolved")) out << " -> " << b["resolved"]["name"].get<std::string>() << "  " << loc(b["resolved"]);
-      else if (b.contains("resolved_name")) out << " -> " << b["resolved_name"].get<std::string>() << " (not in the Python index)";
+      if (b.contains("resolved"))
+        out << " -> " << b["resolved"]["name"].get<std::string>() << "  " << loc(b["resolved"]);
+      else if (b.contains("resolved_name"))
+        out << " -> " << b["resolved_name"].get<std::string>() << " (not in the Python index)";
       else out << " (builtin or not resolvable)";
       out << "\n";
     }
@@ -73,8 +75,7 @@ void PrintText(const json& j, std::ostream& out) {
     if (j.contains("target_resolved")) {
       if (!j["target_resolved"].is_null())
         out << "  = " << j["target_resolved"]["name"].get<std::string>() << "  " << loc(j["target_resolved"]);
-      else
-        out << "  (no Python definition under torch/: a torch._C binding or builtin)";
+      else out << "  (no Python definition under torch/: a torch._C binding or builtin)";
     }
     out << "\n";
     for (const char* branch : {"if_true", "if_false"}) {
@@ -92,7 +93,6 @@ void PrintText(const json& j, std::ostream& out) {
     if (j.contains("error")) out << "  scan error: " << j["error"].get<std::string>() << "\n";
   }
 }
-
 
 }  // namespace
 

@@ -63,8 +63,7 @@ int CmdScan(int argc, char** argv) {
   report.source_warning = checkout.version_warning;
   if (!only_class.empty()) {
     FilterScanToClass(&report, only_class);
-    if (report.ops.empty())
-      s = Status::NotFound("no torch ops found in class " + only_class + " of " + file);
+    if (report.ops.empty()) s = Status::NotFound("no torch ops found in class " + only_class + " of " + file);
   }
 
   std::vector<Trace> traces;

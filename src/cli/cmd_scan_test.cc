@@ -24,8 +24,8 @@ std::string DataPath(const std::string& name) {
 TEST(CmdScan, TraceJsonIsOneDocument) {
   REQUIRE_CORPUS("2.6.0");
   setenv("OPTRACE_NO_VERSION_CHECK", "1", 1);
-  std::vector<std::string> args = {"scan", "--source", CorpusTree("2.6.0"), "--format", "json", "--trace",
-                                   DataPath("transformer.py")};
+  std::vector<std::string> args = {"scan", "--source", CorpusTree("2.6.0"),       "--format",
+                                   "json", "--trace",  DataPath("transformer.py")};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   testing::internal::CaptureStdout();

@@ -14,8 +14,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <mutex>
@@ -28,9 +28,9 @@
 #include "base/permalink.h"
 #include "cli/cmd_common.h"
 #include "cli/cmd_daemon.h"
-#include "lookup/query.h"
 #include "cli/commands.h"
 #include "index/index.h"
+#include "lookup/query.h"
 #include "render/render.h"
 #include "trace/trace.h"
 #include "trace/trace_paths.h"
@@ -114,9 +114,18 @@ void AddTraceFlags(CLI::App& app, TraceFlags* f) {
 
 // The same request, spelled for the daemon (which parses it with AddTraceFlags).
 std::vector<std::string> DaemonArgs(const TraceFlags& f, const Checkout& checkout, const RenderOptions& render) {
-  std::vector<std::string> args = {"trace",    "--source", checkout.root, "--format", f.json ? "json" : f.format,
-                                   "--device", f.device,   "--depth",     std::to_string(f.depth),
-                                   "--width",  std::to_string(render.width), "--color",
+  std::vector<std::string> args = {"trace",
+                                   "--source",
+                                   checkout.root,
+                                   "--format",
+                                   f.json ? "json" : f.format,
+                                   "--device",
+                                   f.device,
+                                   "--depth",
+                                   std::to_string(f.depth),
+                                   "--width",
+                                   std::to_string(render.width),
+                                   "--color",
                                    render.color ? "always" : "never"};
   if (f.no_backward) args.push_back("--no-backward");
   if (f.pretty) args.push_back("--pretty");
@@ -249,8 +258,7 @@ Answer TraceAndRender(const Index& index, const Checkout& checkout, const std::s
 }  // namespace
 
 int CmdTrace(int argc, char** argv) {
-  CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs",
-               "optrace trace"};
+  CLI::App app{"Trace PyTorch operations from the Python API down to the code that runs", "optrace trace"};
   TraceFlags f;
   AddTraceFlags(app, &f);
   int rc = 0;
@@ -329,9 +337,7 @@ int CmdTrace(int argc, char** argv) {
   size_t not_found = 0;
   // Queries are independent and the index is read-only: a bulk run uses
   // every core, keeping the output in query order.
-  unsigned threads = queries.size() <= 8 ? 1u
-                     : f.jobs > 0        ? static_cast<unsigned>(f.jobs)
-                                         : UsableCores();
+  unsigned threads = queries.size() <= 8 ? 1u : f.jobs > 0 ? static_cast<unsigned>(f.jobs) : UsableCores();
   AnswerInOrder(
       queries.size(), threads,
       [&](size_t qi) {

@@ -43,7 +43,8 @@ struct VerifyFlags {
 Status Prepare(VerifyFlags& f, const std::vector<std::string>& queries) {
   VerifyRequest& r = f.request;
   if (f.all) {
-    if (!queries.empty() || !r.code.empty() || !f.file.empty()) return Status::Usage("--all-opinfo takes no QUERY, --code or --file");
+    if (!queries.empty() || !r.code.empty() || !f.file.empty())
+      return Status::Usage("--all-opinfo takes no QUERY, --code or --file");
     r.mode = "all-opinfo";
     r.samples = 1;
     return Status::Ok();
@@ -81,13 +82,16 @@ void AddFlags(CLI::App& app, VerifyFlags& f) {
   app.add_option("--dtype", f.request.dtype, "float32, float64, bfloat16, ... (default: float32 when supported)");
   app.add_option("--device", f.request.device, "cpu (default) or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--all-opinfo", f.all, "run every OpInfo's first sample: how much of what runs the traces explain");
-  app.add_flag("--observe-only", f.observe_only, "print what ran (optrace.observed/1) without joining; no checkout needed");
+  app.add_flag("--observe-only", f.observe_only,
+               "print what ran (optrace.observed/1) without joining; no checkout needed");
   app.add_option("--observed", f.observed_file, "join a saved optrace.observed/1 document instead of running torch");
   app.add_flag("--no-backward", f.no_backward, "trace without derivatives.yaml and backward ops");
-  app.add_option("--timeout", f.request.timeout_s, "seconds the torch run may take (default 900)")->check(CLI::Range(10, 86400));
+  app.add_option("--timeout", f.request.timeout_s, "seconds the torch run may take (default 900)")
+      ->check(CLI::Range(10, 86400));
   app.add_flag("--json", f.json, "same as --format json (optrace.verify/1, see doc/verify-schema.md)");
   app.add_option("--format", f.format, "text (default), md or json")->check(CLI::IsMember({"text", "md", "json"}));
-  app.add_flag("--time", f.time, "run QUERY with --shape inputs under the profiler: per-kernel time, source, share of peak");
+  app.add_flag("--time", f.time,
+               "run QUERY with --shape inputs under the profiler: per-kernel time, source, share of peak");
   app.add_option("--shape", f.timing.shapes, "--time: an input's shape, 8,1024,4096 (one per input, in order)");
   app.add_option("--repeat", f.timing.repeat, "--time: calls profiled (default 20)")->check(CLI::Range(1, 10000));
   app.add_option("--top", f.timing.top, "--time: kernels listed (default 20; 0 = all)");
@@ -112,7 +116,8 @@ int CmdVerify(int argc, char** argv) {
     return RunVerifyTime(f.timing);
   }
   if (Status s = Prepare(f, queries); !s.ok()) return Report(s);
-  if (!f.observed_file.empty() && f.observe_only) return Report(Status::Usage("--observed and --observe-only exclude each other"));
+  if (!f.observed_file.empty() && f.observe_only)
+    return Report(Status::Usage("--observed and --observe-only exclude each other"));
 
   Checkout checkout;
   if (!f.observe_only) {

@@ -120,8 +120,8 @@ int RunVerifyTime(const VerifyTimeFlags& f) {
             << (f.dtype.empty() ? "float32" : f.dtype) << ", inputs";
   for (const std::string& s : f.shapes) std::cout << " [" << s << "]";
   std::cout << "  (" << ran << ")\n";
-  std::cout << "  trace     " << Name(trace.target_kind) << " " << trace.target_name << ": " << trace.ops.size() << " ops, "
-            << names.size() << " kernels and libraries named\n";
+  std::cout << "  trace     " << Name(trace.target_kind) << " " << trace.target_name << ": " << trace.ops.size()
+            << " ops, " << names.size() << " kernels and libraries named\n";
   std::string table = RenderProfileText(report);
   std::cout << table.substr(table.find('\n') + 1);
   // GPU: a kernel the trace names; CPU: an operator the trace reaches.

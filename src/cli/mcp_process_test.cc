@@ -167,7 +167,8 @@ TEST_F(McpProcessTest, SessionEraFullSession) {
   McpProcess p(root_);
   ASSERT_TRUE(p.started());
   json init = p.Call(0, "initialize",
-                     {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+                     {{"protocolVersion", "2025-06-18"},
+                      {"capabilities", json::object()},
                       {"clientInfo", {{"name", "mcp_test"}, {"version", "1"}}}});
   ASSERT_TRUE(init.contains("result")) << init;
   EXPECT_EQ(init["result"]["protocolVersion"], "2025-06-18");
@@ -296,14 +297,15 @@ TEST_F(McpProcessTest, StatelessEraFullSession) {
   ExpectConforms(find, schemas["find"]);
   const json& found = find["result"]["structuredContent"];
   ASSERT_EQ(found["stubs"].size(), 1u) << found.dump();
-  EXPECT_EQ(found["stubs"][0]["declared"], json({{"file", "aten/src/ATen/native/RNN.h"},
-                                                 {"line", 13},
-                                                 {"url", kBlob + "aten/src/ATen/native/RNN.h#L13"}}));
+  EXPECT_EQ(
+      found["stubs"][0]["declared"],
+      json({{"file", "aten/src/ATen/native/RNN.h"}, {"line", 13}, {"url", kBlob + "aten/src/ATen/native/RNN.h#L13"}}));
   EXPECT_EQ(found["stubs"][0]["defined"], json({{"file", "aten/src/ATen/native/RNN.cpp"},
                                                 {"line", 1419},
                                                 {"url", kBlob + "aten/src/ATen/native/RNN.cpp#L1419"}}));
   bool called = false;
-  for (const auto& c : found["callers"]) called = called || (c["file"] == "aten/src/ATen/native/RNN.cpp" && c["line"] == 1436);
+  for (const auto& c : found["callers"])
+    called = called || (c["file"] == "aten/src/ATen/native/RNN.cpp" && c["line"] == 1436);
   EXPECT_TRUE(called) << found["callers"].dump();
 
   json source = p.Call(4, "tools/call", Modern(ToolCall("source", json::object())));
@@ -346,22 +348,24 @@ TEST_F(McpProcessTest, BadInputNeverEndsTheServer) {
   }
   // issue 18 #2: a 200,000-deep array crashed the server (SIGSEGV).
   const size_t deep = 200000;
-  p.SendRaw(R"({"jsonrpc":"2.0","id":41,"method":"ping","params":{"x":)" + std::string(deep, '[') + std::string(deep, ']') +
-            "}}\n");
+  p.SendRaw(R"({"jsonrpc":"2.0","id":41,"method":"ping","params":{"x":)" + std::string(deep, '[') +
+            std::string(deep, ']') + "}}\n");
   json too_deep = p.Receive();
   EXPECT_EQ(too_deep["error"]["code"], kMcpInvalidRequest);
   EXPECT_EQ(too_deep["id"], 41);
   // issue 16 #2: a lone surrogate was answered with id null, and the client hung.
-  p.SendRaw(R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"trace","arguments":{"query":"\uD800"}}})"
-            "\n");
+  p.SendRaw(
+      R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"trace","arguments":{"query":"\uD800"}}})"
+      "\n");
   json surrogate = p.Receive();
   EXPECT_EQ(surrogate["id"], 42);
   EXPECT_EQ(surrogate["result"]["isError"], true) << surrogate;
   json unknown = p.Call(5, "tools/call", ToolCall("grep", {{"pattern", "lstm"}}));
   EXPECT_EQ(unknown["error"]["code"], kMcpInvalidParams);
   EXPECT_EQ(unknown["error"]["message"], "Unknown tool: grep");
-  std::string huge = R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"trace","arguments":{"query":")" +
-                     std::string(McpServer::kMaxLineBytes, 'x') + "\"}}}\n";
+  std::string huge =
+      R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"trace","arguments":{"query":")" +
+      std::string(McpServer::kMaxLineBytes, 'x') + "\"}}}\n";
   p.SendRaw(huge);
   json too_big = p.Receive();
   EXPECT_EQ(too_big["error"]["code"], kMcpInvalidRequest);
@@ -394,12 +398,19 @@ TEST_F(McpProcessTest, PipelinedRequestsEachGetExactlyOneAnswer) {
   McpProcess p(root_);
   ASSERT_TRUE(p.started());
   std::string batch =
-      json({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", {{"protocolVersion", "2025-06-18"}}}}).dump() + "\n";
-  const std::vector<std::string> queries = {"nn.LSTM", "nn.LayerNorm", "F.scaled_dot_product_attention", "torch.mm",
-                                            "Tensor.softmax", "aten::add.Tensor", "nn.Conv2d", "torch.cumsum"};
+      json({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", {{"protocolVersion", "2025-06-18"}}}})
+          .dump() +
+      "\n";
+  const std::vector<std::string> queries = {"nn.LSTM",   "nn.LayerNorm",   "F.scaled_dot_product_attention",
+                                            "torch.mm",  "Tensor.softmax", "aten::add.Tensor",
+                                            "nn.Conv2d", "torch.cumsum"};
   for (size_t i = 0; i < queries.size(); ++i) {
-    batch += json({{"jsonrpc", "2.0"}, {"id", "q" + std::to_string(i)}, {"method", "tools/call"},
-                   {"params", ToolCall("trace", {{"query", queries[i]}})}}).dump() + "\n";
+    batch += json({{"jsonrpc", "2.0"},
+                   {"id", "q" + std::to_string(i)},
+                   {"method", "tools/call"},
+                   {"params", ToolCall("trace", {{"query", queries[i]}})}})
+                 .dump() +
+             "\n";
     batch += json({{"jsonrpc", "2.0"}, {"id", static_cast<int>(100 + i)}, {"method", "ping"}}).dump() + "\n";
   }
   p.SendRaw(batch);

@@ -41,8 +41,8 @@ CodeCondition Negated(CodeCondition c, const char* kind) {
 }
 
 struct Frame {
-  bool brace = true;   // a {} block; else a braceless body that ends at ';'
-  int paren = 0;       // parenthesis depth the frame was opened at
+  bool brace = true;                 // a {} block; else a braceless body that ends at ';'
+  int paren = 0;                     // parenthesis depth the frame was opened at
   std::vector<CodeCondition> conds;  // what the frame adds
   std::vector<CodeCondition> chain;  // an if body: the chain's conditions as written
   bool if_body = false, returns = false;
@@ -135,8 +135,7 @@ void Walker::Collect(std::vector<CodeCondition>* out) const {
       if (f.cases.size() == 1 && f.cases[0] == "default") {
         c.text = "default of switch (" + f.switch_expr + ")";
       } else {
-        for (size_t i = 0; i < f.cases.size(); ++i)
-          c.text += (i ? " || " : "") + f.switch_expr + " == " + f.cases[i];
+        for (size_t i = 0; i < f.cases.size(); ++i) c.text += (i ? " || " : "") + f.switch_expr + " == " + f.cases[i];
       }
       out->push_back(std::move(c));
     }
@@ -518,9 +517,10 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name) continue;
     const std::string_view next = t[i + 1].text, prev = i > begin ? std::string_view(t[i - 1].text) : "";
-    const bool compound = next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" &&
-                          next != ">=";
-    if (next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&") ++writes;
+    const bool compound =
+        next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" && next != ">=";
+    if (next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&")
+      ++writes;
   }
   return writes == 1 ? AssignedExpression(from_line, before, name) : "";
 }

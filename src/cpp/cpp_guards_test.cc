@@ -24,14 +24,14 @@ using V = std::vector<std::string>;
 
 TEST(CppCallConditions, IfElseChains) {
   const char* text =
-      "Tensor f(const Tensor& x) {\n"      // 1
-      "  if (x.is_cuda()) {\n"             // 2
-      "    return a(x);\n"                 // 3
-      "  } else if (use_b(x)) {\n"         // 4
-      "    return b(x);\n"                 // 5
-      "  } else {\n"                       // 6
-      "    return c(x);\n"                 // 7
-      "  }\n"                              // 8
+      "Tensor f(const Tensor& x) {\n"  // 1
+      "  if (x.is_cuda()) {\n"         // 2
+      "    return a(x);\n"             // 3
+      "  } else if (use_b(x)) {\n"     // 4
+      "    return b(x);\n"             // 5
+      "  } else {\n"                   // 6
+      "    return c(x);\n"             // 7
+      "  }\n"                          // 8
       "}\n";
   EXPECT_EQ(Described(text, 1, 3, "a"), V{"when x.is_cuda()"});
   EXPECT_EQ(Described(text, 1, 5, "b"), (V{"unless x.is_cuda()", "when use_b(x)"}));
@@ -42,21 +42,21 @@ TEST(CppCallConditions, IfElseChains) {
 
 TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
   const char* text =
-      "#ifndef X_H\n"                                   // 1
-      "#define X_H\n"                                   // 2
-      "#if AT_CUDNN_ENABLED()\n"                        // 3
-      "Tensor g(const Tensor& x, int mode) {\n"         // 4
-      "  if (at::cudnn_is_acceptable(x)) {\n"           // 5
-      "    return cudnn_stub(x);\n"                     // 6
-      "  }\n"                                           // 7
-      "  if (x.is_sparse()) return s(x);\n"             // 8
-      "  switch (mode) {\n"                             // 9
-      "    case 0:\n"                                   // 10
-      "    case 1: return m(x);\n"                      // 11
-      "    default: break;\n"                           // 12
-      "  }\n"                                           // 13
-      "  auto y = x.dim() == 2 ? mm(x) : bmm(x);\n"     // 14
-      "  return impl<Full>(y);\n"                       // 15
+      "#ifndef X_H\n"                                // 1
+      "#define X_H\n"                                // 2
+      "#if AT_CUDNN_ENABLED()\n"                     // 3
+      "Tensor g(const Tensor& x, int mode) {\n"      // 4
+      "  if (at::cudnn_is_acceptable(x)) {\n"        // 5
+      "    return cudnn_stub(x);\n"                  // 6
+      "  }\n"                                        // 7
+      "  if (x.is_sparse()) return s(x);\n"          // 8
+      "  switch (mode) {\n"                          // 9
+      "    case 0:\n"                                // 10
+      "    case 1: return m(x);\n"                   // 11
+      "    default: break;\n"                        // 12
+      "  }\n"                                        // 13
+      "  auto y = x.dim() == 2 ? mm(x) : bmm(x);\n"  // 14
+      "  return impl<Full>(y);\n"                    // 15
       "}\n"
       "#endif\n"
       "#endif\n";
@@ -69,8 +69,8 @@ TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
                                              "unless x.is_sparse()", "when x.dim() == 2"}));
   EXPECT_EQ(Described(text, 4, 14, "bmm"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
                                               "unless x.is_sparse()", "unless x.dim() == 2"}));
-  EXPECT_EQ(Described(text, 4, 15, "impl"), (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)",
-                                               "unless x.is_sparse()"}));
+  EXPECT_EQ(Described(text, 4, 15, "impl"),
+            (V{"#if AT_CUDNN_ENABLED()", "unless at::cudnn_is_acceptable(x)", "unless x.is_sparse()"}));
 }
 
 // `if MACRO (cond)` (c10's branch hints): the condition is kept as written,
@@ -79,13 +79,13 @@ TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
 TEST(CppCallConditions, AMacroBetweenIfAndItsParenthesisIsPartOfTheCondition) {
   const char* text =
       "void f(Tensor& a, bool neg, bool conj) {\n"  // 1
-      "  if C10_UNLIKELY (conj) {\n"                 // 2
-      "    a = clone(a);\n"                          // 3
-      "  } else if C10_UNLIKELY (neg) {\n"           // 4
-      "    a = resolve_neg(a);\n"                    // 5
-      "  } else {\n"                                 // 6
-      "    use(a);\n"                                // 7
-      "  }\n"                                        // 8
+      "  if C10_UNLIKELY (conj) {\n"                // 2
+      "    a = clone(a);\n"                         // 3
+      "  } else if C10_UNLIKELY (neg) {\n"          // 4
+      "    a = resolve_neg(a);\n"                   // 5
+      "  } else {\n"                                // 6
+      "    use(a);\n"                               // 7
+      "  }\n"                                       // 8
       "}\n";
   EXPECT_EQ(Described(text, 1, 3, "clone"), V{"when C10_UNLIKELY (conj)"});
   EXPECT_EQ(Described(text, 1, 5, "resolve_neg"), (V{"unless C10_UNLIKELY (conj)", "when C10_UNLIKELY (neg)"}));
@@ -136,13 +136,13 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
   const char* text =
       "void f(const Tensor& self, int64_t p) {\n"  // 1
       "  const auto n = self.numel();\n"           // 2
-      "  bool flag = false;\n"                      // 3
-      "  if (p) {\n"                                // 4
-      "    flag = true;\n"                          // 5
-      "  }\n"                                       // 6
-      "  int64_t k = 1;\n"                          // 7
-      "  k *= 2;\n"                                 // 8
-      "  if (n == 0 || flag || k || p) return;\n"   // 9
+      "  bool flag = false;\n"                     // 3
+      "  if (p) {\n"                               // 4
+      "    flag = true;\n"                         // 5
+      "  }\n"                                      // 6
+      "  int64_t k = 1;\n"                         // 7
+      "  k *= 2;\n"                                // 8
+      "  if (n == 0 || flag || k || p) return;\n"  // 9
       "}\n";
   CppGuardReader r(text);
   EXPECT_EQ(r.OnlyAssignment(1, 9, "n"), "self.numel()");

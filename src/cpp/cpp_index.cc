@@ -17,25 +17,34 @@
 
 namespace optrace {
 
-
 const char* DefFormName(DefForm form) {
   switch (form) {
-    case DefForm::kFunction: return "function";
-    case DefForm::kImplFunc: return "TORCH_IMPL_FUNC";
-    case DefForm::kMetaFunc: return "TORCH_META_FUNC";
-    case DefForm::kPrecomputeMetaFunc: return "TORCH_PRECOMPUTE_META_FUNC";
-    case DefForm::kGlobalKernel: return "__global__";
+    case DefForm::kFunction:
+      return "function";
+    case DefForm::kImplFunc:
+      return "TORCH_IMPL_FUNC";
+    case DefForm::kMetaFunc:
+      return "TORCH_META_FUNC";
+    case DefForm::kPrecomputeMetaFunc:
+      return "TORCH_PRECOMPUTE_META_FUNC";
+    case DefForm::kGlobalKernel:
+      return "__global__";
   }
   return "?";
 }
 
 const char* LaunchKindName(LaunchKind kind) {
   switch (kind) {
-    case LaunchKind::kTripleChevron: return "<<<>>>";
-    case LaunchKind::kTensorIterator: return "gpu_kernel";
-    case LaunchKind::kReduce: return "gpu_reduce_kernel";
-    case LaunchKind::kJiterator: return "jiterator";
-    case LaunchKind::kLaunchHelper: return "launch";
+    case LaunchKind::kTripleChevron:
+      return "<<<>>>";
+    case LaunchKind::kTensorIterator:
+      return "gpu_kernel";
+    case LaunchKind::kReduce:
+      return "gpu_reduce_kernel";
+    case LaunchKind::kJiterator:
+      return "jiterator";
+    case LaunchKind::kLaunchHelper:
+      return "launch";
   }
   return "?";
 }
@@ -103,7 +112,8 @@ CppIndex CppIndex::Build(const Disk& disk, unsigned threads) {
   std::vector<std::string> paths;
   std::vector<SkippedPath> listing_skipped;
   for (const char* dir : {"aten/src/ATen", "torch/csrc/autograd"})
-    disk.ListFiles(dir, [](std::string_view p) { return InCppScope(p); }, &paths, &listing_skipped);
+    disk.ListFiles(
+        dir, [](std::string_view p) { return InCppScope(p); }, &paths, &listing_skipped);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
 
@@ -174,8 +184,8 @@ std::vector<uint32_t> CppIndex::Across(std::vector<T> CppTables::*records, Find 
 }
 
 template <typename T>
-std::vector<uint32_t> CppIndex::ByFunction(std::vector<T> CppTables::*records,
-                                           CppTables::IdTable CppTables::*table, uint32_t function) const {
+std::vector<uint32_t> CppIndex::ByFunction(std::vector<T> CppTables::*records, CppTables::IdTable CppTables::*table,
+                                           uint32_t function) const {
   const CppTables* layer = layer_tables();
   if (!layer || function < own().functions.size()) return Lookup(own().*table, function);
   // The layer's tables are keyed by the same (base-numbered) function ids.
@@ -262,7 +272,7 @@ const std::string* FindStringConstant(const CppTables& base, const CppTables* la
                                       std::string_view name) {
   auto of = [&](uint32_t f) -> const std::vector<std::pair<std::string, std::string>>& {
     return layer && f < layer->replaces.size() && layer->replaces[f] ? layer->string_constants[f]
-                                                                    : base.string_constants[f];
+                                                                     : base.string_constants[f];
   };
   if (file < base.string_constants.size()) {
     for (const auto& [n, v] : of(file))

@@ -43,7 +43,7 @@ class CppIndex : public CppRecordView {
   static CppIndex Build(const Disk& disk, unsigned threads = 0);
 
   // Lookups return indices into the vectors above, in file/line order.
-  std::vector<uint32_t> FunctionsNamed(std::string_view name) const;    // by unqualified name (any form)
+  std::vector<uint32_t> FunctionsNamed(std::string_view name) const;  // by unqualified name (any form)
   std::vector<uint32_t> StubDeclsNamed(std::string_view stub) const;
   // The registrations whose stub is written exactly `written` ("cpublas::copy_stub"):
   // RegistrationsOf of its last component, filtered.

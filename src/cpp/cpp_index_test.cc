@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -142,7 +142,8 @@ class Normalizer {
   template <typename T>
   T operator()(T record) const {
     if constexpr (requires { record.function = 0; }) {
-      if (record.function >= 0) record.function = static_cast<int32_t>(ordinal_.at(static_cast<uint32_t>(record.function)));
+      if (record.function >= 0)
+        record.function = static_cast<int32_t>(ordinal_.at(static_cast<uint32_t>(record.function)));
     }
     return record;
   }
@@ -206,11 +207,14 @@ void ExpectSameAnswers(const CppIndex& layered, const CppIndex& full, const std:
                     const std::vector<uint32_t>& ids_f) {
       EXPECT_TRUE(nl.Some(list_l, ids_l) == nf.Some(list_f, ids_f)) << what << "(" << name << ")";
     };
-    same("FunctionsNamed", layered.functions(), full.functions(), layered.FunctionsNamed(name), full.FunctionsNamed(name));
-    same("StubDeclsNamed", layered.stub_decls(), full.stub_decls(), layered.StubDeclsNamed(name), full.StubDeclsNamed(name));
+    same("FunctionsNamed", layered.functions(), full.functions(), layered.FunctionsNamed(name),
+         full.FunctionsNamed(name));
+    same("StubDeclsNamed", layered.stub_decls(), full.stub_decls(), layered.StubDeclsNamed(name),
+         full.StubDeclsNamed(name));
     same("RegistrationsOf", layered.registrations(), full.registrations(), layered.RegistrationsOf(name),
          full.RegistrationsOf(name));
-    same("LaunchesInMacro", layered.launches(), full.launches(), layered.LaunchesInMacro(name), full.LaunchesInMacro(name));
+    same("LaunchesInMacro", layered.launches(), full.launches(), layered.LaunchesInMacro(name),
+         full.LaunchesInMacro(name));
     same("LaunchesOfKernel", layered.launches(), full.launches(), layered.LaunchesOfKernel(name),
          full.LaunchesOfKernel(name));
     same("CallsInMacro", layered.calls(), full.calls(), layered.CallsInMacro(name), full.CallsInMacro(name));
@@ -326,10 +330,10 @@ TEST(CppIndexLayer, CrossFileFactsAreTheDefinedMacrosStubsAndConstants) {
                                        "void f() { g(); }\n");
   // Other calls, other lines: the same facts.
   EXPECT_TRUE(SameCrossFileFacts(a, ScanCppFile("aten/src/ATen/native/cuda/A.cu",
-                                                          "\n#define LAUNCH(x) x<<<1, 1>>>()\n"
-                                                          "DECLARE_DISPATCH(fn_t, a_stub);\n"
-                                                          "constexpr char a_name[] = \"a_kernel\";\n"
-                                                          "void f() { h(); k(); }\n")));
+                                                "\n#define LAUNCH(x) x<<<1, 1>>>()\n"
+                                                "DECLARE_DISPATCH(fn_t, a_stub);\n"
+                                                "constexpr char a_name[] = \"a_kernel\";\n"
+                                                "void f() { h(); k(); }\n")));
   for (const char* other : {"#define LAUNCH2(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, a_stub);\n"
                             "constexpr char a_name[] = \"a_kernel\";\n",
                             "#define LAUNCH(x) x<<<1, 1>>>()\nDECLARE_DISPATCH(fn_t, b_stub);\n"
@@ -361,23 +365,23 @@ TEST(CppIndexLayer, InMemoryEditAnswersAsARebuild) {
            "void use(TensorIterator& iter) { frob_cuda(iter); frob_stub(kCPU, iter); }\n"
            "}\n");
   CppIndex base = CppIndex::Build(disk, 1);
-  ExpectLayerAnswersAsARebuild(base,
-                               {{"aten/src/ATen/native/cuda/Frob.cu",
-                                 "namespace at::native {\n"
-                                 "\n"
-                                 "__global__ void frob_k(float* x) {}\n"
-                                 "__global__ void frob_k2(float* x) {}\n"
-                                 "void frob_helper() { at::relu(x); }\n"
-                                 "void frob_cuda(TensorIterator& iter) {\n"
-                                 "  LAUNCH_IT(frob_k2);\n"
-                                 "  frob_helper();\n"
-                                 "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
-                                 "  auto s = frob_stub;\n"
-                                 "}\n"
-                                 "REGISTER_DISPATCH(frob_stub, &frob_cuda);\n"
-                                 "}\n"}},
-                               {"frob_cuda", "frob_helper", "relu", "LAUNCH_IT", "frob_k", "frob_k2", "frob_kernel",
-                                "frob_stub", "use"});
+  ExpectLayerAnswersAsARebuild(
+      base,
+      {{"aten/src/ATen/native/cuda/Frob.cu",
+        "namespace at::native {\n"
+        "\n"
+        "__global__ void frob_k(float* x) {}\n"
+        "__global__ void frob_k2(float* x) {}\n"
+        "void frob_helper() { at::relu(x); }\n"
+        "void frob_cuda(TensorIterator& iter) {\n"
+        "  LAUNCH_IT(frob_k2);\n"
+        "  frob_helper();\n"
+        "  jitted_gpu_kernel<frob_name, float, float, 1>(iter, \"\");\n"
+        "  auto s = frob_stub;\n"
+        "}\n"
+        "REGISTER_DISPATCH(frob_stub, &frob_cuda);\n"
+        "}\n"}},
+      {"frob_cuda", "frob_helper", "relu", "LAUNCH_IT", "frob_k", "frob_k2", "frob_kernel", "frob_stub", "use"});
   // The layered jiterator launch found its name in Defs.cuh, as a rebuild does.
   uint32_t frob = FileId(base, "aten/src/ATen/native/cuda/Frob.cu");
   std::string text;
@@ -489,8 +493,7 @@ TEST(CppIndexLayer, EdgeCasesAnswerAsARebuild) {
       {"first file", {{a, "\n\n" + text(a.c_str())}}},
       {"last file", {{z, "// moved\n" + text(z.c_str())}}},
       {"first and last", {{a, "\n" + text(a.c_str())}, {z, "\n" + text(z.c_str())}}},
-      {"adjacent", {{defs, "\n" + text(defs.c_str()) + "void in_defs() { LAUNCH_IT(k_defs); }\n"},
-                    {empty, new_fn}}},
+      {"adjacent", {{defs, "\n" + text(defs.c_str()) + "void in_defs() { LAUNCH_IT(k_defs); }\n"}, {empty, new_fn}}},
       {"records vanish", {{reg, "// gone\n"}, {a, "// gone too\n"}}},
       {"first records of an empty file", {{empty, new_fn}}},
       {"only dtype dispatch dropped", {{d, "namespace at::native {\nvoid helper_d(TensorIterator& iter) {}\n}\n"}}},
@@ -507,10 +510,10 @@ TEST(CppIndexLayer, EdgeCasesAnswerAsARebuild) {
   };
   for (const LayerEdgeCase& c : cases) {
     SCOPED_TRACE(c.name);
-    ExpectLayerAnswersAsARebuild(base, c.edits,
-                                 {"LAUNCH_IT", "NOT_A_MACRO", "OTHER_CAPS", "frob_stub", "nobody_stub", "stray_stub",
-                                  "lost_stub", "frob_name", "frob_kernel", "helper_d", "k_a", "k_z", "k_fresh",
-                                  "a_first", "z_last", "fresh", "reg_impl"});
+    ExpectLayerAnswersAsARebuild(
+        base, c.edits,
+        {"LAUNCH_IT", "NOT_A_MACRO", "OTHER_CAPS", "frob_stub", "nobody_stub", "stray_stub", "lost_stub", "frob_name",
+         "frob_kernel", "helper_d", "k_a", "k_z", "k_fresh", "a_first", "z_last", "fresh", "reg_impl"});
   }
 }
 
@@ -534,9 +537,8 @@ TEST(CppIndexLayer, ASecondLayerKeepsTheFirstLayersFiles) {
   ASSERT_TRUE(once.SetLayer(&first));
 
   // The second: Z.cu edited again, Reg.cpp for the first time, A.cpp kept.
-  std::map<uint32_t, CppFileRecords> now = {{a, once.RecordsOf(a)},
-                                            {z, edited_text(base.file(z), "\n\n\n")},
-                                            {reg, edited_text(base.file(reg), "\n")}};
+  std::map<uint32_t, CppFileRecords> now = {
+      {a, once.RecordsOf(a)}, {z, edited_text(base.file(z), "\n\n\n")}, {reg, edited_text(base.file(reg), "\n")}};
   CppIndex second;
   MakeLayer(once, now, &second);
   CppIndex twice = base;
@@ -865,7 +867,8 @@ TEST(CppIndexReal260, PersistentSoftmaxKernelLaunchedFromMacro) {
   auto uses = index.MacroUsesIn(d);
   ASSERT_FALSE(uses.empty());
   bool first = false;
-  for (uint32_t u : uses) first |= index.macro_uses()[u].macro == "LAUNCH_SOFTMAX_WARP_FORWARD" && index.macro_uses()[u].line == 335;
+  for (uint32_t u : uses)
+    first |= index.macro_uses()[u].macro == "LAUNCH_SOFTMAX_WARP_FORWARD" && index.macro_uses()[u].line == 335;
   EXPECT_TRUE(first);
   auto macros = index.MacrosNamed("LAUNCH_SOFTMAX_WARP_FORWARD");
   ASSERT_EQ(macros.size(), 1u);
@@ -1102,7 +1105,8 @@ TEST(CppIndexReal1131, GeluAbsMulAndCpuRegistrations) {
   ASSERT_GE(mul, 0);
   std::vector<uint32_t> lines;
   for (uint32_t l : index.LaunchesIn(mul))
-    if (index.launches()[l].functors == std::vector<std::string>{"MulFunctor"}) lines.push_back(index.launches()[l].line);
+    if (index.launches()[l].functors == std::vector<std::string>{"MulFunctor"})
+      lines.push_back(index.launches()[l].line);
   EXPECT_EQ(lines, (std::vector<uint32_t>{34, 41}));
 
   const StubRegistration* sum = nullptr;

@@ -116,7 +116,6 @@ void CppIndexWriter::AddLayerFile(uint32_t id, std::string path, const CppFileRe
   Append(id, std::move(path), records);
 }
 
-
 void CppIndexWriter::FinishOver(const CppTables* base) {
   auto fill = [](auto& map, size_t n, auto key) {
     map.clear();
@@ -133,7 +132,8 @@ void CppIndexWriter::FinishOver(const CppTables* base) {
     if (tables)
       for (const CppMacro& m : tables->macros)
         if (m.function_like) function_macros.insert(m.name);
-  SetAside(t_.macro_uses, t_.set_aside_macro_uses, [&](const CppMacroUse& u) { return function_macros.count(u.macro) > 0; });
+  SetAside(t_.macro_uses, t_.set_aside_macro_uses,
+           [&](const CppMacroUse& u) { return function_macros.count(u.macro) > 0; });
   // Stub references: ScanCppFile keeps every uncalled name ending in _stub; keep
   // only those naming a DECLARE_DISPATCH / DEFINE_DISPATCH stub.
   std::unordered_set<std::string_view> stubs;
@@ -155,14 +155,13 @@ void CppIndexWriter::FinishOver(const CppTables* base) {
   }
   fill(t_.functions_by_name, t_.functions.size(), [&](auto& m, uint32_t i) { m.emplace(t_.functions[i].name, i); });
   fill(t_.stub_decls_by_name, t_.stub_decls.size(), [&](auto& m, uint32_t i) { m.emplace(t_.stub_decls[i].stub, i); });
-  fill(t_.registrations_by_stub, t_.registrations.size(),
-       [&](auto& m, uint32_t i) {
-         // Under the stub's declared name: find and every lookup by name see
-         // REGISTER_DISPATCH(cpublas::gemm_stub, ...) as gemm_stub's.
-         const std::string& stub = t_.registrations[i].stub;
-         size_t colons = stub.rfind("::");
-         m.emplace(colons == std::string::npos ? stub : stub.substr(colons + 2), i);
-       });
+  fill(t_.registrations_by_stub, t_.registrations.size(), [&](auto& m, uint32_t i) {
+    // Under the stub's declared name: find and every lookup by name see
+    // REGISTER_DISPATCH(cpublas::gemm_stub, ...) as gemm_stub's.
+    const std::string& stub = t_.registrations[i].stub;
+    size_t colons = stub.rfind("::");
+    m.emplace(colons == std::string::npos ? stub : stub.substr(colons + 2), i);
+  });
   t_.launches_by_kernel.clear();
   t_.launches_by_macro.clear();
   t_.launches_by_function.clear();
@@ -186,7 +185,8 @@ void CppIndexWriter::FinishOver(const CppTables* base) {
   t_.macro_uses_by_function.clear();
   for (uint32_t i = 0; i < t_.macro_uses.size(); ++i)
     if (t_.macro_uses[i].function >= 0) t_.macro_uses_by_function.emplace(t_.macro_uses[i].function, i);
-  fill(t_.macro_uses_by_macro, t_.macro_uses.size(), [&](auto& m, uint32_t i) { m.emplace(t_.macro_uses[i].macro, i); });
+  fill(t_.macro_uses_by_macro, t_.macro_uses.size(),
+       [&](auto& m, uint32_t i) { m.emplace(t_.macro_uses[i].macro, i); });
   t_.dtype_by_function.clear();
   for (uint32_t i = 0; i < t_.dtype_dispatches.size(); ++i)
     if (t_.dtype_dispatches[i].function >= 0) t_.dtype_by_function.emplace(t_.dtype_dispatches[i].function, i);

@@ -12,7 +12,9 @@ namespace {
 
 // The lexer's identifier characters: base/text.h's, plus '$' (a GCC
 // extension) and every non-ASCII byte, so that no byte of a name starts a token.
-bool IsCppIdentStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80; }
+bool IsCppIdentStart(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80;
+}
 bool IsCppIdentChar(unsigned char c) { return IsCppIdentStart(c) || (c >= '0' && c <= '9'); }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
@@ -28,7 +30,7 @@ struct CondGroup {
   int branch_braces;    // brace and paren balance then
   int branch_parens;
   bool first_branch;
-  bool drop_first;      // #if 0
+  bool drop_first;  // #if 0
 };
 
 class Lexer {
@@ -184,8 +186,7 @@ class Lexer {
   void CloseBranch(bool end_group) {
     if (groups_.empty()) return;  // stray #else/#endif
     CondGroup& g = groups_.back();
-    bool drop = g.first_branch ? g.drop_first
-                               : brace_balance_ != g.branch_braces || paren_balance_ != g.branch_parens;
+    bool drop = g.first_branch ? g.drop_first : brace_balance_ != g.branch_braces || paren_balance_ != g.branch_parens;
     if (drop && g.branch_start <= out_->tokens.size()) {
       out_->tokens.resize(g.branch_start);
       brace_balance_ = g.branch_braces;
@@ -336,9 +337,7 @@ class Lexer {
   void RawString(const char* s) {
     const char* q = p_ + 1;
     const char* d = q;
-    while (q < end_ && *q != '(' && q - d <= 16 && *q != ' ' && *q != ')' && *q != '\\' && *q != '\n' &&
-           *q != '"')
-      ++q;
+    while (q < end_ && *q != '(' && q - d <= 16 && *q != ' ' && *q != ')' && *q != '\\' && *q != '\n' && *q != '"') ++q;
     if (q >= end_ || *q != '(') {
       Quoted('"');
       Emit(TokKind::kString, s);
@@ -390,8 +389,8 @@ class Lexer {
         return;
       }
     }
-    static constexpr const char* kTwo[] = {"::", "->", "<<", "<=", "==", "!=", "&&", "||", "++", "--", "+=", "-=",
-                                           "*=", "/=", "%=", "&=", "|=", "^=", ".*", "##"};
+    static constexpr const char* kTwo[] = {"::", "->", "<<", "<=", "==", "!=", "&&", "||", "++", "--",
+                                           "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", "##"};
     for (const char* op : kTwo) {
       if (c == op[0] && at(1) == op[1]) {
         p_ += 2;

@@ -44,8 +44,8 @@ struct Token {
 
 struct MacroDef {
   std::string_view name;
-  uint32_t line = 0;       // line of the #define
-  uint32_t end_line = 0;   // last line of the continued body
+  uint32_t line = 0;      // line of the #define
+  uint32_t end_line = 0;  // last line of the continued body
   bool function_like = false;
   uint32_t body_begin = 0, body_end = 0;  // range in LexedFile::macro_tokens
 };

@@ -44,8 +44,8 @@ TEST(CppLexer, CharLiteralQuoteAndEscapedQuote) {
 
 TEST(CppLexer, DigitSeparatorsAreNotCharLiterals) {
   LexedFile f = Lex("int x = 1'000'000; int y = 0x1p-3; char c = '{';\n}");
-  std::vector<std::string> want = {"int", "x", "=", "1'000'000", ";", "int", "y", "=", "0x1p-3", ";",
-                                   "char", "c", "=", "'{'", ";", "}"};
+  std::vector<std::string> want = {"int",    "x", "=",    "1'000'000", ";", "int", "y", "=",
+                                   "0x1p-3", ";", "char", "c",         "=", "'{'", ";", "}"};
   EXPECT_EQ(Texts(f.tokens), want);
   EXPECT_EQ(f.tokens[3].kind, TokKind::kNumber);
   EXPECT_EQ(f.tokens.back().line, 2u);
@@ -121,10 +121,10 @@ TEST(CppLexer, ConditionalArmsThatWouldOpenTwice) {
 }
 
 TEST(CppLexer, UnterminatedInputsDoNotFail) {
-  for (std::string_view text : {std::string_view("\"abc"), std::string_view("/* never closed"),
-                                std::string_view("R\"x(abc"), std::string_view("'"), std::string_view("#define"),
-                                std::string_view("#if\n#else\n#else\n#endif\n#endif"), std::string_view("\\"),
-                                std::string_view("a >>> b <<< c")}) {
+  for (std::string_view text :
+       {std::string_view("\"abc"), std::string_view("/* never closed"), std::string_view("R\"x(abc"),
+        std::string_view("'"), std::string_view("#define"), std::string_view("#if\n#else\n#else\n#endif\n#endif"),
+        std::string_view("\\"), std::string_view("a >>> b <<< c")}) {
     LexedFile f = Lex(text);
     for (const Token& t : f.tokens) {
       EXPECT_GE(t.text.data(), text.data());

@@ -20,9 +20,9 @@ size_t DefaultSign(std::string_view param) {
     if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
     if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
     if (c != '=' || depth != 0) continue;
-    bool compares = (i + 1 < param.size() && param[i + 1] == '=') ||
-                    (i > 0 && (param[i - 1] == '=' || param[i - 1] == '!' || param[i - 1] == '<' ||
-                               param[i - 1] == '>'));
+    bool compares =
+        (i + 1 < param.size() && param[i + 1] == '=') ||
+        (i > 0 && (param[i - 1] == '=' || param[i - 1] == '!' || param[i - 1] == '<' || param[i - 1] == '>'));
     if (!compares) return i;
   }
   return std::string_view::npos;

@@ -43,7 +43,6 @@ std::vector<T> RecordsIn(const std::vector<T>& all, uint32_t file) {
   return std::vector<T>(all.begin() + b, all.begin() + e);
 }
 
-
 }  // namespace
 
 void CppRecordCounts::Add(const CppRecordCounts& c, int sign) {
@@ -141,9 +140,9 @@ CppFileRecords CppRecordView::RecordsOf(uint32_t id) const {
   return r;
 }
 
-
 bool CppRecordView::SetLayer(const CppRecordView* layer) {
-  if (layer && (layer->t_.replaces.size() != t_.files.size() || layer->t_.function_base != t_.functions.size())) return false;
+  if (layer && (layer->t_.replaces.size() != t_.files.size() || layer->t_.function_base != t_.functions.size()))
+    return false;
   layer_ = layer;
   hidden_ = {};
   hidden_set_aside_macro_uses_ = hidden_set_aside_stub_refs_ = 0;

@@ -20,9 +20,7 @@ class CppRecordView {
   const std::string& file(uint32_t id) const { return t_.files[id]; }
   RecordList<CppFunction> functions() const { return List(&CppTables::functions, hidden_.functions); }
   RecordList<StubDecl> stub_decls() const { return List(&CppTables::stub_decls, hidden_.stub_decls); }
-  RecordList<StubRegistration> registrations() const {
-    return List(&CppTables::registrations, hidden_.registrations);
-  }
+  RecordList<StubRegistration> registrations() const { return List(&CppTables::registrations, hidden_.registrations); }
   RecordList<CppLaunch> launches() const { return List(&CppTables::launches, hidden_.launches); }
   RecordList<CppCall> calls() const { return List(&CppTables::calls, hidden_.calls); }
   RecordList<CppMacro> macros() const { return List(&CppTables::macros, hidden_.macros); }

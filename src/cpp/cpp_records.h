@@ -5,26 +5,25 @@
 // view of one kind of record through an index and its layer.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
 #include <cstddef>
-#include <utility>
+#include <cstdint>
 #include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
-
 
 namespace optrace {
 
 // Forms a definition can take.
 enum class DefForm : uint8_t {
-  kFunction,                 // an ordinary function definition
-  kImplFunc,                 // TORCH_IMPL_FUNC(name)
-  kMetaFunc,                 // TORCH_META_FUNC(name) / TORCH_META_FUNC2(name, overload)
-  kPrecomputeMetaFunc,       // TORCH_PRECOMPUTE_META_FUNC(2)
-  kGlobalKernel,             // __global__ function
+  kFunction,            // an ordinary function definition
+  kImplFunc,            // TORCH_IMPL_FUNC(name)
+  kMetaFunc,            // TORCH_META_FUNC(name) / TORCH_META_FUNC2(name, overload)
+  kPrecomputeMetaFunc,  // TORCH_PRECOMPUTE_META_FUNC(2)
+  kGlobalKernel,        // __global__ function
 };
 const char* DefFormName(DefForm form);  // "function", "TORCH_IMPL_FUNC", ...
 
@@ -36,8 +35,8 @@ struct CppFunction {
   std::string return_type;
   bool is_template = false;
   DefForm form = DefForm::kFunction;
-  uint32_t file = 0;      // index into CppIndex::files()
-  uint32_t line = 0;      // line holding the name (or the macro)
+  uint32_t file = 0;                      // index into CppIndex::files()
+  uint32_t line = 0;                      // line holding the name (or the macro)
   uint32_t body_begin = 0, body_end = 0;  // lines of '{' and '}'
   // A body may sit on one line (`Tensor square(const Tensor& self) { return at::pow(self, 2); }`):
   // then its '{' and '}' share the line.
@@ -76,11 +75,12 @@ struct StubRegistration {
 };
 
 enum class LaunchKind : uint8_t {
-  kTripleChevron,  // kernel<<<grid, block>>>(...)
-  kTensorIterator, // gpu_kernel, gpu_kernel_with_scalars, opmath_*_gpu_kernel_with_scalars, gpu_kernel_multiple_outputs
-  kReduce,         // gpu_reduce_kernel
-  kJiterator,      // jitted_gpu_kernel / opmath_jitted_gpu_kernel_with_scalars
-  kLaunchHelper,   // launch_* helpers that take a lambda/functor
+  kTripleChevron,   // kernel<<<grid, block>>>(...)
+  kTensorIterator,  // gpu_kernel, gpu_kernel_with_scalars, opmath_*_gpu_kernel_with_scalars,
+                    // gpu_kernel_multiple_outputs
+  kReduce,          // gpu_reduce_kernel
+  kJiterator,       // jitted_gpu_kernel / opmath_jitted_gpu_kernel_with_scalars
+  kLaunchHelper,    // launch_* helpers that take a lambda/functor
 };
 const char* LaunchKindName(LaunchKind kind);  // "<<<>>>", "gpu_kernel", "gpu_reduce_kernel", "jiterator", "launch"
 
@@ -89,13 +89,13 @@ struct CppLaunch {
   // Set by CppIndexWriter::Finish when it filled `kernel` from a constant the scan
   // of this file did not see (defined in another file); RecordsOf undoes it.
   bool kernel_from_index = false;
-  std::string launcher;   // "gpu_kernel", "gpu_reduce_kernel", "jitted_gpu_kernel"; for <<<>>>: ""
-  std::string kernel;     // <<<>>>: the launched kernel's name ("softmax_warp_forward");
-                          // jiterator: the kernel string ("abs_kernel"); else ""
+  std::string launcher;               // "gpu_kernel", "gpu_reduce_kernel", "jitted_gpu_kernel"; for <<<>>>: ""
+  std::string kernel;                 // <<<>>>: the launched kernel's name ("softmax_warp_forward");
+                                      // jiterator: the kernel string ("abs_kernel"); else ""
   std::vector<std::string> functors;  // type names constructed in the arguments or template
                                       // arguments: "MulFunctor", "sum_functor", "MeanOps", "func_wrapper"
-  int32_t function = -1;  // enclosing CppFunction index, -1 when in a macro body
-  std::string macro;      // enclosing #define name when written inside one
+  int32_t function = -1;              // enclosing CppFunction index, -1 when in a macro body
+  std::string macro;                  // enclosing #define name when written inside one
   uint32_t file = 0, line = 0;
   // Added: jiterator's first template argument as written ("abs_name"); `kernel` is its string value
   // when the constant is found (same file at scan time, else a unique one in the index at Finish).
@@ -206,11 +206,10 @@ struct CppFileRecords {
 struct CppRecordCounts {
   size_t files = 0, functions = 0, stub_decls = 0, registrations = 0, launches = 0, calls = 0, macros = 0,
          macro_uses = 0, library_registrations = 0, dtype_dispatches = 0, stub_refs = 0;
-  void Add(const CppFileRecords& records);  // one more file
+  void Add(const CppFileRecords& records);            // one more file
   void Add(const CppRecordCounts& counts, int sign);  // sign +1 or -1
   bool operator==(const CppRecordCounts&) const = default;
 };
-
 
 // The records of one kind as an index's readers see them: the index's own
 // vector, or -- for an index with a layer over it (CppIndex::SetLayer) --
@@ -268,9 +267,7 @@ class RecordList {
     bool on_layer_ = false;
   };
 
-  const T& operator[](size_t id) const {
-    return id < base_->size() ? (*base_)[id] : (*layer_)[id - base_->size()];
-  }
+  const T& operator[](size_t id) const { return id < base_->size() ? (*base_)[id] : (*layer_)[id - base_->size()]; }
   size_t size() const { return base_->size() - hidden_ + (layer_ ? layer_->size() : 0); }
   // One past the largest id.
   size_t id_end() const { return base_->size() + (layer_ ? layer_->size() : 0); }
@@ -287,7 +284,6 @@ class RecordList {
   const std::vector<uint8_t>* replaced_;  // per base file id: 1 when the layer holds its records
   size_t hidden_;                         // base records of replaced files
 };
-
 
 // The records of one index (or one layer) grouped by file in file order,
 // and the lookup tables over them: plain data, written by CppIndexWriter

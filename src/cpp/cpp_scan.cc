@@ -49,9 +49,10 @@ bool IsUpperMacroName(std::string_view s) {
 // Declaration specifiers dropped from a function's return-type text.
 bool IsDeclSpecifier(std::string_view s) {
   static const std::unordered_set<std::string_view> kSet = {
-      "static", "inline", "constexpr", "consteval", "virtual", "explicit", "friend", "extern", "__global__",
-      "__device__", "__host__", "__forceinline__", "__inline__", "__noinline__", "template", "typename",
-      "__inline", "__forceinline", "_CCCL_HOST_DEVICE", "C10_HOST_DEVICE", "C10_DEVICE", "C10_HOST"};
+      "static",   "inline",     "constexpr",  "consteval",     "virtual",           "explicit",        "friend",
+      "extern",   "__global__", "__device__", "__host__",      "__forceinline__",   "__inline__",      "__noinline__",
+      "template", "typename",   "__inline",   "__forceinline", "_CCCL_HOST_DEVICE", "C10_HOST_DEVICE", "C10_DEVICE",
+      "C10_HOST"};
   return kSet.count(s) > 0;
 }
 
@@ -164,8 +165,7 @@ class CodePass {
       }
       if (q > b && t[q - 1].Is("::")) --q;
       // sorter.template sort<A>(...): a member call through `template`.
-      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->")))
-        --q;
+      if (q > b + 1 && IsIdent(t[q - 1]) && t[q - 1].text == "template" && (t[q - 2].Is('.') || t[q - 2].Is("->"))) --q;
       CppCall call;
       call.kind = CallKind::kPlain;
       std::string qualifier = k.Concat(q, i);
@@ -197,8 +197,7 @@ class CodePass {
             obj = std::string(t[open - 1].text) + "()";
           // A parenthesized expression's value ((self - maxes).exp_()): kept
           // as written, so that the tracer can read what it holds.
-          else if (open >= b && t[open].Is('(') && q - 2 - open < 48)
-            obj = k.Concat(open, q - 1);
+          else if (open >= b && t[open].Is('(') && q - 2 - open < 48) obj = k.Concat(open, q - 1);
         }
         qualifier = obj + std::string(t[q - 1].text) + qualifier;
       } else {
@@ -210,8 +209,8 @@ class CodePass {
             if (lt != kNone && lt > b && IsIdent(t[lt - 1])) continue;
           }
           if (IsIdent(p) && !(p.text == "return" || p.text == "else" || p.text == "do" || p.text == "case" ||
-                              p.text == "throw" || p.text == "co_return" || p.text == "new" ||
-                              p.text == "co_yield" || p.text == "co_await" || p.text == "delete"))
+                              p.text == "throw" || p.text == "co_return" || p.text == "new" || p.text == "co_yield" ||
+                              p.text == "co_await" || p.text == "delete"))
             continue;
         }
         if (!qualifier.empty()) call.kind = CallKind::kQualified;
@@ -275,41 +274,40 @@ class CodePass {
                    size_t tmpl_close, size_t e, int32_t fn, std::string_view macro) {
     Toks k(t);
     const Token& x = t[i];
-  LaunchKind lk = LaunchKind::kLaunchHelper;
-  bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
-  if (LauncherKind(x.text, &lk) || helper) {
-    size_t cr = k.MatchClose(call_paren, e);
-    CppLaunch launch;
-    launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
-    launch.launcher = std::string(x.text);
-    bool lambda = false;
-    // TensorIterator launchers take (iter, functor[, ident]): only the
-    // functor argument names the code that runs. launch_* helpers vary;
-    // jiterator runs the string kernel, whatever its arguments.
-    if (launch.kind != LaunchKind::kJiterator) {
-      int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
-      // launch_* helpers take tensors and sizes too: only a TensorIterator
-      // launcher's functor argument is looked up when it is a variable.
-      LaunchFunctors(t, only_arg >= 0 ? b : kNone, call_paren, std::min(cr, e), only_arg, &launch.functors,
-                     &lambda);
-    }
-    if (tmpl_open != kNone) {
-      if (launch.kind == LaunchKind::kJiterator) {
-        auto targs = k.Args(tmpl_open, tmpl_close);
-        if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
-          launch.kernel_name_ref = std::string(t[targs[0].first].text);
-          for (const auto& [name, value] : out_->string_constants)
-            if (name == launch.kernel_name_ref) launch.kernel = value;
+    LaunchKind lk = LaunchKind::kLaunchHelper;
+    bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
+    if (LauncherKind(x.text, &lk) || helper) {
+      size_t cr = k.MatchClose(call_paren, e);
+      CppLaunch launch;
+      launch.kind = helper ? LaunchKind::kLaunchHelper : lk;
+      launch.launcher = std::string(x.text);
+      bool lambda = false;
+      // TensorIterator launchers take (iter, functor[, ident]): only the
+      // functor argument names the code that runs. launch_* helpers vary;
+      // jiterator runs the string kernel, whatever its arguments.
+      if (launch.kind != LaunchKind::kJiterator) {
+        int only_arg = launch.kind == LaunchKind::kLaunchHelper ? -1 : 1;
+        // launch_* helpers take tensors and sizes too: only a TensorIterator
+        // launcher's functor argument is looked up when it is a variable.
+        LaunchFunctors(t, only_arg >= 0 ? b : kNone, call_paren, std::min(cr, e), only_arg, &launch.functors, &lambda);
+      }
+      if (tmpl_open != kNone) {
+        if (launch.kind == LaunchKind::kJiterator) {
+          auto targs = k.Args(tmpl_open, tmpl_close);
+          if (!targs.empty() && targs[0].second == targs[0].first + 1 && IsIdent(t[targs[0].first])) {
+            launch.kernel_name_ref = std::string(t[targs[0].first].text);
+            for (const auto& [name, value] : out_->string_constants)
+              if (name == launch.kernel_name_ref) launch.kernel = value;
+          }
         }
       }
+      if (!helper || lambda || !launch.functors.empty()) {
+        launch.function = fn;
+        launch.macro = std::string(macro);
+        launch.line = x.line;
+        out_->launches.push_back(std::move(launch));
+      }
     }
-    if (!helper || lambda || !launch.functors.empty()) {
-      launch.function = fn;
-      launch.macro = std::string(macro);
-      launch.line = x.line;
-      out_->launches.push_back(std::move(launch));
-    }
-  }
   }
 
   void TripleChevron(const std::vector<Token>& t, size_t b, size_t i, int32_t fn, std::string_view macro) {
@@ -423,8 +421,7 @@ class CodePass {
 
 class FileScanner {
  public:
-  FileScanner(std::string_view path, const LexedFile& lexed, CppFileRecords* out)
-      : path_(path), lx_(lexed), out_(out) {
+  FileScanner(std::string_view path, const LexedFile& lexed, CppFileRecords* out) : path_(path), lx_(lexed), out_(out) {
     for (const MacroDef& m : lx_.macros) {
       if (!m.function_like) continue;
       file_macros_.insert(m.name);
@@ -498,7 +495,8 @@ class FileScanner {
     const Token& first = t[s];
     if (IsIdent(first)) {
       std::string_view w = first.text;
-      if (w == "namespace" || (w == "inline" && IdentAt(s + 1, "namespace"))) return Namespace(w == "inline" ? s + 1 : s);
+      if (w == "namespace" || (w == "inline" && IdentAt(s + 1, "namespace")))
+        return Namespace(w == "inline" ? s + 1 : s);
       if (w == "extern" && s + 2 < n && t[s + 1].kind == TokKind::kString && t[s + 2].Is('{')) {
         scopes_.push_back({Scope::kOther, ""});
         return s + 3;
@@ -572,7 +570,8 @@ class FileScanner {
     for (; j < t.size(); ++j) {
       const Token& x = t[j];
       if (x.Is('{')) {
-        scopes_.push_back({inline_ns ? Scope::kOther : Scope::kNamespace, name.empty() ? "(anonymous namespace)" : name});
+        scopes_.push_back(
+            {inline_ns ? Scope::kOther : Scope::kNamespace, name.empty() ? "(anonymous namespace)" : name});
         return j + 1;
       }
       if (x.Is(';') || x.Is('=')) break;
@@ -679,8 +678,8 @@ class FileScanner {
     size_t name_begin = kNone;  // first token of the unqualified name
     size_t name_end = kNone;    // one past it (operator names span tokens)
     size_t params_open = kNone, params_close = kNone;
-    size_t init_list = kNone;   // ':' of a constructor initializer list
-    size_t trailing = kNone;    // '->' of a trailing return type
+    size_t init_list = kNone;  // ':' of a constructor initializer list
+    size_t trailing = kNone;   // '->' of a trailing return type
   };
 
   // Finds the function declarator in [s, b): the name before the first
@@ -690,7 +689,7 @@ class FileScanner {
     Toks k(t);
     for (size_t i = s; i < b; ++i) {
       const Token& x = t[i];
-      if (x.Is('=')) return false;  // an initializer, not a function
+      if (x.Is('=')) return false;                       // an initializer, not a function
       if (x.Is('[') && i + 1 < b && t[i + 1].Is('[')) {  // [[attribute]]
         i = k.MatchClose(i, b);
         continue;
@@ -785,8 +784,7 @@ class FileScanner {
       // unless it is a constructor or destructor of the enclosing class.
       bool qualified = name_b > s && t[name_b - 1].Is("::");
       if (q == s && !qualified) {
-        bool ctor = !scopes_.empty() && scopes_.back().kind == Scope::kClass &&
-                    (t[name_b].text == scopes_.back().name);
+        bool ctor = !scopes_.empty() && scopes_.back().kind == Scope::kClass && (t[name_b].text == scopes_.back().name);
         if (!ctor) return false;
       }
       out.qual_begin = q;
@@ -1030,8 +1028,8 @@ class FileScanner {
       if (args.size() >= 2) target_of(args.back());
     } else {
       static const std::pair<std::string_view, std::string_view> kDevices[] = {
-          {"CUDA", "CUDA"}, {"HIP", "HIP"}, {"MPS", "MPS"}, {"XPU", "XPU"}, {"MTIA", "MTIA"},
-          {"PRIVATEUSE1", "PrivateUse1"}};
+          {"CUDA", "CUDA"}, {"HIP", "HIP"},   {"MPS", "MPS"},
+          {"XPU", "XPU"},   {"MTIA", "MTIA"}, {"PRIVATEUSE1", "PrivateUse1"}};
       reg.device = "unknown";
       for (const auto& [from, to] : kDevices)
         if (mid == from) reg.device = std::string(to);

@@ -176,7 +176,7 @@ TEST(CppScan, DispatchStubsAndRegistrations) {
   EXPECT_EQ(cu.stub_decls[1].stub, "pair_stub");
   EXPECT_EQ(cu.stub_decls[1].type, "std::tuple<Tensor, Tensor>(*)(const Tensor&)");
   EXPECT_EQ(cu.stub_decls[2].kind, StubDeclKind::kDefine);
-  ASSERT_EQ(cu.registrations.size(), 6u);  // not the #define
+  ASSERT_EQ(cu.registrations.size(), 6u);         // not the #define
   EXPECT_EQ(cu.registrations[0].device, "CUDA");  // plain REGISTER_DISPATCH in a .cu file
   EXPECT_EQ(cu.registrations[0].target, "fill_kernel");
   EXPECT_EQ(cu.registrations[1].target, "lstm_cudnn");
@@ -205,8 +205,9 @@ TEST(CppScan, StubScopesAndQualifiedRegistrations) {
   ASSERT_EQ(h.stub_decls.size(), 2u);
   EXPECT_EQ(h.stub_decls[0].scope, "cpublas::");
   EXPECT_EQ(h.stub_decls[1].scope, "");
-  auto r = ScanCppFile("aten/src/ATen/native/cpu/BlasKernel.cpp",
-                       "namespace at::native {\nREGISTER_DISPATCH(cpublas::gemm_stub, &cpublas::cpublas_gemm_impl)\n}\n");
+  auto r =
+      ScanCppFile("aten/src/ATen/native/cpu/BlasKernel.cpp",
+                  "namespace at::native {\nREGISTER_DISPATCH(cpublas::gemm_stub, &cpublas::cpublas_gemm_impl)\n}\n");
   ASSERT_EQ(r.registrations.size(), 1u);
   EXPECT_EQ(r.registrations[0].stub, "cpublas::gemm_stub");
   EXPECT_EQ(r.registrations[0].target, "cpublas_gemm_impl");
@@ -325,16 +326,17 @@ TEST(CppScan, ReceiverOfACallResultAndInlineNamespaces) {
 }
 
 TEST(CppScan, TensorIteratorAndJiteratorLaunchers) {
-  auto r = ScanCppFile("aten/src/ATen/native/cuda/M.cu",
-                       "CONSTEXPR_EXCEPT_WIN_CUDA char mul_name[] = \"mul_kernel\";\n"
-                       "void mul_kernel_cuda(TensorIteratorBase& iter) {\n"
-                       "  opmath_jitted_gpu_kernel_with_scalars</*name=*/mul_name, scalar_t, scalar_t>(iter, s);\n"
-                       "  opmath_symmetric_gpu_kernel_with_scalars<scalar_t>(iter, binary_internal::MulFunctor<opmath_t>());\n"
-                       "  gpu_reduce_kernel<scalar_t, out_t>(iter, MeanOps<scalar_t, acc_t> {factor});\n"
-                       "  gpu_reduce_kernel<scalar_t, out_t>(iter, func_wrapper<out_t>([] GPU_LAMBDA (a) { return a; }));\n"
-                       "  gpu_kernel(iter, [] GPU_LAMBDA (scalar_t a) -> scalar_t { return ::abs(a); });\n"
-                       "  launch_vectorized_kernel(numel, [=] (int i) { return i; }, data);\n"
-                       "}\n");
+  auto r = ScanCppFile(
+      "aten/src/ATen/native/cuda/M.cu",
+      "CONSTEXPR_EXCEPT_WIN_CUDA char mul_name[] = \"mul_kernel\";\n"
+      "void mul_kernel_cuda(TensorIteratorBase& iter) {\n"
+      "  opmath_jitted_gpu_kernel_with_scalars</*name=*/mul_name, scalar_t, scalar_t>(iter, s);\n"
+      "  opmath_symmetric_gpu_kernel_with_scalars<scalar_t>(iter, binary_internal::MulFunctor<opmath_t>());\n"
+      "  gpu_reduce_kernel<scalar_t, out_t>(iter, MeanOps<scalar_t, acc_t> {factor});\n"
+      "  gpu_reduce_kernel<scalar_t, out_t>(iter, func_wrapper<out_t>([] GPU_LAMBDA (a) { return a; }));\n"
+      "  gpu_kernel(iter, [] GPU_LAMBDA (scalar_t a) -> scalar_t { return ::abs(a); });\n"
+      "  launch_vectorized_kernel(numel, [=] (int i) { return i; }, data);\n"
+      "}\n");
   ASSERT_EQ(r.launches.size(), 6u);
   EXPECT_EQ(r.launches[0].kind, LaunchKind::kJiterator);
   EXPECT_EQ(r.launches[0].kernel, "mul_kernel");
@@ -380,22 +382,22 @@ TEST(CppScan, LibraryBlocks) {
 }
 
 TEST(CppScan, DtypeDispatches) {
-  auto r = ScanCppFile("x.cu",
-                       "void k(TensorIterator& iter) {\n"
-                       "  AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, kBFloat16, iter.dtype(), \"k_cuda\", [&] {});\n"
-                       "  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND(kBool, iter.dtype(), \"k2\", [&] {});\n"
-                       "  AT_DISPATCH_INTEGRAL_TYPES(iter.dtype(), \"k3\", [&] {});\n"
-                       "  AT_DISPATCH_V2(iter.dtype(), \"k4\", AT_WRAP([&] {}), AT_EXPAND(AT_FLOATING_TYPES), kHalf);\n"
-                       "  AT_DISPATCH_SWITCH(iter.dtype(), \"k5\", AT_DISPATCH_CASE_FLOATING_TYPES(f) AT_DISPATCH_CASE(kInt, f));\n"
-                       "}\n");
+  auto r = ScanCppFile(
+      "x.cu",
+      "void k(TensorIterator& iter) {\n"
+      "  AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, kBFloat16, iter.dtype(), \"k_cuda\", [&] {});\n"
+      "  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND(kBool, iter.dtype(), \"k2\", [&] {});\n"
+      "  AT_DISPATCH_INTEGRAL_TYPES(iter.dtype(), \"k3\", [&] {});\n"
+      "  AT_DISPATCH_V2(iter.dtype(), \"k4\", AT_WRAP([&] {}), AT_EXPAND(AT_FLOATING_TYPES), kHalf);\n"
+      "  AT_DISPATCH_SWITCH(iter.dtype(), \"k5\", AT_DISPATCH_CASE_FLOATING_TYPES(f) AT_DISPATCH_CASE(kInt, f));\n"
+      "}\n");
   ASSERT_EQ(r.dtype_dispatches.size(), 5u);
   EXPECT_EQ(r.dtype_dispatches[0].dtypes, (std::vector<std::string>{"double", "float", "Half", "BFloat16"}));
   EXPECT_EQ(r.dtype_dispatches[0].name, "k_cuda");
   EXPECT_EQ(r.dtype_dispatches[0].function, 0);
   EXPECT_EQ(r.dtype_dispatches[1].dtypes.size(), 10u);
   EXPECT_EQ(r.dtype_dispatches[1].dtypes.back(), "bool");
-  EXPECT_EQ(r.dtype_dispatches[2].dtypes,
-            (std::vector<std::string>{"uint8_t", "int8_t", "int", "int64_t", "int16_t"}));
+  EXPECT_EQ(r.dtype_dispatches[2].dtypes, (std::vector<std::string>{"uint8_t", "int8_t", "int", "int64_t", "int16_t"}));
   EXPECT_EQ(r.dtype_dispatches[3].dtypes, (std::vector<std::string>{"double", "float", "Half"}));
   EXPECT_EQ(r.dtype_dispatches[3].name, "k4");
   EXPECT_EQ(r.dtype_dispatches[4].dtypes, (std::vector<std::string>{"double", "float", "int"}));
@@ -479,11 +481,11 @@ TEST(CppScan, NeverCrashesOnGarbage) {
   std::string junk;
   static constexpr std::string_view kPieces = "{(<[>)]}#\"'\\/*R\"x(";
   for (size_t i = 0; i < 4000; ++i) junk += kPieces[i % kPieces.size()];
-  for (std::string_view text : {std::string_view(junk), std::string_view("TORCH_IMPL_FUNC("),
-                                std::string_view("REGISTER_DISPATCH("), std::string_view("template <"),
-                                std::string_view("void f() { k<<<"), std::string_view("}}}}}} namespace {"),
-                                std::string_view("AT_DISPATCH_V2("), std::string_view("TORCH_LIBRARY(a, m) { m.impl("),
-                                std::string_view("#define M(x) x\nM("), std::string_view("#define M(x) x_stub\n")}) {
+  for (std::string_view text :
+       {std::string_view(junk), std::string_view("TORCH_IMPL_FUNC("), std::string_view("REGISTER_DISPATCH("),
+        std::string_view("template <"), std::string_view("void f() { k<<<"), std::string_view("}}}}}} namespace {"),
+        std::string_view("AT_DISPATCH_V2("), std::string_view("TORCH_LIBRARY(a, m) { m.impl("),
+        std::string_view("#define M(x) x\nM("), std::string_view("#define M(x) x_stub\n")}) {
     // What comes back lies inside the text: every record's line is one of its lines, a body ends
     // where or after it begins, and each scan of the same text is the same.
     const uint32_t lines = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n')) + 1;
@@ -505,18 +507,19 @@ TEST(CppScan, NeverCrashesOnGarbage) {
 TEST(CppScan, FunctorsHeldInVariablesAndWrapped) {
   // A functor declared before the launch (CompareKernels.cu), one wrapped in
   // func_wrapper (ReduceMaxValuesKernel.cu), and one made by `auto x = T{}`.
-  auto r = ScanCppFile("aten/src/ATen/native/cuda/C.cu",
-                       "void compare_kernel_impl(TensorIteratorBase &iter, OpType op) {\n"
-                       "  CompareFunctor<scalar_t> f(op);\n"
-                       "  gpu_kernel(iter, f);\n"
-                       "  gpu_reduce_kernel<scalar_t, scalar_t>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), 0);\n"
-                       "  auto g = AddFunctor<float>{1};\n"
-                       "  gpu_kernel(iter, g);\n"
-                       "  auto loop = [=] GPU_LAMBDA (int i) { return i; };\n"
-                       "  gpu_kernel(iter, loop);\n"
-                       "  auto made = make_functor(op);\n"
-                       "  gpu_kernel(iter, made);\n"
-                       "}\n");
+  auto r =
+      ScanCppFile("aten/src/ATen/native/cuda/C.cu",
+                  "void compare_kernel_impl(TensorIteratorBase &iter, OpType op) {\n"
+                  "  CompareFunctor<scalar_t> f(op);\n"
+                  "  gpu_kernel(iter, f);\n"
+                  "  gpu_reduce_kernel<scalar_t, scalar_t>(iter, func_wrapper<acc_t>(MaxNanFunctor<acc_t>()), 0);\n"
+                  "  auto g = AddFunctor<float>{1};\n"
+                  "  gpu_kernel(iter, g);\n"
+                  "  auto loop = [=] GPU_LAMBDA (int i) { return i; };\n"
+                  "  gpu_kernel(iter, loop);\n"
+                  "  auto made = make_functor(op);\n"
+                  "  gpu_kernel(iter, made);\n"
+                  "}\n");
   ASSERT_EQ(r.launches.size(), 5u);
   EXPECT_EQ(r.launches[0].functors, (std::vector<std::string>{"CompareFunctor"}));
   EXPECT_EQ(r.launches[1].functors, (std::vector<std::string>{"func_wrapper", "MaxNanFunctor"}));

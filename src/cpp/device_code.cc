@@ -8,16 +8,15 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cpp/cpp_lexer.h"
 #include "base/text.h"
+#include "cpp/cpp_lexer.h"
 
 namespace optrace {
 
 namespace {
 
 bool IsDeviceMarker(std::string_view t) {
-  return t == "__device__" || t == "__global__" || t == "GPU_LAMBDA" || t == "C10_DEVICE" ||
-         t == "C10_HOST_DEVICE";
+  return t == "__device__" || t == "__global__" || t == "GPU_LAMBDA" || t == "C10_DEVICE" || t == "C10_HOST_DEVICE";
 }
 
 // The index of the '}' matching the '{' at `open`, or tokens.size().

@@ -14,16 +14,36 @@ std::string DtypeName(std::string_view s) {
   size_t colon = s.rfind("::");
   if (colon != std::string_view::npos) s = s.substr(colon + 2);
   if (s.size() > 1 && s[0] == 'k' && s[1] >= 'A' && s[1] <= 'Z') s = s.substr(1);
-  static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"Double", "double"}, {"Float", "float"}, {"Half", "Half"}, {"BFloat16", "BFloat16"},
-      {"Byte", "uint8_t"}, {"Char", "int8_t"}, {"Short", "int16_t"}, {"Int", "int"}, {"Long", "int64_t"},
-      {"Bool", "bool"}, {"ComplexFloat", "c10::complex<float>"}, {"ComplexDouble", "c10::complex<double>"},
-      {"ComplexHalf", "c10::complex<Half>"}, {"UInt16", "uint16_t"}, {"UInt32", "uint32_t"},
-      {"UInt64", "uint64_t"}, {"QInt8", "qint8"}, {"QUInt8", "quint8"}, {"QInt32", "qint32"},
-      {"QUInt4x2", "quint4x2"}, {"QUInt2x4", "quint2x4"}, {"Float8_e5m2", "Float8_e5m2"},
-      {"Float8_e4m3fn", "Float8_e4m3fn"}, {"Float8_e5m2fnuz", "Float8_e5m2fnuz"},
-      {"Float8_e4m3fnuz", "Float8_e4m3fnuz"}, {"Bits1x8", "Bits1x8"}, {"Bits2x4", "Bits2x4"},
-      {"Bits4x2", "Bits4x2"}, {"Bits8", "Bits8"}, {"Bits16", "Bits16"}};
+  static const std::pair<std::string_view, std::string_view> kMap[] = {{"Double", "double"},
+                                                                       {"Float", "float"},
+                                                                       {"Half", "Half"},
+                                                                       {"BFloat16", "BFloat16"},
+                                                                       {"Byte", "uint8_t"},
+                                                                       {"Char", "int8_t"},
+                                                                       {"Short", "int16_t"},
+                                                                       {"Int", "int"},
+                                                                       {"Long", "int64_t"},
+                                                                       {"Bool", "bool"},
+                                                                       {"ComplexFloat", "c10::complex<float>"},
+                                                                       {"ComplexDouble", "c10::complex<double>"},
+                                                                       {"ComplexHalf", "c10::complex<Half>"},
+                                                                       {"UInt16", "uint16_t"},
+                                                                       {"UInt32", "uint32_t"},
+                                                                       {"UInt64", "uint64_t"},
+                                                                       {"QInt8", "qint8"},
+                                                                       {"QUInt8", "quint8"},
+                                                                       {"QInt32", "qint32"},
+                                                                       {"QUInt4x2", "quint4x2"},
+                                                                       {"QUInt2x4", "quint2x4"},
+                                                                       {"Float8_e5m2", "Float8_e5m2"},
+                                                                       {"Float8_e4m3fn", "Float8_e4m3fn"},
+                                                                       {"Float8_e5m2fnuz", "Float8_e5m2fnuz"},
+                                                                       {"Float8_e4m3fnuz", "Float8_e4m3fnuz"},
+                                                                       {"Bits1x8", "Bits1x8"},
+                                                                       {"Bits2x4", "Bits2x4"},
+                                                                       {"Bits4x2", "Bits4x2"},
+                                                                       {"Bits8", "Bits8"},
+                                                                       {"Bits16", "Bits16"}};
   for (const auto& [from, to] : kMap)
     if (s == from) return std::string(to);
   return "";
@@ -75,9 +95,12 @@ bool FamilyDtypes(std::string_view family, std::vector<std::string>* out) {
 // Dispatch_v2 type-list macros (AT_EXPAND(AT_ALL_TYPES) and friends).
 bool V2TypeList(std::string_view name, std::vector<std::string>* out) {
   static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"AT_FLOATING_TYPES", "FLOATING_TYPES"}, {"AT_COMPLEX_TYPES", "COMPLEX_TYPES"},
-      {"AT_INTEGRAL_TYPES", "INTEGRAL_TYPES"}, {"AT_ALL_TYPES", "ALL_TYPES"},
-      {"AT_ALL_TYPES_AND_COMPLEX", "ALL_TYPES_AND_COMPLEX"}, {"AT_QINT_TYPES", "QINT_TYPES"}};
+      {"AT_FLOATING_TYPES", "FLOATING_TYPES"},
+      {"AT_COMPLEX_TYPES", "COMPLEX_TYPES"},
+      {"AT_INTEGRAL_TYPES", "INTEGRAL_TYPES"},
+      {"AT_ALL_TYPES", "ALL_TYPES"},
+      {"AT_ALL_TYPES_AND_COMPLEX", "ALL_TYPES_AND_COMPLEX"},
+      {"AT_QINT_TYPES", "QINT_TYPES"}};
   for (const auto& [from, to] : kMap)
     if (name == from) return FamilyDtypes(to, out);
   if (name == "AT_INTEGRAL_TYPES_V2") {

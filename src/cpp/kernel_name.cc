@@ -373,7 +373,6 @@ KernelName ParseKernelName(std::string_view name) {
   return k;
 }
 
-
 // Each rule reads one naming convention of NVIDIA's libraries as their
 // kernels show up in profiles; the resolver asks only about kernels the
 // tree does not define. Order: the kernel's own namespace, its name's

@@ -8,7 +8,6 @@
 #include <unordered_map>
 #include <vector>
 
-
 namespace optrace {
 
 // Snippets and function bodies are read many times per trace (the tracer
@@ -59,6 +58,5 @@ std::string Index::Snippet(const std::string& file, int line, int lines) const {
   size_t end = last < starts.size() ? starts[last] - 1 : cached->text.size();
   return cached->text.substr(begin, end > begin ? end - begin : 0);
 }
-
 
 }  // namespace optrace

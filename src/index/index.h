@@ -62,9 +62,9 @@ struct Index {
 };
 
 struct LoadOptions {
-  bool use_store = true;   // read/write the persistent index (store.h)
-  bool progress = false;   // progress bar on stderr (TTY only)
-  unsigned threads = 0;    // 0 = all cores
+  bool use_store = true;  // read/write the persistent index (store.h)
+  bool progress = false;  // progress bar on stderr (TTY only)
+  unsigned threads = 0;   // 0 = all cores
   // A long-lived process: the index must not depend on the image file after
   // the load (StoreOptions::copy).
   bool resident = false;

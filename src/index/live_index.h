@@ -43,10 +43,10 @@ class LiveIndex {
     std::string error;           // why kFailed
     bool have_checkout = false;  // checkout is set
     Checkout checkout;
-    double load_seconds = 0;     // the last load or reload
+    double load_seconds = 0;  // the last load or reload
     bool watching = false;
-    std::string watch_error;     // why the tree is not watched
-    int reloads = 0;             // after an edit or a failure
+    std::string watch_error;  // why the tree is not watched
+    int reloads = 0;          // after an edit or a failure
   };
 
   // `source_flag` as given to --source ("" = $PYTORCH_SOURCE, then the cache

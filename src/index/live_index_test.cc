@@ -107,9 +107,7 @@ TEST_F(LiveIndexTest, AnEditReloadsBeforeTheNextAnswer) {
   LiveIndex live(tree_, "test");
   ASSERT_TRUE(live.Start().ok());
   std::string cu = tree_ + "/aten/src/ATen/native/cuda/SoftMax.cu";
-  {
-    std::ofstream(cu, std::ios::app) << "\nvoid live_index_test_added() {}\n";
-  }
+  { std::ofstream(cu, std::ios::app) << "\nvoid live_index_test_added() {}\n"; }
   ASSERT_TRUE(live.Refresh().ok());
   auto reading = live.ReadLock();
   EXPECT_EQ(live.index().cpp.FunctionsNamed("live_index_test_added").size(), 1u);

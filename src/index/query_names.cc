@@ -17,10 +17,17 @@ struct Namespace {
   const char* shown;  // how suggestions in it are written
 };
 constexpr Namespace kNamespaces[] = {
-    {"torch.nn.functional.", "F."}, {"torch.ops.aten.", "aten::"}, {"torch.Tensor.", "Tensor."},
-    {"torch.nn.", "nn."},           {"nn.functional.", "F."},      {"aten::", "aten::"},
-    {"Tensor.", "Tensor."},         {"aten.", "aten::"},           {"torch.", "torch."},
-    {"nn.", "nn."},                 {"F.", "F."},
+    {"torch.nn.functional.", "F."},
+    {"torch.ops.aten.", "aten::"},
+    {"torch.Tensor.", "Tensor."},
+    {"torch.nn.", "nn."},
+    {"nn.functional.", "F."},
+    {"aten::", "aten::"},
+    {"Tensor.", "Tensor."},
+    {"aten.", "aten::"},
+    {"torch.", "torch."},
+    {"nn.", "nn."},
+    {"F.", "F."},
 };
 
 // The query without its namespace, and that namespace as suggestions write it ("" for none).
@@ -29,7 +36,6 @@ std::pair<std::string, std::string> Split(std::string_view query) {
     if (StartsWith(query, n.prefix)) return {std::string(query.substr(std::string_view(n.prefix).size())), n.shown};
   return {std::string(query), ""};
 }
-
 
 bool IsPublic(const std::string& name) { return !name.empty() && name[0] != '_'; }
 

@@ -139,8 +139,8 @@ class StoreLoad {
     bool can_write = options_.write && MakeDirs(dir_, &why) && CheckCacheDir(dir_).ok() &&
                      lock.Acquire(report_->path, LockWait(), &why, &timed_out);
     if (timed_out) {
-      std::cerr << "optrace: another optrace process has held " << report_->path << ".lock for "
-                << LockWait() << " s (stopped or hung?); building the index in memory, unsaved, this time\n";
+      std::cerr << "optrace: another optrace process has held " << report_->path << ".lock for " << LockWait()
+                << " s (stopped or hung?); building the index in memory, unsaved, this time\n";
     } else if (options_.write && !can_write) {
       SayNotWritable(dir_, why);
     }
@@ -230,9 +230,9 @@ class StoreLoad {
       return false;
     auto tw = Clock::now();
     uint64_t bytes = 0;
-    Status w = WriteImage(layer_path_, tree_.root, *layered.arena, layered.layer,
-                          ImageKind{true, mapped_.header.header_hash, options_.copy}, !options_.copy, layer_file,
-                          &bytes);
+    Status w =
+        WriteImage(layer_path_, tree_.root, *layered.arena, layered.layer,
+                   ImageKind{true, mapped_.header.header_hash, options_.copy}, !options_.copy, layer_file, &bytes);
     report_->write_ms = MsSince(tw);
     // The new layer over the image in place of the old one, which nothing
     // refers to any more (the new one's arena stays mapped).
@@ -333,10 +333,14 @@ bool ForEachScopeDirectory(const std::string& root,
 
 const char* StoreActionName(StoreReport::Action action) {
   switch (action) {
-    case StoreReport::Action::kLoaded: return "loaded";
-    case StoreReport::Action::kUpdated: return "updated";
-    case StoreReport::Action::kBuilt: return "built";
-    case StoreReport::Action::kInMemory: return "built in memory (not saved)";
+    case StoreReport::Action::kLoaded:
+      return "loaded";
+    case StoreReport::Action::kUpdated:
+      return "updated";
+    case StoreReport::Action::kBuilt:
+      return "built";
+    case StoreReport::Action::kInMemory:
+      return "built in memory (not saved)";
   }
   return "?";
 }

@@ -42,11 +42,11 @@ std::string DefaultStoreDir();
 std::string StorePath(const std::string& store_dir, const std::string& root);
 
 struct StoreOptions {
-  std::string dir;         // where images live; "" = DefaultStoreDir()
-  bool rebuild = false;    // ignore any existing image
-  bool write = true;       // false: never write (a read-only cache, or --check)
-  bool progress = false;   // progress bar on stderr while scanning
-  unsigned threads = 0;    // 0 = all cores
+  std::string dir;        // where images live; "" = DefaultStoreDir()
+  bool rebuild = false;   // ignore any existing image
+  bool write = true;      // false: never write (a read-only cache, or --check)
+  bool progress = false;  // progress bar on stderr while scanning
+  unsigned threads = 0;   // 0 = all cores
   // A long-lived process (daemon, MCP server): read the image into private
   // memory instead of mapping the file, so that nothing done to the file
   // later (truncated, overwritten in place) can reach the loaded index.
@@ -61,10 +61,10 @@ struct StoreOptions {
 // What one load did, for `optrace index` and the tests.
 struct StoreReport {
   enum class Action {
-    kLoaded,        // the image was fresh
-    kUpdated,       // some files were scanned again, the rest reused (a new image or a new layer)
-    kBuilt,         // a full build (no image, or one that could not be used)
-    kInMemory,      // built or updated, but no image could be written
+    kLoaded,    // the image was fresh
+    kUpdated,   // some files were scanned again, the rest reused (a new image or a new layer)
+    kBuilt,     // a full build (no image, or one that could not be used)
+    kInMemory,  // built or updated, but no image could be written
   } action = Action::kBuilt;
   std::string reason;  // why not kLoaded: "no index yet", "3 files changed", "corrupt: ..."
   std::string path;    // the image file

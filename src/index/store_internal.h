@@ -70,8 +70,8 @@ struct ImageRoot {
   std::vector<SkippedPath> cpp_listing_skipped;
   std::vector<TrackedFile> py_files;  // sorted, parallel to py.modules()
   std::vector<SkippedPath> py_listing_skipped;
-  bool watch_dirs = false;         // false: list the tree on every load (MemoryDisk)
-  std::vector<TrackedFile> dirs;   // directories whose mtime tells of added/removed files
+  bool watch_dirs = false;        // false: list the tree on every load (MemoryDisk)
+  std::vector<TrackedFile> dirs;  // directories whose mtime tells of added/removed files
 };
 
 // A layer over an image (file <image>.layer): after an edit to a few files,
@@ -82,8 +82,8 @@ struct ImageRoot {
 struct LayerRoot {
   std::vector<std::pair<uint32_t, TrackedFile>> cpp_stamps;  // index into ImageRoot::cpp_files -> stamp now
   std::vector<std::pair<uint32_t, TrackedFile>> py_stamps;   // index into ImageRoot::py_files -> stamp now
-  std::vector<TrackedFile> dirs;                              // every watched directory's stamp now
-  CppIndex cpp;  // the replaced C++ files' records, over the image's
+  std::vector<TrackedFile> dirs;                             // every watched directory's stamp now
+  CppIndex cpp;                                              // the replaced C++ files' records, over the image's
   // Modules as now scanned, by index into the image's modules (= py_files).
   // Loading moves them into the image's PyIndex.
   std::vector<std::pair<uint32_t, PyModule>> py_modules;
@@ -243,8 +243,8 @@ struct Scanned {
   PyModule py;
 };
 // Stats, reads, hashes and scans one file.
-void ScanOne(const StoreTree& tree, const RealDisk* real, const std::string& path, bool is_py,
-             const TrackedFile* old, std::string* text, Scanned* out);
+void ScanOne(const StoreTree& tree, const RealDisk* real, const std::string& path, bool is_py, const TrackedFile* old,
+             std::string* text, Scanned* out);
 
 struct BuildResult {
   ImageRoot* image = nullptr;

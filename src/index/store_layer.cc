@@ -55,7 +55,7 @@ size_t ReplacedFiles(const LayerRoot& layer) {
 // The new layer holds the old layer's files as well. False: the changes need
 // a new image.
 bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_layer, const Changes& changes,
-                  const StoreOptions& options, StoreReport* report, LayerResult* result) {
+                const StoreOptions& options, StoreReport* report, LayerResult* result) {
   if (changes.yaml_changed) return false;
   const RealDisk* real = dynamic_cast<const RealDisk*>(tree.disk.get());
   auto t0 = Clock::now();
@@ -98,7 +98,8 @@ bool BuildLayer(const StoreTree& tree, ImageRoot* img, const LayerRoot* old_laye
     if (file_id[k] == UINT32_MAX || !sc.cpp.skip_reason.empty()) return false;
     // Contents another file has or had: which of them is a duplicate changes.
     for (size_t other = 0; other < img->cpp_files.size(); ++other)
-      if (other != k && (img->cpp_files[other].hash == sc.file.hash || img->cpp_files[other].hash == img->cpp_files[k].hash))
+      if (other != k &&
+          (img->cpp_files[other].hash == sc.file.hash || img->cpp_files[other].hash == img->cpp_files[k].hash))
         return false;
     if (!SameCrossFileFacts(img->cpp.RecordsOf(file_id[k]), sc.cpp.records)) return false;
     fresh.emplace_back(file_id[k], &sc.cpp.records);

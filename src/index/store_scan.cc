@@ -77,7 +77,8 @@ class Progress {
 Listing ListScope(const Disk& disk) {
   Listing l;
   for (const char* dir : kCppDirs)
-    disk.ListFiles(dir, [](std::string_view p) { return InCppScope(p); }, &l.cpp, &l.cpp_skipped);
+    disk.ListFiles(
+        dir, [](std::string_view p) { return InCppScope(p); }, &l.cpp, &l.cpp_skipped);
   std::sort(l.cpp.begin(), l.cpp.end());
   l.cpp.erase(std::unique(l.cpp.begin(), l.cpp.end()), l.cpp.end());
   disk.ListFiles(kPyDir, IsPyPath, &l.py, &l.py_skipped);
@@ -126,9 +127,7 @@ void WalkDirs(const RealDisk& real, std::vector<TrackedFile>* dirs) {
   std::sort(dirs->begin(), dirs->end(), [](const TrackedFile& a, const TrackedFile& b) { return a.path < b.path; });
 }
 
-unsigned Threads(unsigned requested) {
-  return requested ? requested : UsableCores();
-}
+unsigned Threads(unsigned requested) { return requested ? requested : UsableCores(); }
 
 // Gives the calling thread's malloc heap 30 MiB to grow into at once, in
 // transparent huge pages: glibc grows a thread's heap a few pages at a time
@@ -148,7 +147,6 @@ void WarmHeap() {
   std::free(p);
 }
 
-
 // ---------------------------------------------------------------------------
 // Freshness.
 
@@ -166,8 +164,9 @@ bool ListingMatches(const Listing& now, const ImageRoot& img) {
                       [](const std::string& p, const TrackedFile& f) { return p == f.path; });
   };
   auto same_skipped = [](const std::vector<SkippedPath>& a, const std::vector<SkippedPath>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](const SkippedPath& x, const SkippedPath& y) { return x.path == y.path && x.reason == y.reason; });
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const SkippedPath& x, const SkippedPath& y) {
+      return x.path == y.path && x.reason == y.reason;
+    });
   };
   return same_paths(now.cpp, img.cpp_files) && same_paths(now.py, img.py_files) &&
          same_skipped(now.cpp_skipped, img.cpp_listing_skipped) && same_skipped(now.py_skipped, img.py_listing_skipped);
@@ -208,8 +207,8 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
     // directory, open each directory once, and stat its entries by name.
     struct Group {
       std::string_view dir;
-      int32_t self = -1;             // the job for the directory itself, if watched
-      std::vector<uint32_t> files;   // jobs naming a file in it
+      int32_t self = -1;            // the job for the directory itself, if watched
+      std::vector<uint32_t> files;  // jobs naming a file in it
     };
     std::vector<Group> groups;
     std::unordered_map<std::string_view, uint32_t> group_of;
@@ -234,7 +233,8 @@ Changes FindChanges(const ImageRoot& img, const StoreTree& tree, unsigned thread
       int dfd = root_fd < 0 ? -1 : ::openat(root_fd, std::string(grp.dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       struct stat s;
       TrackedFile st;
-      if (grp.self >= 0) judge(grp.self, dfd >= 0 && ::fstat(dfd, &s) == 0 && S_ISDIR(s.st_mode) && StampOf(s, &st), st);
+      if (grp.self >= 0)
+        judge(grp.self, dfd >= 0 && ::fstat(dfd, &s) == 0 && S_ISDIR(s.st_mode) && StampOf(s, &st), st);
       for (uint32_t i : grp.files) {
         std::string_view path = tracked(i).path;
         std::string name(grp.dir == "." ? path : path.substr(grp.dir.size() + 1));
@@ -261,8 +261,8 @@ bool IsDuplicate(const std::string& skip_reason) { return StartsWith(skip_reason
 // Stats, reads, hashes and scans one file. Stat before reading: a file
 // written meanwhile then looks changed on the next load, never the reverse.
 // A file over kMaxIndexedFileBytes is not read at all.
-void ScanOne(const StoreTree& tree, const RealDisk* real, const std::string& path, bool is_py,
-             const TrackedFile* old, std::string* text, Scanned* out) {
+void ScanOne(const StoreTree& tree, const RealDisk* real, const std::string& path, bool is_py, const TrackedFile* old,
+             std::string* text, Scanned* out) {
   out->file.path = path;
   const bool stated = StatFile(tree, real, path, &out->file);
   Status s = Status::Ok();

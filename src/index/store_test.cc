@@ -6,8 +6,8 @@
 // the tree (OPTRACE_NO_STORE=1): after kill -9 mid-write, with two cold runs
 // racing, after an edit, after truncation or garbage. No test writes under
 // the real ~/.cache: each uses its own temporary XDG_CACHE_HOME / store dir.
-#include "index/index.h"
 #include "index/store.h"
+#include "index/index.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -19,8 +19,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -347,7 +347,8 @@ std::vector<std::string> CppAnswers(const CppIndex& cpp) {
   for (const CppFunction& f : cpp.functions()) out.push_back("function " + f.qualified + " " + at(f.file, f.line));
   for (const CppLaunch& l : cpp.launches())
     out.push_back("launch " + l.kernel + " in " + fn(l.function) + " " + at(l.file, l.line));
-  for (const CppCall& c : cpp.calls()) out.push_back("call " + c.callee + " in " + fn(c.function) + " " + at(c.file, c.line));
+  for (const CppCall& c : cpp.calls())
+    out.push_back("call " + c.callee + " in " + fn(c.function) + " " + at(c.file, c.line));
   for (const CppMacroUse& u : cpp.macro_uses())
     out.push_back("use " + u.macro + " in " + fn(u.function) + " " + at(u.file, u.line));
   for (const DtypeDispatch& d : cpp.dtype_dispatches())
@@ -440,7 +441,7 @@ TEST_F(StoreTest, ATouchOverALayerKeepsItAndTheNextLoadIsFresh) {
   disk_->Add("aten/src/ATen/native/cuda/Frob.cu", std::string("\n\n") + kFrobCuda, 2);
   EXPECT_EQ(LoadOnce().layer_files, 1u);
   disk_->Add("aten/src/ATen/native/Frob.cpp", kFrobCpu, 50);  // same text
-  disk_->Add("torch/frob.py", kPy, 50);                         // same text
+  disk_->Add("torch/frob.py", kPy, 50);                       // same text
   StoreReport r = LoadOnce([](const Index& idx) { EXPECT_EQ(LineOf(idx, "frob_cuda"), 5u); });
   EXPECT_EQ(r.action, StoreReport::Action::kUpdated);
   EXPECT_EQ(r.rescanned, 0u);
@@ -458,9 +459,7 @@ TEST_F(StoreTest, ATouchOverALayerKeepsItAndTheNextLoadIsFresh) {
 // At most 32 files in a layer (C++ and Python together); one more writes a new image.
 TEST_F(StoreTest, ALayerHoldsAtMost32Files) {
   auto path = [](int i) { return "aten/src/ATen/native/F" + std::to_string(100 + i) + ".cpp"; };
-  auto text = [](int i, int version) {
-    return std::string(version, '\n') + "void f" + std::to_string(i) + "() {}\n";
-  };
+  auto text = [](int i, int version) { return std::string(version, '\n') + "void f" + std::to_string(i) + "() {}\n"; };
   for (int i = 0; i < 33; ++i) disk_->Add(path(i), text(i, 0));
   Save();
   for (int i = 0; i < 31; ++i) disk_->Add(path(i), text(i, 1), 2);
@@ -584,8 +583,9 @@ TEST_F(StoreTest, TruncatedForeignAndGarbageImagesAreRebuilt) {
   };
   std::string foreign = good;
   foreign[8] = 99;  // the format version field, after the 8-byte magic
-  for (const Case& c : {Case{good.substr(0, good.size() / 2), "truncated"}, Case{"garbage", "truncated (no complete header)"},
-                        Case{std::string(8192, 'x'), "bad magic"}, Case{foreign, "header checksum mismatch"}}) {
+  for (const Case& c :
+       {Case{good.substr(0, good.size() / 2), "truncated"}, Case{"garbage", "truncated (no complete header)"},
+        Case{std::string(8192, 'x'), "bad magic"}, Case{foreign, "header checksum mismatch"}}) {
     WriteText(ImagePath(), c.bytes);
     testing::internal::CaptureStderr();
     {
@@ -613,9 +613,9 @@ TEST_F(StoreTest, NoWriteBuildsInMemory) {
 
 TEST_F(StoreTest, BothArenaSlotsTakenStillGivesACorrectIndex) {
   Index a, b, c;
-  Load(&a);                 // built into slot 0
-  Load(&b);                 // the image cannot map over slot 0: rebuilt into slot 1
-  StoreReport r = Load(&c); // no slot left: the heap, not saved
+  Load(&a);                  // built into slot 0
+  Load(&b);                  // the image cannot map over slot 0: rebuilt into slot 1
+  StoreReport r = Load(&c);  // no slot left: the heap, not saved
   EXPECT_EQ(r.action, StoreReport::Action::kInMemory);
   EXPECT_EQ(c.cpp.FunctionsNamed("frob_cuda").size(), 1u);
   EXPECT_EQ(c.yaml.functions().size(), 1u);
@@ -742,7 +742,8 @@ TEST_F(StoreTest, ABuildLeavesNoFreedScansInMemory) {
   for (int f = 0; f < 64; ++f) {
     std::string text = "namespace at { namespace native {\n";
     for (int i = 0; i < 1500; ++i)
-      text += "Tensor f" + std::to_string(f) + "_" + std::to_string(i) + "(const Tensor& self) {\n  return at::frob(self);\n}\n";
+      text += "Tensor f" + std::to_string(f) + "_" + std::to_string(i) +
+              "(const Tensor& self) {\n  return at::frob(self);\n}\n";
     disk_->Add("aten/src/ATen/native/Many" + std::to_string(f) + ".cpp", text + "}}\n");
   }
   Index idx;
@@ -1001,8 +1002,9 @@ TEST_F(StoreProcessTest, DamageInsideTheImageIsRebuiltWithOneLine) {
   };
   std::string garbage(2u << 20, '\0');
   for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>(i * 7919 >> 3);
-  for (const auto& [at, bytes] : {std::pair<size_t, std::string>{good.size() / 2 / 4096 * 4096, std::string(4096, '\0')},
-                                  std::pair<size_t, std::string>{good.size() / 3, garbage}}) {
+  for (const auto& [at, bytes] :
+       {std::pair<size_t, std::string>{good.size() / 2 / 4096 * 4096, std::string(4096, '\0')},
+        std::pair<size_t, std::string>{good.size() / 3, garbage}}) {
     damage(at, bytes);
     ProcessRun check = Optrace(cache_, "index --check " + source_);
     EXPECT_EQ(check.rc, 3);

@@ -40,9 +40,8 @@ bool TreeWatch::Start(const std::string& root, std::string* why) {
   }
   for (const char* dir : {"", "tools/autograd", "tools/autograd/templates"})
     if (!Watch(root + (*dir ? "/" : "") + dir, why)) return false;
-  return ForEachScopeDirectory(root, [&](const std::string& rel, const struct stat&) {
-    return Watch(root + "/" + rel, why);
-  });
+  return ForEachScopeDirectory(
+      root, [&](const std::string& rel, const struct stat&) { return Watch(root + "/" + rel, why); });
 }
 
 bool TreeWatch::Drain() {
@@ -61,8 +60,8 @@ bool TreeWatch::Drain() {
 }
 
 bool TreeWatch::Watch(const std::string& dir, std::string* why) {
-  constexpr uint32_t kMask = IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                             IN_DELETE_SELF | IN_MOVE_SELF;
+  constexpr uint32_t kMask =
+      IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
   if (::inotify_add_watch(fd_, dir.c_str(), kMask) < 0) {
     if (errno == ENOENT) return true;  // an optional directory
     *why = "inotify_add_watch " + dir + ": " + std::strerror(errno);

@@ -21,13 +21,13 @@ struct FindAnswer {
   std::string query;      // as asked
   std::string name;       // the identifier looked up: "add" for at::native::add; "" for a Python dotted name
   std::string qualified;  // "at::native::add" when asked qualified: definitions end with it
-  std::vector<const NativeFunction*> ops;  // aten ops of that name (aten::add.Tensor, add)
-  std::vector<uint32_t> definitions;       // CppIndex::functions()
-  std::vector<uint32_t> macros;            // CppIndex::macros() named so
-  std::vector<uint32_t> stub_decls;        // DECLARE/DEFINE_DISPATCH of the stub `name`
-  std::vector<uint32_t> stub_registrations;    // REGISTER_DISPATCH of the stub `name`
-  std::vector<uint32_t> registered_as_target;  // stub registrations whose kernel is `name`
-  std::vector<uint32_t> library_registrations; // TORCH_LIBRARY(_IMPL) of the function or the aten op
+  std::vector<const NativeFunction*> ops;       // aten ops of that name (aten::add.Tensor, add)
+  std::vector<uint32_t> definitions;            // CppIndex::functions()
+  std::vector<uint32_t> macros;                 // CppIndex::macros() named so
+  std::vector<uint32_t> stub_decls;             // DECLARE/DEFINE_DISPATCH of the stub `name`
+  std::vector<uint32_t> stub_registrations;     // REGISTER_DISPATCH of the stub `name`
+  std::vector<uint32_t> registered_as_target;   // stub registrations whose kernel is `name`
+  std::vector<uint32_t> library_registrations;  // TORCH_LIBRARY(_IMPL) of the function or the aten op
   std::vector<std::pair<const NativeFunction*, std::string>> dispatch;  // YAML entries dispatching to `name`, with key
   std::vector<uint32_t> launches_of;     // launches of `name` (<<<>>>, jiterator string, functor), by id
   std::vector<uint32_t> launches_in;     // launches inside its definitions

@@ -19,7 +19,8 @@ json Loc(const std::string& file, uint32_t line) { return {{"file", file}, {"lin
 
 // The enclosing function (qualified) or macro of a call, launch or macro use.
 std::string Holder(const CppIndex& cpp, int32_t function, const std::string& macro) {
-  if (function >= 0 && static_cast<size_t>(function) < cpp.functions().id_end()) return cpp.functions()[function].qualified;
+  if (function >= 0 && static_cast<size_t>(function) < cpp.functions().id_end())
+    return cpp.functions()[function].qualified;
   return macro.empty() ? "" : "#define " + macro;
 }
 
@@ -42,8 +43,8 @@ class Lists {
   }
 
  private:
-  static constexpr const char* kKeys[] = {"definitions", "stubs",      "registrations", "dispatch",
-                                          "ops",         "launches",   "macro_uses",    "callers"};
+  static constexpr const char* kKeys[] = {"definitions", "stubs",    "registrations", "dispatch",
+                                          "ops",         "launches", "macro_uses",    "callers"};
   size_t limit_;
   json out_ = json::object();
   json totals_ = json::object();
@@ -62,7 +63,9 @@ json DefinitionJson(const CppIndex& cpp, const CppFunction& f) {
 }
 
 json LaunchJson(const CppIndex& cpp, const CppLaunch& l, const char* relation) {
-  json item = {{"relation", relation}, {"kind", LaunchKindName(l.kind)}, {"launcher", l.launcher},
+  json item = {{"relation", relation},
+               {"kind", LaunchKindName(l.kind)},
+               {"launcher", l.launcher},
                {"from", Holder(cpp, l.function, l.macro)}};
   if (!l.kernel.empty()) item["kernel"] = l.kernel;
   if (!l.functors.empty()) item["functors"] = l.functors;
@@ -135,7 +138,8 @@ json FindJson(const Index& index, const FindAnswer& found, size_t limit) {
   for (const auto& [f, key] : found.dispatch)
     lists.Add("dispatch", {{"op", f->name}, {"key", key}, {"file", kNativeFunctionsPath}, {"line", f->line}});
   for (const NativeFunction* f : found.ops)
-    lists.Add("ops", {{"name", f->name}, {"func", OpSchemaText(*f)}, {"file", kNativeFunctionsPath}, {"line", f->line}});
+    lists.Add("ops",
+              {{"name", f->name}, {"func", OpSchemaText(*f)}, {"file", kNativeFunctionsPath}, {"line", f->line}});
   for (uint32_t i : found.launches_of) lists.Add("launches", LaunchJson(cpp, cpp.launches()[i], "of"));
   for (uint32_t i : found.launches_in) lists.Add("launches", LaunchJson(cpp, cpp.launches()[i], "in"));
   for (uint32_t i : found.macro_launches) lists.Add("launches", LaunchJson(cpp, cpp.launches()[i], "in macro"));

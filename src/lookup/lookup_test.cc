@@ -18,7 +18,9 @@
 namespace optrace {
 namespace {
 
-bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 class Lookup260 : public ::testing::Test {
  protected:
@@ -28,14 +30,15 @@ class Lookup260 : public ::testing::Test {
 
 TEST_F(Lookup260, ConvOffersModulesFunctionsAndTheAtenOp) {
   std::vector<std::string> near = SuggestQueries(ix(), "conv");
-  for (const char* want : {"nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d", "aten::convolution"})
+  for (const char* want :
+       {"nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d", "aten::convolution"})
     EXPECT_TRUE(Has(near, want)) << want;
   // aten::conv2d is what F.conv2d calls: not offered twice.
   EXPECT_FALSE(Has(near, "aten::conv2d"));
 }
 
 TEST_F(Lookup260, CaseAndShortNames) {
-  EXPECT_EQ(SuggestQueries(ix(), "nn.lstm").at(0), "nn.LSTM");          // torch/nn/modules/rnn.py:795
+  EXPECT_EQ(SuggestQueries(ix(), "nn.lstm").at(0), "nn.LSTM");                        // torch/nn/modules/rnn.py:795
   EXPECT_EQ(SuggestQueries(ix(), "F.sdpa").at(0), "F.scaled_dot_product_attention");  // functional.py:5720
   EXPECT_EQ(SuggestQueries(ix(), "nn.LTSM").at(0), "nn.LSTM");
   EXPECT_TRUE(Has(SuggestQueries(ix(), "aten::sofmax"), "aten::softmax"));

@@ -10,21 +10,31 @@ using json = nlohmann::json;
 
 const char* KindNameOf(PySymbol::Kind kind) {
   switch (kind) {
-    case PySymbol::kModule: return "module";
-    case PySymbol::kClass: return "class";
-    case PySymbol::kFunction: return "function";
-    case PySymbol::kAlias: return "alias";
-    case PySymbol::kImport: return "import";
-    default: return "none";
+    case PySymbol::kModule:
+      return "module";
+    case PySymbol::kClass:
+      return "class";
+    case PySymbol::kFunction:
+      return "function";
+    case PySymbol::kAlias:
+      return "alias";
+    case PySymbol::kImport:
+      return "import";
+    default:
+      return "none";
   }
 }
 
 const char* AliasKindName(PyAliasKind kind) {
   switch (kind) {
-    case PyAliasKind::kAssign: return "assign";
-    case PyAliasKind::kAddDocstr: return "_add_docstr";
-    case PyAliasKind::kBooleanDispatch: return "boolean_dispatch";
-    case PyAliasKind::kCall: return "call";
+    case PyAliasKind::kAssign:
+      return "assign";
+    case PyAliasKind::kAddDocstr:
+      return "_add_docstr";
+    case PyAliasKind::kBooleanDispatch:
+      return "boolean_dispatch";
+    case PyAliasKind::kCall:
+      return "call";
   }
   return "";
 }
@@ -51,11 +61,16 @@ Location Locate(const PyIndex& index, const PySymbol& s) {
   if (s.kind == PySymbol::kNone) return {};
   const PyModule& m = index.modules()[s.module];
   switch (s.kind) {
-    case PySymbol::kClass: return {m.path, m.classes[s.index].line};
-    case PySymbol::kFunction: return {m.path, m.functions[s.index].line};
-    case PySymbol::kAlias: return {m.path, m.aliases[s.index].line};
-    case PySymbol::kImport: return {m.path, m.imports[s.index].line};
-    default: return {m.path, 0};
+    case PySymbol::kClass:
+      return {m.path, m.classes[s.index].line};
+    case PySymbol::kFunction:
+      return {m.path, m.functions[s.index].line};
+    case PySymbol::kAlias:
+      return {m.path, m.aliases[s.index].line};
+    case PySymbol::kImport:
+      return {m.path, m.imports[s.index].line};
+    default:
+      return {m.path, 0};
   }
 }
 
@@ -134,13 +149,17 @@ json AliasJson(const PyIndex& index, const PySymbol& s) {
 
 json Describe(const PyIndex& index, const PySymbol& s) {
   switch (s.kind) {
-    case PySymbol::kFunction: return FunctionJson(index, s);
-    case PySymbol::kClass: return ClassJson(index, s);
-    case PySymbol::kAlias: return AliasJson(index, s);
+    case PySymbol::kFunction:
+      return FunctionJson(index, s);
+    case PySymbol::kClass:
+      return ClassJson(index, s);
+    case PySymbol::kAlias:
+      return AliasJson(index, s);
     case PySymbol::kImport: {
       json j = SymbolJson(index, s);
       j["target"] = index.modules()[s.module].imports[s.index].target;
-      j["note"] = "imported from a module the Python index does not hold (a C extension such as torch._C, or outside torch/)";
+      j["note"] =
+          "imported from a module the Python index does not hold (a C extension such as torch._C, or outside torch/)";
       return j;
     }
     case PySymbol::kModule: {
@@ -157,7 +176,6 @@ json Describe(const PyIndex& index, const PySymbol& s) {
       return json::object();
   }
 }
-
 
 // Suggestions for an unknown dotted name: names next to where resolution stopped.
 std::vector<std::string> Suggest(const PyIndex& index, const std::string& dotted) {

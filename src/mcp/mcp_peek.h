@@ -47,8 +47,8 @@ class McpLinePeek {
 
   size_t depth_ = 0, max_depth_ = 0;
   bool in_string_ = false, escape_ = false;
-  int hex_left_ = 0;     // hex digits still expected after \u
-  unsigned hex_ = 0;     // the \u unit read so far
+  int hex_left_ = 0;           // hex digits still expected after \u
+  unsigned hex_ = 0;           // the \u unit read so far
   bool high_pending_ = false;  // the last thing in the string was a high surrogate escape
   bool lone_surrogate_ = false;
   // The top-level object: whether the next string there is a key, the last

@@ -132,7 +132,8 @@ bool Validate(const json& schema, const json& value, const std::string& path, st
       return false;
     }
     if (Count(schema, "maxLength", &bound) && n > bound) {
-      *error = Pointer(path) + ": must be at most " + std::to_string(bound) + " characters (got " + std::to_string(n) + ")";
+      *error =
+          Pointer(path) + ": must be at most " + std::to_string(bound) + " characters (got " + std::to_string(n) + ")";
       return false;
     }
   }
@@ -341,7 +342,8 @@ McpServer::Work McpServer::DispatchLine(std::string_view line, const McpLinePeek
     return work;
   }
   if (message.is_array()) {
-    work.answer = McpErrorLine(nullptr, kMcpInvalidRequest, "Invalid Request: batches are not supported; send one message per line");
+    work.answer = McpErrorLine(nullptr, kMcpInvalidRequest,
+                               "Invalid Request: batches are not supported; send one message per line");
     return work;
   }
   if (!message.is_object()) {
@@ -355,7 +357,8 @@ McpServer::Work McpServer::DispatchLine(std::string_view line, const McpLinePeek
   // MCP ids are strings or numbers, never null.
   bool id_valid = id && (id->is_string() || id->is_number());
   json reply_id = id_valid ? *id : json(nullptr);
-  if (!method && (Member(message, "result") || Member(message, "error"))) return work;  // a response: we sent no requests
+  if (!method && (Member(message, "result") || Member(message, "error")))
+    return work;  // a response: we sent no requests
   std::string invalid;
   if (!version || *version != "2.0") invalid = "jsonrpc must be \"2.0\"";
   else if (!method || !method->is_string()) invalid = "method must be a string";
@@ -390,7 +393,8 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
   };
   if (!IsKnownMethod(method)) return fail(kMcpMethodNotFound, "Method not found: " + method);
   const char* kBadUnicode = "the message holds invalid UTF-16 (a \\uD800-\\uDFFF escape without its partner)";
-  if (bad_unicode && method != "tools/call") return fail(kMcpInvalidParams, std::string("Invalid params: ") + kBadUnicode);
+  if (bad_unicode && method != "tools/call")
+    return fail(kMcpInvalidParams, std::string("Invalid params: ") + kBadUnicode);
   if (method == "initialize") {
     std::string error;
     json result = Initialize(params, &error);
@@ -405,18 +409,21 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
   const json* requested = meta ? Member(*meta, kMcpMetaProtocolVersion) : nullptr;
   std::string era;
   if (requested) {
-    if (!requested->is_string()) return fail(kMcpInvalidParams, std::string("Invalid params: _meta.") + kMcpMetaProtocolVersion + " must be a string");
+    if (!requested->is_string())
+      return fail(kMcpInvalidParams,
+                  std::string("Invalid params: _meta.") + kMcpMetaProtocolVersion + " must be a string");
     if (*requested != kMcpModernVersion)
       return fail(kMcpUnsupportedProtocolVersion, "Unsupported protocol version",
                   {{"supported", AllVersions()}, {"requested", *requested}});
     const json* caps = Member(*meta, kMcpMetaClientCapabilities);
     if (!caps || !caps->is_object())
-      return fail(kMcpInvalidParams, std::string("Invalid params: _meta.") + kMcpMetaClientCapabilities + " (an object) is required");
+      return fail(kMcpInvalidParams,
+                  std::string("Invalid params: _meta.") + kMcpMetaClientCapabilities + " (an object) is required");
     if (method == "ping") return fail(kMcpMethodNotFound, "Method not found: ping (removed in 2026-07-28)");
     era = kMcpModernVersion;
   } else if (method == "server/discover") {
-    return fail(kMcpInvalidParams, std::string("Invalid params: server/discover needs _meta.") + kMcpMetaProtocolVersion +
-                                       " and _meta." + kMcpMetaClientCapabilities);
+    return fail(kMcpInvalidParams, std::string("Invalid params: server/discover needs _meta.") +
+                                       kMcpMetaProtocolVersion + " and _meta." + kMcpMetaClientCapabilities);
   } else {
     era = session_version();
     if (method == "ping") {
@@ -424,9 +431,9 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
       return work;
     }
     if (era.empty())
-      return fail(kMcpInvalidParams, std::string("Invalid params: no protocol version; send _meta.") + kMcpMetaProtocolVersion +
-                                         " = \"" + kMcpModernVersion + "\" with _meta." + kMcpMetaClientCapabilities +
-                                         " on every request, or call initialize first");
+      return fail(kMcpInvalidParams, std::string("Invalid params: no protocol version; send _meta.") +
+                                         kMcpMetaProtocolVersion + " = \"" + kMcpModernVersion + "\" with _meta." +
+                                         kMcpMetaClientCapabilities + " on every request, or call initialize first");
   }
   bool modern = era == kMcpModernVersion;
 
@@ -442,7 +449,8 @@ McpServer::Work McpServer::DispatchRequest(const json& id, const std::string& me
   }
   // tools/call
   const json* name = Member(params, "name");
-  if (!name || !name->is_string()) return fail(kMcpInvalidParams, "Invalid params: tools/call needs params.name (a string)");
+  if (!name || !name->is_string())
+    return fail(kMcpInvalidParams, "Invalid params: tools/call needs params.name (a string)");
   const McpTool* tool = FindTool(name->get<std::string>());
   if (!tool) return fail(kMcpInvalidParams, "Unknown tool: " + name->get<std::string>());
   // Moved out, never copied: the arguments are the client's bytes.
@@ -475,7 +483,8 @@ std::string McpServer::RunCallAnswer(const Work& work) {
   } catch (...) {
     return McpErrorLine(work.id, kMcpInternalError, "Internal error in tool " + work.tool);
   }
-  json result = {{"content", json::array({{{"type", "text"}, {"text", std::move(out.text)}}})}, {"isError", out.is_error}};
+  json result = {{"content", json::array({{{"type", "text"}, {"text", std::move(out.text)}}})},
+                 {"isError", out.is_error}};
   if (!out.structured.is_null()) result["structuredContent"] = std::move(out.structured);
   return Result(work.id, std::move(result), work.era_version);
 }
@@ -545,8 +554,7 @@ void McpServer::Serve(int in_fd, int out_fd, unsigned workers) {
     if (oversized)
       send(McpErrorLine(peek.id(), kMcpInvalidRequest,
                         "Invalid Request: message longer than " + std::to_string(kMaxLineBytes) + " bytes; skipped"));
-    else
-      handle(line, peek);
+    else handle(line, peek);
     line.clear();
     peek = McpLinePeek();
     oversized = false;

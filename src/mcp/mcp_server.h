@@ -56,10 +56,10 @@ inline constexpr char kMcpMetaServerInfo[] = "io.modelcontextprotocol/serverInfo
 // The MCP tool annotations, said truthfully per tool: a client may approve a
 // read-only tool without asking, so a tool that runs code must not claim it.
 struct McpToolHints {
-  bool read_only = true;    // readOnlyHint: changes nothing outside the server
-  bool destructive = false; // destructiveHint (only meaningful when not read-only)
-  bool idempotent = true;   // idempotentHint
-  bool open_world = false;  // openWorldHint: may reach beyond the checkout (runs arbitrary code)
+  bool read_only = true;     // readOnlyHint: changes nothing outside the server
+  bool destructive = false;  // destructiveHint (only meaningful when not read-only)
+  bool idempotent = true;    // idempotentHint
+  bool open_world = false;   // openWorldHint: may reach beyond the checkout (runs arbitrary code)
 };
 
 struct McpTool {
@@ -72,9 +72,9 @@ struct McpTool {
 };
 
 struct McpToolResult {
-  bool is_error = false;      // a tool failure the model can act on (not found, no checkout)
-  std::string text;           // the text content: markdown for a model to read
-  McpJson structured;  // structuredContent; null when none
+  bool is_error = false;  // a tool failure the model can act on (not found, no checkout)
+  std::string text;       // the text content: markdown for a model to read
+  McpJson structured;     // structuredContent; null when none
 };
 
 class McpToolProvider {
@@ -164,7 +164,6 @@ class McpServer {
 };
 
 // A JSON-RPC error answer line. `id` null when the request's id is unknown.
-std::string McpErrorLine(const McpJson& id, int code, std::string_view message,
-                         const McpJson& data = nullptr);
+std::string McpErrorLine(const McpJson& id, int code, std::string_view message, const McpJson& data = nullptr);
 
 }  // namespace optrace

@@ -20,8 +20,7 @@ using json = nlohmann::ordered_json;
 class FakeTools : public McpToolProvider {
  public:
   FakeTools() {
-    tools_.push_back({"echo", "Echo", "Repeats text.",
-                      json::parse(R"({"type":"object","properties":{
+    tools_.push_back({"echo", "Echo", "Repeats text.", json::parse(R"({"type":"object","properties":{
                           "text":{"type":"string","minLength":1},
                           "count":{"type":"integer","minimum":1,"maximum":3},
                           "mode":{"type":"string","enum":["plain","loud"]}},
@@ -30,7 +29,8 @@ class FakeTools : public McpToolProvider {
     tools_.push_back({"fail", "Fail", "Always a tool error.", json::parse(R"({"type":"object"})"), nullptr});
     tools_.push_back({"throw", "Throw", "Throws.", json::parse(R"({"type":"object"})"), nullptr});
     tools_.push_back({"slow", "Slow", "Sleeps, then answers.",
-                      json::parse(R"({"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]})"), nullptr});
+                      json::parse(R"({"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]})"),
+                      nullptr});
   }
   const std::vector<McpTool>& Tools() const override { return tools_; }
   McpToolResult Call(const std::string& name, const json& arguments) override {
@@ -75,8 +75,10 @@ class McpServerTest : public ::testing::Test {
     return answer ? json::parse(*answer) : json();
   }
   void Initialize(const std::string& version = "2025-06-18") {
-    Send(Request(0, "initialize", {{"protocolVersion", version}, {"capabilities", json::object()},
-                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}));
+    Send(Request(0, "initialize",
+                 {{"protocolVersion", version},
+                  {"capabilities", json::object()},
+                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}));
   }
   int ErrorCode(const json& answer) { return answer.contains("error") ? answer["error"].value("code", 0) : 0; }
   FakeTools tools_;
@@ -121,7 +123,8 @@ TEST_F(McpServerTest, NotificationsGetNoAnswer) {
   EXPECT_FALSE(server_.HandleLine(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})"));
   EXPECT_FALSE(server_.HandleLine(R"({"jsonrpc":"2.0","method":"no/such/notification"})"));
   // A tool named in a notification is not run.
-  EXPECT_FALSE(server_.HandleLine(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}})"));
+  EXPECT_FALSE(server_.HandleLine(
+      R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}})"));
   EXPECT_EQ(tools_.calls, 0);
 }
 
@@ -192,7 +195,8 @@ TEST_F(McpServerTest, UnknownToolAndBadParamsAreInvalidParams) {
   EXPECT_EQ(a["error"]["message"], "Unknown tool: nope");
   EXPECT_EQ(ErrorCode(Send(Request(2, "tools/call", json::object()))), kMcpInvalidParams);
   EXPECT_EQ(ErrorCode(Send(Request(3, "tools/call", {{"name", 3}}))), kMcpInvalidParams);
-  EXPECT_EQ(ErrorCode(Send(Request(4, "tools/call", {{"name", "echo"}, {"arguments", json::array()}}))), kMcpInvalidParams);
+  EXPECT_EQ(ErrorCode(Send(Request(4, "tools/call", {{"name", "echo"}, {"arguments", json::array()}}))),
+            kMcpInvalidParams);
   EXPECT_EQ(ErrorCode(Send(Request(5, "tools/call", json::array({"echo"})))), kMcpInvalidParams);
   EXPECT_EQ(ErrorCode(Send(Request(6, "tools/list", {{"cursor", "abc"}}))), kMcpInvalidParams);
   EXPECT_EQ(tools_.calls, 0);
@@ -241,7 +245,8 @@ TEST_F(McpServerTest, ArgumentErrorsAreToolErrorsFrom20251125) {
     EXPECT_EQ(a["result"]["content"][0]["text"], "Invalid arguments for tool echo: /count: must be <= 3");
     EXPECT_FALSE(a["result"].contains("structuredContent"));
     EXPECT_EQ(ErrorCode(Send(Request(8, "tools/call", params({{"name", "nope"}})))), kMcpInvalidParams);
-    EXPECT_EQ(ErrorCode(Send(Request(9, "tools/call", params({{"name", "echo"}, {"arguments", 3}})))), kMcpInvalidParams);
+    EXPECT_EQ(ErrorCode(Send(Request(9, "tools/call", params({{"name", "echo"}, {"arguments", 3}})))),
+              kMcpInvalidParams);
   }
   EXPECT_EQ(tools_.calls, 0);
 }
@@ -269,9 +274,10 @@ TEST_F(McpServerTest, OlderRevisionsGetArgumentErrorsAsInvalidParams) {
 // Schemas built in C++ hold 300 as a signed integer; the JSON library calls
 // only parsed non-negative numbers unsigned. Both must bound the length.
 TEST(ValidateJsonSchema, CountsWrittenAsSignedIntegersBind) {
-  json schema = {{"type", "object"},
-                 {"properties", {{"q", {{"type", "string"}, {"minLength", 1}, {"maxLength", 3}}},
-                                 {"l", {{"type", "array"}, {"minItems", 2}}}}}};
+  json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"q", {{"type", "string"}, {"minLength", 1}, {"maxLength", 3}}}, {"l", {{"type", "array"}, {"minItems", 2}}}}}};
   std::string error;
   EXPECT_TRUE(ValidateJsonSchema(schema, {{"q", "abc"}, {"l", {1, 2}}}, &error)) << error;
   EXPECT_FALSE(ValidateJsonSchema(schema, {{"q", "abcd"}}, &error));
@@ -309,19 +315,22 @@ TEST_F(McpServerTest, DeepNestingIsRefusedWithItsId) {
 // null, so the client waited for its timeout.
 TEST_F(McpServerTest, LoneSurrogateIsAnsweredWithItsId) {
   Initialize("2025-06-18");
-  json a = Send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\uD800b"}}})");
+  json a = Send(
+      R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\uD800b"}}})");
   EXPECT_EQ(ErrorCode(a), kMcpInvalidParams);
   EXPECT_EQ(a["id"], 5);
   EXPECT_NE(a["error"]["message"].get<std::string>().find("UTF-16"), std::string::npos);
   Initialize("2025-11-25");
-  json b = Send(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"\uDC00"}},"id":"s"})");
+  json b = Send(
+      R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"\uDC00"}},"id":"s"})");
   EXPECT_EQ(b["id"], "s");
   EXPECT_TRUE(b["result"]["isError"].get<bool>()) << b;
   json c = Send(R"({"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"\uDBFF\u0041"}})");
   EXPECT_EQ(ErrorCode(c), kMcpInvalidParams);
   EXPECT_EQ(c["id"], 6);
   // A proper pair is fine.
-  json d = Send(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\uD83D\uDE00"}}})");
+  json d = Send(
+      R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\uD83D\uDE00"}}})");
   EXPECT_EQ(d["result"]["structuredContent"]["echo"], "\xF0\x9F\x98\x80") << d;
   EXPECT_EQ(tools_.calls, 1);
 }
@@ -518,7 +527,8 @@ TEST(ValidateJsonSchema, AcceptsWhatTheSchemaAllows) {
       "a":{"type":["string","null"]},"b":{"type":"array","items":{"type":"integer"},"minItems":1},
       "c":{"const":"x"},"d":{"type":"string","maxLength":2}},"additionalProperties":{"type":"number"}})");
   std::string error;
-  EXPECT_TRUE(ValidateJsonSchema(schema, json::parse(R"({"a":null,"b":[1,2],"c":"x","d":"é€","z":1.5})"), &error)) << error;
+  EXPECT_TRUE(ValidateJsonSchema(schema, json::parse(R"({"a":null,"b":[1,2],"c":"x","d":"é€","z":1.5})"), &error))
+      << error;
   EXPECT_FALSE(ValidateJsonSchema(schema, json::parse(R"({"b":[]})"), &error));
   EXPECT_EQ(error, "/b: must have at least 1 items");
   EXPECT_FALSE(ValidateJsonSchema(schema, json::parse(R"({"b":[1,"2"]})"), &error));
@@ -605,7 +615,8 @@ TEST_F(ServeTest, PipelinedRequestsEachGetOneAnswer) {
     EXPECT_FALSE(by_id.count(key)) << "two answers for id " << key;
     by_id[key] = a;
   }
-  for (int i = 1; i <= 20; ++i) EXPECT_EQ(by_id[std::to_string(i)]["result"]["structuredContent"]["echo"], std::to_string(i));
+  for (int i = 1; i <= 20; ++i)
+    EXPECT_EQ(by_id[std::to_string(i)]["result"]["structuredContent"]["echo"], std::to_string(i));
   EXPECT_EQ(by_id["\"slow\""]["result"]["content"][0]["text"], "slept");
   EXPECT_EQ(by_id["\"list\""]["result"]["tools"].size(), 4u);
   EXPECT_EQ(answers[0]["id"], 0);  // initialize is answered before anything after it is read
@@ -624,8 +635,8 @@ TEST_F(ServeTest, HugeLineIsRejectedWithItsIdAndServingGoesOn) {
   // The id after the text, as the TypeScript SDK writes it: read as the line streams by.
   std::string huge = R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
                      std::string(McpServer::kMaxLineBytes, 'a') + "\"}},\"id\":1}";
-  std::string input = Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + huge + "\n" +
-                      Request(2, "ping") + "\n";
+  std::string input =
+      Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + huge + "\n" + Request(2, "ping") + "\n";
   std::vector<json> answers = Serve(input, 2);
   ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(ErrorCode(answers[1]), kMcpInvalidRequest);
@@ -664,8 +675,8 @@ TEST_F(ServeTest, HugeLinesOneAfterAnotherHoldNoMoreMemoryThanOne) {
 TEST_F(ServeTest, TheLongestAllowedArgumentFitsInALine) {
   std::string text;
   for (int i = 0; i < 1000000; ++i) text += "\\uD83D\\uDE00";
-  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
-                     text + "\"}}}";
+  std::string line =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" + text + "\"}}}";
   ASSERT_LT(line.size(), McpServer::kMaxLineBytes);
   std::string input = Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\n" + line + "\n";
   std::vector<json> answers = Serve(input, 1);
@@ -676,7 +687,8 @@ TEST_F(ServeTest, TheLongestAllowedArgumentFitsInALine) {
 
 TEST_F(ServeTest, GarbageBlankLinesAndCrLf) {
   std::string input = "\n   \n" + Request(0, "initialize", {{"protocolVersion", "2025-06-18"}}) + "\r\n" +
-                      std::string("\x00\x01\x02garbage", 10) + "\n" + "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+                      std::string("\x00\x01\x02garbage", 10) + "\n" +
+                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
   std::vector<json> answers = Serve(input, 1);
   ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(answers[0]["result"]["protocolVersion"], "2025-06-18");

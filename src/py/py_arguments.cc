@@ -284,8 +284,8 @@ bool IsLiteral(std::string_view value) {
   // A dtype: torch.float16, torch.bfloat16, torch.int64 ...
   if (value.starts_with("torch.")) {
     std::string_view rest = value.substr(6);
-    static const char* kDtypes[] = {"float", "double", "half", "bfloat16", "int", "long", "bool",
-                                    "complex", "uint8", "int8", "short", "cfloat", "cdouble"};
+    static const char* kDtypes[] = {"float",   "double", "half", "bfloat16", "int",    "long",   "bool",
+                                    "complex", "uint8",  "int8", "short",    "cfloat", "cdouble"};
     for (const char* d : kDtypes)
       if (rest.starts_with(d) && rest.find_first_of(".()") == std::string_view::npos) return true;
   }

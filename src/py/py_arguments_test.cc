@@ -21,7 +21,8 @@ TEST(PyArguments, SplitsAtTopLevelCommasOnly) {
 }
 
 TEST(PyArguments, ParametersKeepDefaultsAndTheKeywordOnlyMarker) {
-  auto p = ParseParameters("def f(input: Tensor, size: Optional[int] = None, mode='nearest', *, antialias: bool = False, **kw):");
+  auto p = ParseParameters(
+      "def f(input: Tensor, size: Optional[int] = None, mode='nearest', *, antialias: bool = False, **kw):");
   ASSERT_EQ(p.size(), 5u);
   EXPECT_EQ(p[0].name, "input");
   EXPECT_FALSE(p[0].default_value);
@@ -34,8 +35,9 @@ TEST(PyArguments, ParametersKeepDefaultsAndTheKeywordOnlyMarker) {
 
 TEST(PyArguments, ACommentAfterAParameterIsNoPartOfTheNext) {
   // modules/conv.py's Conv2d.__init__: `padding_mode: str = "zeros",  # TODO: refine this type`.
-  auto p = ParseParameters("def __init__(\n    self,\n    padding_mode: str = \"zeros\",  # TODO: refine, this type\n"
-                           "    device=None,  # '#' in a comment\n    tag='#x',\n):");
+  auto p = ParseParameters(
+      "def __init__(\n    self,\n    padding_mode: str = \"zeros\",  # TODO: refine, this type\n"
+      "    device=None,  # '#' in a comment\n    tag='#x',\n):");
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(*p[1].default_value, "\"zeros\"");
   EXPECT_EQ(p[2].name, "device");

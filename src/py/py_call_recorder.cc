@@ -13,8 +13,8 @@ namespace optrace {
 namespace {
 
 constexpr int kMaxLambdaDepth = 16;
-constexpr int kMaxOperands = 16;      // operands an operator's left side is read back over
-constexpr int kMaxCalleeLinks = 16;   // trailers a call's callee is read back over
+constexpr int kMaxOperands = 16;     // operands an operator's left side is read back over
+constexpr int kMaxCalleeLinks = 16;  // trailers a call's callee is read back over
 // An operator call keeps both operands ("left\tright", maybe after "... "),
 // each cut so that the whole stays within kMaxPyArgsText like any call's args.
 constexpr size_t kMaxOperandText = (kMaxPyArgsText - 5) / 2;
@@ -56,8 +56,7 @@ void CallRecorder::Line(size_t b, size_t e, int32_t fn) {
   if (dotted > b && dotted < e && t_.IsOp(dotted, ":") && !t_.IsName(b, "lambda")) {
     skip_b = dotted + 1;
     skip_e = skip_b;
-    while (skip_e < e && !t_.IsOp(skip_e, "="))
-      skip_e = t_.IsOpenGroup(skip_e) ? t_.SkipGroup(skip_e) : skip_e + 1;
+    while (skip_e < e && !t_.IsOp(skip_e, "=")) skip_e = t_.IsOpenGroup(skip_e) ? t_.SkipGroup(skip_e) : skip_e + 1;
     skip_e = std::min(skip_e, e);
   }
   if (skip_b < e) {
@@ -101,8 +100,7 @@ void CallRecorder::CollectCalls(size_t b, size_t e, int32_t fn, int lambda_depth
 // index past the lambda body.
 size_t CallRecorder::Lambda(size_t i, size_t e, int32_t outer, int lambda_depth) {
   size_t colon = i + 1;
-  while (colon < e && !t_.IsOp(colon, ":"))
-    colon = t_.IsOpenGroup(colon) ? t_.SkipGroup(colon) : colon + 1;
+  while (colon < e && !t_.IsOp(colon, ":")) colon = t_.IsOpenGroup(colon) ? t_.SkipGroup(colon) : colon + 1;
   if (colon >= e) return i + 1;
   size_t end = colon + 1;
   int inner_lambdas = 0;  // `lambda: lambda x: x` -- their colons are not ours
@@ -145,7 +143,8 @@ void CallRecorder::AddOperator(int32_t fn, std::string_view op, size_t i, size_t
   call.kind = PyCallKind::kOperator;
   call.line = t_[i].line;
   if (op == "[]") {
-    call.args = t_.Collapsed(t_.PrimaryStart(i - 1), i, kMaxOperandText) + '\t' + t_.Collapsed(i + 1, t_.SkipGroup(i) - 1, kMaxOperandText);
+    call.args = t_.Collapsed(t_.PrimaryStart(i - 1), i, kMaxOperandText) + '\t' +
+                t_.Collapsed(i + 1, t_.SkipGroup(i) - 1, kMaxOperandText);
   } else {
     const int prec = Precedence(op);
     bool cut = false;
@@ -155,7 +154,6 @@ void CallRecorder::AddOperator(int32_t fn, std::string_view op, size_t i, size_t
   }
   mod_.functions[fn].calls.push_back(std::move(call));
 }
-
 
 // A unary operator at i: recorded as "u-" / "u~" with its operand (args
 // "\toperand": no left side).
@@ -184,7 +182,8 @@ size_t CallRecorder::LeftOperand(size_t i, int prec, bool* cut) const {
       *cut = true;
       return s;
     }
-    while (s > 0 && (t_.IsOp(s - 1, "-") || t_.IsOp(s - 1, "+") || t_.IsOp(s - 1, "~")) && (s < 2 || !t_.EndsOperand(s - 2)))
+    while (s > 0 && (t_.IsOp(s - 1, "-") || t_.IsOp(s - 1, "+") || t_.IsOp(s - 1, "~")) &&
+           (s < 2 || !t_.EndsOperand(s - 2)))
       --s;
     if (s < 2 || prec == 0) return s;
     int p = BinaryAt(s - 1);

@@ -23,8 +23,8 @@ namespace optrace {
 namespace {
 
 struct PyLine {
-  int indent = -1;  // -1: blank, comment, or the continuation of a statement
-  std::string_view text;  // stripped of indentation
+  int indent = -1;         // -1: blank, comment, or the continuation of a statement
+  std::string_view text;   // stripped of indentation
   bool continued = false;  // inside the brackets (or triple quotes) of an earlier line
 };
 
@@ -172,7 +172,8 @@ bool SuiteEndsBefore(const std::vector<PyLine>& lines, size_t i, size_t limit) {
 size_t NextBranch(const std::vector<PyLine>& lines, size_t i, size_t limit) {
   for (size_t k = i + 1; k < limit; ++k) {
     if (lines[k].indent < 0 || lines[k].indent > lines[i].indent) continue;
-    if (lines[k].indent == lines[i].indent && (StartsWithWord(lines[k].text, "elif") || StartsWithWord(lines[k].text, "else")))
+    if (lines[k].indent == lines[i].indent &&
+        (StartsWithWord(lines[k].text, "elif") || StartsWithWord(lines[k].text, "else")))
       return k;
     break;
   }
@@ -220,7 +221,7 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   if (lines[line - 1].indent < 0) return {};
   std::vector<std::vector<PyCondition>> levels;  // innermost first
   int current = lines[line - 1].indent;
-  std::vector<PyCondition> early;                // early returns in the current suite
+  std::vector<PyCondition> early;  // early returns in the current suite
   for (size_t k = static_cast<size_t>(line - 1); k-- > 0;) {
     const PyLine& l = lines[k];
     if (l.indent < 0) continue;
@@ -242,7 +243,8 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
     }
     bool is_else = StartsWithWord(l.text, "else"), is_elif = StartsWithWord(l.text, "elif");
     if (StartsWithWord(l.text, "if") || is_elif) {
-      level.insert(level.begin(), {HeaderCondition(lines, k, is_elif ? "elif" : "if"), false, static_cast<int>(k + 1), "if"});
+      level.insert(level.begin(),
+                   {HeaderCondition(lines, k, is_elif ? "elif" : "if"), false, static_cast<int>(k + 1), "if"});
     }
     if (is_else || is_elif) {
       // The if/elif headers above at the same indentation, back to the `if`.

@@ -23,23 +23,23 @@ using V = std::vector<std::string>;
 
 TEST(PyOptionalStep, ALoneIfThatFallsThroughIsOptional) {
   const char* text =
-      "def f(x, hx=None):\n"                  // 1
-      "    if x.dim() == 2:\n"                 // 2
-      "        x = x.unsqueeze(1)\n"           // 3
-      "        # the batch dim\n"              // 4
-      "    if hx is None:\n"                   // 5
-      "        hx = zeros(x)\n"                // 6
-      "    else:\n"                            // 7
-      "        hx = hx.clone()\n"              // 8
-      "    if x.dim() == 3:\n"                 // 9
-      "        return a(x)\n"                  // 10
-      "    if x.dim() == 4:\n"                 // 11
-      "        if x.is_cuda:\n"                // 12
-      "            x = x.contiguous()\n"       // 13
-      "        raise ValueError(x)\n"          // 14
-      "    elif x.dim() == 5:\n"               // 15
-      "        x = b(x)\n"                     // 16
-      "    return x\n";                        // 17
+      "def f(x, hx=None):\n"              // 1
+      "    if x.dim() == 2:\n"            // 2
+      "        x = x.unsqueeze(1)\n"      // 3
+      "        # the batch dim\n"         // 4
+      "    if hx is None:\n"              // 5
+      "        hx = zeros(x)\n"           // 6
+      "    else:\n"                       // 7
+      "        hx = hx.clone()\n"         // 8
+      "    if x.dim() == 3:\n"            // 9
+      "        return a(x)\n"             // 10
+      "    if x.dim() == 4:\n"            // 11
+      "        if x.is_cuda:\n"           // 12
+      "            x = x.contiguous()\n"  // 13
+      "        raise ValueError(x)\n"     // 14
+      "    elif x.dim() == 5:\n"          // 15
+      "        x = b(x)\n"                // 16
+      "    return x\n";                   // 17
   EXPECT_TRUE(PyOptionalStep(text, 2));
   EXPECT_FALSE(PyOptionalStep(text, 5)) << "an if with an else picks a form";
   EXPECT_FALSE(PyOptionalStep(text, 9)) << "a suite that returns";
@@ -51,22 +51,22 @@ TEST(PyOptionalStep, ALoneIfThatFallsThroughIsOptional) {
 
 TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
   const char* text =
-      "def f(x, mode='a', inplace=False):\n"     // 1
-      "    if has_torch_function(x):\n"          // 2
-      "        return handle(x)\n"               // 3
-      "    if mode == 'a':\n"                    // 4
-      "        y = a(x)\n"                       // 5
-      "    elif (mode == 'b' and\n"              // 6
-      "          x.dim() == 4):\n"               // 7
-      "        y = b(x)\n"                       // 8
-      "    else:\n"                              // 9
-      "        y = c(x)\n"                       // 10
-      "    return y\n";                          // 11
+      "def f(x, mode='a', inplace=False):\n"  // 1
+      "    if has_torch_function(x):\n"       // 2
+      "        return handle(x)\n"            // 3
+      "    if mode == 'a':\n"                 // 4
+      "        y = a(x)\n"                    // 5
+      "    elif (mode == 'b' and\n"           // 6
+      "          x.dim() == 4):\n"            // 7
+      "        y = b(x)\n"                    // 8
+      "    else:\n"                           // 9
+      "        y = c(x)\n"                    // 10
+      "    return y\n";                       // 11
   EXPECT_EQ(Read(text, 5), (V{"not has_torch_function(x)/return", "mode == 'a'/if"}));
-  EXPECT_EQ(Read(text, 8), (V{"not has_torch_function(x)/return", "not mode == 'a'/else",
-                              "(mode == 'b' and x.dim() == 4)/if"}));
-  EXPECT_EQ(Read(text, 10), (V{"not has_torch_function(x)/return", "not mode == 'a'/else",
-                               "not (mode == 'b' and x.dim() == 4)/else"}));
+  EXPECT_EQ(Read(text, 8),
+            (V{"not has_torch_function(x)/return", "not mode == 'a'/else", "(mode == 'b' and x.dim() == 4)/if"}));
+  EXPECT_EQ(Read(text, 10),
+            (V{"not has_torch_function(x)/return", "not mode == 'a'/else", "not (mode == 'b' and x.dim() == 4)/else"}));
   EXPECT_EQ(Read(text, 11), V{"not has_torch_function(x)/return"});
   EXPECT_TRUE(Read(text, 1).empty());
 }
@@ -75,12 +75,12 @@ TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
   // A call that returns never entered `if not a: raise`; one that returns
   // early did not take the `return`.
   const char* text =
-      "def f(M, a):\n"                               // 1
-      "    if M == 0:\n"                             // 2
-      "        return empty()\n"                     // 3
-      "    if not a:\n"                              // 4
-      "        raise ValueError('empty')\n"          // 5
-      "    return cos(a)\n";                         // 6
+      "def f(M, a):\n"                       // 1
+      "    if M == 0:\n"                     // 2
+      "        return empty()\n"             // 3
+      "    if not a:\n"                      // 4
+      "        raise ValueError('empty')\n"  // 5
+      "    return cos(a)\n";                 // 6
   EXPECT_EQ(Read(text, 6), V{"not M == 0/return"});
 }
 
@@ -89,21 +89,21 @@ TEST(PyLineConditions, AnIfChainOfReturnsGuardsWhatFollowsByEachBranch) {
   // a branch that falls through ends what the chain tells; a line inside a
   // later branch takes the chain's conditions from its header only.
   const char* text =
-      "def f(x, reduction='mean'):\n"          // 1
-      "    if reduction == 'none':\n"          // 2
-      "        return x\n"                     // 3
-      "    elif reduction == 'sum':\n"         // 4
-      "        return x.sum()\n"               // 5
-      "    elif x.is_nested:\n"                // 6
-      "        raise ValueError('nested')\n"   // 7
-      "    y = x.mean()\n"                     // 8
-      "    if a:\n"                            // 9
-      "        return y\n"                     // 10
-      "    elif b:\n"                          // 11
-      "        y = y + 1\n"                    // 12
-      "    elif c:\n"                          // 13
-      "        return y\n"                     // 14
-      "    return g(y)\n";                     // 15
+      "def f(x, reduction='mean'):\n"         // 1
+      "    if reduction == 'none':\n"         // 2
+      "        return x\n"                    // 3
+      "    elif reduction == 'sum':\n"        // 4
+      "        return x.sum()\n"              // 5
+      "    elif x.is_nested:\n"               // 6
+      "        raise ValueError('nested')\n"  // 7
+      "    y = x.mean()\n"                    // 8
+      "    if a:\n"                           // 9
+      "        return y\n"                    // 10
+      "    elif b:\n"                         // 11
+      "        y = y + 1\n"                   // 12
+      "    elif c:\n"                         // 13
+      "        return y\n"                    // 14
+      "    return g(y)\n";                    // 15
   EXPECT_EQ(Read(text, 8), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return"}));
   EXPECT_EQ(Read(text, 15), (V{"not reduction == 'none'/return", "not reduction == 'sum'/return", "not a/return"}));
   EXPECT_EQ(Read(text, 5), (V{"not reduction == 'none'/else", "reduction == 'sum'/if"}));
@@ -114,19 +114,19 @@ TEST(PyLineConditions, ASuiteEndingInAnIfElseThatLeavesOnEveryBranchLeaves) {
   // in an if/else returning on both sides; what follows runs only otherwise.
   const char* text =
       "def f(x, p='fro'):\n"              // 1
-      "    if x.is_cuda:\n"                // 2
-      "        if isinstance(p, str):\n"   // 3
-      "            return a(x)\n"          // 4
-      "        elif p is None:\n"          // 5
-      "            raise ValueError()\n"   // 6
-      "        else:\n"                    // 7
-      "            return b(x)\n"          // 8
-      "    if x.is_cpu:\n"                 // 9
-      "        if p:\n"                    // 10
-      "            y = a(x)\n"             // 11
-      "        else:\n"                    // 12
-      "            return b(x)\n"          // 13
-      "    return c(x)\n";                 // 14
+      "    if x.is_cuda:\n"               // 2
+      "        if isinstance(p, str):\n"  // 3
+      "            return a(x)\n"         // 4
+      "        elif p is None:\n"         // 5
+      "            raise ValueError()\n"  // 6
+      "        else:\n"                   // 7
+      "            return b(x)\n"         // 8
+      "    if x.is_cpu:\n"                // 9
+      "        if p:\n"                   // 10
+      "            y = a(x)\n"            // 11
+      "        else:\n"                   // 12
+      "            return b(x)\n"         // 13
+      "    return c(x)\n";                // 14
   EXPECT_EQ(Read(text, 14), V{"not x.is_cuda/return"}) << "x.is_cpu's if/else falls through on one side";
 }
 
@@ -134,8 +134,8 @@ TEST(PyLineConditions, AHeadersContinuationLinesAreNoStatements) {
   // functional.py:1801-1803's `if p == "fro" and (\n dim is None ...\n ):`
   // encloses what follows; its `):` line is no header of its own.
   const char* text =
-      "def f(x, p='fro', dim=None):\n"         // 1
-      "    if p == 'fro' and (\n"              // 2
+      "def f(x, p='fro', dim=None):\n"          // 1
+      "    if p == 'fro' and (\n"               // 2
       "        dim is None or len(dim) <= 2\n"  // 3
       "    ):\n"                                // 4
       "        return a(x,\n"                   // 5

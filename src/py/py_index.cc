@@ -102,7 +102,8 @@ void PyIndex::IndexModule(uint32_t m) {
     else bind(imp.local, {PySymbol::kImport, m, i}, imp.line);
   }
   for (uint32_t i = 0; i < mod.classes.size(); ++i)
-    if (mod.classes[i].qualname == mod.classes[i].name) bind(mod.classes[i].name, {PySymbol::kClass, m, i}, mod.classes[i].line);
+    if (mod.classes[i].qualname == mod.classes[i].name)
+      bind(mod.classes[i].name, {PySymbol::kClass, m, i}, mod.classes[i].line);
   for (uint32_t i = 0; i < mod.functions.size(); ++i) {
     const PyFunction& fn = mod.functions[i];
     if (!fn.is_method && fn.qualname == fn.name) bind(fn.name, {PySymbol::kFunction, m, i}, fn.line);

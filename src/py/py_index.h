@@ -24,9 +24,10 @@ struct PyImport {
 };
 
 struct PyDecorator {
-  std::string text;               // as written without '@', whitespace-collapsed, may span lines
-  std::string name;               // callee part: "register_decomposition", "torch.jit.script", "out_wrapper"
-  std::vector<std::string> args;  // top-level argument texts: {"aten.silu_backward"} or {"[aten.x.default, aten.x.out]"}
+  std::string text;  // as written without '@', whitespace-collapsed, may span lines
+  std::string name;  // callee part: "register_decomposition", "torch.jit.script", "out_wrapper"
+  std::vector<std::string>
+      args;  // top-level argument texts: {"aten.silu_backward"} or {"[aten.x.default, aten.x.out]"}
   uint32_t line = 0;
 };
 
@@ -56,7 +57,7 @@ struct PyFunction {
   uint32_t end_line = 0;
   std::vector<std::string> params;  // parameter names in order
   std::vector<PyDecorator> decorators;
-  std::vector<PyCall> calls;  // in source order (of the call's '(' / the operator)
+  std::vector<PyCall> calls;      // in source order (of the call's '(' / the operator)
   std::vector<PyImport> imports;  // imports inside the body (lazy imports), same form as PyModule::imports
   bool is_method = false;
   int32_t class_index = -1;  // into PyModule::classes when a method
@@ -80,9 +81,9 @@ enum class PyAliasKind : uint8_t {
 };
 
 struct PyAlias {
-  std::string name;    // module-level name bound
+  std::string name;  // module-level name bound
   PyAliasKind kind = PyAliasKind::kAssign;
-  std::string target;  // aliased expression: "torch.conv2d", "y"; for kCall the callee
+  std::string target;             // aliased expression: "torch.conv2d", "y"; for kCall the callee
   std::string if_true, if_false;  // boolean_dispatch branches
   uint32_t line = 0;
   std::string args;          // kAddDocstr/kBooleanDispatch/kCall: argument text, collapsed, <= 200 chars
@@ -90,8 +91,8 @@ struct PyAlias {
 };
 
 struct PyModule {
-  std::string name;  // dotted: "torch.nn.functional"; user files: the file stem
-  std::string path;  // relative to the checkout root (or as given for user files)
+  std::string name;         // dotted: "torch.nn.functional"; user files: the file stem
+  std::string path;         // relative to the checkout root (or as given for user files)
   bool is_package = false;  // __init__.py
   std::vector<PyImport> imports;
   std::vector<PyClass> classes;

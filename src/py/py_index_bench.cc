@@ -43,8 +43,8 @@ void BM_PyTokenize(benchmark::State& state) {
   RealDisk disk(Tree260());
   std::vector<std::string> files, texts;
   std::vector<SkippedPath> skipped;
-  disk.ListFiles("torch", [](std::string_view p) { return p.size() > 3 && p.substr(p.size() - 3) == ".py"; }, &files,
-                 &skipped);
+  disk.ListFiles(
+      "torch", [](std::string_view p) { return p.size() > 3 && p.substr(p.size() - 3) == ".py"; }, &files, &skipped);
   size_t bytes = 0;
   for (const auto& f : files) {
     std::string text;

@@ -41,11 +41,16 @@ Where Locate(const PyIndex& index, const PySymbol& s) {
   if (s.kind == PySymbol::kNone) return {"<none>", 0};
   const PyModule& m = index.modules()[s.module];
   switch (s.kind) {
-    case PySymbol::kClass: return {m.path, m.classes[s.index].line};
-    case PySymbol::kFunction: return {m.path, m.functions[s.index].line};
-    case PySymbol::kAlias: return {m.path, m.aliases[s.index].line};
-    case PySymbol::kImport: return {m.path, m.imports[s.index].line};
-    default: return {m.path, 0};
+    case PySymbol::kClass:
+      return {m.path, m.classes[s.index].line};
+    case PySymbol::kFunction:
+      return {m.path, m.functions[s.index].line};
+    case PySymbol::kAlias:
+      return {m.path, m.aliases[s.index].line};
+    case PySymbol::kImport:
+      return {m.path, m.imports[s.index].line};
+    default:
+      return {m.path, 0};
   }
 }
 
@@ -407,8 +412,7 @@ TEST_F(Py1131, TensorSplitAndEinsum) {
   EXPECT_EQ(Locate(I(), split), (Where{"torch/_tensor.py", 774}));
   EXPECT_EQ(CallLines(Function(I(), split), "torch._VF.split"), Lines{787});
   PySymbol tensor = I().Resolve("torch.Tensor");
-  EXPECT_EQ(I().modules()[tensor.module].classes[tensor.index].bases,
-            std::vector<std::string>{"torch._C._TensorBase"});
+  EXPECT_EQ(I().modules()[tensor.module].classes[tensor.index].bases, std::vector<std::string>{"torch._C._TensorBase"});
   PySymbol einsum = I().Resolve("torch.functional.einsum");
   EXPECT_EQ(Locate(I(), einsum), (Where{"torch/functional.py", 192}));
   EXPECT_EQ(CallLines(Function(I(), einsum), "_VF.einsum"), (Lines{378, 386}));

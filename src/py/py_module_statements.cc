@@ -37,7 +37,6 @@ std::string ModuleStatements::QualifyLocal(size_t b, size_t e) const {
   return best + rest;
 }
 
-
 // One logical line at module level (cls < 0) or in a class body.
 void ModuleStatements::Line(size_t b, size_t e, int32_t cls) {
   // Statements separated by ';'.

@@ -16,8 +16,7 @@ namespace optrace {
 
 // import a.b as c, d  |  from [.]*x import y as z, (p, q) | *  in tokens
 // [b, e); a relative import resolves against `package`.
-void ReadImport(const PyTokenView& tokens, size_t b, size_t e, std::string_view package,
-                std::vector<PyImport>* out);
+void ReadImport(const PyTokenView& tokens, size_t b, size_t e, std::string_view package, std::vector<PyImport>* out);
 
 class ModuleStatements {
  public:

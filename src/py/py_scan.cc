@@ -45,7 +45,7 @@
 namespace optrace {
 namespace {
 
-constexpr int kMaxBlockDepth = 100;   // CPython's own limit on nested blocks
+constexpr int kMaxBlockDepth = 100;  // CPython's own limit on nested blocks
 
 // The block walk: statements, `def` and `class` headers and their bodies,
 // each line handed to the module statements or the call recorder by where
@@ -54,7 +54,10 @@ class Scanner {
  public:
   Scanner(std::string_view src, const std::vector<PyToken>& toks, const std::vector<int32_t>& match, PyModule* mod,
           const PyScanOptions& options)
-      : t_(src, toks, match), mod_(*mod), package_(PackageOf(*mod)), module_(t_, mod, package_),
+      : t_(src, toks, match),
+        mod_(*mod),
+        package_(PackageOf(*mod)),
+        module_(t_, mod, package_),
         calls_(t_, mod, package_) {
     if (options.module_code) {
       PyFunction fn;

@@ -81,7 +81,8 @@ TEST(PyScan, RelativeImportInPackageInit) {
 }
 
 TEST(PyScan, DunderAllForms) {
-  PyModule m = ScanPyFile("p", "p.py", "__all__ = ['a', \"b\"]\n__all__ += ('c',)\n__all__.extend(['d'])\n__all__.append('e')\n");
+  PyModule m = ScanPyFile("p", "p.py",
+                          "__all__ = ['a', \"b\"]\n__all__ += ('c',)\n__all__.extend(['d'])\n__all__.append('e')\n");
   EXPECT_EQ(m.all, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
   EXPECT_FALSE(m.all_dynamic);
   PyModule d = ScanPyFile("p", "p.py", "__all__ = ['a'] + other.__all__\nfor n in x:\n    __all__.append(n)\n");
@@ -360,7 +361,8 @@ class PyIndexMemory : public ::testing::Test {
  protected:
   void SetUp() override {
     disk_.Add("torch/__init__.py", "from torch._tensor import Tensor\n");
-    disk_.Add("torch/_tensor.py", "class Tensor(torch._C.TensorBase):\n    def split(self, n): return torch._VF.split(self, n)\n");
+    disk_.Add("torch/_tensor.py",
+              "class Tensor(torch._C.TensorBase):\n    def split(self, n): return torch._VF.split(self, n)\n");
     disk_.Add("torch/nn/__init__.py", "from .modules import *\nfrom . import functional as functional\n");
     disk_.Add("torch/nn/modules/__init__.py",
               "from .activation import ReLU6, Hardtanh\nfrom .hidden import Secret\n__all__ = ['ReLU6', 'Hardtanh']\n");
@@ -445,10 +447,10 @@ TEST(PyScan, OperatorOperands) {
   std::vector<std::string> ops;
   for (const PyCall& c : m.functions[0].calls)
     if (c.kind == PyCallKind::kOperator) ops.push_back(c.callee + "|" + c.args);
-  EXPECT_EQ(ops, (std::vector<std::string>{"//|C\tself.n_head", "*|x\t2", "+|x * 2\t1", "u-|\tx",
-                                           "+|(-x).softmax(-1)\tx.shape[-1] ** 2", "[]|x.shape\t-1",
-                                           "**|x.shape[-1]\t2", "+=|y\ta * b", "*|a\tb", ">=|x\t0 & ~x",
-                                           "&|0\t~x", "u~|\tx"}));
+  EXPECT_EQ(ops,
+            (std::vector<std::string>{"//|C\tself.n_head", "*|x\t2", "+|x * 2\t1", "u-|\tx",
+                                      "+|(-x).softmax(-1)\tx.shape[-1] ** 2", "[]|x.shape\t-1", "**|x.shape[-1]\t2",
+                                      "+=|y\ta * b", "*|a\tb", ">=|x\t0 & ~x", "&|0\t~x", "u~|\tx"}));
 }
 
 // Module-level statements record calls only when asked (a user's script).

@@ -12,10 +12,10 @@ namespace optrace {
 namespace {
 
 constexpr std::array<std::string_view, 35> kKeywords = {
-    "False", "None",   "True",    "and",      "as",       "assert", "async", "await",    "break",
-    "class", "continue", "def",   "del",      "elif",     "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",       "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",      "while",  "with",   "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 // Python 3's identifier characters (PEP 3131 admits every non-ASCII letter),
 // not base/text.h's ASCII IsIdentChar, which reads C++ names.
@@ -33,11 +33,24 @@ bool StringPrefix(std::string_view word, bool* raw, bool* fstring) {
   bool r = false, b = false, u = false, f = false;
   for (char c : word) {
     switch (c | 0x20) {
-      case 'r': if (r) return false; r = true; break;
-      case 'b': if (b) return false; b = true; break;
-      case 'u': if (u) return false; u = true; break;
-      case 'f': if (f) return false; f = true; break;
-      default: return false;
+      case 'r':
+        if (r) return false;
+        r = true;
+        break;
+      case 'b':
+        if (b) return false;
+        b = true;
+        break;
+      case 'u':
+        if (u) return false;
+        u = true;
+        break;
+      case 'f':
+        if (f) return false;
+        f = true;
+        break;
+      default:
+        return false;
     }
   }
   if (u && word.size() > 1) return false;
@@ -53,7 +66,10 @@ size_t OperatorLength(std::string_view s) {
   const char d = s.size() > 1 ? s[1] : '\0';
   const char e = s.size() > 2 ? s[2] : '\0';
   switch (c) {
-    case '*': case '/': case '<': case '>':
+    case '*':
+    case '/':
+    case '<':
+    case '>':
       if (d == c) return e == '=' ? 3 : 2;  // ** // << >> and **= //= <<= >>=
       if (d == '=') return 2;
       return (c == '<' && d == '>') ? 2 : 1;
@@ -61,7 +77,15 @@ size_t OperatorLength(std::string_view s) {
       return (d == '.' && e == '.') ? 3 : 1;
     case '-':
       return (d == '>' || d == '=') ? 2 : 1;
-    case ':': case '=': case '!': case '+': case '%': case '&': case '|': case '^': case '@':
+    case ':':
+    case '=':
+    case '!':
+    case '+':
+    case '%':
+    case '&':
+    case '|':
+    case '^':
+    case '@':
       return d == '=' ? 2 : 1;
     default:
       return 1;
@@ -242,13 +266,35 @@ PyToken PyTokenizer::Next() {
       size_t n = OperatorLength(src_.substr(pos_));
       if (n == 1) {
         switch (c) {
-          case '(': case '[': case '{': ++depth_; break;
-          case ')': case ']': case '}':
+          case '(':
+          case '[':
+          case '{':
+            ++depth_;
+            break;
+          case ')':
+          case ']':
+          case '}':
             if (depth_ > 0) --depth_;
             else Fail("unmatched closing bracket", line_);
             break;
-          case '+': case '-': case '*': case '/': case '%': case '@': case '&': case '|': case '^':
-          case '~': case '<': case '>': case '=': case '.': case ',': case ':': case ';': case '!':
+          case '+':
+          case '-':
+          case '*':
+          case '/':
+          case '%':
+          case '@':
+          case '&':
+          case '|':
+          case '^':
+          case '~':
+          case '<':
+          case '>':
+          case '=':
+          case '.':
+          case ',':
+          case ':':
+          case ';':
+          case '!':
             break;
           default:
             Fail("invalid character", line_);
@@ -414,10 +460,13 @@ void PyTokenizer::ScanReplacementField(char quote, bool triple, bool raw) {
       continue;
     }
     switch (c) {
-      case '(': case '[': case '{':
+      case '(':
+      case '[':
+      case '{':
         ++depth;
         break;
-      case ')': case ']':
+      case ')':
+      case ']':
         if (depth > 0) --depth;
         break;
       case '}':

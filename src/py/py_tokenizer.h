@@ -80,12 +80,12 @@ class PyTokenizer {
   std::string_view src_;
   size_t pos_ = 0;
   uint32_t line_ = 1;
-  int depth_ = 0;                 // bracket depth
-  bool at_line_start_ = true;     // next token begins a physical/logical line
-  bool line_has_tokens_ = false;  // a logical line is open (NEWLINE owed)
+  int depth_ = 0;                         // bracket depth
+  bool at_line_start_ = true;             // next token begins a physical/logical line
+  bool line_has_tokens_ = false;          // a logical line is open (NEWLINE owed)
   std::vector<uint32_t> indents_{0};      // tab-8 columns
   std::vector<uint32_t> alt_indents_{0};  // tab-1 columns (TabError check)
-  int fstring_nesting_ = 0;  // bounds recursion on hostile input
+  int fstring_nesting_ = 0;               // bounds recursion on hostile input
   int pending_dedents_ = 0;
   bool pending_indent_ = false;
   bool done_ = false;

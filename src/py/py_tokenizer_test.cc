@@ -17,14 +17,30 @@ std::string Render(std::string_view src, std::string* error = nullptr, uint32_t*
   for (const PyToken& t : toks) {
     if (!out.empty()) out += ' ';
     switch (t.kind) {
-      case PyTok::kName: out += "N:"; break;
-      case PyTok::kNumber: out += "#:"; break;
-      case PyTok::kString: out += "S:"; break;
-      case PyTok::kOp: out += "O:"; break;
-      case PyTok::kNewline: out += "NL"; continue;
-      case PyTok::kIndent: out += "IN"; continue;
-      case PyTok::kDedent: out += "DE"; continue;
-      case PyTok::kEnd: out += "END"; continue;
+      case PyTok::kName:
+        out += "N:";
+        break;
+      case PyTok::kNumber:
+        out += "#:";
+        break;
+      case PyTok::kString:
+        out += "S:";
+        break;
+      case PyTok::kOp:
+        out += "O:";
+        break;
+      case PyTok::kNewline:
+        out += "NL";
+        continue;
+      case PyTok::kIndent:
+        out += "IN";
+        continue;
+      case PyTok::kDedent:
+        out += "DE";
+        continue;
+      case PyTok::kEnd:
+        out += "END";
+        continue;
     }
     out += t.text(src);
   }
@@ -105,9 +121,7 @@ TEST(PyTokenizer, StringPrefixes) {
   EXPECT_EQ(Render("ub'x'\n"), "N:ub S:'x' NL END");
 }
 
-TEST(PyTokenizer, RawStringBackslashProtectsQuote) {
-  EXPECT_EQ(Render("r\"\\\"\" x\n"), "S:r\"\\\"\" N:x NL END");
-}
+TEST(PyTokenizer, RawStringBackslashProtectsQuote) { EXPECT_EQ(Render("r\"\\\"\" x\n"), "S:r\"\\\"\" N:x NL END"); }
 
 TEST(PyTokenizer, TripleQuotedStringHidesCode) {
   EXPECT_EQ(Render("s = '''\ndef fake():\n    pass\n'''\nz\n"),

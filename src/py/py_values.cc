@@ -204,7 +204,7 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
     std::string_view inner = e.substr(open + 1, e.size() - open - 2);
     if (head.empty()) {
       if (last == ')') return ExprKind(Trim(inner), depth + 1);  // parentheses
-      return ValueKind::kContainer;                               // a list, dict or set display
+      return ValueKind::kContainer;                              // a list, dict or set display
     }
     if (last == ')') return CallKind(head, inner, depth);
     if (last == ']') {  // a subscript: items of a shape are ints, of a tensor tensors; else unknown
@@ -232,18 +232,19 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
   if (std::find(scalar_modules_.begin(), scalar_modules_.end(), recv) != scalar_modules_.end())
     return ValueKind::kScalar;  // math.pi
   if (facts_ && facts_->attr_is_scalar && facts_->attr_is_scalar(attr)) return ValueKind::kScalar;
-  if (PrimaryKind(recv, depth + 1) == ValueKind::kTensor && (attr == "T" || attr == "mT" || attr == "H" || attr == "mH"))
+  if (PrimaryKind(recv, depth + 1) == ValueKind::kTensor &&
+      (attr == "T" || attr == "mT" || attr == "H" || attr == "mH"))
     return ValueKind::kTensor;  // the tensor properties
   return ValueKind::kUnknown;
 }
 
 ValueKind ValueScope::CallKind(std::string_view callee, std::string_view args, int depth) const {
   if (auto known = call_results_.find(std::string(Trim(callee))); known != call_results_.end()) return known->second;
-  static const char* kScalarBuiltins[] = {"len", "int", "float", "bool", "round", "str", "hash", "id", "ord",
-                                          "chr", "repr", "format", "isinstance", "issubclass", "hasattr",
-                                          "callable", "divmod"};
-  static const char* kContainerBuiltins[] = {"list", "dict", "set", "tuple", "sorted", "enumerate", "zip",
-                                             "reversed", "range", "frozenset", "map", "filter", "vars", "dir"};
+  static const char* kScalarBuiltins[] = {"len",        "int",        "float",   "bool",     "round", "str",
+                                          "hash",       "id",         "ord",     "chr",      "repr",  "format",
+                                          "isinstance", "issubclass", "hasattr", "callable", "divmod"};
+  static const char* kContainerBuiltins[] = {"list",     "dict",  "set",       "tuple", "sorted", "enumerate", "zip",
+                                             "reversed", "range", "frozenset", "map",   "filter", "vars",      "dir"};
   for (const char* b : kScalarBuiltins)
     if (callee == b) return ValueKind::kScalar;
   for (const char* b : kContainerBuiltins)
@@ -262,7 +263,7 @@ ValueKind ValueScope::CallKind(std::string_view callee, std::string_view args, i
   if (std::find(scalar_modules_.begin(), scalar_modules_.end(), recv) != scalar_modules_.end())
     return ValueKind::kScalar;  // math.sqrt(d)
   ValueKind rk = PrimaryKind(recv, depth + 1);
-  if (rk == ValueKind::kScalar) return ValueKind::kScalar;  // "x".join(...), n.bit_length()
+  if (rk == ValueKind::kScalar) return ValueKind::kScalar;      // "x".join(...), n.bit_length()
   if (rk == ValueKind::kContainer) return ValueKind::kUnknown;  // xs.pop() may give anything
   if (facts_ && facts_->method_returns_scalar && facts_->method_returns_scalar(method)) return ValueKind::kScalar;
   if (rk == ValueKind::kTensor && facts_ && facts_->method_returns_tensor && facts_->method_returns_tensor(method))
@@ -345,14 +346,73 @@ namespace {
 // Method names of Python's own types: a call of one says nothing about its
 // receiver's type.
 bool IsBuiltinTypeMethod(std::string_view m) {
-  static const std::unordered_set<std::string_view> kNames = {
-      "add", "append", "as_integer_ratio", "bit_length", "capitalize", "casefold", "center", "clear", "conjugate",
-      "copy", "count", "difference", "discard", "encode", "endswith", "expandtabs", "extend", "find", "format",
-      "from_bytes", "fromhex", "fromkeys", "get", "hex", "imag", "index", "insert", "intersection", "is_integer",
-      "isdisjoint", "issubset", "issuperset", "items", "join", "keys", "ljust", "lower", "lstrip", "partition",
-      "pop", "popitem", "real", "remove", "replace", "reverse", "rfind", "rindex", "rjust", "rpartition", "rsplit",
-      "rstrip", "setdefault", "sort", "split", "splitlines", "startswith", "strip", "swapcase",
-      "symmetric_difference", "title", "to_bytes", "translate", "union", "update", "upper", "values", "zfill"};
+  static const std::unordered_set<std::string_view> kNames = {"add",
+                                                              "append",
+                                                              "as_integer_ratio",
+                                                              "bit_length",
+                                                              "capitalize",
+                                                              "casefold",
+                                                              "center",
+                                                              "clear",
+                                                              "conjugate",
+                                                              "copy",
+                                                              "count",
+                                                              "difference",
+                                                              "discard",
+                                                              "encode",
+                                                              "endswith",
+                                                              "expandtabs",
+                                                              "extend",
+                                                              "find",
+                                                              "format",
+                                                              "from_bytes",
+                                                              "fromhex",
+                                                              "fromkeys",
+                                                              "get",
+                                                              "hex",
+                                                              "imag",
+                                                              "index",
+                                                              "insert",
+                                                              "intersection",
+                                                              "is_integer",
+                                                              "isdisjoint",
+                                                              "issubset",
+                                                              "issuperset",
+                                                              "items",
+                                                              "join",
+                                                              "keys",
+                                                              "ljust",
+                                                              "lower",
+                                                              "lstrip",
+                                                              "partition",
+                                                              "pop",
+                                                              "popitem",
+                                                              "real",
+                                                              "remove",
+                                                              "replace",
+                                                              "reverse",
+                                                              "rfind",
+                                                              "rindex",
+                                                              "rjust",
+                                                              "rpartition",
+                                                              "rsplit",
+                                                              "rstrip",
+                                                              "setdefault",
+                                                              "sort",
+                                                              "split",
+                                                              "splitlines",
+                                                              "startswith",
+                                                              "strip",
+                                                              "swapcase",
+                                                              "symmetric_difference",
+                                                              "title",
+                                                              "to_bytes",
+                                                              "translate",
+                                                              "union",
+                                                              "update",
+                                                              "upper",
+                                                              "values",
+                                                              "zfill"};
   return kNames.count(m) > 0;
 }
 
@@ -382,7 +442,8 @@ std::vector<std::string> TensorParams(std::string_view header) {
     if (colon == std::string_view::npos) continue;
     std::string_view name = Trim(p.substr(0, colon)), annotation = Trim(p.substr(colon + 1));
     if (size_t eq = annotation.find('='); eq != std::string_view::npos) annotation = Trim(annotation.substr(0, eq));
-    if (IsIdentifier(name) && (annotation == "Tensor" || annotation == "Optional[Tensor]" || annotation == "torch.Tensor"))
+    if (IsIdentifier(name) &&
+        (annotation == "Tensor" || annotation == "Optional[Tensor]" || annotation == "torch.Tensor"))
       out.emplace_back(name);
   }
   return out;

@@ -26,13 +26,13 @@ TEST(PyValues, ShapesIntsAndAttributes) {
     as.push_back(a);
   }
   LearnAssignments(as, &s);
-  for (const char* scalar : {"C", "hd", "C // self.n_head", "x.shape[-1]", "x.size(1) % 2", "n + 1", "-hd",
-                             "(B * T)", "math.pi", "1e-6", "'a' + 'b'", "x.dim() - 1", "s", "len(xs) > 2 and hd"})
+  for (const char* scalar : {"C", "hd", "C // self.n_head", "x.shape[-1]", "x.size(1) % 2", "n + 1", "-hd", "(B * T)",
+                             "math.pi", "1e-6", "'a' + 'b'", "x.dim() - 1", "s", "len(xs) > 2 and hd"})
     EXPECT_EQ(s.KindOf(scalar), ValueKind::kScalar) << scalar;
   for (const char* container : {"seen", "d", "[1, 2]", "(x, y)"})
     EXPECT_EQ(s.KindOf(container), ValueKind::kContainer) << container;
-  for (const char* unknown : {"x", "y", "x * 2", "hd * x", "x[0]", "seen.pop()", "lambda: 1", "f(hd)", "x.sum()",
-                              "... x", "self.other"})
+  for (const char* unknown :
+       {"x", "y", "x * 2", "hd * x", "x[0]", "seen.pop()", "lambda: 1", "f(hd)", "x.sum()", "... x", "self.other"})
     EXPECT_EQ(s.KindOf(unknown), ValueKind::kUnknown) << unknown;
 }
 
@@ -92,7 +92,8 @@ TEST(PyValues, AssignmentsAndParameters) {
 // torch/masked/_ops.py:1042-1049 `def sum(...) -> Tensor:` shadows the
 // builtin; mean's `total = sum(input, dim, ...)` is a tensor (:1402 `total / count`).
 TEST(PyValues, ACallOfAFunctionReturningATensorIsATensor) {
-  EXPECT_TRUE(ReturnsTensor("def sum( input: Union[Tensor, MaskedTensor], dim=None, *, mask: Optional[Tensor] = None, ) -> Tensor:"));
+  EXPECT_TRUE(ReturnsTensor(
+      "def sum( input: Union[Tensor, MaskedTensor], dim=None, *, mask: Optional[Tensor] = None, ) -> Tensor:"));
   EXPECT_TRUE(ReturnsTensor("def f(x) -> torch.Tensor:  # note"));
   EXPECT_FALSE(ReturnsTensor("def f(x: Tensor) -> Tuple[Tensor, Tensor]:"));
   EXPECT_FALSE(ReturnsTensor("def f(x: Tensor):"));

@@ -63,16 +63,18 @@ class FlowWriter {
         continue;
       }
       Arrow("  ");
-      lines_.push_back(p_.Line("", {{f.symbol, Style::kBold}, {f.note.empty() ? "" : "  (" + f.note + ")", Style::kDim}},
+      lines_.push_back(p_.Line("",
+                               {{f.symbol, Style::kBold}, {f.note.empty() ? "" : "  (" + f.note + ")", Style::kDim}},
                                LocText(f.where, true)));
       for (size_t ci = 0; ci < f.calls.size(); ++ci) {
         const PyCallStep& c = f.calls[ci];
         if (ci == kMaxFlowCalls && f.calls.size() > kMaxFlowCalls + 1) {
-          lines_.push_back(p_.Line("  │  ", {{"… " + std::to_string(f.calls.size() - ci) + " more calls (see Layers)",
-                                             Style::kDim}}));
+          lines_.push_back(p_.Line(
+              "  │  ", {{"… " + std::to_string(f.calls.size() - ci) + " more calls (see Layers)", Style::kDim}}));
           break;
         }
-        std::string what = c.callee + "  (" + std::string(Name(c.kind)) + (c.line > 0 ? ", :" + std::to_string(c.line) : "") + ")";
+        std::string what =
+            c.callee + "  (" + std::string(Name(c.kind)) + (c.line > 0 ? ", :" + std::to_string(c.line) : "") + ")";
         if (!c.resolved.empty() && c.resolved != c.callee) what += " → " + c.resolved;
         lines_.push_back(p_.Line("  │  ", {{what, Style::kPlain}}));
       }
@@ -93,8 +95,8 @@ class FlowWriter {
     if (!t_.decompositions.empty()) {
       lines_.push_back("");
       lines_.push_back(p_.Line("", {{"decompositions (torch.compile / export)", Style::kBold}}));
-      size_t shown = t_.decompositions.size() > kMaxFlowDecompositions + 1 ? kMaxFlowDecompositions
-                                                                            : t_.decompositions.size();
+      size_t shown =
+          t_.decompositions.size() > kMaxFlowDecompositions + 1 ? kMaxFlowDecompositions : t_.decompositions.size();
       for (size_t i = 0; i < shown; ++i) {
         const auto& d = t_.decompositions[i];
         bool last = i + 1 == t_.decompositions.size();
@@ -103,9 +105,9 @@ class FlowWriter {
                                  LocText(d.where, true)));
       }
       if (shown < t_.decompositions.size())
-        lines_.push_back(p_.Line("  └─ ", {{"… " + std::to_string(t_.decompositions.size() - shown) +
-                                                " more (Summary and --json have them)",
-                                            Style::kDim}}));
+        lines_.push_back(p_.Line(
+            "  └─ ", {{"… " + std::to_string(t_.decompositions.size() - shown) + " more (Summary and --json have them)",
+                       Style::kDim}}));
     }
     return std::move(lines_);
   }
@@ -166,7 +168,9 @@ class FlowWriter {
     std::vector<Child> kids;
     if (order_.full[i]) {
       for (const auto& im : op.impls) {
-        std::string form = im.form == ImplForm::kNone || im.form == ImplForm::kFunction ? "" : "  [" + std::string(Name(im.form)) + "]";
+        std::string form = im.form == ImplForm::kNone || im.form == ImplForm::kFunction
+                               ? ""
+                               : "  [" + std::string(Name(im.form)) + "]";
         kids.push_back({{{Pad(ShortKey(im.key), 5), Style::kBold}, {" " + im.function + form, Style::kPlain}},
                         LocText(im.where, true)});
       }
@@ -179,12 +183,14 @@ class FlowWriter {
       }
       for (size_t ki = 0; ki < op.kernels.size(); ++ki) {
         if (ki == kMaxFlowKernels && op.kernels.size() > kMaxFlowKernels + 1) {
-          kids.push_back({{{"… " + std::to_string(op.kernels.size() - ki) + " more kernels (see Layers)", Style::kDim}},
-                          ""});
+          kids.push_back(
+              {{{"… " + std::to_string(op.kernels.size() - ki) + " more kernels (see Layers)", Style::kDim}}, ""});
           break;
         }
         const KernelStep& k = op.kernels[ki];
-        Child c{{{"kernel ", Style::kBold}, {k.name, Style::kKernel}, {"  " + std::string(Name(k.device)) + " " + std::string(Name(k.launch)), Style::kDim}},
+        Child c{{{"kernel ", Style::kBold},
+                 {k.name, Style::kKernel},
+                 {"  " + std::string(Name(k.device)) + " " + std::string(Name(k.launch)), Style::kDim}},
                 LocText(k.where, true)};
         if (k.path.size() > 1) c.subs.push_back({{{"via " + Join(k.path, " → "), Style::kDim}}, ""});
         kids.push_back(std::move(c));
@@ -208,7 +214,8 @@ class FlowWriter {
       else kids.push_back({{}, "", {}, static_cast<long>(c)});
     }
     if (too_deep && !order_.children[i].empty())
-      kids.push_back({{{"▶ " + std::to_string(order_.children[i].size()) + " op(s) continued below", Style::kDim}}, ""});
+      kids.push_back(
+          {{{"▶ " + std::to_string(order_.children[i].size()) + " op(s) continued below", Style::kDim}}, ""});
     for (size_t k = 0; k < kids.size(); ++k) {
       bool last = k + 1 == kids.size();
       if (kids[k].op >= 0) {
@@ -218,7 +225,10 @@ class FlowWriter {
       lines_.push_back(p_.Line(inner + (last ? "└─ " : "├─ "), kids[k].pieces, kids[k].loc));
       const auto& subs = kids[k].subs;
       for (size_t j = 0; j < subs.size(); ++j) {
-        std::string sub_prefix = inner + (last ? "   " : "│  ") + (subs[j].loc.empty() ? "   " : j + 1 == subs.size() ? "└─ " : "├─ ");
+        std::string sub_prefix = inner + (last ? "   " : "│  ") +
+                                 (subs[j].loc.empty()    ? "   "
+                                  : j + 1 == subs.size() ? "└─ "
+                                                         : "├─ ");
         lines_.push_back(p_.Line(sub_prefix, subs[j].pieces, subs[j].loc));
       }
     }
@@ -241,9 +251,9 @@ class FlowWriter {
   // Names the ops the budget left out.
   void Undrawn(const std::string& indent) {
     if (undrawn_.empty()) return;
-    lines_.push_back(p_.Line(indent, {{"… " + std::to_string(undrawn_.size()) +
-                                           " more ops not drawn (Summary and --json have them):",
-                                       Style::kDim}}));
+    lines_.push_back(p_.Line(
+        indent, {{"… " + std::to_string(undrawn_.size()) + " more ops not drawn (Summary and --json have them):",
+                  Style::kDim}}));
     for (const auto& line : Wrap(Join(undrawn_, ", "), p_.width() - indent.size() - 2))
       lines_.push_back(indent + "  " + line);
   }
@@ -319,8 +329,7 @@ class FlowWriter {
         bool drawn = std::any_of(kids.begin(), kids.end(), [&](size_t k) { return SameOp(t_.ops[k].name, n); });
         if (!drawn) unnamed.push_back(n);
       }
-      if (!unnamed.empty())
-        lines_.push_back(p_.Line("    ", {{"uses " + Join(unnamed, ", "), Style::kPlain}}));
+      if (!unnamed.empty()) lines_.push_back(p_.Line("    ", {{"uses " + Join(unnamed, ", "), Style::kPlain}}));
       for (size_t k = 0; k < kids.size(); ++k) {
         placed.insert(kids[k]);
         Op(kids[k], "    ", k + 1 == kids.size() ? "└─▶ " : "├─▶ ");
@@ -434,11 +443,11 @@ void FullSections(std::ostringstream& out, const Trace& t, const OpOrder& order,
     for (size_t i = 0; i < rows.size() && i < kMaxTableRows; ++i)
       row(rows[i].layer, rows[i].location, rows[i].function, Style::kPlain);
     if (rows.size() > kMaxTableRows)
-      out << p.Paint("… " + std::to_string(rows.size() - kMaxTableRows) + " more rows (--json or --format md lists all)",
-                     Style::kDim)
+      out << p.Paint(
+                 "… " + std::to_string(rows.size() - kMaxTableRows) + " more rows (--json or --format md lists all)",
+                 Style::kDim)
           << "\n";
   }
-
 }
 
 }  // namespace
@@ -466,7 +475,8 @@ std::string RenderText(const Trace& t, const RenderOptions& options) {
         << "\n";
   }
   out << p.Line("  ", {{"checkout  ", Style::kDim}, {CheckoutLine(t), Style::kPlain}}) << "\n";
-  if (t.installed_torch) out << p.Line("  ", {{"torch     ", Style::kDim}, {*t.installed_torch + " (installed)", Style::kPlain}}) << "\n";
+  if (t.installed_torch)
+    out << p.Line("  ", {{"torch     ", Style::kDim}, {*t.installed_torch + " (installed)", Style::kPlain}}) << "\n";
   if (!t.source_warning.empty()) out << "  " << p.Paint(t.source_warning, Style::kBold) << "\n";  // whole, never cut
 
   const bool brief = options.detail == RenderOptions::Detail::kBrief;

@@ -13,7 +13,6 @@ namespace optrace::render_detail {
 // ---------------------------------------------------------------------------
 // Shared helpers.
 
-
 bool SameOp(std::string_view a, std::string_view b) { return a == b || (OpBaseName(a) == b) || (a == OpBaseName(b)); }
 
 // Paths in the diagram drop the long ATen prefix; the walk and the table
@@ -220,8 +219,7 @@ std::string ShortKey(const std::string& key) {
 // Dispatch keys that tell where an op runs on CPU and CUDA; the diagram shows
 // these and counts the rest (sparse, MPS, nested, ...), which the walk lists.
 bool MainDispatchKey(std::string_view key) {
-  return key == "CPU" || key == "CUDA" || StartsWith(key, "Composite") || StartsWith(key, "ufunc_") ||
-         key == "Meta";
+  return key == "CPU" || key == "CUDA" || StartsWith(key, "Composite") || StartsWith(key, "ufunc_") || key == "Meta";
 }
 
 std::string DispatchSummary(const NativeFunction* f) {
@@ -241,14 +239,22 @@ std::string DispatchSummary(const NativeFunction* f) {
 
 const char* StyleCode(Style s) {
   switch (s) {
-    case Style::kBold: return "1";
-    case Style::kDim: return "2";
-    case Style::kPath: return "36";
-    case Style::kOp: return "1;32";
-    case Style::kKernel: return "33";
-    case Style::kLib: return "35";
-    case Style::kWarn: return "31";
-    case Style::kPlain: break;
+    case Style::kBold:
+      return "1";
+    case Style::kDim:
+      return "2";
+    case Style::kPath:
+      return "36";
+    case Style::kOp:
+      return "1;32";
+    case Style::kKernel:
+      return "33";
+    case Style::kLib:
+      return "35";
+    case Style::kWarn:
+      return "31";
+    case Style::kPlain:
+      break;
   }
   return nullptr;
 }

@@ -52,7 +52,7 @@ struct OpOrder {
   };
   std::vector<Item> forward, backward;
   std::vector<std::vector<size_t>> children;  // by op index
-  std::vector<int> level;                      // by op index; -1 = not placed
+  std::vector<int> level;                     // by op index; -1 = not placed
   std::vector<bool> full;
 };
 
@@ -60,13 +60,13 @@ inline constexpr int kMaxFullOps = 8;
 inline constexpr int kMaxFullBackwardOps = 4;
 inline constexpr size_t kBigTraceOps = 40;
 inline constexpr size_t kMaxSnippetLines = 5;
-inline constexpr size_t kMaxWalkCalls = 12;      // calls of one Python frame in the walk
-inline constexpr size_t kMaxCondensedOps = 40;   // condensed ops listed in the walk
+inline constexpr size_t kMaxWalkCalls = 12;     // calls of one Python frame in the walk
+inline constexpr size_t kMaxCondensedOps = 40;  // condensed ops listed in the walk
 inline constexpr size_t kMaxNotes = 30;
 inline constexpr size_t kMaxFullDerivatives = 4;  // derivatives entries with formulas, beyond those of full ops
-inline constexpr size_t kMaxIndent = 24;    // diagram columns of tree indentation
-inline constexpr size_t kMaxFlowCalls = 8;    // calls of one Python frame drawn in the diagram
-inline constexpr size_t kMaxFlowKernels = 6;  // kernels of one op drawn in the diagram
+inline constexpr size_t kMaxIndent = 24;          // diagram columns of tree indentation
+inline constexpr size_t kMaxFlowCalls = 8;        // calls of one Python frame drawn in the diagram
+inline constexpr size_t kMaxFlowKernels = 6;      // kernels of one op drawn in the diagram
 // Diagram lines for forward and backward ops; past them ops are only named.
 inline constexpr size_t kFlowForwardLines = 150;
 inline constexpr size_t kFlowBackwardLines = 60;
@@ -126,8 +126,8 @@ class Painter {
 // text and markdown both format.
 
 struct Layer {
-  std::string kind;   // "Python", "YAML", "C++ CUDA", "stub", "kernel", "library", "derivatives", ...
-  std::string name;   // what is there
+  std::string kind;  // "Python", "YAML", "C++ CUDA", "stub", "kernel", "library", "derivatives", ...
+  std::string name;  // what is there
   Location where;
   std::vector<std::string> details;  // one short line each
   bool snippet = true;               // print where.snippet
@@ -163,7 +163,7 @@ std::vector<std::string> FlowLines(const Trace& t, const OpOrder& order, const P
 struct MainPathOp {
   size_t op = 0;  // index into Trace::ops
   int level = 0;
-  int overloads = 0;  // further overloads of the same base name, folded in
+  int overloads = 0;           // further overloads of the same base name, folded in
   std::vector<size_t> folded;  // ... those overloads' ops (autograd may record any of them)
   const ImplStep* impl = nullptr;
   const StubStep* stub = nullptr;
@@ -171,9 +171,9 @@ struct MainPathOp {
   std::vector<const KernelStep*> kernels;
   std::vector<const LibraryStep*> libraries;
   const OpStep* stub_owner = nullptr;  // the op whose stub and helpers these are
-  const Condition* when = nullptr;  // the deciding condition of its edge
-  std::string when_text;  // as the line says it: every open condition of an open branch
-  bool undecided = false;  // below a condition the assumptions cannot decide
+  const Condition* when = nullptr;     // the deciding condition of its edge
+  std::string when_text;               // as the line says it: every open condition of an open branch
+  bool undecided = false;              // below a condition the assumptions cannot decide
 };
 struct MainPath {
   std::string device;  // "cuda" | "cpu"

@@ -71,8 +71,8 @@ constexpr uint64_t kHighs = 0x8080808080808080ULL;
 constexpr uint64_t HasZeroByte(uint64_t v) { return (v - kOnes) & ~v & kHighs; }
 
 bool WordNeedsWork(uint64_t w, bool utf8_ok) {
-  uint64_t special = HasZeroByte(w ^ (kOnes * '"')) | HasZeroByte(w ^ (kOnes * '\\')) |
-                     ((w - kOnes * 0x20) & ~w & kHighs);
+  uint64_t special =
+      HasZeroByte(w ^ (kOnes * '"')) | HasZeroByte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w & kHighs);
   if (!utf8_ok) special |= w & kHighs;
   return special != 0;
 }
@@ -104,8 +104,8 @@ void AppendJsonString(std::string& out, std::string_view s) {
         // where the replacement characters go.
         if (!ValidUtf8(s)) {
           out.resize(start);
-          out += nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false,
-                                                             nlohmann::ordered_json::error_handler_t::replace);
+          out += nlohmann::ordered_json(std::string(s))
+                     .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
           return;
         }
         utf8_ok = true;
@@ -115,13 +115,27 @@ void AppendJsonString(std::string& out, std::string_view s) {
       run = i + 1;
       out.push_back('\\');
       switch (c) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '\b': out.push_back('b'); break;
-        case '\t': out.push_back('t'); break;
-        case '\n': out.push_back('n'); break;
-        case '\f': out.push_back('f'); break;
-        case '\r': out.push_back('r'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '\b':
+          out.push_back('b');
+          break;
+        case '\t':
+          out.push_back('t');
+          break;
+        case '\n':
+          out.push_back('n');
+          break;
+        case '\f':
+          out.push_back('f');
+          break;
+        case '\r':
+          out.push_back('r');
+          break;
         default: {
           static constexpr char kHex[] = "0123456789abcdef";
           out += "u00";
@@ -575,9 +589,9 @@ void WritePathOp(JsonWriter& w, const Trace& t, const render_detail::MainPathOp&
     w.BoolField("undecided", true);
   }
   if (e.impl) PutStep(w, "implementation", e.impl->function, e.impl->where);
-  if (e.stub) PutStep(w, "stub", e.stub->name + " -> " + e.registration->target,
-                      e.registration->target_definition.valid() ? e.registration->target_definition
-                                                                : e.registration->where);
+  if (e.stub)
+    PutStep(w, "stub", e.stub->name + " -> " + e.registration->target,
+            e.registration->target_definition.valid() ? e.registration->target_definition : e.registration->where);
   if (!e.kernels.empty()) {
     w.Key("kernels");
     w.BeginArray();

@@ -208,7 +208,13 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
   stub.registrations = {{"CPU", "REGISTER_DISPATCH", "add_kernel", {"k.cpp", 9, ""}, {"k.cpp", 3, ""}},
                         {"CUDA", "REGISTER_DISPATCH", "add_cuda", {}, {}}};
   op.stubs = {stub};
-  op.kernels = {{"AddFunctor", CodeDevice::kCuda, {"k.cu", 4, ""}, KernelLaunch::kTensorIterator, {"k.cu", 8, ""}, "gpu_kernel", {"a", "b"}}};
+  op.kernels = {{"AddFunctor",
+                 CodeDevice::kCuda,
+                 {"k.cu", 4, ""},
+                 KernelLaunch::kTensorIterator,
+                 {"k.cu", 8, ""},
+                 "gpu_kernel",
+                 {"a", "b"}}};
   op.libraries = {{"cuBLAS", {}, {"gemm"}, {}}};
   op.calls = {{"mul", CodeDevice::kAny, "add_cpu", {"a.cpp", 6, ""}, "at::x"}};
   op.notes = {"note\x01"};
@@ -232,7 +238,7 @@ TEST(RenderJson, RoundTripsThroughTheValueOnAHandBuiltTrace) {
 TEST(RenderJson, RoundTripsThroughTheValueOnRealTraces) {
   REQUIRE_CORPUS("2.6.0");
   const Index& index = TreeIndex("2.6.0");
-  std::vector<std::string> queries = {"nn.LSTM",     "nn.MultiheadAttention", "torch.flip", "F.cross_entropy",
+  std::vector<std::string> queries = {"nn.LSTM",     "nn.MultiheadAttention", "torch.flip",     "F.cross_entropy",
                                       "Tensor.view", "Tensor.__rsub__",       "aten::_softmax", "nn.NoSuchThing"};
   std::vector<std::string> all = AllOpQueries(index);
   ASSERT_GT(all.size(), 3000u);
@@ -279,17 +285,17 @@ TEST(RenderTextBrief, LstmShowsCudnnMiopenOnednnAndTheFallbackInAPage) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.LSTM");
   EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 105) << text;
-  for (const char* fact : {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
-                           "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub",
-                           "use_miopen decides in lstm.input", "RNN.cpp:72",
-                           "when use_miopen(_input, dropout_p): lstm_miopen_stub", "RNN.cpp:1450",
-                           "use_mkldnn decides in lstm.input", "RNN.cpp:86",
-                           "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub", "RNN.cpp:1462",
-                           "unless at::cudnn_is_acceptable(_input): _lstm_mps, check_attributes, gather_params, "
-                           "_lstm_impl",
-                           // launched on both sides of `if (allContiguous(...))`, after
-                           // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
-                           "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
+  for (const char* fact :
+       {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
+        "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub", "use_miopen decides in lstm.input",
+        "RNN.cpp:72", "when use_miopen(_input, dropout_p): lstm_miopen_stub", "RNN.cpp:1450",
+        "use_mkldnn decides in lstm.input", "RNN.cpp:86", "when use_mkldnn(_input, _params, hx): lstm_mkldnn_stub",
+        "RNN.cpp:1462",
+        "unless at::cudnn_is_acceptable(_input): _lstm_mps, check_attributes, gather_params, "
+        "_lstm_impl",
+        // launched on both sides of `if (allContiguous(...))`, after
+        // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
+        "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 

@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, std::string>> KernelSourceLines(const Trace& 
     if (!k.payload.empty()) {
       std::string what = k.payload_kind == PayloadKind::kLambda      ? "the lambda of " + k.payload
                          : k.payload_kind == PayloadKind::kJiterator ? "jiterator kernel string \"" + k.payload + "\""
-                                                         : "functor " + k.payload;
+                                                                     : "functor " + k.payload;
       if (!k.dtype.empty()) what += " (" + k.dtype + ")";
       if (k.arithmetic.empty() && k.payload_definition.valid()) what += "  " + LocText(k.payload_definition, true);
       out.push_back({"runs", what});

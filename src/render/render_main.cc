@@ -25,10 +25,14 @@ std::string DeviceOf(const Trace& t) {
 
 // The device a Main path is for ("cuda" | "cpu", as the assumptions say it)
 // as the trace's code devices say it.
-CodeDevice TracedCodeDevice(const std::string& device) { return device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
+CodeDevice TracedCodeDevice(const std::string& device) {
+  return device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu;
+}
 
 // Whether a dispatch key (or registration device) is the traced device's own.
-bool DeviceKey(const std::string& key, const std::string& device) { return CodeDeviceOf(key) == TracedCodeDevice(device); }
+bool DeviceKey(const std::string& key, const std::string& device) {
+  return CodeDeviceOf(key) == TracedCodeDevice(device);
+}
 
 // The innermost condition worth showing (not a device or #if line); for a
 // branch left open, the innermost condition the assumptions leave open.
@@ -74,9 +78,9 @@ const Condition* ArgumentCondition(const OpStep& op) {
 // goes for `dtype`: 0 named for it, 1 named for none, 2 for another only.
 int DtypeRank(const std::string& kernel, const std::string& dtype) {
   static const std::pair<const char*, const char*> kTokens[] = {
-      {"f32", "float32"}, {"fp32", "float32"}, {"float32", "float32"}, {"f16", "float16"},
-      {"fp16", "float16"}, {"half", "float16"}, {"bf16", "bfloat16"}, {"bfloat16", "bfloat16"},
-      {"f64", "float64"}, {"fp64", "float64"}, {"double", "float64"}};
+      {"f32", "float32"},  {"fp32", "float32"}, {"float32", "float32"}, {"f16", "float16"},
+      {"fp16", "float16"}, {"half", "float16"}, {"bf16", "bfloat16"},   {"bfloat16", "bfloat16"},
+      {"f64", "float64"},  {"fp64", "float64"}, {"double", "float64"}};
   bool other = false;
   for (const auto& [token, meaning] : kTokens) {
     // A token between underscores (or at an end): "_f32_", not "f32" in "xf32y".
@@ -101,7 +105,8 @@ class PathBuilder {
     m_.device = DeviceOf(t);
     for (const auto& a : t.assumptions)
       if (StartsWith(a, "dtype=")) dtype_ = a.substr(6);
-    for (size_t i = 0; i < t.ops.size(); ++i) first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
     for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == OpRole::kForward);
   }
 
@@ -339,7 +344,7 @@ class PathBuilder {
   // overload calling the op whose delegate launches), its overloads folded in.
   void ArgumentOps() {
     std::map<std::string, size_t> index;  // base name -> entry
-    std::set<std::string> selected;          // conditions a selection's alternatives draw already
+    std::set<std::string> selected;       // conditions a selection's alternatives draw already
     for (const auto& s : t_.selections)
       for (const auto& a : s.alternatives) selected.insert(a.condition + "@" + LocText(a.where));
     std::set<size_t> called;  // entries for ops the path's ops call: listed only when they run something
@@ -348,7 +353,8 @@ class PathBuilder {
       if (op.role != OpRole::kForward || op.typical || op.undecided) continue;
       const Condition* cond = op.reached_from.empty() ? ArgumentCondition(op) : CallerArgumentCondition(op);
       if (!cond || selected.count(cond->Describe() + "@" + LocText(cond->where))) continue;
-      if (!op.reached_from.empty() && !index.count(std::string(OpBaseName(op.name)))) called.insert(m_.argument_ops.size());
+      if (!op.reached_from.empty() && !index.count(std::string(OpBaseName(op.name))))
+        called.insert(m_.argument_ops.size());
       auto [slot, added] = index.emplace(std::string(OpBaseName(op.name)), m_.argument_ops.size());
       if (added) {
         m_.argument_ops.emplace_back();
@@ -379,7 +385,7 @@ class PathBuilder {
 
   const Trace& t_;
   MainPath m_;
-  std::string dtype_ = "float32";  // the assumed dtype: its kernels are named first
+  std::string dtype_ = "float32";           // the assumed dtype: its kernels are named first
   std::map<std::string, size_t> first_of_;  // (role + name) -> op index
   bool any_typical_ = false;
   std::set<std::string> open_ops_;  // forward entries on the path behind an open condition
@@ -414,8 +420,7 @@ std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& 
   if (!e.kernels.empty() || !e.libraries.empty() || !e.registration || !e.stub_owner) return out;
   const Location& target = e.registration->target_definition;
   for (const auto& h : e.stub_owner->helpers)
-    if (DeviceKey(h.key, device) && h.where.file == target.file &&
-        h.function != e.registration->target)
+    if (DeviceKey(h.key, device) && h.where.file == target.file && h.function != e.registration->target)
       out.push_back(&h);
   return out;
 }
@@ -434,8 +439,8 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   // A <<<>>> launch of a variable (kernel_fn<<<...>>>, the kernels handed to
   // it are listed too) names no kernel: after those that are defined.
   auto unresolved = [](const KernelStep& k) {
-    return (k.launch == KernelLaunch::kTripleChevron || k.launch == KernelLaunch::kMacro) && k.where.line == k.launch_site.line &&
-           k.where.file == k.launch_site.file;
+    return (k.launch == KernelLaunch::kTripleChevron || k.launch == KernelLaunch::kMacro) &&
+           k.where.line == k.launch_site.line && k.where.file == k.launch_site.file;
   };
   // Launches the assumptions rule out are left off; those they leave open
   // come after the rest, marked `?` (their conditions are in the op's
@@ -610,8 +615,9 @@ class MainWriter {
       for (const auto& f : t_.python) {
         if (on_way.count(f.symbol)) continue;
         for (const auto& c : f.calls) {
-          bool leads = (StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))))) ||
-                       (on_way.count(c.resolved) && c.resolved != f.symbol);
+          bool leads =
+              (StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))))) ||
+              (on_way.count(c.resolved) && c.resolved != f.symbol);
           if (leads) {
             on_way.insert(f.symbol);
             grew = true;
@@ -644,7 +650,8 @@ class MainWriter {
       };
       std::vector<Lead> leads;
       for (const auto& c : f.calls) {
-        bool to_entry = StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))));
+        bool to_entry =
+            StartsWith(c.resolved, "aten::") && entries.count(std::string(OpBaseName(c.resolved.substr(6))));
         bool to_frame = on_way.count(c.resolved) && c.resolved != f.symbol;
         if (!to_entry && !to_frame) {
           // A call into an op the path does not take is an argument's
@@ -677,8 +684,10 @@ class MainWriter {
     }
     if (!folded.empty()) Add("  · ", "bookkeeping, folded: " + Join(folded, ", "), "");
     if (other_branches)
-      Add("  · ", std::to_string(other_branches) + " call" + (other_branches > 1 ? "s" : "") +
-                      " into ops off the path (alternatives below)", "");
+      Add("  · ",
+          std::to_string(other_branches) + " call" + (other_branches > 1 ? "s" : "") +
+              " into ops off the path (alternatives below)",
+          "");
   }
 
   void OpLines(const MainPathOp& e, const std::string& base_indent) {
@@ -694,7 +703,7 @@ class MainWriter {
     std::string in = indent + "     ";
     if (e.undecided) {  // a branch left open: what it runs, on one line
       std::vector<std::string> names = RunNames(e, m_.device);
-      Location at = !e.kernels.empty() ? e.kernels[0]->where
+      Location at = !e.kernels.empty()     ? e.kernels[0]->where
                     : !e.libraries.empty() ? e.libraries[0]->where
                     : e.impl               ? e.impl->where
                                            : Location{};
@@ -738,8 +747,9 @@ class MainWriter {
       else ++same->second;
     }
     for (const auto& [k, n] : sets)
-      Add(in, "atomics " + Join(k->atomics, ", ") + " in " + k->name +
-                  (n > 1 ? " and " + std::to_string(n - 1) + " more kernel" + (n > 2 ? "s" : "") : ""),
+      Add(in,
+          "atomics " + Join(k->atomics, ", ") + " in " + k->name +
+              (n > 1 ? " and " + std::to_string(n - 1) + " more kernel" + (n > 2 ? "s" : "") : ""),
           LocText(k->where, true));
     // The op, the stub's owner or a folded overload (the structured out=
     // variant holding the implementation) says so.
@@ -891,8 +901,8 @@ class MainWriter {
         for (const MainPathOp& e : runs->second) {
           std::vector<std::string> names = RunNames(e, m_.device);
           const Location& at = !e.kernels.empty() ? e.kernels[0]->where
-                               : e.impl                ? e.impl->where
-                                                       : YamlLocation(t_.ops[e.op].yaml);
+                               : e.impl           ? e.impl->where
+                                                  : YamlLocation(t_.ops[e.op].yaml);
           Add("          → ", "aten::" + t_.ops[e.op].name + (names.empty() ? "" : ": " + Join(names, ", ")),
               LocText(at, true));
         }

@@ -127,7 +127,8 @@ std::string RenderMarkdown(const Trace& t, bool brief) {
         }
         std::vector<std::string> impls;
         for (const auto& im : op->impls)
-          impls.push_back(im.key + " " + MdCode(im.function) + (im.where.valid() ? " " + MdCode(LocText(im.where)) : ""));
+          impls.push_back(im.key + " " + MdCode(im.function) +
+                          (im.where.valid() ? " " + MdCode(LocText(im.where)) : ""));
         out << "- " << MdCode(op->name);
         if (op->yaml && op->yaml->line > 0) out << " (" << MdCode(LocText(YamlLocation(op->yaml))) << ")";
         if (!impls.empty()) out << ": " << MdCell(Join(impls, "; "));
@@ -250,13 +251,15 @@ std::string RenderDot(const Trace& t) {
     for (size_t k = 0; k < op.kernels.size(); ++k) {
       const KernelStep& kn = op.kernels[k];
       std::string kid = id + "_k" + std::to_string(k);
-      out << "  " << kid << " [label=" << DotQuote(DotLabel(std::string(Name(kn.device)) + " kernel " + kn.name, kn.where))
+      out << "  " << kid
+          << " [label=" << DotQuote(DotLabel(std::string(Name(kn.device)) + " kernel " + kn.name, kn.where))
           << ", style=filled, fillcolor=\"#fff2c6\"];\n  " << parent(kn.path) << " -> " << kid << ";\n";
     }
     for (size_t k = 0; k < op.libraries.size(); ++k) {
       const LibraryStep& l = op.libraries[k];
       std::string lid = id + "_l" + std::to_string(k);
-      out << "  " << lid << " [label=" << DotQuote(DotLabel(l.name + (l.calls.empty() ? "" : ": " + Join(l.calls, ", ")), l.where))
+      out << "  " << lid
+          << " [label=" << DotQuote(DotLabel(l.name + (l.calls.empty() ? "" : ": " + Join(l.calls, ", ")), l.where))
           << ", shape=component];\n  " << parent(l.path) << " -> " << lid << ";\n";
     }
   }

@@ -71,8 +71,9 @@ struct LayerNormTrace {
          "grad.defined() ? native_layer_norm_backward_symint(grad, input, normalized_shape, result1, result2, "
          "weight, bias, grad_input_mask) : std::tuple<Tensor, Tensor, Tensor>()",
          1256},
-        {"result0", "layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, result1, result2, "
-                    "normalized_shape)",
+        {"result0",
+         "layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, result1, result2, "
+         "normalized_shape)",
          1257}};
 
     Trace& t = trace;
@@ -97,8 +98,12 @@ struct LayerNormTrace {
     entry.name = "layer_norm";
     entry.role = OpRole::kForward;
     entry.yaml = &layer_norm;
-    entry.impls = {{"CompositeImplicitAutograd", "layer_norm_symint", ImplForm::kFunction,
-                    Loc("aten/src/ATen/native/layer_norm.cpp", 190), "", {}}};
+    entry.impls = {{"CompositeImplicitAutograd",
+                    "layer_norm_symint",
+                    ImplForm::kFunction,
+                    Loc("aten/src/ATen/native/layer_norm.cpp", 190),
+                    "",
+                    {}}};
     entry.calls = {{"native_layer_norm", CodeDevice::kAny, "layer_norm_symint",
                     Loc("aten/src/ATen/native/layer_norm.cpp", 205), "at::native_layer_norm_symint"}};
     OpStep op;
@@ -108,15 +113,21 @@ struct LayerNormTrace {
     op.reached_from = "layer_norm";
     op.depth = 1;
     op.impls = {{"CPU", "layer_norm_cpu", ImplForm::kFunction, Loc("aten/src/ATen/native/layer_norm.cpp", 96), "", {}},
-                {"CUDA", "layer_norm_cuda", ImplForm::kFunction,
+                {"CUDA",
+                 "layer_norm_cuda",
+                 ImplForm::kFunction,
                  Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1334,
                      "std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(\n    const Tensor& input,\n"),
-                 "const Tensor& input, IntArrayRef normalized_shape", {"float", "double", "Half", "BFloat16"}}};
+                 "const Tensor& input, IntArrayRef normalized_shape",
+                 {"float", "double", "Half", "BFloat16"}}};
     StubStep stub;
     stub.name = "LayerNormKernel";
     stub.declared = Loc("aten/src/ATen/native/layer_norm.h", 98);
-    stub.registrations = {{"CUDA", "REGISTER_DISPATCH", "LayerNormKernelImpl",
-                           Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1462), {}}};
+    stub.registrations = {{"CUDA",
+                           "REGISTER_DISPATCH",
+                           "LayerNormKernelImpl",
+                           Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1462),
+                           {}}};
     op.stubs = {stub};
     KernelStep kernel;
     kernel.name = "vectorized_layer_norm_kernel";
@@ -130,8 +141,12 @@ struct LayerNormTrace {
     bwd.role = OpRole::kBackward;
     bwd.yaml = &backward;
     bwd.reached_from = "native_layer_norm";
-    bwd.impls = {{"CUDA", "layer_norm_backward_cuda", ImplForm::kFunction,
-                  Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1400), "", {}}};
+    bwd.impls = {{"CUDA",
+                  "layer_norm_backward_cuda",
+                  ImplForm::kFunction,
+                  Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 1400),
+                  "",
+                  {}}};
     t.ops = {entry, op, bwd};
     BackwardStep b;
     b.op = "native_layer_norm";
@@ -225,12 +240,24 @@ TEST(TraceToJson, HasEveryContractFieldWithItsType) {
     ASSERT_TRUE(j.contains(p)) << c.pointer;
     const Json& v = j.at(p);
     switch (c.type) {
-      case kString: EXPECT_TRUE(v.is_string()) << c.pointer; break;
-      case kInt: EXPECT_TRUE(v.is_number_integer()) << c.pointer; break;
-      case kBool: EXPECT_TRUE(v.is_boolean()) << c.pointer; break;
-      case kArray: EXPECT_TRUE(v.is_array()) << c.pointer; break;
-      case kObject: EXPECT_TRUE(v.is_object()) << c.pointer; break;
-      case kNull: EXPECT_TRUE(v.is_null()) << c.pointer; break;
+      case kString:
+        EXPECT_TRUE(v.is_string()) << c.pointer;
+        break;
+      case kInt:
+        EXPECT_TRUE(v.is_number_integer()) << c.pointer;
+        break;
+      case kBool:
+        EXPECT_TRUE(v.is_boolean()) << c.pointer;
+        break;
+      case kArray:
+        EXPECT_TRUE(v.is_array()) << c.pointer;
+        break;
+      case kObject:
+        EXPECT_TRUE(v.is_object()) << c.pointer;
+        break;
+      case kNull:
+        EXPECT_TRUE(v.is_null()) << c.pointer;
+        break;
     }
   }
   EXPECT_EQ(j["schema"], "optrace.trace/1");
@@ -238,8 +265,7 @@ TEST(TraceToJson, HasEveryContractFieldWithItsType) {
   EXPECT_EQ(j["ops"][1]["yaml"]["line"], 3287);
   EXPECT_EQ(j["backward"][0]["derivatives"]["file"], "tools/autograd/derivatives.yaml");
   EXPECT_EQ(j["backward"][0]["derivatives"]["line"], 1255);
-  EXPECT_EQ(j["backward"][0]["derivatives"]["formulas"]["result0"],
-            fixture.derivative.formulas[1].formula);
+  EXPECT_EQ(j["backward"][0]["derivatives"]["formulas"]["result0"], fixture.derivative.formulas[1].formula);
   EXPECT_EQ(j["ops"][1]["impls"][1]["dtypes"], Json({"float", "double", "Half", "BFloat16"}));
   EXPECT_EQ(j["ops"][1]["reached_from"], "layer_norm");
   EXPECT_EQ(j["python"][1]["bridge"], "torch.x");
@@ -319,16 +345,17 @@ TEST(TraceToJson, MinimalTraceGolden) {
   op.role = OpRole::kForward;
   op.yaml = &mm;
   t.ops = {op};
-  EXPECT_EQ(DumpJson(TraceToJson(t)),
-            R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0","installed_torch":null},)"
-            R"("target":{"kind":"aten","name":"aten::mm"},"summary":{"entry":"mm","device":"cuda","assumptions":[],)"
-            R"("path":[{"op":"mm"}],"selections":[],"backward":{"derivatives":[],"path":[]}},)"
-            R"("python":[],"ops":[{"name":"mm","role":"forward",)"
-            R"("depth":0,"yaml":{"name":"mm","file":"aten/src/ATen/native/native_functions.yaml","line":4132,)"
-            R"("func":"mm(Tensor self, Tensor mat2) -> Tensor","variants":["function","method"],"dispatch":{},)"
-            R"("implicit_composite":false,"structured":false,"structured_delegate":"mm.out","autogen":[],)"
-            R"("tags":[],"python_module":null},"impls":[],"stubs":[],"kernels":[],"libraries":[],"calls":[],"typical":false}],)"
-            R"("backward":[],"decompositions":[],"not_found":[],"notes":[]})");
+  EXPECT_EQ(
+      DumpJson(TraceToJson(t)),
+      R"({"schema":"optrace.trace/1","query":"aten::mm","source":{"root":"/r","version":"2.6.0a0","installed_torch":null},)"
+      R"("target":{"kind":"aten","name":"aten::mm"},"summary":{"entry":"mm","device":"cuda","assumptions":[],)"
+      R"("path":[{"op":"mm"}],"selections":[],"backward":{"derivatives":[],"path":[]}},)"
+      R"("python":[],"ops":[{"name":"mm","role":"forward",)"
+      R"("depth":0,"yaml":{"name":"mm","file":"aten/src/ATen/native/native_functions.yaml","line":4132,)"
+      R"("func":"mm(Tensor self, Tensor mat2) -> Tensor","variants":["function","method"],"dispatch":{},)"
+      R"("implicit_composite":false,"structured":false,"structured_delegate":"mm.out","autogen":[],)"
+      R"("tags":[],"python_module":null},"impls":[],"stubs":[],"kernels":[],"libraries":[],"calls":[],"typical":false}],)"
+      R"("backward":[],"decompositions":[],"not_found":[],"notes":[]})");
 }
 
 TEST(DumpJson, ReplacesInvalidUtf8InsteadOfThrowing) {
@@ -439,7 +466,8 @@ TEST(RenderText, ShowsFlowLayersTableAndNotes) {
       }
     }
     EXPECT_TRUE(found) << "no line with: " << fragments[0] << (fragments.size() > 1 ? " ... " + fragments[1] : "")
-                       << "\n" << text;
+                       << "\n"
+                       << text;
   }
   // The flow goes down: Python frames above the entry op, entry op above the op it reaches.
   EXPECT_LT(text.find("LayerNorm.forward"), text.find("aten::layer_norm"));
@@ -462,7 +490,9 @@ TEST(RenderText, SmallAtenTraceGolden) {
   op.role = OpRole::kForward;
   op.yaml = &mm_out;
   op.impls = {{"CUDA", "mm_out_cuda", ImplForm::kImplFunc, Loc("aten/src/ATen/native/cuda/Blas.cpp", 500), "", {}}};
-  op.libraries = {{"cuBLAS", Loc("aten/src/ATen/native/cuda/Blas.cpp", 393), {"at::cuda::blas::gemm"},
+  op.libraries = {{"cuBLAS",
+                   Loc("aten/src/ATen/native/cuda/Blas.cpp", 393),
+                   {"at::cuda::blas::gemm"},
                    {"mm_out_cuda", "addmm_out_cuda_impl"}}};
   t.ops = {op};
   // Section rules run to column 100.
@@ -477,34 +507,39 @@ TEST(RenderText, SmallAtenTraceGolden) {
             "optrace trace aten::mm.out\n"
             "  target    aten aten::mm.out\n"
             "  checkout  /r  (version 2.6.0a0)\n"
-            "\n" + rule("Main path (cuda)") +
-            "▶ aten::mm.out                                              native_functions.yaml:4140\n"
-            "     CUDA mm_out_cuda                                       cuda/Blas.cpp:500\n"
-            "     lib cuBLAS at::cuda::blas::gemm                        cuda/Blas.cpp:393\n"
-            "\n" + rule("Flow") +
-            "aten::mm.out  CPU · CUDA                                    native_functions.yaml:4140\n"
-            "├─ CUDA  mm_out_cuda  [TORCH_IMPL_FUNC]                     cuda/Blas.cpp:500\n"
-            "└─ lib   cuBLAS  at::cuda::blas::gemm                       cuda/Blas.cpp:393\n"
-            "\n" + rule("Layers") +
-            "  1  YAML  aten::mm.out\n"
-            "     aten/src/ATen/native/native_functions.yaml:4140\n"
-            "       func: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)\n"
-            "       dispatch: CPU: mm_out_cpu, CUDA: mm_out_cuda\n"
-            "       structured: True\n"
-            "  2  C++ CUDA  mm_out_cuda\n"
-            "     aten/src/ATen/native/cuda/Blas.cpp:500\n"
-            "       form: TORCH_IMPL_FUNC\n"
-            "  3  library  cuBLAS\n"
-            "     aten/src/ATen/native/cuda/Blas.cpp:393\n"
-            "       calls at::cuda::blas::gemm\n"
-            "       via mm_out_cuda → addmm_out_cuda_impl\n"
-            "\n" + rule("Summary") +
-            "layer    │ file:line                                       │ function\n" + table_rule + "\n" +
-            "YAML     │ aten/src/ATen/native/native_functions.yaml:4140 │ mm.out\n"
-            "C++ CUDA │ aten/src/ATen/native/cuda/Blas.cpp:500          │ mm_out_cuda\n"
-            "cuBLAS   │ aten/src/ATen/native/cuda/Blas.cpp:393          │ at::cuda::blas::gemm\n"
-            "\n" + rule("Notes") +
-            "  • mm.out: calls into cuBLAS (prebuilt library: the kernels that run are not in this tree)\n");
+            "\n" +
+                rule("Main path (cuda)") +
+                "▶ aten::mm.out                                              native_functions.yaml:4140\n"
+                "     CUDA mm_out_cuda                                       cuda/Blas.cpp:500\n"
+                "     lib cuBLAS at::cuda::blas::gemm                        cuda/Blas.cpp:393\n"
+                "\n" +
+                rule("Flow") +
+                "aten::mm.out  CPU · CUDA                                    native_functions.yaml:4140\n"
+                "├─ CUDA  mm_out_cuda  [TORCH_IMPL_FUNC]                     cuda/Blas.cpp:500\n"
+                "└─ lib   cuBLAS  at::cuda::blas::gemm                       cuda/Blas.cpp:393\n"
+                "\n" +
+                rule("Layers") +
+                "  1  YAML  aten::mm.out\n"
+                "     aten/src/ATen/native/native_functions.yaml:4140\n"
+                "       func: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)\n"
+                "       dispatch: CPU: mm_out_cpu, CUDA: mm_out_cuda\n"
+                "       structured: True\n"
+                "  2  C++ CUDA  mm_out_cuda\n"
+                "     aten/src/ATen/native/cuda/Blas.cpp:500\n"
+                "       form: TORCH_IMPL_FUNC\n"
+                "  3  library  cuBLAS\n"
+                "     aten/src/ATen/native/cuda/Blas.cpp:393\n"
+                "       calls at::cuda::blas::gemm\n"
+                "       via mm_out_cuda → addmm_out_cuda_impl\n"
+                "\n" +
+                rule("Summary") + "layer    │ file:line                                       │ function\n" +
+                table_rule + "\n" +
+                "YAML     │ aten/src/ATen/native/native_functions.yaml:4140 │ mm.out\n"
+                "C++ CUDA │ aten/src/ATen/native/cuda/Blas.cpp:500          │ mm_out_cuda\n"
+                "cuBLAS   │ aten/src/ATen/native/cuda/Blas.cpp:393          │ at::cuda::blas::gemm\n"
+                "\n" +
+                rule("Notes") +
+                "  • mm.out: calls into cuBLAS (prebuilt library: the kernels that run are not in this tree)\n");
 }
 
 TEST(RenderText, HelperFramesHangBesideTheChain) {
@@ -574,12 +609,25 @@ Trace ChainTrace(size_t n, std::vector<NativeFunction>* functions) {
     op.yaml = &functions->back();
     op.reached_from = i == 0 ? "" : "op" + std::to_string(i - 1);
     op.depth = static_cast<int>(i);
-    op.impls = {{"CPU", name + "_cpu", ImplForm::kFunction, Loc("aten/src/ATen/native/A.cpp", static_cast<int>(10 + i)),
-                 "", {}},
-                {"CUDA", name + "_cuda", ImplForm::kFunction, Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(10 + i)),
-                 "", {}}};
-    op.kernels = {{name + "_kernel", CodeDevice::kCuda, Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(500 + i)),
-                   KernelLaunch::kTripleChevron, {}, "", {name + "_cuda"}}};
+    op.impls = {{"CPU",
+                 name + "_cpu",
+                 ImplForm::kFunction,
+                 Loc("aten/src/ATen/native/A.cpp", static_cast<int>(10 + i)),
+                 "",
+                 {}},
+                {"CUDA",
+                 name + "_cuda",
+                 ImplForm::kFunction,
+                 Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(10 + i)),
+                 "",
+                 {}}};
+    op.kernels = {{name + "_kernel",
+                   CodeDevice::kCuda,
+                   Loc("aten/src/ATen/native/cuda/A.cu", static_cast<int>(500 + i)),
+                   KernelLaunch::kTripleChevron,
+                   {},
+                   "",
+                   {name + "_cuda"}}};
     t.ops.push_back(std::move(op));
   }
   return t;
@@ -592,7 +640,8 @@ TEST(RenderText, BigTracesAreCondensed) {
   for (size_t i = 0; i < 40; ++i) EXPECT_THAT(text, HasSubstr("aten::op" + std::to_string(i) + " ")) << i;
   EXPECT_THAT(text, HasSubstr("deeper ops (shown condensed"));
   // Condensed ops get one table row each.
-  EXPECT_THAT(text, HasSubstr("│ aten/src/ATen/native/native_functions.yaml:130 │ op30 → CPU op30_cpu, CUDA op30_cuda"));
+  EXPECT_THAT(text,
+              HasSubstr("│ aten/src/ATen/native/native_functions.yaml:130 │ op30 → CPU op30_cpu, CUDA op30_cuda"));
   EXPECT_THAT(text, Not(HasSubstr("│ op30_kernel")));
   // Deep chains do not march off the page: deeper ops restart at the margin.
   EXPECT_THAT(text, HasSubstr("op(s) continued below"));
@@ -616,8 +665,8 @@ TEST(RenderText, LongDiagramsNameTheOpsTheyLeaveOut) {
   EXPECT_LT(Lines(flow).size(), 190u);
   for (size_t i = 0; i < 150; ++i) {
     std::string name = "op" + std::to_string(i);
-    bool named = flow.find("aten::" + name + " ") != std::string::npos || flow.find(" " + name + ",") != std::string::npos ||
-                 flow.find(" " + name + "\n") != std::string::npos;
+    bool named = flow.find("aten::" + name + " ") != std::string::npos ||
+                 flow.find(" " + name + ",") != std::string::npos || flow.find(" " + name + "\n") != std::string::npos;
     EXPECT_TRUE(named) << name;
   }
   for (const auto& line : Lines(text)) EXPECT_LE(Columns(line), 100u) << line;
@@ -667,16 +716,16 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   OpStep r = op("relu", &relu, "", true);
   r.impls = {{"CUDA", "relu", ImplForm::kFunction, Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
   OpStep delegate = op("clamp_min.out", &out, "clamp_min_", false);
-  delegate.impls = {{"CUDA", "clamp_min_out", ImplForm::kImplFunc, Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "",
-                     {}}};
+  delegate.impls = {
+      {"CUDA", "clamp_min_out", ImplForm::kImplFunc, Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "", {}}};
   KernelStep k;
   k.name = "launch_clamp_scalar";
   k.device = CodeDevice::kCuda;
   k.where = Loc("aten/src/ATen/native/cuda/TensorCompare.cu", 65);
   k.path = {"clamp_min_out", "clamp_min_scalar_stub", "clamp_min_scalar_kernel_impl"};
   delegate.kernels = {k};
-  NativeFunction threshold_backward = MakeFunction(
-      "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
+  NativeFunction threshold_backward =
+      MakeFunction("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
   OpStep backward = op("threshold_backward", &threshold_backward, "relu", true);  // typical: below relu's derivative
   backward.role = OpRole::kBackward;
   KernelStep bk;
@@ -711,13 +760,15 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
 // fallback after it reaches at::_thnn_fused_lstm_cell (RNN.cpp:736), whose
 // CUDA implementation launches lstm_cell_forward (cuda/RNN.cu:100).
 TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
-  NativeFunction lstm = MakeFunction("lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, "
-                                     "int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) "
-                                     "-> (Tensor, Tensor, Tensor)",
-                                     7854, {{"CompositeImplicitAutograd", "lstm"}});
-  NativeFunction cell = MakeFunction("_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, "
-                                     "Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)",
-                                     7824, {{"CUDA", "_thnn_fused_lstm_cell_cuda"}});
+  NativeFunction lstm = MakeFunction(
+      "lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, "
+      "int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) "
+      "-> (Tensor, Tensor, Tensor)",
+      7854, {{"CompositeImplicitAutograd", "lstm"}});
+  NativeFunction cell = MakeFunction(
+      "_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, "
+      "Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)",
+      7824, {{"CUDA", "_thnn_fused_lstm_cell_cuda"}});
   Trace t;
   t.query = "aten::lstm.input";
   t.assumptions = {"device=cuda"};
@@ -734,7 +785,11 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
   Location cond = Loc("aten/src/ATen/native/RNN.cpp", 1434);
   fused.when = {{"at::cudnn_is_acceptable(_input)", true, ConditionKind::kReturn, cond},
                 {"dispatch device == CUDA", false, ConditionKind::kDevice, Loc("aten/src/ATen/native/RNN.cpp", 736)}};
-  fused.impls = {{"CUDA", "_thnn_fused_lstm_cell_cuda", ImplForm::kFunction, Loc("aten/src/ATen/native/cuda/RNN.cu", 517), "",
+  fused.impls = {{"CUDA",
+                  "_thnn_fused_lstm_cell_cuda",
+                  ImplForm::kFunction,
+                  Loc("aten/src/ATen/native/cuda/RNN.cu", 517),
+                  "",
                   {}}};
   KernelStep k;
   k.name = "lstm_cell_forward";
@@ -742,7 +797,9 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
   k.where = Loc("aten/src/ATen/native/cuda/RNN.cu", 100);
   fused.kernels = {k};
   t.ops = {entry, fused};
-  t.selections = {{"cudnn_is_acceptable", Loc("aten/src/ATen/native/TensorProperties.cpp", 81), "lstm.input",
+  t.selections = {{"cudnn_is_acceptable",
+                   Loc("aten/src/ATen/native/TensorProperties.cpp", 81),
+                   "lstm.input",
                    {{"lstm_cudnn_stub", "when at::cudnn_is_acceptable(_input)", true, cond},
                     {"_lstm_impl", "unless at::cudnn_is_acceptable(_input)", false, cond}}}};
   std::string text = RenderText(t, RenderOptions{});
@@ -755,7 +812,8 @@ TEST(RenderText, AlternativesNameWhatTheirBranchRuns) {
 }
 
 TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
-  NativeFunction loss = MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
+  NativeFunction loss =
+      MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
   NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
   Trace t;
   t.query = "aten::loss";
@@ -798,7 +856,8 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
 Trace LossWithAnOpenMul(bool with_selection) {
   static const NativeFunction loss =
       MakeFunction("loss(Tensor self, Tensor target) -> Tensor", 10, {{"CompositeImplicitAutograd", "loss"}});
-  static const NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
+  static const NativeFunction mul =
+      MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_cuda"}});
   Trace t;
   t.query = "aten::loss";
   t.assumptions = {"device=cuda"};
@@ -822,7 +881,9 @@ Trace LossWithAnOpenMul(bool with_selection) {
   step.kernels = {k};
   t.ops = {entry, step};
   if (with_selection)
-    t.selections = {{"pick_loss_backend", Loc("aten/src/ATen/native/Loss.cpp", 12), "loss",
+    t.selections = {{"pick_loss_backend",
+                     Loc("aten/src/ATen/native/Loss.cpp", 12),
+                     "loss",
                      {{"fused_loss", "when use_fused(self)", false, Loc("aten/src/ATen/native/Loss.cpp", 14)}}}};
   return t;
 }
@@ -851,8 +912,9 @@ TEST(RenderText, AnAlternativesHeadingWithNothingUnderItIsLeftOut) {
 // else runs for another argument: listed with what it runs. A branch on a
 // Tensor's state is no argument's; one that runs nothing is left out.
 TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
-  NativeFunction kl = MakeFunction("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor",
-                                   10, {{"CompositeImplicitAutograd", "kl_div"}});
+  NativeFunction kl =
+      MakeFunction("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor", 10,
+                   {{"CompositeImplicitAutograd", "kl_div"}});
   NativeFunction mul = MakeFunction("mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "mul_out"}});
   NativeFunction exp = MakeFunction("exp(Tensor self) -> Tensor", 30, {{"CUDA", "exp_out"}});
   NativeFunction neg = MakeFunction("neg(Tensor self) -> Tensor", 40, {{"CUDA", "neg_out"}});
@@ -959,7 +1021,8 @@ TEST(RenderMarkdown, IsWellFormed) {
   for (const char* heading : {"\n## Flow\n", "\n## Layers\n", "\n## Summary\n", "\n## Notes\n"})
     EXPECT_THAT(md, HasSubstr(heading));
   EXPECT_THAT(md, HasSubstr("| Layer | File:line | Function |\n|---|---|---|\n"));
-  EXPECT_THAT(md, HasSubstr("| C++ CUDA | `aten/src/ATen/native/cuda/layer_norm_kernel.cu:1334` | `layer_norm_cuda` |"));
+  EXPECT_THAT(md,
+              HasSubstr("| C++ CUDA | `aten/src/ATen/native/cuda/layer_norm_kernel.cu:1334` | `layer_norm_cuda` |"));
   EXPECT_THAT(md, HasSubstr("```python\n    def forward(self, input: Tensor) -> Tensor:\n"));
   EXPECT_THAT(md, HasSubstr("weird\\|name"));
   size_t fences = 0;
@@ -999,9 +1062,9 @@ TEST(RenderDot, IsBalancedAndDrawsBackwardDashed) {
   EXPECT_EQ(depth, 0);
   EXPECT_FALSE(quoted);
   EXPECT_THAT(dot, HasSubstr("with \\\"quotes\\\" {and braces}"));
-  EXPECT_THAT(dot, HasSubstr("op0 -> op1;"));        // layer_norm -> native_layer_norm
+  EXPECT_THAT(dot, HasSubstr("op0 -> op1;"));                // layer_norm -> native_layer_norm
   EXPECT_THAT(dot, HasSubstr("op1 -> op2 [style=dashed]"));  // its backward
-  EXPECT_THAT(dot, HasSubstr("op1_i1 -> op1_k0;"));  // the kernel hangs off layer_norm_cuda
+  EXPECT_THAT(dot, HasSubstr("op1_i1 -> op1_k0;"));          // the kernel hangs off layer_norm_cuda
   EXPECT_THAT(dot, HasSubstr("py1 -> op0;"));
 }
 

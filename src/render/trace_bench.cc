@@ -13,8 +13,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "testing/corpus_path.h"
 #include <nlohmann/json.hpp>
+#include "testing/corpus_path.h"
 
 #include "base/checkout.h"
 #include "render/render.h"

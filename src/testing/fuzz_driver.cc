@@ -40,7 +40,8 @@ char g_crash_path[64];
 void OnCrash(int sig) {
   int fd = ::open(g_crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
-    if (g_input_size) [[maybe_unused]] ssize_t w = ::write(fd, g_input, g_input_size);
+    if (g_input_size) [[maybe_unused]]
+      ssize_t w = ::write(fd, g_input, g_input_size);
     ::close(fd);
   }
   const char msg[] = "fuzz driver: crashed; the input is in ";
@@ -58,9 +59,9 @@ void Run(const std::string& input) {
 }
 
 // Bytes that open or close structure in the formats the targets read.
-const char* const kTokens[] = {"\n",  "- ",  ": ", "[",  "]",   "{",    "}",    "\"",   "'",          ",",
-                               "\\",  "#",   "\t", "  ", "\\u", "null", "true", "1e999", "-func: ",    "->",
-                               "(",   ")",   "::", "*",  "&",   "\xff", "\xc3", "\x00", "\"jsonrpc\"", "\"id\""};
+const char* const kTokens[] = {"\n", "- ", ": ", "[",  "]",   "{",    "}",    "\"",    "'",           ",",
+                               "\\", "#",  "\t", "  ", "\\u", "null", "true", "1e999", "-func: ",     "->",
+                               "(",  ")",  "::", "*",  "&",   "\xff", "\xc3", "\x00",  "\"jsonrpc\"", "\"id\""};
 
 std::string Mutate(const std::vector<std::string>& corpus, std::mt19937_64& rng, size_t max_len) {
   auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
@@ -159,8 +160,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   long long done = 0;
   for (; runs < 0 || done < runs; ++done) {
-    if (runs < 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= max_time)
-      break;
+    if (runs < 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= max_time) break;
     Run(Mutate(corpus, rng, max_len));
   }
   std::cerr << "fuzz driver: " << corpus.size() << " corpus inputs, " << done << " mutations, no crash\n";

@@ -13,14 +13,13 @@
 
 #include "testing/corpus_path.h"
 
-
 // A test on a real tree fails (never skips) when the tree is missing: CI runs
 // scripts/corpus.sh first, and a silently skipped fact check is a defect.
-#define REQUIRE_CORPUS(version)                                                          \
-  do {                                                                                   \
-    std::string root_ = ::optrace::CorpusTree(version);                                  \
+#define REQUIRE_CORPUS(version)                                                                \
+  do {                                                                                         \
+    std::string root_ = ::optrace::CorpusTree(version);                                        \
     ASSERT_TRUE(::testing::internal::FilePath(root_ + "/version.txt").FileOrDirectoryExists()) \
-        << "missing corpus tree " << root_ << ": run scripts/corpus.sh";                 \
+        << "missing corpus tree " << root_ << ": run scripts/corpus.sh";                       \
   } while (0)
 
 namespace optrace {
@@ -37,12 +36,11 @@ inline std::string ReadText(const std::string& path) {
 // for tests that edit a tree or run optrace processes on it.
 inline void CopySoftmaxSlice(const std::string& from, const std::string& to) {
   namespace fs = std::filesystem;
-  for (const char* p : {"version.txt", "aten/src/ATen/native/native_functions.yaml",
-                        "aten/src/ATen/native/tags.yaml", "tools/autograd/derivatives.yaml",
-                        "aten/src/ATen/native/SoftMax.cpp", "aten/src/ATen/native/cuda/SoftMax.cu",
-                        "aten/src/ATen/native/cuda/PersistentSoftmax.cuh", "aten/src/ATen/native/cpu/SoftMaxKernel.cpp",
-                        "aten/src/ATen/native/cpu/SoftmaxKernel.h", "torch/nn/functional.py", "torch/nn/__init__.py",
-                        "torch/__init__.py"}) {
+  for (const char* p : {"version.txt", "aten/src/ATen/native/native_functions.yaml", "aten/src/ATen/native/tags.yaml",
+                        "tools/autograd/derivatives.yaml", "aten/src/ATen/native/SoftMax.cpp",
+                        "aten/src/ATen/native/cuda/SoftMax.cu", "aten/src/ATen/native/cuda/PersistentSoftmax.cuh",
+                        "aten/src/ATen/native/cpu/SoftMaxKernel.cpp", "aten/src/ATen/native/cpu/SoftmaxKernel.h",
+                        "torch/nn/functional.py", "torch/nn/__init__.py", "torch/__init__.py"}) {
     if (!fs::exists(from + "/" + p)) continue;
     fs::create_directories(fs::path(to + "/" + p).parent_path());
     fs::copy_file(from + "/" + p, to + "/" + p);

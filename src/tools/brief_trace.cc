@@ -51,9 +51,7 @@ void Keep(json& obj, std::initializer_list<const char*> keys) {
   obj = std::move(kept);
 }
 
-bool NonEmpty(const json& obj, const char* key) {
-  return obj.is_object() && obj.contains(key) && !obj[key].empty();
-}
+bool NonEmpty(const json& obj, const char* key) { return obj.is_object() && obj.contains(key) && !obj[key].empty(); }
 
 // An op (or a summary step) that runs code of its own: a kernel or a vendor library.
 bool DoesWork(const json& op) { return NonEmpty(op, "kernels") || NonEmpty(op, "libraries"); }
@@ -73,8 +71,8 @@ json BriefOp(json op) {
     Keep(library, {"name", "file", "line", "calls"});
     Cap(library, "calls", 4);
   }
-  Keep(op, {"name", "role", "reached_from", "depth", "yaml", "impls", "stubs", "kernels", "libraries", "when",
-            "typical"});
+  Keep(op,
+       {"name", "role", "reached_from", "depth", "yaml", "impls", "stubs", "kernels", "libraries", "when", "typical"});
   op["calls"] = json::array();
   return op;
 }
@@ -155,21 +153,41 @@ std::vector<Cut> Cuts() {
       [](json& b) { return PopFromLongest(b["ops"], "stubs", 1); },
       [](json& b) { return PopFromLongest(b["ops"], "kernels", 2); },
       [](json& b) { return PopLast(b["backward"], 2); },
-      [](json& b) { return PopFromLongest(At(b, {"summary", "backward", "path"}), "kernels", 2); },
-      [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 8); },
-      [](json& b) { return PopFromLongest(At(b, {"summary", "selections"}), "alternatives", 2); },
-      [](json& b) { return PopLast(At(b, {"summary", "selections"}), 1); },
+      [](json& b) {
+        return PopFromLongest(At(b, {"summary", "backward", "path"}), "kernels", 2);
+      },
+      [](json& b) {
+        return PopLast(At(b, {"summary", "backward", "path"}), 8);
+      },
+      [](json& b) {
+        return PopFromLongest(At(b, {"summary", "selections"}), "alternatives", 2);
+      },
+      [](json& b) {
+        return PopLast(At(b, {"summary", "selections"}), 1);
+      },
       [=](json& b) { return PopLast(b["ops"], 0, plumbing); },
-      [](json& b) { return PopLast(At(b, {"summary", "backward", "path"}), 2); },
-      [](json& b) { return PopFromLongest(At(b, {"summary", "path"}), "kernels", 2); },
-      [=](json& b) { return PopLast(At(b, {"summary", "path"}), 1, undecided_step); },
-      [=](json& b) { return PopLast(At(b, {"summary", "path"}), 1, plumbing_step); },
-      [=](json& b) { return PopLast(At(b, {"summary", "path"}), 1, top_plumbing_step); },
+      [](json& b) {
+        return PopLast(At(b, {"summary", "backward", "path"}), 2);
+      },
+      [](json& b) {
+        return PopFromLongest(At(b, {"summary", "path"}), "kernels", 2);
+      },
+      [=](json& b) {
+        return PopLast(At(b, {"summary", "path"}), 1, undecided_step);
+      },
+      [=](json& b) {
+        return PopLast(At(b, {"summary", "path"}), 1, plumbing_step);
+      },
+      [=](json& b) {
+        return PopLast(At(b, {"summary", "path"}), 1, top_plumbing_step);
+      },
       [](json& b) { return PopLast(b["ops"], 2); },
       // Last resort, for an op no real tree has yet: one of everything.
       [](json& b) { return PopLast(b["python"], 1); },
       [](json& b) { return PopLast(b["backward"], 1); },
-      [](json& b) { return PopLast(At(b, {"summary", "path"}), 2); },
+      [](json& b) {
+        return PopLast(At(b, {"summary", "path"}), 2);
+      },
       [](json& b) { return PopLast(b["ops"], 1); },
   };
 }
@@ -211,8 +229,7 @@ json BriefTrace(const json& full) {
     if (does_work(op) && op.value("role", std::string()) == "forward") {
       ops.push_back(BriefOp(op));
       on_path.insert(name);  // its backward is kept too
-    }
-    else if (on_path.count(name)) plumbing.push_back(BriefOp(op));
+    } else if (on_path.count(name)) plumbing.push_back(BriefOp(op));
     else if (op.value("undecided", false) && alternatives.size() < kBriefMaxAlternatives)
       alternatives.push_back(BriefAlternative(op));
   }

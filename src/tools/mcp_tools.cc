@@ -12,7 +12,6 @@
 #include <set>
 #include <sstream>
 
-#include "render/render.h"
 #include "base/permalink.h"
 #include "base/text.h"
 #include "index/store_arena.h"
@@ -21,12 +20,13 @@
 #include "lookup/op.h"
 #include "lookup/py.h"
 #include "lookup/query.h"
-#include "trace/trace.h"
+#include "render/render.h"
 #include "tools/profile_tool.h"
 #include "tools/tool_schemas.h"
 #include "tools/trace_pages.h"
 #include "tools/trace_text.h"
 #include "tools/verify_tool.h"
+#include "trace/trace.h"
 #include "trace/trace_paths.h"
 
 namespace optrace {
@@ -87,7 +87,8 @@ std::string OpMarkdown(const json& op) {
     std::vector<std::string> facts;
     facts.push_back("variants: " + e["variants"].dump());
     if (e["structured"].get<bool>()) facts.push_back("structured");
-    if (!e["structured_delegate"].is_null()) facts.push_back("structured_delegate: " + e["structured_delegate"].get<std::string>());
+    if (!e["structured_delegate"].is_null())
+      facts.push_back("structured_delegate: " + e["structured_delegate"].get<std::string>());
     if (!e["tags"].empty()) facts.push_back("tags: " + e["tags"].dump());
     if (!e["python_module"].is_null()) facts.push_back("python_module: " + e["python_module"].get<std::string>());
     if (e.contains("autogen_from")) facts.push_back("autogen from " + e["autogen_from"].get<std::string>());
@@ -95,14 +96,17 @@ std::string OpMarkdown(const json& op) {
     for (size_t i = 0; i < facts.size(); ++i) out << (i ? " · " : "") << facts[i];
     out << "\n- dispatch:";
     if (e["dispatch"].empty()) out << " (none)";
-    for (const auto& [key, function] : e["dispatch"].items()) out << " " << key << " → `" << function.get<std::string>() << "`;";
-    out << (e["implicit_composite"].get<bool>() ? " (implied: no dispatch or structured_delegate in the YAML)" : "") << "\n";
+    for (const auto& [key, function] : e["dispatch"].items())
+      out << " " << key << " → `" << function.get<std::string>() << "`;";
+    out << (e["implicit_composite"].get<bool>() ? " (implied: no dispatch or structured_delegate in the YAML)" : "")
+        << "\n";
     const json& d = e["derivatives"];
     if (d.is_null()) {
       out << "- derivatives.yaml: no entry named " << e["name"].get<std::string>() << "\n";
     } else {
       out << "- derivatives.yaml `" << Where(d) << "`:";
-      for (const auto& [inputs, formula] : d["formulas"].items()) out << "\n  - " << inputs << ": `" << formula.get<std::string>() << "`";
+      for (const auto& [inputs, formula] : d["formulas"].items())
+        out << "\n  - " << inputs << ": `" << formula.get<std::string>() << "`";
       out << "\n";
     }
   }
@@ -128,22 +132,22 @@ std::string FindMarkdown(const json& found) {
            (d.contains("params") ? " (" + str(d, "params") + ")" : "");
   });
   section("ops", "aten ops", [&](const json& o) { return "`" + str(o, "func") + "` — `" + Where(o) + "`"; });
-  section("dispatch", "Dispatched to by native_functions.yaml", [&](const json& d) {
-    return str(d, "op") + " [" + str(d, "key") + "] — `" + Where(d) + "`";
-  });
+  section("dispatch", "Dispatched to by native_functions.yaml",
+          [&](const json& d) { return str(d, "op") + " [" + str(d, "key") + "] — `" + Where(d) + "`"; });
   section("stubs", "Dispatch stub", [&](const json& s) {
     std::string text = "`" + str(s, "name") + "`";
     if (s.contains("declared")) text += " declared `" + Where(s["declared"]) + "`";
     if (s.contains("defined")) text += ", defined `" + Where(s["defined"]) + "`";
     for (const auto& r : s["registrations"])
-      text += "\n  - " + str(r, "device") + (r.contains("arch") ? "/" + str(r, "arch") : "") + ": `" + str(r, "target") +
-              "` (" + str(r, "macro") + ") — `" + Where(r) + "`";
+      text += "\n  - " + str(r, "device") + (r.contains("arch") ? "/" + str(r, "arch") : "") + ": `" +
+              str(r, "target") + "` (" + str(r, "macro") + ") — `" + Where(r) + "`";
     return text;
   });
   section("registrations", "Registered as", [&](const json& r) {
     if (str(r, "kind") == "stub")
       return str(r, "macro") + "(" + str(r, "stub") + ") [" + str(r, "device") + "] — `" + Where(r) + "`";
-    return str(r, "kind") + " [" + str(r, "key") + "] " + str(r, "op") + " → `" + str(r, "function") + "` — `" + Where(r) + "`";
+    return str(r, "kind") + " [" + str(r, "key") + "] " + str(r, "op") + " → `" + str(r, "function") + "` — `" +
+           Where(r) + "`";
   });
   section("launches", "Launches", [&](const json& l) {
     const std::string kernel = str(l, "kernel").empty() ? "" : " of `" + str(l, "kernel") + "`";
@@ -155,7 +159,9 @@ std::string FindMarkdown(const json& found) {
     return "at file scope" + (str(u, "first_arg").empty() ? "" : " (makes `" + str(u, "first_arg") + "`)") + " — `" +
            Where(u) + "`";
   });
-  section("callers", "Callers", [&](const json& c) { return "`" + str(c, "from") + "` calls `" + str(c, "call") + "` — `" + Where(c) + "`"; });
+  section("callers", "Callers", [&](const json& c) {
+    return "`" + str(c, "from") + "` calls `" + str(c, "call") + "` — `" + Where(c) + "`";
+  });
   return out.str();
 }
 
@@ -174,9 +180,11 @@ json ArrayOf(json item) { return {{"type", "array"}, {"items", std::move(item)}}
 json SourceSchema() {
   return {{"type", "object"},
           {"required", {"root", "version"}},
-          {"properties", {{"root", {{"type", "string"}}}, {"version", {{"type", "string"}}},
-                          {"installed_torch", {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}},
-                          {"warning", {{"type", "string"}}}}}};
+          {"properties",
+           {{"root", {{"type", "string"}}},
+            {"version", {{"type", "string"}}},
+            {"installed_torch", {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}},
+            {"warning", {{"type", "string"}}}}}};
 }
 
 json LocatedItem(std::initializer_list<const char*> string_fields) {
@@ -190,7 +198,8 @@ McpTool TraceTool() {
   json strings = ArrayOf({{"type", "string"}});
   json any_array = {{"type", "array"}};
   return McpTool{
-      "trace", "Trace a PyTorch operation",
+      "trace",
+      "Trace a PyTorch operation",
       "Traces a PyTorch operation from the Python API to the code that really runs, read from the PyTorch "
       "checkout that matches the installed torch: Python frames and the bridge into C++, native_functions.yaml "
       "entries, C++ implementations per dispatch key, dispatch stubs, CUDA kernels and vendor libraries "
@@ -205,53 +214,88 @@ McpTool TraceTool() {
       "The text is a rendering of the same structured content.",
       {{"type", "object"},
        {"properties",
-        {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength},
-                    {"description", "nn.LSTM, F.softmax, torch.mm, Tensor.view, aten::_softmax, '@', a kernel name, "
-                                   "or a call: F.interpolate(x, mode='bicubic')"}}},
-         {"device", {{"type", "string"}, {"enum", {"cuda", "cpu", "all"}},
-                     {"description", "implementations to follow; omit for CPU, CUDA and composite"}}},
-         {"backward", {{"type", "boolean"}, {"default", true}, {"description", "also trace derivatives.yaml and backward ops"}}},
-         {"depth", {{"type", "integer"}, {"minimum", 0}, {"maximum", 32}, {"default", TraceOptions().depth},
-                    {"description", "how deep aten ops called from implementations are followed"}}},
-         {"detail", {{"type", "string"}, {"enum", {"brief", "full"}}, {"default", "brief"},
-                     {"description", "brief: the summary (main path on the device, selection functions with each "
-                                     "alternative and its condition, backward), the ops on that path and the open "
-                                     "alternatives, under 16 KB; full: every op and call site, in pages of at most "
-                                     "20 KB of structured content"}}},
-         {"ops", {{"type", "array"}, {"maxItems", 32},
-                  {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}},
-                  {"description", "only these ops of the full trace (native_layer_norm_backward; a base name takes "
-                                  "every overload): their entries in ops, backward, decompositions, selections and "
-                                  "the summary paths"}}},
-         {"sections", {{"type", "array"}, {"maxItems", 8},
-                       {"items", {{"type", "string"}, {"enum", TraceSectionNames()}}},
-                       {"description", "only these sections of the full trace, e.g. [\"backward\", \"selections\"]"}}},
-         {"assume", {{"type", "array"}, {"maxItems", 8},
-                     {"items", {{"type", "string"}, {"maxLength", 40}}},
-                     {"description", "typical-path assumptions: dtype=float16|bfloat16|..., device=cpu, "
-                                     "deterministic, no-cudnn, rocm, eval, no-grad"}}},
-         {"cursor", {{"type", "string"}, {"maxLength", 12},
-                     {"description", "detail full, ops or sections: the next_cursor of the previous page"}}}}},
+        {{"query",
+          {{"type", "string"},
+           {"minLength", 1},
+           {"maxLength", kMaxQueryLength},
+           {"description",
+            "nn.LSTM, F.softmax, torch.mm, Tensor.view, aten::_softmax, '@', a kernel name, "
+            "or a call: F.interpolate(x, mode='bicubic')"}}},
+         {"device",
+          {{"type", "string"},
+           {"enum", {"cuda", "cpu", "all"}},
+           {"description", "implementations to follow; omit for CPU, CUDA and composite"}}},
+         {"backward",
+          {{"type", "boolean"}, {"default", true}, {"description", "also trace derivatives.yaml and backward ops"}}},
+         {"depth",
+          {{"type", "integer"},
+           {"minimum", 0},
+           {"maximum", 32},
+           {"default", TraceOptions().depth},
+           {"description", "how deep aten ops called from implementations are followed"}}},
+         {"detail",
+          {{"type", "string"},
+           {"enum", {"brief", "full"}},
+           {"default", "brief"},
+           {"description",
+            "brief: the summary (main path on the device, selection functions with each "
+            "alternative and its condition, backward), the ops on that path and the open "
+            "alternatives, under 16 KB; full: every op and call site, in pages of at most "
+            "20 KB of structured content"}}},
+         {"ops",
+          {{"type", "array"},
+           {"maxItems", 32},
+           {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}},
+           {"description",
+            "only these ops of the full trace (native_layer_norm_backward; a base name takes "
+            "every overload): their entries in ops, backward, decompositions, selections and "
+            "the summary paths"}}},
+         {"sections",
+          {{"type", "array"},
+           {"maxItems", 8},
+           {"items", {{"type", "string"}, {"enum", TraceSectionNames()}}},
+           {"description", "only these sections of the full trace, e.g. [\"backward\", \"selections\"]"}}},
+         {"assume",
+          {{"type", "array"},
+           {"maxItems", 8},
+           {"items", {{"type", "string"}, {"maxLength", 40}}},
+           {"description",
+            "typical-path assumptions: dtype=float16|bfloat16|..., device=cpu, "
+            "deterministic, no-cudnn, rocm, eval, no-grad"}}},
+         {"cursor",
+          {{"type", "string"},
+           {"maxLength", 12},
+           {"description", "detail full, ops or sections: the next_cursor of the previous page"}}}}},
        {"required", {"query"}},
        {"additionalProperties", false}},
       // optrace.trace/1 (doc/trace-schema.md): the required fields and their shapes.
       {{"type", "object"},
-       {"required", {"schema", "query", "source", "target", "python", "ops", "backward", "decompositions", "not_found", "notes"}},
+       {"required",
+        {"schema", "query", "source", "target", "python", "ops", "backward", "decompositions", "not_found", "notes"}},
        {"properties",
         {{"schema", {{"type", "string"}, {"const", "optrace.trace/1"}}},
          {"query", {{"type", "string"}}},
          {"source", SourceSchema()},
-         {"target", {{"type", "object"}, {"required", {"kind", "name"}},
-                     {"properties", {{"kind", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}},
-         {"python", ArrayOf({{"type", "object"}, {"required", {"symbol"}}, {"properties", {{"symbol", {{"type", "string"}}}, {"calls", any_array}}}})},
+         {"target",
+          {{"type", "object"},
+           {"required", {"kind", "name"}},
+           {"properties", {{"kind", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}},
+         {"python", ArrayOf({{"type", "object"},
+                             {"required", {"symbol"}},
+                             {"properties", {{"symbol", {{"type", "string"}}}, {"calls", any_array}}}})},
          {"ops", ArrayOf({{"type", "object"},
                           {"required", {"name", "role"}},
                           {"properties",
                            {{"name", {{"type", "string"}}},
                             {"role", {{"type", "string"}, {"enum", {"forward", "backward"}}}},
-                            {"impls", any_array}, {"stubs", any_array}, {"kernels", any_array},
-                            {"libraries", any_array}, {"calls", any_array}}}})},
-         {"backward", ArrayOf({{"type", "object"}, {"required", {"op"}}, {"properties", {{"op", {{"type", "string"}}}, {"ops", strings}}}})},
+                            {"impls", any_array},
+                            {"stubs", any_array},
+                            {"kernels", any_array},
+                            {"libraries", any_array},
+                            {"calls", any_array}}}})},
+         {"backward", ArrayOf({{"type", "object"},
+                               {"required", {"op"}},
+                               {"properties", {{"op", {{"type", "string"}}}, {"ops", strings}}}})},
          {"decompositions", any_array},
          {"not_found", ArrayOf({{"type", "object"}, {"required", {"what", "detail"}}})},
          {"notes", strings}}}}};
@@ -266,27 +310,37 @@ std::vector<McpTool> MakeTools(bool allow_code) {
   json any_array = {{"type", "array"}};
   McpTool trace = TraceTool();
 
-
-  json limit = {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 10},
+  json limit = {{"type", "integer"},
+                {"minimum", 1},
+                {"maximum", 100},
+                {"default", 10},
                 {"description", "at most this many items per list (totals gives the full counts)"}};
   McpTool find{
-      "find", "Find a symbol in the checkout",
+      "find",
+      "Find a symbol in the checkout",
       "Where a C++ function, dispatch stub, macro, __global__ kernel, functor, Python name or aten op is defined, "
       "registered (REGISTER_DISPATCH, TORCH_LIBRARY_IMPL, native_functions.yaml dispatch) and called, with "
       "file:line. Examples: softmax_warp_forward, lstm_cudnn, at::native::layer_norm_cuda, add_stub, "
       "aten::add.Tensor, torch.nn.functional.gelu, MulFunctor.",
       {{"type", "object"},
-       {"properties", {{"symbol", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}}, {"limit", limit}}},
+       {"properties",
+        {{"symbol", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxQueryLength}}}, {"limit", limit}}},
        {"required", {"symbol"}},
        {"additionalProperties", false}},
       {{"type", "object"},
-       {"required", {"symbol", "definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers", "totals"}},
+       {"required",
+        {"symbol", "definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers",
+         "totals"}},
        {"properties",
         {{"symbol", {{"type", "string"}}},
          {"definitions", ArrayOf(LocatedItem({"kind", "name"}))},
-         {"stubs", ArrayOf({{"type", "object"}, {"required", {"name", "registrations"}},
-                            {"properties", {{"name", {{"type", "string"}}}, {"declared", LocSchema()}, {"defined", LocSchema()},
-                                            {"registrations", ArrayOf(LocatedItem({"device", "macro", "target"}))}}}})},
+         {"stubs", ArrayOf({{"type", "object"},
+                            {"required", {"name", "registrations"}},
+                            {"properties",
+                             {{"name", {{"type", "string"}}},
+                              {"declared", LocSchema()},
+                              {"defined", LocSchema()},
+                              {"registrations", ArrayOf(LocatedItem({"device", "macro", "target"}))}}}})},
          {"registrations", ArrayOf(LocatedItem({"kind"}))},
          {"dispatch", ArrayOf(LocatedItem({"op", "key"}))},
          {"ops", ArrayOf(LocatedItem({"name", "func"}))},
@@ -311,7 +365,8 @@ std::vector<McpTool> MakeTools(bool allow_code) {
          {"properties", {{"formulas", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}},
         {{"type", "null"}}}}};
   McpTool op{
-      "op", "An aten op's YAML and derivatives",
+      "op",
+      "An aten op's YAML and derivatives",
       "The native_functions.yaml entry of an aten op (schema, variants, the effective dispatch table as torchgen "
       "resolves it, structured delegation, tags) and its derivatives.yaml formulas, with lines. A name with an "
       "overload (add.Tensor, aten::add.Tensor) gives that entry; a base name (add) gives every overload.",
@@ -321,11 +376,15 @@ std::vector<McpTool> MakeTools(bool allow_code) {
        {"additionalProperties", false}},
       {{"type", "object"},
        {"required", {"query", "entries"}},
-       {"properties", {{"query", {{"type", "string"}}}, {"entries", ArrayOf(entry)}, {"suggestions", strings},
-                       {"source", SourceSchema()}}}}};
+       {"properties",
+        {{"query", {{"type", "string"}}},
+         {"entries", ArrayOf(entry)},
+         {"suggestions", strings},
+         {"source", SourceSchema()}}}}};
 
   McpTool source{
-      "source", "Which PyTorch checkout is read",
+      "source",
+      "Which PyTorch checkout is read",
       "The PyTorch checkout optrace reads (path, how it was found, its version), the installed torch version "
       "(with a warning when they differ), and the state of the index (loading, ready with counts, or failed and why; "
       "whether edits to the checkout are watched, and how often the index was reloaded after one).",
@@ -347,7 +406,8 @@ std::vector<McpTool> MakeTools(bool allow_code) {
          {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}}}};
 
   McpTool scan{
-      "scan", "Find the PyTorch ops a model file runs",
+      "scan",
+      "Find the PyTorch ops a model file runs",
       "Scans Python source (a model file's text): nn.Module layers and what forward does with them, torch.* and "
       "F.* calls under any import alias, tensor methods, operators (inferred), custom torch.autograd.Function "
       "forward/backward; each op with its uses (line) and a classification from the checkout. Ops that are not a "
@@ -388,20 +448,26 @@ std::string McpInstructions() {
          "module (OpInfo/ModuleInfo entries, sample inputs, expected failures and skips per device/dtype, the "
          "test files). `verify` to run the installed torch and see which traced kernels really ran (slow: seconds "
          "to a minute). `profile` to read a torch.profiler export: per GPU kernel its time, the op and Python line "
-         "that launched it, and where its code is in the checkout. `source` to check which checkout and version are read, and the index state. Paths are "
+         "that launched it, and where its code is in the checkout. `source` to check which checkout and version are "
+         "read, and the index state. Paths are "
          "relative to the checkout root; `source.permalink` (when the version is known) turns them into GitHub "
          "links. 'Not found' means the checkout does not show it: do not fill the gap by guessing.";
 }
 
 OptraceTools::OptraceTools(std::string source_flag, bool allow_code)
-    : source_flag_(std::move(source_flag)), allow_code_(allow_code), tools_(MakeTools(allow_code)), live_(source_flag_, "optrace mcp"),
+    : source_flag_(std::move(source_flag)),
+      allow_code_(allow_code),
+      tools_(MakeTools(allow_code)),
+      live_(source_flag_, "optrace mcp"),
       index_(live_.index()) {}
 
 OptraceTools::~OptraceTools() {
   if (loader_.joinable()) loader_.join();
 }
 
-void OptraceTools::StartLoading() { loader_ = std::thread([this] { Load(); }); }
+void OptraceTools::StartLoading() {
+  loader_ = std::thread([this] { Load(); });
+}
 
 void OptraceTools::Load() {
   // The installed torch is asked while the index loads: a Python behind a
@@ -505,7 +571,8 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
       return FullTracePage(trace, arguments.value("cursor", std::string()), ops, sections);
     json brief = BriefTrace(TraceToJson(trace));
     // The brief keeps its 16 KB for facts: one base, not a url per location.
-    if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty()) brief["source"]["permalink"] = base;
+    if (std::string base = PermalinkBase(index_.root, index_.version); !base.empty())
+      brief["source"]["permalink"] = base;
     std::string text = TraceJsonMarkdown(brief);
     return {false, std::move(text), std::move(brief)};
   }
@@ -523,7 +590,8 @@ McpToolResult OptraceTools::Trace(const McpJson& arguments) {
 // detail "full", or named parts: one page of at most kFullPageMaxBytes
 // (trace_pages.h), its text rendered from it.
 McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std::string& cursor,
-                                          const std::vector<std::string>& ops, const std::vector<std::string>& sections) {
+                                          const std::vector<std::string>& ops,
+                                          const std::vector<std::string>& sections) {
   json full = TraceToJson(trace);
   std::string error;
   if (!SelectTraceParts(&full, ops, sections, &error)) return ToolError("optrace: " + error);
@@ -537,7 +605,8 @@ McpToolResult OptraceTools::FullTracePage(const optrace::Trace& trace, const std
     char* end = nullptr;
     index = std::strtoul(cursor.c_str(), &end, 10);
     if (!end || *end || index < 1 || index > pages.size())
-      return ToolError("optrace: invalid cursor '" + cursor + "' (this answer has " + std::to_string(pages.size()) + " pages)");
+      return ToolError("optrace: invalid cursor '" + cursor + "' (this answer has " + std::to_string(pages.size()) +
+                       " pages)");
     --index;
   }
   json page = std::move(pages[index]);
@@ -549,7 +618,8 @@ McpToolResult OptraceTools::Find(const McpJson& arguments) {
   std::string symbol = arguments.at("symbol");
   json found = FindJson(index_, FindName(index_, symbol), arguments.value("limit", size_t{10}));
   bool any = false;
-  for (const char* key : {"definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers"})
+  for (const char* key :
+       {"definitions", "stubs", "registrations", "dispatch", "ops", "launches", "macro_uses", "callers"})
     any = any || !found[key].empty();
   if (!any) {
     std::string text = "Not found: the checkout defines, registers and calls nothing named `" + symbol + "`.";
@@ -570,7 +640,8 @@ McpToolResult OptraceTools::Op(const McpJson& arguments) {
   std::string text = "Not found: native_functions.yaml has no op named `" + name + "`.";
   if (!out["suggestions"].empty()) {
     text += "\nDid you mean:";
-    for (size_t i = 0; i < out["suggestions"].size(); ++i) text += (i ? ", " : " ") + out["suggestions"][i].get<std::string>();
+    for (size_t i = 0; i < out["suggestions"].size(); ++i)
+      text += (i ? ", " : " ") + out["suggestions"][i].get<std::string>();
   }
   return {true, text, out};
 }
@@ -631,7 +702,8 @@ McpToolResult OptraceTools::Source() {
   if (!info.error.empty()) text << "- error: " << info.error << "\n";
   if (out.contains("counts")) text << "- index: " << out["counts"].dump() << "\n";
   if (ready || failed) {
-    if (info.watching) text << "- edits to the checkout: picked up by the next call (" << info.reloads << " reloads so far)\n";
+    if (info.watching)
+      text << "- edits to the checkout: picked up by the next call (" << info.reloads << " reloads so far)\n";
     else text << "- edits to the checkout: not watched (" << info.watch_error << "); restart the server after one\n";
   }
   if (failed) text << "- the next call loads the index again once the checkout is back or edited\n";

@@ -21,8 +21,8 @@
 
 #include "base/checkout.h"
 #include "index/index.h"
-#include "mcp/mcp_server.h"
 #include "index/live_index.h"
+#include "mcp/mcp_server.h"
 
 namespace optrace {
 
@@ -67,8 +67,8 @@ class OptraceTools : public McpToolProvider {
  private:
   void Load();
   McpToolResult Trace(const McpJson& arguments);
-  McpToolResult FullTracePage(const optrace::Trace& trace, const std::string& cursor, const std::vector<std::string>& ops,
-                              const std::vector<std::string>& sections);
+  McpToolResult FullTracePage(const optrace::Trace& trace, const std::string& cursor,
+                              const std::vector<std::string>& ops, const std::vector<std::string>& sections);
   McpToolResult Find(const McpJson& arguments);
   McpToolResult Op(const McpJson& arguments);
   McpToolResult Scan(const McpJson& arguments);
@@ -87,8 +87,8 @@ class OptraceTools : public McpToolProvider {
   // failure (live_index.h). Tool calls read index_ under live_.ReadLock().
   LiveIndex live_;
   const Index& index_;
-  std::mutex mu_;  // guards installed_torch_ and version_warning_ (set once the checkout is found)
-  bool have_torch_ = false;  // installed_torch_ and version_warning_ are set (`source` may be asked before)
+  std::mutex mu_;               // guards installed_torch_ and version_warning_ (set once the checkout is found)
+  bool have_torch_ = false;     // installed_torch_ and version_warning_ are set (`source` may be asked before)
   bool torch_settled_ = false;  // ... or will never be (no checkout): other tools wait for this
   std::condition_variable torch_settled_cv_;
   std::optional<std::string> installed_torch_;

@@ -15,9 +15,9 @@
 #include "render/render.h"
 #include "testing/test_tree_index.h"
 #include "testing/test_util.h"
-#include "trace/trace.h"
 #include "tools/brief_test_util.h"
 #include "tools/mcp_tools.h"
+#include "trace/trace.h"
 
 namespace optrace {
 namespace {

@@ -167,9 +167,10 @@ json VerifyOutputSchema() {
 }
 
 json TestsOutputSchema() {
-  json function =
-      Object({"role", "name"},
-             {{"role", Type("string")}, {"name", Type("string")}, {"file", Nullable("string")}, {"line", Nullable("integer")}});
+  json function = Object({"role", "name"}, {{"role", Type("string")},
+                                            {"name", Type("string")},
+                                            {"file", Nullable("string")},
+                                            {"line", Nullable("integer")}});
   json decoration = Object({"kind", "line"}, {{"kind", Type("string")},
                                               {"test_class", Type("string")},
                                               {"test_name", Type("string")},
@@ -206,25 +207,25 @@ json TestsOutputSchema() {
 }
 
 json ProfileOutputSchema() {
-  json row = Object({"name", "kind", "calls", "total_us", "mean_us", "share"},
-                    {{"name", Type("string")},
-                     {"kind", Type("string")},
-                     {"calls", Type("integer")},
-                     {"total_us", Type("number")},
-                     {"mean_us", Type("number")},
-                     {"share", Type("number")},
-                     {"launched_by", Object({"op"}, {{"op", Type("string")},
-                                                     {"outer_op", Type("string")},
-                                                     {"calls", Type("integer")}})},
-                     {"python", Type("string")},
-                     {"input_shapes", Type("array")},
-                     {"input_types", Strings()},
-                     {"source", Object({"resolved"}, {{"resolved", Type("boolean")},
-                                                      {"kernel", Type("string")},
-                                                      {"definition", Location()},
-                                                      {"library", Type("string")},
-                                                      {"why", Type("string")}})},
-                     {"estimate", Type("object")}});
+  json row =
+      Object({"name", "kind", "calls", "total_us", "mean_us", "share"},
+             {{"name", Type("string")},
+              {"kind", Type("string")},
+              {"calls", Type("integer")},
+              {"total_us", Type("number")},
+              {"mean_us", Type("number")},
+              {"share", Type("number")},
+              {"launched_by",
+               Object({"op"}, {{"op", Type("string")}, {"outer_op", Type("string")}, {"calls", Type("integer")}})},
+              {"python", Type("string")},
+              {"input_shapes", Type("array")},
+              {"input_types", Strings()},
+              {"source", Object({"resolved"}, {{"resolved", Type("boolean")},
+                                               {"kernel", Type("string")},
+                                               {"definition", Location()},
+                                               {"library", Type("string")},
+                                               {"why", Type("string")}})},
+              {"estimate", Type("object")}});
   json peak = Object({"name"}, {{"name", Type("string")}, {"hbm_tbs", Type("number")}, {"source", Type("string")}});
   return Object({"schema", "file", "device", "peak", "gpu", "total_us", "distinct", "rows", "notes"},
                 {{"schema", {{"type", "string"}, {"const", "optrace.profile/1"}}},

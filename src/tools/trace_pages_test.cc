@@ -179,9 +179,8 @@ TEST(TracePages, SdpaSelectionsInBothChannelsAndItsBiggestOpCut) {
   // Flash attention takes fp16/bf16 only (cuda/sdp_utils.cpp:511): float32 rules it out (an
   // alternative, never on the path), bfloat16 takes it.
   EXPECT_EQ(brief.text.find("- op `_scaled_dot_product_flash_attention`"), std::string::npos);
-  McpToolResult bf16 = Tools().Call("trace", {{"query", "F.scaled_dot_product_attention"},
-                                              {"device", "cuda"},
-                                              {"assume", {"dtype=bfloat16"}}});
+  McpToolResult bf16 = Tools().Call(
+      "trace", {{"query", "F.scaled_dot_product_attention"}, {"device", "cuda"}, {"assume", {"dtype=bfloat16"}}});
   ASSERT_FALSE(bf16.is_error) << bf16.text;
   EXPECT_NE(bf16.text.find("- op `_scaled_dot_product_flash_attention`"), std::string::npos) << bf16.text;
 

@@ -16,7 +16,9 @@ using json = nlohmann::ordered_json;
 namespace {
 
 json QuerySchema() {
-  return {{"type", "string"}, {"minLength", 1}, {"maxLength", 300},
+  return {{"type", "string"},
+          {"minLength", 1},
+          {"maxLength", 300},
           {"description", "F.softmax, nn.LSTM, torch.matmul, aten::_softmax ..."}};
 }
 
@@ -27,25 +29,27 @@ McpTool VerifySpec(bool allow_code) {
       {"dtype", {{"type", "string"}, {"maxLength", 40}, {"description", "float32, float64, bfloat16 ..."}}},
       {"samples", {{"type", "integer"}, {"minimum", 1}, {"maximum", 20}, {"default", 3}}}};
   if (allow_code) {
-    properties["code"] = {{"type", "string"},
-                          {"maxLength", 100000},
-                          {"description", "Python to run instead of the OpInfo samples (torch, nn, F, device defined)"}};
+    properties["code"] = {
+        {"type", "string"},
+        {"maxLength", 100000},
+        {"description", "Python to run instead of the OpInfo samples (torch, nn, F, device defined)"}};
   }
   McpToolHints hints;
   hints.read_only = false;  // runs a Python process: never a read-only tool
   hints.destructive = allow_code;
   hints.idempotent = !allow_code;
   hints.open_world = allow_code;
-  return {"verify", "Run the installed torch and mark what of the trace ran",
+  return {"verify",
+          "Run the installed torch and mark what of the trace ran",
           "Runs the installed torch (the interpreter of $PYTHON, else the active venv/conda, else python3) on the "
           "query's inputs -- " +
               std::string(allow_code ? "`code` if given, else " : "") +
               "the op's OpInfo sample inputs (or a module's ModuleInfo inputs) "
-          "from torch's own test suite -- forward and backward under the profiler, and joins what ran with the "
-          "static trace of the checkout: every traced op, implementation, stub, kernel and library is marked "
-          "observed or not observed (with the evidence), and every aten op or CUDA kernel that ran but the trace "
-          "does not explain is listed with the traced op running around it. Slow (torch import): seconds to a "
-          "minute." +
+              "from torch's own test suite -- forward and backward under the profiler, and joins what ran with the "
+              "static trace of the checkout: every traced op, implementation, stub, kernel and library is marked "
+              "observed or not observed (with the evidence), and every aten op or CUDA kernel that ran but the trace "
+              "does not explain is listed with the traced op running around it. Slow (torch import): seconds to a "
+              "minute." +
               std::string(allow_code ? " `code` runs as the user who started the server: it can do anything they can."
                                      : " Arbitrary `code` is accepted only when the server was started with "
                                        "`optrace mcp --allow-code`."),
@@ -55,12 +59,15 @@ McpTool VerifySpec(bool allow_code) {
 }
 
 McpTool TestsSpec() {
-  return {"tests", "How PyTorch tests an op",
+  return {"tests",
+          "How PyTorch tests an op",
           "The OpInfo / ModuleInfo entries for an op or module in the checkout's test databases "
           "(common_methods_invocations.py, opinfo/definitions/*.py, common_modules.py) with file:line: sample-input "
           "and reference functions (located), dtypes per device as written, DecorateInfo skips and tolerance "
           "overrides, the test files that run every entry, and test files calling the op directly.",
-          {{"type", "object"}, {"properties", {{"query", QuerySchema()}}}, {"required", {"query"}},
+          {{"type", "object"},
+           {"properties", {{"query", QuerySchema()}}},
+           {"required", {"query"}},
            {"additionalProperties", false}},
           TestsOutputSchema()};
 }
@@ -83,7 +90,8 @@ McpToolResult Verify(const Index& index, const McpJson& arguments, bool allow_co
   request.samples = arguments.value("samples", 3);
   request.timeout_s = 600;
   Observed observed;
-  if (ObserveStatus s = ObserveWithTorch(request, &observed); !s.ok()) return {true, "optrace verify: " + s.message, nullptr};
+  if (ObserveStatus s = ObserveWithTorch(request, &observed); !s.ok())
+    return {true, "optrace verify: " + s.message, nullptr};
   VerifyReport report = JoinObserved(index, observed, {});
   return {false, VerifyText(report, true), VerifyToJson(report, false)};
 }

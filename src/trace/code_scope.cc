@@ -86,8 +86,8 @@ bool LookupReaches(const LookupScope& def, std::string_view qualifier, const Loo
 // Folders compiled only into one backend's or one library's build: their
 // code is reached only from code in the same folder.
 std::string_view BackendFolder(std::string_view path) {
-  static const std::string_view kFolders[] = {"/vulkan/", "/xnnpack/", "/mps/",     "/metal/", "/mkldnn/xpu/",
-                                              "/xpu/",    "/qnnpack/", "/miopen/", "/hip/",   "/kleidiai/", "/mtia/"};
+  static const std::string_view kFolders[] = {"/vulkan/",  "/xnnpack/", "/mps/", "/metal/",    "/mkldnn/xpu/", "/xpu/",
+                                              "/qnnpack/", "/miopen/",  "/hip/", "/kleidiai/", "/mtia/"};
   for (std::string_view f : kFolders) {
     if (path.find(f) != std::string_view::npos) return f;
   }
@@ -149,8 +149,8 @@ FunctorsByClass FunctorsOfClasses(const CppIndex& cpp) {
   return out;
 }
 
-std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class,
-                                               const CppCall& c, const CppFunction& caller, std::string_view body) {
+std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class, const CppCall& c,
+                                               const CppFunction& caller, std::string_view body) {
   // A class named in a call's explicit template arguments is instantiated by
   // the callee, which calls it -- its operator() runs (the callee sees only a
   // template parameter, so this call site is where the class is known).
@@ -228,7 +228,8 @@ std::vector<std::string> CallArgumentsAt(const CppCall& c, const CppFunction& ca
 std::string_view ConstructedClass(std::string_view arg) {
   size_t end = 0;
   while (end < arg.size() && (IsIdentChar(arg[end]) || arg[end] == ':')) ++end;
-  if (end == 0 || end >= arg.size() || (arg[end] != '(' && arg[end] != '{') || arg.back() != (arg[end] == '(' ? ')' : '}'))
+  if (end == 0 || end >= arg.size() || (arg[end] != '(' && arg[end] != '{') ||
+      arg.back() != (arg[end] == '(' ? ')' : '}'))
     return {};
   std::string_view name = arg.substr(0, end);
   if (size_t sep = name.rfind("::"); sep != std::string_view::npos) name = name.substr(sep + 2);

@@ -59,8 +59,8 @@ FunctorsByClass FunctorsOfClasses(const CppIndex& cpp);
 // f<FullLayer, FullBidirectionalLayer>(...): the operator()s of the classes
 // named in call `c`'s explicit template arguments, read from `body` (the
 // caller's body text), that the caller's file can see.
-std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class,
-                                               const CppCall& c, const CppFunction& caller, std::string_view body);
+std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const FunctorsByClass& by_class, const CppCall& c,
+                                               const CppFunction& caller, std::string_view body);
 // run_launcher<T>(..., KthValueLauncher(k)) into a `callee` that calls a
 // member of that parameter (l.template launch<...>(...)): those members of
 // the class constructed in the argument, that the caller's file can see --

@@ -20,10 +20,10 @@ std::string LastName(std::string_view s) {
 }
 
 std::vector<std::string> CalledFunctions(std::string_view text) {
-  static const std::set<std::string> kSkip = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
-                                              "defined",     "sizeof",           "TORCH_CHECK", "C10_UNLIKELY",
-                                              "C10_LIKELY",  "isinstance",       "len",         "get", "value",
-                                              "has_value",   "size",             "dim",         "numel"};
+  static const std::set<std::string> kSkip = {
+      "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "defined", "sizeof",
+      "TORCH_CHECK", "C10_UNLIKELY",     "C10_LIKELY", "isinstance",   "len",     "get",
+      "value",       "has_value",        "size",       "dim",          "numel"};
   std::vector<std::string> out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (!IsIdentChar(text[i]) || (i > 0 && IsIdentChar(text[i - 1]))) continue;

@@ -23,7 +23,6 @@ namespace optrace {
 
 namespace {
 
-
 // The end of the type of a declaration whose declarator list has a ',' at
 // `comma` (`Tensor a, b;`: just after `Tensor`); 0 when it is none.
 size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
@@ -42,7 +41,8 @@ size_t DeclaratorListTypeEnd(std::string_view body, size_t comma) {
   // A comma inside an open '(' separates a call's arguments
   // (`auto out = f(input_, target_,`), not declarators.
   int open = 0;
-  for (size_t i = statement; i < comma; ++i) open += body[i] == '(' || body[i] == '[' ? 1 : body[i] == ')' || body[i] == ']' ? -1 : 0;
+  for (size_t i = statement; i < comma; ++i)
+    open += body[i] == '(' || body[i] == '[' ? 1 : body[i] == ')' || body[i] == ']' ? -1 : 0;
   if (open > 0) return 0;
   auto parts = SplitTopLevel(body.substr(statement, comma - statement), ',');
   if (parts.empty()) return 0;
@@ -151,7 +151,8 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     line_begin = line_begin == std::string_view::npos ? 0 : line_begin + 1;
     if (body.substr(line_begin, at - line_begin).find("//") != std::string_view::npos) continue;
     // storage->device(), x.device, c10::device: a member or a qualified name, no declaration.
-    if (at > 0 && (body[at - 1] == '.' || (at > 1 && (body.compare(at - 2, 2, "->") == 0 || body.compare(at - 2, 2, "::") == 0))))
+    if (at > 0 &&
+        (body[at - 1] == '.' || (at > 1 && (body.compare(at - 2, 2, "->") == 0 || body.compare(at - 2, 2, "::") == 0))))
       continue;
     size_t next = end;
     while (next < body.size() && body[next] == ' ') ++next;
@@ -195,7 +196,8 @@ std::string BindingInitializer(std::string_view body, std::string_view name) {
     while (eq < body.size() && body[eq] == ' ') ++eq;
     if (eq >= body.size() || body[eq] != '=') continue;
     size_t stop = body.find(';', eq);
-    return std::string(TrimView(body.substr(eq + 1, stop == std::string_view::npos ? std::string_view::npos : stop - eq - 1)));
+    return std::string(
+        TrimView(body.substr(eq + 1, stop == std::string_view::npos ? std::string_view::npos : stop - eq - 1)));
   }
   return "";
 }
@@ -207,7 +209,8 @@ std::string Initializer(std::string_view body, std::string_view name) {
     while (end < body.size() && body[end] == ' ') ++end;
     if (end + 1 >= body.size() || body[end] != '=' || body[end + 1] == '=') continue;
     size_t stop = body.find(';', end);
-    std::string_view init = body.substr(end + 1, stop == std::string_view::npos ? std::string_view::npos : stop - end - 1);
+    std::string_view init =
+        body.substr(end + 1, stop == std::string_view::npos ? std::string_view::npos : stop - end - 1);
     while (!init.empty() && (init.front() == ' ' || init.front() == '\n')) init.remove_prefix(1);
     return std::string(init);
   }
@@ -215,7 +218,7 @@ std::string Initializer(std::string_view body, std::string_view name) {
 }
 
 bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
-                             int depth) const {
+                                      int depth) const {
   // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
   // for at::log(...)): whether that op returns a Tensor.
   if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
@@ -248,7 +251,7 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
 // index.numel() or x.sum().item() decides. A constant (at::internal::GRAIN_SIZE)
 // is no call, so no Tensor.
 bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view body, std::string_view init,
-                           std::string_view name, int depth) const {
+                                    std::string_view name, int depth) const {
   std::string_view object;  // the variable a member call is made on ("" for a call's result)
   for (size_t i = 0; i < init.size();) {
     if (!IsIdentChar(init[i]) || std::isdigit(static_cast<unsigned char>(init[i]))) {
@@ -290,8 +293,7 @@ bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view bo
     if (op_call && word != last && word.substr(0, word.size() - last.size()) == "at::") return true;
     if (op_call && word == last && ValueIsTensor(params, body, init.substr(args, after - 1 - args), name, depth + 1))
       return true;
-    if (!call && !member && word == last && word != name && IsTensorOperand(params, body, word, depth + 1))
-      return true;
+    if (!call && !member && word == last && word != name && IsTensorOperand(params, body, word, depth + 1)) return true;
     // A helper's result (`operator_1_norm(a)`): a Tensor when every function
     // of that name the index defines returns one.
     if (call && !member && !op_call && HelperReturnsTensor(last)) return true;
@@ -347,8 +349,8 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (StartsWith(t, "const ")) t.remove_prefix(6);
   while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
   static const std::unordered_set<std::string_view> kNumbers = {
-      "int", "int64_t", "int32_t", "double", "float", "bool", "Scalar", "at::Scalar", "c10::Scalar",
-      "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};
+      "int",         "int64_t",  "int32_t",     "double",   "float",  "bool",        "Scalar", "at::Scalar",
+      "c10::Scalar", "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};
   return kNumbers.count(t) ? 'n' : '?';
 }
 
@@ -363,8 +365,8 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
     const bool tensor = kind == 'T' || kind == 'L';
     // C++ converts a number to Scalar, int, float, bool, SymInt (and their
     // lists, from one element), never to a Tensor, Dimname, string, Generator or enum.
-    const bool enumeration = kind == 'D' || StartsWith(type, "Layout") || StartsWith(type, "Device") ||
-                             StartsWith(type, "MemoryFormat");
+    const bool enumeration =
+        kind == 'D' || StartsWith(type, "Layout") || StartsWith(type, "Device") || StartsWith(type, "MemoryFormat");
     if (kinds[k] == 't' && !tensor) return false;
     if (kinds[k] == 'n' && (tensor || kind == 'N' || kind == 'n' || kind == 's' || kind == 'g' || enumeration))
       return false;
@@ -392,7 +394,8 @@ std::vector<std::pair<std::string, uint32_t>> NamesPassedAsArguments(std::string
     size_t k = j;
     while (k < body.size() && body[k] == ' ') ++k;
     char before = significant_before(i), after = k < body.size() ? body[k] : '\0';
-    if ((before == '(' || before == ',') && (after == ')' || after == ',')) out.push_back({std::string(body.substr(i, j - i)), line});
+    if ((before == '(' || before == ',') && (after == ')' || after == ','))
+      out.push_back({std::string(body.substr(i, j - i)), line});
     i = j;
   }
   return out;

@@ -28,12 +28,15 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
 
   FunctionSchema src, value, reduce;
   std::string error;
-  ASSERT_TRUE(ParseFunctionSchema("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", &src, &error));
-  ASSERT_TRUE(ParseFunctionSchema("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", &value, &error));
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+                                  &src, &error));
+  ASSERT_TRUE(ParseFunctionSchema("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
+                                  &value, &error));
   ASSERT_TRUE(ParseFunctionSchema(
-      "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", &reduce, &error));
+      "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", &reduce,
+      &error));
   const std::vector<char> kinds = {'?', 't', 'n'};
-  EXPECT_FALSE(AdmitsArguments(src, true, kinds));    // a number is no Tensor
+  EXPECT_FALSE(AdmitsArguments(src, true, kinds));  // a number is no Tensor
   EXPECT_TRUE(AdmitsArguments(value, true, kinds));
   EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
   EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
@@ -44,12 +47,13 @@ TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
   // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no
   // declaration of tol with type "S >"; the binding unpacks svd's Tensors.
   std::string body =
-      "{\n  auto [U, S, V] = input.svd();\n  Tensor x = at::narrow(S, /*dim=*/-1, 0, 1);\n  Tensor tol = at::max(a, b);\n"
+      "{\n  auto [U, S, V] = input.svd();\n  Tensor x = at::narrow(S, /*dim=*/-1, 0, 1);\n  Tensor tol = at::max(a, "
+      "b);\n"
       "  Tensor r = at::where(S > tol, S.reciprocal(), V);\n}";
   EXPECT_EQ(DeclaredType("", body, "tol"), "Tensor");
   EXPECT_EQ(BindingInitializer(body, "S"), "input.svd()");
   EXPECT_EQ(BindingInitializer(body, "tol"), "");
-  auto tensors = [](std::string_view n) { return n == "tol" || n == "S"; };  // S: the binding's
+  auto tensors = [](std::string_view n) { return n == "tol" || n == "S"; };       // S: the binding's
   EXPECT_EQ(OperatorOps(body, true, tensors), (std::vector<std::string>{"gt"}));  // no div/mul in /*dim=*/
 }
 
@@ -66,7 +70,8 @@ TEST(OperatorUses, AMethodOfWhatIsNoTensorComparesNoTensor) {
 TEST(OperatorUses, AMethodOfAnUnknownsMethodComparesNoTensor) {
   // Whatever `t` is, t.sym_sizes() is no Tensor, so neither is its slice(1).
   auto is_tensor = [](std::string_view name) { return name == "input_" || name == ".slice"; };
-  EXPECT_TRUE(OperatorUses("if (t.sym_sizes().slice(1) != input_.sym_sizes().slice(2)) {", false, is_tensor, {}).empty());
+  EXPECT_TRUE(
+      OperatorUses("if (t.sym_sizes().slice(1) != input_.sym_sizes().slice(2)) {", false, is_tensor, {}).empty());
   EXPECT_EQ(OperatorUses("auto d = input_.slice(1) != t;", false, is_tensor, {}).size(), 1u);
 }
 
@@ -80,7 +85,6 @@ TEST(OperandTypes, ANameAmongACallsArgumentsIsNoDeclaratorList) {
   EXPECT_EQ(DeclaredType("", body, "target_"), "Tensor");
   EXPECT_EQ(DeclaredType("", body, "b"), "Tensor");
 }
-
 
 TEST(OperatorUses, AGroupAfterReturnIsNoCall) {
   // TensorCompare.cpp:416 (2.6.0) `return (self == self) * (self.abs() != ...)`: `return (` opens a

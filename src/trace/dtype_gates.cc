@@ -103,8 +103,7 @@ std::vector<std::string> Items(std::string_view list) {
   return out;
 }
 
-Tri Gate(const Index& ix, std::string_view function, const std::string& dtype, int depth,
-         std::set<std::string>* seen) {
+Tri Gate(const Index& ix, std::string_view function, const std::string& dtype, int depth, std::set<std::string>* seen) {
   if (depth > kValueDepth || !seen->insert(std::string(function)).second) return Tri::kUnknown;
   std::vector<std::string> bodies = Bodies(ix, function);
   if (bodies.empty()) return Tri::kUnknown;
@@ -169,7 +168,6 @@ std::optional<std::string_view> GuardOf(std::string_view body, size_t at) {
   }
   return body.substr(open + 1, close - open - 1);
 }
-
 
 // An enum member's last two names: "at::SDPBackend::math" -> "SDPBackend::math"
 // (the order names it qualified, a return or a condition need not).
@@ -291,8 +289,8 @@ std::vector<std::string> BraceList(const Index& ix, const std::string& file, std
 
 // The members the list `expr` (read in `body` of a function in `file`)
 // holds: a name's (BraceList), or what the function it calls returns.
-std::vector<std::string> ListOf(const Index& ix, const std::string& file, std::string_view body,
-                                std::string_view expr, int depth) {
+std::vector<std::string> ListOf(const Index& ix, const std::string& file, std::string_view body, std::string_view expr,
+                                int depth) {
   if (depth > kValueDepth) return {};  // a list's value is followed back as a variable's is
   expr = TrimView(expr);
   if (IsIdentifier(expr)) return BraceList(ix, file, body, expr, depth);

@@ -28,8 +28,7 @@ std::optional<std::vector<Condition>> WithoutComplement(const std::vector<Condit
 // Two call sites whose conditions are the same but for one, written once
 // and taken with opposite polarity (an if and its else): the conditions
 // under which one of them is reached.
-std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a,
-                                                   const std::vector<Condition>& b) {
+std::optional<std::vector<Condition>> EitherBranch(const std::vector<Condition>& a, const std::vector<Condition>& b) {
   if (a.size() != b.size()) return std::nullopt;
   size_t differ = a.size();
   for (size_t i = 0; i < a.size(); ++i) {

@@ -47,7 +47,8 @@ std::vector<std::map<std::string, std::optional<std::string>>> FormulaCallBindin
         std::map<std::string, std::optional<std::string>> site;
         for (size_t k = 0; k < arguments.size(); ++k) {
           auto value = forward_values.find(arguments[k]);
-          if (forward_names.count(arguments[k]) && value != forward_values.end()) site[parameters[k].name] = value->second;
+          if (forward_names.count(arguments[k]) && value != forward_values.end())
+            site[parameters[k].name] = value->second;
         }
         sites.push_back(std::move(site));
       }

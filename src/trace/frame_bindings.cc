@@ -52,8 +52,8 @@ void Agree(Bindings* into, const Bindings& other) {
 // Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
 bool Mentions(std::string_view line, std::string_view word) {
   for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
-    bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
-                             line[at - 1] == '.');
+    bool left = at == 0 ||
+                !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' || line[at - 1] == '.');
     size_t end = at + word.size();
     bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
     if (left && right) return true;
@@ -226,9 +226,9 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
     }
     if (open) continue;
     std::optional<bool> value = !branches || taken == Tri::kFalse ? state
-                                : taken == Tri::kTrue               ? branches
-                                : (state && *state == *branches)    ? state
-                                                                    : std::nullopt;
+                                : taken == Tri::kTrue             ? branches
+                                : (state && *state == *branches)  ? state
+                                                                  : std::nullopt;
     if (value) out[name] = *value ? "True" : "False";
   }
   return out;
@@ -344,8 +344,7 @@ void FrameBindings::AddAttributes(const std::string& symbol, Bindings* out, int 
   PySymbol owner = ix_.py.Resolve(OwnerOf(symbol));
   if (owner.kind != PySymbol::kClass) return;
   std::optional<std::vector<PyArgument>> args;
-  if (IsModuleTarget() && OwnerOf(symbol) == t_.target_name && t_.call_query)
-    args = SplitArguments(t_.call_arguments);
+  if (IsModuleTarget() && OwnerOf(symbol) == t_.target_name && t_.call_query) args = SplitArguments(t_.call_arguments);
   InitAttributes(owner.module, owner.index, args, out, depth);
 }
 
@@ -521,7 +520,7 @@ void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
 }
 
 std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const PyFrame& f, const PyCallStep& c,
-                                                                           const NativeFunction& fn, bool* fits) {
+                                                                          const NativeFunction& fn, bool* fits) {
   std::map<std::string, std::optional<std::string>> out;
   std::optional<std::vector<PyArgument>> args;
   // A bridge frame with no Python body of its own (torch.sum): the user's
@@ -554,9 +553,11 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
 void FrameBindings::PackIntListVarargs(const NativeFunction& fn, bool method, std::vector<PyArgument>* args) {
   std::vector<const SchemaArgument*> positional;
   for (const SchemaArgument& a : fn.schema.arguments)
-    if (!a.is_out && !a.kwarg_only && !(method && positional.empty() && a.name == "self" && &a == &fn.schema.arguments[0]))
+    if (!a.is_out && !a.kwarg_only &&
+        !(method && positional.empty() && a.name == "self" && &a == &fn.schema.arguments[0]))
       positional.push_back(&a);
-  if (positional.size() != 1 || !(positional[0]->type.starts_with("int[") || positional[0]->type.starts_with("SymInt[")))
+  if (positional.size() != 1 ||
+      !(positional[0]->type.starts_with("int[") || positional[0]->type.starts_with("SymInt[")))
     return;
   std::vector<PyArgument> packed;
   std::string list;

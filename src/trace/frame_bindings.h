@@ -83,7 +83,7 @@ class FrameBindings {
   // wrong kind, or an argument without default it does not pass
   // (`torch.zeros(n, m, dtype=...)` is never zeros.names, whose `names` has none).
   std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
-                                                              const NativeFunction& fn, bool* fits);
+                                                             const NativeFunction& fn, bool* fits);
 
  private:
   const Bindings& Compute(const PyFrame& f, int depth);
@@ -107,8 +107,8 @@ class FrameBindings {
   Tri BranchCondition(std::string_view header, const Bindings& local, const Bindings& attributes) const;
   static void AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out);
   static void ForgetAttribute(std::string_view stmt, Bindings* out);
-  void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args,
-                      Bindings* out, int depth);
+  void InitAttributes(uint32_t module, uint32_t cls, const std::optional<std::vector<PyArgument>>& args, Bindings* out,
+                      int depth);
   bool IsTarget(const PyFrame& f) const;
   // Whether a condition of call `c` is false where its frame's parameters hold `caller`.
   bool RuledOut(const PyCallStep& c, const Bindings& caller) const;

@@ -16,7 +16,6 @@ namespace optrace {
 
 namespace {
 
-
 // Pieces of `text` between top-level commas, trimmed.
 std::vector<std::string> TopLevel(std::string_view text) {
   std::vector<std::string> out;
@@ -131,8 +130,8 @@ std::string InlinePredicates(const Index& ix, std::string_view condition, const 
       continue;
     }
     size_t j = i;
-    while (j < condition.size() && (IsIdentChar(condition[j]) || (condition[j] == ':' && j + 1 < condition.size() &&
-                                                                  condition[j + 1] == ':')))
+    while (j < condition.size() &&
+           (IsIdentChar(condition[j]) || (condition[j] == ':' && j + 1 < condition.size() && condition[j + 1] == ':')))
       j += condition[j] == ':' ? 2 : 1;
     std::string qualified(condition.substr(i, j - i));
     std::string name = qualified.substr(qualified.rfind(':') == std::string::npos ? 0 : qualified.rfind(':') + 1);

@@ -97,7 +97,8 @@ std::shared_ptr<MemoryDisk> Tree() {
 std::string Summary(const Trace& t) {
   std::string s;
   for (const OpStep& op : t.ops) {
-    s += (op.role == OpRole::kBackward ? "backward " : "") + op.name + " from '" + op.reached_from + "' depth " + std::to_string(op.depth) + ":";
+    s += (op.role == OpRole::kBackward ? "backward " : "") + op.name + " from '" + op.reached_from + "' depth " +
+         std::to_string(op.depth) + ":";
     for (const ImplStep& i : op.impls) s += " impl " + i.key + "=" + i.function + "@" + std::to_string(i.where.line);
     for (const ImplStep& h : op.helpers) s += " helper " + h.function;
     for (const KernelStep& k : op.kernels) s += " kernel " + k.name + "@" + std::to_string(k.launch_site.line);

@@ -19,7 +19,6 @@ constexpr int kMaxHelperDepth = 4;
 constexpr const char* kTableFiles[] = {"tools/autograd/templates/python_variable_methods.cpp",
                                        "torch/csrc/autograd/python_variable.cpp"};
 
-
 // Comments and string/char literals replaced by spaces (newlines kept).
 std::string Blank(std::string_view text) {
   std::string out(text);
@@ -59,14 +58,14 @@ size_t SkipSpace(std::string_view code, size_t i) {
   return i;
 }
 
-
 // Bodies [open brace, close brace] of the definitions of `name`: a function
 // (name at the start of a declaration line, a parameter list, then a body)
 // or, for "struct X", the struct.
 std::vector<std::pair<size_t, size_t>> Definitions(std::string_view code, std::string_view name) {
   std::vector<std::pair<size_t, size_t>> out;
   for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
-    if ((at > 0 && IsIdentChar(code[at - 1])) || (at + name.size() < code.size() && IsIdentChar(code[at + name.size()])))
+    if ((at > 0 && IsIdentChar(code[at - 1])) ||
+        (at + name.size() < code.size() && IsIdentChar(code[at + name.size()])))
       continue;
     size_t line_start = code.rfind('\n', at);
     line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
@@ -125,8 +124,9 @@ class Source {
 };
 
 bool IsKeyword(std::string_view w) {
-  static const char* kWords[] = {"if", "for", "while", "switch", "return", "sizeof", "catch", "static_cast",
-                                 "reinterpret_cast", "const_cast", "dynamic_cast", "decltype", "alignof"};
+  static const char* kWords[] = {"if",           "for",      "while",       "switch",           "return",
+                                 "sizeof",       "catch",    "static_cast", "reinterpret_cast", "const_cast",
+                                 "dynamic_cast", "decltype", "alignof"};
   return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* k) { return w == k; });
 }
 
@@ -146,7 +146,8 @@ void CollectCalls(Source& src, size_t b, size_t e, int depth, std::vector<std::s
                   std::vector<HandBoundCall>* out) {
   const std::string_view code = src.code();
   for (size_t i = b; i < e; ++i) {
-    if (!IsIdentChar(code[i]) || (i > 0 && IsIdentChar(code[i - 1])) || std::isdigit(static_cast<unsigned char>(code[i])))
+    if (!IsIdentChar(code[i]) || (i > 0 && IsIdentChar(code[i - 1])) ||
+        std::isdigit(static_cast<unsigned char>(code[i])))
       continue;
     size_t j = i;
     while (j < e && IsIdentChar(code[j])) ++j;
@@ -189,7 +190,8 @@ std::string BoundFunction(Source& src, size_t b, size_t e, std::string* shown) {
   for (size_t i = b; i < e; ++i) {
     if (!IsIdentChar(code[i]) || (i > 0 && IsIdentChar(code[i - 1]))) continue;
     size_t j = i;
-    while (j < e && (IsIdentChar(code[j]) || (code[j] == ':' && j + 1 < e && code[j + 1] == ':'))) j += code[j] == ':' ? 2 : 1;
+    while (j < e && (IsIdentChar(code[j]) || (code[j] == ':' && j + 1 < e && code[j + 1] == ':')))
+      j += code[j] == ':' ? 2 : 1;
     std::string word(code.substr(i, j - i));
     size_t colons = word.find("::");
     std::string name = colons == std::string::npos ? word : "struct " + word.substr(0, colons);

@@ -24,17 +24,17 @@ namespace optrace {
 class Disk;
 
 struct HandBoundCall {
-  std::string name;  // "to", "numpy_T"
+  std::string name;     // "to", "numpy_T"
   bool method = false;  // x.name(...) / x->name(...), else at::name(...)
   int line = 0;
   std::string file;
 };
 
 struct HandBinding {
-  std::string file;      // the table's file
-  int line = 0;          // of the table entry
-  std::string function;  // "THPVariable_half", "PropertymT::getter"
-  std::string kind;      // "method" | "property"
+  std::string file;                  // the table's file
+  int line = 0;                      // of the table entry
+  std::string function;              // "THPVariable_half", "PropertymT::getter"
+  std::string kind;                  // "method" | "property"
   std::vector<HandBoundCall> calls;  // in body order, helpers' calls where the helper is called
 };
 

@@ -20,8 +20,8 @@ std::string MethodBody(const Index& index, std::string_view method, std::string_
   for (uint32_t id : index.cpp.FunctionsNamed(method)) {
     const CppFunction& f = index.cpp.functions()[id];
     if (index.cpp.file(f.file) != file || !f.HasBody()) continue;
-    std::string text = index.Snippet(std::string(file), static_cast<int>(f.body_begin),
-                                     static_cast<int>(f.BodyLines()));
+    std::string text =
+        index.Snippet(std::string(file), static_cast<int>(f.body_begin), static_cast<int>(f.BodyLines()));
     size_t open = text.find('{'), close = text.rfind('}');
     if (open == std::string::npos || close == std::string::npos || close <= open) continue;
     *line = static_cast<int>(f.body_begin);

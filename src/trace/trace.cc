@@ -60,8 +60,9 @@ Status Tracer::Run(std::string_view raw) {
     t_.not_found.push_back({"query", msg});
     return Status::NotFound(msg);
   }
-  bool found = resolver_.TryAten(q) || resolver_.TryOperator(q) || resolver_.TryMethod(q) || resolver_.TryPythonSymbol(q) || resolver_.TryTorchNamespace(q) ||
-               resolver_.TryKernel(q) || resolver_.TryProfilerKernel(q);
+  bool found = resolver_.TryAten(q) || resolver_.TryOperator(q) || resolver_.TryMethod(q) ||
+               resolver_.TryPythonSymbol(q) || resolver_.TryTorchNamespace(q) || resolver_.TryKernel(q) ||
+               resolver_.TryProfilerKernel(q);
   if (!found) {
     resolver_.Suggest(q);
     std::string msg = "'" + q + "' is not an op, Python symbol or C++ function of this checkout";
@@ -146,8 +147,7 @@ bool QueryResolver::TryOperator(std::string_view q) {
     py_.WalkTensorAlias(py, 0);
     return true;
   }
-  const DunderTable& dunders =
-      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
+  const DunderTable& dunders = ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
   std::string op;
   int line = 0;
   if (auto it = dunders.find(dunder); it != dunders.end()) {
@@ -247,10 +247,12 @@ bool QueryResolver::TryPythonSymbol(std::string_view q) {
         return true;
       }
       py_.WalkPythonFunction(fwd->module, fwd->index, 0);
-      if (fwd->module != s.module || mods[fwd->module].functions[fwd->index].class_index != static_cast<int32_t>(s.index)) {
+      if (fwd->module != s.module ||
+          mods[fwd->module].functions[fwd->index].class_index != static_cast<int32_t>(s.index)) {
         const PyFunction& f = mods[fwd->module].functions[fwd->index];
         if (!t_.python.empty()) {
-          t_.python.front().note = t_.target_name + " inherits forward from " + mods[fwd->module].name + "." + f.qualname;
+          t_.python.front().note =
+              t_.target_name + " inherits forward from " + mods[fwd->module].name + "." + f.qualname;
         }
       }
       return true;
@@ -260,8 +262,9 @@ bool QueryResolver::TryPythonSymbol(std::string_view q) {
       t_.target_kind = StartsWith(m.name, "torch.nn.functional") ? TargetKind::kFunctional
                        : StartsWith(m.name, "torch._tensor")     ? TargetKind::kMethod
                        : m.functions[s.index].is_method          ? TargetKind::kPython
-                                                                  : TargetKind::kTorch;
-      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs")) t_.target_kind = TargetKind::kPython;
+                                                                 : TargetKind::kTorch;
+      if (StartsWith(m.name, "torch._decomp") || StartsWith(m.name, "torch._refs"))
+        t_.target_kind = TargetKind::kPython;
       t_.target_name = m.name + "." + m.functions[s.index].qualname;
       py_.WalkPythonFunction(s.module, s.index, 0);
       return true;
@@ -289,9 +292,10 @@ bool QueryResolver::TryTorchNamespace(std::string_view q) {
   std::vector<const NativeFunction*> ops;
   // torch.linalg.x / torch.fft.x / torch.special.x / torch.nn.functional.x bind
   // torch._C._linalg.linalg_x etc.; torch.x binds _VariableFunctions.x.
-  static const std::pair<const char*, const char*> kSubmodules[] = {
-      {"torch.linalg.", "torch._C._linalg.linalg_"}, {"torch.fft.", "torch._C._fft.fft_"},
-      {"torch.special.", "torch._C._special.special_"}, {"torch.nn.functional.", "torch._C._nn."}};
+  static const std::pair<const char*, const char*> kSubmodules[] = {{"torch.linalg.", "torch._C._linalg.linalg_"},
+                                                                    {"torch.fft.", "torch._C._fft.fft_"},
+                                                                    {"torch.special.", "torch._C._special.special_"},
+                                                                    {"torch.nn.functional.", "torch._C._nn."}};
   std::string dotted;
   for (const auto& [from, to] : kSubmodules) {
     if (StartsWith(s, from)) dotted = to + s.substr(std::string_view(from).size());

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "index/index.h"
 #include "base/status.h"
+#include "index/index.h"
 
 namespace optrace {
 
@@ -43,7 +43,16 @@ enum class PyCallTarget { kFunctional, kBridge, kTorch, kMethod, kPython, kOpera
 // a ufunc kernel, generated code, a placeholder that only raises, a helper
 // between an implementation and its kernels (kNone: not said).
 enum class ImplForm {
-  kNone, kFunction, kImplFunc, kMetaFunc, kPrecomputeMetaFunc, kGlobalKernel, kUfunc, kGenerated, kPlaceholder, kHelper
+  kNone,
+  kFunction,
+  kImplFunc,
+  kMetaFunc,
+  kPrecomputeMetaFunc,
+  kGlobalKernel,
+  kUfunc,
+  kGenerated,
+  kPlaceholder,
+  kHelper
 };
 // Which device's code runs a kernel or makes an op call (kAny: every device's).
 enum class CodeDevice { kAny, kCpu, kCuda };
@@ -92,8 +101,8 @@ struct Condition {
   std::string text;      // as written: "at::cudnn_is_acceptable(_input)"
   bool negated = false;  // taken when it is false
   ConditionKind kind = ConditionKind::kIf;
-  Location where;        // where the condition is written
-  bool open = false;     // a C++ edge's condition the typical-path assumptions leave undecided
+  Location where;                // where the condition is written
+  bool open = false;             // a C++ edge's condition the typical-path assumptions leave undecided
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
 };
 
@@ -101,7 +110,7 @@ struct PyCallStep {
   std::string callee;  // as written: "F.layer_norm", "torch._C._nn.linear", "input.softmax"
   int line = 0;
   PyCallTarget kind = PyCallTarget::kPython;
-  std::string resolved;  // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
+  std::string resolved;         // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
   std::vector<Condition> when;  // conditions of the call's line in its function (empty: always)
 };
 
@@ -119,7 +128,7 @@ struct ImplStep {
   std::string function;  // dispatch name / C++ function
   ImplForm form = ImplForm::kNone;
   Location where;
-  std::string params;    // C++ parameter list (tells overloads apart)
+  std::string params;               // C++ parameter list (tells overloads apart)
   std::vector<std::string> dtypes;  // from AT_DISPATCH_* in the body, when found
   // A helper: the function the walk reached it from, and the call there that
   // did (its callee, or a call naming its class in template arguments:
@@ -137,21 +146,21 @@ struct StubRegistrationStep {
 
 struct StubStep {
   std::string name;
-  Location declared;  // DECLARE_DISPATCH
-  Location defined;   // DEFINE_DISPATCH
+  Location declared;        // DECLARE_DISPATCH
+  Location defined;         // DEFINE_DISPATCH
   std::string called_from;  // function calling the stub
   Location call_site;
   std::vector<StubRegistrationStep> registrations;
 };
 
 struct KernelStep {
-  std::string name;    // __global__ name, functor name ("MulFunctor"), jiterator kernel string, or the
-                       // function holding the gpu_kernel lambda
+  std::string name;  // __global__ name, functor name ("MulFunctor"), jiterator kernel string, or the
+                     // function holding the gpu_kernel lambda
   CodeDevice device = CodeDevice::kCuda;
-  Location where;      // of the kernel definition (or of the launch when the kernel is a lambda)
+  Location where;  // of the kernel definition (or of the launch when the kernel is a lambda)
   KernelLaunch launch = KernelLaunch::kTripleChevron;
   Location launch_site;
-  std::string launcher;  // "gpu_kernel", "opmath_symmetric_gpu_kernel_with_scalars", macro name ...
+  std::string launcher;           // "gpu_kernel", "opmath_symmetric_gpu_kernel_with_scalars", macro name ...
   std::vector<std::string> path;  // functions from the implementation to the launch
   // For a TensorIterator / reduction launcher: the __global__ kernels its
   // code can launch with the functor as template argument, in file order
@@ -196,11 +205,11 @@ struct LibraryStep {
 };
 
 struct OpCallStep {
-  std::string op;      // the aten op called ("_softmax", "nll_loss_nd")
+  std::string op;                        // the aten op called ("_softmax", "nll_loss_nd")
   CodeDevice device = CodeDevice::kAny;  // which implementation makes the call
-  std::string from;    // the C++ function making the call
+  std::string from;                      // the C++ function making the call
   Location where;
-  std::string how;     // "at::x", "at::_ops::x::call", "self.x()", "at::native::x", "stub"
+  std::string how;  // "at::x", "at::_ops::x::call", "self.x()", "at::native::x", "stub"
 };
 
 struct OpStep {
@@ -249,9 +258,9 @@ struct OpStep {
 struct BackwardStep {
   std::string op;  // forward op the entry belongs to
   const DerivativeEntry* derivatives = nullptr;
-  std::vector<std::string> ops;  // backward aten ops named in the formulas
+  std::vector<std::string> ops;      // backward aten ops named in the formulas
   std::vector<std::string> helpers;  // FunctionsManual helpers named in the formulas
-  std::string note;  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
+  std::string note;                  // e.g. "CompositeImplicitAutograd: no entry of its own; see the ops it calls"
   // Of `ops`, those named only in a branch a first-order backward does not
   // take (`GradMode::is_enabled() ? double_backward(...) : ...`, a second
   // output's `grads[1].defined()`, a helper's call under `is_complex()`):
@@ -273,13 +282,13 @@ struct BackwardStep {
 // through locals, dispatch stubs and returns to the function that decides.
 struct SelectionStep {
   std::string function;
-  Location where;           // its definition
-  std::string op;           // the op whose implementation asks it
+  Location where;  // its definition
+  std::string op;  // the op whose implementation asks it
   struct Alternative {
     std::string op;         // the op reached on that branch
     std::string condition;  // Describe() of the deciding condition(s)
     bool typical = false;
-    Location where;         // of the condition
+    Location where;  // of the condition
   };
   std::vector<Alternative> alternatives;
 };
@@ -302,16 +311,16 @@ struct NotFoundStep {
 // function whose lambda holds the arithmetic, and that lambda's line; for a
 // kernel of a vendor library, the library and where the tree calls it.
 struct KernelSource {
-  std::string name;          // the name as read (demangled)
-  bool truncated = false;    // the profiler cut it: brackets left open
-  std::string kernel;        // the __global__ function (or vendor kernel) it names
-  Location definition;       // of that kernel in the tree
-  std::string payload;       // the functor / the function holding the lambda / the jiterator string
+  std::string name;        // the name as read (demangled)
+  bool truncated = false;  // the profiler cut it: brackets left open
+  std::string kernel;      // the __global__ function (or vendor kernel) it names
+  Location definition;     // of that kernel in the tree
+  std::string payload;     // the functor / the function holding the lambda / the jiterator string
   PayloadKind payload_kind = PayloadKind::kNone;
   Location payload_definition;
   std::vector<Location> arithmetic;  // the lambda or operator() lines (one per specialization)
-  std::string dtype;         // the innermost lambda's parameter types as printed ("float")
-  std::string library;       // "cuBLAS", "cuDNN", ... when the kernel is not in the tree
+  std::string dtype;                 // the innermost lambda's parameter types as printed ("float")
+  std::string library;               // "cuBLAS", "cuDNN", ... when the kernel is not in the tree
   std::string library_reason;
   std::vector<Location> library_calls;  // where the tree calls that library
   std::vector<std::string> notes;
@@ -348,9 +357,9 @@ struct Trace {
 struct TraceOptions {
   enum class Device { kDefault, kCuda, kCpu, kAll } device = Device::kDefault;  // default: CPU + CUDA + composite
   bool backward = true;
-  int depth = 4;           // how deep aten ops called from implementations are followed
-  int kernel_depth = 6;    // how deep helper functions are followed towards kernels
-  bool snippets = true;    // fill Location::snippet
+  int depth = 4;         // how deep aten ops called from implementations are followed
+  int kernel_depth = 6;  // how deep helper functions are followed towards kernels
+  bool snippets = true;  // fill Location::snippet
   // Typical-path assumptions beyond the defaults (dense strided float32
   // tensor that requires grad, cuDNN present, default flags), as
   // `--assume` takes them: "dtype=bf16", "deterministic", "device=cpu",

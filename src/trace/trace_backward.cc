@@ -23,11 +23,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
-#include <unordered_map>
 #include <regex>
 #include <set>
 #include <shared_mutex>
+#include <tuple>
+#include <unordered_map>
 
 #include "base/bounded_regex.h"
 #include "base/text.h"
@@ -41,7 +41,6 @@
 namespace optrace {
 
 namespace {
-
 
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
@@ -127,7 +126,8 @@ class NumericOperands {
     frames_.pop_back();
     if (f.kind == Paren::kMember) return;  // the chain goes on from its receiver, already read
     bool numbers_in = f.any && f.all;
-    bool c_math = f.kind == Paren::kCall && numbers_in && types_.needs_tensor && types_.needs_tensor(out_->calls[f.call]);
+    bool c_math =
+        f.kind == Paren::kCall && numbers_in && types_.needs_tensor && types_.needs_tensor(out_->calls[f.call]);
     if (c_math) out_->calls[f.call].clear();  // sqrt(M_PI) is C's sqrt
     Operand(f.kind == Paren::kOpCall ? false : f.kind == Paren::kCall ? c_math : numbers_in);
   }
@@ -135,8 +135,11 @@ class NumericOperands {
   // A name written alone (not called): a number when it is a constant
   // (M_PI, true) or a non-Tensor argument of the schema.
   void Name(std::string_view name) {
-    bool constant = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
-    Operand(constant || name == "true" || name == "false" || (types_.numbers && types_.numbers->count(std::string(name))));
+    bool constant = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+    });
+    Operand(constant || name == "true" || name == "false" ||
+            (types_.numbers && types_.numbers->count(std::string(name))));
   }
 
   void Operand(bool numeric) {
@@ -170,9 +173,9 @@ class NumericOperands {
   struct Frame {
     Paren kind = Paren::kGroup;
     size_t call = 0;
-    bool any = false, all = true;  // operands read directly inside, all numbers
-    bool term = true, expr = true;  // the current product / sum so far is a number
-    std::optional<size_t> pending;  // an operator waiting for its right operand
+    bool any = false, all = true;      // operands read directly inside, all numbers
+    bool term = true, expr = true;     // the current product / sum so far is a number
+    std::optional<size_t> pending;     // an operator waiting for its right operand
     std::optional<bool> pending_left;  // its left operand a number (none: unary)
   };
 
@@ -219,7 +222,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   // x.abs(), "at::log" for at::log(...)) once its ')' is read; and `left`,
   // as it stood at the last punctuation: an operator's left operand.
   std::string last_name, left;
-  std::string pending_call;           // the call whose '(' comes next
+  std::string pending_call;             // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
   // Per open '(': where its call's argument count goes (nullptr for a group),
   // the top-level commas read, and the brackets/braces open inside it.
@@ -248,22 +251,23 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   auto settle = [&](size_t i) {
     if (is_tensor && out.operators.size() > ops_before) {
       bool unary = out.operators.back() == "neg";
-      bool compound = !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
+      bool compound =
+          !out.operators.back().empty() && out.operators.back().back() == '_';  // x += y: x must be the tensor
       std::string right = compound ? std::string() : NextOperand(s, i);
-      bool tensor = (!unary && tensor_operand(left)) ||
-                    (!right.empty() && is_tensor(right));
+      bool tensor = (!unary && tensor_operand(left)) || (!right.empty() && is_tensor(right));
       if (!tensor) {
         out.operators.pop_back();
         out.operator_at.pop_back();
       } else if ((out.operators.back() == "sub" || out.operators.back() == "div") && !right.empty() &&
-                 is_tensor(right) && (left_literal || (types.is_number && !left.empty() && left != kNoTensor && types.is_number(left)))) {
+                 is_tensor(right) &&
+                 (left_literal || (types.is_number && !left.empty() && left != kNoTensor && types.is_number(left)))) {
         // x - t with a number x: empty_like(t).fill_(x).sub_(t) (TensorOperators.h).
         out.operators.back() += "_";
         size_t at = out.operator_at.back();
         push("empty_like", at);
         push("fill_", at);
-      } else if (std::string& op = out.operators.back(); IsOrdering(op) && !right.empty() && is_tensor(right) &&
-                                                          !tensor_operand(left)) {
+      } else if (std::string& op = out.operators.back();
+                 IsOrdering(op) && !right.empty() && is_tensor(right) && !tensor_operand(left)) {
         op = Reversed(op);  // n < t with no tensor n is TensorOperators.h's t > n
       }
     }
@@ -309,8 +313,9 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
         arities.push_back(SIZE_MAX);
         pending_arguments = {&arities, arities.size() - 1};
         pending_index = arities.size() - 1;
-        pending_paren = member ? NumericOperands::Paren::kMember
-                        : at_call ? NumericOperands::Paren::kOpCall : NumericOperands::Paren::kCall;
+        pending_paren = member    ? NumericOperands::Paren::kMember
+                        : at_call ? NumericOperands::Paren::kOpCall
+                                  : NumericOperands::Paren::kCall;
       }
       bool qualifier = j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':';
       if (numeric && !is_call && !member && !qualifier) numeric->Name(name);
@@ -320,8 +325,7 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       // `left` is the receiver as it stood at the '.'.
       // So is a method of that result (`target.sym_sizes().slice(1)`): the
       // chain goes on with no Tensor.
-      if (is_tensor && is_call && member && !left.empty() && !tensor_operand(left))
-        pending_call = kNoTensor;
+      if (is_tensor && is_call && member && !left.empty() && !tensor_operand(left)) pending_call = kNoTensor;
       // &x is x's address (&result != &self compares addresses), not x.
       bool address = false;
       if (i > 0 && s[i - 1] == '&') {
@@ -361,7 +365,8 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       last_name = open_calls.back();
       open_calls.pop_back();
       const OpenArguments& closed = open_arguments.back();
-      if (last_name.empty() && !closed.arities && out.operators.size() > closed.operators_before) last_name = kTensorGroup;
+      if (last_name.empty() && !closed.arities && out.operators.size() > closed.operators_before)
+        last_name = kTensorGroup;
       if (closed.arities) (*closed.arities)[closed.index] = closed.empty ? 0 : closed.commas + 1;
       open_arguments.pop_back();
     } else if (!open_arguments.empty()) {
@@ -474,7 +479,8 @@ namespace {
 std::vector<OperatorUse> OperatorUsesOnLines(std::string_view params, std::string_view body, int first_line,
                                              const std::function<bool(std::string_view)>& is_tensor) {
   auto is_number = [&](std::string_view name) { return ArgumentKind(params, body, name) == 'n'; };
-  std::vector<OperatorUse> uses = body.empty() ? std::vector<OperatorUse>{} : OperatorUses(body, true, is_tensor, is_number);
+  std::vector<OperatorUse> uses =
+      body.empty() ? std::vector<OperatorUse>{} : OperatorUses(body, true, is_tensor, is_number);
   for (OperatorUse& use : uses)
     use.line = first_line + static_cast<int>(std::count(body.begin(), body.begin() + use.offset, '\n'));
   return uses;
@@ -531,7 +537,8 @@ void AddUnique(std::vector<std::string>* v, const std::string& s) {
 
 // The entry autograd differentiates `fn` by on CPU/CUDA: none for an op
 // with only a CompositeImplicitAutograd kernel (noted when it has one).
-const DerivativeEntry* DenseDerivative(const YamlModel& yaml, const NativeFunction& fn, std::vector<std::string>* notes) {
+const DerivativeEntry* DenseDerivative(const YamlModel& yaml, const NativeFunction& fn,
+                                       std::vector<std::string>* notes) {
   const DerivativeEntry* d = yaml.DerivativeOf(fn);
   if (!d || !OnlyCompositeImplicit(fn)) return d;
   notes->push_back("backward of " + fn.name + ": derivatives.yaml has an entry at line " + std::to_string(d->line) +
@@ -607,8 +614,8 @@ bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
   // Backwards from the call's line, skipping the blocks closed before it:
   // a guard declared in the call's block or one enclosing it (a guard
   // outside the function would sit at namespace scope, where none is).
-  static const char* const kGuards[] = {"NoGradGuard", "AutoGradMode grad_mode(false)",
-                                        "AutoDispatchBelowAutograd", "AutoDispatchBelowADInplaceOrView"};
+  static const char* const kGuards[] = {"NoGradGuard", "AutoGradMode grad_mode(false)", "AutoDispatchBelowAutograd",
+                                        "AutoDispatchBelowADInplaceOrView"};
   std::shared_ptr<const std::string> text = ix_.FileText(file);
   if (!text || line < 1) return false;
   std::string_view all(*text);
@@ -645,8 +652,9 @@ bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& c
 std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsByAutograd() {
   const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const OpStep& caller, const OpStep& callee) {
     if (!caller.yaml) return false;
-    bool above = opt_.device == TraceOptions::Device::kAll ? OnlyCompositeImplicit(*caller.yaml)
-                                                            : !WalkDeviceOfKey(*caller.yaml, "CompositeImplicitAutograd").empty();
+    bool above = opt_.device == TraceOptions::Device::kAll
+                     ? OnlyCompositeImplicit(*caller.yaml)
+                     : !WalkDeviceOfKey(*caller.yaml, "CompositeImplicitAutograd").empty();
     return above && !CalledOnlyWithoutGrad(caller, callee);
   });
   std::vector<std::pair<const NativeFunction*, bool>> out;
@@ -658,12 +666,13 @@ std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsBy
 }
 
 void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
-                               const std::map<std::string, std::set<size_t>>& arities, int depth) {
+                                       const std::map<std::string, std::set<size_t>>& arities, int depth) {
   for (const std::string& base : b.ops) {
     bool follow = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
       bool returns_tensor = false;
-      for (const auto& r : o->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+      for (const auto& r : o->schema.returns)
+        returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
       follow = follow || returns_tensor;
     }
     if (!follow) continue;
@@ -679,7 +688,8 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
     auto written = arities.find(base);
     size_t added = 0;
     if (written != arities.end() && !written->second.count(SIZE_MAX))
-      for (size_t arity : written->second) added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, arity, dimnames);
+      for (size_t arity : written->second)
+        added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, arity, dimnames);
     if (added == 0) added = ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, SIZE_MAX, dimnames);
     if (added == 0) ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth);
   }
@@ -692,7 +702,8 @@ void BackwardTracer::AddBackward() {
     if (!below_autograd || t_.backward.size() == steps) continue;
     BackwardStep& b = t_.backward.back();  // whether autograd records it depends on the trace
     b.below_autograd = true;
-    b.note = fn->name + " runs only below autograd (inside other ops' kernels, or under a no-grad guard): "
+    b.note = fn->name +
+             " runs only below autograd (inside other ops' kernels, or under a no-grad guard): "
              "autograd never records it, so this entry is listed, never run";
   }
   expander_.ExpandQueuedOps();
@@ -764,7 +775,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
       auto runs = [&](int line, std::string_view token) {
         if (reading == Reading::kAll) return true;
         std::vector<CodeCondition> at;
-        if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at)) return read(Tri::kUnknown);
+        if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at))
+          return read(Tri::kUnknown);
         Tri all = Tri::kTrue;
         for (const CodeCondition& cc : at) {
           Tri v = EvaluateCondition(cc.text, false, backward);
@@ -775,7 +787,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
         return read(all);
       };
       int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
-      std::string body = lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
+      std::string body =
+          lines > 0 && lines < kMaxBodyLinesRead ? ix_.Snippet(manual, static_cast<int>(h.body_begin), lines) : "";
       for (uint32_t c : cpp.CallsIn(id)) {
         const CppCall& call = cpp.calls()[c];
         if (!runs(static_cast<int>(call.line), call.callee)) continue;
@@ -799,7 +812,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
         }
         // A helper calling another FunctionsManual helper (split_backward ->
         // split_with_sizes_backward -> at::cat): one level more.
-        if (!is_op && !member && call.kind == CallKind::kPlain && level < 2) consider(call.callee, false, level + 1, SIZE_MAX);
+        if (!is_op && !member && call.kind == CallKind::kPlain && level < 2)
+          consider(call.callee, false, level + 1, SIZE_MAX);
       }
       auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
       // The helper's operators on tensors depend on its text alone: read once per index.
@@ -872,10 +886,10 @@ using DecompositionMap = std::unordered_multimap<std::string, DecompositionSite>
 struct RegisteringFactory {
   const PyModule* module = nullptr;
   const PyFunction* function = nullptr;
-  std::string param;                   // P
+  std::string param;                  // P
   bool names_after_function = false;  // calls get_aten_op
-  std::vector<std::string> not_none;   // parameters the registration needs non-None
-  std::vector<std::string> truthy;     // parameters the registration needs true
+  std::vector<std::string> not_none;  // parameters the registration needs non-None
+  std::vector<std::string> truthy;    // parameters the registration needs true
 };
 
 bool HasParam(const PyFunction& f, std::string_view p) {
@@ -937,10 +951,13 @@ std::string ArgumentFor(const PyDecorator& dec, const PyFunction& factory, const
   size_t positional = 0;
   for (const std::string& a : dec.args) {
     size_t eq = a.find('=');
-    bool keyword = eq != std::string::npos && eq > 0 && a[eq + 1] != '=' &&
-                   std::all_of(a.begin(), a.begin() + eq, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' '; });
+    bool keyword =
+        eq != std::string::npos && eq > 0 && a[eq + 1] != '=' && std::all_of(a.begin(), a.begin() + eq, [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ';
+        });
     if (keyword) {
-      if (TrimView(std::string_view(a).substr(0, eq)) == p) return std::string(TrimView(std::string_view(a).substr(eq + 1)));
+      if (TrimView(std::string_view(a).substr(0, eq)) == p)
+        return std::string(TrimView(std::string_view(a).substr(eq + 1)));
       continue;
     }
     if (positional < factory.params.size() && factory.params[positional] == p) return a;
@@ -950,8 +967,7 @@ std::string ArgumentFor(const PyDecorator& dec, const PyFunction& factory, const
 }
 
 // What `@D(...)` on `f` in module `m` registers: "aten.rsqrt", or "" for nothing.
-std::string FactoryTarget(const RegisteringFactory& r, const PyDecorator& dec, const PyModule& m,
-                          const PyFunction& f) {
+std::string FactoryTarget(const RegisteringFactory& r, const PyDecorator& dec, const PyModule& m, const PyFunction& f) {
   for (const std::string& p : r.not_none)
     if (ArgumentFor(dec, *r.function, p) == "None") return "";
   for (const std::string& p : r.truthy) {

@@ -156,7 +156,8 @@ TEST(SeveralCallers, AHelperBothDevicesCallTakesEachDevicesCondition) {
   ASSERT_TRUE(fill);
   EXPECT_FALSE(fill->typical || fill->undecided) << "deterministic algorithms are off by default";
   bool cuda_helper = false;
-  for (const auto& h : FindOp(t, "grow_")->helpers) cuda_helper = cuda_helper || (h.function == "fill_new_memory" && h.key == "CUDA");
+  for (const auto& h : FindOp(t, "grow_")->helpers)
+    cuda_helper = cuda_helper || (h.function == "fill_new_memory" && h.key == "CUDA");
   EXPECT_TRUE(cuda_helper);
 }
 

@@ -7,8 +7,8 @@
 // traced devices, never on where the walk stands: WalkFacts computes them
 // once per function and keeps them with the index.
 #include <algorithm>
-#include <set>
 #include <cctype>
+#include <set>
 #include <unordered_set>
 
 #include "base/text.h"
@@ -23,12 +23,26 @@ namespace optrace {
 namespace {
 
 bool IsLauncherName(std::string_view name) {
-  static const std::unordered_set<std::string_view> kLaunchers = {
-      "gpu_kernel", "gpu_kernel_with_scalars", "gpu_kernel_nocast", "opmath_gpu_kernel_with_scalars",
-      "opmath_symmetric_gpu_kernel_with_scalars", "gpu_kernel_multiple_outputs", "gpu_reduce_kernel",
-      "jitted_gpu_kernel", "opmath_jitted_gpu_kernel_with_scalars", "gpu_kernel_impl", "gpu_kernel_impl_nocast",
-      "launch_kernel", "launch_vectorized_kernel", "launch_legacy_kernel", "launch_unrolled_kernel",
-      "cpu_kernel", "cpu_kernel_vec", "cpu_serial_kernel", "binary_kernel_reduce", "binary_kernel_reduce_vec"};
+  static const std::unordered_set<std::string_view> kLaunchers = {"gpu_kernel",
+                                                                  "gpu_kernel_with_scalars",
+                                                                  "gpu_kernel_nocast",
+                                                                  "opmath_gpu_kernel_with_scalars",
+                                                                  "opmath_symmetric_gpu_kernel_with_scalars",
+                                                                  "gpu_kernel_multiple_outputs",
+                                                                  "gpu_reduce_kernel",
+                                                                  "jitted_gpu_kernel",
+                                                                  "opmath_jitted_gpu_kernel_with_scalars",
+                                                                  "gpu_kernel_impl",
+                                                                  "gpu_kernel_impl_nocast",
+                                                                  "launch_kernel",
+                                                                  "launch_vectorized_kernel",
+                                                                  "launch_legacy_kernel",
+                                                                  "launch_unrolled_kernel",
+                                                                  "cpu_kernel",
+                                                                  "cpu_kernel_vec",
+                                                                  "cpu_serial_kernel",
+                                                                  "binary_kernel_reduce",
+                                                                  "binary_kernel_reduce_vec"};
   return kLaunchers.count(name) > 0;
 }
 
@@ -39,15 +53,28 @@ bool IsLauncherName(std::string_view name) {
 // receiver's type comes from its declaration (a parameter, a local) or, for a
 // call's result, from the method returning it.
 
-
 // Methods of Tensor (and of what it holds) that return no Tensor and are no aten op.
 bool IsNonTensorMethod(std::string_view m) {
-  static const std::unordered_set<std::string_view> kMethods = {
-      "device", "options", "dtype", "scalar_type", "sizes", "strides", "sym_sizes", "sym_strides", "layout",
-      "data_ptr", "const_data_ptr", "mutable_data_ptr", "key_set", "suggest_memory_format", "storage", "names",
-      "get_device", "vec", "begin", "end", "toScalarType", "unsafeGetTensorImpl", "sym_numel", "sym_size",
-      "sym_stride", "nbytes", "itemsize", "element_size", "ndimension", "has_names", "is_cuda", "is_cpu",
-      "type", "str", "c_str", "index_type", "shape", "common_dtype", "input_dtype", "dtype_or_default"};
+  static const std::unordered_set<std::string_view> kMethods = {"device",         "options",
+                                                                "dtype",          "scalar_type",
+                                                                "sizes",          "strides",
+                                                                "sym_sizes",      "sym_strides",
+                                                                "layout",         "data_ptr",
+                                                                "const_data_ptr", "mutable_data_ptr",
+                                                                "key_set",        "suggest_memory_format",
+                                                                "storage",        "names",
+                                                                "get_device",     "vec",
+                                                                "begin",          "end",
+                                                                "toScalarType",   "unsafeGetTensorImpl",
+                                                                "sym_numel",      "sym_size",
+                                                                "sym_stride",     "nbytes",
+                                                                "itemsize",       "element_size",
+                                                                "ndimension",     "has_names",
+                                                                "is_cuda",        "is_cpu",
+                                                                "type",           "str",
+                                                                "c_str",          "index_type",
+                                                                "shape",          "common_dtype",
+                                                                "input_dtype",    "dtype_or_default"};
   return kMethods.count(m) > 0;
 }
 
@@ -94,14 +121,10 @@ std::vector<uint32_t> ExactOverloads(const CppIndex& cpp, const CppCall& c, cons
 
 }  // namespace
 
-
-
-
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   // Most calls name no library: every test below needs a qualifier of five
   // characters or more, or a callee starting with c, m or r.
-  if (qualifier.size() < 5 && (callee.empty() || (callee[0] != 'c' && callee[0] != 'm' && callee[0] != 'r')))
-    return "";
+  if (qualifier.size() < 5 && (callee.empty() || (callee[0] != 'c' && callee[0] != 'm' && callee[0] != 'r'))) return "";
   // The vendors' C APIs are camelCase (cudnnConvolutionForward, cublasSgemm):
   // PyTorch's own cudnn_convolution_backward_stub or cudnn_is_acceptable is
   // code to follow, not a library call.
@@ -122,7 +145,8 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   if (qualifier.find("pytorch_flash::") != std::string_view::npos || qualifier.find("flash::") == 0 ||
       StartsWith(callee, "mha_fwd") || StartsWith(callee, "mha_bwd") || StartsWith(callee, "mha_varlen"))
     return "flash-attention";
-  if (StartsWith(callee, "run_mem_eff") || qualifier.find("mem_eff") != std::string_view::npos) return "mem-eff-attention";
+  if (StartsWith(callee, "run_mem_eff") || qualifier.find("mem_eff") != std::string_view::npos)
+    return "mem-eff-attention";
   return "";
 }
 
@@ -145,8 +169,8 @@ char SchemaTypeKind(std::string_view t) {
 char CppParamKind(std::string_view p) {
   auto has = [&](std::string_view s) { return p.find(s) != std::string_view::npos; };
   if (has("TensorList") || has("ITensorListRef") || has("ArrayRef<Tensor>") || has("ArrayRef<at::Tensor>") ||
-      has("List<c10::optional<Tensor>>") || has("List<std::optional<Tensor>>") || has("List<::std::optional<at::Tensor>>") ||
-      has("IOptTensorListRef"))
+      has("List<c10::optional<Tensor>>") || has("List<std::optional<Tensor>>") ||
+      has("List<::std::optional<at::Tensor>>") || has("IOptTensorListRef"))
     return 'L';
   if (has("Tensor")) return 'T';
   if (has("ScalarType")) return 'D';
@@ -164,7 +188,8 @@ char CppParamKind(std::string_view p) {
   return 'o';
 }
 
-std::vector<uint32_t> CallFactsReader::VisibleMacros(const std::string& macro, uint32_t use_file, uint32_t use_line) const {
+std::vector<uint32_t> CallFactsReader::VisibleMacros(const std::string& macro, uint32_t use_file,
+                                                     uint32_t use_line) const {
   // A macro means what the #define the preprocessor saw in that translation
   // unit says: the using file's own -- the last one written before the use,
   // when the file defines it again after an #undef (SMALL_INDEX of
@@ -190,7 +215,8 @@ std::vector<uint32_t> CallFactsReader::VisibleMacros(const std::string& macro, u
   return {};
 }
 
-std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t from_file, const CppFunction* caller) const {
+std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t from_file,
+                                                   const CppFunction* caller) const {
   // Definitions a call may reach, never guessing among unrelated ones: those
   // C++ lookup finds from the caller's scope (when known) in the caller's build.
   const CppIndex& cpp = ix_.cpp;
@@ -217,7 +243,8 @@ std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t fr
       const CppFunction& f = cpp.functions()[id];
       if (f.form != DefForm::kFunction) continue;
       if (!InNativeCode(cpp.file(f.file))) continue;
-      if (reachable(f, c.kind == CallKind::kQualified ? std::string_view(c.qualifier) : std::string_view(), ScopeOfFunction(f)))
+      if (reachable(f, c.kind == CallKind::kQualified ? std::string_view(c.qualifier) : std::string_view(),
+                    ScopeOfFunction(f)))
         cands.push_back(id);
     }
   }
@@ -241,9 +268,8 @@ std::vector<uint32_t> CallFactsReader::ResolveCall(const CppCall& c, uint32_t fr
   return {};
 }
 
-
-
-std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const CppFunction& caller, std::string_view body) const {
+std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const CppFunction& caller,
+                                                     std::string_view body) const {
   // obj.m(...) that is no aten op: the member functions m of obj's class --
   // by its declared type (params.matmul_ih on a CellParams), or, when that is
   // a template parameter (Sorter sorter; sorter.sort(...)), the classes of
@@ -298,7 +324,7 @@ std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const Cpp
 }
 
 std::vector<uint32_t> CallFactsReader::MembersOfClass(std::string_view member, std::string_view cls,
-                                                     const CppFunction& caller) const {
+                                                      const CppFunction& caller) const {
   const CppIndex& cpp = ix_.cpp;
   std::vector<uint32_t> out;
   if (!IsIdentifier(cls)) return out;
@@ -320,7 +346,7 @@ Receiver CallFactsReader::ReceiverOf(const CppCall& c, const CppFunction& caller
   std::string_view recv = q.substr(0, dot);
   if (recv.size() > 2 && recv.front() == '(' && recv.back() == ')')  // (self - maxes).exp_(): the expression's value
     return ValueIsTensor(caller.params, body, recv.substr(1, recv.size() - 2), "", 0) ? Receiver::kTensor
-                                                                                     : Receiver::kUnknown;
+                                                                                      : Receiver::kUnknown;
   if (EndsWith(recv, "[]")) {  // an element: of a Tensor, a list of Tensors, or an op's Tensor[] result
     std::string_view container = recv.substr(0, recv.size() - 2);
     return IsTensorOperand(caller.params, body, container) ? Receiver::kTensor : Receiver::kUnknown;
@@ -457,8 +483,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   // What the walk reaches through a call into a helper; none of it is asked
   // for what the walk stops at whatever the device (a library call stops it
   // only off the CPU).
-  bool stops = facts.launcher || facts.stub || (facts.is_op && (facts.at_call || facts.method_call)) ||
-               facts.elsewhere;
+  bool stops = facts.launcher || facts.stub || (facts.is_op && (facts.at_call || facts.method_call)) || facts.elsewhere;
   if (stops) return facts;
   facts.targets = c.kind == CallKind::kMember ? ResolveMember(c, caller, body) : ResolveCall(c, from_file, &caller);
   facts.targets = ExactOverloads(cpp, c, caller, body, std::move(facts.targets));
@@ -469,7 +494,8 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
     std::vector<uint32_t> callees = facts.targets;
     for (uint32_t callee : callees)
       for (uint32_t id : HandedObjectMethods(cpp, c, caller, body, callee))
-        if (std::find(facts.targets.begin(), facts.targets.end(), id) == facts.targets.end()) facts.targets.push_back(id);
+        if (std::find(facts.targets.begin(), facts.targets.end(), id) == facts.targets.end())
+          facts.targets.push_back(id);
   }
   for (uint32_t id : facts.targets) {
     const std::string& file = cpp.file(cpp.functions()[id].file);
@@ -543,8 +569,8 @@ char CallFactsReader::CallResultKind(std::string_view arg) const {
   return kind ? kind : '?';
 }
 
-std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, const CppFunction& caller, std::string_view body,
-                                                    const CallFacts& facts) const {
+std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, const CppFunction& caller,
+                                                             std::string_view body, const CallFacts& facts) const {
   // self.scatter_(dim, index, init_val) with `scalar_t init_val`: scatter_.value,
   // not .src (a Tensor), nor .reduce (one argument more).
   auto args = CallArguments(body, caller.body_begin, c);
@@ -587,7 +613,6 @@ bool CallFactsReader::Matters(const CallFacts& facts, const CppCall& c) {
   if (facts.elsewhere) return false;
   return !facts.targets.empty() || (c.kind == CallKind::kPlain && facts.function_op);
 }
-
 
 const std::vector<const NativeFunction*>& CallFactsReader::OpsWithKernel(const std::string& kernel) const {
   // Built once per index: every trace asks, and the table is the same.

@@ -3,10 +3,9 @@
 // own call query, only the calls a caller's defaults leave on the path,
 // an open optional step (a lone `if` that falls through) off the path,
 // a module attribute its base's __init__ sets (through an
-// old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a composite's
-// C++ branch on an argument the Python call passes, an overload the call
-// cannot be, and a selection function whose predicate's dtype lists rule
-// a backend out. Line numbers are lines of the raw strings below (each
+// old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a
+// composite's C++ branch on an argument the Python call passes, an overload the call cannot be, and a selection
+// function whose predicate's dtype lists rule a backend out. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 

@@ -545,7 +545,8 @@ TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
 // Tensor (std::variant::index, IntArrayRef::slice of sizes()) returns no
 // Tensor though an op shares its name, and an `auto` holding a list
 // element's dtype() is no Tensor though the list holds Tensors.
-constexpr char kCompareFunctions[] = R"x(- func: check_it(Tensor self, Tensor[] tensors, Scalar ord, Tensor? weight) -> Tensor
+constexpr char kCompareFunctions[] =
+    R"x(- func: check_it(Tensor self, Tensor[] tensors, Scalar ord, Tensor? weight) -> Tensor
   dispatch:
     CUDA: check_it_cuda
 

@@ -87,7 +87,8 @@ TEST_F(GeneratedKernel, AViewCopyCallsItsViewAndClonesTheResult) {
     EXPECT_EQ(op->reached_from, "slant_copy") << name;
     EXPECT_TRUE(op->typical && !op->undecided) << name;
   }
-  for (const auto& nf : t.not_found) EXPECT_EQ(nf.detail.find("no definition of slant_copy"), std::string::npos) << nf.detail;
+  for (const auto& nf : t.not_found)
+    EXPECT_EQ(nf.detail.find("no definition of slant_copy"), std::string::npos) << nf.detail;
 }
 
 TEST_F(GeneratedKernel, AViewCopyIsDifferentiatedByItsViewsEntry) {

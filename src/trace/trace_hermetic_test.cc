@@ -204,11 +204,12 @@ class HermeticTrace : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MiniTree(), &index_)); }
 
-  Trace TraceOf(const std::string& query, const TraceOptions& options = {}) { return TraceIndex(index_, query, options); }
+  Trace TraceOf(const std::string& query, const TraceOptions& options = {}) {
+    return TraceIndex(index_, query, options);
+  }
 
   Index index_;
 };
-
 
 const ImplStep* FindImpl(const OpStep& op, const std::string& key) {
   for (const auto& i : op.impls) {
@@ -341,7 +342,7 @@ TEST_F(HermeticTrace, GlobalKernelWithItsLaunchSite) {
   EXPECT_EQ(Name(k->device), "CUDA");
   EXPECT_EQ(Name(k->launch), "<<<>>>");
   EXPECT_EQ(k->where.file, kFrobCuPath);
-  EXPECT_EQ(k->where.line, 5);  // __global__ void twiddle_kernel(...)
+  EXPECT_EQ(k->where.line, 5);         // __global__ void twiddle_kernel(...)
   EXPECT_EQ(k->launch_site.line, 12);  // twiddle_kernel<<<1, 128, 0, ...>>>(...)
 }
 

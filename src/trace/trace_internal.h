@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "py/py_values.h"
-#include "trace/py_bindings.h"
 #include "trace/cpp_operands.h"
+#include "trace/py_bindings.h"
 #include "trace/trace.h"
 #include "trace/trace_typical.h"
 
@@ -171,13 +171,13 @@ struct CallFacts {
   bool stub = false;         // a dispatch stub call
   std::string stub_key;      // ... the stub's name as its registrations write it ("cpublas::copy_stub")
   bool at_call = false, method_call = false;
-  std::string base;          // the op base name an at::/method call names
+  std::string base;                              // the op base name an at::/method call names
   std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
   // ... of those, the ones its arguments as written admit (AdmitsArguments);
   // empty when they were not read or admit none (then all are followed).
   std::vector<const NativeFunction*> admitted;
   bool is_op = false, returns_tensor = false, out_call = false, worth = false;
-  bool kept = false;  // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
+  bool kept = false;         // not worth following, but traced and marked (KeptInTrace: views, void ops, copies)
   bool elsewhere = false;    // qualified into a namespace the walk does not enter
   bool function_op = false;  // a plain call whose name is a function op (by name lookup)
   const std::vector<const NativeFunction*>* kernel_ops = nullptr;  // OpsWithKernel(callee)
@@ -195,12 +195,13 @@ struct FunctionWalk {
   uint32_t file = UINT32_MAX;  // of the function's definition
   bool native = false;
   std::vector<uint32_t> launches;
-  std::vector<CppCall> stub_refs;     // stand-in calls for the stubs it names
+  std::vector<CppCall> stub_refs;  // stand-in calls for the stubs it names
   // Stand-in calls for the functions its macros' uses pass as the callee
   // (#define RUN_K(T, LAUNCH) LAUNCH<T>(...) used as RUN_K(int, mbtopk::launch)).
   std::vector<CppCall> macro_argument_calls;
-  std::vector<const CppCall*> calls;  // into the index's calls(), stub_refs and macro_argument_calls; only those that Matter
-  std::vector<CallFacts> facts;       // one per call
+  std::vector<const CppCall*>
+      calls;                     // into the index's calls(), stub_refs and macro_argument_calls; only those that Matter
+  std::vector<CallFacts> facts;  // one per call
   std::vector<OperatorUse> operator_ops;  // its C++ operators on tensors
   // __global__ kernels it passes by name to code that launches them
   // (cb(AttentionKernel<...>(), fmha_cutlassF_f32_aligned_64x64_rf_sm80)): kernel, line.
@@ -273,8 +274,7 @@ class WalkFacts : public TraceReader {
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
   // `synthetic_stub_calls`: for a definition written by a macro (fn is
   // UINT32_MAX), the stubs its macro names by pasting.
-  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f,
-                        const std::vector<CppCall>& synthetic_stub_calls = {}) const;
+  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f, const std::vector<CppCall>& synthetic_stub_calls = {}) const;
   // The calls a macro use makes through its arguments: a call in the
   // macro's body whose callee is one of its parameters calls what the use
   // passes there (an identifier, qualified or not), at the use's line.
@@ -291,7 +291,7 @@ class WalkFacts : public TraceReader {
   // valid; parallel traces (trace --all) read under a shared lock.
   struct WalkCache {
     std::shared_mutex mu;
-    std::unordered_map<uint32_t, FunctionWalk> walks;  // by function index
+    std::unordered_map<uint32_t, FunctionWalk> walks;                    // by function index
     std::unordered_map<std::string, std::vector<uint32_t>> definitions;  // DefinitionsFor
   };
   WalkCache& Cache() const;
@@ -355,7 +355,8 @@ class OpExpander : public TraceReader {
   // Whether a definition's body only raises (an `#if !AT_CUDNN_ENABLED()` stand-in).
   bool IsPlaceholder(const CppFunction& f) const;
   // `defs` less the placeholders when a real definition is among them (noted in `op`).
-  std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key, const std::vector<uint32_t>& defs) const;
+  std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key,
+                                             const std::vector<uint32_t>& defs) const;
   // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
   void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
                  const CppFunction* synthetic = nullptr);
@@ -368,7 +369,7 @@ class OpExpander : public TraceReader {
   WalkFacts& facts_;
   const CallFactsReader& calls_;
   const GeneratedCode& gen_;
-  FunctionWalk synthetic_walk_;  // of a definition written by a macro: not remembered
+  FunctionWalk synthetic_walk_;                // of a definition written by a macro: not remembered
   std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
   // Places (PlaceKey) of the helpers and op calls the op being expanded
   // lists: a place not in them is not listed, so most lookups skip the lists.
@@ -394,8 +395,7 @@ class PythonWalker : public TraceReader {
   void PrunePythonFrames();
   // self.<attr>(...) that is no method: what the class's __init__ binds to
   // the attribute (a layer built there, or a parameter's default), followed.
-  bool FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
-                           PyFrame* frame);
+  bool FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth, PyFrame* frame);
   // A Tensor method or property bound by hand in C++ (py_bindings.h): adds
   // the aten ops its body reaches to `frame`. False when `name` has no such
   // binding.
@@ -403,8 +403,7 @@ class PythonWalker : public TraceReader {
   // FollowPyCall's parts: a call across the bridge into C++ (false when
   // `dotted` names no op returning a tensor), a call of a torch Python
   // function or alias, self.x / super().x, and receiver.method(...).
-  bool AddBridgeCall(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
-                     PyFrame* frame);
+  bool AddBridgeCall(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line, PyFrame* frame);
   bool FollowSymbol(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line, int depth,
                     PyFrame* frame);
   void FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth, PyFrame* frame);

@@ -173,7 +173,8 @@ std::vector<std::string> GeneratedCode::PastedNames(const CppMacroUse& use) cons
   std::vector<uint32_t> defs = calls_.VisibleMacros(use.macro, use.file, use.line);
   if (defs.empty() || use.first_arg.empty()) return out;
   const CppMacro& m = ix_.cpp.macros()[defs.front()];
-  std::string text = ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
+  std::string text =
+      ix_.Snippet(ix_.cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1));
   size_t open = text.find('(', text.find(use.macro));
   size_t close = text.find_first_of(",)", open);
   if (open == std::string::npos || close == std::string::npos) return out;

@@ -371,8 +371,7 @@ TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
 
 TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
   // functional.py:4701-4707: `if input.dim() == 4 and mode == "bicubic": ... upsample_bicubic2d(...)`.
-  Trace t = TraceTree("2.6.0", "F.interpolate(x, mode='bicubic', align_corners=True)",
-                      TraceOptions::Device::kCuda);
+  Trace t = TraceTree("2.6.0", "F.interpolate(x, mode='bicubic', align_corners=True)", TraceOptions::Device::kCuda);
   EXPECT_EQ(t.target_name, "torch.nn.functional.interpolate");
   EXPECT_TRUE(OnPath(t, "upsample_bicubic2d.vec"));
   EXPECT_FALSE(OnPath(t, "upsample_nearest2d.vec")) << "mode='nearest' is the default the call overrides";
@@ -527,7 +526,8 @@ TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
   // the p=0.5 and training=True F.dropout passes (functional.py:1401).
   Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
   bool fused = false;
-  for (const auto& op : t.ops) fused = fused || (op.role == OpRole::kForward && op.name == "native_dropout" && op.typical && !op.undecided);
+  for (const auto& op : t.ops)
+    fused = fused || (op.role == OpRole::kForward && op.name == "native_dropout" && op.typical && !op.undecided);
   EXPECT_TRUE(fused);
 }
 
@@ -555,7 +555,6 @@ TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
   EXPECT_EQ(open, 1);
   EXPECT_EQ(decided, 1);
 }
-
 
 TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
   // Activation.cpp:457-458: relu6_'s hardtanh_ calls at::hardtanh_out, met first; :433-435: relu6's

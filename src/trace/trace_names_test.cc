@@ -34,15 +34,15 @@ TEST(TraceNames, EveryValueHasTheSchemasWord) {
                                    "__global__", "ufunc", "generated", "placeholder", "helper"}));
   EXPECT_EQ(Name(ImplForm::kNone), "");
   EXPECT_EQ(Words(CodeDevice::kAny, CodeDevice::kCuda), (std::set<std::string>{"any", "CPU", "CUDA"}));
-  EXPECT_EQ(Words(KernelLaunch::kTripleChevron, KernelLaunch::kPassed),
-            (std::set<std::string>{"<<<>>>", "gpu_kernel", "gpu_reduce_kernel", "jiterator", "launch", "macro",
-                                   "passed"}));
+  EXPECT_EQ(
+      Words(KernelLaunch::kTripleChevron, KernelLaunch::kPassed),
+      (std::set<std::string>{"<<<>>>", "gpu_kernel", "gpu_reduce_kernel", "jiterator", "launch", "macro", "passed"}));
 }
 
 TEST(TraceNames, WordsReadBackToTheirValues) {
-  for (ConditionKind k : {ConditionKind::kIf, ConditionKind::kElse, ConditionKind::kCase, ConditionKind::kTernary,
-                          ConditionKind::kReturn, ConditionKind::kPreprocessor, ConditionKind::kDevice,
-                          ConditionKind::kRoute})
+  for (ConditionKind k :
+       {ConditionKind::kIf, ConditionKind::kElse, ConditionKind::kCase, ConditionKind::kTernary, ConditionKind::kReturn,
+        ConditionKind::kPreprocessor, ConditionKind::kDevice, ConditionKind::kRoute})
     EXPECT_EQ(ConditionKindOf(Name(k)), k) << Name(k);
   for (CodeDevice d : {CodeDevice::kAny, CodeDevice::kCpu, CodeDevice::kCuda}) EXPECT_EQ(CodeDeviceOf(Name(d)), d);
   // Dispatch keys of other devices (and composite keys) are no code device of the trace's.

@@ -17,8 +17,8 @@
 // trace_calls.cc; code the build writes is trace_kernels.cc. An op once
 // expanded is replayed, not walked again (op_expansions.cc).
 #include <algorithm>
-#include <set>
 #include <cctype>
+#include <set>
 #include <unordered_set>
 
 #include "base/text.h"
@@ -36,8 +36,8 @@ namespace {
 // device and memory plumbing. Listed where the call is made, not traced.
 bool IsPlumbing(const NativeFunction& fn) {
   static const std::unordered_set<std::string_view> kPlumbing = {
-      "clone", "to", "_to_copy", "copy_", "contiguous", "resize_", "resize_as_", "fill_", "zero_", "detach",
-      "set_", "_copy_from", "_copy_from_and_resize"};
+      "clone", "to",     "_to_copy", "copy_",      "contiguous",           "resize_", "resize_as_", "fill_",
+      "zero_", "detach", "set_",     "_copy_from", "_copy_from_and_resize"};
   const std::string& n = fn.schema.name;
   return kPlumbing.count(n) > 0 || EndsWith(n, "_like") || StartsWith(n, "new_") || StartsWith(n, "empty");
 }
@@ -60,7 +60,8 @@ bool KeptInTrace(const NativeFunction& fn) {
   static const std::unordered_set<std::string_view> kDataMoving = {
       "clone", "to", "_to_copy", "copy_", "contiguous", "fill_", "zero_", "_copy_from", "_copy_from_and_resize"};
   bool has_tensor_input = false;
-  for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
+  for (const auto& a : fn.schema.arguments)
+    has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
   if (!has_tensor_input) return false;
   return fn.schema.returns.empty() || IsView(fn) || kDataMoving.count(fn.schema.name) > 0;
 }
@@ -69,7 +70,8 @@ bool WorthFollowing(const NativeFunction& fn) {
   if (IsPlumbing(fn)) return false;
   if (!ReturnsTensor(fn)) return false;
   bool has_tensor_input = false;
-  for (const auto& a : fn.schema.arguments) has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
+  for (const auto& a : fn.schema.arguments)
+    has_tensor_input = has_tensor_input || a.type.find("Tensor") != std::string::npos;
   if (!has_tensor_input) return false;  // factories: empty, zeros, arange ...
   return !IsView(fn);
 }
@@ -135,8 +137,8 @@ bool TakesDimname(const FunctionSchema& schema) {
   return false;
 }
 
-size_t OpQueue::AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
-                                size_t arity, bool dimnames) {
+size_t OpQueue::AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth, size_t arity,
+                                 bool dimnames) {
   auto overloads = ix_.yaml.Overloads(base);
   std::vector<const NativeFunction*> picked;
   for (const NativeFunction* fn : overloads) {
@@ -170,7 +172,8 @@ void OpExpander::ExpandQueuedOps() {
     // index_put_ -> _index_put_impl_) is a step, not a level: what it
     // calls is followed as deep as if called directly.
     if (Forwards(op))
-      for (size_t i = queued; i < ops_.queue_.size(); ++i) ops_.queue_[i].depth = std::min(ops_.queue_[i].depth, p.depth);
+      for (size_t i = queued; i < ops_.queue_.size(); ++i)
+        ops_.queue_[i].depth = std::min(ops_.queue_[i].depth, p.depth);
     t_.ops.push_back(std::move(op));
   }
   // Callers met after an op was expanded (its own callees' included) are known only now.
@@ -244,18 +247,19 @@ void OpExpander::ExpandOp(OpStep& op, int depth) {
   }
   if (!fn.ufunc_inner_loop.empty()) gen_.AddUfuncKernels(op, fn);
   if (!WorthFollowing(fn) && KeptInTrace(fn)) {
-    op.notes.push_back(IsView(fn)                 ? "view: returns an alias of its input; no data is computed"
+    op.notes.push_back(IsView(fn)                  ? "view: returns an alias of its input; no data is computed"
                        : fn.schema.returns.empty() ? "returns nothing: a check or a side effect"
                                                    : "copies or converts data: the work of a set-up call");
   }
   if (fn.implicit_composite) {
     op.notes.push_back("no dispatch: in native_functions.yaml, so CompositeImplicitAutograd: the C++ function " +
-                       fn.dispatch.front().second + " runs on every backend, and autograd differentiates the ops it calls");
+                       fn.dispatch.front().second +
+                       " runs on every backend, and autograd differentiates the ops it calls");
   }
 }
 
 void OpExpander::AddImplementations(OpStep& op, const NativeFunction& fn, const std::string& key,
-                                const std::string& kernel, int depth, const std::string& walk_device) {
+                                    const std::string& kernel, int depth, const std::string& walk_device) {
   if (StartsWith(kernel, "ufunc_")) {
     ImplStep impl;
     impl.key = key;
@@ -311,8 +315,8 @@ void OpExpander::AddImplementations(OpStep& op, const NativeFunction& fn, const 
       FollowGeneratedKernel(op, fn, key, depth);
       return;
     }
-    t_.not_found.push_back({"implementation", fn.name + " " + key + ": no definition of " + kernel +
-                                                  " found in aten/src/ATen"});
+    t_.not_found.push_back(
+        {"implementation", fn.name + " " + key + ": no definition of " + kernel + " found in aten/src/ATen"});
     return;
   }
   defs = SetAsidePlaceholders(op, key, defs);
@@ -356,9 +360,9 @@ void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, con
                      ": torchgen generates the kernel at build time";
   if (!callees.empty()) {
     const std::string& first = callees.front()->name;
-    note += !fn.autogen_from        ? "; it calls " + first + " and clones the result"
-            : fn.schema.is_out()    ? "; it calls " + first + " and copies the result into out"
-                                    : "; it clones the mutated inputs and calls " + first;
+    note += !fn.autogen_from     ? "; it calls " + first + " and clones the result"
+            : fn.schema.is_out() ? "; it calls " + first + " and copies the result into out"
+                                 : "; it clones the mutated inputs and calls " + first;
   }
   for (const NativeFunction* callee : callees) ops_.AddOp(callee, op.role, op.name, depth + 1);
   op.notes.push_back(note);
@@ -368,8 +372,7 @@ bool OpExpander::IsPlaceholder(const CppFunction& f) const {
   // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
   // raises: its first statement fails unconditionally.
   if (!f.HasBody() || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
-  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin),
-                                 static_cast<int>(f.BodyLines()));
+  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.BodyLines()));
   size_t open = body.find('{');  // the line of the body's '{' comes first
   if (open == std::string::npos) return false;
   std::string code;
@@ -380,8 +383,9 @@ bool OpExpander::IsPlaceholder(const CppFunction& f) const {
       code += body[i];
     }
   }
-  static const std::string_view kFailures[] = {"TORCH_CHECK(false", "AT_ERROR(", "TORCH_CHECK_NOT_IMPLEMENTED(false",
-                                               "TORCH_INTERNAL_ASSERT(false", "throw", "AT_ASSERTM(false"};
+  static const std::string_view kFailures[] = {
+      "TORCH_CHECK(false",           "AT_ERROR(", "TORCH_CHECK_NOT_IMPLEMENTED(false",
+      "TORCH_INTERNAL_ASSERT(false", "throw",     "AT_ASSERTM(false"};
   for (std::string_view fail : kFailures) {
     if (StartsWith(code, fail)) return true;
   }
@@ -389,7 +393,7 @@ bool OpExpander::IsPlaceholder(const CppFunction& f) const {
 }
 
 std::vector<uint32_t> OpExpander::SetAsidePlaceholders(OpStep& op, const std::string& key,
-                                                   const std::vector<uint32_t>& defs) const {
+                                                       const std::vector<uint32_t>& defs) const {
   // A real definition and a placeholder for builds without the library:
   // the real one runs; the placeholder is noted, never listed as the code.
   std::vector<uint32_t> real;

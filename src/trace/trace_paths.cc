@@ -71,7 +71,6 @@ bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
 
 namespace {
 
-
 // Each condition once (a walk through several functions of one file meets
 // the same #if group at every hop).
 std::vector<Condition> Unique(std::vector<Condition> in) {
@@ -241,7 +240,6 @@ class PathAnnotator {
     }
   }
 
-
  private:
   const std::string& Text(const std::string& file) {
     auto& slot = texts_[file];
@@ -335,10 +333,6 @@ class PathAnnotator {
     }
     best.AppendTo(out, value);
   }
-
-
-
-
 
   // A way to a frame or an op: the conditions along it and their value.
   struct BestWay {
@@ -504,9 +498,6 @@ class PathAnnotator {
     return true;
   }
 
-
-
-
   // Conditions on the way from the op's implementation to function `fn`,
   // through code that runs for `device` (kAny: for any).
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
@@ -578,7 +569,8 @@ class PathAnnotator {
   // `*site`: the call chosen (left as it is when none is).
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found, Location* site) {
     std::string base(OpBaseName(child.name));
-    if (parent.yaml && (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(ix_.yaml, parent, child))) {
+    if (parent.yaml &&
+        (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(ix_.yaml, parent, child))) {
       *found = true;
       return {};
     }
@@ -647,7 +639,6 @@ class PathAnnotator {
     if (!kept.empty()) *sites = std::move(kept);
   }
 
-
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base) {
     std::vector<Condition> out;
     std::set<std::string> seen;
@@ -671,7 +662,8 @@ class PathAnnotator {
       BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
     if (call.device != CodeDevice::kAny)
-      out.push_back({"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
+      out.push_back(
+          {"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
     return Unique(std::move(out));
   }
 
@@ -703,8 +695,7 @@ class PathAnnotator {
       // An op reached from C++ is called with arguments its schema's
       // defaults need not describe (hardtanh calls clamp with both limits):
       // a launch only those defaults rule out stays open.
-      if (v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, k.when, false) != Tri::kFalse)
-        v = Tri::kUnknown;
+      if (v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, k.when, false) != Tri::kFalse) v = Tri::kUnknown;
       k.typical = v != Tri::kFalse;
       k.undecided = v == Tri::kUnknown;
     }
@@ -777,8 +768,8 @@ class PathAnnotator {
             continue;
           }
           // A parameter of a calling helper that its body never assigns.
-          if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) || IsImpl(parent, LastName(h.reached_from)) ||
-              !r.AssignedExpression(caller.line, call.line, value).empty())
+          if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) ||
+              IsImpl(parent, LastName(h.reached_from)) || !r.AssignedExpression(caller.line, call.line, value).empty())
             continue;
           if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
           if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
@@ -799,7 +790,9 @@ class PathAnnotator {
     bool read = false;
     Assumptions a = AssumptionsFor(parent);
     for (const auto& c : conditions) {
-      if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor ||
+          EvaluateCondition(c.text, false, a) != Tri::kUnknown)
+        continue;
       if (!read) {
         bound = HelperBindings(parent, fn);
         read = true;
@@ -842,7 +835,8 @@ class PathAnnotator {
 
   // A C++ condition on the locals it reads (trace/local_values.h).
   Tri WithLocals(const Condition& c, const Assumptions& a) const {
-    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid()) return Tri::kUnknown;
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
+      return Tri::kUnknown;
     return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
   }
 
@@ -878,7 +872,6 @@ class PathAnnotator {
       }
     return a;
   }
-
 
   // Which conditions of each C++ edge the assumptions leave open: an open
   // branch is shown with the condition that decides it, not a decided one
@@ -1010,7 +1003,6 @@ class PathAnnotator {
     }
   }
 
-
   // The function whose value a condition tests, followed from a local
   // through assignments, casts, stubs and returns.
   std::string Decider(const OpStep& parent, const Condition& c, Location* where) {
@@ -1091,8 +1083,8 @@ class PathAnnotator {
   // (not a macro, not std:: plumbing).
   bool WorthNaming(const std::string& callee) const {
     if (callee.empty() || std::isupper(static_cast<unsigned char>(callee[0]))) return false;
-    static const std::set<std::string> kPlumbing = {"make_tuple", "move", "get", "forward", "tie", "make_pair",
-                                                    "static_cast", "sizeof", "defined", "return"};
+    static const std::set<std::string> kPlumbing = {"make_tuple", "move",        "get",    "forward", "tie",
+                                                    "make_pair",  "static_cast", "sizeof", "defined", "return"};
     if (kPlumbing.count(callee)) return false;
     if (callee.ends_with("_stub")) return true;
     if (ix_.yaml.Find(callee)) return true;
@@ -1130,8 +1122,7 @@ class PathAnnotator {
             std::string cond = it->Describe();
             bool listed = false;
             for (const auto& alt : s.alternatives) listed = listed || (alt.op == call.callee && alt.condition == cond);
-            if (!listed)
-              s.alternatives.push_back({call.callee, cond, Evaluate(op, conds) == Tri::kTrue, it->where});
+            if (!listed) s.alternatives.push_back({call.callee, cond, Evaluate(op, conds) == Tri::kTrue, it->where});
             break;
           }
         }
@@ -1144,8 +1135,8 @@ class PathAnnotator {
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
   std::map<size_t, Tri> entry_python_;
-  std::map<size_t, bool> optional_step_;  // entry ops behind an open optional step (EntryConditions)
-  std::set<size_t> edge_found_;  // ops whose edge from the parent is a listed call
+  std::map<size_t, bool> optional_step_;                     // entry ops behind an open optional step (EntryConditions)
+  std::set<size_t> edge_found_;                              // ops whose edge from the parent is a listed call
   std::map<size_t, std::vector<CallerEdge>> other_callers_;  // each op's other callers (also_reached_from)
   FrameBindings bindings_{ix_, t_, a_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
@@ -1155,7 +1146,7 @@ class PathAnnotator {
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
-  mutable std::map<const OpStep*, Assumptions> assumptions_;  // RememberedAssumptionsFor
+  mutable std::map<const OpStep*, Assumptions> assumptions_;                              // RememberedAssumptionsFor
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
   mutable LocalValues locals_{ix_};
 };

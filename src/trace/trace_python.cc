@@ -44,16 +44,49 @@ bool DerivesFromTensorBase(const PyClass& c) {
 bool FollowableModule(std::string_view module) {
   if (module == "torch") return true;
   if (!StartsWith(module, "torch.")) return false;
-  static const char* kNoKernels[] = {
-      "torch.jit",        "torch._jit_internal", "torch.overrides", "torch.utils",     "torch._dynamo",
-      "torch.fx",         "torch.testing",       "torch._C",        "torch.onnx",      "torch.distributed",
-      "torch.cuda",       "torch.backends",      "torch.autograd.profiler",             "torch._logging",
-      "torch._guards",    "torch.export",        "torch._export",   "torch._inductor", "torch.compiler",
-      "torch._prims_common", "torch.package",    "torch.hub",       "torch.serialization",
-      "torch._utils",     "torch.library",       "torch._library",  "torch._ops",      "torch._higher_order_ops",
-      "torch._subclasses", "torch._functorch",   "torch.profiler",  "torch._tensor_str", "torch.types",
-      "torch._vmap_internals", "torch._namedtensor_internals", "torch.mps", "torch.xpu", "torch.amp",
-      "torch.ao",         "torch.quantization",  "torch._lazy",     "torch.monitor",   "torch.multiprocessing"};
+  static const char* kNoKernels[] = {"torch.jit",
+                                     "torch._jit_internal",
+                                     "torch.overrides",
+                                     "torch.utils",
+                                     "torch._dynamo",
+                                     "torch.fx",
+                                     "torch.testing",
+                                     "torch._C",
+                                     "torch.onnx",
+                                     "torch.distributed",
+                                     "torch.cuda",
+                                     "torch.backends",
+                                     "torch.autograd.profiler",
+                                     "torch._logging",
+                                     "torch._guards",
+                                     "torch.export",
+                                     "torch._export",
+                                     "torch._inductor",
+                                     "torch.compiler",
+                                     "torch._prims_common",
+                                     "torch.package",
+                                     "torch.hub",
+                                     "torch.serialization",
+                                     "torch._utils",
+                                     "torch.library",
+                                     "torch._library",
+                                     "torch._ops",
+                                     "torch._higher_order_ops",
+                                     "torch._subclasses",
+                                     "torch._functorch",
+                                     "torch.profiler",
+                                     "torch._tensor_str",
+                                     "torch.types",
+                                     "torch._vmap_internals",
+                                     "torch._namedtensor_internals",
+                                     "torch.mps",
+                                     "torch.xpu",
+                                     "torch.amp",
+                                     "torch.ao",
+                                     "torch.quantization",
+                                     "torch._lazy",
+                                     "torch.monitor",
+                                     "torch.multiprocessing"};
   for (const char* p : kNoKernels) {
     size_t n = std::string_view(p).size();
     if (StartsWith(module, p) && (module.size() == n || module[n] == '.')) return false;
@@ -137,11 +170,11 @@ const PythonBindings& BindingsFor(const Index& ix) {
 
 // Python operator spellings and the Tensor dunder each one calls.
 const std::array<std::pair<const char*, const char*>, 25> kOperatorDunders = {{
-    {"@", "__matmul__"}, {"+", "__add__"},      {"-", "__sub__"},  {"*", "__mul__"},  {"/", "__truediv__"},
-    {"//", "__floordiv__"}, {"%", "__mod__"},   {"**", "__pow__"}, {"[]", "__getitem__"}, {"==", "__eq__"},
-    {"!=", "__ne__"},    {"<", "__lt__"},       {"<=", "__le__"},  {">", "__gt__"},   {">=", "__ge__"},
-    {"&", "__and__"},    {"|", "__or__"},       {"^", "__xor__"},  {"~", "__invert__"}, {"<<", "__lshift__"},
-    {">>", "__rshift__"}, {"+=", "__iadd__"},   {"-=", "__isub__"}, {"*=", "__imul__"}, {"/=", "__idiv__"},
+    {"@", "__matmul__"},    {"+", "__add__"},   {"-", "__sub__"},   {"*", "__mul__"},      {"/", "__truediv__"},
+    {"//", "__floordiv__"}, {"%", "__mod__"},   {"**", "__pow__"},  {"[]", "__getitem__"}, {"==", "__eq__"},
+    {"!=", "__ne__"},       {"<", "__lt__"},    {"<=", "__le__"},   {">", "__gt__"},       {">=", "__ge__"},
+    {"&", "__and__"},       {"|", "__or__"},    {"^", "__xor__"},   {"~", "__invert__"},   {"<<", "__lshift__"},
+    {">>", "__rshift__"},   {"+=", "__iadd__"}, {"-=", "__isub__"}, {"*=", "__imul__"},    {"/=", "__idiv__"},
 }};
 
 // Reads the dunder table of the C++ Tensor binding from the checkout
@@ -189,10 +222,10 @@ void PythonWalker::AddBoundOverloads(const std::string& name, bool method) {
   for (const NativeFunction* fn : picked.empty() ? manual : picked) ops_.AddOp(fn, OpRole::kForward, "", 0);
 }
 
-
 // --- Python layer ----------------------------------------------------------
 
-bool PythonWalker::BridgeToYaml(const std::string& dotted, std::string* bridge, std::vector<const NativeFunction*>* ops) {
+bool PythonWalker::BridgeToYaml(const std::string& dotted, std::string* bridge,
+                                std::vector<const NativeFunction*>* ops) {
   std::string name;
   std::string python_module = "<none>";
   if (StartsWith(dotted, "torch.ops.aten.")) {
@@ -265,7 +298,8 @@ void PythonWalker::PrunePythonFrames() {
       if (dropped.count(f.symbol)) continue;
       bool useful = false;
       for (const auto& c : f.calls) {
-        if (c.kind != PyCallTarget::kPython && c.kind != PyCallTarget::kFunctional && c.kind != PyCallTarget::kMethod) useful = true;
+        if (c.kind != PyCallTarget::kPython && c.kind != PyCallTarget::kFunctional && c.kind != PyCallTarget::kMethod)
+          useful = true;
         else if (c.resolved.rfind("aten::", 0) == 0) useful = true;
         else if (!dropped.count(c.resolved)) {
           // A call to a frame that is still there keeps this one.
@@ -301,11 +335,13 @@ void PythonWalker::WalkAlias(uint32_t module, const PyAlias& alias, int depth, P
     t_.python.push_back(*frame);
     for (const std::string& branch : {alias.if_true, alias.if_false}) {
       if (branch.empty()) continue;
-      t_.python[at].calls.push_back({branch, static_cast<int>(alias.line), PyCallTarget::kPython, m.name + "." + branch, {}});
+      t_.python[at].calls.push_back(
+          {branch, static_cast<int>(alias.line), PyCallTarget::kPython, m.name + "." + branch, {}});
       PySymbol s = ix_.py.Resolve(m.name + "." + branch);
       if (s.kind == PySymbol::kFunction) {
         WalkPythonFunction(s.module, s.index, depth + 1);
-      } else if (s.kind == PySymbol::kAlias && depth < kPythonDepth && seen_py_.insert({s.module, 1000000 + s.index}).second) {
+      } else if (s.kind == PySymbol::kAlias && depth < kPythonDepth &&
+                 seen_py_.insert({s.module, 1000000 + s.index}).second) {
         // boolean_dispatch of boolean_dispatch (torch.unique in 1.13).
         const PyModule& bm = ix_.py.modules()[s.module];
         const PyAlias& nested = bm.aliases[s.index];
@@ -386,7 +422,7 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
 }
 
 bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
-                           PyFrame* frame) {
+                                 PyFrame* frame) {
   std::string bridge;
   std::vector<const NativeFunction*> ops;
   if (!BridgeToYaml(dotted, &bridge, &ops)) return false;
@@ -395,7 +431,8 @@ bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& c
   std::vector<const NativeFunction*> tensor_ops;
   for (const NativeFunction* fn : ops) {
     bool returns_tensor = false;
-    for (const auto& r : fn->schema.returns) returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
+    for (const auto& r : fn->schema.returns)
+      returns_tensor = returns_tensor || r.type.find("Tensor") != std::string::npos;
     if (returns_tensor) tensor_ops.push_back(fn);
   }
   if (tensor_ops.empty()) return false;
@@ -407,7 +444,7 @@ bool PythonWalker::AddBridgeCall(const std::string& dotted, const std::string& c
 }
 
 bool PythonWalker::FollowSymbol(const std::string& dotted, const std::string& callee, PyCallTarget kind, int line,
-                          int depth, PyFrame* frame) {
+                                int depth, PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   PySymbol s = ix_.py.Resolve(dotted);
   if (s.kind == PySymbol::kFunction) {
@@ -435,7 +472,7 @@ bool PythonWalker::FollowSymbol(const std::string& dotted, const std::string& ca
 // self.method(...) and super().method(...); a super() method of a C++ base
 // (torch._C.TensorBase) is a tensor method bound in C++.
 void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
-                            PyFrame* frame) {
+                                  PyFrame* frame) {
   const auto& mods = ix_.py.modules();
   const PyModule& m = mods[module];
   const size_t dot = callee.find('.');
@@ -447,7 +484,9 @@ void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::strin
       if (base.empty()) continue;
       PySymbol b = ix_.py.Resolve(base);
       if (b.kind != PySymbol::kClass) {
-        if (StartsWith(base, "torch._C.") && AddBridgeCall(base + "." + rest, callee, PyCallTarget::kMethod, line, frame)) return;
+        if (StartsWith(base, "torch._C.") &&
+            AddBridgeCall(base + "." + rest, callee, PyCallTarget::kMethod, line, frame))
+          return;
         continue;
       }
       fn = ix_.py.FindMethod(b.module, b.index, rest);
@@ -456,7 +495,8 @@ void PythonWalker::FollowSelfCall(uint32_t module, int32_t cls, const std::strin
   }
   if (fn && fn->kind == PySymbol::kFunction) {
     const PyModule& target = mods[fn->module];
-    frame->calls.push_back({callee, line, PyCallTarget::kPython, target.name + "." + target.functions[fn->index].qualname, {}});
+    frame->calls.push_back(
+        {callee, line, PyCallTarget::kPython, target.name + "." + target.functions[fn->index].qualname, {}});
     WalkPythonFunction(fn->module, fn->index, depth + 1);
     return;
   }
@@ -494,7 +534,7 @@ void PythonWalker::FollowMethodCall(const std::string& callee, int line, int dep
 }
 
 void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
-                          PyFrame* frame) {
+                                PyFrame* frame) {
   const PyModule& m = ix_.py.modules()[module];
   size_t dot = callee.find('.');
   std::string head = callee.substr(0, dot);
@@ -512,8 +552,9 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
       AddBridgeCall(dotted, callee, PyCallTarget::kBridge, line, frame);
       return;
     }
-    if (FollowSymbol(dotted, callee, StartsWith(dotted, "torch.nn.functional.") ? PyCallTarget::kFunctional : PyCallTarget::kPython, line, depth,
-                     frame))
+    if (FollowSymbol(dotted, callee,
+                     StartsWith(dotted, "torch.nn.functional.") ? PyCallTarget::kFunctional : PyCallTarget::kPython,
+                     line, depth, frame))
       return;
     if (StartsWith(dotted, "torch.") && dotted.find('.', 6) == std::string::npos) {
       AddBridgeCall(dotted, callee, PyCallTarget::kTorch, line, frame);
@@ -522,8 +563,8 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
       PySymbol s = ix_.py.Resolve(dotted);
       if (s.kind == PySymbol::kNone) {
         std::string sub = dotted.substr(6, dotted.find('.', 6) - 6);
-        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee, PyCallTarget::kBridge,
-                      line, frame);
+        AddBridgeCall("torch._C._" + sub + "." + sub + "_" + dotted.substr(dotted.rfind('.') + 1), callee,
+                      PyCallTarget::kBridge, line, frame);
       }
     }
     return;
@@ -597,7 +638,7 @@ bool IsDottedName(std::string_view s) {
 }  // namespace
 
 bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth,
-                                 PyFrame* frame) {
+                                       PyFrame* frame) {
   auto init = ix_.py.FindMethod(module, static_cast<uint32_t>(cls), "__init__");
   if (!init || init->kind != PySymbol::kFunction) return false;
   const PyModule& im = ix_.py.modules()[init->module];
@@ -613,7 +654,8 @@ bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::
     if (!StartsWith(t, lhs)) continue;
     t.remove_prefix(lhs.size());
     t = TrimView(t);
-    if (!t.empty() && t[0] == ':') t.remove_prefix(std::min(t.size(), t.find('=') == std::string_view::npos ? t.size() : t.find('=')));
+    if (!t.empty() && t[0] == ':')
+      t.remove_prefix(std::min(t.size(), t.find('=') == std::string_view::npos ? t.size() : t.find('=')));
     if (t.size() < 2 || t[0] != '=' || t[1] == '=') continue;
     std::string value = TrimCopy(t.substr(1));
     if (size_t open = value.find('('); open != std::string::npos) value = value.substr(0, open);  // built: its class
@@ -630,7 +672,8 @@ bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::
       if (!fwd || fwd->kind != PySymbol::kFunction) continue;
       const PyModule& fm = ix_.py.modules()[fwd->module];
       if (!FollowableModule(fm.name)) continue;
-      frame->calls.push_back({"self." + attr, line, PyCallTarget::kPython, fm.name + "." + fm.functions[fwd->index].qualname, {}});
+      frame->calls.push_back(
+          {"self." + attr, line, PyCallTarget::kPython, fm.name + "." + fm.functions[fwd->index].qualname, {}});
       WalkPythonFunction(fwd->module, fwd->index, depth + 1);
       any = true;
     } else if (s.kind == PySymbol::kFunction || s.kind == PySymbol::kAlias) {
@@ -740,8 +783,8 @@ void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCa
     std::string plain;
     for (const auto& [sym, d] : kOperatorDunders)
       if (call.callee == sym) plain = d;
-    const bool reflectable = plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos &&
-                             call.callee.back() != '=';
+    const bool reflectable =
+        plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos && call.callee.back() != '=';
     if (left_tensor) dunder = plain;
     else if (right_tensor && reflectable) dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
   }
@@ -761,17 +804,21 @@ void PythonWalker::FollowSubscript(const ValueScope& scope, const PyCall& call, 
   std::string_view index = TrimView(std::string_view(call.args).substr(tab + 1));
   if (left.empty() || scope.KindOf(left) != ValueKind::kTensor) return;
   if (!index.empty() && index.front() == '-') index.remove_prefix(1);
-  if (index.empty() || !std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (index.empty() ||
+      !std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return;
   const NativeFunction* select = ix_.yaml.Find("select.int");
   if (!select) return;
-  frame->calls.push_back({left + "[" + call.args.substr(tab + 1) + "]", static_cast<int>(call.line), PyCallTarget::kOperator,
-                          "aten::select.int", {}});
+  frame->calls.push_back({left + "[" + call.args.substr(tab + 1) + "]",
+                          static_cast<int>(call.line),
+                          PyCallTarget::kOperator,
+                          "aten::select.int",
+                          {}});
   ops_.AddOp(select, OpRole::kForward, "", 0);
 }
 
 bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
-                          PyFrame* frame) {
+                                PyFrame* frame) {
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
     frame->calls.push_back({callee, line, PyCallTarget::kOperator, "torch._tensor.Tensor." + dunder, {}});
@@ -786,8 +833,7 @@ bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& ca
     WalkTensorAlias(py, depth + 1);
     return true;
   }
-  const DunderTable& dunders =
-      ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
+  const DunderTable& dunders = ix_.Derived<DunderTable>("dunder-bindings", [&] { return ReadDunderBindings(ix_); });
   std::string op;
   if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
   else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
@@ -816,7 +862,8 @@ bool PythonWalker::FollowHandBound(const std::string& name, const std::string& c
       op = op || (tensor && fn->HasVariant(c.method ? "method" : "function"));
     }
     if (!op || !added.insert(c.name).second) continue;
-    frame->calls.push_back({callee.empty() ? c.name : callee, line > 0 ? line : c.line, PyCallTarget::kBridge, "aten::" + c.name, {}});
+    frame->calls.push_back(
+        {callee.empty() ? c.name : callee, line > 0 ? line : c.line, PyCallTarget::kBridge, "aten::" + c.name, {}});
     ops_.AddOpsByBaseName(c.name, OpRole::kForward, "", 0);
   }
   std::string bridge = "hand-written binding " + b.function + " (" + b.file + ":" + std::to_string(b.line) + ")";

@@ -73,7 +73,8 @@ TEST_F(PyWalk260, UnaryMinusOnATensorParameter) {
 // :3009 `return input / div`.
 TEST_F(PyWalk260, ChainedCallsAndDivisionOfTensors) {
   Trace t = TraceTree("2.6.0", "F.local_response_norm");
-  for (const char* op : {"mul.Tensor", "add.Tensor", "pow.Tensor_Scalar", "div.Tensor"}) EXPECT_TRUE(HasOp(t, op)) << op;
+  for (const char* op : {"mul.Tensor", "add.Tensor", "pow.Tensor_Scalar", "div.Tensor"})
+    EXPECT_TRUE(HasOp(t, op)) << op;
   bool division = false;
   for (const PyFrame& f : t.python)
     for (const PyCallStep& c : f.calls) division = division || (c.line == 3009 && c.resolved == "aten::div");
@@ -90,9 +91,7 @@ TEST_F(PyWalk260, LayersAndFunctionsTypedFromInit) {
 }
 
 // _tensor.py:1401 Tensor.unflatten calls super().unflatten: the C++ base.
-TEST_F(PyWalk260, SuperIntoTheCxxBase) {
-  EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.unflatten"), "unflatten.int"));
-}
+TEST_F(PyWalk260, SuperIntoTheCxxBase) { EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.unflatten"), "unflatten.int")); }
 
 TEST_F(PyWalk1131, HalfAndTransformerLayer) {
   EXPECT_TRUE(HasOp(TraceTree("1.13.1", "Tensor.half"), "to.dtype"));

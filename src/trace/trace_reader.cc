@@ -50,9 +50,9 @@ std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
       if (k == key) return true;
     return false;
   };
-  for (std::string_view key : {device, std::string_view("CompositeExplicitAutogradNonFunctional"),
-                               std::string_view("CompositeExplicitAutograd"),
-                               std::string_view("CompositeImplicitAutograd")})
+  for (std::string_view key :
+       {device, std::string_view("CompositeExplicitAutogradNonFunctional"),
+        std::string_view("CompositeExplicitAutograd"), std::string_view("CompositeImplicitAutograd")})
     if (has(key)) return std::string(key);
   return "";
 }
@@ -74,10 +74,14 @@ std::string TraceReader::WalkDeviceOfKey(const NativeFunction& fn, const std::st
 
 bool TraceReader::KeyWanted(std::string_view key) const {
   switch (opt_.device) {
-    case TraceOptions::Device::kAll: return true;
-    case TraceOptions::Device::kCuda: return key == "CUDA" || IsCompositeKey(key);
-    case TraceOptions::Device::kCpu: return key == "CPU" || IsCompositeKey(key);
-    default: return key == "CPU" || key == "CUDA" || IsCompositeKey(key);
+    case TraceOptions::Device::kAll:
+      return true;
+    case TraceOptions::Device::kCuda:
+      return key == "CUDA" || IsCompositeKey(key);
+    case TraceOptions::Device::kCpu:
+      return key == "CPU" || IsCompositeKey(key);
+    default:
+      return key == "CPU" || key == "CUDA" || IsCompositeKey(key);
   }
 }
 

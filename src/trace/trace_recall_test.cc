@@ -74,8 +74,8 @@ TEST_F(Recall260, FunctorMadeAndCalledAtOnce) {
   // whose operator() calls `_cuda_scatter_gather_internal_kernel<...>()(` (:212),
   // whose lambda _launch_scatter_gather_kernel launches at :111 (kernel :88).
   Trace t = TraceTree("2.6.0", "aten::gather", TraceOptions::Device::kCuda);
-  const KernelStep* k = Kernel(t, "_scatter_gather_elementwise_kernel",
-                               "aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 88);
+  const KernelStep* k =
+      Kernel(t, "_scatter_gather_elementwise_kernel", "aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 88);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->launch_site.line, 111);
   EXPECT_TRUE(OnPath(*k, "cuda_scatter_gather_base_kernel"));

@@ -12,9 +12,7 @@
 namespace optrace {
 namespace {
 
-
-bool HasImpl(const OpStep& op, const std::string& key, const std::string& function, const std::string& file,
-             int line) {
+bool HasImpl(const OpStep& op, const std::string& key, const std::string& function, const std::string& file, int line) {
   for (const auto& i : op.impls) {
     if (i.key == key && i.function == function && i.where.file == file && i.where.line == line) return true;
   }
@@ -75,9 +73,9 @@ TEST_F(Trace260, LstmModuleToCudnnAndBackward) {
     EXPECT_EQ(s.declared.file, "aten/src/ATen/native/RNN.h");
     EXPECT_EQ(s.declared.line, 13);
     for (const auto& r : s.registrations) {
-      cudnn_registration = cudnn_registration || (r.device == "CUDA" && r.target == "lstm_cudnn" &&
-                                                  r.where.file == "aten/src/ATen/native/cudnn/RNN.cpp" &&
-                                                  r.where.line == 2745);
+      cudnn_registration =
+          cudnn_registration || (r.device == "CUDA" && r.target == "lstm_cudnn" &&
+                                 r.where.file == "aten/src/ATen/native/cudnn/RNN.cpp" && r.where.line == 2745);
     }
   }
   EXPECT_TRUE(cudnn_registration);
@@ -157,12 +155,13 @@ TEST_F(Trace260, DecompositionsRegisteredByADecoratorFactory) {
   ASSERT_NE(rsqrt, nullptr);
   EXPECT_EQ(rsqrt->target, "aten.rsqrt");
   EXPECT_EQ(rsqrt->function, "rsqrt");
-  EXPECT_NE(site(rms, 1241), nullptr);  // pow, through _make_elementwise_binary_reference
-  EXPECT_NE(site(rms, 1698), nullptr);  // mul
+  EXPECT_NE(site(rms, 1241), nullptr);                    // pow, through _make_elementwise_binary_reference
+  EXPECT_NE(site(rms, 1698), nullptr);                    // mul
   Trace zeta = TraceTree("2.6.0", "torch.special.zeta");  // a submodule: aten.special_zeta
   bool special = false;
   for (const auto& d : zeta.decompositions)
-    special |= d.where.file == "torch/_refs/special/__init__.py" && d.where.line == 232 && d.target == "aten.special_zeta";
+    special |=
+        d.where.file == "torch/_refs/special/__init__.py" && d.where.line == 232 && d.target == "aten.special_zeta";
   EXPECT_TRUE(special);
   Trace floor_divide = TraceTree("2.6.0", "torch.floor_divide");  // should_register_decomposition=False
   EXPECT_EQ(site(floor_divide, 1325), nullptr);
@@ -195,9 +194,9 @@ TEST_F(Trace260, GeluToGpuKernel) {
   EXPECT_TRUE(HasImpl(*out, "CUDA", "gelu_out_cuda", "aten/src/ATen/native/cuda/Activation.cpp", 96));
   bool kernel = false;
   for (const auto& k : out->kernels) {
-    kernel = kernel || (k.name == "GeluCUDAKernelImpl" && k.launch == KernelLaunch::kTensorIterator &&
-                        k.launch_site.file == "aten/src/ATen/native/cuda/ActivationGeluKernel.cu" &&
-                        k.launch_site.line == 24);
+    kernel = kernel ||
+             (k.name == "GeluCUDAKernelImpl" && k.launch == KernelLaunch::kTensorIterator &&
+              k.launch_site.file == "aten/src/ATen/native/cuda/ActivationGeluKernel.cu" && k.launch_site.line == 24);
   }
   EXPECT_TRUE(kernel);
 }
@@ -318,8 +317,8 @@ TEST_F(Trace260, OperatorsAlone) {
 
 TEST_F(Trace260, CrossEntropyCompositeChain) {
   Trace t = TraceTree("2.6.0", "F.cross_entropy");
-  for (const char* op : {"cross_entropy_loss", "log_softmax.int", "_log_softmax", "nll_loss_nd", "nll_loss",
-                         "nll_loss_forward"}) {
+  for (const char* op :
+       {"cross_entropy_loss", "log_softmax.int", "_log_softmax", "nll_loss_nd", "nll_loss", "nll_loss_forward"}) {
     EXPECT_NE(FindOp(t, op), nullptr) << op;
   }
   EXPECT_TRUE(HasKernel(t, "nll_loss_forward_reduce_cuda_kernel_2d"));

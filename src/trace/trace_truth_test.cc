@@ -29,7 +29,8 @@ std::vector<std::string> CodeClaims(const Trace& t) {
 }
 
 bool AnyContains(const std::vector<std::string>& claims, const std::string& part) {
-  return std::any_of(claims.begin(), claims.end(), [&](const std::string& c) { return c.find(part) != std::string::npos; });
+  return std::any_of(claims.begin(), claims.end(),
+                     [&](const std::string& c) { return c.find(part) != std::string::npos; });
 }
 
 TEST_F(Truth260, DispatchNameIsAtNativeNotABackendNamesake) {
@@ -148,9 +149,9 @@ TEST_F(Truth260, OnlyTensorReceiversMakeMethodOps) {
 }
 
 TEST_F(Truth260, OperatorsCountOnlyOnTensorOperands) {
-  EXPECT_TRUE(OperatorOps("if (input_dim == 2 && n * 2 > 3) return -k;", false,
-                          [](std::string_view) { return false; })
-                  .empty());
+  EXPECT_TRUE(OperatorOps("if (input_dim == 2 && n * 2 > 3) return -k;", false, [](std::string_view) {
+                return false;
+              }).empty());
   auto tensor_x = [](std::string_view n) { return n == "x"; };
   std::vector<std::string> ops = OperatorOps("auto y = x * 2; int m = n / 2; return -x;", false, tensor_x);
   EXPECT_EQ(ops, (std::vector<std::string>{"mul", "neg"}));
@@ -169,22 +170,23 @@ TEST_F(Truth260, AnInitializersArgumentsAndReceiversAreNotItsValue) {
   //   TensorAdvancedIndexing.cpp:1358 `auto grain_size = at::internal::GRAIN_SIZE;`, :1383 `slice_size >= grain_size`
   //   cuda/Blas.cpp:277 `if (&result != &self)`: addresses
   //   cudnn/RNN.cpp:1212 `auto cudnnDataType = getCudnnDataType(input);`, then `!= CUDNN_DATA_DOUBLE`
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"aten::zero_", "zero_cpu_"},
-      {"aten::index_select", "index_select_out_cpu_"},
-      {"aten::addmm", "addmm_out_cuda_impl"},
-      {"aten::_cudnn_rnn", "get_algo"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"aten::zero_", "zero_cpu_"},
+                                                                  {"aten::index_select", "index_select_out_cpu_"},
+                                                                  {"aten::addmm", "addmm_out_cuda_impl"},
+                                                                  {"aten::_cudnn_rnn", "get_algo"}};
   for (const auto& [query, helper] : cases) {
     Trace t = TraceTree("2.6.0", query);
     for (const auto& op : t.ops) {
-      for (const std::string& note : op.notes) EXPECT_EQ(note.find(helper + " applies C++ operators"), std::string::npos) << query << ": " << note;
+      for (const std::string& note : op.notes)
+        EXPECT_EQ(note.find(helper + " applies C++ operators"), std::string::npos) << query << ": " << note;
     }
   }
   // RNN.cpp:751 `auto cy = (forgetgate * cx).add_(ingate * cellgate);` on Tensors still is mul.
   Trace lstm = TraceTree("2.6.0", "aten::lstm.input");
   bool cell_mul = false;
   for (const auto& op : lstm.ops) {
-    for (const std::string& note : op.notes) cell_mul = cell_mul || note == "LSTMCell applies C++ operators to tensors: mul";
+    for (const std::string& note : op.notes)
+      cell_mul = cell_mul || note == "LSTMCell applies C++ operators to tensors: mul";
   }
   EXPECT_TRUE(cell_mul);
 }
@@ -204,7 +206,8 @@ TEST_F(Truth260, AClassNamedInTemplateArgumentsRunsWhereItIsNamed) {
     EXPECT_FALSE(op->typical) << name;
     EXPECT_FALSE(op->undecided) << name;
     bool cudnn = false;
-    for (const auto& w : op->when) cudnn = cudnn || (w.text == "at::cudnn_is_acceptable(_input)" && w.negated && w.where.line == 1434);
+    for (const auto& w : op->when)
+      cudnn = cudnn || (w.text == "at::cudnn_is_acceptable(_input)" && w.negated && w.where.line == 1434);
     EXPECT_TRUE(cudnn) << name;
   }
 }
@@ -292,7 +295,8 @@ TEST_F(Truth260, StubRegisteredByUfuncCodegenReachesTheGeneratedKernels) {
   std::vector<std::string> regs;
   for (const auto& s : op->stubs)
     if (s.name == "add_stub")
-      for (const auto& r : s.registrations) regs.push_back(r.device + " " + r.target + " " + r.where.file + ":" + std::to_string(r.where.line));
+      for (const auto& r : s.registrations)
+        regs.push_back(r.device + " " + r.target + " " + r.where.file + ":" + std::to_string(r.where.line));
   EXPECT_TRUE(AnyContains(regs, "CUDA add_kernel torchgen/dest/ufunc.py:325"));
   EXPECT_TRUE(AnyContains(regs, "CPU add_kernel torchgen/dest/ufunc.py:552"));
   bool functor = false;

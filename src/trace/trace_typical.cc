@@ -63,11 +63,12 @@ std::vector<std::string_view> SplitTop(std::string_view s, std::string_view op) 
 
 std::string DtypeWord(std::string_view s) {
   static const std::pair<const char*, const char*> kNames[] = {
-      {"BFloat16", "bfloat16"}, {"bfloat16", "bfloat16"}, {"ComplexFloat", "complex64"}, {"complex64", "complex64"},
-      {"Half", "float16"},      {"float16", "float16"},   {"kFloat", "float32"},    {"Float", "float32"},
-      {"float32", "float32"},   {"Double", "float64"},    {"float64", "float64"},   {"Long", "int64"},
-      {"int64", "int64"},       {"kInt", "int32"},        {"int32", "int32"},       {"kBool", "bool"},
-      {"torch.bool", "bool"}};
+      {"BFloat16", "bfloat16"},   {"bfloat16", "bfloat16"}, {"ComplexFloat", "complex64"},
+      {"complex64", "complex64"}, {"Half", "float16"},      {"float16", "float16"},
+      {"kFloat", "float32"},      {"Float", "float32"},     {"float32", "float32"},
+      {"Double", "float64"},      {"float64", "float64"},   {"Long", "int64"},
+      {"int64", "int64"},         {"kInt", "int32"},        {"int32", "int32"},
+      {"kBool", "bool"},          {"torch.bool", "bool"}};
   for (const auto& [word, dtype] : kNames)
     if (Has(s, word)) return dtype;
   return "";
@@ -82,7 +83,8 @@ std::string DeviceLiteral(std::string_view item) {
   else if (item.starts_with("c10::")) item.remove_prefix(5);
   if (!quoted) {
     if (item.starts_with("DeviceType::")) item.remove_prefix(12);
-    else if (item.size() > 1 && item[0] == 'k' && std::isupper(static_cast<unsigned char>(item[1]))) item.remove_prefix(1);
+    else if (item.size() > 1 && item[0] == 'k' && std::isupper(static_cast<unsigned char>(item[1])))
+      item.remove_prefix(1);
     else return "";
   }
   if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return IsIdentChar(c); })) return "";
@@ -147,8 +149,8 @@ Tri Comparison(std::string_view atom, const Assumptions& a) {
 Tri Configuration(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "CUDNN")) return Of(a.cudnn && !a.rocm);
   if (Has(atom, "ROCM") || Has(atom, "HIP")) return Of(a.rocm);
-  if (Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "C10_MOBILE") || Has(atom, "FBCODE") ||
-      Has(atom, "VULKAN") || Has(atom, "METAL") || Has(atom, "_WIN32") || Has(atom, "__APPLE__"))
+  if (Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "C10_MOBILE") || Has(atom, "FBCODE") || Has(atom, "VULKAN") ||
+      Has(atom, "METAL") || Has(atom, "_WIN32") || Has(atom, "__APPLE__"))
     return Tri::kFalse;
   if (Has(atom, "AT_MKLDNN_ENABLED") || Has(atom, "AT_MKL_ENABLED") || Has(atom, "USE_CUDA") ||
       Has(atom, "AT_CUDA_ENABLED") || Has(atom, "USE_FLASH_ATTENTION") || Has(atom, "USE_MEM_EFF_ATTENTION") ||
@@ -185,21 +187,20 @@ Tri DefinedGradient(std::string_view atom) {
 }
 
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
-  static const char* kNever[] = {"is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps",
-                                 "is_xpu", "is_vulkan", "is_metal", "is_hip", "is_ipu", "is_lazy",
-                                 "is_privateuseone", "is_neg()", "is_conj()", "is_zerotensor", "is_inference",
-                                 "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function",
-                                 "TensorSubclassLike", "is_functorch_wrapped", "isBatchedTensor",
-                                 "is_empty()", "_is_zerotensor", "is_sparse_csr",
-                                 // isinstance(input, PackedSequence): a dense tensor is no packed batch
-                                 "PackedSequence)"};
+  static const char* kNever[] = {
+      "is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps", "is_xpu", "is_vulkan", "is_metal",
+      "is_hip", "is_ipu", "is_lazy", "is_privateuseone", "is_neg()", "is_conj()", "is_zerotensor", "is_inference",
+      "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function", "TensorSubclassLike",
+      "is_functorch_wrapped", "isBatchedTensor", "is_empty()", "_is_zerotensor", "is_sparse_csr",
+      // isinstance(input, PackedSequence): a dense tensor is no packed batch
+      "PackedSequence)"};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
   if (HasName(atom, "is_cuda")) return Of(a.device == "cuda");
   if (HasName(atom, "is_cpu")) return Of(a.device == "cpu");
   if (Has(atom, "is_complex") || Has(atom, "isComplexType")) return Of(a.dtype.rfind("complex", 0) == 0);
-  if (Has(atom, "is_floating_point") || Has(atom, "isFloatingType")) return Of(a.dtype.rfind("float", 0) == 0 ||
-                                                                               a.dtype == "bfloat16");
+  if (Has(atom, "is_floating_point") || Has(atom, "isFloatingType"))
+    return Of(a.dtype.rfind("float", 0) == 0 || a.dtype == "bfloat16");
   if (Has(atom, "isIntegralType")) return Of(a.dtype.rfind("int", 0) == 0 || a.dtype == "bool");
   if (Has(atom, "isReducedFloatingType")) return Of(a.dtype == "float16" || a.dtype == "bfloat16");
   if (Has(atom, "is_contiguous")) return Tri::kTrue;
@@ -220,7 +221,8 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
   if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
   if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
-  if (TrimView(atom) == "self.training" || TrimView(atom) == "training" || TrimView(atom) == "train") return Of(a.training);
+  if (TrimView(atom) == "self.training" || TrimView(atom) == "training" || TrimView(atom) == "train")
+    return Of(a.training);
   return Tri::kUnknown;
 }
 
@@ -274,7 +276,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   for (std::string_view ask : {".defined()", ".has_value()"}) {
     if (!s.ends_with(ask)) continue;
     const std::string* v = value_of(s.substr(0, s.size() - ask.size()));
-    if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" || (ask == ".has_value()" && *v != "None" && is_none(*v))))
+    if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" ||
+              (ask == ".has_value()" && *v != "None" && is_none(*v))))
       return Tri::kFalse;
     return Tri::kUnknown;
   }
@@ -310,7 +313,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     // (lower case, not a kConstant) is not known; a literal, a constant
     // (kFloat, Mean, CUDNN_DATA_DOUBLE) or an enum member is itself.
     bool bare = !rhs.empty() && (std::islower(static_cast<unsigned char>(rhs[0])) || rhs[0] == '_') &&
-                std::all_of(rhs.begin(), rhs.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+                std::all_of(rhs.begin(), rhs.end(),
+                            [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
     bool constant = rhs.size() > 1 && rhs[0] == 'k' && std::isupper(static_cast<unsigned char>(rhs[1]));
     if (bare && !constant && rhs != "true" && rhs != "false") {
       const std::string* other = value_of(rhs);
@@ -401,7 +405,8 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
     return r;
   }
   if (python && s.substr(0, 4) == "not ") return Not(Eval(s.substr(4), python, a, depth + 1));
-  if (!python && !s.empty() && s[0] == '!' && (s.size() < 2 || s[1] != '=')) return Not(Eval(s.substr(1), python, a, depth + 1));
+  if (!python && !s.empty() && s[0] == '!' && (s.size() < 2 || s[1] != '='))
+    return Not(Eval(s.substr(1), python, a, depth + 1));
   if (!python && s.substr(0, 8) == "defined(") return Configuration(s, a);
   return Atom(s, python, a);
 }
@@ -435,7 +440,8 @@ bool IsSizeTerm(std::string_view t) {
     std::string_view index = call.substr(head.size());
     if (index.empty() || (index.back() != ')' && index.back() != ']')) return false;
     index.remove_suffix(1);
-    return !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return IsIdentChar(c) || c == '-' || c == ' '; });
+    return !index.empty() &&
+           std::all_of(index.begin(), index.end(), [](char c) { return IsIdentChar(c) || c == '-' || c == ' '; });
   }
   return false;
 }
@@ -461,9 +467,11 @@ bool TernaryAt(std::string_view s, size_t q, size_t* start, size_t* colon, size_
   while (i-- > 0) {
     char c = s[i];
     if (closes(c)) ++depth;
-    else if (opens(c) && depth-- == 0) { *start = i + 1; break; }
-    else if (depth == 0 && (c == ',' || c == '?' || (c == ':' && (i == 0 || s[i - 1] != ':') &&
-                                                      (i + 1 >= s.size() || s[i + 1] != ':')))) {
+    else if (opens(c) && depth-- == 0) {
+      *start = i + 1;
+      break;
+    } else if (depth == 0 && (c == ',' || c == '?' ||
+                              (c == ':' && (i == 0 || s[i - 1] != ':') && (i + 1 >= s.size() || s[i + 1] != ':')))) {
       *start = i + 1;
       break;
     }
@@ -477,8 +485,14 @@ bool TernaryAt(std::string_view s, size_t q, size_t* start, size_t* colon, size_
     else if (closes(c) && depth-- == 0) return false;
     else if (depth == 0 && c == '?') ++nested;
     else if (depth == 0 && c == ':') {
-      if (i + 1 < s.size() && s[i + 1] == ':') { ++i; continue; }
-      if (nested-- == 0) { *colon = i; break; }
+      if (i + 1 < s.size() && s[i + 1] == ':') {
+        ++i;
+        continue;
+      }
+      if (nested-- == 0) {
+        *colon = i;
+        break;
+      }
     }
   }
   if (*colon == std::string_view::npos) return false;
@@ -527,13 +541,14 @@ bool Assumptions::Apply(const std::vector<std::string>& items, std::string* erro
     std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (key == "dtype") {
       static const std::map<std::string, std::string> kDtypes = {
-          {"float32", "float32"}, {"fp32", "float32"}, {"float", "float32"},    {"float16", "float16"},
-          {"fp16", "float16"},    {"half", "float16"}, {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
+          {"float32", "float32"}, {"fp32", "float32"},   {"float", "float32"},       {"float16", "float16"},
+          {"fp16", "float16"},    {"half", "float16"},   {"bfloat16", "bfloat16"},   {"bf16", "bfloat16"},
           {"float64", "float64"}, {"double", "float64"}, {"complex64", "complex64"}, {"int64", "int64"},
           {"int32", "int32"},     {"bool", "bool"}};
       auto it = kDtypes.find(value);
       if (it == kDtypes.end()) {
-        *error = "unknown dtype '" + value + "' in --assume (float32, float16, bfloat16, float64, complex64, int64, "
+        *error = "unknown dtype '" + value +
+                 "' in --assume (float32, float16, bfloat16, float64, complex64, int64, "
                  "int32, bool)";
         return false;
       }

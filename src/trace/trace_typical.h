@@ -18,7 +18,7 @@ namespace optrace {
 enum class Tri { kFalse, kTrue, kUnknown };
 
 struct Assumptions {
-  std::string device = "cuda";  // "cuda" | "cpu"
+  std::string device = "cuda";    // "cuda" | "cpu"
   std::string dtype = "float32";  // float32 | float16 | bfloat16 | float64 | complex64 | int64 ...
   bool cudnn = true, rocm = false, deterministic = false, grad = true, training = true;
   // Python parameters left at their defaults ("inplace" -> "False").

@@ -106,7 +106,8 @@ namespace {
 // helpers to visit next.
 class CppWalk {
  public:
-  CppWalk(OpExpander& ex, OpStep& op, uint32_t start, const std::string& device, int depth, const CppFunction* synthetic)
+  CppWalk(OpExpander& ex, OpStep& op, uint32_t start, const std::string& device, int depth,
+          const CppFunction* synthetic)
       : ex_(ex), cpp_(ex.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
@@ -129,7 +130,6 @@ class CppWalk {
   }
 
  private:
-
   void Visit(int32_t at) {
     const WalkNode& node = nodes_[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
     // UINT32_MAX: a definition written by a macro, given as `synthetic`.
@@ -224,8 +224,10 @@ class CppWalk {
       }
     }
     const std::string& dev = node.device;
-    Enqueue(dev == "CPU" ? facts.cpu_targets : dev == "CUDA" ? facts.cuda_targets : dev == "any" ? facts.any_targets
-                                                                                                   : facts.targets,
+    Enqueue(dev == "CPU"    ? facts.cpu_targets
+            : dev == "CUDA" ? facts.cuda_targets
+            : dev == "any"  ? facts.any_targets
+                            : facts.targets,
             at, walk.holder, "", dev, &c);
   }
 
@@ -278,9 +280,10 @@ class CppWalk {
       }
       if (known) continue;
       std::string dev = RegistrationDevice(reg.device);
-      bool wanted = node_device == "any"
-                        ? (dev == "CUDA" ? ex_.KeyWanted("CUDA") : dev == "CPU" ? ex_.KeyWanted("CPU") : all)
-                        : (dev == node_device || all);
+      bool wanted = node_device == "any" ? (dev == "CUDA"  ? ex_.KeyWanted("CUDA")
+                                            : dev == "CPU" ? ex_.KeyWanted("CPU")
+                                                           : all)
+                                         : (dev == node_device || all);
       if (!wanted) continue;
       StubRegistrationStep rs;
       rs.device = reg.device;
@@ -313,8 +316,8 @@ class CppWalk {
     const NativeFunction* loop_op = ex_.gen_.UfuncOpOfStub(s.name);
     if (!loop_op) return;
     const std::string base = s.name.substr(0, s.name.size() - 5);  // less "_stub"
-    for (const auto& [dev, generator] : {std::pair<std::string, std::string>{"CPU", "compute_ufunc_cpu_kernel"},
-                                         {"CUDA", "compute_ufunc_cuda"}}) {
+    for (const auto& [dev, generator] :
+         {std::pair<std::string, std::string>{"CPU", "compute_ufunc_cpu_kernel"}, {"CUDA", "compute_ufunc_cuda"}}) {
       if (!ex_.KeyWanted(dev) || (node_device != "any" && node_device != dev)) continue;
       Location where = ex_.gen_.UfuncRegistrationSite(generator);
       if (!where.valid()) continue;
@@ -460,7 +463,8 @@ class CppWalk {
     std::vector<uint32_t> defs;
     for (uint32_t id : cpp_.FunctionsNamed(l.kernel)) {
       const CppFunction& f = cpp_.functions()[id];
-      if (f.form == DefForm::kGlobalKernel && !IsTestFile(cpp_.file(f.file))) defs.push_back(id);  // a test's own kernel never is
+      if (f.form == DefForm::kGlobalKernel && !IsTestFile(cpp_.file(f.file)))
+        defs.push_back(id);  // a test's own kernel never is
     }
     std::vector<uint32_t> same_file;
     for (uint32_t id : defs)
@@ -548,11 +552,11 @@ class CppWalk {
 }  // namespace
 
 void OpExpander::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
-                       const CppFunction* synthetic) {
+                           const CppFunction* synthetic) {
   CppWalk(*this, op, start, device, depth, synthetic).Run();
 }
 void OpExpander::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
-                            std::vector<OpCallStep>* list) {
+                                std::vector<OpCallStep>* list) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
   // out += bias) calls mul, div, add_ through them: the tensor-only
   // overload, listed as a call where the operator is written.

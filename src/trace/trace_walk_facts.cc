@@ -137,7 +137,8 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
     for (const auto& [name, line] : handed) {
       if (!DeclaredType(f.params, body, name).empty()) continue;  // a parameter or local of that name
       for (uint32_t id : cpp.FunctionsNamed(name)) {
-        if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file))) continue;
+        if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file)))
+          continue;
         w.kernel_refs.push_back({id, line});
         break;
       }
@@ -213,7 +214,8 @@ std::vector<CppCall> WalkFacts::MacroArgumentCalls(const CppMacroUse& use, uint3
       ix_.Snippet(cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1)), use.macro);
   // A use may spread over continued lines: a few are enough for a callee.
   constexpr int kUseLines = 8;
-  std::vector<std::string> args = MacroArguments(ix_.Snippet(cpp.file(use.file), static_cast<int>(use.line), kUseLines), use.macro);
+  std::vector<std::string> args =
+      MacroArguments(ix_.Snippet(cpp.file(use.file), static_cast<int>(use.line), kUseLines), use.macro);
   if (params.empty() || args.size() != params.size()) return out;
   for (uint32_t c : through_parameter) {
     const CppCall& call = cpp.calls()[c];
@@ -243,7 +245,7 @@ WalkFacts::WalkCache& WalkFacts::Cache() const {
 }
 
 std::vector<uint32_t> WalkFacts::DefinitionsFor(const std::string& name, const NativeFunction& fn,
-                                             const std::string& key, DefForm form) const {
+                                                const std::string& key, DefForm form) const {
   // Only whether the key is CUDA matters below.
   std::string memo_key = name;
   memo_key += key == "CUDA" ? "\1" : "\2";
@@ -255,7 +257,7 @@ std::vector<uint32_t> WalkFacts::DefinitionsFor(const std::string& name, const N
 }
 
 std::vector<uint32_t> WalkFacts::FindDefinitions(const std::string& name, const NativeFunction& fn,
-                                              const std::string& key, DefForm form) const {
+                                                 const std::string& key, DefForm form) const {
   // The dispatcher's registration calls at::native::<name>: only a definition
   // in at::native itself (not a nested or anonymous namespace: vulkan::ops,
   // xnnpack, flash, a file's own __device__ helpers), in a file the key's
@@ -268,7 +270,8 @@ std::vector<uint32_t> WalkFacts::FindDefinitions(const std::string& name, const 
     const std::string& file = ix_.cpp.file(f.file);
     if (!StartsWith(file, "aten/src/ATen/") || !BackendFolder(file).empty() || !RunsOnDevice(file, device)) continue;
     LookupScope scope = form == DefForm::kFunction ? ScopeOfFunction(f) : SplitScope(f.qualified);
-    bool in_native = !scope.anonymous && scope.parts.size() >= 2 && scope.parts[0] == "at" && scope.parts[1] == "native";
+    bool in_native =
+        !scope.anonymous && scope.parts.size() >= 2 && scope.parts[0] == "at" && scope.parts[1] == "native";
     if (!in_native || (form == DefForm::kFunction && scope.parts.size() != 2)) continue;
     all.push_back(id);
   }

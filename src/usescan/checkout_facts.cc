@@ -37,8 +37,8 @@ std::vector<std::string_view> SplitLines(const std::string& text) {
 // Tensor attributes that hold no tensor (a shape, a dtype, a flag).
 bool CheckoutFacts::ScalarAttribute(std::string_view attr) {
   static const std::unordered_set<std::string_view> kAttrs = {
-      "shape", "ndim", "dtype", "device", "layout", "is_cuda", "is_sparse", "is_quantized", "is_meta",
-      "requires_grad", "is_leaf", "names", "itemsize", "nbytes"};
+      "shape",        "ndim",    "dtype",         "device",  "layout", "is_cuda",  "is_sparse",
+      "is_quantized", "is_meta", "requires_grad", "is_leaf", "names",  "itemsize", "nbytes"};
   return kAttrs.count(attr) > 0;
 }
 
@@ -118,8 +118,8 @@ bool CheckoutFacts::IsMetadata(const std::string& name) {
 // metadata accessors bound by hand in python_variable_methods.cpp.
 bool CheckoutFacts::ReturnsNoTensor(std::string_view name) const {
   static const std::unordered_set<std::string_view> kHandBound = {
-      "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous", "data_ptr",
-      "storage_offset", "tolist", "has_names", "item"};
+      "dim",           "ndimension", "numel",          "nelement", "element_size", "get_device",
+      "is_contiguous", "data_ptr",   "storage_offset", "tolist",   "has_names",    "item"};
   if (kHandBound.count(name)) return true;
   auto overloads = ix_.yaml.Overloads(name);
   if (overloads.empty()) return false;
@@ -162,7 +162,7 @@ const std::vector<std::string>& CheckoutFacts::LayerScalarAttrs(const std::strin
 }
 
 void CheckoutFacts::ClassScalarAttrs(const PyModule& m, const PyClass& c, const std::vector<std::string_view>& lines,
-                      std::vector<std::string>* attrs) const {
+                                     std::vector<std::string>* attrs) const {
   static const std::regex annotated(R"(^\s+([A-Za-z_]\w*)\s*:\s*(int|float|bool|str)\s*(=.*)?$)");
   uint32_t body_end = static_cast<uint32_t>(lines.size());
   for (uint32_t mi : c.methods) body_end = std::min(body_end, m.functions[mi].line);

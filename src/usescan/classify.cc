@@ -23,12 +23,10 @@ bool CopiesUnlessUnchanged(std::string_view base) {
   return base == "to" || base == "contiguous" || base == "type_as" || IsConversion(base);
 }
 
-const std::set<std::string_view> kWellKnown = {"pointwise", "view/shape", "factory", "in-place", "indexing",
-                                              "reduction", "copy"};
+const std::set<std::string_view> kWellKnown = {"pointwise", "view/shape", "factory", "in-place",
+                                               "indexing",  "reduction",  "copy"};
 
-std::string YamlWhere(const NativeFunction* f) {
-  return fmt::format("{}:{}", kNativeFunctionsPath, f->line);
-}
+std::string YamlWhere(const NativeFunction* f) { return fmt::format("{}:{}", kNativeFunctionsPath, f->line); }
 
 // What the checkout says about aten op `base` (all its overloads).
 Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
@@ -37,7 +35,8 @@ Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
   if (overloads.empty()) return {"other", ""};
   if (CopiesUnlessUnchanged(base))
     return {"copy", fmt::format("aten::{} copies unless the tensor is already as asked (returns Tensor(a): "
-                                "itself then; {})", base, YamlWhere(overloads.front()))};
+                                "itself then; {})",
+                                base, YamlWhere(overloads.front()))};
   const NativeFunction* first = overloads.front();
   for (const NativeFunction* f : overloads)
     if (f->schema.is_inplace() && !f->schema.arguments.empty() && f->schema.arguments[0].annotation == "a!")
@@ -49,14 +48,13 @@ Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
     if (f->schema.is_out() || f->schema.returns.empty()) continue;
     const auto& r = f->schema.returns[0];
     if (!r.annotation.empty() && r.annotation[0] == 'a' && r.annotation.find('!') == std::string::npos)
-      return {"view/shape", fmt::format("{} returns an alias of its input: {} ({})", f->name, f->schema.text,
-                                        YamlWhere(f))};
+      return {"view/shape",
+              fmt::format("{} returns an alias of its input: {} ({})", f->name, f->schema.text, YamlWhere(f))};
   }
   for (const NativeFunction* f : overloads) {
     if (f->schema.is_out()) continue;
     for (const auto& a : f->schema.arguments)
-      if (a.name == "keepdim")
-        return {"reduction", fmt::format("{} takes keepdim ({})", f->name, YamlWhere(f))};
+      if (a.name == "keepdim") return {"reduction", fmt::format("{} takes keepdim ({})", f->name, YamlWhere(f))};
   }
   for (const NativeFunction* f : overloads) {
     if (f->schema.is_out()) continue;
@@ -71,8 +69,7 @@ Classification ClassifyAten(const YamlModel& yaml, std::string_view base) {
     for (const auto& a : f->schema.arguments) tensor_in |= StartsWith(a.type, "Tensor");
     if (!tensor_in && !f->schema.returns.empty() && f->schema.returns[0].type == "Tensor")
       return {"factory", fmt::format("{} takes no tensor and returns one ({})", f->name, YamlWhere(f))};
-    if (EndsWith(base, "_like"))
-      return {"factory", fmt::format("{} is a *_like factory ({})", f->name, YamlWhere(f))};
+    if (EndsWith(base, "_like")) return {"factory", fmt::format("{} is a *_like factory ({})", f->name, YamlWhere(f))};
   }
   // The name rule, last: kinds the YAML has no tag for.
   std::string b(base);
@@ -126,8 +123,8 @@ Classification ClassifyModule(const CheckoutFacts& checkout, const ScanOp& op) {
 }  // namespace
 
 bool IsConversion(std::string_view method) {
-  static const std::set<std::string_view> kConversions = {"float", "half", "double", "bfloat16", "int", "long",
-                                                          "short", "char", "byte", "bool", "cpu", "cuda", "type"};
+  static const std::set<std::string_view> kConversions = {
+      "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool", "cpu", "cuda", "type"};
   return kConversions.count(method) > 0;
 }
 

@@ -37,8 +37,8 @@ void ReportBuilder::AddFollow(uint32_t f, uint32_t g) {
   if (std::find(calls.begin(), calls.end(), q) == calls.end()) calls.push_back(q);
 }
 
-void ReportBuilder::AddOp(const std::string& query, ScanOpKind kind, const std::string& resolved, const std::string& aten,
-           bool inferred, const ScanUse& use, const std::string& receiver) {
+void ReportBuilder::AddOp(const std::string& query, ScanOpKind kind, const std::string& resolved,
+                          const std::string& aten, bool inferred, const ScanUse& use, const std::string& receiver) {
   auto it = op_slot_.find(query);
   if (it == op_slot_.end()) {
     ScanOp op;

@@ -21,15 +21,15 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <utility>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "base/text.h"
-#include "render/render.h"
 #include "py/py_values.h"
+#include "render/render.h"
 #include "usescan/checkout_facts.h"
 #include "usescan/classify.h"
 #include "usescan/report_builder.h"
@@ -47,12 +47,55 @@ std::string ArgumentsOf(const PyCall& call) {
 
 // Python builtins a model's code calls that are never torch ops.
 const std::unordered_set<std::string_view>& Builtins() {
-  static const std::unordered_set<std::string_view> names = {
-      "abs", "all", "any", "bool", "callable", "dict", "enumerate", "filter", "float", "format", "getattr",
-      "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
-      "next", "object", "print", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted",
-      "str", "sum", "super", "tuple", "type", "vars", "zip", "ValueError", "TypeError", "RuntimeError",
-      "NotImplementedError", "AssertionError", "KeyError", "IndexError", "Exception"};
+  static const std::unordered_set<std::string_view> names = {"abs",
+                                                             "all",
+                                                             "any",
+                                                             "bool",
+                                                             "callable",
+                                                             "dict",
+                                                             "enumerate",
+                                                             "filter",
+                                                             "float",
+                                                             "format",
+                                                             "getattr",
+                                                             "hasattr",
+                                                             "hash",
+                                                             "id",
+                                                             "int",
+                                                             "isinstance",
+                                                             "issubclass",
+                                                             "iter",
+                                                             "len",
+                                                             "list",
+                                                             "map",
+                                                             "max",
+                                                             "min",
+                                                             "next",
+                                                             "object",
+                                                             "print",
+                                                             "range",
+                                                             "repr",
+                                                             "reversed",
+                                                             "round",
+                                                             "set",
+                                                             "setattr",
+                                                             "slice",
+                                                             "sorted",
+                                                             "str",
+                                                             "sum",
+                                                             "super",
+                                                             "tuple",
+                                                             "type",
+                                                             "vars",
+                                                             "zip",
+                                                             "ValueError",
+                                                             "TypeError",
+                                                             "RuntimeError",
+                                                             "NotImplementedError",
+                                                             "AssertionError",
+                                                             "KeyError",
+                                                             "IndexError",
+                                                             "Exception"};
   return names;
 }
 
@@ -120,7 +163,11 @@ const OperatorInfo* FindOperator(std::string_view op) {
 class Scanner {
  public:
   Scanner(const Index& ix, std::string_view path, std::string_view text, ScanReport* out)
-      : ix_(ix), out_(*out), file_(path, text, &out->work), mod_(file_.mod()), checkout_(ix),
+      : ix_(ix),
+        out_(*out),
+        file_(path, text, &out->work),
+        mod_(file_.mod()),
+        checkout_(ix),
         report_(file_, role_, out) {}
 
   Status Run() {
@@ -204,14 +251,18 @@ class Scanner {
         containers.push_back({attr, call.line, file_.SpanEnd(call.line, call.callee)});
         continue;  // the container itself runs no op; its children do
       }
-      ScanLayer layer{mod_.classes[cls].name, inside.empty() ? attr : "", query,
-                      nn.kind == PySymbol::kClass ? ix_.py.NameOf(nn) : "", call.line, inside};
+      ScanLayer layer{mod_.classes[cls].name,
+                      inside.empty() ? attr : "",
+                      query,
+                      nn.kind == PySymbol::kClass ? ix_.py.NameOf(nn) : "",
+                      call.line,
+                      inside};
       out_.layers.push_back(layer);
       if (nn.kind == PySymbol::kClass) {
         report_.AddOp(query, ScanOpKind::kModule, ix_.py.NameOf(nn), "", false,
-              {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr,
-               ArgumentsOf(call)},
-              "");
+                      {call.line, f.qualname, layer.attr.empty() ? "built in self." + inside : "built as self." + attr,
+                       ArgumentsOf(call)},
+                      "");
       }
     }
   }
@@ -341,8 +392,7 @@ class Scanner {
       std::string base(OpBaseName(name));
       if (ix_.yaml.Find(name) || (name == base && !ix_.yaml.Overloads(base).empty()))
         report_.AddOp("aten::" + name, ScanOpKind::kAten, "aten::" + name, base, false, use, "");
-      else
-        report_.Unresolved(f, call, "not in native_functions.yaml of the checkout");
+      else report_.Unresolved(f, call, "not in native_functions.yaml of the checkout");
       return;
     }
     PySymbol sym = ix_.py.Resolve(dotted);
@@ -363,8 +413,8 @@ class Scanner {
     std::string rest = dotted.size() > 6 ? dotted.substr(6) : "";  // `torch(...)` itself: no op (found by the fuzzer)
     std::string yaml_name = rest;
     for (const char* ns : {"linalg.", "special.", "fft.", "nn.functional."})
-      if (StartsWith(rest, ns)) yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" +
-                                            rest.substr(std::string(ns).size());
+      if (StartsWith(rest, ns))
+        yaml_name = std::string(ns).substr(0, std::string(ns).find('.')) + "_" + rest.substr(std::string(ns).size());
     if (IsIdentifier(yaml_name)) {
       if (checkout_.IsMetadata(yaml_name)) return;  // torch.numel(x): no kernel runs
       for (const NativeFunction* fn : ix_.yaml.Overloads(yaml_name)) {
@@ -401,12 +451,13 @@ class Scanner {
         const char* dunder = OperatorDunder(f, call, *op);
         if (!dunder) continue;
         use.how = "operator " + (call.callee[0] == 'u' ? call.callee.substr(1) + " (unary)" : call.callee);
-        report_.AddOp(std::string("Tensor.") + dunder, ScanOpKind::kOperator, std::string("torch.Tensor.") + dunder, op->aten, true, use,
-              "");
+        report_.AddOp(std::string("Tensor.") + dunder, ScanOpKind::kOperator, std::string("torch.Tensor.") + dunder,
+                      op->aten, true, use, "");
         continue;
       }
       const std::string& c = call.callee;
-      if (full && Contains(call.args, "**")) report_.Unresolved(f, call, "**kwargs passed through: keyword arguments unknown");
+      if (full && Contains(call.args, "**"))
+        report_.Unresolved(f, call, "**kwargs passed through: keyword arguments unknown");
       if (c == "getattr" || StartsWith(c, "getattr(")) {
         report_.Unresolved(f, call, "getattr: the attribute is chosen at run time");
         continue;
@@ -452,8 +503,9 @@ class Scanner {
         }
         if (full) {
           bool param = std::find(fn.params.begin(), fn.params.end(), c) != fn.params.end();
-          report_.Unresolved(f, call, param ? "call on parameter '" + c + "': its value is not known statically"
-                                    : "call on an unknown object '" + c + "'");
+          report_.Unresolved(f, call,
+                             param ? "call on parameter '" + c + "': its value is not known statically"
+                                   : "call on an unknown object '" + c + "'");
         }
         continue;
       }
@@ -462,18 +514,20 @@ class Scanner {
       // Metadata (x.size(1)) runs no kernel; a method of an int, a str, a
       // list or a set (seen.add(k)) is no tensor op.
       if (checkout_.IsMetadata(method) || ScopeOf(f).NotTensor(recv)) continue;
-      if (!checkout_.IsTensorMethod(method) && checkout_.ReturnsNoTensor(method)) continue;  // x.dim(), x.numel(): bound by hand
+      if (!checkout_.IsTensorMethod(method) && checkout_.ReturnsNoTensor(method))
+        continue;                           // x.dim(), x.numel(): bound by hand
       if (IsConversion(method) && !init) {  // x.float(): aten::to, bound by hand
         use.how = "method on " + recv;
-        report_.AddOp("Tensor." + method, ScanOpKind::kMethod, "torch._tensor.Tensor." + method, "to", false, use, recv);
+        report_.AddOp("Tensor." + method, ScanOpKind::kMethod, "torch._tensor.Tensor." + method, "to", false, use,
+                      recv);
         continue;
       }
-      if (checkout_.IsTensorMethod(method) && !(head == "self" && recv.find_first_of("([") == std::string::npos &&
-                                       recv != "self" && init)) {
+      if (checkout_.IsTensorMethod(method) &&
+          !(head == "self" && recv.find_first_of("([") == std::string::npos && recv != "self" && init)) {
         use.how = "method on " + recv;
         std::string base = ix_.yaml.Overloads(method).empty() ? "" : method;
         report_.AddOp("Tensor." + method, ScanOpKind::kMethod,
-              base.empty() ? "torch._tensor.Tensor." + method : "aten::" + method, base, false, use, recv);
+                      base.empty() ? "torch._tensor.Tensor." + method : "aten::" + method, base, false, use, recv);
         continue;
       }
       if (full && !init) report_.Unresolved(f, call, "method '" + method + "' of an object whose type is not known");
@@ -552,7 +606,8 @@ class Scanner {
       for (const auto& [attr, kind] : AttrKinds(static_cast<uint32_t>(fn.class_index))) scope->SetAttr(attr, kind);
       for (const ScanLayer& l : out_.layers)  // self.proj.in_features: an int of nn.Linear
         if (l.owner == mod_.classes[fn.class_index].name && !l.attr.empty() && !l.resolved.empty())
-          for (const std::string& a : checkout_.LayerScalarAttrs(l.resolved)) scope->SetAttr(l.attr + "." + a, ValueKind::kScalar);
+          for (const std::string& a : checkout_.LayerScalarAttrs(l.resolved))
+            scope->SetAttr(l.attr + "." + a, ValueKind::kScalar);
     }
     LearnAssignments(file_.AssignmentsOf(f), scope);
   }

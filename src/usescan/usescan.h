@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "index/index.h"
 #include "base/status.h"
+#include "index/index.h"
 #include "trace/trace.h"
 
 namespace optrace {
@@ -26,8 +26,8 @@ namespace optrace {
 // One place the user's file uses an op.
 struct ScanUse {
   uint32_t line = 0;
-  std::string function;  // qualname of the enclosing function: "Attention.forward"
-  std::string how;       // "call", "layer self.qkv", "built", "method on q", "operator @"
+  std::string function;   // qualname of the enclosing function: "Attention.forward"
+  std::string how;        // "call", "layer self.qkv", "built", "method on q", "operator @"
   std::string arguments;  // a call's argument text as written (whitespace collapsed; "" when cut short)
 };
 
@@ -37,17 +37,17 @@ enum class ScanOpKind : uint8_t { kModule, kFunctional, kTorch, kMethod, kOperat
 const char* ScanOpKindName(ScanOpKind kind);
 
 struct ScanOp {
-  std::string query;     // what `optrace trace` takes: "nn.Linear", "F.gelu", "torch.rsqrt",
-                         // "Tensor.softmax", "Tensor.__matmul__", "aten::add.Tensor"
+  std::string query;  // what `optrace trace` takes: "nn.Linear", "F.gelu", "torch.rsqrt",
+                      // "Tensor.softmax", "Tensor.__matmul__", "aten::add.Tensor"
   ScanOpKind kind = ScanOpKind::kTorch;
-  std::string resolved;  // "torch.nn.modules.linear.Linear", "aten::rsqrt", ...
-  std::string aten;      // the aten base name the classification looked at ("" when none)
-  std::string category;  // pointwise | reduction | view/shape | factory | in-place | indexing |
-                         // matmul/BLAS | normalization | convolution | attention | RNN | loss | other
-  std::string basis;     // why: "tag pointwise (aten/src/ATen/native/native_functions.yaml:5156)"
-  bool inferred = false;     // an operator (a @ b): operand types are not known statically
-  bool needs_trace = false;  // not a well-known kind: the full trace is what tells what runs
-  std::string summary;       // one line for well-known kinds
+  std::string resolved;                // "torch.nn.modules.linear.Linear", "aten::rsqrt", ...
+  std::string aten;                    // the aten base name the classification looked at ("" when none)
+  std::string category;                // pointwise | reduction | view/shape | factory | in-place | indexing |
+                                       // matmul/BLAS | normalization | convolution | attention | RNN | loss | other
+  std::string basis;                   // why: "tag pointwise (aten/src/ATen/native/native_functions.yaml:5156)"
+  bool inferred = false;               // an operator (a @ b): operand types are not known statically
+  bool needs_trace = false;            // not a well-known kind: the full trace is what tells what runs
+  std::string summary;                 // one line for well-known kinds
   std::vector<std::string> receivers;  // tensor methods: receiver texts as written ("x", "q")
   std::vector<ScanUse> uses;           // sorted by line, one per (line, how)
 };
@@ -64,17 +64,17 @@ struct ScanFunction {
   std::string role;      // "module forward" | "autograd forward" | "autograd backward" | "helper" | "function"
   std::string owner;     // class for methods ("Attention"), "" otherwise
   uint32_t line = 0;
-  std::vector<std::string> ops;                 // queries, first use first
-  std::vector<std::string> calls;               // the file's own functions it follows ("Attention._split")
-  std::vector<uint32_t> save_for_backward;      // lines of ctx.save_for_backward(...)
-  std::vector<uint32_t> saved_tensors;          // lines reading ctx.saved_tensors
+  std::vector<std::string> ops;             // queries, first use first
+  std::vector<std::string> calls;           // the file's own functions it follows ("Attention._split")
+  std::vector<uint32_t> save_for_backward;  // lines of ctx.save_for_backward(...)
+  std::vector<uint32_t> saved_tensors;      // lines reading ctx.saved_tensors
 };
 
 // A layer built in a module's __init__.
 struct ScanLayer {
-  std::string owner;  // "Attention"
-  std::string attr;   // "qkv" ("" when not bound to self.X, e.g. inside nn.Sequential)
-  std::string query;  // "nn.Linear" or the file's own class "RMSNorm"
+  std::string owner;     // "Attention"
+  std::string attr;      // "qkv" ("" when not bound to self.X, e.g. inside nn.Sequential)
+  std::string query;     // "nn.Linear" or the file's own class "RMSNorm"
   std::string resolved;  // "torch.nn.modules.linear.Linear"; "" for the file's own classes
   uint32_t line = 0;
   std::string container;  // attribute of the nn.Sequential/ModuleList holding it, else ""

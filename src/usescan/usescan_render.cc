@@ -15,12 +15,18 @@ namespace optrace {
 
 const char* ScanOpKindName(ScanOpKind kind) {
   switch (kind) {
-    case ScanOpKind::kModule: return "module";
-    case ScanOpKind::kFunctional: return "functional";
-    case ScanOpKind::kTorch: return "torch";
-    case ScanOpKind::kMethod: return "method";
-    case ScanOpKind::kOperator: return "operator";
-    case ScanOpKind::kAten: return "aten";
+    case ScanOpKind::kModule:
+      return "module";
+    case ScanOpKind::kFunctional:
+      return "functional";
+    case ScanOpKind::kTorch:
+      return "torch";
+    case ScanOpKind::kMethod:
+      return "method";
+    case ScanOpKind::kOperator:
+      return "operator";
+    case ScanOpKind::kAten:
+      return "aten";
   }
   return "?";
 }
@@ -94,7 +100,8 @@ std::vector<std::string> TraceBriefLines(const Trace& t) {
     for (const KernelStep& k : op.kernels) AddOnce(&devices[std::string(Name(k.device))].kernels, k.name);
     for (const LibraryStep& l : op.libraries) AddOnce(&devices["CUDA"].kernels, "library " + l.name);
   }
-  if (!entry.empty()) out.push_back("aten: " + FirstOf(entry, 4) + (reached.empty() ? "" : "; then " + FirstOf(reached, 6)));
+  if (!entry.empty())
+    out.push_back("aten: " + FirstOf(entry, 4) + (reached.empty() ? "" : "; then " + FirstOf(reached, 6)));
   for (const auto& [device, d] : devices) {
     std::string line = device + ": " + (d.impl.empty() ? "(no implementation found)" : d.impl);
     if (!d.kernels.empty()) line += "; kernels: " + FirstOf(d.kernels, 4);
@@ -119,8 +126,12 @@ nlohmann::ordered_json ScanToJson(const ScanReport& r, const std::vector<Trace>&
   j["modules"] = r.modules;
   J layers = J::array();
   for (const ScanLayer& l : r.layers)
-    layers.push_back({{"owner", l.owner}, {"attr", l.attr}, {"container", l.container}, {"query", l.query},
-                      {"resolved", l.resolved}, {"line", l.line}});
+    layers.push_back({{"owner", l.owner},
+                      {"attr", l.attr},
+                      {"container", l.container},
+                      {"query", l.query},
+                      {"resolved", l.resolved},
+                      {"line", l.line}});
   j["layers"] = layers;
   J autograd = J::array();
   for (const ScanAutograd& a : r.autograd) {
@@ -248,8 +259,8 @@ std::string RenderScanMarkdown(const ScanReport& r, const std::vector<Trace>& tr
   if (!r.modules.empty()) {
     o << "## nn.Module classes\n\n";
     for (const ScanLayer& l : r.layers)
-      o << fmt::format("- `{}.{}` = `{}` ({}:{})\n", l.owner, l.attr.empty() ? l.container + "[...]" : l.attr,
-                       l.query, file, l.line);
+      o << fmt::format("- `{}.{}` = `{}` ({}:{})\n", l.owner, l.attr.empty() ? l.container + "[...]" : l.attr, l.query,
+                       file, l.line);
     o << "\n";
   }
   if (!r.autograd.empty()) {

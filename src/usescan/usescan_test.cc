@@ -225,11 +225,11 @@ TEST(UseScan, LongCallChainStaysSmall) {
 TEST(UseScan, IntArithmeticAndMetadataAreNoTensorOps) {
   REQUIRE_CORPUS("2.6.0");
   ScanReport r = Scan("scalars.py");
-  for (const char* none : {"Tensor.__floordiv__", "Tensor.__mod__", "Tensor.__getitem__", "Tensor.__iadd__",
-                           "Tensor.size", "Tensor.add"})
+  for (const char* none :
+       {"Tensor.__floordiv__", "Tensor.__mod__", "Tensor.__getitem__", "Tensor.__iadd__", "Tensor.size", "Tensor.add"})
     EXPECT_EQ(Op(r, none), nullptr) << none;
   EXPECT_EQ(Lines(Op(r, "Tensor.__mul__")), (V{28, 30}));  // not line 23's x.shape[-1] * 2
-  EXPECT_EQ(Lines(Op(r, "Tensor.__add__")), V{30});         // not line 23's int sum
+  EXPECT_EQ(Lines(Op(r, "Tensor.__add__")), V{30});        // not line 23's int sum
   EXPECT_EQ(Lines(Op(r, "Tensor.__truediv__")), V{29});
   EXPECT_EQ(Lines(Op(r, "Tensor.__matmul__")), V{28});
   EXPECT_EQ(Lines(Op(r, "Tensor.split")), V{21});
@@ -263,8 +263,9 @@ TEST(UseScan, EveryNnLayerIsAModuleAndTraced) {
     init += "        self.m" + std::to_string(i) + " = nn." + names[i] + "()\n";
     forward += "        x = self.m" + std::to_string(i) + "(x)\n";
   }
-  std::string text = "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n" +
-                     init + "    def forward(self, x):\n" + forward + "        return x\n";
+  std::string text =
+      "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n" + init +
+      "    def forward(self, x):\n" + forward + "        return x\n";
   ScanReport r;
   ASSERT_TRUE(ScanUserFile(ix, "layers.py", text, &r).ok());
   std::set<std::string> missing(names.begin(), names.end());
@@ -336,9 +337,11 @@ TEST(UseScan, WorkGrowsLinearlyWithTheFile) {
 TEST(UseScan, AMegabyteLineIsScannedWithoutOverflowingTheStack) {
   REQUIRE_CORPUS("2.6.0");
   const std::string name(1 << 20, 'a');
-  const std::string text = "import torch\nclass M(torch.nn.Module):\n    " + name + ": int = 3\n"
-                           "    def __init__(self):\n        super().__init__()\n        self." + name +
-                           " = torch.nn.Linear(3, 3)\n        for " + name + " in self.layers:\n            pass\n"
+  const std::string text = "import torch\nclass M(torch.nn.Module):\n    " + name +
+                           ": int = 3\n"
+                           "    def __init__(self):\n        super().__init__()\n        self." +
+                           name + " = torch.nn.Linear(3, 3)\n        for " + name +
+                           " in self.layers:\n            pass\n"
                            "    def forward(self, x):\n        return torch.relu(x)\n";
   ScanReport r;
   ASSERT_TRUE(ScanUserFile(CorpusIndex(), "long.py", text, &r).ok());

@@ -131,9 +131,9 @@ TestDecoration Decoration(const Source& s, size_t open) {
   d.decorator = what;
   d.kind = what.find("toleranceOverride") != std::string::npos || what.find("precisionOverride") != std::string::npos
                ? "tolerance"
-           : what.find("expectedFailure") != std::string::npos ? "expected failure"
+           : what.find("expectedFailure") != std::string::npos                                ? "expected failure"
            : what.find("skip") != std::string::npos || what.find("Skip") != std::string::npos ? "skip"
-                                                                                                : "decorator";
+                                                                                              : "decorator";
   if (positional.size() > 1) d.test_class = Unquote(positional[1]);
   if (positional.size() > 2) d.test_name = Unquote(positional[2]);
   d.device_type = Unquote(Keyword(args, "device_type"));
@@ -216,9 +216,12 @@ TestEntry Entry(const Source& s, size_t name_token) {
 std::vector<std::string> EntryNames(std::string query) {
   query = std::string(TrimView(query));
   if (size_t dot = query.find('.'); StartsWith(query, "aten::") && dot != std::string::npos) query.resize(dot);
-  const std::pair<const char*, const char*> rewrites[] = {
-      {"torch.nn.functional.", "nn.functional."}, {"F.", "nn.functional."}, {"torch.Tensor.", ""},
-      {"Tensor.", ""}, {"torch.ops.aten.", ""}, {"aten::", ""}};
+  const std::pair<const char*, const char*> rewrites[] = {{"torch.nn.functional.", "nn.functional."},
+                                                          {"F.", "nn.functional."},
+                                                          {"torch.Tensor.", ""},
+                                                          {"Tensor.", ""},
+                                                          {"torch.ops.aten.", ""},
+                                                          {"aten::", ""}};
   for (const auto& [prefix, repl] : rewrites) {
     if (StartsWith(query, prefix)) return {repl + query.substr(std::strlen(prefix))};
   }
@@ -362,7 +365,8 @@ std::vector<TestFileUse> Uses(const Disk& disk, const std::vector<std::string>& 
       }
       bool hit = false;
       for (const auto& n : needles)
-        for (size_t at = l.find(n); !hit && at != std::string_view::npos; at = l.find(n, at + 1)) hit = WholeName(l, at, n);
+        for (size_t at = l.find(n); !hit && at != std::string_view::npos; at = l.find(n, at + 1))
+          hit = WholeName(l, at, n);
       if (!hit) return;
       if (!use.uses) use.first_line = line;
       ++use.uses;
@@ -396,7 +400,8 @@ std::vector<TestFileUse> Uses(const Disk& disk, const std::vector<std::string>& 
 std::vector<Source> DatabaseSources(const Disk& disk) {
   std::vector<std::string> files = {kMethodsFile, kModulesFile};
   std::vector<SkippedPath> skipped;
-  disk.ListFiles(kDefinitionsDir, [](std::string_view p) { return EndsWith(p, ".py"); }, &files, &skipped);
+  disk.ListFiles(
+      kDefinitionsDir, [](std::string_view p) { return EndsWith(p, ".py"); }, &files, &skipped);
   std::vector<Source> out;
   for (const auto& f : files) {
     std::string text;
@@ -429,7 +434,8 @@ Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
       if (s.tokens[i].kind != PyTok::kName) continue;
       std::string_view t = s.Tok(i);
       bool after_keyword = i > 0 && (s.Tok(i - 1) == "class" || s.Tok(i - 1) == "def");
-      if (t == "def" && s.tokens[i + 1].kind == PyTok::kName) defs.emplace(std::string(s.Tok(i + 1)), std::make_pair(s.file, s.tokens[i + 1].line));
+      if (t == "def" && s.tokens[i + 1].kind == PyTok::kName)
+        defs.emplace(std::string(s.Tok(i + 1)), std::make_pair(s.file, s.tokens[i + 1].line));
       if (IsEntryName(t) && !after_keyword && s.Tok(i + 1) == "(") all.push_back(Entry(s, i));
     }
   }
@@ -448,19 +454,24 @@ Status FindTests(const Disk& disk, const std::string& query, TestsAnswer* out) {
   }
   if (out->entries.empty()) {
     return Status::NotFound("no OpInfo or ModuleInfo entry for " + query + " (looked for " +
-                            [&] { std::string s; for (auto& n : out->names_tried) s += (s.empty() ? "" : ", ") + n; return s; }() +
+                            [&] {
+                              std::string s;
+                              for (auto& n : out->names_tried) s += (s.empty() ? "" : ", ") + n;
+                              return s;
+                            }() +
                             " in " + kMethodsFile + ", " + kDefinitionsDir + "/*.py, " + kModulesFile + ")");
   }
   std::vector<std::string> test_files;
   std::vector<SkippedPath> skipped;
-  disk.ListFiles("test", [](std::string_view p) { return EndsWith(p, ".py"); }, &test_files, &skipped);
+  disk.ListFiles(
+      "test", [](std::string_view p) { return EndsWith(p, ".py"); }, &test_files, &skipped);
   bool module = out->entries[0].kind == "ModuleInfo";
   out->database_tests = Uses(disk, test_files, {module ? "@modules(module_db" : "@ops(op_db"}, true, "", 8);
   std::string last = out->names_tried[0].substr(out->names_tried[0].rfind('.') + 1);
   // A module by its class wherever it is named (`for module in (nn.GRU, nn.LSTM)`,
   // `isinstance(rnn, nn.LSTM)`), an op by its calls.
-  std::vector<std::string> needles = module ? std::vector<std::string>{"nn." + last}
-                                            : std::vector<std::string>{"." + last + "("};
+  std::vector<std::string> needles =
+      module ? std::vector<std::string>{"nn." + last} : std::vector<std::string>{"." + last + "("};
   out->direct_uses = Uses(disk, test_files, needles, false, last, 24);
   if (out->direct_uses.size() > kUseFilesShown) out->direct_uses.resize(kUseFilesShown);
   return Status::Ok();

@@ -27,8 +27,8 @@ struct TestArg {
 };
 
 struct TestDecoration {
-  std::string kind;  // "skip" | "expected failure" | "tolerance" | "decorator"
-  std::string text;  // the DecorateInfo(...) call as written, whitespace collapsed
+  std::string kind;       // "skip" | "expected failure" | "tolerance" | "decorator"
+  std::string text;       // the DecorateInfo(...) call as written, whitespace collapsed
   std::string decorator;  // its first argument: "unittest.skip(\"Skipped!\")", "toleranceOverride({...})"
   std::string test_class, test_name, device_type, dtypes;
   std::string active_if;  // the condition it applies under: "(TEST_CUDNN and not TEST_WITH_ROCM)"
@@ -45,9 +45,9 @@ struct FunctionRef {
 };
 
 struct TestEntry {
-  std::string kind;  // the constructor: "OpInfo", "UnaryUfuncInfo", "ModuleInfo", "PythonRefInfo" ...
-  std::string name;  // first argument as written, unquoted: "softmax", "torch.nn.LSTM"
-  std::string variant;  // variant_test_name
+  std::string kind;        // the constructor: "OpInfo", "UnaryUfuncInfo", "ModuleInfo", "PythonRefInfo" ...
+  std::string name;        // first argument as written, unquoted: "softmax", "torch.nn.LSTM"
+  std::string variant;     // variant_test_name
   std::string matched_by;  // "name" | "alias" | "aten_name" | "torch_opinfo_name"
   std::string file;
   int line = 0;

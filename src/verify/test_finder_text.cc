@@ -21,7 +21,8 @@ json UsesJson(const std::vector<TestFileUse>& uses) {
 
 json EntryJson(const TestEntry& e) {
   json args = json::array(), functions = json::array(), decorations = json::array();
-  for (const auto& a : e.args) args.push_back({{"name", a.name.empty() ? json(nullptr) : json(a.name)}, {"value", a.value}, {"line", a.line}});
+  for (const auto& a : e.args)
+    args.push_back({{"name", a.name.empty() ? json(nullptr) : json(a.name)}, {"value", a.value}, {"line", a.line}});
   for (const auto& f : e.functions) {
     json item = {{"role", f.role}, {"name", f.name}};
     item["file"] = f.file.empty() ? json(nullptr) : json(f.file);
@@ -29,17 +30,25 @@ json EntryJson(const TestEntry& e) {
     functions.push_back(std::move(item));
   }
   for (const auto& d : e.decorations) {
-    json item = {{"kind", d.kind}, {"test_class", d.test_class}, {"test_name", d.test_name},
-                 {"device_type", d.device_type}, {"dtypes", d.dtypes}, {"line", d.line},
+    json item = {{"kind", d.kind},           {"test_class", d.test_class},
+                 {"test_name", d.test_name}, {"device_type", d.device_type},
+                 {"dtypes", d.dtypes},       {"line", d.line},
                  {"decorator", d.decorator}, {"text", d.text}};
     if (!d.active_if.empty()) item["active_if"] = d.active_if;
     if (!d.via.empty()) item["via"] = d.via;
     if (!d.file.empty()) item["file"] = d.file;
     decorations.push_back(std::move(item));
   }
-  return {{"kind", e.kind}, {"name", e.name}, {"variant", e.variant}, {"matched_by", e.matched_by},
-          {"file", e.file}, {"line", e.line}, {"functions", std::move(functions)}, {"dtypes", e.dtypes},
-          {"decorations", std::move(decorations)}, {"args", std::move(args)}};
+  return {{"kind", e.kind},
+          {"name", e.name},
+          {"variant", e.variant},
+          {"matched_by", e.matched_by},
+          {"file", e.file},
+          {"line", e.line},
+          {"functions", std::move(functions)},
+          {"dtypes", e.dtypes},
+          {"decorations", std::move(decorations)},
+          {"args", std::move(args)}};
 }
 
 void Uses(std::ostringstream& out, bool md, const std::vector<TestFileUse>& uses) {
@@ -55,7 +64,8 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
   std::string at = e.file + ":" + std::to_string(e.line);
   out << (md ? "### " : "") << e.kind << "(" << (e.kind == "ModuleInfo" ? e.name : "'" + e.name + "'") << ", ...)"
       << (e.variant.empty() ? "" : " variant '" + e.variant + "'") << " -- " << (md ? "`" + at + "`" : at)
-      << " (matched by " << e.matched_by << ")\n" << (md ? "\n" : "");
+      << " (matched by " << e.matched_by << ")\n"
+      << (md ? "\n" : "");
   const char* bullet = md ? "- " : "    ";
   for (const auto& f : e.functions) {
     out << bullet << f.role << ": " << f.name;
@@ -64,7 +74,8 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
   }
   for (const auto& d : e.dtypes) out << bullet << "dtypes " << d << "\n";
   for (const auto& d : e.decorations) {
-    std::string where = d.test_class.empty() ? "every test" : d.test_class + (d.test_name.empty() ? "" : "." + d.test_name);
+    std::string where =
+        d.test_class.empty() ? "every test" : d.test_class + (d.test_name.empty() ? "" : "." + d.test_name);
     out << bullet << d.kind << " " << d.decorator << " -- " << where
         << (d.device_type.empty() ? "" : " on " + d.device_type) << (d.dtypes.empty() ? "" : ", dtypes " + d.dtypes)
         << (d.active_if.empty() ? "" : " if " + d.active_if)
@@ -81,8 +92,11 @@ void Entry(std::ostringstream& out, bool md, const TestEntry& e) {
 json TestsToJson(const TestsAnswer& a) {
   json entries = json::array();
   for (const auto& e : a.entries) entries.push_back(EntryJson(e));
-  json out = {{"schema", "optrace.tests/1"}, {"query", a.query}, {"names_tried", a.names_tried},
-              {"entries", std::move(entries)}, {"database_tests", UsesJson(a.database_tests)},
+  json out = {{"schema", "optrace.tests/1"},
+              {"query", a.query},
+              {"names_tried", a.names_tried},
+              {"entries", std::move(entries)},
+              {"database_tests", UsesJson(a.database_tests)},
               {"direct_uses", UsesJson(a.direct_uses)}};
   if (!a.suggestions.empty()) out["suggestions"] = a.suggestions;
   return out;

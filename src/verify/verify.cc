@@ -78,7 +78,7 @@ std::set<std::string> ChosenKeys(const OpStep& op, const std::string& device) {
 
 // What ran, merged over a query's runs.
 struct RuntimeView {
-  std::map<std::string, int> op_counts;                   // base name -> calls
+  std::map<std::string, int> op_counts;                    // base name -> calls
   std::map<std::string, std::set<std::string>> overloads;  // from the dispatch mode
   std::vector<const ObservedOp*> ops;
 };
@@ -118,14 +118,19 @@ StaticMark OpMark(const OpStep& op, const Trace& trace, const RuntimeView& view,
   if (seen != view.overloads.end()) {
     m.observed = seen->second.count(OverloadOf(op.name)) > 0;
     m.evidence = m.observed ? "profiler and dispatch mode (overload " + OverloadOf(op.name) + ")"
-                            : "another overload ran: " + Joined(std::vector<std::string>(seen->second.begin(), seen->second.end()), ", ");
-  } else if (std::string(OpBaseName(trace.selected_overload)) == base && std::count(siblings.begin(), siblings.end(), trace.selected_overload)) {
+                            : "another overload ran: " +
+                                  Joined(std::vector<std::string>(seen->second.begin(), seen->second.end()), ", ");
+  } else if (std::string(OpBaseName(trace.selected_overload)) == base &&
+             std::count(siblings.begin(), siblings.end(), trace.selected_overload)) {
     m.observed = op.name == trace.selected_overload;
-    m.evidence = m.observed ? "profiler; the Python call selects this overload" : "the Python call selects " + trace.selected_overload;
+    m.evidence = m.observed ? "profiler; the Python call selects this overload"
+                            : "the Python call selects " + trace.selected_overload;
   } else {
     m.observed = true;
     m.overload_told = siblings.size() == 1;
-    m.evidence = m.overload_told ? "profiler" : "profiler: aten::" + base + " ran; the overload is not told (" + Joined(siblings, ", ") + ")";
+    m.evidence = m.overload_told
+                     ? "profiler"
+                     : "profiler: aten::" + base + " ran; the overload is not told (" + Joined(siblings, ", ") + ")";
   }
   if (m.observed) m.count = count->second;
   return m;
@@ -169,7 +174,8 @@ void MarkHelpers(const OpStep& op, const std::set<std::pair<std::string, std::st
     StaticMark m{"helper", h.function, op.name, h.key, h.where, false, "", 0, {}};
     for (const auto& call : op.calls) {
       // Only a call no other function of the op makes tells that this one ran.
-      if (call.from != h.function || callers[std::string(OpBaseName(call.op))].size() != 1 || !nesting.count({base, std::string(OpBaseName(call.op))}))
+      if (call.from != h.function || callers[std::string(OpBaseName(call.op))].size() != 1 ||
+          !nesting.count({base, std::string(OpBaseName(call.op))}))
         continue;
       m.observed = true;
       m.evidence = "its call to " + std::string(OpBaseName(call.op)) + " (" + At(call.where) + ") ran inside " + base;
@@ -188,7 +194,8 @@ void MarkDevicePath(const OpStep& op, bool ran, const std::string& device, std::
   const std::string backend = DeviceKey(device);
   for (const auto& impl : op.impls) {
     StaticMark m{"impl", impl.function, op.name, impl.key, impl.where, ran && chosen.count(impl.key) > 0, "", 0, {}};
-    if (m.observed) m.evidence = "dispatch table: the op ran on " + device + " and dense " + device + " tensors dispatch here";
+    if (m.observed)
+      m.evidence = "dispatch table: the op ran on " + device + " and dense " + device + " tensors dispatch here";
     marks->push_back(std::move(m));
   }
   auto path = [&](std::string kind, std::string name, std::string detail, Location where, bool on_path) {
@@ -200,12 +207,14 @@ void MarkDevicePath(const OpStep& op, bool ran, const std::string& device, std::
   for (const auto& stub : op.stubs) {
     bool registered = false;
     for (const auto& r : stub.registrations) {
-      registered |= r.device == backend || (backend == "CPU" && r.device != "CUDA" && r.device != "MPS" && r.device != "HIP");
+      registered |=
+          r.device == backend || (backend == "CPU" && r.device != "CUDA" && r.device != "MPS" && r.device != "HIP");
     }
     path("stub", stub.name, "called from " + stub.called_from, stub.declared, registered);
   }
   if (device != "cuda") {
-    for (const auto& k : op.kernels) path("kernel", k.name, std::string(Name(k.device)), k.where, k.device == CodeDevice::kCpu);
+    for (const auto& k : op.kernels)
+      path("kernel", k.name, std::string(Name(k.device)), k.where, k.device == CodeDevice::kCpu);
   }
 }
 
@@ -230,7 +239,9 @@ KernelMatch MarkKernels(const Trace& trace, const RuntimeView& view, std::vector
   for (const auto& op : trace.ops) {
     for (const auto& k : op.kernels) {
       if (k.device != CodeDevice::kCuda) continue;
-      StaticMark m{"kernel", k.name, op.name, std::string(Name(k.device)) + " " + std::string(Name(k.launch)), k.where, false, "", 0, {}};
+      StaticMark m{"kernel", k.name, op.name, std::string(Name(k.device)) + " " + std::string(Name(k.launch)),
+                   k.where,  false,  "",      0,
+                   {}};
       const std::string id = LastComponent(k.name);
       for (const auto& [runtime, n] : launches) {
         auto ids = Identifiers(runtime);
@@ -292,9 +303,7 @@ StaticNames ExplainedNames(const Trace& trace) {
   return names;
 }
 
-bool InTree(const Index* index, const std::string& op) {
-  return !index || !index->yaml.Overloads(op).empty();
-}
+bool InTree(const Index* index, const std::string& op) { return !index || !index->yaml.Overloads(op).empty(); }
 
 bool KernelInTree(const Index* index, const std::string& kernel) {
   if (!index) return true;
@@ -342,7 +351,8 @@ void ClassifyOps(const Index* index, const StaticNames& static_names, const std:
       } else {
         cls = 2;  // setup code or the autograd engine's own bookkeeping
       }
-      std::vector<RuntimeItem>* lists[4] = {&q->explained_ops, &q->unexplained_ops, &q->outside_ops, &q->not_in_tree_ops};
+      std::vector<RuntimeItem>* lists[4] = {&q->explained_ops, &q->unexplained_ops, &q->outside_ops,
+                                            &q->not_in_tree_ops};
       seen[cls].insert({op.phase, op.name});
       Merge(lists[cls], std::move(item));
     }
@@ -367,7 +377,8 @@ void ClassifyKernels(const Index* index, const std::set<std::string>& names, con
         RuntimeItem item{k.name, op.phase, op.name, nearest, op.autograd_node, op.stack, k.count};
         auto how = match.how.find(k.name);
         int cls = how != match.how.end() ? 0 : KernelInTree(index, k.name) ? 1 : 2;
-        if (cls == 0 && StartsWith(how->second, "library") && seen[0].insert(k.name).second) ++q->kernels.explained_by_library;
+        if (cls == 0 && StartsWith(how->second, "library") && seen[0].insert(k.name).second)
+          ++q->kernels.explained_by_library;
         seen[cls].insert(k.name);
         std::vector<RuntimeItem>* lists[3] = {&q->explained_kernels, &q->unexplained_kernels, &q->not_in_tree_kernels};
         if (cls == 0) item.nearest = how->second;
@@ -399,7 +410,8 @@ QueryVerification JoinTrace(const Index* index, const Trace& trace, const std::v
   q.query = trace.query;
   q.target = std::string(Name(trace.target_kind)) + " " + trace.target_name;
   for (const ObservedRun* run : runs) {
-    (run->error.empty() ? q.runs : q.run_errors).push_back(run->error.empty() ? run->label : run->label + ": " + run->error);
+    (run->error.empty() ? q.runs : q.run_errors)
+        .push_back(run->error.empty() ? run->label : run->label + ": " + run->error);
   }
   RuntimeView view = ViewOf(runs);
   std::set<std::string> ran = MarkOps(trace, view, &q.marks);

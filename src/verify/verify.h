@@ -51,9 +51,9 @@ struct ObservedOp {
 };
 
 struct ObservedRun {
-  std::string label;  // "softmax sample 0 (float32)"
-  std::string query;  // what to trace for it
-  std::string error;  // "" when it ran
+  std::string label;          // "softmax sample 0 (float32)"
+  std::string query;          // what to trace for it
+  std::string error;          // "" when it ran
   bool setup_in_run = false;  // the user's code: top-level ops may be setup
   std::vector<ObservedOp> ops;
   std::map<std::string, std::vector<std::string>> overloads;  // "_softmax" -> {"default"}
@@ -79,9 +79,9 @@ struct VerifyRequest {
   std::string query;            // what to trace (and, for "opinfo", to look up)
   std::string code;             // "code" and "file": the Python source
   std::string filename = "<code>";
-  std::string device = "cpu";   // "cpu" | "cuda"
-  std::string dtype;            // "float32", ... ("" = the inputs' own / the first supported)
-  int samples = 3;              // OpInfo samples / ModuleInfo inputs per entry
+  std::string device = "cpu";  // "cpu" | "cuda"
+  std::string dtype;           // "float32", ... ("" = the inputs' own / the first supported)
+  int samples = 3;             // OpInfo samples / ModuleInfo inputs per entry
   int timeout_s = 900;
 };
 
@@ -111,11 +111,11 @@ struct StaticMark {
   int count = 0;         // runtime calls (ops) or launches (kernels)
   std::vector<std::string> runtime_names;  // kernels: the runtime names it matched
   bool overload_told = true;  // ops: false when the base name ran but which of its traced overloads is not known
-  bool on_path = false;  // stubs, CPU kernels: on the device path of an op that ran, but invisible to the profiler
+  bool on_path = false;       // stubs, CPU kernels: on the device path of an op that ran, but invisible to the profiler
 };
 
 struct RuntimeItem {
-  std::string name;     // aten op or kernel name
+  std::string name;  // aten op or kernel name
   std::string phase;
   std::string op;       // kernels: the aten op that launched it
   std::string nearest;  // innermost traced op running around it ("" = none)
@@ -126,7 +126,7 @@ struct RuntimeItem {
 
 struct ShareCounts {
   int total = 0, explained = 0, unexplained = 0, outside = 0, not_in_tree = 0;
-  int explained_by_library = 0;  // kernels only
+  int explained_by_library = 0;   // kernels only
   int explained_inside_call = 0;  // ops only: ran inside a call the trace names but does not follow
   double Share() const { return explained + unexplained ? 100.0 * explained / (explained + unexplained) : 100.0; }
 };

@@ -48,14 +48,20 @@ json RunToJson(const ObservedRun& run) {
   for (const auto& op : run.ops) {
     json kernels = json::array();
     for (const auto& k : op.kernels) kernels.push_back({{"name", k.name}, {"count", k.count}});
-    ops.push_back({{"name", op.name}, {"stack", op.stack}, {"phase", op.phase},
+    ops.push_back({{"name", op.name},
+                   {"stack", op.stack},
+                   {"phase", op.phase},
                    {"autograd_node", op.autograd_node.empty() ? json(nullptr) : json(op.autograd_node)},
-                   {"count", op.count}, {"kernels", std::move(kernels)}});
+                   {"count", op.count},
+                   {"kernels", std::move(kernels)}});
   }
   json overloads = json::object();
   for (const auto& [name, list] : run.overloads) overloads[name] = list;
-  return {{"label", run.label}, {"query", run.query}, {"setup_in_run", run.setup_in_run},
-          {"error", run.error.empty() ? json(nullptr) : json(run.error)}, {"ops", std::move(ops)},
+  return {{"label", run.label},
+          {"query", run.query},
+          {"setup_in_run", run.setup_in_run},
+          {"error", run.error.empty() ? json(nullptr) : json(run.error)},
+          {"ops", std::move(ops)},
           {"overloads", std::move(overloads)}};
 }
 
@@ -64,8 +70,9 @@ json LocJson(const Location& where) {
 }
 
 json MarkJson(const StaticMark& m) {
-  json out = {{"kind", m.kind}, {"name", m.name}, {"op", m.op}, {"detail", m.detail}, {"where", LocJson(m.where)},
-              {"observed", m.observed}};
+  json out = {
+      {"kind", m.kind},        {"name", m.name}, {"op", m.op}, {"detail", m.detail}, {"where", LocJson(m.where)},
+      {"observed", m.observed}};
   if (m.observed) out["evidence"] = m.evidence;
   if (m.observed && !m.overload_told) out["overload_told"] = false;
   if (m.on_path) out["on_path"] = true;
@@ -102,13 +109,19 @@ json CountsJson(const ShareCounts& c, bool kernels) {
 }
 
 json QueryJson(const QueryVerification& q, bool summary_only) {
-  json out = {{"query", q.query}, {"target", q.target},
+  json out = {{"query", q.query},
+              {"target", q.target},
               {"trace_error", q.trace_error.empty() ? json(nullptr) : json(q.trace_error)},
-              {"runs", q.runs}, {"run_errors", q.run_errors},
-              {"ops", CountsJson(q.ops, false)}, {"kernels", CountsJson(q.kernels, true)}};
+              {"runs", q.runs},
+              {"run_errors", q.run_errors},
+              {"ops", CountsJson(q.ops, false)},
+              {"kernels", CountsJson(q.kernels, true)}};
   if (summary_only) {
     json names = json::array();
-    for (const auto& item : q.unexplained_ops) names.push_back(item.name + " (" + item.phase + ", in " + (item.nearest.empty() ? (item.autograd_node.empty() ? "-" : item.autograd_node) : item.nearest) + ")");
+    for (const auto& item : q.unexplained_ops)
+      names.push_back(item.name + " (" + item.phase + ", in " +
+                      (item.nearest.empty() ? (item.autograd_node.empty() ? "-" : item.autograd_node) : item.nearest) +
+                      ")");
     out["unexplained"] = std::move(names);
     return out;
   }
@@ -166,8 +179,8 @@ Status ParseObserved(const std::string& text, Observed* out) {
 json ObservedToJson(const Observed& o) {
   json runs = json::array();
   for (const auto& run : o.runs) runs.push_back(RunToJson(run));
-  json out = {{"schema", "optrace.observed/1"}, {"torch_version", o.torch_version}, {"python", o.python},
-              {"device", o.device}};
+  json out = {
+      {"schema", "optrace.observed/1"}, {"torch_version", o.torch_version}, {"python", o.python}, {"device", o.device}};
   if (!o.device_name.empty()) out["device_name"] = o.device_name;
   if (!o.cuda.empty()) out["cuda"] = o.cuda;
   out["dtype"] = o.dtype;
@@ -180,17 +193,21 @@ json ObservedToJson(const Observed& o) {
 json VerifyToJson(const VerifyReport& r, bool summary_only) {
   json queries = json::array();
   for (const auto& q : r.queries) queries.push_back(QueryJson(q, summary_only));
-  json installed = {{"torch_version", r.observed.torch_version}, {"python", r.observed.python},
-                    {"device", r.observed.device}, {"dtype", r.observed.dtype}, {"seconds", r.observed.seconds}};
+  json installed = {{"torch_version", r.observed.torch_version},
+                    {"python", r.observed.python},
+                    {"device", r.observed.device},
+                    {"dtype", r.observed.dtype},
+                    {"seconds", r.observed.seconds}};
   if (!r.observed.device_name.empty()) installed["device_name"] = r.observed.device_name;
   if (!r.observed.cuda.empty()) installed["cuda"] = r.observed.cuda;
-  return {{"schema", "optrace.verify/1"},
-          {"source", {{"root", r.source_root}, {"version", r.source_version}}},
-          {"installed", std::move(installed)},
-          {"warning", r.warning.empty() ? json(nullptr) : json(r.warning)},
-          {"summary", {{"queries", r.queries.size()}, {"ops", CountsJson(r.ops, false)},
-                       {"kernels", CountsJson(r.kernels, true)}}},
-          {"queries", std::move(queries)}};
+  return {
+      {"schema", "optrace.verify/1"},
+      {"source", {{"root", r.source_root}, {"version", r.source_version}}},
+      {"installed", std::move(installed)},
+      {"warning", r.warning.empty() ? json(nullptr) : json(r.warning)},
+      {"summary",
+       {{"queries", r.queries.size()}, {"ops", CountsJson(r.ops, false)}, {"kernels", CountsJson(r.kernels, true)}}},
+      {"queries", std::move(queries)}};
 }
 
 }  // namespace optrace

@@ -36,13 +36,13 @@ ObserveStatus DriverFailure(const PythonInterpreter& python, const ProcessResult
   const std::string who = python.path + " (chosen by " + python.found_by + ")";
   if (run.not_started) {
     return Failed("cannot run the Python interpreter " + who +
-                                "; set $PYTHON to the interpreter whose torch should run");
+                  "; set $PYTHON to the interpreter whose torch should run");
   }
   if (run.timed_out) return Failed("the torch run by " + who + " did not finish in time; stopped");
   switch (observed.error_code) {
     case 10:
       return Failed("torch is not installed for " + who + ": " + observed.error +
-                                  "; set $PYTHON (or activate the environment) whose torch should run");
+                    "; set $PYTHON (or activate the environment) whose torch should run");
     case 11:
     case 12:
       return Failed(observed.error);
@@ -52,7 +52,7 @@ ObserveStatus DriverFailure(const PythonInterpreter& python, const ProcessResult
       return {2, observed.error};
     default:
       return Failed("the torch run by " + who + " failed (exit " + std::to_string(run.exit_code) +
-                                  "): " + Tail(run.err, 4));
+                    "): " + Tail(run.err, 4));
   }
 }
 
@@ -63,10 +63,12 @@ ObserveStatus ObserveWithTorch(const VerifyRequest& request, Observed* out) {
   if (python.path.empty()) {
     const char* named = python.found_by == "$PYTHON" ? std::getenv("PYTHON") : nullptr;
     return Failed("cannot run the Python interpreter " + std::string(named ? named : "python3") + " (chosen by " +
-                  python.found_by + "): no such executable (empty and relative PATH entries are not searched); set "
+                  python.found_by +
+                  "): no such executable (empty and relative PATH entries are not searched); set "
                   "$PYTHON to the interpreter whose torch should run");
   }
-  ProcessResult run = RunProcess({python.path, "-I", "-c", VerifyDriverSource()}, request.timeout_s, ConfigJson(request));
+  ProcessResult run =
+      RunProcess({python.path, "-I", "-c", VerifyDriverSource()}, request.timeout_s, ConfigJson(request));
   Observed observed;
   Status parsed = run.out.empty() ? Status::Usage("no output") : ParseObserved(run.out, &observed);
   if (run.exit_code != 0 || !parsed.ok()) {

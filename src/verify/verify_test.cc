@@ -45,7 +45,8 @@ Trace SoftmaxTrace() {
   stub.name = "softmax_lastdim_kernel";
   stub.registrations.push_back({"CPU", "REGISTER_DISPATCH", "softmax_lastdim_kernel_impl", {"c.cpp", 5, ""}, {}});
   inner.stubs.push_back(stub);
-  inner.kernels.push_back({"softmax_warp_forward", CodeDevice::kCuda, {"d.cuh", 40, ""}, KernelLaunch::kTripleChevron, {}, "", {}});
+  inner.kernels.push_back(
+      {"softmax_warp_forward", CodeDevice::kCuda, {"d.cuh", 40, ""}, KernelLaunch::kTripleChevron, {}, "", {}});
   OpStep add;
   add.name = "add.Tensor";
   add.role = OpRole::kBackward;
@@ -102,7 +103,7 @@ TEST(VerifyJoin, DispatchRulePicksTheDeviceImplementationAndItsStubs) {
   QueryVerification cpu = JoinTrace(nullptr, trace, {&run}, "cpu");
   EXPECT_TRUE(Mark(cpu, "impl", "softmax_cpu_out")->observed);
   EXPECT_FALSE(Mark(cpu, "impl", "softmax_cuda_out")->observed);
-  EXPECT_TRUE(Mark(cpu, "impl", "softmax")->observed);  // composite implicit: the only key
+  EXPECT_TRUE(Mark(cpu, "impl", "softmax")->observed);                  // composite implicit: the only key
   EXPECT_FALSE(Mark(cpu, "stub", "softmax_lastdim_kernel")->observed);  // the profiler cannot see it
   EXPECT_TRUE(Mark(cpu, "stub", "softmax_lastdim_kernel")->on_path);
   QueryVerification cuda = JoinTrace(nullptr, trace, {&run}, "cuda");
@@ -210,7 +211,8 @@ TEST(VerifyObserved, DeepNestingIsRefused) {
   EXPECT_EQ(s.code(), ExitCode::kUsage);
   EXPECT_NE(s.message().find("nested deeper"), std::string::npos) << s.message();
   // Brackets inside strings are text, not nesting.
-  EXPECT_TRUE(ParseObserved("{\"schema\": \"optrace.observed/1\", \"python\": \"" + std::string(1000, '[') + "\"}", &o).ok());
+  EXPECT_TRUE(
+      ParseObserved("{\"schema\": \"optrace.observed/1\", \"python\": \"" + std::string(1000, '[') + "\"}", &o).ok());
 }
 
 // Item 13: what an --observed file says (torch version, labels) is printed
@@ -219,7 +221,8 @@ TEST(VerifyText, ObservedTextCannotDriveTheTerminal) {
   Observed o;
   ASSERT_TRUE(ParseObserved(R"({"schema": "optrace.observed/1", "torch_version": "2.6\u001b]0;owned\u0007",
                                "python": "/usr/bin/python3\u001b[2J", "device": "cpu", "runs": []})",
-                            &o).ok());
+                            &o)
+                  .ok());
   VerifyReport r;
   r.observed = o;
   std::string text = VerifyText(r, false) + VerifyText(r, true);

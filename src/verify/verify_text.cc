@@ -20,9 +20,7 @@ std::string Percent(const ShareCounts& c) {
   return buf;
 }
 
-std::string At(const Location& where) {
-  return where.valid() ? where.file + ":" + std::to_string(where.line) : "";
-}
+std::string At(const Location& where) { return where.valid() ? where.file + ":" + std::to_string(where.line) : ""; }
 
 struct Writer {
   std::ostringstream out;
@@ -62,8 +60,8 @@ void Runtime(Writer& w, const std::vector<RuntimeItem>& items, bool kernels) {
       w.Item("... " + std::to_string(items.size() - kListLimit) + " more (--json has all)");
       break;
     }
-    std::string line = w.Code((kernels ? "" : "aten::") + item.name) + " (" + item.phase + ", x" +
-                       std::to_string(item.count) + ")";
+    std::string line =
+        w.Code((kernels ? "" : "aten::") + item.name) + " (" + item.phase + ", x" + std::to_string(item.count) + ")";
     if (kernels) line += " launched by aten::" + item.op;
     line += item.nearest.empty() ? "; no traced op around it" : "; inside traced " + item.nearest;
     if (!item.autograd_node.empty()) line += "; autograd node " + item.autograd_node;
@@ -83,8 +81,8 @@ void Query(Writer& w, const QueryVerification& q, bool device_cuda) {
   if (device_cuda) {
     w.Item("CUDA kernels explained: " + std::to_string(q.kernels.explained) + " of " +
            std::to_string(q.kernels.explained + q.kernels.unexplained) + " (" + Percent(q.kernels) + ", " +
-           std::to_string(q.kernels.explained_by_library) + " by a vendor library); not in the tree: " +
-           std::to_string(q.kernels.not_in_tree));
+           std::to_string(q.kernels.explained_by_library) +
+           " by a vendor library); not in the tree: " + std::to_string(q.kernels.not_in_tree));
   }
   w.End();
   w.Heading("observed (static facts that ran)", 3);
@@ -118,20 +116,22 @@ std::string VerifyText(const VerifyReport& r, bool markdown) {
   const Observed& o = r.observed;
   w.Heading("optrace verify: torch " + o.torch_version + " (" + o.python + ") on " + o.device +
                 (o.device_name.empty() ? "" : " (" + o.device_name + ")") + " against " + r.source_root + " (" +
-                r.source_version + ")", 1);
+                r.source_version + ")",
+            1);
   if (!r.warning.empty()) w.Item("warning: " + r.warning);
   if (r.queries.size() > 1) {
     w.Item(std::to_string(r.queries.size()) + " queries; runtime ops explained " + std::to_string(r.ops.explained) +
            " of " + std::to_string(r.ops.explained + r.ops.unexplained) + " (" + Percent(r.ops) + ")" +
-           (o.device == "cuda" ? "; CUDA kernels explained " + std::to_string(r.kernels.explained) + " of " +
-                                     std::to_string(r.kernels.explained + r.kernels.unexplained) + " (" +
-                                     Percent(r.kernels) + ")"
-                               : ""));
+           (o.device == "cuda"
+                ? "; CUDA kernels explained " + std::to_string(r.kernels.explained) + " of " +
+                      std::to_string(r.kernels.explained + r.kernels.unexplained) + " (" + Percent(r.kernels) + ")"
+                : ""));
   }
   w.End();
   if (r.queries.size() > kListLimit) {  // a gap report: one line per query (--json has the details)
     for (const auto& q : r.queries) {
-      w.Item(q.query + ": ops " + std::to_string(q.ops.explained) + "/" + std::to_string(q.ops.explained + q.ops.unexplained) +
+      w.Item(q.query + ": ops " + std::to_string(q.ops.explained) + "/" +
+             std::to_string(q.ops.explained + q.ops.unexplained) +
              (q.trace_error.empty() ? "" : " (not traced: " + q.trace_error + ")"));
     }
     return TerminalText(w.out.str());

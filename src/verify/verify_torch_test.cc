@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -38,8 +38,8 @@ std::string TorchPython() {
   return r.exit_code == 0 ? python : "";
 }
 
-#define REQUIRE_TORCH(python)                                                            \
-  std::string python = TorchPython();                                                    \
+#define REQUIRE_TORCH(python)         \
+  std::string python = TorchPython(); \
   if (python.empty()) GTEST_SKIP() << "no torch for $PYTHON or /usr/bin/python3 (apt-get install python3-torch)"
 
 struct Verified {
@@ -49,8 +49,14 @@ struct Verified {
 };
 
 Verified Verify(const std::string& python, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"env", "PYTHON=" + python, "XDG_CACHE_HOME=" + ::testing::TempDir() + "optrace-verify-cache",
-                                   OPTRACE_BINARY, "verify", "--json", "--source", CorpusTree("1.13.1")};
+  std::vector<std::string> argv = {"env",
+                                   "PYTHON=" + python,
+                                   "XDG_CACHE_HOME=" + ::testing::TempDir() + "optrace-verify-cache",
+                                   OPTRACE_BINARY,
+                                   "verify",
+                                   "--json",
+                                   "--source",
+                                   CorpusTree("1.13.1")};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessResult r = RunProcess(argv, 900);
   Verified v{r.exit_code, r.err, json()};
@@ -152,7 +158,8 @@ TEST(VerifyTorch, Conv2dModuleInfoRunsMkldnnOnCpu) {
 TEST(VerifyTorch, UserCodeSetupIsOutsideTheQuery) {
   REQUIRE_CORPUS("1.13.1");
   REQUIRE_TORCH(python);
-  Verified v = Verify(python, {"F.softmax", "--code", "x = torch.randn(4, 8, requires_grad=True)\ny = F.softmax(x, -1)"});
+  Verified v =
+      Verify(python, {"F.softmax", "--code", "x = torch.randn(4, 8, requires_grad=True)\ny = F.softmax(x, -1)"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const json& q = v.out["queries"][0];
   EXPECT_EQ(q["runs"][0], "code");
@@ -180,7 +187,8 @@ TEST(VerifyTorch, ErrorsAreOneLineWithTheirExitCode) {
   Verified missing = Verify("/nonexistent/python3", {"F.softmax"});
   EXPECT_EQ(missing.exit_code, 4);
   EXPECT_NE(missing.err.find("cannot run the Python interpreter /nonexistent/python3 (chosen by $PYTHON)"),
-            std::string::npos) << missing.err;
+            std::string::npos)
+      << missing.err;
 }
 
 // Issue 29 item 10: the user's prints no longer share stdout with the
@@ -190,7 +198,8 @@ TEST(VerifyTorch, ErrorsAreOneLineWithTheirExitCode) {
 TEST(VerifyTorch, PrintingAndLongCodeAndBadDtype) {
   REQUIRE_TORCH(python);
   ProcessResult printed = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
-                                      "torch.relu", "--code", "y = torch.ones(3).relu(); print(y); print('{')"}, 900);
+                                      "torch.relu", "--code", "y = torch.ones(3).relu(); print(y); print('{')"},
+                                     900);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_TRUE(json::parse(printed.out, nullptr, false).is_object()) << printed.out;
   std::string file = ::testing::TempDir() + "optrace-long-code.py";
@@ -199,11 +208,12 @@ TEST(VerifyTorch, PrintingAndLongCodeAndBadDtype) {
     for (int i = 0; i < 4000; ++i) out << "# padding line " << i << " ......................................\n";
     out << "y = torch.ones(3).relu()\n";
   }
-  ProcessResult longer = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
-                                     "torch.relu", "--file", file}, 900);
+  ProcessResult longer = RunProcess(
+      {"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only", "torch.relu", "--file", file}, 900);
   EXPECT_EQ(longer.exit_code, 0) << longer.err;
-  ProcessResult dtype = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
-                                    "torch.relu", "--code", "y = torch.ones(3)", "--dtype", "nosuch"}, 900);
+  ProcessResult dtype = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only", "torch.relu",
+                                    "--code", "y = torch.ones(3)", "--dtype", "nosuch"},
+                                   900);
   EXPECT_EQ(dtype.exit_code, 2) << dtype.err;
   EXPECT_EQ(dtype.err.find("Traceback"), std::string::npos) << dtype.err;
   EXPECT_NE(dtype.err.find("nosuch"), std::string::npos) << dtype.err;
@@ -213,8 +223,8 @@ TEST(VerifyTorch, ObservedFileJoinsLikeARun) {
   REQUIRE_CORPUS("1.13.1");
   REQUIRE_TORCH(python);
   std::string file = ::testing::TempDir() + "optrace-observed.json";
-  ProcessResult observed = RunProcess({"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only",
-                                       "torch.matmul", "--sample", "1"}, 900);
+  ProcessResult observed = RunProcess(
+      {"env", "PYTHON=" + python, OPTRACE_BINARY, "verify", "--observe-only", "torch.matmul", "--sample", "1"}, 900);
   ASSERT_EQ(observed.exit_code, 0) << observed.err;
   EXPECT_NE(observed.out.find("\"schema\":\"optrace.observed/1\""), std::string::npos);
   {

@@ -90,8 +90,9 @@ TEST(YamlFacts260, LinearExplicitCompositeIsNotImplicit) {
   EXPECT_EQ(f.line, 3331);
   EXPECT_EQ(f.python_module.value_or(""), "nn");
   EXPECT_FALSE(f.implicit_composite);
-  EXPECT_THAT(f.dispatch, ElementsAre(Pair("CompositeImplicitAutograd", "linear"), Pair("NestedTensorCPU", "nested_linear"),
-                                      Pair("NestedTensorCUDA", "nested_linear"), Pair("MPS", "_mps_linear")));
+  EXPECT_THAT(f.dispatch,
+              ElementsAre(Pair("CompositeImplicitAutograd", "linear"), Pair("NestedTensorCPU", "nested_linear"),
+                          Pair("NestedTensorCUDA", "nested_linear"), Pair("MPS", "_mps_linear")));
 }
 
 TEST(YamlFacts260, GeneratedFunctionalOfMutableOp) {
@@ -117,8 +118,9 @@ TEST(YamlFacts260, GeneratedOutKeepsViewCopyTagAndBernoulliDefault) {
   EXPECT_EQ(t.schema.text, "transpose_copy.int_out(Tensor self, int dim0, int dim1, *, Tensor(a!) out) -> Tensor(a!)");
   // bernoulli.p (line 1136) groups with its generated out= only through torchgen's p=0.5 note.
   const auto& b = Fn(m, "bernoulli.float_out");
-  EXPECT_EQ(b.schema.text,
-            "bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)");
+  EXPECT_EQ(
+      b.schema.text,
+      "bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)");
   EXPECT_THAT(b.dispatch, ElementsAre(Pair("CompositeExplicitAutograd", "bernoulli_float_out")));
 }
 

@@ -190,7 +190,7 @@ std::string ArgumentToString(const SchemaArgument& a, bool is_return) {
 // ---------------------------------------------------------------------------
 // torchgen's view of a schema: operator-name parts, argument groups, kind.
 
-const char* const kAugmentedAssignmentNames[] = {"add", "sub", "mul", "div", "mod", "pow",
+const char* const kAugmentedAssignmentNames[] = {"add",    "sub",    "mul", "div", "mod", "pow",
                                                  "lshift", "rshift", "and", "xor", "or"};
 
 // torchgen BaseOperatorName.
@@ -236,7 +236,7 @@ struct BaseName {
 // Indices into schema.arguments, grouped the way torchgen's Arguments does.
 struct ArgGroups {
   std::vector<size_t> positional, kwarg_only, out;
-  int self = -1;                 // index into arguments, or -1
+  int self = -1;                  // index into arguments, or -1
   std::vector<size_t> post_self;  // positional after self (all positional when no self)
   int tensor_options = -1;        // position in kwarg_only where dtype/layout/device/pin_memory start
 };
@@ -362,9 +362,8 @@ struct TorchgenRules {
 // torchgen NativeFunction.is_view_op.
 bool IsViewOp(const NativeFunction& f, const TorchgenRules& rules) {
   const auto& rets = f.schema.returns;
-  bool non_mutating_view = std::any_of(rets.begin(), rets.end(), [](const SchemaArgument& r) {
-    return !r.annotation.empty() && !IsWrite(r);
-  });
+  bool non_mutating_view = std::any_of(rets.begin(), rets.end(),
+                                       [](const SchemaArgument& r) { return !r.annotation.empty() && !IsWrite(r); });
   std::string n = f.schema.full_name();
   bool inplace_view = Contains(f.tags, "inplace_view") && n != "resize_" && (rules.old || n != "resize_as_");
   bool wildcard_view = std::any_of(f.schema.arguments.begin(), f.schema.arguments.end(), [](const SchemaArgument& a) {
@@ -397,8 +396,8 @@ void OutArgsFromReturns(const FunctionSchema& s, std::vector<SchemaArgument>* ne
   for (char c = 'a'; c <= 'z'; ++c) {
     if (!used.count(std::string(1, c))) valid.emplace_back(1, c);
   }
-  bool all_tensors = std::all_of(s.returns.begin(), s.returns.end(),
-                                 [](const SchemaArgument& r) { return r.type == "Tensor"; });
+  bool all_tensors =
+      std::all_of(s.returns.begin(), s.returns.end(), [](const SchemaArgument& r) { return r.type == "Tensor"; });
   for (size_t i = 0; i < s.returns.size(); ++i) {
     const auto& r = s.returns[i];
     if (IsTensorLike(r.type)) {
@@ -514,9 +513,9 @@ void AddGeneratedFunctions(const TorchgenRules& rules, std::vector<NativeFunctio
                                                    : group.by_kind.at(SchemaKind::kFunctional));
     const NativeFunction base = (*functions)[base_index];  // copy: functions grows below
     SchemaKind base_kind = KindOf(base.schema);
-    bool base_valid = base_kind == SchemaKind::kInplace ||
-                      std::any_of(base.schema.returns.begin(), base.schema.returns.end(),
-                                  [](const SchemaArgument& r) { return IsTensorLike(r.type); });
+    bool base_valid =
+        base_kind == SchemaKind::kInplace || std::any_of(base.schema.returns.begin(), base.schema.returns.end(),
+                                                         [](const SchemaArgument& r) { return IsTensorLike(r.type); });
     bool needs_out = std::any_of(base.autogen.begin(), base.autogen.end(),
                                  [](const std::string& n) { return n.find("out") != std::string::npos; });
     bool gets_out = !has_out && base_valid && needs_out;
@@ -626,7 +625,8 @@ Status ReadNativeFunction(const YamlNode& e, const NativeContext& ctx, NativeFun
         }
         for (auto& dk : SplitOutside(keys, ',')) {
           if (!IsIdentifier(dk)) return EntryError(ctx, v.items[j].line, "dispatch: bad key '" + dk + "'");
-          auto same = std::find_if(f->dispatch.begin(), f->dispatch.end(), [&](const auto& p) { return p.first == dk; });
+          auto same =
+              std::find_if(f->dispatch.begin(), f->dispatch.end(), [&](const auto& p) { return p.first == dk; });
           if (same != f->dispatch.end()) same->second = KernelEntityName(kernel);
           else f->dispatch.emplace_back(dk, KernelEntityName(kernel));
         }
@@ -916,13 +916,13 @@ Status YamlModel::Load(const Disk& disk, YamlModel* model) {
   return LoadFromText(native, tags, derivatives, model, version);
 }
 
-Status YamlModel::LoadFromText(std::string_view native_functions, std::string_view tags,
-                               std::string_view derivatives, YamlModel* model) {
+Status YamlModel::LoadFromText(std::string_view native_functions, std::string_view tags, std::string_view derivatives,
+                               YamlModel* model) {
   return LoadFromText(native_functions, tags, derivatives, model, "");
 }
 
-Status YamlModel::LoadFromText(std::string_view native_functions, std::string_view tags,
-                               std::string_view derivatives, YamlModel* model, std::string_view release) {
+Status YamlModel::LoadFromText(std::string_view native_functions, std::string_view tags, std::string_view derivatives,
+                               YamlModel* model, std::string_view release) {
   *model = YamlModel();
   model->release_ = std::string(release);
   TorchgenRules rules = TorchgenRules::ForRelease(release);
@@ -958,9 +958,9 @@ Status YamlModel::LoadFromText(std::string_view native_functions, std::string_vi
     s = ReadNativeFunction(e, ctx, &f);
     if (!s.ok()) return s;
     if (auto [it, inserted] = entry_line.emplace(f.name, f.line); !inserted)
-      return EntryError(ctx, f.line,
-                        "duplicate entry " + f.name + " (first at line " + std::to_string(it->second) +
-                            "); torchgen rejects it");
+      return EntryError(
+          ctx, f.line,
+          "duplicate entry " + f.name + " (first at line " + std::to_string(it->second) + "); torchgen rejects it");
     model->functions_.push_back(std::move(f));
   }
   AddGeneratedFunctions(rules, &model->functions_);

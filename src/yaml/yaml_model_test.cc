@@ -34,8 +34,8 @@ YamlModel LoadOk(std::string_view native, std::string_view tags = "", std::strin
 // the last one silently.
 TEST(YamlTree, DuplicateKeyIsAnErrorNamingBothLines) {
   YamlNode root;
-  Status s = ParseYaml("- func: a(Tensor x) -> Tensor\n  variants: function\n  func: b(Tensor x) -> Tensor\n",
-                       "n.yaml", &root);
+  Status s = ParseYaml("- func: a(Tensor x) -> Tensor\n  variants: function\n  func: b(Tensor x) -> Tensor\n", "n.yaml",
+                       &root);
   EXPECT_EQ(s.code(), ExitCode::kSource);
   EXPECT_THAT(s.message(), HasSubstr("n.yaml:3: duplicate key 'func' in one mapping (first at line 1)"));
   // The same key in two mappings is fine.
@@ -86,7 +86,10 @@ TEST(YamlTree, TruncatedQuoteIsSourceErrorWithLine) {
 
 TEST(YamlTree, BinaryGarbageIsSourceError) {
   YamlNode root;
-  std::string garbage("\x7f" "ELF\x02\x01\x01\0\0\0\x03\x00", 12);
+  std::string garbage(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\x03\x00",
+      12);
   Status s = ParseYaml(garbage, "nf.yaml", &root);
   EXPECT_EQ(s.code(), ExitCode::kSource);
   EXPECT_THAT(s.message(), HasSubstr("nf.yaml"));
@@ -140,9 +143,10 @@ TEST(Schema, AnnotationsDefaultsKwargOnlyAndOut) {
 TEST(Schema, DefaultsWithCommasAndNamedTupleReturns) {
   FunctionSchema s;
   std::string err;
-  ASSERT_TRUE(ParseFunctionSchema("max.dim(Tensor self, int[2] k=[0,1], str s=\"a, b\", bool keepdim=False) -> "
-                                  "(Tensor values, Tensor indices)",
-                                  &s, &err))
+  ASSERT_TRUE(
+      ParseFunctionSchema("max.dim(Tensor self, int[2] k=[0,1], str s=\"a, b\", bool keepdim=False) -> "
+                          "(Tensor values, Tensor indices)",
+                          &s, &err))
       << err;
   ASSERT_EQ(s.arguments.size(), 4u);
   EXPECT_EQ(s.arguments[1].default_value.value_or(""), "[0,1]");
@@ -232,7 +236,8 @@ TEST(Model, UfuncKernelsAndTagsAndOtherKeys) {
       "- tag: pointwise\n  desc: x\n- tag: pt2_compliant_tag\n  desc: y\n");
   const NativeFunction* f = m.Find("sub.out");
   ASSERT_NE(f, nullptr);
-  EXPECT_THAT(f->dispatch, ElementsAre(Pair("MPS", "sub_mps"), Pair("CPU", "ufunc_sub_CPU"), Pair("CUDA", "ufunc_sub_CUDA")));
+  EXPECT_THAT(f->dispatch,
+              ElementsAre(Pair("MPS", "sub_mps"), Pair("CPU", "ufunc_sub_CPU"), Pair("CUDA", "ufunc_sub_CUDA")));
   EXPECT_THAT(f->tags, ElementsAre("pointwise", "pt2_compliant_tag"));
   EXPECT_THAT(f->other_keys, ElementsAre(Pair("cpp_no_default_args", "[alpha]")));
   EXPECT_THAT(m.known_tags(), ElementsAre("pointwise", "pt2_compliant_tag"));
@@ -404,8 +409,7 @@ TEST(Model, DerivativesOutsideTheCheckoutIsReported) {
 }
 
 TEST(Model, DerivativesFormulasSectionsAndLines) {
-  auto m = LoadOk("- func: f(Tensor self, Tensor w) -> Tensor\n",
-                  "",
+  auto m = LoadOk("- func: f(Tensor self, Tensor w) -> Tensor\n", "",
                   "- name: f(Tensor self, Tensor w) -> Tensor\n"
                   "  self, w: f_backward(grad)\n"
                   "  output_differentiability: [True]\n"

@@ -20,9 +20,7 @@ namespace {
 
 constexpr size_t kMaxDepth = 64;
 
-std::string Where(std::string_view file, size_t line0) {
-  return std::string(file) + ":" + std::to_string(line0 + 1);
-}
+std::string Where(std::string_view file, size_t line0) { return std::string(file) + ":" + std::to_string(line0 + 1); }
 
 // Owns a yaml_parser_t / yaml_event_t for the scope.
 struct ParserHolder {
@@ -188,8 +186,8 @@ Status ParseYaml(std::string_view text, std::string_view file, YamlNode* root) {
         n.quoted = e.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
         n.line = static_cast<int>(line0) + 1;
         // PyYAML resolves an empty or "~"/"null" plain scalar to None.
-        if (!n.quoted && (n.value.empty() || n.value == "~" || n.value == "null" || n.value == "Null" ||
-                          n.value == "NULL")) {
+        if (!n.quoted &&
+            (n.value.empty() || n.value == "~" || n.value == "null" || n.value == "Null" || n.value == "NULL")) {
           n.kind = YamlNode::Kind::kNull;
         }
         attach(std::move(n));
@@ -198,8 +196,8 @@ Status ParseYaml(std::string_view text, std::string_view file, YamlNode* root) {
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
         if (stack.size() > kMaxDepth) {
-          return Status::SourceError(Where(file, line0) + ": YAML nested deeper than " +
-                                     std::to_string(kMaxDepth) + " levels");
+          return Status::SourceError(Where(file, line0) + ": YAML nested deeper than " + std::to_string(kMaxDepth) +
+                                     " levels");
         }
         YamlNode n;
         n.kind = e.type == YAML_SEQUENCE_START_EVENT ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping;

@@ -24,8 +24,8 @@ void CheckErrorLine(const optrace::Status& s, std::string_view file, std::string
   size_t at = file.size() + 1;
   long line = std::strtol(m.c_str() + at, nullptr, 10);
   // libyaml counts "\r" as a line break too (and "\r\n" once): at most this many lines.
-  long lines = static_cast<long>(std::count(text.begin(), text.end(), '\n') +
-                                 std::count(text.begin(), text.end(), '\r')) + 1;
+  long lines =
+      static_cast<long>(std::count(text.begin(), text.end(), '\n') + std::count(text.begin(), text.end(), '\r')) + 1;
   if (std::isdigit(static_cast<unsigned char>(m[at])) && (line < 1 || line > lines + 1)) std::abort();
 }
 
