@@ -109,17 +109,49 @@ class Recorder:
         self.ops = {}
 
     def add_events(self, events, phase):
+        nodes = self.node_spans(events)
         for e in events:
             name = e.name
             if not name.startswith("aten::"):
                 continue
             stack, node = self.aten_ancestors(e)
+            if node is None:
+                node = self.enclosing_node(e, nodes)
             key = (name, tuple(stack), phase)
             rec = self.ops.setdefault(key, {"name": name[6:], "stack": stack, "phase": phase,
                                             "autograd_node": node, "count": 0, "kernels": {}})
             rec["count"] += 1
             for k in getattr(e, "kernels", []) or []:
                 rec["kernels"][k.name] = rec["kernels"].get(k.name, 0) + 1
+
+    @staticmethod
+    def node_spans(events):
+        """The autograd nodes' events (e.g. "ToCopyBackward0") by thread, with
+        their time spans."""
+        spans = {}
+        for e in events:
+            if not e.name.startswith("autograd::") and "Backward" in e.name and e.time_range is not None:
+                spans.setdefault(e.thread, []).append((e.time_range.start, e.time_range.end, e.name))
+        return spans
+
+    @staticmethod
+    def enclosing_node(e, spans):
+        """The autograd node whose span holds e's, or one of the ops e calls,
+        on its thread, ends included: the profiler's own parent links now and
+        then miss an op whose span starts or ends on its node's microsecond
+        (ToCopyBackward0's aten::to, while the aten::_to_copy it calls fits)."""
+        pending = [e]
+        while pending:
+            event = pending.pop(0)
+            if event.time_range is not None:
+                inner = None
+                for start, end, name in spans.get(event.thread, []):
+                    if start <= event.time_range.start and event.time_range.end <= end and (inner is None or start >= inner[0]):
+                        inner = (start, name)
+                if inner:
+                    return inner[1]
+            pending.extend(getattr(event, "cpu_children", None) or [])
+        return None
 
     @staticmethod
     def aten_ancestors(e):
