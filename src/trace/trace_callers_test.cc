@@ -90,11 +90,7 @@ TEST(SeveralCallers, AnOpIsOnThePathWhenAnyCallersCallRuns) {
 TEST(SeveralCallers, AnOpsCallSiteIsTheCallNotItsCondition) {
   Index index;
   ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(CallersTree(), &index));
-  TraceOptions options;
-  options.device = TraceOptions::Device::kCuda;
-  options.snippets = false;
-  Trace t;
-  ASSERT_TRUE(TraceQuery(index, "aten::outer", options, &t).ok());
+  Trace t = TraceIndex(index, "aten::outer", TraceOptions::Device::kCuda);
   const OpStep* side = FindOp(t, "side");
   ASSERT_TRUE(side);
   auto sparse = std::find_if(side->when.begin(), side->when.end(),
@@ -142,16 +138,15 @@ const Tensor& grow_cuda_(const Tensor& self) {
 )x";
 
 TEST(SeveralCallers, AHelperBothDevicesCallTakesEachDevicesCondition) {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kSharedHelperYaml);
-  disk->Add("aten/src/ATen/native/Grow.cpp", kSharedHelperCpp);
   Index index;
-  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(disk, &index));
+  ASSERT_NO_FATAL_FAILURE(
+      BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                   {"aten/src/ATen/native/native_functions.yaml", kSharedHelperYaml},
+                                   {"aten/src/ATen/native/Grow.cpp", kSharedHelperCpp}}),
+                       &index));
   TraceOptions options;  // the default trace: walks CPU's code too, answers for CUDA
   options.snippets = false;
-  Trace t;
-  ASSERT_TRUE(TraceQuery(index, "aten::grow_", options, &t).ok());
+  Trace t = TraceIndex(index, "aten::grow_", options);
   const OpStep* fill = FindOp(t, "fill_");
   ASSERT_TRUE(fill);
   EXPECT_FALSE(fill->typical || fill->undecided) << "deterministic algorithms are off by default";

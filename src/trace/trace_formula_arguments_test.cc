@@ -12,6 +12,7 @@
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
+#include "trace/trace_test_util.h"
 
 namespace optrace {
 namespace {
@@ -64,15 +65,13 @@ def gather_rows(weight, indices, sparse=False):
 )x";
 
 std::shared_ptr<MemoryDisk> RowsTree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/Rows.cpp", kRowsCpp);
-  disk->Add("torch/nn/functional.py", kFunctionalPy);
-  disk->Add("torch/nn/__init__.py", "from . import functional\n");
-  disk->Add("torch/__init__.py", "from torch import nn\n");
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/Rows.cpp", kRowsCpp},
+                     {"torch/nn/functional.py", kFunctionalPy},
+                     {"torch/nn/__init__.py", "from . import functional\n"},
+                     {"torch/__init__.py", "from torch import nn\n"}});
 }
 
 // The backward op `name`: decided on the typical path (1), open (0), off it (-1), not traced (-2).
@@ -85,15 +84,7 @@ int BackwardState(const Trace& t, const std::string& name) {
 class FormulaArguments : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(RowsTree(), &index_)); }
-  Trace TraceOf(const std::string& query) {
-    TraceOptions options;
-    options.device = TraceOptions::Device::kCuda;
-    options.snippets = false;
-    Trace t;
-    Status s = TraceQuery(index_, query, options, &t);
-    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-    return t;
-  }
+  Trace TraceOf(const std::string& query) { return TraceIndex(index_, query, TraceOptions::Device::kCuda); }
   Index index_;
 };
 

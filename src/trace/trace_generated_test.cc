@@ -53,28 +53,17 @@ Tensor slant_backward(const Tensor& grad_output, int64_t offset) { return grad_o
 )x";
 
 std::shared_ptr<MemoryDisk> Tree() {
-  auto disk = std::make_shared<MemoryDisk>();
-  disk->Add("version.txt", "2.6.0a0\n");
-  disk->Add("aten/src/ATen/native/native_functions.yaml", kNativeFunctions);
-  disk->Add("tools/autograd/derivatives.yaml", kDerivatives);
-  disk->Add("aten/src/ATen/native/Slant.cpp", kSlantCpp);
-  disk->Add("torch/__init__.py", "");
-  return disk;
+  return MemoryTree({{"version.txt", "2.6.0a0\n"},
+                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                     {"tools/autograd/derivatives.yaml", kDerivatives},
+                     {"aten/src/ATen/native/Slant.cpp", kSlantCpp},
+                     {"torch/__init__.py", ""}});
 }
 
 class GeneratedKernel : public ::testing::Test {
  protected:
-  // A root of its own: file texts are kept per process by checkout and path.
-  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_, "/memory/pytorch-generated")); }
-  Trace TraceOf(const std::string& query) {
-    TraceOptions options;
-    options.device = TraceOptions::Device::kCuda;
-    options.snippets = false;
-    Trace t;
-    Status s = TraceQuery(index_, query, options, &t);
-    EXPECT_TRUE(s.ok()) << query << ": " << s.message();
-    return t;
-  }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index_)); }
+  Trace TraceOf(const std::string& query) { return TraceIndex(index_, query, TraceOptions::Device::kCuda); }
   Index index_;
 };
 

@@ -140,6 +140,8 @@ class Recorder:
         on its thread, ends included: the profiler's own parent links now and
         then miss an op whose span starts or ends on its node's microsecond
         (ToCopyBackward0's aten::to, while the aten::_to_copy it calls fits)."""
+        if not spans.get(e.thread):  # a forward phase, or a thread that ran no node
+            return None
         pending = [e]
         while pending:
             event = pending.pop(0)
