@@ -15,6 +15,7 @@
 
 #include "base/text.h"
 #include "cpp/cpp_lexer.h"
+#include "cpp/cpp_predicate.h"
 
 namespace optrace {
 
@@ -553,6 +554,22 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
     if (j > i + 1) out.push_back(Span(text_, t, i + 1, j));
   }
   return out;
+}
+
+std::string CppGuardReader::PredicateExpression(int from_line) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  size_t open = begin;
+  while (open < end && !t[open].Is('{')) ++open;
+  if (open >= end || !t[end - 1].Is('}')) return "";
+  const auto first = static_cast<int>(t[open].line), last = static_cast<int>(t[end - 1].line);
+  for (const PreprocessorLine& pl : pp_lines_)
+    if (pl.line > first && pl.line < last) return "";
+  return optrace::PredicateExpression(t, open, end - 1);
+}
+
+std::vector<CodeCondition> CppGuardReader::PreprocessorConditions(int line) const {
+  return PreprocessorConditionsAt(pp_lines_, line);
 }
 
 bool CppCallConditions(std::string_view text, int from_line, int call_line, std::string_view callee,

@@ -69,6 +69,12 @@ class CppGuardReader {
   std::vector<GuardedCall> CallsIn(int from_line) const;
   // The expressions the function defined at `from_line` returns.
   std::vector<std::string> ReturnedExpressions(int from_line) const;
+  // What the predicate defined at `from_line` returns, as one expression of
+  // its parameters (cpp/cpp_predicate.h); "" when its body is not
+  // straight-line or holds a preprocessor directive.
+  std::string PredicateExpression(int from_line) const;
+  // The `#if` groups around `line`, outermost first (include guards left out).
+  std::vector<CodeCondition> PreprocessorConditions(int line) const;
   std::string_view text() const { return text_; }
 
  private:

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "trace/guard_files.h"
 
 namespace optrace {
 
@@ -48,17 +49,6 @@ std::vector<std::string> ParameterNames(std::string_view params) {
   return out;
 }
 
-// The expression of a body that is one `return EXPR;`, else nullopt.
-std::optional<std::string> SingleReturn(std::string_view body) {
-  size_t open = body.find('{'), close = body.rfind('}');
-  if (open == std::string_view::npos || close == std::string_view::npos || close <= open) return std::nullopt;
-  std::string_view inner = TrimView(body.substr(open + 1, close - open - 1));
-  if (!inner.starts_with("return ") || !inner.ends_with(";")) return std::nullopt;
-  std::string_view expr = TrimView(inner.substr(7, inner.size() - 8));
-  if (expr.find(';') != std::string_view::npos || expr.find("//") != std::string_view::npos) return std::nullopt;
-  return CollapseSpace(expr);
-}
-
 // `expr` with each whole-word parameter replaced by its argument.
 std::string Substitute(const std::string& expr, const std::vector<std::string>& names,
                        const std::vector<std::string>& args) {
@@ -85,35 +75,68 @@ std::string Substitute(const std::string& expr, const std::vector<std::string>& 
   return out;
 }
 
-// The single-return expression of `name` with `args` in place: its
-// definition in `file`, else its only one.
+// Whether `expr` is one call of `name` (maybe qualified) handing its
+// arguments on: `cudnn_is_acceptable(static_cast<const TensorBase&>(self))`.
+bool Forwards(const std::string& expr, const std::string& name) {
+  size_t at = expr.rfind(name + "(", 0) == 0 ? 0 : expr.find("::" + name + "(");
+  if (at == std::string::npos) return false;
+  if (at > 0 && !std::all_of(expr.begin(), expr.begin() + at, [](char c) { return IsIdentChar(c) || c == ':'; }))
+    return false;
+  size_t open = expr.find('(', at);
+  int depth = 0;
+  for (size_t i = open; i < expr.size(); ++i) {
+    if (expr[i] == '(') ++depth;
+    if (expr[i] == ')' && --depth == 0) return i + 1 == expr.size();
+  }
+  return false;
+}
+
+// The `#if` groups around a definition, as one conjunction; "" when none.
+std::string PreprocessorGuard(const std::vector<CodeCondition>& groups) {
+  std::string out;
+  for (const CodeCondition& c : groups) {
+    if (!out.empty()) out += " && ";
+    out += c.negated ? "!(" + c.text + ")" : "(" + c.text + ")";
+  }
+  return out;
+}
+
+// What `name(args)` returns: the predicate expression of its definition in
+// `file`, else of its only definition with as many parameters. Overloads
+// that forward to a namesake are left to the one they call; definitions in
+// `#if` branches of their own are joined as `(P1 && (E1)) || (P2 && (E2))`,
+// for the configuration to pick.
 std::optional<std::string> Inlined(const Index& ix, const std::string& name, const std::vector<std::string>& args,
                                    const std::string& file) {
-  const CppFunction* pick = nullptr;
-  std::vector<uint32_t> ids = ix.cpp.FunctionsNamed(name);
-  if (ids.size() == 1) pick = &ix.cpp.functions()[ids[0]];
-  for (uint32_t id : ids)
-    if (ix.cpp.file(ix.cpp.functions()[id].file) == file) pick = &ix.cpp.functions()[id];
-  if (!pick) return std::nullopt;
-  const CppFunction& f = *pick;
-  if (!f.HasBody() || f.body_end - f.body_begin > kMaxInlinePredicateLines) return std::nullopt;
-  auto text = ix.FileText(ix.cpp.file(f.file));
-  if (!text) return std::nullopt;
-  size_t at = 0;
-  for (uint32_t l = 1; l < f.body_begin && at != std::string::npos; ++l) {
-    at = text->find('\n', at);
-    if (at != std::string::npos) ++at;
+  struct Candidate {
+    const CppFunction* f;
+    std::string expr;
+  };
+  std::vector<Candidate> found;
+  bool unread = false;
+  for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    std::vector<std::string> names = ParameterNames(f.params);
+    if (!f.HasBody() || names.size() != args.size()) continue;
+    std::string expr = f.body_end - f.body_begin > kMaxInlinePredicateLines
+                           ? ""
+                           : GuardReaderOf(ix, ix.cpp.file(f.file)).PredicateExpression(static_cast<int>(f.line));
+    if (expr.empty() && ix.cpp.file(f.file) == file) return std::nullopt;
+    unread = unread || expr.empty();
+    if (!expr.empty() && !Forwards(expr, name)) found.push_back({&f, Substitute(expr, names, args)});
   }
-  size_t end = at;
-  for (uint32_t l = f.body_begin; l <= f.body_end && end != std::string::npos; ++l) {
-    end = text->find('\n', end);
-    if (end != std::string::npos) ++end;
+  for (const Candidate& c : found)
+    if (ix.cpp.file(c.f->file) == file) return c.expr;
+  if (unread || found.empty()) return std::nullopt;  // an overload we cannot read: the call stays open
+  if (found.size() == 1) return found[0].expr;
+  std::string joined;
+  for (const Candidate& c : found) {
+    std::string guard = PreprocessorGuard(
+        GuardReaderOf(ix, ix.cpp.file(c.f->file)).PreprocessorConditions(static_cast<int>(c.f->line)));
+    if (guard.empty()) return std::nullopt;  // overloads told apart by types, not configuration
+    joined += (joined.empty() ? "(" : " || (") + guard + " && (" + c.expr + "))";
   }
-  if (at == std::string::npos) return std::nullopt;
-  auto expr = SingleReturn(std::string_view(*text).substr(at, end == std::string::npos ? std::string::npos : end - at));
-  std::vector<std::string> names = ParameterNames(f.params);
-  if (!expr || names.size() != args.size()) return std::nullopt;
-  return Substitute(*expr, names, args);
+  return joined;
 }
 
 }  // namespace

@@ -7,9 +7,14 @@
 // vocabulary decides it where the call alone stays open: a CUDA tensor,
 // the dropout probability F.dropout passes.
 //
-// Only a function whose body is a single `return EXPR;` is inlined, one
-// level deep: the definition in the condition's own file, else the only
-// one; anything else is left as written.
+// A predicate's body is read as one expression (cpp/cpp_predicate.h: a
+// `return EXPR;`, after guards `if (C) return false;`, locals and flags
+// only narrowed), one level deep: the definition in the condition's own
+// file, else the only one with as many parameters (an overload that
+// forwards to a namesake left out; definitions in `#if` branches of their
+// own joined under their configurations, `_use_cudnn_ctc_loss`'s
+// `return false;` stub and its cuDNN body). So the body, not the name,
+// decides a library check. Anything else is left as written.
 #pragma once
 
 #include <string>

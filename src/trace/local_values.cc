@@ -8,6 +8,7 @@
 #include "base/text.h"
 #include "cpp/cpp_params.h"
 #include "trace/guard_files.h"
+#include "trace/inline_predicates.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
@@ -40,6 +41,7 @@ const LocalsRead& LocalValues::Of(const std::string& condition, const Location& 
   for (const std::string& name : names) {
     std::string expr = r.OnlyAssignment(from, where.line, name);
     if (expr.empty()) continue;
+    if (std::string inlined = InlinePredicates(ix_, expr, where.file); !inlined.empty()) expr = std::move(inlined);
     if (IsSizeExpression(expr)) slot->second.sizes.insert(name);
     else slot->second.assigned[name] = std::move(expr);
   }

@@ -7,7 +7,8 @@
 // by every branch, a Python call with more arguments than an overload
 // takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
-// folded into the op that delegates. Line numbers are lines of the raw strings below (each
+// folded into the op that delegates, and a library check is what its body
+// says, not what its name suggests. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -86,6 +87,14 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: settle(Tensor self) -> Tensor
   dispatch:
     CUDA: settle_cuda
+
+- func: libcheck(Tensor self) -> Tensor
+  dispatch:
+    CUDA: libcheck_cuda
+
+- func: libflag(Tensor self, int[] lengths) -> Tensor
+  dispatch:
+    CUDA: libflag_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -178,6 +187,56 @@ Tensor settle_cuda(const Tensor& self) {
   }
   return at::pick_c(self);
 }
+
+Tensor libcheck_cuda(const Tensor& self) {
+  if (cudnn_is_acceptable(self)) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+Tensor libflag_cuda(const Tensor& self, IntArrayRef lengths) {
+  bool use_lib = self.is_cuda() && at::native::_use_cudnn_check(self, lengths);
+  if (use_lib) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/LibChecks.cpp: a guard chain, an overload that
+// forwards to it, and a check with a stub under `#if !AT_CUDNN_ENABLED()`
+// whose real body reads another tensor's dtype.
+constexpr char kLibChecksCpp[] = R"x(namespace at::native {
+bool cudnn_is_acceptable(const TensorBase& self) {
+  if (!globalContext().userEnabledCuDNN()) return false;
+  if (!self.is_cuda()) return false;
+  auto st = self.scalar_type();
+  if (!(st == kDouble || st == kFloat || st == kHalf)) return false;
+  return true;
+}
+
+bool cudnn_is_acceptable(const Tensor& self) {
+  return cudnn_is_acceptable(static_cast<const TensorBase&>(self));
+}
+
+#if !AT_CUDNN_ENABLED()
+bool _use_cudnn_check(const Tensor& self, IntArrayRef lengths) {
+  return false;
+}
+#else
+bool _use_cudnn_check(const Tensor& self, IntArrayRef lengths) {
+  auto& ctx = at::globalContext();
+  bool use = ctx.userEnabledCuDNN() && (self.scalar_type() == at::kDouble);
+  if (use) {
+    for (const auto l : lengths) {
+      use = use && (l < 256);
+    }
+  }
+  return use;
+}
+#endif
 } // namespace at::native
 )x";
 
@@ -208,6 +267,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
+                     {"aten/src/ATen/native/LibChecks.cpp", kLibChecksCpp},
                      {"torch/nn/functional.py", kFunctionalPy},
                      {"tools/autograd/templates/python_variable_methods.cpp", kVariableMethods},
                      {"torch/nn/__init__.py", kNnInitPy},
@@ -341,6 +401,27 @@ TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow"), "not taken");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+}
+
+TEST_F(CodeDecides, ALibraryCheckIsWhatItsBodyReturns) {
+  // Shrink.cpp:92 `cudnn_is_acceptable(self)`: LibChecks.cpp:2-8's guards
+  // take float32 (the overload at :10 forwards to it) and turn bfloat16
+  // away, which the name alone would have let through.
+  Trace t = TraceOf("aten::libcheck");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+  Trace bf16 = TraceOf("aten::libcheck", {"dtype=bfloat16"});
+  EXPECT_EQ(PathOf(bf16, "pick_a"), "not taken");
+  EXPECT_EQ(PathOf(bf16, "pick_b"), "typical");
+}
+
+TEST_F(CodeDecides, ALibraryCheckUnderItsConfigurationDecidesAFlag) {
+  // Shrink.cpp:99 `bool use_lib = ... _use_cudnn_check(self, lengths)`:
+  // with cuDNN built, LibChecks.cpp:19-28 runs (not :15's stub), and its
+  // first value needs a double tensor: float32 takes pick_b.
+  Trace t = TraceOf("aten::libflag");
+  EXPECT_EQ(PathOf(t, "pick_a"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "typical");
 }
 
 }  // namespace

@@ -519,6 +519,35 @@ TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
 namespace optrace {
 namespace {
 
+// "typical", "open" or "not taken" for the first forward op `name`; "" if not listed.
+std::string PathOf(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == name)
+      return op.undecided ? "open" : op.typical ? "typical" : "not taken";
+  return "";
+}
+
+TEST(Inline260, CtcLossesCudnnCheckIsReadFromItsBody) {
+  REQUIRE_CORPUS("2.6.0");
+  // LossCTC.cpp:501-510 `bool use_cudnn = ... && at::_use_cudnn_ctc_loss(...)`: cudnn/LossCTC.cpp:32's
+  // stub (`#if (!AT_CUDNN_ENABLED())`) returns false, :89's body wants int32 targets (:97-98), not
+  // the float32 of a typical tensor: the native `_ctc_loss` (:515) runs, as on the GPU.
+  Trace t = TraceTree("2.6.0", "F.ctc_loss", TraceOptions::Device::kCuda);
+  EXPECT_EQ(PathOf(t, "_ctc_loss"), "typical");
+  EXPECT_EQ(PathOf(t, "_cudnn_ctc_loss"), "not taken");
+}
+
+TEST(Inline260, LstmsCudnnCheckTakesFloatAndTurnsBfloat16Away) {
+  REQUIRE_CORPUS("2.6.0");
+  // RNN.cpp asks `at::cudnn_is_acceptable(_input)`; TensorProperties.cpp:81-96 accepts double,
+  // float and half only (:85).
+  TraceOptions opt;
+  opt.device = TraceOptions::Device::kCuda;
+  EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "typical");
+  opt.assume = {"dtype=bfloat16"};
+  EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "not taken");
+}
+
 TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
   REQUIRE_CORPUS("2.6.0");
   // Dropout.cpp:43-44 `bool is_fused_kernel_acceptable(const Tensor& input, double p) { return

@@ -820,9 +820,10 @@ class PathAnnotator {
           return Tri::kFalse;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
-      Tri t = EvaluateOnce(c.text, a);
-      if (t == Tri::kUnknown)
-        if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+      // What a selection or a predicate's body decides comes first: the
+      // vocabulary alone decides a library check by its name.
+      auto decided = selected_.find(DecidedKey(parent, c));
+      Tri t = decided != selected_.end() ? decided->second : EvaluateOnce(c.text, a);
       if (t == Tri::kUnknown)
         if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
       if (t == Tri::kUnknown) t = WithLocals(c, a);
@@ -964,9 +965,10 @@ class PathAnnotator {
   // dtype does not rule out (trace/dtype_gates.h). Kept by condition, file
   // and parent op for Evaluate.
   //
-  // A condition calling a one-statement predicate
-  // (`is_fused_kernel_acceptable(input, p)`) is its expression inlined
-  // (trace/inline_predicates.h), evaluated like the edge's own.
+  // A condition calling a predicate (`is_fused_kernel_acceptable(input,
+  // p)`, `cudnn_is_acceptable(input)`) is its body's expression inlined
+  // (trace/inline_predicates.h), evaluated like the edge's own; where that
+  // decides, it wins over the predicate's name.
   void DecideSelections() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
@@ -983,7 +985,6 @@ class PathAnnotator {
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || selected_.count(key)) continue;
-      if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
       if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
         Tri t = EvaluateCondition(inlined, false, a);
         if (t != Tri::kUnknown) {
@@ -991,6 +992,7 @@ class PathAnnotator {
           continue;
         }
       }
+      if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
       bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
       if (equal == differ) continue;
       std::string member = EnumMember(c.text);

@@ -145,9 +145,12 @@ Tri Comparison(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
-// Build configuration: #if conditions.
+// Build configuration: #if conditions, and the context's cuDNN switches
+// (`globalContext().userEnabledCuDNN()`, `getCUDAHooks().compiledWithCuDNN()`)
+// that library checks open with.
 Tri Configuration(std::string_view atom, const Assumptions& a) {
-  if (Has(atom, "CUDNN")) return Of(a.cudnn && !a.rocm);
+  if (Has(atom, "CUDNN") || Has(atom, "userEnabledCuDNN()") || Has(atom, "compiledWithCuDNN()"))
+    return Of(a.cudnn && !a.rocm);
   if (Has(atom, "ROCM") || Has(atom, "HIP")) return Of(a.rocm);
   if (Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "C10_MOBILE") || Has(atom, "FBCODE") || Has(atom, "VULKAN") ||
       Has(atom, "METAL") || Has(atom, "_WIN32") || Has(atom, "__APPLE__"))

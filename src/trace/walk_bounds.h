@@ -88,9 +88,10 @@ inline constexpr size_t kMaxMergedSites = 64;
 // before it is left undecided: conditions as written are a few levels deep;
 // a bound makes a pathological macro expansion cheap.
 inline constexpr int kMaxConditionNesting = 32;
-// The longest body (in lines) of a C++ predicate read inline
-// (is_contiguous-like one-liners), not a function to evaluate.
-inline constexpr int kMaxInlinePredicateLines = 6;
+// The longest body (in lines) of a C++ predicate read inline: a chain of
+// guards and a return (cudnn_is_acceptable's 15 lines, a library check's
+// 30), not a function to evaluate.
+inline constexpr int kMaxInlinePredicateLines = 40;
 
 // --- kernel names (kernel_query.cc) -----------------------------------------
 
