@@ -75,6 +75,13 @@ std::string Substitute(const std::string& expr, const std::vector<std::string>& 
   return out;
 }
 
+// A predicate returns bool: what any other function returns (a size, a
+// pointer) is no truth value, and the caller's condition reads it as such.
+bool ReturnsBool(const CppFunction& f) {
+  std::string_view type = TrimView(f.return_type);
+  return type == "bool" || type.ends_with(" bool");
+}
+
 // Whether `expr` is one call of `name` (maybe qualified) handing its
 // arguments on: `cudnn_is_acceptable(static_cast<const TensorBase&>(self))`.
 bool Forwards(const std::string& expr, const std::string& name) {
@@ -117,7 +124,7 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
   for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
     const CppFunction& f = ix.cpp.functions()[id];
     std::vector<std::string> names = ParameterNames(f.params);
-    if (!f.HasBody() || names.size() != args.size()) continue;
+    if (!f.HasBody() || names.size() != args.size() || !ReturnsBool(f)) continue;
     std::string expr = f.body_end - f.body_begin > kMaxInlinePredicateLines
                            ? ""
                            : GuardReaderOf(ix, ix.cpp.file(f.file)).PredicateExpression(static_cast<int>(f.line));
@@ -141,7 +148,8 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
 
 }  // namespace
 
-std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file) {
+std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file,
+                             const Assumptions& a) {
   std::string out;
   bool any = false;
   for (size_t i = 0; i < condition.size();) {
@@ -168,7 +176,9 @@ std::string InlinePredicates(const Index& ix, std::string_view condition, const 
       if (k < condition.size()) {
         std::vector<std::string> args = TopLevel(condition.substr(j + 1, k - j - 1));
         if (args.size() == 1 && args[0].empty()) args.clear();
-        if (auto expr = Inlined(ix, name, args, file)) {
+        const std::string call(condition.substr(i, k + 1 - i));
+        const bool known = EvaluateCondition(call, false, a) != Tri::kUnknown && !DecidedByLibraryName(call, a);
+        if (auto expr = known ? std::nullopt : Inlined(ix, name, args, file)) {
           out += "(" + *expr + ")";
           any = true;
           i = k + 1;

@@ -7,7 +7,7 @@
 // vocabulary decides it where the call alone stays open: a CUDA tensor,
 // the dropout probability F.dropout passes.
 //
-// A predicate's body is read as one expression (cpp/cpp_predicate.h: a
+// A predicate (a function returning bool) has its body read as one expression (cpp/cpp_predicate.h: a
 // `return EXPR;`, after guards `if (C) return false;`, locals and flags
 // only narrowed), one level deep: the definition in the condition's own
 // file, else the only one with as many parameters (an overload that
@@ -21,11 +21,16 @@
 #include <string_view>
 
 #include "index/index.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
 
 // `condition` (written in `file`) with each such call replaced by
-// `(EXPR)`; "" when none was.
-std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file);
+// `(EXPR)`; "" when none was. A call the typical-path vocabulary decides
+// under `a` (`isTensorSubclassLike(x)`, `x.is_sparse()`) stays: it knows
+// them better than their bodies, whose words it would read out of context;
+// a library check it decides only by name is inlined.
+std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file,
+                             const Assumptions& a);
 
 }  // namespace optrace

@@ -24,12 +24,15 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
       continue;
     }
     Tri t = EvaluateCondition(expr, false, with);
+    if (auto body = locals.inlined.find(name);
+        body != locals.inlined.end() && (t == Tri::kUnknown || DecidedByLibraryName(expr, with)))
+      if (Tri by_body = EvaluateCondition(body->second, false, with); by_body != Tri::kUnknown) t = by_body;
     if (t != Tri::kUnknown) with.defaults[name] = t == Tri::kTrue ? "true" : "false";
   }
   return EvaluateCondition(condition, false, with);
 }
 
-const LocalsRead& LocalValues::Of(const std::string& condition, const Location& where) {
+const LocalsRead& LocalValues::Of(const std::string& condition, const Location& where, const Assumptions& a) {
   auto [slot, fresh] = known_.try_emplace(where.file + ":" + std::to_string(where.line) + ":" + condition);
   if (!fresh) return slot->second;
   std::vector<std::string> names = BareNames(condition);
@@ -41,9 +44,13 @@ const LocalsRead& LocalValues::Of(const std::string& condition, const Location& 
   for (const std::string& name : names) {
     std::string expr = r.OnlyAssignment(from, where.line, name);
     if (expr.empty()) continue;
-    if (std::string inlined = InlinePredicates(ix_, expr, where.file); !inlined.empty()) expr = std::move(inlined);
-    if (IsSizeExpression(expr)) slot->second.sizes.insert(name);
-    else slot->second.assigned[name] = std::move(expr);
+    if (IsSizeExpression(expr)) {
+      slot->second.sizes.insert(name);
+      continue;
+    }
+    if (std::string inlined = InlinePredicates(ix_, expr, where.file, a); !inlined.empty())
+      slot->second.inlined[name] = std::move(inlined);
+    slot->second.assigned[name] = std::move(expr);
   }
   return slot->second;
 }

@@ -8,7 +8,9 @@
 //     (`if (n == 0) return`) are not taken, while which size it is (`n ==
 //     4`) stays open;
 //   * a flag computed from what the assumptions decide (`bool
-//     needs_grad_path = weight.requires_grad() || ...;`) holds that value.
+//     needs_grad_path = weight.requires_grad() || ...;`) holds that value;
+//     where that rests on a library check's name (`use_cudnn = ... &&
+//     _use_cudnn_ctc_loss(...)`), on what the check's body returns.
 //
 // `x.size(0) - 1` may be 0, and a helper's result may be anything.
 #pragma once
@@ -30,6 +32,7 @@ namespace optrace {
 struct LocalsRead {
   std::set<std::string> sizes;                  // size locals: at least 1
   std::map<std::string, std::string> assigned;  // other locals -> the one expression assigned
+  std::map<std::string, std::string> inlined;   // the same with the predicates it calls inlined
 };
 
 // `condition` evaluated with the values of the locals it reads: a size
@@ -42,8 +45,10 @@ class LocalValues {
   explicit LocalValues(const Index& ix) : ix_(ix) {}
 
   // The locals `condition`, written at `where`, reads; remembered per
-  // condition.
-  const LocalsRead& Of(const std::string& condition, const Location& where);
+  // condition. `a` tells which calls in their values the vocabulary
+  // decides (trace/inline_predicates.h); the trace's device, constant
+  // through it.
+  const LocalsRead& Of(const std::string& condition, const Location& where, const Assumptions& a);
 
   // The identifiers of a condition that name variables: no call, member,
   // scope or template follows or precedes them.

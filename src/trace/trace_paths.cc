@@ -838,7 +838,7 @@ class PathAnnotator {
   Tri WithLocals(const Condition& c, const Assumptions& a) const {
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
       return Tri::kUnknown;
-    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
+    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a);
   }
 
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
@@ -968,7 +968,8 @@ class PathAnnotator {
   // A condition calling a predicate (`is_fused_kernel_acceptable(input,
   // p)`, `cudnn_is_acceptable(input)`) is its body's expression inlined
   // (trace/inline_predicates.h), evaluated like the edge's own; where that
-  // decides, it wins over the predicate's name.
+  // decides, it wins over the predicate's name (and only over that: the
+  // vocabulary reads a body's words out of their context).
   void DecideSelections() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
@@ -985,14 +986,16 @@ class PathAnnotator {
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || selected_.count(key)) continue;
-      if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
+      const bool decided = EvaluateCondition(c.text, false, a) != Tri::kUnknown;
+      if (decided && !DecidedByLibraryName(c.text, a)) continue;
+      if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file, a); !inlined.empty()) {
         Tri t = EvaluateCondition(inlined, false, a);
         if (t != Tri::kUnknown) {
           selected_[key] = t;
           continue;
         }
       }
-      if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (decided) continue;
       bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
       if (equal == differ) continue;
       std::string member = EnumMember(c.text);

@@ -165,6 +165,7 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
 // The function a predicate calls is named after a library (use_cudnn,
 // cudnn_is_acceptable, use_miopen, use_mkldnn ...).
 Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
+  if (!a.library_names) return Tri::kUnknown;
   size_t paren = atom.find('(');
   if (paren == std::string_view::npos) return Tri::kUnknown;
   const std::string name = Lower(atom.substr(0, paren));
@@ -417,6 +418,13 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
 }  // namespace
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
+
+bool DecidedByLibraryName(std::string_view text, const Assumptions& a) {
+  if (!a.library_names || Eval(text, false, a, 0) == Tri::kUnknown) return false;
+  Assumptions without = a;
+  without.library_names = false;
+  return Eval(text, false, without, 0) == Tri::kUnknown;
+}
 
 namespace {
 

@@ -32,6 +32,10 @@ struct Assumptions {
   // IsSizeExpression): at least 1, so `n == 0` is false and `n > 0` true;
   // which size it is stays unknown (`n == 4` is open).
   std::set<std::string> sizes;
+  // A call named after a library (use_cudnn, cudnn_is_acceptable, use_miopen)
+  // is decided by its name: the fallback where its body cannot be read
+  // (trace/inline_predicates.h). Off to ask whether a decision rests on it.
+  bool library_names = true;
 
   // Applies `--assume` items; false (with *error) for one it does not know.
   bool Apply(const std::vector<std::string>& items, std::string* error);
@@ -41,6 +45,9 @@ struct Assumptions {
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
+// A C++ condition decided only because a call in it is named after a
+// library: the predicate's body, where it can be read, says more.
+bool DecidedByLibraryName(std::string_view text, const Assumptions& a);
 
 // Whether a C++ expression is a size of a typical tensor, at least 1: a
 // product of `x.numel()`, `x.size(d)`, `x.sizes()[d]`, `x.dim()` (and their
