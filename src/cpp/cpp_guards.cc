@@ -557,15 +557,23 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
 }
 
 std::string CppGuardReader::PredicateExpression(int from_line) const {
+  {
+    std::lock_guard<std::mutex> lock(memo_->mu);
+    if (auto it = memo_->predicates.find(from_line); it != memo_->predicates.end()) return it->second;
+  }
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
   size_t open = begin;
   while (open < end && !t[open].Is('{')) ++open;
-  if (open >= end || !t[end - 1].Is('}')) return "";
-  const auto first = static_cast<int>(t[open].line), last = static_cast<int>(t[end - 1].line);
-  for (const PreprocessorLine& pl : pp_lines_)
-    if (pl.line > first && pl.line < last) return "";
-  return optrace::PredicateExpression(t, open, end - 1);
+  std::string expr;
+  if (open < end && t[end - 1].Is('}')) {
+    const auto first = static_cast<int>(t[open].line), last = static_cast<int>(t[end - 1].line);
+    bool directive = false;
+    for (const PreprocessorLine& pl : pp_lines_) directive = directive || (pl.line > first && pl.line < last);
+    if (!directive) expr = optrace::PredicateExpression(t, open, end - 1);
+  }
+  std::lock_guard<std::mutex> lock(memo_->mu);
+  return memo_->predicates.try_emplace(from_line, std::move(expr)).first->second;
 }
 
 std::vector<CodeCondition> CppGuardReader::PreprocessorConditions(int line) const {

@@ -87,6 +87,8 @@ class CppGuardReader {
     std::unordered_map<std::string, std::pair<bool, std::vector<CodeCondition>>> calls;
     // from_line -> every call in the function there (CallsIn)
     std::unordered_map<int, std::vector<GuardedCall>> calls_in;
+    // from_line -> what the predicate there returns (PredicateExpression)
+    std::unordered_map<int, std::string> predicates;
   };
   std::string_view text_;
   LexedFile lexed_;

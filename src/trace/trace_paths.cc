@@ -820,10 +820,14 @@ class PathAnnotator {
           return Tri::kFalse;
     Tri v = Tri::kTrue;
     for (const auto& c : when) {
-      // What a selection or a predicate's body decides comes first: the
-      // vocabulary alone decides a library check by its name.
-      auto decided = selected_.find(DecidedKey(parent, c));
-      Tri t = decided != selected_.end() ? decided->second : EvaluateOnce(c.text, a);
+      // What a predicate's body decides comes first: the vocabulary alone
+      // decides a library check by its name.
+      Tri t = Tri::kUnknown;
+      if (by_body_.count(c.text))
+        if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+      if (t == Tri::kUnknown) t = EvaluateOnce(c.text, a);
+      if (t == Tri::kUnknown)
+        if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
       if (t == Tri::kUnknown)
         if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
       if (t == Tri::kUnknown) t = WithLocals(c, a);
@@ -992,6 +996,7 @@ class PathAnnotator {
         Tri t = EvaluateCondition(inlined, false, a);
         if (t != Tri::kUnknown) {
           selected_[key] = t;
+          if (decided) by_body_.insert(c.text);
           continue;
         }
       }
@@ -1146,6 +1151,9 @@ class PathAnnotator {
   FrameBindings bindings_{ix_, t_, a_};
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;
+  // Conditions the vocabulary decides by a library's name whose predicate
+  // body decided otherwise (their selected_ entry wins).
+  std::set<std::string> by_body_;
   std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only_;
