@@ -69,10 +69,11 @@ Tensor short_list_cuda(const Tensor& self) {
 class ImplParameters : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
-                                                         {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
-                                                         {"aten/src/ATen/native/Draw.cpp", kDrawCpp}}),
-                                             &index_));
+    ASSERT_NO_FATAL_FAILURE(
+        BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                                     {"aten/src/ATen/native/Draw.cpp", kDrawCpp}}),
+                         &index_));
   }
   Trace TraceOf(const std::string& query) { return TraceIndex(index_, query, TraceOptions::Device::kCuda); }
   // "typical", "open" or "not taken" for the forward op `name`; "" if not listed.
