@@ -11,7 +11,8 @@
 // while their brackets are open. Strings are not tokenized: a line inside a
 // triple-quoted docstring may look like a header, which is why only lines
 // starting with `if`/`elif`/`else`/`def` keywords count and docstrings of
-// real functions rarely start lines with them.
+// real functions rarely start lines with them. A module-level `if
+// TYPE_CHECKING:` conditions nothing (DeclaresForTypeCheckers).
 #include "py/py_guards.h"
 
 #include <cctype>
@@ -214,6 +215,19 @@ bool PyOptionalStep(std::string_view text, int line) {
   return SuiteExit(lines, i, lines.size()) == SuiteEnd::kFallsThrough;
 }
 
+namespace {
+
+// A module's `if TYPE_CHECKING:` suite: what it binds (`_segment_reduce =
+// segment_reduce` in torch/__init__.py) tells type checkers what the module
+// binds at run time by other means (a loop over `dir()`, `globals()[...]`),
+// so its aliases are no branch a call takes.
+bool DeclaresForTypeCheckers(const std::vector<PyLine>& lines, size_t k) {
+  return lines[k].indent == 0 && StartsWithWord(lines[k].text, "if") &&
+         TrimView(HeaderCondition(lines, k, "if")) == "TYPE_CHECKING";
+}
+
+}  // namespace
+
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   std::vector<PyLine> lines = SplitLines(text, line);
   if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};
@@ -242,6 +256,10 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
       break;
     }
     bool is_else = StartsWithWord(l.text, "else"), is_elif = StartsWithWord(l.text, "elif");
+    if (DeclaresForTypeCheckers(lines, k)) {
+      levels.push_back(std::move(level));
+      continue;
+    }
     if (StartsWithWord(l.text, "if") || is_elif) {
       level.insert(level.begin(),
                    {HeaderCondition(lines, k, is_elif ? "elif" : "if"), false, static_cast<int>(k + 1), "if"});

@@ -71,6 +71,20 @@ TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
   EXPECT_TRUE(Read(text, 1).empty());
 }
 
+TEST(PyLineConditions, AModulesTypeCheckingSuiteConditionsNothing) {
+  const char* text =
+      "if TYPE_CHECKING:\n"      // 1
+      "    _reduce = reduce\n"   // 2
+      "def f(x):\n"              // 3
+      "    if TYPE_CHECKING:\n"  // 4
+      "        g(x)\n"           // 5
+      "if USE_FAST:\n"           // 6
+      "    _fast = fast\n";      // 7
+  EXPECT_EQ(Read(text, 2), V{});
+  EXPECT_EQ(Read(text, 5), V{"TYPE_CHECKING/if"});  // inside a function: a branch like any other
+  EXPECT_EQ(Read(text, 7), V{"USE_FAST/if"});
+}
+
 TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
   // A call that returns never entered `if not a: raise`; one that returns
   // early did not take the `return`.

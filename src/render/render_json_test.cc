@@ -330,6 +330,12 @@ TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
   // Efficient attention is decided (the first of sdp_priority_order float32
   // does not rule out), so its kernels are listed as running, f32 first.
   EXPECT_NE(text.find("kernels fmha_cutlassF_f32_"), std::string::npos) << text;
+  // cutlassF.h's dispatch_cutlassF picks the sm80 family for `80 <= cc`
+  // (an A100 or H100: what the profiler shows): the newest architecture
+  // comes before the sm50 ones.
+  const size_t sm80 = text.find("fmha_cutlassF_f32_aligned_64x64_rf_sm80");
+  ASSERT_NE(sm80, std::string::npos) << text;
+  EXPECT_LT(sm80, text.find("fmha_cutlassF_f32_aligned_64x64_rf_sm50")) << text;
   EXPECT_NE(text.find("mem_eff_attention/kernels/cutlassF_"), std::string::npos) << text;
   EXPECT_EQ(text.find("kernel_fn"), std::string::npos) << text;
 }

@@ -7,6 +7,7 @@
 // so text, markdown, JSON `summary` and the MCP brief all say the same
 // thing. Long lines wrap; an identifier is never cut.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -96,6 +97,20 @@ int DtypeRank(const std::string& kernel, const std::string& dtype) {
   return other ? 2 : 1;
 }
 
+// The architecture a kernel is built for (`fmha_cutlassF_f32_aligned_64x64_rf_sm80`:
+// 80, an `smNN` token between underscores or at an end), 0 when it names none.
+// A launcher picks among such a family by the device's compute capability,
+// the newest one at most the device's: the newest is what today's GPUs run.
+int ArchOf(const std::string& kernel) {
+  for (size_t at = kernel.find("sm"); at != std::string::npos; at = kernel.find("sm", at + 1)) {
+    size_t end = at + 2;
+    while (end < kernel.size() && std::isdigit(static_cast<unsigned char>(kernel[end]))) ++end;
+    bool left = at == 0 || kernel[at - 1] == '_', right = end == kernel.size() || kernel[end] == '_';
+    if (left && right && end > at + 2) return std::stoi(kernel.substr(at + 2, end - at - 2));
+  }
+  return 0;
+}
+
 // Builds the MainPath of a trace: the tree of ops on the path, the
 // derivatives autograd records for it, the backward tree, and what each
 // alternative runs.
@@ -182,9 +197,11 @@ class PathBuilder {
         return through(a) && !through(b);
       });
     }
-    // Kernels named for the assumed dtype first, those named for another last.
+    // Kernels named for the assumed dtype first, those named for another
+    // last; among them, the newest architecture first (ArchOf).
     std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
-      return DtypeRank(a->name, dtype_) < DtypeRank(b->name, dtype_);
+      const int da = DtypeRank(a->name, dtype_), db = DtypeRank(b->name, dtype_);
+      return da != db ? da < db : ArchOf(a->name) > ArchOf(b->name);
     });
   }
 

@@ -907,6 +907,28 @@ TEST(RenderText, AnAlternativesHeadingWithNothingUnderItIsLeftOut) {
   EXPECT_THAT(main, Not(HasSubstr("alternatives (what else runs"))) << main;
 }
 
+// A family of kernels built per GPU architecture (`_sm50`, `_sm80`) lists
+// the newest first, in the names of what runs and in the tree: a launcher
+// picks the newest one the device's compute capability allows.
+TEST(RenderText, TheNewestArchitectureOfAKernelFamilyComesFirst) {
+  Trace t = LossWithAnOpenMul(false);
+  OpStep& mul = t.ops[1];
+  mul.undecided = false;
+  mul.typical = true;
+  mul.when.clear();
+  mul.kernels.clear();
+  for (const char* name : {"attn_f32_sm50", "attn_f32_sm80", "attn_f32_sm75"}) {
+    KernelStep k;
+    k.name = name;
+    k.device = CodeDevice::kCuda;
+    k.where = Loc("aten/src/ATen/native/cuda/Attn.cu", 9);
+    mul.kernels.push_back(k);
+  }
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("mul: attn_f32_sm80, attn_f32_sm75, attn_f32_sm50")) << text;
+  EXPECT_THAT(text, HasSubstr("kernels attn_f32_sm80:9, attn_f32_sm75:9, attn_f32_sm50:9")) << text;
+}
+
 // An op the path's op calls on a branch of one of its own non-Tensor
 // arguments (kl_div's `if (log_target)`, Loss.cpp:245 in 2.6.0) is what
 // else runs for another argument: listed with what it runs. A branch on a

@@ -8,7 +8,9 @@
 // and its initializer's value is one -- the value, not everything the
 // initializer mentions: the arguments of getCudnnDataType(input) and the
 // receiver of index.numel() are not it -- or when a structured binding
-// unpacks a call returning Tensors. Comments, member accesses and
+// unpacks a call returning Tensors, or when `auto` and a range-for's
+// element of a list of tensors (`for (const auto& t : tensors)` over a
+// TensorList). Comments, member accesses and
 // comparisons (`S > tol,`) are no declarations.
 #include "trace/cpp_operands.h"
 
@@ -202,6 +204,31 @@ std::string BindingInitializer(std::string_view body, std::string_view name) {
   return "";
 }
 
+// The range of a range-for declaring `name` (`for (const auto& t :
+// tensors)` -> "tensors"), when it is a plain name; else "".
+std::string RangeForRange(std::string_view body, std::string_view name) {
+  for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {
+    size_t colon = at + name.size();
+    while (colon < body.size() && body[colon] == ' ') ++colon;
+    if (colon + 1 >= body.size() || body[colon] != ':' || body[colon + 1] == ':') continue;
+    size_t begin = colon + 1;
+    while (begin < body.size() && body[begin] == ' ') ++begin;
+    size_t end = begin;
+    while (end < body.size() && IsIdentChar(body[end])) ++end;
+    size_t close = end;
+    while (close < body.size() && body[close] == ' ') ++close;
+    if (end > begin && close < body.size() && body[close] == ')') return std::string(body.substr(begin, end - begin));
+  }
+  return "";
+}
+
+// A list of tensors (TensorList, ITensorListRef, IOptTensorListRef,
+// std::vector<Tensor>), whose elements are (optional) Tensors.
+bool IsTensorListType(std::string_view type) {
+  return type.find("TensorList") != std::string_view::npos || type.find("<Tensor>") != std::string_view::npos ||
+         type.find("<at::Tensor>") != std::string_view::npos;
+}
+
 std::string Initializer(std::string_view body, std::string_view name) {
   // The first `name = <expr>;` (not ==) in the body.
   for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {
@@ -241,7 +268,11 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
   }
   if (type.find("auto") == std::string::npos || depth >= 2) return false;
   // auto x = <expr>: a Tensor when the expression's value is one.
-  return ValueIsTensor(params, body, Initializer(body, name), name, depth);
+  std::string init = Initializer(body, name);
+  if (!init.empty()) return ValueIsTensor(params, body, init, name, depth);
+  // for (const auto& index_opt : indices): an element of a list of tensors.
+  std::string range = RangeForRange(body, name);
+  return !range.empty() && range != name && IsTensorListType(DeclaredType(params, body, range));
 }
 
 // The value of an initializer: a Tensor when one of its top-level operands

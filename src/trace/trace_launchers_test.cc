@@ -6,7 +6,8 @@
 // its member (run_launcher<T>(..., KthValueLauncher(k)) calling
 // l.template launch<...>(...)): that class's member runs; and a kernel
 // assigned to the function pointer the body launches; and a member called
-// on an object made in the same expression (KronImpl(self, other).kron()).
+// on an object made in the same expression (KronImpl(self, other).kron());
+// and a library entry point a variadic macro is handed (CUB_WRAPPER(func, ...)).
 // Hermetic: a tiny
 // tree written here; trace_recall_test.cc pins the same mechanisms on the
 // real tree (TensorTopK.cu's RUN_K, Sorting.cu's launchers).
@@ -46,6 +47,32 @@ constexpr char kNativeFunctions[] = R"x(- func: pick(Tensor self) -> Tensor
 - func: wrap(Tensor self) -> Tensor
   dispatch:
     CompositeImplicitAutograd: wrap
+
+- func: segments(Tensor self) -> Tensor
+  dispatch:
+    CUDA: segments_cuda
+)x";
+
+// aten/src/ATen/native/cuda/Segments.cu: a library entry point handed to a
+// variadic macro (SegmentReduce.cu's CUB_WRAPPER), its use over ten lines.
+constexpr char kSegmentsCu[] = R"x(#define LIB_WRAPPER(func, ...) \
+  do {                          \
+    func(nullptr, __VA_ARGS__); \
+  } while (false)
+namespace at::native {
+Tensor segments_cuda(const Tensor& self) {
+  LIB_WRAPPER(
+      cub::DeviceSegmentedReduce::Reduce,
+      in,
+      out,
+      count,
+      begin,
+      end,
+      op,
+      init);
+  return self;
+}
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/Wrap.cpp
@@ -179,6 +206,7 @@ std::shared_ptr<MemoryDisk> LaunchersTree() {
   disk->Add("aten/src/ATen/native/Dist.cpp", kDistCpp);
   disk->Add("aten/src/ATen/native/cuda/Dist.cu", kDistCu);
   disk->Add("aten/src/ATen/native/Wrap.cpp", kWrapCpp);
+  disk->Add("aten/src/ATen/native/cuda/Segments.cu", kSegmentsCu);
   return disk;
 }
 
@@ -253,6 +281,19 @@ TEST(HandedLaunchers, AMemberOfAnObjectMadeInTheCallRuns) {
   for (const auto& op : t.ops) pick = pick || (op.name == "pick" && op.reached_from == "wrap");
   EXPECT_TRUE(pick);
   EXPECT_NE(Kernel(t, "step_kernel", 3), nullptr);
+}
+
+TEST(HandedLaunchers, AVariadicMacroCallsTheFunctionItIsHanded) {
+  // Segments.cu:7-15 `LIB_WRAPPER(cub::DeviceSegmentedReduce::Reduce, ...)`:
+  // the macro's body calls `func` (:3), so the use calls CUB.
+  Trace t = TraceOf("aten::segments");
+  bool cub = false;
+  for (const auto& op : t.ops)
+    for (const auto& lib : op.libraries)
+      cub = cub ||
+            (lib.name == "CUB" && lib.where.line == 7 &&
+             std::find(lib.calls.begin(), lib.calls.end(), "cub::DeviceSegmentedReduce::Reduce") != lib.calls.end());
+  EXPECT_TRUE(cub);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@
 #include "trace/formula_arguments.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
+#include "trace/impl_parameters.h"
 #include "trace/inline_predicates.h"
 #include "trace/local_values.h"
 #include "trace/tensor_methods.h"
@@ -767,10 +768,16 @@ class PathAnnotator {
             site[params[i].name] = value;
             continue;
           }
-          // A parameter of a calling helper that its body never assigns.
+          // A parameter of a calling helper that its body never assigns;
+          // of the implementation, what its schema argument holds.
           if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) ||
-              IsImpl(parent, LastName(h.reached_from)) || !r.AssignedExpression(caller.line, call.line, value).empty())
+              !r.AssignedExpression(caller.line, call.line, value).empty())
             continue;
+          if (IsImpl(parent, LastName(h.reached_from))) {
+            const auto& held = RememberedAssumptionsFor(parent).defaults;
+            if (auto v = ImplParameterValue(parent, LastName(h.reached_from), value, held)) site[params[i].name] = *v;
+            continue;
+          }
           if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
           if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
         }
@@ -864,7 +871,8 @@ class PathAnnotator {
   }
 
   // The assumptions with the defaults of the parent op's schema arguments,
-  // overridden by what the Python call passes.
+  // overridden by what the Python call passes, also under the names its
+  // implementation gives them (trace/impl_parameters.h).
   Assumptions AssumptionsFor(const OpStep& parent) const {
     Assumptions a = a_;
     if (parent.yaml)
@@ -875,6 +883,8 @@ class PathAnnotator {
         if (value) a.defaults[name] = *value;
         else a.defaults.erase(name);
       }
+    for (const auto& [cpp, schema] : ImplParameterNames(parent))
+      if (auto it = a.defaults.find(schema); it != a.defaults.end()) a.defaults[cpp] = AsCppArgument(it->second);
     return a;
   }
 

@@ -1,7 +1,7 @@
 // The Python walk on the real trees: hand-written Tensor bindings, Tensor
 // class aliases and generated dunders, operators on tensors in torch's own
 // Python code, chained calls, super() into the C++ base, and layers typed
-// from __init__. Each fact was checked with grep/sed in the tree.
+// from __init__, an alias written for type checkers. Each fact was checked with grep/sed in the tree.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -92,6 +92,15 @@ TEST_F(PyWalk260, LayersAndFunctionsTypedFromInit) {
 
 // _tensor.py:1401 Tensor.unflatten calls super().unflatten: the C++ base.
 TEST_F(PyWalk260, SuperIntoTheCxxBase) { EXPECT_TRUE(HasOp(TraceTree("2.6.0", "Tensor.unflatten"), "unflatten.int")); }
+
+TEST_F(PyWalk260, AnAliasForTypeCheckersIsNoBranch) {
+  // torch/__init__.py:2054 `if TYPE_CHECKING:` holds :2061 `_segment_reduce =
+  // segment_reduce`, which the loop at :2075-2079 binds at run time.
+  Trace t = TraceTree("2.6.0", "torch._segment_reduce", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "segment_reduce");
+  ASSERT_NE(op, nullptr);
+  EXPECT_TRUE(op->typical && !op->undecided);
+}
 
 TEST_F(PyWalk1131, HalfAndTransformerLayer) {
   EXPECT_TRUE(HasOp(TraceTree("1.13.1", "Tensor.half"), "to.dtype"));

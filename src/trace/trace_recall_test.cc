@@ -69,6 +69,19 @@ class Recall260 : public Tree260 {};
 
 class Recall1131 : public Tree1131 {};
 
+TEST_F(Recall260, ALibraryHandedToAVariadicMacro) {
+  // cuda/SegmentReduce.cu:495 `CUB_WRAPPER(cub::DeviceSegmentedReduce::Reduce,
+  // ...)` over ten lines; cub.cuh:38 `#define CUB_WRAPPER(func, ...)` calls func.
+  const Trace t = TraceTree("2.6.0", "torch._segment_reduce", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "segment_reduce");
+  ASSERT_NE(op, nullptr);
+  bool cub = false;
+  for (const auto& lib : op->libraries)
+    cub = cub || (lib.name == "CUB" && lib.where.file == "aten/src/ATen/native/cuda/SegmentReduce.cu" &&
+                  lib.where.line == 495);
+  EXPECT_TRUE(cub);
+}
+
 TEST_F(Recall260, FunctorMadeAndCalledAtOnce) {
   // ScatterGatherKernel.cu:472 `cuda_scatter_gather_base_kernel</*...*/false>()(`,
   // whose operator() calls `_cuda_scatter_gather_internal_kernel<...>()(` (:212),

@@ -212,11 +212,15 @@ std::vector<CppCall> WalkFacts::MacroArgumentCalls(const CppMacroUse& use, uint3
   if (through_parameter.empty()) return out;
   std::vector<std::string> params = MacroParameters(
       ix_.Snippet(cpp.file(m.file), static_cast<int>(m.line), static_cast<int>(m.end_line - m.line + 1)), use.macro);
-  // A use may spread over continued lines: a few are enough for a callee.
-  constexpr int kUseLines = 8;
+  // A use may spread over continued lines (CUB_WRAPPER's ten in SegmentReduce.cu).
+  constexpr int kUseLines = 16;
   std::vector<std::string> args =
       MacroArguments(ix_.Snippet(cpp.file(use.file), static_cast<int>(use.line), kUseLines), use.macro);
-  if (params.empty() || args.size() != params.size()) return out;
+  // A variadic macro (`#define CUB_WRAPPER(func, ...)`) takes its named
+  // parameters first and any number of arguments after them.
+  const bool variadic = !params.empty() && EndsWith(params.back(), "...");
+  if (variadic) params.pop_back();
+  if (params.empty() || args.size() < params.size() || (!variadic && args.size() != params.size())) return out;
   for (uint32_t c : through_parameter) {
     const CppCall& call = cpp.calls()[c];
     auto p = std::find(params.begin(), params.end(), call.callee);

@@ -1,0 +1,60 @@
+// Reads ImplStep::params (the parameter list the tracer matched the
+// definition by) with cpp/cpp_params.h; see the header for what is bound.
+#include "trace/impl_parameters.h"
+
+#include "cpp/cpp_params.h"
+#include "trace/condition_text.h"
+
+namespace optrace {
+
+namespace {
+
+// An implementation of `op` (not a helper), written as a plain function.
+bool IsPlainImplementation(const ImplStep& im) { return im.reached_from.empty() && im.form == ImplForm::kFunction; }
+
+bool IsSchemaArgument(const NativeFunction& f, const std::string& name) {
+  for (const auto& arg : f.schema.arguments)
+    if (arg.name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string AsCppArgument(const std::string& schema_value) {
+  return schema_value == "None" ? "std::nullopt" : schema_value;
+}
+
+std::map<std::string, std::string> ImplParameterNames(const OpStep& op) {
+  std::map<std::string, std::string> names;
+  std::map<std::string, std::string> disagreed;  // a C++ name two implementations bind differently
+  if (!op.yaml) return names;
+  const auto& args = op.yaml->schema.arguments;
+  for (const auto& im : op.impls) {
+    if (!IsPlainImplementation(im)) continue;
+    const std::vector<CppParameter> params = ParseCppParameters(im.params);
+    if (params.size() != args.size()) continue;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string& cpp = params[i].name;
+      if (cpp.empty() || cpp == args[i].name || IsSchemaArgument(*op.yaml, cpp)) continue;
+      auto [it, inserted] = names.emplace(cpp, args[i].name);
+      if (!inserted && it->second != args[i].name) disagreed[cpp] = args[i].name;
+    }
+  }
+  for (const auto& [cpp, unused] : disagreed) names.erase(cpp);
+  return names;
+}
+
+std::optional<std::string> ImplParameterValue(const OpStep& op, const std::string& fn, const std::string& name,
+                                              const std::map<std::string, std::string>& values) {
+  for (const auto& im : op.impls) {
+    if (!IsPlainImplementation(im) || LastName(im.function) != fn) continue;
+    for (const auto& p : ParseCppParameters(im.params)) {
+      if (p.name != name) continue;
+      auto it = values.find(name);
+      if (it != values.end()) return AsCppArgument(it->second);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace optrace
