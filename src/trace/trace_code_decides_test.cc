@@ -86,6 +86,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: settle(Tensor self) -> Tensor
   dispatch:
     CUDA: settle_cuda
+
+- func: factor(Tensor self) -> Tensor
+  dispatch:
+    CUDA: factor_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -177,6 +181,20 @@ Tensor settle_cuda(const Tensor& self) {
     return at::pick_b(self);
   }
   return at::pick_c(self);
+}
+
+Tensor factor_cuda(const Tensor& self) {
+  auto triangular = [&](const Tensor& b) {
+    return at::pick_c(b);
+  };
+  const bool use_magma = at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Magma;
+  if (use_magma) {
+    return at::pick_b(self);
+  }
+  if (self.size(-1) <= 16) {
+    return at::pick_a(self);
+  }
+  return triangular(self);
 }
 } // namespace at::native
 )x";
@@ -285,6 +303,16 @@ TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   Trace t = TraceOf("aten::lookup");
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, ANamedLambdasCallsRunWhereItIsCalledAndNoLinalgLibraryIsChosen) {
+  // Shrink.cpp:92-94 `auto triangular = [&](...) { return at::pick_c(b); };` is called only at
+  // :102, past :99's open `if (self.size(-1) <= 16) return`: pick_c is open, not run where
+  // written. :95-96 `use_magma` holds a test for one preferred library, false by default.
+  Trace t = TraceOf("aten::factor");
+  EXPECT_EQ(PathOf(t, "pick_c"), "open");
+  EXPECT_EQ(PathOf(t, "pick_a"), "open");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
 }
 
 TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {

@@ -648,5 +648,30 @@ TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
   ASSERT_NE(unsqueeze, nullptr);
   EXPECT_FALSE(unsqueeze->typical);
 }
+
+TEST_F(MainPath260, ALambdasCallsRunWhereItIsCalledAndIfdefBranchesKeepTheirGroup) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434-2471 `auto lu_solve_triangular = [n](...) {` calls
+  // linalg_solve_triangular_out (:2460) and is called only under the size heuristics of
+  // :2541-2573 (or without cuSOLVER, :2577): open, not run where the lambda is written.
+  Trace solve = TraceTree("2.6.0", "torch.linalg.solve", TraceOptions::Device::kCuda);
+  const OpStep* triangular = FindOp(solve, "linalg_solve_triangular.out");
+  ASSERT_NE(triangular, nullptr);
+  EXPECT_TRUE(triangular->undecided);
+  // :2218-2232 svd_kernel: `#ifdef USE_LINALG_SOLVER` cuSOLVER unless the MAGMA backend is
+  // preferred (:2220, not by default), `#else` svd_magma (:2232): svd_magma's `A.mT().to(...)`
+  // (:2179-2180) is off the path, svd_cusolver's `Vh.mT()` (:2226) on it.
+  Trace svd = TraceTree("2.6.0", "torch.linalg.svd", TraceOptions::Device::kCuda);
+  int magma = 0, cusolver = 0;
+  for (const auto& op : svd.ops) {
+    if (op.role != OpRole::kForward || !op.called_at.valid() ||
+        op.called_at.file != "aten/src/ATen/native/cuda/linalg/BatchLinearAlgebra.cpp")
+      continue;
+    const bool typical = op.typical && !op.undecided;
+    if (op.called_at.line >= 2170 && op.called_at.line <= 2207) magma += typical;
+    if (op.called_at.line == 2226) cusolver += typical;
+  }
+  EXPECT_EQ(magma, 0);
+  EXPECT_GE(cusolver, 1);
+}
 }  // namespace
 }  // namespace optrace
