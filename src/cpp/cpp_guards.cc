@@ -7,7 +7,10 @@
 // last in it, so a following `else` knows what it negates and a statement
 // after `if (C) { ... return; }` runs "unless C". `?:` is tracked per
 // parenthesis depth. Preprocessor groups are read separately, line by line,
-// because the lexer resolves them.
+// because the lexer resolves them. A call in the body of a named local
+// lambda (`auto solve = [&](...) { ... };`) runs where `solve(...)` is
+// called: its conditions are those of the lambda's calls (ThroughLambdaCalls),
+// then the body's own.
 #include "cpp/cpp_guards.h"
 
 #include <algorithm>
