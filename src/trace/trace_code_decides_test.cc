@@ -90,6 +90,11 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: factor(Tensor self) -> Tensor
   dispatch:
     CUDA: factor_cuda
+
+- func: conj(Tensor(a) self) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeImplicitAutograd: conj
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -211,6 +216,20 @@ def middle_of(input, dim):
     return torch.middle(input, dim)
 def blank_like(input):
     return torch.blank(2, 3, dtype=input.dtype)
+def squared(input):
+    return torch.pick_a(input.conj())
+)x";
+
+// aten/src/ATen/templates/TensorBody.h
+constexpr char kTensorBody[] = R"x(class TORCH_API Tensor: public TensorBase {
+ public:
+  Tensor conj() const {
+    if (!this->is_complex()) {
+      return *this;
+    }
+    return this->_conj();
+  }
+};
 )x";
 
 // tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
@@ -227,6 +246,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
                      {"torch/nn/functional.py", kFunctionalPy},
+                     {"aten/src/ATen/templates/TensorBody.h", kTensorBody},
                      {"tools/autograd/templates/python_variable_methods.cpp", kVariableMethods},
                      {"torch/nn/__init__.py", kNnInitPy},
                      {"torch/__init__.py", kTorchInitPy}});
@@ -313,6 +333,14 @@ TEST_F(CodeDecides, ANamedLambdasCallsRunWhereItIsCalledAndNoLinalgLibraryIsChos
   EXPECT_EQ(PathOf(t, "pick_c"), "open");
   EXPECT_EQ(PathOf(t, "pick_a"), "open");
   EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, APythonMethodCallOfAMethodReturningItselfRunsNoOp) {
+  // functional.py:13 `input.conj()`: TensorBody.h:3-6 returns the tensor itself unless it is
+  // complex, so a float32 tensor dispatches no conj; an assumed complex one does.
+  EXPECT_EQ(PathOf(TraceOf("F.squared"), "conj"), "not taken");
+  EXPECT_EQ(PathOf(TraceOf("F.squared"), "pick_a"), "typical");
+  EXPECT_EQ(PathOf(TraceOf("F.squared", {"dtype=complex64"}), "conj"), "typical");
 }
 
 TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {

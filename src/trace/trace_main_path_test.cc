@@ -112,6 +112,18 @@ TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
   EXPECT_TRUE(bmm->typical);
 }
 
+TEST_F(MainPath260, APythonMethodCallReturningItselfDispatchesNothing) {
+  // torch/masked/_ops.py:1627 `x * x.conj()` calls TensorBody.h:127-130's hand-written conj(),
+  // the tensor itself for a float32 x: no conj on the typical path; :1625's torch.subtract runs.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  const OpStep* conj = FindOp(t, "conj");
+  ASSERT_NE(conj, nullptr);
+  EXPECT_FALSE(conj->typical && !conj->undecided);
+  const OpStep* subtract = FindOp(t, "subtract.Tensor");
+  ASSERT_NE(subtract, nullptr);
+  EXPECT_TRUE(subtract->typical);
+}
+
 TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
   // torch/nn/functional.py:1425 `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`,
   // inplace=False by default.
