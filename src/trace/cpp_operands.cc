@@ -354,6 +354,13 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   return kNumbers.count(t) ? 'n' : '?';
 }
 
+size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
+  size_t n = 0;
+  for (size_t k = 0; k < kinds.size() && k + (method ? 1 : 0) < schema.arguments.size(); ++k)
+    if (kinds[k] == 'n' && schema.arguments[k + (method ? 1 : 0)].type.find('[') != std::string::npos) ++n;
+  return n;
+}
+
 bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
   const size_t given = kinds.size() + (method ? 1 : 0);
   size_t required = 0;

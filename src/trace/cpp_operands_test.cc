@@ -40,6 +40,16 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_TRUE(AdmitsArguments(value, true, kinds));
   EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
   EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
+  // self.split(split_size, dim) with a number: both overloads admit it, the list one by a conversion.
+  FunctionSchema split, sizes;
+  ASSERT_TRUE(ParseFunctionSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+                                  &split, &error));
+  ASSERT_TRUE(ParseFunctionSchema("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+                                  &sizes, &error));
+  EXPECT_TRUE(AdmitsArguments(sizes, true, {'n', 'n'}));
+  EXPECT_EQ(ListConversions(split, true, {'n', 'n'}), 0u);
+  EXPECT_EQ(ListConversions(sizes, true, {'n', 'n'}), 1u);
+  EXPECT_EQ(ListConversions(sizes, true, {'?', 'n'}), 0u);
 }
 
 TEST(OperandTypes, BindingsComparisonsAndBlockComments) {

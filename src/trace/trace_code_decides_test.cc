@@ -91,6 +91,20 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CUDA: factor_cuda
 
+- func: part(Tensor self, SymInt size, int dim=0) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: part_cuda
+
+- func: part.sizes(Tensor self, SymInt[] size, int dim=0) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: part_sizes_cuda
+
+- func: halve(Tensor self, int chunks) -> Tensor
+  dispatch:
+    CUDA: halve_cuda
+
 - func: conj(Tensor(a) self) -> Tensor(a)
   variants: function, method
   dispatch:
@@ -200,6 +214,13 @@ Tensor factor_cuda(const Tensor& self) {
     return at::pick_a(self);
   }
   return triangular(self);
+}
+
+Tensor part_cuda(const Tensor& self, int64_t size, int64_t dim) { return self; }
+Tensor part_sizes_cuda(const Tensor& self, IntArrayRef size, int64_t dim) { return self; }
+Tensor halve_cuda(const Tensor& self, int64_t chunks) {
+  int64_t size = chunks / 2;
+  return self.part(size, 0);
 }
 } // namespace at::native
 )x";
@@ -341,6 +362,14 @@ TEST_F(CodeDecides, APythonMethodCallOfAMethodReturningItselfRunsNoOp) {
   EXPECT_EQ(PathOf(TraceOf("F.squared"), "conj"), "not taken");
   EXPECT_EQ(PathOf(TraceOf("F.squared"), "pick_a"), "typical");
   EXPECT_EQ(PathOf(TraceOf("F.squared", {"dtype=complex64"}), "conj"), "typical");
+}
+
+TEST_F(CodeDecides, ANumberArgumentTakesTheScalarOverloadOverTheListOne) {
+  // Shrink.cpp:109 `self.part(size, 0)` with `int64_t size`: part and part.sizes (SymInt[], from one
+  // element) both admit it; C++ picks the exact match.
+  Trace t = TraceOf("aten::halve");
+  EXPECT_EQ(PathOf(t, "part"), "typical");
+  EXPECT_EQ(PathOf(t, "part.sizes"), "");
 }
 
 TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {

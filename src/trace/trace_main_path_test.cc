@@ -124,6 +124,21 @@ TEST_F(MainPath260, APythonMethodCallReturningItselfDispatchesNothing) {
   EXPECT_TRUE(subtract->typical);
 }
 
+TEST_F(MainPath260, ANumberArgumentTakesTheScalarOverload) {
+  // Pooling.cpp:51 `output.squeeze(-2)`: squeeze.dim (int), never squeeze.dims (int[]), which C++
+  // reaches only by a one-element list conversion the exact match beats.
+  Trace t = TraceTree("2.6.0", "F.adaptive_avg_pool1d", TraceOptions::Device::kCuda);
+  int dim = 0, dims = 0;
+  for (const auto& op : t.ops) {
+    if (!op.called_at.valid() || op.called_at.file != "aten/src/ATen/native/Pooling.cpp" || op.called_at.line != 51)
+      continue;
+    dim += op.name == "squeeze.dim";
+    dims += op.name == "squeeze.dims";
+  }
+  EXPECT_EQ(dim, 1);
+  EXPECT_EQ(dims, 0);
+}
+
 TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
   // torch/nn/functional.py:1425 `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`,
   // inplace=False by default.
