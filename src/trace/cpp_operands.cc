@@ -161,6 +161,7 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     bool range_for = next + 1 < body.size() && body[next] == ':' && body[next + 1] != ':';
     if (next >= body.size() || (std::string_view("=;({,").find(body[next]) == std::string_view::npos && !range_for))
       continue;
+    if (body[next] == '=' && next + 1 < body.size() && body[next + 1] == '=') continue;  // `n == 0` compares
     size_t type_end = at;
     while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
       --type_end;
@@ -336,6 +337,8 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
   if (arg.empty()) return '?';
+  // std::move(x) is x.
+  if (StartsWith(arg, "std::move(") && arg.back() == ')') return ArgumentKind(params, body, arg.substr(10, arg.size() - 11));
   if (arg.front() == '"') return 's';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';

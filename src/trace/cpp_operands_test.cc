@@ -23,6 +23,14 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_EQ(ArgumentKind("", body, "-1"), 'n');
   EXPECT_EQ(ArgumentKind("", body, "\"sum\""), 's');
   EXPECT_EQ(ArgumentKind("", body, "a + b"), '?');
+  // `n == 0` compares: no declaration of n (TensorShape.cpp:967, chunk's `if (split_size == 0 &&
+  // dim_size == 0)`); std::move(x) is x.
+  const std::string locals =
+      "  int64_t split_size = 2;\n"
+      "  int64_t dim_size = 3;\n"
+      "  if (split_size == 0 && dim_size == 0) return;\n";
+  EXPECT_EQ(ArgumentKind("", locals, "dim_size"), 'n');
+  EXPECT_EQ(ArgumentKind("", locals, "std::move(split_size)"), 'n');
   c.line = 11;  // not on that line: not read
   EXPECT_FALSE(CallArguments(body, 10, c).has_value());
 
