@@ -7,11 +7,15 @@
 // last in it, so a following `else` knows what it negates and a statement
 // after `if (C) { ... return; }` runs "unless C". `?:` is tracked per
 // parenthesis depth. Preprocessor groups are read separately, line by line,
-// because the lexer resolves them.
+// because the lexer resolves them. A call in the body of a named local
+// lambda (`auto solve = [&](...) { ... };`) runs where `solve(...)` is
+// called: its conditions are those of the lambda's calls (ThroughLambdaCalls),
+// then the body's own.
 #include "cpp/cpp_guards.h"
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "base/text.h"
 #include "cpp/cpp_lexer.h"
@@ -62,6 +66,11 @@ struct Frame {
   std::string switch_expr;
   std::vector<std::string> cases;  // labels of the current case group
   int case_line = 0;               // of its first label
+  // A named local lambda's body (`auto solve = [&](...) { ... };`): its
+  // calls run where `solve(...)` is called, not where it is written.
+  std::string lambda_name;
+  int lambda_line = 0;
+  size_t lambda_open = 0;  // the body's '{' token
 };
 
 struct Ternary {
@@ -82,6 +91,15 @@ class Walker {
   // With `all` set, Run records every free call it passes into *all and
   // looks for no callee.
   std::vector<CppGuardReader::GuardedCall>* all = nullptr;
+  // Where the call Run found is in a named local lambda: the innermost
+  // one, and the conditions written inside it (its body's own).
+  struct InLambda {
+    std::string name;
+    int line = 0;
+    size_t open = 0;
+    std::vector<CodeCondition> inner;
+  };
+  std::optional<InLambda> lambda;
 
  private:
   // Index past the ')' matching the '(' at i (t_.size() when unbalanced).
@@ -93,7 +111,26 @@ class Walker {
     }
     return t_.size();
   }
-  void Collect(std::vector<CodeCondition>* out) const;
+  void Collect(std::vector<CodeCondition>* out) const { CollectFrom(0, out); }
+  // The conditions of frames [first, top) and of the ternaries opened in them.
+  void CollectFrom(size_t first, std::vector<CodeCondition>* out) const;
+  // The innermost frame that is a named lambda's body; frames_.size() when none.
+  size_t InnermostLambda() const {
+    for (size_t k = frames_.size(); k-- > 0;)
+      if (!frames_[k].lambda_name.empty()) return k;
+    return frames_.size();
+  }
+  // Collect, and where the scan is inside a named lambda, `lambda` too.
+  void CollectFound(std::vector<CodeCondition>* out) {
+    Collect(out);
+    const size_t k = InnermostLambda();
+    if (k == frames_.size()) return;
+    lambda = InLambda{frames_[k].lambda_name, frames_[k].lambda_line, frames_[k].lambda_open, {}};
+    CollectFrom(k, &lambda->inner);
+  }
+  // The name a lambda whose body opens at token `open` is assigned to
+  // (`auto name = [captures](params) mutable -> T {`); "" when none.
+  std::string LambdaNameAt(size_t open) const;
   // t_[i] is called: `f(` or `f<...>(`.
   bool IsCall(size_t i) const {
     if (i + 1 >= t_.size()) return false;
@@ -125,8 +162,9 @@ class Walker {
   Frame pending_;
 };
 
-void Walker::Collect(std::vector<CodeCondition>* out) const {
-  for (const Frame& f : frames_) {
+void Walker::CollectFrom(size_t first, std::vector<CodeCondition>* out) const {
+  for (size_t k = first; k < frames_.size(); ++k) {
+    const Frame& f = frames_[k];
     out->insert(out->end(), f.after.begin(), f.after.end());
     out->insert(out->end(), f.conds.begin(), f.conds.end());
     if (f.is_switch && !f.cases.empty()) {
@@ -141,7 +179,33 @@ void Walker::Collect(std::vector<CodeCondition>* out) const {
       out->push_back(std::move(c));
     }
   }
-  for (const Ternary& t : ternaries_) out->push_back(t.in_else ? Negated(t.cond, "?:") : t.cond);
+  for (const Ternary& t : ternaries_)
+    if (t.frames > first) out->push_back(t.in_else ? Negated(t.cond, "?:") : t.cond);
+}
+
+std::string Walker::LambdaNameAt(size_t open) const {
+  size_t k = open;
+  // Back over `mutable`, `noexcept`, `-> T` to the parameter list's ')'.
+  for (int steps = 0; k > 0 && steps < 8 && !t_[k - 1].Is(')') && !t_[k - 1].Is(']'); ++steps, --k)
+    if (t_[k - 1].Is(';') || t_[k - 1].Is('{') || t_[k - 1].Is('}') || t_[k - 1].Is('=')) return "";
+  if (k == 0) return "";
+  auto match_back = [&](size_t close, char open_ch, char close_ch) -> size_t {  // index of the opener
+    int d = 0;
+    for (size_t j = close + 1; j-- > 0;) {
+      if (t_[j].Is(close_ch)) ++d;
+      else if (t_[j].Is(open_ch) && --d == 0) return j;
+    }
+    return t_.size();
+  };
+  size_t close = k - 1;
+  if (t_[close].Is(')')) {
+    size_t paren = match_back(close, '(', ')');
+    if (paren == t_.size() || paren == 0 || !t_[paren - 1].Is(']')) return "";
+    close = paren - 1;
+  }
+  size_t bracket = match_back(close, '[', ']');
+  if (bracket == t_.size() || bracket < 2 || !t_[bracket - 1].Is('=') || !IsIdent(t_[bracket - 2])) return "";
+  return std::string(t_[bracket - 2].text);
 }
 
 // The body on top ends: an if body leaves its chain with the block around it.
@@ -267,7 +331,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
     if (top.is_switch) top.last_was_case = false;
     // An operator looked for by its symbol ("<=" of a C++ operator on tensors).
     if (!all && !IsIdent(tok) && tok.text == callee && static_cast<int>(tok.line) == call_line) {
-      Collect(out);
+      CollectFound(out);
       *line = call_line;
       return true;
     }
@@ -294,11 +358,12 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         g.callee = std::string(tok.text);
         g.line = static_cast<int>(tok.line);
         Collect(&g.conditions);
+        g.in_lambda = InnermostLambda() != frames_.size();
         all->push_back(std::move(g));
       }
       if (!all && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
           i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"))) {
-        Collect(out);
+        CollectFound(out);
         *line = static_cast<int>(tok.line);
         return true;
       }
@@ -313,6 +378,9 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       if (!opened) {
         Frame f;
         f.paren = paren_;
+        f.lambda_name = LambdaNameAt(i);
+        f.lambda_line = static_cast<int>(tok.line);
+        f.lambda_open = i;
         frames_.push_back(std::move(f));
       }
       expr_start_.back() = i + 1;
@@ -482,13 +550,82 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   int line = 0;
   bool written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
   if (written) {
-    all = PreprocessorConditionsAt(pp_lines_, line);
-    all.insert(all.end(), found.begin(), found.end());
+    const auto& in = walker.lambda;
+    if (!in || !ThroughLambdaCalls(from_line, in->name, in->line, in->open, line, &all)) {
+      all = PreprocessorConditionsAt(pp_lines_, line);
+      all.insert(all.end(), found.begin(), found.end());
+    } else {
+      all.insert(all.end(), in->inner.begin(), in->inner.end());
+    }
     out->insert(out->end(), all.begin(), all.end());
   }
   std::lock_guard<std::mutex> lock(memo_->mu);
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
+}
+
+namespace {
+
+bool SameCondition(const CodeCondition& a, const CodeCondition& b) {
+  return a.text == b.text && a.negated == b.negated && a.line == b.line && a.kind == b.kind;
+}
+
+bool Holds(const std::vector<CodeCondition>& list, const CodeCondition& c) {
+  return std::any_of(list.begin(), list.end(), [&](const CodeCondition& d) { return SameCondition(c, d); });
+}
+
+// `(a && !(b)) || (c)`: one of the calls runs.
+CodeCondition AnyOf(const std::vector<std::vector<CodeCondition>>& rests, int line) {
+  CodeCondition any;
+  any.kind = "if";
+  any.line = line;
+  for (size_t i = 0; i < rests.size(); ++i) {
+    std::string conj;
+    for (const auto& c : rests[i]) conj += (conj.empty() ? "" : " && ") + (c.negated ? "!(" + c.text + ")" : c.text);
+    any.text += (i ? " || (" : "(") + conj + ")";
+  }
+  return any;
+}
+
+}  // namespace
+
+bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open,
+                                        int call_line, std::vector<CodeCondition>* out) const {
+  const auto& t = lexed_.tokens;
+  std::vector<int> lines;
+  int depth = 0;
+  for (size_t i = BodyEnd(open); i < t.size() && depth >= 0; ++i) {
+    if (t[i].Is('{')) ++depth;
+    if (t[i].Is('}')) --depth;
+    const bool member = i > 0 && (t[i - 1].Is('.') || t[i - 1].Is("->") || t[i - 1].Is("::"));
+    if (t[i].text == name && !member && i + 1 < t.size() && t[i + 1].Is('(') &&
+        (lines.empty() || lines.back() != static_cast<int>(t[i].line)))
+      lines.push_back(static_cast<int>(t[i].line));
+  }
+  std::vector<std::vector<CodeCondition>> sites;
+  for (int l : lines) {
+    std::vector<CodeCondition> site;
+    if (CallConditions(from_line, l, name, &site)) sites.push_back(std::move(site));
+  }
+  if (sites.empty()) return false;
+  std::vector<CodeCondition> common;
+  for (const auto& c : sites[0])
+    if (std::all_of(sites.begin(), sites.end(), [&](const auto& s) { return Holds(s, c); })) common.push_back(c);
+  std::vector<std::vector<CodeCondition>> rests;
+  bool one_unconditional = false;
+  for (const auto& s : sites) {
+    std::vector<CodeCondition> rest;
+    for (const auto& c : s)
+      if (!Holds(common, c)) rest.push_back(c);
+    one_unconditional = one_unconditional || rest.empty();
+    rests.push_back(std::move(rest));
+  }
+  out->insert(out->end(), common.begin(), common.end());
+  if (!one_unconditional) out->push_back(AnyOf(rests, line));
+  const auto outside = PreprocessorConditionsAt(pp_lines_, line);
+  for (const auto& c : PreprocessorConditionsAt(pp_lines_, call_line))
+    if (!Holds(outside, c)) out->push_back(c);
+  return true;
 }
 
 std::string CppGuardReader::AssignedExpression(int from_line, int before, std::string_view name) const {
@@ -537,8 +674,16 @@ std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) 
   walker.all = &calls;
   int line = 0;
   walker.Run(FirstToken(from_line), 0, "", &unused, &line);
-  std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, from_line);
-  for (auto& c : calls) c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
+  for (auto& c : calls) {
+    // Each call's own #if groups: `#ifdef X ... f(); #else f(); #endif`
+    // inside a body are two calls under opposite conditions.
+    std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, c.line);
+    c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
+    if (c.in_lambda) {
+      std::vector<CodeCondition> through;
+      if (CallConditions(from_line, c.line, c.callee, &through)) c.conditions = std::move(through);
+    }
+  }
   std::lock_guard<std::mutex> lock(memo_->mu);
   return memo_->calls_in.try_emplace(from_line, std::move(calls)).first->second;
 }

@@ -65,6 +65,7 @@ class CppGuardReader {
     std::string callee;
     int line = 0;
     std::vector<CodeCondition> conditions;
+    bool in_lambda = false;  // written in a named local lambda's body
   };
   std::vector<GuardedCall> CallsIn(int from_line) const;
   // The expressions the function defined at `from_line` returns.
@@ -81,6 +82,14 @@ class CppGuardReader {
   size_t FirstToken(int line) const;
   // Index past the function body that starts at or after token i.
   size_t BodyEnd(size_t i) const;
+  // A call in the body of local lambda `name` (opening at token `open`,
+  // line `line`) runs where the lambda is called: the conditions of its
+  // calls after the body in the enclosing block (those all share, then
+  // the disjunction of the rest, unless one call has no other), then the
+  // `#if` groups opened inside the body. False when it is called nowhere
+  // there (passed on, not called by name): the body's place decides.
+  bool ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open, int call_line,
+                          std::vector<CodeCondition>* out) const;
   struct Memo {
     std::mutex mu;
     // "from:call_line:callee" -> (written there, its conditions)

@@ -153,6 +153,51 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
   EXPECT_EQ(r.OnlyAssignment(1, 3, "n"), "self.numel()");
 }
 
+TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
+  const char* text =
+      "void k(const Tensor& b, int n, int t) {\n"  // 1
+      "  if (b.numel() == 0) return;\n"           // 2
+      "  auto tri = [n](const Tensor& b, int t) {\n"  // 3
+      "    if (t == 0) {\n"                        // 4
+      "      solve(b);\n"                          // 5
+      "    } else {\n"                             // 6
+      "      solve(b);\n"                          // 7
+      "    }\n"                                    // 8
+      "  };\n"                                     // 9
+      "  auto once = [&] { once_op(b); };\n"       // 10
+      "  auto never = [&](int i) { passed_op(b); };\n"  // 11
+      "#ifdef FAST\n"                              // 12
+      "  if (n == t) {\n"                          // 13
+      "    if (n <= 16) batched(b); else tri(b, t);\n"  // 14
+      "  }\n"                                      // 15
+      "  if (n > 8) once();\n"                     // 16
+      "#else\n"                                    // 17
+      "  tri(b, t);\n"                             // 18
+      "#endif\n"                                   // 19
+      "  parallel_for(0, n, never);\n"             // 20
+      "}\n";
+  // Both calls of tri follow the early return; one runs under #ifdef FAST
+  // and its ifs, the other under #else: one of them, then the body's ifs.
+  EXPECT_EQ(Described(text, 1, 5, "solve"),
+            (V{"unless b.numel() == 0", "when (defined(FAST) && n == t && !(n <= 16)) || (!(defined(FAST)))",
+               "when t == 0"}));
+  EXPECT_EQ(Described(text, 1, 10, "once_op"),
+            (V{"#if defined(FAST)", "unless b.numel() == 0", "when n > 8"}));
+  EXPECT_EQ(Described(text, 1, 11, "passed_op"), V{"unless b.numel() == 0"}) << "never called by its name";
+  // Every call of a function read at once: each with its own #if groups,
+  // a lambda's calls where the lambda runs.
+  CppGuardReader r(text);
+  std::vector<std::string> batched, once;
+  for (const auto& c : r.CallsIn(1)) {
+    std::string d;
+    for (const auto& x : c.conditions) d += x.Describe() + "; ";
+    if (c.callee == "batched") batched.push_back(d);
+    if (c.callee == "once_op") once.push_back(d);
+  }
+  EXPECT_EQ(batched, V{"#if defined(FAST); unless b.numel() == 0; when n == t; when n <= 16; "});
+  EXPECT_EQ(once, V{"#if defined(FAST); unless b.numel() == 0; when n > 8; "});
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

@@ -163,6 +163,7 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     bool range_for = next + 1 < body.size() && body[next] == ':' && body[next + 1] != ':';
     if (next >= body.size() || (std::string_view("=;({,").find(body[next]) == std::string_view::npos && !range_for))
       continue;
+    if (body[next] == '=' && next + 1 < body.size() && body[next + 1] == '=') continue;  // `n == 0` compares
     size_t type_end = at;
     while (type_end > 0 && (body[type_end - 1] == ' ' || body[type_end - 1] == '&' || body[type_end - 1] == '*'))
       --type_end;
@@ -367,6 +368,8 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
   if (arg.empty()) return '?';
+  // std::move(x) is x.
+  if (StartsWith(arg, "std::move(") && arg.back() == ')') return ArgumentKind(params, body, arg.substr(10, arg.size() - 11));
   if (arg.front() == '"') return 's';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
@@ -383,6 +386,13 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
       "int",         "int64_t",  "int32_t",     "double",   "float",  "bool",        "Scalar", "at::Scalar",
       "c10::Scalar", "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};
   return kNumbers.count(t) ? 'n' : '?';
+}
+
+size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
+  size_t n = 0;
+  for (size_t k = 0; k < kinds.size() && k + (method ? 1 : 0) < schema.arguments.size(); ++k)
+    if (kinds[k] == 'n' && schema.arguments[k + (method ? 1 : 0)].type.find('[') != std::string::npos) ++n;
+  return n;
 }
 
 bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {

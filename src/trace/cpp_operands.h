@@ -50,5 +50,10 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
 // for a method call): their count within its required..all, and no
 // argument of a kind C++ cannot convert to its parameter's type.
 bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
+// How many number arguments an overload takes as a list of one element
+// (`int64_t` into `IntArrayRef`, a user-defined conversion): among the
+// overloads a call admits, C++ picks one needing the fewest, so
+// `self.split(split_size, dim)` with a number is split.Tensor, never split.sizes.
+size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
 
 }  // namespace optrace

@@ -23,6 +23,14 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_EQ(ArgumentKind("", body, "-1"), 'n');
   EXPECT_EQ(ArgumentKind("", body, "\"sum\""), 's');
   EXPECT_EQ(ArgumentKind("", body, "a + b"), '?');
+  // `n == 0` compares: no declaration of n (TensorShape.cpp:967, chunk's `if (split_size == 0 &&
+  // dim_size == 0)`); std::move(x) is x.
+  const std::string locals =
+      "  int64_t split_size = 2;\n"
+      "  int64_t dim_size = 3;\n"
+      "  if (split_size == 0 && dim_size == 0) return;\n";
+  EXPECT_EQ(ArgumentKind("", locals, "dim_size"), 'n');
+  EXPECT_EQ(ArgumentKind("", locals, "std::move(split_size)"), 'n');
   c.line = 11;  // not on that line: not read
   EXPECT_FALSE(CallArguments(body, 10, c).has_value());
 
@@ -40,6 +48,16 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_TRUE(AdmitsArguments(value, true, kinds));
   EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
   EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
+  // self.split(split_size, dim) with a number: both overloads admit it, the list one by a conversion.
+  FunctionSchema split, sizes;
+  ASSERT_TRUE(ParseFunctionSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+                                  &split, &error));
+  ASSERT_TRUE(ParseFunctionSchema("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+                                  &sizes, &error));
+  EXPECT_TRUE(AdmitsArguments(sizes, true, {'n', 'n'}));
+  EXPECT_EQ(ListConversions(split, true, {'n', 'n'}), 0u);
+  EXPECT_EQ(ListConversions(sizes, true, {'n', 'n'}), 1u);
+  EXPECT_EQ(ListConversions(sizes, true, {'?', 'n'}), 0u);
 }
 
 TEST(OperandTypes, BindingsComparisonsAndBlockComments) {

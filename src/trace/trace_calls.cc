@@ -580,13 +580,14 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
     char kind = ArgumentKind(caller.params, body, a);
     kinds.push_back(kind == '?' ? CallResultKind(TrimView(a)) : kind);
   }
-  std::vector<const NativeFunction*> out;
+  std::vector<std::pair<const NativeFunction*, size_t>> admitted;  // with its list conversions
   for (const NativeFunction* o : facts.overloads) {
     if (o->autogen_from && !facts.out_call) continue;
     if (o->schema.is_out() != facts.out_call || !HasWantedKernel(*this, *o)) continue;
     if (facts.method_call && !o->HasVariant("method")) continue;
     if (!facts.out_call) {
-      if (AdmitsArguments(o->schema, facts.method_call, kinds)) out.push_back(o);
+      if (AdmitsArguments(o->schema, facts.method_call, kinds))
+        admitted.push_back({o, ListConversions(o->schema, facts.method_call, kinds)});
       continue;
     }
     // at::x_out(out, args...) writes the out= tensors first, at::x_outf(args..., out) last;
@@ -596,8 +597,14 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
     if (kinds.size() < outs) continue;
     bool first = !EndsWith(c.callee, "_outf");
     std::vector<char> rest(kinds.begin() + (first ? outs : 0), kinds.end() - (first ? 0 : outs));
-    if (AdmitsArguments(o->schema, false, rest)) out.push_back(o);
+    if (AdmitsArguments(o->schema, false, rest)) admitted.push_back({o, ListConversions(o->schema, false, rest)});
   }
+  // C++ overload resolution: a number passed as itself beats one wrapped in a list.
+  size_t fewest = SIZE_MAX;
+  for (const auto& [o, conversions] : admitted) fewest = std::min(fewest, conversions);
+  std::vector<const NativeFunction*> out;
+  for (const auto& [o, conversions] : admitted)
+    if (conversions == fewest) out.push_back(o);
   return out;
 }
 

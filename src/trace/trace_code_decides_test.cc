@@ -95,6 +95,29 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: libflag(Tensor self, int[] lengths) -> Tensor
   dispatch:
     CUDA: libflag_cuda
+
+- func: factor(Tensor self) -> Tensor
+  dispatch:
+    CUDA: factor_cuda
+
+- func: part(Tensor self, SymInt size, int dim=0) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: part_cuda
+
+- func: part.sizes(Tensor self, SymInt[] size, int dim=0) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: part_sizes_cuda
+
+- func: halve(Tensor self, int chunks) -> Tensor
+  dispatch:
+    CUDA: halve_cuda
+
+- func: conj(Tensor(a) self) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeImplicitAutograd: conj
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -188,6 +211,27 @@ Tensor settle_cuda(const Tensor& self) {
   return at::pick_c(self);
 }
 
+Tensor factor_cuda(const Tensor& self) {
+  auto triangular = [&](const Tensor& b) {
+    return at::pick_c(b);
+  };
+  const bool use_magma = at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Magma;
+  if (use_magma) {
+    return at::pick_b(self);
+  }
+  if (self.size(-1) <= 16) {
+    return at::pick_a(self);
+  }
+  return triangular(self);
+}
+
+Tensor part_cuda(const Tensor& self, int64_t size, int64_t dim) { return self; }
+Tensor part_sizes_cuda(const Tensor& self, IntArrayRef size, int64_t dim) { return self; }
+Tensor halve_cuda(const Tensor& self, int64_t chunks) {
+  int64_t size = chunks / 2;
+  return self.part(size, 0);
+}
+
 Tensor libcheck_cuda(const Tensor& self) {
   if (cudnn_is_acceptable(self)) {
     return at::pick_a(self);
@@ -252,6 +296,20 @@ def middle_of(input, dim):
     return torch.middle(input, dim)
 def blank_like(input):
     return torch.blank(2, 3, dtype=input.dtype)
+def squared(input):
+    return torch.pick_a(input.conj())
+)x";
+
+// aten/src/ATen/templates/TensorBody.h
+constexpr char kTensorBody[] = R"x(class TORCH_API Tensor: public TensorBase {
+ public:
+  Tensor conj() const {
+    if (!this->is_complex()) {
+      return *this;
+    }
+    return this->_conj();
+  }
+};
 )x";
 
 // tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
@@ -269,6 +327,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
                      {"aten/src/ATen/native/LibChecks.cpp", kLibChecksCpp},
                      {"torch/nn/functional.py", kFunctionalPy},
+                     {"aten/src/ATen/templates/TensorBody.h", kTensorBody},
                      {"tools/autograd/templates/python_variable_methods.cpp", kVariableMethods},
                      {"torch/nn/__init__.py", kNnInitPy},
                      {"torch/__init__.py", kTorchInitPy}});
@@ -347,6 +406,32 @@ TEST_F(CodeDecides, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
   EXPECT_EQ(PathOf(t, "pick_b"), "open");
 }
 
+TEST_F(CodeDecides, ANamedLambdasCallsRunWhereItIsCalledAndNoLinalgLibraryIsChosen) {
+  // Shrink.cpp:92-94 `auto triangular = [&](...) { return at::pick_c(b); };` is called only at
+  // :102, past :99's open `if (self.size(-1) <= 16) return`: pick_c is open, not run where
+  // written. :95-96 `use_magma` holds a test for one preferred library, false by default.
+  Trace t = TraceOf("aten::factor");
+  EXPECT_EQ(PathOf(t, "pick_c"), "open");
+  EXPECT_EQ(PathOf(t, "pick_a"), "open");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, APythonMethodCallOfAMethodReturningItselfRunsNoOp) {
+  // functional.py:13 `input.conj()`: TensorBody.h:3-6 returns the tensor itself unless it is
+  // complex, so a float32 tensor dispatches no conj; an assumed complex one does.
+  EXPECT_EQ(PathOf(TraceOf("F.squared"), "conj"), "not taken");
+  EXPECT_EQ(PathOf(TraceOf("F.squared"), "pick_a"), "typical");
+  EXPECT_EQ(PathOf(TraceOf("F.squared", {"dtype=complex64"}), "conj"), "typical");
+}
+
+TEST_F(CodeDecides, ANumberArgumentTakesTheScalarOverloadOverTheListOne) {
+  // Shrink.cpp:109 `self.part(size, 0)` with `int64_t size`: part and part.sizes (SymInt[], from one
+  // element) both admit it; C++ picks the exact match.
+  Trace t = TraceOf("aten::halve");
+  EXPECT_EQ(PathOf(t, "part"), "typical");
+  EXPECT_EQ(PathOf(t, "part.sizes"), "");
+}
+
 TEST_F(CodeDecides, AHelperCallTakesTheOverloadItsArgumentsMatchExactly) {
   // Shrink.cpp:65 `at::native::cut(self, size)` with `int64_t size`: cut's int64_t overload (:61),
   // not the IntArrayRef one (:62) an int64_t also converts to.
@@ -404,7 +489,7 @@ TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {
 }
 
 TEST_F(CodeDecides, ALibraryCheckIsWhatItsBodyReturns) {
-  // Shrink.cpp:92 `cudnn_is_acceptable(self)`: LibChecks.cpp:2-8's guards
+  // Shrink.cpp:113 `cudnn_is_acceptable(self)`: LibChecks.cpp:2-8's guards
   // take float32 (the overload at :10 forwards to it) and turn bfloat16
   // away, which the name alone would have let through.
   Trace t = TraceOf("aten::libcheck");
@@ -416,7 +501,7 @@ TEST_F(CodeDecides, ALibraryCheckIsWhatItsBodyReturns) {
 }
 
 TEST_F(CodeDecides, ALibraryCheckUnderItsConfigurationDecidesAFlag) {
-  // Shrink.cpp:99 `bool use_lib = ... _use_cudnn_check(self, lengths)`:
+  // Shrink.cpp:120 `bool use_lib = ... _use_cudnn_check(self, lengths)`:
   // with cuDNN built, LibChecks.cpp:19-28 runs (not :15's stub), and its
   // first value needs a double tensor: float32 takes pick_b.
   Trace t = TraceOf("aten::libflag");

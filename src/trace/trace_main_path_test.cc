@@ -112,6 +112,33 @@ TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
   EXPECT_TRUE(bmm->typical);
 }
 
+TEST_F(MainPath260, APythonMethodCallReturningItselfDispatchesNothing) {
+  // torch/masked/_ops.py:1627 `x * x.conj()` calls TensorBody.h:127-130's hand-written conj(),
+  // the tensor itself for a float32 x: no conj on the typical path; :1625's torch.subtract runs.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  const OpStep* conj = FindOp(t, "conj");
+  ASSERT_NE(conj, nullptr);
+  EXPECT_FALSE(conj->typical && !conj->undecided);
+  const OpStep* subtract = FindOp(t, "subtract.Tensor");
+  ASSERT_NE(subtract, nullptr);
+  EXPECT_TRUE(subtract->typical);
+}
+
+TEST_F(MainPath260, ANumberArgumentTakesTheScalarOverload) {
+  // Pooling.cpp:51 `output.squeeze(-2)`: squeeze.dim (int), never squeeze.dims (int[]), which C++
+  // reaches only by a one-element list conversion the exact match beats.
+  Trace t = TraceTree("2.6.0", "F.adaptive_avg_pool1d", TraceOptions::Device::kCuda);
+  int dim = 0, dims = 0;
+  for (const auto& op : t.ops) {
+    if (!op.called_at.valid() || op.called_at.file != "aten/src/ATen/native/Pooling.cpp" || op.called_at.line != 51)
+      continue;
+    dim += op.name == "squeeze.dim";
+    dims += op.name == "squeeze.dims";
+  }
+  EXPECT_EQ(dim, 1);
+  EXPECT_EQ(dims, 0);
+}
+
 TEST_F(MainPath260, AConditionalExpressionDecidesThePythonCall) {
   // torch/nn/functional.py:1425 `_VF.dropout_(input, p, training) if inplace else _VF.dropout(...)`,
   // inplace=False by default.
@@ -676,6 +703,31 @@ TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
   const OpStep* unsqueeze = FindOp(t, "unsqueeze");
   ASSERT_NE(unsqueeze, nullptr);
   EXPECT_FALSE(unsqueeze->typical);
+}
+
+TEST_F(MainPath260, ALambdasCallsRunWhereItIsCalledAndIfdefBranchesKeepTheirGroup) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434-2471 `auto lu_solve_triangular = [n](...) {` calls
+  // linalg_solve_triangular_out (:2460) and is called only under the size heuristics of
+  // :2541-2573 (or without cuSOLVER, :2577): open, not run where the lambda is written.
+  Trace solve = TraceTree("2.6.0", "torch.linalg.solve", TraceOptions::Device::kCuda);
+  const OpStep* triangular = FindOp(solve, "linalg_solve_triangular.out");
+  ASSERT_NE(triangular, nullptr);
+  EXPECT_TRUE(triangular->undecided);
+  // :2218-2232 svd_kernel: `#ifdef USE_LINALG_SOLVER` cuSOLVER unless the MAGMA backend is
+  // preferred (:2220, not by default), `#else` svd_magma (:2232): svd_magma's `A.mT().to(...)`
+  // (:2179-2180) is off the path, svd_cusolver's `Vh.mT()` (:2226) on it.
+  Trace svd = TraceTree("2.6.0", "torch.linalg.svd", TraceOptions::Device::kCuda);
+  int magma = 0, cusolver = 0;
+  for (const auto& op : svd.ops) {
+    if (op.role != OpRole::kForward || !op.called_at.valid() ||
+        op.called_at.file != "aten/src/ATen/native/cuda/linalg/BatchLinearAlgebra.cpp")
+      continue;
+    const bool typical = op.typical && !op.undecided;
+    if (op.called_at.line >= 2170 && op.called_at.line <= 2207) magma += typical;
+    if (op.called_at.line == 2226) cusolver += typical;
+  }
+  EXPECT_EQ(magma, 0);
+  EXPECT_GE(cusolver, 1);
 }
 }  // namespace
 }  // namespace optrace

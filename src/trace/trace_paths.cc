@@ -166,6 +166,19 @@ std::string EnumMember(const std::string& text) {
   return "";
 }
 
+// Python's `x.conj()` calls the hand-written Tensor method, which returns x
+// itself for a real x (trace/tensor_methods.h): the call reaches the op only
+// otherwise, as a C++ method call does.
+void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
+                      std::pair<std::vector<Condition>, Tri>* way) {
+  auto guard = EarlySelfReturn(ix, OpBaseName(op.name));
+  if (!guard) return;
+  way->first.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
+  const Tri returns_self = EvaluateCondition(guard->condition, false, a);
+  if (returns_self == Tri::kTrue) way->second = Tri::kFalse;
+  if (returns_self == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
+}
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -434,6 +447,7 @@ class PathAnnotator {
     for (const auto& f : t_.python) {
       for (const auto& c : CallsTo(f, {full, base})) {
         auto way = Way(f, c, 0);
+        if (c.kind == PyCallTarget::kMethod) UnlessSelfReturn(ix_, a_, op, &way);
         if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
         if (best.Offer(std::move(way))) break;
       }

@@ -147,7 +147,9 @@ Tri Comparison(std::string_view atom, const Assumptions& a) {
 
 // Build configuration: #if conditions, and the context's cuDNN switches
 // (`globalContext().userEnabledCuDNN()`, `getCUDAHooks().compiledWithCuDNN()`)
-// that library checks open with.
+// that library checks open with. USE_LINALG_SOLVER is defined for every
+// CUDA build with cuSOLVER and every ROCm build
+// (cuda/linalg/BatchLinearAlgebraLib.h).
 Tri Configuration(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "CUDNN") || Has(atom, "userEnabledCuDNN()") || Has(atom, "compiledWithCuDNN()"))
     return Of(a.cudnn && !a.rocm);
@@ -157,9 +159,19 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
     return Tri::kFalse;
   if (Has(atom, "AT_MKLDNN_ENABLED") || Has(atom, "AT_MKL_ENABLED") || Has(atom, "USE_CUDA") ||
       Has(atom, "AT_CUDA_ENABLED") || Has(atom, "USE_FLASH_ATTENTION") || Has(atom, "USE_MEM_EFF_ATTENTION") ||
-      Has(atom, "AT_CUSPARSELT_ENABLED") || Has(atom, "AT_MAGMA_ENABLED"))
+      Has(atom, "AT_CUSPARSELT_ENABLED") || Has(atom, "AT_MAGMA_ENABLED") || Has(atom, "USE_LINALG_SOLVER"))
     return Tri::kTrue;
   return Tri::kUnknown;
+}
+
+// A run that chooses no linear-algebra library
+// (torch.backends.cuda.preferred_linalg_library) has Context's default
+// backend: a test for one named backend is false, for the default true.
+Tri LinalgPreference(std::string_view atom) {
+  if (!Has(atom, "linalgPreferredBackend()") || !Has(atom, "LinalgBackend::")) return Tri::kUnknown;
+  const bool eq = Has(atom, "=="), ne = Has(atom, "!=");
+  if (eq == ne) return Tri::kUnknown;
+  return Of(Has(atom, "LinalgBackend::Default") == eq);
 }
 
 // The function a predicate calls is named after a library (use_cudnn,
@@ -373,7 +385,7 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
   std::string_view s = TrimView(atom);
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
-  for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a)})
+  for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s)})
     if (t != Tri::kUnknown) return t;
   if (!python) {
     Tri t = Configuration(s, a);

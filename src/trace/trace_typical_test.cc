@@ -21,6 +21,12 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("self.scalar_type() == kHalf", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("AT_CUDNN_ENABLED()", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("defined(USE_ROCM)", false, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("defined(USE_LINALG_SOLVER)", false, cuda), Tri::kTrue);
+  // No preferred linear-algebra library chosen: Context's default.
+  EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Magma", false, cuda),
+            Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Default", false, cuda),
+            Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 && input.is_sparse()", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 || input.is_cuda()", false, cuda), Tri::kTrue);
