@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "base/text.h"
 #include "cpp/cpp_lexer.h"
@@ -61,6 +62,7 @@ struct Frame {
   std::string switch_expr;
   std::vector<std::string> cases;  // labels of the current case group
   int case_line = 0;               // of its first label
+  size_t lambda_name = 0;          // a named lambda's body: the token of its name (`auto name = [`); 0 none
 };
 
 struct Ternary {
@@ -81,6 +83,9 @@ class Walker {
   // With `all` set, Run records every free call it passes into *all and
   // looks for no callee.
   std::vector<CppGuardReader::GuardedCall>* all = nullptr;
+  // After Run found its call: the token of the name of the innermost named
+  // lambda whose body holds it (0: none).
+  size_t found_in_lambda = 0;
 
  private:
   // Index past the ')' matching the '(' at i (t_.size() when unbalanced).
@@ -122,6 +127,15 @@ class Walker {
   int paren_ = 0;
   bool have_pending_ = false;
   Frame pending_;
+  size_t lambda_pending_ = 0;  // `auto name = [` read, its body not yet opened: the name's token
+  int lambda_paren_ = 0;
+  void NoteFound() {
+    for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+      if (f->lambda_name) {
+        found_in_lambda = f->lambda_name;
+        return;
+      }
+  }
 };
 
 void Walker::Collect(std::vector<CodeCondition>* out) const {
@@ -267,10 +281,15 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
     // An operator looked for by its symbol ("<=" of a C++ operator on tensors).
     if (!all && !IsIdent(tok) && tok.text == callee && static_cast<int>(tok.line) == call_line) {
       Collect(out);
+      NoteFound();
       *line = call_line;
       return true;
     }
     if (IsIdent(tok)) {
+      if (i > 0 && t_[i - 1].Is("auto") && i + 2 < t_.size() && t_[i + 1].Is('=') && t_[i + 2].Is('[')) {
+        lambda_pending_ = i;
+        lambda_paren_ = paren_;
+      }
       if (tok.Is("if")) {
         i = ReadIf(i, {}, {});
         continue;
@@ -298,6 +317,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       if (!all && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
           i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"))) {
         Collect(out);
+        NoteFound();
         *line = static_cast<int>(tok.line);
         return true;
       }
@@ -312,6 +332,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       if (!opened) {
         Frame f;
         f.paren = paren_;
+        if (lambda_pending_ && paren_ == lambda_paren_) f.lambda_name = std::exchange(lambda_pending_, 0);
         frames_.push_back(std::move(f));
       }
       expr_start_.back() = i + 1;
@@ -324,6 +345,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       while (frames_.size() > 1 && !frames_.back().brace && frames_.back().paren == paren_) CloseFrame();
       expr_start_.back() = i + 1;
     } else if (tok.Is(';') || tok.Is(',')) {
+      if (tok.Is(';') && paren_ == lambda_paren_) lambda_pending_ = 0;
       while (!ternaries_.empty() && ternaries_.back().paren == paren_ && ternaries_.back().frames == frames_.size())
         ternaries_.pop_back();
       if (tok.Is(';'))
@@ -483,11 +505,79 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   if (written) {
     all = PreprocessorConditionsAt(pp_lines_, line);
     all.insert(all.end(), found.begin(), found.end());
+    if (walker.found_in_lambda) all = WhereLambdaRuns(from_line, walker.found_in_lambda, std::move(all));
     out->insert(out->end(), all.begin(), all.end());
   }
   std::lock_guard<std::mutex> lock(memo_->mu);
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
+}
+
+namespace {
+
+bool SameCondition(const CodeCondition& a, const CodeCondition& b) {
+  return a.line == b.line && a.negated == b.negated && a.kind == b.kind && a.text == b.text;
+}
+
+bool Holds(const std::vector<CodeCondition>& set, const CodeCondition& c) {
+  return std::any_of(set.begin(), set.end(), [&](const CodeCondition& x) { return SameCondition(x, c); });
+}
+
+// A condition as an expression, for a disjunction of call sites.
+std::string AsExpression(const CodeCondition& c) {
+  std::string e = c.kind == "#if" ? c.text : "(" + c.text + ")";
+  return c.negated ? "!" + e : e;
+}
+
+}  // namespace
+
+// A named local lambda (`auto name = [..](..) { body };`) runs its body only
+// where it is called: a call in the body holds under the conditions of the
+// lambda's calls too (a backend picked by a heuristic calls one of several
+// such lambdas). One call site adds its conditions; several add their
+// disjunction, unless one of them adds none. Where the name is used
+// otherwise (handed to a function), or twice on a line, the body's own
+// conditions stand.
+std::vector<CodeCondition> CppGuardReader::WhereLambdaRuns(int from_line, size_t name_token,
+                                                           std::vector<CodeCondition> in_body) const {
+  const auto& t = lexed_.tokens;
+  const std::string_view name = t[name_token].text;
+  std::vector<std::vector<CodeCondition>> sites;  // what each call adds
+  int depth = 0, last_line = 0;
+  // From the end of its body (which may call an op of the same name) to the
+  // end of the block it is defined in.
+  for (size_t i = BodyEnd(name_token); i < t.size() && depth >= 0; ++i) {
+    if (t[i].Is('{')) ++depth;
+    if (t[i].Is('}')) --depth;
+    if (t[i].text != name || !IsIdent(t[i]) || t[i - 1].Is("::")) continue;
+    if (i + 1 >= t.size() || !t[i + 1].Is('(') || (t[i - 1].Is('.') || t[i - 1].Is("->"))) return in_body;
+    // Two calls on one line: the reader tells only the first's conditions.
+    if (static_cast<int>(t[i].line) == std::exchange(last_line, static_cast<int>(t[i].line))) return in_body;
+    std::vector<CodeCondition> at;
+    if (!CallConditions(from_line, last_line, name, &at)) return in_body;
+    std::vector<CodeCondition> added;
+    for (const auto& c : at)
+      if (!Holds(in_body, c)) added.push_back(c);
+    if (added.empty()) return in_body;  // called where its definition stands: its body always runs
+    sites.push_back(std::move(added));
+  }
+  if (sites.empty()) return in_body;
+  std::vector<CodeCondition> out;
+  if (sites.size() == 1) {
+    out = std::move(sites[0]);
+  } else {
+    CodeCondition any;
+    any.kind = "if";
+    any.line = sites[0].back().line;
+    for (const auto& site : sites) {
+      std::string conj;
+      for (const auto& c : site) conj += (conj.empty() ? "" : " && ") + AsExpression(c);
+      any.text += (any.text.empty() ? "(" : " || (") + conj + ")";
+    }
+    out.push_back(std::move(any));
+  }
+  out.insert(out.end(), in_body.begin(), in_body.end());
+  return out;
 }
 
 std::string CppGuardReader::AssignedExpression(int from_line, int before, std::string_view name) const {

@@ -153,6 +153,45 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
   EXPECT_EQ(r.OnlyAssignment(1, 3, "n"), "self.numel()");
 }
 
+TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
+  const char* text =
+      "void k(const Tensor& b, int64_t n) {\n"           // 1
+      "  auto tri = [n](const Tensor& b) {\n"            // 2
+      "    solve_tri(b);\n"                              // 3
+      "  };\n"                                           // 4
+      "  auto batched = [](const Tensor& b) {\n"         // 5
+      "    if (b.dim() > 2) batched_solve(b);\n"         // 6
+      "  };\n"                                           // 7
+      "  auto always = [&]() { plain(b); };\n"           // 8
+      "  auto handed = [&]() { handed_on(b); };\n"       // 9
+      "  always();\n"                                    // 10
+      "  parallel(handed);\n"                            // 11
+      "  if (n <= 16) {\n"                               // 12
+      "    batched(b);\n"                                // 13
+      "    return;\n"                                    // 14
+      "  }\n"                                            // 15
+      "  if (n == 32) tri(b);\n"                        // 16
+      "  else if (n > 64) tri(b);\n"                     // 17
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 6, "batched_solve"), (V{"when n <= 16", "when b.dim() > 2"}));
+  EXPECT_EQ(Described(text, 1, 3, "solve_tri"),
+            (V{"when (!(n <= 16) && (n == 32)) || (!(n <= 16) && !(n == 32) && (n > 64))"}));
+  EXPECT_EQ(Described(text, 1, 8, "plain"), V{}) << "called where it is defined";
+  EXPECT_EQ(Described(text, 1, 9, "handed_on"), V{}) << "handed to a function: its own conditions stand";
+  const char* same_line =
+      "void k(int64_t n) {\n"
+      "  auto twice = [&]() { once(n); };\n"
+      "  if (n > 1) twice(); else if (n < 0) twice();\n"
+      "}\n";
+  EXPECT_EQ(Described(same_line, 1, 2, "once"), V{}) << "two calls on a line: only the first would be read";
+  const char* same_name =
+      "void k(const Tensor& x, int64_t n) {\n"
+      "  auto clamp = [](const Tensor& i) { return at::clamp(i, 0, 1); };\n"
+      "  if (n > 1) clamp(x);\n"
+      "}\n";
+  EXPECT_EQ(Described(same_name, 1, 2, "clamp"), V{"when n > 1"}) << "the op of the lambda's name in its body";
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

@@ -7,7 +7,7 @@
 // by every branch, a Python call with more arguments than an overload
 // takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
-// folded into the op that delegates. Line numbers are lines of the raw strings below (each
+// folded into the op that delegates, and a named lambda's body runs where the lambda is called. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -86,6 +86,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: settle(Tensor self) -> Tensor
   dispatch:
     CUDA: settle_cuda
+
+- func: solve_it(Tensor self, int n) -> Tensor
+  dispatch:
+    CUDA: solve_it_cuda
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -177,6 +181,16 @@ Tensor settle_cuda(const Tensor& self) {
     return at::pick_b(self);
   }
   return at::pick_c(self);
+}
+
+Tensor solve_it_cuda(const Tensor& self, int64_t n) {
+  auto tri = [&](const Tensor& b) { return at::pick_c(b); };
+  auto always = [&](const Tensor& b) { return at::pick_a(b); };
+  auto out = always(self);
+  if (n > 16) {
+    return tri(out);
+  }
+  return out;
 }
 } // namespace at::native
 )x";
@@ -341,6 +355,14 @@ TEST_F(CodeDecides, ADelegateReachedOnlyByOpsDelegatingToItIsFolded) {
   EXPECT_EQ(PathOf(t, "grow_"), "typical");
   EXPECT_EQ(PathOf(t, "grow"), "not taken");
   EXPECT_EQ(PathOf(t, "grow.out"), "not taken");
+}
+
+TEST_F(CodeDecides, ANamedLambdaRunsWhereItIsCalled) {
+  // Shrink.cpp:92 `tri`'s pick_c runs only under `if (n > 16)` (:95-96), open;
+  // :93 `always` is called where it is defined (:94): its pick_a is typical.
+  Trace t = TraceOf("aten::solve_it");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_c"), "open");
 }
 
 }  // namespace

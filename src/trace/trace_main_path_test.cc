@@ -648,5 +648,18 @@ TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
   ASSERT_NE(unsqueeze, nullptr);
   EXPECT_FALSE(unsqueeze->typical);
 }
+TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434 `auto lu_solve_triangular = [n](...) {`, whose
+  // at::linalg_solve_triangular_out calls (:2460-2468) run only where a heuristic calls it
+  // (:2546 under `if (n == k)` at :2541, and :2562-2578): open, never on the typical path.
+  Trace t = TraceTree("2.6.0", "aten::linalg_lu_solve", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "linalg_solve_triangular.out");
+  ASSERT_NE(op, nullptr);
+  EXPECT_TRUE(op->undecided);
+  bool by_heuristic = false;
+  for (const auto& w : op->when) by_heuristic = by_heuristic || w.text.find("(n == k)") != std::string::npos;
+  EXPECT_TRUE(by_heuristic);
+}
+
 }  // namespace
 }  // namespace optrace
