@@ -7,7 +7,8 @@
 // by every branch, a Python call with more arguments than an overload
 // takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
-// folded into the op that delegates, and a named lambda's body runs where the lambda is called. Line numbers are lines of the raw strings below (each
+// folded into the op that delegates, a named lambda's body runs where the lambda is called,
+// and an overload that needs a named tensor is not a typical tensor's. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -90,6 +91,14 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: solve_it(Tensor self, int n) -> Tensor
   dispatch:
     CUDA: solve_it_cuda
+
+- func: named_pick(Tensor self, int dim) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: named_pick
+
+- func: named_pick.Dimname(Tensor self, Dimname dim) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: named_pick_dimname
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -192,6 +201,9 @@ Tensor solve_it_cuda(const Tensor& self, int64_t n) {
   }
   return out;
 }
+
+Tensor named_pick(const Tensor& self, int64_t dim) { return at::pick_a(self); }
+Tensor named_pick_dimname(const Tensor& self, Dimname dim) { return at::pick_b(self); }
 } // namespace at::native
 )x";
 
@@ -207,6 +219,8 @@ def middle_of(input, dim):
     return torch.middle(input, dim)
 def blank_like(input):
     return torch.blank(2, 3, dtype=input.dtype)
+def pick_dim(input, dim):
+    return torch.named_pick(input, dim)
 )x";
 
 // tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
@@ -363,6 +377,16 @@ TEST_F(CodeDecides, ANamedLambdaRunsWhereItIsCalled) {
   Trace t = TraceOf("aten::solve_it");
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "pick_c"), "open");
+}
+
+TEST_F(CodeDecides, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
+  // functional.py:13 `torch.named_pick(input, dim)`: `dim` of either kind fits both overloads,
+  // but named_pick.Dimname's required Dimname names a dimension a typical tensor has not.
+  Trace t = TraceOf("F.pick_dim");
+  EXPECT_EQ(PathOf(t, "named_pick"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "named_pick.Dimname"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
 }
 
 }  // namespace

@@ -661,5 +661,21 @@ TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
   EXPECT_TRUE(by_heuristic);
 }
 
+TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
+  // native_functions.yaml:2093 diagonal.Dimname(Tensor(a) self, *, Dimname outdim, Dimname dim1,
+  // Dimname dim2, int offset=0); its TensorShape.cpp:1136 `result.refine_names(new_names)` never
+  // runs for a tensor without names.
+  Trace t = TraceTree("2.6.0", "torch.diagonal", TraceOptions::Device::kCuda);
+  const OpStep* plain = FindOp(t, "diagonal");
+  const OpStep* named = FindOp(t, "diagonal.Dimname");
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(named, nullptr);
+  EXPECT_TRUE(plain->typical);
+  EXPECT_FALSE(named->typical);
+  const OpStep* refine = FindOp(t, "refine_names");
+  ASSERT_NE(refine, nullptr);
+  EXPECT_FALSE(refine->typical);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -186,7 +186,7 @@ class PathAnnotator {
       // overloads take what a typical call does not pass.
       const std::string& picked = t_.selected_overload;
       const bool other_form = !picked.empty() && op.name != picked && OpBaseName(op.name) == OpBaseName(picked);
-      if (other_form || !EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+      if (other_form || !EntryArguments(op) || NeedsNames(op)) entry_python_[i] = Tri::kFalse;
       if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
     }
     for (const OpStep& op : t_.ops)
@@ -400,6 +400,17 @@ class PathAnnotator {
       assumptions_.erase(&op);
     }
     return !any_call || any_fits;
+  }
+
+  // Whether the entry overload needs a named tensor: a Dimname argument it
+  // cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
+  // tensor has no names, and such an overload fails on one (no dimension
+  // has the name), so it is never the typical call's.
+  static bool NeedsNames(const OpStep& op) {
+    if (!op.yaml) return false;
+    for (const auto& a : op.yaml->schema.arguments)
+      if (StartsWith(a.type, "Dimname") && a.type.find('?') == std::string::npos && !a.default_value) return true;
+    return false;
   }
 
   // Whether every Python call of entry op `op` assigns a value that only a
