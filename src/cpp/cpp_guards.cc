@@ -127,6 +127,10 @@ class Walker {
   int paren_ = 0;
   bool have_pending_ = false;
   Frame pending_;
+  // Inside the parentheses of a `*_DEBUG_ONLY(...)` macro: the depth they
+  // opened at and the line of the macro (-1: outside).
+  int debug_only_paren_ = -1;
+  int debug_only_line_ = 0;
   size_t lambda_pending_ = 0;  // `auto name = [` read, its body not yet opened: the name's token
   int lambda_paren_ = 0;
   void NoteFound() {
@@ -155,6 +159,16 @@ void Walker::Collect(std::vector<CodeCondition>* out) const {
     }
   }
   for (const Ternary& t : ternaries_) out->push_back(t.in_else ? Negated(t.cond, "?:") : t.cond);
+  // c10/util/Exception.h: under NDEBUG a *_DEBUG_ONLY assertion is
+  // `while (false) ...`; what its arguments call runs in a debug build only.
+  if (debug_only_paren_ >= 0) {
+    CodeCondition c;
+    c.text = "defined(NDEBUG)";
+    c.negated = true;
+    c.kind = "#if";
+    c.line = debug_only_line_;
+    out->push_back(std::move(c));
+  }
 }
 
 // The body on top ends: an if body leaves its chain with the block around it.
@@ -294,6 +308,10 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         i = ReadIf(i, {}, {});
         continue;
       }
+      if (debug_only_paren_ < 0 && tok.text.ends_with("_DEBUG_ONLY") && i + 1 < t_.size() && t_[i + 1].Is('(')) {
+        debug_only_paren_ = paren_;
+        debug_only_line_ = static_cast<int>(tok.line);
+      }
       if (tok.Is("switch") && i + 1 < t_.size() && t_[i + 1].Is('(')) {
         size_t close = SkipParens(i + 1);
         pending_ = Frame();
@@ -326,6 +344,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       expr_start_.push_back(i + 1);
     } else if (tok.Is(')')) {
       if (paren_ > 0) --paren_;
+      if (paren_ <= debug_only_paren_) debug_only_paren_ = -1;
       if (expr_start_.size() > 1) expr_start_.pop_back();
       while (!ternaries_.empty() && ternaries_.back().paren > paren_) ternaries_.pop_back();
     } else if (tok.Is('{')) {

@@ -192,6 +192,22 @@ TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
   EXPECT_EQ(Described(same_name, 1, 2, "clamp"), V{"when n > 1"}) << "the op of the lambda's name in its body";
 }
 
+TEST(CppCallConditions, ADebugOnlyAssertionsArgumentsRunInADebugBuildOnly) {
+  const char* text =
+      "void k(const Tensor& a) {\n"                              // 1
+      "  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(a.mT().is_contiguous());\n"  // 2
+      "  TORCH_INTERNAL_ASSERT(check(a));\n"                       // 3
+      "  run(a);\n"                                                // 4
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 2, "mT"), V{"#if !(defined(NDEBUG))"});
+  EXPECT_EQ(Described(text, 1, 3, "check"), V{}) << "an assertion of every build";
+  EXPECT_EQ(Described(text, 1, 4, "run"), V{});
+  REQUIRE_CORPUS("2.6.0");
+  // sed -n 2287p BatchLinearAlgebra.cpp: `TORCH_INTERNAL_ASSERT_DEBUG_ONLY(result.mT().is_contiguous());`
+  std::string real = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/BatchLinearAlgebra.cpp");
+  EXPECT_EQ(Described(real, 1, 2287, "mT"), V{"#if !(defined(NDEBUG))"});
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

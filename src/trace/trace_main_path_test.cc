@@ -677,5 +677,14 @@ TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
   EXPECT_FALSE(refine->typical);
 }
 
+TEST_F(MainPath260, ADebugOnlyAssertionCallsNothingInARelease) {
+  // BatchLinearAlgebra.cpp:2287-2288 `TORCH_INTERNAL_ASSERT_DEBUG_ONLY(result.mT().is_contiguous())`:
+  // `while (false)` under NDEBUG (c10/util/Exception.h:599-603), so triangular_solve runs no mT.
+  Trace t = TraceTree("2.6.0", "torch.triangular_solve", TraceOptions::Device::kCuda);
+  const OpStep* mt = FindOp(t, "mT");
+  ASSERT_NE(mt, nullptr);
+  EXPECT_FALSE(mt->typical);  // its other call, :2276, is under `if (result.numel() == 0)`
+}
+
 }  // namespace
 }  // namespace optrace
