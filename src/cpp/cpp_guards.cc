@@ -65,11 +65,17 @@ struct Frame {
   size_t lambda_name = 0;          // a named lambda's body: the token of its name (`auto name = [`); 0 none
 };
 
+// A `?:` condition, or the left operand of a short-circuit `&&`/`||` (what
+// the right operand's calls need: `!w.defined() || f(w)` calls f unless
+// !w.defined()), in force to the end of its expression.
 struct Ternary {
   int paren;
   size_t frames;
   CodeCondition cond;
   bool in_else = false;
+  bool short_circuit = false;
+  bool is_or = false;
+  size_t operand = 0;  // a short circuit's right operand starts at this token
 };
 
 class Walker {
@@ -113,6 +119,47 @@ class Walker {
   }
   void CloseFrame();
   void SettleClosedChain();
+  // `&&` of a declaration (`auto&& x = ...`, `Tensor&& t,`), not the operator.
+  bool DeclaratorAmpersands(size_t i) const {
+    if (i == 0 || i + 2 >= t_.size()) return false;
+    if (t_[i - 1].Is("auto") || t_[i - 1].Is('>') || t_[i - 1].Is("const")) return true;
+    return IsIdent(t_[i + 1]) && (t_[i + 2].Is('=') || t_[i + 2].Is(',') || t_[i + 2].Is(')') ||
+                                  t_[i + 2].Is('[') || t_[i + 2].Is(';'));
+  }
+  // The short circuits of the expression at this depth end (`?`, `:`).
+  void EndShortCircuits() {
+    while (!ternaries_.empty() && ternaries_.back().short_circuit && ternaries_.back().paren == paren_ &&
+           ternaries_.back().frames == frames_.size())
+      ternaries_.pop_back();
+  }
+  // `||` at token i: what follows runs unless everything left of it at this
+  // depth holds. `&&`: when its left operand (back to the last `||`) holds.
+  void ShortCircuit(size_t i) {
+    const bool is_or = t_[i].Is("||");
+    size_t start = expr_start_.back();
+    auto here = [&](const Ternary& t) { return t.short_circuit && t.paren == paren_ && t.frames == frames_.size(); };
+    if (is_or) {
+      EndShortCircuits();
+    } else {
+      for (auto it = ternaries_.rbegin(); it != ternaries_.rend() && here(*it); ++it)
+        if (it->is_or) {
+          start = it->operand;
+          break;
+        }
+      while (!ternaries_.empty() && here(ternaries_.back()) && !ternaries_.back().is_or) ternaries_.pop_back();
+    }
+    CodeCondition c;
+    c.text = Span(text_, t_, start, i);
+    c.line = static_cast<int>(t_[i].line);
+    c.kind = "if";
+    c.negated = is_or;
+    if (c.text.empty()) return;
+    Ternary t{paren_, frames_.size(), std::move(c)};
+    t.short_circuit = true;
+    t.is_or = is_or;
+    t.operand = i + 1;
+    ternaries_.push_back(std::move(t));
+  }
   // Header of an if/else/switch: its frame is pushed at the next token.
   size_t ReadIf(size_t i, std::vector<CodeCondition> prefix, std::vector<CodeCondition> prefix_chain);
   size_t ReadCase(size_t i);
@@ -372,13 +419,17 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       expr_start_.back() = i + 1;
     } else if (tok.Is('=')) {
       expr_start_.back() = i + 1;
+    } else if (tok.Is("||") || (tok.Is("&&") && !DeclaratorAmpersands(i))) {
+      ShortCircuit(i);
     } else if (tok.Is('?')) {
+      EndShortCircuits();
       CodeCondition c;
       c.text = Span(text_, t_, expr_start_.back(), i);
       c.line = static_cast<int>(tok.line);
       c.kind = "?:";
       if (!c.text.empty()) ternaries_.push_back({paren_, frames_.size(), std::move(c)});
-    } else if (tok.Is(':') && !ternaries_.empty() && ternaries_.back().paren == paren_ && !ternaries_.back().in_else) {
+    } else if (tok.Is(':') && (EndShortCircuits(), true) && !ternaries_.empty() && ternaries_.back().paren == paren_ &&
+               !ternaries_.back().in_else) {
       ternaries_.back().in_else = true;
     }
     ++i;

@@ -208,6 +208,24 @@ TEST(CppCallConditions, ADebugOnlyAssertionsArgumentsRunInADebugBuildOnly) {
   EXPECT_EQ(Described(real, 1, 2287, "mT"), V{"#if !(defined(NDEBUG))"});
 }
 
+TEST(CppCallConditions, AShortCircuitsRightOperandRunsOnlyWhenItsLeftDecidesNothing) {
+  const char* text =
+      "void k(const Tensor& w, const Tensor& x, bool a, bool b) {\n"   // 1
+      "  TORCH_CHECK(!w.defined() || is_true(w.ne(0)), \"msg\");\n"   // 2
+      "  bool both = a && b && first(x);\n"                            // 3
+      "  bool mixed = a || b && second(x);\n"                          // 4
+      "  auto y = (a || b) ? third(x) : x;\n"                          // 5
+      "  auto&& z = fourth(x);\n"                                      // 6
+      "  f(a && b, fifth(x));\n"                                       // 7
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 2, "is_true"), V{"unless !w.defined()"});
+  EXPECT_EQ(Described(text, 1, 3, "first"), V{"when a && b"});
+  EXPECT_EQ(Described(text, 1, 4, "second"), (V{"unless a", "when b"}));
+  EXPECT_EQ(Described(text, 1, 5, "third"), V{"when (a || b)"});
+  EXPECT_EQ(Described(text, 1, 6, "fourth"), V{}) << "a declaration's &&";
+  EXPECT_EQ(Described(text, 1, 7, "fifth"), V{}) << "another argument";
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

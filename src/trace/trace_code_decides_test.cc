@@ -8,7 +8,9 @@
 // takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
 // folded into the op that delegates, a named lambda's body runs where the lambda is called,
-// and an overload that needs a named tensor is not a typical tensor's. Line numbers are lines of the raw strings below (each
+// an overload that needs a named tensor is not a typical tensor's, and the right operand
+// of `||` runs only when the left does not hold, and a Python method call of a Tensor method that
+// returns a real tensor itself dispatches nothing. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -91,6 +93,15 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: solve_it(Tensor self, int n) -> Tensor
   dispatch:
     CUDA: solve_it_cuda
+
+- func: flip_it(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: flip_it_cuda
+
+- func: short_it(Tensor self, Tensor w) -> Tensor
+  dispatch:
+    CUDA: short_it_cuda
 
 - func: named_pick(Tensor self, int dim) -> Tensor
   dispatch:
@@ -202,6 +213,13 @@ Tensor solve_it_cuda(const Tensor& self, int64_t n) {
   return out;
 }
 
+Tensor flip_it_cuda(const Tensor& self) { return at::pick_c(self); }
+
+Tensor short_it_cuda(const Tensor& self, const Tensor& w) {
+  TORCH_CHECK(!w.defined() || at::pick_b(w).defined(), "w");
+  return at::pick_a(self);
+}
+
 Tensor named_pick(const Tensor& self, int64_t dim) { return at::pick_a(self); }
 Tensor named_pick_dimname(const Tensor& self, Dimname dim) { return at::pick_b(self); }
 } // namespace at::native
@@ -221,6 +239,22 @@ def blank_like(input):
     return torch.blank(2, 3, dtype=input.dtype)
 def pick_dim(input, dim):
     return torch.named_pick(input, dim)
+def flipped(input: Tensor):
+    return input.flip_it()
+)x";
+
+// aten/src/ATen/templates/TensorBody.h: flip_it() returns a real tensor itself.
+constexpr char kTensorBody[] = R"x(namespace at {
+class TORCH_API Tensor : public TensorBase {
+ public:
+  Tensor flip_it() const {
+    if (!this->is_complex()) {
+      return *this;
+    }
+    return at::_ops::flip_it::call(*this);
+  }
+};
+} // namespace at
 )x";
 
 // tools/autograd/templates/python_variable_methods.cpp: `x / y` binds quot.
@@ -236,6 +270,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
+                     {"aten/src/ATen/templates/TensorBody.h", kTensorBody},
                      {"torch/nn/functional.py", kFunctionalPy},
                      {"tools/autograd/templates/python_variable_methods.cpp", kVariableMethods},
                      {"torch/nn/__init__.py", kNnInitPy},
@@ -387,6 +422,20 @@ TEST_F(CodeDecides, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
   EXPECT_EQ(PathOf(t, "pick_a"), "typical");
   EXPECT_EQ(PathOf(t, "named_pick.Dimname"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, TheRightOperandOfOrRunsOnlyUnlessTheLeftHolds) {
+  // Shrink.cpp:102 `!w.defined() || at::pick_b(w).defined()`: pick_b only where w is defined (open).
+  Trace t = TraceOf("aten::short_it");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) {
+  // functional.py:15 `input.flip_it()`: TensorBody.h:5-6 returns *this unless complex.
+  Trace t = TraceOf("F.flipped");
+  EXPECT_EQ(PathOf(t, "flip_it"), "not taken");
+  EXPECT_EQ(PathOf(TraceOf("F.flipped", {"dtype=complex64"}), "flip_it"), "typical");
 }
 
 }  // namespace

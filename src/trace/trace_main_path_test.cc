@@ -686,5 +686,28 @@ TEST_F(MainPath260, ADebugOnlyAssertionCallsNothingInARelease) {
   EXPECT_FALSE(mt->typical);  // its other call, :2276, is under `if (result.numel() == 0)`
 }
 
+TEST_F(MainPath260, TheRightOperandOfOrRunsOnlyUnlessTheLeftHolds) {
+  // Correlation.cpp:100-101 `TORCH_CHECK(!w.defined() || at::is_scalar_tensor_true(w_sum.ne(0)), ...)`:
+  // ne runs only with weights, which torch.cov's defaults do not pass.
+  Trace t = TraceTree("2.6.0", "torch.cov", TraceOptions::Device::kCuda);
+  const OpStep* ne = FindOp(t, "ne.Scalar");
+  ASSERT_NE(ne, nullptr);
+  EXPECT_FALSE(ne->typical && !ne->undecided);
+  bool unless_undefined = false;
+  for (const auto& w : ne->when) unless_undefined = unless_undefined || (w.text == "!w.defined()" && w.negated);
+  EXPECT_TRUE(unless_undefined);
+}
+
+TEST_F(MainPath260, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) {
+  // torch/masked/_ops.py:1627 `x * x.conj()`: TensorBody.h's conj() returns *this unless complex.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  const OpStep* conj = FindOp(t, "conj");
+  ASSERT_NE(conj, nullptr);
+  EXPECT_FALSE(conj->typical);
+  bool guarded = false;
+  for (const auto& w : conj->when) guarded = guarded || (w.text == "!is_complex()" && w.negated);
+  EXPECT_TRUE(guarded);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -444,6 +444,7 @@ class PathAnnotator {
     for (const auto& f : t_.python) {
       for (const auto& c : CallsTo(f, {full, base})) {
         auto way = Way(f, c, 0);
+        if (c.kind == PyCallTarget::kMethod) SelfReturningMethod(op, &way);
         if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
         if (best.Offer(std::move(way))) break;
       }
@@ -451,6 +452,19 @@ class PathAnnotator {
     }
     best.AppendTo(&out, value);
     return out;
+  }
+
+  // A Python method call binds the Tensor method (torch's generated binding
+  // calls `self.method()`), and a hand-written one that returns the tensor
+  // itself first (`conj()` of a real tensor) dispatches the op only
+  // otherwise: that guard joins the way's conditions.
+  void SelfReturningMethod(const OpStep& op, std::pair<std::vector<Condition>, Tri>* way) {
+    auto guard = EarlySelfReturn(ix_, std::string(OpBaseName(op.name)));
+    if (!guard) return;
+    way->first.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
+    const Tri returns_itself = EvaluateCondition(guard->condition, false, a_);
+    if (returns_itself == Tri::kTrue) way->second = Tri::kFalse;
+    else if (returns_itself == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
   }
 
   // --- C++ edges -----------------------------------------------------------
