@@ -709,5 +709,18 @@ TEST_F(MainPath260, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) 
   EXPECT_TRUE(guarded);
 }
 
+TEST_F(MainPath260, AnElementOfATensorIsATensorArgument) {
+  // cuda/Sorting.cpp:149 `at::where(sorted[-1].isnan(), sorted[-1], sorted[k])` on `Tensor sorted`
+  // (:143): where.self, never the Scalar overloads (whose .to calls, TensorCompare.cpp:557, never run).
+  Trace t = TraceTree("2.6.0", "torch.median", TraceOptions::Device::kCuda);
+  const OpStep* self = FindOp(t, "where.self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->typical);
+  for (const char* scalar : {"where.ScalarSelf", "where.ScalarOther", "where.Scalar"}) {
+    const OpStep* op = FindOp(t, scalar);
+    EXPECT_TRUE(op == nullptr || !op->typical) << scalar;
+  }
+}
+
 }  // namespace
 }  // namespace optrace
