@@ -165,6 +165,31 @@ std::string EnumMember(const std::string& text) {
   return "";
 }
 
+// Whether the entry overload needs a named tensor: a Dimname argument it
+// cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
+// tensor has no names, and such an overload fails on one (no dimension
+// has the name), so it is never the typical call's.
+bool NeedsNames(const OpStep& op) {
+  if (!op.yaml) return false;
+  for (const auto& a : op.yaml->schema.arguments)
+    if (StartsWith(a.type, "Dimname") && a.type.find('?') == std::string::npos && !a.default_value) return true;
+  return false;
+}
+
+// A Python method call binds the Tensor method (torch's generated binding
+// calls `self.method()`), and a hand-written one that returns the tensor
+// itself first (`conj()` of a real tensor) dispatches the op only
+// otherwise: that guard joins the way's conditions.
+void SelfReturningMethod(const Index& ix, const Assumptions& a, const OpStep& op,
+                         std::pair<std::vector<Condition>, Tri>* way) {
+  auto guard = EarlySelfReturn(ix, std::string(OpBaseName(op.name)));
+  if (!guard) return;
+  way->first.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
+  const Tri returns_itself = EvaluateCondition(guard->condition, false, a);
+  if (returns_itself == Tri::kTrue) way->second = Tri::kFalse;
+  else if (returns_itself == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
+}
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -402,17 +427,6 @@ class PathAnnotator {
     return !any_call || any_fits;
   }
 
-  // Whether the entry overload needs a named tensor: a Dimname argument it
-  // cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
-  // tensor has no names, and such an overload fails on one (no dimension
-  // has the name), so it is never the typical call's.
-  static bool NeedsNames(const OpStep& op) {
-    if (!op.yaml) return false;
-    for (const auto& a : op.yaml->schema.arguments)
-      if (StartsWith(a.type, "Dimname") && a.type.find('?') == std::string::npos && !a.default_value) return true;
-    return false;
-  }
-
   // Whether every Python call of entry op `op` assigns a value that only a
   // later element of its frame's returned tuple carries.
   bool FeedsOnlyLaterOutputs(const OpStep& op) {
@@ -444,7 +458,7 @@ class PathAnnotator {
     for (const auto& f : t_.python) {
       for (const auto& c : CallsTo(f, {full, base})) {
         auto way = Way(f, c, 0);
-        if (c.kind == PyCallTarget::kMethod) SelfReturningMethod(op, &way);
+        if (c.kind == PyCallTarget::kMethod) SelfReturningMethod(ix_, a_, op, &way);
         if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
         if (best.Offer(std::move(way))) break;
       }
@@ -452,19 +466,6 @@ class PathAnnotator {
     }
     best.AppendTo(&out, value);
     return out;
-  }
-
-  // A Python method call binds the Tensor method (torch's generated binding
-  // calls `self.method()`), and a hand-written one that returns the tensor
-  // itself first (`conj()` of a real tensor) dispatches the op only
-  // otherwise: that guard joins the way's conditions.
-  void SelfReturningMethod(const OpStep& op, std::pair<std::vector<Condition>, Tri>* way) {
-    auto guard = EarlySelfReturn(ix_, std::string(OpBaseName(op.name)));
-    if (!guard) return;
-    way->first.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
-    const Tri returns_itself = EvaluateCondition(guard->condition, false, a_);
-    if (returns_itself == Tri::kTrue) way->second = Tri::kFalse;
-    else if (returns_itself == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
   }
 
   // --- C++ edges -----------------------------------------------------------
