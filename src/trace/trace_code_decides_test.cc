@@ -10,7 +10,8 @@
 // folded into the op that delegates, a named lambda's body runs where the lambda is called,
 // an overload that needs a named tensor is not a typical tensor's, and the right operand
 // of `||` runs only when the left does not hold, and a Python method call of a Tensor method that
-// returns a real tensor itself dispatches nothing. Line numbers are lines of the raw strings below (each
+// returns a real tensor itself dispatches nothing, and an `auto` local holding a Tensor is a
+// Tensor argument. Line numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -93,6 +94,18 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: solve_it(Tensor self, int n) -> Tensor
   dispatch:
     CUDA: solve_it_cuda
+
+- func: scale_it.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_it_out
+
+- func: scale_it.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_it_scalar_out
+
+- func: rescale(Tensor self, bool flag) -> Tensor
+  dispatch:
+    CUDA: rescale_cuda
 
 - func: flip_it(Tensor self) -> Tensor
   variants: function, method
@@ -214,6 +227,16 @@ Tensor solve_it_cuda(const Tensor& self, int64_t n) {
 }
 
 Tensor flip_it_cuda(const Tensor& self) { return at::pick_c(self); }
+
+Tensor& scale_it_out(const Tensor& self, const Tensor& other, Tensor& out) { return at::pick_a(out); }
+Tensor& scale_it_scalar_out(const Tensor& self, const Scalar& other, Tensor& out) { return at::pick_b(out); }
+Tensor rescale_cuda(const Tensor& self, bool flag) {
+  Tensor norm = at::pick_c(self);
+  auto factor = flag ? norm : at::pick_c(self);
+  Tensor out = at::pick_c(self);
+  at::scale_it_outf(self, factor, out);
+  return out;
+}
 
 Tensor short_it_cuda(const Tensor& self, const Tensor& w) {
   TORCH_CHECK(!w.defined() || at::pick_b(w).defined(), "w");
@@ -436,6 +459,15 @@ TEST_F(CodeDecides, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) 
   Trace t = TraceOf("F.flipped");
   EXPECT_EQ(PathOf(t, "flip_it"), "not taken");
   EXPECT_EQ(PathOf(TraceOf("F.flipped", {"dtype=complex64"}), "flip_it"), "typical");
+}
+
+TEST_F(CodeDecides, AnAutoLocalHoldingATensorIsATensorArgument) {
+  // Shrink.cpp: `auto factor = flag ? norm : at::pick_c(self);` then `at::scale_it_outf(self, factor, out)`:
+  // scale_it.out, never the Scalar overload.
+  Trace t = TraceOf("aten::rescale");
+  EXPECT_EQ(PathOf(t, "scale_it.out"), "typical");
+  EXPECT_NE(PathOf(t, "scale_it.Scalar_out"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "typical");
 }
 
 }  // namespace

@@ -722,5 +722,16 @@ TEST_F(MainPath260, AnElementOfATensorIsATensorArgument) {
   }
 }
 
+TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
+  // Normalization.cpp:969-979 `auto factor = (...) ? norm : at::empty(...)`, then
+  // `at::mul_outf(self, factor, out)`: mul.out, never mul.Scalar_out (and the mul_ its kernel calls).
+  Trace t = TraceTree("2.6.0", "torch.renorm", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "mul.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(out->typical);
+  const OpStep* scalar = FindOp(t, "mul.Scalar_out");
+  EXPECT_TRUE(scalar == nullptr || !scalar->typical);
+}
+
 }  // namespace
 }  // namespace optrace
