@@ -6,7 +6,9 @@
 // `case` of a `switch`), whether it returns, and the if-chain that closed
 // last in it, so a following `else` knows what it negates and a statement
 // after `if (C) { ... return; }` runs "unless C". `?:` is tracked per
-// parenthesis depth. Preprocessor groups are read separately, line by line,
+// parenthesis depth, and so is a short circuit (the right operand of `||`
+// runs unless its left holds, of `&&` when it holds); what a
+// `*_DEBUG_ONLY(...)` assertion's arguments call runs unless NDEBUG. Preprocessor groups are read separately, line by line,
 // because the lexer resolves them. A call in the body of a named local
 // lambda (`auto solve = [&](...) { ... };`) runs where `solve(...)` is
 // called: its conditions are those of the lambda's calls (ThroughLambdaCalls),
@@ -73,11 +75,17 @@ struct Frame {
   size_t lambda_open = 0;  // the body's '{' token
 };
 
+// A `?:` condition, or the left operand of a short-circuit `&&`/`||` (what
+// the right operand's calls need: `!w.defined() || f(w)` calls f unless
+// !w.defined()), in force to the end of its expression.
 struct Ternary {
   int paren;
   size_t frames;
   CodeCondition cond;
   bool in_else = false;
+  bool short_circuit = false;
+  bool is_or = false;
+  size_t operand = 0;  // a short circuit's right operand starts at this token
 };
 
 class Walker {
@@ -131,6 +139,47 @@ class Walker {
   // The name a lambda whose body opens at token `open` is assigned to
   // (`auto name = [captures](params) mutable -> T {`); "" when none.
   std::string LambdaNameAt(size_t open) const;
+  // `&&` of a declaration (`auto&& x = ...`, `Tensor&& t,`), not the operator.
+  bool DeclaratorAmpersands(size_t i) const {
+    if (i == 0 || i + 2 >= t_.size()) return false;
+    if (t_[i - 1].Is("auto") || t_[i - 1].Is('>') || t_[i - 1].Is("const")) return true;
+    return IsIdent(t_[i + 1]) && (t_[i + 2].Is('=') || t_[i + 2].Is(',') || t_[i + 2].Is(')') ||
+                                  t_[i + 2].Is('[') || t_[i + 2].Is(';'));
+  }
+  // The short circuits of the expression at this depth end (`?`, `:`).
+  void EndShortCircuits() {
+    while (!ternaries_.empty() && ternaries_.back().short_circuit && ternaries_.back().paren == paren_ &&
+           ternaries_.back().frames == frames_.size())
+      ternaries_.pop_back();
+  }
+  // `||` at token i: what follows runs unless everything left of it at this
+  // depth holds. `&&`: when its left operand (back to the last `||`) holds.
+  void ShortCircuit(size_t i) {
+    const bool is_or = t_[i].Is("||");
+    size_t start = expr_start_.back();
+    auto here = [&](const Ternary& t) { return t.short_circuit && t.paren == paren_ && t.frames == frames_.size(); };
+    if (is_or) {
+      EndShortCircuits();
+    } else {
+      for (auto it = ternaries_.rbegin(); it != ternaries_.rend() && here(*it); ++it)
+        if (it->is_or) {
+          start = it->operand;
+          break;
+        }
+      while (!ternaries_.empty() && here(ternaries_.back()) && !ternaries_.back().is_or) ternaries_.pop_back();
+    }
+    CodeCondition c;
+    c.text = Span(text_, t_, start, i);
+    c.line = static_cast<int>(t_[i].line);
+    c.kind = "if";
+    c.negated = is_or;
+    if (c.text.empty()) return;
+    Ternary t{paren_, frames_.size(), std::move(c)};
+    t.short_circuit = true;
+    t.is_or = is_or;
+    t.operand = i + 1;
+    ternaries_.push_back(std::move(t));
+  }
   // t_[i] is called: `f(` or `f<...>(`.
   bool IsCall(size_t i) const {
     if (i + 1 >= t_.size()) return false;
@@ -160,6 +209,10 @@ class Walker {
   int paren_ = 0;
   bool have_pending_ = false;
   Frame pending_;
+  // Inside the parentheses of a `*_DEBUG_ONLY(...)` macro: the depth they
+  // opened at and the line of the macro (-1: outside).
+  int debug_only_paren_ = -1;
+  int debug_only_line_ = 0;
 };
 
 void Walker::CollectFrom(size_t first, std::vector<CodeCondition>* out) const {
@@ -181,6 +234,16 @@ void Walker::CollectFrom(size_t first, std::vector<CodeCondition>* out) const {
   }
   for (const Ternary& t : ternaries_)
     if (t.frames > first) out->push_back(t.in_else ? Negated(t.cond, "?:") : t.cond);
+  // c10/util/Exception.h: under NDEBUG a *_DEBUG_ONLY assertion is
+  // `while (false) ...`; what its arguments call runs in a debug build only.
+  if (debug_only_paren_ >= 0 && first == 0) {
+    CodeCondition c;
+    c.text = "defined(NDEBUG)";
+    c.negated = true;
+    c.kind = "#if";
+    c.line = debug_only_line_;
+    out->push_back(std::move(c));
+  }
 }
 
 std::string Walker::LambdaNameAt(size_t open) const {
@@ -340,6 +403,10 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         i = ReadIf(i, {}, {});
         continue;
       }
+      if (debug_only_paren_ < 0 && tok.text.ends_with("_DEBUG_ONLY") && i + 1 < t_.size() && t_[i + 1].Is('(')) {
+        debug_only_paren_ = paren_;
+        debug_only_line_ = static_cast<int>(tok.line);
+      }
       if (tok.Is("switch") && i + 1 < t_.size() && t_[i + 1].Is('(')) {
         size_t close = SkipParens(i + 1);
         pending_ = Frame();
@@ -372,6 +439,7 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       expr_start_.push_back(i + 1);
     } else if (tok.Is(')')) {
       if (paren_ > 0) --paren_;
+      if (paren_ <= debug_only_paren_) debug_only_paren_ = -1;
       if (expr_start_.size() > 1) expr_start_.pop_back();
       while (!ternaries_.empty() && ternaries_.back().paren > paren_) ternaries_.pop_back();
     } else if (tok.Is('{')) {
@@ -400,13 +468,17 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
       expr_start_.back() = i + 1;
     } else if (tok.Is('=')) {
       expr_start_.back() = i + 1;
+    } else if (tok.Is("||") || (tok.Is("&&") && !DeclaratorAmpersands(i))) {
+      ShortCircuit(i);
     } else if (tok.Is('?')) {
+      EndShortCircuits();
       CodeCondition c;
       c.text = Span(text_, t_, expr_start_.back(), i);
       c.line = static_cast<int>(tok.line);
       c.kind = "?:";
       if (!c.text.empty()) ternaries_.push_back({paren_, frames_.size(), std::move(c)});
-    } else if (tok.Is(':') && !ternaries_.empty() && ternaries_.back().paren == paren_ && !ternaries_.back().in_else) {
+    } else if (tok.Is(':') && (EndShortCircuits(), true) && !ternaries_.empty() && ternaries_.back().paren == paren_ &&
+               !ternaries_.back().in_else) {
       ternaries_.back().in_else = true;
     }
     ++i;

@@ -80,6 +80,10 @@ class CppGuardReader {
 
  private:
   size_t FirstToken(int line) const;
+  // The conditions of a call in the body of the named lambda whose name is
+  // token `name_token`, with those of the lambda's own calls.
+  std::vector<CodeCondition> WhereLambdaRuns(int from_line, size_t name_token,
+                                             std::vector<CodeCondition> in_body) const;
   // Index past the function body that starts at or after token i.
   size_t BodyEnd(size_t i) const;
   // A call in the body of local lambda `name` (opening at token `open`,

@@ -196,6 +196,77 @@ TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
   }
   EXPECT_EQ(batched, V{"#if defined(FAST); unless b.numel() == 0; when n == t; when n <= 16; "});
   EXPECT_EQ(once, V{"#if defined(FAST); unless b.numel() == 0; when n > 8; "});
+TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
+  const char* text =
+      "void k(const Tensor& b, int64_t n) {\n"           // 1
+      "  auto tri = [n](const Tensor& b) {\n"            // 2
+      "    solve_tri(b);\n"                              // 3
+      "  };\n"                                           // 4
+      "  auto batched = [](const Tensor& b) {\n"         // 5
+      "    if (b.dim() > 2) batched_solve(b);\n"         // 6
+      "  };\n"                                           // 7
+      "  auto always = [&]() { plain(b); };\n"           // 8
+      "  auto handed = [&]() { handed_on(b); };\n"       // 9
+      "  always();\n"                                    // 10
+      "  parallel(handed);\n"                            // 11
+      "  if (n <= 16) {\n"                               // 12
+      "    batched(b);\n"                                // 13
+      "    return;\n"                                    // 14
+      "  }\n"                                            // 15
+      "  if (n == 32) tri(b);\n"                        // 16
+      "  else if (n > 64) tri(b);\n"                     // 17
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 6, "batched_solve"), (V{"when n <= 16", "when b.dim() > 2"}));
+  EXPECT_EQ(Described(text, 1, 3, "solve_tri"),
+            (V{"when (!(n <= 16) && (n == 32)) || (!(n <= 16) && !(n == 32) && (n > 64))"}));
+  EXPECT_EQ(Described(text, 1, 8, "plain"), V{}) << "called where it is defined";
+  EXPECT_EQ(Described(text, 1, 9, "handed_on"), V{}) << "handed to a function: its own conditions stand";
+  const char* same_line =
+      "void k(int64_t n) {\n"
+      "  auto twice = [&]() { once(n); };\n"
+      "  if (n > 1) twice(); else if (n < 0) twice();\n"
+      "}\n";
+  EXPECT_EQ(Described(same_line, 1, 2, "once"), V{}) << "two calls on a line: only the first would be read";
+  const char* same_name =
+      "void k(const Tensor& x, int64_t n) {\n"
+      "  auto clamp = [](const Tensor& i) { return at::clamp(i, 0, 1); };\n"
+      "  if (n > 1) clamp(x);\n"
+      "}\n";
+  EXPECT_EQ(Described(same_name, 1, 2, "clamp"), V{"when n > 1"}) << "the op of the lambda's name in its body";
+}
+
+TEST(CppCallConditions, ADebugOnlyAssertionsArgumentsRunInADebugBuildOnly) {
+  const char* text =
+      "void k(const Tensor& a) {\n"                              // 1
+      "  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(a.mT().is_contiguous());\n"  // 2
+      "  TORCH_INTERNAL_ASSERT(check(a));\n"                       // 3
+      "  run(a);\n"                                                // 4
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 2, "mT"), V{"#if !(defined(NDEBUG))"});
+  EXPECT_EQ(Described(text, 1, 3, "check"), V{}) << "an assertion of every build";
+  EXPECT_EQ(Described(text, 1, 4, "run"), V{});
+  REQUIRE_CORPUS("2.6.0");
+  // sed -n 2287p BatchLinearAlgebra.cpp: `TORCH_INTERNAL_ASSERT_DEBUG_ONLY(result.mT().is_contiguous());`
+  std::string real = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/BatchLinearAlgebra.cpp");
+  EXPECT_EQ(Described(real, 1, 2287, "mT"), V{"#if !(defined(NDEBUG))"});
+}
+
+TEST(CppCallConditions, AShortCircuitsRightOperandRunsOnlyWhenItsLeftDecidesNothing) {
+  const char* text =
+      "void k(const Tensor& w, const Tensor& x, bool a, bool b) {\n"   // 1
+      "  TORCH_CHECK(!w.defined() || is_true(w.ne(0)), \"msg\");\n"   // 2
+      "  bool both = a && b && first(x);\n"                            // 3
+      "  bool mixed = a || b && second(x);\n"                          // 4
+      "  auto y = (a || b) ? third(x) : x;\n"                          // 5
+      "  auto&& z = fourth(x);\n"                                      // 6
+      "  f(a && b, fifth(x));\n"                                       // 7
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 2, "is_true"), V{"unless !w.defined()"});
+  EXPECT_EQ(Described(text, 1, 3, "first"), V{"when a && b"});
+  EXPECT_EQ(Described(text, 1, 4, "second"), (V{"unless a", "when b"}));
+  EXPECT_EQ(Described(text, 1, 5, "third"), V{"when (a || b)"});
+  EXPECT_EQ(Described(text, 1, 6, "fourth"), V{}) << "a declaration's &&";
+  EXPECT_EQ(Described(text, 1, 7, "fifth"), V{}) << "another argument";
 }
 
 TEST(CppCallConditions, RealLstmInRnnCpp) {

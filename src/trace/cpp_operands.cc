@@ -366,6 +366,17 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
   return std::nullopt;
 }
 
+// `name[...]` as a whole argument: the name, else "".
+std::string_view SubscriptedName(std::string_view arg) {
+  size_t open = arg.find('[');
+  if (open == 0 || open == std::string_view::npos || arg.back() != ']' || Close(arg, open, '[', ']') + 1 != arg.size())
+    return "";
+  std::string_view name = TrimView(arg.substr(0, open));
+  for (char ch : name)
+    if (!IsIdentChar(ch)) return "";
+  return name;
+}
+
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
   if (arg.empty()) return '?';
   // std::move(x) is x.
@@ -373,6 +384,13 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (arg.front() == '"') return 's';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
+  // An element of a Tensor (TensorBody.h: `Tensor operator[](int64_t index)`).
+  if (std::string_view base = SubscriptedName(arg); !base.empty())
+  {
+    std::string type = DeclaredType(params, body, base);
+    while (!type.empty() && (type.back() == '&' || type.back() == ' ')) type.pop_back();
+    return ReturnsTensorValue(type) ? 't' : '?';
+  }
   for (char ch : arg) {
     if (!IsIdentChar(ch)) return '?';  // an expression: its kind is not read
   }

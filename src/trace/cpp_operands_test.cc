@@ -31,6 +31,12 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
       "  if (split_size == 0 && dim_size == 0) return;\n";
   EXPECT_EQ(ArgumentKind("", locals, "dim_size"), 'n');
   EXPECT_EQ(ArgumentKind("", locals, "std::move(split_size)"), 'n');
+  // An element of a Tensor is a Tensor (TensorBody.h's operator[]); of anything else, not known.
+  std::string sorted = "{\n  Tensor sorted = f(self);\n  IntArrayRef sizes = self.sizes();\n}";
+  EXPECT_EQ(ArgumentKind("", sorted, "sorted[-1]"), 't');
+  EXPECT_EQ(ArgumentKind("const Tensor& t", sorted, "t[k]"), 't');
+  EXPECT_EQ(ArgumentKind("", sorted, "sizes[0]"), '?');
+  EXPECT_EQ(ArgumentKind("", sorted, "sorted[-1].isnan()"), '?');
   c.line = 11;  // not on that line: not read
   EXPECT_FALSE(CallArguments(body, 10, c).has_value());
 

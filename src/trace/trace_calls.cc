@@ -578,7 +578,13 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
   std::vector<char> kinds;
   for (const std::string& a : *args) {
     char kind = ArgumentKind(caller.params, body, a);
-    kinds.push_back(kind == '?' ? CallResultKind(TrimView(a)) : kind);
+    if (kind == '?') kind = CallResultKind(TrimView(a));
+    // An `auto` local whose initializer's value is a Tensor (`auto factor = c ? norm : at::empty(...)`).
+    const std::string_view name = TrimView(a);
+    if (kind == '?' && !name.empty() && std::all_of(name.begin(), name.end(), IsIdentChar) &&
+        IsTensorOperand(caller.params, body, name, 0))
+      kind = 't';
+    kinds.push_back(kind);
   }
   std::vector<std::pair<const NativeFunction*, size_t>> admitted;  // with its list conversions
   for (const NativeFunction* o : facts.overloads) {

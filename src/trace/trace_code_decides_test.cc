@@ -7,8 +7,11 @@
 // by every branch, a Python call with more arguments than an overload
 // takes, or without one it has no default for, is not that overload, a helper call takes the C++ overload its
 // arguments' declared types match exactly, and a structured delegate is
-// folded into the op that delegates, and a library check is what its body
-// says, not what its name suggests. Line numbers are lines of the raw strings below (each
+// folded into the op that delegates, a library check is what its body says, not what its
+// name suggests, a named lambda's body runs where the lambda is called, an overload that
+// needs a named tensor is not a typical tensor's, the right operand of `||` runs only when
+// the left does not hold, and an `auto` local holding a Tensor is a Tensor argument. Line
+// numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -118,6 +121,34 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   variants: function, method
   dispatch:
     CompositeImplicitAutograd: conj
+
+- func: solve_it(Tensor self, int n) -> Tensor
+  dispatch:
+    CUDA: solve_it_cuda
+
+- func: scale_it.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_it_out
+
+- func: scale_it.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scale_it_scalar_out
+
+- func: rescale(Tensor self, bool flag) -> Tensor
+  dispatch:
+    CUDA: rescale_cuda
+
+- func: short_it(Tensor self, Tensor w) -> Tensor
+  dispatch:
+    CUDA: short_it_cuda
+
+- func: named_pick(Tensor self, int dim) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: named_pick
+
+- func: named_pick.Dimname(Tensor self, Dimname dim) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: named_pick_dimname
 )x";
 
 // aten/src/ATen/native/Shrink.cpp
@@ -246,6 +277,34 @@ Tensor libflag_cuda(const Tensor& self, IntArrayRef lengths) {
   }
   return at::pick_b(self);
 }
+
+Tensor solve_it_cuda(const Tensor& self, int64_t n) {
+  auto tri = [&](const Tensor& b) { return at::pick_c(b); };
+  auto always = [&](const Tensor& b) { return at::pick_a(b); };
+  auto out = always(self);
+  if (n > 16) {
+    return tri(out);
+  }
+  return out;
+}
+
+Tensor& scale_it_out(const Tensor& self, const Tensor& other, Tensor& out) { return at::pick_a(out); }
+Tensor& scale_it_scalar_out(const Tensor& self, const Scalar& other, Tensor& out) { return at::pick_b(out); }
+Tensor rescale_cuda(const Tensor& self, bool flag) {
+  Tensor norm = at::pick_c(self);
+  auto factor = flag ? norm : at::pick_c(self);
+  Tensor out = at::pick_c(self);
+  at::scale_it_outf(self, factor, out);
+  return out;
+}
+
+Tensor short_it_cuda(const Tensor& self, const Tensor& w) {
+  TORCH_CHECK(!w.defined() || at::pick_b(w).defined(), "w");
+  return at::pick_a(self);
+}
+
+Tensor named_pick(const Tensor& self, int64_t dim) { return at::pick_a(self); }
+Tensor named_pick_dimname(const Tensor& self, Dimname dim) { return at::pick_b(self); }
 } // namespace at::native
 )x";
 
@@ -298,6 +357,8 @@ def blank_like(input):
     return torch.blank(2, 3, dtype=input.dtype)
 def squared(input):
     return torch.pick_a(input.conj())
+def pick_dim(input, dim):
+    return torch.named_pick(input, dim)
 )x";
 
 // aten/src/ATen/templates/TensorBody.h
@@ -507,6 +568,40 @@ TEST_F(CodeDecides, ALibraryCheckUnderItsConfigurationDecidesAFlag) {
   Trace t = TraceOf("aten::libflag");
   EXPECT_EQ(PathOf(t, "pick_a"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_b"), "typical");
+}
+
+TEST_F(CodeDecides, ANamedLambdaRunsWhereItIsCalled) {
+  // Shrink.cpp:128 `tri`'s pick_c runs only under `if (n > 16)` (:131-132), open;
+  // :129 `always` is called where it is defined (:130): its pick_a is typical.
+  Trace t = TraceOf("aten::solve_it");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_c"), "open");
+}
+
+TEST_F(CodeDecides, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
+  // functional.py:15 `torch.named_pick(input, dim)`: `dim` of either kind fits both overloads,
+  // but named_pick.Dimname's required Dimname names a dimension a typical tensor has not.
+  Trace t = TraceOf("F.pick_dim");
+  EXPECT_EQ(PathOf(t, "named_pick"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "named_pick.Dimname"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+}
+
+TEST_F(CodeDecides, TheRightOperandOfOrRunsOnlyUnlessTheLeftHolds) {
+  // Shrink.cpp:148 `!w.defined() || at::pick_b(w).defined()`: pick_b only where w is defined (open).
+  Trace t = TraceOf("aten::short_it");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "open");
+}
+
+TEST_F(CodeDecides, AnAutoLocalHoldingATensorIsATensorArgument) {
+  // Shrink.cpp: `auto factor = flag ? norm : at::pick_c(self);` then `at::scale_it_outf(self, factor, out)`:
+  // scale_it.out, never the Scalar overload.
+  Trace t = TraceOf("aten::rescale");
+  EXPECT_EQ(PathOf(t, "scale_it.out"), "typical");
+  EXPECT_NE(PathOf(t, "scale_it.Scalar_out"), "typical");
+  EXPECT_NE(PathOf(t, "pick_b"), "typical");
 }
 
 }  // namespace

@@ -729,5 +729,90 @@ TEST_F(MainPath260, ALambdasCallsRunWhereItIsCalledAndIfdefBranchesKeepTheirGrou
   EXPECT_EQ(magma, 0);
   EXPECT_GE(cusolver, 1);
 }
+TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434 `auto lu_solve_triangular = [n](...) {`, whose
+  // at::linalg_solve_triangular_out calls (:2460-2468) run only where a heuristic calls it
+  // (:2546 under `if (n == k)` at :2541, and :2562-2578): open, never on the typical path.
+  Trace t = TraceTree("2.6.0", "aten::linalg_lu_solve", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "linalg_solve_triangular.out");
+  ASSERT_NE(op, nullptr);
+  EXPECT_TRUE(op->undecided);
+  bool by_heuristic = false;
+  for (const auto& w : op->when) by_heuristic = by_heuristic || w.text.find("(n == k)") != std::string::npos;
+  EXPECT_TRUE(by_heuristic);
+}
+
+TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
+  // native_functions.yaml:2093 diagonal.Dimname(Tensor(a) self, *, Dimname outdim, Dimname dim1,
+  // Dimname dim2, int offset=0); its TensorShape.cpp:1136 `result.refine_names(new_names)` never
+  // runs for a tensor without names.
+  Trace t = TraceTree("2.6.0", "torch.diagonal", TraceOptions::Device::kCuda);
+  const OpStep* plain = FindOp(t, "diagonal");
+  const OpStep* named = FindOp(t, "diagonal.Dimname");
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(named, nullptr);
+  EXPECT_TRUE(plain->typical);
+  EXPECT_FALSE(named->typical);
+  const OpStep* refine = FindOp(t, "refine_names");
+  ASSERT_NE(refine, nullptr);
+  EXPECT_FALSE(refine->typical);
+}
+
+TEST_F(MainPath260, ADebugOnlyAssertionCallsNothingInARelease) {
+  // BatchLinearAlgebra.cpp:2287-2288 `TORCH_INTERNAL_ASSERT_DEBUG_ONLY(result.mT().is_contiguous())`:
+  // `while (false)` under NDEBUG (c10/util/Exception.h:599-603), so triangular_solve runs no mT.
+  Trace t = TraceTree("2.6.0", "torch.triangular_solve", TraceOptions::Device::kCuda);
+  const OpStep* mt = FindOp(t, "mT");
+  ASSERT_NE(mt, nullptr);
+  EXPECT_FALSE(mt->typical);  // its other call, :2276, is under `if (result.numel() == 0)`
+}
+
+TEST_F(MainPath260, TheRightOperandOfOrRunsOnlyUnlessTheLeftHolds) {
+  // Correlation.cpp:100-101 `TORCH_CHECK(!w.defined() || at::is_scalar_tensor_true(w_sum.ne(0)), ...)`:
+  // ne runs only with weights, which torch.cov's defaults do not pass.
+  Trace t = TraceTree("2.6.0", "torch.cov", TraceOptions::Device::kCuda);
+  const OpStep* ne = FindOp(t, "ne.Scalar");
+  ASSERT_NE(ne, nullptr);
+  EXPECT_FALSE(ne->typical && !ne->undecided);
+  bool unless_undefined = false;
+  for (const auto& w : ne->when) unless_undefined = unless_undefined || (w.text == "!w.defined()" && w.negated);
+  EXPECT_TRUE(unless_undefined);
+}
+
+TEST_F(MainPath260, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) {
+  // torch/masked/_ops.py:1627 `x * x.conj()`: TensorBody.h's conj() returns *this unless complex.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  const OpStep* conj = FindOp(t, "conj");
+  ASSERT_NE(conj, nullptr);
+  EXPECT_FALSE(conj->typical);
+  bool guarded = false;
+  for (const auto& w : conj->when) guarded = guarded || (w.text == "!is_complex()" && w.negated);
+  EXPECT_TRUE(guarded);
+}
+
+TEST_F(MainPath260, AnElementOfATensorIsATensorArgument) {
+  // cuda/Sorting.cpp:149 `at::where(sorted[-1].isnan(), sorted[-1], sorted[k])` on `Tensor sorted`
+  // (:143): where.self, never the Scalar overloads (whose .to calls, TensorCompare.cpp:557, never run).
+  Trace t = TraceTree("2.6.0", "torch.median", TraceOptions::Device::kCuda);
+  const OpStep* self = FindOp(t, "where.self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->typical);
+  for (const char* scalar : {"where.ScalarSelf", "where.ScalarOther", "where.Scalar"}) {
+    const OpStep* op = FindOp(t, scalar);
+    EXPECT_TRUE(op == nullptr || !op->typical) << scalar;
+  }
+}
+
+TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
+  // Normalization.cpp:969-979 `auto factor = (...) ? norm : at::empty(...)`, then
+  // `at::mul_outf(self, factor, out)`: mul.out, never mul.Scalar_out (and the mul_ its kernel calls).
+  Trace t = TraceTree("2.6.0", "torch.renorm", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "mul.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(out->typical);
+  const OpStep* scalar = FindOp(t, "mul.Scalar_out");
+  EXPECT_TRUE(scalar == nullptr || !scalar->typical);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -166,6 +166,17 @@ std::string EnumMember(const std::string& text) {
   return "";
 }
 
+// Whether the entry overload needs a named tensor: a Dimname argument it
+// cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
+// tensor has no names, and such an overload fails on one (no dimension
+// has the name), so it is never the typical call's.
+bool NeedsNames(const OpStep& op) {
+  if (!op.yaml) return false;
+  for (const auto& a : op.yaml->schema.arguments)
+    if (StartsWith(a.type, "Dimname") && a.type.find('?') == std::string::npos && !a.default_value) return true;
+  return false;
+}
+
 // Python's `x.conj()` calls the hand-written Tensor method, which returns x
 // itself for a real x (trace/tensor_methods.h): the call reaches the op only
 // otherwise, as a C++ method call does.
@@ -200,7 +211,7 @@ class PathAnnotator {
       // overloads take what a typical call does not pass.
       const std::string& picked = t_.selected_overload;
       const bool other_form = !picked.empty() && op.name != picked && OpBaseName(op.name) == OpBaseName(picked);
-      if (other_form || !EntryArguments(op)) entry_python_[i] = Tri::kFalse;
+      if (other_form || !EntryArguments(op) || NeedsNames(op)) entry_python_[i] = Tri::kFalse;
       if (FeedsOnlyLaterOutputs(op)) later_outputs_only_.insert(op.name);
     }
     for (const OpStep& op : t_.ops)

@@ -161,6 +161,16 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
       Has(atom, "AT_CUDA_ENABLED") || Has(atom, "USE_FLASH_ATTENTION") || Has(atom, "USE_MEM_EFF_ATTENTION") ||
       Has(atom, "AT_CUSPARSELT_ENABLED") || Has(atom, "AT_MAGMA_ENABLED") || Has(atom, "USE_LINALG_SOLVER"))
     return Tri::kTrue;
+  // Whether the CUDA toolkit's version macros, and what cuda/linalg's
+  // headers define from them (`#if (defined(CUDART_VERSION) &&
+  // defined(CUSOLVER_VERSION)) || defined(USE_ROCM)` / `#define
+  // USE_LINALG_SOLVER`), are defined: in every CUDA build. Which version
+  // they hold (`CUSOLVER_VERSION >= 11102`) is left open.
+  const std::string_view trimmed = TrimView(atom);
+  for (std::string_view name : {"CUDART_VERSION", "CUSOLVER_VERSION", "USE_LINALG_SOLVER"})
+    if (trimmed == "defined(" + std::string(name) + ")" || trimmed == "defined " + std::string(name))
+      return Of(a.device == "cuda");
+  if (Has(atom, "NDEBUG")) return Tri::kTrue;  // a release build, as the wheels are
   return Tri::kUnknown;
 }
 

@@ -27,6 +27,12 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
             Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Default", false, cuda),
             Tri::kTrue);
+  // cuda/linalg/BatchLinearAlgebraLib.h:11-12 defines USE_LINALG_SOLVER from the toolkit's macros;
+  // a release build defines NDEBUG. Which version a toolkit macro holds is not known.
+  EXPECT_EQ(EvaluateCondition("defined(USE_LINALG_SOLVER)", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("defined(CUDART_VERSION) && defined(CUSOLVER_VERSION)", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("CUSOLVER_VERSION >= 11102", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("defined(NDEBUG)", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 && input.is_sparse()", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("input.dim() == 4 || input.is_cuda()", false, cuda), Tri::kTrue);
