@@ -670,9 +670,13 @@ bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, 
     if (t[i].Is('{')) ++depth;
     if (t[i].Is('}')) --depth;
     const bool member = i > 0 && (t[i - 1].Is('.') || t[i - 1].Is("->") || t[i - 1].Is("::"));
-    if (t[i].text == name && !member && i + 1 < t.size() && t[i + 1].Is('(') &&
-        (lines.empty() || lines.back() != static_cast<int>(t[i].line)))
-      lines.push_back(static_cast<int>(t[i].line));
+    if (t[i].text != name || !IsIdent(t[i]) || member) continue;
+    // Handed on by name (`parallel_for(0, n, f)`), it runs where the callee
+    // calls it: the body's place decides. Two calls on one line: the reader
+    // tells only the first's conditions.
+    if (i + 1 >= t.size() || !t[i + 1].Is('(')) return false;
+    if (!lines.empty() && lines.back() == static_cast<int>(t[i].line)) return false;
+    lines.push_back(static_cast<int>(t[i].line));
   }
   std::vector<std::vector<CodeCondition>> sites;
   for (int l : lines) {

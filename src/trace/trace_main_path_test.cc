@@ -729,6 +729,7 @@ TEST_F(MainPath260, ALambdasCallsRunWhereItIsCalledAndIfdefBranchesKeepTheirGrou
   EXPECT_EQ(magma, 0);
   EXPECT_GE(cusolver, 1);
 }
+
 TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
   // cuda/linalg/BatchLinearAlgebra.cpp:2434 `auto lu_solve_triangular = [n](...) {`, whose
   // at::linalg_solve_triangular_out calls (:2460-2468) run only where a heuristic calls it
