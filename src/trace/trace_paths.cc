@@ -833,11 +833,16 @@ class PathAnnotator {
     return v;
   }
 
-  // A C++ condition on the locals it reads (trace/local_values.h).
+  // A C++ condition on the locals it reads (trace/local_values.h), once
+  // per place and set of assumptions: the launches of one op share their
+  // holders' guard chains.
   Tri WithLocals(const Condition& c, const Assumptions& a) const {
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
       return Tri::kUnknown;
-    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
+    std::string key = c.where.file + ":" + std::to_string(c.where.line) + ":" + c.text;
+    auto [slot, fresh] = with_locals_[&a].try_emplace(std::move(key), Tri::kUnknown);
+    if (fresh) slot->second = EvaluateWithLocals(c.text, locals_.Of(c.text, c.where), a);
+    return slot->second;
   }
 
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
@@ -1148,6 +1153,7 @@ class PathAnnotator {
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
   mutable std::map<const OpStep*, Assumptions> assumptions_;                              // RememberedAssumptionsFor
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
+  mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> with_locals_;  // WithLocals
   mutable LocalValues locals_{ix_};
 };
 
