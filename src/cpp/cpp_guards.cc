@@ -469,7 +469,7 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
                                     std::vector<CodeCondition>* out) const {
   std::string key = std::to_string(from_line) + ":" + std::to_string(call_line) + ":" + std::string(callee);
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->calls.find(key); it != memo_->calls.end()) {
       if (!it->second.first) return false;
       out->insert(out->end(), it->second.second.begin(), it->second.second.end());
@@ -485,7 +485,7 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
     all.insert(all.end(), found.begin(), found.end());
     out->insert(out->end(), all.begin(), all.end());
   }
-  std::lock_guard<std::mutex> lock(memo_->mu);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
 }
@@ -525,9 +525,9 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
   return writes == 1 ? AssignedExpression(from_line, before, name) : "";
 }
 
-std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) const {
+const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from_line) const {
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->calls_in.find(from_line); it != memo_->calls_in.end()) return it->second;
   }
   std::vector<GuardedCall> calls;
@@ -538,7 +538,7 @@ std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) 
   walker.Run(FirstToken(from_line), 0, "", &unused, &line);
   std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, from_line);
   for (auto& c : calls) c.conditions.insert(c.conditions.begin(), pp.begin(), pp.end());
-  std::lock_guard<std::mutex> lock(memo_->mu);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
   return memo_->calls_in.try_emplace(from_line, std::move(calls)).first->second;
 }
 

@@ -252,7 +252,13 @@ class PathAnnotator {
 
   // A file's guard reader (its lexed text) is built once per index and
   // shared by every later trace: lexing per trace made warm traces slow.
-  const CppGuardReader& Reader(const std::string& file) { return GuardReaderOf(ix_, file); }
+  // Kept here too: the index's table is locked and keyed by long paths,
+  // and a trace asks for a few files hundreds of times.
+  const CppGuardReader& Reader(const std::string& file) {
+    auto [slot, fresh] = readers_.try_emplace(file, nullptr);
+    if (fresh) slot->second = &GuardReaderOf(ix_, file);
+    return *slot->second;
+  }
 
   std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
     std::vector<Condition> out;
@@ -1139,6 +1145,7 @@ class PathAnnotator {
   Trace& t_;
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
+  std::unordered_map<std::string, const CppGuardReader*> readers_;  // Reader
   std::map<size_t, Tri> entry_python_;
   std::map<size_t, bool> optional_step_;                     // entry ops behind an open optional step (EntryConditions)
   std::set<size_t> edge_found_;                              // ops whose edge from the parent is a listed call
