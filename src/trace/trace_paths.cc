@@ -794,13 +794,15 @@ class PathAnnotator {
   void BindHelperConditions(const OpStep& parent, const std::string& fn, const std::vector<Condition>& conditions) {
     Bindings bound;
     bool read = false;
-    Assumptions a = AssumptionsFor(parent);
+    const Assumptions& a = RememberedAssumptionsFor(parent);
     for (const auto& c : conditions) {
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor ||
-          EvaluateCondition(c.text, false, a) != Tri::kUnknown)
+          EvaluateOnce(c.text, a) != Tri::kUnknown)
         continue;
-      if (!read) {
-        bound = HelperBindings(parent, fn);
+      if (!read) {  // once per helper and op: every call site of the edge asks again
+        auto [slot, fresh] = helper_bindings_.try_emplace({&parent, fn});
+        if (fresh) slot->second = HelperBindings(parent, fn);
+        bound = slot->second;
         read = true;
       }
       if (bound.empty()) return;
@@ -990,11 +992,11 @@ class PathAnnotator {
   }
 
   void DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
-    Assumptions a = AssumptionsFor(caller);
+    const Assumptions& a = RememberedAssumptionsFor(caller);
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || selected_.count(key)) continue;
-      if (EvaluateCondition(c.text, false, a) != Tri::kUnknown) continue;
+      if (EvaluateOnce(c.text, a) != Tri::kUnknown) continue;
       if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file); !inlined.empty()) {
         Tri t = EvaluateCondition(inlined, false, a);
         if (t != Tri::kUnknown) {
@@ -1154,6 +1156,7 @@ class PathAnnotator {
   // "condition@file@parent" -> what a selection function or an inlined predicate decides
   std::map<std::string, Tri> selected_;
   std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
+  std::map<std::pair<const OpStep*, std::string>, Bindings> helper_bindings_;  // BindHelperConditions
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
