@@ -91,6 +91,7 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
     OpStep replayed = done->op;
     replayed.reached_from = std::move(op.reached_from);
     replayed.depth = op.depth;
+    replayed.expansion = done;
     op = std::move(replayed);
     for (const PendingOp& q : done->queued) ops_.AddOp(q.fn, q.role, q.reached_from, depth + q.depth);
     t_.not_found.insert(t_.not_found.end(), done->not_found.begin(), done->not_found.end());
@@ -105,7 +106,7 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
   made.op = op;
   made.not_found.assign(t_.not_found.begin() + static_cast<std::ptrdiff_t>(not_found_before), t_.not_found.end());
   std::unique_lock<std::shared_mutex> lock(cache.mu);
-  cache.done.try_emplace(key, std::move(made));
+  op.expansion = &cache.done.try_emplace(key, std::move(made)).first->second;
 }
 
 void BackwardTracer::AddBackwardRemembered(const std::string& forward_op) {
