@@ -32,7 +32,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <shared_mutex>
 #include <unordered_map>
 
 #include "base/text.h"
@@ -47,6 +46,7 @@
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
 #include "trace/local_values.h"
+#include "trace/shared_launches.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 #include "trace/walk_bounds.h"
@@ -165,49 +165,6 @@ std::string EnumMember(const std::string& text) {
   }
   return "";
 }
-
-// Whether the trace decided a condition of `op`'s own code for it (a
-// selection, a helper's binding: DecidedKey's "condition@file@op").
-bool DecidedFor(const std::string& op, const std::map<std::string, Tri>& decided) {
-  const std::string tail = "@" + op;
-  return std::any_of(decided.begin(), decided.end(), [&](const auto& d) { return d.first.ends_with(tail); });
-}
-
-// Ops' launches as annotated, shared by every trace of one index that
-// reaches an op through the same remembered expansion (OpStep::expansion:
-// the same code under the same options). Their conditions and values
-// depend on that code and the op's own assumptions -- the options and its
-// schema's defaults -- unless the trace knows more about the op (what its
-// Python call passes, a condition decided for it): `trace --all` annotated
-// copy_'s thirty launches again in every trace reaching it.
-class SharedLaunches {
- public:
-  explicit SharedLaunches(const Index& ix)
-      : memo_(*ix.Derived<std::unique_ptr<Memo>>("trace_paths:launches", [] { return std::make_unique<Memo>(); })) {}
-
-  // Gives `op` the launches annotated before; false when there are none.
-  bool Replay(OpStep& op) const {
-    std::shared_lock<std::shared_mutex> lock(memo_.mu);
-    auto it = memo_.done.find(KeyOf(op));
-    if (it == memo_.done.end()) return false;
-    op.kernels = it->second;
-    return true;
-  }
-  void Keep(const OpStep& op) {
-    std::unique_lock<std::shared_mutex> lock(memo_.mu);
-    memo_.done.try_emplace(KeyOf(op), op.kernels);
-  }
-
- private:
-  // An op reached from C++ keeps a launch only its schema's defaults rule out open.
-  using Key = std::pair<const void*, bool>;
-  static Key KeyOf(const OpStep& op) { return {op.expansion, op.reached_from.empty()}; }
-  struct Memo {
-    std::shared_mutex mu;
-    std::map<Key, std::vector<KernelStep>> done;
-  };
-  Memo& memo_;
-};
 
 class PathAnnotator {
  public:
