@@ -1,8 +1,10 @@
-// An op's launches are annotated once per remembered expansion and shared
-// by later traces of the index (trace_paths.cc's SharedLaunches): what a
-// trace on a warm index says of each launch -- its conditions, whether it
-// is typical or open -- must equal the same trace on a fresh index, whether
-// the op was met first as an entry op or reached from another op's code.
+// An op's launches and its edges to the ops it calls are annotated once per
+// remembered expansion and shared by later traces of the index
+// (trace/shared_annotations.h): what a trace on a warm index says of each
+// launch and each op -- conditions, typical or open -- must equal the same
+// trace on a fresh index, whether the op was met first as an entry op or
+// reached from another op's code, and with what a helper's defaults
+// decided on the way.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -24,6 +26,14 @@ constexpr char kNativeFunctions[] = R"x(- func: outer(Tensor self) -> Tensor
 - func: leaf(Tensor self, bool fast=False) -> Tensor
   dispatch:
     CUDA: leaf_cuda
+
+- func: picker(Tensor self) -> Tensor
+  dispatch:
+    CUDA: picker_cuda
+
+- func: rare(Tensor self) -> Tensor
+  dispatch:
+    CUDA: rare_cuda
 )x";
 
 constexpr char kOpsCu[] = R"x(namespace at::native {
@@ -60,6 +70,22 @@ Tensor outer_impl(const Tensor& self) {
   return at::leaf(self);
 }
 
+// picker calls rare only in a mode its helper's default rules out.
+Tensor run_mode(const Tensor& self, int64_t mode = 0) {
+  if (mode == 1) {
+    return at::rare(self);
+  }
+  return self;
+}
+
+Tensor picker_cuda(const Tensor& self) {
+  return run_mode(self);
+}
+
+Tensor rare_cuda(const Tensor& self) {
+  return self;
+}
+
 } // namespace at::native
 )x";
 
@@ -89,7 +115,7 @@ std::string FreshLaunches(const std::string& query, const std::string& op) {
   return Launches(TraceIndex(fresh, query, TraceOptions::Device::kCuda), op);
 }
 
-TEST(SharedLaunches, AnOpReachedFromCodeAndThenAsTheEntryIsAnnotatedForEach) {
+TEST(SharedAnnotations, AnOpReachedFromCodeAndThenAsTheEntryIsAnnotatedForEach) {
   Index index;
   ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
   // Reached from outer's code: the caller may pass `fast`, so its launch stays open.
@@ -103,6 +129,30 @@ TEST(SharedLaunches, AnOpReachedFromCodeAndThenAsTheEntryIsAnnotatedForEach) {
   // And again from code, after the entry's annotation was kept.
   EXPECT_EQ(Launches(TraceIndex(index, "aten::outer", TraceOptions::Device::kCuda), "leaf"), reached);
   EXPECT_EQ(reached, FreshLaunches("aten::outer", "leaf"));
+}
+
+// Each op: typical or open, and its conditions.
+std::string Ops(const Trace& t) {
+  std::string s;
+  for (const OpStep& op : t.ops) {
+    s += op.name + (op.typical ? " typical" : "") + (op.undecided ? " open" : "") + ":";
+    for (const Condition& c : op.when) s += " " + c.Describe();
+    s += "\n";
+  }
+  return s;
+}
+
+TEST(SharedAnnotations, AnEdgeReadBeforeKeepsWhatItsHelperDefaultsDecided) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
+  const std::string first = Ops(TraceIndex(index, "aten::picker", TraceOptions::Device::kCuda));
+  // run_mode's `mode` is 0 where picker calls it: rare is off the path.
+  EXPECT_NE(first.find("\nrare: when mode == 1 when dispatch device == CUDA\n"), std::string::npos) << first;
+  // The second trace reads the edges from the shared annotations.
+  EXPECT_EQ(Ops(TraceIndex(index, "aten::picker", TraceOptions::Device::kCuda)), first);
+  Index fresh;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &fresh));
+  EXPECT_EQ(Ops(TraceIndex(fresh, "aten::picker", TraceOptions::Device::kCuda)), first);
 }
 
 }  // namespace
