@@ -24,6 +24,7 @@
 // written in a helper with the declared defaults of the trailing arguments
 // its caller omits and the literals the caller passes (cpp/cpp_params.h).
 // A callee written on both sides of one condition runs either way.
+// Launches and edges read from code alone: shared per index (trace/shared_annotations.h).
 #include "trace/trace_paths.h"
 
 #include <algorithm>
