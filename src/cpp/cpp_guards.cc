@@ -610,7 +610,7 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
                                     std::vector<CodeCondition>* out) const {
   std::string key = std::to_string(from_line) + ":" + std::to_string(call_line) + ":" + std::string(callee);
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->calls.find(key); it != memo_->calls.end()) {
       if (!it->second.first) return false;
       out->insert(out->end(), it->second.second.begin(), it->second.second.end());
@@ -631,7 +631,7 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
     }
     out->insert(out->end(), all.begin(), all.end());
   }
-  std::lock_guard<std::mutex> lock(memo_->mu);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
 }
@@ -739,9 +739,9 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
   return writes == 1 ? AssignedExpression(from_line, before, name) : "";
 }
 
-std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) const {
+const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from_line) const {
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->calls_in.find(from_line); it != memo_->calls_in.end()) return it->second;
   }
   std::vector<GuardedCall> calls;
@@ -760,7 +760,7 @@ std::vector<CppGuardReader::GuardedCall> CppGuardReader::CallsIn(int from_line) 
       if (CallConditions(from_line, c.line, c.callee, &through)) c.conditions = std::move(through);
     }
   }
-  std::lock_guard<std::mutex> lock(memo_->mu);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
   return memo_->calls_in.try_emplace(from_line, std::move(calls)).first->second;
 }
 
@@ -779,7 +779,7 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
 
 std::string CppGuardReader::PredicateExpression(int from_line) const {
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->predicates.find(from_line); it != memo_->predicates.end()) return it->second;
   }
   const auto& t = lexed_.tokens;
@@ -793,7 +793,7 @@ std::string CppGuardReader::PredicateExpression(int from_line) const {
     for (const PreprocessorLine& pl : pp_lines_) directive = directive || (pl.line > first && pl.line < last);
     if (!directive) expr = optrace::PredicateExpression(t, open, end - 1);
   }
-  std::lock_guard<std::mutex> lock(memo_->mu);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
   return memo_->predicates.try_emplace(from_line, std::move(expr)).first->second;
 }
 

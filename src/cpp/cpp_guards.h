@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,14 +61,15 @@ class CppGuardReader {
   // the value it holds there whatever branches ran. "" otherwise.
   std::string OnlyAssignment(int from_line, int before, std::string_view name) const;
   // Every call written in the function defined at `from_line` (free
-  // function calls, not methods), with its conditions, in order.
+  // function calls, not methods), with its conditions, in order; the
+  // remembered list itself (it lives as long as the reader), not a copy.
   struct GuardedCall {
     std::string callee;
     int line = 0;
     std::vector<CodeCondition> conditions;
     bool in_lambda = false;  // written in a named local lambda's body
   };
-  std::vector<GuardedCall> CallsIn(int from_line) const;
+  const std::vector<GuardedCall>& CallsIn(int from_line) const;
   // The expressions the function defined at `from_line` returns.
   std::vector<std::string> ReturnedExpressions(int from_line) const;
   // What the predicate defined at `from_line` returns, as one expression of
@@ -95,7 +97,8 @@ class CppGuardReader {
   bool ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open, int call_line,
                           std::vector<CodeCondition>* out) const;
   struct Memo {
-    std::mutex mu;
+    // Shared for lookups: the threads of `--all` ask the same hot files.
+    std::shared_mutex mu;
     // "from:call_line:callee" -> (written there, its conditions)
     std::unordered_map<std::string, std::pair<bool, std::vector<CodeCondition>>> calls;
     // from_line -> every call in the function there (CallsIn)

@@ -6,6 +6,7 @@
 // median, p90 and max of the best pass and (cold_) of the first, plus the
 // slowest query's position in the oracle; OPTRACE_BENCH_VERBOSE=1 lists them.
 // Target for a whole warm process (~3 ms start + this): max <= 60 ms.
+// BM_TraceEveryOp: `trace --all`'s traces on one thread, a first and a warm pass.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -103,8 +104,38 @@ void RunQueries(benchmark::State& state, bool render) {
 void BM_TraceQuery(benchmark::State& state) { RunQueries(state, false); }
 void BM_TraceAndRenderText(benchmark::State& state) { RunQueries(state, true); }
 
+// `trace --all`'s tracing, on one thread: every op of native_functions.yaml
+// traced (JSON options: no snippets) on one index, twice. The first pass
+// fills what the traces share (remembered expansions, launch and edge
+// annotations: trace/shared_annotations.h); the second is what a warm
+// daemon pays per op. Counters: total seconds of each pass, ms per op.
+void BM_TraceEveryOp(benchmark::State& state) {
+  Loaded& l = Corpus();
+  if (!l.error.empty()) {
+    state.SkipWithError(l.error.c_str());
+    return;
+  }
+  TraceOptions options;
+  options.snippets = false;
+  const std::vector<std::string> ops = AllOpQueries(l.index);
+  std::vector<double> pass_s;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    for (const std::string& op : ops) {
+      Trace trace;
+      benchmark::DoNotOptimize(TraceQuery(l.index, op, options, &trace));
+    }
+    pass_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.counters["ops"] = static_cast<double>(ops.size());
+  state.counters["first_pass_s"] = pass_s.front();
+  state.counters["last_pass_s"] = pass_s.back();
+  state.counters["last_ms_per_op"] = pass_s.back() * 1000 / static_cast<double>(ops.size());
+}
+
 BENCHMARK(BM_TraceQuery)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_TraceAndRenderText)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_TraceEveryOp)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 }  // namespace optrace

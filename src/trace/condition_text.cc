@@ -1,5 +1,6 @@
 // The words of a condition, read as the path annotator needs them
-// (trace_paths.cc): declared in trace/condition_text.h.
+// (trace_paths.cc): declared in trace/condition_text.h; and a Condition
+// (trace.h) as the trace states it.
 #include "trace/condition_text.h"
 
 #include <algorithm>
@@ -7,8 +8,21 @@
 #include <set>
 
 #include "base/text.h"
+#include "trace/trace.h"
 
 namespace optrace {
+
+std::string Condition::Describe() const {
+  // "unless !x" reads "when x".
+  bool neg = negated;
+  std::string_view t = text;
+  if (t.size() > 1 && t[0] == '!' && t[1] != '=' && t.find_first_of("&|") == std::string_view::npos) {
+    neg = !neg;
+    t.remove_prefix(1);
+  }
+  if (kind == ConditionKind::kPreprocessor) return neg ? "#if !(" + std::string(t) + ")" : "#if " + std::string(t);
+  return (neg ? "unless " : "when ") + std::string(t);
+}
 
 std::string LastName(std::string_view s) {
   size_t lt = s.find('<');

@@ -18,6 +18,9 @@
 // derivatives.yaml formulas read under the options' assumptions, the
 // FunctionsManual helpers they call) depends on the op and the options
 // alone too: its notes, BackwardStep and queued ops are replayed the same way.
+// Each op names the expansion it replays (OpStep::expansion), so what is
+// derived from that code alone -- its launches' annotations, trace_paths.cc's
+// SharedLaunches -- is shared by the later traces as well.
 #include <map>
 #include <optional>
 #include <shared_mutex>
@@ -91,6 +94,7 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
     OpStep replayed = done->op;
     replayed.reached_from = std::move(op.reached_from);
     replayed.depth = op.depth;
+    replayed.expansion = done;
     op = std::move(replayed);
     for (const PendingOp& q : done->queued) ops_.AddOp(q.fn, q.role, q.reached_from, depth + q.depth);
     t_.not_found.insert(t_.not_found.end(), done->not_found.begin(), done->not_found.end());
@@ -105,7 +109,7 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
   made.op = op;
   made.not_found.assign(t_.not_found.begin() + static_cast<std::ptrdiff_t>(not_found_before), t_.not_found.end());
   std::unique_lock<std::shared_mutex> lock(cache.mu);
-  cache.done.try_emplace(key, std::move(made));
+  op.expansion = &cache.done.try_emplace(key, std::move(made)).first->second;
 }
 
 void BackwardTracer::AddBackwardRemembered(const std::string& forward_op) {

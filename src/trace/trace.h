@@ -225,6 +225,10 @@ struct OpStep {
   // entry op, a structured delegate, or a call whose site is not listed).
   Location called_at;
   int depth = 0;
+  // The remembered expansion this op replays (op_expansions.cc; null when
+  // expanded otherwise): ops with one expansion have the same code below
+  // them, so what is derived from that code alone is shared too.
+  const void* expansion = nullptr;
   std::vector<ImplStep> impls;
   // C++ functions between an implementation and its kernels, libraries and
   // stubs (form "helper", key = the device path they are on), each located.

@@ -24,6 +24,7 @@
 // written in a helper with the declared defaults of the trailing arguments
 // its caller omits and the literals the caller passes (cpp/cpp_params.h).
 // A callee written on both sides of one condition runs either way.
+// Launches and edges read from code alone: shared per index (trace/shared_annotations.h).
 #include "trace/trace_paths.h"
 
 #include <algorithm>
@@ -47,23 +48,12 @@
 #include "trace/impl_parameters.h"
 #include "trace/inline_predicates.h"
 #include "trace/local_values.h"
+#include "trace/shared_annotations.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 #include "trace/walk_bounds.h"
 
 namespace optrace {
-
-std::string Condition::Describe() const {
-  // "unless !x" reads "when x".
-  bool neg = negated;
-  std::string_view t = text;
-  if (t.size() > 1 && t[0] == '!' && t[1] != '=' && t.find_first_of("&|") == std::string_view::npos) {
-    neg = !neg;
-    t.remove_prefix(1);
-  }
-  if (kind == ConditionKind::kPreprocessor) return neg ? "#if !(" + std::string(t) + ")" : "#if " + std::string(t);
-  return (neg ? "unless " : "when ") + std::string(t);
-}
 
 bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
   Assumptions a;
@@ -190,6 +180,26 @@ void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
   if (returns_self == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
 }
 
+// A reader's conditions as the trace states them, placed in `file`.
+std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
+  std::vector<Condition> out;
+  for (const auto& c : in) out.push_back({c.text, c.negated, ConditionKindOf(c.kind), {file, c.line, ""}});
+  return out;
+}
+
+// Whether a call written in an implementation is worth naming as an
+// alternative: a dispatch stub, an aten op, or a function the tree defines
+// (not a macro, not std:: plumbing).
+bool WorthNaming(const Index& ix, const std::string& callee) {
+  if (callee.empty() || std::isupper(static_cast<unsigned char>(callee[0]))) return false;
+  static const std::set<std::string> kPlumbing = {"make_tuple", "move",        "get",    "forward", "tie",
+                                                  "make_pair",  "static_cast", "sizeof", "defined", "return"};
+  if (kPlumbing.count(callee)) return false;
+  if (callee.ends_with("_stub")) return true;
+  if (ix.yaml.Find(callee)) return true;
+  return !ix.cpp.FunctionsNamed(callee).empty();
+}
+
 class PathAnnotator {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
@@ -225,19 +235,20 @@ class PathAnnotator {
           entry_arguments_[&op] = std::move(*agreed);
           assumptions_.erase(&op);
         }
+    SharedEdges edges(ix_);
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       OpStep& op = t_.ops[i];
       if (op.reached_from.empty()) continue;
       const OpStep* parent = Parent(op);
       if (!parent || parent->role != op.role) continue;
       bool found = false;
-      op.when = EdgeConditions(*parent, op, &found, &op.called_at);
+      op.when = SharedEdge(edges, *parent, op, &found, &op.called_at);
       if (found) edge_found_.insert(i);
       for (const std::string& name : op.also_reached_from) {
         const OpStep* other = OpNamed(name, op.role);
         if (!other) continue;
         CallerEdge edge{other, {}, false, {}};
-        edge.when = EdgeConditions(*other, op, &edge.found, &edge.site);
+        edge.when = SharedEdge(edges, *other, op, &edge.found, &edge.site);
         other_callers_[i].push_back(std::move(edge));
       }
     }
@@ -245,7 +256,14 @@ class PathAnnotator {
     MarkTypical();
     MarkOpenConditions();
     FindSelections();
-    for (OpStep& op : t_.ops) AnnotateLaunches(op);
+    SharedLaunches shared(ix_);  // shared_annotations.h
+    for (OpStep& op : t_.ops) {
+      const bool own = !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) ||
+                       DecidedFor(op.name, bound_);
+      if (!own && shared.Replay(op)) continue;
+      AnnotateLaunches(op);
+      if (!own) shared.Keep(op);
+    }
     FoldStructuredDelegates();
   }
 
@@ -277,12 +295,12 @@ class PathAnnotator {
 
   // A file's guard reader (its lexed text) is built once per index and
   // shared by every later trace: lexing per trace made warm traces slow.
-  const CppGuardReader& Reader(const std::string& file) { return GuardReaderOf(ix_, file); }
-
-  std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
-    std::vector<Condition> out;
-    for (const auto& c : in) out.push_back({c.text, c.negated, ConditionKindOf(c.kind), {file, c.line, ""}});
-    return out;
+  // Kept here too: the index's table is locked and keyed by long paths,
+  // and a trace asks for a few files hundreds of times.
+  const CppGuardReader& Reader(const std::string& file) {
+    auto [slot, fresh] = readers_.try_emplace(file, nullptr);
+    if (fresh) slot->second = &GuardReaderOf(ix_, file);
+    return *slot->second;
   }
 
   // Whether a backward op is named where a first-order backward takes the
@@ -647,6 +665,30 @@ class PathAnnotator {
     return best;
   }
 
+  // EdgeConditions, read once per parent expansion and child for every
+  // trace that knows nothing more of the parent (shared_annotations.h):
+  // the helper bindings it decided are replayed into this trace's.
+  std::vector<Condition> SharedEdge(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
+                                    Location* site) {
+    const bool own = !parent.expansion || entry_arguments_.count(&parent) || DecidedFor(parent.name, bound_) ||
+                     DecidedFor(parent.name, selected_);
+    if (const EdgeAnnotation* known = own ? nullptr : edges.Find(parent, child)) {
+      for (const auto& [key, t] : known->bound) Bind(&bound_, key, t);
+      *found = known->found;
+      if (known->site) *site = *known->site;
+      return known->when;
+    }
+    EdgeAnnotation made;
+    Location picked;  // EdgeConditions sets only a listed call's place
+    binding_log_ = own ? nullptr : &made.bound;
+    made.when = EdgeConditions(parent, child, &made.found, &picked);
+    binding_log_ = nullptr;
+    *found = made.found;
+    if (picked.valid()) *site = made.site.emplace(picked);
+    if (!own) edges.Keep(parent, child, made);
+    return made.when;
+  }
+
   // An out= overload is called as `at::x_out(`/`at::x_outf(`, the others
   // never (`if (out.defined()) at::_fft_r2c_out(...); else at::_fft_r2c(...)`):
   // each overload keeps the sites written in its form, when there are any.
@@ -820,13 +862,15 @@ class PathAnnotator {
   void BindHelperConditions(const OpStep& parent, const std::string& fn, const std::vector<Condition>& conditions) {
     Bindings bound;
     bool read = false;
-    Assumptions a = AssumptionsFor(parent);
+    const Assumptions& a = RememberedAssumptionsFor(parent);
     for (const auto& c : conditions) {
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor ||
-          EvaluateCondition(c.text, false, a) != Tri::kUnknown)
+          EvaluateOnce(c.text, a) != Tri::kUnknown)
         continue;
-      if (!read) {
-        bound = HelperBindings(parent, fn);
+      if (!read) {  // once per helper and op: every call site of the edge asks again
+        auto [slot, fresh] = helper_bindings_.try_emplace({&parent, fn});
+        if (fresh) slot->second = HelperBindings(parent, fn);
+        bound = slot->second;
         read = true;
       }
       if (bound.empty()) return;
@@ -834,8 +878,8 @@ class PathAnnotator {
       for (const auto& [name, value] : bound) with.defaults[name] = value;
       Tri t = EvaluateCondition(c.text, false, with);
       std::string key = DecidedKey(parent, c);
-      auto [it, inserted] = bound_.emplace(key, t);
-      if (!inserted && it->second != t) it->second = Tri::kUnknown;
+      if (binding_log_) binding_log_->push_back({key, t});
+      Bind(&bound_, key, t);
     }
   }
 
@@ -870,11 +914,16 @@ class PathAnnotator {
     return v;
   }
 
-  // A C++ condition on the locals it reads (trace/local_values.h).
+  // A C++ condition on the locals it reads (trace/local_values.h), once
+  // per place and set of assumptions: the launches of one op share their
+  // holders' guard chains.
   Tri WithLocals(const Condition& c, const Assumptions& a) const {
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
       return Tri::kUnknown;
-    return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a);
+    std::string key = c.where.file + ":" + std::to_string(c.where.line) + ":" + c.text;
+    auto [slot, fresh] = with_locals_[&a].try_emplace(std::move(key), Tri::kUnknown);
+    if (fresh) slot->second = EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a);
+    return slot->second;
   }
 
   // AssumptionsFor, made once per parent (EntryArguments forgets it when
@@ -1021,11 +1070,11 @@ class PathAnnotator {
   }
 
   void DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
-    Assumptions a = AssumptionsFor(caller);
+    const Assumptions& a = RememberedAssumptionsFor(caller);
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);
       if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || selected_.count(key)) continue;
-      const bool decided = EvaluateCondition(c.text, false, a) != Tri::kUnknown;
+      const bool decided = EvaluateOnce(c.text, a) != Tri::kUnknown;
       if (decided && !DecidedByLibraryName(c.text, a)) continue;
       if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file, a); !inlined.empty()) {
         Tri t = EvaluateCondition(inlined, false, a);
@@ -1123,19 +1172,6 @@ class PathAnnotator {
     return fn;
   }
 
-  // Whether a call written in an implementation is worth naming as an
-  // alternative: a dispatch stub, an aten op, or a function the tree defines
-  // (not a macro, not std:: plumbing).
-  bool WorthNaming(const std::string& callee) const {
-    if (callee.empty() || std::isupper(static_cast<unsigned char>(callee[0]))) return false;
-    static const std::set<std::string> kPlumbing = {"make_tuple", "move",        "get",    "forward", "tie",
-                                                    "make_pair",  "static_cast", "sizeof", "defined", "return"};
-    if (kPlumbing.count(callee)) return false;
-    if (callee.ends_with("_stub")) return true;
-    if (ix_.yaml.Find(callee)) return true;
-    return !ix_.cpp.FunctionsNamed(callee).empty();
-  }
-
   // Selections: in the implementation of each op on the main path, every
   // call whose condition names a deciding function; grouped by that
   // function, one alternative per call, typical when all of the call's
@@ -1150,7 +1186,7 @@ class PathAnnotator {
         if (!mine || !im.where.valid() || !walked.insert(im.where.file + ":" + std::to_string(im.where.line)).second)
           continue;
         for (const auto& call : Reader(im.where.file).CallsIn(im.where.line)) {
-          if (!WorthNaming(call.callee)) continue;
+          if (!WorthNaming(ix_, call.callee)) continue;
           std::vector<Condition> conds = Convert(call.conditions, im.where.file);
           for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
             if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
@@ -1179,6 +1215,7 @@ class PathAnnotator {
   Trace& t_;
   Assumptions a_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
+  std::unordered_map<std::string, const CppGuardReader*> readers_;  // Reader
   std::map<size_t, Tri> entry_python_;
   std::map<size_t, bool> optional_step_;                     // entry ops behind an open optional step (EntryConditions)
   std::set<size_t> edge_found_;                              // ops whose edge from the parent is a listed call
@@ -1190,12 +1227,15 @@ class PathAnnotator {
   // body decided otherwise (their selected_ entry wins).
   std::set<std::string> by_body_;
   std::map<std::string, Tri> bound_;  // conditions in helpers, decided by their callers' arguments
+  std::map<std::pair<const OpStep*, std::string>, Bindings> helper_bindings_;  // BindHelperConditions
+  std::vector<std::pair<std::string, Tri>>* binding_log_ = nullptr;  // SharedEdge: what BindHelperConditions decides
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
   mutable std::map<const OpStep*, Assumptions> assumptions_;                              // RememberedAssumptionsFor
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
+  mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> with_locals_;  // WithLocals
   mutable LocalValues locals_{ix_};
 };
 

@@ -1,0 +1,88 @@
+// What the path annotator (trace_paths.cc) derives from an op's code alone,
+// shared by every trace of one index that reaches the op through the same
+// remembered expansion (OpStep::expansion, op_expansions.cc: the same code
+// under the same options): `trace --all` annotated copy_'s thirty launches
+// and its callers' edges again in every trace reaching them, and the daemon
+// did so for every query.
+//
+// Launches: each one's conditions, typical or open, depend on that code
+// and the op's own assumptions -- the options and its schema's defaults --
+// and on whether the op is an entry op (one reached from code keeps a
+// launch only its defaults rule out open).
+// Edges: a parent's call of a child -- the conditions, whether the parent
+// lists the call, the call taken, and the helper bindings the reading
+// decided (replayed into the trace's own) -- depend on the parent's code
+// and assumptions and on the child op alone.
+// A trace that knows more about an op (what its Python call passes, a
+// condition already decided for it: DecidedFor) annotates it afresh.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "index/index.h"
+#include "trace/trace.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+// Whether the trace decided a condition of `op`'s own code for it (a
+// selection, a helper's binding: keys "condition@file@op").
+bool DecidedFor(const std::string& op, const std::map<std::string, Tri>& decided);
+
+class SharedLaunches {
+ public:
+  explicit SharedLaunches(const Index& ix);
+
+  // Gives `op` the launches annotated before; false when there are none.
+  bool Replay(OpStep& op) const;
+  // Keeps `op`'s launches as annotated, for the later traces.
+  void Keep(const OpStep& op);
+
+ private:
+  using Key = std::pair<const void*, bool>;  // (expansion, entry op)
+  static Key KeyOf(const OpStep& op) { return {op.expansion, op.reached_from.empty()}; }
+  struct Memo {
+    std::shared_mutex mu;
+    std::map<Key, std::vector<KernelStep>> done;
+  };
+  Memo& memo_;
+};
+
+// One edge parent -> child as EdgeConditions read it.
+struct EdgeAnnotation {
+  std::vector<Condition> when;
+  bool found = false;
+  std::optional<Location> site;  // the call taken, when one was
+  // The helper bindings decided on the way ("condition@file@parent", value), in order.
+  std::vector<std::pair<std::string, Tri>> bound;
+};
+
+// Records `t` for a condition bound in a helper: two ways that disagree leave it open.
+void Bind(std::map<std::string, Tri>* bound, const std::string& key, Tri t);
+
+class SharedEdges {
+ public:
+  explicit SharedEdges(const Index& ix);
+
+  // The edge read before, or null.
+  const EdgeAnnotation* Find(const OpStep& parent, const OpStep& child) const;
+  void Keep(const OpStep& parent, const OpStep& child, EdgeAnnotation edge);
+
+ private:
+  using Key = std::tuple<const void*, const NativeFunction*, std::string>;  // (parent's expansion, child)
+  static Key KeyOf(const OpStep& parent, const OpStep& child) { return {parent.expansion, child.yaml, child.name}; }
+  struct Memo {
+    std::shared_mutex mu;
+    std::map<Key, EdgeAnnotation> done;
+  };
+  Memo& memo_;
+};
+
+}  // namespace optrace
