@@ -8,11 +8,10 @@
 // after `if (C) { ... return; }` runs "unless C". `?:` is tracked per
 // parenthesis depth, and so is a short circuit (the right operand of `||`
 // runs unless its left holds, of `&&` when it holds); what a
-// `*_DEBUG_ONLY(...)` assertion's arguments call runs unless NDEBUG. Preprocessor groups are read separately, line by line,
-// because the lexer resolves them. A call in the body of a named local
-// lambda (`auto solve = [&](...) { ... };`) runs where `solve(...)` is
-// called: its conditions are those of the lambda's calls (ThroughLambdaCalls),
-// then the body's own.
+// `*_DEBUG_ONLY(...)` assertion's arguments call runs unless NDEBUG. Preprocessor groups are read separately, line by
+// line, because the lexer resolves them. A call in the body of a named local lambda (`auto solve = [&](...) { ... };`)
+// runs where `solve(...)` is called: its conditions are those of the lambda's calls (ThroughLambdaCalls), then the
+// body's own.
 #include "cpp/cpp_guards.h"
 
 #include <algorithm>
@@ -143,8 +142,8 @@ class Walker {
   bool DeclaratorAmpersands(size_t i) const {
     if (i == 0 || i + 2 >= t_.size()) return false;
     if (t_[i - 1].Is("auto") || t_[i - 1].Is('>') || t_[i - 1].Is("const")) return true;
-    return IsIdent(t_[i + 1]) && (t_[i + 2].Is('=') || t_[i + 2].Is(',') || t_[i + 2].Is(')') ||
-                                  t_[i + 2].Is('[') || t_[i + 2].Is(';'));
+    return IsIdent(t_[i + 1]) &&
+           (t_[i + 2].Is('=') || t_[i + 2].Is(',') || t_[i + 2].Is(')') || t_[i + 2].Is('[') || t_[i + 2].Is(';'));
   }
   // The short circuits of the expression at this depth end (`?`, `:`).
   void EndShortCircuits() {
@@ -661,8 +660,8 @@ CodeCondition AnyOf(const std::vector<std::vector<CodeCondition>>& rests, int li
 
 }  // namespace
 
-bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open,
-                                        int call_line, std::vector<CodeCondition>* out) const {
+bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open, int call_line,
+                                        std::vector<CodeCondition>* out) const {
   const auto& t = lexed_.tokens;
   std::vector<int> lines;
   int depth = 0;

@@ -155,34 +155,33 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
 
 TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
   const char* text =
-      "void k(const Tensor& b, int n, int t) {\n"  // 1
-      "  if (b.numel() == 0) return;\n"           // 2
-      "  auto tri = [n](const Tensor& b, int t) {\n"  // 3
-      "    if (t == 0) {\n"                        // 4
-      "      solve(b);\n"                          // 5
-      "    } else {\n"                             // 6
-      "      solve(b);\n"                          // 7
-      "    }\n"                                    // 8
-      "  };\n"                                     // 9
-      "  auto once = [&] { once_op(b); };\n"       // 10
+      "void k(const Tensor& b, int n, int t) {\n"       // 1
+      "  if (b.numel() == 0) return;\n"                 // 2
+      "  auto tri = [n](const Tensor& b, int t) {\n"    // 3
+      "    if (t == 0) {\n"                             // 4
+      "      solve(b);\n"                               // 5
+      "    } else {\n"                                  // 6
+      "      solve(b);\n"                               // 7
+      "    }\n"                                         // 8
+      "  };\n"                                          // 9
+      "  auto once = [&] { once_op(b); };\n"            // 10
       "  auto never = [&](int i) { passed_op(b); };\n"  // 11
-      "#ifdef FAST\n"                              // 12
-      "  if (n == t) {\n"                          // 13
+      "#ifdef FAST\n"                                   // 12
+      "  if (n == t) {\n"                               // 13
       "    if (n <= 16) batched(b); else tri(b, t);\n"  // 14
-      "  }\n"                                      // 15
-      "  if (n > 8) once();\n"                     // 16
-      "#else\n"                                    // 17
-      "  tri(b, t);\n"                             // 18
-      "#endif\n"                                   // 19
-      "  parallel_for(0, n, never);\n"             // 20
+      "  }\n"                                           // 15
+      "  if (n > 8) once();\n"                          // 16
+      "#else\n"                                         // 17
+      "  tri(b, t);\n"                                  // 18
+      "#endif\n"                                        // 19
+      "  parallel_for(0, n, never);\n"                  // 20
       "}\n";
   // Both calls of tri follow the early return; one runs under #ifdef FAST
   // and its ifs, the other under #else: one of them, then the body's ifs.
   EXPECT_EQ(Described(text, 1, 5, "solve"),
             (V{"unless b.numel() == 0", "when (defined(FAST) && n == t && !(n <= 16)) || (!(defined(FAST)))",
                "when t == 0"}));
-  EXPECT_EQ(Described(text, 1, 10, "once_op"),
-            (V{"#if defined(FAST)", "unless b.numel() == 0", "when n > 8"}));
+  EXPECT_EQ(Described(text, 1, 10, "once_op"), (V{"#if defined(FAST)", "unless b.numel() == 0", "when n > 8"}));
   EXPECT_EQ(Described(text, 1, 11, "passed_op"), V{"unless b.numel() == 0"}) << "never called by its name";
   // Every call of a function read at once: each with its own #if groups,
   // a lambda's calls where the lambda runs.
@@ -200,27 +199,26 @@ TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
 
 TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
   const char* text =
-      "void k(const Tensor& b, int64_t n) {\n"           // 1
-      "  auto tri = [n](const Tensor& b) {\n"            // 2
-      "    solve_tri(b);\n"                              // 3
-      "  };\n"                                           // 4
-      "  auto batched = [](const Tensor& b) {\n"         // 5
-      "    if (b.dim() > 2) batched_solve(b);\n"         // 6
-      "  };\n"                                           // 7
-      "  auto always = [&]() { plain(b); };\n"           // 8
-      "  auto handed = [&]() { handed_on(b); };\n"       // 9
-      "  always();\n"                                    // 10
-      "  parallel(handed);\n"                            // 11
-      "  if (n <= 16) {\n"                               // 12
-      "    batched(b);\n"                                // 13
-      "    return;\n"                                    // 14
-      "  }\n"                                            // 15
-      "  if (n == 32) tri(b);\n"                        // 16
-      "  else if (n > 64) tri(b);\n"                     // 17
+      "void k(const Tensor& b, int64_t n) {\n"      // 1
+      "  auto tri = [n](const Tensor& b) {\n"       // 2
+      "    solve_tri(b);\n"                         // 3
+      "  };\n"                                      // 4
+      "  auto batched = [](const Tensor& b) {\n"    // 5
+      "    if (b.dim() > 2) batched_solve(b);\n"    // 6
+      "  };\n"                                      // 7
+      "  auto always = [&]() { plain(b); };\n"      // 8
+      "  auto handed = [&]() { handed_on(b); };\n"  // 9
+      "  always();\n"                               // 10
+      "  parallel(handed);\n"                       // 11
+      "  if (n <= 16) {\n"                          // 12
+      "    batched(b);\n"                           // 13
+      "    return;\n"                               // 14
+      "  }\n"                                       // 15
+      "  if (n == 32) tri(b);\n"                    // 16
+      "  else if (n > 64) tri(b);\n"                // 17
       "}\n";
   EXPECT_EQ(Described(text, 1, 6, "batched_solve"), (V{"when n <= 16", "when b.dim() > 2"}));
-  EXPECT_EQ(Described(text, 1, 3, "solve_tri"),
-            (V{"unless n <= 16", "when (n == 32) || (!(n == 32) && n > 64)"}));
+  EXPECT_EQ(Described(text, 1, 3, "solve_tri"), (V{"unless n <= 16", "when (n == 32) || (!(n == 32) && n > 64)"}));
   EXPECT_EQ(Described(text, 1, 8, "plain"), V{}) << "called where it is defined";
   EXPECT_EQ(Described(text, 1, 9, "handed_on"), V{}) << "handed to a function: its own conditions stand";
   const char* same_line =
@@ -239,10 +237,10 @@ TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
 
 TEST(CppCallConditions, ADebugOnlyAssertionsArgumentsRunInADebugBuildOnly) {
   const char* text =
-      "void k(const Tensor& a) {\n"                              // 1
+      "void k(const Tensor& a) {\n"                                    // 1
       "  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(a.mT().is_contiguous());\n"  // 2
-      "  TORCH_INTERNAL_ASSERT(check(a));\n"                       // 3
-      "  run(a);\n"                                                // 4
+      "  TORCH_INTERNAL_ASSERT(check(a));\n"                           // 3
+      "  run(a);\n"                                                    // 4
       "}\n";
   EXPECT_EQ(Described(text, 1, 2, "mT"), V{"#if !(defined(NDEBUG))"});
   EXPECT_EQ(Described(text, 1, 3, "check"), V{}) << "an assertion of every build";
@@ -255,13 +253,13 @@ TEST(CppCallConditions, ADebugOnlyAssertionsArgumentsRunInADebugBuildOnly) {
 
 TEST(CppCallConditions, AShortCircuitsRightOperandRunsOnlyWhenItsLeftDecidesNothing) {
   const char* text =
-      "void k(const Tensor& w, const Tensor& x, bool a, bool b) {\n"   // 1
+      "void k(const Tensor& w, const Tensor& x, bool a, bool b) {\n"  // 1
       "  TORCH_CHECK(!w.defined() || is_true(w.ne(0)), \"msg\");\n"   // 2
-      "  bool both = a && b && first(x);\n"                            // 3
-      "  bool mixed = a || b && second(x);\n"                          // 4
-      "  auto y = (a || b) ? third(x) : x;\n"                          // 5
-      "  auto&& z = fourth(x);\n"                                      // 6
-      "  f(a && b, fifth(x));\n"                                       // 7
+      "  bool both = a && b && first(x);\n"                           // 3
+      "  bool mixed = a || b && second(x);\n"                         // 4
+      "  auto y = (a || b) ? third(x) : x;\n"                         // 5
+      "  auto&& z = fourth(x);\n"                                     // 6
+      "  f(a && b, fifth(x));\n"                                      // 7
       "}\n";
   EXPECT_EQ(Described(text, 1, 2, "is_true"), V{"unless !w.defined()"});
   EXPECT_EQ(Described(text, 1, 3, "first"), V{"when a && b"});

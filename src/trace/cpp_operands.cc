@@ -380,13 +380,13 @@ std::string_view SubscriptedName(std::string_view arg) {
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
   if (arg.empty()) return '?';
   // std::move(x) is x.
-  if (StartsWith(arg, "std::move(") && arg.back() == ')') return ArgumentKind(params, body, arg.substr(10, arg.size() - 11));
+  if (StartsWith(arg, "std::move(") && arg.back() == ')')
+    return ArgumentKind(params, body, arg.substr(10, arg.size() - 11));
   if (arg.front() == '"') return 's';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
   // An element of a Tensor (TensorBody.h: `Tensor operator[](int64_t index)`).
-  if (std::string_view base = SubscriptedName(arg); !base.empty())
-  {
+  if (std::string_view base = SubscriptedName(arg); !base.empty()) {
     std::string type = DeclaredType(params, body, base);
     while (!type.empty() && (type.back() == '&' || type.back() == ' ')) type.pop_back();
     return ReturnsTensorValue(type) ? 't' : '?';

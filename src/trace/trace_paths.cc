@@ -48,6 +48,7 @@
 #include "trace/impl_parameters.h"
 #include "trace/inline_predicates.h"
 #include "trace/local_values.h"
+#include "trace/path_rules.h"
 #include "trace/shared_annotations.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
@@ -89,18 +90,6 @@ void KeepAgreed(std::optional<Map>* agreed, Map site) {
   }
 }
 
-// Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
-bool DelegatesTo(const OpStep* caller, const OpStep& op) {
-  return caller && caller->role == op.role && caller->yaml && caller->yaml->structured_delegate == op.name;
-}
-
-// Whether torchgen's generated kernel for `parent` calls `child`.
-bool GeneratedKernelCalls(const YamlModel& yaml, const OpStep& parent, const OpStep& child) {
-  if (!parent.yaml || !child.yaml) return false;
-  const auto callees = yaml.GeneratedKernelCallees(*parent.yaml);
-  return std::find(callees.begin(), callees.end(), child.yaml) != callees.end();
-}
-
 // One call of an op by one of its callers: the caller, the conditions of its
 // call sites, and whether it lists the call (EdgeConditions' *found).
 struct CallerEdge {
@@ -122,82 +111,8 @@ void Meet(Tri* v, Tri t) {
 // How well the assumptions decide a way: 2 taken, 1 undecided, 0 not taken.
 int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
 
-// Whether code under dispatch key (or stub registration device) `key`
-// runs for `device` (kAny: for any): the device's own, or code every
-// device shares. CPU and CUDA files often define functions of one name
-// (GroupNormKernelImplInternal): a way to the CUDA one never passes
-// through the CPU registration.
-bool Serves(std::string_view key, CodeDevice device) {
-  std::optional<CodeDevice> of = CodeDeviceOf(key);
-  return device == CodeDevice::kAny || !of || *of == CodeDevice::kAny || *of == device;
-}
-
-// `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
-bool IsMethodCall(const OpCallStep& call, const std::string& base) {
-  const std::string& how = call.how;
-  if (!how.ends_with(base + "()") || how.size() < base.size() + 3) return false;
-  char before = how[how.size() - base.size() - 3];
-  return before == '.' || before == '>';
-}
-
 std::string DecidedKey(const OpStep& parent, const Condition& c) {
   return c.text + "@" + c.where.file + "@" + parent.name;
-}
-
-// The `A::b` side of `x == A::b` (either side), or "".
-std::string EnumMember(const std::string& text) {
-  size_t op = text.find("==");
-  if (op == std::string::npos) op = text.find("!=");
-  for (std::string side : {text.substr(op + 2), text.substr(0, op)}) {
-    side = std::string(TrimView(side));
-    if (side.find("::") == std::string::npos) continue;
-    if (std::all_of(side.begin(), side.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; })) return side;
-  }
-  return "";
-}
-
-// Whether the entry overload needs a named tensor: a Dimname argument it
-// cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
-// tensor has no names, and such an overload fails on one (no dimension
-// has the name), so it is never the typical call's.
-bool NeedsNames(const OpStep& op) {
-  if (!op.yaml) return false;
-  for (const auto& a : op.yaml->schema.arguments)
-    if (StartsWith(a.type, "Dimname") && a.type.find('?') == std::string::npos && !a.default_value) return true;
-  return false;
-}
-
-// Python's `x.conj()` calls the hand-written Tensor method, which returns x
-// itself for a real x (trace/tensor_methods.h): the call reaches the op only
-// otherwise, as a C++ method call does.
-void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
-                      std::pair<std::vector<Condition>, Tri>* way) {
-  auto guard = EarlySelfReturn(ix, OpBaseName(op.name));
-  if (!guard) return;
-  way->first.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
-  const Tri returns_self = EvaluateCondition(guard->condition, false, a);
-  if (returns_self == Tri::kTrue) way->second = Tri::kFalse;
-  if (returns_self == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
-}
-
-// A reader's conditions as the trace states them, placed in `file`.
-std::vector<Condition> Convert(const std::vector<CodeCondition>& in, const std::string& file) {
-  std::vector<Condition> out;
-  for (const auto& c : in) out.push_back({c.text, c.negated, ConditionKindOf(c.kind), {file, c.line, ""}});
-  return out;
-}
-
-// Whether a call written in an implementation is worth naming as an
-// alternative: a dispatch stub, an aten op, or a function the tree defines
-// (not a macro, not std:: plumbing).
-bool WorthNaming(const Index& ix, const std::string& callee) {
-  if (callee.empty() || std::isupper(static_cast<unsigned char>(callee[0]))) return false;
-  static const std::set<std::string> kPlumbing = {"make_tuple", "move",        "get",    "forward", "tie",
-                                                  "make_pair",  "static_cast", "sizeof", "defined", "return"};
-  if (kPlumbing.count(callee)) return false;
-  if (callee.ends_with("_stub")) return true;
-  if (ix.yaml.Find(callee)) return true;
-  return !ix.cpp.FunctionsNamed(callee).empty();
 }
 
 class PathAnnotator {
@@ -258,8 +173,8 @@ class PathAnnotator {
     FindSelections();
     SharedLaunches shared(ix_);  // shared_annotations.h
     for (OpStep& op : t_.ops) {
-      const bool own = !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) ||
-                       DecidedFor(op.name, bound_);
+      const bool own =
+          !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) || DecidedFor(op.name, bound_);
       if (!own && shared.Replay(op)) continue;
       AnnotateLaunches(op);
       if (!own) shared.Keep(op);
@@ -523,12 +438,12 @@ class PathAnnotator {
     const CppGuardReader& r = Reader(where.file);
     std::vector<CodeCondition> first;
     if (!r.CallConditions(where.line, 0, fn, &first)) return false;
-    *out = Convert(first, where.file);
+    *out = ConditionsIn(first, where.file);
     Tri best = Evaluate(op, *out);
     if (best == Tri::kTrue) return true;
     std::vector<std::vector<Condition>> sites;
     for (const auto& call : r.CallsIn(where.line))
-      if (LastName(call.callee) == fn) sites.push_back(Convert(call.conditions, where.file));
+      if (LastName(call.callee) == fn) sites.push_back(ConditionsIn(call.conditions, where.file));
     const size_t written = AddEitherBranch(&sites);
     for (size_t i = 0; i < sites.size(); ++i) {
       std::vector<Condition>& conv = sites[i];
@@ -556,7 +471,7 @@ class PathAnnotator {
           route.clear();
         std::vector<CodeCondition> at;
         Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
-        auto conv = Convert(at, s.call_site.file);
+        auto conv = ConditionsIn(at, s.call_site.file);
         route.insert(route.end(), conv.begin(), conv.end());
         route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
         out->insert(out->end(), route.begin(), route.end());
@@ -591,7 +506,7 @@ class PathAnnotator {
       if (h.reached_at.valid()) {
         std::vector<CodeCondition> at;
         Reader(h.reached_at.file).CallConditions(1, h.reached_at.line, h.reached_by, &at);
-        auto conv = Convert(at, h.reached_at.file);
+        auto conv = ConditionsIn(at, h.reached_at.file);
         route.insert(route.end(), conv.begin(), conv.end());
       }
       route.push_back({fn + " is reached (the call leading there is not read)", false, ConditionKind::kRoute, h.where});
@@ -725,7 +640,7 @@ class PathAnnotator {
         if (r.CallConditions(1, call.where.line, token, &at)) break;
       }
     }
-    auto conv = Convert(at, call.where.file);
+    auto conv = ConditionsIn(at, call.where.file);
     if (!call.from.empty() && !IsImpl(parent, LastName(call.from), call.device))
       BindHelperConditions(parent, LastName(call.from), conv);
     out.insert(out.end(), conv.begin(), conv.end());
@@ -781,7 +696,7 @@ class PathAnnotator {
     std::vector<std::vector<Condition>> sites;
     for (const auto& [line, call] : launches) {
       std::vector<CodeCondition> at;
-      if (r.CallConditions(1, line, LastName(call), &at)) sites.push_back(Convert(at, k.launch_site.file));
+      if (r.CallConditions(1, line, LastName(call), &at)) sites.push_back(ConditionsIn(at, k.launch_site.file));
     }
     const size_t written = AddEitherBranch(&sites);
     bool any = false;
@@ -1187,7 +1102,7 @@ class PathAnnotator {
           continue;
         for (const auto& call : Reader(im.where.file).CallsIn(im.where.line)) {
           if (!WorthNaming(ix_, call.callee)) continue;
-          std::vector<Condition> conds = Convert(call.conditions, im.where.file);
+          std::vector<Condition> conds = ConditionsIn(call.conditions, im.where.file);
           for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
             if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
             Location where;
@@ -1233,8 +1148,8 @@ class PathAnnotator {
   std::set<std::string> later_outputs_only_;
   // Entry op -> what the Python call passes its schema arguments (nullopt: unknown).
   std::map<const OpStep*, std::map<std::string, std::optional<std::string>>> entry_arguments_;
-  mutable std::map<const OpStep*, Assumptions> assumptions_;                              // RememberedAssumptionsFor
-  mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;  // EvaluateOnce
+  mutable std::map<const OpStep*, Assumptions> assumptions_;                                // RememberedAssumptionsFor
+  mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;    // EvaluateOnce
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> with_locals_;  // WithLocals
   mutable LocalValues locals_{ix_};
 };

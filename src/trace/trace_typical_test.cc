@@ -25,8 +25,9 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   // No preferred linear-algebra library chosen: Context's default.
   EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Magma", false, cuda),
             Tri::kFalse);
-  EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Default", false, cuda),
-            Tri::kTrue);
+  EXPECT_EQ(
+      EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Default", false, cuda),
+      Tri::kTrue);
   // cuda/linalg/BatchLinearAlgebraLib.h:11-12 defines USE_LINALG_SOLVER from the toolkit's macros;
   // a release build defines NDEBUG. Which version a toolkit macro holds is not known.
   EXPECT_EQ(EvaluateCondition("defined(USE_LINALG_SOLVER)", false, cuda), Tri::kTrue);

@@ -1,0 +1,58 @@
+// Small rules the path annotation (trace/trace_paths.cc) applies to one op,
+// call or condition at a time, with no state of their own: which code
+// serves a device, which call is a method call, which entry overload a
+// typical tensor never takes, which calls are worth naming as alternatives.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cpp/cpp_guards.h"
+#include "index/index.h"
+#include "trace/trace.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+// Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
+bool DelegatesTo(const OpStep* caller, const OpStep& op);
+
+// Whether torchgen's generated kernel for `parent` calls `child`.
+bool GeneratedKernelCalls(const YamlModel& yaml, const OpStep& parent, const OpStep& child);
+
+// Whether code under dispatch key (or stub registration device) `key`
+// runs for `device` (kAny: for any): the device's own, or code every
+// device shares. CPU and CUDA files often define functions of one name
+// (GroupNormKernelImplInternal): a way to the CUDA one never passes
+// through the CPU registration.
+bool Serves(std::string_view key, CodeDevice device);
+
+// `x.base()` as written (OpCallStep::how: "self.contiguous()"), not at::base.
+bool IsMethodCall(const OpCallStep& call, const std::string& base);
+
+// The `A::b` side of `x == A::b` (either side), or "".
+std::string EnumMember(const std::string& text);
+
+// Whether the entry overload needs a named tensor: a Dimname argument it
+// cannot do without (`diagonal.Dimname`'s outdim, dim1, dim2). A typical
+// tensor has no names, and such an overload fails on one (no dimension
+// has the name), so it is never the typical call's.
+bool NeedsNames(const OpStep& op);
+
+// Python's `x.conj()` calls the hand-written Tensor method, which returns x
+// itself for a real x (trace/tensor_methods.h): the call reaches the op only
+// otherwise, as a C++ method call does.
+void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
+                      std::pair<std::vector<Condition>, Tri>* way);
+
+// A reader's conditions as the trace states them, placed in `file`.
+std::vector<Condition> ConditionsIn(const std::vector<CodeCondition>& in, const std::string& file);
+
+// Whether a call written in an implementation is worth naming as an
+// alternative: a dispatch stub, an aten op, or a function the tree defines
+// (not a macro, not std:: plumbing).
+bool WorthNaming(const Index& ix, const std::string& callee);
+
+}  // namespace optrace
