@@ -92,13 +92,31 @@ bool StartsWithWord(std::string_view s, std::string_view w) {
          (s.size() == w.size() || !(std::isalnum(static_cast<unsigned char>(s[w.size()])) || s[w.size()] == '_'));
 }
 
+// A line without its comment: up to a '#' outside a string literal
+// (`if not is_batched:  # type: ignore[...]` is `if not is_batched:`).
+std::string_view CodeOf(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      return TrimView(line.substr(0, i));
+    }
+  }
+  return line;
+}
+
 // The header's condition: from after the keyword to the last ':' of the
-// (possibly continued) header, whitespace collapsed.
+// (possibly continued) header, comments left out, whitespace collapsed.
 std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::string_view keyword) {
   std::string joined;
   int depth = 0;
   for (size_t k = i; k < lines.size(); ++k) {
-    std::string_view t = lines[k].text;
+    std::string_view t = CodeOf(lines[k].text);
     for (char c : t) {
       if (c == '(' || c == '[' || c == '{') ++depth;
       if (c == ')' || c == ']' || c == '}') --depth;
@@ -121,9 +139,9 @@ enum class SuiteEnd { kFallsThrough, kReturns, kRaises };
 SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit, int depth);
 SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit, int depth = 0) {
   int indent = lines[i].indent;
-  std::string_view last;
-  size_t colon = lines[i].text.rfind(':');
-  if (colon != std::string_view::npos && colon + 1 < lines[i].text.size()) last = lines[i].text.substr(colon + 1);
+  std::string_view last, header = CodeOf(lines[i].text);
+  size_t colon = header.rfind(':');
+  if (colon != std::string_view::npos && colon + 1 < header.size()) last = header.substr(colon + 1);
   int body = -1;
   size_t last_at = i;
   for (size_t k = i + 1; k < limit; ++k) {

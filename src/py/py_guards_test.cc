@@ -85,6 +85,20 @@ TEST(PyLineConditions, AModulesTypeCheckingSuiteConditionsNothing) {
   EXPECT_EQ(Read(text, 7), V{"USE_FAST/if"});
 }
 
+TEST(PyLineConditions, AHeadersCommentIsNoPartOfItsCondition) {
+  // rnn.py:1156 `if not is_batched:  # type: ignore[possibly-undefined]`;
+  // a '#' inside a string stays.
+  const char* text =
+      "def f(x, is_batched, s):\n"                           // 1
+      "    if not is_batched:  # type: ignore[undefined]\n"  // 2
+      "        x = x.squeeze(1)  # type: ignore\n"           // 3
+      "    if s == '#':  # a hash\n"                         // 4
+      "        return g(x)\n"                                // 5
+      "    return x\n";                                      // 6
+  EXPECT_EQ(Read(text, 3), V{"not is_batched/if"});
+  EXPECT_EQ(Read(text, 5), V{"s == '#'/if"});
+}
+
 TEST(PyLineConditions, ARaisingGuardConditionsNothingAfterIt) {
   // A call that returns never entered `if not a: raise`; one that returns
   // early did not take the `return`.
@@ -177,6 +191,16 @@ TEST(PyLineConditions, RealReluChoosesByInplace) {
   // __torch_function__, then `if inplace: relu_ else: relu`.
   EXPECT_EQ(Read(text, 1702), (V{"not has_torch_function_unary(input)/return", "inplace/if"}));
   EXPECT_EQ(Read(text, 1704), (V{"not has_torch_function_unary(input)/return", "not inplace/else"}));
+}
+
+TEST(PyLineConditions, RealLstmSqueezesUnlessBatched) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = ReadText(CorpusTree("2.6.0") + "/torch/nn/modules/rnn.py");
+  // sed -n 1150,1157p torch/nn/modules/rnn.py: `if not is_batched:  # type: ignore[...]`
+  // in the else of `if isinstance(orig_input, PackedSequence):`.
+  std::vector<std::string> got = Read(text, 1157);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got.back(), "not is_batched/if");
 }
 
 TEST(PyExpressionConditions, ConditionalExpressionPicksEachSide) {
