@@ -41,6 +41,19 @@ TEST_F(RenderTree260, ABranchOnTheCallsOwnArgumentIsAnAlternative) {
   EXPECT_LT(branch, text.find("F.kl_div(...)")) << text;
 }
 
+TEST_F(RenderTree260, AnOverloadBesideTheTakenOneIsNoArgumentBranch) {
+  // torch/nn/modules/rnn.py:1085 `if hx is None:` builds the state with torch.zeros (on the path);
+  // zeros.names, needing a named tensor, is ruled out, and `hx is None` does not choose it.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t from = text.find("alternatives (what else runs, and when)");
+  ASSERT_NE(from, std::string::npos) << text;
+  std::string alternatives = text.substr(from, text.find("\n\n", from) - from);
+  EXPECT_EQ(alternatives.find("aten::zeros.names"), std::string::npos) << alternatives;
+  EXPECT_EQ(alternatives.find("aten::squeeze.dimname"), std::string::npos) << alternatives;
+  EXPECT_NE(alternatives.find("when batch_sizes is not None: aten::select.int"), std::string::npos) << alternatives;
+}
+
 TEST_F(RenderTree260, AnOpThatRunsNamesItsKernelsBeforeTheTree) {
   // cuda/Normalization.cuh:212 batch_norm_transform_input_kernel, launched
   // at :730 by batch_norm_elemt_cuda_template, runs for native_batch_norm:
