@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "render/render_internal.h"
+#include "trace/path_rules.h"
 
 namespace optrace::render_detail {
 
@@ -365,17 +366,18 @@ class PathBuilder {
     for (const auto& s : t_.selections)
       for (const auto& a : s.alternatives) selected.insert(a.condition + "@" + LocText(a.where));
     std::set<size_t> called;  // entries for ops the path's ops call: listed only when they run something
-    // An overload beside one the path takes (`squeeze.dimname` beside
-    // `squeeze.dim`, ruled out as no typical tensor's call) is no branch an
-    // argument chooses: the condition it shares with the taken one decides
-    // neither.
+    // An overload that needs a named tensor beside one the path takes
+    // (`squeeze.dimname` beside `squeeze.dim`) is no branch an argument
+    // chooses: the condition it shares with the taken one decides neither,
+    // and no typical tensor has names (trace/path_rules.h). Other overloads
+    // (`max.dim` beside `max`) stay: an argument does pick them.
     std::set<std::string> on_path;
     for (const auto& op : t_.ops)
       if (op.role == OpRole::kForward && (op.typical || op.undecided)) on_path.insert(std::string(OpBaseName(op.name)));
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kForward || op.typical || op.undecided) continue;
-      if (on_path.count(std::string(OpBaseName(op.name)))) continue;
+      if (on_path.count(std::string(OpBaseName(op.name))) && NeedsNames(op)) continue;
       const Condition* cond = op.reached_from.empty() ? ArgumentCondition(op) : CallerArgumentCondition(op);
       if (!cond || selected.count(cond->Describe() + "@" + LocText(cond->where))) continue;
       if (!op.reached_from.empty() && !index.count(std::string(OpBaseName(op.name))))
