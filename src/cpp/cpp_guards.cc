@@ -577,6 +577,15 @@ std::vector<CodeCondition> PreprocessorConditionsAt(const std::vector<Preprocess
 
 }  // namespace
 
+std::string ConjunctionOf(const std::vector<CodeCondition>& conditions) {
+  std::string out;
+  for (const auto& c : conditions) {
+    const bool loose = c.text.find("||") != std::string::npos || c.text.find('?') != std::string::npos;
+    out += (out.empty() ? "" : " && ") + (c.negated ? "!(" + c.text + ")" : loose ? "(" + c.text + ")" : c.text);
+  }
+  return out;
+}
+
 std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line) {
   return PreprocessorConditionsAt(ReadPreprocessorLines(text), line);
 }
@@ -650,11 +659,7 @@ CodeCondition AnyOf(const std::vector<std::vector<CodeCondition>>& rests, int li
   CodeCondition any;
   any.kind = "if";
   any.line = line;
-  for (size_t i = 0; i < rests.size(); ++i) {
-    std::string conj;
-    for (const auto& c : rests[i]) conj += (conj.empty() ? "" : " && ") + (c.negated ? "!(" + c.text + ")" : c.text);
-    any.text += (i ? " || (" : "(") + conj + ")";
-  }
+  for (size_t i = 0; i < rests.size(); ++i) any.text += (i ? " || (" : "(") + ConjunctionOf(rests[i]) + ")";
   return any;
 }
 

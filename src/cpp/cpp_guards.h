@@ -125,4 +125,8 @@ bool CppCallConditions(std::string_view text, int from_line, int call_line, std:
 // definition): "#if AT_CUDNN_ENABLED()", "#ifdef USE_ROCM" ...
 std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line);
 
+// Conditions that all hold, as one expression: "a && !(b) && (c || d)" (an
+// operand holding `||` or `?:` parenthesized); "" for none.
+std::string ConjunctionOf(const std::vector<CodeCondition>& conditions);
+
 }  // namespace optrace

@@ -269,6 +269,18 @@ TEST(CppCallConditions, AShortCircuitsRightOperandRunsOnlyWhenItsLeftDecidesNoth
   EXPECT_EQ(Described(text, 1, 7, "fifth"), V{}) << "another argument";
 }
 
+TEST(CppCallConditions, AConjunctionKeepsEachConditionsPrecedence) {
+  // A disjunction among conjuncts keeps its parentheses: `a || b` and `c`
+  // is not `a || b && c`.
+  std::vector<CodeCondition> c(3);
+  c[0].text = "x.is_cuda() || x.is_meta()";
+  c[1].text = "n > 4";
+  c[2].text = "flag ? a : b";
+  c[2].negated = true;
+  EXPECT_EQ(ConjunctionOf(c), "(x.is_cuda() || x.is_meta()) && n > 4 && !(flag ? a : b)");
+  EXPECT_EQ(ConjunctionOf({}), "");
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");

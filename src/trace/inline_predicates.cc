@@ -98,16 +98,6 @@ bool Forwards(const std::string& expr, const std::string& name) {
   return false;
 }
 
-// The `#if` groups around a definition, as one conjunction; "" when none.
-std::string PreprocessorGuard(const std::vector<CodeCondition>& groups) {
-  std::string out;
-  for (const CodeCondition& c : groups) {
-    if (!out.empty()) out += " && ";
-    out += c.negated ? "!(" + c.text + ")" : "(" + c.text + ")";
-  }
-  return out;
-}
-
 // What `name(args)` returns: the predicate expression of its definition in
 // `file`, else of its only definition with as many parameters. Overloads
 // that forward to a namesake are left to the one they call; definitions in
@@ -138,8 +128,8 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
   if (found.size() == 1) return found[0].expr;
   std::string joined;
   for (const Candidate& c : found) {
-    std::string guard = PreprocessorGuard(
-        GuardReaderOf(ix, ix.cpp.file(c.f->file)).PreprocessorConditions(static_cast<int>(c.f->line)));
+    std::string guard =
+        ConjunctionOf(GuardReaderOf(ix, ix.cpp.file(c.f->file)).PreprocessorConditions(static_cast<int>(c.f->line)));
     if (guard.empty()) return std::nullopt;  // overloads told apart by types, not configuration
     joined += (joined.empty() ? "(" : " || (") + guard + " && (" + c.expr + "))";
   }

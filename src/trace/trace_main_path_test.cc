@@ -557,8 +557,8 @@ std::string PathOf(const Trace& t, const std::string& name) {
 TEST(Inline260, CtcLossesCudnnCheckIsReadFromItsBody) {
   REQUIRE_CORPUS("2.6.0");
   // LossCTC.cpp:501-510 `bool use_cudnn = ... && at::_use_cudnn_ctc_loss(...)`: cudnn/LossCTC.cpp:32's
-  // stub (`#if (!AT_CUDNN_ENABLED())`) returns false, :89's body wants int32 targets (:97-98), not
-  // the float32 of a typical tensor: the native `_ctc_loss` (:515) runs, as on the GPU.
+  // stub (`#if (!AT_CUDNN_ENABLED())`) returns false, :89's body wants int32 targets (:99), not
+  // the float32 of a typical tensor: the native `_ctc_loss` (:514) runs, as on the GPU.
   Trace t = TraceTree("2.6.0", "F.ctc_loss", TraceOptions::Device::kCuda);
   EXPECT_EQ(PathOf(t, "_ctc_loss"), "typical");
   EXPECT_EQ(PathOf(t, "_cudnn_ctc_loss"), "not taken");
