@@ -192,6 +192,17 @@ class Walker {
     }
     return false;
   }
+  // `SymDimVector sizes(n)`, `auto y(x)`: a name after a type is a variable
+  // constructed, not a function called (a keyword before it -- `return
+  // f(x)` -- is no type).
+  bool Declarator(size_t i) const {
+    if (i == 0 || !IsIdent(t_[i - 1])) return false;
+    for (const char* word : {"return", "else", "case", "throw", "co_return", "co_await", "co_yield", "do"})
+      if (t_[i - 1].Is(word)) return false;
+    return true;
+  }
+  // `std::swap(a, b)`: the standard library's, never a function of the tree.
+  bool StandardLibrary(size_t i) const { return i >= 2 && t_[i - 1].Is("::") && t_[i - 2].Is("std"); }
   void CloseFrame();
   void SettleClosedChain();
   // Header of an if/else/switch: its frame is pushed at the next token.
@@ -419,7 +430,8 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         top.returns = true;
         expr_start_.back() = i + 1;
       }
-      if (all && IsCall(i) && !(i > 0 && (t_[i - 1].Is('.') || t_[i - 1].Is("->")))) {
+      if (all && IsCall(i) && !(i > 0 && (t_[i - 1].Is('.') || t_[i - 1].Is("->"))) && !Declarator(i) &&
+          !StandardLibrary(i)) {
         CppGuardReader::GuardedCall g;
         g.callee = std::string(tok.text);
         g.line = static_cast<int>(tok.line);
@@ -575,6 +587,44 @@ std::vector<CodeCondition> PreprocessorConditionsAt(const std::vector<Preprocess
   return out;
 }
 
+bool SameCondition(const CodeCondition& a, const CodeCondition& b) {
+  return a.text == b.text && a.negated == b.negated && a.line == b.line && a.kind == b.kind;
+}
+
+bool Holds(const std::vector<CodeCondition>& list, const CodeCondition& c) {
+  return std::any_of(list.begin(), list.end(), [&](const CodeCondition& d) { return SameCondition(c, d); });
+}
+
+// `(a && !(b)) || (c)`: one of the calls runs.
+CodeCondition AnyOf(const std::vector<std::vector<CodeCondition>>& rests, int line) {
+  CodeCondition any;
+  any.kind = "if";
+  any.line = line;
+  for (size_t i = 0; i < rests.size(); ++i) any.text += (i ? " || (" : "(") + ConjunctionOf(rests[i]) + ")";
+  return any;
+}
+
+// An early return written inside an #if group the call is not in guards
+// the call only where that group is compiled: after `#ifdef USE_MPS if (m)
+// return f(); #endif`, g() runs unless (defined(USE_MPS) && m), so always
+// in a build without MPS, and never in the #else branch of that group.
+// The groups are those around the returning `if`'s condition.
+void ScopeEarlyReturns(const std::vector<PreprocessorLine>& pp, int call_line, std::vector<CodeCondition>* conds) {
+  std::optional<std::vector<CodeCondition>> at_call;
+  for (CodeCondition& c : *conds) {
+    if (c.kind != "return") continue;
+    if (!at_call) at_call = PreprocessorConditionsAt(pp, call_line);
+    std::vector<CodeCondition> only_there;
+    for (const CodeCondition& g : PreprocessorConditionsAt(pp, c.line))
+      if (!Holds(*at_call, g)) only_there.push_back(g);
+    if (only_there.empty()) continue;
+    CodeCondition returning = c;
+    returning.negated = false;
+    only_there.push_back(returning);
+    c.text = ConjunctionOf(only_there);
+  }
+}
+
 }  // namespace
 
 std::string ConjunctionOf(const std::vector<CodeCondition>& conditions) {
@@ -630,6 +680,8 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   int line = 0;
   bool written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
   if (written) {
+    ScopeEarlyReturns(pp_lines_, line, &found);
+    if (walker.lambda) ScopeEarlyReturns(pp_lines_, line, &walker.lambda->inner);
     const auto& in = walker.lambda;
     if (!in || !ThroughLambdaCalls(from_line, in->name, in->line, in->open, line, &all)) {
       all = PreprocessorConditionsAt(pp_lines_, line);
@@ -643,27 +695,6 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
 }
-
-namespace {
-
-bool SameCondition(const CodeCondition& a, const CodeCondition& b) {
-  return a.text == b.text && a.negated == b.negated && a.line == b.line && a.kind == b.kind;
-}
-
-bool Holds(const std::vector<CodeCondition>& list, const CodeCondition& c) {
-  return std::any_of(list.begin(), list.end(), [&](const CodeCondition& d) { return SameCondition(c, d); });
-}
-
-// `(a && !(b)) || (c)`: one of the calls runs.
-CodeCondition AnyOf(const std::vector<std::vector<CodeCondition>>& rests, int line) {
-  CodeCondition any;
-  any.kind = "if";
-  any.line = line;
-  for (size_t i = 0; i < rests.size(); ++i) any.text += (i ? " || (" : "(") + ConjunctionOf(rests[i]) + ")";
-  return any;
-}
-
-}  // namespace
 
 bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open, int call_line,
                                         std::vector<CodeCondition>* out) const {
@@ -755,6 +786,7 @@ const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from
   int line = 0;
   walker.Run(FirstToken(from_line), 0, "", &unused, &line);
   for (auto& c : calls) {
+    ScopeEarlyReturns(pp_lines_, c.line, &c.conditions);
     // Each call's own #if groups: `#ifdef X ... f(); #else f(); #endif`
     // inside a body are two calls under opposite conditions.
     std::vector<CodeCondition> pp = PreprocessorConditionsAt(pp_lines_, c.line);

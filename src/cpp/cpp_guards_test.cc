@@ -281,19 +281,63 @@ TEST(CppCallConditions, AConjunctionKeepsEachConditionsPrecedence) {
   EXPECT_EQ(ConjunctionOf({}), "");
 }
 
+// An early return in an #if group guards what follows only where the group
+// is compiled; in the group's #else branch the return is not there at all.
+TEST(CppCallConditions, AnEarlyReturnInAnIfGroupGuardsOnlyWhereTheGroupIsCompiled) {
+  const char* text =
+      "Tensor f(const Tensor& x) {\n"  // 1
+      "#ifdef USE_MPS\n"               // 2
+      "  if (x.is_mps()) {\n"          // 3
+      "    return mps(x);\n"           // 4
+      "  }\n"                          // 5
+      "  early(x);\n"                  // 6
+      "#else\n"                        // 7
+      "  other(x);\n"                  // 8
+      "#endif\n"                       // 9
+      "  return math(x);\n"            // 10
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 10, "math"), V{"unless defined(USE_MPS) && x.is_mps()"});
+  EXPECT_EQ(Described(text, 1, 6, "early"), (V{"#if defined(USE_MPS)", "unless x.is_mps()"}));
+  EXPECT_EQ(Described(text, 1, 8, "other"), (V{"#if !(defined(USE_MPS))", "unless defined(USE_MPS) && x.is_mps()"}));
+  CppGuardReader reader(text);
+  std::vector<std::string> math;
+  for (const auto& call : reader.CallsIn(1))
+    if (call.callee == "math")
+      for (const auto& c : call.conditions) math.push_back(c.Describe());
+  EXPECT_EQ(math, V{"unless defined(USE_MPS) && x.is_mps()"});
+}
+
+// A variable constructed (`Type name(args)`) and a standard library call
+// are no calls of the tree's functions; a call after a keyword is.
+TEST(CppGuardReader, CallsInLeaveOutDeclaratorsAndTheStandardLibrary) {
+  const char* text =
+      "Tensor f(const Tensor& x, int64_t a, int64_t b) {\n"  // 1
+      "  SymDimVector sizes(x.sym_sizes().begin(), x.sym_sizes().end());\n"
+      "  auto n(count(x));\n"
+      "  std::swap(sizes[a], sizes[b]);\n"
+      "  if (a == b) throw error(a);\n"
+      "  else helper(x);\n"
+      "  return finish(x, sizes);\n"
+      "}\n";
+  CppGuardReader reader(text);
+  std::vector<std::string> callees;
+  for (const auto& call : reader.CallsIn(1)) callees.push_back(call.callee);
+  EXPECT_EQ(callees, (V{"count", "error", "helper", "finish"}));
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");
   // sed -n 1429,1488p: lstm(input, hx, params, ...) picks cuDNN, MPS, MIOpen, oneDNN, else _lstm_impl.
   EXPECT_EQ(Described(text, 1429, 1436, "lstm_cudnn_stub"), V{"when at::cudnn_is_acceptable(_input)"});
   EXPECT_EQ(Described(text, 1429, 1453, "lstm_miopen_stub"),
-            (V{"unless at::cudnn_is_acceptable(_input)", "unless _input.is_mps()", "when use_miopen(_input, dropout_p)",
-               "when !has_projections"}));
+            (V{"unless at::cudnn_is_acceptable(_input)", "unless defined(USE_MPS) && _input.is_mps()",
+               "when use_miopen(_input, dropout_p)", "when !has_projections"}));
   // sed -n 1440,1441p: the MPS branch sits in #ifdef USE_MPS.
   EXPECT_EQ(Described(text, 1429, 1442, "_lstm_mps"),
             (V{"#if defined(USE_MPS)", "unless at::cudnn_is_acceptable(_input)", "when _input.is_mps()"}));
   EXPECT_EQ(Described(text, 1429, 1482, "_lstm_impl"),
-            (V{"unless at::cudnn_is_acceptable(_input)", "unless _input.is_mps()"}));
+            (V{"unless at::cudnn_is_acceptable(_input)", "unless defined(USE_MPS) && _input.is_mps()"}));
 }
 
 }  // namespace

@@ -330,7 +330,7 @@ class PathBuilder {
   }
 
   // The condition that makes `op`, off the path, an argument's branch of
-  // the op on the path calling it: the innermost decided one naming a
+  // the op on the path calling it: the innermost one decided false naming a
   // non-Tensor argument of that caller's schema (kl_div's `if (log_target)`,
   // `reduction == at::Reduction::Sum`) -- the call's arguments decide it,
   // not the tensor. nullptr when none.
@@ -338,7 +338,8 @@ class PathBuilder {
     const OpStep* caller = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
     if (!caller || !caller->yaml || !OnPath(*caller) || caller->undecided) return nullptr;
     for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
-      if (it->open || it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
+      if (it->open || it->holds || it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor)
+        continue;
       for (const auto& a : caller->yaml->schema.arguments)
         if (a.type.find("Tensor") == std::string::npos && NamesIdentifier(it->text, a.name)) return &*it;
     }

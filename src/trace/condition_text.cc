@@ -64,9 +64,26 @@ std::vector<std::string> CalledFunctions(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// A lower-case name (`dim1`, `other_dim`), not a constant: constants are
+// qualified (`SDPBackend::math`), literals, or spelled kName / NAME.
+bool IsVariableName(std::string_view s) {
+  if (s.empty() || !std::islower(static_cast<unsigned char>(s[0])) || s == "true" || s == "false" || s == "nullptr")
+    return false;
+  for (char c : s)
+    if (!IsIdentChar(c) || std::isupper(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
 std::string LoneVariable(std::string_view text) {
   size_t eq = text.find(" == ");
-  if (eq != std::string_view::npos) text = text.substr(0, eq);
+  if (eq != std::string_view::npos) {
+    if (IsVariableName(text.substr(eq + 4))) return "";
+    text = text.substr(0, eq);
+  }
   while (!text.empty() && text.front() == '!') text.remove_prefix(1);
   if (text.empty()) return "";
   for (char c : text)

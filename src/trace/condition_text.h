@@ -18,7 +18,9 @@ std::string LastName(std::string_view s);
 // methods, not casts).
 std::vector<std::string> CalledFunctions(std::string_view text);
 
-// A condition that is one local variable (or a comparison of one).
+// A condition that is one local variable, or a comparison of one with a
+// constant (`backend == SDPBackend::math`, `mode == 1`); "" for anything
+// else -- `dim0 == dim1` compares two values, and neither selects.
 std::string LoneVariable(std::string_view text);
 
 // `static_cast<T>(x)` / `T(x)` -> "x"; anything else "".

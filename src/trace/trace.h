@@ -103,6 +103,7 @@ struct Condition {
   ConditionKind kind = ConditionKind::kIf;
   Location where;                // where the condition is written
   bool open = false;             // a C++ edge's condition the typical-path assumptions leave undecided
+  bool holds = false;            // one they decide true: never why an op is off the path
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
 };
 

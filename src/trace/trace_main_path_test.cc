@@ -815,5 +815,24 @@ TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
   EXPECT_TRUE(scalar == nullptr || !scalar->typical);
 }
 
+TEST_F(MainPath260, ASelectionListsWhatEachChoiceRunsOnTheDevice) {
+  // transformers/attention.cpp:723-737: case flash_attention returns inside `if (query_device_type ==
+  // DeviceType::CUDA)` (:724); _scaled_dot_product_flash_attention_for_cpu (:736) runs off CUDA only.
+  Trace t = TraceTree("2.6.0", "aten::scaled_dot_product_attention", TraceOptions::Device::kCuda);
+  bool flash = false;
+  for (const auto& s : t.selections) {
+    if (s.function != "select_sdp_backend") continue;
+    for (const auto& a : s.alternatives) {
+      EXPECT_NE(a.op, "_scaled_dot_product_flash_attention_for_cpu") << a.condition;
+      EXPECT_NE(a.op, "_scaled_dot_product_attention_math_for_mps") << a.condition;  // #ifdef USE_MPS, :757
+      flash = flash || (a.op == "_scaled_dot_product_flash_attention" &&
+                        a.condition == "when backend == SDPBackend::flash_attention");
+    }
+  }
+  EXPECT_TRUE(flash);
+  // TensorShape.cpp:3178 `if (dim0 == dim1)` compares two wrapped dims: no selection by maybe_wrap_dim.
+  for (const auto& s : t.selections) EXPECT_NE(s.function, "maybe_wrap_dim") << s.op;
+}
+
 }  // namespace
 }  // namespace optrace

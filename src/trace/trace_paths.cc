@@ -885,7 +885,11 @@ class PathAnnotator {
     for (auto& op : t_.ops) {
       const OpStep* parent = op.reached_from.empty() ? nullptr : Parent(op);
       if (!parent || parent->role != op.role) continue;
-      for (auto& c : op.when) c.open = c.kind != ConditionKind::kDevice && Evaluate(*parent, {c}) == Tri::kUnknown;
+      for (auto& c : op.when) {
+        const Tri value = Evaluate(*parent, {c});
+        c.open = c.kind != ConditionKind::kDevice && value == Tri::kUnknown;
+        c.holds = value == Tri::kTrue;
+      }
     }
   }
 
@@ -1088,9 +1092,10 @@ class PathAnnotator {
   }
 
   // Selections: in the implementation of each op on the main path, every
-  // call whose condition names a deciding function; grouped by that
-  // function, one alternative per call, typical when all of the call's
-  // conditions hold under the assumptions.
+  // call whose condition names a deciding function and whose other
+  // conditions do not rule it out; grouped by that function, one
+  // alternative per call, typical when all of the call's conditions hold
+  // under the assumptions.
   void FindSelections() {
     std::map<std::pair<std::string, std::string>, size_t> by_key;  // (function, op) -> index
     for (const auto& op : t_.ops) {
@@ -1105,9 +1110,19 @@ class PathAnnotator {
           std::vector<Condition> conds = ConditionsIn(call.conditions, im.where.file);
           for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
             if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
+            // The build or the tensor decides it (`unless defined(C10_MOBILE)
+            // && xnnpack::use_linear(...)`): no choice; a library's name alone
+            // (use_cudnn) leaves one.
+            if (EvaluateOnce(it->text, a_) != Tri::kUnknown && !DecidedByLibraryName(it->text, a_)) continue;
             Location where;
             std::string fn = Decider(op, *it, &where);
             if (fn.empty() || fn == call.callee) continue;
+            // What the call's other conditions rule out for this tensor runs
+            // on no choice of this decider (the CPU branch inside the flash
+            // attention case of a CUDA trace); an outer one may still choose it.
+            std::vector<Condition> others(conds.begin(), conds.end());
+            others.erase(others.begin() + (conds.rend() - it - 1));
+            if (Evaluate(op, others) == Tri::kFalse) continue;
             auto key = std::make_pair(fn, op.name);
             auto found = by_key.find(key);
             if (found == by_key.end()) {
