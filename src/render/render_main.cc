@@ -160,9 +160,10 @@ class PathBuilder {
       if (DeviceKey(im.key, m_.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
       if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
+    // A stub or library call the assumptions rule out names nothing that runs.
     for (const auto& s : op.stubs)
       for (const auto& r : s.registrations)
-        if (DeviceKey(r.device, m_.device) && !e.stub) {
+        if (DeviceKey(r.device, m_.device) && s.typical && !e.stub) {
           e.stub = &s;
           e.registration = &r;
           e.stub_owner = &op;
@@ -174,6 +175,7 @@ class PathBuilder {
     }
     if (m_.device == "cuda")
       for (const auto& l : op.libraries) {
+        if (!l.typical) continue;
         bool have = false;
         for (const LibraryStep* x : e.libraries) have = have || x->name == l.name;
         if (!have) e.libraries.push_back(&l);
@@ -462,8 +464,9 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
+  auto library = [](const LibraryStep* l) { return (l->undecided ? "?" : "") + l->name; };
   if (libraries_early)
-    for (const LibraryStep* l : e.libraries) add(l->name);
+    for (const LibraryStep* l : e.libraries) add(library(l));
   // A <<<>>> launch of a variable (kernel_fn<<<...>>>, the kernels handed to
   // it are listed too) names no kernel: after those that are defined.
   auto unresolved = [](const KernelStep& k) {
@@ -499,7 +502,7 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
     names.resize(max_names);
     names.push_back("…");
   }
-  for (const LibraryStep* l : e.libraries) add(l->name);
+  for (const LibraryStep* l : e.libraries) add(library(l));
   return names;
 }
 

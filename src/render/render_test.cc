@@ -1090,5 +1090,49 @@ TEST(RenderDot, IsBalancedAndDrawsBackwardDashed) {
   EXPECT_THAT(dot, HasSubstr("py1 -> op0;"));
 }
 
+// A stub whose call the assumptions rule out (`if (use_half_path(x))
+// half_stub(...)` at float32), and the library below it, name nothing on
+// the Main path; one left open is marked `?`.
+TEST(RenderText, AStubOrLibraryRuledOutNamesNothingThatRuns) {
+  static const NativeFunction blend = MakeFunction("blend(Tensor self) -> Tensor", 10, {{"CUDA", "blend_cuda"}});
+  for (const auto& [typical, undecided] : {std::pair{false, false}, {true, true}}) {
+    Trace t;
+    t.query = "aten::blend";
+    t.assumptions = {"device=cuda"};
+    OpStep op;
+    op.name = "blend";
+    op.role = OpRole::kForward;
+    op.yaml = &blend;
+    op.typical = true;
+    StubStep stub;
+    stub.name = "blend_half_stub";
+    stub.registrations = {
+        {"CUDA", "REGISTER_CUDA_DISPATCH", "blend_half_cuda", Loc("aten/src/ATen/native/cuda/B.cu", 30), {}}};
+    stub.typical = typical;
+    stub.undecided = undecided;
+    op.stubs = {stub};
+    LibraryStep lib;
+    lib.name = "cuBLAS";
+    lib.where = Loc("aten/src/ATen/native/cuda/B.cu", 12);
+    lib.typical = typical;
+    lib.undecided = undecided;
+    op.libraries = {lib};
+    OpStep fill;  // a second op on the path: the names line is drawn
+    fill.name = "fill_";
+    fill.role = OpRole::kForward;
+    fill.reached_from = "blend";
+    fill.typical = true;
+    KernelStep k;
+    k.name = "fill_kernel";
+    k.where = Loc("aten/src/ATen/native/cuda/Fill.cu", 9);
+    fill.kernels = {k};
+    t.ops = {op, fill};
+    const std::string text = RenderText(t, RenderOptions{});
+    const std::string main = text.substr(0, text.find("── Flow"));
+    EXPECT_EQ(main.find("blend_half_cuda") != std::string::npos, typical) << main;
+    EXPECT_EQ(main.find("?cuBLAS") != std::string::npos, typical) << main;
+  }
+}
+
 }  // namespace
 }  // namespace optrace

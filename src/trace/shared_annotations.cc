@@ -20,13 +20,13 @@ bool SharedLaunches::Replay(OpStep& op) const {
   std::shared_lock<std::shared_mutex> lock(memo_.mu);
   auto it = memo_.done.find(KeyOf(op));
   if (it == memo_.done.end()) return false;
-  op.kernels = it->second;
+  std::tie(op.kernels, op.stubs, op.libraries) = it->second;
   return true;
 }
 
 void SharedLaunches::Keep(const OpStep& op) {
   std::unique_lock<std::shared_mutex> lock(memo_.mu);
-  memo_.done.try_emplace(KeyOf(op), op.kernels);
+  memo_.done.try_emplace(KeyOf(op), op.kernels, op.stubs, op.libraries);
 }
 
 void Bind(std::map<std::string, Tri>* bound, const std::string& key, Tri t) {

@@ -40,7 +40,8 @@ class SharedLaunches {
  public:
   explicit SharedLaunches(const Index& ix);
 
-  // Gives `op` the launches annotated before; false when there are none.
+  // Gives `op` the launches (kernels, stubs, library calls) annotated
+  // before; false when there are none.
   bool Replay(OpStep& op) const;
   // Keeps `op`'s launches as annotated, for the later traces.
   void Keep(const OpStep& op);
@@ -50,7 +51,7 @@ class SharedLaunches {
   static Key KeyOf(const OpStep& op) { return {op.expansion, op.reached_from.empty()}; }
   struct Memo {
     std::shared_mutex mu;
-    std::map<Key, std::vector<KernelStep>> done;
+    std::map<Key, std::tuple<std::vector<KernelStep>, std::vector<StubStep>, std::vector<LibraryStep>>> done;
   };
   Memo& memo_;
 };

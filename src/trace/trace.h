@@ -152,6 +152,10 @@ struct StubStep {
   std::string called_from;  // function calling the stub
   Location call_site;
   std::vector<StubRegistrationStep> registrations;
+  // The conditions on the way to the stub's call, read and evaluated as a
+  // kernel launch's are (`if (at::cudnn_is_acceptable(x)) lstm_cudnn_stub(...)`).
+  std::vector<Condition> when;
+  bool typical = true, undecided = false;
 };
 
 struct KernelStep {
@@ -203,6 +207,8 @@ struct LibraryStep {
   Location where;    // first call site
   std::vector<std::string> calls;  // library entry points called: "cudnnRNNForward", "at::cuda::blas::gemm"
   std::vector<std::string> path;   // functions from the implementation to the call
+  // As the first stub on `path` is taken (a call of no stub: whenever the op runs).
+  bool typical = true, undecided = false;
 };
 
 struct OpCallStep {

@@ -571,8 +571,23 @@ TEST(Inline260, LstmsCudnnCheckTakesFloatAndTurnsBfloat16Away) {
   TraceOptions opt;
   opt.device = TraceOptions::Device::kCuda;
   EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "typical");
+  auto cudnn_stub = [](const Trace& t) -> const StubStep* {
+    const OpStep* lstm = FindOp(t, "lstm.input");
+    if (!lstm) return nullptr;
+    for (const auto& s : lstm->stubs)  // RNN.cpp:1436, under `if (at::cudnn_is_acceptable(_input))` (:1434)
+      if (s.name == "lstm_cudnn_stub" && s.call_site.line == 1436) return &s;
+    return nullptr;
+  };
+  Trace f32 = TraceTree("2.6.0", "nn.LSTM", opt);
+  ASSERT_NE(cudnn_stub(f32), nullptr);
+  EXPECT_TRUE(cudnn_stub(f32)->typical && !cudnn_stub(f32)->undecided);
   opt.assume = {"dtype=bfloat16"};
-  EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "not taken");
+  Trace bf16 = TraceTree("2.6.0", "nn.LSTM", opt);
+  EXPECT_EQ(PathOf(bf16, "_cudnn_rnn"), "not taken");
+  ASSERT_NE(cudnn_stub(bf16), nullptr);
+  EXPECT_FALSE(cudnn_stub(bf16)->typical) << "the stub's call is as taken as _cudnn_rnn's";
+  for (const auto& l : FindOp(bf16, "lstm.input")->libraries)
+    EXPECT_FALSE(l.name == "cuDNN" && l.typical) << "cuDNN is reached through lstm_cudnn_stub";
 }
 
 TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {

@@ -674,14 +674,47 @@ class PathAnnotator {
       if (!LaunchSiteConditions(op, k, route, &site)) continue;
       route.insert(route.end(), site.begin(), site.end());
       k.when = Unique(std::move(route));
-      Tri v = Evaluate(op, k.when);
-      // An op reached from C++ is called with arguments its schema's
-      // defaults need not describe (hardtanh calls clamp with both limits):
-      // a launch only those defaults rule out stays open.
-      if (v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, k.when, false) != Tri::kFalse) v = Tri::kUnknown;
+      const Tri v = LaunchValue(op, k.when);
       k.typical = v != Tri::kFalse;
       k.undecided = v == Tri::kUnknown;
     }
+    AnnotateStubs(op);
+  }
+
+  // An op reached from C++ is called with arguments its schema's defaults
+  // need not describe (hardtanh calls clamp with both limits): a launch
+  // only those defaults rule out stays open.
+  Tri LaunchValue(const OpStep& op, const std::vector<Condition>& when) const {
+    const Tri v = Evaluate(op, when);
+    return v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, when, false) != Tri::kFalse ? Tri::kUnknown : v;
+  }
+
+  // A stub's call is read as a launch is: the way to the function calling
+  // it, then the conditions around the call. A library call below a stub's
+  // registration is as taken as the first stub on its way.
+  void AnnotateStubs(OpStep& op) {
+    for (StubStep& s : op.stubs) {
+      std::set<std::string> seen;
+      std::vector<Condition> way;
+      std::vector<CodeCondition> at;
+      if (s.called_from.empty() || !s.call_site.valid() || !RouteTo(op, LastName(s.called_from), 0, &seen, &way) ||
+          !Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at))
+        continue;
+      for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
+      s.when = Unique(std::move(way));
+      DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
+      const Tri v = LaunchValue(op, s.when);
+      s.typical = v != Tri::kFalse;
+      s.undecided = v == Tri::kUnknown;
+    }
+    for (LibraryStep& l : op.libraries)
+      for (const std::string& f : l.path)
+        if (auto s = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == f; });
+            s != op.stubs.end()) {
+          l.typical = s->typical;
+          l.undecided = s->undecided;
+          break;
+        }
   }
 
   bool LaunchSiteConditions(const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,

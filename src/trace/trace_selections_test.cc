@@ -19,6 +19,48 @@ namespace {
 constexpr char kNativeFunctions[] = R"x(- func: attend(Tensor self) -> Tensor
 
 - func: swap_dims(Tensor self, int dim0, int dim1) -> Tensor
+
+- func: blend(Tensor self) -> Tensor
+  dispatch:
+    CUDA: blend_cuda
+)x";
+
+// aten/src/ATen/native/Blend.h
+constexpr char kBlendH[] = R"x(#pragma once
+namespace at::native {
+using blend_fn = void (*)(const Tensor&);
+DECLARE_DISPATCH(blend_fn, blend_half_stub);
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Blend.cu
+constexpr char kBlendCu[] = R"x(#include <ATen/native/Blend.h>
+namespace at::native {
+
+DEFINE_DISPATCH(blend_half_stub);
+
+bool use_half_path(const Tensor& self) {
+  return self.scalar_type() == at::kHalf;
+}
+
+__global__ void blend_generic_kernel(float* out) {}
+
+void blend_half_cuda(const Tensor& self) {
+  cublasHgemm(handle, self.data_ptr());
+}
+
+Tensor blend_cuda(const Tensor& self) {
+  if (use_half_path(self)) {
+    blend_half_stub(self.device().type(), self);
+    return self;
+  }
+  blend_generic_kernel<<<1, 1>>>(nullptr);
+  return self;
+}
+
+REGISTER_CUDA_DISPATCH(blend_half_stub, &blend_half_cuda);
+
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/Attend.cpp
@@ -67,7 +109,9 @@ Tensor swap_dims(const Tensor& self, int64_t dim0, int64_t dim1) {
 std::shared_ptr<MemoryDisk> SelectionTree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
-                     {"aten/src/ATen/native/Attend.cpp", kAttendCpp}});
+                     {"aten/src/ATen/native/Attend.cpp", kAttendCpp},
+                     {"aten/src/ATen/native/Blend.h", kBlendH},
+                     {"aten/src/ATen/native/cuda/Blend.cu", kBlendCu}});
 }
 
 class Selections : public ::testing::Test {
@@ -100,6 +144,22 @@ TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
   ASSERT_FALSE(t.ops.empty());
   EXPECT_TRUE(Alternatives(t, "wrap").empty());
   EXPECT_TRUE(t.selections.empty());
+}
+
+TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
+  // Blend.cu:17-18: blend_half_stub is called when use_half_path(self) (:6-8, a kHalf test).
+  for (const auto& [dtype, taken] : {std::pair<std::string, bool>{"float32", false}, {"float16", true}}) {
+    Trace t = TraceIndex(index_, "aten::blend", TraceOptions::Device::kCuda, {"dtype=" + dtype});
+    const OpStep* op = FindOp(t, "blend");
+    ASSERT_NE(op, nullptr);
+    ASSERT_EQ(op->stubs.size(), 1u);
+    EXPECT_EQ(op->stubs[0].typical, taken) << dtype;
+    EXPECT_FALSE(op->stubs[0].undecided) << dtype;
+    ASSERT_EQ(op->stubs[0].when.size(), 1u);
+    EXPECT_EQ(op->stubs[0].when[0].where.line, 17);
+    ASSERT_EQ(op->libraries.size(), 1u) << "cuBLAS through the stub";
+    EXPECT_EQ(op->libraries[0].typical, taken) << dtype;
+  }
 }
 
 }  // namespace
