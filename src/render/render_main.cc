@@ -240,13 +240,17 @@ class PathBuilder {
         Visit(c, level + 1, out);
   }
 
+  // Roots of the path: entry ops the typical path takes, and entry ops an
+  // open Python condition keeps as an optional step (`if dropout_p > 0.0:
+  // dropout(...)`): both may run, the latter marked open (`?`).
   void Forward() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kForward || !OnPath(op)) continue;
       const OpStep* parent = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
       bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
-      if (root && (op.typical || !any_typical_)) Visit(i, 0, &m_.forward);
+      bool open_entry = op.reached_from.empty() && op.undecided;
+      if (root && (op.typical || open_entry || !any_typical_)) Visit(i, 0, &m_.forward);
     }
   }
 

@@ -849,6 +849,43 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
   EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
 }
 
+// An entry op an open Python condition keeps as an optional step
+// (functional.py `if dropout_p > 0.0: dropout(...)`: not typical, the code
+// goes on without it, but undecided) may run: the main path names it and
+// what it runs, marked open, with the typical ops.
+TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) {
+  NativeFunction attn = MakeFunction("attn(Tensor self) -> Tensor", 10, {{"CUDA", "attn_cuda"}});
+  NativeFunction drop = MakeFunction("dropout(Tensor self, float p) -> Tensor", 20, {{"CUDA", "dropout_cuda"}});
+  Trace t;
+  t.query = "F.attn";
+  t.assumptions = {"device=cuda"};
+  auto entry = [](const std::string& name, const NativeFunction* f, const std::string& kernel) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    KernelStep k;
+    k.name = kernel;
+    k.device = CodeDevice::kCuda;
+    k.typical = true;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
+    s.kernels = {k};
+    return s;
+  };
+  OpStep a = entry("attn", &attn, "attn_kernel");
+  a.typical = true;
+  OpStep d = entry("dropout", &drop, "fused_dropout_kernel");
+  d.undecided = true;  // typical stays false: an optional step
+  Condition p{"dropout_p > 0.0", false, ConditionKind::kIf, Loc("torch/nn/functional.py", 6375)};
+  p.open = true;
+  d.when = {p};
+  t.ops = {a, d};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string names = text.substr(0, text.find("alternatives"));
+  EXPECT_THAT(names, HasSubstr("  attn: attn_kernel")) << text;
+  EXPECT_THAT(names, HasSubstr("  ? dropout: fused_dropout_kernel")) << text;
+}
+
 // What else runs follows what runs: with the names' lines drawn (two ops
 // or more), the alternatives come before the Python frames and the tree
 // that locate each name; a heading with nothing under it (the only open
