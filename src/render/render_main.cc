@@ -483,8 +483,11 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   for (const KernelStep* k : e.kernels)
     if (k->undecided) add("?" + k->name);
   // The device's stub target is what the op's code runs below dispatch
-  // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
-  if (e.registration && !e.registration->target.empty()) add(e.registration->target);
+  // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn,
+  // once -- a launch of that name left open (`?maximum_kernel_cuda`) says it.
+  if (e.registration && !e.registration->target.empty() &&
+      std::find(names.begin(), names.end(), "?" + e.registration->target) == names.end())
+    add(e.registration->target);
   // The functions nearest each launch first: they say most about the code
   // that runs (the functor a launcher is handed, then who hands it).
   // The way to a launch the assumptions leave open is open too (`?`); to

@@ -886,6 +886,50 @@ TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) 
   EXPECT_THAT(names, HasSubstr("  ? dropout: fused_dropout_kernel")) << text;
 }
 
+// The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
+// among what it runs; where a launch of that very name is left open, the
+// name is given once, marked open.
+TEST(RenderText, AStubTargetWhoseLaunchIsOpenIsNamedOnceMarkedOpen) {
+  NativeFunction top = MakeFunction("top(Tensor self) -> Tensor", 10, {{"CUDA", "top_cuda"}});
+  NativeFunction most = MakeFunction("most(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "most_out"}});
+  Trace t;
+  t.query = "aten::top";
+  t.assumptions = {"device=cuda"};
+  OpStep a;
+  a.name = "top";
+  a.role = OpRole::kForward;
+  a.yaml = &top;
+  a.typical = true;
+  KernelStep k;
+  k.name = "top_kernel";
+  k.device = CodeDevice::kCuda;
+  k.typical = true;
+  k.where = Loc("aten/src/ATen/native/cuda/Top.cu", 9);
+  a.kernels = {k};
+  OpStep m;
+  m.name = "most";
+  m.role = OpRole::kForward;
+  m.yaml = &most;
+  m.reached_from = "top";
+  m.undecided = true;
+  Condition c{"self.numel() > 4", false, ConditionKind::kIf, Loc("aten/src/ATen/native/Top.cpp", 5)};
+  c.open = true;
+  m.when = {c};
+  StubStep stub;
+  stub.name = "most_stub";
+  stub.registrations = {{"CUDA", "REGISTER_DISPATCH", "most_kernel_cuda",
+                         Loc("aten/src/ATen/native/cuda/Most.cu", 30), {}}};
+  m.stubs = {stub};
+  KernelStep open = k;
+  open.name = "most_kernel_cuda";
+  open.undecided = true;
+  open.where = Loc("aten/src/ATen/native/cuda/Most.cu", 16);
+  m.kernels = {open};
+  t.ops = {a, m};
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("? most: ?most_kernel_cuda\n")) << text;
+}
+
 // What else runs follows what runs: with the names' lines drawn (two ops
 // or more), the alternatives come before the Python frames and the tree
 // that locate each name; a heading with nothing under it (the only open
