@@ -530,7 +530,8 @@ class MainWriter {
       for (size_t i : setup) {
         std::fill(shown.begin() + static_cast<long>(i), shown.begin() + static_cast<long>(SubtreeEnd(m_.forward, i)),
                   false);
-        collapsed.push_back(t_.ops[m_.forward[i].op].name);
+        // An optional step an open condition keeps is marked open here too.
+        collapsed.push_back((m_.forward[i].undecided ? "?" : "") + t_.ops[m_.forward[i].op].name);
         collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
     }

@@ -879,11 +879,19 @@ TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) 
   Condition p{"dropout_p > 0.0", false, ConditionKind::kIf, Loc("torch/nn/functional.py", 6375)};
   p.open = true;
   d.when = {p};
-  t.ops = {a, d};
+  NativeFunction unsq = MakeFunction("unsqueeze(Tensor self, int dim) -> Tensor", 30, {});
+  OpStep u;  // `if not is_batched: input = input.unsqueeze(1)`: set-up, open
+  u.name = "unsqueeze";
+  u.role = OpRole::kForward;
+  u.yaml = &unsq;
+  u.undecided = true;
+  u.when = {p};
+  t.ops = {a, d, u};
   std::string text = RenderText(t, RenderOptions{});
   std::string names = text.substr(0, text.find("alternatives"));
   EXPECT_THAT(names, HasSubstr("  attn: attn_kernel")) << text;
   EXPECT_THAT(names, HasSubstr("  ? dropout: fused_dropout_kernel")) << text;
+  EXPECT_THAT(text, HasSubstr("set-up (factories, views): ?unsqueeze")) << text;
 }
 
 // The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
