@@ -925,8 +925,8 @@ TEST(RenderText, AStubTargetWhoseLaunchIsOpenIsNamedOnceMarkedOpen) {
   m.when = {c};
   StubStep stub;
   stub.name = "most_stub";
-  stub.registrations = {{"CUDA", "REGISTER_DISPATCH", "most_kernel_cuda",
-                         Loc("aten/src/ATen/native/cuda/Most.cu", 30), {}}};
+  stub.registrations = {
+      {"CUDA", "REGISTER_DISPATCH", "most_kernel_cuda", Loc("aten/src/ATen/native/cuda/Most.cu", 30), {}}};
   m.stubs = {stub};
   KernelStep open = k;
   open.name = "most_kernel_cuda";
