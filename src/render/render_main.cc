@@ -242,13 +242,17 @@ class PathBuilder {
         Visit(c, level + 1, out);
   }
 
+  // Roots of the path: entry ops the typical path takes, and entry ops an
+  // open Python condition keeps as an optional step (`if dropout_p > 0.0:
+  // dropout(...)`): both may run, the latter marked open (`?`).
   void Forward() {
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kForward || !OnPath(op)) continue;
       const OpStep* parent = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
       bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
-      if (root && (op.typical || !any_typical_)) Visit(i, 0, &m_.forward);
+      bool open_entry = op.reached_from.empty() && op.undecided;
+      if (root && (op.typical || open_entry || !any_typical_)) Visit(i, 0, &m_.forward);
     }
   }
 
@@ -483,8 +487,11 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   for (const KernelStep* k : e.kernels)
     if (k->undecided) add("?" + k->name);
   // The device's stub target is what the op's code runs below dispatch
-  // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn.
-  if (e.registration && !e.registration->target.empty()) add(e.registration->target);
+  // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn,
+  // once -- a launch of that name left open (`?maximum_kernel_cuda`) says it.
+  if (e.registration && !e.registration->target.empty() &&
+      std::find(names.begin(), names.end(), "?" + e.registration->target) == names.end())
+    add(e.registration->target);
   // The functions nearest each launch first: they say most about the code
   // that runs (the functor a launcher is handed, then who hands it).
   // The way to a launch the assumptions leave open is open too (`?`); to
@@ -527,7 +534,8 @@ class MainWriter {
       for (size_t i : setup) {
         std::fill(shown.begin() + static_cast<long>(i), shown.begin() + static_cast<long>(SubtreeEnd(m_.forward, i)),
                   false);
-        collapsed.push_back(t_.ops[m_.forward[i].op].name);
+        // An optional step an open condition keeps is marked open here too.
+        collapsed.push_back((m_.forward[i].undecided ? "?" : "") + t_.ops[m_.forward[i].op].name);
         collapsed_.insert(t_.ops[m_.forward[i].op].name);
       }
     }

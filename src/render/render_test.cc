@@ -849,6 +849,95 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
   EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
 }
 
+// An entry op an open Python condition keeps as an optional step
+// (functional.py `if dropout_p > 0.0: dropout(...)`: not typical, the code
+// goes on without it, but undecided) may run: the main path names it and
+// what it runs, marked open, with the typical ops.
+TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) {
+  NativeFunction attn = MakeFunction("attn(Tensor self) -> Tensor", 10, {{"CUDA", "attn_cuda"}});
+  NativeFunction drop = MakeFunction("dropout(Tensor self, float p) -> Tensor", 20, {{"CUDA", "dropout_cuda"}});
+  Trace t;
+  t.query = "F.attn";
+  t.assumptions = {"device=cuda"};
+  auto entry = [](const std::string& name, const NativeFunction* f, const std::string& kernel) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    KernelStep k;
+    k.name = kernel;
+    k.device = CodeDevice::kCuda;
+    k.typical = true;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
+    s.kernels = {k};
+    return s;
+  };
+  OpStep a = entry("attn", &attn, "attn_kernel");
+  a.typical = true;
+  OpStep d = entry("dropout", &drop, "fused_dropout_kernel");
+  d.undecided = true;  // typical stays false: an optional step
+  Condition p{"dropout_p > 0.0", false, ConditionKind::kIf, Loc("torch/nn/functional.py", 6375)};
+  p.open = true;
+  d.when = {p};
+  NativeFunction unsq = MakeFunction("unsqueeze(Tensor self, int dim) -> Tensor", 30, {});
+  OpStep u;  // `if not is_batched: input = input.unsqueeze(1)`: set-up, open
+  u.name = "unsqueeze";
+  u.role = OpRole::kForward;
+  u.yaml = &unsq;
+  u.undecided = true;
+  u.when = {p};
+  t.ops = {a, d, u};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string names = text.substr(0, text.find("alternatives"));
+  EXPECT_THAT(names, HasSubstr("  attn: attn_kernel")) << text;
+  EXPECT_THAT(names, HasSubstr("  ? dropout: fused_dropout_kernel")) << text;
+  EXPECT_THAT(text, HasSubstr("set-up (factories, views): ?unsqueeze")) << text;
+}
+
+// The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
+// among what it runs; where a launch of that very name is left open, the
+// name is given once, marked open.
+TEST(RenderText, AStubTargetWhoseLaunchIsOpenIsNamedOnceMarkedOpen) {
+  NativeFunction top = MakeFunction("top(Tensor self) -> Tensor", 10, {{"CUDA", "top_cuda"}});
+  NativeFunction most = MakeFunction("most(Tensor self, Tensor other) -> Tensor", 20, {{"CUDA", "most_out"}});
+  Trace t;
+  t.query = "aten::top";
+  t.assumptions = {"device=cuda"};
+  OpStep a;
+  a.name = "top";
+  a.role = OpRole::kForward;
+  a.yaml = &top;
+  a.typical = true;
+  KernelStep k;
+  k.name = "top_kernel";
+  k.device = CodeDevice::kCuda;
+  k.typical = true;
+  k.where = Loc("aten/src/ATen/native/cuda/Top.cu", 9);
+  a.kernels = {k};
+  OpStep m;
+  m.name = "most";
+  m.role = OpRole::kForward;
+  m.yaml = &most;
+  m.reached_from = "top";
+  m.undecided = true;
+  Condition c{"self.numel() > 4", false, ConditionKind::kIf, Loc("aten/src/ATen/native/Top.cpp", 5)};
+  c.open = true;
+  m.when = {c};
+  StubStep stub;
+  stub.name = "most_stub";
+  stub.registrations = {
+      {"CUDA", "REGISTER_DISPATCH", "most_kernel_cuda", Loc("aten/src/ATen/native/cuda/Most.cu", 30), {}}};
+  m.stubs = {stub};
+  KernelStep open = k;
+  open.name = "most_kernel_cuda";
+  open.undecided = true;
+  open.where = Loc("aten/src/ATen/native/cuda/Most.cu", 16);
+  m.kernels = {open};
+  t.ops = {a, m};
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("? most: ?most_kernel_cuda\n")) << text;
+}
+
 // What else runs follows what runs: with the names' lines drawn (two ops
 // or more), the alternatives come before the Python frames and the tree
 // that locate each name; a heading with nothing under it (the only open

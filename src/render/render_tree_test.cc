@@ -65,5 +65,16 @@ TEST_F(RenderTree260, AnOpThatRunsNamesItsKernelsBeforeTheTree) {
   EXPECT_LT(named, text.find("▶ aten::native_batch_norm")) << text;
 }
 
+TEST_F(RenderTree260, AnOptionalStepIsNamedOnThePathMarkedOpen) {
+  // torch/masked/_ops.py:1641-1642 `if correction != 0: ... count =
+  // torch.maximum(count, count.new_zeros([]))`: correction is open, so
+  // maximum may run; its kernel is named with what runs, marked open.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t named = text.find("? maximum: ?maximum_kernel_cuda");
+  ASSERT_NE(named, std::string::npos) << text;
+  EXPECT_LT(named, text.find("alternatives (what else runs, and when)")) << text;
+}
+
 }  // namespace
 }  // namespace optrace

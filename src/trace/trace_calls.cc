@@ -119,6 +119,39 @@ std::vector<uint32_t> ExactOverloads(const CppIndex& cpp, const CppCall& c, cons
   return exact.empty() || exact.size() == cands.size() ? cands : exact;
 }
 
+// Whether an argument of declared type `arg` can never become a parameter
+// of declared type `param`: an integer (a dim) is no Dimname -- the
+// named-tensor overloads at::native defines beside an op's name
+// (`Tensor all(const Tensor&, Dimname, bool)`) take no int64_t dim.
+bool NeverConverts(const std::string& arg, const std::string& param) {
+  static const std::set<std::string_view> kIntegers = {"int64_t", "int", "int32_t", "long", "size_t", "uint64_t"};
+  return kIntegers.count(arg) > 0 && (param == "Dimname" || param == "DimnameList");
+}
+
+// The candidates of a call that can take every argument whose type the
+// caller declares: C++ lookup never picks a function an argument cannot
+// convert to, so a plain call none is left for is the op argument-dependent
+// lookup finds (at::x, FollowCall's name lookup).
+std::vector<uint32_t> ConvertibleCandidates(const CppIndex& cpp, const CppCall& c, const CppFunction& caller,
+                                            std::string_view body, std::vector<uint32_t> cands) {
+  if (cands.empty()) return cands;
+  auto args = CallArguments(body, caller.body_begin, c);
+  if (!args) return cands;
+  std::vector<std::string> types;
+  for (const std::string& arg : *args)
+    types.push_back(IsIdentifier(arg) ? PlainType(DeclaredType(caller.params, body, arg)) : "");
+  std::vector<uint32_t> kept;
+  for (uint32_t id : cands) {
+    const CppFunction& f = cpp.functions()[id];
+    std::vector<CppParameter> params = ParseCppParameters(f.params);
+    bool takes = true;
+    for (size_t k = 0; takes && k < types.size() && k < params.size(); ++k)
+      takes = !NeverConverts(types[k], PlainType(DeclaredType(f.params, "", params[k].name)));
+    if (takes) kept.push_back(id);
+  }
+  return kept;
+}
+
 }  // namespace
 
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
@@ -486,6 +519,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   bool stops = facts.launcher || facts.stub || (facts.is_op && (facts.at_call || facts.method_call)) || facts.elsewhere;
   if (stops) return facts;
   facts.targets = c.kind == CallKind::kMember ? ResolveMember(c, caller, body) : ResolveCall(c, from_file, &caller);
+  if (c.kind == CallKind::kPlain) facts.targets = ConvertibleCandidates(cpp, c, caller, body, std::move(facts.targets));
   facts.targets = ExactOverloads(cpp, c, caller, body, std::move(facts.targets));
   if (c.kind != CallKind::kMember && !facts.targets.empty()) {
     const FunctorsByClass& by_class =

@@ -396,6 +396,12 @@ class PythonWalker : public TraceReader {
   // self.<attr>(...) that is no method: what the class's __init__ binds to
   // the attribute (a layer built there, or a parameter's default), followed.
   bool FollowSelfAttribute(uint32_t module, int32_t cls, const std::string& attr, int line, int depth, PyFrame* frame);
+  // name(...) where `name` is a parameter of `function` defaulting to None
+  // that the body rebinds to one function (`if distance_function is None:
+  // distance_function = torch.pairwise_distance`): that function, followed.
+  // False when the name is no such parameter.
+  bool FollowRebindParameter(uint32_t module, uint32_t function, const std::string& name, int line, int depth,
+                             PyFrame* frame);
   // A Tensor method or property bound by hand in C++ (py_bindings.h): adds
   // the aten ops its body reaches to `frame`. False when `name` has no such
   // binding.

@@ -410,6 +410,7 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
       }
       continue;
     }
+    if (FollowRebindParameter(module, function, call.callee, static_cast<int>(call.line), depth, &work)) continue;
     FollowPyCall(module, f.class_index, call.callee, static_cast<int>(call.line), depth, &work);
   }
   t_.python[at].calls = std::move(work.calls);
@@ -687,6 +688,31 @@ bool PythonWalker::FollowSelfAttribute(uint32_t module, int32_t cls, const std::
                                                        "function to it that the walk can follow",
                                                        attr, ix_.py.modules()[module].path, line, f.qualname)});
   return any;
+}
+
+bool PythonWalker::FollowRebindParameter(uint32_t module, uint32_t function, const std::string& name, int line,
+                                         int depth, PyFrame* frame) {
+  const PyModule& m = ix_.py.modules()[module];
+  const PyFunction& f = m.functions[function];
+  if (std::find(f.params.begin(), f.params.end(), name) == f.params.end()) return false;
+  if (ParamDefault(DefHeader(m, f), name) != "None") return false;
+  // A call of None raises: where the caller passes nothing, the call runs
+  // what the body binds to the name, when it binds one function only.
+  std::set<std::string> values;
+  for (uint32_t n = f.line + 1; n <= f.end_line; ++n) {
+    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
+    std::string_view t = TrimView(text);
+    if (!StartsWith(t, name)) continue;
+    t.remove_prefix(name.size());
+    t = TrimView(t);
+    if (t.size() < 2 || t[0] != '=' || t[1] == '=') continue;
+    std::string value = TrimCopy(t.substr(1));
+    if (IsDottedName(value) && value != name) values.insert(value);
+  }
+  if (values.size() != 1) return false;
+  size_t before = frame->calls.size();
+  FollowPyCall(module, f.class_index, *values.begin(), line, depth, frame);
+  return frame->calls.size() > before;
 }
 
 // --- operators of torch's Python code --------------------------------------
