@@ -312,7 +312,7 @@ class PathBuilder {
   // What each alternative of a selection runs: the ops off the path whose
   // edge carries that alternative's condition (the innermost one that is
   // an alternative's, so an op behind use_miopen inside the cuDNN-less
-  // branch goes to use_miopen), when they run something of their own.
+  // branch goes to use_miopen), when they or what they call run something.
   void AlternativeOps() {
     std::set<std::string> keys, placed;
     for (const auto& s : t_.selections)
@@ -330,8 +330,23 @@ class PathBuilder {
       if (other_device || key.empty() || !placed.insert(key + " " + std::string(OpBaseName(op.name))).second) continue;
       MainPathOp e;
       e.op = i;
-      Fill(op, e);
+      FillBelow(op, e);
       if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m_.alternative_ops[key].push_back(e);
+    }
+  }
+
+  // What `op` runs: its own kernels and those of the ops it calls
+  // unconditionally, a few calls deep (a composite's math runs in them).
+  void FillBelow(const OpStep& op, MainPathOp& e) const {
+    std::vector<const OpStep*> callers = {&op};
+    for (int depth = 0; depth < 3 && !callers.empty(); ++depth) {
+      std::vector<const OpStep*> next;
+      for (const OpStep* c : callers) {
+        Fill(*c, e);
+        for (const auto& child : t_.ops)
+          if (Below(*c, child) && !Deciding(child)) next.push_back(&child);
+      }
+      callers = std::move(next);
     }
   }
 
@@ -395,17 +410,7 @@ class PathBuilder {
         m_.argument_ops.back().op = i;
         m_.argument_ops.back().when = cond;
       }
-      MainPathOp& e = m_.argument_ops[slot->second];
-      std::vector<const OpStep*> callers = {&op};
-      for (int depth = 0; depth < 3 && !callers.empty(); ++depth) {
-        std::vector<const OpStep*> next;
-        for (const OpStep* c : callers) {
-          Fill(*c, e);
-          for (const auto& child : t_.ops)
-            if (Below(*c, child) && !Deciding(child)) next.push_back(&child);
-        }
-        callers = std::move(next);
-      }
+      FillBelow(op, m_.argument_ops[slot->second]);
     }
     std::vector<MainPathOp> kept;
     for (size_t i = 0; i < m_.argument_ops.size(); ++i) {
