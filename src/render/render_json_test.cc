@@ -289,13 +289,12 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
   EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 105) << text;
   for (const char* gone : {"use_miopen decides", "use_mkldnn decides", "_lstm_mps"})
     EXPECT_EQ(text.find(gone), std::string::npos) << gone << "\n" << text;
-  for (const char* fact :
-       {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
-        "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub",
-        "unless at::cudnn_is_acceptable(_input): check_attributes, gather_params, _lstm_impl",
-        // launched on both sides of `if (allContiguous(...))`, after
-        // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
-        "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
+  for (const char* fact : {"aten::_cudnn_rnn when at::cudnn_is_acceptable(_input)", "RNN.cpp:1434",
+                           "cudnn_is_acceptable decides in lstm.input", "lstm_cudnn_stub",
+                           "unless at::cudnn_is_acceptable(_input): check_attributes, gather_params, _lstm_impl",
+                           // launched on both sides of `if (allContiguous(...))`, after
+                           // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
+                           "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 

@@ -99,4 +99,15 @@ bool WorthNaming(const Index& ix, const std::string& callee) {
   return !ix.cpp.FunctionsNamed(callee).empty();
 }
 
+std::vector<Condition> EachConditionOnce(std::vector<Condition> in) {
+  std::vector<Condition> out;
+  for (auto& c : in) {
+    bool seen = false;
+    for (const auto& o : out)
+      seen = seen || (o.text == c.text && o.negated == c.negated && o.kind == c.kind && o.where.file == c.where.file);
+    if (!seen) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace optrace

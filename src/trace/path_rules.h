@@ -1,9 +1,12 @@
 // Small rules the path annotation (trace/trace_paths.cc) applies to one op,
 // call or condition at a time, with no state of their own: which code
 // serves a device, which call is a method call, which entry overload a
-// typical tensor never takes, which calls are worth naming as alternatives.
+// typical tensor never takes, which calls are worth naming as alternatives,
+// each condition once, what every call site binds alike.
 #pragma once
 
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,5 +57,23 @@ std::vector<Condition> ConditionsIn(const std::vector<CodeCondition>& in, const 
 // alternative: a dispatch stub, an aten op, or a function the tree defines
 // (not a macro, not std:: plumbing).
 bool WorthNaming(const Index& ix, const std::string& callee);
+
+// Each condition once (a walk through several functions of one file meets
+// the same #if group at every hop).
+std::vector<Condition> EachConditionOnce(std::vector<Condition> in);
+
+// What every call site binds alike: the first site's bindings, narrowed by
+// each later site to the names it binds to the same value.
+template <class Map>
+void KeepAgreed(std::optional<Map>* agreed, Map site) {
+  if (!*agreed) {
+    *agreed = std::move(site);
+    return;
+  }
+  for (auto it = (*agreed)->begin(); it != (*agreed)->end();) {
+    auto o = site.find(it->first);
+    it = o == site.end() || o->second != it->second ? (*agreed)->erase(it) : std::next(it);
+  }
+}
 
 }  // namespace optrace

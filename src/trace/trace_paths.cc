@@ -63,33 +63,6 @@ bool ValidateAssume(const std::vector<std::string>& items, std::string* error) {
 
 namespace {
 
-// Each condition once (a walk through several functions of one file meets
-// the same #if group at every hop).
-std::vector<Condition> Unique(std::vector<Condition> in) {
-  std::vector<Condition> out;
-  for (auto& c : in) {
-    bool seen = false;
-    for (const auto& o : out)
-      seen = seen || (o.text == c.text && o.negated == c.negated && o.kind == c.kind && o.where.file == c.where.file);
-    if (!seen) out.push_back(std::move(c));
-  }
-  return out;
-}
-
-// What every call site binds alike: the first site's bindings, narrowed by
-// each later site to the names it binds to the same value.
-template <class Map>
-void KeepAgreed(std::optional<Map>* agreed, Map site) {
-  if (!*agreed) {
-    *agreed = std::move(site);
-    return;
-  }
-  for (auto it = (*agreed)->begin(); it != (*agreed)->end();) {
-    auto o = site.find(it->first);
-    it = o == site.end() || o->second != it->second ? (*agreed)->erase(it) : std::next(it);
-  }
-}
-
 // One call of an op by one of its callers: the caller, the conditions of its
 // call sites, and whether it lists the call (EdgeConditions' *found).
 struct CallerEdge {
@@ -647,7 +620,7 @@ class PathAnnotator {
     if (call.device != CodeDevice::kAny)
       out.push_back(
           {"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
-    return Unique(std::move(out));
+    return EachConditionOnce(std::move(out));
   }
 
   // --- kernel launches ---------------------------------------------------------
@@ -673,7 +646,7 @@ class PathAnnotator {
       std::vector<Condition> site;
       if (!LaunchSiteConditions(op, k, route, &site)) continue;
       route.insert(route.end(), site.begin(), site.end());
-      k.when = Unique(std::move(route));
+      k.when = EachConditionOnce(std::move(route));
       const Tri v = LaunchValue(op, k.when);
       k.typical = v != Tri::kFalse;
       k.undecided = v == Tri::kUnknown;
@@ -691,7 +664,8 @@ class PathAnnotator {
 
   // A stub's call is read as a launch is: the way to the function calling
   // it, then the conditions around the call. A library call below a stub's
-  // registration is as taken as the first stub on its way.
+  // registration is as taken as the first stub on its way; one below none
+  // is read as a launch too.
   void AnnotateStubs(OpStep& op) {
     for (StubStep& s : op.stubs) {
       std::set<std::string> seen;
@@ -701,20 +675,34 @@ class PathAnnotator {
           !Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at))
         continue;
       for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
-      s.when = Unique(std::move(way));
+      s.when = EachConditionOnce(std::move(way));
       DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
       const Tri v = LaunchValue(op, s.when);
       s.typical = v != Tri::kFalse;
       s.undecided = v == Tri::kUnknown;
     }
-    for (LibraryStep& l : op.libraries)
-      for (const std::string& f : l.path)
-        if (auto s = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == f; });
-            s != op.stubs.end()) {
-          l.typical = s->typical;
-          l.undecided = s->undecided;
-          break;
-        }
+    for (LibraryStep& l : op.libraries) {
+      Tri v = Tri::kTrue;
+      auto stub = op.stubs.end();
+      for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
+        stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
+      if (stub != op.stubs.end()) v = !stub->typical ? Tri::kFalse : stub->undecided ? Tri::kUnknown : Tri::kTrue;
+      else if (!l.path.empty() && !l.calls.empty()) v = LaunchValue(op, LibraryCallConditions(op, l));
+      l.typical = v != Tri::kFalse;
+      l.undecided = v == Tri::kUnknown;
+    }
+  }
+
+  // A library call below no stub, read as a launch is: the way to the
+  // function making it, then the conditions around its first call there.
+  std::vector<Condition> LibraryCallConditions(const OpStep& op, const LibraryStep& l) {
+    std::set<std::string> seen;
+    std::vector<Condition> way;
+    if (!RouteTo(op, LastName(l.path.back()), 0, &seen, &way, CodeDevice::kCuda)) way.clear();
+    std::vector<CodeCondition> at;
+    if (Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
+      for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
+    return EachConditionOnce(std::move(way));
   }
 
   bool LaunchSiteConditions(const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,

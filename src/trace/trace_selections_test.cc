@@ -55,6 +55,9 @@ Tensor blend_cuda(const Tensor& self) {
     return self;
   }
   blend_generic_kernel<<<1, 1>>>(nullptr);
+  if (self.is_complex()) {
+    cufftExecC2C(plan, nullptr, nullptr, 0);
+  }
   return self;
 }
 
@@ -147,7 +150,8 @@ TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
 }
 
 TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
-  // Blend.cu:17-18: blend_half_stub is called when use_half_path(self) (:6-8, a kHalf test).
+  // Blend.cu:17-18: blend_half_stub is called when use_half_path(self) (:6-8, a kHalf test);
+  // cufftExecC2C (:23) when self.is_complex() (:22), never for a real dtype.
   for (const auto& [dtype, taken] : {std::pair<std::string, bool>{"float32", false}, {"float16", true}}) {
     Trace t = TraceIndex(index_, "aten::blend", TraceOptions::Device::kCuda, {"dtype=" + dtype});
     const OpStep* op = FindOp(t, "blend");
@@ -157,8 +161,9 @@ TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
     EXPECT_FALSE(op->stubs[0].undecided) << dtype;
     ASSERT_EQ(op->stubs[0].when.size(), 1u);
     EXPECT_EQ(op->stubs[0].when[0].where.line, 17);
-    ASSERT_EQ(op->libraries.size(), 1u) << "cuBLAS through the stub";
-    EXPECT_EQ(op->libraries[0].typical, taken) << dtype;
+    ASSERT_EQ(op->libraries.size(), 2u) << "cuBLAS through the stub, cuFFT called in blend_cuda";
+    for (const auto& l : op->libraries)
+      EXPECT_EQ(l.typical, l.name == "cuBLAS" && taken) << l.name << " " << dtype;  // cuFFT: `if (self.is_complex())`
   }
 }
 
