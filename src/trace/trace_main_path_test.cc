@@ -815,5 +815,541 @@ TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
   EXPECT_TRUE(scalar == nullptr || !scalar->typical);
 }
 
+TEST_F(MainPath260, AnOptionalsFallbackPicksTheSvdDriver) {
+  // cuda/linalg/BatchLinearAlgebraLib.cpp:660 `driver.value_or("gesvdj")` (:658's ROCm one is left out
+  // of a CUDA build): linalg.svdvals passes its driver=None on, so :665's gesvdj branch runs,
+  // and cloneBatchedColumnMajor's transpose_ (LinearAlgebraUtils.h:71) with it.
+  Trace t = TraceTree("2.6.0", "torch.linalg.svdvals", TraceOptions::Device::kCuda);
+  const OpStep* transpose = FindOp(t, "transpose_");
+  ASSERT_NE(transpose, nullptr);
+  EXPECT_TRUE(transpose->typical && !transpose->undecided);
+  bool by_driver = false;
+  for (const auto& w : transpose->when)
+    by_driver = by_driver || (w.text == "driver_v == \"gesvdj\"" && !w.negated && w.where.line == 665);
+  EXPECT_TRUE(by_driver);
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Whether forward op `name` is on the path: decided (typical) or open (undecided).
+bool OnPath(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == name && (op.typical || op.undecided)) return true;
+  return false;
+}
+
+TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
+  // cuda/sdp_utils.cpp:750 returns flash under can_use_flash_attention, whose
+  // constraints include check_dtypes_low_precision (:511: kHalf, kBFloat16);
+  // can_use_mem_efficient_attention's list (:653) holds kFloat.
+  TraceOptions f32;
+  f32.device = TraceOptions::Device::kCuda;
+  Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", f32);
+  EXPECT_FALSE(OnPath(t, "_flash_attention_forward"));
+  EXPECT_FALSE(OnPath(t, "_scaled_dot_product_cudnn_attention"));
+  // select_sdp_backend (:726) tries priority_order's list (:737), Context.h:391's
+  // sdp_priority_order {flash, efficient, math, cudnn}: efficient is the first
+  // float32 does not rule out, so it is decided and math is an alternative.
+  const OpStep* efficient = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "_efficient_attention_forward") efficient = &op;
+  ASSERT_NE(efficient, nullptr);
+  EXPECT_TRUE(efficient->typical && !efficient->undecided);
+  bool f32_kernel = false;  // the text lists them first (render_main.cc: the assumed dtype's kernels first)
+  for (const auto& k : efficient->kernels) f32_kernel = f32_kernel || k.name.starts_with("fmha_cutlassF_f32_");
+  EXPECT_TRUE(f32_kernel);
+  EXPECT_FALSE(OnPath(t, "_scaled_dot_product_attention_math"));
+  EXPECT_FALSE(OnPath(t, "vdot")) << "the math fallback's matmul is off the path";
+  TraceOptions bf16 = f32;
+  bf16.assume = {"dtype=bfloat16"};
+  Trace b = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
+  EXPECT_TRUE(OnPath(b, "_flash_attention_forward"));
+  EXPECT_FALSE(OnPath(b, "_efficient_attention_forward")) << "behind flash in the order";
+}
+
+TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
+  // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
+  // arguments: `Activation activation=Activation::None` (:249) binds, so
+  // `case Activation::GELU` (:481) and `case Activation::RELU` (:477) are off the path.
+  Trace t = TraceTree("2.6.0", "torch.mm", TraceOptions::Device::kCuda);
+  bool listed = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || (op.name != "gelu_" && op.name != "relu_")) continue;
+    listed = true;
+    EXPECT_FALSE(op.typical || op.undecided) << op.name;
+  }
+  EXPECT_TRUE(listed) << "the activations are still traced, as alternatives";
+  // aten::_addmm_activation passes `use_gelu ? Activation::GELU : Activation::RELU` (:596): open.
+  Trace act = TraceTree("2.6.0", "aten::_addmm_activation", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(act, "gelu_"));
+}
+
+TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
+  // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
+  // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "_native_multi_head_attention"));
+  EXPECT_TRUE(OnPath(t, "bmm")) << "need_weights=True by default: the bmm/softmax path";
+  TraceOptions eval;
+  eval.device = TraceOptions::Device::kCuda;
+  eval.assume = {"eval", "no-grad"};  // inference: :1300 rules the fast path out while grad is enabled
+  // In inference the default module still sets the flag: `elif not self.batch_first:` (:1261),
+  // batch_first=False in __init__ (:1073 `self.batch_first = batch_first`).
+  Trace e = TraceTree("2.6.0", "nn.MultiheadAttention", eval);
+  EXPECT_FALSE(OnPath(e, "_native_multi_head_attention"));
+  Trace batch_first = TraceTree("2.6.0", "nn.MultiheadAttention(512, 8, batch_first=True)", eval);
+  EXPECT_TRUE(OnPath(batch_first, "_native_multi_head_attention")) << "the user's module can take the fast path";
+}
+
+TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
+  // functional.py:4701-4707: `if input.dim() == 4 and mode == "bicubic": ... upsample_bicubic2d(...)`.
+  Trace t = TraceTree("2.6.0", "F.interpolate(x, mode='bicubic', align_corners=True)", TraceOptions::Device::kCuda);
+  EXPECT_EQ(t.target_name, "torch.nn.functional.interpolate");
+  EXPECT_TRUE(OnPath(t, "upsample_bicubic2d.vec"));
+  EXPECT_FALSE(OnPath(t, "upsample_nearest2d.vec")) << "mode='nearest' is the default the call overrides";
+  EXPECT_FALSE(OnPath(t, "upsample_bilinear2d.vec"));
+  bool backward_kernel = false, atomics = false, nondeterministic = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kBackward || !op.name.starts_with("upsample_bicubic2d_backward")) continue;
+    for (const auto& k : op.kernels) {
+      if (k.name != "upsample_bicubic2d_backward_out_frame") continue;
+      backward_kernel = true;
+      // cuda/UpSampleBicubic2d.cu:99's kernel calls upsample_increment_value_bounded
+      // (UpSample.cuh:199), which calls gpuAtomicAddNoReturn.
+      for (const auto& a : k.atomics) atomics = atomics || a == "gpuAtomicAddNoReturn";
+    }
+    // cuda/UpSampleBicubic2d.cu:294 `globalContext().alertNotDeterministic("upsample_bicubic2d_backward_out_cuda")`.
+    for (const auto& at : op.nondeterministic)
+      nondeterministic = nondeterministic || (at.file.ends_with("cuda/UpSampleBicubic2d.cu") && at.line == 294);
+  }
+  EXPECT_TRUE(backward_kernel);
+  EXPECT_TRUE(atomics);
+  EXPECT_TRUE(nondeterministic);
+  size_t forward_kernels = 0;
+  for (const auto& op : t.ops)
+    if (op.name == "upsample_bicubic2d.out")
+      for (const auto& k : op.kernels) {
+        ++forward_kernels;
+        EXPECT_TRUE(k.atomics.empty()) << "the forward writes each output once";
+      }
+  EXPECT_GT(forward_kernels, 0u);
+  Trace plain = TraceTree("2.6.0", "F.interpolate", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(plain, "upsample_nearest2d.vec"));
+}
+
+class Decided1131 : public Tree1131 {};
+
+TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
+  // modules/sparse.py:122-124 `def __init__(self, num_embeddings: int, ...` (max_norm on :123)
+  // over three lines; :137 `self.max_norm = max_norm`; forward passes self.max_norm to F.embedding,
+  // whose `if max_norm is not None:` (functional.py:2198) guards the renorm.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "embedding_renorm_"));
+  EXPECT_TRUE(OnPath(t, "embedding"));
+}
+
+TEST_F(Decided1131, AnOpCalledOnBothSidesOfAnOpenEarlyReturnRuns) {
+  // Embedding.cpp:23-24 `if (indices.dim() == 1) { return weight.index_select(0, indices); }` and
+  // :32 `return weight.index_select(0, indices.reshape(-1)).view_symint(size);`: index_select runs
+  // whatever the indices' rank, reshape only past the return.
+  Trace t = TraceTree("1.13.1", "nn.Embedding", TraceOptions::Device::kCpu);
+  const OpStep* index_select = FindOp(t, "index_select");
+  const OpStep* reshape = FindOp(t, "reshape");
+  ASSERT_NE(index_select, nullptr);
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_TRUE(index_select->typical && !index_select->undecided);
+  EXPECT_TRUE(reshape->undecided);
+}
+
+TEST_F(Decided1131, AHelperCallTakesTheExactlyMatchingOverload) {
+  // TensorShape.cpp:2257 unsafe_split's `at::native::split(self, split_size, dim)` with `int64_t
+  // split_size` is :2240's split(const Tensor&, int64_t, int64_t) -- narrow -- not :2252's IntArrayRef
+  // overload calling split_with_sizes. nn.LSTM's CPU cell reaches it through unsafe_chunk.
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "unsafe_split.Tensor"));
+  EXPECT_TRUE(OnPath(t, "narrow"));
+  EXPECT_FALSE(OnPath(t, "split_with_sizes"));
+}
+
+TEST_F(Decided1131, ACallWithoutAnArgumentAnOverloadRequiresIsNotIt) {
+  // rnn.py:747-749 `torch.zeros(..., dtype=input.dtype, device=input.device)` passes no `names`:
+  // zeros (native_functions.yaml:5609), never zeros.names (:5596, `Dimname[]? names` without default).
+  Trace t = TraceTree("1.13.1", "nn.LSTM", TraceOptions::Device::kCpu);
+  EXPECT_TRUE(OnPath(t, "zeros"));
+  EXPECT_FALSE(OnPath(t, "zeros.names"));
+}
+
+TEST_F(Decided1131, TheDivisionOperatorTakesTheTensorOverload) {
+  // python_variable_methods.cpp:1241 binds __truediv__ to THPVariable_div: `x / y` passes one operand
+  // and no rounding_mode, div.Tensor (native_functions.yaml:1856); div.Scalar_mode's backward
+  // (derivatives.yaml:564 `at::lift_fresh(...)`) is no part of it.
+  Trace t = TraceTree("1.13.1", "Tensor.__truediv__", TraceOptions::Device::kCpu);
+  const OpStep* tensor = FindOp(t, "div.Tensor");
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_TRUE(tensor->typical && !tensor->undecided);
+  EXPECT_FALSE(OnPath(t, "div.Tensor_mode"));
+  EXPECT_FALSE(OnPath(t, "div.Scalar_mode"));
+  const OpStep* lift = FindOp(t, "lift_fresh", OpRole::kBackward);
+  EXPECT_TRUE(!lift || (!lift->typical && !lift->undecided));
+}
+
+TEST_F(Decided1131, AnAttributeTheBaseInitSetsThroughSuperOfTheClassDecides) {
+  // modules/conv.py:441 `padding_mode: str = 'zeros'`, passed by :450-452
+  // `super(Conv2d, self).__init__(..., padding_mode, **factory_kwargs)` to _ConvNd.__init__, whose
+  // :115 `self.padding_mode = padding_mode`; :455 `if self.padding_mode != 'zeros':` guards F.pad.
+  Trace t = TraceTree("1.13.1", "nn.Conv2d", TraceOptions::Device::kCpu);
+  EXPECT_FALSE(OnPath(t, "pad"));
+  EXPECT_TRUE(OnPath(t, "conv2d"));
+}
+
+TEST_F(MainPath260, APermutationOnlyAPackedInputPassesIsNone) {
+  // rnn.py:1072 `hx = self.permute_hidden(hx, sorted_indices)` under :1050 `if
+  // isinstance(orig_input, PackedSequence):` (false) and :1121 under :1085 `if hx is None:` ... `else:`
+  // (hx=None by default) do not run; :1159 passes unsorted_indices, None since :1084. permute_hidden's
+  // :1020 `if permutation is None: return hx` keeps _apply_permutation's index_select (:37) off.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "index_select"));
+  EXPECT_TRUE(OnPath(t, "lstm.input"));
+}
+
+TEST_F(MainPath260, AnOptionalStepForAnUnbatchedInputIsOpen) {
+  // rnn.py:1080-1081 `if not is_batched: input = input.unsqueeze(batch_dim)` and :1156-1157 `if not
+  // is_batched: output = output.squeeze(batch_dim)`: lone ifs falling through to _VF.lstm (:1124) and
+  // the return. Listed, open, not typical.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  for (const char* name : {"unsqueeze", "squeeze"}) {
+    const OpStep* op = FindOp(t, name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_TRUE(op->undecided) << name;
+    EXPECT_FALSE(op->typical) << name;
+  }
+  const OpStep* lstm = FindOp(t, "lstm.input");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_TRUE(lstm->typical && !lstm->undecided);
+}
+
+TEST_F(MainPath260, AnAttributeSetInTheBranchInitTakesDecides) {
+  // modules/activation.py:1106 `if add_bias_kv:` (False by default) ... :1110 `self.bias_k =
+  // self.bias_v = None`; forward passes self.bias_k on to multi_head_attention_forward, whose
+  // functional.py:6280 `if bias_k is not None and bias_v is not None:` guards :6283's cat and repeat.
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  EXPECT_FALSE(OnPath(t, "repeat"));
+  EXPECT_FALSE(OnPath(t, "cat"));
+  EXPECT_TRUE(OnPath(t, "bmm"));
+}
+
+TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
+  Trace t = TraceTree("2.6.0", "torch.sum(x, dim=1, dtype=torch.float16)", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(OnPath(t, "sum.dim_IntList"));
+  EXPECT_FALSE(OnPath(t, "sum")) << "sum(Tensor self, *, ScalarType? dtype) has no dim";
+  EXPECT_FALSE(OnPath(t, "sum.dim_DimnameList")) << "1 is no Dimname";
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// "typical", "open" or "not taken" for the first forward op `name`; "" if not listed.
+std::string PathOf(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == name)
+      return op.undecided ? "open" : op.typical ? "typical" : "not taken";
+  return "";
+}
+
+TEST(Inline260, CtcLossesCudnnCheckIsReadFromItsBody) {
+  REQUIRE_CORPUS("2.6.0");
+  // LossCTC.cpp:501-510 `bool use_cudnn = ... && at::_use_cudnn_ctc_loss(...)`: cudnn/LossCTC.cpp:32's
+  // stub (`#if (!AT_CUDNN_ENABLED())`) returns false, :89's body wants int32 targets (:99), not
+  // the float32 of a typical tensor: the native `_ctc_loss` (:514) runs, as on the GPU.
+  Trace t = TraceTree("2.6.0", "F.ctc_loss", TraceOptions::Device::kCuda);
+  EXPECT_EQ(PathOf(t, "_ctc_loss"), "typical");
+  EXPECT_EQ(PathOf(t, "_cudnn_ctc_loss"), "not taken");
+}
+
+TEST(Inline260, LstmsCudnnCheckTakesFloatAndTurnsBfloat16Away) {
+  REQUIRE_CORPUS("2.6.0");
+  // RNN.cpp asks `at::cudnn_is_acceptable(_input)`; TensorProperties.cpp:81-96 accepts double,
+  // float and half only (:85).
+  TraceOptions opt;
+  opt.device = TraceOptions::Device::kCuda;
+  EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "typical");
+  opt.assume = {"dtype=bfloat16"};
+  EXPECT_EQ(PathOf(TraceTree("2.6.0", "nn.LSTM", opt), "_cudnn_rnn"), "not taken");
+}
+
+TEST(Inline260, DropoutsFusedKernelCheckIsInlined) {
+  REQUIRE_CORPUS("2.6.0");
+  // Dropout.cpp:43-44 `bool is_fused_kernel_acceptable(const Tensor& input, double p) { return
+  // (input.is_cuda() || ...) && p > 0 && p < 1 && input.sym_numel() > 0; }`, asked at :138 with
+  // the p=0.5 and training=True F.dropout passes (functional.py:1401).
+  Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
+  bool fused = false;
+  for (const auto& op : t.ops)
+    fused = fused || (op.role == OpRole::kForward && op.name == "native_dropout" && op.typical && !op.undecided);
+  EXPECT_TRUE(fused);
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(Open260, AnOpenBranchNamesTheConditionThatDecidesIt) {
+  REQUIRE_CORPUS("2.6.0");
+  // LossNLL.cpp:632 `if (self.sym_sizes() == target.sym_sizes())` (open: shapes) ... :642
+  // `} else if (label_smoothing > 0.0)` (decided: 0.0 by default) ... else nll_loss_nd (:651).
+  Trace t = TraceTree("2.6.0", "F.cross_entropy", TraceOptions::Device::kCuda);
+  const OpStep* nll = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "nll_loss_nd") nll = &op;
+  ASSERT_NE(nll, nullptr);
+  EXPECT_TRUE(nll->undecided);
+  int open = 0, decided = 0;
+  for (const auto& c : nll->when) {
+    if (c.text == "self.sym_sizes() == target.sym_sizes()") open += c.open;
+    if (c.text == "label_smoothing > 0.0") decided += !c.open;
+  }
+  EXPECT_EQ(open, 1);
+  EXPECT_EQ(decided, 1);
+}
+
+TEST_F(MainPath260, AnOpTwoOpsCallRunsWhenTheCallerOnThePathCallsIt) {
+  // Activation.cpp:457-458: relu6_'s hardtanh_ calls at::hardtanh_out, met first; :433-435: relu6's
+  // hardtanh, which F.relu6 (inplace=False) runs, calls it too. It runs: through hardtanh.
+  Trace t = TraceTree("2.6.0", "F.relu6", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "hardtanh.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(out->typical && !out->undecided);
+  EXPECT_EQ(out->reached_from, "hardtanh");
+  EXPECT_EQ(out->also_reached_from, std::vector<std::string>{"hardtanh_"});
+  const OpStep* clamp = FindOp(t, "clamp.out");  // Activation.cpp:454, hardtanh_out's own call
+  ASSERT_NE(clamp, nullptr);
+  EXPECT_TRUE(clamp->typical);
+}
+TEST_F(MainPath260, AnOpsCallSiteIsWhereItsCallerCallsIt) {
+  // SoftMax.cpp:446 `if (input_.is_cuda() && ... == ScalarType::Float){` calls at::_softmax at :447;
+  // its else (:448) at :450, the call a float32 tensor takes.
+  Trace t = TraceTree("2.6.0", "F.softmax", TraceOptions::Device::kCuda);
+  const OpStep* softmax = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "_softmax") softmax = &op;
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(softmax->called_at.file, "aten/src/ATen/native/SoftMax.cpp");
+  EXPECT_EQ(softmax->called_at.line, 450);
+}
+
+TEST_F(MainPath260, AHelperBothDevicesShareKeepsEachDevicesCondition) {
+  // cuda/Resize.cpp:69-70 calls fill_resize_deterministic_ (ResizeCommon.h:58, whose
+  // fill_empty_deterministic_ fills at TensorFactories.h:108) only under
+  // `deterministicAlgorithms() && deterministicFillUninitializedMemory()`; the CPU
+  // resize_ (Resize.cpp:255) calls it too, and a default trace walks CPU's code first.
+  Trace t = TraceTree("2.6.0", "torch.bmm");
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name.starts_with("fill_") && op.reached_from == "resize_")
+      EXPECT_FALSE(op.typical || op.undecided) << "deterministic algorithms are off by default";
+  const OpStep* resize = nullptr;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "resize_") resize = &op;
+  ASSERT_NE(resize, nullptr);
+  bool cuda_helper = false;
+  for (const auto& h : resize->helpers)
+    cuda_helper = cuda_helper || (h.function == "fill_resize_deterministic_" && h.key == "CUDA");
+  EXPECT_TRUE(cuda_helper);
+}
+
+TEST_F(MainPath260, AFormulaPassesTheForwardsArgumentsToTheBackward) {
+  // derivatives.yaml:2017-2020 embedding's `embedding_backward_symint(grad, indices,
+  // weight.sym_size(0), padding_idx, scale_grad_by_freq, sparse)`; modules/sparse.py keeps
+  // `sparse=False`, so Embedding.cpp:59's `if (sparse)` leaves embedding_dense_backward (:70).
+  Trace t = TraceTree("2.6.0", "nn.Embedding", TraceOptions::Device::kCuda);
+  bool dense = false, sparse = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kBackward) continue;
+    dense = dense || (op.name == "embedding_dense_backward" && op.typical && !op.undecided);
+    sparse = sparse || (op.name == "embedding_sparse_backward" && (op.typical || op.undecided));
+  }
+  EXPECT_TRUE(dense);
+  EXPECT_FALSE(sparse);
+}
+
+TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
+  // ReduceOps.cpp:1472: logsumexp runs `(self - maxes).exp_()`; :1475's at::exp is for an
+  // empty tensor only. Both delegate to exp.out (native_functions.yaml:2564, :2570), whose impl
+  // runs inside exp_'s generated kernel: the profiler records aten::exp_ alone.
+  Trace t = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
+  const OpStep* exp_ = FindOp(t, "exp_");
+  const OpStep* out = FindOp(t, "exp.out");
+  ASSERT_NE(exp_, nullptr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(exp_->typical);
+  EXPECT_EQ(out->reached_from, "exp_");
+  EXPECT_FALSE(out->typical);
+}
+
+TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
+  // TensorCompare.cpp:416 `return (self == self) * (self.abs() != ...infinity());`: `return (`
+  // opens a group, no call of `return`, so the product of the two comparisons is aten::mul.
+  Trace t = TraceTree("2.6.0", "torch.isfinite", TraceOptions::Device::kCuda);
+  const OpStep* mul = FindOp(t, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->reached_from, "isfinite");
+  EXPECT_TRUE(mul->typical);
+}
+
+TEST_F(MainPath260, WhatFollowsAnIfElseReturningOnBothBranchesNeverRuns) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:1851-1856: geqrf_cusolver_backend returns from both
+  // branches of its if/else, so :1856's geqrf_batched_cublas (-> BatchLinearAlgebraLibBlas.cpp:88
+  // `tau.unsqueeze(-1)`) is dead code; the batched call at :1852 is open (input sizes).
+  Trace t = TraceTree("2.6.0", "torch.linalg.qr", TraceOptions::Device::kCuda);
+  const OpStep* unsqueeze = FindOp(t, "unsqueeze");
+  ASSERT_NE(unsqueeze, nullptr);
+  EXPECT_FALSE(unsqueeze->typical);
+}
+
+TEST_F(MainPath260, ALambdasCallsRunWhereItIsCalledAndIfdefBranchesKeepTheirGroup) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434-2471 `auto lu_solve_triangular = [n](...) {` calls
+  // linalg_solve_triangular_out (:2460) and is called only under the size heuristics of
+  // :2541-2573 (or without cuSOLVER, :2577): open, not run where the lambda is written.
+  Trace solve = TraceTree("2.6.0", "torch.linalg.solve", TraceOptions::Device::kCuda);
+  const OpStep* triangular = FindOp(solve, "linalg_solve_triangular.out");
+  ASSERT_NE(triangular, nullptr);
+  EXPECT_TRUE(triangular->undecided);
+  // :2218-2232 svd_kernel: `#ifdef USE_LINALG_SOLVER` cuSOLVER unless the MAGMA backend is
+  // preferred (:2220, not by default), `#else` svd_magma (:2232): svd_magma's `A.mT().to(...)`
+  // (:2179-2180) is off the path, svd_cusolver's `Vh.mT()` (:2226) on it.
+  Trace svd = TraceTree("2.6.0", "torch.linalg.svd", TraceOptions::Device::kCuda);
+  int magma = 0, cusolver = 0;
+  for (const auto& op : svd.ops) {
+    if (op.role != OpRole::kForward || !op.called_at.valid() ||
+        op.called_at.file != "aten/src/ATen/native/cuda/linalg/BatchLinearAlgebra.cpp")
+      continue;
+    const bool typical = op.typical && !op.undecided;
+    if (op.called_at.line >= 2170 && op.called_at.line <= 2207) magma += typical;
+    if (op.called_at.line == 2226) cusolver += typical;
+  }
+  EXPECT_EQ(magma, 0);
+  EXPECT_GE(cusolver, 1);
+}
+
+TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
+  // cuda/linalg/BatchLinearAlgebra.cpp:2434 `auto lu_solve_triangular = [n](...) {`, whose
+  // at::linalg_solve_triangular_out calls (:2460-2468) run only where a heuristic calls it
+  // (:2546 under `if (n == k)` at :2541, and :2562-2578): open, never on the typical path.
+  Trace t = TraceTree("2.6.0", "aten::linalg_lu_solve", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "linalg_solve_triangular.out");
+  ASSERT_NE(op, nullptr);
+  EXPECT_TRUE(op->undecided);
+  bool by_heuristic = false;
+  for (const auto& w : op->when) by_heuristic = by_heuristic || w.text.find("(n == k)") != std::string::npos;
+  EXPECT_TRUE(by_heuristic);
+}
+
+TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
+  // native_functions.yaml:2093 diagonal.Dimname(Tensor(a) self, *, Dimname outdim, Dimname dim1,
+  // Dimname dim2, int offset=0); its TensorShape.cpp:1136 `result.refine_names(new_names)` never
+  // runs for a tensor without names.
+  Trace t = TraceTree("2.6.0", "torch.diagonal", TraceOptions::Device::kCuda);
+  const OpStep* plain = FindOp(t, "diagonal");
+  const OpStep* named = FindOp(t, "diagonal.Dimname");
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(named, nullptr);
+  EXPECT_TRUE(plain->typical);
+  EXPECT_FALSE(named->typical);
+  const OpStep* refine = FindOp(t, "refine_names");
+  ASSERT_NE(refine, nullptr);
+  EXPECT_FALSE(refine->typical);
+}
+
+TEST_F(MainPath260, ADebugOnlyAssertionCallsNothingInARelease) {
+  // BatchLinearAlgebra.cpp:2287-2288 `TORCH_INTERNAL_ASSERT_DEBUG_ONLY(result.mT().is_contiguous())`:
+  // `while (false)` under NDEBUG (c10/util/Exception.h:599-603), so triangular_solve runs no mT.
+  Trace t = TraceTree("2.6.0", "torch.triangular_solve", TraceOptions::Device::kCuda);
+  const OpStep* mt = FindOp(t, "mT");
+  ASSERT_NE(mt, nullptr);
+  EXPECT_FALSE(mt->typical);  // its other call, :2276, is under `if (result.numel() == 0)`
+}
+
+TEST_F(MainPath260, TheRightOperandOfOrRunsOnlyUnlessTheLeftHolds) {
+  // Correlation.cpp:100-101 `TORCH_CHECK(!w.defined() || at::is_scalar_tensor_true(w_sum.ne(0)), ...)`:
+  // ne runs only with weights, which torch.cov's defaults do not pass.
+  Trace t = TraceTree("2.6.0", "torch.cov", TraceOptions::Device::kCuda);
+  const OpStep* ne = FindOp(t, "ne.Scalar");
+  ASSERT_NE(ne, nullptr);
+  EXPECT_FALSE(ne->typical && !ne->undecided);
+  bool unless_undefined = false;
+  for (const auto& w : ne->when) unless_undefined = unless_undefined || (w.text == "!w.defined()" && w.negated);
+  EXPECT_TRUE(unless_undefined);
+}
+
+TEST_F(MainPath260, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) {
+  // torch/masked/_ops.py:1627 `x * x.conj()`: TensorBody.h's conj() returns *this unless complex.
+  Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
+  const OpStep* conj = FindOp(t, "conj");
+  ASSERT_NE(conj, nullptr);
+  EXPECT_FALSE(conj->typical);
+  bool guarded = false;
+  for (const auto& w : conj->when) guarded = guarded || (w.text == "!is_complex()" && w.negated);
+  EXPECT_TRUE(guarded);
+}
+
+TEST_F(MainPath260, AnElementOfATensorIsATensorArgument) {
+  // cuda/Sorting.cpp:149 `at::where(sorted[-1].isnan(), sorted[-1], sorted[k])` on `Tensor sorted`
+  // (:143): where.self, never the Scalar overloads (whose .to calls, TensorCompare.cpp:557, never run).
+  Trace t = TraceTree("2.6.0", "torch.median", TraceOptions::Device::kCuda);
+  const OpStep* self = FindOp(t, "where.self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->typical);
+  for (const char* scalar : {"where.ScalarSelf", "where.ScalarOther", "where.Scalar"}) {
+    const OpStep* op = FindOp(t, scalar);
+    EXPECT_TRUE(op == nullptr || !op->typical) << scalar;
+  }
+}
+
+TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
+  // Normalization.cpp:969-979 `auto factor = (...) ? norm : at::empty(...)`, then
+  // `at::mul_outf(self, factor, out)`: mul.out, never mul.Scalar_out (and the mul_ its kernel calls).
+  Trace t = TraceTree("2.6.0", "torch.renorm", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "mul.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(out->typical);
+  const OpStep* scalar = FindOp(t, "mul.Scalar_out");
+  EXPECT_TRUE(scalar == nullptr || !scalar->typical);
+}
+
+TEST_F(MainPath260, AnOptionalsFallbackPicksTheSvdDriver) {
+  // cuda/linalg/BatchLinearAlgebraLib.cpp:660 `driver.value_or("gesvdj")` (:658's ROCm one is left out
+  // of a CUDA build): linalg.svdvals passes its driver=None on, so :665's gesvdj branch runs,
+  // and cloneBatchedColumnMajor's transpose_ (LinearAlgebraUtils.h:71) with it.
+  Trace t = TraceTree("2.6.0", "torch.linalg.svdvals", TraceOptions::Device::kCuda);
+  const OpStep* transpose = FindOp(t, "transpose_");
+  ASSERT_NE(transpose, nullptr);
+  EXPECT_TRUE(transpose->typical && !transpose->undecided);
+  bool by_driver = false;
+  for (const auto& w : transpose->when)
+    by_driver = by_driver || (w.text == "driver_v == \"gesvdj\"" && !w.negated && w.where.line == 665);
+  EXPECT_TRUE(by_driver);
+}
+
+TEST_F(MainPath260, ASizeFromAShapeIsNoTensorOutsideJitTracing) {
+  // functional.py:6163 `tgt_len, bsz, embed_dim = query.shape`: :6205 `isinstance(embed_dim,
+  // torch.Tensor)` holds only while JIT tracing, so :6207's embed_dim.div never runs.
+  Trace t = TraceTree("2.6.0", "F.multi_head_attention_forward", TraceOptions::Device::kCuda);
+  const OpStep* div = FindOp(t, "div.Tensor_mode");
+  ASSERT_NE(div, nullptr);
+  EXPECT_FALSE(div->typical);
+  bool by_kind = false;
+  for (const auto& w : div->when)
+    by_kind = by_kind || (w.text == "isinstance(embed_dim, torch.Tensor)" && w.where.line == 6205);
+  EXPECT_TRUE(by_kind);
+}
+
 }  // namespace
 }  // namespace optrace
