@@ -284,9 +284,27 @@ Tri SizeComparison(std::string_view op, double r) {
 }
 
 // A condition on a size local: `n == 0`, `n > 0`, `n` (non-zero).
+// `isinstance(n, T)` of a size local: an int in eager mode (a tensor only
+// while JIT tracing, functional.py:6205's comment), so `int` (alone or in a
+// tuple: `(int, torch.SymInt)`) is true and `torch.Tensor` false.
+Tri SizeIsInstance(std::string_view s, const Assumptions& a) {
+  if (!s.starts_with("isinstance(") || !s.ends_with(")")) return Tri::kUnknown;
+  std::string_view inner = s.substr(11, s.size() - 12);
+  const size_t comma = inner.find(',');
+  if (comma == std::string_view::npos || !a.sizes.count(std::string(TrimView(inner.substr(0, comma)))))
+    return Tri::kUnknown;
+  std::string_view types = TrimView(inner.substr(comma + 1));
+  if (types == "torch.Tensor" || types == "Tensor") return Tri::kFalse;
+  if (types.starts_with("(") && types.ends_with(")")) types = types.substr(1, types.size() - 2);
+  for (std::string_view type : SplitTop(types, ","))
+    if (TrimView(type) == "int") return Tri::kTrue;
+  return Tri::kUnknown;
+}
+
 Tri SizeLocal(std::string_view s, const Assumptions& a) {
   if (a.sizes.empty()) return Tri::kUnknown;
   if (a.sizes.count(std::string(s))) return Tri::kTrue;
+  if (Tri kind = SizeIsInstance(s, a); kind != Tri::kUnknown) return kind;
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;
