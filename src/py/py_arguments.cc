@@ -337,7 +337,8 @@ std::vector<std::string_view> Written(std::string_view statement, std::string_vi
       if (comma == std::string_view::npos) comma = lhs.size();
       std::string_view item = TrimView(lhs.substr(at, comma - at));
       while (!item.empty() && (item.front() == '(' || item.front() == '[')) item = TrimView(item.substr(1));
-      while (!item.empty() && (item.back() == ')' || item.back() == ']')) item = TrimView(item.substr(0, item.size() - 1));
+      while (!item.empty() && (item.back() == ')' || item.back() == ']'))
+        item = TrimView(item.substr(0, item.size() - 1));
       if (!item.empty()) names.push_back(item);
       at = comma + 1;
     }

@@ -41,7 +41,7 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
   const bool empty = v == "None" || v == "std::nullopt" || v == "c10::nullopt";
   if (empty) return IsCppLiteral(fallback) ? std::optional<std::string>(fallback) : std::nullopt;
   return IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') ? std::optional<std::string>(v)
-                                                                                   : std::nullopt;
+                                                                                     : std::nullopt;
 }
 
 }  // namespace

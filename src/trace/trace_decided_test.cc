@@ -5,8 +5,8 @@
 // a module attribute its base's __init__ sets (through an
 // old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a
 // composite's C++ branch on an argument the Python call passes, an overload the call cannot be, a selection
-// function whose predicate's dtype lists rule a backend out, and a size unpacked from a shape, no tensor. Line numbers are lines of the raw strings below (each
-// starts at line 1 of its file).
+// function whose predicate's dtype lists rule a backend out, and a size unpacked from a shape, no tensor. Line numbers
+// are lines of the raw strings below (each starts at line 1 of its file).
 #include <gtest/gtest.h>
 
 #include <memory>
