@@ -746,32 +746,47 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name || !t[i + 1].Is('=')) continue;
-    size_t j = i + 2;
-    int d = 0;
-    while (j < end && !(d == 0 && t[j].Is(';'))) {
-      if (t[j].Is('(') || t[j].Is('{')) ++d;
-      if (t[j].Is(')') || t[j].Is('}')) --d;
-      ++j;
-    }
-    last = Span(text_, t, i + 2, j);
+    last = AssignedAt(i, end);
   }
   return last;
 }
 
+// The expression assigned by the `name =` at token i, up to its `;`.
+std::string CppGuardReader::AssignedAt(size_t i, size_t end) const {
+  const auto& t = lexed_.tokens;
+  size_t j = i + 2;
+  int d = 0;
+  while (j < end && !(d == 0 && t[j].Is(';'))) {
+    if (t[j].Is('(') || t[j].Is('{')) ++d;
+    if (t[j].Is(')') || t[j].Is('}')) --d;
+    ++j;
+  }
+  return Span(text_, t, i + 2, j);
+}
+
 std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name) const {
+  return OnlyAssignment(from_line, before, name, [](int) { return true; });
+}
+
+std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name,
+                                           const std::function<bool(int line)>& built) const {
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
   int writes = 0;
+  size_t assigned = 0;  // the token of the one plain `name =`
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name) continue;
     const std::string_view next = t[i + 1].text, prev = i > begin ? std::string_view(t[i - 1].text) : "";
     const bool compound =
         next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" && next != ">=";
-    if (next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&")
-      ++writes;
+    if (!(next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&"))
+      continue;
+    if (!built(static_cast<int>(t[i].line))) continue;
+    ++writes;
+    assigned = next == "=" ? i : 0;
   }
-  return writes == 1 ? AssignedExpression(from_line, before, name) : "";
+  return writes == 1 && assigned > 0 ? AssignedAt(assigned, end) : "";
 }
 
 const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from_line) const {

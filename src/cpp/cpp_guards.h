@@ -11,6 +11,7 @@
 // the store's format unchanged.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -60,6 +61,11 @@ class CppGuardReader {
   // `before` (no other `=`, compound assignment, `++`/`--` or `&name`):
   // the value it holds there whatever branches ran. "" otherwise.
   std::string OnlyAssignment(int from_line, int before, std::string_view name) const;
+  // As OnlyAssignment, counting only the writes on the lines `built`
+  // admits: a write in an `#if` group the build leaves out (`#ifdef
+  // USE_ROCM const auto v = ...; #else const auto v = ...; #endif`) is none.
+  std::string OnlyAssignment(int from_line, int before, std::string_view name,
+                             const std::function<bool(int line)>& built) const;
   // Every call written in the function defined at `from_line` (free
   // function calls, not methods), with its conditions, in order; the
   // remembered list itself (it lives as long as the reader), not a copy.
@@ -82,6 +88,7 @@ class CppGuardReader {
 
  private:
   size_t FirstToken(int line) const;
+  std::string AssignedAt(size_t name_token, size_t end) const;
   // The conditions of a call in the body of the named lambda whose name is
   // token `name_token`, with those of the lambda's own calls.
   std::vector<CodeCondition> WhereLambdaRuns(int from_line, size_t name_token,

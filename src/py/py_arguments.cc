@@ -6,6 +6,7 @@
 // (too many positionals, an unknown keyword) is simply not bound.
 #include "py/py_arguments.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -256,6 +257,116 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     out.push_back({line, indent, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
   }
   return out;
+}
+
+namespace {
+
+// `x.shape`, `x.size()` (a.b.shape too): a tensor's whole size.
+bool IsWholeShape(std::string_view v) {
+  for (std::string_view tail : {".shape", ".size()"}) {
+    if (!v.ends_with(tail)) continue;
+    std::string_view receiver = v.substr(0, v.size() - tail.size());
+    return !receiver.empty() &&
+           std::all_of(receiver.begin(), receiver.end(), [](char c) { return IsIdentChar(c) || c == '.'; });
+  }
+  return false;
+}
+
+// `x.shape[i]`, `x.size(i)`, `x.dim()`, `x.ndim`, `x.numel()`: one size of a tensor.
+bool IsOneSize(std::string_view v) {
+  size_t dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || !IsIdentifier(v.substr(0, dot))) return false;
+  std::string_view call = v.substr(dot + 1);
+  if (call == "dim()" || call == "ndim" || call == "numel()") return true;
+  for (std::string_view head : {"shape[", "size("}) {
+    if (!call.starts_with(head)) continue;
+    std::string_view index = call.substr(head.size());
+    if (index.empty() || index.back() != (head == "shape[" ? ']' : ')')) return false;
+    index.remove_suffix(1);
+    index = TrimView(index);
+    return !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return IsIdentChar(c) || c == '-'; });
+  }
+  return false;
+}
+
+// `s` up to a `#` comment outside quotes.
+std::string_view WithoutComment(std::string_view s) {
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (quote) {
+      if (s[i] == '\\') ++i;
+      else if (s[i] == quote) quote = 0;
+    } else if (s[i] == '\'' || s[i] == '"') {
+      quote = s[i];
+    } else if (s[i] == '#') {
+      return s.substr(0, i);
+    }
+  }
+  return s;
+}
+
+// The names a statement's left side writes (`a, (b, c) =` -> a, b, c), or
+// none when the statement is no assignment; `compound` for `+=` and kin.
+std::vector<std::string_view> Written(std::string_view statement, std::string_view* value, bool* compound) {
+  *compound = false;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < statement.size(); ++i) {
+    char c = statement[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    if (c == '#') return {};
+    if (Opens(c)) ++depth;
+    else if (Closes(c)) --depth;
+    if (c != '=' || depth != 0) continue;
+    const char before = i > 0 ? statement[i - 1] : ' ', after = i + 1 < statement.size() ? statement[i + 1] : ' ';
+    if (after == '=' || before == '=' || before == '!' || before == '<' || before == '>') return {};
+    std::string_view lhs = statement.substr(0, i);
+    if (!lhs.empty() && std::string_view("+-*/%&|^@").find(lhs.back()) != std::string_view::npos) {
+      *compound = true;
+      lhs.remove_suffix(1);
+    }
+    *value = TrimView(WithoutComment(statement.substr(i + 1)));
+    std::vector<std::string_view> names;
+    for (size_t at = 0; at <= lhs.size();) {
+      size_t comma = lhs.find(',', at);
+      if (comma == std::string_view::npos) comma = lhs.size();
+      std::string_view item = TrimView(lhs.substr(at, comma - at));
+      while (!item.empty() && (item.front() == '(' || item.front() == '[')) item = TrimView(item.substr(1));
+      while (!item.empty() && (item.back() == ')' || item.back() == ']'))
+        item = TrimView(item.substr(0, item.size() - 1));
+      if (!item.empty()) names.push_back(item);
+      at = comma + 1;
+    }
+    return names;
+  }
+  return {};
+}
+
+}  // namespace
+
+bool HoldsATensorSize(std::string_view text, int from, int before, std::string_view name) {
+  bool sized = false;
+  int line = 1;
+  for (size_t at = 0; at < text.size() && line < before; ++line) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view statement = TrimView(text.substr(at, end - at));
+    at = end + 1;
+    if (line < from) continue;
+    std::string_view value;
+    bool compound = false;
+    std::vector<std::string_view> names = Written(statement, &value, &compound);
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    const bool size = !compound && (names.size() > 1 ? IsWholeShape(value) : IsOneSize(value));
+    if (!size) return false;
+    sized = true;
+  }
+  return sized;
 }
 
 std::optional<bool> LiteralTruth(std::string_view value) {

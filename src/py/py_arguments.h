@@ -65,6 +65,12 @@ struct PyAssignment {
 };
 std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name);
 
+// Whether every write of local `name` on lines [from, before) of `text`
+// reads a size of a tensor -- unpacked from its shape (`tgt_len, bsz,
+// embed_dim = query.shape`, `x.size()`) or one of it (`n = x.size(0)`,
+// `x.shape[-1]`, `x.dim()`, `x.ndim`, `x.numel()`) -- and there is one.
+bool HoldsATensorSize(std::string_view text, int from, int before, std::string_view name);
+
 // What a literal value is when tested by `if`: nullopt when not a literal
 // whose truth the text tells ("" and f"" false, a non-empty string true).
 std::optional<bool> LiteralTruth(std::string_view value);

@@ -98,5 +98,25 @@ TEST(PyArguments, LiteralsAreConstantsAndDtypesNotNames) {
   for (const char* v : {"x", "self.weight", "torch.zeros(3)", "need_weights", ""}) EXPECT_FALSE(IsLiteral(v)) << v;
 }
 
+TEST(PyArguments, ALocalHoldsATensorSizeOnlyIfEveryWriteReadsOne) {
+  const std::string text =
+      "def f(query, other, x):\n"                    // 1
+      "    tgt_len, bsz, embed_dim = query.shape\n"  // 2
+      "    n = x.size(0)  # rows\n"                  // 3
+      "    d = x.dim()\n"                            // 4
+      "    bsz += 1\n"                               // 5
+      "    tgt_len = other\n"                        // 6
+      "    a, b = divmod(other, 2)\n"                // 7
+      "    s = \"embed_dim = 3\"\n";                 // 8
+  EXPECT_TRUE(HoldsATensorSize(text, 2, 9, "embed_dim"));
+  EXPECT_TRUE(HoldsATensorSize(text, 2, 9, "d"));
+  EXPECT_TRUE(HoldsATensorSize(text, 2, 9, "n")) << "the comment is no part of the value read";
+  EXPECT_FALSE(HoldsATensorSize(text, 2, 9, "bsz")) << "augmented";
+  EXPECT_FALSE(HoldsATensorSize(text, 2, 9, "tgt_len")) << "written again from a parameter";
+  EXPECT_TRUE(HoldsATensorSize(text, 2, 6, "tgt_len")) << "before that write";
+  EXPECT_FALSE(HoldsATensorSize(text, 2, 9, "a"));
+  EXPECT_FALSE(HoldsATensorSize(text, 2, 9, "query")) << "never written";
+}
+
 }  // namespace
 }  // namespace optrace

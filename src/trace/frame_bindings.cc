@@ -245,7 +245,19 @@ Tri FrameBindings::Evaluate(const PyFrame& f, const Condition& c) {
   Assumptions with_locals = a_;
   with_locals.defaults = Of(f);
   for (const auto& [name, truth] : LocalTruths(f, c.text, c.where.line, evaluate)) with_locals.defaults[name] = truth;
+  with_locals.sizes = SizeLocals(f, c);
   return EvaluateCondition(c.text, true, with_locals);
+}
+
+std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Condition& c) {
+  std::set<std::string> out;
+  if (!f.where.valid() || c.where.file != f.where.file || c.where.line <= f.where.line) return out;
+  auto text = ix_.FileText(f.where.file);
+  if (!text) return out;
+  const Bindings& known = Of(f);
+  for (const std::string& name : NamesRead(c.text))
+    if (!known.count(name) && HoldsATensorSize(*text, f.where.line + 1, c.where.line, name)) out.insert(name);
+  return out;
 }
 
 bool FrameBindings::IsOpenOptionalStep(const Condition& c) {

@@ -19,6 +19,10 @@
 //     self.bias_v = None`, `self.register_parameter("in_proj_bias", None)`),
 //     unconditionally or in the branch of an `if` chain its arguments
 //     decide (`if add_bias_kv: ... else: ...`).
+//   * a local unpacked from a tensor's shape (`tgt_len, bsz, embed_dim =
+//     query.shape`) or read as one of its sizes, and written nowhere else:
+//     an int at least 1 (`isinstance(embed_dim, torch.Tensor)` holds only
+//     while JIT tracing).
 //
 // Values are kept as written; an expression the text cannot evaluate
 // (`_Reduction.get_enum(reduction)`) is unknown when it reads a parameter
@@ -30,6 +34,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +59,11 @@ class FrameBindings {
   // Python condition `c` of frame `f` (not negated) with what the frame's
   // parameters and the locals before it (LocalTruths) hold.
   Tri Evaluate(const PyFrame& f, const Condition& c);
+
+  // Locals of frame `f` that condition `c` reads and that hold a size of a
+  // tensor (py/py_arguments.h HoldsATensorSize: `tgt_len, bsz, embed_dim =
+  // query.shape`): ints in eager mode, at least 1 for a typical tensor.
+  std::set<std::string> SizeLocals(const PyFrame& f, const Condition& c);
 
   // Whether Python condition `c` heads an optional step its frame's known
   // values leave open: a lone `if` whose suite falls through

@@ -4,14 +4,47 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "base/text.h"
+#include "cpp/cpp_guards.h"
 #include "cpp/cpp_params.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
+
+namespace {
+
+// Whether the build the assumptions describe compiles `line`: no `#if`
+// group around it is ruled out (USE_ROCM on a CUDA build).
+bool Built(const CppGuardReader& r, int line, const Assumptions& a) {
+  for (const CodeCondition& c : r.PreprocessorConditions(line)) {
+    Tri t = EvaluateCondition(c.text, false, a);
+    if (t == (c.negated ? Tri::kTrue : Tri::kFalse)) return false;
+  }
+  return true;
+}
+
+// `opt.value_or(v)` of an optional whose value is known: the value it
+// holds, or the literal fallback v where it is empty (svd_cusolver's
+// `driver.value_or("gesvdj")` of a call leaving `driver` at its None).
+std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) {
+  expr = TrimView(expr);
+  const size_t at = expr.find(".value_or(");
+  if (at == std::string_view::npos || !expr.ends_with(")") || !IsIdentifier(expr.substr(0, at))) return std::nullopt;
+  auto held = a.defaults.find(std::string(expr.substr(0, at)));
+  if (held == a.defaults.end()) return std::nullopt;
+  const std::string_view fallback = TrimView(expr.substr(at + 10, expr.size() - at - 11));
+  const std::string& v = held->second;
+  const bool empty = v == "None" || v == "std::nullopt" || v == "c10::nullopt";
+  if (empty) return IsCppLiteral(fallback) ? std::optional<std::string>(fallback) : std::nullopt;
+  return IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') ? std::optional<std::string>(v)
+                                                                                     : std::nullopt;
+}
+
+}  // namespace
 
 Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, const Assumptions& a) {
   if (locals.sizes.empty() && locals.assigned.empty()) return Tri::kUnknown;
@@ -21,6 +54,10 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
     if (a.defaults.count(name)) continue;
     if (IsCppLiteral(expr)) {
       with.defaults[name] = expr;
+      continue;
+    }
+    if (std::optional<std::string> held = ValueOr(expr, with)) {
+      with.defaults[name] = *held;
       continue;
     }
     Tri t = EvaluateCondition(expr, false, with);
@@ -42,7 +79,7 @@ const LocalsRead& LocalValues::Of(const std::string& condition, const Location& 
   const CppGuardReader& r = GuardReaderOf(ix_, where.file);
   const int from = static_cast<int>(ix_.cpp.functions()[fn].line);
   for (const std::string& name : names) {
-    std::string expr = r.OnlyAssignment(from, where.line, name);
+    std::string expr = r.OnlyAssignment(from, where.line, name, [&](int line) { return Built(r, line, a); });
     if (expr.empty()) continue;
     if (IsSizeExpression(expr)) {
       slot->second.sizes.insert(name);

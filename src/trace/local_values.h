@@ -10,7 +10,13 @@
 //   * a flag computed from what the assumptions decide (`bool
 //     needs_grad_path = weight.requires_grad() || ...;`) holds that value;
 //     where that rests on a library check's name (`use_cudnn = ... &&
-//     _use_cudnn_ctc_loss(...)`), on what the check's body returns.
+//     _use_cudnn_ctc_loss(...)`), on what the check's body returns;
+//   * an optional's `value_or(fallback)` holds the optional's known value,
+//     or the literal fallback where it is empty (`driver.value_or("gesvdj")`
+//     of a call leaving `driver` at None).
+//
+// A write in an `#if` group the assumed build leaves out (`#ifdef USE_ROCM`
+// on CUDA) is no write: the local's other assignment is its only one.
 //
 // `x.size(0) - 1` may be 0, and a helper's result may be anything.
 #pragma once

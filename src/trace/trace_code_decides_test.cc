@@ -10,7 +10,9 @@
 // folded into the op that delegates, a library check is what its body says, not what its
 // name suggests, a named lambda's body runs where the lambda is called, an overload that
 // needs a named tensor is not a typical tensor's, the right operand of `||` runs only when
-// the left does not hold, and an `auto` local holding a Tensor is a Tensor argument. Line
+// the left does not hold, an `auto` local holding a Tensor is a Tensor argument, and a local
+// holding an optional's `value_or(fallback)` (its other write in an #if group the build leaves
+// out) is the fallback where the call leaves the optional empty. Line
 // numbers are lines of the raw strings below (each
 // starts at line 1 of its file).
 #include <gtest/gtest.h>
@@ -29,6 +31,10 @@ namespace {
 constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CUDA: pick_a_cuda
+
+- func: solve_with(Tensor self, *, str? driver=None) -> Tensor
+  dispatch:
+    CUDA: solve_with_cuda
 
 - func: pick_b(Tensor self) -> Tensor
   dispatch:
@@ -379,6 +385,30 @@ constexpr char kVariableMethods[] = R"x(static PyMethodDef variable_methods[] = 
 };
 )x";
 
+// aten/src/ATen/native/Drivers.cpp: svd_cusolver's driver choice
+// (cuda/linalg/BatchLinearAlgebraLib.cpp:657-665).
+constexpr char kDriversCpp[] = R"x(namespace at::native {
+void solve_helper(const Tensor& self, const std::optional<std::string_view>& driver) {
+#ifdef USE_ROCM
+  const auto driver_v = std::string_view("b");
+#else
+  const auto driver_v = driver.value_or("a");
+#endif
+  if (driver_v == "b") {
+    at::pick_b(self);
+  } else if (driver_v == "a") {
+    at::pick_a(self);
+  } else {
+    at::pick_c(self);
+  }
+}
+Tensor solve_with_cuda(const Tensor& self, std::optional<std::string_view> driver) {
+  solve_helper(self, driver);
+  return self;
+}
+}  // namespace at::native
+)x";
+
 constexpr char kNnInitPy[] = "from . import functional\n";
 constexpr char kTorchInitPy[] = "import torch.nn\n";
 
@@ -386,6 +416,7 @@ std::shared_ptr<MemoryDisk> Tree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Shrink.cpp", kShrinkCpp},
+                     {"aten/src/ATen/native/Drivers.cpp", kDriversCpp},
                      {"aten/src/ATen/native/LibChecks.cpp", kLibChecksCpp},
                      {"torch/nn/functional.py", kFunctionalPy},
                      {"aten/src/ATen/templates/TensorBody.h", kTensorBody},
@@ -417,6 +448,16 @@ TEST_F(CodeDecides, ASizeLocalIsNeverZero) {
   EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
   EXPECT_EQ(PathOf(t, "pick_c"), "open");
   EXPECT_EQ(PathOf(t, "pick_a"), "open");
+}
+
+TEST_F(CodeDecides, AnOptionalsValueOrInTheBuiltIfGroupIsItsFallback) {
+  // Drivers.cpp:5 `driver.value_or("a")` of an optional the call leaves at
+  // its None: "a". :3's write is in an #if group a CUDA build leaves out,
+  // so :5 is the local's only value.
+  Trace t = TraceOf("aten::solve_with");
+  EXPECT_EQ(PathOf(t, "pick_a"), "typical");
+  EXPECT_EQ(PathOf(t, "pick_b"), "not taken");
+  EXPECT_EQ(PathOf(t, "pick_c"), "not taken");
 }
 
 TEST_F(CodeDecides, AnIfChainOfReturnsGuardsWhatFollows) {

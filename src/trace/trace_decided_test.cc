@@ -4,9 +4,9 @@
 // an open optional step (a lone `if` that falls through) off the path,
 // a module attribute its base's __init__ sets (through an
 // old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a
-// composite's C++ branch on an argument the Python call passes, an overload the call cannot be, and a selection
-// function whose predicate's dtype lists rule a backend out. Line numbers are lines of the raw strings below (each
-// starts at line 1 of its file).
+// composite's C++ branch on an argument the Python call passes, an overload the call cannot be, a selection
+// function whose predicate's dtype lists rule a backend out, and a size unpacked from a shape, no tensor. Line numbers
+// are lines of the raw strings below (each starts at line 1 of its file).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -189,6 +189,21 @@ def two_outputs(input):
     weights = torch.pick_b(input)
     weights = weights + 1
     return out, weights
+
+
+def heads(query, num_heads):
+    tgt_len, bsz, embed_dim = query.shape
+    if isinstance(embed_dim, torch.Tensor):
+        return torch.pick_a(query)
+    return torch.pick_b(query)
+
+
+def heads_renamed(query, other):
+    tgt_len, bsz, embed_dim = query.shape
+    embed_dim = other
+    if isinstance(embed_dim, torch.Tensor):
+        return torch.pick_a(query)
+    return torch.pick_b(query)
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -444,6 +459,18 @@ TEST_F(DecidedPath, AnOpenOptionalStepIsOffThePathAnOpenPickAmongFormsStaysOn) {
   Trace forms = TraceOf("F.by_rank");
   EXPECT_EQ(marked(forms, "pick_b"), (std::pair{true, true}));
   EXPECT_EQ(marked(forms, "pick_a"), (std::pair{true, true}));
+}
+
+TEST_F(DecidedPath, ASizeUnpackedFromAShapeIsNoTensor) {
+  // functional.py:65-66 `tgt_len, bsz, embed_dim = query.shape` then `isinstance(embed_dim,
+  // torch.Tensor)` (a tensor only while JIT tracing): pick_b. Written again from a
+  // parameter (:73), it may be anything: both stay on as argument forms.
+  Trace t = TraceOf("F.heads");
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  EXPECT_TRUE(Listed(t, "pick_a"));
+  Trace renamed = TraceOf("F.heads_renamed");
+  EXPECT_FALSE(Typical(renamed, "pick_b"));
 }
 
 TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {

@@ -849,5 +849,32 @@ TEST_F(MainPath260, ASelectionListsWhatEachChoiceRunsOnTheDevice) {
   for (const auto& s : t.selections) EXPECT_NE(s.function, "maybe_wrap_dim") << s.op;
 }
 
+TEST_F(MainPath260, AnOptionalsFallbackPicksTheSvdDriver) {
+  // cuda/linalg/BatchLinearAlgebraLib.cpp:660 `driver.value_or("gesvdj")` (:658's ROCm one is left out
+  // of a CUDA build): linalg.svdvals passes its driver=None on, so :665's gesvdj branch runs,
+  // and cloneBatchedColumnMajor's transpose_ (LinearAlgebraUtils.h:71) with it.
+  Trace t = TraceTree("2.6.0", "torch.linalg.svdvals", TraceOptions::Device::kCuda);
+  const OpStep* transpose = FindOp(t, "transpose_");
+  ASSERT_NE(transpose, nullptr);
+  EXPECT_TRUE(transpose->typical && !transpose->undecided);
+  bool by_driver = false;
+  for (const auto& w : transpose->when)
+    by_driver = by_driver || (w.text == "driver_v == \"gesvdj\"" && !w.negated && w.where.line == 665);
+  EXPECT_TRUE(by_driver);
+}
+
+TEST_F(MainPath260, ASizeFromAShapeIsNoTensorOutsideJitTracing) {
+  // functional.py:6163 `tgt_len, bsz, embed_dim = query.shape`: :6205 `isinstance(embed_dim,
+  // torch.Tensor)` holds only while JIT tracing, so :6207's embed_dim.div never runs.
+  Trace t = TraceTree("2.6.0", "F.multi_head_attention_forward", TraceOptions::Device::kCuda);
+  const OpStep* div = FindOp(t, "div.Tensor_mode");
+  ASSERT_NE(div, nullptr);
+  EXPECT_FALSE(div->typical);
+  bool by_kind = false;
+  for (const auto& w : div->when)
+    by_kind = by_kind || (w.text == "isinstance(embed_dim, torch.Tensor)" && w.where.line == 6205);
+  EXPECT_TRUE(by_kind);
+}
+
 }  // namespace
 }  // namespace optrace

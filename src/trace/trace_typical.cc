@@ -212,6 +212,25 @@ Tri DefinedGradient(std::string_view atom) {
   return Tri::kUnknown;
 }
 
+// `x.is_contiguous()`: a typical tensor is contiguous in the default
+// memory format. A view the code makes of it first (`result.mT()`,
+// `x.transpose(-2, -1)`: contiguous only where a size is 1) and
+// channels-last contiguity (which a dense NCHW tensor has only for some
+// sizes) are not what the assumptions say: open.
+Tri Contiguity(std::string_view atom) {
+  const size_t at = atom.find("is_contiguous(");
+  if (at == std::string_view::npos) return Tri::kUnknown;
+  const size_t close = atom.find(')', at);
+  if (close != std::string_view::npos && Has(atom.substr(at, close - at), "ChannelsLast")) return Tri::kUnknown;
+  // The receiver: `x.`, `x->`, or none (a Tensor member function's own `is_contiguous(memory_format)`).
+  std::string_view before = atom.substr(0, at);
+  if (before.ends_with(".")) before.remove_suffix(1);
+  else if (before.ends_with("->")) before.remove_suffix(2);
+  else return Tri::kTrue;
+  before = TrimView(before);
+  return !before.empty() && (before.back() == ')' || before.back() == ']') ? Tri::kUnknown : Tri::kTrue;
+}
+
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   static const char* kNever[] = {
       "is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps", "is_xpu", "is_vulkan", "is_metal",
@@ -229,7 +248,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
     return Of(a.dtype.rfind("float", 0) == 0 || a.dtype == "bfloat16");
   if (Has(atom, "isIntegralType")) return Of(a.dtype.rfind("int", 0) == 0 || a.dtype == "bool");
   if (Has(atom, "isReducedFloatingType")) return Of(a.dtype == "float16" || a.dtype == "bfloat16");
-  if (Has(atom, "is_contiguous")) return Tri::kTrue;
+  if (Has(atom, "is_contiguous")) return Contiguity(atom);
   if (a.backward_pass) {
     if (Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled")) return Tri::kFalse;
     // A node's retain_variables (tools/autograd/gen_autograd_functions.py) is
@@ -265,9 +284,27 @@ Tri SizeComparison(std::string_view op, double r) {
 }
 
 // A condition on a size local: `n == 0`, `n > 0`, `n` (non-zero).
+// `isinstance(n, T)` of a size local: an int in eager mode (a tensor only
+// while JIT tracing, functional.py:6205's comment), so `int` (alone or in a
+// tuple: `(int, torch.SymInt)`) is true and `torch.Tensor` false.
+Tri SizeIsInstance(std::string_view s, const Assumptions& a) {
+  if (!s.starts_with("isinstance(") || !s.ends_with(")")) return Tri::kUnknown;
+  std::string_view inner = s.substr(11, s.size() - 12);
+  const size_t comma = inner.find(',');
+  if (comma == std::string_view::npos || !a.sizes.count(std::string(TrimView(inner.substr(0, comma)))))
+    return Tri::kUnknown;
+  std::string_view types = TrimView(inner.substr(comma + 1));
+  if (types == "torch.Tensor" || types == "Tensor") return Tri::kFalse;
+  if (types.starts_with("(") && types.ends_with(")")) types = types.substr(1, types.size() - 2);
+  for (std::string_view type : SplitTop(types, ","))
+    if (TrimView(type) == "int") return Tri::kTrue;
+  return Tri::kUnknown;
+}
+
 Tri SizeLocal(std::string_view s, const Assumptions& a) {
   if (a.sizes.empty()) return Tri::kUnknown;
   if (a.sizes.count(std::string(s))) return Tri::kTrue;
+  if (Tri kind = SizeIsInstance(s, a); kind != Tri::kUnknown) return kind;
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;

@@ -61,6 +61,20 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("approximate == kTanh", false, with_defaults), Tri::kFalse);
 }
 
+TEST(EvaluateCondition, ContiguityIsTheTypicalTensorsNotAViewsTheCodeMakes) {
+  // BatchLinearAlgebra.cpp:1909 `result.mT().is_contiguous()` and :2304
+  // `!result.transpose(-2, -1).is_contiguous()`: the transpose of a contiguous
+  // matrix is contiguous only where a size is 1; channels-last contiguity
+  // (ChanelShuffle.cpp:51) depends on the sizes too.
+  Assumptions cuda;
+  EXPECT_EQ(EvaluateCondition("self.is_contiguous() && !self.is_mkldnn()", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("is_contiguous(memory_format)", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("result.mT().is_contiguous()", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("!result.transpose(-2, -1).is_contiguous()", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("grads[0].is_contiguous()", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("self.is_contiguous(MemoryFormat::ChannelsLast)", false, cuda), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   // functional.py:1786 `input.device.type in ("cpu", "cuda", ...)`;
   // container.py:712's list holds a call: only a literal match decides it.
