@@ -458,6 +458,9 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     PutLocationObject(w, "defined", s.defined);
     w.OptionalString("called_from", s.called_from);
     PutLocationObject(w, "call_site", s.call_site);
+    WriteConditions(w, s.when);
+    if (!s.typical) w.BoolField("typical", false);
+    if (s.undecided) w.BoolField("undecided", true);
     w.Key("registrations");
     w.BeginArray();
     for (const auto& r : s.registrations) {
@@ -518,6 +521,8 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     if (!l.path.empty()) {
       w.StringArrayField("path", l.path);
     }
+    if (!l.typical) w.BoolField("typical", false);
+    if (l.undecided) w.BoolField("undecided", true);
     w.EndObject();
   }
   w.EndArray();
