@@ -3,6 +3,7 @@
 // src/cmd_<name>.cc and parses its own flags with CLI11.
 #pragma once
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,24 @@ void AddSourceFlag(CLI::App& app, std::string* source);
 // check_version=false skips the question (the daemon is told the client's answer).
 bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code,
                           bool check_version = true);
+
+// The installed-torch question of OpenCheckoutOrReport, asked on a thread of
+// its own so that a command can load its index meanwhile: with an empty
+// cache, a Python behind a pyenv shim answers in 0.3 s to seconds, the
+// whole of a cold trace's goal (1 s). Nothing is asked when `ask` is false
+// or $OPTRACE_NO_VERSION_CHECK is set.
+class VersionCheck {
+ public:
+  // A command that returns before settling still waits for the Python it
+  // started (std::async's future does, when destroyed).
+  explicit VersionCheck(bool ask);
+  // Waits for the answer, puts it into *checkout (installed_torch,
+  // version_warning) and prints the warning; once, later calls do nothing.
+  void Settle(Checkout* checkout);
+
+ private:
+  std::future<InstalledTorch> asking_;
+};
 
 // The checkout and interpreter facts every answer carries, so a reader of
 // any output -- not only of stderr -- learns that the installed torch is
