@@ -28,13 +28,14 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
     *exit_code = Report(s);
     return false;
   }
-  VersionCheck(check_version).Settle(checkout);
+  VersionCheck(check_version, false).Settle(checkout);
   return true;
 }
 
-VersionCheck::VersionCheck(bool ask) {
+VersionCheck::VersionCheck(bool ask, bool in_background) {
   if (ask && !std::getenv("OPTRACE_NO_VERSION_CHECK"))
-    asking_ = std::async(std::launch::async, [] { return CachedInstalledTorch(OptraceCacheDir()); });
+    asking_ = std::async(in_background ? std::launch::async : std::launch::deferred,
+                         [] { return CachedInstalledTorch(OptraceCacheDir()); });
 }
 
 void VersionCheck::Settle(Checkout* checkout) {

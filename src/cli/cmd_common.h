@@ -38,15 +38,18 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
                           bool check_version = true);
 
 // The installed-torch question of OpenCheckoutOrReport, asked on a thread of
-// its own so that a command can load its index meanwhile: with an empty
-// cache, a Python behind a pyenv shim answers in 0.3 s to seconds, the
-// whole of a cold trace's goal (1 s). Nothing is asked when `ask` is false
+// its own (`in_background`) so that a command can load its index meanwhile:
+// with an empty cache, a Python behind a pyenv shim answers in 0.3 s to
+// seconds, the whole of a cold trace's goal (1 s). A command with nothing to
+// do meanwhile asks inline: a remembered answer is a file read, and a new
+// thread waits its turn on a busy machine (a warm trace answered by the
+// daemon was ~10% slower with one). Nothing is asked when `ask` is false
 // or $OPTRACE_NO_VERSION_CHECK is set.
 class VersionCheck {
  public:
   // A command that returns before settling still waits for the Python it
   // started (std::async's future does, when destroyed).
-  explicit VersionCheck(bool ask);
+  VersionCheck(bool ask, bool in_background);
   // Waits for the answer, puts it into *checkout (installed_torch,
   // version_warning) and prints the warning; once, later calls do nothing.
   void Settle(Checkout* checkout);
