@@ -28,13 +28,22 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
     *exit_code = Report(s);
     return false;
   }
-  if (check_version && !std::getenv("OPTRACE_NO_VERSION_CHECK")) {
-    InstalledTorch installed = CachedInstalledTorch(OptraceCacheDir());
-    checkout->installed_torch = installed.version;
-    checkout->version_warning = VersionMismatchWarning(*checkout, installed);
-    if (!checkout->version_warning.empty()) std::cerr << "optrace: " << checkout->version_warning << "\n";
-  }
+  VersionCheck(check_version, false).Settle(checkout);
   return true;
+}
+
+VersionCheck::VersionCheck(bool ask, bool in_background) {
+  if (ask && !std::getenv("OPTRACE_NO_VERSION_CHECK"))
+    asking_ = std::async(in_background ? std::launch::async : std::launch::deferred,
+                         [] { return CachedInstalledTorch(OptraceCacheDir()); });
+}
+
+void VersionCheck::Settle(Checkout* checkout) {
+  if (!asking_.valid()) return;
+  InstalledTorch installed = asking_.get();
+  checkout->installed_torch = installed.version;
+  checkout->version_warning = VersionMismatchWarning(*checkout, installed);
+  if (!checkout->version_warning.empty()) std::cerr << "optrace: " << checkout->version_warning << "\n";
 }
 
 nlohmann::ordered_json SourceJson(const Checkout& checkout) {

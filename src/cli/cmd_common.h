@@ -3,6 +3,7 @@
 // src/cmd_<name>.cc and parses its own flags with CLI11.
 #pragma once
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,27 @@ void AddSourceFlag(CLI::App& app, std::string* source);
 // check_version=false skips the question (the daemon is told the client's answer).
 bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, int* exit_code,
                           bool check_version = true);
+
+// The installed-torch question of OpenCheckoutOrReport, asked on a thread of
+// its own (`in_background`) so that a command can load its index meanwhile:
+// with an empty cache, a Python behind a pyenv shim answers in 0.3 s to
+// seconds, the whole of a cold trace's goal (1 s). A command with nothing to
+// do meanwhile asks inline: a remembered answer is a file read, and a new
+// thread waits its turn on a busy machine (a warm trace answered by the
+// daemon was ~10% slower with one). Nothing is asked when `ask` is false
+// or $OPTRACE_NO_VERSION_CHECK is set.
+class VersionCheck {
+ public:
+  // A command that returns before settling still waits for the Python it
+  // started (std::async's future does, when destroyed).
+  VersionCheck(bool ask, bool in_background);
+  // Waits for the answer, puts it into *checkout (installed_torch,
+  // version_warning) and prints the warning; once, later calls do nothing.
+  void Settle(Checkout* checkout);
+
+ private:
+  std::future<InstalledTorch> asking_;
+};
 
 // The checkout and interpreter facts every answer carries, so a reader of
 // any output -- not only of stderr -- learns that the installed torch is

@@ -135,6 +135,12 @@ std::string DaemonSocketPath(const std::string& root) {
   return path.size() < sizeof(sockaddr_un{}.sun_path) ? path : "";
 }
 
+bool DaemonMayBeListening(const std::string& root) {
+  const std::string path = DaemonSocketPath(root);
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0;
+}
+
 const Index* ResidentIndex(const std::string& root) {
   return g_resident && root == g_resident_root ? g_resident : nullptr;
 }

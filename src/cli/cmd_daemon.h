@@ -34,6 +34,11 @@ bool DaemonEnabled();
 // the path would not fit a Unix socket address.
 std::string DaemonSocketPath(const std::string& root);
 
+// Whether a socket of that daemon exists (it may be a dead daemon's): when
+// none does, ForwardToDaemon would fail at once, and a client need not
+// prepare what it would send.
+bool DaemonMayBeListening(const std::string& root);
+
 // Client side: sends `args` (a subcommand and its arguments) to the daemon
 // of `root`. True when the daemon answered: its output has been written to
 // this process's stdout/stderr and *exit_code is set. False when no daemon

@@ -289,7 +289,11 @@ int CmdTrace(int argc, char** argv) {
 
   Checkout checkout;
   const bool from_client = !f.client_torch.empty();
-  if (!OpenCheckoutOrReport(f.source, &checkout, &rc, !from_client)) return rc;
+  if (!OpenCheckoutOrReport(f.source, &checkout, &rc, false)) return rc;
+  // Asked while the index loads, unless a daemon will answer; settled
+  // before anything needs the answer.
+  const bool daemon_listening = DaemonEnabled() && DaemonMayBeListening(checkout.root);
+  VersionCheck version(!from_client, !daemon_listening);
   if (from_client) {
     checkout.installed_torch = f.client_torch == "none" ? std::nullopt : std::optional<std::string>(f.client_torch);
     checkout.version_warning = f.client_warning;
@@ -302,7 +306,9 @@ int CmdTrace(int argc, char** argv) {
   // A resident daemon answers from memory (--all is a bulk job: in process).
   const Index* resident = ResidentIndex(checkout.root);
   const bool use_daemon = !resident && !f.all && DaemonEnabled();
-  if (use_daemon) {
+  // No socket, no daemon to tell the answer to: it is not waited for yet.
+  if (use_daemon && daemon_listening) {
+    version.Settle(&checkout);
     int forwarded = 0;
     if (ForwardToDaemon(checkout.root, DaemonArgs(f, checkout, render), &forwarded)) return forwarded;
   }
@@ -316,6 +322,7 @@ int CmdTrace(int argc, char** argv) {
     if (!loaded.ok()) return Report(loaded);
     resident = loaded_index;
   }
+  version.Settle(&checkout);
   const Index& index = *resident;
 
   TraceOptions options;

@@ -11,11 +11,14 @@
 // `*_DEBUG_ONLY(...)` assertion's arguments call runs unless NDEBUG. Preprocessor groups are read separately, line by
 // line, because the lexer resolves them. A call in the body of a named local lambda (`auto solve = [&](...) { ... };`)
 // runs where `solve(...)` is called: its conditions are those of the lambda's calls (ThroughLambdaCalls), then the
-// body's own.
+// body's own. A reader walks each function it is asked about once, keeping
+// every name's first call per line with the conditions found there
+// (CppCallSites): the walk's state never depends on the call looked for.
 #include "cpp/cpp_guards.h"
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 
 #include "base/text.h"
@@ -87,6 +90,30 @@ struct Ternary {
   size_t operand = 0;  // a short circuit's right operand starts at this token
 };
 
+}  // namespace
+
+// Where a call is in a named local lambda: the innermost one, and the
+// conditions written inside it (its body's own).
+struct InLambda {
+  std::string name;
+  int line = 0;
+  size_t open = 0;
+  std::vector<CodeCondition> inner;
+};
+
+// What a walk finds at a call: its conditions, and the lambda it is in.
+struct CallSite {
+  std::vector<CodeCondition> conditions;
+  std::optional<InLambda> lambda;
+};
+
+struct CppCallSites {
+  // (line, name) -> the first call of that name on that line
+  std::map<std::pair<int, std::string_view>, CallSite> first;
+};
+
+namespace {
+
 class Walker {
  public:
   Walker(std::string_view text, const std::vector<Token>& toks, bool one_function)
@@ -98,14 +125,11 @@ class Walker {
   // With `all` set, Run records every free call it passes into *all and
   // looks for no callee.
   std::vector<CppGuardReader::GuardedCall>* all = nullptr;
-  // Where the call Run found is in a named local lambda: the innermost
-  // one, and the conditions written inside it (its body's own).
-  struct InLambda {
-    std::string name;
-    int line = 0;
-    size_t open = 0;
-    std::vector<CodeCondition> inner;
-  };
+  // With `sites` set, Run records the first call of each name on each line
+  // into *sites, as Run for that line and callee would find it, and looks
+  // for no callee: the walk's state never depends on what it looks for.
+  CppCallSites* sites = nullptr;
+  // Where the call Run found is in a named local lambda.
   std::optional<InLambda> lambda;
 
  private:
@@ -134,6 +158,15 @@ class Walker {
     if (k == frames_.size()) return;
     lambda = InLambda{frames_[k].lambda_name, frames_[k].lambda_line, frames_[k].lambda_open, {}};
     CollectFrom(k, &lambda->inner);
+  }
+  // The call at `tok`, unless its name was called earlier on its line.
+  void RecordSite(const Token& tok) {
+    auto [site, fresh] = sites->first.try_emplace({static_cast<int>(tok.line), tok.text});
+    if (!fresh) return;
+    lambda.reset();
+    CollectFound(&site->second.conditions);
+    site->second.lambda = std::move(lambda);
+    lambda.reset();
   }
   // The name a lambda whose body opens at token `open` is assigned to
   // (`auto name = [captures](params) mutable -> T {`); "" when none.
@@ -439,8 +472,10 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         g.in_lambda = InnermostLambda() != frames_.size();
         all->push_back(std::move(g));
       }
-      if (!all && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
-          i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"))) {
+      const bool called = i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"));
+      if (sites && called) RecordSite(tok);
+      if (!all && !sites && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
+          called) {
         CollectFound(out);
         *line = static_cast<int>(tok.line);
         return true;
@@ -676,13 +711,27 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
     }
   }
   std::vector<CodeCondition> found, all;
-  Walker walker(text_, lexed_.tokens, from_line > 1);
+  std::optional<InLambda> in;
   int line = 0;
-  bool written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
+  bool written = false;
+  if (call_line > 0 && !callee.empty() && (std::isalpha(static_cast<unsigned char>(callee[0])) || callee[0] == '_')) {
+    // A named call on a known line: from the function's one walk.
+    const CppCallSites& sites = SitesOf(from_line);
+    if (auto it = sites.first.find({call_line, callee}); it != sites.first.end()) {
+      written = true;
+      line = call_line;
+      found = it->second.conditions;
+      in = it->second.lambda;
+    }
+  } else {
+    // An operator by its symbol, or the first call on any line: a walk of its own.
+    Walker walker(text_, lexed_.tokens, from_line > 1);
+    written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
+    in = std::move(walker.lambda);
+  }
   if (written) {
     ScopeEarlyReturns(pp_lines_, line, &found);
-    if (walker.lambda) ScopeEarlyReturns(pp_lines_, line, &walker.lambda->inner);
-    const auto& in = walker.lambda;
+    if (in) ScopeEarlyReturns(pp_lines_, line, &in->inner);
     if (!in || !ThroughLambdaCalls(from_line, in->name, in->line, in->open, line, &all)) {
       all = PreprocessorConditionsAt(pp_lines_, line);
       all.insert(all.end(), found.begin(), found.end());
@@ -694,6 +743,21 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   std::lock_guard<std::shared_mutex> lock(memo_->mu);
   memo_->calls.emplace(std::move(key), std::make_pair(written, std::move(all)));
   return written;
+}
+
+const CppCallSites& CppGuardReader::SitesOf(int from_line) const {
+  {
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
+    if (auto it = memo_->sites.find(from_line); it != memo_->sites.end()) return *it->second;
+  }
+  auto sites = std::make_shared<CppCallSites>();
+  Walker walker(text_, lexed_.tokens, from_line > 1);
+  walker.sites = sites.get();
+  std::vector<CodeCondition> unused;
+  int line = 0;
+  walker.Run(FirstToken(from_line), 0, "", &unused, &line);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
+  return *memo_->sites.try_emplace(from_line, std::move(sites)).first->second;
 }
 
 bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, int line, size_t open, int call_line,

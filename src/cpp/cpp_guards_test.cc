@@ -325,6 +325,40 @@ TEST(CppGuardReader, CallsInLeaveOutDeclaratorsAndTheStandardLibrary) {
   EXPECT_EQ(callees, (V{"count", "error", "helper", "finish"}));
 }
 
+// One reader answers every call of a function from one walk of it: the
+// answers are those of the call's own place whatever was asked before --
+// a later line first, the second call of a name on a line (a walk finds
+// the first), a call in a named lambda, a line with no such call.
+TEST(CppGuardReader, EachCallOfAFunctionKeepsItsOwnConditionsInAnyOrder) {
+  const char* text =
+      "void f(const Tensor& x, bool s) {\n"              // 1
+      "  if (x.is_cuda()) {\n"                           // 2
+      "    g(x);\n"                                      // 3
+      "    return;\n"                                    // 4
+      "  }\n"                                            // 5
+      "  auto run = [&](int n) { if (n > 1) g(x); };\n"  // 6
+      "  s ? g(x) : h(g(x));\n"                          // 7
+      "  run(2);\n"                                      // 8
+      "}\n";
+  CppGuardReader reader(text);
+  auto described = [&](int line, std::string_view callee) {
+    std::vector<CodeCondition> c;
+    if (!reader.CallConditions(1, line, callee, &c)) return V{"<no call>"};
+    V out;
+    for (const auto& x : c) out.push_back(x.Describe());
+    return out;
+  };
+  EXPECT_EQ(described(7, "h"), (V{"unless x.is_cuda()", "unless s"}));
+  EXPECT_EQ(described(7, "g"), (V{"unless x.is_cuda()", "when s"}));
+  EXPECT_EQ(described(3, "g"), V{"when x.is_cuda()"});
+  EXPECT_EQ(described(6, "g"), (V{"unless x.is_cuda()", "when n > 1"}));
+  EXPECT_EQ(described(5, "g"), V{"<no call>"});
+  EXPECT_EQ(described(3, "h"), V{"<no call>"});
+  // The same answers as a reader asked about one call only.
+  EXPECT_EQ(described(7, "g"), Described(text, 1, 7, "g"));
+  EXPECT_EQ(described(3, "g"), Described(text, 1, 3, "g"));
+}
+
 TEST(CppCallConditions, RealLstmInRnnCpp) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = ReadText(CorpusTree("2.6.0") + "/aten/src/ATen/native/RNN.cpp");
