@@ -687,14 +687,17 @@ class PathAnnotator {
       for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
         stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
       if (stub != op.stubs.end()) v = !stub->typical ? Tri::kFalse : stub->undecided ? Tri::kUnknown : Tri::kTrue;
-      else if (!l.path.empty() && !l.calls.empty()) v = LaunchValue(op, LibraryCallConditions(op, l));
+      else if (!l.path.empty() && l.calls.size() == 1) v = LaunchValue(op, LibraryCallConditions(op, l));
       l.typical = v != Tri::kFalse;
       l.undecided = v == Tri::kUnknown;
     }
   }
 
-  // A library call below no stub, read as a launch is: the way to the
-  // function making it, then the conditions around its first call there.
+  // A library entry point called below no stub, read as a launch is: the
+  // way to the function making the call, then the conditions around it.
+  // A step of several entry points is left alone: its `where` is the first
+  // call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
+  // USE_CUDNN_RNN_V8_API`, the others do not).
   std::vector<Condition> LibraryCallConditions(const OpStep& op, const LibraryStep& l) {
     std::set<std::string> seen;
     std::vector<Condition> way;

@@ -58,6 +58,10 @@ Tensor blend_cuda(const Tensor& self) {
   if (self.is_complex()) {
     cufftExecC2C(plan, nullptr, nullptr, 0);
   }
+  if (self.is_sparse()) {
+    cusparseSpMM(handle);
+  }
+  cusparseCreate(&handle);
   return self;
 }
 
@@ -151,7 +155,7 @@ TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
 
 TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
   // Blend.cu:17-18: blend_half_stub is called when use_half_path(self) (:6-8, a kHalf test);
-  // cufftExecC2C (:23) when self.is_complex() (:22), never for a real dtype.
+  // cufftExecC2C (:23) when self.is_complex() (:22), never for a real dtype; cuSPARSE (:26, :28).
   for (const auto& [dtype, taken] : {std::pair<std::string, bool>{"float32", false}, {"float16", true}}) {
     Trace t = TraceIndex(index_, "aten::blend", TraceOptions::Device::kCuda, {"dtype=" + dtype});
     const OpStep* op = FindOp(t, "blend");
@@ -161,9 +165,13 @@ TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
     EXPECT_FALSE(op->stubs[0].undecided) << dtype;
     ASSERT_EQ(op->stubs[0].when.size(), 1u);
     EXPECT_EQ(op->stubs[0].when[0].where.line, 17);
-    ASSERT_EQ(op->libraries.size(), 2u) << "cuBLAS through the stub, cuFFT called in blend_cuda";
-    for (const auto& l : op->libraries)
-      EXPECT_EQ(l.typical, l.name == "cuBLAS" && taken) << l.name << " " << dtype;  // cuFFT: `if (self.is_complex())`
+    ASSERT_EQ(op->libraries.size(), 3u) << "cuBLAS through the stub, cuFFT and cuSPARSE called in blend_cuda";
+    for (const auto& l : op->libraries) {
+      // cuFFT: one entry point, `if (self.is_complex())`; cuSPARSE: two, the first behind
+      // is_sparse(), the second not -- one call's conditions decide nothing about the other's.
+      const bool runs = l.name == "cuSPARSE" || (l.name == "cuBLAS" && taken);
+      EXPECT_EQ(l.typical, runs) << l.name << " " << dtype;
+    }
   }
 }
 
