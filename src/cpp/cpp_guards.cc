@@ -472,7 +472,9 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
         g.in_lambda = InnermostLambda() != frames_.size();
         all->push_back(std::move(g));
       }
-      const bool called = i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::"));
+      // `kernel<<<grid, block>>>(...)` is a call of the kernel as much as `f(...)`.
+      const bool called = i + 1 < t_.size() && (t_[i + 1].Is('(') || t_[i + 1].Is('<') || t_[i + 1].Is("::") ||
+                                                t_[i + 1].kind == TokKind::kLaunchOpen);
       if (sites && called) RecordSite(tok);
       if (!all && !sites && tok.text == callee && (call_line <= 0 || static_cast<int>(tok.line) == call_line) &&
           called) {
