@@ -6,7 +6,8 @@
 // median, p90 and max of the best pass and (cold_) of the first, plus the
 // slowest query's position in the oracle; OPTRACE_BENCH_VERBOSE=1 lists them.
 // Target for a whole warm process (~3 ms start + this): max <= 60 ms.
-// BM_TraceEveryOp: `trace --all`'s traces on one thread, a first and a warm pass.
+// BM_TraceEveryOp: `trace --all`'s traces on one thread, a first and a warm pass;
+// BM_TraceAndRenderJsonEveryOp the same with each trace rendered as --all --json prints it.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -107,9 +108,11 @@ void BM_TraceAndRenderText(benchmark::State& state) { RunQueries(state, true); }
 // `trace --all`'s tracing, on one thread: every op of native_functions.yaml
 // traced (JSON options: no snippets) on one index, twice. The first pass
 // fills what the traces share (remembered expansions, launch and edge
-// annotations: trace/shared_annotations.h); the second is what a warm
-// daemon pays per op. Counters: total seconds of each pass, ms per op.
-void BM_TraceEveryOp(benchmark::State& state) {
+// annotations: trace/shared_annotations.h; the guard readers' walks); the
+// second is what a warm daemon pays per op. With `render_json`, each trace
+// is rendered as `trace --all --json` prints it (about 15% of its CPU).
+// Counters: total seconds of each pass, ms per op, and the JSON's bytes.
+void TraceEveryOp(benchmark::State& state, bool render_json) {
   Loaded& l = Corpus();
   if (!l.error.empty()) {
     state.SkipWithError(l.error.c_str());
@@ -119,11 +122,14 @@ void BM_TraceEveryOp(benchmark::State& state) {
   options.snippets = false;
   const std::vector<std::string> ops = AllOpQueries(l.index);
   std::vector<double> pass_s;
+  size_t json_bytes = 0;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
+    json_bytes = 0;
     for (const std::string& op : ops) {
       Trace trace;
       benchmark::DoNotOptimize(TraceQuery(l.index, op, options, &trace));
+      if (render_json) json_bytes += RenderJson(trace, -1).size();
     }
     pass_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -131,11 +137,16 @@ void BM_TraceEveryOp(benchmark::State& state) {
   state.counters["first_pass_s"] = pass_s.front();
   state.counters["last_pass_s"] = pass_s.back();
   state.counters["last_ms_per_op"] = pass_s.back() * 1000 / static_cast<double>(ops.size());
+  if (render_json) state.counters["json_mb"] = static_cast<double>(json_bytes) / 1e6;
 }
+
+void BM_TraceEveryOp(benchmark::State& state) { TraceEveryOp(state, false); }
+void BM_TraceAndRenderJsonEveryOp(benchmark::State& state) { TraceEveryOp(state, true); }
 
 BENCHMARK(BM_TraceQuery)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_TraceAndRenderText)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_TraceEveryOp)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_TraceAndRenderJsonEveryOp)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 }  // namespace optrace
