@@ -131,6 +131,18 @@ TEST(SharedAnnotations, AnOpReachedFromCodeAndThenAsTheEntryIsAnnotatedForEach) 
   EXPECT_EQ(reached, FreshLaunches("aten::outer", "leaf"));
 }
 
+// The other order: the launches kept for the entry op are not an op
+// reached from code's (the memo's key holds whether the op is an entry).
+TEST(SharedAnnotations, AnOpTracedAsTheEntryAndThenReachedFromCodeIsMarkedForEach) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
+  const std::string entry = Launches(TraceIndex(index, "aten::leaf", TraceOptions::Device::kCuda), "leaf");
+  EXPECT_NE(entry.find("fast_kernel: when fast"), std::string::npos) << entry;
+  const std::string reached = Launches(TraceIndex(index, "aten::outer", TraceOptions::Device::kCuda), "leaf");
+  EXPECT_NE(reached.find("fast_kernel typical open: when fast"), std::string::npos) << reached;
+  EXPECT_EQ(reached, FreshLaunches("aten::outer", "leaf"));
+}
+
 // Each op: typical or open, and its conditions.
 std::string Ops(const Trace& t) {
   std::string s;
