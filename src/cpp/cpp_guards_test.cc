@@ -363,12 +363,12 @@ TEST(CppGuardReader, EachCallOfAFunctionKeepsItsOwnConditionsInAnyOrder) {
 // arguments) is called there: its launch has conditions like any call.
 TEST(CppCallConditions, APlainKernelLaunchIsACall) {
   const char* text =
-      "void launch(int64_t n, bool fast) {\n"        // 1
-      "  if (fast && n % 4 == 0) {\n"                // 2
+      "void launch(int64_t n, bool fast) {\n"         // 1
+      "  if (fast && n % 4 == 0) {\n"                 // 2
       "    fast_kernel<<<1, 128, 0, stream>>>(n);\n"  // 3
-      "  } else {\n"                                 // 4
+      "  } else {\n"                                  // 4
       "    slow_kernel<float><<<1, 128>>>(n);\n"      // 5
-      "  }\n"                                        // 6
+      "  }\n"                                         // 6
       "}\n";
   EXPECT_EQ(Described(text, 1, 3, "fast_kernel"), V{"when fast && n % 4 == 0"});
   EXPECT_EQ(Described(text, 1, 5, "slow_kernel"), V{"unless fast && n % 4 == 0"});

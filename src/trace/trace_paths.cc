@@ -47,6 +47,7 @@
 #include "trace/guard_files.h"
 #include "trace/impl_parameters.h"
 #include "trace/inline_predicates.h"
+#include "trace/launch_conditions.h"
 #include "trace/local_values.h"
 #include "trace/path_rules.h"
 #include "trace/shared_annotations.h"
@@ -88,7 +89,7 @@ std::string DecidedKey(const OpStep& parent, const Condition& c) {
   return c.text + "@" + c.where.file + "@" + parent.name;
 }
 
-class PathAnnotator {
+class PathAnnotator : public CodeWays {
  public:
   PathAnnotator(const Index& ix, const TraceOptions& opt, Trace& t) : ix_(ix), t_(t) {
     a_.device = opt.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
@@ -149,7 +150,7 @@ class PathAnnotator {
       const bool own =
           !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) || DecidedFor(op.name, bound_);
       if (!own && shared.Replay(op)) continue;
-      AnnotateLaunches(op);
+      AnnotateLaunches(*this, op);
       if (!own) shared.Keep(op);
     }
     FoldStructuredDelegates();
@@ -185,7 +186,7 @@ class PathAnnotator {
   // shared by every later trace: lexing per trace made warm traces slow.
   // Kept here too: the index's table is locked and keyed by long paths,
   // and a trace asks for a few files hundreds of times.
-  const CppGuardReader& Reader(const std::string& file) {
+  const CppGuardReader& Reader(const std::string& file) override {
     auto [slot, fresh] = readers_.try_emplace(file, nullptr);
     if (fresh) slot->second = &GuardReaderOf(ix_, file);
     return *slot->second;
@@ -377,7 +378,7 @@ class PathAnnotator {
   // --- C++ edges -----------------------------------------------------------
 
   // Where function `name` is defined among those the op lists.
-  Location Definition(const OpStep& op, const std::string& name) const {
+  Location Definition(const OpStep& op, const std::string& name) const override {
     for (const auto& im : op.impls)
       if (LastName(im.function) == name && im.where.valid()) return im.where;
     for (const auto& h : op.helpers)
@@ -407,7 +408,8 @@ class PathAnnotator {
   // of an open if/else (`if (canUse32BitIndexMath(w)) f<int>(...); else
   // f<int64_t>(...)`) are taken whichever way it goes: their conditions
   // without the one they disagree on.
-  bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out) {
+  bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn,
+                    std::vector<Condition>* out) override {
     const CppGuardReader& r = Reader(where.file);
     std::vector<CodeCondition> first;
     if (!r.CallConditions(where.line, 0, fn, &first)) return false;
@@ -428,6 +430,11 @@ class PathAnnotator {
       if (v == Tri::kTrue) break;
     }
     return true;
+  }
+
+  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) override {
+    std::set<std::string> seen;
+    return RouteTo(op, fn, 0, &seen, out, device);
   }
 
   // Conditions on the way from the op's implementation to function `fn`,
@@ -623,123 +630,6 @@ class PathAnnotator {
     return EachConditionOnce(std::move(out));
   }
 
-  // --- kernel launches ---------------------------------------------------------
-
-  // Each launch's conditions, read as an edge's are: the way from the op's
-  // implementation to the function holding the launch (when the walk can
-  // read it; a launch whose way is not read keeps its own conditions only),
-  // then the conditions enclosing the launch there -- of the holder's best
-  // site when it launches the kernel at several (taken, else open, else
-  // ruled out), or of the holder's use of the #define that launches it.
-  void AnnotateLaunches(OpStep& op) {
-    // Most of an op's launches share a few holders (copy_'s thirty kernels,
-    // copy_device_to_device's): the way to each is read once.
-    std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
-    for (KernelStep& k : op.kernels) {
-      if (k.holder.empty() || !k.launch_site.valid()) continue;
-      auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
-      if (fresh) {
-        std::set<std::string> seen;
-        if (!RouteTo(op, LastName(k.holder), 0, &seen, &slot->second, k.device)) slot->second.clear();
-      }
-      std::vector<Condition> route = slot->second;
-      std::vector<Condition> site;
-      if (!LaunchSiteConditions(op, k, route, &site)) continue;
-      route.insert(route.end(), site.begin(), site.end());
-      k.when = EachConditionOnce(std::move(route));
-      const Tri v = LaunchValue(op, k.when);
-      k.typical = v != Tri::kFalse;
-      k.undecided = v == Tri::kUnknown;
-    }
-    AnnotateStubs(op);
-  }
-
-  // An op reached from C++ is called with arguments its schema's defaults
-  // need not describe (hardtanh calls clamp with both limits): a launch
-  // only those defaults rule out stays open.
-  Tri LaunchValue(const OpStep& op, const std::vector<Condition>& when) const {
-    const Tri v = Evaluate(op, when);
-    return v == Tri::kFalse && !op.reached_from.empty() && Evaluate(op, when, false) != Tri::kFalse ? Tri::kUnknown : v;
-  }
-
-  // A stub's call is read as a launch is: the way to the function calling
-  // it, then the conditions around the call. A library call below a stub's
-  // registration is as taken as the first stub on its way; one below none
-  // is read as a launch too.
-  void AnnotateStubs(OpStep& op) {
-    for (StubStep& s : op.stubs) {
-      std::set<std::string> seen;
-      std::vector<Condition> way;
-      std::vector<CodeCondition> at;
-      if (s.called_from.empty() || !s.call_site.valid() || !RouteTo(op, LastName(s.called_from), 0, &seen, &way) ||
-          !Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at))
-        continue;
-      for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
-      s.when = EachConditionOnce(std::move(way));
-      DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
-      const Tri v = LaunchValue(op, s.when);
-      s.typical = v != Tri::kFalse;
-      s.undecided = v == Tri::kUnknown;
-    }
-    for (LibraryStep& l : op.libraries) {
-      Tri v = Tri::kTrue;
-      auto stub = op.stubs.end();
-      for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
-        stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
-      if (stub != op.stubs.end()) v = !stub->typical ? Tri::kFalse : stub->undecided ? Tri::kUnknown : Tri::kTrue;
-      else if (!l.path.empty() && l.calls.size() == 1) v = LaunchValue(op, LibraryCallConditions(op, l));
-      l.typical = v != Tri::kFalse;
-      l.undecided = v == Tri::kUnknown;
-    }
-  }
-
-  // A library entry point called below no stub, read as a launch is: the
-  // way to the function making the call, then the conditions around it.
-  // A step of several entry points is left alone: its `where` is the first
-  // call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
-  // USE_CUDNN_RNN_V8_API`, the others do not).
-  std::vector<Condition> LibraryCallConditions(const OpStep& op, const LibraryStep& l) {
-    std::set<std::string> seen;
-    std::vector<Condition> way;
-    if (!RouteTo(op, LastName(l.path.back()), 0, &seen, &way, CodeDevice::kCuda)) way.clear();
-    std::vector<CodeCondition> at;
-    if (Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
-      for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
-    return EachConditionOnce(std::move(way));
-  }
-
-  bool LaunchSiteConditions(const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,
-                            std::vector<Condition>* out) {
-    if (!k.macro.empty()) {
-      const Location holder = Definition(op, LastName(k.holder));
-      return holder.valid() && BestCallSite(op, holder, LastName(k.macro), out);
-    }
-    const CppGuardReader& r = Reader(k.launch_site.file);
-    std::vector<KernelStep::Launch> launches = {{k.launch_site.line, k.launcher.empty() ? k.name : k.launcher}};
-    launches.insert(launches.end(), k.more_launches.begin(), k.more_launches.end());
-    std::vector<std::vector<Condition>> sites;
-    for (const auto& [line, call] : launches) {
-      std::vector<CodeCondition> at;
-      if (r.CallConditions(1, line, LastName(call), &at)) sites.push_back(ConditionsIn(at, k.launch_site.file));
-    }
-    const size_t written = AddEitherBranch(&sites);
-    bool any = false;
-    Tri best = Tri::kFalse;
-    for (size_t i = 0; i < sites.size(); ++i) {
-      std::vector<Condition>& conv = sites[i];
-      std::vector<Condition> all = route;
-      all.insert(all.end(), conv.begin(), conv.end());
-      const Tri v = Evaluate(op, all);
-      const bool wider = i >= written && v == best;  // both branches of an open if: fewer conditions
-      if (any && !wider && (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue))) continue;
-      any = true;
-      best = v;
-      *out = std::move(conv);
-      if (v == Tri::kTrue) break;
-    }
-    return any;
-  }
-
   // What helper `fn` of `parent` holds in the parameters its caller fixes:
   // the declared default of a trailing argument every call there omits
   // (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`
@@ -826,7 +716,7 @@ class PathAnnotator {
 
   // Conditions of an edge out of `parent`'s implementation, evaluated with
   // the defaults of the parent op's schema arguments.
-  Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const {
+  Tri Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults = true) const override {
     const Assumptions& a = schema_defaults ? RememberedAssumptionsFor(parent) : a_;
     // C and !C read at one place (after an if/else whose every branch returns): never taken.
     for (const auto& c : when)
@@ -1012,7 +902,7 @@ class PathAnnotator {
     }
   }
 
-  void DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
+  void DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) override {
     const Assumptions& a = RememberedAssumptionsFor(caller);
     for (const auto& c : when) {
       std::string key = DecidedKey(caller, c);

@@ -1,0 +1,134 @@
+// How launches, stub calls and library calls get their conditions (see
+// launch_conditions.h): a launch's are the way to its holder, then the best
+// of the holder's launches of it (or of its uses of the #define that
+// launches it); a stub's, the way to its caller, then the call; a library
+// call's, the stub's on its way, else its own as a launch's.
+#include "trace/launch_conditions.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "trace/condition_text.h"
+#include "trace/either_branch.h"
+#include "trace/path_rules.h"
+
+namespace optrace {
+namespace {
+
+std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l);
+
+// An op reached from C++ is called with arguments its schema's defaults
+// need not describe (hardtanh calls clamp with both limits): a launch
+// only those defaults rule out stays open.
+Tri LaunchValue(const CodeWays& w, const OpStep& op, const std::vector<Condition>& when) {
+  const Tri v = w.Evaluate(op, when, true);
+  return v == Tri::kFalse && !op.reached_from.empty() && w.Evaluate(op, when, false) != Tri::kFalse ? Tri::kUnknown : v;
+}
+
+// A stub's call is read as a launch is: the way to the function calling
+// it, then the conditions around the call. A library call below a stub's
+// registration is as taken as the first stub on its way; one below none
+// is read as a launch too.
+void AnnotateStubs(CodeWays& w, OpStep& op) {
+  for (StubStep& s : op.stubs) {
+    std::vector<Condition> way;
+    std::vector<CodeCondition> at;
+    if (s.called_from.empty() || !s.call_site.valid() ||
+        !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way) ||
+        !w.Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at))
+      continue;
+    for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
+    s.when = EachConditionOnce(std::move(way));
+    w.DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
+    const Tri v = LaunchValue(w, op, s.when);
+    s.typical = v != Tri::kFalse;
+    s.undecided = v == Tri::kUnknown;
+  }
+  for (LibraryStep& l : op.libraries) {
+    Tri v = Tri::kTrue;
+    auto stub = op.stubs.end();
+    for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
+      stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
+    if (stub != op.stubs.end()) v = !stub->typical ? Tri::kFalse : stub->undecided ? Tri::kUnknown : Tri::kTrue;
+    else if (!l.path.empty() && l.calls.size() == 1) v = LaunchValue(w, op, LibraryCallConditions(w, op, l));
+    l.typical = v != Tri::kFalse;
+    l.undecided = v == Tri::kUnknown;
+  }
+}
+
+// A library entry point called below no stub, read as a launch is: the
+// way to the function making the call, then the conditions around it.
+// A step of several entry points is left alone: its `where` is the first
+// call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
+// USE_CUDNN_RNN_V8_API`, the others do not).
+std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l) {
+  std::vector<Condition> way;
+  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
+  std::vector<CodeCondition> at;
+  if (w.Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
+    for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
+  return EachConditionOnce(std::move(way));
+}
+
+bool LaunchSiteConditions(CodeWays& w, const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,
+                          std::vector<Condition>* out) {
+  if (!k.macro.empty()) {
+    const Location holder = w.Definition(op, LastName(k.holder));
+    return holder.valid() && w.BestCallSite(op, holder, LastName(k.macro), out);
+  }
+  const CppGuardReader& r = w.Reader(k.launch_site.file);
+  std::vector<KernelStep::Launch> launches = {{k.launch_site.line, k.launcher.empty() ? k.name : k.launcher}};
+  launches.insert(launches.end(), k.more_launches.begin(), k.more_launches.end());
+  std::vector<std::vector<Condition>> sites;
+  for (const auto& [line, call] : launches) {
+    std::vector<CodeCondition> at;
+    if (r.CallConditions(1, line, LastName(call), &at)) sites.push_back(ConditionsIn(at, k.launch_site.file));
+  }
+  const size_t written = AddEitherBranch(&sites);
+  bool any = false;
+  Tri best = Tri::kFalse;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    std::vector<Condition>& conv = sites[i];
+    std::vector<Condition> all = route;
+    all.insert(all.end(), conv.begin(), conv.end());
+    const Tri v = w.Evaluate(op, all, true);
+    const bool wider = i >= written && v == best;  // both branches of an open if: fewer conditions
+    if (any && !wider && (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue))) continue;
+    any = true;
+    best = v;
+    *out = std::move(conv);
+    if (v == Tri::kTrue) break;
+  }
+  return any;
+}
+
+}  // namespace
+
+// Each launch's conditions, read as an edge's are: the way from the op's
+// implementation to the function holding the launch (when the walk can
+// read it; a launch whose way is not read keeps its own conditions only),
+// then the conditions enclosing the launch there -- of the holder's best
+// site when it launches the kernel at several (taken, else open, else
+// ruled out), or of the holder's use of the #define that launches it.
+void AnnotateLaunches(CodeWays& w, OpStep& op) {
+  // Most of an op's launches share a few holders (copy_'s thirty kernels,
+  // copy_device_to_device's): the way to each is read once.
+  std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
+  for (KernelStep& k : op.kernels) {
+    if (k.holder.empty() || !k.launch_site.valid()) continue;
+    auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
+    if (fresh && !w.WayTo(op, LastName(k.holder), k.device, &slot->second)) slot->second.clear();
+    std::vector<Condition> route = slot->second;
+    std::vector<Condition> site;
+    if (!LaunchSiteConditions(w, op, k, route, &site)) continue;
+    route.insert(route.end(), site.begin(), site.end());
+    k.when = EachConditionOnce(std::move(route));
+    const Tri v = LaunchValue(w, op, k.when);
+    k.typical = v != Tri::kFalse;
+    k.undecided = v == Tri::kUnknown;
+  }
+  AnnotateStubs(w, op);
+}
+
+}  // namespace optrace
