@@ -69,11 +69,10 @@ namespace {
 // A lower-case name (`dim1`, `other_dim`), not a constant: constants are
 // qualified (`SDPBackend::math`), literals, or spelled kName / NAME.
 bool IsVariableName(std::string_view s) {
-  if (s.empty() || !std::islower(static_cast<unsigned char>(s[0])) || s == "true" || s == "false" || s == "nullptr")
+  if (!IsIdentifier(s) || !std::islower(static_cast<unsigned char>(s[0])) || s == "true" || s == "false" ||
+      s == "nullptr")
     return false;
-  for (char c : s)
-    if (!IsIdentChar(c) || std::isupper(static_cast<unsigned char>(c))) return false;
-  return true;
+  return std::none_of(s.begin(), s.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
 }
 
 }  // namespace

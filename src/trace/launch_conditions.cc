@@ -16,14 +16,37 @@
 namespace optrace {
 namespace {
 
-std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l);
-
 // An op reached from C++ is called with arguments its schema's defaults
 // need not describe (hardtanh calls clamp with both limits): a launch
 // only those defaults rule out stays open.
 Tri LaunchValue(const CodeWays& w, const OpStep& op, const std::vector<Condition>& when) {
   const Tri v = w.Evaluate(op, when, true);
   return v == Tri::kFalse && !op.reached_from.empty() && w.Evaluate(op, when, false) != Tri::kFalse ? Tri::kUnknown : v;
+}
+
+// A kernel's, stub's or library's `typical`/`undecided` say `v`, and back.
+template <class Step>
+void Mark(Step& step, Tri v) {
+  step.typical = v != Tri::kFalse;
+  step.undecided = v == Tri::kUnknown;
+}
+template <class Step>
+Tri ValueOf(const Step& step) {
+  return !step.typical ? Tri::kFalse : step.undecided ? Tri::kUnknown : Tri::kTrue;
+}
+
+// A library entry point called below no stub, read as a launch is: the
+// way to the function making the call, then the conditions around it.
+// A step of several entry points is left alone: its `where` is the first
+// call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
+// USE_CUDNN_RNN_V8_API`, the others do not).
+std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l) {
+  std::vector<Condition> way;
+  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
+  std::vector<CodeCondition> at;
+  if (w.Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
+    for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
+  return EachConditionOnce(std::move(way));
 }
 
 // A stub's call is read as a launch is: the way to the function calling
@@ -41,34 +64,15 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
     for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
     s.when = EachConditionOnce(std::move(way));
     w.DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
-    const Tri v = LaunchValue(w, op, s.when);
-    s.typical = v != Tri::kFalse;
-    s.undecided = v == Tri::kUnknown;
+    Mark(s, LaunchValue(w, op, s.when));
   }
   for (LibraryStep& l : op.libraries) {
-    Tri v = Tri::kTrue;
     auto stub = op.stubs.end();
     for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
       stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
-    if (stub != op.stubs.end()) v = !stub->typical ? Tri::kFalse : stub->undecided ? Tri::kUnknown : Tri::kTrue;
-    else if (!l.path.empty() && l.calls.size() == 1) v = LaunchValue(w, op, LibraryCallConditions(w, op, l));
-    l.typical = v != Tri::kFalse;
-    l.undecided = v == Tri::kUnknown;
+    if (stub != op.stubs.end()) Mark(l, ValueOf(*stub));
+    else if (!l.path.empty() && l.calls.size() == 1) Mark(l, LaunchValue(w, op, LibraryCallConditions(w, op, l)));
   }
-}
-
-// A library entry point called below no stub, read as a launch is: the
-// way to the function making the call, then the conditions around it.
-// A step of several entry points is left alone: its `where` is the first
-// call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
-// USE_CUDNN_RNN_V8_API`, the others do not).
-std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l) {
-  std::vector<Condition> way;
-  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
-  std::vector<CodeCondition> at;
-  if (w.Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
-    for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
-  return EachConditionOnce(std::move(way));
 }
 
 bool LaunchSiteConditions(CodeWays& w, const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,
@@ -124,9 +128,7 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     if (!LaunchSiteConditions(w, op, k, route, &site)) continue;
     route.insert(route.end(), site.begin(), site.end());
     k.when = EachConditionOnce(std::move(route));
-    const Tri v = LaunchValue(w, op, k.when);
-    k.typical = v != Tri::kFalse;
-    k.undecided = v == Tri::kUnknown;
+    Mark(k, LaunchValue(w, op, k.when));
   }
   AnnotateStubs(w, op);
 }

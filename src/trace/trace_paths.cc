@@ -1034,8 +1034,8 @@ class PathAnnotator : public CodeWays {
             // What the call's other conditions rule out for this tensor runs
             // on no choice of this decider (the CPU branch inside the flash
             // attention case of a CUDA trace); an outer one may still choose it.
-            std::vector<Condition> others(conds.begin(), conds.end());
-            others.erase(others.begin() + (conds.rend() - it - 1));
+            std::vector<Condition> others = conds;
+            others.erase(others.begin() + (std::prev(it.base()) - conds.begin()));
             if (Evaluate(op, others) == Tri::kFalse) continue;
             auto key = std::make_pair(fn, op.name);
             auto found = by_key.find(key);
