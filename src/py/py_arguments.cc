@@ -91,6 +91,22 @@ bool IsNumber(std::string_view v) {
 
 }  // namespace
 
+std::string_view CodeOf(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      return TrimView(line.substr(0, i));
+    }
+  }
+  return line;
+}
+
 std::vector<PyArgument> SplitArguments(std::string_view text) {
   std::vector<PyArgument> out;
   for (std::string_view piece : TopLevelPieces(text)) {
@@ -289,22 +305,6 @@ bool IsOneSize(std::string_view v) {
   return false;
 }
 
-// `s` up to a `#` comment outside quotes.
-std::string_view WithoutComment(std::string_view s) {
-  char quote = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (quote) {
-      if (s[i] == '\\') ++i;
-      else if (s[i] == quote) quote = 0;
-    } else if (s[i] == '\'' || s[i] == '"') {
-      quote = s[i];
-    } else if (s[i] == '#') {
-      return s.substr(0, i);
-    }
-  }
-  return s;
-}
-
 // The names a statement's left side writes (`a, (b, c) =` -> a, b, c), or
 // none when the statement is no assignment; `compound` for `+=` and kin.
 std::vector<std::string_view> Written(std::string_view statement, std::string_view* value, bool* compound) {
@@ -330,7 +330,7 @@ std::vector<std::string_view> Written(std::string_view statement, std::string_vi
       *compound = true;
       lhs.remove_suffix(1);
     }
-    *value = TrimView(WithoutComment(statement.substr(i + 1)));
+    *value = TrimView(CodeOf(statement.substr(i + 1)));
     std::vector<std::string_view> names;
     for (size_t at = 0; at <= lhs.size();) {
       size_t comma = lhs.find(',', at);

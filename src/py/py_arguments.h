@@ -58,6 +58,11 @@ std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& 
 
 // The assignments `name = value` written on lines [from, before) of
 // `text` (1-based), in order; a value continued over lines is joined.
+// A line of Python without its comment: up to a '#' outside a string
+// literal, trimmed (`if not is_batched:  # type: ignore[...]` is `if not
+// is_batched:`); the line itself when it has none.
+std::string_view CodeOf(std::string_view line);
+
 struct PyAssignment {
   int line = 0;
   int indent = 0;  // columns before the name

@@ -18,6 +18,7 @@
 #include <cctype>
 
 #include "base/text.h"
+#include "py/py_arguments.h"
 
 namespace optrace {
 
@@ -90,24 +91,6 @@ std::vector<PyLine> SplitLines(std::string_view text, int upto) {
 bool StartsWithWord(std::string_view s, std::string_view w) {
   return s.substr(0, w.size()) == w &&
          (s.size() == w.size() || !(std::isalnum(static_cast<unsigned char>(s[w.size()])) || s[w.size()] == '_'));
-}
-
-// A line without its comment: up to a '#' outside a string literal
-// (`if not is_batched:  # type: ignore[...]` is `if not is_batched:`).
-std::string_view CodeOf(std::string_view line) {
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      return TrimView(line.substr(0, i));
-    }
-  }
-  return line;
 }
 
 // The header's condition: from after the keyword to the last ':' of the
