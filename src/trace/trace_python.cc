@@ -20,6 +20,7 @@
 
 #include "base/bounded_regex.h"
 #include "base/text.h"
+#include "py/py_arguments.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -698,17 +699,12 @@ bool PythonWalker::FollowRebindParameter(uint32_t module, uint32_t function, con
   if (ParamDefault(DefHeader(m, f), name) != "None") return false;
   // A call of None raises: where the caller passes nothing, the call runs
   // what the body binds to the name, when it binds one function only.
+  auto text = ix_.FileText(m.path);
+  if (!text) return false;
   std::set<std::string> values;
-  for (uint32_t n = f.line + 1; n <= f.end_line; ++n) {
-    std::string text = ix_.Snippet(m.path, static_cast<int>(n), 1);
-    std::string_view t = TrimView(text);
-    if (!StartsWith(t, name)) continue;
-    t.remove_prefix(name.size());
-    t = TrimView(t);
-    if (t.size() < 2 || t[0] != '=' || t[1] == '=') continue;
-    std::string value = TrimCopy(t.substr(1));
-    if (IsDottedName(value) && value != name) values.insert(value);
-  }
+  for (const PyAssignment& a :
+       AssignmentsOf(*text, static_cast<int>(f.line) + 1, static_cast<int>(f.end_line) + 1, name))
+    if (IsDottedName(a.value) && a.value != name) values.insert(a.value);
   if (values.size() != 1) return false;
   size_t before = frame->calls.size();
   FollowPyCall(module, f.class_index, *values.begin(), line, depth, frame);
