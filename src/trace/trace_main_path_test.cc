@@ -839,7 +839,7 @@ TEST_F(MainPath260, ASelectionListsWhatEachChoiceRunsOnTheDevice) {
     if (s.function != "select_sdp_backend") continue;
     for (const auto& a : s.alternatives) {
       EXPECT_NE(a.op, "_scaled_dot_product_flash_attention_for_cpu") << a.condition;
-      EXPECT_NE(a.op, "_scaled_dot_product_attention_math_for_mps") << a.condition;  // #ifdef USE_MPS, :757
+      EXPECT_NE(a.op, "_scaled_dot_product_attention_math_for_mps") << a.condition;  // :762, in #ifdef USE_MPS (:754)
       flash = flash || (a.op == "_scaled_dot_product_flash_attention" &&
                         a.condition == "when backend == SDPBackend::flash_attention");
     }

@@ -138,7 +138,7 @@ class Selections : public ::testing::Test {
 };
 
 TEST_F(Selections, ACallTheTracedDeviceNeverReachesIsNoAlternative) {
-  // Attend.cpp:20 fast_cpu_path runs for Backend::fast only off CUDA (:17-19 return first).
+  // Attend.cpp:21 fast_cpu_path runs for Backend::fast only off CUDA (:18-20 return first).
   Trace t = TraceIndex(index_, "aten::attend", TraceOptions::Device::kCuda, {});
   EXPECT_EQ(Alternatives(t, "select_backend"), (std::vector<std::string>{"fast_cuda_path", "slow_path"}));
   Trace cpu = TraceIndex(index_, "aten::attend", TraceOptions::Device::kCpu, {"device=cpu"});
@@ -146,7 +146,7 @@ TEST_F(Selections, ACallTheTracedDeviceNeverReachesIsNoAlternative) {
 }
 
 TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
-  // Attend.cpp:31 `if (dim0 == dim1)`: both sides come from wrap(); neither is a choice among constants.
+  // Attend.cpp:34 `if (dim0 == dim1)`: both sides come from wrap(); neither is a choice among constants.
   Trace t = TraceIndex(index_, "aten::swap_dims", TraceOptions::Device::kCuda, {});
   ASSERT_FALSE(t.ops.empty());
   EXPECT_TRUE(Alternatives(t, "wrap").empty());
