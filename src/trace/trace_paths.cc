@@ -51,6 +51,7 @@
 #include "trace/local_values.h"
 #include "trace/path_rules.h"
 #include "trace/shared_annotations.h"
+#include "trace/sole_return.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_typical.h"
 #include "trace/walk_bounds.h"
@@ -293,7 +294,12 @@ class PathAnnotator : public CodeWays {
     std::vector<Condition> when;
     Tri v = Tri::kTrue;
     FrameConditions(f.symbol, depth, &when, &v);
-    Accumulate(f, c.when, &when, &v);
+    Tri own = Tri::kTrue;
+    Accumulate(f, c.when, &when, &own);
+    // A call the frame cannot return without runs whenever the frame
+    // does (sole_return.h): its open conditions hold for any input it accepts.
+    if (own == Tri::kUnknown && SoleReturn(ix_, bindings_, f, c)) own = Tri::kTrue;
+    Meet(&v, own);
     return {std::move(when), v};
   }
 
