@@ -102,6 +102,7 @@ class CodePass {
 
   void Read(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
     Toks k(t);
+    size_t host_args_end = b;  // the `)` of a call given a host policy: the calls in its arguments run there too
     for (size_t i = b; i < e; ++i) {
       const Token& x = t[i];
       if (x.kind == TokKind::kLaunchOpen) {
@@ -225,6 +226,11 @@ class CodePass {
         qualifier = k.Concat(q, i - 2);
       }
       call.qualifier = std::move(qualifier);
+      call.host_policy = i < host_args_end || HostPolicyFirst(t, call_paren, e);
+      if (call.host_policy && i >= host_args_end) {
+        const size_t close = k.MatchClose(call_paren, e);
+        if (close != kNone) host_args_end = close;
+      }
       call.function = fn;
       call.macro = std::string(macro);
       call.line = x.line;
@@ -243,6 +249,15 @@ class CodePass {
   }
 
  private:
+  // Whether the call whose `(` is at `paren` passes a host execution policy
+  // first: `thrust::host` or `thrust::seq` (also `::thrust::host`), then `,`.
+  static bool HostPolicyFirst(const std::vector<Token>& t, size_t paren, size_t e) {
+    size_t a = paren + 1;
+    if (a < e && t[a].Is("::")) ++a;
+    return a + 3 < e && IdentIs(t[a], "thrust") && t[a + 1].Is("::") &&
+           (IdentIs(t[a + 2], "host") || IdentIs(t[a + 2], "seq")) && t[a + 3].Is(',');
+  }
+
   // An aten function passed by name, not called: `at::abs_out` in
   // unary_op_impl_with_complex_to_float(self, at::abs_out). The helper calls
   // it, so it is recorded as the call it stands for (an at:: or at::native::

@@ -298,6 +298,21 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 
+// What the op computes, in Python, one line under its kernels: gelu's
+// reference in torch._refs (torch/_refs/nn/functional/__init__.py:1042
+// `@register_decomposition(aten.gelu)` over `def gelu` at :1045), and for
+// the backward op torch._decomp's (decompositions.py:235, `def
+// gelu_backward` at :237).
+// Inductor's lowering of add (torch/_inductor/decomposition.py) is no formula.
+TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("F.gelu");
+  for (const char* fact : {"formula gelu  torch/_refs/nn/functional/__init__.py:1042",
+                           "formula gelu_backward", "torch/_decomp/decompositions.py:235"})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  EXPECT_EQ(text.find("_inductor"), std::string::npos) << text;
+}
+
 TEST(RenderTextBrief, ConvNamesSelectConvBackendAndTheCudnnPath) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.Conv2d");
