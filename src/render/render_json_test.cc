@@ -300,9 +300,9 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
 
 // What the op computes, in Python, one line under its kernels: gelu's
 // reference in torch._refs (torch/_refs/nn/functional/__init__.py:1042
-// `@register_decomposition(aten.gelu)` over `def gelu` at :1045), and for
+// `@register_decomposition(aten.gelu)` over `def gelu` at :1049), and for
 // the backward op torch._decomp's (decompositions.py:235, `def
-// gelu_backward` at :237).
+// gelu_backward` at :238).
 // Inductor's lowering of add (torch/_inductor/decomposition.py) is no formula.
 TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
   REQUIRE_CORPUS("2.6.0");
