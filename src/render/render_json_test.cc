@@ -311,6 +311,14 @@ TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
                            "formula gelu_backward", "torch/_decomp/decompositions.py:235"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
   EXPECT_EQ(text.find("_inductor"), std::string::npos) << text;
+  // F.layer_norm's composite layer_norm launches nothing; native_layer_norm,
+  // whose kernels run, has its reference at torch/_refs/__init__.py:3237.
+  std::string norm = BriefText("F.layer_norm");
+  const size_t formula = norm.find("formula native_layer_norm ");
+  ASSERT_NE(formula, std::string::npos) << norm;
+  const std::string line = norm.substr(formula, norm.find('\n', formula) - formula);
+  EXPECT_NE(line.find("torch/_refs/__init__.py:3237"), std::string::npos) << line;
+  EXPECT_EQ(norm.find("formula view"), std::string::npos) << "view computes nothing\n" << norm;
 }
 
 TEST(RenderTextBrief, ConvNamesSelectConvBackendAndTheCudnnPath) {

@@ -778,7 +778,8 @@ class MainWriter {
       Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
           LocText(l->where, true));
     }
-    if (e.level == 0)
+    // What its kernels compute (an op that launches none has nothing to port).
+    if (!e.kernels.empty() || !e.libraries.empty())
       if (const DecompositionStep* d = ReadableFormula(op))
         Add(in, "formula " + d->function, LocText(d->where, true));
   }
