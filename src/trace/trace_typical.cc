@@ -428,8 +428,38 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
+// `atom` with one space either side of each comparison operator: C++
+// writes `input.sym_numel()==0` as often as `numel() == 0`, and the rules
+// below read the spaced form. A `<` or `>` counts only after a call's `)`
+// or an index's `]` (`x.numel()>0`), never in `static_cast<int64_t>(...)`.
+std::string SpacedComparisons(std::string_view atom) {
+  std::string out;
+  out.reserve(atom.size() + 8);
+  auto space_before = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += ' ';
+  };
+  for (size_t i = 0; i < atom.size(); ++i) {
+    const char c = atom[i];
+    const bool pair = i + 1 < atom.size() && atom[i + 1] == '=' && (c == '=' || c == '!' || c == '<' || c == '>');
+    const bool single = (c == '<' || c == '>') && !pair && !out.empty() && (out.back() == ')' || out.back() == ']') &&
+                        (i + 1 >= atom.size() || atom[i + 1] != c);  // not a shift
+    if (!pair && !single) {
+      out += c;
+      continue;
+    }
+    space_before();
+    out += c;
+    if (pair) out += atom[++i];
+    out += ' ';
+    while (i + 1 < atom.size() && atom[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
 Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
-  std::string_view s = TrimView(atom);
+  const std::string spaced = SpacedComparisons(TrimView(atom));
+  std::string_view s = spaced;
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
   for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s)})

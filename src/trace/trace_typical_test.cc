@@ -94,6 +94,18 @@ TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   EXPECT_EQ(EvaluateCondition("x.device.type in (\"cuda\", \"xpu\")", true, cpu), Tri::kFalse);
 }
 
+TEST(EvaluateCondition, SpacingAroundAComparisonDoesNotMatter) {
+  // LossNLL.cpp:529 writes `if (input.sym_numel()==0)`: a typical tensor is not empty either way.
+  Assumptions a;
+  for (const char* empty : {"input.sym_numel()==0", "input.numel() == 0", "input.numel()  ==0", "self.size(1)==0"})
+    EXPECT_EQ(EvaluateCondition(empty, false, a), Tri::kFalse) << empty;
+  for (const char* full : {"self.numel()>0", "self.numel()!=0", "self.numel() > 0"})
+    EXPECT_EQ(EvaluateCondition(full, false, a), Tri::kTrue) << full;
+  // A template's angle brackets and a shift are no comparison.
+  EXPECT_EQ(EvaluateCondition("x.size(static_cast<int>(d))==0", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("(n<<2) > limit", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ASizeLocalIsAtLeastOne) {
   EXPECT_TRUE(IsSizeExpression("self.numel()"));
   EXPECT_TRUE(IsSizeExpression("static_cast<int64_t>(input.size(0)) * input.size(-1)"));
