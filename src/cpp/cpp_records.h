@@ -119,7 +119,7 @@ struct CppCall {
   // (`thrust::greater<int64_t>()`): Thrust run on the CPU, no device library.
   bool host_policy = false;
   int32_t function = -1;  // enclosing CppFunction index, -1 when in a macro body
-  std::string macro;         // enclosing #define when written inside one
+  std::string macro;      // enclosing #define when written inside one
   uint32_t file = 0, line = 0;
   bool operator==(const CppCall&) const = default;
 };

@@ -67,29 +67,6 @@ struct Scope {
   std::string name;
 };
 
-LaunchKind* LauncherKind(std::string_view name, LaunchKind* kind) {
-  static const std::pair<std::string_view, LaunchKind> kMap[] = {
-      {"gpu_kernel", LaunchKind::kTensorIterator},
-      {"gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"gpu_kernel_nocast", LaunchKind::kTensorIterator},
-      {"opmath_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"opmath_symmetric_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"gpu_kernel_multiple_outputs", LaunchKind::kTensorIterator},
-      {"gpu_kernel_with_index", LaunchKind::kTensorIterator},
-      {"gpu_reduce_kernel", LaunchKind::kReduce},
-      {"jitted_gpu_kernel", LaunchKind::kJiterator},
-      {"opmath_jitted_gpu_kernel_with_scalars", LaunchKind::kJiterator},
-      {"jitted_gpu_reduce_kernel", LaunchKind::kJiterator},
-  };
-  for (const auto& [n, k] : kMap) {
-    if (name == n) {
-      *kind = k;
-      return kind;
-    }
-  }
-  return nullptr;
-}
-
 // The code pass: records the calls, launches, dtype dispatches and macro
 // uses in [b, e) of `t` (a function body when fn >= 0, else the body of
 // #define `macro`) into the file's records. It reads only the tokens it is
@@ -291,7 +268,7 @@ class CodePass {
     const Token& x = t[i];
     LaunchKind lk = LaunchKind::kLaunchHelper;
     bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
-    if (LauncherKind(x.text, &lk) || helper) {
+    if (LauncherKindOf(x.text, &lk) || helper) {
       size_t cr = k.MatchClose(call_paren, e);
       CppLaunch launch;
       launch.kind = helper ? LaunchKind::kLaunchHelper : lk;

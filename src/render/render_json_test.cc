@@ -307,8 +307,8 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
 TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("F.gelu");
-  for (const char* fact : {"formula gelu  torch/_refs/nn/functional/__init__.py:1042",
-                           "formula gelu_backward", "torch/_decomp/decompositions.py:235"})
+  for (const char* fact : {"formula gelu  torch/_refs/nn/functional/__init__.py:1042", "formula gelu_backward",
+                           "torch/_decomp/decompositions.py:235"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
   EXPECT_EQ(text.find("_inductor"), std::string::npos) << text;
   // F.layer_norm's composite layer_norm launches nothing; native_layer_norm,

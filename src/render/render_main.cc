@@ -780,8 +780,7 @@ class MainWriter {
     }
     // What its kernels compute (an op that launches none has nothing to port).
     if (!e.kernels.empty() || !e.libraries.empty())
-      if (const DecompositionStep* d = ReadableFormula(op))
-        Add(in, "formula " + d->function, LocText(d->where, true));
+      if (const DecompositionStep* d = ReadableFormula(op)) Add(in, "formula " + d->function, LocText(d->where, true));
   }
 
   // What the op computes, written in Python: its reference in torch._refs,
