@@ -106,6 +106,17 @@ TEST(EvaluateCondition, SpacingAroundAComparisonDoesNotMatter) {
   EXPECT_EQ(EvaluateCondition("(n<<2) > limit", false, a), Tri::kUnknown);
 }
 
+TEST(EvaluateCondition, TwoDecidedCallsCompareByTheirValues) {
+  // cuda/Copy.cu:199 `bool same_conj = iter.tensor(0).is_conj() == iter.tensor(1).is_conj();`
+  Assumptions a;
+  EXPECT_EQ(EvaluateCondition("iter.tensor(0).is_conj() == iter.tensor(1).is_conj()", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("iter.tensor(0).is_neg() != iter.tensor(1).is_neg()", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("x.is_cuda() == y.is_cpu()", false, a), Tri::kFalse) << "cuda: true vs false";
+  // One side open, or a literal side: not read this way.
+  EXPECT_EQ(EvaluateCondition("x.is_conj() == y.is_foo()", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("x.dim() == y.dim()", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ASizeLocalIsAtLeastOne) {
   EXPECT_TRUE(IsSizeExpression("self.numel()"));
   EXPECT_TRUE(IsSizeExpression("static_cast<int64_t>(input.size(0)) * input.size(-1)"));
