@@ -834,6 +834,23 @@ TEST_F(MainPath260, AnAutoLocalHoldingATensorIsATensorArgument) {
   EXPECT_TRUE(scalar == nullptr || !scalar->typical);
 }
 
+TEST_F(MainPath260, AVirtualCallSeveralClassesAnswerIsNoTypicalPath) {
+  // RNN.cpp:275-277 QuantizedCellParams::linear_ih calls
+  // fbgemm_linear_int8_weight_fp32_activation; CellParams' (:202) calls linear.
+  // The cell's `params.linear_ih(input)` runs the override of the params'
+  // class, which a float LSTM makes CellParams -- the trace cannot tell, so
+  // neither is stated as running.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCpu);
+  bool listed = false;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "fbgemm_linear_int8_weight_fp32_activation") {
+      listed = true;
+      EXPECT_FALSE(op.typical && !op.undecided);
+      EXPECT_EQ(op.called_at.line, 276);
+    }
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(MainPath260, ASelectionListsWhatEachChoiceRunsOnTheDevice) {
   // transformers/attention.cpp:723-737: case flash_attention returns inside `if (query_device_type ==
   // DeviceType::CUDA)` (:724); _scaled_dot_product_flash_attention_for_cpu (:736) runs off CUDA only.

@@ -438,6 +438,25 @@ class PathAnnotator : public CodeWays {
     return true;
   }
 
+  // How many scopes (classes, namespaces) define a helper of `op` named
+  // `fn` that serves `device`: overrides of one virtual function, or
+  // namesakes a call by name cannot tell apart. Overloads in one scope are
+  // told apart by the call's arguments and count once.
+  int ScopesDefining(const OpStep& op, const std::string& fn, CodeDevice device) const {
+    std::set<std::pair<std::string, int>> at;
+    for (const auto& h : op.helpers)
+      if (LastName(h.function) == fn && Serves(h.key, device) && h.where.valid())
+        at.insert({h.where.file, h.where.line});
+    if (at.size() < 2) return static_cast<int>(at.size());
+    std::set<std::string> scopes;
+    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) {
+      const CppFunction& f = ix_.cpp.functions()[id];
+      if (!at.count({ix_.cpp.file(f.file), static_cast<int>(f.line)})) continue;
+      scopes.insert(f.qualified.substr(0, f.qualified.size() - std::min(f.qualified.size(), fn.size())));
+    }
+    return static_cast<int>(scopes.size());
+  }
+
   bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) override {
     std::set<std::string> seen;
     return RouteTo(op, fn, 0, &seen, out, device);
@@ -480,6 +499,12 @@ class PathAnnotator : public CodeWays {
       std::vector<Condition> route;
       if (!RouteTo(op, name, depth + 1, seen, &route, device)) continue;
       route.insert(route.end(), conv.begin(), conv.end());
+      // A call by name that several classes answer (CellParams' and
+      // QuantizedCellParams' overrides of linear_ih): which one runs is the
+      // receiver's class, which the trace does not know.
+      if (const int n = ScopesDefining(op, fn, device); n > 1)
+        route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)",
+                         false, ConditionKind::kRoute, where});
       out->insert(out->end(), route.begin(), route.end());
       return true;
     }

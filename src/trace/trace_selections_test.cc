@@ -23,6 +23,43 @@ constexpr char kNativeFunctions[] = R"x(- func: attend(Tensor self) -> Tensor
 - func: blend(Tensor self) -> Tensor
   dispatch:
     CUDA: blend_cuda
+
+- func: cell(Tensor self) -> Tensor
+
+- func: shaped(Tensor self) -> Tensor
+
+- func: plain_linear(Tensor self) -> Tensor
+
+- func: packed_linear(Tensor self) -> Tensor
+)x";
+
+// aten/src/ATen/native/Cell.cpp: one virtual function, two classes'
+// overrides (RNN.cpp's CellParams and QuantizedCellParams::linear_ih),
+// then two overloads of one free function.
+constexpr char kCellCpp[] = R"x(namespace at::native {
+
+struct ParamsBase {
+  virtual Tensor linear_ih(const Tensor& x) const = 0;
+};
+struct Params : ParamsBase {
+  Tensor linear_ih(const Tensor& x) const override { return at::plain_linear(x); }
+};
+struct PackedParams : ParamsBase {
+  Tensor linear_ih(const Tensor& input) const override { return at::packed_linear(input); }
+};
+
+template <typename cell_params>
+Tensor run_cell(const Tensor& self, const cell_params& params) {
+  return params.linear_ih(self);
+}
+Tensor cell(const Tensor& self) { return run_cell(self, pick_params(self)); }
+
+Tensor reshape_to(const Tensor& self) { return at::plain_linear(self); }
+Tensor reshape_to(const Tensor& self, int64_t n) { return at::plain_linear(self); }
+
+Tensor shaped(const Tensor& self) { return reshape_to(self); }
+
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/Blend.h
@@ -118,7 +155,8 @@ std::shared_ptr<MemoryDisk> SelectionTree() {
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Attend.cpp", kAttendCpp},
                      {"aten/src/ATen/native/Blend.h", kBlendH},
-                     {"aten/src/ATen/native/cuda/Blend.cu", kBlendCu}});
+                     {"aten/src/ATen/native/cuda/Blend.cu", kBlendCu},
+                     {"aten/src/ATen/native/Cell.cpp", kCellCpp}});
 }
 
 class Selections : public ::testing::Test {
@@ -173,6 +211,35 @@ TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
       EXPECT_EQ(l.typical, runs) << l.name << " " << dtype;
     }
   }
+}
+
+// Cell.cpp:15 `params.linear_ih(self)` on a template parameter's value:
+// Params' override (:7) calls plain_linear, PackedParams' (:10) packed_linear;
+// which runs is the receiver's class, so neither is the typical path.
+// reshape_to's two overloads (:19-20) share one scope: no such condition.
+TEST_F(Selections, AVirtualCallSeveralClassesAnswerIsOpen) {
+  Trace t = TraceIndex(index_, "aten::cell", TraceOptions::Device::kCuda, {});
+  std::string listed;
+  for (const auto& o : t.ops) listed += o.name + " ";
+  for (const char* name : {"plain_linear", "packed_linear"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops)
+      if (o.name == name) op = &o;
+    ASSERT_NE(op, nullptr) << name << " in " << listed;
+    EXPECT_FALSE(op->typical && !op->undecided) << name;
+    bool said = false;
+    for (const auto& c : op->when) said = said || c.text.find("one of 2 classes' linear_ih runs") != std::string::npos;
+    EXPECT_TRUE(said) << name;
+  }
+  Trace shaped = TraceIndex(index_, "aten::shaped", TraceOptions::Device::kCuda, {});
+  bool reached = false;
+  for (const auto& o : shaped.ops) {
+    if (o.name != "plain_linear") continue;
+    reached = true;
+    EXPECT_TRUE(o.typical && !o.undecided);
+    for (const auto& c : o.when) EXPECT_EQ(c.text.find("classes'"), std::string::npos) << c.text;
+  }
+  EXPECT_TRUE(reached);
 }
 
 }  // namespace
