@@ -55,6 +55,12 @@ std::string_view TrimView(std::string_view s);
 // inside, the quotes themselves included). Every quote- and bracket-aware
 // reading of code goes through it (SplitTopLevel, the condition readers), so
 // quotes and brackets are read one way everywhere.
+// Whether `c` is one of the few characters of `set`.
+inline bool OneOf(char c, std::string_view set) {
+  for (char m : set)
+    if (m == c) return true;
+  return false;
+}
 template <class Visit>
 void ScanCode(std::string_view s, std::string_view open, std::string_view close, Visit&& visit) {
   int depth = 0;
@@ -72,8 +78,10 @@ void ScanCode(std::string_view s, std::string_view open, std::string_view close,
       visit(i, depth, true);
       continue;
     }
-    if (open.find(c) != std::string_view::npos) ++depth;
-    else if (close.find(c) != std::string_view::npos && depth > 0) --depth;
+    // Bracket sets are a few characters: compared in place, not by a
+    // memchr call per character of every condition read.
+    if (OneOf(c, open)) ++depth;
+    else if (depth > 0 && OneOf(c, close)) --depth;
     visit(i, depth, false);
   }
 }

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
@@ -69,27 +72,46 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
   return EvaluateCondition(condition, false, with);
 }
 
+// Node-based: a reading handed out stays where it is while others join.
+struct LocalValues::Memo {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, LocalsRead> known;
+};
+
+LocalValues::LocalValues(const Index& ix)
+    : ix_(ix), memo_(*ix.Derived<std::unique_ptr<Memo>>("local_values", [] { return std::make_unique<Memo>(); })) {}
+
 const LocalsRead& LocalValues::Of(const std::string& condition, const Location& where, const Assumptions& a) {
-  auto [slot, fresh] = known_.try_emplace(where.file + ":" + std::to_string(where.line) + ":" + condition);
-  if (!fresh) return slot->second;
+  std::string key = a.Key() + '\x1e' + where.file + ':' + std::to_string(where.line) + ':' + condition;
+  {
+    std::shared_lock<std::shared_mutex> lock(memo_.mu);
+    if (auto it = memo_.known.find(key); it != memo_.known.end()) return it->second;
+  }
+  LocalsRead read = Read(condition, where, a);  // unlocked: another trace's thread may read the same
+  std::lock_guard<std::shared_mutex> lock(memo_.mu);
+  return memo_.known.try_emplace(std::move(key), std::move(read)).first->second;
+}
+
+LocalsRead LocalValues::Read(const std::string& condition, const Location& where, const Assumptions& a) {
+  LocalsRead out;
   std::vector<std::string> names = BareNames(condition);
-  if (names.empty()) return slot->second;
+  if (names.empty()) return out;
   int32_t fn = FunctionHolding(where);
-  if (fn < 0) return slot->second;
+  if (fn < 0) return out;
   const CppGuardReader& r = GuardReaderOf(ix_, where.file);
   const int from = static_cast<int>(ix_.cpp.functions()[fn].line);
   for (const std::string& name : names) {
     std::string expr = r.OnlyAssignment(from, where.line, name, [&](int line) { return Built(r, line, a); });
     if (expr.empty()) continue;
     if (IsSizeExpression(expr)) {
-      slot->second.sizes.insert(name);
+      out.sizes.insert(name);
       continue;
     }
     if (std::string inlined = InlinePredicates(ix_, expr, where.file, a); !inlined.empty())
-      slot->second.inlined[name] = std::move(inlined);
-    slot->second.assigned[name] = std::move(expr);
+      out.inlined[name] = std::move(inlined);
+    out.assigned[name] = std::move(expr);
   }
-  return slot->second;
+  return out;
 }
 
 std::vector<std::string> LocalValues::BareNames(std::string_view text) {

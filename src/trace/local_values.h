@@ -48,12 +48,14 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
 
 class LocalValues {
  public:
-  explicit LocalValues(const Index& ix) : ix_(ix) {}
+  explicit LocalValues(const Index& ix);
 
   // The locals `condition`, written at `where`, reads; remembered per
-  // condition. `a` tells which calls in their values the vocabulary
-  // decides (trace/inline_predicates.h); the trace's device, constant
-  // through it.
+  // condition, place and assumptions for every trace of the index (what
+  // a function assigns does not change with the query: `trace --all` read
+  // copy_'s guard locals again in each trace reaching it). `a` tells which
+  // writes the build compiles and which calls in their values the
+  // vocabulary decides (trace/inline_predicates.h).
   const LocalsRead& Of(const std::string& condition, const Location& where, const Assumptions& a);
 
   // The identifiers of a condition that name variables: no call, member,
@@ -61,11 +63,14 @@ class LocalValues {
   static std::vector<std::string> BareNames(std::string_view text);
 
  private:
+  // What Of reads, uncached.
+  LocalsRead Read(const std::string& condition, const Location& where, const Assumptions& a);
   // The indexed C++ function whose body holds `where`, or -1.
   int32_t FunctionHolding(const Location& where);
 
+  struct Memo;  // per index: (assumptions, place, condition) -> LocalsRead
   const Index& ix_;
-  std::unordered_map<std::string, LocalsRead> known_;
+  Memo& memo_;
   std::unordered_map<std::string, int64_t> file_ids_;
 };
 

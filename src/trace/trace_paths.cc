@@ -483,19 +483,20 @@ class PathAnnotator : public CodeWays {
         return true;
       }
     }
-    // A helper: the first listed function whose body calls it.
-    std::vector<std::pair<std::string, Location>> callers;
+    // A helper: the first listed function whose body calls it. The places
+    // are the op's own (not copied: every launch's way asks again).
+    std::vector<std::pair<std::string, const Location*>> callers;
     for (const auto& im : op.impls)
-      if (Serves(im.key, device)) callers.push_back({LastName(im.function), im.where});
+      if (Serves(im.key, device)) callers.push_back({LastName(im.function), &im.where});
     for (const auto& h : op.helpers)
-      if (Serves(h.key, device)) callers.push_back({LastName(h.function), h.where});
+      if (Serves(h.key, device)) callers.push_back({LastName(h.function), &h.where});
     for (const auto& s : op.stubs)
       for (const auto& r : s.registrations)
-        if (Serves(r.device, device)) callers.push_back({LastName(r.target), r.target_definition});
+        if (Serves(r.device, device)) callers.push_back({LastName(r.target), &r.target_definition});
     for (const auto& [name, where] : callers) {
-      if (name == fn || !where.valid()) continue;
+      if (name == fn || !where->valid()) continue;
       std::vector<Condition> conv;
-      if (!BestCallSite(op, where, fn, &conv)) continue;
+      if (!BestCallSite(op, *where, fn, &conv)) continue;
       std::vector<Condition> route;
       if (!RouteTo(op, name, depth + 1, seen, &route, device)) continue;
       route.insert(route.end(), conv.begin(), conv.end());

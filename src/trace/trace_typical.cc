@@ -50,7 +50,7 @@ std::vector<std::string_view> SplitTop(std::string_view s, std::string_view op) 
   size_t start = 0;
   const bool word = std::isalpha(static_cast<unsigned char>(op[0]));
   ScanCode(s, "([{", ")]}", [&](size_t i, int depth, bool quoted) {
-    if (quoted || depth != 0 || i < start || s.substr(i, op.size()) != op) return;
+    if (quoted || depth != 0 || i < start || s[i] != op[0] || s.substr(i, op.size()) != op) return;
     if (word && ((i > 0 && !std::isspace(static_cast<unsigned char>(s[i - 1]))) ||
                  (i + op.size() < s.size() && !std::isspace(static_cast<unsigned char>(s[i + op.size()]))))) {
       return;
@@ -187,6 +187,16 @@ Tri LinalgPreference(std::string_view atom) {
 
 // The function a predicate calls is named after a library (use_cudnn,
 // cudnn_is_acceptable, use_miopen, use_mkldnn ...).
+// The words a library predicate's name holds (LibraryPredicate): text
+// without any of them is decided the same with or without library names.
+constexpr std::string_view kLibraryWords[] = {"miopen", "cudnn", "mkldnn", "onednn"};
+
+bool NamesALibrary(std::string_view text) {
+  const std::string lower = Lower(text);
+  return std::any_of(std::begin(kLibraryWords), std::end(kLibraryWords),
+                     [&](std::string_view w) { return Has(lower, w); });
+}
+
 Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
   if (!a.library_names) return Tri::kUnknown;
   size_t paren = atom.find('(');
@@ -535,7 +545,9 @@ std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumpti
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
 
 bool DecidedByLibraryName(std::string_view text, const Assumptions& a) {
-  if (!a.library_names || Eval(text, false, a, 0) == Tri::kUnknown) return false;
+  // Most conditions name no library: neither evaluation (nor the copy of
+  // the assumptions) is needed to know that.
+  if (!a.library_names || !NamesALibrary(text) || Eval(text, false, a, 0) == Tri::kUnknown) return false;
   Assumptions without = a;
   without.library_names = false;
   return Eval(text, false, without, 0) == Tri::kUnknown;
@@ -707,6 +719,17 @@ std::vector<std::string> Assumptions::Describe() const {
   out.push_back(training ? "training" : "eval");
   if (deterministic) out.push_back("deterministic");
   return out;
+}
+
+std::string Assumptions::Key() const {
+  // Separators no name or value holds: '\x1d' in an item, '\x1f' between items, '\x1e' between parts.
+  std::string key = device + '\x1e' + dtype + '\x1e';
+  for (bool flag : {cudnn, rocm, deterministic, grad, training, backward_pass, library_names}) key += flag ? '1' : '0';
+  key += '\x1e';
+  for (const auto& [name, value] : defaults) key += name + '\x1d' + value + '\x1f';
+  key += '\x1e';
+  for (const std::string& size : sizes) key += size + '\x1f';
+  return key;
 }
 
 }  // namespace optrace

@@ -41,6 +41,9 @@ struct Assumptions {
   bool Apply(const std::vector<std::string>& items, std::string* error);
   // "device=cuda", "dtype=float32", "cudnn", ... for the trace's record.
   std::vector<std::string> Describe() const;
+  // Every field above, as one string: equal keys, equal assumptions (a
+  // memo of what is read under them is keyed by it). A new field joins it.
+  std::string Key() const;
 };
 
 // Evaluates a C++ (`python` false) or Python condition.
