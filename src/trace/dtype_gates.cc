@@ -134,7 +134,7 @@ std::vector<std::string> Called(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '(' || i == 0) continue;
     size_t j = i;
-    while (j > 0 && (std::isalnum(static_cast<unsigned char>(text[j - 1])) || text[j - 1] == '_')) --j;
+    while (j > 0 && IsIdentChar(text[j - 1])) --j;
     if (j < i && (j == 0 || text[j - 1] != '.')) out.emplace_back(text.substr(j, i - j));
   }
   return out;

@@ -951,10 +951,8 @@ std::string ArgumentFor(const PyDecorator& dec, const PyFunction& factory, const
   size_t positional = 0;
   for (const std::string& a : dec.args) {
     size_t eq = a.find('=');
-    bool keyword =
-        eq != std::string::npos && eq > 0 && a[eq + 1] != '=' && std::all_of(a.begin(), a.begin() + eq, [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ';
-        });
+    bool keyword = eq != std::string::npos && eq > 0 && a[eq + 1] != '=' &&
+                   std::all_of(a.begin(), a.begin() + eq, [](char c) { return IsIdentChar(c) || c == ' '; });
     if (keyword) {
       if (TrimView(std::string_view(a).substr(0, eq)) == p)
         return std::string(TrimView(std::string_view(a).substr(eq + 1)));

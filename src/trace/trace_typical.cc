@@ -376,8 +376,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     // (lower case, not a kConstant) is not known; a literal, a constant
     // (kFloat, Mean, CUDNN_DATA_DOUBLE) or an enum member is itself.
     bool bare = !rhs.empty() && (std::islower(static_cast<unsigned char>(rhs[0])) || rhs[0] == '_') &&
-                std::all_of(rhs.begin(), rhs.end(),
-                            [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+                std::all_of(rhs.begin(), rhs.end(), [](char ch) { return IsIdentChar(ch); });
     bool constant = rhs.size() > 1 && rhs[0] == 'k' && std::isupper(static_cast<unsigned char>(rhs[1]));
     if (bare && !constant && rhs != "true" && rhs != "false") {
       const std::string* other = value_of(rhs);

@@ -37,7 +37,7 @@ std::vector<std::string> Identifiers(std::string_view text) {
     unsigned char c = text[i];
     if (std::isalpha(c) || c == '_') {
       size_t j = i;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      while (j < text.size() && IsIdentChar(text[j])) ++j;
       out.emplace_back(text.substr(i, j - i));
       i = j;
     } else {
