@@ -88,8 +88,7 @@ std::string DeviceLiteral(std::string_view item) {
     else return "";
   }
   if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return IsIdentChar(c); })) return "";
-  std::string lower(item);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = Lower(item);
   return lower == "cuda" || lower == "cpu" ? lower : "other";
 }
 
