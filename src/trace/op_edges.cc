@@ -56,7 +56,7 @@ std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const Op
   const OpCallStep* fallback = nullptr;  // a site for another device, when none is for this one
   for (const auto& c : parent.calls) {
     if (c.op != base || !c.where.valid()) continue;
-    bool device_ok = c.device == CodeDevice::kAny || c.device == AssumedDevice(values_.assumptions());
+    bool device_ok = c.device == CodeDevice::kAny || c.device == values_.assumptions().device;
     if (device_ok) sites.push_back(&c);
     else if (!fallback) fallback = &c;
   }

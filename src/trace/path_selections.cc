@@ -110,7 +110,7 @@ std::string Selections::FollowFunction(const OpStep& parent, const std::string& 
   for (const auto& s : parent.stubs) {
     if (s.name != fn) continue;
     for (const auto& r : s.registrations) {
-      bool mine = CodeDeviceOf(r.device) == AssumedDevice(values_.assumptions());
+      bool mine = CodeDeviceOf(r.device) == values_.assumptions().device;
       if (!mine || !r.target_definition.valid()) continue;
       const Location& def = r.target_definition;
       for (const std::string& ret : readers_.Of(def.file).ReturnedExpressions(def.line)) {
@@ -148,7 +148,7 @@ std::vector<SelectionStep> Selections::Find(const Trace& t) {
     if (op.role != OpRole::kForward || !op.typical) continue;
     std::set<std::string> walked;
     for (const auto& im : op.impls) {
-      bool mine = StartsWith(im.key, "Composite") || CodeDeviceOf(im.key) == AssumedDevice(a);
+      bool mine = StartsWith(im.key, "Composite") || CodeDeviceOf(im.key) == a.device;
       if (!mine || !im.where.valid() || !walked.insert(im.where.file + ":" + std::to_string(im.where.line)).second)
         continue;
       for (const auto& call : readers_.Of(im.where.file).CallsIn(im.where.line)) {

@@ -10,8 +10,6 @@
 
 namespace optrace {
 
-CodeDevice AssumedDevice(const Assumptions& a) { return a.device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu; }
-
 void Meet(Tri* v, Tri t) {
   if (t == Tri::kFalse) *v = Tri::kFalse;
   else if (t == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;

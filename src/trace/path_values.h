@@ -26,9 +26,6 @@ namespace optrace {
 // Schema argument -> what a call passes (nullopt: unknown).
 using PassedArguments = std::map<std::string, std::optional<std::string>>;
 
-// The device the assumptions trace (Assumptions::device: "cpu" | "cuda").
-CodeDevice AssumedDevice(const Assumptions& a);
-
 // *v and t both hold: false wins, then unknown.
 void Meet(Tri* v, Tri t);
 

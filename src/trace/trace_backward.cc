@@ -603,7 +603,7 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   // A formula's ternaries are decided as a first-order backward of a
   // typical call takes them (trace_typical.h).
   Assumptions backward;
-  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  backward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
   std::string ignored;
   backward.Apply(opt_.assume, &ignored);
   backward.backward_pass = true;

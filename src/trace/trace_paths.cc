@@ -79,7 +79,7 @@ class PartsWays final : public CodeWays {
 
 Assumptions TraceAssumptions(const TraceOptions& opt) {
   Assumptions a;
-  a.device = opt.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  a.device = opt.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
   std::string ignored;
   a.Apply(opt.assume, &ignored);
   return a;
