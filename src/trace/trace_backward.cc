@@ -1058,7 +1058,7 @@ void BackwardTracer::AddDecompositions() {
   for (const auto& op : t_.ops) op_names.insert(op.name);
   for (const std::string& name : op_names) {
     std::string base(OpBaseName(name));
-    std::string overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    std::string overload(OpOverloadName(name));
     auto [b, e] = sites.equal_range(base);
     for (auto it = b; it != e; ++it) {
       const DecompositionSite& site = it->second;

@@ -26,8 +26,7 @@ std::string Joined(const std::vector<std::string>& items, const char* sep) {
 }
 
 std::string OverloadOf(std::string_view op) {
-  size_t dot = op.find('.');
-  return dot == std::string_view::npos ? "default" : std::string(op.substr(dot + 1));
+  return op.find('.') == std::string_view::npos ? "default" : std::string(OpOverloadName(op));
 }
 
 // Identifiers of a demangled kernel name, in order.
