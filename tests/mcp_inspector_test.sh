@@ -14,6 +14,9 @@
 # channel here 20, so Node 22 comes from npm's `node` package (prebuilt
 # Node binaries), installed with the Inspector into a cache directory
 # outside the repository, once: ${OPTRACE_TEST_NODE22_DIR:-~/.cache/optrace-node22}.
+# The 54 invocations (six runs of tools/list and eight tools/call) go through
+# one Node process (tests/mcp_inspector_runs.mjs), each with its own server
+# as the CLI starts it: a Node start per invocation was half the test's CPU.
 #   tests/mcp_inspector_test.sh OPTRACE_BINARY
 set -euo pipefail
 optrace="$1"
@@ -40,7 +43,7 @@ if ! installed node "$node_version" || ! installed @modelcontextprotocol/inspect
   fi
 fi
 export PATH="$dir/node_modules/.bin:$PATH"
-echo "node $(node --version), @modelcontextprotocol/inspector $(inspector --cli --version 2>/dev/null | tail -1)"
+echo "node $(node --version), @modelcontextprotocol/inspector $inspector_version"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 failures=0
@@ -49,52 +52,81 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 # environment: the index cache is named explicitly, so a test never touches
 # the user's (scripts/test.sh sets XDG_CACHE_HOME).
 cache="${XDG_CACHE_HOME:-$HOME/.cache}"
-shim="$(dirname "$0")/mcp_version_shim.py"
+here="$(cd "$(dirname "$0")" && pwd)"
+shim="$here/mcp_version_shim.py"
 # verify runs the installed torch: $PYTHON, else Debian's python3-torch where it is installed;
 # with none, its answer must be the one-line tool error that says so.
 torch_python="${PYTHON:-}"
 if [[ -z "$torch_python" ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then torch_python=/usr/bin/python3; fi
-profile_export="$(cd "$(dirname "$0")" && pwd)/data/profiles/cuda-convnet.json.gz"
+profile_export="$here/data/profiles/cuda-convnet.json.gz"
 # Build the index first (minutes the first time), so no call waits for it.
 OPTRACE_DAEMON=0 XDG_CACHE_HOME="$cache" "$optrace" trace --json aten::abs --source "$tree" >/dev/null
-for run in legacy:2024-11-05 legacy:2025-03-26 legacy:2025-06-18 legacy:2025-11-25 modern:2026-07-28 auto:-; do
+runs=(legacy:2024-11-05 legacy:2025-03-26 legacy:2025-06-18 legacy:2025-11-25 modern:2026-07-28 auto:-)
+calls=('trace {"query":"nn.LSTM"}' 'find {"symbol":"lstm_cudnn"}' 'op {"name":"aten::add.Tensor"}'
+       'source {}' 'tests {"query":"nn.LSTM"}'
+       'scan {"text":"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'
+       "profile {\"path\":\"$profile_export\",\"top\":3}" 'verify {"query":"torch.relu","device":"cpu","samples":1}')
+
+# Every invocation, planned first: one line of JSON each (its arguments, the
+# files its output goes to), all run by one Node process (mcp_inspector_runs.mjs).
+json_string() { local s="${1//\\/\\\\}"; s="${s//\"/\\\"}"; printf '"%s"' "$s"; }
+plan_line() {  # OUT_STEM ARG...
+  local stem="$1" line="" arg; shift
+  for arg in "$@"; do line+="${line:+,}$(json_string "$arg")"; done
+  printf '{"argv":[%s],"out":"%s.json","err":"%s.err"}\n' "$line" "$stem" "$stem" >>"$out/plan"
+}
+for run in "${runs[@]}"; do
   era="${run%%:*}" version="${run#*:}"
-  log="$out/versions-$era-$version"
   server=(-e OPTRACE_NO_VERSION_CHECK=1 -e "XDG_CACHE_HOME=$cache" ${torch_python:+-e "PYTHON=$torch_python"} python3 "$shim" "$([[ $era == legacy ]] && echo "$version" || echo -)"
-          "$log" "$optrace" mcp --source "$tree")
-  era="$era" label="$era $version"
-  if ! inspector --cli --strict --protocol-era "$era" --connect-timeout 0 --method tools/list "${server[@]}" \
-       >"$out/list.json" 2>"$out/list.err"; then
-    fail "$label tools/list --strict exited $?:"; cat "$out/list.err"
-    continue
-  fi
-  summary="$(grep -E '^[0-9]+ errors?, [0-9]+ warnings?' "$out/list.err" || true)"
-  if [[ -z "$summary" && -s "$out/list.err" ]] && grep -qE '^(Warning|Error)' "$out/list.err"; then
-    fail "$label tools/list --strict:"; cat "$out/list.err"
-  elif [[ -n "$summary" && ! "$summary" =~ ^0\ errors,\ 0\ warnings ]]; then
-    fail "$label tools/list --strict: $summary"; cat "$out/list.err"
-  else
-    echo "ok   $label tools/list --strict: ${summary:-no portability problems}"
-  fi
-  for call in 'trace {"query":"nn.LSTM"}' 'find {"symbol":"lstm_cudnn"}' 'op {"name":"aten::add.Tensor"}' \
-              'source {}' 'tests {"query":"nn.LSTM"}' \
-              'scan {"text":"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}' \
-              "profile {\"path\":\"$profile_export\",\"top\":3}" 'verify {"query":"torch.relu","device":"cpu","samples":1}'; do
+          "$out/versions-$era-$version" "$optrace" mcp --source "$tree")
+  plan_line "$out/$era-$version-list" --strict --protocol-era "$era" --connect-timeout 0 --method tools/list "${server[@]}"
+  for call in "${calls[@]}"; do
     tool="${call%% *}" args="${call#* }"
-    if inspector --cli --protocol-era "$era" --connect-timeout 0 --format json --method tools/call \
-         --tool-name "$tool" --tool-args-json "$args" "${server[@]}" >"$out/call.json" 2>"$out/call.err" &&
-       python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r=r.get("result", r); sys.exit(0 if isinstance(r.get("structuredContent"), dict) and not r.get("isError") else 1)' "$out/call.json"; then
+    plan_line "$out/$era-$version-call-$tool" --protocol-era "$era" --connect-timeout 0 --format json --method tools/call \
+      --tool-name "$tool" --tool-args-json "$args" "${server[@]}"
+  done
+done
+node "$here/mcp_inspector_runs.mjs" "$dir/node_modules/@modelcontextprotocol/inspector/clients/cli/build/index.js" \
+  "$out/plan" 2>"$out/servers.err" || { echo "FAIL the Inspector runner:"; cat "$out/servers.err"; exit 1; }
+# The calls that answered structured content and no error, checked in one go.
+python3 -c '
+import json, sys
+for path in sys.argv[1:]:
+    try:
+        r = json.load(open(path)); r = r.get("result", r)
+        if isinstance(r.get("structuredContent"), dict) and not r.get("isError"): print(path)
+    except (OSError, ValueError, AttributeError): pass
+' "$out"/*-call-*.json >"$out/answered"
+
+for run in "${runs[@]}"; do
+  era="${run%%:*}" version="${run#*:}"
+  label="$era $version" stem="$out/$era-$version"
+  if [[ "$(cat "$stem-list.json.rc")" != 0 ]]; then
+    fail "$label tools/list --strict exited $(cat "$stem-list.json.rc"):"; cat "$stem-list.err"
+  else
+    summary="$(grep -E '^[0-9]+ errors?, [0-9]+ warnings?' "$stem-list.err" || true)"
+    if [[ -z "$summary" && -s "$stem-list.err" ]] && grep -qE '^(Warning|Error)' "$stem-list.err"; then
+      fail "$label tools/list --strict:"; cat "$stem-list.err"
+    elif [[ -n "$summary" && ! "$summary" =~ ^0\ errors,\ 0\ warnings ]]; then
+      fail "$label tools/list --strict: $summary"; cat "$stem-list.err"
+    else
+      echo "ok   $label tools/list --strict: ${summary:-no portability problems}"
+    fi
+  fi
+  for call in "${calls[@]}"; do
+    tool="${call%% *}" result="$stem-call-${call%% *}.json"
+    if [[ "$(cat "$result.rc")" == 0 ]] && grep -qxF "$result" "$out/answered"; then
       echo "ok   $label tools/call $tool"
-    elif [[ $tool == verify && -z "$torch_python" ]] && grep -q '"isError":true' "$out/call.json" &&
-         grep -q 'torch is not installed' "$out/call.json"; then
+    elif [[ $tool == verify && -z "$torch_python" ]] && grep -q '"isError":true' "$result" &&
+         grep -q 'torch is not installed' "$result"; then
       echo "ok   $label tools/call $tool: no torch here, said in one line"
     else
-      fail "$label tools/call $tool:"; head -c 2000 "$out/call.err" "$out/call.json"; echo
+      fail "$label tools/call $tool:"; head -c 2000 "$stem-call-$tool.err" "$result"; echo
     fi
   done
   # The revision really used: the server's initialize answer (legacy), every request's _meta (modern).
   if [[ $version != - ]]; then
-    used="$(sort -u "$log" 2>/dev/null | tr '\n' ' ')"
+    used="$(sort -u "$out/versions-$era-$version" 2>/dev/null | tr '\n' ' ')"
     if [[ $era == legacy && "$used" != "initialize $version " ]] ||
        [[ $era == modern && "$used" != "meta $version " ]]; then
       fail "$label: the revision used was '$used'"

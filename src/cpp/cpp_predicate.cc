@@ -25,9 +25,9 @@ class PredicateReader {
     while (i_ < close_) {
       if (t_[i_].Is("return")) return Return();
       if (t_[i_].Is("if")) {
-        if (!IfStatement()) return std::nullopt;
+        if (!IfStatement()) return GuardsBefore(kUnreadRest);
       } else if (!Declaration()) {
-        return std::nullopt;
+        return GuardsBefore(kUnreadRest);
       }
     }
     return std::nullopt;
@@ -94,7 +94,13 @@ class PredicateReader {
   std::optional<std::string> Return() {
     size_t end = StatementEnd(i_ + 1);
     if (end + 1 != close_ || end == i_ + 1) return std::nullopt;
-    std::string result = Substituted(i_ + 1, end);
+    return GuardsBefore(Substituted(i_ + 1, end));
+  }
+
+  // The guards read so far folded around what the body returns after them;
+  // nullopt when there are none to fold around a rest left unread.
+  std::optional<std::string> GuardsBefore(std::string result) const {
+    if (guards_.empty() && result == kUnreadRest) return std::nullopt;
     for (auto g = guards_.rbegin(); g != guards_.rend(); ++g)
       result = g->returns_true ? "(" + g->condition + ") || (" + result + ")"
                                : "!(" + g->condition + ") && (" + result + ")";

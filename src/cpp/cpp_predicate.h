@@ -17,9 +17,12 @@
 //
 // A narrowing inside a loop is kept as written (`X` reads the loop's
 // variable, so it stays open): the predicate is at most its first value.
-// A body with any other statement (a call, a loop outside a narrowing
-// block, an `else`, a write the reader cannot follow) is not read; the
-// caller leaves out bodies with preprocessor directives.
+// At any other statement (a call, a loop outside a narrowing block, an
+// `else`, a write the reader cannot follow) reading stops: the guards
+// before it still decide where they return (`if (!iter.device().is_cpu())
+// return false;` on CUDA), and what follows is kUnreadRest, an atom no
+// vocabulary decides. A body with no guard before such a statement is not
+// read; the caller leaves out bodies with preprocessor directives.
 #pragma once
 
 #include <string>
@@ -29,8 +32,11 @@
 
 namespace optrace {
 
+// What a predicate returns after the statement its reader stopped at.
+inline constexpr char kUnreadRest[] = "unread_rest_of_the_predicate()";
+
 // The expression the body whose braces are tokens `open` and `close` of
-// `toks` returns; "" when the body is not straight-line.
+// `toks` returns; "" when it reads no guard before a statement it cannot read.
 std::string PredicateExpression(const std::vector<Token>& toks, size_t open, size_t close);
 
 }  // namespace optrace

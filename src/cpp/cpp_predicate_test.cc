@@ -55,9 +55,29 @@ TEST(CppPredicate, AFlagOnlyNarrowedIsItsFirstValueAndTheNarrowings) {
             "((x.is_cuda() && x.dim() == 3) && ((l == most)))");
 }
 
+TEST(CppPredicate, GuardsBeforeAStatementNotReadStillDecide) {
+  // ReduceOps.cpp:1177 should_use_acc_buffer: guards, then a loop over strides.
+  const std::string expr = Read(
+      "inline bool p(at::TensorIterator& iter) {\n"
+      "  const auto ndim = iter.ndim();\n"
+      "  if (!iter.device().is_cpu() || iter.noutputs() != 1) {\n"
+      "    return false;\n"
+      "  }\n"
+      "  if (ndim < 2) return false;\n"
+      "  auto out_strides = iter.strides(0);\n"
+      "  for (const auto dim : c10::irange(0, 2)) {\n"
+      "    if (out_strides[dim] != 0) return false;\n"
+      "  }\n"
+      "  return true;\n"
+      "}\n");
+  EXPECT_EQ(expr, "!(!iter.device().is_cpu() || iter.noutputs() != 1) && (!(iter.ndim() < 2) && (" +
+                      std::string(kUnreadRest) + "))");
+}
+
 TEST(CppPredicate, OtherBodiesAreNotRead) {
   // A call statement, an else, a write that is no narrowing, a loop at the
-  // top level, a preprocessor directive, a second return: each "".
+  // top level, a preprocessor directive, a second return, with no guard
+  // read before them: each "".
   EXPECT_EQ(Read("bool p(const Tensor& x) { check(x); return x.is_cuda(); }"), "");
   EXPECT_EQ(Read("bool p(const Tensor& x) { if (x.is_cuda()) return true; else return false; }"), "");
   EXPECT_EQ(Read("bool p(const Tensor& x) { bool ok = true; if (x.is_cuda()) { ok = false; } return ok; }"), "");

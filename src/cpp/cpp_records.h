@@ -114,8 +114,12 @@ struct CppCall {
   std::string qualifier;  // everything before it as written: "at::", "at::native::", "at::_ops::", "self." ...
   CallKind kind = CallKind::kPlain;
   bool is_ops_call = false;  // at::_ops::x::call / ::redispatch
-  int32_t function = -1;     // enclosing CppFunction index, -1 when in a macro body
-  std::string macro;         // enclosing #define when written inside one
+  // Its first argument is a host execution policy (`thrust::host`,
+  // `thrust::seq`), or it is written in the arguments of such a call
+  // (`thrust::greater<int64_t>()`): Thrust run on the CPU, no device library.
+  bool host_policy = false;
+  int32_t function = -1;  // enclosing CppFunction index, -1 when in a macro body
+  std::string macro;      // enclosing #define when written inside one
   uint32_t file = 0, line = 0;
   bool operator==(const CppCall&) const = default;
 };

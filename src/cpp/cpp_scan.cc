@@ -67,29 +67,6 @@ struct Scope {
   std::string name;
 };
 
-LaunchKind* LauncherKind(std::string_view name, LaunchKind* kind) {
-  static const std::pair<std::string_view, LaunchKind> kMap[] = {
-      {"gpu_kernel", LaunchKind::kTensorIterator},
-      {"gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"gpu_kernel_nocast", LaunchKind::kTensorIterator},
-      {"opmath_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"opmath_symmetric_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
-      {"gpu_kernel_multiple_outputs", LaunchKind::kTensorIterator},
-      {"gpu_kernel_with_index", LaunchKind::kTensorIterator},
-      {"gpu_reduce_kernel", LaunchKind::kReduce},
-      {"jitted_gpu_kernel", LaunchKind::kJiterator},
-      {"opmath_jitted_gpu_kernel_with_scalars", LaunchKind::kJiterator},
-      {"jitted_gpu_reduce_kernel", LaunchKind::kJiterator},
-  };
-  for (const auto& [n, k] : kMap) {
-    if (name == n) {
-      *kind = k;
-      return kind;
-    }
-  }
-  return nullptr;
-}
-
 // The code pass: records the calls, launches, dtype dispatches and macro
 // uses in [b, e) of `t` (a function body when fn >= 0, else the body of
 // #define `macro`) into the file's records. It reads only the tokens it is
@@ -102,6 +79,7 @@ class CodePass {
 
   void Read(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
     Toks k(t);
+    size_t host_args_end = b;  // the `)` of a call given a host policy: the calls in its arguments run there too
     for (size_t i = b; i < e; ++i) {
       const Token& x = t[i];
       if (x.kind == TokKind::kLaunchOpen) {
@@ -225,6 +203,11 @@ class CodePass {
         qualifier = k.Concat(q, i - 2);
       }
       call.qualifier = std::move(qualifier);
+      call.host_policy = i < host_args_end || HostPolicyFirst(t, call_paren, e);
+      if (call.host_policy && i >= host_args_end) {
+        const size_t close = k.MatchClose(call_paren, e);
+        if (close != kNone) host_args_end = close;
+      }
       call.function = fn;
       call.macro = std::string(macro);
       call.line = x.line;
@@ -243,6 +226,15 @@ class CodePass {
   }
 
  private:
+  // Whether the call whose `(` is at `paren` passes a host execution policy
+  // first: `thrust::host` or `thrust::seq` (also `::thrust::host`), then `,`.
+  static bool HostPolicyFirst(const std::vector<Token>& t, size_t paren, size_t e) {
+    size_t a = paren + 1;
+    if (a < e && t[a].Is("::")) ++a;
+    return a + 3 < e && IdentIs(t[a], "thrust") && t[a + 1].Is("::") &&
+           (IdentIs(t[a + 2], "host") || IdentIs(t[a + 2], "seq")) && t[a + 3].Is(',');
+  }
+
   // An aten function passed by name, not called: `at::abs_out` in
   // unary_op_impl_with_complex_to_float(self, at::abs_out). The helper calls
   // it, so it is recorded as the call it stands for (an at:: or at::native::
@@ -276,7 +268,7 @@ class CodePass {
     const Token& x = t[i];
     LaunchKind lk = LaunchKind::kLaunchHelper;
     bool helper = x.text.size() > 7 && x.text.substr(0, 7) == "launch_";
-    if (LauncherKind(x.text, &lk) || helper) {
+    if (LauncherKindOf(x.text, &lk) || helper) {
       size_t cr = k.MatchClose(call_paren, e);
       CppLaunch launch;
       launch.kind = helper ? LaunchKind::kLaunchHelper : lk;

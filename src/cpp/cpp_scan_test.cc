@@ -573,5 +573,26 @@ TEST(CppScan, FunctorMadeThenCalledAndFunctionPassedByName) {
   EXPECT_EQ(Call(r, "self"), nullptr);
 }
 
+TEST(CppScan, AHostExecutionPolicyIsRecorded) {
+  // SortImpl.cu: `thrust::stable_sort_by_key(thrust::host, strides.data(), ...)`
+  // sorts a stride vector on the CPU; with a device policy (or none) the
+  // algorithm runs on the GPU.
+  auto r =
+      ScanCppFile("aten/src/ATen/native/cuda/Foo.cu",
+                  "void f(std::vector<int64_t>& s, int64_t* d) {\n"
+                  "  thrust::stable_sort_by_key(thrust::host, s.data(), s.data() + 2, d, thrust::greater<int64_t>());\n"
+                  "  thrust::sort(policy, d, d + 2);\n"
+                  "  thrust::fill(::thrust::seq, d, d + 2, 0);\n"
+                  "}\n");
+  ASSERT_NE(Call(r, "stable_sort_by_key"), nullptr);
+  EXPECT_TRUE(Call(r, "stable_sort_by_key")->host_policy);
+  ASSERT_NE(Call(r, "greater"), nullptr);
+  EXPECT_TRUE(Call(r, "greater")->host_policy) << "a functor made in the host call's arguments";
+  ASSERT_NE(Call(r, "sort"), nullptr);
+  EXPECT_FALSE(Call(r, "sort")->host_policy);
+  ASSERT_NE(Call(r, "fill"), nullptr);
+  EXPECT_TRUE(Call(r, "fill")->host_policy);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -228,4 +228,27 @@ std::string VariableType(const std::vector<Token>& t, size_t b, size_t use) {
   return "";
 }
 
+bool LauncherKindOf(std::string_view name, LaunchKind* kind) {
+  static const std::pair<std::string_view, LaunchKind> kMap[] = {
+      {"gpu_kernel", LaunchKind::kTensorIterator},
+      {"gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
+      {"gpu_kernel_nocast", LaunchKind::kTensorIterator},
+      {"opmath_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
+      {"opmath_symmetric_gpu_kernel_with_scalars", LaunchKind::kTensorIterator},
+      {"gpu_kernel_multiple_outputs", LaunchKind::kTensorIterator},
+      {"gpu_kernel_with_index", LaunchKind::kTensorIterator},
+      {"gpu_reduce_kernel", LaunchKind::kReduce},
+      {"jitted_gpu_kernel", LaunchKind::kJiterator},
+      {"opmath_jitted_gpu_kernel_with_scalars", LaunchKind::kJiterator},
+      {"jitted_gpu_reduce_kernel", LaunchKind::kJiterator},
+  };
+  for (const auto& [n, k] : kMap) {
+    if (name == n) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace optrace

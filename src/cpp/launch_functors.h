@@ -1,5 +1,5 @@
-// Functor names of a launcher call's arguments, and the keywords that look
-// like calls; shared by the scanner's passes (launch_functors.cc says why).
+// Functor names of a launcher call's arguments, the launchers themselves,
+// and the keywords that look like calls; shared by the scanner's passes (launch_functors.cc says why).
 #pragma once
 
 #include <cstddef>
@@ -8,8 +8,13 @@
 #include <vector>
 
 #include "cpp/cpp_lexer.h"
+#include "cpp/cpp_records.h"
 
 namespace optrace {
+
+// Whether `name` is one of ATen's launchers of generated kernels
+// (gpu_kernel, gpu_reduce_kernel, jitted_gpu_kernel, ...), and *kind its kind.
+bool LauncherKindOf(std::string_view name, LaunchKind* kind);
 
 // Names that may precede '(' but never name a called or defined function.
 bool IsNonCallKeyword(std::string_view s);

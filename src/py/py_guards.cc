@@ -332,6 +332,13 @@ bool WordAt(std::string_view s, size_t i, std::string_view word) {
          (i + word.size() >= s.size() || !ident(s[i + word.size()]));
 }
 
+// Whether `word` is written in `code` as a word outside quoted strings.
+bool WritesWord(std::string_view code, std::string_view word) {
+  bool found = false;
+  ScanCode(code, "", "", [&](size_t i, int, bool quoted) { found = found || (!quoted && WordAt(code, i, word)); });
+  return found;
+}
+
 }  // namespace
 
 std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line, std::string_view callee) {
@@ -375,6 +382,44 @@ std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line,
   if (call < if_at) return {{condition, false, line, "?:"}};
   if (call > else_at) return {{condition, true, line, "?:"}};
   return {};
+}
+
+PyReturns PyFunctionReturns(std::string_view text, int def_line) {
+  // The lines a function can span; a longer one reads as incomplete.
+  constexpr int kFunctionLines = 4000;
+  PyReturns out;
+  if (def_line < 1) return out;
+  std::vector<PyLine> lines = SplitLines(text, def_line + kFunctionLines);
+  const size_t d = static_cast<size_t>(def_line - 1);
+  if (d >= lines.size() || lines[d].indent < 0 || !StartsWithWord(lines[d].text, "def")) return out;
+  constexpr int kNoScope = 1 << 30;
+  int nested = kNoScope;  // indentation of a nested def/class being skipped
+  size_t end = d + 1;
+  bool readable = true;
+  for (size_t k = d + 1; k < lines.size(); ++k) {
+    const PyLine& l = lines[k];
+    if (l.indent < 0) {
+      if (l.continued && !out.statements.empty() && out.statements.back().second == static_cast<int>(k))
+        out.statements.back().second = static_cast<int>(k + 1);
+      continue;
+    }
+    if (l.indent <= lines[d].indent) break;
+    end = k + 1;
+    if (l.indent > nested) continue;
+    nested = kNoScope;
+    const std::string_view code = CodeOf(l.text);
+    if (StartsWithWord(code, "def") || StartsWithWord(code, "async") || StartsWithWord(code, "class")) {
+      nested = l.indent;
+      continue;
+    }
+    if (StartsWithWord(code, "return")) {
+      out.statements.push_back({static_cast<int>(k + 1), static_cast<int>(k + 1)});
+      continue;
+    }
+    if (WritesWord(code, "return") || WritesWord(code, "yield")) readable = false;
+  }
+  out.complete = readable && SuiteExit(lines, d, end) != SuiteEnd::kFallsThrough;
+  return out;
 }
 
 }  // namespace optrace

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace optrace {
@@ -29,6 +30,19 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
 // input.unsqueeze(1)`), after which the code goes on either way, rather
 // than a pick among forms whose branches each leave.
 bool PyOptionalStep(std::string_view text, int line);
+
+// The `return` statements of the function whose `def` is on line
+// `def_line` (1-based) of `text`, each as its first and last line, leaving
+// out nested defs and classes; `complete` when they are its only ways to
+// return: its body's last statement leaves (returns or raises, or an
+// if/else chain whose every branch does), no `yield` makes it a generator,
+// and no `return` hides inside another statement (`if C: return x` on one
+// line), which this reading by line would miss.
+struct PyReturns {
+  std::vector<std::pair<int, int>> statements;
+  bool complete = false;
+};
+PyReturns PyFunctionReturns(std::string_view text, int def_line);
 
 // The condition of a conditional expression around the call of `callee`
 // written on line `line`: `_VF.dropout_(...) if inplace else _VF.dropout(...)`

@@ -236,5 +236,43 @@ TEST(PyExpressionConditions, RealDropoutChoosesByInplace) {
   EXPECT_FALSE(c[0].negated);
 }
 
+TEST(PyFunctionReturns, ReturnsOfTheFunctionAloneAndWhetherTheyAreAll) {
+  const std::string text =
+      "def f(x, mode):\n"                         // 1
+      "    def inner():\n"                        // 2
+      "        return 0\n"                        // 3
+      "    if mode == 'a':\n"                     // 4
+      "        return g(\n"                       // 5
+      "            x)\n"                          // 6
+      "    return h(x)\n"                         // 7
+      "\n"                                        // 8
+      "def k(x):\n"                               // 9
+      "    if x:\n"                               // 10
+      "        return g(x)\n"                     // 11
+      "    raise ValueError('no return here')\n"  // 12
+      "\n"                                        // 13
+      "def m(x):\n"                               // 14
+      "    if x:\n"                               // 15
+      "        return g(x)\n"                     // 16
+      "\n"                                        // 17
+      "def n(x):\n"                               // 18
+      "    if x: return x\n"                      // 19
+      "    return g(x)\n"                         // 20
+      "\n"                                        // 21
+      "def p(x):\n"                               // 22
+      "    yield g(x)\n"                          // 23
+      "    return\n";                             // 24
+  PyReturns f = PyFunctionReturns(text, 1);
+  EXPECT_TRUE(f.complete);
+  EXPECT_EQ(f.statements, (std::vector<std::pair<int, int>>{{5, 6}, {7, 7}})) << "the nested def's return is its own";
+  PyReturns k = PyFunctionReturns(text, 9);
+  EXPECT_TRUE(k.complete) << "the last statement raises";
+  EXPECT_EQ(k.statements, (std::vector<std::pair<int, int>>{{11, 11}}));
+  EXPECT_FALSE(PyFunctionReturns(text, 14).complete) << "falls off its end: returns None";
+  EXPECT_FALSE(PyFunctionReturns(text, 18).complete) << "a return inside a one-line if";
+  EXPECT_FALSE(PyFunctionReturns(text, 22).complete) << "a generator";
+  EXPECT_FALSE(PyFunctionReturns(text, 2 + 1).complete) << "no def on that line";
+}
+
 }  // namespace
 }  // namespace optrace

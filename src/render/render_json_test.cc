@@ -298,6 +298,29 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
 }
 
+// What the op computes, in Python, one line under its kernels: gelu's
+// reference in torch._refs (torch/_refs/nn/functional/__init__.py:1042
+// `@register_decomposition(aten.gelu)` over `def gelu` at :1049), and for
+// the backward op torch._decomp's (decompositions.py:235, `def
+// gelu_backward` at :238).
+// Inductor's lowering of add (torch/_inductor/decomposition.py) is no formula.
+TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("F.gelu");
+  for (const char* fact : {"formula gelu  torch/_refs/nn/functional/__init__.py:1042", "formula gelu_backward",
+                           "torch/_decomp/decompositions.py:235"})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  EXPECT_EQ(text.find("_inductor"), std::string::npos) << text;
+  // F.layer_norm's composite layer_norm launches nothing; native_layer_norm,
+  // whose kernels run, has its reference at torch/_refs/__init__.py:3237.
+  std::string norm = BriefText("F.layer_norm");
+  const size_t formula = norm.find("formula native_layer_norm ");
+  ASSERT_NE(formula, std::string::npos) << norm;
+  const std::string line = norm.substr(formula, norm.find('\n', formula) - formula);
+  EXPECT_NE(line.find("torch/_refs/__init__.py:3237"), std::string::npos) << line;
+  EXPECT_EQ(norm.find("formula view"), std::string::npos) << "view computes nothing\n" << norm;
+}
+
 TEST(RenderTextBrief, ConvNamesSelectConvBackendAndTheCudnnPath) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.Conv2d");

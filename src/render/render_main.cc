@@ -632,6 +632,9 @@ class MainWriter {
       if (i + 1 == wrapped.size() && !loc.empty()) {
         size_t used = Columns(line);
         size_t col = std::max<size_t>(used + 2, 60);
+        // A long location (a torch/ Python path) keeps its line where it
+        // fits short of the column the others align at.
+        if (col + Columns(loc) > width_ && used + 2 + Columns(loc) <= width_) col = used + 2;
         if (col + Columns(loc) <= width_) {
           line += std::string(col - used, ' ') + loc;
         } else {
@@ -775,6 +778,20 @@ class MainWriter {
       Add(in, "lib " + l->name + "  " + Join(calls, ", ") + (l->calls.size() > 3 ? ", …" : ""),
           LocText(l->where, true));
     }
+    // What its kernels compute (an op that launches none has nothing to port).
+    if (!e.kernels.empty() || !e.libraries.empty())
+      if (const DecompositionStep* d = ReadableFormula(op)) Add(in, "formula " + d->function, LocText(d->where, true));
+  }
+
+  // What the op computes, written in Python: its reference in torch._refs,
+  // else its decomposition in torch._decomp (what a port can be checked
+  // against). Inductor's and meta registrations say how it is compiled or
+  // shaped, not what it computes.
+  const DecompositionStep* ReadableFormula(const OpStep& op) const {
+    for (const char* registry : {"torch._refs", "torch._decomp"})
+      for (const DecompositionStep& d : t_.decompositions)
+        if (d.registry == registry && OpBaseName(d.op) == OpBaseName(op.name)) return &d;
+    return nullptr;
   }
 
   // What makes the op's result vary run to run: the atomic operations its

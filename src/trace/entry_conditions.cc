@@ -12,6 +12,7 @@
 #include "py/py_guards.h"
 #include "trace/either_branch.h"
 #include "trace/path_rules.h"
+#include "trace/sole_return.h"
 #include "trace/walk_bounds.h"
 
 namespace optrace {
@@ -84,7 +85,12 @@ PythonEntries::Way PythonEntries::WayThrough(const PyFrame& f, const PyCallStep&
   std::vector<Condition> when;
   Tri v = Tri::kTrue;
   FrameConditions(f.symbol, depth, &when, &v);
-  Accumulate(f, c.when, &when, &v);
+  Tri own = Tri::kTrue;
+  Accumulate(f, c.when, &when, &own);
+  // A call the frame cannot return without runs whenever the frame
+  // does (sole_return.h): its open conditions hold for any input it accepts.
+  if (own == Tri::kUnknown && SoleReturn(ix_, bindings_, f, c)) own = Tri::kTrue;
+  Meet(&v, own);
   return {std::move(when), v};
 }
 

@@ -452,7 +452,8 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   }
   // at::cudnn_convolution is an aten op, not a call into cuDNN itself.
   bool aten_qualified = c.qualifier == "at::" || c.qualifier == "::at::" || c.is_ops_call;
-  if (!aten_qualified) facts.library = LibraryOfCall(c.qualifier, c.callee);
+  // thrust::sort(thrust::host, ...) sorts on the CPU (cpp_records.h host_policy).
+  if (!aten_qualified && !c.host_policy) facts.library = LibraryOfCall(c.qualifier, c.callee);
   facts.blas_helper = c.qualifier.find("cuda::blas::") != std::string::npos;
   facts.launcher = IsLauncherName(c.callee);
   facts.stub = c.kind != CallKind::kMember && !cpp.StubDeclsNamed(c.callee).empty();

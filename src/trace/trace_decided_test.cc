@@ -5,7 +5,8 @@
 // a module attribute its base's __init__ sets (through an
 // old-style super call) or its own sets in the branch its arguments take, a flag local set by a chain of checks, a
 // composite's C++ branch on an argument the Python call passes, an overload the call cannot be, a selection
-// function whose predicate's dtype lists rule a backend out, and a size unpacked from a shape, no tensor. Line numbers
+// function whose predicate's dtype lists rule a backend out, a size unpacked from a shape, no tensor, and the
+// only return the call's arguments leave (sole_return.h). Line numbers
 // are lines of the raw strings below (each starts at line 1 of its file).
 #include <gtest/gtest.h>
 
@@ -204,6 +205,30 @@ def heads_renamed(query, other):
     if isinstance(embed_dim, torch.Tensor):
         return torch.pick_a(query)
     return torch.pick_b(query)
+
+
+def by_rank_and_mode(input, mode="a"):
+    if input.dim() == 2 and mode == "a":
+        return torch.pick_a(input)
+    if input.dim() == 3 and mode == "a":
+        return torch.pick_c(input)
+    if input.dim() == 4 and mode == "b":
+        return torch.pick_b(
+            input)
+    raise ValueError(
+        "a rank the mode does not take")
+
+
+def by_rank_or_none(input, mode="b"):
+    if input.dim() == 4 and mode == "b":
+        return torch.pick_b(input)
+
+
+def by_rank_or_itself(input, mode="b"):
+    if input.dim() == 1: return input
+    if input.dim() == 4 and mode == "b":
+        return torch.pick_b(input)
+    raise ValueError("a rank the mode does not take")
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -459,6 +484,28 @@ TEST_F(DecidedPath, AnOpenOptionalStepIsOffThePathAnOpenPickAmongFormsStaysOn) {
   Trace forms = TraceOf("F.by_rank");
   EXPECT_EQ(marked(forms, "pick_b"), (std::pair{true, true}));
   EXPECT_EQ(marked(forms, "pick_a"), (std::pair{true, true}));
+}
+
+TEST_F(DecidedPath, TheOnlyReturnTheCallLeavesRunsWhateverTheRank) {
+  // mode='b' rules out both other returns and the function ends in a raise:
+  // a call that returns at all returned through pick_b, whatever input.dim() is.
+  Trace b = TraceOf("F.by_rank_and_mode(x, mode='b')");
+  EXPECT_TRUE(Typical(b, "pick_b"));
+  EXPECT_FALSE(Typical(b, "pick_a"));
+  EXPECT_FALSE(Typical(b, "pick_c"));
+  // By default two returns are left, one per rank: the rank still picks.
+  Trace a = TraceOf("F.by_rank_and_mode");
+  EXPECT_FALSE(Typical(a, "pick_a"));
+  EXPECT_FALSE(Typical(a, "pick_c"));
+  EXPECT_TRUE(Listed(a, "pick_a") && Listed(a, "pick_c"));
+  // Falling off the end returns None, and a one-line `if ...: return input`
+  // is a return the reading by line cannot see: both stay open.
+  Trace none = TraceOf("F.by_rank_or_none");
+  EXPECT_TRUE(Listed(none, "pick_b"));
+  EXPECT_FALSE(Typical(none, "pick_b"));
+  Trace itself = TraceOf("F.by_rank_or_itself");
+  EXPECT_TRUE(Listed(itself, "pick_b"));
+  EXPECT_FALSE(Typical(itself, "pick_b"));
 }
 
 TEST_F(DecidedPath, ASizeUnpackedFromAShapeIsNoTensor) {

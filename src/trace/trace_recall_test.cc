@@ -339,6 +339,21 @@ TEST_F(Recall260, ANamespaceNestedInNativeIsWalked) {
   EXPECT_TRUE(cub);
 }
 
+TEST_F(Recall260, ThrustOnTheHostIsNoDeviceLibrary) {
+  // cuda/SortImpl.cu:18-21 `thrust::stable_sort_by_key(thrust::host, strides.data(), ...,
+  // thrust::greater<int64_t>())` orders a stride vector on the CPU; the sort
+  // itself calls CUB (cuda/SortStable.cu:123 at::cuda::cub::radix_sort_pairs).
+  Trace t = TraceTree("2.6.0", "torch.sort", TraceOptions::Device::kCuda);
+  bool cub = false;
+  for (const auto& op : t.ops)
+    for (const auto& l : op.libraries) {
+      EXPECT_FALSE(l.name == "Thrust" && l.where.file == "aten/src/ATen/native/cuda/SortImpl.cu")
+          << op.name << " at :" << l.where.line;
+      cub = cub || (l.name == "CUB" && l.where.file == "aten/src/ATen/native/cuda/SortStable.cu");
+    }
+  EXPECT_TRUE(cub);
+}
+
 TEST_F(Recall260, AMacroCallsTheFunctionItsUsePasses) {
   // cuda/TensorTopK.cu:804 `#define RUN_K(INDEX_T, DIM, LAUNCH_FUNCTION_NAME)
   // LAUNCH_FUNCTION_NAME<scalar_t, INDEX_T, DIM>(...)`, used at :821 as

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 #include "base/text.h"
 #include "trace/walk_bounds.h"
@@ -426,8 +427,38 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
+// `atom` with one space either side of each comparison operator: C++
+// writes `input.sym_numel()==0` as often as `numel() == 0`, and the rules
+// below read the spaced form. A `<` or `>` counts only after a call's `)`
+// or an index's `]` (`x.numel()>0`), never in `static_cast<int64_t>(...)`.
+std::string SpacedComparisons(std::string_view atom) {
+  std::string out;
+  out.reserve(atom.size() + 8);
+  auto space_before = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += ' ';
+  };
+  for (size_t i = 0; i < atom.size(); ++i) {
+    const char c = atom[i];
+    const bool pair = i + 1 < atom.size() && atom[i + 1] == '=' && (c == '=' || c == '!' || c == '<' || c == '>');
+    const bool single = (c == '<' || c == '>') && !pair && !out.empty() && (out.back() == ')' || out.back() == ']') &&
+                        (i + 1 >= atom.size() || atom[i + 1] != c);  // not a shift
+    if (!pair && !single) {
+      out += c;
+      continue;
+    }
+    space_before();
+    out += c;
+    if (pair) out += atom[++i];
+    out += ' ';
+    while (i + 1 < atom.size() && atom[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
 Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
-  std::string_view s = TrimView(atom);
+  const std::string spaced = SpacedComparisons(TrimView(atom));
+  std::string_view s = spaced;
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
   for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s)})
@@ -438,6 +469,8 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
   }
   return ParameterDefault(s, a);
 }
+
+std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumptions& a, int depth);
 
 Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
   s = TrimView(s);
@@ -469,7 +502,30 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
   if (!python && !s.empty() && s[0] == '!' && (s.size() < 2 || s[1] != '='))
     return Not(Eval(s.substr(1), python, a, depth + 1));
   if (!python && s.substr(0, 8) == "defined(") return Configuration(s, a);
+  if (std::optional<Tri> t = CallsCompared(s, python, a, depth)) return *t;
   return Atom(s, python, a);
+}
+
+// `f(x) == g(y)` (or `!=`), both sides calls: equal when their values are,
+// open when either is. Copy.cu's `iter.tensor(0).is_conj() ==
+// iter.tensor(1).is_conj()` holds for two typical tensors (neither is
+// conjugate), though each side alone is false -- read as one atom, the
+// comparison would take the truth of whichever side the vocabulary knows.
+// nullopt when `s` is no such comparison: a literal or a name may hold what
+// its truth does not say (`n == 1`).
+std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumptions& a, int depth) {
+  if (python) return std::nullopt;
+  for (std::string_view op : {"==", "!="}) {
+    if (s.find(op) == std::string_view::npos) continue;
+    std::vector<std::string_view> sides = SplitTop(s, op);
+    if (sides.size() != 2) return std::nullopt;
+    std::string_view left = TrimView(sides[0]), right = TrimView(sides[1]);
+    if (!left.ends_with(")") || !right.ends_with(")") || Wrapped(left) || Wrapped(right)) return std::nullopt;
+    const Tri l = Eval(left, python, a, depth + 1), r = Eval(right, python, a, depth + 1);
+    if (l == Tri::kUnknown || r == Tri::kUnknown) return Tri::kUnknown;
+    return Of((l == r) == (op == "=="));
+  }
+  return std::nullopt;
 }
 
 }  // namespace

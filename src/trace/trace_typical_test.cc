@@ -94,6 +94,29 @@ TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   EXPECT_EQ(EvaluateCondition("x.device.type in (\"cuda\", \"xpu\")", true, cpu), Tri::kFalse);
 }
 
+TEST(EvaluateCondition, SpacingAroundAComparisonDoesNotMatter) {
+  // LossNLL.cpp:529 writes `if (input.sym_numel()==0)`: a typical tensor is not empty either way.
+  Assumptions a;
+  for (const char* empty : {"input.sym_numel()==0", "input.numel() == 0", "input.numel()  ==0", "self.size(1)==0"})
+    EXPECT_EQ(EvaluateCondition(empty, false, a), Tri::kFalse) << empty;
+  for (const char* full : {"self.numel()>0", "self.numel()!=0", "self.numel() > 0"})
+    EXPECT_EQ(EvaluateCondition(full, false, a), Tri::kTrue) << full;
+  // A template's angle brackets and a shift are no comparison.
+  EXPECT_EQ(EvaluateCondition("x.size(static_cast<int>(d))==0", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("(n<<2) > limit", false, a), Tri::kUnknown);
+}
+
+TEST(EvaluateCondition, TwoDecidedCallsCompareByTheirValues) {
+  // cuda/Copy.cu:199 `bool same_conj = iter.tensor(0).is_conj() == iter.tensor(1).is_conj();`
+  Assumptions a;
+  EXPECT_EQ(EvaluateCondition("iter.tensor(0).is_conj() == iter.tensor(1).is_conj()", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("iter.tensor(0).is_neg() != iter.tensor(1).is_neg()", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("x.is_cuda() == y.is_cpu()", false, a), Tri::kFalse) << "cuda: true vs false";
+  // One side open, or a literal side: not read this way.
+  EXPECT_EQ(EvaluateCondition("x.is_conj() == y.is_foo()", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("x.dim() == y.dim()", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ASizeLocalIsAtLeastOne) {
   EXPECT_TRUE(IsSizeExpression("self.numel()"));
   EXPECT_TRUE(IsSizeExpression("static_cast<int64_t>(input.size(0)) * input.size(-1)"));
