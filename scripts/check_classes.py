@@ -12,15 +12,12 @@ declarations. Tests, benchmarks and fuzzers (_test/_bench/_fuzz) are exempt,
 as in the size rule (scripts/check_sizes.py, whose lexing this shares:
 literals, comments and preprocessor lines are blanked first).
 
-A split in progress lists its classes in an allowlist file given with
---allowlist (one `path:Class` a line, comments with #): a listed class may
-have more than 25 methods, but no more than it had (a count may follow the
-key: `trace/trace_internal.h:Tracer 66`), and a listed class within the
-limit is reported as stale, so the list only shrinks.
+Every class is within the limit: there is no allowlist (a split is done
+before it is merged), and the check refuses one.
 
-  check_classes.py SRC_DIR [--allowlist FILE]  exit 1 and one line per offender
-  check_classes.py --report SRC_DIR            every class over the limit
-  check_classes.py --self-test                 shows that an offender is caught
+  check_classes.py SRC_DIR            exit 1 and one line per offender
+  check_classes.py --report SRC_DIR   every class over the limit
+  check_classes.py --self-test        shows that an offender is caught
 """
 import os
 import re
@@ -130,8 +127,7 @@ def classes(text):
 
 
 def offenders(src):
-    """(key, methods, message) for every class over the limit; key is the
-    allowlist spelling `folder/file.h:Class`."""
+    """(methods, message) for every class over the limit."""
     out = []
     for root, _, files in sorted(os.walk(src)):
         for name in sorted(files):
@@ -142,36 +138,15 @@ def offenders(src):
             text = open(path, encoding="utf-8", errors="replace").read()
             for cls, line, methods in classes(text):
                 if methods > MAX_METHODS:
-                    out.append((f"{rel}:{cls}", methods,
-                                f"src/{rel}:{line}: {cls} has {methods} methods (limit {MAX_METHODS})"))
+                    out.append((methods, f"src/{rel}:{line}: {cls} has {methods} methods (limit {MAX_METHODS})"))
     return out
 
 
-def read_allowlist(path):
-    """{key: the count it may not exceed (None: any)} from an allowlist file."""
-    allowed = {}
-    if not path or not os.path.exists(path):
-        return allowed
-    for raw in open(path, encoding="utf-8"):
-        entry = raw.split("#", 1)[0].split()
-        if entry:
-            allowed[entry[0]] = int(entry[1]) if len(entry) > 1 else None
-    return allowed
-
-
-def check(src, allowlist):
-    found = offenders(src)
-    allowed = read_allowlist(allowlist)
-    bad = []
-    for key, methods, msg in found:
-        if key not in allowed:
-            bad.append(msg)
-        elif allowed[key] is not None and methods > allowed[key]:
-            bad.append(f"{msg}: more than the {allowed[key]} allowlisted")
-    keys = {key for key, _, _ in found}
-    stale = [f"{a}: allowlisted in {os.path.basename(allowlist)} but within the limit now -- remove it"
-             for a in allowed if a not in keys]
-    return bad + stale
+def check(src, allowlist=None):
+    """The lines that fail: every class over the limit; an allowlist is refused."""
+    if allowlist is not None:
+        return [f"{allowlist}: the class-size rule takes no allowlist -- split the class instead"]
+    return [msg for _, msg in offenders(src)]
 
 
 def self_test():
@@ -203,25 +178,21 @@ def self_test():
         os.makedirs(os.path.join(d, "base"))
         open(os.path.join(d, "base", "f.h"), "w").write(body)
         open(os.path.join(d, "base", "f_test.cc"), "w").write(body)
-        allow = os.path.join(d, "allow.txt")
-        open(allow, "w").write("# comment\nbase/gone.h:Gone 30\n")
-        found = check(d, allow)
+        found = check(d)
         print("\n".join(found))
         counts = {name: n for name, _, n in classes(body)}
         ok = (counts == {"Big": MAX_METHODS + 1, "AtLimit": MAX_METHODS, "Nested": 3, "Ctor": MAX_METHODS + 1}
-              and len(found) == 3 and any(": Big has" in f for f in found) and any(": Ctor has" in f for f in found)
-              and any("base/gone.h:Gone" in f for f in found))
-        # an allowlisted class passes at its count, fails above it
+              and len(found) == 2 and any(": Big has" in f for f in found) and any(": Ctor has" in f for f in found))
+        # an allowlist lets nothing pass
+        allow = os.path.join(d, "allow.txt")
         open(allow, "w").write(f"base/f.h:Big {MAX_METHODS + 1}\nbase/f.h:Ctor\n")
-        ok = ok and check(d, allow) == []
-        open(allow, "w").write(f"base/f.h:Big {MAX_METHODS}\nbase/f.h:Ctor\n")
         ok = ok and len(check(d, allow)) == 1
         print("self-test", "passed" if ok else f"FAILED: counts {counts}")
         return 0 if ok else 1
 
 
 def main():
-    return rule_main(__doc__, self_test, lambda src: [msg for _, _, msg in offenders(src)], check)
+    return rule_main(__doc__, self_test, lambda src: [msg for _, msg in offenders(src)], check)
 
 
 if __name__ == "__main__":

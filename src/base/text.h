@@ -98,6 +98,8 @@ bool IsIdentChar(char c);
 bool IsIdentifier(std::string_view s);
 // "add.Tensor" -> "add": an operator's name without its overload.
 std::string_view OpBaseName(std::string_view op);
+// "add.Tensor" -> "Tensor": its overload name; "" for the default overload.
+std::string_view OpOverloadName(std::string_view op);
 
 // `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
 // string echoed in a message can never drive the terminal.

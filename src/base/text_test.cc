@@ -115,5 +115,13 @@ TEST(SplitTopLevel, SplitsOutsideBracketsAndQuotesOnly) {
   EXPECT_EQ(SplitTopLevel("", ','), (std::vector<std::string>{""}));
 }
 
+TEST(OpName, BaseAndOverloadSplitAtTheFirstDot) {
+  EXPECT_EQ(OpBaseName("add.Tensor"), "add");
+  EXPECT_EQ(OpOverloadName("add.Tensor"), "Tensor");
+  EXPECT_EQ(OpOverloadName("aten::softmax.int"), "int");
+  EXPECT_EQ(OpBaseName("add"), "add");
+  EXPECT_EQ(OpOverloadName("add"), "");  // the default overload
+}
+
 }  // namespace
 }  // namespace optrace

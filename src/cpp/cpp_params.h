@@ -5,7 +5,7 @@
 // (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`),
 // and a literal a call passes (`pad(..., "constant")`) is the parameter's
 // value in the callee. The trace binds them where its walk enters a
-// helper (trace_paths.cc), the C++ counterpart of a Python frame's
+// helper (trace/op_edges.cc), the C++ counterpart of a Python frame's
 // bindings (trace/frame_bindings.h).
 //
 // Only what is written is read: a parameter pack, an argument expression

@@ -32,7 +32,7 @@ std::vector<std::string> TopLevelPieces(std::string_view text) {
 // (`name=value`, not `a == b`), or npos.
 size_t KeywordEquals(std::string_view piece) {
   size_t i = 0;
-  while (i < piece.size() && (std::isalnum(static_cast<unsigned char>(piece[i])) || piece[i] == '_')) ++i;
+  while (i < piece.size() && IsIdentChar(piece[i])) ++i;
   size_t name_end = i;
   if (name_end == 0) return std::string_view::npos;
   while (i < piece.size() && std::isspace(static_cast<unsigned char>(piece[i]))) ++i;
@@ -85,7 +85,7 @@ bool IsNumber(std::string_view v) {
   if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
   if (v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.')) return false;
   for (char c : v)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-')) return false;
+    if (!(IsIdentChar(c) || c == '.' || c == '+' || c == '-')) return false;
   return true;
 }
 
@@ -195,8 +195,7 @@ std::optional<std::string> CallArgumentText(std::string_view text, int line, std
     size_t hit = text.find(head, from);
     if (hit == std::string_view::npos || hit >= line_end) return std::nullopt;
     from = hit + 1;
-    bool word_before = hit > 0 && (std::isalnum(static_cast<unsigned char>(text[hit - 1])) || text[hit - 1] == '_' ||
-                                   text[hit - 1] == '.');
+    bool word_before = hit > 0 && (IsIdentChar(text[hit - 1]) || text[hit - 1] == '.');
     size_t open = CalleeEnd(text, hit, callee);
     if (word_before || open == std::string_view::npos) continue;
     while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
@@ -214,7 +213,7 @@ std::optional<SplitCall> SplitCallQuery(std::string_view query) {
   if (MatchingClose(query, open) != query.size()) return std::nullopt;
   std::string_view name = TrimView(query.substr(0, open));
   for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':')) return std::nullopt;
+    if (!(IsIdentChar(c) || c == '.' || c == ':')) return std::nullopt;
   return SplitCall{std::string(name), std::string(TrimView(query.substr(open + 1, query.size() - open - 2)))};
 }
 

@@ -89,8 +89,7 @@ std::vector<PyLine> SplitLines(std::string_view text, int upto) {
 }
 
 bool StartsWithWord(std::string_view s, std::string_view w) {
-  return s.substr(0, w.size()) == w &&
-         (s.size() == w.size() || !(std::isalnum(static_cast<unsigned char>(s[w.size()])) || s[w.size()] == '_'));
+  return s.substr(0, w.size()) == w && (s.size() == w.size() || !IsIdentChar(s[w.size()]));
 }
 
 // The header's condition: from after the keyword to the last ':' of the
@@ -328,7 +327,7 @@ bool StatementAround(std::string_view text, int line, size_t* begin, size_t* end
 }
 
 bool WordAt(std::string_view s, size_t i, std::string_view word) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  auto ident = [](char c) { return IsIdentChar(c) || c == '.'; };
   return s.compare(i, word.size(), word) == 0 && (i == 0 || !ident(s[i - 1])) &&
          (i + word.size() >= s.size() || !ident(s[i + word.size()]));
 }

@@ -26,7 +26,7 @@ std::string DeviceOf(const Trace& t) {
 }
 
 // The device a Main path is for ("cuda" | "cpu", as the assumptions say it)
-// as the trace's code devices say it.
+// as the trace's code devices say it: the one place that reads the word.
 CodeDevice TracedCodeDevice(const std::string& device) {
   return device == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu;
 }
@@ -173,7 +173,7 @@ class PathBuilder {
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
       if (k.device == TracedCodeDevice(m_.device) && !have) e.kernels.push_back(&k);
     }
-    if (m_.device == "cuda")
+    if (TracedCodeDevice(m_.device) == CodeDevice::kCuda)
       for (const auto& l : op.libraries) {
         if (!l.typical) continue;
         bool have = false;

@@ -162,11 +162,10 @@ std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const Functo
     if (pos != std::string_view::npos) ++pos;
   }
   if (pos == std::string_view::npos) return out;
-  auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
   const size_t line_end = std::min(body.find('\n', pos), body.size());
   for (size_t at = body.find(c.callee, pos); at < line_end; at = body.find(c.callee, at + 1)) {
     size_t k = at + c.callee.size();
-    if ((at > 0 && ident(body[at - 1])) || k >= body.size()) continue;
+    if ((at > 0 && IsIdentChar(body[at - 1])) || k >= body.size()) continue;
     while (k < body.size() && body[k] == ' ') ++k;
     if (k >= body.size() || body[k] != '<') continue;
     // Every identifier of the template argument list, to its '>'.
@@ -175,9 +174,9 @@ std::vector<uint32_t> TemplateArgumentFunctors(const CppIndex& cpp, const Functo
       char ch = body[i];
       if (ch == '<') ++depth;
       if ((ch == '>' && --depth == 0) || ch == ';' || ch == '{' || ch == '(') break;
-      if (!ident(ch) || (i > 0 && ident(body[i - 1]))) continue;
+      if (!IsIdentChar(ch) || (i > 0 && IsIdentChar(body[i - 1]))) continue;
       size_t j = i;
-      while (j < body.size() && ident(body[j])) ++j;
+      while (j < body.size() && IsIdentChar(body[j])) ++j;
       auto it = by_class.find(std::string(body.substr(i, j - i)));
       if (it == by_class.end()) continue;
       for (uint32_t id : it->second) {

@@ -1,5 +1,5 @@
 // The words of a condition, read as the path annotator needs them
-// (trace_paths.cc): declared in trace/condition_text.h; and a Condition
+// (trace_paths.cc and its parts): declared in trace/condition_text.h; and a Condition
 // (trace.h) as the trace states it.
 #include "trace/condition_text.h"
 

@@ -87,18 +87,9 @@ std::string DtypeOf(std::string_view item) {
 // Items of a comma-separated list at the top level (template arguments kept together).
 std::vector<std::string> Items(std::string_view list) {
   std::vector<std::string> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= list.size(); ++i) {
-    char c = i < list.size() ? list[i] : ',';
-    if (c == '<' || c == '(') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if (c == ',' && depth <= 0) {
-      std::string item(TrimView(list.substr(start, i - start)));
-      if (size_t lt = item.find('<'); lt != std::string::npos) item = item.substr(0, lt);
-      if (!item.empty() && item[0] != '#') out.push_back(item);
-      start = i + 1;
-    }
+  for (std::string item : SplitTopLevel(list, ',', "<(", ">)")) {
+    if (size_t lt = item.find('<'); lt != std::string::npos) item = item.substr(0, lt);
+    if (!item.empty() && item[0] != '#') out.push_back(item);
   }
   return out;
 }
@@ -134,7 +125,7 @@ std::vector<std::string> Called(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '(' || i == 0) continue;
     size_t j = i;
-    while (j > 0 && (std::isalnum(static_cast<unsigned char>(text[j - 1])) || text[j - 1] == '_')) --j;
+    while (j > 0 && IsIdentChar(text[j - 1])) --j;
     if (j < i && (j == 0 || text[j - 1] != '.')) out.emplace_back(text.substr(j, i - j));
   }
   return out;

@@ -1,7 +1,8 @@
 // Call sites of one callee written on both sides of one condition (an
 // if/else, an early return and what follows it): one of them runs
-// whichever way the condition goes. Used by trace_paths.cc for Python
-// calls, C++ op calls, helper calls and kernel launches.
+// whichever way the condition goes. Used by the path annotation
+// (trace_paths.cc and its parts) for Python calls, C++ op calls, helper
+// calls and kernel launches.
 #pragma once
 
 #include <cstddef>

@@ -25,7 +25,7 @@ std::vector<std::string> NamesRead(std::string_view expr) {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t j = i;
-      while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_')) ++j;
+      while (j < expr.size() && IsIdentChar(expr[j])) ++j;
       if (i == 0 || expr[i - 1] != '.') out.emplace_back(expr.substr(i, j - i));
       i = j;
       continue;
@@ -52,10 +52,9 @@ void Agree(Bindings* into, const Bindings& other) {
 // Whether `word` occurs in `line` as a name of its own (not `x.word`, not `words`).
 bool Mentions(std::string_view line, std::string_view word) {
   for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
-    bool left = at == 0 ||
-                !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' || line[at - 1] == '.');
+    bool left = at == 0 || !(IsIdentChar(line[at - 1]) || line[at - 1] == '.');
     size_t end = at + word.size();
-    bool right = end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
+    bool right = end == line.size() || !IsIdentChar(line[end]);
     if (left && right) return true;
   }
   return false;

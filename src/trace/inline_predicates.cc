@@ -17,27 +17,10 @@ namespace optrace {
 
 namespace {
 
-// Pieces of `text` between top-level commas, trimmed.
-std::vector<std::string> TopLevel(std::string_view text) {
-  std::vector<std::string> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    char c = i < text.size() ? text[i] : ',';
-    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
-    if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
-    if (c == ',' && depth <= 0) {
-      out.emplace_back(TrimView(text.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
 // The parameter names of a declaration list ("const Tensor& input, double p = 0").
 std::vector<std::string> ParameterNames(std::string_view params) {
   std::vector<std::string> out;
-  for (std::string piece : TopLevel(params)) {
+  for (std::string piece : SplitTopLevel(params, ',')) {
     if (size_t eq = piece.find('='); eq != std::string::npos) piece = std::string(TrimView(piece.substr(0, eq)));
     size_t end = piece.size();
     while (end > 0 && !IsIdentChar(piece[end - 1])) --end;
@@ -164,7 +147,7 @@ std::string InlinePredicates(const Index& ix, std::string_view condition, const 
         if (condition[k] == ')' && --depth == 0) break;
       }
       if (k < condition.size()) {
-        std::vector<std::string> args = TopLevel(condition.substr(j + 1, k - j - 1));
+        std::vector<std::string> args = SplitTopLevel(condition.substr(j + 1, k - j - 1), ',');
         if (args.size() == 1 && args[0].empty()) args.clear();
         const std::string call(condition.substr(i, k + 1 - i));
         const bool known = EvaluateCondition(call, false, a) != Tri::kUnknown && !DecidedByLibraryName(call, a);

@@ -2,8 +2,8 @@
 // conditions on the way from the op's implementation to the function
 // making it, then those around it there, evaluated as an op's edge is
 // (KernelStep/StubStep::when, typical, undecided; LibraryStep::typical).
-// The path annotator (trace_paths.cc) reads the ways and evaluates; this
-// file says which ways and sites a launch, a stub and a library call have.
+// The path annotation's parts (trace_paths.cc) read the ways and evaluate;
+// this file says which ways and sites a launch, a stub and a library call have.
 #pragma once
 
 #include <string>

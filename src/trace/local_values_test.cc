@@ -90,7 +90,7 @@ TEST(LocalValuesMemo, TheOtherOrderToo) {
 TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {
   const Assumptions base;
   std::vector<Assumptions> changed(9, base);
-  changed[0].device = "cpu";
+  changed[0].device = CodeDevice::kCpu;
   changed[1].dtype = "float16";
   changed[2].cudnn = false;
   changed[3].rocm = true;

@@ -1,5 +1,5 @@
 // Each rule reads only what it is handed (the op, the index, the
-// assumptions); trace_paths.cc's annotator calls them where it walks.
+// assumptions); the path annotation's parts call them where they walk.
 #include "trace/path_rules.h"
 
 #include <algorithm>
@@ -108,6 +108,22 @@ std::vector<Condition> EachConditionOnce(std::vector<Condition> in) {
     if (!seen) out.push_back(std::move(c));
   }
   return out;
+}
+
+const OpStep* ParentOf(const Trace& t, const OpStep& op) {
+  const OpStep* found = nullptr;
+  for (const auto& p : t.ops) {
+    if (&p == &op || p.name != op.reached_from) continue;
+    if (p.role == op.role) return &p;
+    if (!found) found = &p;
+  }
+  return found;
+}
+
+const OpStep* OpNamed(const Trace& t, const std::string& name, OpRole role) {
+  for (const auto& p : t.ops)
+    if (p.name == name && p.role == role) return &p;
+  return nullptr;
 }
 
 }  // namespace optrace

@@ -1,8 +1,9 @@
-// Small rules the path annotation (trace/trace_paths.cc) applies to one op,
-// call or condition at a time, with no state of their own: which code
-// serves a device, which call is a method call, which entry overload a
-// typical tensor never takes, which calls are worth naming as alternatives,
-// each condition once, what every call site binds alike.
+// Small rules the path annotation (trace/trace_paths.cc and its parts)
+// applies to one op, call or condition at a time, with no state of their
+// own: which op reached an op, which code serves a device, which call is a
+// method call, which entry overload a typical tensor never takes, which
+// calls are worth naming as alternatives, each condition once, what every
+// call site binds alike.
 #pragma once
 
 #include <iterator>
@@ -18,6 +19,13 @@
 #include "trace/trace_typical.h"
 
 namespace optrace {
+
+// The op `t` reached `op` from (OpStep::reached_from), of `op`'s role
+// where there is one of each; null for an entry op.
+const OpStep* ParentOf(const Trace& t, const OpStep& op);
+
+// The op of `t` named `name` in `role`, or null.
+const OpStep* OpNamed(const Trace& t, const std::string& name, OpRole role);
 
 // Whether `caller` is an op of `op`'s role whose structured delegate `op` is.
 bool DelegatesTo(const OpStep* caller, const OpStep& op);

@@ -1,4 +1,4 @@
-// What the path annotator (trace_paths.cc) derives from an op's code alone,
+// What the path annotation (trace_paths.cc) derives from an op's code alone,
 // shared by every trace of one index that reaches the op through the same
 // remembered expansion (OpStep::expansion, op_expansions.cc: the same code
 // under the same options): `trace --all` annotated copy_'s thirty launches

@@ -89,11 +89,7 @@ bool QueryResolver::TryAten(std::string_view q) {
       break;
     }
   }
-  std::string base = s, overload;
-  if (size_t dot = s.find('.'); dot != std::string::npos) {
-    base = s.substr(0, dot);
-    overload = s.substr(dot + 1);
-  }
+  const std::string base(OpBaseName(s)), overload(OpOverloadName(s));
   if (base.empty() || base.find_first_of(" ()[]/") != std::string::npos) return false;
   if (!overload.empty()) {
     const NativeFunction* fn = nullptr;

@@ -603,7 +603,7 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   // A formula's ternaries are decided as a first-order backward of a
   // typical call takes them (trace_typical.h).
   Assumptions backward;
-  backward.device = opt_.device == TraceOptions::Device::kCpu ? "cpu" : "cuda";
+  backward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
   std::string ignored;
   backward.Apply(opt_.assume, &ignored);
   backward.backward_pass = true;
@@ -951,10 +951,8 @@ std::string ArgumentFor(const PyDecorator& dec, const PyFunction& factory, const
   size_t positional = 0;
   for (const std::string& a : dec.args) {
     size_t eq = a.find('=');
-    bool keyword =
-        eq != std::string::npos && eq > 0 && a[eq + 1] != '=' && std::all_of(a.begin(), a.begin() + eq, [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ';
-        });
+    bool keyword = eq != std::string::npos && eq > 0 && a[eq + 1] != '=' &&
+                   std::all_of(a.begin(), a.begin() + eq, [](char c) { return IsIdentChar(c) || c == ' '; });
     if (keyword) {
       if (TrimView(std::string_view(a).substr(0, eq)) == p)
         return std::string(TrimView(std::string_view(a).substr(eq + 1)));
@@ -1060,7 +1058,7 @@ void BackwardTracer::AddDecompositions() {
   for (const auto& op : t_.ops) op_names.insert(op.name);
   for (const std::string& name : op_names) {
     std::string base(OpBaseName(name));
-    std::string overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    std::string overload(OpOverloadName(name));
     auto [b, e] = sites.equal_range(base);
     for (auto it = b; it != e; ++it) {
       const DecompositionSite& site = it->second;

@@ -581,7 +581,7 @@ char CallFactsReader::CallResultKind(std::string_view arg) const {
   if (open == std::string_view::npos || open == 0 || arg.back() != ')') return '?';
   std::string_view callee = arg.substr(0, open);
   for (char ch : callee)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != ':') return '?';
+    if (!IsIdentChar(ch) && ch != ':') return '?';
   bool at_op = StartsWith(callee, "at::") && callee.find("::", 4) == std::string_view::npos;
   if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee.remove_prefix(colon + 2);
   if (at_op) {  // an op's function: what its overloads return

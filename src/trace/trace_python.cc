@@ -366,9 +366,8 @@ void PythonWalker::WalkAlias(uint32_t module, const PyAlias& alias, int depth, P
   if (alias.kind == PyAliasKind::kCall) {
     std::string first = alias.args.substr(0, alias.args.find(','));
     first = std::string(TrimView(first));
-    bool dotted = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    });
+    bool dotted =
+        !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return IsIdentChar(c) || c == '.'; });
     if (dotted && !std::isdigit(static_cast<unsigned char>(first[0])))
       FollowPyCall(module, -1, first, static_cast<int>(alias.line), depth, &tmp);
   }
@@ -623,7 +622,7 @@ std::string ParamDefault(std::string_view header, std::string_view name) {
     std::string_view p = TrimView(params.substr(start, i - start));
     start = i + 1;
     size_t n = 0;
-    while (n < p.size() && (std::isalnum(static_cast<unsigned char>(p[n])) || p[n] == '_')) ++n;
+    while (n < p.size() && IsIdentChar(p[n])) ++n;
     if (p.substr(0, n) != name) continue;
     size_t eq = p.rfind('=');
     return eq == std::string_view::npos ? std::string() : TrimCopy(p.substr(eq + 1));
@@ -633,8 +632,7 @@ std::string ParamDefault(std::string_view header, std::string_view name) {
 
 bool IsDottedName(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+  return std::all_of(s.begin(), s.end(), [](char c) { return IsIdentChar(c) || c == '.'; });
 }
 
 }  // namespace

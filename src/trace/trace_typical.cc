@@ -89,8 +89,7 @@ std::string DeviceLiteral(std::string_view item) {
     else return "";
   }
   if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return IsIdentChar(c); })) return "";
-  std::string lower(item);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = Lower(item);
   return lower == "cuda" || lower == "cpu" ? lower : "other";
 }
 
@@ -115,7 +114,7 @@ Tri DeviceMembership(std::string_view atom, const Assumptions& a) {
     if (TrimView(item).empty()) continue;
     std::string device = DeviceLiteral(item);
     if (device.empty()) open = true;
-    if (device == a.device) found = true;
+    if (device == Lower(Name(a.device))) found = true;
   }
   if (found) return Of(!negated);
   return open ? Tri::kUnknown : Of(negated);
@@ -135,7 +134,7 @@ Tri Comparison(std::string_view atom, const Assumptions& a) {
     bool cpu = Has(atom, "CPU") || Has(atom, "cpu");
     bool other = Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "HIP") || Has(atom, "Meta") || Has(atom, "mps") ||
                  Has(atom, "xpu") || Has(atom, "meta") || Has(atom, "Lazy") || Has(atom, "PrivateUse1");
-    if (cuda != cpu && !other) return Of((cuda ? a.device == "cuda" : a.device == "cpu") != ne);
+    if (cuda != cpu && !other) return Of((cuda ? a.device == CodeDevice::kCuda : a.device == CodeDevice::kCpu) != ne);
     if (other && !cuda && !cpu) return Of(ne);
   }
   if (Has(atom, "dtype") || Has(atom, "scalar_type") || Has(atom, "ScalarType") || Has(atom, "kFloat") ||
@@ -170,7 +169,7 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
   const std::string_view trimmed = TrimView(atom);
   for (std::string_view name : {"CUDART_VERSION", "CUSOLVER_VERSION", "USE_LINALG_SOLVER"})
     if (trimmed == "defined(" + std::string(name) + ")" || trimmed == "defined " + std::string(name))
-      return Of(a.device == "cuda");
+      return Of(a.device == CodeDevice::kCuda);
   if (Has(atom, "NDEBUG")) return Tri::kTrue;  // a release build, as the wheels are
   return Tri::kUnknown;
 }
@@ -202,9 +201,9 @@ Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
   size_t paren = atom.find('(');
   if (paren == std::string_view::npos) return Tri::kUnknown;
   const std::string name = Lower(atom.substr(0, paren));
-  if (Has(name, "miopen")) return Of(a.rocm && a.device == "cuda");
-  if (Has(name, "cudnn")) return Of(a.cudnn && !a.rocm && a.device == "cuda");
-  if ((Has(name, "mkldnn") || Has(name, "onednn")) && a.device == "cuda") return Tri::kFalse;
+  if (Has(name, "miopen")) return Of(a.rocm && a.device == CodeDevice::kCuda);
+  if (Has(name, "cudnn")) return Of(a.cudnn && !a.rocm && a.device == CodeDevice::kCuda);
+  if ((Has(name, "mkldnn") || Has(name, "onednn")) && a.device == CodeDevice::kCuda) return Tri::kFalse;
   return Tri::kUnknown;
 }
 
@@ -252,8 +251,8 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
       "PackedSequence)"};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
-  if (HasName(atom, "is_cuda")) return Of(a.device == "cuda");
-  if (HasName(atom, "is_cpu")) return Of(a.device == "cpu");
+  if (HasName(atom, "is_cuda")) return Of(a.device == CodeDevice::kCuda);
+  if (HasName(atom, "is_cpu")) return Of(a.device == CodeDevice::kCpu);
   if (Has(atom, "is_complex") || Has(atom, "isComplexType")) return Of(a.dtype.rfind("complex", 0) == 0);
   if (Has(atom, "is_floating_point") || Has(atom, "isFloatingType"))
     return Of(a.dtype.rfind("float", 0) == 0 || a.dtype == "bfloat16");
@@ -387,8 +386,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     // (lower case, not a kConstant) is not known; a literal, a constant
     // (kFloat, Mean, CUDNN_DATA_DOUBLE) or an enum member is itself.
     bool bare = !rhs.empty() && (std::islower(static_cast<unsigned char>(rhs[0])) || rhs[0] == '_') &&
-                std::all_of(rhs.begin(), rhs.end(),
-                            [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+                std::all_of(rhs.begin(), rhs.end(), [](char ch) { return IsIdentChar(ch); });
     bool constant = rhs.size() > 1 && rhs[0] == 'k' && std::isupper(static_cast<unsigned char>(rhs[1]));
     if (bare && !constant && rhs != "true" && rhs != "false") {
       const std::string* other = value_of(rhs);
@@ -692,7 +690,7 @@ bool Assumptions::Apply(const std::vector<std::string>& items, std::string* erro
       }
       dtype = it->second;
     } else if (key == "device" && (value == "cuda" || value == "cpu")) {
-      device = value;
+      device = value == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu;
     } else if (key == "deterministic") {
       deterministic = true;
     } else if (key == "no-cudnn") {
@@ -713,7 +711,7 @@ bool Assumptions::Apply(const std::vector<std::string>& items, std::string* erro
 }
 
 std::vector<std::string> Assumptions::Describe() const {
-  std::vector<std::string> out = {"device=" + device, "dtype=" + dtype, "layout=strided", "dense"};
+  std::vector<std::string> out = {"device=" + Lower(Name(device)), "dtype=" + dtype, "layout=strided", "dense"};
   out.push_back(rocm ? "rocm" : cudnn ? "cudnn" : "no-cudnn");
   out.push_back(grad ? "requires_grad" : "no-grad");
   out.push_back(training ? "training" : "eval");
@@ -723,7 +721,7 @@ std::vector<std::string> Assumptions::Describe() const {
 
 std::string Assumptions::Key() const {
   // Separators no name or value holds: '\x1d' in an item, '\x1f' between items, '\x1e' between parts.
-  std::string key = device + '\x1e' + dtype + '\x1e';
+  std::string key = std::string(Name(device)) + '\x1e' + dtype + '\x1e';
   for (bool flag : {cudnn, rocm, deterministic, grad, training, backward_pass, library_names}) key += flag ? '1' : '0';
   key += '\x1e';
   for (const auto& [name, value] : defaults) key += name + '\x1d' + value + '\x1f';

@@ -13,13 +13,15 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/trace.h"
+
 namespace optrace {
 
 enum class Tri { kFalse, kTrue, kUnknown };
 
 struct Assumptions {
-  std::string device = "cuda";    // "cuda" | "cpu"
-  std::string dtype = "float32";  // float32 | float16 | bfloat16 | float64 | complex64 | int64 ...
+  CodeDevice device = CodeDevice::kCuda;  // kCuda | kCpu, never kAny
+  std::string dtype = "float32";          // float32 | float16 | bfloat16 | float64 | complex64 | int64 ...
   bool cudnn = true, rocm = false, deterministic = false, grad = true, training = true;
   // Python parameters left at their defaults ("inplace" -> "False").
   std::map<std::string, std::string> defaults;

@@ -90,7 +90,7 @@ TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   EXPECT_EQ(EvaluateCondition("device in ('cuda', 'xpu')", true, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("src.device.type not in _supported_device_type", true, cuda), Tri::kUnknown);
   Assumptions cpu;
-  cpu.device = "cpu";
+  cpu.device = CodeDevice::kCpu;
   EXPECT_EQ(EvaluateCondition("x.device.type in (\"cuda\", \"xpu\")", true, cpu), Tri::kFalse);
 }
 

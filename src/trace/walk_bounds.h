@@ -62,7 +62,7 @@ inline constexpr int kMaxPlaceholderLines = 12;
 // torch's utilities.
 inline constexpr int kPythonDepth = 4;
 
-// --- paths and conditions (trace_paths.cc, frame_bindings.cc, dtype_gates.cc, trace_typical.cc)
+// --- paths and conditions (trace_paths.cc and its parts, frame_bindings.cc, dtype_gates.cc, trace_typical.cc)
 
 // How many frames (Python) or helpers (C++) back a condition on the way to a
 // call is looked for.

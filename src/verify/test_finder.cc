@@ -215,7 +215,7 @@ TestEntry Entry(const Source& s, size_t name_token) {
 // The names a query may be filed under: F.softmax -> nn.functional.softmax.
 std::vector<std::string> EntryNames(std::string query) {
   query = std::string(TrimView(query));
-  if (size_t dot = query.find('.'); StartsWith(query, "aten::") && dot != std::string::npos) query.resize(dot);
+  if (StartsWith(query, "aten::")) query = std::string(OpBaseName(query));
   const std::pair<const char*, const char*> rewrites[] = {{"torch.nn.functional.", "nn.functional."},
                                                           {"F.", "nn.functional."},
                                                           {"torch.Tensor.", ""},

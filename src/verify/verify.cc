@@ -26,8 +26,7 @@ std::string Joined(const std::vector<std::string>& items, const char* sep) {
 }
 
 std::string OverloadOf(std::string_view op) {
-  size_t dot = op.find('.');
-  return dot == std::string_view::npos ? "default" : std::string(op.substr(dot + 1));
+  return op.find('.') == std::string_view::npos ? "default" : std::string(OpOverloadName(op));
 }
 
 // Identifiers of a demangled kernel name, in order.
@@ -37,7 +36,7 @@ std::vector<std::string> Identifiers(std::string_view text) {
     unsigned char c = text[i];
     if (std::isalpha(c) || c == '_') {
       size_t j = i;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      while (j < text.size() && IsIdentChar(text[j])) ++j;
       out.emplace_back(text.substr(i, j - i));
       i = j;
     } else {

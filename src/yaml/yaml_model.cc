@@ -90,7 +90,7 @@ bool SplitAnnotation(std::string_view type_and_annot, SchemaArgument* arg, std::
     arg->type = std::string(type_and_annot);
   }
   bool type_ok = !arg->type.empty() && std::all_of(arg->type.begin(), arg->type.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '?' || c == '[' || c == ']';
+    return IsIdentChar(c) || c == '.' || c == '?' || c == '[' || c == ']';
   });
   if (!type_ok) {
     *error = "bad type '" + arg->type + "'";

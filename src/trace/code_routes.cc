@@ -1,0 +1,172 @@
+// A way is read hop by hop back from the function it leads to: a stub's
+// registration for the device goes through the stub's call site, a helper
+// through the first listed function whose body calls it, and a helper no
+// call names (a class named in a template argument runs its operator())
+// through whatever reached it, then an open step. Depth is bounded by
+// kConditionDepth (trace/walk_bounds.h) and each function is passed once.
+#include "trace/code_routes.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/text.h"
+#include "trace/condition_text.h"
+#include "trace/either_branch.h"
+#include "trace/guard_files.h"
+#include "trace/path_rules.h"
+#include "trace/walk_bounds.h"
+
+namespace optrace {
+
+// A file's guard reader (its lexed text) is built once per index and
+// shared by every later trace: lexing per trace made warm traces slow.
+const CppGuardReader& GuardReaders::Of(const std::string& file) {
+  auto [slot, fresh] = readers_.try_emplace(file, nullptr);
+  if (fresh) slot->second = &GuardReaderOf(ix_, file);
+  return *slot->second;
+}
+
+Location Definition(const OpStep& op, const std::string& name) {
+  for (const auto& im : op.impls)
+    if (LastName(im.function) == name && im.where.valid()) return im.where;
+  for (const auto& h : op.helpers)
+    if (LastName(h.function) == name && h.where.valid()) return h.where;
+  for (const auto& s : op.stubs)
+    for (const auto& r : s.registrations)
+      if (LastName(r.target) == name && r.target_definition.valid()) return r.target_definition;
+  return {};
+}
+
+// Where the op has its own kernel for the device, another key's
+// implementation is only a helper there: _chunk_cat_cuda calls
+// CompositeExplicitAutograd's _chunk_cat in its `else`, and the way to
+// what _chunk_cat calls goes through that condition.
+bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device) {
+  bool own = false;
+  for (const auto& im : op.impls) own = own || (device != CodeDevice::kAny && im.key == Name(device));
+  for (const auto& im : op.impls)
+    if (LastName(im.function) == name && (!own || im.key == Name(device))) return true;
+  return false;
+}
+
+// Its first call, or when the assumptions do not take that one, the best
+// of all its calls there (taken, else undecided). Calls in both branches
+// of an open if/else (`if (canUse32BitIndexMath(w)) f<int>(...); else
+// f<int64_t>(...)`) are taken whichever way it goes: their conditions
+// without the one they disagree on.
+bool CodeRoutes::BestCallSite(const OpStep& op, const Location& where, const std::string& fn,
+                              std::vector<Condition>* out) {
+  const CppGuardReader& r = readers_.Of(where.file);
+  std::vector<CodeCondition> first;
+  if (!r.CallConditions(where.line, 0, fn, &first)) return false;
+  *out = ConditionsIn(first, where.file);
+  Tri best = values_.Evaluate(op, *out);
+  if (best == Tri::kTrue) return true;
+  std::vector<std::vector<Condition>> sites;
+  for (const auto& call : r.CallsIn(where.line))
+    if (LastName(call.callee) == fn) sites.push_back(ConditionsIn(call.conditions, where.file));
+  const size_t written = AddEitherBranch(&sites);
+  for (size_t i = 0; i < sites.size(); ++i) {
+    std::vector<Condition>& conv = sites[i];
+    Tri v = values_.Evaluate(op, conv);
+    const bool wider = i >= written && v == best;  // both branches of an open if: fewer conditions
+    if (!wider && (v == Tri::kFalse || (best == Tri::kUnknown && v != Tri::kTrue))) continue;
+    best = v;
+    *out = std::move(conv);
+    if (v == Tri::kTrue) break;
+  }
+  return true;
+}
+
+namespace {
+
+// How many scopes (classes, namespaces) define a helper of `op` named
+// `fn` that serves `device`: overrides of one virtual function, or
+// namesakes a call by name cannot tell apart. Overloads in one scope are
+// told apart by the call's arguments and count once.
+int ScopesDefining(const Index& ix, const OpStep& op, const std::string& fn, CodeDevice device) {
+  std::set<std::pair<std::string, int>> at;
+  for (const auto& h : op.helpers)
+    if (LastName(h.function) == fn && Serves(h.key, device) && h.where.valid()) at.insert({h.where.file, h.where.line});
+  if (at.size() < 2) return static_cast<int>(at.size());
+  std::set<std::string> scopes;
+  for (uint32_t id : ix.cpp.FunctionsNamed(fn)) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (!at.count({ix.cpp.file(f.file), static_cast<int>(f.line)})) continue;
+    scopes.insert(f.qualified.substr(0, f.qualified.size() - std::min(f.qualified.size(), fn.size())));
+  }
+  return static_cast<int>(scopes.size());
+}
+
+}  // namespace
+
+bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {
+  std::set<std::string> seen;
+  return RouteTo(op, fn, 0, &seen, out, device);
+}
+
+bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
+                         std::vector<Condition>* out, CodeDevice device) {
+  if (IsImpl(op, fn, device)) return true;
+  if (depth > kConditionDepth || !seen->insert(fn).second) return false;
+  for (const auto& s : op.stubs) {
+    for (const auto& r : s.registrations) {
+      if (LastName(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
+      std::vector<Condition> route;
+      if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
+        route.clear();
+      std::vector<CodeCondition> at;
+      readers_.Of(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
+      auto conv = ConditionsIn(at, s.call_site.file);
+      route.insert(route.end(), conv.begin(), conv.end());
+      route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
+      out->insert(out->end(), route.begin(), route.end());
+      return true;
+    }
+  }
+  // A helper: the first listed function whose body calls it. The places
+  // are the op's own (not copied: every launch's way asks again).
+  std::vector<std::pair<std::string, const Location*>> callers;
+  for (const auto& im : op.impls)
+    if (Serves(im.key, device)) callers.push_back({LastName(im.function), &im.where});
+  for (const auto& h : op.helpers)
+    if (Serves(h.key, device)) callers.push_back({LastName(h.function), &h.where});
+  for (const auto& s : op.stubs)
+    for (const auto& r : s.registrations)
+      if (Serves(r.device, device)) callers.push_back({LastName(r.target), &r.target_definition});
+  for (const auto& [name, where] : callers) {
+    if (name == fn || !where->valid()) continue;
+    std::vector<Condition> conv;
+    if (!BestCallSite(op, *where, fn, &conv)) continue;
+    std::vector<Condition> route;
+    if (!RouteTo(op, name, depth + 1, seen, &route, device)) continue;
+    route.insert(route.end(), conv.begin(), conv.end());
+    // A call by name that several classes answer (CellParams' and
+    // QuantizedCellParams' overrides of linear_ih): which one runs is the
+    // receiver's class, which the trace does not know.
+    if (const int n = ScopesDefining(ix_, op, fn, device); n > 1)
+      route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
+                       ConditionKind::kRoute, *where});
+    out->insert(out->end(), route.begin(), route.end());
+    return true;
+  }
+  // No call written by its name (a class named in a template argument runs
+  // its operator()): the way to whatever reached it, then an open step.
+  for (const auto& h : op.helpers) {
+    if (LastName(h.function) != fn || h.reached_from.empty() || !Serves(h.key, device)) continue;
+    std::vector<Condition> route;
+    if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route, device)) return false;
+    if (h.reached_at.valid()) {
+      std::vector<CodeCondition> at;
+      readers_.Of(h.reached_at.file).CallConditions(1, h.reached_at.line, h.reached_by, &at);
+      auto conv = ConditionsIn(at, h.reached_at.file);
+      route.insert(route.end(), conv.begin(), conv.end());
+    }
+    route.push_back({fn + " is reached (the call leading there is not read)", false, ConditionKind::kRoute, h.where});
+    out->insert(out->end(), route.begin(), route.end());
+    return true;
+  }
+  return false;
+}
+
+}  // namespace optrace

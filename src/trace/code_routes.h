@@ -1,0 +1,65 @@
+// The ways through an op's C++ code: from its implementation to one of its
+// functions, through the helpers and dispatch stubs the op lists, each hop
+// adding the guard of its own call (found by name in the caller's body) --
+// a stub hop also the device its registration serves. Edges
+// (trace/op_edges.h) and launches (trace/launch_conditions.h) start their
+// conditions with such a way. Reads the op's lists and the files' guards,
+// and evaluates with PathValues to pick the best of several call sites.
+#pragma once
+
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cpp/cpp_guards.h"
+#include "index/index.h"
+#include "trace/path_values.h"
+#include "trace/trace.h"
+
+namespace optrace {
+
+// Each file's guard reader, asked once per trace: the index's table
+// (trace/guard_files.h) is locked and keyed by long paths, and a trace asks
+// for a few files hundreds of times.
+class GuardReaders {
+ public:
+  explicit GuardReaders(const Index& ix) : ix_(ix) {}
+  const CppGuardReader& Of(const std::string& file);
+
+ private:
+  const Index& ix_;
+  std::unordered_map<std::string, const CppGuardReader*> readers_;
+};
+
+// Where function `name` is defined among those `op` lists.
+Location Definition(const OpStep& op, const std::string& name);
+
+// Whether `name` is an implementation the dispatcher runs for `device`
+// (kAny: any).
+bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeDevice::kAny);
+
+class CodeRoutes {
+ public:
+  CodeRoutes(const Index& ix, GuardReaders& readers, const PathValues& values)
+      : ix_(ix), readers_(readers), values_(values) {}
+
+  // The conditions on the way from `op`'s implementation to function `fn`
+  // through code for `device` (kAny: any), appended to *out; false when
+  // the way is not read.
+  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out);
+
+  // The conditions of the best of `fn`'s call sites in the function
+  // defined at `where` (taken, else open, else ruled out); false: no call.
+  bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out);
+
+ private:
+  bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
+               std::vector<Condition>* out, CodeDevice device);
+
+  const Index& ix_;
+  GuardReaders& readers_;
+  const PathValues& values_;
+};
+
+}  // namespace optrace

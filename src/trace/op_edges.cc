@@ -1,0 +1,231 @@
+// A child called at several sites of the parent (both branches of an
+// if/else) is taken when any of them is: among the sites for the device,
+// the one the assumptions decide best (taken, then undecided, then not
+// taken) gives the edge's conditions. An op reached otherwise -- a C++
+// operator on values of unknown type, a direct call of another op's kernel
+// -- has no call site whose conditions could be read: not found. The
+// helper bindings decided while reading an edge flow back through a log
+// (BindingLog) that the shared edge keeps for the later traces.
+#include "trace/op_edges.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "base/text.h"
+#include "cpp/cpp_params.h"
+#include "trace/condition_text.h"
+#include "trace/either_branch.h"
+#include "trace/impl_parameters.h"
+#include "trace/path_rules.h"
+#include "trace/tensor_methods.h"
+#include "trace/walk_bounds.h"
+
+namespace optrace {
+
+std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
+                                        Location* site) {
+  const bool own = values_.KnowsMoreThanCode(parent);
+  if (const EdgeAnnotation* known = own ? nullptr : edges.Find(parent, child)) {
+    for (const auto& [key, t] : known->bound) values_.BindInHelper(key, t);
+    *found = known->found;
+    if (known->site) *site = *known->site;
+    return known->when;
+  }
+  EdgeAnnotation made;
+  Location picked;  // EdgeConditions sets only a listed call's place
+  made.when = EdgeConditions(parent, child, &made.found, &picked, own ? nullptr : &made.bound);
+  *found = made.found;
+  if (picked.valid()) *site = made.site.emplace(picked);
+  if (!own) edges.Keep(parent, child, made);
+  return made.when;
+}
+
+// *found: the parent lists the call, or the child is the parent's
+// structured delegate or what torchgen's generated kernel for the parent
+// calls. `log`: where the helper bindings decided go too (null: nowhere).
+std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const OpStep& child, bool* found,
+                                                  Location* site, BindingLog* log) {
+  std::string base(OpBaseName(child.name));
+  if (parent.yaml &&
+      (parent.yaml->structured_delegate == child.name || GeneratedKernelCalls(ix_.yaml, parent, child))) {
+    *found = true;
+    return {};
+  }
+  std::vector<const OpCallStep*> sites;
+  const OpCallStep* fallback = nullptr;  // a site for another device, when none is for this one
+  for (const auto& c : parent.calls) {
+    if (c.op != base || !c.where.valid()) continue;
+    bool device_ok = c.device == CodeDevice::kAny || c.device == values_.assumptions().device;
+    if (device_ok) sites.push_back(&c);
+    else if (!fallback) fallback = &c;
+  }
+  // Made only by another device's implementation: taken there alone.
+  for (const auto& c : parent.other_device_calls)
+    if (c.op == base && c.where.valid() && !fallback) fallback = &c;
+  if (sites.empty() && fallback) sites.push_back(fallback);
+  if (sites.empty()) return {};
+  KeepSitesOfItsForm(child, base, &sites);
+  *found = true;
+  std::vector<std::vector<Condition>> each;
+  std::vector<Location> called_at;
+  for (const OpCallStep* call : sites) {
+    std::vector<Condition> conditions = SiteConditions(parent, *call, base, log);
+    // A hand-written Tensor method that returns the tensor itself
+    // (`x.contiguous()` of a contiguous x) calls the op only otherwise.
+    if (IsMethodCall(*call, base))
+      if (auto guard = EarlySelfReturn(ix_, base))
+        conditions.push_back({guard->condition, true, ConditionKind::kReturn, {guard->file, guard->line, ""}});
+    each.push_back(std::move(conditions));
+    called_at.push_back(call->where);
+    if (values_.Evaluate(parent, each.back()) == Tri::kTrue) break;
+  }
+  // Calls on both sides of an open condition (`if (indices.dim() == 1)
+  // return weight.index_select(...);` then `return
+  // weight.index_select(...).view(size);`): one of them runs. A pair
+  // whose one side is ruled out keeps the open side's conditions.
+  const size_t written = AddEitherBranch(&each);
+  std::vector<Condition> best;
+  int best_rank = -1;
+  for (size_t i = 0; i < each.size(); ++i) {
+    int rank = Rank(values_.Evaluate(parent, each[i]));
+    if (rank > best_rank) {
+      best_rank = rank;
+      best = std::move(each[i]);
+      *site = i < written ? called_at[i] : called_at.front();  // a merged pair: its first call
+    }
+    if (rank == 2) break;
+  }
+  return best;
+}
+
+// An out= overload is called as `at::x_out(`/`at::x_outf(`, the others
+// never (`if (out.defined()) at::_fft_r2c_out(...); else at::_fft_r2c(...)`):
+// each overload keeps the sites written in its form, when there are any.
+void EdgeReader::KeepSitesOfItsForm(const OpStep& child, const std::string& base,
+                                    std::vector<const OpCallStep*>* sites) {
+  if (!child.yaml || sites->size() < 2) return;
+  const bool out = std::any_of(child.yaml->schema.arguments.begin(), child.yaml->schema.arguments.end(),
+                               [](const SchemaArgument& a) { return a.is_out; });
+  std::vector<const OpCallStep*> kept;
+  for (const OpCallStep* c : *sites) {
+    std::vector<CodeCondition> unused;
+    const CppGuardReader& r = readers_.Of(c->where.file);
+    const bool written_out = r.CallConditions(1, c->where.line, base + "_out", &unused) ||
+                             r.CallConditions(1, c->where.line, base + "_outf", &unused);
+    if (written_out == out) kept.push_back(c);
+  }
+  if (!kept.empty()) *sites = std::move(kept);
+}
+
+std::vector<Condition> EdgeReader::SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base,
+                                                  BindingLog* log) {
+  std::vector<Condition> out;
+  // A helper the walk reached without a call written by its name (a class
+  // named in a template argument runs its operator()): the conditions on
+  // the way are unknown, never "always".
+  if (!call.from.empty() && !routes_.WayTo(parent, LastName(call.from), call.device, &out))
+    out.push_back({LastName(call.from) + " is reached (the call leading there is not read)", false,
+                   ConditionKind::kRoute, call.where});
+  std::vector<CodeCondition> at;
+  const CppGuardReader& r = readers_.Of(call.where.file);
+  if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
+    r.CallConditions(1, call.where.line, call.how.substr(8), &at);
+  } else {
+    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+      if (r.CallConditions(1, call.where.line, token, &at)) break;
+    }
+  }
+  auto conv = ConditionsIn(at, call.where.file);
+  if (!call.from.empty() && !IsImpl(parent, LastName(call.from), call.device))
+    BindHelperConditions(parent, LastName(call.from), conv, log);
+  out.insert(out.end(), conv.begin(), conv.end());
+  if (call.device != CodeDevice::kAny)
+    out.push_back({"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
+  return EachConditionOnce(std::move(out));
+}
+
+// What helper `fn` of `parent` holds in the parameters its caller fixes:
+// the declared default of a trailing argument every call there omits
+// (mm_out_cuda's `addmm_out_cuda_impl(result, result, self, mat2, 0, 1)`
+// binds `activation = Activation::None`), or a literal every call passes
+// alike (cpp/cpp_params.h), or a parameter of a calling helper passed on
+// unchanged (`fftn_c2c("fftn", {}, ...)` -> `fft_c2c_maybe_out(fname, out,
+// ...)`: `out` is `{}` there too). Empty when the calls are not read.
+Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn, int depth) {
+  if (depth > kValueDepth) return {};
+  for (const auto& h : parent.helpers) {
+    if (LastName(h.function) != fn || h.reached_from.empty() || !h.where.valid()) continue;
+    const CppFunction* def = nullptr;
+    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) {
+      const CppFunction& f = ix_.cpp.functions()[id];
+      if (ix_.cpp.file(f.file) == h.where.file && static_cast<int>(f.line) == h.where.line) def = &f;
+    }
+    Location caller = Definition(parent, LastName(h.reached_from));
+    if (!def || !caller.valid()) return {};
+    std::vector<CppParameter> params = ParseCppParameters(def->params);
+    const CppGuardReader& r = readers_.Of(caller.file);
+    std::optional<Bindings> agreed;
+    std::optional<Bindings> passed_on;  // the calling helper's own, read when first needed
+    for (const auto& call : r.CallsIn(caller.line)) {
+      if (LastName(call.callee) != fn) continue;
+      auto args = CppCallArguments(r.text(), call.line, fn);
+      if (!args || args->size() > params.size()) return {};
+      Bindings site;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
+        if (params[i].name.empty()) continue;
+        if (IsCppLiteral(value)) {
+          site[params[i].name] = value;
+          continue;
+        }
+        // A parameter of a calling helper that its body never assigns;
+        // of the implementation, what its schema argument holds.
+        if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) ||
+            !r.AssignedExpression(caller.line, call.line, value).empty())
+          continue;
+        if (IsImpl(parent, LastName(h.reached_from))) {
+          const auto& held = values_.AssumptionsOf(parent).defaults;
+          if (auto v = ImplParameterValue(parent, LastName(h.reached_from), value, held)) site[params[i].name] = *v;
+          continue;
+        }
+        if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
+        if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
+      }
+      KeepAgreed(&agreed, std::move(site));
+    }
+    return agreed.value_or(Bindings{});
+  }
+  return {};
+}
+
+// Decides the conditions written in helper `fn` that its bindings decide
+// (`activation == Activation::GELU` is false where the default binds);
+// kept like a selection's, by condition, file and parent op. Two ways
+// that disagree leave it open.
+void EdgeReader::BindHelperConditions(const OpStep& parent, const std::string& fn,
+                                      const std::vector<Condition>& conditions, BindingLog* log) {
+  Bindings bound;
+  bool read = false;
+  const Assumptions& a = values_.AssumptionsOf(parent);
+  for (const auto& c : conditions) {
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor ||
+        values_.EvaluateOnce(c.text, a) != Tri::kUnknown)
+      continue;
+    if (!read) {  // once per helper and op: every call site of the edge asks again
+      auto [slot, fresh] = helper_bindings_.try_emplace({&parent, fn});
+      if (fresh) slot->second = HelperBindings(parent, fn);
+      bound = slot->second;
+      read = true;
+    }
+    if (bound.empty()) return;
+    Assumptions with = a;
+    for (const auto& [name, value] : bound) with.defaults[name] = value;
+    Tri t = EvaluateCondition(c.text, false, with);
+    std::string key = DecidedKey(parent, c);
+    if (log) log->push_back({key, t});
+    values_.BindInHelper(key, t);
+  }
+}
+
+}  // namespace optrace

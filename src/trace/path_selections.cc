@@ -1,0 +1,192 @@
+// `backend == SDPBackend::flash_attention` where the function computing
+// `backend` cannot return that member for the assumed dtype (its every
+// return is guarded by a predicate whose dtype lists exclude it), or
+// tries a candidate the dtype does not rule out before it: false (`!=`:
+// true); true where it is the first candidate of its priority order the
+// dtype does not rule out. Kept by condition, file and parent op
+// (DecidedKey) for PathValues::Evaluate.
+//
+// A condition calling a predicate (`is_fused_kernel_acceptable(input,
+// p)`, `cudnn_is_acceptable(input)`) is its body's expression inlined,
+// evaluated like the edge's own; where that decides, it wins over the
+// predicate's name (and only over that: the vocabulary reads a body's
+// words out of their context).
+#include "trace/path_selections.h"
+
+#include <iterator>
+#include <set>
+#include <utility>
+
+#include "base/text.h"
+#include "trace/condition_text.h"
+#include "trace/dtype_gates.h"
+#include "trace/inline_predicates.h"
+#include "trace/path_rules.h"
+#include "trace/walk_bounds.h"
+
+namespace optrace {
+
+void Selections::DecideAlongEdges(const Trace& t, const std::map<size_t, std::vector<CallerEdge>>& other_callers) {
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    const OpStep* parent = op.reached_from.empty() ? nullptr : ParentOf(t, op);
+    if (!parent || parent->role != op.role || op.role != OpRole::kForward) continue;
+    DecideSelectionsOf(*parent, op.when);
+    if (auto others = other_callers.find(i); others != other_callers.end())
+      for (const CallerEdge& other : others->second) DecideSelectionsOf(*other.parent, other.when);
+  }
+}
+
+void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
+  const Assumptions& a = values_.AssumptionsOf(caller);
+  for (const auto& c : when) {
+    std::string key = DecidedKey(caller, c);
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || values_.IsSelected(key)) continue;
+    const bool decided = values_.EvaluateOnce(c.text, a) != Tri::kUnknown;
+    if (decided && !DecidedByLibraryName(c.text, a)) continue;
+    if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file, a); !inlined.empty()) {
+      Tri t = EvaluateCondition(inlined, false, a);
+      if (t != Tri::kUnknown) {
+        values_.Select(key, t);
+        if (decided) values_.DecidedByBody(c.text);
+        continue;
+      }
+    }
+    if (decided) continue;
+    bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
+    if (equal == differ) continue;
+    std::string member = EnumMember(c.text);
+    if (member.empty()) continue;
+    Location where;
+    std::string fn = Decider(caller, c, &where);
+    Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, values_.assumptions().dtype);
+    if (picks == Tri::kUnknown) continue;
+    values_.Select(key, equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue));
+  }
+}
+
+// The function whose value a condition tests, followed from a local
+// through assignments, casts, stubs and returns.
+std::string Selections::Decider(const OpStep& parent, const Condition& c, Location* where) {
+  for (const std::string& f : CalledFunctions(c.text)) {
+    // A predicate the assumptions decide (GradMode::is_enabled) is no selection.
+    // Library predicates (use_cudnn, use_miopen ...) are selections even
+    // though the assumptions decide them.
+    bool library = f.find("cudnn") != std::string::npos || f.find("miopen") != std::string::npos ||
+                   f.find("mkldnn") != std::string::npos || f.find("onednn") != std::string::npos;
+    if (!library && EvaluateCondition(f + "()", false, values_.assumptions()) != Tri::kUnknown) continue;
+    std::string found = FollowFunction(parent, LastName(f), 0, where, c.where.file);
+    if (!found.empty()) return found;
+  }
+  std::string var = LoneVariable(c.text);
+  if (var.empty() || !c.where.valid()) return "";
+  return FollowVariable(parent, c.where.file, 1, c.where.line, var, 0, where);
+}
+
+std::string Selections::FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
+                                       const std::string& var, int depth, Location* where) {
+  if (depth > kValueDepth) return "";
+  std::string expr = readers_.Of(file).AssignedExpression(from, before, var);
+  if (expr.empty()) return "";
+  // `static_cast<T>(x)` follows x; `f(x)` reads the same, so when x leads
+  // nowhere, f itself is the candidate (select_sdp_backend(kernel_params)).
+  std::string inner = CastOperand(expr);
+  if (!inner.empty() && inner != var) {
+    std::string found = FollowVariable(parent, file, from, before, inner, depth + 1, where);
+    if (!found.empty()) return found;
+  }
+  for (const std::string& f : CalledFunctions(expr)) {
+    std::string found = FollowFunction(parent, LastName(f), depth + 1, where, file);
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
+// A stub leads to its registration for the traced device, whose returns
+// are followed; any other function is the decider when it is defined.
+std::string Selections::FollowFunction(const OpStep& parent, const std::string& fn, int depth, Location* where,
+                                       const std::string& context_file) {
+  if (depth > kValueDepth) return "";
+  for (const auto& s : parent.stubs) {
+    if (s.name != fn) continue;
+    for (const auto& r : s.registrations) {
+      bool mine = CodeDeviceOf(r.device) == values_.assumptions().device;
+      if (!mine || !r.target_definition.valid()) continue;
+      const Location& def = r.target_definition;
+      for (const std::string& ret : readers_.Of(def.file).ReturnedExpressions(def.line)) {
+        std::string v = CastOperand(ret);
+        if (v.empty()) v = LoneVariable(ret);
+        std::string found = v.empty() ? "" : FollowVariable(parent, def.file, def.line, 0, v, depth + 1, where);
+        if (found.empty())
+          for (const std::string& f : CalledFunctions(ret)) {
+            found = FollowFunction(parent, LastName(f), depth + 1, where, def.file);
+            if (!found.empty()) break;
+          }
+        if (!found.empty()) return found;
+      }
+    }
+    return "";
+  }
+  if (LastName(fn).ends_with("_stub")) return "";
+  // Its definition: the one in the file asking, else the only one; among
+  // several elsewhere, the name without a location (never a guess).
+  std::vector<const CppFunction*> defs;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) defs.push_back(&ix_.cpp.functions()[id]);
+  if (defs.empty()) return "";
+  const CppFunction* pick = defs.size() == 1 ? defs[0] : nullptr;
+  for (const CppFunction* f : defs)
+    if (ix_.cpp.file(f->file) == context_file) pick = f;
+  *where = pick ? Location{ix_.cpp.file(pick->file), static_cast<int>(pick->line), ""} : Location{};
+  return fn;
+}
+
+std::vector<SelectionStep> Selections::Find(const Trace& t) {
+  std::vector<SelectionStep> found_all;
+  const Assumptions& a = values_.assumptions();
+  std::map<std::pair<std::string, std::string>, size_t> by_key;  // (function, op) -> index
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || !op.typical) continue;
+    std::set<std::string> walked;
+    for (const auto& im : op.impls) {
+      bool mine = StartsWith(im.key, "Composite") || CodeDeviceOf(im.key) == a.device;
+      if (!mine || !im.where.valid() || !walked.insert(im.where.file + ":" + std::to_string(im.where.line)).second)
+        continue;
+      for (const auto& call : readers_.Of(im.where.file).CallsIn(im.where.line)) {
+        if (!WorthNaming(ix_, call.callee)) continue;
+        std::vector<Condition> conds = ConditionsIn(call.conditions, im.where.file);
+        for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
+          if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
+          // The build or the tensor decides it (`unless defined(C10_MOBILE)
+          // && xnnpack::use_linear(...)`): no choice; a library's name alone
+          // (use_cudnn) leaves one.
+          if (values_.EvaluateOnce(it->text, a) != Tri::kUnknown && !DecidedByLibraryName(it->text, a)) continue;
+          Location where;
+          std::string fn = Decider(op, *it, &where);
+          if (fn.empty() || fn == call.callee) continue;
+          // What the call's other conditions rule out for this tensor runs
+          // on no choice of this decider (the CPU branch inside the flash
+          // attention case of a CUDA trace); an outer one may still choose it.
+          std::vector<Condition> others = conds;
+          others.erase(others.begin() + (std::prev(it.base()) - conds.begin()));
+          if (values_.Evaluate(op, others) == Tri::kFalse) continue;
+          auto key = std::make_pair(fn, op.name);
+          auto found = by_key.find(key);
+          if (found == by_key.end()) {
+            found = by_key.emplace(key, found_all.size()).first;
+            found_all.push_back({fn, where, op.name, {}});
+          }
+          SelectionStep& s = found_all[found->second];
+          std::string cond = it->Describe();
+          bool listed = false;
+          for (const auto& alt : s.alternatives) listed = listed || (alt.op == call.callee && alt.condition == cond);
+          if (!listed)
+            s.alternatives.push_back({call.callee, cond, values_.Evaluate(op, conds) == Tri::kTrue, it->where});
+          break;
+        }
+      }
+    }
+  }
+  return found_all;
+}
+
+}  // namespace optrace

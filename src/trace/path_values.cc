@@ -1,0 +1,104 @@
+// Evaluation order (PathValues::Evaluate): a condition read at one place
+// both ways is never taken; then per condition, what a predicate's body
+// decided, the vocabulary with the op's assumptions, a selection, a
+// helper's binding, and last the locals the condition reads
+// (trace/local_values.h).
+#include "trace/path_values.h"
+
+#include "trace/impl_parameters.h"
+#include "trace/shared_annotations.h"
+
+namespace optrace {
+
+void Meet(Tri* v, Tri t) {
+  if (t == Tri::kFalse) *v = Tri::kFalse;
+  else if (t == Tri::kUnknown && *v == Tri::kTrue) *v = Tri::kUnknown;
+}
+
+int Rank(Tri v) { return v == Tri::kTrue ? 2 : v == Tri::kUnknown ? 1 : 0; }
+
+std::string DecidedKey(const OpStep& parent, const Condition& c) {
+  return c.text + "@" + c.where.file + "@" + parent.name;
+}
+
+Tri PathValues::Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults) const {
+  const Assumptions& a = schema_defaults ? AssumptionsOf(parent) : a_;
+  // C and !C read at one place (after an if/else whose every branch returns): never taken.
+  for (const auto& c : when)
+    for (const auto& d : when)
+      if (c.negated != d.negated && c.text == d.text && c.where.line == d.where.line && c.where.file == d.where.file)
+        return Tri::kFalse;
+  Tri v = Tri::kTrue;
+  for (const auto& c : when) {
+    // What a predicate's body decides comes first: the vocabulary alone
+    // decides a library check by its name.
+    Tri t = Tri::kUnknown;
+    if (by_body_.count(c.text))
+      if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+    if (t == Tri::kUnknown) t = EvaluateOnce(c.text, a);
+    if (t == Tri::kUnknown)
+      if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+    if (t == Tri::kUnknown)
+      if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
+    if (t == Tri::kUnknown) t = WithLocals(c, a);
+    if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+    if (t == Tri::kFalse) return Tri::kFalse;
+    if (t == Tri::kUnknown) v = Tri::kUnknown;
+  }
+  return v;
+}
+
+// A C++ condition on the locals it reads (trace/local_values.h), once
+// per place and set of assumptions: the launches of one op share their
+// holders' guard chains.
+Tri PathValues::WithLocals(const Condition& c, const Assumptions& a) const {
+  if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
+    return Tri::kUnknown;
+  std::string key = c.where.file + ":" + std::to_string(c.where.line) + ":" + c.text;
+  auto [slot, fresh] = with_locals_[&a].try_emplace(std::move(key), Tri::kUnknown);
+  if (fresh) slot->second = EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a);
+  return slot->second;
+}
+
+Tri PathValues::EvaluateOnce(const std::string& text, const Assumptions& a) const {
+  auto [slot, fresh] = evaluated_[&a].try_emplace(text, Tri::kUnknown);
+  if (fresh) slot->second = EvaluateCondition(text, false, a);
+  return slot->second;
+}
+
+const Assumptions& PathValues::AssumptionsOf(const OpStep& parent) const {
+  auto it = assumptions_.find(&parent);
+  if (it == assumptions_.end()) it = assumptions_.emplace(&parent, AssumptionsFor(parent)).first;
+  return it->second;
+}
+
+// The assumptions with the defaults of the parent op's schema arguments,
+// overridden by what the Python call passes, also under the names its
+// implementation gives them (trace/impl_parameters.h).
+Assumptions PathValues::AssumptionsFor(const OpStep& parent) const {
+  Assumptions a = a_;
+  if (parent.yaml)
+    for (const auto& arg : parent.yaml->schema.arguments)
+      if (arg.default_value) a.defaults[arg.name] = *arg.default_value;
+  if (auto passed = entry_arguments_.find(&parent); passed != entry_arguments_.end())
+    for (const auto& [name, value] : passed->second) {
+      if (value) a.defaults[name] = *value;
+      else a.defaults.erase(name);
+    }
+  for (const auto& [cpp, schema] : ImplParameterNames(parent))
+    if (auto it = a.defaults.find(schema); it != a.defaults.end()) a.defaults[cpp] = AsCppArgument(it->second);
+  return a;
+}
+
+void PathValues::SetEntryArguments(const OpStep& op, PassedArguments passed) {
+  entry_arguments_[&op] = std::move(passed);
+  assumptions_.erase(&op);
+}
+
+bool PathValues::KnowsMoreThanCode(const OpStep& op) const {
+  return !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) || DecidedFor(op.name, bound_);
+}
+
+void PathValues::BindInHelper(const std::string& key, Tri t) { Bind(&bound_, key, t); }
+
+}  // namespace optrace

@@ -1,0 +1,43 @@
+// Marking the typical path (ops[].typical, ops[].undecided) once every
+// edge has its conditions: an entry op by its Python way, any other op by
+// its edge from the parent under the parent's assumptions (the best of its
+// callers' edges where several call it), a backward op also by whether a
+// taken formula names it; then which conditions of each edge stay open,
+// and the structured delegates folded into the op that delegates.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "trace/op_edges.h"
+#include "trace/path_values.h"
+#include "trace/trace.h"
+#include "trace/trace_typical.h"
+
+namespace optrace {
+
+// What the reading of entries and edges found, by op index.
+struct PathEdges {
+  std::map<size_t, Tri> entry_python;                       // an entry op's Python way (PythonEntries::EntryConditions)
+  std::map<size_t, bool> optional_step;                     // entry ops behind an open optional step
+  std::set<size_t> edge_found;                              // ops whose edge from the parent is a listed call
+  std::map<size_t, std::vector<CallerEdge>> other_callers;  // each op's other callers (also_reached_from)
+  // Forward entry ops whose value only a later returned output carries: no first-order backward.
+  std::set<std::string> later_outputs_only;
+};
+
+// Sets typical/undecided of every op of `t`; the best of an op's callers
+// becomes its reached_from (edges->other_callers keeps the others).
+void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges);
+
+// Which conditions of each C++ edge the assumptions leave open
+// (Condition::open, Condition::holds).
+void MarkOpenConditions(Trace& t, const PathValues& values);
+
+// A structured delegate reached only as such (add_.Tensor -> add.out) is
+// no dispatched op: no longer typical itself.
+void FoldStructuredDelegates(Trace& t);
+
+}  // namespace optrace
