@@ -518,6 +518,19 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   return names;
 }
 
+// Where the first of `names` (RunNames' kernels, a `?` before one left
+// open) is defined: the line a reader opens for what is named first. Else
+// the op's first kernel, else `fallback`.
+Location FirstNamedAt(const MainPathOp& e, const std::vector<std::string>& names, const Location& fallback) {
+  if (!names.empty()) {
+    std::string_view first = names.front();
+    if (first.starts_with("?")) first.remove_prefix(1);
+    for (const KernelStep* k : e.kernels)
+      if (k->name == first) return k->where;
+  }
+  return !e.kernels.empty() ? e.kernels[0]->where : fallback;
+}
+
 class MainWriter {
  public:
   MainWriter(const Trace& t, const MainPath& m, size_t width) : t_(t), m_(m), width_(width) {}
@@ -750,16 +763,10 @@ class MainWriter {
     std::string in = indent + "     ";
     if (e.undecided) {  // a branch left open: what it runs, on one line
       std::vector<std::string> names = RunNames(e, m_.device);
-      Location at = !e.kernels.empty()     ? e.kernels[0]->where
-                    : !e.libraries.empty() ? e.libraries[0]->where
-                    : e.impl               ? e.impl->where
-                                           : Location{};
-      for (const KernelStep* k : e.kernels) {  // where the name said first is
-        if (!names.empty() && k->name == names.front()) {
-          at = k->where;
-          break;
-        }
-      }
+      Location at = FirstNamedAt(e, names,
+                                 !e.libraries.empty() ? e.libraries[0]->where
+                                 : e.impl             ? e.impl->where
+                                                      : Location{});
       if (!names.empty()) Add(in, "runs " + Join(names, ", "), LocText(at, true));
       NondeterminismLines(e, in);
       return;
@@ -961,9 +968,7 @@ class MainWriter {
         if (typical || runs == m_.alternative_ops.end()) continue;
         for (const MainPathOp& e : runs->second) {
           std::vector<std::string> names = RunNames(e, m_.device);
-          const Location& at = !e.kernels.empty() ? e.kernels[0]->where
-                               : e.impl           ? e.impl->where
-                                                  : YamlLocation(t_.ops[e.op].yaml);
+          const Location at = FirstNamedAt(e, names, e.impl ? e.impl->where : YamlLocation(t_.ops[e.op].yaml));
           Add("          → ", "aten::" + t_.ops[e.op].name + (names.empty() ? "" : ": " + Join(names, ", ")),
               LocText(at, true));
         }
