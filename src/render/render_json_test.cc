@@ -296,6 +296,14 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
                            // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
                            "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  // The fallback's cat names direct_copy_kernel_cuda first (cuda/Copy.cu:158,
+  // copy_'s kernel for two tensors neither conjugate nor negated): its line
+  // points there, not at the op's first kernel (UnaryComplexKernels.cu:77).
+  const size_t cat = text.find("→ aten::cat: ?direct_copy_kernel_cuda");
+  ASSERT_NE(cat, std::string::npos) << text;
+  const size_t next = text.find("→", cat + 1);
+  const std::string entry = text.substr(cat, next == std::string::npos ? std::string::npos : next - cat);
+  EXPECT_NE(entry.find("cuda/Copy.cu:158"), std::string::npos) << entry;
 }
 
 // What the op computes, in Python, one line under its kernels: gelu's
