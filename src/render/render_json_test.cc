@@ -296,9 +296,10 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
                            // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
                            "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
-  // The fallback's cat names direct_copy_kernel_cuda first (cuda/Copy.cu:158,
-  // copy_'s kernel for two tensors neither conjugate nor negated): its line
-  // points there, not at the op's first kernel (UnaryComplexKernels.cu:77).
+  // The fallback's cat names direct_copy_kernel_cuda first (copy_'s kernel
+  // for two tensors neither conjugate nor negated, located at its first
+  // gpu_kernel launch, cuda/Copy.cu:158): its line points there, not at the op's first kernel
+  // (conj_kernel_cuda's jitted launch, UnaryComplexKernels.cu:77).
   const size_t cat = text.find("→ aten::cat: ?direct_copy_kernel_cuda");
   ASSERT_NE(cat, std::string::npos) << text;
   const size_t next = text.find("→", cat + 1);

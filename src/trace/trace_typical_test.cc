@@ -95,7 +95,7 @@ TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
 }
 
 TEST(EvaluateCondition, SpacingAroundAComparisonDoesNotMatter) {
-  // LossNLL.cpp:529 writes `if (input.sym_numel()==0)`: a typical tensor is not empty either way.
+  // LossNLL.cpp:528 writes `if (input.sym_numel()==0){`: a typical tensor is not empty either way.
   Assumptions a;
   for (const char* empty : {"input.sym_numel()==0", "input.numel() == 0", "input.numel()  ==0", "self.size(1)==0"})
     EXPECT_EQ(EvaluateCondition(empty, false, a), Tri::kFalse) << empty;
