@@ -100,6 +100,12 @@ int ScopesDefining(const Index& ix, const OpStep& op, const std::string& fn, Cod
 
 }  // namespace
 
+int CodeRoutes::ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device) {
+  auto [it, added] = classes_.try_emplace({&op, fn, device}, 0);
+  if (added) it->second = ScopesDefining(ix_, op, fn, device);
+  return it->second;
+}
+
 bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {
   std::set<std::string> seen;
   return RouteTo(op, fn, 0, &seen, out, device);
@@ -144,7 +150,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
     // A call by name that several classes answer (CellParams' and
     // QuantizedCellParams' overrides of linear_ih): which one runs is the
     // receiver's class, which the trace does not know.
-    if (const int n = ScopesDefining(ix_, op, fn, device); n > 1)
+    if (const int n = ClassesDefining(op, fn, device); n > 1)
       route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
                        ConditionKind::kRoute, *where});
     out->insert(out->end(), route.begin(), route.end());

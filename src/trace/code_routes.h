@@ -7,8 +7,10 @@
 // and evaluates with PathValues to pick the best of several call sites.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -56,10 +58,13 @@ class CodeRoutes {
  private:
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, CodeDevice device);
+  // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
+  int ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
 
   const Index& ix_;
   GuardReaders& readers_;
   const PathValues& values_;
+  std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
 };
 
 }  // namespace optrace

@@ -467,8 +467,9 @@ std::string SpacedComparisons(std::string_view atom) {
 }
 
 Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
-  const std::string spaced = SpacedComparisons(TrimView(atom));
-  std::string_view s = spaced;
+  std::string_view s = TrimView(atom);
+  std::string spaced;  // most atoms compare nothing: no copy for them
+  if (s.find_first_of("=<>") != std::string_view::npos) s = spaced = SpacedComparisons(s);
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
   for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s)})
