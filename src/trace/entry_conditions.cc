@@ -57,10 +57,9 @@ void PythonEntries::PythonConditions() {
     const std::string& text = Text(f.where.file);
     for (auto& c : f.calls) {
       if (c.line <= 0) continue;
-      for (const auto& p : PyLineConditions(text, c.line))
-        c.when.push_back({p.text, p.negated, ConditionKindOf(p.kind), {f.where.file, p.line, ""}});
+      for (const auto& p : PyLineConditions(text, c.line)) c.when.push_back(PythonCondition(p, f.where.file));
       for (const auto& p : PyExpressionConditions(text, c.line, c.callee))
-        c.when.push_back({p.text, p.negated, ConditionKindOf(p.kind), {f.where.file, p.line, ""}});
+        c.when.push_back(PythonCondition(p, f.where.file));
     }
   }
 }

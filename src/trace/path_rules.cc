@@ -79,6 +79,10 @@ void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
   if (returns_self == Tri::kUnknown && way->second == Tri::kTrue) way->second = Tri::kUnknown;
 }
 
+Condition PythonCondition(const PyCondition& p, const std::string& file) {
+  return {p.text, p.negated, ConditionKindOf(p.kind), {file, p.line, ""}};
+}
+
 // A reader's conditions as the trace states them, placed in `file`.
 std::vector<Condition> ConditionsIn(const std::vector<CodeCondition>& in, const std::string& file) {
   std::vector<Condition> out;

@@ -15,6 +15,7 @@
 
 #include "cpp/cpp_guards.h"
 #include "index/index.h"
+#include "py/py_guards.h"
 #include "trace/trace.h"
 #include "trace/trace_typical.h"
 
@@ -57,6 +58,9 @@ bool NeedsNames(const OpStep& op);
 // otherwise, as a C++ method call does.
 void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
                       std::pair<std::vector<Condition>, Tri>* way);
+
+// A Python guard (py/py_guards.h) as the trace states it, placed in `file`.
+Condition PythonCondition(const PyCondition& p, const std::string& file);
 
 // A reader's conditions as the trace states them, placed in `file`.
 std::vector<Condition> ConditionsIn(const std::vector<CodeCondition>& in, const std::string& file);

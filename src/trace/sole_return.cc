@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "py/py_guards.h"
+#include "trace/path_rules.h"
 
 namespace optrace {
 
@@ -25,7 +26,7 @@ bool WithinOne(const std::vector<std::pair<int, int>>& statements, int line, std
 // out: one of its conditions decided against it.
 bool RuledOut(FrameBindings& bindings, const PyFrame& f, const std::string& text, int line) {
   for (const PyCondition& p : PyLineConditions(text, line)) {
-    const Condition c{p.text, p.negated, ConditionKindOf(p.kind), {f.where.file, p.line, ""}};
+    const Condition c = PythonCondition(p, f.where.file);
     const Tri v = bindings.Evaluate(f, c);
     if (v == (c.negated ? Tri::kTrue : Tri::kFalse)) return true;
   }
