@@ -88,7 +88,12 @@ PythonEntries::Way PythonEntries::WayThrough(const PyFrame& f, const PyCallStep&
   Accumulate(f, c.when, &when, &own);
   // A call the frame cannot return without runs whenever the frame
   // does (sole_return.h): its open conditions hold for any input it accepts.
-  if (own == Tri::kUnknown && SoleReturn(ix_, bindings_, f, c)) own = Tri::kTrue;
+  // Asked once per call: every way through the frame asks again.
+  if (own == Tri::kUnknown) {
+    auto [sole, added] = sole_returns_.try_emplace(&c, false);
+    if (added) sole->second = SoleReturn(ix_, bindings_, f, c);
+    if (sole->second) own = Tri::kTrue;
+  }
   Meet(&v, own);
   return {std::move(when), v};
 }

@@ -65,6 +65,7 @@ class PythonEntries {
   const Assumptions& a_;
   FrameBindings bindings_;
   std::map<std::string, std::shared_ptr<const std::string>> texts_;
+  std::map<const PyCallStep*, bool> sole_returns_;  // SoleReturn's answer per call
 };
 
 }  // namespace optrace
