@@ -682,6 +682,10 @@ CppGuardReader::CppGuardReader(std::string_view text)
   LexCpp(text, &lexed_);
 }
 
+std::optional<WrittenCall> CppGuardReader::CallWritten(int line, std::string_view callee) const {
+  return CallWrittenAt(lexed_.tokens, FirstToken(line), line, callee);
+}
+
 size_t CppGuardReader::FirstToken(int line) const {
   const auto& toks = lexed_.tokens;
   auto it = std::lower_bound(toks.begin(), toks.end(), line,
@@ -812,6 +816,7 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name || !t[i + 1].Is('=')) continue;
+    if (i > begin && (t[i - 1].Is('.') || t[i - 1].Is("->"))) continue;  // another object's member
     last = AssignedAt(i, end);
   }
   return last;
@@ -894,22 +899,52 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
   return out;
 }
 
+// The braces of the body of the function defined at `from_line`, when it
+// holds no preprocessor directive; false otherwise.
+bool CppGuardReader::PlainBody(int from_line, size_t* open, size_t* close) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  *open = begin;
+  while (*open < end && !t[*open].Is('{')) ++*open;
+  if (*open >= end || !t[end - 1].Is('}')) return false;
+  *close = end - 1;
+  const auto first = static_cast<int>(t[*open].line), last = static_cast<int>(t[*close].line);
+  for (const PreprocessorLine& pl : pp_lines_)
+    if (pl.line > first && pl.line < last) return false;
+  return true;
+}
+
+std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_line) const {
+  size_t open = 0, close = 0;
+  if (!PlainBody(from_line, &open, &close)) return std::nullopt;
+  return GuardedReturns(lexed_.tokens, open, close);
+}
+
+std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int before,
+                                                             std::string_view object) const {
+  const auto& t = lexed_.tokens;
+  size_t open = FirstToken(from_line), end = BodyEnd(open);
+  while (open < end && !t[open].Is('{')) ++open;
+  if (open >= end || !t[end - 1].Is('}')) return std::nullopt;
+  return UsesOfObject(t, open, end - 1, before, object);
+}
+
+bool CppGuardReader::Names(int from_line, std::string_view word) const {
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  for (size_t i = begin; i < end; ++i)
+    if (t[i].text == word) return true;
+  return false;
+}
+
 std::string CppGuardReader::PredicateExpression(int from_line) const {
   {
     std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->predicates.find(from_line); it != memo_->predicates.end()) return it->second;
   }
-  const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
-  size_t open = begin;
-  while (open < end && !t[open].Is('{')) ++open;
   std::string expr;
-  if (open < end && t[end - 1].Is('}')) {
-    const auto first = static_cast<int>(t[open].line), last = static_cast<int>(t[end - 1].line);
-    bool directive = false;
-    for (const PreprocessorLine& pl : pp_lines_) directive = directive || (pl.line > first && pl.line < last);
-    if (!directive) expr = optrace::PredicateExpression(t, open, end - 1);
-  }
+  size_t open = 0, close = 0;
+  if (PlainBody(from_line, &open, &close)) expr = optrace::PredicateExpression(lexed_.tokens, open, close);
   std::lock_guard<std::shared_mutex> lock(memo_->mu);
   return memo_->predicates.try_emplace(from_line, std::move(expr)).first->second;
 }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@
 #include <vector>
 
 #include "cpp/cpp_lexer.h"
+#include "cpp/guarded_returns.h"
+#include "cpp/object_uses.h"
+#include "cpp/written_call.h"
 
 namespace optrace {
 
@@ -86,12 +90,26 @@ class CppGuardReader {
   // its parameters (cpp/cpp_predicate.h); "" when its body is not
   // straight-line or holds a preprocessor directive.
   std::string PredicateExpression(int from_line) const;
+  // The returns of the function defined at `from_line`, each with its
+  // if/else conditions (cpp/guarded_returns.h); nullopt when its body is
+  // not read or holds a preprocessor directive.
+  std::optional<std::vector<GuardedReturn>> ReturnsOf(int from_line) const;
+  // The uses of local `object` in the function defined at `from_line`
+  // before line `before` (cpp/object_uses.h), `#if` groups and all;
+  // nullopt when the body is not read.
+  std::optional<std::vector<ObjectUse>> UsesOf(int from_line, int before, std::string_view object) const;
+  // Whether the body of the function defined at `from_line` names `word`.
+  bool Names(int from_line, std::string_view word) const;
+  // The arguments of the first call of `callee` written on `line`
+  // (cpp/written_call.h).
+  std::optional<WrittenCall> CallWritten(int line, std::string_view callee) const;
   // The `#if` groups around `line`, outermost first (include guards left out).
   std::vector<CodeCondition> PreprocessorConditions(int line) const;
   std::string_view text() const { return text_; }
 
  private:
   size_t FirstToken(int line) const;
+  bool PlainBody(int from_line, size_t* open, size_t* close) const;
   std::string AssignedAt(size_t name_token, size_t end) const;
   // The remembered walk of the function defined at `from_line`.
   const CppCallSites& SitesOf(int from_line) const;

@@ -153,6 +153,16 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
   EXPECT_EQ(r.OnlyAssignment(1, 3, "n"), "self.numel()");
 }
 
+TEST(CppGuardReader, AnotherObjectsMemberOfTheSameNameIsNoAssignment) {
+  const char* text =
+      "Tensor f(bool transposed) {\n"         // 1
+      "  Params params;\n"                    // 2
+      "  params.transposed = transposed;\n"   // 3
+      "  return pick(params);\n"              // 4
+      "}\n";
+  EXPECT_EQ(CppGuardReader(text).AssignedExpression(1, 4, "transposed"), "") << "the parameter keeps its value";
+}
+
 TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
   const char* text =
       "void k(const Tensor& b, int n, int t) {\n"       // 1

@@ -119,7 +119,86 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
   return joined;
 }
 
+// Whether the word `w` is a constant or keyword rather than a member:
+// `true`, `nullptr`, `kFloat`, `MIOPEN_DIM_MAX`.
+bool IsConstantWord(std::string_view w) {
+  if (w == "true" || w == "false" || w == "nullptr" || w == "this" || w == "sizeof") return true;
+  if (w.size() > 1 && w[0] == 'k' && std::isupper(static_cast<unsigned char>(w[1]))) return true;
+  return std::none_of(w.begin(), w.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+}
+
+// `expr`, a member function's body expression, with each bare word that
+// names no parameter, call, qualified name or constant written
+// `object.word`: in a member function such a word is a member, and the
+// caller's own parameter of that name is another variable.
+std::string QualifyMembers(const std::string& expr, const std::string& object, const std::vector<std::string>& params) {
+  std::string out;
+  for (size_t i = 0; i < expr.size();) {
+    const bool starts = IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
+                        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' &&
+                                    expr[i - 1] != '>'));
+    if (!starts) {
+      out += expr[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
+    const std::string word = expr.substr(i, j - i);
+    size_t next = j;
+    while (next < expr.size() && expr[next] == ' ') ++next;
+    const bool named = next < expr.size() && (expr[next] == '(' || expr[next] == ':' || expr[next] == '<');
+    const bool member = !named && !IsConstantWord(word) && std::find(params.begin(), params.end(), word) == params.end();
+    out += member ? object + "." + word : word;
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string InlineMemberPredicates(const Index& ix, std::string_view condition, const std::string& file,
+                                   const std::string& object) {
+  const std::string prefix = object + ".";
+  std::string out;
+  bool any = false;
+  for (size_t i = 0; i < condition.size();) {
+    const bool starts = condition.substr(i, prefix.size()) == prefix &&
+                        (i == 0 || (!IsIdentChar(condition[i - 1]) && condition[i - 1] != '.' && condition[i - 1] != '>'));
+    size_t name_end = i + prefix.size();
+    while (starts && name_end < condition.size() && IsIdentChar(condition[name_end])) ++name_end;
+    if (!starts || name_end >= condition.size() || condition[name_end] != '(') {
+      out += condition[i++];
+      continue;
+    }
+    const std::string name(condition.substr(i + prefix.size(), name_end - i - prefix.size()));
+    size_t close = name_end;
+    for (int depth = 0; close < condition.size(); ++close) {
+      if (condition[close] == '(') ++depth;
+      if (condition[close] == ')' && --depth == 0) break;
+    }
+    if (close >= condition.size()) break;
+    std::vector<std::string> args = SplitTopLevel(condition.substr(name_end + 1, close - name_end - 1), ',');
+    if (args.size() == 1 && args[0].empty()) args.clear();
+    std::string expr;
+    for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
+      const CppFunction& f = ix.cpp.functions()[id];
+      std::vector<std::string> names = ParameterNames(f.params);
+      if (ix.cpp.file(f.file) != file || !f.HasBody() || names.size() != args.size() || !ReturnsBool(f)) continue;
+      if (f.body_end - f.body_begin > kMaxInlinePredicateLines) continue;
+      expr = GuardReaderOf(ix, file).PredicateExpression(static_cast<int>(f.line));
+      if (!expr.empty()) expr = Substitute(QualifyMembers(expr, object, names), names, args);
+      break;
+    }
+    if (expr.empty()) {
+      out.append(condition.substr(i, close + 1 - i));
+    } else {
+      out += "(" + expr + ")";
+      any = true;
+    }
+    i = close + 1;
+  }
+  return any ? out : "";
+}
 
 std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file,
                              const Assumptions& a) {

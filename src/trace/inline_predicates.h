@@ -33,4 +33,14 @@ namespace optrace {
 std::string InlinePredicates(const Index& ix, std::string_view condition, const std::string& file,
                              const Assumptions& a);
 
+// `condition` with each call `object.f(args)` of a bool member function f
+// defined in `file` (its class's methods live beside the function asking)
+// replaced by f's body expression: each name in it that is no parameter,
+// call, qualified name or constant -- a member -- written `object.name`,
+// then its parameters replaced by the arguments; so that the values
+// bound to `object.name` decide it (`params.is_depthwise(input, weight)`
+// -> `... && params.groups > 1`). "" when none was.
+std::string InlineMemberPredicates(const Index& ix, std::string_view condition, const std::string& file,
+                                   const std::string& object);
+
 }  // namespace optrace

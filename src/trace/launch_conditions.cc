@@ -116,6 +116,9 @@ bool LaunchSiteConditions(CodeWays& w, const OpStep& op, const KernelStep& k, co
 // site when it launches the kernel at several (taken, else open, else
 // ruled out), or of the holder's use of the #define that launches it.
 void AnnotateLaunches(CodeWays& w, OpStep& op) {
+  // The selections a stub's call decides (`case ConvBackend::Cudnn:`) are
+  // the kernels' below it too: decided first.
+  AnnotateStubs(w, op);
   // Most of an op's launches share a few holders (copy_'s thirty kernels,
   // copy_device_to_device's): the way to each is read once.
   std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
@@ -130,7 +133,6 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     k.when = EachConditionOnce(std::move(route));
     Mark(k, LaunchValue(w, op, k.when));
   }
-  AnnotateStubs(w, op);
 }
 
 }  // namespace optrace

@@ -14,11 +14,13 @@
 #include "trace/path_selections.h"
 
 #include <iterator>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "base/text.h"
 #include "trace/condition_text.h"
+#include "trace/decider_returns.h"
 #include "trace/dtype_gates.h"
 #include "trace/inline_predicates.h"
 #include "trace/path_rules.h"
@@ -30,7 +32,7 @@ void Selections::DecideAlongEdges(const Trace& t, const std::map<size_t, std::ve
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpStep& op = t.ops[i];
     const OpStep* parent = op.reached_from.empty() ? nullptr : ParentOf(t, op);
-    if (!parent || parent->role != op.role || op.role != OpRole::kForward) continue;
+    if (!parent || parent->role != op.role) continue;
     DecideSelectionsOf(*parent, op.when);
     if (auto others = other_callers.find(i); others != other_callers.end())
       for (const CallerEdge& other : others->second) DecideSelectionsOf(*other.parent, other.when);
@@ -53,6 +55,10 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
       }
     }
     if (decided) continue;
+    if (Tri t = ByDeciderReturn(caller, c, a); t != Tri::kUnknown) {
+      values_.Select(key, t);
+      continue;
+    }
     bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
     if (equal == differ) continue;
     std::string member = EnumMember(c.text);
@@ -63,6 +69,22 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
     if (picks == Tri::kUnknown) continue;
     values_.Select(key, equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue));
   }
+}
+
+// A condition on a local the decider's return assigns (`backend ==
+// ConvBackend::Cudnn || ...`), with the local holding what the decider
+// returns for this call (trace/decider_returns.h).
+Tri Selections::ByDeciderReturn(const OpStep& caller, const Condition& c, const Assumptions& a) {
+  std::string var = LoneVariable(c.text);
+  if (var.empty() || !c.where.valid()) return Tri::kUnknown;
+  Location where;
+  std::string fn = Decider(caller, c, &where);
+  if (fn.empty() || !where.valid()) return Tri::kUnknown;
+  std::optional<std::string> value = DeciderReturn(ix_, readers_, caller, a, c.where, fn, where);
+  if (!value) return Tri::kUnknown;
+  Assumptions with = a;
+  with.defaults[var] = *value;
+  return EvaluateCondition(c.text, false, with);
 }
 
 // The function whose value a condition tests, followed from a local

@@ -44,6 +44,7 @@ class Selections {
   std::vector<SelectionStep> Find(const Trace& t);
 
  private:
+  Tri ByDeciderReturn(const OpStep& caller, const Condition& c, const Assumptions& a);
   std::string Decider(const OpStep& parent, const Condition& c, Location* where);
   std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
                              const std::string& var, int depth, Location* where);

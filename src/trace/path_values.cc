@@ -92,7 +92,13 @@ Assumptions PathValues::AssumptionsFor(const OpStep& parent) const {
 
 void PathValues::SetEntryArguments(const OpStep& op, PassedArguments passed) {
   entry_arguments_[&op] = std::move(passed);
-  assumptions_.erase(&op);
+  // What was evaluated under the op's old assumptions goes with them: the
+  // new ones may be made at the same address.
+  if (auto old = assumptions_.find(&op); old != assumptions_.end()) {
+    evaluated_.erase(&old->second);
+    with_locals_.erase(&old->second);
+    assumptions_.erase(old);
+  }
 }
 
 bool PathValues::KnowsMoreThanCode(const OpStep& op) const {

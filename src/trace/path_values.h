@@ -58,6 +58,7 @@ class PathValues {
 
   // What the Python call (or a backward formula) passes `op`'s schema arguments.
   void SetEntryArguments(const OpStep& op, PassedArguments passed);
+  bool HasEntryArguments(const OpStep& op) const { return entry_arguments_.count(&op) > 0; }
 
   // Whether this trace knows more about `op` than its code alone (what its
   // Python call passes, a condition decided for it): it annotates `op`

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "trace/caller_arguments.h"
 #include "trace/code_routes.h"
 #include "trace/entry_conditions.h"
 #include "trace/formula_arguments.h"
@@ -123,13 +124,67 @@ void ReadFormulaArguments(const Trace& t, PathValues& values) {
       }
 }
 
-// Each C++ edge's conditions (op.when, op.called_at) and those of the
-// op's other callers.
-void ReadEdges(const Index& ix, Trace& t, EdgeReader& reader, PathEdges* edges) {
-  SharedEdges shared(ix);
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    OpStep& op = t.ops[i];
+// What all of op's callers pass it (trace/caller_arguments.h), bound
+// before its own edges are read: its callees' conditions read its values.
+// A caller whose call is not read leaves every argument to the code.
+void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent,
+                         const std::vector<CallerEdge>& others, GuardReaders& readers, PathValues& values) {
+  if (values.HasEntryArguments(op) || others.size() != op.also_reached_from.size()) return;
+  std::vector<PassedArguments> sites;
+  auto read = [&](const OpStep& caller, const Location& site) {
+    if (!site.valid()) return false;
+    auto passed = CppCallerArguments(ix, caller, op, site, readers.Of(site.file), values.AssumptionsOf(caller));
+    if (passed) sites.push_back(std::move(*passed));
+    return passed.has_value();
+  };
+  if (!read(parent, op.called_at)) return;
+  for (const CallerEdge& other : others)
+    if (!read(*other.parent, other.site)) return;
+  if (auto agreed = AgreedArguments(op, sites)) values.SetEntryArguments(op, std::move(*agreed));
+}
+
+// The ops in an order that reads every op's callers before it (callers
+// first; the ops of a call cycle in trace order): what an op passes on
+// is known when its callees' arguments are bound.
+std::vector<size_t> CallersFirst(const Trace& t) {
+  const size_t n = t.ops.size();
+  std::vector<std::vector<size_t>> callees(n);
+  std::vector<size_t> waiting(n, 0);
+  auto index_of = [&](const OpStep* op) { return static_cast<size_t>(op - t.ops.data()); };
+  for (size_t i = 0; i < n; ++i) {
+    const OpStep& op = t.ops[i];
     if (op.reached_from.empty()) continue;
+    std::vector<const OpStep*> callers = {ParentOf(t, op)};
+    for (const std::string& name : op.also_reached_from) callers.push_back(OpNamed(t, name, op.role));
+    for (const OpStep* caller : callers)
+      if (caller && caller != &op) {
+        callees[index_of(caller)].push_back(i);
+        ++waiting[i];
+      }
+  }
+  std::vector<size_t> order;
+  std::vector<bool> placed(n, false);
+  auto place = [&](size_t i, auto& self) -> void {
+    placed[i] = true;
+    order.push_back(i);
+    for (size_t c : callees[i])
+      if (--waiting[c] == 0 && !placed[c]) self(c, self);
+  };
+  for (size_t i = 0; i < n; ++i)
+    if (waiting[i] == 0 && !placed[i]) place(i, place);
+  for (size_t i = 0; i < n; ++i)  // what a cycle left waiting
+    if (!placed[i]) place(i, place);
+  return order;
+}
+
+// Each C++ edge's conditions (op.when, op.called_at) and those of the
+// op's other callers, for the forward ops (`forward`) or the others.
+void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, GuardReaders& readers,
+               PathValues& values, PathEdges* edges) {
+  SharedEdges shared(ix);
+  for (size_t i : CallersFirst(t)) {
+    OpStep& op = t.ops[i];
+    if (op.reached_from.empty() || (op.role == OpRole::kForward) != forward) continue;
     const OpStep* parent = ParentOf(t, op);
     if (!parent || parent->role != op.role) continue;
     bool found = false;
@@ -142,6 +197,9 @@ void ReadEdges(const Index& ix, Trace& t, EdgeReader& reader, PathEdges* edges) 
       edge.when = reader.Read(shared, *other, op, &edge.found, &edge.site);
       edges->other_callers[i].push_back(std::move(edge));
     }
+    auto others = edges->other_callers.find(i);
+    BindCallerArguments(ix, op, *parent, others == edges->other_callers.end() ? std::vector<CallerEdge>{} : others->second,
+                        readers, values);
   }
 }
 
@@ -173,8 +231,11 @@ void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace
 
   PathEdges edges;
   ReadEntries(t, python, values, &edges);
+  // What a backward formula passes reads the forward op's values, which
+  // its C++ callers' arguments give (ReadEdges binds them).
+  ReadEdges(index, t, /*forward=*/true, edge_reader, readers, values, &edges);
   ReadFormulaArguments(t, values);
-  ReadEdges(index, t, edge_reader, &edges);
+  ReadEdges(index, t, /*forward=*/false, edge_reader, readers, values, &edges);
   selections.DecideAlongEdges(t, edges.other_callers);
   MarkTypical(t, values, &edges);
   MarkOpenConditions(t, values);

@@ -1,0 +1,26 @@
+// The callee's name is an identifier token directly followed by '(' (a
+// qualified `at::f(` or a method `.f(`); Toks::Args splits the group.
+#include "cpp/written_call.h"
+
+#include "cpp/token_range.h"
+
+namespace optrace {
+
+std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t first, int line,
+                                         std::string_view callee) {
+  const std::string symint = std::string(callee) + "_symint";
+  for (size_t i = first; i + 1 < toks.size() && static_cast<int>(toks[i].line) == line; ++i) {
+    const Token& name = toks[i];
+    if (!IsIdent(name) || (name.text != callee && name.text != symint) || !toks[i + 1].Is('(')) continue;
+    Toks range(toks);
+    const size_t close = range.MatchClose(i + 1, toks.size());
+    if (close >= toks.size()) return std::nullopt;
+    WrittenCall call;
+    call.method = i > 0 && (toks[i - 1].Is('.') || toks[i - 1].Is("->"));
+    for (const auto& [b, e] : range.Args(i + 1, close)) call.arguments.push_back(range.Join(b, e));
+    return call;
+  }
+  return std::nullopt;
+}
+
+}  // namespace optrace

@@ -1,0 +1,36 @@
+// A call's arguments as the source writes them, for the tracer to bind to
+// the callee's parameters: `at::_convolution(input, weight, bias, stride,
+// padding, dilation, transposed, output_padding, groups, ...)` hands
+// `_convolution` its `transposed` and `groups`, and `at::convolution_symint(
+// input, weight, bias, stride, padding, dilation, false, {{0, 0}}, groups)`
+// fixes `transposed` to false whatever its caller was given.
+//
+// Read from tokens (comments and strings never leak in); the arguments
+// split at top-level commas -- not those inside brackets or a template
+// argument list (`std::pair<int, int>(a, b)` is one argument).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cpp/cpp_lexer.h"
+
+namespace optrace {
+
+struct WrittenCall {
+  // `x.f(...)` or `p->f(...)`: the receiver is no argument.
+  bool method = false;
+  // Each as written, whitespace collapsed: "false", "{{0, 0}}", "ctx.benchmarkCuDNN()".
+  std::vector<std::string> arguments;
+};
+
+// The first call of `callee` (or of `callee_symint`, the SymInt form a
+// composite writes) whose name is on `line`; tokens [first, ...) are the
+// file's from that line on. nullopt when none is written there or its
+// parentheses do not close.
+std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t first, int line,
+                                         std::string_view callee);
+
+}  // namespace optrace

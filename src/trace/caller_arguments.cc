@@ -1,0 +1,131 @@
+// Values are kept in the schema's spelling (`False`, `None`, `1`) so that
+// PathValues::AssumptionsFor treats them like a Python call's.
+#include "trace/caller_arguments.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/text.h"
+#include "cpp/cpp_params.h"
+#include "trace/condition_text.h"
+
+namespace optrace {
+
+namespace {
+
+bool IsNumber(std::string_view s) {
+  if (!s.empty() && s.front() == '-') s.remove_prefix(1);
+  while (!s.empty() && (s.back() == 'L' || s.back() == 'l' || s.back() == 'f' || s.back() == 'F' ||
+                        s.back() == 'u' || s.back() == 'U'))
+    s.remove_suffix(1);
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front()))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+// A qualified constant (`at::Reduction::Mean`, `at::kFloat`): no call, no
+// operator, at least one `::`.
+bool IsQualifiedConstant(std::string_view s) {
+  if (s.find("::") == std::string_view::npos) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return IsIdentChar(c) || c == ':'; });
+}
+
+}  // namespace
+
+std::optional<std::string> LiteralValue(std::string_view arg, bool optional) {
+  if (arg == "true") return "True";
+  if (arg == "false") return "False";
+  if (arg == "std::nullopt" || arg == "c10::nullopt" || arg == "::std::nullopt" || (arg == "{}" && optional))
+    return "None";
+  if (IsNumber(arg)) {
+    std::string n(arg);
+    while (!n.empty() && std::isalpha(static_cast<unsigned char>(n.back()))) n.pop_back();
+    return n;
+  }
+  if (arg.size() >= 2 && arg.front() == '"' && arg.back() == '"') return std::string(arg);
+  if (IsQualifiedConstant(arg)) return std::string(arg);
+  return std::nullopt;
+}
+
+const ImplStep* ImplementationHolding(const Index& ix, const OpStep& parent, const Location& where) {
+  for (const auto& im : parent.impls) {
+    if (!im.reached_from.empty() || im.form != ImplForm::kFunction || im.where.file != where.file) continue;
+    for (uint32_t id : ix.cpp.FunctionsNamed(LastName(im.function))) {
+      const CppFunction& f = ix.cpp.functions()[id];
+      if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == im.where.line && f.HasBody() &&
+          static_cast<int>(f.body_begin) <= where.line && where.line <= static_cast<int>(f.body_end))
+        return &im;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name, const Location& site,
+                                       const CppGuardReader& reader, const Assumptions& values) {
+  const std::vector<CppParameter> params = ParseCppParameters(im.params);
+  if (std::none_of(params.begin(), params.end(), [&](const CppParameter& p) { return p.name == name; }))
+    return std::nullopt;
+  auto it = values.defaults.find(name);
+  if (it == values.defaults.end() || !reader.AssignedExpression(im.where.line, site.line, name).empty())
+    return std::nullopt;
+  return it->second == "std::nullopt" || it->second == "c10::nullopt" ? "None" : it->second;
+}
+
+namespace {
+
+bool PositionsTrusted(const FunctionSchema& s) {
+  bool device = false, layout = false;
+  for (const auto& arg : s.arguments) {
+    if (arg.is_out) return false;
+    device = device || arg.name == "device";
+    layout = layout || arg.name == "layout";
+  }
+  return !(device && layout);
+}
+
+}  // namespace
+
+std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep& parent, const OpStep& child,
+                                                  const Location& site, const CppGuardReader& reader,
+                                                  const Assumptions& parent_values) {
+  if (!child.yaml || !site.valid() || !PositionsTrusted(child.yaml->schema)) return std::nullopt;
+  auto call = reader.CallWritten(site.line, OpBaseName(child.name));
+  if (!call) return std::nullopt;
+  const auto& schema = child.yaml->schema.arguments;
+  const size_t start = call->method ? 1 : 0;
+  size_t required = 0;
+  for (const auto& arg : schema) required += !arg.default_value;
+  if (start + call->arguments.size() > schema.size() || start + call->arguments.size() < required)
+    return std::nullopt;
+  const ImplStep* holder = ImplementationHolding(ix, parent, site);
+  PassedArguments passed;
+  for (size_t i = 0; i < call->arguments.size(); ++i) {
+    const SchemaArgument& to = schema[start + i];
+    const std::string& arg = call->arguments[i];
+    std::optional<std::string> value = LiteralValue(arg, to.type.ends_with("?"));
+    if (!value && holder) value = ParameterAt(*holder, arg, site, reader, parent_values);
+    passed[to.name] = std::move(value);
+  }
+  return passed;
+}
+
+std::optional<PassedArguments> AgreedArguments(const OpStep& child, const std::vector<PassedArguments>& sites) {
+  if (!child.yaml || sites.empty()) return std::nullopt;
+  PassedArguments agreed;
+  bool learned = false;
+  for (const auto& arg : child.yaml->schema.arguments) {
+    auto value_at = [&](const PassedArguments& site) {
+      auto it = site.find(arg.name);
+      return it == site.end() ? arg.default_value : it->second;
+    };
+    std::optional<std::string> value = value_at(sites.front());
+    for (const auto& site : sites)
+      if (value_at(site) != value) value.reset();
+    if (value == arg.default_value) continue;
+    learned = true;
+    agreed[arg.name] = std::move(value);
+  }
+  if (!learned) return std::nullopt;
+  return agreed;
+}
+
+}  // namespace optrace

@@ -1,0 +1,65 @@
+// What a C++ caller passes the op it calls, so that the callee's own
+// conditions on its parameters are decided where the caller fixes them:
+// `convolution` calls `at::_convolution(..., transposed, output_padding,
+// groups, ...)` with its own `transposed`, which `conv2d` passes as the
+// literal `false`; `_convolution`'s `if (transposed_)` then reads false.
+//
+// The call site is the one the edge's conditions were read at
+// (OpStep::called_at). Its arguments bind to the callee's schema
+// arguments by position (a method call's receiver is `self`); each is
+//
+//   * a literal: `true`/`false`, a number, `std::nullopt` (None), a string,
+//     a qualified constant (`at::Reduction::Mean`);
+//   * a parameter of the caller's own implementation, when the call is
+//     written in that function's body: whatever the caller's parameter
+//     holds (its default, or what its own caller passes);
+//   * anything else: unknown -- the callee's schema default no longer
+//     applies, for the caller chose the value.
+//
+// Calls the positions cannot be trusted for are not read: an out=
+// overload (the C++ API moves `out` first), a factory (it packs dtype,
+// layout and device into TensorOptions), a call passing fewer arguments
+// than the schema requires or more than it has.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cpp/cpp_guards.h"
+#include "trace/path_values.h"
+#include "trace/trace.h"
+
+namespace optrace {
+
+// A C++ literal argument in the schema's spelling (`false` -> `False`,
+// `std::nullopt` -> `None`, `{}` -> `None` for an `optional` parameter, a
+// number without its suffix, a string, a qualified constant); nullopt
+// for anything else.
+std::optional<std::string> LiteralValue(std::string_view arg, bool optional);
+
+// `op`'s implementation, written as a plain function, whose body holds
+// `where`: only there do its parameters' names mean them.
+const ImplStep* ImplementationHolding(const Index& ix, const OpStep& op, const Location& where);
+
+// What parameter `name` of implementation `im` holds at `site`: its value
+// under `values`, unless the body assigns it before the call.
+std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name, const Location& site,
+                                       const CppGuardReader& reader, const Assumptions& values);
+
+// What `parent`'s call of `child` written at `site` (read by `reader`,
+// the guard reader of that file) passes child's schema arguments by name,
+// under `parent_values` (parent's AssumptionsOf): a value, or nullopt for
+// one the caller chose but the trace cannot know. nullopt when the call is
+// not read.
+std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep& parent, const OpStep& child,
+                                                  const Location& site, const CppGuardReader& reader,
+                                                  const Assumptions& parent_values);
+
+// What every call site of `child` passes alike (an argument a site does
+// not pass is its schema default), unknown where they differ; nullopt
+// when that is child's schema defaults.
+std::optional<PassedArguments> AgreedArguments(const OpStep& child, const std::vector<PassedArguments>& sites);
+
+}  // namespace optrace

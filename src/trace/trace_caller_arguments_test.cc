@@ -1,0 +1,182 @@
+// What a C++ caller passes the op it calls (trace/caller_arguments.h) and
+// what a selection function returns for those values
+// (trace/decider_returns.h), on a small MemoryDisk tree written here: a
+// `conv` passing `false` and its default `groups=1` down to `_conv`, whose
+// `select_backend` reads them from a local object's members and one of
+// its bool methods. Line numbers are lines of the raw strings below.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "testing/memory_index.h"
+#include "trace/trace.h"
+#include "trace/trace_test_util.h"
+
+namespace optrace {
+namespace {
+
+// aten/src/ATen/native/native_functions.yaml
+constexpr char kNativeFunctions[] = R"x(- func: conv(Tensor input, Tensor weight, int groups=1) -> Tensor
+
+- func: convolution(Tensor input, Tensor weight, bool transposed, int groups) -> Tensor
+
+- func: _conv(Tensor input, Tensor weight, bool transposed, int groups) -> Tensor
+
+- func: conv_regrouped(Tensor input, Tensor weight, int groups=1) -> Tensor
+
+- func: _conv_regrouped(Tensor input, Tensor weight, bool transposed, int groups) -> Tensor
+
+- func: fast_conv(Tensor input) -> Tensor
+  dispatch:
+    CUDA: fast_conv_cuda
+
+- func: grouped_conv(Tensor input) -> Tensor
+  dispatch:
+    CUDA: grouped_conv_cuda
+
+- func: transposed_conv(Tensor input) -> Tensor
+  dispatch:
+    CUDA: transposed_conv_cuda
+)x";
+
+// aten/src/ATen/native/Conv.cpp
+constexpr char kConvCpp[] = R"x(namespace at::native {
+
+struct Params {
+  bool transposed;
+  int64_t groups;
+  int64_t dilation;
+  bool is_grouped(const Tensor& input) const {
+    return input.is_cuda() && groups > 1;
+  }
+  void widen() {
+    dilation = 2;
+  }
+  void regroup() {
+    groups = groups * 2;
+  }
+};
+
+Backend select_backend(const Tensor& input, const Params& params) {
+  if (input.numel() == 0) {
+    return Backend::Empty;
+  }
+  if (params.is_grouped(input)) {
+    return Backend::Grouped;
+  } else if (params.transposed) {
+    return Backend::Transposed;
+  }
+  return Backend::Fast;
+}
+
+Tensor conv(const Tensor& input, const Tensor& weight, int64_t groups) {
+  return at::convolution(input, weight, false, groups);
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, bool transposed, int64_t groups) {
+  if (transposed) {
+    return at::transposed_conv(input);
+  }
+  if (groups == 7) {
+    return at::grouped_conv(input);
+  }
+  return at::_conv(input, weight, transposed, groups);
+}
+
+Tensor _conv(const Tensor& input, const Tensor& weight, bool transposed_, int64_t groups_) {
+  Params params;
+  params.transposed = transposed_;
+  params.groups = groups_;
+  params.widen();
+  auto backend = select_backend(input, params);
+  switch (backend) {
+    case Backend::Grouped:
+      return at::grouped_conv(input);
+    case Backend::Transposed:
+      return at::transposed_conv(input);
+    case Backend::Fast:
+      return at::fast_conv(input);
+    case Backend::Empty:
+      return input;
+  }
+}
+
+Tensor conv_regrouped(const Tensor& input, const Tensor& weight, int64_t groups) {
+  return at::_conv_regrouped(input, weight, false, groups);
+}
+
+Tensor _conv_regrouped(const Tensor& input, const Tensor& weight, bool transposed_, int64_t groups_) {
+  Params params;
+  params.transposed = transposed_;
+  params.groups = groups_;
+  params.regroup();
+  auto backend = select_backend(input, params);
+  switch (backend) {
+    case Backend::Grouped:
+      return at::grouped_conv(input);
+    case Backend::Fast:
+      return at::fast_conv(input);
+  }
+}
+
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Kernels.cu
+constexpr char kKernelsCu[] = R"x(namespace at::native {
+Tensor fast_conv_cuda(const Tensor& input) { return input; }
+Tensor grouped_conv_cuda(const Tensor& input) { return input; }
+Tensor transposed_conv_cuda(const Tensor& input) { return input; }
+} // namespace at::native
+)x";
+
+class CallerArguments : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                                         {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                                                         {"aten/src/ATen/native/Conv.cpp", kConvCpp},
+                                                         {"aten/src/ATen/native/cuda/Kernels.cu", kKernelsCu}}),
+                                             &index_));
+    t_ = TraceIndex(index_, "aten::conv", TraceOptions::Device::kCuda, {});
+  }
+
+  // The forward op `name` of `t` ("typical", "open" (`?`) or "ruled out"), "" when absent.
+  static std::string Mark(const Trace& t, const std::string& name) {
+    for (const OpStep& op : t.ops)
+      if (op.name == name && op.role == OpRole::kForward)
+        return op.typical ? "typical" : op.undecided ? "open" : "ruled out";
+    return "";
+  }
+
+  Index index_;
+  Trace t_;
+};
+
+TEST_F(CallerArguments, ALiteralTheCallerPassesDecidesTheCalleesCondition) {
+  // Conv.cpp:31 passes `false` for convolution's transposed: :35-37 never run
+  // (nor does _conv's own call, below).
+  EXPECT_EQ(Mark(t_, "transposed_conv"), "ruled out");
+  // :38 `groups == 7`: conv's default groups=1, passed on at :31.
+  EXPECT_EQ(Mark(t_, "_conv"), "typical");
+}
+
+TEST_F(CallerArguments, TheSelectionFunctionReturnsWhatTheMembersDecide) {
+  // _conv (:44-60): params.groups = 1 and params.transposed = false (:46-47;
+  // widen() at :48 names neither), so select_backend (:18-28) passes
+  // is_grouped (:7-9: groups > 1) and `params.transposed`, and returns Fast.
+  EXPECT_EQ(Mark(t_, "fast_conv"), "typical");
+  EXPECT_EQ(Mark(t_, "grouped_conv"), "ruled out");
+}
+
+TEST_F(CallerArguments, AMethodThatNamesAMemberLeavesItsValueOpen) {
+  // conv_regrouped (:62-64) passes the same values, but _conv_regrouped
+  // calls params.regroup() (:70; :13-15 writes groups): the choice stays open.
+  Trace t = TraceIndex(index_, "aten::conv_regrouped", TraceOptions::Device::kCuda, {});
+  EXPECT_EQ(Mark(t, "fast_conv"), "open");
+  EXPECT_EQ(Mark(t, "grouped_conv"), "open");
+}
+
+}  // namespace
+}  // namespace optrace
