@@ -920,8 +920,7 @@ std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_lin
   return GuardedReturns(lexed_.tokens, open, close);
 }
 
-std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int before,
-                                                             std::string_view object) const {
+std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int before, std::string_view object) const {
   const auto& t = lexed_.tokens;
   size_t open = FirstToken(from_line), end = BodyEnd(open);
   while (open < end && !t[open].Is('{')) ++open;

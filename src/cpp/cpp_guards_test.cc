@@ -155,10 +155,10 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
 
 TEST(CppGuardReader, AnotherObjectsMemberOfTheSameNameIsNoAssignment) {
   const char* text =
-      "Tensor f(bool transposed) {\n"         // 1
-      "  Params params;\n"                    // 2
-      "  params.transposed = transposed;\n"   // 3
-      "  return pick(params);\n"              // 4
+      "Tensor f(bool transposed) {\n"        // 1
+      "  Params params;\n"                   // 2
+      "  params.transposed = transposed;\n"  // 3
+      "  return pick(params);\n"             // 4
       "}\n";
   EXPECT_EQ(CppGuardReader(text).AssignedExpression(1, 4, "transposed"), "") << "the parameter keeps its value";
 }

@@ -28,7 +28,7 @@ namespace optrace {
 
 struct GuardedReturn {
   struct Guard {
-    std::string text;  // as written, whitespace collapsed
+    std::string text;      // as written, whitespace collapsed
     bool negated = false;  // an `else` branch: the condition is false there
   };
   std::vector<Guard> guards;  // outermost first

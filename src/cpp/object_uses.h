@@ -18,9 +18,9 @@ namespace optrace {
 struct ObjectUse {
   enum class Kind { kAssign, kMethodCall, kPassed, kOther };
   Kind kind = Kind::kOther;
-  std::string name;   // kAssign: the member; kMethodCall: the method; kPassed: the callee
-  std::string value;  // kAssign: the expression assigned, whitespace collapsed
-  int position = 0;   // kPassed: which argument (0-based)
+  std::string name;        // kAssign: the member; kMethodCall: the method; kPassed: the callee
+  std::string value;       // kAssign: the expression assigned, whitespace collapsed
+  int position = 0;        // kPassed: which argument (0-based)
   bool top_level = false;  // kAssign: in the body's outermost block, so it always runs
   int line = 0;
 };

@@ -14,7 +14,7 @@ namespace {
 
 constexpr char kBody[] =
     "Tensor run(const Tensor& x, int64_t groups_) {\n"  // 1
-    "  ConvParams<int64_t> params;\n"                  // 2
+    "  ConvParams<int64_t> params;\n"                   // 2
     "  params.groups = groups_;\n"                      // 3
     "  if (x.dim() == 3) {\n"                           // 4
     "    params.stride = {1};\n"                        // 5

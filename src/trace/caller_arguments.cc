@@ -15,11 +15,12 @@ namespace {
 
 bool IsNumber(std::string_view s) {
   if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-  while (!s.empty() && (s.back() == 'L' || s.back() == 'l' || s.back() == 'f' || s.back() == 'F' ||
-                        s.back() == 'u' || s.back() == 'U'))
+  while (!s.empty() && (s.back() == 'L' || s.back() == 'l' || s.back() == 'f' || s.back() == 'F' || s.back() == 'u' ||
+                        s.back() == 'U'))
     s.remove_suffix(1);
   if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front()))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
 }
 
 // A qualified constant (`at::Reduction::Mean`, `at::kFloat`): no call, no
@@ -94,8 +95,7 @@ std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep&
   const size_t start = call->method ? 1 : 0;
   size_t required = 0;
   for (const auto& arg : schema) required += !arg.default_value;
-  if (start + call->arguments.size() > schema.size() || start + call->arguments.size() < required)
-    return std::nullopt;
+  if (start + call->arguments.size() > schema.size() || start + call->arguments.size() < required) return std::nullopt;
   const ImplStep* holder = ImplementationHolding(ix, parent, site);
   PassedArguments passed;
   for (size_t i = 0; i < call->arguments.size(); ++i) {

@@ -96,8 +96,8 @@ bool IsConstant(const std::string& v) {
 
 // The definition of `name` in `file` taking `arity` arguments, the one at
 // `preferred` first; null when there is none or several.
-const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file,
-                                    size_t arity, const Location& preferred) {
+const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file, size_t arity,
+                                    const Location& preferred) {
   const CppFunction* found = nullptr;
   for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
     const CppFunction& f = ix.cpp.functions()[id];
@@ -174,7 +174,8 @@ class ReturnReader {
       if (auto literal = LiteralValue(arg, true)) inner.defaults[name] = *literal;
       else if (auto it = bound.defaults.find(arg); it != bound.defaults.end()) inner.defaults[name] = it->second;
       if (auto o = objects.find(arg); o != objects.end()) {
-        for (const std::string& member : o->second) inner.defaults[name + "." + member] = bound.defaults.at(arg + "." + member);
+        for (const std::string& member : o->second)
+          inner.defaults[name + "." + member] = bound.defaults.at(arg + "." + member);
         inner_objects[name] = o->second;
       }
     }
@@ -187,9 +188,8 @@ class ReturnReader {
 
 }  // namespace
 
-std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op,
-                                         const Assumptions& a, const Location& asked, const std::string& decider,
-                                         const Location& where) {
+std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                                         const Location& asked, const std::string& decider, const Location& where) {
   const ImplStep* im = ImplementationHolding(ix, op, asked);
   if (!im) return std::nullopt;
   const CppGuardReader& caller = readers.Of(im->where.file);

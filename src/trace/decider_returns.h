@@ -34,8 +34,7 @@ namespace optrace {
 // The expression function `decider` (defined at `where`) returns, called
 // from `op`'s implementation holding condition place `asked`, under `a`
 // (op's assumptions); nullopt when not decided.
-std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op,
-                                         const Assumptions& a, const Location& asked, const std::string& decider,
-                                         const Location& where);
+std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                                         const Location& asked, const std::string& decider, const Location& where);
 
 }  // namespace optrace

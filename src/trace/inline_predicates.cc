@@ -134,9 +134,9 @@ bool IsConstantWord(std::string_view w) {
 std::string QualifyMembers(const std::string& expr, const std::string& object, const std::vector<std::string>& params) {
   std::string out;
   for (size_t i = 0; i < expr.size();) {
-    const bool starts = IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
-                        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' &&
-                                    expr[i - 1] != '>'));
+    const bool starts =
+        IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
+        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' && expr[i - 1] != '>'));
     if (!starts) {
       out += expr[i++];
       continue;
@@ -147,7 +147,8 @@ std::string QualifyMembers(const std::string& expr, const std::string& object, c
     size_t next = j;
     while (next < expr.size() && expr[next] == ' ') ++next;
     const bool named = next < expr.size() && (expr[next] == '(' || expr[next] == ':' || expr[next] == '<');
-    const bool member = !named && !IsConstantWord(word) && std::find(params.begin(), params.end(), word) == params.end();
+    const bool member =
+        !named && !IsConstantWord(word) && std::find(params.begin(), params.end(), word) == params.end();
     out += member ? object + "." + word : word;
     i = j;
   }
@@ -162,8 +163,9 @@ std::string InlineMemberPredicates(const Index& ix, std::string_view condition, 
   std::string out;
   bool any = false;
   for (size_t i = 0; i < condition.size();) {
-    const bool starts = condition.substr(i, prefix.size()) == prefix &&
-                        (i == 0 || (!IsIdentChar(condition[i - 1]) && condition[i - 1] != '.' && condition[i - 1] != '>'));
+    const bool starts =
+        condition.substr(i, prefix.size()) == prefix &&
+        (i == 0 || (!IsIdentChar(condition[i - 1]) && condition[i - 1] != '.' && condition[i - 1] != '>'));
     size_t name_end = i + prefix.size();
     while (starts && name_end < condition.size() && IsIdentChar(condition[name_end])) ++name_end;
     if (!starts || name_end >= condition.size() || condition[name_end] != '(') {

@@ -131,23 +131,24 @@ Tensor transposed_conv_cuda(const Tensor& input) { return input; }
 } // namespace at::native
 )x";
 
+// The forward op `name` of `t`: "typical", "open" (`?`) or "ruled out"; "" when absent.
+std::string Mark(const Trace& t, const std::string& name) {
+  for (const OpStep& op : t.ops)
+    if (op.name == name && op.role == OpRole::kForward)
+      return op.typical ? "typical" : op.undecided ? "open" : "ruled out";
+  return "";
+}
+
 class CallerArguments : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
-                                                         {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
-                                                         {"aten/src/ATen/native/Conv.cpp", kConvCpp},
-                                                         {"aten/src/ATen/native/cuda/Kernels.cu", kKernelsCu}}),
-                                             &index_));
+    ASSERT_NO_FATAL_FAILURE(
+        BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                                     {"aten/src/ATen/native/Conv.cpp", kConvCpp},
+                                     {"aten/src/ATen/native/cuda/Kernels.cu", kKernelsCu}}),
+                         &index_));
     t_ = TraceIndex(index_, "aten::conv", TraceOptions::Device::kCuda, {});
-  }
-
-  // The forward op `name` of `t` ("typical", "open" (`?`) or "ruled out"), "" when absent.
-  static std::string Mark(const Trace& t, const std::string& name) {
-    for (const OpStep& op : t.ops)
-      if (op.name == name && op.role == OpRole::kForward)
-        return op.typical ? "typical" : op.undecided ? "open" : "ruled out";
-    return "";
   }
 
   Index index_;
@@ -176,6 +177,53 @@ TEST_F(CallerArguments, AMethodThatNamesAMemberLeavesItsValueOpen) {
   Trace t = TraceIndex(index_, "aten::conv_regrouped", TraceOptions::Device::kCuda, {});
   EXPECT_EQ(Mark(t, "fast_conv"), "open");
   EXPECT_EQ(Mark(t, "grouped_conv"), "open");
+}
+
+class CallerArguments260 : public Tree260 {
+ protected:
+  static const StubStep* Stub(const OpStep& op, const std::string& name) {
+    for (const StubStep& s : op.stubs)
+      if (s.name == name) return &s;
+    return nullptr;
+  }
+};
+
+TEST_F(CallerArguments260, Conv2dFloat32RunsCudnnForwardAndBackward) {
+  // conv2d passes convolution `false` (Convolution.cpp:960) and its default
+  // groups=1, on to _convolution (:1184), whose params.transposed and
+  // params.groups (:1491, :1493) make _select_conv_backend (:1202) skip the
+  // depthwise branch (is_depthwise :605: groups > 1) and return
+  // ConvBackend::Cudnn under params.use_cudnn (:1231-1236).
+  for (const char* query : {"F.conv2d", "nn.Conv2d"}) {
+    Trace t = TraceTree("2.6.0", query, TraceOptions::Device::kCuda);
+    EXPECT_EQ(Mark(t, "cudnn_convolution"), "typical") << query;
+    const OpStep* cudnn = FindOp(t, "cudnn_convolution");
+    ASSERT_NE(cudnn, nullptr);
+    EXPECT_EQ(cudnn->called_at.file, "aten/src/ATen/native/Convolution.cpp");
+    EXPECT_EQ(cudnn->called_at.line, 1532);
+    for (const char* other :
+         {"_conv_depthwise2d", "conv_depthwise3d", "cudnn_convolution_transpose", "slow_conv_dilated2d", "thnn_conv2d"})
+      EXPECT_EQ(Mark(t, other), "ruled out") << query << " " << other;
+    // The backward's select_conv_backend (:1354) forwards to _select_conv_backend with the
+    // members convolution_backward (:1981) assigns from what the formula passes.
+    const OpStep* backward = FindOp(t, "convolution_backward", OpRole::kBackward);
+    ASSERT_NE(backward, nullptr);
+    const StubStep* stub = Stub(*backward, "cudnn_convolution_backward_stub");
+    ASSERT_NE(stub, nullptr);
+    EXPECT_TRUE(stub->typical && !stub->undecided) << query;
+    const StubStep* depthwise = Stub(*backward, "conv_depthwise2d_backward_stub");
+    ASSERT_NE(depthwise, nullptr);
+    EXPECT_FALSE(depthwise->typical) << query;
+    for (const KernelStep& k : backward->kernels) EXPECT_FALSE(k.typical) << query << " " << k.name;
+  }
+}
+
+TEST_F(CallerArguments260, ConvTranspose2dRunsCudnnTranspose) {
+  // conv_transpose2d passes convolution `true` for transposed: CudnnTranspose (:1233).
+  Trace t = TraceTree("2.6.0", "nn.ConvTranspose2d", TraceOptions::Device::kCuda);
+  EXPECT_EQ(Mark(t, "cudnn_convolution_transpose"), "typical");
+  EXPECT_EQ(Mark(t, "cudnn_convolution"), "ruled out");
+  EXPECT_EQ(Mark(t, "slow_conv_transpose2d"), "ruled out");
 }
 
 }  // namespace

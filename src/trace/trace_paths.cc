@@ -127,8 +127,8 @@ void ReadFormulaArguments(const Trace& t, PathValues& values) {
 // What all of op's callers pass it (trace/caller_arguments.h), bound
 // before its own edges are read: its callees' conditions read its values.
 // A caller whose call is not read leaves every argument to the code.
-void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent,
-                         const std::vector<CallerEdge>& others, GuardReaders& readers, PathValues& values) {
+void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent, const std::vector<CallerEdge>& others,
+                         GuardReaders& readers, PathValues& values) {
   if (values.HasEntryArguments(op) || others.size() != op.also_reached_from.size()) return;
   std::vector<PassedArguments> sites;
   auto read = [&](const OpStep& caller, const Location& site) {
@@ -179,8 +179,8 @@ std::vector<size_t> CallersFirst(const Trace& t) {
 
 // Each C++ edge's conditions (op.when, op.called_at) and those of the
 // op's other callers, for the forward ops (`forward`) or the others.
-void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, GuardReaders& readers,
-               PathValues& values, PathEdges* edges) {
+void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, GuardReaders& readers, PathValues& values,
+               PathEdges* edges) {
   SharedEdges shared(ix);
   for (size_t i : CallersFirst(t)) {
     OpStep& op = t.ops[i];
@@ -198,8 +198,9 @@ void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, Guar
       edges->other_callers[i].push_back(std::move(edge));
     }
     auto others = edges->other_callers.find(i);
-    BindCallerArguments(ix, op, *parent, others == edges->other_callers.end() ? std::vector<CallerEdge>{} : others->second,
-                        readers, values);
+    BindCallerArguments(ix, op, *parent,
+                        others == edges->other_callers.end() ? std::vector<CallerEdge>{} : others->second, readers,
+                        values);
   }
 }
 
