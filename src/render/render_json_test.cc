@@ -330,12 +330,33 @@ TEST(RenderTextBrief, TheFormulaIsTheReferenceInPythonOneLine) {
   EXPECT_EQ(norm.find("formula view"), std::string::npos) << "view computes nothing\n" << norm;
 }
 
+// _select_conv_backend returns ConvBackend::Cudnn for a float32 CUDA
+// tensor (trace/decider_returns.h): the cuDNN case is the taken
+// alternative (✓) and cudnn_convolution leads the answer, decided.
 TEST(RenderTextBrief, ConvNamesSelectConvBackendAndTheCudnnPath) {
   REQUIRE_CORPUS("2.6.0");
   std::string text = BriefText("nn.Conv2d");
   for (const char* fact : {"_select_conv_backend decides in _convolution", "Convolution.cpp:1202",
-                           "when backend == ConvBackend::Cudnn", "cudnn_convolution"})
+                           "✓ when backend == ConvBackend::Cudnn", "\n  cudnn_convolution: cuDNN\n"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
+  EXPECT_EQ(text.find("? _conv_depthwise2d"), std::string::npos) << text;
+}
+
+// On CPU the choice stays open (use_mkldnn weighs shapes and thread
+// counts, Convolution.cpp:516): the stub of the MkldnnTranspose case
+// (:1611) runs only maybe, and so do its target and the functions beside it.
+TEST(RenderTextBrief, AStubLeftOpenRunsItsTargetOnlyMaybe) {
+  REQUIRE_CORPUS("2.6.0");
+  TraceOptions cpu;
+  cpu.device = TraceOptions::Device::kCpu;
+  cpu.assume = {"device=cpu"};
+  const std::string text = BriefText("F.conv2d", cpu);
+  const std::string answer = text.substr(0, text.find("\nalternatives"));  // what runs, above the alternatives
+  EXPECT_NE(answer.find("_convolution: ?mkldnn_convolution_transpose, ?_mkldnn_convolution_transpose"),
+            std::string::npos)
+      << answer;
+  EXPECT_EQ(answer.find(" mkldnn_convolution_transpose"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find(" _mkldnn_convolution_transpose"), std::string::npos) << answer;
 }
 
 TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {

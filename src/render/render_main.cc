@@ -160,14 +160,16 @@ class PathBuilder {
       if (DeviceKey(im.key, m_.device) && !e.impl) e.impl = &im;
     for (const auto& im : op.impls)
       if (StartsWith(im.key, "Composite") && !e.impl) e.impl = &im;
-    // A stub or library call the assumptions rule out names nothing that runs.
-    for (const auto& s : op.stubs)
-      for (const auto& r : s.registrations)
-        if (DeviceKey(r.device, m_.device) && s.typical && !e.stub) {
-          e.stub = &s;
-          e.registration = &r;
-          e.stub_owner = &op;
-        }
+    // A stub or library call the assumptions rule out names nothing that
+    // runs; one they leave open comes after one they take.
+    for (bool open : {false, true})
+      for (const auto& s : op.stubs)
+        for (const auto& r : s.registrations)
+          if (DeviceKey(r.device, m_.device) && s.typical && s.undecided == open && !e.stub) {
+            e.stub = &s;
+            e.registration = &r;
+            e.stub_owner = &op;
+          }
     for (const auto& k : op.kernels) {
       bool have = false;
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
@@ -494,9 +496,11 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
   // The device's stub target is what the op's code runs below dispatch
   // (cauchy_stub -> cauchy_kernel): named even where no stub line is drawn,
   // once -- a launch of that name left open (`?maximum_kernel_cuda`) says it.
+  // A stub the assumptions leave open runs its target and device code only maybe.
+  const std::string stub_mark = e.stub && e.stub->undecided ? "?" : "";
   if (e.registration && !e.registration->target.empty() &&
       std::find(names.begin(), names.end(), "?" + e.registration->target) == names.end())
-    add(e.registration->target);
+    add(stub_mark + e.registration->target);
   // The functions nearest each launch first: they say most about the code
   // that runs (the functor a launcher is handed, then who hands it).
   // The way to a launch the assumptions leave open is open too (`?`); to
@@ -509,7 +513,7 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
         if (!open || std::find(names.begin(), names.end(), *f) == names.end()) add(open ? "?" + *f : *f);
     }
   }
-  for (const ImplStep* h : DeviceCode(e, device)) add(h->function);
+  for (const ImplStep* h : DeviceCode(e, device)) add(stub_mark + h->function);
   if (names.size() > max_names) {
     names.resize(max_names);
     names.push_back("…");
