@@ -66,9 +66,27 @@ bool NeedsNames(const OpStep& op) {
   return false;
 }
 
+bool SameRequiredArguments(const OpStep& a, const OpStep& b) {
+  if (!a.yaml || !b.yaml) return false;
+  auto required = [](const OpStep& op) {
+    std::vector<std::string> types;
+    for (const SchemaArgument& arg : op.yaml->schema.arguments)
+      if (!arg.is_out && !arg.default_value) types.push_back(arg.type);
+    return types;
+  };
+  return required(a) == required(b);
+}
+
 // Python's `x.conj()` calls the hand-written Tensor method, which returns x
 // itself for a real x (trace/tensor_methods.h): the call reaches the op only
 // otherwise, as a C++ method call does.
+bool NeedsKeyword(const OpStep& op) {
+  if (!op.yaml) return false;
+  for (const SchemaArgument& arg : op.yaml->schema.arguments)
+    if (arg.kwarg_only && !arg.is_out && !arg.default_value) return true;
+  return false;
+}
+
 void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
                       std::pair<std::vector<Condition>, Tri>* way) {
   auto guard = EarlySelfReturn(ix, OpBaseName(op.name));

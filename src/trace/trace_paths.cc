@@ -85,6 +85,28 @@ Assumptions TraceAssumptions(const TraceOptions& opt) {
   return a;
 }
 
+// Entry overloads a Python call may take where the trace cannot read what
+// it passes (`torch.where` as a query: where.self, where.ScalarOther, the
+// one-argument where): one of them runs, but which the arguments decide --
+// where they need other arguments (SameRequiredArguments) and a call with
+// default arguments can take each (NeedsKeyword). What every one of them
+// reaches runs either way (typical_marks.cc, OnlySomeOverloadsReach).
+void MarkOpenOverloads(const Trace& t, PythonEntries& python, PathEdges* edges) {
+  auto candidate = [&](size_t i) {
+    const OpStep& op = t.ops[i];
+    return op.role == OpRole::kForward && op.reached_from.empty() && edges->entry_python[i] != Tri::kFalse;
+  };
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!candidate(i)) continue;
+    const OpStep& op = t.ops[i];
+    bool others = false;
+    for (size_t j = 0; j < t.ops.size() && !others; ++j)
+      others = j != i && candidate(j) && OpBaseName(t.ops[j].name) == OpBaseName(op.name) &&
+               !SameRequiredArguments(op, t.ops[j]) && !NeedsKeyword(t.ops[j]);
+    if (others && python.LeavesOverloadOpen(op)) edges->open_overloads.insert(op.name);
+  }
+}
+
 // Each entry op's way from the Python side (op.when). An entry the
 // Python argument parser never picks for the call is not taken: where the
 // query fixes the overload the arg parser picks for tensor operands (`x /
@@ -107,6 +129,7 @@ void ReadEntries(Trace& t, PythonEntries& python, PathValues& values, PathEdges*
     if (other_form || !fits() || NeedsNames(op)) edges->entry_python[i] = Tri::kFalse;
     if (python.FeedsOnlyLaterOutputs(op)) edges->later_outputs_only.insert(op.name);
   }
+  MarkOpenOverloads(t, python, edges);
 }
 
 // What the formula of a forward op's backward passes it
