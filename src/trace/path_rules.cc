@@ -77,9 +77,6 @@ bool SameRequiredArguments(const OpStep& a, const OpStep& b) {
   return required(a) == required(b);
 }
 
-// Python's `x.conj()` calls the hand-written Tensor method, which returns x
-// itself for a real x (trace/tensor_methods.h): the call reaches the op only
-// otherwise, as a C++ method call does.
 bool NeedsKeyword(const OpStep& op) {
   if (!op.yaml) return false;
   for (const SchemaArgument& arg : op.yaml->schema.arguments)
@@ -87,6 +84,9 @@ bool NeedsKeyword(const OpStep& op) {
   return false;
 }
 
+// Python's `x.conj()` calls the hand-written Tensor method, which returns x
+// itself for a real x (trace/tensor_methods.h): the call reaches the op only
+// otherwise, as a C++ method call does.
 void UnlessSelfReturn(const Index& ix, const Assumptions& a, const OpStep& op,
                       std::pair<std::vector<Condition>, Tri>* way) {
   auto guard = EarlySelfReturn(ix, OpBaseName(op.name));

@@ -798,6 +798,24 @@ TEST_F(MainPath260, WhatEveryOverloadReachesRunsWhicheverTheCallTakes) {
   }
 }
 
+TEST_F(MainPath260, ACallWithDefaultArgumentsTakesTheOverloadTheParserTriesFirst) {
+  // native_functions.yaml:1724 conv2d (`SymInt[2] padding=0`) and :1737 conv2d.padding
+  // (`str padding="valid"`) need input and weight alike; functional.py:92 binds
+  // torch.conv2d, whose parser tries `SymIntArrayRef[2] padding` first. nn.Conv2d's
+  // call reaches it through that alias too: conv2d.padding, and its _convolution_mode
+  // (Convolution.cpp:1056), are off the path.
+  for (const char* query : {"F.conv2d", "nn.Conv2d"}) {
+    Trace t = TraceTree("2.6.0", query, TraceOptions::Device::kCuda);
+    const OpStep* conv = FindOp(t, "conv2d");
+    const OpStep* by_mode = FindOp(t, "conv2d.padding");
+    ASSERT_NE(conv, nullptr) << query;
+    ASSERT_NE(by_mode, nullptr) << query;
+    EXPECT_TRUE(conv->typical && !conv->undecided) << query;
+    EXPECT_FALSE(by_mode->typical || by_mode->undecided) << query;
+    if (const OpStep* mode = FindOp(t, "_convolution_mode")) EXPECT_FALSE(mode->typical) << query;
+  }
+}
+
 TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
   // native_functions.yaml:2093 diagonal.Dimname(Tensor(a) self, *, Dimname outdim, Dimname dim1,
   // Dimname dim2, int offset=0); its TensorShape.cpp:1136 `result.refine_names(new_names)` never

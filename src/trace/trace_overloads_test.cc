@@ -3,16 +3,20 @@
 // overload that needs other arguments (three tensors, a tensor and a
 // number, one tensor), so what only some of them run is open while what
 // every one reaches by name runs, and a backward op every overload's
-// formula names runs; overloads a call with default arguments cannot
-// tell apart (the same arguments needed) or cannot take (a keyword-only
-// argument with no default) leave the path as it was. Line numbers are
-// lines of the raw strings below.
+// formula names runs. Overloads that need the same arguments are told
+// apart by the Python parser's order where their defaults differ (conv's
+// padding=0 before conv.padding's "valid"), not where both are None; an
+// overload needing a keyword-only argument with no default is no choice of
+// a call with default arguments. Line numbers are lines of the raw
+// strings below.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "testing/memory_index.h"
+#include "trace/parser_order.h"
 #include "trace/trace.h"
 #include "trace/trace_test_util.h"
 
@@ -81,6 +85,14 @@ constexpr char kNativeFunctions[] = R"x(- func: choose.self(Tensor condition, Te
   dispatch:
     CUDA: conv_mode_cuda
 
+- func: bound(Tensor self, Scalar? low=None) -> Tensor
+
+- func: bound.Tensor(Tensor self, Tensor? low=None) -> Tensor
+
+- func: bound_number(Tensor self) -> Tensor
+  dispatch:
+    CUDA: bound_number_cuda
+
 - func: draw(int[] size, *, ScalarType? dtype=None) -> Tensor
 
 - func: draw.generator(int[] size, *, Generator? generator, ScalarType? dtype=None) -> Tensor
@@ -117,6 +129,7 @@ Tensor total_cuda(const Tensor& self) { return self; }
 Tensor conv_impl_cuda(const Tensor& input, const Tensor& weight) { return input; }
 Tensor conv_mode_cuda(const Tensor& input, const Tensor& weight) { return input; }
 Tensor draw_into_cuda(const Tensor& self) { return self; }
+Tensor bound_number_cuda(const Tensor& self) { return self; }
 Tensor draw_with_cuda(const Tensor& self) { return self; }
 Tensor& fill_in_scalar_cuda(Tensor& self, const Tensor& mask, const Scalar& value) { return self; }
 Tensor& fill_in_tensor_cuda(Tensor& self, const Tensor& mask, const Tensor& value) { return self; }
@@ -151,6 +164,14 @@ Tensor conv(const Tensor& input, const Tensor& weight, IntArrayRef padding) {
 
 Tensor conv(const Tensor& input, const Tensor& weight, c10::string_view padding) {
   return at::conv_mode(input, weight);
+}
+
+Tensor bound(const Tensor& self, const std::optional<Scalar>& low) {
+  return at::bound_number(self);
+}
+
+Tensor bound(const Tensor& self, const std::optional<Tensor>& low) {
+  return self;
 }
 
 Tensor draw(IntArrayRef size, std::optional<ScalarType> dtype) {
@@ -233,14 +254,49 @@ TEST_F(EntryOverloads, ABackwardOpEveryOverloadsFormulaNamesRuns) {
   EXPECT_TRUE(Open(c, "scale", OpRole::kBackward)) << "choose.ScalarOther and the one-argument choose name none";
 }
 
-TEST_F(EntryOverloads, OverloadsNeedingTheSameArgumentsOrAKeywordStayAsTheyWere) {
-  // conv and conv.padding need input and weight alike: the parser's order
-  // picks, not the call, and nothing here reads that order.
+TEST_F(EntryOverloads, ACallWithDefaultArgumentsTakesTheOverloadTheParserTriesFirst) {
+  // conv and conv.padding need input and weight alike; omitted, padding is
+  // 0 or "valid", and the parser tries `SymIntArrayRef[2] padding` before
+  // `c10::string_view padding`.
   Trace conv = TraceOf("torch.conv");
+  EXPECT_TRUE(Runs(conv, "conv"));
   EXPECT_TRUE(Runs(conv, "conv_impl"));
+  const OpStep* mode = Op(conv, OpRole::kForward, "conv_mode");
+  ASSERT_NE(mode, nullptr);
+  EXPECT_FALSE(mode->typical || mode->undecided);
+  // bound's low defaults to None in both: a call passes a number or a
+  // tensor, and that picks; the path stays as it was.
+  Trace bound = TraceOf("torch.bound");
+  EXPECT_TRUE(Runs(bound, "bound_number"));
+}
+
+TEST_F(EntryOverloads, AnOverloadNeedingAKeywordIsNoneOfTheCallsChoices) {
   // draw.generator needs generator=, which a call with default arguments never passes.
   Trace draw = TraceOf("torch.draw");
   EXPECT_TRUE(Runs(draw, "draw_into"));
+}
+
+FunctionSchema Schema(const char* text) {
+  FunctionSchema s;
+  std::string error;
+  EXPECT_TRUE(ParseFunctionSchema(text, &s, &error)) << error;
+  return s;
+}
+
+TEST(ParserOrder, TheSignatureTextThenThePartialOrderDecide) {
+  const FunctionSchema conv = Schema("conv2d(Tensor input, Tensor weight, SymInt[2] padding=0) -> Tensor");
+  const FunctionSchema by_mode = Schema("conv2d.padding(Tensor input, Tensor weight, str padding=\"valid\") -> Tensor");
+  EXPECT_EQ(ParserTriesFirst(conv, by_mode), true);  // "SymIntArrayRef[2] " < "c10::string_view "
+  EXPECT_EQ(ParserTriesFirst(by_mode, conv), false);
+  // A Tensor is preferred over a Scalar whatever the text says.
+  const FunctionSchema scalar = Schema("clamp(Tensor self, Scalar? min=None) -> Tensor");
+  const FunctionSchema tensor = Schema("clamp.Tensor(Tensor self, Tensor? min=None) -> Tensor");
+  EXPECT_EQ(ParserTriesFirst(scalar, tensor), false);
+  EXPECT_EQ(ParserTriesFirst(tensor, scalar), true);
+  // A type not rendered here leaves the order unknown.
+  const FunctionSchema layout = Schema("f.a(Tensor self, QScheme q=0) -> Tensor");
+  const FunctionSchema other = Schema("f.b(Tensor self, str q=\"x\") -> Tensor");
+  EXPECT_EQ(ParserTriesFirst(layout, other), std::nullopt);
 }
 
 }  // namespace
