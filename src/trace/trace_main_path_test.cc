@@ -798,6 +798,17 @@ TEST_F(MainPath260, WhatEveryOverloadReachesRunsWhicheverTheCallTakes) {
   }
 }
 
+TEST_F(MainPath260, AnOverloadsCallTheDefaultsRuleOutDoesNotMakeAnOpRunEitherWay) {
+  // LinearAlgebra.cpp:3011-3016: linalg_norm's matrix norm only `if (opt_ord.has_value() && ...)`,
+  // which ord=None rules out; :3045 linalg_norm.ord_str (`str ord`, no default) always calls it.
+  // torch.linalg.norm may be either: linalg_matrix_norm is open, not on the path.
+  Trace t = TraceTree("2.6.0", "torch.linalg.norm", TraceOptions::Device::kCuda);
+  const OpStep* matrix = FindOp(t, "linalg_matrix_norm");
+  ASSERT_NE(matrix, nullptr);
+  EXPECT_FALSE(matrix->typical);
+  EXPECT_TRUE(matrix->undecided);
+}
+
 TEST_F(MainPath260, ACallWithDefaultArgumentsTakesTheOverloadTheParserTriesFirst) {
   // native_functions.yaml:1724 conv2d (`SymInt[2] padding=0`) and :1737 conv2d.padding
   // (`str padding="valid"`) need input and weight alike; functional.py:92 binds

@@ -149,11 +149,15 @@ std::vector<Tensor> choose(const Tensor& condition) {
 }
 
 Tensor fill_in(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  at::convert(self);
   Tensor result = self.clone();
   return result.fill_in_(mask, value);
 }
 
 Tensor fill_in(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  if (self.is_sparse()) {
+    at::convert(self);
+  }
   Tensor result = self.clone();
   return result.fill_in_(mask, value);
 }
@@ -244,6 +248,12 @@ TEST_F(EntryOverloads, AnOpEveryOverloadReachesByNameRuns) {
   // the Main path names fill_in_ either way.
   EXPECT_TRUE(Runs(t, "fill_in_.Scalar"));
   EXPECT_TRUE(Runs(t, "fill_in_.Tensor"));
+}
+
+TEST_F(EntryOverloads, ACallTheAssumptionsRuleOutReachesNothing) {
+  // fill_in.Tensor converts only a sparse tensor: of the two, fill_in.Scalar alone converts.
+  Trace t = TraceOf("Tensor.fill_in");
+  EXPECT_TRUE(Open(t, "convert"));
 }
 
 TEST_F(EntryOverloads, ABackwardOpEveryOverloadsFormulaNamesRuns) {

@@ -113,17 +113,28 @@ Tri TakeBestCaller(const PathValues& values, std::set<size_t>* edge_found, size_
   return v;
 }
 
-// The forward ops on the path (by index) each forward op calls, from the
-// callers each op lists.
-std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t) {
+// The forward ops on the path (by index) each forward op calls: an op's
+// caller through the edge that put it on the path, and its other callers
+// whose edge the assumptions do not rule out (a call under `if
+// (self.is_sparse())` reaches nothing). An entry's callers are other
+// entries, calling it as their code does (where.ScalarOther's
+// `at::where(...)`).
+std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues& values, const PathEdges& edges) {
   std::vector<std::vector<size_t>> callees(t.ops.size());
+  auto add = [&](const OpStep* caller, size_t i) {
+    if (caller && caller->role == OpRole::kForward) callees[caller - t.ops.data()].push_back(i);
+  };
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpStep& op = t.ops[i];
     if (op.role != OpRole::kForward || !op.typical || op.undecided) continue;
-    std::vector<std::string> callers = op.also_reached_from;
-    if (!op.reached_from.empty()) callers.push_back(op.reached_from);
-    for (const std::string& name : callers)
-      if (const OpStep* c = OpNamed(t, name, OpRole::kForward)) callees[c - t.ops.data()].push_back(i);
+    if (op.reached_from.empty()) {
+      for (const std::string& name : op.also_reached_from) add(OpNamed(t, name, OpRole::kForward), i);
+      continue;
+    }
+    add(ParentOf(t, op), i);
+    if (auto others = edges.other_callers.find(i); others != edges.other_callers.end())
+      for (const CallerEdge& other : others->second)
+        if (EdgeValue(values, other.parent, op, other.when, other.found) != Tri::kFalse) add(other.parent, i);
   }
   return callees;
 }
@@ -184,9 +195,9 @@ struct EveryOverloadReaches {
 // linalg_pinv reaches linalg_pinv.atol_rtol_tensor through its float
 // form), or an entry not among them, runs either way: such an entry
 // leaves edges->open_overloads.
-std::vector<bool> OnlySomeOverloadsReach(const Trace& t, PathEdges* edges) {
+std::vector<bool> OnlySomeOverloadsReach(const Trace& t, const PathValues& values, PathEdges* edges) {
   const size_t n = t.ops.size();
-  const std::vector<std::vector<size_t>> callees = CalleesOnPath(t);
+  const std::vector<std::vector<size_t>> callees = CalleesOnPath(t, values, *edges);
   std::vector<bool> some(n), certain(n);
   std::map<std::string, EveryOverloadReaches> groups;  // by the overloads' name
   for (size_t i = 0; i < n; ++i) {
@@ -254,7 +265,7 @@ void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
   if (edges->open_overloads.empty()) return;
   // Again, with what only some overloads reach open and the overloads
   // every one reaches no longer open.
-  MarkPasses(t, values, edges, OnlySomeOverloadsReach(t, edges));
+  MarkPasses(t, values, edges, OnlySomeOverloadsReach(t, values, edges));
 }
 
 // An open branch is shown with the condition that decides it, not a
