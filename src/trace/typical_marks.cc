@@ -23,8 +23,10 @@
 namespace optrace {
 namespace {
 
-// Whether forward op `f` is an entry overload among several a Python call
-// may take (PathEdges::open_overloads): what it alone runs is open.
+// Whether forward op `f` is one of several overloads that may run
+// (PathEdges::open_overloads): an entry overload a Python call may take, or
+// an op every such entry reaches by name through different overloads.
+// What it alone runs, and its own backward, are open.
 bool OneOfOverloads(const PathEdges& edges, const OpStep& f) {
   return f.role == OpRole::kForward && edges.open_overloads.count(f.name) > 0;
 }
