@@ -128,6 +128,19 @@ EntryCalls PythonEntries::EntryArguments(const OpStep& op) {
   return out;
 }
 
+bool PythonEntries::LeavesOverloadOpen(const OpStep& op) {
+  std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+  bool any = false;
+  for (const auto& f : t_.python)
+    for (const auto& c : f.calls) {
+      if (c.resolved != full && c.resolved != base) continue;
+      // aten::where names the one-argument overload and the others alike.
+      if ((c.resolved == full && full != base) || !bindings_.ArgumentsUnread(f, c)) return false;
+      any = true;
+    }
+  return any;
+}
+
 bool PythonEntries::FeedsOnlyLaterOutputs(const OpStep& op) {
   std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
   bool any = false;

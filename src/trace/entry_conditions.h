@@ -49,6 +49,12 @@ class PythonEntries {
 
   EntryCalls EntryArguments(const OpStep& op);
 
+  // Whether the Python calls of entry op `op` leave which overload of its
+  // name they take open: each names the op without an overload and passes
+  // arguments this trace cannot read (FrameBindings::ArgumentsUnread), so
+  // the Python argument parser may pick any overload its values fit.
+  bool LeavesOverloadOpen(const OpStep& op);
+
   // Whether every Python call of entry op `op` assigns a value that only a
   // later element of its frame's returned tuple carries.
   bool FeedsOnlyLaterOutputs(const OpStep& op);

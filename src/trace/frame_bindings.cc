@@ -558,6 +558,11 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   return out;
 }
 
+bool FrameBindings::ArgumentsUnread(const PyFrame& f, const PyCallStep& c) {
+  const bool user_call = !f.where.valid() && IsTarget(f);  // its arguments are the query's
+  return !user_call && !ArgumentsAt(f, c);
+}
+
 // The Python parser lets a schema whose only positional parameter is an
 // int list take it as varargs (`torch.rand(2, 3)`, `x.view(2, 3)`): the
 // positional arguments are that one list.

@@ -95,6 +95,12 @@ class FrameBindings {
   std::map<std::string, std::optional<std::string>> ToSchema(const PyFrame& f, const PyCallStep& c,
                                                              const NativeFunction& fn, bool* fits);
 
+  // Whether call `c` of frame `f` passes what this trace cannot read: the
+  // user's call of a bound function when the query gives no arguments
+  // (`torch.where`), or a call whose text is not a call with arguments
+  // (`conv2d = _add_docstr(torch.conv2d, ...)`). Every overload fits it.
+  bool ArgumentsUnread(const PyFrame& f, const PyCallStep& c);
+
  private:
   const Bindings& Compute(const PyFrame& f, int depth);
   std::vector<PyParameter> ParametersOf(const Location& def);

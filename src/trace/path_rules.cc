@@ -66,6 +66,24 @@ bool NeedsNames(const OpStep& op) {
   return false;
 }
 
+bool SameRequiredArguments(const OpStep& a, const OpStep& b) {
+  if (!a.yaml || !b.yaml) return false;
+  auto required = [](const OpStep& op) {
+    std::vector<std::string> types;
+    for (const SchemaArgument& arg : op.yaml->schema.arguments)
+      if (!arg.is_out && !arg.default_value) types.push_back(arg.type);
+    return types;
+  };
+  return required(a) == required(b);
+}
+
+bool NeedsKeyword(const OpStep& op) {
+  if (!op.yaml) return false;
+  for (const SchemaArgument& arg : op.yaml->schema.arguments)
+    if (arg.kwarg_only && !arg.is_out && !arg.default_value) return true;
+  return false;
+}
+
 // Python's `x.conj()` calls the hand-written Tensor method, which returns x
 // itself for a real x (trace/tensor_methods.h): the call reaches the op only
 // otherwise, as a C++ method call does.

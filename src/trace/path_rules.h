@@ -53,6 +53,19 @@ std::string EnumMember(const std::string& text);
 // has the name), so it is never the typical call's.
 bool NeedsNames(const OpStep& op);
 
+// Whether the two overloads need the same arguments, by type (those with
+// no default; out= arguments aside): a call with default arguments fits
+// both, and the Python argument parser's order picks, not the call
+// (conv2d and conv2d.padding: input, weight). Overloads that need other
+// arguments (where.self's three tensors, the one-argument where) are told
+// apart by what the call passes.
+bool SameRequiredArguments(const OpStep& a, const OpStep& b);
+
+// Whether the overload needs a keyword-only argument that has no default
+// (randn.generator's `generator=`): a call with default arguments never
+// passes one, so it never takes this overload.
+bool NeedsKeyword(const OpStep& op);
+
 // Python's `x.conj()` calls the hand-written Tensor method, which returns x
 // itself for a real x (trace/tensor_methods.h): the call reaches the op only
 // otherwise, as a C++ method call does.

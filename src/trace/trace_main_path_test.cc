@@ -208,13 +208,15 @@ TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
 TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
   // cuda/ReduceOps.cpp's max_all_kernel_impl calls make_reduction(..., false, ...),
   // which hands keepdim on to review_reduce_result (ReduceOpsUtils.h:171
-  // `if (keepdim) return result;`): the as_strided after it runs. fill_.Tensor
-  // stays behind an open shape test (TensorCompare.cpp:635-636).
-  Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
+  // `if (keepdim) return result;`): the as_strided after it runs. `torch.max(x)`
+  // is the one-tensor overload (torch.max alone may be max.dim or max.other).
+  Trace t = TraceTree("2.6.0", "torch.max(x)", TraceOptions::Device::kCuda);
   const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_TRUE(as_strided->typical);
-  const OpStep* fill = FindOp(t, "fill_.Tensor");
+  // max.dim's fill_.Tensor stays behind an open shape test (TensorCompare.cpp:635-636).
+  Trace dim = TraceTree("2.6.0", "torch.max(x, 1)", TraceOptions::Device::kCuda);
+  const OpStep* fill = FindOp(dim, "fill_.Tensor");
   ASSERT_NE(fill, nullptr);
   EXPECT_FALSE(fill->typical);
   EXPECT_TRUE(fill->undecided);
@@ -762,6 +764,69 @@ TEST_F(MainPath260, ANamedLambdasCallsRunWhereTheLambdaIsCalled) {
   EXPECT_TRUE(by_heuristic);
 }
 
+TEST_F(MainPath260, WhatOnlySomeOverloadsOfAnUnreadCallReachIsOpen) {
+  // `torch.where` gives no arguments: native_functions.yaml:6513 where.self, :6530
+  // where.ScalarOther, :6536 the one-argument where. TensorCompare.cpp:564 converts
+  // ScalarOther's tensor (`self.to(result_type)`); :576 `condition.nonzero_numpy()`
+  // runs for the one-argument form only.
+  Trace t = TraceTree("2.6.0", "torch.where", TraceOptions::Device::kCuda);
+  const OpStep* self = FindOp(t, "where.self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->typical && !self->undecided);
+  const OpStep* nonzero_numpy = FindOp(t, "nonzero_numpy");
+  ASSERT_NE(nonzero_numpy, nullptr);
+  EXPECT_TRUE(nonzero_numpy->undecided);
+  EXPECT_FALSE(nonzero_numpy->typical);
+  for (const char* to : {"to.dtype", "to.dtype_layout", "to.other"})
+    if (const OpStep* op = FindOp(t, to)) EXPECT_FALSE(op->typical && !op->undecided) << to;
+}
+
+TEST_F(MainPath260, WhatEveryOverloadReachesRunsWhicheverTheCallTakes) {
+  // Sorting.cpp:689 quantile(Tensor q) and :704 quantile(double q) both reach
+  // quantile_impl's sort (:268): it runs whichever the call takes.
+  Trace q = TraceTree("2.6.0", "torch.quantile", TraceOptions::Device::kCuda);
+  const OpStep* sort = FindOp(q, "sort");
+  ASSERT_NE(sort, nullptr);
+  EXPECT_TRUE(sort->typical && !sort->undecided);
+  // TensorAdvancedIndexing.cpp:2035 and :2048: each masked_fill calls the
+  // masked_fill_ of its value's kind; masked_fill_ runs either way.
+  Trace m = TraceTree("2.6.0", "Tensor.masked_fill", TraceOptions::Device::kCuda);
+  for (const char* name : {"masked_fill_.Scalar", "masked_fill_.Tensor"}) {
+    const OpStep* op = FindOp(m, name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_TRUE(op->typical && !op->undecided) << name;
+  }
+}
+
+TEST_F(MainPath260, AnOverloadsCallTheDefaultsRuleOutDoesNotMakeAnOpRunEitherWay) {
+  // LinearAlgebra.cpp:3011-3016: linalg_norm's matrix norm only `if (opt_ord.has_value() && ...)`,
+  // which ord=None rules out; :3045 linalg_norm.ord_str (`str ord`, no default) always calls it.
+  // torch.linalg.norm may be either: linalg_matrix_norm is open, not on the path.
+  Trace t = TraceTree("2.6.0", "torch.linalg.norm", TraceOptions::Device::kCuda);
+  const OpStep* matrix = FindOp(t, "linalg_matrix_norm");
+  ASSERT_NE(matrix, nullptr);
+  EXPECT_FALSE(matrix->typical);
+  EXPECT_TRUE(matrix->undecided);
+}
+
+TEST_F(MainPath260, ACallWithDefaultArgumentsTakesTheOverloadTheParserTriesFirst) {
+  // native_functions.yaml:1724 conv2d (`SymInt[2] padding=0`) and :1737 conv2d.padding
+  // (`str padding="valid"`) need input and weight alike; functional.py:92 binds
+  // torch.conv2d, whose parser tries `SymIntArrayRef[2] padding` first. nn.Conv2d's
+  // call reaches it through that alias too: conv2d.padding, and its _convolution_mode
+  // (Convolution.cpp:1056), are off the path.
+  for (const char* query : {"F.conv2d", "nn.Conv2d"}) {
+    Trace t = TraceTree("2.6.0", query, TraceOptions::Device::kCuda);
+    const OpStep* conv = FindOp(t, "conv2d");
+    const OpStep* by_mode = FindOp(t, "conv2d.padding");
+    ASSERT_NE(conv, nullptr) << query;
+    ASSERT_NE(by_mode, nullptr) << query;
+    EXPECT_TRUE(conv->typical && !conv->undecided) << query;
+    EXPECT_FALSE(by_mode->typical || by_mode->undecided) << query;
+    if (const OpStep* mode = FindOp(t, "_convolution_mode")) EXPECT_FALSE(mode->typical) << query;
+  }
+}
+
 TEST_F(MainPath260, AnOverloadThatNeedsNamesIsNotTheTypicalCall) {
   // native_functions.yaml:2093 diagonal.Dimname(Tensor(a) self, *, Dimname outdim, Dimname dim1,
   // Dimname dim2, int offset=0); its TensorShape.cpp:1136 `result.refine_names(new_names)` never
@@ -813,7 +878,8 @@ TEST_F(MainPath260, APythonMethodThatReturnsARealTensorItselfDispatchesNothing) 
 TEST_F(MainPath260, AnElementOfATensorIsATensorArgument) {
   // cuda/Sorting.cpp:149 `at::where(sorted[-1].isnan(), sorted[-1], sorted[k])` on `Tensor sorted`
   // (:143): where.self, never the Scalar overloads (whose .to calls, TensorCompare.cpp:557, never run).
-  Trace t = TraceTree("2.6.0", "torch.median", TraceOptions::Device::kCuda);
+  // `torch.median(x)`: median(Tensor self), whose median_impl this is (not median.dim).
+  Trace t = TraceTree("2.6.0", "torch.median(x)", TraceOptions::Device::kCuda);
   const OpStep* self = FindOp(t, "where.self");
   ASSERT_NE(self, nullptr);
   EXPECT_TRUE(self->typical);

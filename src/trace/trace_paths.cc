@@ -32,6 +32,7 @@
 #include "trace/formula_arguments.h"
 #include "trace/launch_conditions.h"
 #include "trace/op_edges.h"
+#include "trace/parser_order.h"
 #include "trace/path_rules.h"
 #include "trace/path_selections.h"
 #include "trace/path_values.h"
@@ -86,6 +87,66 @@ Assumptions TraceAssumptions(const TraceOptions& opt) {
   return a;
 }
 
+// Whether the two overloads take the parameters where they differ with
+// defaults that are not both None: a call that omits them gets conv2d's
+// padding=0 or conv2d.padding's "valid", and the parser picks which. Where
+// both are None (clamp's min and max, Scalar or Tensor), a call passes one,
+// and what it passes picks.
+bool DefaultsDiffer(const OpStep& a, const OpStep& b) {
+  const auto& x = a.yaml->schema.arguments;
+  const auto& y = b.yaml->schema.arguments;
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i)
+    if (x[i].type != y[i].type && x[i].default_value && y[i].default_value &&
+        (*x[i].default_value != "None" || *y[i].default_value != "None"))
+      return true;
+  return false;
+}
+
+// A call whose arguments the trace cannot read, with default arguments,
+// fits every overload that needs the same arguments; the Python argument
+// parser takes the first it tries (trace/parser_order.h): F.conv2d(x, w)
+// is conv2d, never conv2d.padding.
+void RuleOutLaterOverloads(const Trace& t, PythonEntries& python, PathEdges* edges) {
+  auto unread = [&](size_t i) {
+    const OpStep& op = t.ops[i];
+    return op.role == OpRole::kForward && op.reached_from.empty() && op.yaml && edges->entry_python[i] != Tri::kFalse &&
+           python.LeavesOverloadOpen(op);
+  };
+  std::vector<size_t> later;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!unread(i)) continue;
+    for (size_t j = 0; j < t.ops.size(); ++j) {
+      const OpStep &op = t.ops[i], &other = t.ops[j];
+      if (j == i || !unread(j) || OpBaseName(other.name) != OpBaseName(op.name)) continue;
+      if (!SameRequiredArguments(op, other) || !DefaultsDiffer(op, other)) continue;
+      if (ParserTriesFirst(other.yaml->schema, op.yaml->schema) == true) later.push_back(i);
+    }
+  }
+  for (size_t i : later) edges->entry_python[i] = Tri::kFalse;
+}
+
+// Entry overloads a Python call may take where the trace cannot read what
+// it passes (`torch.where` as a query: where.self, where.ScalarOther, the
+// one-argument where): one of them runs, but which the arguments decide --
+// where they need other arguments (SameRequiredArguments) and a call with
+// default arguments can take each (NeedsKeyword). What every one of them
+// reaches runs either way (typical_marks.cc, OnlySomeOverloadsReach).
+void MarkOpenOverloads(const Trace& t, PythonEntries& python, PathEdges* edges) {
+  auto candidate = [&](size_t i) {
+    const OpStep& op = t.ops[i];
+    return op.role == OpRole::kForward && op.reached_from.empty() && edges->entry_python[i] != Tri::kFalse;
+  };
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!candidate(i)) continue;
+    const OpStep& op = t.ops[i];
+    bool others = false;
+    for (size_t j = 0; j < t.ops.size() && !others; ++j)
+      others = j != i && candidate(j) && OpBaseName(t.ops[j].name) == OpBaseName(op.name) &&
+               !SameRequiredArguments(op, t.ops[j]) && !NeedsKeyword(t.ops[j]);
+    if (others && python.LeavesOverloadOpen(op)) edges->open_overloads.insert(op.name);
+  }
+}
+
 // Each entry op's way from the Python side (op.when). An entry the
 // Python argument parser never picks for the call is not taken: where the
 // query fixes the overload the arg parser picks for tensor operands (`x /
@@ -108,6 +169,8 @@ void ReadEntries(Trace& t, PythonEntries& python, PathValues& values, PathEdges*
     if (other_form || !fits() || NeedsNames(op)) edges->entry_python[i] = Tri::kFalse;
     if (python.FeedsOnlyLaterOutputs(op)) edges->later_outputs_only.insert(op.name);
   }
+  RuleOutLaterOverloads(t, python, edges);
+  MarkOpenOverloads(t, python, edges);
 }
 
 // What the formula of a forward op's backward passes it

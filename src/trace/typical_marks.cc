@@ -3,10 +3,17 @@
 // optional step the code goes on without; an undecided C++ condition picks
 // among backends and leaves its branch off the path. Both are marked
 // undecided. Marks spread down the graph over kTypicalPathPasses passes
-// (trace/walk_bounds.h), until none changes.
+// (trace/walk_bounds.h), until none changes. Where a Python call may take
+// one of several entry overloads (PathEdges::open_overloads), the marking
+// runs twice: what the first put on the path shows what each overload
+// reaches, and the second leaves open what only some of them do.
 #include "trace/typical_marks.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "base/text.h"
@@ -16,23 +23,56 @@
 namespace optrace {
 namespace {
 
+// Whether forward op `f` is one of several overloads that may run
+// (PathEdges::open_overloads): an entry overload a Python call may take, or
+// an op every such entry reaches by name through different overloads.
+// What it alone runs, and its own backward, are open.
+bool OneOfOverloads(const PathEdges& edges, const OpStep& f) {
+  return f.role == OpRole::kForward && edges.open_overloads.count(f.name) > 0;
+}
+
+// Whether `v` holds `name`.
+bool Holds(const std::vector<std::string>& v, const std::string& name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+// Whether the formula of every open overload of `f`'s name -- entries if
+// `f` is one, else the ops every entry reaches by that name -- names
+// backward op `base` where a first-order backward takes it
+// (masked_fill.Scalar's and masked_fill.Tensor's `grad.masked_fill(mask,
+// 0)`): it runs whichever overload the call takes.
+bool EveryOverloadNames(const Trace& t, const PathEdges& edges, const OpStep& f, const std::string& base) {
+  bool any = false;
+  for (const std::string& overload : edges.open_overloads) {
+    const OpStep* o = OpNamed(t, overload, OpRole::kForward);
+    if (!o || OpBaseName(overload) != OpBaseName(f.name) || o->reached_from.empty() != f.reached_from.empty()) continue;
+    bool named = false;
+    for (const auto& b : t.backward)
+      named = named || (b.op == overload && !b.below_autograd && Holds(b.ops, base) && !Holds(b.untaken, base) &&
+                        !Holds(b.open, base));
+    if (!named) return false;
+    any = true;
+  }
+  return any;
+}
+
 // Whether a backward op is named where a first-order backward takes the
 // formula (kTrue), where an open condition decides (kUnknown), or only
 // in branches it never takes (kFalse), in the entries of the forward ops
 // on the path (or open). The backward of a forward op an open condition
 // reaches is open too: it runs only where that op does.
-Tri InTakenFormula(const Trace& t, const std::set<std::string>& later_outputs_only, const OpStep& op) {
+Tri InTakenFormula(const Trace& t, const PathEdges& edges, const OpStep& op) {
   std::string base(OpBaseName(op.name));
   auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), base) != v.end(); };
   Tri best = Tri::kFalse;
   for (const auto& b : t.backward) {
     if (!has(b.ops) || has(b.untaken)) continue;
-    if (later_outputs_only.count(b.op) || b.below_autograd) continue;
+    if (edges.later_outputs_only.count(b.op) || b.below_autograd) continue;
     Tri forward = Tri::kFalse;
     for (const auto& f : t.ops) {
       if (f.role != OpRole::kForward || f.name != b.op) continue;
-      if (f.typical) forward = Tri::kTrue;
-      else if (f.undecided && forward == Tri::kFalse) forward = Tri::kUnknown;
+      if (f.typical && (!OneOfOverloads(edges, f) || EveryOverloadNames(t, edges, f, base))) forward = Tri::kTrue;
+      else if ((f.undecided || f.typical) && forward == Tri::kFalse) forward = Tri::kUnknown;
     }
     if (forward == Tri::kFalse) continue;
     if (forward == Tri::kTrue && !has(b.open)) return Tri::kTrue;
@@ -75,9 +115,119 @@ Tri TakeBestCaller(const PathValues& values, std::set<size_t>* edge_found, size_
   return v;
 }
 
-}  // namespace
+// The forward ops on the path (by index) each forward op calls: an op's
+// caller through the edge that put it on the path, and its other callers
+// whose edge the assumptions do not rule out (a call under `if
+// (self.is_sparse())` reaches nothing). An entry's callers are other
+// entries, calling it as their code does (where.ScalarOther's
+// `at::where(...)`).
+std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues& values, const PathEdges& edges) {
+  std::vector<std::vector<size_t>> callees(t.ops.size());
+  auto add = [&](const OpStep* caller, size_t i) {
+    if (caller && caller->role == OpRole::kForward) callees[caller - t.ops.data()].push_back(i);
+  };
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != OpRole::kForward || !op.typical || op.undecided) continue;
+    if (op.reached_from.empty()) {
+      for (const std::string& name : op.also_reached_from) add(OpNamed(t, name, OpRole::kForward), i);
+      continue;
+    }
+    add(ParentOf(t, op), i);
+    if (auto others = edges.other_callers.find(i); others != edges.other_callers.end())
+      for (const CallerEdge& other : others->second)
+        if (EdgeValue(values, other.parent, op, other.when, other.found) != Tri::kFalse) add(other.parent, i);
+  }
+  return callees;
+}
 
-void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
+// The ops `from` reaches through `callees`, itself included.
+std::vector<bool> Reached(const std::vector<std::vector<size_t>>& callees, size_t from) {
+  std::vector<bool> seen(callees.size());
+  std::vector<size_t> todo{from};
+  seen[from] = true;
+  while (!todo.empty()) {
+    size_t at = todo.back();
+    todo.pop_back();
+    for (size_t c : callees[at]) {
+      if (seen[c]) continue;
+      seen[c] = true;
+      todo.push_back(c);
+    }
+  }
+  return seen;
+}
+
+// What every open overload of one name reaches: the entries themselves,
+// and the other ops by name, as the Main path names them (masked_fill.Scalar
+// and masked_fill.Tensor reach masked_fill_.Scalar and masked_fill_.Tensor:
+// masked_fill_ runs either way).
+struct EveryOverloadReaches {
+  std::optional<std::vector<bool>> entries;
+  std::optional<std::set<std::string>> names;
+  void Meet(const Trace& t, const std::vector<bool>& reached) {
+    std::set<std::string> reached_names;
+    for (size_t j = 0; j < reached.size(); ++j)
+      if (reached[j]) reached_names.insert(std::string(OpBaseName(t.ops[j].name)));
+    if (!entries) {
+      entries = reached;
+      names = std::move(reached_names);
+      return;
+    }
+    for (size_t j = 0; j < reached.size(); ++j) (*entries)[j] = (*entries)[j] && reached[j];
+    std::set<std::string> both;
+    for (const std::string& name : *names)
+      if (reached_names.count(name)) both.insert(name);
+    names = std::move(both);
+  }
+  // Whether every overload reaches op `j` itself.
+  bool Reaches(size_t j) const { return entries && (*entries)[j]; }
+  // Whether every overload reaches an op named as op `j` (never enough for an entry).
+  bool ReachesName(const Trace& t, size_t j) const {
+    return entries && !t.ops[j].reached_from.empty() && names->count(std::string(OpBaseName(t.ops[j].name))) > 0;
+  }
+};
+
+// Forward ops (by index) that only some of the entry overloads one Python
+// call may take reach (PathEdges::open_overloads), through the ops' callers:
+// they run for some calls of the query, which the arguments decide. Read
+// over the ops the first marking put on the path: a call no typical
+// caller makes reaches nothing. An op every overload of such a group
+// reaches (quantile and quantile.scalar share their helpers' sort;
+// linalg_pinv reaches linalg_pinv.atol_rtol_tensor through its float
+// form), or an entry not among them, runs either way: such an entry
+// leaves edges->open_overloads.
+std::vector<bool> OnlySomeOverloadsReach(const Trace& t, const PathValues& values, PathEdges* edges) {
+  const size_t n = t.ops.size();
+  const std::vector<std::vector<size_t>> callees = CalleesOnPath(t, values, *edges);
+  std::vector<bool> some(n), certain(n);
+  std::map<std::string, EveryOverloadReaches> groups;  // by the overloads' name
+  for (size_t i = 0; i < n; ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != OpRole::kForward || !op.reached_from.empty() || !op.typical) continue;
+    const std::vector<bool> reached = Reached(callees, i);
+    std::vector<bool>& into = OneOfOverloads(*edges, op) ? some : certain;
+    for (size_t j = 0; j < n; ++j) into[j] = into[j] || reached[j];
+    if (OneOfOverloads(*edges, op)) groups[std::string(OpBaseName(op.name))].Meet(t, reached);
+  }
+  for (size_t j = 0; j < n; ++j) {
+    bool by_name = false;
+    for (const auto& [name, every] : groups) {
+      if (!some[j] || certain[j]) break;
+      certain[j] = every.Reaches(j);
+      by_name = by_name || every.ReachesName(t, j);
+    }
+    if (certain[j] && t.ops[j].reached_from.empty()) edges->open_overloads.erase(t.ops[j].name);
+    // Runs, but which overload of it, and so its backward, is open.
+    if (!certain[j] && by_name) edges->open_overloads.insert(t.ops[j].name);
+    certain[j] = certain[j] || by_name;
+    some[j] = some[j] && !certain[j] && !t.ops[j].reached_from.empty();
+  }
+  return some;
+}
+
+// The marking passes; an op of `some_overloads` is open at best.
+void MarkPasses(Trace& t, const PathValues& values, PathEdges* edges, const std::vector<bool>& some_overloads) {
   for (int pass = 0; pass < kTypicalPathPasses; ++pass) {
     bool changed = false;
     for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -93,8 +243,9 @@ void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
         v = EdgeValue(values, p, op, op.when, edges->edge_found.count(i) > 0);
         if (auto others = edges->other_callers.find(i); others != edges->other_callers.end())
           v = TakeBestCaller(values, &edges->edge_found, i, op, p, v, others->second);
+        if (some_overloads[i] && v == Tri::kTrue) v = Tri::kUnknown;
         if (op.role == OpRole::kBackward && p && p->role == OpRole::kForward && v != Tri::kFalse) {
-          Tri named = InTakenFormula(t, edges->later_outputs_only, op);
+          Tri named = InTakenFormula(t, *edges, op);
           if (named != Tri::kTrue) v = named;
         }
       }
@@ -107,6 +258,16 @@ void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
     }
     if (!changed) break;
   }
+}
+
+}  // namespace
+
+void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
+  MarkPasses(t, values, edges, std::vector<bool>(t.ops.size()));
+  if (edges->open_overloads.empty()) return;
+  // Again, with what only some overloads reach open and the overloads
+  // every one reaches no longer open.
+  MarkPasses(t, values, edges, OnlySomeOverloadsReach(t, values, edges));
 }
 
 // An open branch is shown with the condition that decides it, not a

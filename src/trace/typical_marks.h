@@ -2,7 +2,8 @@
 // edge has its conditions: an entry op by its Python way, any other op by
 // its edge from the parent under the parent's assumptions (the best of its
 // callers' edges where several call it), a backward op also by whether a
-// taken formula names it; then which conditions of each edge stay open,
+// taken formula names it -- what only some of the entry overloads a call
+// may take reach, open; then which conditions of each edge stay open,
 // and the structured delegates folded into the op that delegates.
 #pragma once
 
@@ -26,6 +27,12 @@ struct PathEdges {
   std::map<size_t, std::vector<CallerEdge>> other_callers;  // each op's other callers (also_reached_from)
   // Forward entry ops whose value only a later returned output carries: no first-order backward.
   std::set<std::string> later_outputs_only;
+  // Forward entry ops that are one of several overloads a Python call may
+  // take (trace_paths.cc MarkOpenOverloads): each stays on the path, one of
+  // them runs, but what it alone calls, and its backward, are open. Also the
+  // ops whose name every such overload reaches, through different overloads
+  // (masked_fill_.Scalar, masked_fill_.Tensor): their backward as well.
+  std::set<std::string> open_overloads;
 };
 
 // Sets typical/undecided of every op of `t`; the best of an op's callers
