@@ -28,12 +28,12 @@ const CppGuardReader& GuardReaders::Of(const std::string& file) {
 
 Location Definition(const OpStep& op, const std::string& name) {
   for (const auto& im : op.impls)
-    if (LastName(im.function) == name && im.where.valid()) return im.where;
+    if (LastNameView(im.function) == name && im.where.valid()) return im.where;
   for (const auto& h : op.helpers)
-    if (LastName(h.function) == name && h.where.valid()) return h.where;
+    if (LastNameView(h.function) == name && h.where.valid()) return h.where;
   for (const auto& s : op.stubs)
     for (const auto& r : s.registrations)
-      if (LastName(r.target) == name && r.target_definition.valid()) return r.target_definition;
+      if (LastNameView(r.target) == name && r.target_definition.valid()) return r.target_definition;
   return {};
 }
 
@@ -45,7 +45,7 @@ bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device) {
   bool own = false;
   for (const auto& im : op.impls) own = own || (device != CodeDevice::kAny && im.key == Name(device));
   for (const auto& im : op.impls)
-    if (LastName(im.function) == name && (!own || im.key == Name(device))) return true;
+    if (LastNameView(im.function) == name && (!own || im.key == Name(device))) return true;
   return false;
 }
 
@@ -56,14 +56,13 @@ bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device) {
 // without the one they disagree on.
 bool CodeRoutes::BestCallSite(const OpStep& op, const Location& where, const std::string& fn,
                               std::vector<Condition>* out) {
-  const CppGuardReader& r = readers_.Of(where.file);
-  std::vector<CodeCondition> first;
-  if (!r.CallConditions(where.line, 0, fn, &first)) return false;
-  *out = ConditionsIn(first, where.file);
+  const std::vector<Condition>* first = FirstCall(where, fn);
+  if (!first) return false;
+  *out = *first;
   Tri best = values_.Evaluate(op, *out);
   if (best == Tri::kTrue) return true;
   std::vector<std::vector<Condition>> sites;
-  for (const auto& call : r.CallsIn(where.line))
+  for (const auto& call : readers_.Of(where.file).CallsIn(where.line))
     if (LastName(call.callee) == fn) sites.push_back(ConditionsIn(call.conditions, where.file));
   const size_t written = AddEitherBranch(&sites);
   for (size_t i = 0; i < sites.size(); ++i) {
@@ -78,6 +77,20 @@ bool CodeRoutes::BestCallSite(const OpStep& op, const Location& where, const std
   return true;
 }
 
+// What the guard reader says depends on the code alone, so it is kept for
+// the trace: RouteTo asks every listed function in turn, for every
+// launch's way, whether it calls `fn`, and most do not.
+const std::vector<Condition>* CodeRoutes::FirstCall(const Location& where, const std::string& fn) {
+  auto it = first_calls_.find(std::tuple<std::string_view, int, std::string_view>(where.file, where.line, fn));
+  if (it == first_calls_.end()) {
+    std::optional<std::vector<Condition>> conditions;
+    std::vector<CodeCondition> first;
+    if (readers_.Of(where.file).CallConditions(where.line, 0, fn, &first)) conditions = ConditionsIn(first, where.file);
+    it = first_calls_.emplace(std::tuple(where.file, where.line, fn), std::move(conditions)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 namespace {
 
 // How many scopes (classes, namespaces) define a helper of `op` named
@@ -87,7 +100,8 @@ namespace {
 int ScopesDefining(const Index& ix, const OpStep& op, const std::string& fn, CodeDevice device) {
   std::set<std::pair<std::string, int>> at;
   for (const auto& h : op.helpers)
-    if (LastName(h.function) == fn && Serves(h.key, device) && h.where.valid()) at.insert({h.where.file, h.where.line});
+    if (LastNameView(h.function) == fn && Serves(h.key, device) && h.where.valid())
+      at.insert({h.where.file, h.where.line});
   if (at.size() < 2) return static_cast<int>(at.size());
   std::set<std::string> scopes;
   for (uint32_t id : ix.cpp.FunctionsNamed(fn)) {
@@ -117,7 +131,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   if (depth > kConditionDepth || !seen->insert(fn).second) return false;
   for (const auto& s : op.stubs) {
     for (const auto& r : s.registrations) {
-      if (LastName(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
+      if (LastNameView(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
       std::vector<Condition> route;
       if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
         route.clear();
@@ -130,22 +144,22 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
       return true;
     }
   }
-  // A helper: the first listed function whose body calls it. The places
-  // are the op's own (not copied: every launch's way asks again).
-  std::vector<std::pair<std::string, const Location*>> callers;
+  // A helper: the first listed function whose body calls it. The names
+  // and places are the op's own (not copied: every launch's way asks again).
+  std::vector<std::pair<std::string_view, const Location*>> callers;
   for (const auto& im : op.impls)
-    if (Serves(im.key, device)) callers.push_back({LastName(im.function), &im.where});
+    if (Serves(im.key, device)) callers.push_back({LastNameView(im.function), &im.where});
   for (const auto& h : op.helpers)
-    if (Serves(h.key, device)) callers.push_back({LastName(h.function), &h.where});
+    if (Serves(h.key, device)) callers.push_back({LastNameView(h.function), &h.where});
   for (const auto& s : op.stubs)
     for (const auto& r : s.registrations)
-      if (Serves(r.device, device)) callers.push_back({LastName(r.target), &r.target_definition});
+      if (Serves(r.device, device)) callers.push_back({LastNameView(r.target), &r.target_definition});
   for (const auto& [name, where] : callers) {
     if (name == fn || !where->valid()) continue;
     std::vector<Condition> conv;
     if (!BestCallSite(op, *where, fn, &conv)) continue;
     std::vector<Condition> route;
-    if (!RouteTo(op, name, depth + 1, seen, &route, device)) continue;
+    if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device)) continue;
     route.insert(route.end(), conv.begin(), conv.end());
     // A call by name that several classes answer (CellParams' and
     // QuantizedCellParams' overrides of linear_ih): which one runs is the
@@ -159,7 +173,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   // No call written by its name (a class named in a template argument runs
   // its operator()): the way to whatever reached it, then an open step.
   for (const auto& h : op.helpers) {
-    if (LastName(h.function) != fn || h.reached_from.empty() || !Serves(h.key, device)) continue;
+    if (LastNameView(h.function) != fn || h.reached_from.empty() || !Serves(h.key, device)) continue;
     std::vector<Condition> route;
     if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route, device)) return false;
     if (h.reached_at.valid()) {

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -60,11 +62,16 @@ class CodeRoutes {
                std::vector<Condition>* out, CodeDevice device);
   // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
   int ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
+  // The conditions of the first call of `fn` in the function defined at
+  // `where`, once per trace; nullptr: it calls no `fn`.
+  const std::vector<Condition>* FirstCall(const Location& where, const std::string& fn);
 
   const Index& ix_;
   GuardReaders& readers_;
   const PathValues& values_;
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
+  // FirstCall's answers, by (file, line, callee)
+  std::map<std::tuple<std::string, int, std::string>, std::optional<std::vector<Condition>>, std::less<>> first_calls_;
 };
 
 }  // namespace optrace

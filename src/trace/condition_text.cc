@@ -24,13 +24,15 @@ std::string Condition::Describe() const {
   return (neg ? "unless " : "when ") + std::string(t);
 }
 
-std::string LastName(std::string_view s) {
+std::string LastName(std::string_view s) { return std::string(LastNameView(s)); }
+
+std::string_view LastNameView(std::string_view s) {
   size_t lt = s.find('<');
   if (lt != std::string_view::npos) s = s.substr(0, lt);
   size_t colon = s.rfind("::");
   if (colon != std::string_view::npos) s = s.substr(colon + 2);
   while (!s.empty() && (s.front() == '&' || s.front() == '*')) s.remove_prefix(1);
-  return std::string(s);
+  return s;
 }
 
 std::vector<std::string> CalledFunctions(std::string_view text) {

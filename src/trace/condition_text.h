@@ -13,6 +13,9 @@ namespace optrace {
 
 // "at::native::foo<T>" -> "foo".
 std::string LastName(std::string_view s);
+// The same, as a view into `s`: for comparisons on hot paths, which would
+// otherwise allocate a copy per name compared.
+std::string_view LastNameView(std::string_view s);
 
 // Names of the free functions a condition calls, as qualified there (not
 // methods, not casts).

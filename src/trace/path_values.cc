@@ -5,10 +5,63 @@
 // (trace/local_values.h).
 #include "trace/path_values.h"
 
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
 #include "trace/impl_parameters.h"
 #include "trace/shared_annotations.h"
 
 namespace optrace {
+
+// What EvaluateCondition and EvaluateWithLocals answer under one pair of
+// assumptions (the trace's, the op's): both read only the condition's
+// text, the index and those assumptions, so the answers hold for every
+// trace. The threads of `trace --all` share them under a lock.
+struct PathValues::SharedAnswers {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, Tri> evaluated;    // condition text -> EvaluateCondition
+  std::unordered_map<std::string, Tri> with_locals;  // "file:line:text" -> EvaluateWithLocals
+};
+
+// Per index: the answers by the two assumptions' Key()s.
+struct PathValues::SharedTables {
+  std::mutex mu;
+  std::unordered_map<std::string, std::unique_ptr<SharedAnswers>> by_assumptions;
+};
+
+namespace {
+
+// `map[key]`, computed (outside the lock) and kept when new.
+template <class Compute>
+Tri Remembered(std::shared_mutex& mu, std::unordered_map<std::string, Tri>& map, const std::string& key,
+               Compute compute) {
+  {
+    std::shared_lock<std::shared_mutex> lock(mu);
+    if (auto it = map.find(key); it != map.end()) return it->second;
+  }
+  const Tri v = compute();
+  std::lock_guard<std::shared_mutex> lock(mu);
+  return map.try_emplace(key, v).first->second;
+}
+
+}  // namespace
+
+PathValues::PathValues(const Index& ix, const Assumptions& a)
+    : a_(a), locals_(ix), shared_(*ix.Derived<std::unique_ptr<SharedTables>>("path_values", [] {
+        return std::make_unique<SharedTables>();
+      })) {}
+
+PathValues::SharedAnswers& PathValues::SharedFor(const Assumptions& a) const {
+  auto [slot, fresh] = answers_.try_emplace(&a, nullptr);
+  if (fresh) {
+    std::lock_guard<std::mutex> lock(shared_.mu);
+    std::unique_ptr<SharedAnswers>& answers = shared_.by_assumptions[a_.Key() + '\x1c' + a.Key()];
+    if (!answers) answers = std::make_unique<SharedAnswers>();
+    slot->second = answers.get();
+  }
+  return *slot->second;
+}
 
 void Meet(Tri* v, Tri t) {
   if (t == Tri::kFalse) *v = Tri::kFalse;
@@ -56,13 +109,20 @@ Tri PathValues::WithLocals(const Condition& c, const Assumptions& a) const {
     return Tri::kUnknown;
   std::string key = c.where.file + ":" + std::to_string(c.where.line) + ":" + c.text;
   auto [slot, fresh] = with_locals_[&a].try_emplace(std::move(key), Tri::kUnknown);
-  if (fresh) slot->second = EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a);
+  if (fresh) {
+    SharedAnswers& shared = SharedFor(a);
+    slot->second = Remembered(shared.mu, shared.with_locals, slot->first,
+                              [&] { return EvaluateWithLocals(c.text, locals_.Of(c.text, c.where, a_), a); });
+  }
   return slot->second;
 }
 
 Tri PathValues::EvaluateOnce(const std::string& text, const Assumptions& a) const {
   auto [slot, fresh] = evaluated_[&a].try_emplace(text, Tri::kUnknown);
-  if (fresh) slot->second = EvaluateCondition(text, false, a);
+  if (fresh) {
+    SharedAnswers& shared = SharedFor(a);
+    slot->second = Remembered(shared.mu, shared.evaluated, text, [&] { return EvaluateCondition(text, false, a); });
+  }
   return slot->second;
 }
 
@@ -97,6 +157,7 @@ void PathValues::SetEntryArguments(const OpStep& op, PassedArguments passed) {
   if (auto old = assumptions_.find(&op); old != assumptions_.end()) {
     evaluated_.erase(&old->second);
     with_locals_.erase(&old->second);
+    answers_.erase(&old->second);
     assumptions_.erase(old);
   }
 }

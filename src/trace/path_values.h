@@ -6,7 +6,11 @@
 // (trace/path_selections.h) and conditions its helpers' callers bind
 // (trace/op_edges.h). The evaluations are cached: a trace evaluates the
 // same long guard chains (copy_'s twenty) for every launch and edge below
-// them. The path annotator (trace/trace_paths.cc) owns one per trace.
+// them. The path annotator (trace/trace_paths.cc) owns one per trace; what
+// a condition's text (and the locals it reads) is worth under one set of
+// assumptions is also kept with the index for every later trace
+// (`trace --all` evaluates the guards of an op again in each trace
+// reaching it).
 #pragma once
 
 #include <map>
@@ -39,7 +43,7 @@ std::string DecidedKey(const OpStep& parent, const Condition& c);
 class PathValues {
  public:
   // `a`: the trace's assumptions, which outlive this.
-  PathValues(const Index& ix, const Assumptions& a) : a_(a), locals_(ix) {}
+  PathValues(const Index& ix, const Assumptions& a);
 
   const Assumptions& assumptions() const { return a_; }
 
@@ -77,6 +81,11 @@ class PathValues {
  private:
   Tri WithLocals(const Condition& c, const Assumptions& a) const;
   Assumptions AssumptionsFor(const OpStep& parent) const;
+  // The index's answers under `a` (with the trace's assumptions), found
+  // once per assumptions object of this trace.
+  struct SharedAnswers;
+  struct SharedTables;
+  SharedAnswers& SharedFor(const Assumptions& a) const;
 
   const Assumptions& a_;
   std::map<std::string, Tri> selected_;
@@ -87,6 +96,8 @@ class PathValues {
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> evaluated_;    // EvaluateOnce
   mutable std::map<const Assumptions*, std::unordered_map<std::string, Tri>> with_locals_;  // WithLocals
   mutable LocalValues locals_;
+  SharedTables& shared_;
+  mutable std::map<const Assumptions*, SharedAnswers*> answers_;  // SharedFor
 };
 
 }  // namespace optrace

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
@@ -34,6 +35,10 @@ constexpr char kNativeFunctions[] = R"x(- func: outer(Tensor self) -> Tensor
 - func: rare(Tensor self) -> Tensor
   dispatch:
     CUDA: rare_cuda
+
+- func: halfy(Tensor self) -> Tensor
+  dispatch:
+    CUDA: halfy_cuda
 )x";
 
 constexpr char kOpsCu[] = R"x(namespace at::native {
@@ -86,6 +91,18 @@ Tensor rare_cuda(const Tensor& self) {
   return self;
 }
 
+// The launch a local flag picks by dtype: decided by the assumptions.
+Tensor halfy_cuda(const Tensor& self) {
+  Tensor out = at::empty_like(self);
+  const bool half = self.scalar_type() == at::kHalf;
+  if (half) {
+    launch_fast(out);
+  } else if (self.scalar_type() == at::kFloat) {
+    launch_slow(out);
+  }
+  return out;
+}
+
 } // namespace at::native
 )x";
 
@@ -109,10 +126,10 @@ std::string Launches(const Trace& t, const std::string& name) {
   return s;
 }
 
-std::string FreshLaunches(const std::string& query, const std::string& op) {
+std::string FreshLaunches(const std::string& query, const std::string& op, std::vector<std::string> assume = {}) {
   Index fresh;
   BuildMemoryIndex(Tree(), &fresh);
-  return Launches(TraceIndex(fresh, query, TraceOptions::Device::kCuda), op);
+  return Launches(TraceIndex(fresh, query, TraceOptions::Device::kCuda, std::move(assume)), op);
 }
 
 TEST(SharedAnnotations, AnOpReachedFromCodeAndThenAsTheEntryIsAnnotatedForEach) {
@@ -165,6 +182,24 @@ TEST(SharedAnnotations, AnEdgeReadBeforeKeepsWhatItsHelperDefaultsDecided) {
   Index fresh;
   ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &fresh));
   EXPECT_EQ(Ops(TraceIndex(fresh, "aten::picker", TraceOptions::Device::kCuda)), first);
+}
+
+// What a condition is worth is kept with the index per set of assumptions
+// (trace/path_values.h): a later trace under other assumptions evaluates
+// the same conditions -- a local flag's and a plain one's -- afresh.
+TEST(SharedAnnotations, ConditionsKeptForOneSetOfAssumptionsAreNotAnothers) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
+  const std::string float32 = Launches(TraceIndex(index, "aten::halfy", TraceOptions::Device::kCuda), "halfy");
+  EXPECT_NE(float32.find("fast_kernel: when half"), std::string::npos) << float32;
+  EXPECT_NE(float32.find("slow_kernel typical:"), std::string::npos) << float32;
+  const std::string float16 =
+      Launches(TraceIndex(index, "aten::halfy", TraceOptions::Device::kCuda, {"dtype=float16"}), "halfy");
+  EXPECT_NE(float16.find("fast_kernel typical: when half"), std::string::npos) << float16;
+  EXPECT_EQ(float16.find("slow_kernel typical"), std::string::npos) << float16;
+  EXPECT_EQ(float16, FreshLaunches("aten::halfy", "halfy", {"dtype=float16"}));
+  EXPECT_EQ(Launches(TraceIndex(index, "aten::halfy", TraceOptions::Device::kCuda), "halfy"), float32);
+  EXPECT_EQ(float32, FreshLaunches("aten::halfy", "halfy"));
 }
 
 }  // namespace
