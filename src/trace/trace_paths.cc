@@ -129,12 +129,15 @@ void ReadEdges(const Index& ix, Trace& t, EdgeReader& reader, PathEdges* edges) 
   SharedEdges shared(ix);
   for (size_t i = 0; i < t.ops.size(); ++i) {
     OpStep& op = t.ops[i];
-    if (op.reached_from.empty()) continue;
-    const OpStep* parent = ParentOf(t, op);
-    if (!parent || parent->role != op.role) continue;
-    bool found = false;
-    op.when = reader.Read(shared, *parent, op, &found, &op.called_at);
-    if (found) edges->edge_found.insert(i);
+    // An entry op has no edge of its own, but the code of an op the trace
+    // reaches may call it too (MarkTypical).
+    if (!op.reached_from.empty()) {
+      const OpStep* parent = ParentOf(t, op);
+      if (!parent || parent->role != op.role) continue;
+      bool found = false;
+      op.when = reader.Read(shared, *parent, op, &found, &op.called_at);
+      if (found) edges->edge_found.insert(i);
+    }
     for (const std::string& name : op.also_reached_from) {
       const OpStep* other = OpNamed(t, name, op.role);
       if (!other) continue;

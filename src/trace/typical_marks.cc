@@ -75,6 +75,27 @@ Tri TakeBestCaller(const PathValues& values, std::set<size_t>* edge_found, size_
   return v;
 }
 
+// An entry op the Python way does not take that the code of an op on the
+// path calls where the assumptions take the call: F.l1_loss calls
+// torch.abs only `if weight is not None`, but the aten::l1_loss it calls
+// otherwise runs `(input - target).abs()`. The op is then reached from
+// that caller, with its call's conditions; an open call leaves it an entry.
+bool TakeCallOnThePath(const PathValues& values, PathEdges* edges, size_t i, OpStep& op) {
+  auto others = edges->other_callers.find(i);
+  if (others == edges->other_callers.end()) return false;
+  for (auto e = others->second.begin(); e != others->second.end(); ++e) {
+    if (EdgeValue(values, e->parent, op, e->when, e->found) != Tri::kTrue) continue;
+    op.reached_from = e->parent->name;
+    std::erase(op.also_reached_from, op.reached_from);
+    op.when = std::move(e->when);
+    op.called_at = e->site;
+    if (e->found) edges->edge_found.insert(i);
+    others->second.erase(e);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
@@ -86,6 +107,7 @@ void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
       if (op.reached_from.empty()) {
         v = op.role == OpRole::kForward ? edges->entry_python[i] : Tri::kTrue;
         if (op.role == OpRole::kForward && t.python.empty()) v = Tri::kTrue;
+        if (op.role == OpRole::kForward && v != Tri::kTrue && TakeCallOnThePath(values, edges, i, op)) v = Tri::kTrue;
       } else {
         // Below an undecided op, what its edge does not rule out is
         // undecided too (both sides of an open condition stay visible).
