@@ -252,7 +252,10 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
       // Its dispatch key set spelled out: no meta backend bit, no Python
       // key (a FakeTensor's or a subclass's): `key_set().has_all(
       // DispatchKeySet(BackendComponent::MetaBit))`.
-      "BackendComponent::MetaBit)", "DispatchKey::Python)"};
+      "BackendComponent::MetaBit)", "DispatchKey::Python)",
+      // A forward-mode gradient (torch.autograd.forward_ad's dual tensors):
+      // the typical run's autograd is reverse mode.
+      "_fw_grad("};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
   if (HasName(atom, "is_cuda")) return Of(a.device == CodeDevice::kCuda);

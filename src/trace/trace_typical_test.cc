@@ -23,6 +23,9 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
                               false, cuda),
             Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("ks.has(DispatchKey::PythonTLSSnapshot)", false, cuda), Tri::kUnknown);
+  // No forward-mode AD (Linear.cpp:114): the bias is added in place.
+  EXPECT_EQ(EvaluateCondition("isTensorSubclassLike(*bias) || bias->_fw_grad(/*level*/ 0).defined()", false, cuda),
+            Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("!(input.is_quantized()) && input.layout() == kStrided", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("self.scalar_type() == kHalf", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("AT_CUDNN_ENABLED()", false, cuda), Tri::kTrue);
