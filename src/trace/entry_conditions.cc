@@ -2,7 +2,8 @@
 // undecided, then not taken (BestWay) -- a helper called under `if not
 // center:` and again unconditionally runs whenever its caller does. A way
 // to a frame goes back through the calls leading there, kConditionDepth
-// frames deep (trace/walk_bounds.h).
+// frames deep (trace/walk_bounds.h). An entry op's ways are those of the
+// calls whose arguments fit its schema (an operator passes one).
 #include "trace/entry_conditions.h"
 
 #include <algorithm>

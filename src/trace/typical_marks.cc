@@ -3,7 +3,9 @@
 // optional step the code goes on without; an undecided C++ condition picks
 // among backends and leaves its branch off the path. Both are marked
 // undecided. Marks spread down the graph over kTypicalPathPasses passes
-// (trace/walk_bounds.h), until none changes.
+// (trace/walk_bounds.h), until none changes. An entry op the Python way
+// rules out runs where an op on the path calls it in a way taken, and is
+// then reached from that op.
 #include "trace/typical_marks.h"
 
 #include <algorithm>
