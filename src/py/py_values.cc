@@ -209,6 +209,7 @@ ValueKind ValueScope::PrimaryKind(std::string_view e, int depth) const {
     if (last == ')') return CallKind(head, inner, depth);
     if (last == ']') {  // a subscript: items of a shape are ints, of a tensor tensors; else unknown
       ValueKind hk = PrimaryKind(head, depth + 1);
+      if (hk == ValueKind::kTensors) return ValueKind::kUnknown;  // xs[0] a tensor, xs[1:] a list
       return hk == ValueKind::kScalar || hk == ValueKind::kTensor ? hk : ValueKind::kUnknown;
     }
     return ValueKind::kUnknown;
@@ -263,11 +264,14 @@ ValueKind ValueScope::CallKind(std::string_view callee, std::string_view args, i
   if (std::find(scalar_modules_.begin(), scalar_modules_.end(), recv) != scalar_modules_.end())
     return ValueKind::kScalar;  // math.sqrt(d)
   ValueKind rk = PrimaryKind(recv, depth + 1);
-  if (rk == ValueKind::kScalar) return ValueKind::kScalar;      // "x".join(...), n.bit_length()
-  if (rk == ValueKind::kContainer) return ValueKind::kUnknown;  // xs.pop() may give anything
+  if (rk == ValueKind::kScalar) return ValueKind::kScalar;  // "x".join(...), n.bit_length()
+  if (rk == ValueKind::kContainer || rk == ValueKind::kTensors)
+    return ValueKind::kUnknown;  // xs.pop() may give anything
   if (facts_ && facts_->method_returns_scalar && facts_->method_returns_scalar(method)) return ValueKind::kScalar;
   if (rk == ValueKind::kTensor && facts_ && facts_->method_returns_tensor && facts_->method_returns_tensor(method))
     return ValueKind::kTensor;  // div.mul(alpha).add(k)
+  if (rk == ValueKind::kTensor && facts_ && facts_->method_returns_tensors && facts_->method_returns_tensors(method))
+    return ValueKind::kTensors;  // proj.chunk(3)
   return ValueKind::kUnknown;
 }
 
@@ -322,6 +326,18 @@ bool ParseAssignment(std::string_view line, Assignment* out) {
   return false;
 }
 
+namespace {
+
+// The kind of each of `targets` names bound to a value of kind `k`: the
+// value itself for one name; for a tuple target, an item of it: a shape's
+// items are ints, a sequence of tensors' tensors, anything else's unknown.
+ValueKind UnpackedKind(ValueKind k, size_t targets) {
+  if (targets == 1 || k == ValueKind::kScalar) return k;
+  return k == ValueKind::kTensors ? ValueKind::kTensor : ValueKind::kUnknown;
+}
+
+}  // namespace
+
 void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* scope) {
   // In text order, each value read with the bindings made so far (so
   // `div = div.mul(alpha)` keeps a tensor a tensor); a name's final kind
@@ -331,7 +347,7 @@ void LearnAssignments(const std::vector<Assignment>& assignments, ValueScope* sc
     ValueKind k = scope->KindOf(a.value);
     for (const std::string& t : a.targets) {
       if (!IsIdentifier(t)) continue;
-      ValueKind tk = a.targets.size() == 1 || k == ValueKind::kScalar ? k : ValueKind::kUnknown;
+      ValueKind tk = UnpackedKind(k, a.targets.size());
       auto it = merged.find(t);
       if (it == merged.end()) merged.emplace(t, tk);
       else it->second = Both(it->second, tk);
@@ -449,16 +465,59 @@ std::vector<std::string> TensorParams(std::string_view header) {
   return out;
 }
 
-bool ReturnsTensor(std::string_view header) {
+namespace {
+
+// The return annotation of a def header's text (`List[Tensor]`), or "".
+std::string_view ReturnAnnotation(std::string_view header) {
   size_t open = header.find('(');
-  if (open == std::string_view::npos) return false;
+  if (open == std::string_view::npos) return {};
   size_t close = MatchForward(header, open);
-  if (close == std::string_view::npos) return false;
+  if (close == std::string_view::npos) return {};
   std::string_view rest = Trim(header.substr(close + 1));
-  if (rest.substr(0, 2) != "->") return false;
+  if (rest.substr(0, 2) != "->") return {};
   rest = rest.substr(2);
-  std::string_view annotation = Trim(rest.substr(0, rest.find(':')));
-  return annotation == "Tensor" || annotation == "torch.Tensor";
+  return Trim(rest.substr(0, rest.find(':')));
+}
+
+bool IsTensorType(std::string_view t) { return t == "Tensor" || t == "torch.Tensor"; }
+
+}  // namespace
+
+bool ReturnsTensor(std::string_view header) { return IsTensorType(ReturnAnnotation(header)); }
+
+bool ReturnsTensors(std::string_view header) {
+  std::string_view a = ReturnAnnotation(header);
+  size_t open = a.find('[');
+  if (open == std::string_view::npos || a.back() != ']') return false;
+  std::string_view outer = Trim(a.substr(0, open));
+  if (outer != "List" && outer != "list" && outer != "Tuple" && outer != "tuple" && outer != "typing.List" &&
+      outer != "typing.Tuple")
+    return false;
+  std::vector<std::string_view> items = SplitCommas(a.substr(open + 1, a.size() - open - 2));
+  if (items.empty()) return false;
+  for (std::string_view item : items)
+    if (!IsTensorType(item) && item != "...") return false;
+  return IsTensorType(items.front());
+}
+
+int OpenBrackets(std::string_view line) {
+  line = WithoutComment(line);
+  int depth = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (IsQuote(c)) i = SkipString(line, i) - 1;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+  }
+  return depth;
+}
+
+std::string_view WithoutComment(std::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (IsQuote(line[i])) i = SkipString(line, i) - 1;
+    else if (line[i] == '#') return line.substr(0, i);
+  }
+  return line;
 }
 
 std::vector<std::string> ScalarParams(std::string_view header) {

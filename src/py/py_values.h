@@ -3,7 +3,9 @@
 // and its items -- `x.shape`, `x.size(1)`, `len(xs)`, `C // self.n_heads`),
 // a plain container (a list, dict or set literal or constructor), a tensor
 // (a parameter annotated `Tensor`, arithmetic on one, a tensor method's
-// result), or unknown. `optrace scan` asks it so that int arithmetic and a
+// result), a sequence of tensors (a call of a function annotated
+// `-> List[Tensor]` or `-> Tuple[Tensor, Tensor]`, a Tensor method returning
+// `Tensor[]`: `x.chunk(3)`), or unknown. `optrace scan` asks it so that int arithmetic and a
 // `set.add` never become Tensor ops (an operator counts unless both operands
 // are known not to be tensors); the tracer asks it which operators of
 // torch's own Python code are tensor operators (an operand must be known to
@@ -13,7 +15,9 @@
 // `hd = C // self.n_heads`), parameters from an annotation (`n: int`), a
 // literal default (`eps=1e-6`) or a Tensor-only method called on them
 // (`input.abs()`), and `self.attr` from every assignment to it
-// in the class (all must be scalar). Which Tensor methods and attributes
+// in the class (all must be scalar). A tuple target unpacks a sequence of
+// tensors into tensors (`q, k, v = _in_projection_packed(...)`): what the
+// function's annotation promises, item by item. Which Tensor methods and attributes
 // return no tensor is asked of the caller (the checkout's YAML schemas).
 #pragma once
 
@@ -25,7 +29,7 @@
 
 namespace optrace {
 
-enum class ValueKind { kUnknown, kScalar, kContainer, kTensor };
+enum class ValueKind { kUnknown, kScalar, kContainer, kTensor, kTensors };
 
 // Whether a Tensor method called as `recv.name(...)` returns a scalar
 // (true: size, dim, numel, item ...), and whether `recv.name` read as an
@@ -36,6 +40,9 @@ struct TensorFacts {
   // Whether `recv.name(...)` on a tensor returns a tensor (a YAML method
   // returning one); unset: never known.
   std::function<bool(std::string_view method)> method_returns_tensor;
+  // Whether it returns a list of tensors (a YAML method returning
+  // `Tensor[]`: chunk, split, unbind); unset: never known.
+  std::function<bool(std::string_view method)> method_returns_tensors;
 };
 
 // The names an expression can see: locals and parameters of one function,
@@ -104,5 +111,14 @@ std::vector<std::string> TensorParams(std::string_view header);
 // Whether a def header's text annotates the return `Tensor` (`-> Tensor:`,
 // `-> torch.Tensor:`).
 bool ReturnsTensor(std::string_view header);
+// Whether it annotates a sequence of tensors, every item a `Tensor` (never
+// `Optional[Tensor]`): `-> List[Tensor]:`, `-> Tuple[Tensor, Tensor]:`,
+// `-> tuple[Tensor, ...]:`.
+bool ReturnsTensors(std::string_view header);
+// How many brackets a line leaves open (strings and a comment skipped): a
+// statement continues on the next line while it is above 0.
+int OpenBrackets(std::string_view line);
+// The line without its comment (a '#' outside strings and what follows).
+std::string_view WithoutComment(std::string_view line);
 
 }  // namespace optrace

@@ -2,7 +2,8 @@
 // undecided, then not taken (BestWay) -- a helper called under `if not
 // center:` and again unconditionally runs whenever its caller does. A way
 // to a frame goes back through the calls leading there, kConditionDepth
-// frames deep (trace/walk_bounds.h).
+// frames deep (trace/walk_bounds.h). An entry op's ways are those of the
+// calls whose arguments fit its schema (an operator passes one).
 #include "trace/entry_conditions.h"
 
 #include <algorithm>
@@ -108,6 +109,16 @@ void PythonEntries::Accumulate(const PyFrame& f, const std::vector<Condition>& w
   }
 }
 
+// The Python argument parser picks, for each call, an overload its
+// arguments fit: `q / s` never reaches div.Tensor_mode (rounding_mode= is
+// not passed), whatever way `x.div(n, rounding_mode='trunc')` takes to it.
+bool PythonEntries::Binds(const PyFrame& f, const PyCallStep& c, const OpStep& op) {
+  if (!op.yaml) return true;
+  bool fits = true;
+  bindings_.ToSchema(f, c, *op.yaml, &fits);
+  return fits;
+}
+
 EntryCalls PythonEntries::EntryArguments(const OpStep& op) {
   EntryCalls out;
   if (!op.yaml) return out;
@@ -165,15 +176,21 @@ std::vector<Condition> PythonEntries::EntryConditions(const OpStep& op, Tri* val
   auto passes_open_step = [&](const std::vector<Condition>& when) {
     return std::any_of(when.begin(), when.end(), [&](const Condition& c) { return bindings_.IsOpenOptionalStep(c); });
   };
+  // The calls whose arguments fit the op; where none does (the op is then
+  // no typical call's, ReadEntries), the way of any call names it.
   BestWay best;
-  for (const auto& f : t_.python) {
-    for (const auto& c : CallsTo(f, {full, base})) {
-      auto way = WayThrough(f, c, 0);
-      if (c.kind == PyCallTarget::kMethod) UnlessSelfReturn(ix_, a_, op, &way);
-      if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
-      if (best.Offer(std::move(way))) break;
+  for (bool fitting_only : {true, false}) {
+    for (const auto& f : t_.python) {
+      for (const auto& c : CallsTo(f, {full, base})) {
+        if (fitting_only && !Binds(f, c, op)) continue;
+        auto way = WayThrough(f, c, 0);
+        if (c.kind == PyCallTarget::kMethod) UnlessSelfReturn(ix_, a_, op, &way);
+        if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
+        if (best.Offer(std::move(way))) break;
+      }
+      if (best.rank == 2) break;
     }
-    if (best.rank == 2) break;
+    if (best.rank >= 0) break;
   }
   best.AppendTo(&out, value);
   return out;

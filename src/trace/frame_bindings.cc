@@ -537,7 +537,11 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   // A bridge frame with no Python body of its own (torch.sum): the user's
   // call goes to the schema directly, and must fit it.
   bool user_call = !f.where.valid() && IsTarget(f);
+  // An operator calls its dunder on the tensor with the other operand
+  // (`q / s` is q.__truediv__(s)): one positional argument, no keyword.
+  bool op = c.kind == PyCallTarget::kOperator && c.operand;
   if (user_call) args = SplitArguments(t_.call_arguments);
+  else if (op) args = c.operand->empty() ? std::vector<PyArgument>{} : std::vector<PyArgument>{{"", *c.operand}};
   else args = ArgumentsAt(f, c);
   if (!args) return out;
   const Bindings& caller = Of(f);
@@ -546,7 +550,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   for (const SchemaArgument& a : fn.schema.arguments)
     if (!a.is_out) schema.push_back({a.name, a.default_value, a.kwarg_only, false});
   // A tensor method's receiver is the schema's first argument (`self`).
-  bool method = c.kind == PyCallTarget::kMethod && !schema.empty() && schema[0].name == "self";
+  bool method = (c.kind == PyCallTarget::kMethod || op) && !schema.empty() && schema[0].name == "self";
   PackIntListVarargs(fn, method, &*args);
   std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
   if (!Fits(*args, bound, fn, method)) *fits = false;
@@ -624,7 +628,10 @@ bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std
     bool text = v.front() == '\'' || v.front() == '"';
     bool number = !text && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
     if (v == "None" && !a.type.ends_with("?")) return false;
-    if (text && a.type.find("str") == std::string::npos && a.type.find("Dimname") == std::string::npos) return false;
+    // Python's parser takes a string for a Device too (`device="cpu"`).
+    if (text && a.type.find("str") == std::string::npos && a.type.find("Dimname") == std::string::npos &&
+        a.type.find("Device") == std::string::npos)
+      return false;
     if (number && (a.type.find("Dimname") != std::string::npos || a.type.find("str") != std::string::npos))
       return false;
   }

@@ -113,6 +113,10 @@ struct PyCallStep {
   PyCallTarget kind = PyCallTarget::kPython;
   std::string resolved;         // what it resolved to: "torch.nn.functional.layer_norm", "aten::softmax", ""
   std::vector<Condition> when;  // conditions of the call's line in its function (empty: always)
+  // An operator's argument beside the tensor it is called on: "math.sqrt(E)"
+  // of `q / math.sqrt(E)`, "1" of `1 - x`; "" for a unary operator; unset
+  // for any other call, whose arguments are read at its line.
+  std::optional<std::string> operand = std::nullopt;
 };
 
 struct PyFrame {

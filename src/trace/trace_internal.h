@@ -422,7 +422,8 @@ class PythonWalker : public TraceReader {
   // Tensor.<dunder> as Python finds it: a def or alias of torch/_tensor.py,
   // else the C++ binding (python_variable_methods.cpp, or a YAML op of that
   // name). Appends the call to `frame` and follows it; false when unbound.
-  bool FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth, PyFrame* frame);
+  bool FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth, PyFrame* frame,
+                    std::optional<std::string> operand = std::nullopt);
   // What the names of a torch Python function hold (py_values.h), per trace.
   const ValueScope& ScopeOf(uint32_t module, uint32_t function);
   // The text of a def's header, from `def` to the line closing its parameters.

@@ -963,5 +963,20 @@ TEST_F(MainPath260, ASizeFromAShapeIsNoTensorOutsideJitTracing) {
   EXPECT_TRUE(by_kind);
 }
 
+TEST_F(MainPath260, ATypicalTensorsKeySetHasNoMetaBitNorPythonKey) {
+  // Onehot.cpp:21-22 `self.key_set().has_all(DispatchKeySet(BackendComponent::MetaBit)) ||
+  // ...(DispatchKey::Python))` is false for a dense CUDA tensor: :65's scatter_ runs, and :51's
+  // max under `num_classes == -1`, the schema's default (native_functions.yaml:6143).
+  Trace t = TraceTree("2.6.0", "F.one_hot", TraceOptions::Device::kCuda);
+  for (const char* name : {"scatter_.value", "max"}) {
+    const OpStep* op = FindOp(t, name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_TRUE(op->typical && !op->undecided) << name;
+  }
+  const OpStep* eq = FindOp(t, "eq.Tensor");  // :28, the meta/fake branch's
+  ASSERT_NE(eq, nullptr);
+  EXPECT_FALSE(eq->typical);
+}
+
 }  // namespace
 }  // namespace optrace

@@ -247,12 +247,16 @@ void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, Guar
   SharedEdges shared(ix);
   for (size_t i : CallersFirst(t)) {
     OpStep& op = t.ops[i];
-    if (op.reached_from.empty() || (op.role == OpRole::kForward) != forward) continue;
-    const OpStep* parent = ParentOf(t, op);
-    if (!parent || parent->role != op.role) continue;
-    bool found = false;
-    op.when = reader.Read(shared, *parent, op, &found, &op.called_at);
-    if (found) edges->edge_found.insert(i);
+    if ((op.role == OpRole::kForward) != forward) continue;
+    // An entry op has no edge of its own, but the code of an op the trace
+    // reaches may call it too (MarkTypical).
+    const OpStep* parent = op.reached_from.empty() ? nullptr : ParentOf(t, op);
+    if (!op.reached_from.empty()) {
+      if (!parent || parent->role != op.role) continue;
+      bool found = false;
+      op.when = reader.Read(shared, *parent, op, &found, &op.called_at);
+      if (found) edges->edge_found.insert(i);
+    }
     for (const std::string& name : op.also_reached_from) {
       const OpStep* other = OpNamed(t, name, op.role);
       if (!other) continue;
@@ -260,6 +264,7 @@ void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, Guar
       edge.when = reader.Read(shared, *other, op, &edge.found, &edge.site);
       edges->other_callers[i].push_back(std::move(edge));
     }
+    if (!parent) continue;  // an entry: what Python passes it is bound (ReadEntries)
     auto others = edges->other_callers.find(i);
     BindCallerArguments(ix, op, *parent,
                         others == edges->other_callers.end() ? std::vector<CallerEdge>{} : others->second, readers,

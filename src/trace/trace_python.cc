@@ -716,18 +716,37 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
   if (auto it = scopes_.find(key); it != scopes_.end()) return *it->second;
   if (!tensor_facts_) {
     const YamlModel& yaml = ix_.yaml;
+    // A method returning a tensor, or (tensor false) returning none: not
+    // even a list of them (chunk's `Tensor(a)[]` is no scalar).
     auto returns = [&yaml](std::string_view m, bool tensor) {
       auto overloads = yaml.Overloads(m);
-      bool any_tensor = false;
+      bool any_tensor = false, any_tensors = false;
       for (const NativeFunction* fn : overloads) {
         if (!fn->HasVariant("method")) continue;
-        for (const auto& r : fn->schema.returns) any_tensor = any_tensor || r.type == "Tensor" || r.type == "Tensor(a)";
+        for (const auto& r : fn->schema.returns) {
+          any_tensor = any_tensor || r.type == "Tensor" || r.type == "Tensor(a)";
+          any_tensors = any_tensors || r.type.starts_with("Tensor");
+        }
       }
-      return tensor ? any_tensor : (!overloads.empty() && !any_tensor);
+      return tensor ? any_tensor : (!overloads.empty() && !any_tensors);
+    };
+    // A method every overload of which returns one list of tensors
+    // (`Tensor(a)[]` of chunk, split, unbind).
+    auto returns_tensors = [&yaml](std::string_view m) {
+      auto overloads = yaml.Overloads(m);
+      bool all = false;
+      for (const NativeFunction* fn : overloads) {
+        if (!fn->HasVariant("method")) continue;
+        const auto& rs = fn->schema.returns;
+        if (rs.size() != 1 || !rs[0].type.starts_with("Tensor") || !rs[0].type.ends_with("[]")) return false;
+        all = true;
+      }
+      return all;
     };
     tensor_facts_ = std::make_unique<TensorFacts>();
     tensor_facts_->method_returns_scalar = [returns](std::string_view m) { return returns(m, false); };
     tensor_facts_->method_returns_tensor = [returns](std::string_view m) { return returns(m, true); };
+    tensor_facts_->method_returns_tensors = returns_tensors;
     tensor_facts_->attr_is_scalar = [](std::string_view a) {
       return a == "shape" || a == "ndim" || a == "dtype" || a == "device" || a == "layout" || a == "requires_grad";
     };
@@ -739,7 +758,14 @@ const ValueScope& PythonWalker::ScopeOf(uint32_t module, uint32_t function) {
   std::vector<Assignment> assignments;
   for (uint32_t n = f.line + 1; n <= f.end_line; ++n) {
     Assignment a;
-    if (ParseAssignment(ix_.Snippet(m.path, static_cast<int>(n), 1), &a)) assignments.push_back(std::move(a));
+    std::string line = ix_.Snippet(m.path, static_cast<int>(n), 1);
+    if (!ParseAssignment(line, &a)) continue;
+    // An assignment whose value goes on over the next lines
+    // (`q, k, v = _in_projection(`) is read whole: its first line alone
+    // would bind the names to an unreadable value.
+    for (int more = 0; OpenBrackets(line) > 0 && n < f.end_line && more < kStatementLines; ++more)
+      line = std::string(WithoutComment(line)) + " " + ix_.Snippet(m.path, static_cast<int>(++n), 1);
+    if (ParseAssignment(line, &a)) assignments.push_back(std::move(a));
   }
   std::vector<std::string> tensors = TensorParams(header), scalars = ScalarParams(header);
   for (const std::string& p : f.params) {
@@ -778,10 +804,15 @@ void PythonWalker::LearnCallResults(uint32_t module, uint32_t function, ValueSco
   for (const PyCall& c : f.calls) {
     if (c.kind != PyCallKind::kCall || scope->locals().count(c.callee)) continue;
     PySymbol s = ix_.py.ResolveIn(module, c.callee, static_cast<int32_t>(function));
+    // `self._sa_block(...)` in a method: the class's own (or a base's) method.
+    if (s.kind == PySymbol::kNone && f.class_index >= 0 && c.callee.starts_with("self.") &&
+        c.callee.find('.', 5) == std::string::npos)
+      s = ix_.py.FindMethod(module, static_cast<uint32_t>(f.class_index), c.callee.substr(5)).value_or(PySymbol{});
     if (s.kind != PySymbol::kFunction) continue;
     const PyModule& callee_module = ix_.py.modules()[s.module];
-    if (ReturnsTensor(DefHeader(callee_module, callee_module.functions[s.index])))
-      scope->SetCallResult(c.callee, ValueKind::kTensor);
+    const std::string header = DefHeader(callee_module, callee_module.functions[s.index]);
+    if (ReturnsTensor(header)) scope->SetCallResult(c.callee, ValueKind::kTensor);
+    else if (ReturnsTensors(header)) scope->SetCallResult(c.callee, ValueKind::kTensors);
   }
 }
 
@@ -796,7 +827,7 @@ void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCa
   const std::string left = call.args.substr(0, tab), right = call.args.substr(tab + 1);
   const bool left_tensor = !left.empty() && scope.KindOf(left) == ValueKind::kTensor;
   const bool right_tensor = scope.KindOf(right) == ValueKind::kTensor;
-  std::string dunder;
+  std::string dunder, operand;  // the argument the dunder takes beside the tensor
   if (call.callee == "u-" || call.callee == "u~") {
     if (right_tensor) dunder = call.callee == "u-" ? "__neg__" : "__invert__";
   } else {
@@ -805,12 +836,17 @@ void PythonWalker::FollowOperator(uint32_t module, uint32_t function, const PyCa
       if (call.callee == sym) plain = d;
     const bool reflectable =
         plain.size() > 4 && call.callee.find_first_of("<>=!") == std::string::npos && call.callee.back() != '=';
-    if (left_tensor) dunder = plain;
-    else if (right_tensor && reflectable) dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
+    if (left_tensor) {
+      dunder = plain;
+      operand = right;
+    } else if (right_tensor && reflectable) {
+      dunder = "__r" + plain.substr(2);  // 1 - target: Tensor.__rsub__
+      operand = left;
+    }
   }
   if (dunder.empty()) return;
   std::string shown = call.callee[0] == 'u' ? call.callee.substr(1) + right : left + " " + call.callee + " " + right;
-  FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame);
+  FollowDunder(dunder, shown, static_cast<int>(call.line), depth, frame, operand);
 }
 
 void PythonWalker::FollowSubscript(const ValueScope& scope, const PyCall& call, PyFrame* frame) {
@@ -838,7 +874,7 @@ void PythonWalker::FollowSubscript(const ValueScope& scope, const PyCall& call, 
 }
 
 bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& callee, int line, int depth,
-                                PyFrame* frame) {
+                                PyFrame* frame, std::optional<std::string> operand) {
   PySymbol py = ix_.py.Resolve("torch._tensor.Tensor." + dunder);
   if (py.kind == PySymbol::kFunction) {
     frame->calls.push_back({callee, line, PyCallTarget::kOperator, "torch._tensor.Tensor." + dunder, {}});
@@ -858,7 +894,7 @@ bool PythonWalker::FollowDunder(const std::string& dunder, const std::string& ca
   if (auto it = dunders.find(dunder); it != dunders.end()) op = it->second.first;
   else if (!ix_.yaml.Overloads(dunder).empty()) op = dunder;
   if (op.empty() || ix_.yaml.Overloads(op).empty()) return false;
-  frame->calls.push_back({callee, line, PyCallTarget::kOperator, "aten::" + op, {}});
+  frame->calls.push_back({callee, line, PyCallTarget::kOperator, "aten::" + op, {}, std::move(operand)});
   AddBoundOverloads(op, /*method=*/true);
   return true;
 }

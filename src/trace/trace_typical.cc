@@ -248,7 +248,14 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
       "has_names", "is_scripting", "is_tracing", "_get_tracing_state", "has_torch_function", "TensorSubclassLike",
       "is_functorch_wrapped", "isBatchedTensor", "is_empty()", "_is_zerotensor", "is_sparse_csr",
       // isinstance(input, PackedSequence): a dense tensor is no packed batch
-      "PackedSequence)"};
+      "PackedSequence)",
+      // Its dispatch key set spelled out: no meta backend bit, no Python
+      // key (a FakeTensor's or a subclass's): `key_set().has_all(
+      // DispatchKeySet(BackendComponent::MetaBit))`.
+      "BackendComponent::MetaBit)", "DispatchKey::Python)",
+      // A forward-mode gradient (torch.autograd.forward_ad's dual tensors):
+      // the typical run's autograd is reverse mode.
+      "_fw_grad("};
   for (const char* w : kNever)
     if (Has(atom, w)) return Tri::kFalse;
   if (HasName(atom, "is_cuda")) return Of(a.device == CodeDevice::kCuda);

@@ -17,6 +17,15 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   // question about the device.
   EXPECT_EQ(EvaluateCondition("iter.is_cpu_scalar(1)", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("self.is_sparse() || self.is_nested()", false, cuda), Tri::kFalse);
+  // The key set spelled out (Onehot.cpp:21-22): a typical tensor is neither meta nor Python-keyed.
+  EXPECT_EQ(EvaluateCondition("self.key_set().has_all(DispatchKeySet(BackendComponent::MetaBit)) || "
+                              "self.key_set().has_all(DispatchKeySet(DispatchKey::Python))",
+                              false, cuda),
+            Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("ks.has(DispatchKey::PythonTLSSnapshot)", false, cuda), Tri::kUnknown);
+  // No forward-mode AD (Linear.cpp:114): the bias is added in place.
+  EXPECT_EQ(EvaluateCondition("isTensorSubclassLike(*bias) || bias->_fw_grad(/*level*/ 0).defined()", false, cuda),
+            Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("!(input.is_quantized()) && input.layout() == kStrided", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("self.scalar_type() == kHalf", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("AT_CUDNN_ENABLED()", false, cuda), Tri::kTrue);

@@ -6,7 +6,9 @@
 // (trace/walk_bounds.h), until none changes. Where a Python call may take
 // one of several entry overloads (PathEdges::open_overloads), the marking
 // runs twice: what the first put on the path shows what each overload
-// reaches, and the second leaves open what only some of them do.
+// reaches, and the second leaves open what only some of them do. An entry
+// op the Python way rules out runs where an op on the path calls it in a
+// way taken, and is then reached from that op.
 #include "trace/typical_marks.h"
 
 #include <algorithm>
@@ -141,6 +143,27 @@ std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues&
   return callees;
 }
 
+// An entry op the Python way does not take that the code of an op on the
+// path calls where the assumptions take the call: F.l1_loss calls
+// torch.abs only `if weight is not None`, but the aten::l1_loss it calls
+// otherwise runs `(input - target).abs()`. The op is then reached from
+// that caller, with its call's conditions; an open call leaves it an entry.
+bool TakeCallOnThePath(const PathValues& values, PathEdges* edges, size_t i, OpStep& op) {
+  auto others = edges->other_callers.find(i);
+  if (others == edges->other_callers.end()) return false;
+  for (auto e = others->second.begin(); e != others->second.end(); ++e) {
+    if (EdgeValue(values, e->parent, op, e->when, e->found) != Tri::kTrue) continue;
+    op.reached_from = e->parent->name;
+    std::erase(op.also_reached_from, op.reached_from);
+    op.when = std::move(e->when);
+    op.called_at = e->site;
+    if (e->found) edges->edge_found.insert(i);
+    others->second.erase(e);
+    return true;
+  }
+  return false;
+}
+
 // The ops `from` reaches through `callees`, itself included.
 std::vector<bool> Reached(const std::vector<std::vector<size_t>>& callees, size_t from) {
   std::vector<bool> seen(callees.size());
@@ -236,6 +259,7 @@ void MarkPasses(Trace& t, const PathValues& values, PathEdges* edges, const std:
       if (op.reached_from.empty()) {
         v = op.role == OpRole::kForward ? edges->entry_python[i] : Tri::kTrue;
         if (op.role == OpRole::kForward && t.python.empty()) v = Tri::kTrue;
+        if (op.role == OpRole::kForward && v != Tri::kTrue && TakeCallOnThePath(values, edges, i, op)) v = Tri::kTrue;
       } else {
         // Below an undecided op, what its edge does not rule out is
         // undecided too (both sides of an open condition stay visible).

@@ -62,6 +62,11 @@ inline constexpr int kMaxPlaceholderLines = 12;
 // torch's utilities.
 inline constexpr int kPythonDepth = 4;
 
+// How many lines after its first an assignment's value is read on while a
+// bracket stays open (a call's arguments, one or a few to a line): past
+// that, a docstring's stray bracket rather than a statement.
+inline constexpr int kStatementLines = 16;
+
 // --- paths and conditions (trace_paths.cc and its parts, frame_bindings.cc, dtype_gates.cc, trace_typical.cc)
 
 // How many frames (Python) or helpers (C++) back a condition on the way to a

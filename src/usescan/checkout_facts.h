@@ -60,7 +60,7 @@ class CheckoutFacts {
   std::unordered_map<std::string, std::vector<std::string>> layer_attrs_;  // LayerScalarAttrs, per class
   std::unordered_map<std::string, bool> tensor_method_;
   std::unordered_map<std::string, bool> metadata_;
-  TensorFacts facts_{[this](std::string_view m) { return ReturnsNoTensor(m); }, &ScalarAttribute, {}};
+  TensorFacts facts_{[this](std::string_view m) { return ReturnsNoTensor(m); }, &ScalarAttribute, {}, {}};
 };
 
 }  // namespace optrace
