@@ -810,6 +810,17 @@ bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, 
 }
 
 std::string CppGuardReader::AssignedExpression(int from_line, int before, std::string_view name) const {
+  std::string key = std::to_string(from_line) + ":" + std::to_string(before) + ":" + std::string(name);
+  {
+    std::shared_lock<std::shared_mutex> lock(memo_->mu);
+    if (auto it = memo_->assigned.find(key); it != memo_->assigned.end()) return it->second;
+  }
+  std::string last = LastAssignment(from_line, before, name);
+  std::lock_guard<std::shared_mutex> lock(memo_->mu);
+  return memo_->assigned.try_emplace(std::move(key), std::move(last)).first->second;
+}
+
+std::string CppGuardReader::LastAssignment(int from_line, int before, std::string_view name) const {
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
   std::string last;

@@ -109,6 +109,8 @@ class CppGuardReader {
 
  private:
   size_t FirstToken(int line) const;
+  std::string LastAssignment(int from_line, int before,
+                             std::string_view name) const;  // AssignedExpression, unremembered
   bool PlainBody(int from_line, size_t* open, size_t* close) const;
   std::string AssignedAt(size_t name_token, size_t end) const;
   // The remembered walk of the function defined at `from_line`.
@@ -141,6 +143,10 @@ class CppGuardReader {
     std::unordered_map<int, std::vector<GuardedCall>> calls_in;
     // from_line -> what the predicate there returns (PredicateExpression)
     std::unordered_map<int, std::string> predicates;
+    // "from:before:name" -> AssignedExpression's answer: the selections and
+    // the caller-argument binding ask the same locals again and again, some
+    // from line 1 (a scan of the file up to the asking line).
+    std::unordered_map<std::string, std::string> assigned;
   };
   std::string_view text_;
   LexedFile lexed_;
