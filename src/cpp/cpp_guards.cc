@@ -910,15 +910,22 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
   return out;
 }
 
-// The braces of the body of the function defined at `from_line`, when it
-// holds no preprocessor directive; false otherwise.
-bool CppGuardReader::PlainBody(int from_line, size_t* open, size_t* close) const {
+// The braces of the body of the function defined at `from_line`; false
+// when it has none.
+bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close) const {
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
   *open = begin;
   while (*open < end && !t[*open].Is('{')) ++*open;
   if (*open >= end || !t[end - 1].Is('}')) return false;
   *close = end - 1;
+  return true;
+}
+
+// BodyBraces, when the body holds no preprocessor directive.
+bool CppGuardReader::PlainBody(int from_line, size_t* open, size_t* close) const {
+  if (!BodyBraces(from_line, open, close)) return false;
+  const auto& t = lexed_.tokens;
   const auto first = static_cast<int>(t[*open].line), last = static_cast<int>(t[*close].line);
   for (const PreprocessorLine& pl : pp_lines_)
     if (pl.line > first && pl.line < last) return false;
@@ -932,11 +939,9 @@ std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_lin
 }
 
 std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int before, std::string_view object) const {
-  const auto& t = lexed_.tokens;
-  size_t open = FirstToken(from_line), end = BodyEnd(open);
-  while (open < end && !t[open].Is('{')) ++open;
-  if (open >= end || !t[end - 1].Is('}')) return std::nullopt;
-  return UsesOfObject(t, open, end - 1, before, object);
+  size_t open = 0, close = 0;
+  if (!BodyBraces(from_line, &open, &close)) return std::nullopt;
+  return UsesOfObject(lexed_.tokens, open, close, before, object);
 }
 
 bool CppGuardReader::Names(int from_line, std::string_view word) const {

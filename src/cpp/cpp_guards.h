@@ -111,6 +111,7 @@ class CppGuardReader {
   size_t FirstToken(int line) const;
   std::string LastAssignment(int from_line, int before,
                              std::string_view name) const;  // AssignedExpression, unremembered
+  bool BodyBraces(int from_line, size_t* open, size_t* close) const;
   bool PlainBody(int from_line, size_t* open, size_t* close) const;
   std::string AssignedAt(size_t name_token, size_t end) const;
   // The remembered walk of the function defined at `from_line`.

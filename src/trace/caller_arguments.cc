@@ -23,14 +23,12 @@ bool IsNumber(std::string_view s) {
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
 }
 
-// A qualified constant (`at::Reduction::Mean`, `at::kFloat`): no call, no
-// operator, at least one `::`.
+}  // namespace
+
 bool IsQualifiedConstant(std::string_view s) {
   if (s.find("::") == std::string_view::npos) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return IsIdentChar(c) || c == ':'; });
 }
-
-}  // namespace
 
 std::optional<std::string> LiteralValue(std::string_view arg, bool optional) {
   if (arg == "true") return "True";

@@ -33,6 +33,10 @@
 
 namespace optrace {
 
+// A qualified constant (`at::Reduction::Mean`, `ConvBackend::Cudnn`): no
+// call, no operator, at least one `::`.
+bool IsQualifiedConstant(std::string_view s);
+
 // A C++ literal argument in the schema's spelling (`false` -> `False`,
 // `std::nullopt` -> `None`, `{}` -> `None` for an `optional` parameter, a
 // number without its suffix, a string, a qualified constant); nullopt

@@ -3,7 +3,6 @@
 // arguments bind to the decider's parameters by position.
 #include "trace/decider_returns.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -88,12 +87,6 @@ std::map<std::string, std::string> MemberValues(const Index& ix, const ImplStep&
   return values;
 }
 
-// A qualified constant (`ConvBackend::Cudnn`): what a selection returns.
-bool IsConstant(const std::string& v) {
-  return v.find("::") != std::string::npos &&
-         std::all_of(v.begin(), v.end(), [](char c) { return IsIdentChar(c) || c == ':'; });
-}
-
 // The definition of `name` in `file` taking `arity` arguments, the one at
 // `preferred` first; null when there is none or several.
 const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file, size_t arity,
@@ -133,7 +126,7 @@ class ReturnReader {
       }
       if (taken == Tri::kFalse) continue;
       if (taken == Tri::kUnknown) return std::nullopt;
-      if (IsConstant(r.value)) return r.value;
+      if (IsQualifiedConstant(r.value)) return r.value;  // what a selection returns
       return depth < kForwardDepth ? Forwarded(r, file, bound, objects, depth) : std::nullopt;
     }
     return std::nullopt;
@@ -141,8 +134,6 @@ class ReturnReader {
 
  private:
   static constexpr int kForwardDepth = 2;  // select_conv_backend -> _select_conv_backend
-
-  static Tri Not(Tri t) { return t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown; }
 
   Tri GuardValue(const std::string& guard, const std::string& file, const Assumptions& bound, const Objects& objects) {
     std::string text = guard;

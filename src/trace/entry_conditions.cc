@@ -104,7 +104,7 @@ void PythonEntries::Accumulate(const PyFrame& f, const std::vector<Condition>& w
   for (const auto& c : when) {
     out->push_back(c);
     Tri t = bindings_.Evaluate(f, c);
-    if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+    if (c.negated) t = Not(t);
     Meet(value, t);
   }
 }

@@ -216,7 +216,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
       for (const PyCondition& c : conds) {
         if (ConditionKindOf(c.kind) == ConditionKind::kElse) continue;
         Tri t = evaluate(c.text, known);
-        if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+        if (c.negated) t = Not(t);
         if (t == Tri::kFalse) own = Tri::kFalse;
         else if (t == Tri::kUnknown && own == Tri::kTrue) own = Tri::kUnknown;
       }

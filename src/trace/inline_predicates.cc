@@ -65,6 +65,23 @@ bool ReturnsBool(const CppFunction& f) {
   return type == "bool" || type.ends_with(" bool");
 }
 
+// The ')' closing the '(' at `open` of `s`, or s.size().
+size_t ClosingParen(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth == 0) return i;
+  }
+  return s.size();
+}
+
+// The arguments of a call whose parentheses are at `open` and `close` of `s`.
+std::vector<std::string> CallArgumentsOf(std::string_view s, size_t open, size_t close) {
+  std::vector<std::string> args = SplitTopLevel(s.substr(open + 1, close - open - 1), ',');
+  if (args.size() == 1 && args[0].empty()) args.clear();
+  return args;
+}
+
 // Whether `expr` is one call of `name` (maybe qualified) handing its
 // arguments on: `cudnn_is_acceptable(static_cast<const TensorBase&>(self))`.
 bool Forwards(const std::string& expr, const std::string& name) {
@@ -72,13 +89,7 @@ bool Forwards(const std::string& expr, const std::string& name) {
   if (at == std::string::npos) return false;
   if (at > 0 && !std::all_of(expr.begin(), expr.begin() + at, [](char c) { return IsIdentChar(c) || c == ':'; }))
     return false;
-  size_t open = expr.find('(', at);
-  int depth = 0;
-  for (size_t i = open; i < expr.size(); ++i) {
-    if (expr[i] == '(') ++depth;
-    if (expr[i] == ')' && --depth == 0) return i + 1 == expr.size();
-  }
-  return false;
+  return ClosingParen(expr, expr.find('(', at)) + 1 == expr.size();
 }
 
 // What `name(args)` returns: the predicate expression of its definition in
@@ -173,14 +184,9 @@ std::string InlineMemberPredicates(const Index& ix, std::string_view condition, 
       continue;
     }
     const std::string name(condition.substr(i + prefix.size(), name_end - i - prefix.size()));
-    size_t close = name_end;
-    for (int depth = 0; close < condition.size(); ++close) {
-      if (condition[close] == '(') ++depth;
-      if (condition[close] == ')' && --depth == 0) break;
-    }
+    const size_t close = ClosingParen(condition, name_end);
     if (close >= condition.size()) break;
-    std::vector<std::string> args = SplitTopLevel(condition.substr(name_end + 1, close - name_end - 1), ',');
-    if (args.size() == 1 && args[0].empty()) args.clear();
+    const std::vector<std::string> args = CallArgumentsOf(condition, name_end, close);
     std::string expr;
     for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
       const CppFunction& f = ix.cpp.functions()[id];
@@ -221,15 +227,9 @@ std::string InlinePredicates(const Index& ix, std::string_view condition, const 
     std::string qualified(condition.substr(i, j - i));
     std::string name = qualified.substr(qualified.rfind(':') == std::string::npos ? 0 : qualified.rfind(':') + 1);
     if (j < condition.size() && condition[j] == '(') {
-      int depth = 0;
-      size_t k = j;
-      for (; k < condition.size(); ++k) {
-        if (condition[k] == '(') ++depth;
-        if (condition[k] == ')' && --depth == 0) break;
-      }
+      const size_t k = ClosingParen(condition, j);
       if (k < condition.size()) {
-        std::vector<std::string> args = SplitTopLevel(condition.substr(j + 1, k - j - 1), ',');
-        if (args.size() == 1 && args[0].empty()) args.clear();
+        const std::vector<std::string> args = CallArgumentsOf(condition, j, k);
         const std::string call(condition.substr(i, k + 1 - i));
         const bool known = EvaluateCondition(call, false, a) != Tri::kUnknown && !DecidedByLibraryName(call, a);
         if (auto expr = known ? std::nullopt : Inlined(ix, name, args, file)) {

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "base/text.h"
+#include "trace/caller_arguments.h"
 #include "trace/condition_text.h"
 #include "trace/decider_returns.h"
 #include "trace/dtype_gates.h"
@@ -80,7 +81,14 @@ Tri Selections::ByDeciderReturn(const OpStep& caller, const Condition& c, const 
   Location where;
   std::string fn = Decider(caller, c, &where);
   if (fn.empty() || !where.valid()) return Tri::kUnknown;
-  std::optional<std::string> value = DeciderReturn(ix_, readers_, caller, a, c.where, fn, where);
+  // Each case of one switch asks the same call: read once per implementation asking.
+  const ImplStep* holder = ImplementationHolding(ix_, caller, c.where);
+  if (!holder) return Tri::kUnknown;
+  std::string key = caller.name + "@" + holder->where.file + ":" + std::to_string(holder->where.line) + "@" + fn + "@" +
+                    where.file + ":" + std::to_string(where.line);
+  auto [slot, fresh] = returns_.try_emplace(std::move(key));
+  if (fresh) slot->second = DeciderReturn(ix_, readers_, caller, a, c.where, fn, where);
+  const std::optional<std::string>& value = slot->second;
   if (!value) return Tri::kUnknown;
   Assumptions with = a;
   with.defaults[var] = *value;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ class Selections {
   const Index& ix_;
   GuardReaders& readers_;
   PathValues& values_;
+  // "caller@implementation@decider@definition" -> what the decider returns there (ByDeciderReturn).
+  std::map<std::string, std::optional<std::string>> returns_;
 };
 
 }  // namespace optrace

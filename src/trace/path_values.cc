@@ -94,7 +94,7 @@ Tri PathValues::Evaluate(const OpStep& parent, const std::vector<Condition>& whe
     if (t == Tri::kUnknown)
       if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
     if (t == Tri::kUnknown) t = WithLocals(c, a);
-    if (c.negated) t = t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+    if (c.negated) t = Not(t);
     if (t == Tri::kFalse) return Tri::kFalse;
     if (t == Tri::kUnknown) v = Tri::kUnknown;
   }

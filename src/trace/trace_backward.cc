@@ -748,7 +748,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     auto guard = EarlySelfReturn(ix_, method_name);
     if (!guard) return false;
     Tri returns_self = EvaluateCondition(guard->condition, false, backward);
-    return !read(returns_self == Tri::kTrue ? Tri::kFalse : returns_self == Tri::kFalse ? Tri::kTrue : Tri::kUnknown);
+    return !read(Not(returns_self));
   };
   consider = [&](const std::string& raw, bool method, int level, size_t arity) {
     std::string base = BaseOpName(raw);
@@ -780,7 +780,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
         Tri all = Tri::kTrue;
         for (const CodeCondition& cc : at) {
           Tri v = EvaluateCondition(cc.text, false, backward);
-          if (cc.negated) v = v == Tri::kTrue ? Tri::kFalse : v == Tri::kFalse ? Tri::kTrue : Tri::kUnknown;
+          if (cc.negated) v = Not(v);
           if (v == Tri::kFalse) return read(Tri::kFalse);
           if (v == Tri::kUnknown) all = Tri::kUnknown;
         }

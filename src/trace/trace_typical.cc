@@ -19,7 +19,6 @@ namespace optrace {
 
 namespace {
 
-Tri Not(Tri t) { return t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown; }
 Tri Of(bool b) { return b ? Tri::kTrue : Tri::kFalse; }
 
 bool Has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }

@@ -19,6 +19,9 @@ namespace optrace {
 
 enum class Tri { kFalse, kTrue, kUnknown };
 
+// What a condition is worth where it is false (an `else`, after an early return).
+inline Tri Not(Tri t) { return t == Tri::kTrue ? Tri::kFalse : t == Tri::kFalse ? Tri::kTrue : Tri::kUnknown; }
+
 struct Assumptions {
   CodeDevice device = CodeDevice::kCuda;  // kCuda | kCpu, never kAny
   std::string dtype = "float32";          // float32 | float16 | bfloat16 | float64 | complex64 | int64 ...
