@@ -214,6 +214,7 @@ TEST_F(CallerArguments260, Conv2dFloat32RunsCudnnForwardAndBackward) {
     const StubStep* depthwise = Stub(*backward, "conv_depthwise2d_backward_stub");
     ASSERT_NE(depthwise, nullptr);
     EXPECT_FALSE(depthwise->typical) << query;
+    ASSERT_FALSE(backward->kernels.empty()) << "the depthwise and im2col launches are listed, ruled out";
     for (const KernelStep& k : backward->kernels) EXPECT_FALSE(k.typical) << query << " " << k.name;
   }
 }
