@@ -272,9 +272,7 @@ class WalkFacts : public TraceReader {
 
   // Computed once per function (per index and traced devices, see WalkCache).
   const FunctionWalk& WalkOf(uint32_t fn, const CppFunction& f);
-  // `synthetic_stub_calls`: for a definition written by a macro (fn is
-  // UINT32_MAX), the stubs its macro names by pasting.
-  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f, const std::vector<CppCall>& synthetic_stub_calls = {}) const;
+  FunctionWalk MakeWalk(uint32_t fn, const CppFunction& f) const;
   // The calls a macro use makes through its arguments: a call in the
   // macro's body whose callee is one of its parameters calls what the use
   // passes there (an identifier, qualified or not), at the use's line.
@@ -300,18 +298,14 @@ class WalkFacts : public TraceReader {
   mutable WalkCache* cache_ = nullptr;
 };
 
-// Code the build writes rather than the tree: TORCH_IMPL_FUNCs written by a
-// macro, the kernels and registrations of torchgen's ufunc codegen, and the
-// __global__ kernels a TensorIterator launcher launches.
+// Code the build writes rather than the tree: the kernels and registrations
+// of torchgen's ufunc codegen, and the __global__ kernels a TensorIterator
+// launcher launches.
 class GeneratedCode : public TraceReader {
  public:
   GeneratedCode(const Index& index, const TraceOptions& options, const CallFactsReader& calls)
       : TraceReader(index, options), calls_(calls) {}
 
-  // The file-scope macro use that writes TORCH_IMPL_FUNC(kernel), or nullptr.
-  const CppMacroUse* MacroGeneratedImpl(const std::string& kernel) const;
-  // The names a file-scope macro use writes by ## pasting its first argument.
-  std::vector<std::string> PastedNames(const CppMacroUse& use) const;
   void AddUfuncKernels(OpStep& op, const NativeFunction& out_fn) const;
   // A dispatch stub torchgen's ufunc codegen registers (no registration in
   // the tree: `add_stub` for the ops with ufunc_inner_loop `add`, which
@@ -358,8 +352,7 @@ class OpExpander : public TraceReader {
   std::vector<uint32_t> SetAsidePlaceholders(OpStep& op, const std::string& key,
                                              const std::vector<uint32_t>& defs) const;
   // Walks from an implementation through helpers to launches, libraries, stubs and aten op calls.
-  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
-                 const CppFunction* synthetic = nullptr);
+  void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth);
   // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
   void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
                       std::vector<OpCallStep>* list);
@@ -369,8 +362,6 @@ class OpExpander : public TraceReader {
   WalkFacts& facts_;
   const CallFactsReader& calls_;
   const GeneratedCode& gen_;
-  FunctionWalk synthetic_walk_;                // of a definition written by a macro: not remembered
-  std::vector<CppCall> synthetic_stub_calls_;  // ... and the stubs its macro names by pasting
   // Places (PlaceKey) of the helpers and op calls the op being expanded
   // lists: a place not in them is not listed, so most lookups skip the lists.
   std::unordered_set<uint64_t> helper_keys_, call_keys_;

@@ -106,9 +106,8 @@ namespace {
 // helpers to visit next.
 class CppWalk {
  public:
-  CppWalk(OpExpander& ex, OpStep& op, uint32_t start, const std::string& device, int depth,
-          const CppFunction* synthetic)
-      : ex_(ex), cpp_(ex.ix_.cpp), op_(op), depth_(depth), synthetic_(synthetic), visited_{start} {
+  CppWalk(OpExpander& ex, OpStep& op, uint32_t start, const std::string& device, int depth)
+      : ex_(ex), cpp_(ex.ix_.cpp), op_(op), depth_(depth), visited_{start} {
     nodes_.push_back({start, -1, "", "", 0, device});
   }
 
@@ -132,17 +131,10 @@ class CppWalk {
  private:
   void Visit(int32_t at) {
     const WalkNode& node = nodes_[static_cast<size_t>(at)];  // a deque: stays put while nodes are added
-    // UINT32_MAX: a definition written by a macro, given as `synthetic`.
-    const CppFunction& f = node.fn == UINT32_MAX ? *synthetic_ : cpp_.functions()[node.fn];
-    const FunctionWalk* walk;
-    if (node.fn == UINT32_MAX) {
-      ex_.synthetic_walk_ = ex_.facts_.MakeWalk(node.fn, f, ex_.synthetic_stub_calls_);
-      walk = &ex_.synthetic_walk_;
-    } else {
-      walk = &ex_.facts_.WalkOf(node.fn, f);
-    }
+    const CppFunction& f = cpp_.functions()[node.fn];
+    const FunctionWalk* walk = &ex_.facts_.WalkOf(node.fn, f);
     if (node.hops > 0) ListHelper(f, walk->holder, node);
-    if (node.fn != UINT32_MAX && !node.foreign) NoteNondeterminism(node.fn);
+    if (!node.foreign) NoteNondeterminism(node.fn);
     for (uint32_t l : walk->launches) AddKernel(cpp_.launches()[l], at, walk->holder);
     for (const auto& [kernel, line] : walk->kernel_refs) AddPassedKernel(kernel, line, f, at, walk->holder);
     if (node.hops <= kOpCallHops && walk->native && depth_ + 1 <= ex_.opt_.depth && Records(node))
@@ -541,7 +533,6 @@ class CppWalk {
   const CppIndex& cpp_;
   OpStep& op_;
   const int depth_;
-  const CppFunction* synthetic_;
   // Nodes in the order they were reached; the unexpanded ones, from `next_`
   // on, are the breadth-first queue.
   std::deque<WalkNode> nodes_;
@@ -551,9 +542,8 @@ class CppWalk {
 
 }  // namespace
 
-void OpExpander::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth,
-                           const CppFunction* synthetic) {
-  CppWalk(*this, op, start, device, depth, synthetic).Run();
+void OpExpander::FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth) {
+  CppWalk(*this, op, start, device, depth).Run();
 }
 void OpExpander::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
                                 std::vector<OpCallStep>* list) {

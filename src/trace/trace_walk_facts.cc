@@ -25,8 +25,7 @@ const FunctionWalk& WalkFacts::WalkOf(uint32_t fn, const CppFunction& f) {
   return Remember(cache.mu, cache.walks, fn, [&] { return MakeWalk(fn, f); });
 }
 
-FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
-                                 const std::vector<CppCall>& synthetic_stub_calls) const {
+FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
   FunctionWalk w;
   const CppIndex& cpp = ix_.cpp;
   w.holder = DisplayName(f);
@@ -70,7 +69,6 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   // A stub passed by name to a helper (impl_func_cum_ops(self, dim, result,
   // cumsum_stub)) is called inside it: treat the reference as the call.
   w.stub_refs = calls_.StubReferences(f);
-  if (fn == UINT32_MAX) w.stub_refs.insert(w.stub_refs.end(), synthetic_stub_calls.begin(), synthetic_stub_calls.end());
   for (uint32_t c : cpp.CallsIn(fn)) w.calls.push_back(&cpp.calls()[c]);
   for (const CppCall& ref : w.stub_refs) w.calls.push_back(&ref);
   for (uint32_t c : macro_calls) w.calls.push_back(&cpp.calls()[c]);
@@ -82,8 +80,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f,
   // The body's text: the declarations of member calls' receivers and of
   // operators' operands.
   std::string body;
-  // (A macro-written TORCH_IMPL_FUNC, fn == UINT32_MAX, has no body of its own: its line is the macro's use.)
-  if (fn != UINT32_MAX && f.HasBody() && (w.native || !w.calls.empty()))
+  if (f.HasBody() && (w.native || !w.calls.empty()))
     body = ix_.Snippet(cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.BodyLines()));
   // The body's first line may end the parameter list (`Tensor* rstd) {`):
   // only what follows its '{' is code of the body (blanked, lines kept).
@@ -232,7 +229,7 @@ std::vector<CppCall> WalkFacts::MacroArgumentCalls(const CppMacroUse& use, uint3
     made.callee = sep == std::string::npos ? arg : arg.substr(sep + 2);
     made.qualifier = sep == std::string::npos ? "" : arg.substr(0, sep + 2);
     made.kind = made.qualifier.empty() ? CallKind::kPlain : CallKind::kQualified;
-    made.function = fn == UINT32_MAX ? -1 : static_cast<int32_t>(fn);
+    made.function = static_cast<int32_t>(fn);
     made.file = use.file;
     made.line = use.line;
     out.push_back(std::move(made));
