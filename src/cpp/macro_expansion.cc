@@ -141,23 +141,29 @@ std::vector<Token> MacroExpander::Substitute(const MacroDef& m, const Args& args
 
 void MacroExpander::Rescan(std::vector<Token>* tokens, uint32_t line, std::vector<std::string_view>* active,
                            int depth) {
-  std::vector<Token>& t = *tokens;
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!IsIdent(t[i]) || !t[i + 1].Is('(')) continue;
-    if (std::find(active->begin(), active->end(), t[i].text) != active->end()) continue;
-    const MacroDef* m = DefinitionAt(t[i].text, line);
-    if (!m || depth >= kMaxDepth || produced_ > kMaxTokens) continue;
-    size_t close = Toks(t).MatchClose(i + 1, t.size());
-    if (close >= t.size()) continue;
+  // Written afresh, each use replaced by its expansion: linear in what the
+  // expansions make, never an insertion in the middle per use.
+  const std::vector<Token>& t = *tokens;
+  std::vector<Token> out;
+  out.reserve(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    const MacroDef* m = nullptr;
+    if (i + 1 < t.size() && IsIdent(t[i]) && t[i + 1].Is('(') && depth < kMaxDepth && produced_ <= kMaxTokens &&
+        std::find(active->begin(), active->end(), t[i].text) == active->end())
+      m = DefinitionAt(t[i].text, line);
+    size_t close = m ? Toks(t).MatchClose(i + 1, t.size()) : t.size();
+    if (close >= t.size()) {
+      out.push_back(t[i]);
+      continue;
+    }
     std::vector<Token> inner = Substitute(*m, ArgumentsOf(t, i + 1, close));
     active->push_back(m->name);
     Rescan(&inner, line, active, depth + 1);
     active->pop_back();
-    t.erase(t.begin() + static_cast<std::ptrdiff_t>(i), t.begin() + static_cast<std::ptrdiff_t>(close) + 1);
-    t.insert(t.begin() + static_cast<std::ptrdiff_t>(i), inner.begin(), inner.end());
-    i += inner.size();
-    if (i > 0) --i;  // the loop's ++i lands on the token after the expansion
+    out.insert(out.end(), inner.begin(), inner.end());
+    i = close;
   }
+  *tokens = std::move(out);
 }
 
 std::vector<Token> MacroExpander::Expand(const std::vector<Token>& t, size_t at, size_t close) {

@@ -143,6 +143,24 @@ TEST(MacroExpansion, RecursionStopsAndUnbalancedExpansionsAreNotRead) {
   ASSERT_NE(Fn(r, "after"), nullptr);
 }
 
+// Uses that would double at every level of 40 nested macros stop at the
+// nesting bound, and what follows the use is read as ever.
+TEST(MacroExpansion, ExpansionsAreBounded) {
+  std::string text = "#define D0(x) void x() {}\n";
+  for (int k = 1; k <= 40; ++k)
+    text +=
+        "#define D" + std::to_string(k) + "(x) D" + std::to_string(k - 1) + "(x) D" + std::to_string(k - 1) + "(x)\n";
+  text += "D40(f)\nvoid after() {}\n";
+  LexedFile lexed;
+  LexCpp(text, &lexed);
+  MacroExpander expander(lexed);
+  const size_t use = lexed.tokens.size() - 10;  // D40 ( f ) void after ( ) { }
+  ASSERT_EQ(lexed.tokens[use].text, "D40");
+  EXPECT_LT(expander.Expand(lexed.tokens, use, use + 3).size(), 1u << 12);
+  auto r = ScanCppFile("aten/src/ATen/native/A.cpp", text);
+  EXPECT_NE(Fn(r, "after"), nullptr);
+}
+
 // FunctionAt answers for lines of ordinary bodies only: a #define's lines
 // are shared by every use that writes a function there.
 TEST(MacroExpansion, FunctionAtSkipsDefinitionsWrittenByAUse) {
