@@ -113,6 +113,14 @@ class FrameBindings {
                                      const std::vector<PyParameter>& caller_params, const PyFrame* from = nullptr,
                                      int line = 0, int depth = 0);
   void AddAttributes(const std::string& symbol, Bindings* out, int depth);
+  // `file`'s `text` from the start of line `line` on, found by the index's
+  // line table: a reader counts lines from 1 there and never scans the
+  // thousands of lines above a frame (once per name it asks about).
+  std::string_view TextFrom(const std::string& file, std::string_view text, int line) const;
+  // AssignmentsOf lines [from, before) of `file`'s `text`, with the lines
+  // they are on numbered in the file.
+  std::vector<PyAssignment> AssignmentsIn(const std::string& file, std::string_view text, int from, int before,
+                                          std::string_view name) const;
   struct BodyLine {
     int indent = 0;
     std::string_view text;  // without its indentation
