@@ -8,6 +8,7 @@
 
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
 
 namespace optrace {
 
@@ -198,7 +199,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
         open = true;
         break;
       }
-      std::vector<PyCondition> conds = PyLineConditions(*text, a.line);
+      std::vector<PyCondition> conds = PyLineConditions(PyLinesOf(ix_, f.where.file), a.line);
       // Deeper than the first assignment with no condition read: a branch
       // under a header the guard reader did not follow (a multi-line `if (`).
       bool unread = conds.empty() && a.indent > assigned.front().indent;
@@ -277,7 +278,7 @@ std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Conditio
 bool FrameBindings::IsOpenOptionalStep(const Condition& c) {
   if (c.kind != ConditionKind::kIf || c.negated || !c.where.valid() || !c.where.file.ends_with(".py")) return false;
   auto text = ix_.FileText(c.where.file);
-  if (!text || !PyOptionalStep(*text, c.where.line)) return false;
+  if (!text || !PyOptionalStep(PyLinesOf(ix_, c.where.file), c.where.line)) return false;
   // The frame one of whose calls the condition guards.
   for (const PyFrame& f : t_.python) {
     if (f.where.file != c.where.file) continue;
