@@ -15,6 +15,7 @@
 // TYPE_CHECKING:` conditions nothing (DeclaresForTypeCheckers).
 #include "py/py_guards.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/text.h"
@@ -310,9 +311,12 @@ namespace {
 // or before it that starts outside brackets, through the line closing them.
 // Offsets: [*begin, *end) in `text`; *at is where `line` starts.
 bool StatementAround(std::string_view text, int line, size_t* begin, size_t* end, size_t* at) {
+  // The starts of the lines up to the one after `line`: nothing below it is
+  // read by line (a trace asks about every call of a 6,000-line file).
   std::vector<size_t> starts = {0};
-  for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') starts.push_back(i + 1);
+  for (size_t nl = text.find('\n'); nl != std::string_view::npos && starts.size() <= static_cast<size_t>(std::max(line, 0));
+       nl = text.find('\n', nl + 1))
+    starts.push_back(nl + 1);
   if (line < 1 || static_cast<size_t>(line) > starts.size()) return false;
   *at = starts[line - 1];
   // Bracket depth at each line start, from a bounded window before the line.

@@ -145,7 +145,7 @@ std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame&
   auto text = ix_.FileText(from.where.file);
   if (!text) return std::nullopt;
   // `self.self_attn(...)`, `F.pad(...)`: the name as written before '('.
-  auto args = CallArgumentText(*text, c.line, c.callee);
+  auto args = CallArgumentText(TextFrom(from.where.file, *text, c.line), 1, c.callee);
   if (!args) return std::nullopt;
   return SplitArguments(*args);
 }
@@ -163,7 +163,7 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
     if (!from || !from->where.valid() || line <= 0 || depth > kLocalValueDepth) return "";
     auto text = ix_.FileText(from->where.file);
     if (!text) return "";
-    auto assigned = AssignmentsIn(from->where.file, *text, from->where.line + 1, line, value);
+    const auto& assigned = AssignmentsIn(from->where.file, *text, from->where.line + 1, line, value);
     if (assigned.size() != 1) return "";
     return Resolve(assigned[0].value, caller, caller_params, from, assigned[0].line, depth + 1);
   }
@@ -188,7 +188,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
   const Bindings& known = Of(f);
   for (const std::string& name : NamesRead(condition)) {
     if (known.count(name) || out.count(name)) continue;
-    auto assigned = AssignmentsIn(f.where.file, *text, f.where.line + 1, line, name);
+    const auto& assigned = AssignmentsIn(f.where.file, *text, f.where.line + 1, line, name);
     if (assigned.empty()) continue;
     std::optional<bool> state, branches;  // unconditional value; what the branches set
     Tri taken = Tri::kFalse;              // whether a branch is taken
@@ -253,11 +253,21 @@ std::string_view FrameBindings::TextFrom(const std::string& file, std::string_vi
   return text.substr(std::min(text.size(), ix_.LineOffset(file, line)));
 }
 
-std::vector<PyAssignment> FrameBindings::AssignmentsIn(const std::string& file, std::string_view text, int from,
-                                                       int before, std::string_view name) const {
-  std::vector<PyAssignment> out = AssignmentsOf(TextFrom(file, text, from), 1, before - from + 1, name);
-  for (PyAssignment& a : out) a.line += from - 1;
-  return out;
+const std::vector<PyAssignment>& FrameBindings::AssignmentsIn(const std::string& file, std::string_view text, int from,
+                                                               int before, std::string_view name) {
+  auto [it, added] = assignments_.try_emplace(LinesKey{file, from, before, std::string(name)});
+  if (added) {
+    it->second = AssignmentsOf(TextFrom(file, text, from), 1, before - from + 1, name);
+    for (PyAssignment& a : it->second) a.line += from - 1;
+  }
+  return it->second;
+}
+
+bool FrameBindings::HoldsSize(const std::string& file, std::string_view text, int from, int before,
+                              const std::string& name) {
+  auto [it, added] = sizes_.try_emplace(LinesKey{file, from, before, name});
+  if (added) it->second = HoldsATensorSize(TextFrom(file, text, from), 1, before - from + 1, name);
+  return it->second;
 }
 
 std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Condition& c) {
@@ -266,12 +276,8 @@ std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Conditio
   auto text = ix_.FileText(f.where.file);
   if (!text) return out;
   const Bindings& known = Of(f);
-  // The frame's lines from the one after its def, numbered from 1 there:
-  // the lines above it are not read, and not scanned past once per name.
-  const int first = f.where.line + 1;
-  const std::string_view body = TextFrom(f.where.file, *text, first);
   for (const std::string& name : NamesRead(c.text))
-    if (!known.count(name) && HoldsATensorSize(body, 1, c.where.line - first + 1, name)) out.insert(name);
+    if (!known.count(name) && HoldsSize(f.where.file, *text, f.where.line + 1, c.where.line, name)) out.insert(name);
   return out;
 }
 

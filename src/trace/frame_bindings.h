@@ -36,6 +36,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "index/index.h"
@@ -118,9 +120,12 @@ class FrameBindings {
   // thousands of lines above a frame (once per name it asks about).
   std::string_view TextFrom(const std::string& file, std::string_view text, int line) const;
   // AssignmentsOf lines [from, before) of `file`'s `text`, with the lines
-  // they are on numbered in the file.
-  std::vector<PyAssignment> AssignmentsIn(const std::string& file, std::string_view text, int from, int before,
-                                          std::string_view name) const;
+  // they are on numbered in the file; and HoldsATensorSize of those lines.
+  // Each answer is kept: a trace evaluates a frame's conditions again on
+  // every way through it, and each asks about the same locals.
+  const std::vector<PyAssignment>& AssignmentsIn(const std::string& file, std::string_view text, int from, int before,
+                                                 std::string_view name);
+  bool HoldsSize(const std::string& file, std::string_view text, int from, int before, const std::string& name);
   struct BodyLine {
     int indent = 0;
     std::string_view text;  // without its indentation
@@ -145,6 +150,10 @@ class FrameBindings {
   const Trace& t_;
   const Assumptions& a_;
   std::map<std::string, Bindings> done_;
+  // AssignmentsIn's and HoldsSize's answers by (file, from, before, name).
+  using LinesKey = std::tuple<std::string, int, int, std::string>;
+  std::map<LinesKey, std::vector<PyAssignment>> assignments_;
+  std::map<LinesKey, bool> sizes_;
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };
 
