@@ -18,12 +18,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "base/text.h"
 #include "cpp/cpp_lexer.h"
 #include "cpp/cpp_predicate.h"
+#include "cpp/macro_expansion.h"
+#include "cpp/token_range.h"
 
 namespace optrace {
 
@@ -35,12 +39,49 @@ std::string CodeCondition::Describe() const {
 namespace {
 
 // Text of tokens [b, e) as written in `text`.
+bool IsIdentLike(const Token& t) { return t.kind == TokKind::kIdent || t.kind == TokKind::kNumber; }
+
+// Whether toks[b, e) are written one after another in `text`, with only
+// blanks, line continuations and comments between them -- not a macro
+// expansion's tokens, which come from the #define, the use and pasting.
+bool WrittenTogether(std::string_view text, const std::vector<Token>& toks, size_t b, size_t e) {
+  const char* const first = text.data();
+  const char* const last = text.data() + text.size();
+  for (size_t i = b; i < e; ++i) {
+    const char* p = toks[i].text.data();
+    if (p < first || p + toks[i].text.size() > last) return false;
+    if (i == b) continue;
+    const char* gap = toks[i - 1].text.data() + toks[i - 1].text.size();
+    if (gap > p) return false;
+    std::string_view between(gap, static_cast<size_t>(p - gap));
+    if (between.find_first_not_of(" \t\r\n\\") != std::string_view::npos && between.find("/") == std::string_view::npos)
+      return false;
+  }
+  return true;
+}
+
 std::string Span(std::string_view text, const std::vector<Token>& toks, size_t b, size_t e) {
   if (b >= e || e > toks.size()) return "";
+  if (!WrittenTogether(text, toks, b, e)) {
+    // An expansion's tokens: joined, a blank only between two words and after a comma.
+    std::string out;
+    for (size_t i = b; i < e; ++i) {
+      bool words = i > b && ((IsIdentLike(toks[i - 1]) && IsIdentLike(toks[i])) || toks[i - 1].Is(','));
+      out += words ? " " : "";
+      out += toks[i].text;
+    }
+    return out;
+  }
   const char* start = toks[b].text.data();
   const char* end = toks[e - 1].text.data() + toks[e - 1].text.size();
-  if (start < text.data() || end > text.data() + text.size() || end < start) return "";
-  return CollapseSpace(std::string_view(start, static_cast<size_t>(end - start)));
+  std::string written(start, static_cast<size_t>(end - start));
+  // A #define's line continuations are no part of what it says.
+  for (size_t at = written.find('\\'); at != std::string::npos; at = written.find('\\', at)) {
+    size_t next = written.find_first_not_of(" \t\r", at + 1);
+    if (next != std::string::npos && written[next] == '\n') written.replace(at, next - at + 1, " ");
+    else ++at;
+  }
+  return CollapseSpace(written);
 }
 
 CodeCondition Negated(CodeCondition c, const char* kind) {
@@ -111,6 +152,46 @@ struct CppCallSites {
   // (line, name) -> the first call of that name on that line
   std::map<std::pair<int, std::string_view>, CallSite> first;
 };
+
+// Every use of a function-like macro of the file, wherever it is written,
+// expanded and walked as code of its own: the first call of each name on
+// each #define line, as the first expansion naming it has it.
+struct CppGuardReader::ExpandedCode {
+  explicit ExpandedCode(const LexedFile& lexed) : expander(lexed) {}
+  MacroExpander expander;
+  std::deque<std::vector<Token>> expansions;  // the sites' names point into them
+  std::unordered_map<int, size_t> at_line;    // a use's line -> its expansion (the first there)
+  CppCallSites sites;
+};
+
+namespace {
+
+// Whether `line` lies in a function-like macro's #define.
+bool InMacroBody(const LexedFile& lx, int line) {
+  for (const MacroDef& m : lx.macros)
+    if (m.function_like && static_cast<int>(m.line) <= line && line <= static_cast<int>(m.end_line)) return true;
+  return false;
+}
+
+// Whether `line` starts with a use of a function-like macro #defined above it.
+bool MacroUseAt(const LexedFile& lx, int line) {
+  const auto& t = lx.tokens;
+  auto it =
+      std::lower_bound(t.begin(), t.end(), line, [](const Token& x, int l) { return static_cast<int>(x.line) < l; });
+  const size_t i = static_cast<size_t>(it - t.begin());
+  if (i + 1 >= t.size() || static_cast<int>(t[i].line) != line || !IsIdent(t[i]) || !t[i + 1].Is('(')) return false;
+  for (const MacroDef& m : lx.macros)
+    if (m.function_like && m.name == t[i].text && static_cast<int>(m.line) < line) return true;
+  return false;
+}
+
+// A function defined at `from_line` is written by a macro use there: its
+// body lies in the #define, shared by every use, so the readers that walk
+// one function's body answer "not read" for it (its calls' conditions are
+// read from the expansions, CallConditions).
+bool WrittenByMacroUse(const LexedFile& lx, int from_line) { return from_line > 1 && MacroUseAt(lx, from_line); }
+
+}  // namespace
 
 namespace {
 
@@ -728,12 +809,24 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
       line = call_line;
       found = it->second.conditions;
       in = it->second.lambda;
+    } else if (InMacroBody(lexed_, call_line)) {
+      // Written in a #define: found in an expansion of one of the file's
+      // uses, where `NAME##_stub` is the name it pastes (no lambda is
+      // followed there: its tokens are not the file's).
+      const CppCallSites& expanded = ExpandedSites();
+      if (auto e = expanded.first.find({call_line, callee}); e != expanded.first.end()) {
+        written = true;
+        line = call_line;
+        found = e->second.conditions;
+      }
     }
   } else {
-    // An operator by its symbol, or the first call on any line: a walk of its own.
-    Walker walker(text_, lexed_.tokens, from_line > 1);
-    written = walker.Run(FirstToken(from_line), call_line, callee, &found, &line);
-    in = std::move(walker.lambda);
+    // An operator by its symbol, or the first call on any line: a walk of its
+    // own -- of the expansion, for a function a macro use at from_line writes.
+    const std::vector<Token>* expansion = from_line > 1 ? ExpansionAt(from_line) : nullptr;
+    Walker walker(text_, expansion ? *expansion : lexed_.tokens, from_line > 1 && !expansion);
+    written = walker.Run(expansion ? 0 : FirstToken(from_line), call_line, callee, &found, &line);
+    if (!expansion) in = std::move(walker.lambda);
   }
   if (written) {
     ScopeEarlyReturns(pp_lines_, line, &found);
@@ -751,7 +844,43 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
   return written;
 }
 
+const CppCallSites& CppGuardReader::ExpandedSites() const {
+  std::call_once(memo_->expanded_once, [&] {
+    auto code = std::make_shared<ExpandedCode>(lexed_);
+    const auto& t = lexed_.tokens;
+    std::unordered_set<std::string_view> macros;
+    for (const MacroDef& m : lexed_.macros)
+      if (m.function_like) macros.insert(m.name);
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!IsIdent(t[i]) || !t[i + 1].Is('(') || !macros.count(t[i].text)) continue;
+      size_t close = Toks(t).MatchClose(i + 1, t.size());
+      std::vector<Token> expansion = code->expander.Expand(t, i, close);
+      if (expansion.empty()) continue;
+      code->expansions.push_back(std::move(expansion));
+      code->at_line.try_emplace(static_cast<int>(t[i].line), code->expansions.size() - 1);
+      CppCallSites sites;
+      Walker walker(text_, code->expansions.back(), false);
+      walker.sites = &sites;
+      std::vector<CodeCondition> unused;
+      int line = 0;
+      walker.Run(0, 0, "", &unused, &line);
+      for (auto& [key, site] : sites.first) code->sites.first.try_emplace(key, CallSite{site.conditions, {}});
+    }
+    memo_->expanded = std::move(code);
+  });
+  return memo_->expanded->sites;
+}
+
+const std::vector<Token>* CppGuardReader::ExpansionAt(int line) const {
+  if (!MacroUseAt(lexed_, line)) return nullptr;
+  ExpandedSites();
+  auto it = memo_->expanded->at_line.find(line);
+  return it == memo_->expanded->at_line.end() ? nullptr : &memo_->expanded->expansions[it->second];
+}
+
 const CppCallSites& CppGuardReader::SitesOf(int from_line) const {
+  static const CppCallSites kUnread;
+  if (WrittenByMacroUse(lexed_, from_line)) return kUnread;
   {
     std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->sites.find(from_line); it != memo_->sites.end()) return *it->second;
@@ -821,6 +950,7 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
 }
 
 std::string CppGuardReader::LastAssignment(int from_line, int before, std::string_view name) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return "";
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
   std::string last;
@@ -852,6 +982,7 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
 
 std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name,
                                            const std::function<bool(int line)>& built) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return "";
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
   int writes = 0;
@@ -872,6 +1003,8 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
 }
 
 const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from_line) const {
+  static const std::vector<GuardedCall> kUnread;
+  if (WrittenByMacroUse(lexed_, from_line)) return kUnread;
   {
     std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->calls_in.find(from_line); it != memo_->calls_in.end()) return it->second;
@@ -898,6 +1031,7 @@ const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from
 }
 
 std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return {};
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
   std::vector<std::string> out;
@@ -913,6 +1047,7 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
 // The braces of the body of the function defined at `from_line`; false
 // when it has none.
 bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return false;
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
   *open = begin;
@@ -945,6 +1080,7 @@ std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int 
 }
 
 bool CppGuardReader::Names(int from_line, std::string_view word) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return false;
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
   for (size_t i = begin; i < end; ++i)
@@ -953,6 +1089,7 @@ bool CppGuardReader::Names(int from_line, std::string_view word) const {
 }
 
 std::string CppGuardReader::PredicateExpression(int from_line) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return "";
   {
     std::shared_lock<std::shared_mutex> lock(memo_->mu);
     if (auto it = memo_->predicates.find(from_line); it != memo_->predicates.end()) return it->second;

@@ -116,6 +116,12 @@ class CppGuardReader {
   std::string AssignedAt(size_t name_token, size_t end) const;
   // The remembered walk of the function defined at `from_line`.
   const CppCallSites& SitesOf(int from_line) const;
+  // The calls written in #define bodies, from the expansions of the file's
+  // macro uses, and a use's expansion by its line (nullptr when none);
+  // built once per reader.
+  struct ExpandedCode;
+  const CppCallSites& ExpandedSites() const;
+  const std::vector<Token>* ExpansionAt(int line) const;
   // The conditions of a call in the body of the named lambda whose name is
   // token `name_token`, with those of the lambda's own calls.
   std::vector<CodeCondition> WhereLambdaRuns(int from_line, size_t name_token,
@@ -148,6 +154,8 @@ class CppGuardReader {
     // the caller-argument binding ask the same locals again and again, some
     // from line 1 (a scan of the file up to the asking line).
     std::unordered_map<std::string, std::string> assigned;
+    std::once_flag expanded_once;
+    std::shared_ptr<const ExpandedCode> expanded;  // shared: complete only in the .cc
   };
   std::string_view text_;
   LexedFile lexed_;

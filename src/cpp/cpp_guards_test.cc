@@ -40,6 +40,30 @@ TEST(CppCallConditions, IfElseChains) {
   EXPECT_EQ(Described(text, 1, 4, "a"), V{"<no call>"});
 }
 
+// A function a macro use writes (RNN.cpp's ONE_HIDDEN_RNN(gru, ...)): its
+// calls lie in the #define, under the pasted names the use gives them, with
+// the conditions written there, line continuations left out; asked from the
+// use's line (the function's), the walk is the use's expansion.
+TEST(CppCallConditions, InTheDefineOfAMacroAUseExpands) {
+  const char* text =
+      "#define ONE(NAME)                        \\\n"  // 1
+      "  void NAME(const Tensor& x) {           \\\n"  // 2
+      "    if (acceptable(x) &&                 \\\n"  // 3
+      "        x.is_cuda()) {                   \\\n"  // 4
+      "      NAME##_stub(x);                    \\\n"  // 5
+      "      return;                            \\\n"  // 6
+      "    }                                    \\\n"  // 7
+      "    fallback(x);                         \\\n"  // 8
+      "  }\n"                                          // 9
+      "ONE(gru)\n"                                     // 10
+      "ONE(rnn_tanh)\n";                               // 11
+  EXPECT_EQ(Described(text, 1, 5, "gru_stub"), V{"when acceptable(x) && x.is_cuda()"});
+  EXPECT_EQ(Described(text, 1, 5, "rnn_tanh_stub"), V{"when acceptable(x) && x.is_cuda()"});
+  EXPECT_EQ(Described(text, 1, 8, "fallback"), V{"unless acceptable(x) && x.is_cuda()"});
+  EXPECT_EQ(Described(text, 10, 0, "gru_stub"), V{"when acceptable(x) && x.is_cuda()"});
+  EXPECT_EQ(Described(text, 1, 5, "lstm_stub"), V{"<no call>"});
+}
+
 TEST(CppCallConditions, EarlyReturnBracelessSwitchTernaryAndPreprocessor) {
   const char* text =
       "#ifndef X_H\n"                                // 1

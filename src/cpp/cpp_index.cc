@@ -88,6 +88,7 @@ int32_t FunctionIn(const CppTables& t, uint32_t file, uint32_t line) {
   for (uint32_t i : t.functions_by_file[file]) {
     const CppFunction& f = t.functions[i];
     if (f.body_begin > line) break;
+    if (f.WrittenByMacroUse()) continue;  // its lines are the #define's, shared by every use
     // The innermost body wins (a later-starting body nested in an earlier one).
     if (line <= f.body_end) best = static_cast<int32_t>(i);
   }

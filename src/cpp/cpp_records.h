@@ -42,6 +42,9 @@ struct CppFunction {
   // then its '{' and '}' share the line.
   bool HasBody() const { return body_begin > 0 && body_end >= body_begin; }
   uint32_t BodyLines() const { return HasBody() ? body_end - body_begin + 1 : 0; }
+  // Defined by a use of a macro of its file (ONE_HIDDEN_RNN(gru, ...)): named
+  // at the use, its body in the #define above, which every use shares.
+  bool WrittenByMacroUse() const { return HasBody() && line > body_end; }
   bool operator==(const CppFunction&) const = default;
 };
 

@@ -24,43 +24,13 @@
 #include "cpp/cpp_lexer.h"
 #include "cpp/dispatch_dtypes.h"
 #include "cpp/launch_functors.h"
+#include "cpp/macro_expansion.h"
 #include "cpp/token_range.h"
 
 namespace optrace {
 namespace {
 
 constexpr size_t kNone = static_cast<size_t>(-1);
-
-bool IsUpperMacroName(std::string_view s) {
-  // TORCH_API, C10_HOST_DEVICE, GPU_LAMBDA: all caps with an underscore.
-  bool underscore = false, letter = false;
-  for (char c : s) {
-    if (c == '_') {
-      underscore = true;
-    } else if (c >= 'A' && c <= 'Z') {
-      letter = true;
-    } else if (!(c >= '0' && c <= '9')) {
-      return false;
-    }
-  }
-  return underscore && letter;
-}
-
-// Declaration specifiers dropped from a function's return-type text.
-bool IsDeclSpecifier(std::string_view s) {
-  static const std::unordered_set<std::string_view> kSet = {
-      "static",   "inline",     "constexpr",  "consteval",     "virtual",           "explicit",        "friend",
-      "extern",   "__global__", "__device__", "__host__",      "__forceinline__",   "__inline__",      "__noinline__",
-      "template", "typename",   "__inline",   "__forceinline", "_CCCL_HOST_DEVICE", "C10_HOST_DEVICE", "C10_DEVICE",
-      "C10_HOST"};
-  return kSet.count(s) > 0;
-}
-
-// Words that may follow a function's parameter list before its body.
-bool IsFunctionTailWord(std::string_view s) {
-  return s == "const" || s == "volatile" || s == "noexcept" || s == "override" || s == "final" || s == "mutable" ||
-         s == "throw" || s == "try" || s == "__attribute__" || s == "requires" || s == "&" || s == "&&";
-}
 
 struct Scope {
   enum Kind { kNamespace, kClass, kOther } kind;
@@ -413,7 +383,8 @@ class CodePass {
 
 class FileScanner {
  public:
-  FileScanner(std::string_view path, const LexedFile& lexed, CppFileRecords* out) : path_(path), lx_(lexed), out_(out) {
+  FileScanner(std::string_view path, const LexedFile& lexed, CppFileRecords* out)
+      : path_(path), lx_(lexed), out_(out), tokens_(&lexed.tokens), expander_(lexed) {
     for (const MacroDef& m : lx_.macros) {
       if (!m.function_like) continue;
       file_macros_.insert(m.name);
@@ -433,7 +404,8 @@ class FileScanner {
 
  private:
   // ---------------------------------------------------------------- helpers
-  const std::vector<Token>& T() const { return lx_.tokens; }
+  // The tokens the declaration level reads: the file's, or a macro use's expansion.
+  const std::vector<Token>& T() const { return *tokens_; }
   bool IdentAt(size_t i, std::string_view s) const { return i < T().size() && IsIdent(T()[i]) && T()[i].text == s; }
   bool PunctAt(size_t i, char c) const { return i < T().size() && T()[i].kind == TokKind::kPunct && T()[i].Is(c); }
 
@@ -506,6 +478,10 @@ class FileScanner {
           if (r != kNone) return r;
         }
         if (IsRegisterMacro(w)) return Registration(s);
+        if (file_macros_.count(w)) {
+          size_t r = ExpandedDeclarations(s);
+          if (r != kNone) return r;
+        }
         if (w == "TORCH_LIBRARY" || w == "TORCH_LIBRARY_IMPL" || w == "TORCH_LIBRARY_FRAGMENT") {
           size_t r = LibraryBlock(s);
           if (r != kNone) return r;
@@ -1097,8 +1073,28 @@ class FileScanner {
   // ------------------------------------------------------------- code pass
   // A function body's token range is remembered (FileScopeMacroUses skips
   // the bodies), then CodePass reads it.
+  // A file-scope use of one of this file's macros: the declarations its
+  // expansion writes (ONE_HIDDEN_RNN(gru, ...) defines gru), read in the
+  // scopes around the use; the index after the use, or kNone when the macro
+  // expands to nothing this file defines.
+  size_t ExpandedDeclarations(size_t s) {
+    const auto& t = T();
+    size_t close = Toks(t).MatchClose(s + 1, t.size());
+    if (close >= t.size() || tokens_ != &lx_.tokens) return kNone;  // expansions are rescanned already
+    std::vector<Token> expansion = expander_.Expand(t, s, close);
+    if (expansion.empty()) return kNone;  // none, or one that goes on after the use
+    const std::vector<Scope> around = scopes_;
+    const size_t first = out_->functions.size();
+    tokens_ = &expansion;
+    DeclarationLevel();
+    tokens_ = &lx_.tokens;
+    scopes_ = around;
+    for (size_t f = first; f < out_->functions.size(); ++f) out_->functions[f].line = t[s].line;  // named at the use
+    return close + 1 < t.size() && t[close + 1].Is(';') ? close + 2 : close + 1;
+  }
+
   void Code(const std::vector<Token>& t, size_t b, size_t e, int32_t fn, std::string_view macro) {
-    if (fn >= 0) bodies_.push_back({b, e});
+    if (fn >= 0 && &t == &lx_.tokens) bodies_.push_back({b, e});
     code_.Read(t, b, e, fn, macro);
   }
 
@@ -1166,6 +1162,8 @@ class FileScanner {
   const LexedFile& lx_;
   CppFileRecords* out_;
   std::vector<Scope> scopes_;
+  const std::vector<Token>* tokens_;
+  MacroExpander expander_;
   std::unordered_set<std::string_view> file_macros_;
   std::vector<std::pair<size_t, size_t>> bodies_;  // token ranges of the function bodies Code() read
   CodePass code_{file_macros_, out_};

@@ -5,12 +5,46 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "cpp/cpp_lexer.h"
 
 namespace optrace {
+
+// The words the declaration pass classifies.
+inline bool IsUpperMacroName(std::string_view s) {
+  // TORCH_API, C10_HOST_DEVICE, GPU_LAMBDA: all caps with an underscore.
+  bool underscore = false, letter = false;
+  for (char c : s) {
+    if (c == '_') {
+      underscore = true;
+    } else if (c >= 'A' && c <= 'Z') {
+      letter = true;
+    } else if (!(c >= '0' && c <= '9')) {
+      return false;
+    }
+  }
+  return underscore && letter;
+}
+
+// Declaration specifiers dropped from a function's return-type text.
+inline bool IsDeclSpecifier(std::string_view s) {
+  static const std::unordered_set<std::string_view> kSet = {
+      "static",   "inline",     "constexpr",  "consteval",     "virtual",           "explicit",        "friend",
+      "extern",   "__global__", "__device__", "__host__",      "__forceinline__",   "__inline__",      "__noinline__",
+      "template", "typename",   "__inline",   "__forceinline", "_CCCL_HOST_DEVICE", "C10_HOST_DEVICE", "C10_DEVICE",
+      "C10_HOST"};
+  return kSet.count(s) > 0;
+}
+
+// Words that may follow a function's parameter list before its body.
+inline bool IsFunctionTailWord(std::string_view s) {
+  return s == "const" || s == "volatile" || s == "noexcept" || s == "override" || s == "final" || s == "mutable" ||
+         s == "throw" || s == "try" || s == "__attribute__" || s == "requires" || s == "&" || s == "&&";
+}
 
 class Toks {
  public:

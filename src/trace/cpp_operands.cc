@@ -301,9 +301,10 @@ bool CallFactsReader::ValueIsTensor(std::string_view params, std::string_view bo
     bool call = after < init.size() && init[after] == '(';
     size_t args = after + 1;
     if (call) after = Close(init, after, '(', ')') + 1;
-    // tensors[0].dtype(): an element's member is read like the variable's.
+    // tensors[0].dtype(): an element's member is read like the variable's;
+    // lists[0][t].numel() an element's element's.
     bool element = !call && after < init.size() && init[after] == '[';
-    if (element) after = Close(init, after, '[', ']') + 1;
+    while (element && after < init.size() && init[after] == '[') after = Close(init, after, '[', ']') + 1;
     bool receiver = after < init.size() && (init[after] == '.' || init.compare(after, 2, "->") == 0);
     i = after;
     if (receiver) {

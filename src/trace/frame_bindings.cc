@@ -156,6 +156,8 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
   if (IsLiteral(value)) return value;
   auto known = caller.find(value);
   if (known != caller.end()) return known->second;
+  // A module's mode is the assumptions' (nn.Dropout passes self.training on).
+  if (value == "self.training") return a_.training ? "True" : "False";
   bool parameter = false;
   for (const PyParameter& p : caller_params) parameter = parameter || p.name == value;
   if (IsIdentifier(value) && !parameter) {
@@ -164,7 +166,10 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
     auto text = ix_.FileText(from->where.file);
     if (!text) return "";
     const auto& assigned = AssignmentsIn(from->where.file, *text, from->where.line + 1, line, value);
-    if (assigned.size() != 1) return "";
+    // Assigned on several lines (`if self.training: t = True` / `else: t =
+    // ...`): which one holds is not read here, so no default stands for it.
+    if (assigned.size() > 1) return std::nullopt;
+    if (assigned.empty()) return "";
     return Resolve(assigned[0].value, caller, caller_params, from, assigned[0].line, depth + 1);
   }
   if (IsIdentifier(value)) return std::nullopt;

@@ -282,8 +282,10 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
   if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
   if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
-  if (TrimView(atom) == "self.training" || TrimView(atom) == "training" || TrimView(atom) == "train")
-    return Of(a.training);
+  // A module's own mode. A parameter named `training` or `train` holds what
+  // its caller passes (F.alpha_dropout's default False, nn.Dropout's
+  // self.training): bound where the call is read, else left open.
+  if (TrimView(atom) == "self.training") return Of(a.training);
   return Tri::kUnknown;
 }
 

@@ -1,0 +1,132 @@
+// A C++ parameter named `train` holds what its caller passes, not the
+// module mode the assumptions name: F.noisy's default `training=False`
+// reaches it as false (F.alpha_dropout's shape), a module passing
+// `self.training` passes the assumed mode (nn.Dropout's), and a local the
+// caller assigns on several lines is no value the callee's default stands
+// for. Line numbers are lines of the raw strings below.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "testing/memory_index.h"
+#include "trace/trace.h"
+#include "trace/trace_test_util.h"
+
+namespace optrace {
+namespace {
+
+// aten/src/ATen/native/native_functions.yaml
+constexpr char kNativeFunctions[] = R"x(- func: noisy(Tensor self, float p, bool train) -> Tensor
+
+- func: bern(Tensor self) -> Tensor
+  dispatch:
+    CUDA: bern_cuda
+
+- func: scaled(Tensor self, int mode=0) -> Tensor
+
+- func: pick_a(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_a_cuda
+
+- func: pick_b(Tensor self) -> Tensor
+  dispatch:
+    CUDA: pick_b_cuda
+)x";
+
+// aten/src/ATen/native/Noisy.cpp
+constexpr char kNoisyCpp[] = R"x(namespace at::native {
+Tensor noisy(const Tensor& self, double p, bool train) {
+  if (!train) {
+    return self;
+  }
+  return at::bern(self);
+}
+Tensor scaled(const Tensor& self, int64_t mode) {
+  if (mode == 1) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+Tensor bern_cuda(const Tensor& self) { return self; }
+Tensor pick_a_cuda(const Tensor& self) { return self; }
+Tensor pick_b_cuda(const Tensor& self) { return self; }
+}
+)x";
+
+// torch/nn/functional.py
+constexpr char kFunctionalPy[] = R"x(import torch
+def noisy(input, p=0.5, training=False):
+    return torch.noisy(input, p, training)
+def noisy_train(input, p=0.5, training=True):
+    return torch.noisy(input, p, training)
+def scaled(input, legacy=None):
+    if legacy is not None:
+        mode = 1
+    else:
+        mode = 2
+    return torch.scaled(input, mode)
+)x";
+
+// torch/nn/__init__.py
+constexpr char kNnInitPy[] = R"x(from . import functional
+import torch
+
+
+class Module:
+    def __init__(self):
+        pass
+
+
+class Noisy(Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, input):
+        return functional.noisy(input, self.p, self.training)
+)x";
+
+class TrainingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(
+        BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                     {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
+                                     {"aten/src/ATen/native/Noisy.cpp", kNoisyCpp},
+                                     {"torch/nn/functional.py", kFunctionalPy},
+                                     {"torch/nn/__init__.py", kNnInitPy},
+                                     {"torch/__init__.py", "import torch.nn\n"}}),
+                         &index_));
+  }
+  // "typical", "open" or "not taken" for the forward op `name`; "" if not listed.
+  std::string PathOf(const std::string& query, const std::string& name, std::vector<std::string> assume = {}) {
+    Trace t = TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume));
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == name)
+        return op.typical && !op.undecided ? "typical" : op.undecided ? "open" : "not taken";
+    return "";
+  }
+  Index index_;
+};
+
+TEST_F(TrainingTest, AFunctionalsTrainingDefaultReachesTheCppParameter) {
+  // Noisy.cpp:3 `if (!train) return self;` with training=False (functional.py:2): no bern.
+  EXPECT_EQ(PathOf("F.noisy", "bern"), "not taken");
+  EXPECT_EQ(PathOf("F.noisy_train", "bern"), "typical");
+}
+
+TEST_F(TrainingTest, AModulePassesItsMode) {
+  // __init__.py:16 passes self.training: the assumed mode, training unless told eval.
+  EXPECT_EQ(PathOf("nn.Noisy", "bern"), "typical");
+  EXPECT_EQ(PathOf("nn.Noisy", "bern", {"eval"}), "not taken");
+}
+
+TEST_F(TrainingTest, ALocalAssignedOnSeveralLinesIsNoDefault) {
+  // functional.py:7/9 assign mode 1 or 2; scaled's schema default 0 does not stand.
+  EXPECT_NE(PathOf("F.scaled", "pick_b"), "typical");
+  EXPECT_NE(PathOf("F.scaled", "pick_a"), "not taken");
+}
+
+}  // namespace
+}  // namespace optrace
