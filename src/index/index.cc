@@ -48,6 +48,13 @@ std::shared_ptr<const std::string> Index::FileText(const std::string& file) cons
   return std::shared_ptr<const std::string>(cached, &cached->text);
 }
 
+size_t Index::LineOffset(const std::string& file, int line) const {
+  std::shared_ptr<const Index::TextLines> cached = Cached(file);
+  if (!cached || line < 1) return 0;
+  const auto& starts = cached->line_starts;
+  return static_cast<size_t>(line) <= starts.size() ? starts[line - 1] : cached->text.size();
+}
+
 std::string Index::Snippet(const std::string& file, int line, int lines) const {
   if (!disk || line <= 0 || lines <= 0) return "";
   std::shared_ptr<const Index::TextLines> cached = Cached(file);

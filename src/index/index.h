@@ -30,6 +30,10 @@ struct Index {
   // The whole text of a checkout file, from the same cache (null without a
   // disk; empty when unreadable or binary): guard conditions read it.
   std::shared_ptr<const std::string> FileText(const std::string& file) const;
+  // Where line `line` (1-based) of FileText(file) starts: its byte offset,
+  // the text's size past the last line (0 without a text). A reader that
+  // starts at a function's line skips the lines above it without scanning them.
+  size_t LineOffset(const std::string& file, int line) const;
 
   // What the tracer derives from this index once and reuses for every trace
   // (Python bindings table, decomposition sites): built on first use, under a

@@ -15,6 +15,7 @@
 // TYPE_CHECKING:` conditions nothing (DeclaresForTypeCheckers).
 #include "py/py_guards.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/text.h"
@@ -23,12 +24,6 @@
 namespace optrace {
 
 namespace {
-
-struct PyLine {
-  int indent = -1;         // -1: blank, comment, or the continuation of a statement
-  std::string_view text;   // stripped of indentation
-  bool continued = false;  // inside the brackets (or triple quotes) of an earlier line
-};
 
 // Tracks open brackets and triple-quoted strings from line to line: a line
 // that starts inside them continues a statement (a multi-line `if (` header,
@@ -63,11 +58,11 @@ struct Continuation {
   }
 };
 
-std::vector<PyLine> SplitLines(std::string_view text, int upto) {
+std::vector<PyLine> SplitLines(std::string_view text, size_t upto) {
   std::vector<PyLine> lines;
   Continuation open;
   size_t pos = 0;
-  while (pos <= text.size() && static_cast<int>(lines.size()) < upto) {
+  while (pos <= text.size() && lines.size() < upto) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view l = text.substr(pos, end - pos);
@@ -94,7 +89,7 @@ bool StartsWithWord(std::string_view s, std::string_view w) {
 
 // The header's condition: from after the keyword to the last ':' of the
 // (possibly continued) header, comments left out, whitespace collapsed.
-std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::string_view keyword) {
+std::string HeaderCondition(std::span<const PyLine> lines, size_t i, std::string_view keyword) {
   std::string joined;
   int depth = 0;
   for (size_t k = i; k < lines.size(); ++k) {
@@ -118,8 +113,8 @@ std::string HeaderCondition(const std::vector<PyLine>& lines, size_t i, std::str
 // A suite that ends in an if/elif/else chain leaves as its branches do:
 // returns when every branch returns or raises and one returns.
 enum class SuiteEnd { kFallsThrough, kReturns, kRaises };
-SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit, int depth);
-SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit, int depth = 0) {
+SuiteEnd ChainEnd(std::span<const PyLine> lines, size_t else_at, size_t limit, int depth);
+SuiteEnd SuiteExit(std::span<const PyLine> lines, size_t i, size_t limit, int depth = 0) {
   int indent = lines[i].indent;
   std::string_view last, header = CodeOf(lines[i].text);
   size_t colon = header.rfind(':');
@@ -143,7 +138,7 @@ SuiteEnd SuiteExit(const std::vector<PyLine>& lines, size_t i, size_t limit, int
 }
 
 // The chain whose `else:` is at else_at: its headers back to the `if`.
-SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit, int depth) {
+SuiteEnd ChainEnd(std::span<const PyLine> lines, size_t else_at, size_t limit, int depth) {
   const int indent = lines[else_at].indent;
   bool returns = false;
   for (size_t k = else_at + 1; k-- > 0;) {
@@ -162,7 +157,7 @@ SuiteEnd ChainEnd(const std::vector<PyLine>& lines, size_t else_at, size_t limit
 
 // Whether the suite of the header at i ends at or before line `limit`
 // (the line asked about: outside the suite when no deeper than its header).
-bool SuiteEndsBefore(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+bool SuiteEndsBefore(std::span<const PyLine> lines, size_t i, size_t limit) {
   for (size_t k = i + 1; k <= limit && k < lines.size(); ++k)
     if (lines[k].indent >= 0 && lines[k].indent <= lines[i].indent) return true;
   return false;
@@ -170,7 +165,7 @@ bool SuiteEndsBefore(const std::vector<PyLine>& lines, size_t i, size_t limit) {
 
 // The header after the suite of the header at i, when it continues the
 // same if-chain (`elif`/`else` at its indentation, before `limit`).
-size_t NextBranch(const std::vector<PyLine>& lines, size_t i, size_t limit) {
+size_t NextBranch(std::span<const PyLine> lines, size_t i, size_t limit) {
   for (size_t k = i + 1; k < limit; ++k) {
     if (lines[k].indent < 0 || lines[k].indent > lines[i].indent) continue;
     if (lines[k].indent == lines[i].indent &&
@@ -189,7 +184,7 @@ size_t NextBranch(const std::vector<PyLine>& lines, size_t i, size_t limit) {
 // return`, what follows runs when A or not B: left open).
 // A chain that holds `limit` in one of its branches tells nothing: that
 // branch's header encloses the line and brings the chain's conditions.
-void ChainExits(const std::vector<PyLine>& lines, size_t i, size_t limit, std::vector<PyCondition>* out) {
+void ChainExits(std::span<const PyLine> lines, size_t i, size_t limit, std::vector<PyCondition>* out) {
   size_t last = i;
   for (size_t k = i; k < limit; k = NextBranch(lines, k, limit)) last = k;
   if (!SuiteEndsBefore(lines, last, limit)) return;
@@ -202,34 +197,32 @@ void ChainExits(const std::vector<PyLine>& lines, size_t i, size_t limit, std::v
   }
 }
 
-}  // namespace
+// The lines the suite and what follows it can span; a longer suite reads as cut short.
+constexpr size_t kSuiteLines = 4000;
 
-bool PyOptionalStep(std::string_view text, int line) {
-  // The lines the suite and what follows it can span; a longer suite reads as cut short.
-  constexpr int kSuiteLines = 4000;
+// PyOptionalStep over the file's first line + kSuiteLines lines.
+bool OptionalStepIn(std::span<const PyLine> lines, int line) {
   if (line < 1) return false;
-  std::vector<PyLine> lines = SplitLines(text, line + kSuiteLines);
   size_t i = static_cast<size_t>(line - 1);
   if (i >= lines.size() || lines[i].indent < 0 || !StartsWithWord(lines[i].text, "if")) return false;
   if (NextBranch(lines, i, lines.size()) != lines.size()) return false;
   return SuiteExit(lines, i, lines.size()) == SuiteEnd::kFallsThrough;
 }
 
-namespace {
+// Lines enough for line `line` (1-based) and the `after` lines after it.
+size_t LinesFor(int line, size_t after) { return line < 1 ? 0 : static_cast<size_t>(line) + after; }
 
 // A module's `if TYPE_CHECKING:` suite: what it binds (`_segment_reduce =
 // segment_reduce` in torch/__init__.py) tells type checkers what the module
 // binds at run time by other means (a loop over `dir()`, `globals()[...]`),
 // so its aliases are no branch a call takes.
-bool DeclaresForTypeCheckers(const std::vector<PyLine>& lines, size_t k) {
+bool DeclaresForTypeCheckers(std::span<const PyLine> lines, size_t k) {
   return lines[k].indent == 0 && StartsWithWord(lines[k].text, "if") &&
          TrimView(HeaderCondition(lines, k, "if")) == "TYPE_CHECKING";
 }
 
-}  // namespace
-
-std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
-  std::vector<PyLine> lines = SplitLines(text, line);
+// PyLineConditions over the file's first `line` lines.
+std::vector<PyCondition> LineConditionsIn(std::span<const PyLine> lines, int line) {
   if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};
   while (line > 1 && lines[line - 1].continued) --line;  // a call in a statement's continuation
   if (lines[line - 1].indent < 0) return {};
@@ -286,15 +279,44 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
   return out;
 }
 
+}  // namespace
+
+PyFileLines::PyFileLines(std::shared_ptr<const std::string> text)
+    : text_(text ? std::move(text) : std::make_shared<const std::string>()),
+      lines_(SplitLines(*text_, text_->size() + 1)) {}
+
+std::span<const PyLine> PyFileLines::First(size_t count) const {
+  return std::span<const PyLine>(lines_).first(std::min(count, lines_.size()));
+}
+
+std::vector<PyCondition> PyLineConditions(std::string_view text, int line) {
+  return LineConditionsIn(SplitLines(text, LinesFor(line, 0)), line);
+}
+
+std::vector<PyCondition> PyLineConditions(const PyFileLines& lines, int line) {
+  return LineConditionsIn(lines.First(LinesFor(line, 0)), line);
+}
+
+bool PyOptionalStep(std::string_view text, int line) {
+  return OptionalStepIn(SplitLines(text, LinesFor(line, kSuiteLines)), line);
+}
+
+bool PyOptionalStep(const PyFileLines& lines, int line) {
+  return OptionalStepIn(lines.First(LinesFor(line, kSuiteLines)), line);
+}
+
 namespace {
 
 // The logical line (statement) holding line `line`: from the last line at
 // or before it that starts outside brackets, through the line closing them.
 // Offsets: [*begin, *end) in `text`; *at is where `line` starts.
 bool StatementAround(std::string_view text, int line, size_t* begin, size_t* end, size_t* at) {
+  // The starts of the lines up to the one after `line`: nothing below it is
+  // read by line (a trace asks about every call of a 6,000-line file).
   std::vector<size_t> starts = {0};
-  for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') starts.push_back(i + 1);
+  for (size_t nl = text.find('\n'); nl != std::string_view::npos && starts.size() <= static_cast<size_t>(std::max(line, 0));
+       nl = text.find('\n', nl + 1))
+    starts.push_back(nl + 1);
   if (line < 1 || static_cast<size_t>(line) > starts.size()) return false;
   *at = starts[line - 1];
   // Bracket depth at each line start, from a bounded window before the line.
@@ -384,12 +406,15 @@ std::vector<PyCondition> PyExpressionConditions(std::string_view text, int line,
   return {};
 }
 
-PyReturns PyFunctionReturns(std::string_view text, int def_line) {
-  // The lines a function can span; a longer one reads as incomplete.
-  constexpr int kFunctionLines = 4000;
+namespace {
+
+// The lines a function can span; a longer one reads as incomplete.
+constexpr size_t kFunctionLines = 4000;
+
+// PyFunctionReturns over the file's first def_line + kFunctionLines lines.
+PyReturns FunctionReturnsIn(std::span<const PyLine> lines, int def_line) {
   PyReturns out;
   if (def_line < 1) return out;
-  std::vector<PyLine> lines = SplitLines(text, def_line + kFunctionLines);
   const size_t d = static_cast<size_t>(def_line - 1);
   if (d >= lines.size() || lines[d].indent < 0 || !StartsWithWord(lines[d].text, "def")) return out;
   constexpr int kNoScope = 1 << 30;
@@ -420,6 +445,16 @@ PyReturns PyFunctionReturns(std::string_view text, int def_line) {
   }
   out.complete = readable && SuiteExit(lines, d, end) != SuiteEnd::kFallsThrough;
   return out;
+}
+
+}  // namespace
+
+PyReturns PyFunctionReturns(std::string_view text, int def_line) {
+  return FunctionReturnsIn(SplitLines(text, LinesFor(def_line, kFunctionLines)), def_line);
+}
+
+PyReturns PyFunctionReturns(const PyFileLines& lines, int def_line) {
+  return FunctionReturnsIn(lines.First(LinesFor(def_line, kFunctionLines)), def_line);
 }
 
 }  // namespace optrace

@@ -6,6 +6,8 @@
 // early checks: this is how the trace says which call runs when.
 #pragma once
 
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,9 +22,33 @@ struct PyCondition {
   std::string kind;      // "if" | "else" | "return"
 };
 
+// One line of a Python file as the readers below see it.
+struct PyLine {
+  int indent = -1;         // -1: blank, comment, or the continuation of a statement
+  std::string_view text;   // stripped of indentation
+  bool continued = false;  // inside the brackets (or triple quotes) of an earlier line
+};
+
+// A Python file's lines, split once. Whether a line continues a statement
+// depends on every line above it, so a split starts at the file's first
+// line: a caller that asks about many lines of one file (a trace asks about
+// every call of every frame) splits it once with this and passes it to the
+// overloads below, which read the same lines the text's own split gives.
+class PyFileLines {
+ public:
+  explicit PyFileLines(std::shared_ptr<const std::string> text);
+  // The first `count` lines (all of them when there are fewer).
+  std::span<const PyLine> First(size_t count) const;
+
+ private:
+  std::shared_ptr<const std::string> text_;  // the lines' views point into it
+  std::vector<PyLine> lines_;
+};
+
 // Conditions of line `line` (1-based) of `text`, outermost first; empty
 // when it is not in a conditional suite.
 std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
+std::vector<PyCondition> PyLineConditions(const PyFileLines& lines, int line);
 
 // Whether the header on line `line` (1-based) of `text` is a lone `if` --
 // no `elif`/`else` follows its suite -- whose suite falls through (ends in
@@ -30,6 +56,7 @@ std::vector<PyCondition> PyLineConditions(std::string_view text, int line);
 // input.unsqueeze(1)`), after which the code goes on either way, rather
 // than a pick among forms whose branches each leave.
 bool PyOptionalStep(std::string_view text, int line);
+bool PyOptionalStep(const PyFileLines& lines, int line);
 
 // The `return` statements of the function whose `def` is on line
 // `def_line` (1-based) of `text`, each as its first and last line, leaving
@@ -43,6 +70,7 @@ struct PyReturns {
   bool complete = false;
 };
 PyReturns PyFunctionReturns(std::string_view text, int def_line);
+PyReturns PyFunctionReturns(const PyFileLines& lines, int def_line);
 
 // The condition of a conditional expression around the call of `callee`
 // written on line `line`: `_VF.dropout_(...) if inplace else _VF.dropout(...)`

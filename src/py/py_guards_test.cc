@@ -1,10 +1,12 @@
 // Python guard conditions by indentation: if/elif/else chains, early
 // returns in the same suite (a raise guards nothing), multi-line headers;
 // and real lines of the 2.6.0 functional.py and windows.py, checked with sed.
+// A file split once (PyFileLines) reads as its text does, line for line.
 #include "py/py_guards.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -272,6 +274,53 @@ TEST(PyFunctionReturns, ReturnsOfTheFunctionAloneAndWhetherTheyAreAll) {
   EXPECT_FALSE(PyFunctionReturns(text, 18).complete) << "a return inside a one-line if";
   EXPECT_FALSE(PyFunctionReturns(text, 22).complete) << "a generator";
   EXPECT_FALSE(PyFunctionReturns(text, 2 + 1).complete) << "no def on that line";
+}
+
+std::vector<std::string> Read(const PyFileLines& lines, int line) {
+  std::vector<std::string> out;
+  for (const auto& c : PyLineConditions(lines, line)) out.push_back((c.negated ? "not " : "") + c.text + "/" + c.kind);
+  return out;
+}
+
+TEST(PyFileLines, ASplitFileReadsAsItsTextLineForLine) {
+  const std::string text =
+      "def f(x, mode='a'):\n"         // 1
+      "    \"\"\"Docs.\n"               // 2
+      "    if this is prose:\n"        // 3 (inside the docstring)
+      "    \"\"\"\n"                     // 4
+      "    if (mode == 'a' or\n"       // 5
+      "            mode == 'b'):\n"    // 6
+      "        return g(x,\n"          // 7
+      "                 mode)\n"       // 8
+      "    if x is None:\n"            // 9
+      "        x = h(x)\n"             // 10
+      "    return k(x)\n";             // 11
+  const PyFileLines lines(std::make_shared<const std::string>(text));
+  for (int line = 0; line <= 13; ++line) {
+    EXPECT_EQ(Read(lines, line), Read(text, line)) << "line " << line;
+    EXPECT_EQ(PyOptionalStep(lines, line), PyOptionalStep(text, line)) << "line " << line;
+    EXPECT_EQ(PyFunctionReturns(lines, line).statements, PyFunctionReturns(text, line).statements) << "line " << line;
+  }
+  EXPECT_EQ(Read(lines, 11), (V{"not (mode == 'a' or mode == 'b')/return"}));
+  EXPECT_EQ(Read(lines, 8), Read(lines, 7)) << "a continued line is its statement's";
+  EXPECT_TRUE(PyOptionalStep(lines, 9));
+}
+
+TEST(PyFileLines, ReadsNoFurtherThanTheTextsOwnSplit) {
+  // An `if` whose suite runs past the 4000 lines a suite may span reads as
+  // cut short from the text; the whole file's lines must not see its else.
+  std::string text = "def f(x):\n    if x:\n";
+  for (int i = 0; i < 4100; ++i) text += "        x = x + 1\n";
+  text += "    else:\n        x = 0\n    return x\n";
+  const PyFileLines lines(std::make_shared<const std::string>(text));
+  EXPECT_TRUE(PyOptionalStep(text, 2));
+  EXPECT_TRUE(PyOptionalStep(lines, 2));
+}
+
+TEST(PyFileLines, NoTextIsOneEmptyLine) {
+  const PyFileLines lines(nullptr);
+  EXPECT_TRUE(Read(lines, 1).empty());
+  EXPECT_FALSE(PyOptionalStep(lines, 1));
 }
 
 }  // namespace

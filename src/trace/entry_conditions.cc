@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "py/py_guards.h"
 #include "trace/either_branch.h"
+#include "trace/guard_files.h"
 #include "trace/path_rules.h"
 #include "trace/sole_return.h"
 #include "trace/walk_bounds.h"
@@ -58,7 +59,8 @@ void PythonEntries::PythonConditions() {
     const std::string& text = Text(f.where.file);
     for (auto& c : f.calls) {
       if (c.line <= 0) continue;
-      for (const auto& p : PyLineConditions(text, c.line)) c.when.push_back(PythonCondition(p, f.where.file));
+      for (const auto& p : PyLineConditions(PyLinesOf(ix_, f.where.file), c.line))
+        c.when.push_back(PythonCondition(p, f.where.file));
       for (const auto& p : PyExpressionConditions(text, c.line, c.callee))
         c.when.push_back(PythonCondition(p, f.where.file));
     }

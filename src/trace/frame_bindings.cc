@@ -8,6 +8,7 @@
 
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
 
 namespace optrace {
 
@@ -144,7 +145,7 @@ std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame&
   auto text = ix_.FileText(from.where.file);
   if (!text) return std::nullopt;
   // `self.self_attn(...)`, `F.pad(...)`: the name as written before '('.
-  auto args = CallArgumentText(*text, c.line, c.callee);
+  auto args = CallArgumentText(lines_.From(from.where.file, *text, c.line), 1, c.callee);
   if (!args) return std::nullopt;
   return SplitArguments(*args);
 }
@@ -164,7 +165,7 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
     if (!from || !from->where.valid() || line <= 0 || depth > kLocalValueDepth) return "";
     auto text = ix_.FileText(from->where.file);
     if (!text) return "";
-    auto assigned = AssignmentsOf(*text, from->where.line + 1, line, value);
+    const auto& assigned = lines_.Assignments(from->where.file, *text, from->where.line + 1, line, value);
     // Assigned on several lines (`if self.training: t = True` / `else: t =
     // ...`): which one holds is not read here, so no default stands for it.
     if (assigned.size() > 1) return std::nullopt;
@@ -192,7 +193,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
   const Bindings& known = Of(f);
   for (const std::string& name : NamesRead(condition)) {
     if (known.count(name) || out.count(name)) continue;
-    auto assigned = AssignmentsOf(*text, f.where.line + 1, line, name);
+    const auto& assigned = lines_.Assignments(f.where.file, *text, f.where.line + 1, line, name);
     if (assigned.empty()) continue;
     std::optional<bool> state, branches;  // unconditional value; what the branches set
     Tri taken = Tri::kFalse;              // whether a branch is taken
@@ -203,7 +204,7 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
         open = true;
         break;
       }
-      std::vector<PyCondition> conds = PyLineConditions(*text, a.line);
+      std::vector<PyCondition> conds = PyLineConditions(PyLinesOf(ix_, f.where.file), a.line);
       // Deeper than the first assignment with no condition read: a branch
       // under a header the guard reader did not follow (a multi-line `if (`).
       bool unread = conds.empty() && a.indent > assigned.front().indent;
@@ -253,6 +254,27 @@ Tri FrameBindings::Evaluate(const PyFrame& f, const Condition& c) {
   return EvaluateCondition(c.text, true, with_locals);
 }
 
+std::string_view FrameLines::From(const std::string& file, std::string_view text, int line) const {
+  return text.substr(std::min(text.size(), ix_.LineOffset(file, line)));
+}
+
+const std::vector<PyAssignment>& FrameLines::Assignments(const std::string& file, std::string_view text, int from,
+                                                         int before, std::string_view name) {
+  auto [it, added] = assignments_.try_emplace(Key{file, from, before, std::string(name)});
+  if (added) {
+    it->second = AssignmentsOf(From(file, text, from), 1, before - from + 1, name);
+    for (PyAssignment& a : it->second) a.line += from - 1;
+  }
+  return it->second;
+}
+
+bool FrameLines::HoldsSize(const std::string& file, std::string_view text, int from, int before,
+                           const std::string& name) {
+  auto [it, added] = sizes_.try_emplace(Key{file, from, before, name});
+  if (added) it->second = HoldsATensorSize(From(file, text, from), 1, before - from + 1, name);
+  return it->second;
+}
+
 std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Condition& c) {
   std::set<std::string> out;
   if (!f.where.valid() || c.where.file != f.where.file || c.where.line <= f.where.line) return out;
@@ -260,14 +282,15 @@ std::set<std::string> FrameBindings::SizeLocals(const PyFrame& f, const Conditio
   if (!text) return out;
   const Bindings& known = Of(f);
   for (const std::string& name : NamesRead(c.text))
-    if (!known.count(name) && HoldsATensorSize(*text, f.where.line + 1, c.where.line, name)) out.insert(name);
+    if (!known.count(name) && lines_.HoldsSize(f.where.file, *text, f.where.line + 1, c.where.line, name))
+      out.insert(name);
   return out;
 }
 
 bool FrameBindings::IsOpenOptionalStep(const Condition& c) {
   if (c.kind != ConditionKind::kIf || c.negated || !c.where.valid() || !c.where.file.ends_with(".py")) return false;
   auto text = ix_.FileText(c.where.file);
-  if (!text || !PyOptionalStep(*text, c.where.line)) return false;
+  if (!text || !PyOptionalStep(PyLinesOf(ix_, c.where.file), c.where.line)) return false;
   // The frame one of whose calls the condition guards.
   for (const PyFrame& f : t_.python) {
     if (f.where.file != c.where.file) continue;

@@ -36,6 +36,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "index/index.h"
@@ -47,6 +49,30 @@ namespace optrace {
 
 // name -> value for the parameters whose value is known; absent: unknown.
 using Bindings = std::map<std::string, std::string>;
+
+// What the lines of a frame's file say about its locals, read from the
+// frame's own lines: `text` (the file's) from the start of line `from` on,
+// found by the index's line table, so a reader never scans the thousands
+// of lines above a frame once per name it asks about. Each answer is kept:
+// a trace evaluates a frame's conditions again on every way through it,
+// and each asks about the same locals.
+class FrameLines {
+ public:
+  explicit FrameLines(const Index& ix) : ix_(ix) {}
+  // `file`'s `text` from the start of line `line` on.
+  std::string_view From(const std::string& file, std::string_view text, int line) const;
+  // AssignmentsOf lines [from, before), with the lines they are on numbered in the file.
+  const std::vector<PyAssignment>& Assignments(const std::string& file, std::string_view text, int from, int before,
+                                               std::string_view name);
+  // HoldsATensorSize of lines [from, before).
+  bool HoldsSize(const std::string& file, std::string_view text, int from, int before, const std::string& name);
+
+ private:
+  const Index& ix_;
+  using Key = std::tuple<std::string, int, int, std::string>;  // (file, from, before, name)
+  std::map<Key, std::vector<PyAssignment>> assignments_;
+  std::map<Key, bool> sizes_;
+};
 
 class FrameBindings {
  public:
@@ -137,6 +163,7 @@ class FrameBindings {
   const Trace& t_;
   const Assumptions& a_;
   std::map<std::string, Bindings> done_;
+  FrameLines lines_{ix_};
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };
 

@@ -1,5 +1,6 @@
-// Kept in Index::Derived under "cpp_guards:<file>": the text the reader's
-// tokens point into lives as long as the reader.
+// Kept in Index::Derived under "cpp_guards:<file>" and "py_lines:<file>":
+// the text the reader's tokens (the lines' views) point into lives as long
+// as they do.
 #include "trace/guard_files.h"
 
 #include <memory>
@@ -19,6 +20,10 @@ struct GuardFile {
 
 const CppGuardReader& GuardReaderOf(const Index& index, const std::string& file) {
   return index.Derived<GuardFile>("cpp_guards:" + file, [&] { return GuardFile(index.FileText(file)); }).reader;
+}
+
+const PyFileLines& PyLinesOf(const Index& index, const std::string& file) {
+  return index.Derived<PyFileLines>("py_lines:" + file, [&] { return PyFileLines(index.FileText(file)); });
 }
 
 }  // namespace optrace

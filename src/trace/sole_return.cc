@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "py/py_guards.h"
+#include "trace/guard_files.h"
 #include "trace/path_rules.h"
 
 namespace optrace {
@@ -24,8 +25,8 @@ bool WithinOne(const std::vector<std::pair<int, int>>& statements, int line, std
 
 // Whether the `return` statement starting at `line` of frame `f` is ruled
 // out: one of its conditions decided against it.
-bool RuledOut(FrameBindings& bindings, const PyFrame& f, const std::string& text, int line) {
-  for (const PyCondition& p : PyLineConditions(text, line)) {
+bool RuledOut(FrameBindings& bindings, const PyFrame& f, const PyFileLines& lines, int line) {
+  for (const PyCondition& p : PyLineConditions(lines, line)) {
     const Condition c = PythonCondition(p, f.where.file);
     const Tri v = bindings.Evaluate(f, c);
     if (v == (c.negated ? Tri::kTrue : Tri::kFalse)) return true;
@@ -41,11 +42,12 @@ bool SoleReturn(const Index& ix, FrameBindings& bindings, const PyFrame& f, cons
     return false;
   auto text = ix.FileText(f.where.file);
   if (!text) return false;
-  const PyReturns returns = PyFunctionReturns(*text, f.where.line);
+  const PyFileLines& lines = PyLinesOf(ix, f.where.file);
+  const PyReturns returns = PyFunctionReturns(lines, f.where.line);
   std::pair<int, int> own;
   if (!returns.complete || !WithinOne(returns.statements, c.line, &own)) return false;
   for (const auto& other : returns.statements)
-    if (other != own && !RuledOut(bindings, f, *text, other.first)) return false;
+    if (other != own && !RuledOut(bindings, f, lines, other.first)) return false;
   return true;
 }
 

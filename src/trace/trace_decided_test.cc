@@ -229,6 +229,16 @@ def by_rank_or_itself(input, mode="b"):
     if input.dim() == 4 and mode == "b":
         return torch.pick_b(input)
     raise ValueError("a rank the mode does not take")
+
+
+def heads_checked_twice(query, other):
+    tgt_len, bsz, embed_dim = query.shape
+    if isinstance(embed_dim, torch.Tensor):
+        return torch.pick_a(query)
+    embed_dim = other
+    if isinstance(embed_dim, torch.Tensor):
+        return torch.pick_c(query)
+    return torch.pick_b(query)
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -518,6 +528,12 @@ TEST_F(DecidedPath, ASizeUnpackedFromAShapeIsNoTensor) {
   EXPECT_TRUE(Listed(t, "pick_a"));
   Trace renamed = TraceOf("F.heads_renamed");
   EXPECT_FALSE(Typical(renamed, "pick_b"));
+  // The same local asked about at two lines: a size before it is written
+  // from a parameter, anything after (the answers are kept per line range).
+  Trace twice = TraceOf("F.heads_checked_twice");
+  EXPECT_FALSE(Typical(twice, "pick_a"));
+  EXPECT_TRUE(Listed(twice, "pick_c"));
+  EXPECT_FALSE(Typical(twice, "pick_b"));
 }
 
 TEST_F(DecidedPath, WhatThePythonCallPassesDecidesTheCompositesBranch) {
