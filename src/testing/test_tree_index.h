@@ -5,6 +5,11 @@
 // image a few milliseconds. The first process of a binary builds and saves
 // it; the store's checks (every file's stamp, the binary's identity) rebuild
 // it whenever the tree or the binary changes.
+//
+// Except in a binary built with OPTRACE_TREE_INDEX_ON_HEAP (tools_tests,
+// CMakeLists.txt): its tests also hold an OptraceTools, whose LiveIndex
+// unmaps every image of the process before it loads (ReleaseArenaMemory), so
+// there the index is built from the tree on the heap, as before.
 #pragma once
 
 #include <filesystem>
@@ -17,7 +22,6 @@
 
 #include "base/checkout.h"
 #include "index/index.h"
-#include "index/store.h"
 #include "testing/test_util.h"
 
 namespace optrace {
@@ -43,10 +47,12 @@ inline const Index& TreeIndex(const std::string& version) {
     Status s = FindCheckout(CorpusTree(version), &checkout);
     EXPECT_TRUE(s.ok()) << s.message();
     slot = std::make_unique<Index>();
-    StoreOptions options;
-    options.dir = TestStoreDir();
-    StoreReport report;
-    s = LoadWithStore({checkout.root, checkout.version, checkout.disk}, options, slot.get(), &report);
+    LoadOptions options;
+    options.store_dir = TestStoreDir();
+#ifdef OPTRACE_TREE_INDEX_ON_HEAP
+    options.use_store = false;
+#endif
+    s = LoadIndex(checkout, options, slot.get());
     EXPECT_TRUE(s.ok()) << s.message();
   }
   return *slot;
