@@ -13,6 +13,11 @@ namespace optrace {
 // indent < 0: one line.
 std::string DumpJson(const nlohmann::ordered_json& j, int indent = -1);
 
+// DumpJson(j).size(), counted by the same serialiser without building the
+// text: the MCP pages weigh every piece they deal out (tools/trace_pages.cc),
+// and growing and copying the strings was a third of that.
+size_t DumpedJsonSize(const nlohmann::ordered_json& j);
+
 // The deepest nesting any JSON optrace reads may have (the MCP server's
 // messages, a verify --observed document): nlohmann's parser and the code
 // walking its values recurse once per level, so 200,000 '[' would overflow

@@ -72,6 +72,9 @@ struct LoadOptions {
   // A long-lived process: the index must not depend on the image file after
   // the load (StoreOptions::copy).
   bool resident = false;
+  // The folder of the store's images; "" = the cache folder (store.h). A
+  // test binary keeps its own: an image serves only the binary that wrote it.
+  std::string store_dir;
 };
 
 // Builds or loads the index for a checkout.

@@ -19,8 +19,8 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-LiveIndex::LiveIndex(std::string source_flag, std::string who)
-    : source_flag_(std::move(source_flag)), who_(std::move(who)) {}
+LiveIndex::LiveIndex(std::string source_flag, std::string who, std::string store_dir)
+    : source_flag_(std::move(source_flag)), who_(std::move(who)), store_dir_(std::move(store_dir)) {}
 
 Status LiveIndex::Start(const std::function<void(const Checkout&)>& on_checkout) {
   std::lock_guard<std::mutex> refreshing(refresh_mu_);
@@ -121,6 +121,7 @@ Status LiveIndex::Load(bool first) {
     ReleaseArenaMemory();  // the new index reads its file texts afresh
     LoadOptions options;
     options.resident = true;
+    options.store_dir = store_dir_;
     s = LoadIndex(checkout, options, &index_);
   }
   Finish(s.ok() ? State::kReady : State::kFailed, s.ok() ? "" : s.message(), SecondsSince(start));

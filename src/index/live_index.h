@@ -50,8 +50,9 @@ class LiveIndex {
   };
 
   // `source_flag` as given to --source ("" = $PYTORCH_SOURCE, then the cache
-  // folder); `who` prefixes messages on stderr ("optrace mcp").
-  LiveIndex(std::string source_flag, std::string who);
+  // folder); `who` prefixes messages on stderr ("optrace mcp"); `store_dir`
+  // holds the index images ("" = the cache folder; LoadOptions::store_dir).
+  LiveIndex(std::string source_flag, std::string who, std::string store_dir = "");
   LiveIndex(const LiveIndex&) = delete;
   LiveIndex& operator=(const LiveIndex&) = delete;
 
@@ -88,6 +89,7 @@ class LiveIndex {
 
   const std::string source_flag_;
   const std::string who_;
+  const std::string store_dir_;
 
   mutable std::mutex mu_;  // guards info_
   std::condition_variable started_cv_;

@@ -31,6 +31,7 @@ Status LoadIndex(const Checkout& checkout, const LoadOptions& options, Index* ou
   if (!options.use_store || (no_store && *no_store && *no_store != '0'))
     return BuildIndex(checkout, options.threads, out);
   StoreOptions store;
+  store.dir = options.store_dir;
   store.progress = options.progress;
   store.threads = options.threads;
   store.copy = options.resident;

@@ -454,11 +454,11 @@ std::string McpInstructions() {
          "links. 'Not found' means the checkout does not show it: do not fill the gap by guessing.";
 }
 
-OptraceTools::OptraceTools(std::string source_flag, bool allow_code)
+OptraceTools::OptraceTools(std::string source_flag, bool allow_code, std::string store_dir)
     : source_flag_(std::move(source_flag)),
       allow_code_(allow_code),
       tools_(MakeTools(allow_code)),
-      live_(source_flag_, "optrace mcp"),
+      live_(source_flag_, "optrace mcp", std::move(store_dir)),
       index_(live_.index()) {}
 
 OptraceTools::~OptraceTools() {

@@ -53,7 +53,8 @@ class OptraceTools : public McpToolProvider {
  public:
   // `source_flag` as given to --source ("" = $PYTORCH_SOURCE, then the cache folder).
   // allow_code: `optrace mcp --allow-code`, the `verify` tool's `code` argument.
-  explicit OptraceTools(std::string source_flag, bool allow_code = false);
+  // store_dir: where the index images are ("" = the cache folder; LoadOptions::store_dir).
+  explicit OptraceTools(std::string source_flag, bool allow_code = false, std::string store_dir = "");
   ~OptraceTools() override;
 
   // Finds the checkout and loads its index on a background thread.

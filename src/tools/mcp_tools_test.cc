@@ -26,7 +26,7 @@ using json = nlohmann::ordered_json;
 
 OptraceTools& Tools() {
   static OptraceTools* tools = [] {
-    auto* t = new OptraceTools(CorpusTree("2.6.0"));
+    auto* t = new OptraceTools(CorpusTree("2.6.0"), /*allow_code=*/false, TestStoreDir());
     t->StartLoading();
     std::string error;
     EXPECT_TRUE(t->WaitLoaded(&error)) << error;

@@ -17,7 +17,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-size_t Bytes(const json& v) { return DumpJson(v).size(); }
+size_t Bytes(const json& v) { return DumpedJsonSize(v); }
 
 struct SplitOptions {
   size_t max_bytes = kFullPageMaxBytes;

@@ -34,7 +34,7 @@ using json = nlohmann::ordered_json;
 
 OptraceTools& Tools() {
   static OptraceTools* tools = [] {
-    auto* t = new OptraceTools(CorpusTree("2.6.0"));
+    auto* t = new OptraceTools(CorpusTree("2.6.0"), /*allow_code=*/false, TestStoreDir());
     t->StartLoading();
     std::string error;
     EXPECT_TRUE(t->WaitLoaded(&error)) << error;
@@ -117,7 +117,8 @@ void ExpectPagesAreTheWhole(const std::vector<json>& pages, const json& full, co
 void ExpectPagesHoldTheWhole(const json& full, const std::vector<json>& pages, const std::string& what) {
   for (size_t i = 0; i < pages.size(); ++i) {
     const json& page = pages[i];
-    EXPECT_LE(DumpJson(page).size(), kFullPageMaxBytes) << what << " page " << i + 1;
+    // Counted as the pages are cut (TheLargestModulesPageWithinTheLimit checks the count is the dump's length).
+    EXPECT_LE(DumpedJsonSize(page), kFullPageMaxBytes) << what << " page " << i + 1;
     EXPECT_EQ(page["query"], full["query"]) << what;
     EXPECT_EQ(page["target"], full["target"]) << what;
     if (pages.size() > 1) {
@@ -304,7 +305,11 @@ TEST(TracePages, TheLargestModulesPageWithinTheLimit) {
       std::vector<json> pages = TracePages(full);
       ExpectPagesHoldTheWhole(full, pages, query);
       EXPECT_GT(pages.size(), 5u);  // each is hundreds of kilobytes of trace
-      for (const json& page : pages) ExpectSameFacts(page, TraceJsonMarkdown(page), query);
+      EXPECT_EQ(DumpedJsonSize(full), DumpJson(full).size());
+      for (const json& page : pages) {
+        EXPECT_EQ(DumpedJsonSize(page), DumpJson(page).size());
+        ExpectSameFacts(page, TraceJsonMarkdown(page), query);
+      }
     }
   }
 }

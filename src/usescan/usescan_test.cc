@@ -11,6 +11,7 @@
 
 #include "base/json.h"
 #include "index/index.h"
+#include "testing/test_tree_index.h"
 #include "testing/test_util.h"
 #include "usescan/usescan.h"
 
@@ -19,15 +20,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Index& CorpusIndex() {
-  static Index* index = [] {
-    auto* ix = new Index;
-    Checkout co;
-    if (FindCheckout(CorpusTree("2.6.0"), &co).ok()) LoadIndex(co, LoadOptions(), ix);
-    return ix;
-  }();
-  return *index;
-}
+// The 2.6.0 index through this binary's own store (test_tree_index.h).
+const Index& CorpusIndex() { return TreeIndex("2.6.0"); }
 
 std::string DataPath(const std::string& name) {
   std::string here = __FILE__;
