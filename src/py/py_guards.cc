@@ -314,7 +314,8 @@ bool StatementAround(std::string_view text, int line, size_t* begin, size_t* end
   // The starts of the lines up to the one after `line`: nothing below it is
   // read by line (a trace asks about every call of a 6,000-line file).
   std::vector<size_t> starts = {0};
-  for (size_t nl = text.find('\n'); nl != std::string_view::npos && starts.size() <= static_cast<size_t>(std::max(line, 0));
+  for (size_t nl = text.find('\n');
+       nl != std::string_view::npos && starts.size() <= static_cast<size_t>(std::max(line, 0));
        nl = text.find('\n', nl + 1))
     starts.push_back(nl + 1);
   if (line < 1 || static_cast<size_t>(line) > starts.size()) return false;

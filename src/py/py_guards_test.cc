@@ -284,17 +284,17 @@ std::vector<std::string> Read(const PyFileLines& lines, int line) {
 
 TEST(PyFileLines, ASplitFileReadsAsItsTextLineForLine) {
   const std::string text =
-      "def f(x, mode='a'):\n"         // 1
-      "    \"\"\"Docs.\n"               // 2
-      "    if this is prose:\n"        // 3 (inside the docstring)
-      "    \"\"\"\n"                     // 4
-      "    if (mode == 'a' or\n"       // 5
-      "            mode == 'b'):\n"    // 6
-      "        return g(x,\n"          // 7
-      "                 mode)\n"       // 8
-      "    if x is None:\n"            // 9
-      "        x = h(x)\n"             // 10
-      "    return k(x)\n";             // 11
+      "def f(x, mode='a'):\n"        // 1
+      "    \"\"\"Docs.\n"            // 2
+      "    if this is prose:\n"      // 3 (inside the docstring)
+      "    \"\"\"\n"                 // 4
+      "    if (mode == 'a' or\n"     // 5
+      "            mode == 'b'):\n"  // 6
+      "        return g(x,\n"        // 7
+      "                 mode)\n"     // 8
+      "    if x is None:\n"          // 9
+      "        x = h(x)\n"           // 10
+      "    return k(x)\n";           // 11
   const PyFileLines lines(std::make_shared<const std::string>(text));
   for (int line = 0; line <= 13; ++line) {
     EXPECT_EQ(Read(lines, line), Read(text, line)) << "line " << line;

@@ -150,6 +150,33 @@ std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame&
   return SplitArguments(*args);
 }
 
+namespace {
+
+// The last assignment whose `if`/`elif`/`else` conditions (py_guards) the
+// frame's values make true, when each later one's make false: `if
+// size_average is not None or reduce is not None: r = legacy(...)` / `else:
+// r = get_enum(reduction)` with both left None holds the second. nullopt
+// when a condition on the way is open.
+std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector<PyAssignment>& assigned,
+                                     Assumptions a) {
+  std::optional<size_t> held;
+  bool open = false;
+  for (size_t k = 0; k < assigned.size(); ++k) {
+    Tri runs = Tri::kTrue;
+    for (const PyCondition& c : PyLineConditions(lines, assigned[k].line)) {
+      Tri v = EvaluateCondition(c.text, true, a);
+      v = c.negated ? Not(v) : v;
+      runs = v == Tri::kFalse || runs == Tri::kFalse ? Tri::kFalse : v == Tri::kUnknown ? Tri::kUnknown : runs;
+    }
+    if (runs == Tri::kTrue) held = k, open = false;
+    if (runs == Tri::kUnknown) open = true;
+  }
+  if (open) return std::nullopt;
+  return held;
+}
+
+}  // namespace
+
 std::optional<std::string> FrameBindings::Resolve(const std::string& value, const Bindings& caller,
                                                   const std::vector<PyParameter>& caller_params, const PyFrame* from,
                                                   int line, int depth) {
@@ -166,11 +193,14 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
     auto text = ix_.FileText(from->where.file);
     if (!text) return "";
     const auto& assigned = lines_.Assignments(from->where.file, *text, from->where.line + 1, line, value);
-    // Assigned on several lines (`if self.training: t = True` / `else: t =
-    // ...`): which one holds is not read here, so no default stands for it.
-    if (assigned.size() > 1) return std::nullopt;
     if (assigned.empty()) return "";
-    return Resolve(assigned[0].value, caller, caller_params, from, assigned[0].line, depth + 1);
+    // Assigned on several lines: the one the caller's values take, else
+    // unknown -- no default stands for it.
+    Assumptions with_frame = a_;
+    with_frame.defaults = caller;
+    std::optional<size_t> held = HeldAssignment(PyLinesOf(ix_, from->where.file), assigned, with_frame);
+    if (!held) return std::nullopt;
+    return Resolve(assigned[*held].value, caller, caller_params, from, assigned[*held].line, depth + 1);
   }
   if (IsIdentifier(value)) return std::nullopt;
   // An expression: unknown when it reads a parameter that left its default.

@@ -2,8 +2,9 @@
 // module mode the assumptions name: F.noisy's default `training=False`
 // reaches it as false (F.alpha_dropout's shape), a module passing
 // `self.training` passes the assumed mode (nn.Dropout's), and a local the
-// caller assigns on several lines is no value the callee's default stands
-// for. Line numbers are lines of the raw strings below.
+// caller assigns on several lines holds what the branches the caller's
+// values take assign (else it is open: never the callee's default). Line
+// numbers are lines of the raw strings below.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -66,6 +67,12 @@ def scaled(input, legacy=None):
     else:
         mode = 2
     return torch.scaled(input, mode)
+def scaled_by(input, flag):
+    if flag:
+        mode = 1
+    else:
+        mode = 2
+    return torch.scaled(input, mode)
 )x";
 
 // torch/nn/__init__.py
@@ -122,10 +129,13 @@ TEST_F(TrainingTest, AModulePassesItsMode) {
   EXPECT_EQ(PathOf("nn.Noisy", "bern", {"eval"}), "not taken");
 }
 
-TEST_F(TrainingTest, ALocalAssignedOnSeveralLinesIsNoDefault) {
-  // functional.py:7/9 assign mode 1 or 2; scaled's schema default 0 does not stand.
-  EXPECT_NE(PathOf("F.scaled", "pick_b"), "typical");
-  EXPECT_NE(PathOf("F.scaled", "pick_a"), "not taken");
+TEST_F(TrainingTest, ALocalAssignedOnSeveralLinesHoldsWhatItsBranchesDecide) {
+  // functional.py:7/9 assign mode 1 under `legacy is not None`, else 2: legacy left None takes 2.
+  EXPECT_EQ(PathOf("F.scaled", "pick_b"), "typical");
+  EXPECT_EQ(PathOf("F.scaled", "pick_a"), "not taken");
+  // :12/14 under `flag`, which has no default: mode is open, and scaled's schema default 0 does not stand.
+  EXPECT_NE(PathOf("F.scaled_by", "pick_b"), "typical");
+  EXPECT_NE(PathOf("F.scaled_by", "pick_a"), "not taken");
 }
 
 }  // namespace
