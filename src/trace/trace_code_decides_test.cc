@@ -431,13 +431,6 @@ class CodeDecides : public ::testing::Test {
   Trace TraceOf(const std::string& query, std::vector<std::string> assume = {}) {
     return TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume));
   }
-  // "typical", "open" or "not taken" for the forward op `name`; "" if not listed.
-  static std::string PathOf(const Trace& t, const std::string& name) {
-    for (const auto& op : t.ops)
-      if (op.role == OpRole::kForward && op.name == name)
-        return op.typical && !op.undecided ? "typical" : op.undecided ? "open" : "not taken";
-    return "";
-  }
   Index index_;
 };
 

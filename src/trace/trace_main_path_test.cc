@@ -552,14 +552,6 @@ TEST_F(MainPath260, ACallQuerysKeywordsPickTheOverload) {
 namespace optrace {
 namespace {
 
-// "typical", "open" or "not taken" for the first forward op `name`; "" if not listed.
-std::string PathOf(const Trace& t, const std::string& name) {
-  for (const auto& op : t.ops)
-    if (op.role == OpRole::kForward && op.name == name)
-      return op.undecided ? "open" : op.typical ? "typical" : "not taken";
-  return "";
-}
-
 TEST(Inline260, CtcLossesCudnnCheckIsReadFromItsBody) {
   REQUIRE_CORPUS("2.6.0");
   // LossCTC.cpp:501-510 `bool use_cudnn = ... && at::_use_cudnn_ctc_loss(...)`: cudnn/LossCTC.cpp:32's

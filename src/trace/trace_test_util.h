@@ -55,6 +55,14 @@ inline const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role
   return nullptr;
 }
 
+// "typical", "open" or "not taken" for the forward op `name` of `t`; "" if not listed.
+inline std::string PathOf(const Trace& t, const std::string& name) {
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == name)
+      return op.typical && !op.undecided ? "typical" : op.undecided ? "open" : "not taken";
+  return "";
+}
+
 // Fixtures of tests that read a downloaded tree: skipped when it is absent.
 class Tree260 : public ::testing::Test {
  protected:

@@ -106,36 +106,32 @@ class TrainingTest : public ::testing::Test {
                                      {"torch/__init__.py", "import torch.nn\n"}}),
                          &index_));
   }
-  // "typical", "open" or "not taken" for the forward op `name`; "" if not listed.
-  std::string PathOf(const std::string& query, const std::string& name, std::vector<std::string> assume = {}) {
-    Trace t = TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume));
-    for (const auto& op : t.ops)
-      if (op.role == OpRole::kForward && op.name == name)
-        return op.typical && !op.undecided ? "typical" : op.undecided ? "open" : "not taken";
-    return "";
+  // The forward op `name`'s place on the typical path of `query` (PathOf).
+  std::string PathIn(const std::string& query, const std::string& name, std::vector<std::string> assume = {}) {
+    return PathOf(TraceIndex(index_, query, TraceOptions::Device::kCuda, std::move(assume)), name);
   }
   Index index_;
 };
 
 TEST_F(TrainingTest, AFunctionalsTrainingDefaultReachesTheCppParameter) {
   // Noisy.cpp:3 `if (!train) return self;` with training=False (functional.py:2): no bern.
-  EXPECT_EQ(PathOf("F.noisy", "bern"), "not taken");
-  EXPECT_EQ(PathOf("F.noisy_train", "bern"), "typical");
+  EXPECT_EQ(PathIn("F.noisy", "bern"), "not taken");
+  EXPECT_EQ(PathIn("F.noisy_train", "bern"), "typical");
 }
 
 TEST_F(TrainingTest, AModulePassesItsMode) {
   // __init__.py:16 passes self.training: the assumed mode, training unless told eval.
-  EXPECT_EQ(PathOf("nn.Noisy", "bern"), "typical");
-  EXPECT_EQ(PathOf("nn.Noisy", "bern", {"eval"}), "not taken");
+  EXPECT_EQ(PathIn("nn.Noisy", "bern"), "typical");
+  EXPECT_EQ(PathIn("nn.Noisy", "bern", {"eval"}), "not taken");
 }
 
 TEST_F(TrainingTest, ALocalAssignedOnSeveralLinesHoldsWhatItsBranchesDecide) {
   // functional.py:7/9 assign mode 1 under `legacy is not None`, else 2: legacy left None takes 2.
-  EXPECT_EQ(PathOf("F.scaled", "pick_b"), "typical");
-  EXPECT_EQ(PathOf("F.scaled", "pick_a"), "not taken");
+  EXPECT_EQ(PathIn("F.scaled", "pick_b"), "typical");
+  EXPECT_EQ(PathIn("F.scaled", "pick_a"), "not taken");
   // :12/14 under `flag`, which has no default: mode is open, and scaled's schema default 0 does not stand.
-  EXPECT_NE(PathOf("F.scaled_by", "pick_b"), "typical");
-  EXPECT_NE(PathOf("F.scaled_by", "pick_a"), "not taken");
+  EXPECT_NE(PathIn("F.scaled_by", "pick_b"), "typical");
+  EXPECT_NE(PathIn("F.scaled_by", "pick_a"), "not taken");
 }
 
 }  // namespace
