@@ -156,14 +156,17 @@ namespace {
 // frame's values make true, when each later one's make false: `if
 // size_average is not None or reduce is not None: r = legacy(...)` / `else:
 // r = get_enum(reduction)` with both left None holds the second. nullopt
-// when a condition on the way is open.
+// when a condition on the way is open -- also one the guard reader did not
+// follow: no condition read, yet deeper than the first assignment (a
+// multi-line `if (` header; LocalTruths reads it so too).
 std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector<PyAssignment>& assigned,
                                      Assumptions a) {
   std::optional<size_t> held;
   bool open = false;
   for (size_t k = 0; k < assigned.size(); ++k) {
-    Tri runs = Tri::kTrue;
-    for (const PyCondition& c : PyLineConditions(lines, assigned[k].line)) {
+    const std::vector<PyCondition> conds = PyLineConditions(lines, assigned[k].line);
+    Tri runs = conds.empty() && assigned[k].indent > assigned.front().indent ? Tri::kUnknown : Tri::kTrue;
+    for (const PyCondition& c : conds) {
       Tri v = EvaluateCondition(c.text, true, a);
       v = c.negated ? Not(v) : v;
       runs = v == Tri::kFalse || runs == Tri::kFalse ? Tri::kFalse : v == Tri::kUnknown ? Tri::kUnknown : runs;
