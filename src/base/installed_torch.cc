@@ -153,7 +153,7 @@ PythonInterpreter FindPythonInterpreter() {
   return {FindOnPath("python3"), "PATH"};
 }
 
-InstalledTorch AskInstalledTorch(const PythonInterpreter& python) {
+InstalledTorch AskInstalledTorch(const PythonInterpreter& python, int niceness) {
   InstalledTorch t;
   t.python = python;
   if (python.path.empty()) return t;
@@ -165,6 +165,7 @@ InstalledTorch AskInstalledTorch(const PythonInterpreter& python) {
   // Calls already queued when an MCP client hangs up still report the
   // installed torch: a wrong "not installed" would be a wrong fact.
   settings.stops_on_hangup = false;
+  settings.niceness = niceness;
   RunResult r = RunProgram({python.path, "-I", "-c", kAskTorch}, settings);
   if (r.exit_code != 0) return t;
   std::istringstream lines(r.out);
@@ -176,7 +177,7 @@ InstalledTorch AskInstalledTorch(const PythonInterpreter& python) {
   return t;
 }
 
-InstalledTorch CachedInstalledTorch(const std::string& cache_dir) {
+InstalledTorch CachedInstalledTorch(const std::string& cache_dir, int niceness) {
   PythonInterpreter python = FindPythonInterpreter();
   if (python.path.empty()) return InstalledTorch{python, std::nullopt, "", {}};
   std::string key = CacheKey(python);
@@ -184,7 +185,7 @@ InstalledTorch CachedInstalledTorch(const std::string& cache_dir) {
   InstalledTorch cached;
   cached.python = python;
   if (ReadCache(file, key, IsScript(python.path), &cached)) return cached;
-  InstalledTorch asked = AskInstalledTorch(python);
+  InstalledTorch asked = AskInstalledTorch(python, niceness);
   // An interpreter that failed to answer (a timeout, a broken install) is
   // asked again next time rather than remembered as torch-less.
   if (!asked.executable.empty()) WriteCache(file, key, asked);

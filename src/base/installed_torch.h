@@ -34,12 +34,13 @@ struct InstalledTorch {
 // The interpreter, by the order above; .path is "" when none exists.
 PythonInterpreter FindPythonInterpreter();
 
-// Asks `python` (isolated) which torch it has. Never cached.
-InstalledTorch AskInstalledTorch(const PythonInterpreter& python);
+// Asks `python` (isolated) which torch it has, run `niceness` lower in
+// priority than optrace. Never cached.
+InstalledTorch AskInstalledTorch(const PythonInterpreter& python, int niceness = 0);
 
 // AskInstalledTorch of FindPythonInterpreter(), remembered in cache_dir
 // (one file per interpreter) while still valid, see the note above.
-InstalledTorch CachedInstalledTorch(const std::string& cache_dir);
+InstalledTorch CachedInstalledTorch(const std::string& cache_dir, int niceness = 0);
 
 // The cache folder: $XDG_CACHE_HOME/optrace when that is absolute, else
 // ~/.cache/optrace. The index store (index/store.h) lives there too.

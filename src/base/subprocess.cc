@@ -165,6 +165,7 @@ RunResult RunProgram(const std::vector<std::string>& argv, const RunSettings& se
     if (settings.capture_stdout) ::dup2(pipe_fd[1], STDOUT_FILENO);
     if (settings.quiet_stderr) ::dup2(null_fd, STDERR_FILENO);
     if (cwd && ::chdir(cwd) != 0) ::_exit(127);
+    if (settings.niceness != 0) (void)::nice(settings.niceness);  // a system call: safe after fork
     ::execv(program.c_str(), args.data());
     ::_exit(127);
   }

@@ -30,6 +30,9 @@ struct RunSettings {
   // answer the calls already queued still report (the installed torch's
   // version) sets it false; signals end it all the same.
   bool stops_on_hangup = true;
+  // Added to the child's nice value (setpriority): a background question
+  // that must not slow the work it overlaps (0: as ours).
+  int niceness = 0;
 };
 
 struct RunResult {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,21 @@ TEST_F(SubprocessTest, RunsInTheGivenDirectory) {
   settings.cwd = dir_;
   RunResult r = RunProgram({"pwd"}, settings);
   EXPECT_EQ(r.out, fs::canonical(dir_).string() + "\n");
+}
+
+TEST_F(SubprocessTest, NicenessLowersTheChildsPriorityOnly) {
+  // `nice` with no operand prints its own niceness: ours plus what the
+  // settings add (the kernel caps it at 19).
+  const int ours = ::nice(0);
+  RunSettings settings;
+  settings.niceness = 7;
+  RunResult lowered = RunProgram({"nice"}, settings);
+  ASSERT_EQ(lowered.exit_code, 0);
+  EXPECT_EQ(lowered.out, std::to_string(std::min(ours + 7, 19)) + "\n");
+  RunResult same = RunProgram({"nice"});
+  ASSERT_EQ(same.exit_code, 0);
+  EXPECT_EQ(same.out, std::to_string(ours) + "\n");
+  EXPECT_EQ(::nice(0), ours);  // ours is untouched
 }
 
 TEST_F(SubprocessTest, MissingProgramIsNotStarted) {

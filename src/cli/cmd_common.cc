@@ -34,16 +34,19 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
 
 VersionCheck::VersionCheck(bool ask, bool in_background) {
   if (ask && !std::getenv("OPTRACE_NO_VERSION_CHECK"))
-    asking_ = std::async(in_background ? std::launch::async : std::launch::deferred,
-                         [] { return CachedInstalledTorch(OptraceCacheDir()); });
+    asking_ = std::async(in_background ? std::launch::async : std::launch::deferred, [in_background] {
+      return CachedInstalledTorch(OptraceCacheDir(), in_background ? kBackgroundNiceness : 0);
+    });
 }
 
 void VersionCheck::Settle(Checkout* checkout) {
-  if (!asking_.valid()) return;
-  InstalledTorch installed = asking_.get();
-  checkout->installed_torch = installed.version;
-  checkout->version_warning = VersionMismatchWarning(*checkout, installed);
-  if (!checkout->version_warning.empty()) std::cerr << "optrace: " << checkout->version_warning << "\n";
+  std::call_once(settled_, [&] {
+    if (!asking_.valid()) return;
+    InstalledTorch installed = asking_.get();
+    checkout->installed_torch = installed.version;
+    checkout->version_warning = VersionMismatchWarning(*checkout, installed);
+    if (!checkout->version_warning.empty()) std::cerr << "optrace: " << checkout->version_warning << "\n";
+  });
 }
 
 nlohmann::ordered_json SourceJson(const Checkout& checkout) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <future>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,24 +39,32 @@ bool OpenCheckoutOrReport(const std::string& source_flag, Checkout* checkout, in
                           bool check_version = true);
 
 // The installed-torch question of OpenCheckoutOrReport, asked on a thread of
-// its own (`in_background`) so that a command can load its index meanwhile:
-// with an empty cache, a Python behind a pyenv shim answers in 0.3 s to
-// seconds, the whole of a cold trace's goal (1 s). A command with nothing to
-// do meanwhile asks inline: a remembered answer is a file read, and a new
-// thread waits its turn on a busy machine (a warm trace answered by the
-// daemon was ~10% slower with one). Nothing is asked when `ask` is false
-// or $OPTRACE_NO_VERSION_CHECK is set.
+// its own (`in_background`) so that a command can load its index and trace
+// meanwhile: with an empty cache, a Python behind a pyenv shim answers in
+// 0.3 s to seconds, the whole of a cold trace's goal (1 s). That Python runs
+// at a lower priority (kBackgroundNiceness): while the index is built on
+// every core it takes what they leave, and it has a core of its own once
+// the (one-threaded) trace runs. A command with nothing to do meanwhile
+// asks inline: a remembered answer is a file read, and a new thread waits
+// its turn on a busy machine (a warm trace answered by the daemon was ~10%
+// slower with one). Nothing is asked when `ask` is false or
+// $OPTRACE_NO_VERSION_CHECK is set.
 class VersionCheck {
  public:
+  static constexpr int kBackgroundNiceness = 10;
+
   // A command that returns before settling still waits for the Python it
   // started (std::async's future does, when destroyed).
   VersionCheck(bool ask, bool in_background);
   // Waits for the answer, puts it into *checkout (installed_torch,
   // version_warning) and prints the warning; once, later calls do nothing.
+  // Safe to call from several threads: each returns after the first has
+  // written *checkout.
   void Settle(Checkout* checkout);
 
  private:
   std::future<InstalledTorch> asking_;
+  std::once_flag settled_;
 };
 
 // The checkout and interpreter facts every answer carries, so a reader of

@@ -208,13 +208,17 @@ std::string LinksSection(const Trace& trace, const std::string& base, bool markd
 }
 
 // Traces query `qi` and renders it; a query that is not found still gives
-// a JSON document (with not_found) so --all's lines stay one per op.
-Answer TraceAndRender(const Index& index, const Checkout& checkout, const std::string& query,
+// a JSON document (with not_found) so --all's lines stay one per op. The
+// installed torch is waited for only to render: its Python runs beside the
+// trace.
+Answer TraceAndRender(const Index& index, VersionCheck& version, Checkout& settled, const std::string& query,
                       const TraceOptions& options, Format fmt, const RenderOptions& render, bool first, bool all,
                       bool pretty, const std::string& links) {
   Answer a;
   Trace trace;
   a.status = TraceQuery(index, query, options, &trace);
+  version.Settle(&settled);
+  const Checkout& checkout = settled;
   if (trace.query.empty()) trace.query = query;
   if (trace.source_root.empty()) trace.source_root = checkout.root;
   if (trace.source_version.empty()) trace.source_version = checkout.version;
@@ -322,7 +326,6 @@ int CmdTrace(int argc, char** argv) {
     if (!loaded.ok()) return Report(loaded);
     resident = loaded_index;
   }
-  version.Settle(&checkout);
   const Index& index = *resident;
 
   TraceOptions options;
@@ -348,7 +351,7 @@ int CmdTrace(int argc, char** argv) {
   AnswerInOrder(
       queries.size(), threads,
       [&](size_t qi) {
-        return TraceAndRender(index, checkout, queries[qi], options, fmt, render, qi == 0, f.all,
+        return TraceAndRender(index, version, checkout, queries[qi], options, fmt, render, qi == 0, f.all,
                               f.pretty && !one_json_per_line, links);
       },
       [&](const Answer& a) {
