@@ -534,9 +534,10 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
   if (!op.nondeterministic.empty()) {
     w.Key("nondeterministic");
     w.BeginArray();
-    for (const auto& at : op.nondeterministic) {
+    for (const auto& n : op.nondeterministic) {
       w.BeginObject();
-      PutLocation(w, at);
+      PutLocation(w, n.where);
+      WriteConditions(w, n.when);
       w.EndObject();
     }
     w.EndArray();

@@ -61,6 +61,23 @@ std::string WhenText(const OpStep& op, const Condition* deciding) {
   return deciding->Describe() + " (+" + std::to_string(open - 1) + " condition" + (open > 2 ? "s" : "") + ")";
 }
 
+// " when C (+N conditions)": the innermost condition of `when` the
+// assumptions leave open (an `#if` too: a CUDA version test decides
+// whether cumsum alerts) and how many more; "" when none is open.
+std::string OpenConditionsText(const std::vector<Condition>& when) {
+  const Condition* deciding = nullptr;
+  size_t open = 0;
+  for (const auto& c : when) {
+    if (!c.open) continue;
+    deciding = &c;
+    ++open;
+  }
+  if (!deciding) return "";
+  std::string text = " " + deciding->Describe();
+  if (open > 1) text += " (+" + std::to_string(open - 1) + " condition" + (open > 2 ? "s" : "") + ")";
+  return text;
+}
+
 // The innermost condition of an entry op's Python call that is about the
 // arguments: interpreter state (scripting, tracing, __torch_function__
 // overrides) is never what a user chooses.
@@ -830,7 +847,8 @@ class MainWriter {
     for (size_t f : e.folded) ops.push_back(&t_.ops[f]);
     for (const OpStep* op : ops)
       if (!op->nondeterministic.empty()) {
-        Add(in, "nondeterministic: alertNotDeterministic", LocText(op->nondeterministic.front(), true));
+        const NondeterminismStep& n = op->nondeterministic.front();
+        Add(in, "nondeterministic: alertNotDeterministic" + OpenConditionsText(n.when), LocText(n.where, true));
         return;
       }
   }

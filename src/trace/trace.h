@@ -107,6 +107,18 @@ struct Condition {
   std::string Describe() const;  // "when C" | "unless C" | "#if C" | "#if !(C)"
 };
 
+// A call of `globalContext().alertNotDeterministic(...)` on an op's path,
+// with the conditions around it in its function (`if`s, `switch` cases,
+// `#if` groups: the cumsum scan alerts only in the `#else` of a CUDA
+// version test), outermost first. They are read as under
+// torch.use_deterministic_algorithms(True), the question the call answers
+// (trace/nondeterminism.h): each is marked open where that and the
+// assumptions leave it open.
+struct NondeterminismStep {
+  Location where;
+  std::vector<Condition> when;
+};
+
 struct PyCallStep {
   std::string callee;  // as written: "F.layer_norm", "torch._C._nn.linear", "input.softmax"
   int line = 0;
@@ -256,7 +268,7 @@ struct OpStep {
   // Where a function on the op's path calls
   // `globalContext().alertNotDeterministic(...)`: PyTorch itself calls the
   // op nondeterministic there (torch.use_deterministic_algorithms raises).
-  std::vector<Location> nondeterministic;
+  std::vector<NondeterminismStep> nondeterministic;
   // The conditions under which the op is reached from its caller (the
   // Python call or the parent op's implementation, through helpers and
   // stubs), outermost first; empty: whenever its caller runs.

@@ -356,8 +356,8 @@ TEST_F(HermeticTrace, AtomicsAndNondeterminismAreNoted) {
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->atomics, std::vector<std::string>{"gpuAtomicAddNoReturn"});
   ASSERT_EQ(op->nondeterministic.size(), 1u);
-  EXPECT_EQ(op->nondeterministic[0].file, kFrobCuPath);
-  EXPECT_EQ(op->nondeterministic[0].line, 31);
+  EXPECT_EQ(op->nondeterministic[0].where.file, kFrobCuPath);
+  EXPECT_EQ(op->nondeterministic[0].where.line, 31);
   Trace twiddle = TraceOf("aten::twiddle", {});
   const OpStep* plain = FindOp(twiddle, "twiddle");
   ASSERT_NE(plain, nullptr);

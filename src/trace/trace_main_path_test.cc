@@ -421,7 +421,8 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
     }
     // cuda/UpSampleBicubic2d.cu:294 `globalContext().alertNotDeterministic("upsample_bicubic2d_backward_out_cuda")`.
     for (const auto& at : op.nondeterministic)
-      nondeterministic = nondeterministic || (at.file.ends_with("cuda/UpSampleBicubic2d.cu") && at.line == 294);
+      nondeterministic =
+          nondeterministic || (at.where.file.ends_with("cuda/UpSampleBicubic2d.cu") && at.where.line == 294);
   }
   EXPECT_TRUE(backward_kernel);
   EXPECT_TRUE(atomics);

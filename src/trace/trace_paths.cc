@@ -31,6 +31,7 @@
 #include "trace/entry_conditions.h"
 #include "trace/formula_arguments.h"
 #include "trace/launch_conditions.h"
+#include "trace/nondeterminism.h"
 #include "trace/op_edges.h"
 #include "trace/parser_order.h"
 #include "trace/path_rules.h"
@@ -308,6 +309,7 @@ void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace
   selections.DecideAlongEdges(t, edges.other_callers);
   MarkTypical(t, values, &edges);
   MarkOpenConditions(t, values);
+  ReadNondeterminism(index, a, readers, &t);
   for (SelectionStep& s : selections.Find(t)) t.selections.push_back(std::move(s));
   ReadLaunches(index, t, values, ways);
   FoldStructuredDelegates(t);

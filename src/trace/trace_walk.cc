@@ -149,8 +149,9 @@ class CppWalk {
       if (c.callee != "alertNotDeterministic") continue;
       Location at = ex_.CppLoc(c.file, c.line, 1);
       bool listed = false;
-      for (const auto& n : op_.nondeterministic) listed = listed || (n.file == at.file && n.line == at.line);
-      if (!listed) op_.nondeterministic.push_back(std::move(at));
+      for (const auto& n : op_.nondeterministic)
+        listed = listed || (n.where.file == at.file && n.where.line == at.line);
+      if (!listed) op_.nondeterministic.push_back({std::move(at), {}});
     }
   }
 
