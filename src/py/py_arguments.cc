@@ -235,6 +235,149 @@ std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& 
   return out;
 }
 
+namespace {
+
+// The value of the statement whose '=' is at `eq`: to the end of the
+// statement, brackets closed (a value continued over lines is joined).
+std::string StatementValue(std::string_view text, size_t eq) {
+  size_t stop = eq + 1;
+  int depth = 0;
+  char quote = 0;
+  for (; stop < text.size(); ++stop) {
+    char c = text[stop];
+    if (quote) {
+      if (c == '\\') ++stop;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (Opens(c)) ++depth;
+    else if (Closes(c)) --depth;
+    else if (c == '\n' && depth <= 0) break;
+  }
+  return CollapseSpace(text.substr(eq + 1, stop - eq - 1));
+}
+
+// The '=' of an assignment statement at the top level of `line` -- not a
+// comparison, not a keyword argument inside brackets, not `:=` -- and
+// where its operator begins: before the '=' for an augmented one (`+=`,
+// `//=`, `>>=`), at it for a plain one. nullopt for none.
+struct Assigning {
+  size_t op = 0, eq = 0;
+};
+std::optional<Assigning> AssigningEquals(std::string_view line) {
+  // A line closing a bracket it did not open lies inside one (`y, name=v)`
+  // of a call spread over lines): a keyword argument, no statement.
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      break;
+    } else if (Opens(c)) {
+      ++depth;
+    } else if (Closes(c) && --depth < 0) {
+      return std::nullopt;
+    }
+  }
+  depth = 0;
+  quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '#') return std::nullopt;
+    else if (Opens(c)) ++depth;
+    else if (Closes(c)) --depth;
+    else if (c == '=' && depth == 0) {
+      if (i + 1 < line.size() && line[i + 1] == '=') {  // ==
+        ++i;
+        continue;
+      }
+      const char p = i > 0 ? line[i - 1] : ' ';
+      if (p == '!' || p == '=' || p == ':') continue;  // != or walrus
+      if (p == '<' || p == '>') {                      // <= >= are comparisons, <<= >>= assign
+        if (i >= 2 && line[i - 2] == p) return Assigning{i - 2, i};
+        continue;
+      }
+      if (std::string_view("+-*/%&|^@").find(p) == std::string_view::npos) return Assigning{i, i};
+      const bool doubled = (p == '/' || p == '*') && i >= 2 && line[i - 2] == p;  // //= **=
+      return Assigning{doubled ? i - 2 : i - 1, i};
+    }
+  }
+  return std::nullopt;
+}
+
+// Where `name` is one of the targets of a tuple assignment written before
+// the '=' (`input, batch_sizes, sorted_indices, unsorted_indices = input`,
+// `(a, b) = ...`): its position; nullopt when it is none of them.
+std::optional<size_t> TupleTarget(std::string_view targets, std::string_view name) {
+  targets = TrimView(targets);
+  if (targets.size() >= 2 && (targets.front() == '(' || targets.front() == '[') &&
+      MatchingClose(targets, 0) == targets.size())
+    targets = TrimView(targets.substr(1, targets.size() - 2));
+  if (targets.find(',') == std::string_view::npos) return std::nullopt;
+  std::vector<std::string> parts = SplitTopLevel(targets, ',', "([{", ")]}");
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i] == name || (parts[i].starts_with("*") && TrimView(std::string_view(parts[i]).substr(1)) == name))
+      return i;
+  return std::nullopt;
+}
+
+// Python's bracket depth and open triple-quoted string across lines, so a
+// line inside a call spread over lines (`dropout, (input,), input, p=p,`)
+// or a docstring (`p = 0.5 by default`) is known to start no statement.
+class LineContinuation {
+ public:
+  // Whether the next line continues an earlier one; then reads it.
+  bool Continued() const { return depth_ > 0 || triple_ != 0 || backslash_; }
+  void Read(std::string_view line) {
+    backslash_ = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (triple_) {
+        if (c == '\\') ++i;
+        else if (c == triple_ && line.substr(i, 3) == std::string(3, triple_)) triple_ = 0, i += 2;
+        continue;
+      }
+      if (c == '#') return;
+      if (c == '\'' || c == '"') {
+        if (line.substr(i, 3) == std::string(3, c)) {
+          triple_ = c;
+          i += 2;
+          continue;
+        }
+        for (++i; i < line.size() && line[i] != c; ++i)
+          if (line[i] == '\\') ++i;
+        continue;
+      }
+      if (Opens(c)) ++depth_;
+      else if (Closes(c) && depth_ > 0) --depth_;
+    }
+    backslash_ = !line.empty() && line.back() == '\\' && !triple_;
+  }
+
+ private:
+  int depth_ = 0;
+  char triple_ = 0;
+  bool backslash_ = false;
+};
+
+}  // namespace
+
+// Every statement that writes `name`: `name = v`, an augmented `name += v`
+// (value `name + (v)`: what it held, changed), and a tuple target (`a, name
+// = v`: value `(v)[1]`, an element of what is unpacked). A write missed
+// here would leave the name holding an earlier value it no longer holds.
 std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name) {
   std::vector<PyAssignment> out;
   size_t at = 0;
@@ -243,33 +386,30 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     at = text.find('\n', at);
     if (at != std::string_view::npos) ++at;
   }
+  LineContinuation continuation;
   for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
     size_t end = text.find('\n', at);
     std::string_view raw = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     std::string_view l = TrimView(raw);
     int indent = static_cast<int>(l.data() - raw.data());
+    const size_t line_start = static_cast<size_t>(l.data() - text.data());
     at = end == std::string_view::npos ? end : end + 1;
-    if (!l.starts_with(name)) continue;
-    std::string_view rest = TrimView(l.substr(name.size()));
-    if (rest.size() < 2 || rest[0] != '=' || rest[1] == '=') continue;
-    // The value from after '=' to the end of the statement (brackets closed).
-    size_t eq = text.find('=', static_cast<size_t>(l.data() - text.data()) + name.size());
-    size_t stop = eq + 1;
-    int depth = 0;
-    char quote = 0;
-    for (; stop < text.size(); ++stop) {
-      char c = text[stop];
-      if (quote) {
-        if (c == '\\') ++stop;
-        else if (c == quote) quote = 0;
-        continue;
-      }
-      if (c == '\'' || c == '"') quote = c;
-      else if (Opens(c)) ++depth;
-      else if (Closes(c)) --depth;
-      else if (c == '\n' && depth <= 0) break;
+    const bool continued = continuation.Continued();
+    continuation.Read(l);
+    if (continued || l.find(name) == std::string_view::npos) continue;
+    const std::optional<Assigning> assigning = AssigningEquals(l);
+    if (!assigning) continue;
+    std::string_view target = TrimView(l.substr(0, assigning->op));
+    const std::string value = StatementValue(text, line_start + assigning->eq);
+    const bool augmented = assigning->op != assigning->eq;
+    if (target == name && !augmented) {
+      out.push_back({line, indent, value});
+    } else if (target == name) {
+      std::string_view op = l.substr(assigning->op, assigning->eq - assigning->op);
+      out.push_back({line, indent, std::string(name) + " " + std::string(op) + " (" + value + ")"});
+    } else if (auto i = augmented ? std::nullopt : TupleTarget(target, name)) {
+      out.push_back({line, indent, "(" + value + ")[" + std::to_string(*i) + "]"});
     }
-    out.push_back({line, indent, CollapseSpace(text.substr(eq + 1, stop - eq - 1))});
   }
   return out;
 }

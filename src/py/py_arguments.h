@@ -56,8 +56,10 @@ std::optional<SplitCall> SplitCallQuery(std::string_view query);
 std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& arguments,
                                                  const std::vector<PyParameter>& params, bool method);
 
-// The assignments `name = value` written on lines [from, before) of
-// `text` (1-based), in order; a value continued over lines is joined.
+// The statements writing `name` on lines [from, before) of `text`
+// (1-based), in order, each with the value it gives `name`: `name = v` v,
+// `name += v` `name + (v)`, a tuple target `a, name = v` `(v)[1]`; a
+// value continued over lines is joined.
 // A line of Python without its comment: up to a '#' outside a string
 // literal, trimmed (`if not is_batched:  # type: ignore[...]` is `if not
 // is_batched:`); the line itself when it has none.

@@ -98,6 +98,42 @@ TEST(PyArguments, LiteralsAreConstantsAndDtypesNotNames) {
   for (const char* v : {"x", "self.weight", "torch.zeros(3)", "need_weights", ""}) EXPECT_FALSE(IsLiteral(v)) << v;
 }
 
+TEST(PyArguments, EveryStatementWritingALocalIsAnAssignment) {
+  constexpr char kText[] = R"x(batch_sizes = None
+if packed:
+    input, batch_sizes, sorted_indices = input
+(a, batch_sizes) = pair
+batch_sizes += 1
+batch_sizes //= 2
+batch_sizes: int = 3
+if batch_sizes == 4 or batch_sizes >= 5:
+    f(x,
+      y, batch_sizes=6)
+    g(batch_sizes <= 7)
+self.batch_sizes = 8
+h(x,
+  a, batch_sizes=9,
+)
+"""Docs: batch_sizes = 10
+a, batch_sizes = 11
+"""
+)x";
+  std::vector<PyAssignment> w = AssignmentsOf(kText, 1, 19, "batch_sizes");
+  ASSERT_EQ(w.size(), 5u);
+  EXPECT_EQ(w[0].line, 1);
+  EXPECT_EQ(w[0].value, "None");
+  EXPECT_EQ(w[1].line, 3);
+  EXPECT_EQ(w[1].indent, 4);
+  EXPECT_EQ(w[1].value, "(input)[1]");  // an element of what is unpacked
+  EXPECT_EQ(w[2].value, "(pair)[1]");
+  EXPECT_EQ(w[3].value, "batch_sizes + (1)");  // what it held, changed
+  EXPECT_EQ(w[4].value, "batch_sizes // (2)");
+  // Comparisons, keyword arguments on a call's continuation lines, an
+  // attribute of the same name and a docstring write nothing; nor does an
+  // annotation (`batch_sizes: int = 3` reads as a parameter of a `def`
+  // spread over lines, where a scan from the body's first line starts).
+}
+
 TEST(PyArguments, ALocalHoldsATensorSizeOnlyIfEveryWriteReadsOne) {
   const std::string text =
       "def f(query, other, x):\n"                    // 1

@@ -65,13 +65,15 @@ TEST_F(RenderTree260, AnOpThatRunsNamesItsKernelsBeforeTheTree) {
   EXPECT_LT(named, text.find("▶ aten::native_batch_norm")) << text;
 }
 
-TEST_F(RenderTree260, AnOptionalStepIsNamedOnThePathMarkedOpen) {
+TEST_F(RenderTree260, AnOptionalStepALocalDecidesIsNamedOnThePath) {
   // torch/masked/_ops.py:1641-1642 `if correction != 0: ... count =
-  // torch.maximum(count, count.new_zeros([]))`: correction is open, so
-  // maximum may run; its kernel is named with what runs, marked open.
+  // torch.maximum(count, count.new_zeros([]))`: correction is 1.0 (:1595)
+  // -- its other writes (:1597, :1599) are under `unbiased is not None` and
+  // `correction_opt is not None`, both left None by torch.masked.var -- so
+  // maximum runs; its kernel is named with what runs.
   Trace t = TraceTree("2.6.0", "torch.masked.var", TraceOptions::Device::kCuda);
   std::string text = RenderText(t, RenderOptions{});
-  size_t named = text.find("? maximum: ?maximum_kernel_cuda");
+  size_t named = text.find("\n  maximum: ?maximum_kernel_cuda");
   ASSERT_NE(named, std::string::npos) << text;
   EXPECT_LT(named, text.find("alternatives (what else runs, and when)")) << text;
 }

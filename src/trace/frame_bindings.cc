@@ -36,6 +36,32 @@ std::vector<std::string> NamesRead(std::string_view expr) {
   return out;
 }
 
+// Whether every read of `name` in condition `expr` asks only its truth
+// (`not name`, `name and x`, `if name`): none is compared (`is`, `==`,
+// `in`, `<` ...), indexed, called or read an attribute of.
+bool ReadAsTruthOnly(std::string_view expr, std::string_view name) {
+  auto word_at = [&](size_t i, std::string_view w) {
+    return expr.substr(i, w.size()) == w && (i + w.size() == expr.size() || !IsIdentChar(expr[i + w.size()]));
+  };
+  for (size_t i = expr.find(name); i != std::string_view::npos; i = expr.find(name, i + 1)) {
+    const size_t end = i + name.size();
+    if ((i > 0 && (IsIdentChar(expr[i - 1]) || expr[i - 1] == '.')) || (end < expr.size() && IsIdentChar(expr[end])))
+      continue;  // part of another name
+    size_t after = end;
+    while (after < expr.size() && expr[after] == ' ') ++after;
+    if (after < expr.size() && std::string_view("=!<>.[(").find(expr[after]) != std::string_view::npos) return false;
+    if (word_at(after, "is") || word_at(after, "in") || word_at(after, "not")) return false;
+    size_t before = i;
+    while (before > 0 && expr[before - 1] == ' ') --before;
+    if (before > 0 && std::string_view("=<>").find(expr[before - 1]) != std::string_view::npos) return false;
+    for (std::string_view w : {"is", "in"})
+      if (before >= w.size() && word_at(before - w.size(), w) &&
+          (before == w.size() || !IsIdentChar(expr[before - w.size() - 1])))
+        return false;
+  }
+  return true;
+}
+
 // "torch.nn.modules.activation.MultiheadAttention.forward" -> the class part.
 std::string OwnerOf(const std::string& symbol) {
   size_t dot = symbol.rfind('.');
@@ -159,8 +185,8 @@ namespace {
 // when a condition on the way is open -- also one the guard reader did not
 // follow: no condition read, yet deeper than the first assignment (a
 // multi-line `if (` header; LocalTruths reads it so too).
-std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector<PyAssignment>& assigned,
-                                     Assumptions a) {
+std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector<PyAssignment>& assigned, Assumptions a,
+                                     bool* left_open) {
   std::optional<size_t> held;
   bool open = false;
   for (size_t k = 0; k < assigned.size(); ++k) {
@@ -174,6 +200,7 @@ std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector
     if (runs == Tri::kTrue) held = k, open = false;
     if (runs == Tri::kUnknown) open = true;
   }
+  *left_open = open;
   if (open) return std::nullopt;
   return held;
 }
@@ -184,28 +211,33 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
                                                   const std::vector<PyParameter>& caller_params, const PyFrame* from,
                                                   int line, int depth) {
   if (IsLiteral(value)) return value;
-  auto known = caller.find(value);
-  if (known != caller.end()) return known->second;
   // A module's mode is the assumptions' (nn.Dropout passes self.training on).
   if (value == "self.training") return a_.training ? "True" : "False";
   bool parameter = false;
   for (const PyParameter& p : caller_params) parameter = parameter || p.name == value;
-  if (IsIdentifier(value) && !parameter) {
-    // A local: its one assignment before the call, else what it was (the default stands).
-    if (!from || !from->where.valid() || line <= 0 || depth > kLocalValueDepth) return "";
+  // A name the frame writes before the call (a local, or a parameter it
+  // rebinds: LSTM.forward's `hx = (h_zeros, c_zeros)` under `if hx is
+  // None`) holds the write the caller's values take; open when that is open.
+  if (IsIdentifier(value) && from && from->where.valid() && line > 0 && depth <= kLocalValueDepth) {
     auto text = ix_.FileText(from->where.file);
-    if (!text) return "";
-    const auto& assigned = lines_.Assignments(from->where.file, *text, from->where.line + 1, line, value);
-    if (assigned.empty()) return "";
-    // Assigned on several lines: the one the caller's values take, else
-    // unknown -- no default stands for it.
-    Assumptions with_frame = a_;
-    with_frame.defaults = caller;
-    std::optional<size_t> held = HeldAssignment(PyLinesOf(ix_, from->where.file), assigned, with_frame);
-    if (!held) return std::nullopt;
-    return Resolve(assigned[*held].value, caller, caller_params, from, assigned[*held].line, depth + 1);
+    const std::vector<PyAssignment> none;
+    const auto& assigned = text ? lines_.Assignments(from->where.file, *text, from->where.line, line, value) : none;
+    if (!assigned.empty()) {
+      Assumptions with_frame = a_;
+      with_frame.defaults = caller;
+      bool open = false;
+      std::optional<size_t> held = HeldAssignment(PyLinesOf(ix_, from->where.file), assigned, with_frame, &open);
+      if (held) return Resolve(assigned[*held].value, caller, caller_params, from, assigned[*held].line, depth + 1);
+      // Written on several lines, none of them known to run: no default
+      // stands for a local; a parameter keeps what the caller passed.
+      if (open || !parameter) return std::nullopt;
+    } else if (!parameter && !caller.count(value)) {
+      return "";  // a local never written: what it was (the default stands)
+    }
   }
-  if (IsIdentifier(value)) return std::nullopt;
+  auto known = caller.find(value);
+  if (known != caller.end()) return known->second;
+  if (IsIdentifier(value)) return parameter ? std::optional<std::string>(std::nullopt) : std::optional<std::string>("");
   // An expression: unknown when it reads a parameter that left its default.
   for (const std::string& name : NamesRead(value)) {
     for (const PyParameter& p : caller_params) {
@@ -226,29 +258,19 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
   const Bindings& known = Of(f);
   for (const std::string& name : NamesRead(condition)) {
     if (known.count(name) || out.count(name)) continue;
-    const auto& assigned = lines_.Assignments(f.where.file, *text, f.where.line + 1, line, name);
+    const auto& assigned = lines_.Assignments(f.where.file, *text, f.where.line, line, name);
     if (assigned.empty()) continue;
-    std::optional<bool> state, branches;  // unconditional value; what the branches set
-    Tri taken = Tri::kFalse;              // whether a branch is taken
+    // What the unconditional write holds, and what the branches write;
+    // literals as written ("None", "'training is enabled'").
+    std::optional<std::string> state, branches;
+    bool branches_agree = true;  // every branch writes one literal (not just one truth)
+    Tri taken = Tri::kFalse;     // whether a branch is taken
     bool open = false;
     for (const PyAssignment& a : assigned) {
-      std::optional<bool> truth = LiteralTruth(a.value);
-      if (!truth) {
-        open = true;
-        break;
-      }
       std::vector<PyCondition> conds = PyLineConditions(PyLinesOf(ix_, f.where.file), a.line);
       // Deeper than the first assignment with no condition read: a branch
       // under a header the guard reader did not follow (a multi-line `if (`).
       bool unread = conds.empty() && a.indent > assigned.front().indent;
-      if (conds.empty() && !unread) {
-        state = truth;
-        branches.reset();
-        taken = Tri::kFalse;
-        continue;
-      }
-      if (branches && *branches != *truth) open = true;
-      branches = truth;
       // The branch's own conditions: the earlier branches of its chain
       // (kind "else") set the flag alike, so they do not matter.
       Tri own = unread ? Tri::kUnknown : Tri::kTrue;
@@ -259,15 +281,46 @@ Bindings FrameBindings::LocalTruths(const PyFrame& f, const std::string& conditi
         if (t == Tri::kFalse) own = Tri::kFalse;
         else if (t == Tri::kUnknown && own == Tri::kTrue) own = Tri::kUnknown;
       }
+      // A branch ruled out writes nothing, whatever it would write
+      // (`input, batch_sizes, ... = input` under `isinstance(orig_input,
+      // PackedSequence)`).
+      if (!conds.empty() && own == Tri::kFalse) continue;
+      if (!LiteralTruth(a.value)) {
+        open = true;
+        break;
+      }
+      if (conds.empty() && !unread) {
+        state = a.value;
+        branches.reset();
+        branches_agree = true;
+        taken = Tri::kFalse;
+        continue;
+      }
+      if (branches && *LiteralTruth(*branches) != *LiteralTruth(a.value)) open = true;
+      if (branches && *branches != a.value) branches_agree = false;
+      branches = a.value;
       if (own == Tri::kTrue) taken = Tri::kTrue;
       else if (own == Tri::kUnknown && taken == Tri::kFalse) taken = Tri::kUnknown;
     }
     if (open) continue;
-    std::optional<bool> value = !branches || taken == Tri::kFalse ? state
-                                : taken == Tri::kTrue             ? branches
-                                : (state && *state == *branches)  ? state
-                                                                  : std::nullopt;
-    if (value) out[name] = *value ? "True" : "False";
+    // The literal held, else (several literals of one truth) that truth.
+    std::optional<std::string> value;
+    bool one_literal = true;
+    if (!branches || taken == Tri::kFalse) {
+      value = state;
+    } else if (taken == Tri::kTrue) {
+      value = branches;
+      one_literal = branches_agree;
+    } else if (state && *LiteralTruth(*state) == *LiteralTruth(*branches)) {
+      value = state;
+      one_literal = branches_agree && *state == *branches;
+    }
+    if (!value) continue;
+    // Where the condition asks only its truth (`if not why:`), the truth;
+    // else the literal itself, when one: `x is None` of a local holding
+    // None is true, of one holding False false.
+    if (ReadAsTruthOnly(condition, name)) out[name] = *LiteralTruth(*value) ? "True" : "False";
+    else if (one_literal) out[name] = *value;
   }
   return out;
 }

@@ -3,8 +3,9 @@
 // reaches it as false (F.alpha_dropout's shape), a module passing
 // `self.training` passes the assumed mode (nn.Dropout's), and a local the
 // caller assigns on several lines holds what the branches the caller's
-// values take assign (else it is open: never the callee's default). Line
-// numbers are lines of the raw strings below.
+// values take assign (else it is open: never the callee's default) -- the
+// literal itself, and a tuple target writes it too. Line numbers are lines
+// of the raw strings below.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -73,6 +74,20 @@ def scaled_by(input, flag):
     else:
         mode = 2
     return torch.scaled(input, mode)
+def packed(input):
+    batch_sizes = None
+    if isinstance(input, PackedSequence):
+        input, batch_sizes = input
+    if batch_sizes is None:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
+def unpacked_by(input, seqs):
+    batch_sizes = None
+    if seqs:
+        input, batch_sizes = seqs
+    if batch_sizes is None:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
 )x";
 
 // torch/nn/__init__.py
@@ -132,6 +147,21 @@ TEST_F(TrainingTest, ALocalAssignedOnSeveralLinesHoldsWhatItsBranchesDecide) {
   // :12/14 under `flag`, which has no default: mode is open, and scaled's schema default 0 does not stand.
   EXPECT_NE(PathIn("F.scaled_by", "pick_b"), "typical");
   EXPECT_NE(PathIn("F.scaled_by", "pick_a"), "not taken");
+}
+
+TEST_F(TrainingTest, ALocalHoldsTheLiteralItsWriteGivesNotItsTruth) {
+  // functional.py:17 `batch_sizes = None`; the tuple write at :19 is under
+  // `isinstance(input, PackedSequence)`, false of a dense tensor: batch_sizes
+  // is None (not merely false), so `batch_sizes is None` (:20) holds.
+  EXPECT_EQ(PathIn("F.packed", "pick_a"), "typical");
+  EXPECT_EQ(PathIn("F.packed", "pick_b"), "not taken");
+}
+
+TEST_F(TrainingTest, ATupleTargetIsAWriteOfTheLocal) {
+  // :26 `input, batch_sizes = seqs` under `if seqs:` (open): batch_sizes may
+  // hold an element of seqs, so `batch_sizes is None` (:27) is open.
+  EXPECT_NE(PathIn("F.unpacked_by", "pick_a"), "typical");
+  EXPECT_NE(PathIn("F.unpacked_by", "pick_b"), "not taken");
 }
 
 }  // namespace
