@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "trace/condition_text.h"
 #include "trace/either_branch.h"
 #include "trace/path_rules.h"
+#include "trace/path_values.h"
 
 namespace optrace {
 namespace {
@@ -37,9 +40,6 @@ Tri ValueOf(const Step& step) {
 
 // A library entry point called below no stub, read as a launch is: the
 // way to the function making the call, then the conditions around it.
-// A step of several entry points is left alone: its `where` is the first
-// call's only (_cudnn_rnn's first cuDNN call sits in `#ifndef
-// USE_CUDNN_RNN_V8_API`, the others do not).
 std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l) {
   std::vector<Condition> way;
   if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
@@ -47,6 +47,39 @@ std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, cons
   if (w.Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
     for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
   return EachConditionOnce(std::move(way));
+}
+
+// A step of several entry points runs where any of them does: each call
+// of one in the function making them is read as a launch is, after the
+// way there, and a pair written on both sides of one condition runs either
+// way (_cudnn_rnn calls cudnnRNNForwardTraining under `#ifndef
+// USE_CUDNN_RNN_V8_API` and cudnnRNNForward in its `#else`: cuDNN runs;
+// embedding_dense_backward_cuda calls CUB only past `if (num_indices <=
+// 3072 && !scale_grad_by_freq) { ... return grad_weight; }`: open). No
+// such call found there (they are made deeper): left as it was.
+Tri LibraryValue(CodeWays& w, const OpStep& op, const LibraryStep& l) {
+  if (l.calls.size() == 1) return LaunchValue(w, op, LibraryCallConditions(w, op, l));
+  const Location holder = w.Definition(op, LastName(l.path.back()));
+  if (!holder.valid()) return ValueOf(l);
+  std::set<std::string> names;
+  for (const std::string& call : l.calls) names.insert(LastName(call));
+  std::vector<std::vector<Condition>> sites;
+  for (const auto& call : w.Reader(holder.file).CallsIn(holder.line))
+    if (names.count(LastName(call.callee))) sites.push_back(ConditionsIn(call.conditions, holder.file));
+  if (sites.empty()) return ValueOf(l);
+  AddEitherBranch(&sites);
+
+  std::vector<Condition> way;
+  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
+  Tri best = Tri::kFalse;
+  for (const std::vector<Condition>& site : sites) {
+    std::vector<Condition> all = way;
+    all.insert(all.end(), site.begin(), site.end());
+    const Tri v = LaunchValue(w, op, EachConditionOnce(std::move(all)));
+    if (Rank(v) > Rank(best)) best = v;
+    if (best == Tri::kTrue) break;
+  }
+  return best;
 }
 
 // A stub's call is read as a launch is: the way to the function calling
@@ -71,7 +104,7 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
     for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
       stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
     if (stub != op.stubs.end()) Mark(l, ValueOf(*stub));
-    else if (!l.path.empty() && l.calls.size() == 1) Mark(l, LaunchValue(w, op, LibraryCallConditions(w, op, l)));
+    else if (!l.path.empty() && !l.calls.empty()) Mark(l, LibraryValue(w, op, l));
   }
 }
 

@@ -971,5 +971,41 @@ TEST_F(MainPath260, ATypicalTensorsKeySetHasNoMetaBitNorPythonKey) {
   EXPECT_FALSE(eq->typical);
 }
 
+// A library step of several entry points runs where any of them does.
+// Embedding.cu:262 `if (num_indices <= 3072 && !scale_grad_by_freq) { ...
+// return grad_weight; }` comes before every CUB call of
+// embedding_dense_backward_cuda (:300 on): open, as the size decides.
+// cudnn/RNN.cpp:1838-1868 `#ifndef USE_CUDNN_RNN_V8_API` cudnnRNNBackwardData,
+// `#else` cudnnRNNBackwardData_v8: one of them is compiled, so cuDNN is not
+// ruled out. cudnn/MHA.cpp:5-6 stubs run_cudnn_SDP_fprop for cuDNN before
+// 8.9, which no assumption rules in or out: its cuDNN calls stay open.
+TEST(Library260, AStepOfSeveralEntryPointsRunsWhereAnyOfThemDoes) {
+  REQUIRE_CORPUS("2.6.0");
+  auto library = [](const Trace& t, const std::string& op_name, const std::string& name,
+                    OpRole role = OpRole::kBackward) -> const LibraryStep* {
+    const OpStep* op = FindOp(t, op_name, role);
+    if (!op) return nullptr;
+    for (const LibraryStep& l : op->libraries)
+      if (l.name == name) return &l;
+    return nullptr;
+  };
+  Trace embedding = TraceTree("2.6.0", "nn.Embedding", TraceOptions::Device::kCuda);
+  const LibraryStep* cub = library(embedding, "embedding_dense_backward", "CUB");
+  ASSERT_NE(cub, nullptr);
+  EXPECT_EQ(cub->where.line, 300);
+  EXPECT_TRUE(cub->typical && cub->undecided);
+  Trace lstm = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  const LibraryStep* forward = library(lstm, "_cudnn_rnn", "cuDNN", OpRole::kForward);
+  ASSERT_NE(forward, nullptr);
+  EXPECT_TRUE(forward->typical && !forward->undecided);
+  const LibraryStep* backward = library(lstm, "_cudnn_rnn_backward", "cuDNN");
+  ASSERT_NE(backward, nullptr);
+  EXPECT_TRUE(backward->typical);
+  Trace sdpa = TraceTree("2.6.0", "aten::_scaled_dot_product_cudnn_attention", TraceOptions::Device::kCuda);
+  const LibraryStep* cudnn = library(sdpa, "_scaled_dot_product_cudnn_attention", "cuDNN", OpRole::kForward);
+  ASSERT_NE(cudnn, nullptr);
+  EXPECT_TRUE(cudnn->typical);
+}
+
 }  // namespace
 }  // namespace optrace

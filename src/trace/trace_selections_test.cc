@@ -206,8 +206,9 @@ TEST_F(Selections, AStubAndItsLibraryRunWhereTheirCallIsTaken) {
     ASSERT_EQ(op->libraries.size(), 3u) << "cuBLAS through the stub, cuFFT and cuSPARSE called in blend_cuda";
     for (const auto& l : op->libraries) {
       // cuFFT: one entry point, `if (self.is_complex())`; cuSPARSE: two, the first behind
-      // is_sparse(), the second not -- one call's conditions decide nothing about the other's.
-      const bool runs = l.name == "cuSPARSE" || (l.name == "cuBLAS" && taken);
+      // is_sparse(), the second not -- it runs where either does: past the half path's
+      // early return (:19), so not at float16.
+      const bool runs = (l.name == "cuSPARSE" && !taken) || (l.name == "cuBLAS" && taken);
       EXPECT_EQ(l.typical, runs) << l.name << " " << dtype;
     }
   }

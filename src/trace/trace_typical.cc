@@ -150,6 +150,14 @@ Tri Comparison(std::string_view atom, const Assumptions& a) {
 // CUDA build with cuSOLVER and every ROCm build
 // (cuda/linalg/BatchLinearAlgebraLib.h).
 Tri Configuration(std::string_view atom, const Assumptions& a) {
+  // Which cuDNN release a build has (`CUDNN_VERSION < 8900`,
+  // `getCUDAHooks().versionCuDNN() >= 5110L`) is no more told than which
+  // toolkit: that it is a cuDNN build decides that cuDNN is there, not
+  // its version.
+  if ((Has(atom, "CUDNN_VERSION") || Has(atom, "versionCuDNN()")) && atom.find_first_of("<>") != std::string_view::npos)
+    return Tri::kUnknown;
+  if ((Has(atom, "CUDNN_VERSION") || Has(atom, "versionCuDNN()")) && (Has(atom, "==") || Has(atom, "!=")))
+    return Tri::kUnknown;
   if (Has(atom, "CUDNN") || Has(atom, "userEnabledCuDNN()") || Has(atom, "compiledWithCuDNN()"))
     return Of(a.cudnn && !a.rocm);
   if (Has(atom, "ROCM") || Has(atom, "HIP")) return Of(a.rocm);

@@ -29,6 +29,12 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("!(input.is_quantized()) && input.layout() == kStrided", false, cuda), Tri::kTrue);
   EXPECT_EQ(EvaluateCondition("self.scalar_type() == kHalf", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("AT_CUDNN_ENABLED()", false, cuda), Tri::kTrue);
+  // A cuDNN build has some cuDNN release, which one is not assumed
+  // (cudnn/MHA.cpp:5-6 picks a stub for releases before 8.9).
+  EXPECT_EQ(EvaluateCondition("defined(CUDNN_VERSION)", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("defined(CUDNN_VERSION) && CUDNN_VERSION < 8900", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("CUDNN_VERSION > 90000", false, cuda), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("detail::getCUDAHooks().versionCuDNN() >= 5110L", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("defined(USE_ROCM)", false, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("defined(USE_LINALG_SOLVER)", false, cuda), Tri::kTrue);
   // No preferred linear-algebra library chosen: Context's default.
