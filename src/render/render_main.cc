@@ -79,18 +79,22 @@ std::string OpenConditionsText(const std::vector<Condition>& when) {
 }
 
 // The innermost condition of an entry op's Python call that is about the
-// arguments: interpreter state (scripting, tracing, __torch_function__
-// overrides) is never what a user chooses.
+// arguments and does not hold: interpreter state (scripting, tracing,
+// __torch_function__ overrides) is never what a user chooses, and a
+// condition the defaults take (`unless inplace`) is not why the op is off
+// the path (MHA's dropout: `if dropout_p > 0.0`).
 const Condition* ArgumentCondition(const OpStep& op) {
+  const Condition* open = nullptr;
   for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
-    if (it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor) continue;
+    if (it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor || it->holds) continue;
     const std::string& c = it->text;
     if (c.find("torch.jit.") != std::string::npos || c.find("torch._C.") != std::string::npos ||
         c.find("has_torch_function") != std::string::npos)
       continue;
-    return &*it;
+    if (!it->open) return &*it;  // decided false: why the op is off the path
+    if (!open) open = &*it;
   }
-  return nullptr;
+  return open;
 }
 
 // Where a kernel named after dtypes (fmha_cutlassF_f32_aligned_..., _bf16_)

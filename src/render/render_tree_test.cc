@@ -78,5 +78,16 @@ TEST_F(RenderTree260, AnOptionalStepALocalDecidesIsNamedOnThePath) {
   EXPECT_LT(named, text.find("alternatives (what else runs, and when)")) << text;
 }
 
+TEST_F(RenderTree260, AnAlternativeIsShownWithTheConditionThatRulesItOut) {
+  // torch/nn/functional.py:6375 `if dropout_p > 0.0: ... dropout(...)`, with
+  // dropout_p 0.0 by nn.MultiheadAttention's default; F.dropout's own
+  // `... if inplace else _VF.dropout(...)` (:1425) holds at inplace=False
+  // and is not why aten::dropout is off the path.
+  Trace t = TraceTree("2.6.0", "nn.MultiheadAttention", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, ::testing::HasSubstr("when dropout_p > 0.0: aten::dropout ")) << text;
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("unless inplace: aten::dropout "))) << text;
+}
+
 }  // namespace
 }  // namespace optrace

@@ -104,9 +104,11 @@ PythonEntries::Way PythonEntries::WayThrough(const PyFrame& f, const PyCallStep&
 void PythonEntries::Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out,
                                Tri* value) {
   for (const auto& c : when) {
-    out->push_back(c);
     Tri t = bindings_.Evaluate(f, c);
     if (c.negated) t = Not(t);
+    out->push_back(c);
+    out->back().holds = t == Tri::kTrue;  // never why the entry op is off the path
+    out->back().open = t == Tri::kUnknown;
     Meet(value, t);
   }
 }
