@@ -109,7 +109,10 @@ std::string_view CodeOf(std::string_view line) {
 
 std::vector<PyArgument> SplitArguments(std::string_view text) {
   std::vector<PyArgument> out;
-  for (std::string_view piece : TopLevelPieces(text)) {
+  // A comment after an argument of a call spread over lines (`self._flat_weights,
+  // # type: ignore[arg-type]`) is no part of the next one.
+  const std::string code = WithoutComments(text);
+  for (std::string_view piece : TopLevelPieces(code)) {
     size_t eq = KeywordEquals(piece);
     if (eq == std::string_view::npos) {
       out.push_back({"", std::string(piece)});

@@ -44,6 +44,14 @@ TEST(PyArguments, ACommentAfterAParameterIsNoPartOfTheNext) {
   EXPECT_EQ(*p[3].default_value, "'#x'") << "a '#' in a string is no comment";
 }
 
+TEST(PyArguments, ACommentAfterAnArgumentIsNoPartOfTheNext) {
+  // torch/nn/modules/rnn.py:1127-1128 (2.6.0), LSTM.forward's _VF.lstm call.
+  auto args = SplitArguments("input,\n hx,\n self._flat_weights,  # type: ignore[arg-type]\n self.bias,\n");
+  ASSERT_EQ(args.size(), 4u);
+  EXPECT_EQ(args[2].value, "self._flat_weights");
+  EXPECT_EQ(args[3].value, "self.bias");
+}
+
 TEST(PyArguments, BindsPositionalsInOrderAndKeywordsByName) {
   auto params = ParseParameters("def forward(self, query, key, value, need_weights=True, *, is_causal=False):");
   auto bound = BindArguments(SplitArguments("q, k, v, False, True, is_causal=True"), params, /*method=*/true);

@@ -178,6 +178,21 @@ std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame&
 
 namespace {
 
+// Whether Python's argument parser takes literal `v` for a parameter of
+// schema type `type`.
+bool LiteralFits(const std::string& v, const std::string& type) {
+  const bool text = v.front() == '\'' || v.front() == '"';
+  const bool number = !text && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
+  if (v == "None" && !type.ends_with("?")) return false;
+  // Python's parser takes a string for a Device too (`device="cpu"`).
+  if (text && type.find("str") == std::string::npos && type.find("Dimname") == std::string::npos &&
+      type.find("Device") == std::string::npos)
+    return false;
+  if (number && (type.find("Dimname") != std::string::npos || type.find("str") != std::string::npos)) return false;
+  // A list of tensors takes a sequence of them, never one value.
+  return !(type.starts_with("Tensor") && type.ends_with("[]"));
+}
+
 // The last assignment whose `if`/`elif`/`else` conditions (py_guards) the
 // frame's values make true, when each later one's make false: `if
 // size_average is not None or reduce is not None: r = legacy(...)` / `else:
@@ -673,6 +688,17 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
     if (!v) out[name] = std::nullopt;
     else if (!v->empty()) out[name] = *v;
   }
+  // A module attribute holds what the module's constructor gives it
+  // whatever branch the call is on (`self.bias`, True): it fits as that
+  // literal would -- lstm.data's `Tensor[] params` takes no bool, so
+  // LSTM.forward's `_VF.lstm(input, hx, self._flat_weights, self.bias, ...)`
+  // is a call of lstm.input only.
+  for (const SchemaArgument& a : fn.schema.arguments) {
+    auto b = bound.find(a.name);
+    if (b == bound.end() || !b->second.starts_with("self.")) continue;
+    auto held = caller.find(b->second);
+    if (held != caller.end() && IsLiteral(held->second) && !LiteralFits(held->second, a.type)) *fits = false;
+  }
   return out;
 }
 
@@ -737,17 +763,7 @@ bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std
   }
   for (const SchemaArgument& a : fn.schema.arguments) {
     auto b = bound.find(a.name);
-    if (b == bound.end() || !IsLiteral(b->second)) continue;
-    const std::string& v = b->second;
-    bool text = v.front() == '\'' || v.front() == '"';
-    bool number = !text && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
-    if (v == "None" && !a.type.ends_with("?")) return false;
-    // Python's parser takes a string for a Device too (`device="cpu"`).
-    if (text && a.type.find("str") == std::string::npos && a.type.find("Dimname") == std::string::npos &&
-        a.type.find("Device") == std::string::npos)
-      return false;
-    if (number && (a.type.find("Dimname") != std::string::npos || a.type.find("str") != std::string::npos))
-      return false;
+    if (b != bound.end() && IsLiteral(b->second) && !LiteralFits(b->second, a.type)) return false;
   }
   return true;
 }

@@ -1007,5 +1007,23 @@ TEST(Library260, AStepOfSeveralEntryPointsRunsWhereAnyOfThemDoes) {
   EXPECT_TRUE(cudnn->typical);
 }
 
+// torch/nn/modules/rnn.py:1123-1146: `if batch_sizes is None:
+// _VF.lstm(input, hx, self._flat_weights, self.bias, ...)` else
+// `_VF.lstm(input, batch_sizes, hx, self._flat_weights, self.bias, ...)`.
+// batch_sizes is None (:1047) unless the input is a PackedSequence (:1050-1051,
+// a tuple write); the first call passes self.bias (True, after a comment on
+// :1127) where lstm.data has `Tensor[] params`: it is lstm.input's call only.
+TEST(Entry260, AnLstmOfATensorCallsTheTensorOverload) {
+  REQUIRE_CORPUS("2.6.0");
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  EXPECT_EQ(PathOf(t, "lstm.input"), "typical");
+  EXPECT_EQ(PathOf(t, "lstm.data"), "not taken");
+  const OpStep* input = FindOp(t, "lstm.input");
+  ASSERT_NE(input, nullptr);
+  ASSERT_FALSE(input->when.empty());
+  EXPECT_EQ(input->when.back().text, "batch_sizes is None");
+  EXPECT_FALSE(input->when.back().negated);
+}
+
 }  // namespace
 }  // namespace optrace
