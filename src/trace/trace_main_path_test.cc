@@ -1025,5 +1025,20 @@ TEST(Entry260, AnLstmOfATensorCallsTheTensorOverload) {
   EXPECT_FALSE(input->when.back().negated);
 }
 
+// mkldnn/Utils.cpp:144 fusion_unary_attr_map (CPU code _convolution's CPU
+// walk reaches) names relu and hardswish, the ops' own kernels: a direct
+// call made by another device's code. Traced for every device (the
+// default), that call is listed as the CPU's, and relu, hardswish and the
+// clamp_min relu calls are not on the CUDA path.
+TEST(Entry260, AnOpsKernelCalledByAnotherDevicesCodeIsNotOnThePath) {
+  REQUIRE_CORPUS("2.6.0");
+  Trace t = TraceTree("2.6.0", "nn.Conv2d", TraceOptions{});
+  for (const char* name : {"relu", "hardswish", "clamp_min"}) {
+    const OpStep* op = FindOp(t, name);
+    if (op) EXPECT_FALSE(op->typical) << name << " " << PathOf(t, name);
+  }
+  EXPECT_EQ(PathOf(t, "cudnn_convolution"), "typical");
+}
+
 }  // namespace
 }  // namespace optrace

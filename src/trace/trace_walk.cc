@@ -211,9 +211,25 @@ class CppWalk {
     }
     // A direct call to another op's kernel (index_select_cpu_ calling
     // index_select_out_cpu_) runs that op's implementation: record the op.
+    // It is no dispatched call (the profiler names no such op), so on the
+    // traced device's path it stays as open as before; made by another
+    // device's code, the call is listed there, and the op is that device's
+    // (a CPU mkldnn helper's reference to `relu` is no call on the CUDA path).
     if (!facts.targets.empty() && depth_ + 1 <= ex_.opt_.depth && Records(node)) {
       for (const NativeFunction* other : *facts.kernel_ops) {
-        if (other != op_.yaml) ex_.ops_.AddOp(other, op_.role, op_.name, depth_ + 1);
+        if (other == op_.yaml) continue;
+        const std::string base(OpBaseName(other->schema.name));
+        if (!ex_.OnPrimaryPath(node.device) &&
+            ex_.call_keys_.insert(PlaceKey(base, cpp_.file(c.file), c.line)).second) {
+          OpCallStep call;
+          call.op = base;
+          call.device = WalkCodeDevice(node.device);
+          call.from = walk.holder;
+          call.where = ex_.CppLoc(c.file, c.line, 1);
+          call.how = c.callee + "() (" + other->schema.name + "'s kernel, called directly)";
+          CallList(node)->push_back(std::move(call));
+        }
+        ex_.ops_.AddOp(other, op_.role, op_.name, depth_ + 1);
       }
     }
     const std::string& dev = node.device;
