@@ -248,6 +248,19 @@ Tri Contiguity(std::string_view atom) {
   return !before.empty() && (before.back() == ')' || before.back() == ']') ? Tri::kUnknown : Tri::kTrue;
 }
 
+// A typical run is eager, not a CUDA graph being captured (as it is no
+// TorchScript being traced): `currentStreamCaptureStatus() ==
+// CaptureStatus::None` holds, `!=` does not (efficient attention's
+// `in_capture_stream`, the generators' philox offsets), and so does Python's
+// `not torch.cuda.is_current_stream_capturing()`.
+Tri GraphCapture(std::string_view atom) {
+  if (Has(atom, "is_current_stream_capturing()")) return Tri::kFalse;
+  if (!Has(atom, "StreamCaptureStatus") || !Has(atom, "CaptureStatus::None")) return Tri::kUnknown;
+  const bool eq = Has(atom, "=="), ne = Has(atom, "!=");
+  if (eq == ne) return Tri::kUnknown;
+  return Of(eq);
+}
+
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   static const char* kNever[] = {
       "is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps", "is_xpu", "is_vulkan", "is_metal",
@@ -488,7 +501,7 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
   if (s.find_first_of("=<>") != std::string_view::npos) s = spaced = SpacedComparisons(s);
   if (s == "true" || s == "True" || s == "1") return Tri::kTrue;
   if (s == "false" || s == "False" || s == "0" || s == "None") return Tri::kFalse;
-  for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s)})
+  for (Tri t : {Comparison(s, a), TensorProperty(s, a), LibraryPredicate(s, a), LinalgPreference(s), GraphCapture(s)})
     if (t != Tri::kUnknown) return t;
   if (!python) {
     Tri t = Configuration(s, a);

@@ -36,6 +36,12 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("CUDNN_VERSION > 90000", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("detail::getCUDAHooks().versionCuDNN() >= 5110L", false, cuda), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("defined(USE_ROCM)", false, cuda), Tri::kFalse);
+  // An eager run captures no CUDA graph (transformers/cuda/attention.cu:1096-1097).
+  EXPECT_EQ(EvaluateCondition("at::cuda::currentStreamCaptureStatus() != at::cuda::CaptureStatus::None", false, cuda),
+            Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("at::cuda::currentStreamCaptureStatus() == at::cuda::CaptureStatus::None", false, cuda),
+            Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("torch.cuda.is_current_stream_capturing()", true, cuda), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("defined(USE_LINALG_SOLVER)", false, cuda), Tri::kTrue);
   // No preferred linear-algebra library chosen: Context's default.
   EXPECT_EQ(EvaluateCondition("at::globalContext().linalgPreferredBackend() == at::LinalgBackend::Magma", false, cuda),
