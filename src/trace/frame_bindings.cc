@@ -220,6 +220,43 @@ std::optional<size_t> HeldAssignment(const PyFileLines& lines, const std::vector
   return held;
 }
 
+// What a call of one of the trace's Python functions gives back, when that
+// function has one `return`, of a name (`F._canonical_mask(mask=attn_mask,
+// ...)`'s `return mask`): the callee's frame, the name and the return's
+// line; nullopt for anything else (several returns, an expression).
+struct ReturnedName {
+  const PyCallStep* call = nullptr;
+  const PyFrame* frame = nullptr;
+  std::string name;
+  int line = 0;
+};
+std::optional<ReturnedName> SoleReturnedName(const Index& ix, const Trace& t, const PyFrame& from,
+                                             std::string_view value, int line) {
+  value = TrimView(value);
+  const size_t open = value.find('(');
+  if (open == std::string_view::npos || value.back() != ')') return std::nullopt;
+  const std::string_view callee = TrimView(value.substr(0, open));
+  const PyCallStep* call = nullptr;
+  for (const PyCallStep& c : from.calls)
+    if (c.line == line && c.callee == callee) call = &c;
+  if (!call || call->resolved.empty()) return std::nullopt;
+  const PyFrame* frame = nullptr;
+  for (const PyFrame& f : t.python)
+    if (f.symbol == call->resolved && f.where.valid()) frame = &f;
+  if (!frame) return std::nullopt;
+  const PyFileLines& lines = PyLinesOf(ix, frame->where.file);
+  const PyReturns returns = PyFunctionReturns(lines, frame->where.line);
+  if (!returns.complete || returns.statements.size() != 1) return std::nullopt;
+  const int at = returns.statements[0].first;
+  const auto first = lines.First(static_cast<size_t>(at));
+  if (first.size() < static_cast<size_t>(at)) return std::nullopt;
+  std::string_view text = TrimView(CodeOf(first[static_cast<size_t>(at) - 1].text));
+  if (!text.starts_with("return ")) return std::nullopt;
+  text = TrimView(text.substr(7));
+  if (!IsIdentifier(text)) return std::nullopt;
+  return ReturnedName{call, frame, std::string(text), at};
+}
+
 }  // namespace
 
 std::optional<std::string> FrameBindings::Resolve(const std::string& value, const Bindings& caller,
@@ -253,6 +290,26 @@ std::optional<std::string> FrameBindings::Resolve(const std::string& value, cons
   auto known = caller.find(value);
   if (known != caller.end()) return known->second;
   if (IsIdentifier(value)) return parameter ? std::optional<std::string>(std::nullopt) : std::optional<std::string>("");
+  // A call of a Python function on the trace whose one return gives back a
+  // name: what that name holds there, with what this call passes
+  // (MultiheadAttention's `attn_mask = F._canonical_mask(mask=attn_mask,
+  // ...)` returns the mask it is passed, None at the defaults).
+  if (from && depth <= kLocalValueDepth)
+    if (std::optional<ReturnedName> r = SoleReturnedName(ix_, t_, *from, value, line)) {
+      const std::vector<PyParameter> params = ParametersOf(r->frame->where);
+      std::optional<std::vector<PyArgument>> args = ArgumentsAt(*from, *r->call);
+      if (!args) return std::nullopt;
+      Bindings passed;
+      for (const PyParameter& p : params)
+        if (p.default_value && IsLiteral(*p.default_value)) passed[p.name] = *p.default_value;
+      const bool method = !params.empty() && params[0].name == "self";
+      for (const auto& [name, arg] : BindArguments(*args, params, method)) {
+        std::optional<std::string> v = Resolve(arg, caller, caller_params, from, line, depth + 1);
+        if (!v) passed.erase(name);
+        else if (!v->empty()) passed[name] = *v;
+      }
+      return Resolve(r->name, passed, params, r->frame, r->line, depth + 1);
+    }
   // An expression: unknown when it reads a parameter that left its default.
   for (const std::string& name : NamesRead(value)) {
     for (const PyParameter& p : caller_params) {

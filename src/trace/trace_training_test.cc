@@ -88,6 +88,16 @@ def unpacked_by(input, seqs):
     if batch_sizes is None:
         return torch.pick_a(input)
     return torch.pick_b(input)
+def _canonical(mask, name):
+    if mask is not None:
+        mask = mask.float()
+    return mask
+def masked(input, mask=None, other=None):
+    other = _canonical(input, "other")
+    mask = _canonical(mask=mask, name="mask")
+    if mask is not None:
+        return torch.pick_a(input)
+    return torch.pick_b(input)
 )x";
 
 // torch/nn/__init__.py
@@ -162,6 +172,15 @@ TEST_F(TrainingTest, ATupleTargetIsAWriteOfTheLocal) {
   // hold an element of seqs, so `batch_sizes is None` (:27) is open.
   EXPECT_NE(PathIn("F.unpacked_by", "pick_a"), "typical");
   EXPECT_NE(PathIn("F.unpacked_by", "pick_b"), "not taken");
+}
+
+TEST_F(TrainingTest, ACallsValueIsWhatItsFunctionReturnsForWhatItPasses) {
+  // functional.py:36 `mask = _canonical(mask=mask, ...)`: _canonical (:30-33)
+  // returns the mask it is passed, rebound only `if mask is not None`; mask
+  // defaults to None, so `if mask is not None` (:37) does not hold -- whatever
+  // the other call (:35, a tensor) passes it.
+  EXPECT_EQ(PathIn("F.masked", "pick_b"), "typical");
+  EXPECT_EQ(PathIn("F.masked", "pick_a"), "not taken");
 }
 
 }  // namespace
