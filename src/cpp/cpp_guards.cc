@@ -930,6 +930,12 @@ bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, 
     one_unconditional = one_unconditional || rest.empty();
     rests.push_back(std::move(rest));
   }
+  // Called on both sides of one condition (`if (C) { return f(a); }
+  // return f(b);`): one of the calls runs whichever way C goes.
+  for (size_t i = 0; i < rests.size() && !one_unconditional; ++i)
+    for (size_t j = i + 1; j < rests.size() && !one_unconditional; ++j)
+      one_unconditional = rests[i].size() == 1 && rests[j].size() == 1 && rests[i][0].text == rests[j][0].text &&
+                          rests[i][0].negated != rests[j][0].negated;
   out->insert(out->end(), common.begin(), common.end());
   if (!one_unconditional) out->push_back(AnyOf(rests, line));
   const auto outside = PreprocessorConditionsAt(pp_lines_, line);

@@ -231,6 +231,22 @@ TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
   EXPECT_EQ(once, V{"#if defined(FAST); unless b.numel() == 0; when n > 8; "});
 }
 
+TEST(CppCallConditions, ALambdaCalledOnBothSidesOfAConditionRunsEitherWay) {
+  // ReduceOps.cpp's value_selecting_reduction_backward shape: the lambda is
+  // called in `if (C) { ... return f(...); }` and after it.
+  const char* text =
+      "Tensor k(const Tensor& g, bool keep) {\n"   // 1
+      "  auto scatter = [&](const Tensor& x) {\n"  // 2
+      "    return g.scatter_(0, x, x);\n"          // 3
+      "  };\n"                                     // 4
+      "  if (!keep) {\n"                           // 5
+      "    return scatter(g.unsqueeze(0));\n"      // 6
+      "  }\n"                                      // 7
+      "  return scatter(g);\n"                     // 8
+      "}\n";
+  EXPECT_EQ(Described(text, 1, 3, "scatter_"), V{}) << "not `when (!keep) || (!(!keep))`";
+}
+
 TEST(CppCallConditions, ANamedLambdaRunsWhereItIsCalled) {
   const char* text =
       "void k(const Tensor& b, int64_t n) {\n"      // 1
