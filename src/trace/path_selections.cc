@@ -187,9 +187,10 @@ std::vector<SelectionStep> Selections::Find(const Trace& t) {
         for (auto it = conds.rbegin(); it != conds.rend(); ++it) {
           if (it->kind == ConditionKind::kPreprocessor || it->kind == ConditionKind::kDevice) continue;
           // The build or the tensor decides it (`unless defined(C10_MOBILE)
-          // && xnnpack::use_linear(...)`): no choice; a library's name alone
-          // (use_cudnn) leaves one.
-          if (values_.EvaluateOnce(it->text, a) != Tri::kUnknown && !DecidedByLibraryName(it->text, a)) continue;
+          // && xnnpack::use_linear(...)`), also through a local (efficient
+          // attention's `in_capture_stream`: no CUDA graph is captured): no
+          // choice; a library's name alone (use_cudnn) leaves one.
+          if (values_.ByCode(*it, a) != Tri::kUnknown && !DecidedByLibraryName(it->text, a)) continue;
           Location where;
           std::string fn = Decider(op, *it, &where);
           if (fn.empty() || fn == call.callee) continue;

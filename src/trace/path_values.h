@@ -55,6 +55,13 @@ class PathValues {
   // EvaluateCondition, once per condition text and set of assumptions (the
   // trace's, or one op's AssumptionsOf).
   Tri EvaluateOnce(const std::string& text, const Assumptions& a) const;
+  // What condition `c` (not negated) is worth under `a` by the code alone:
+  // its text, else with the locals it reads (`in_capture_stream`, whose
+  // initializer the assumptions decide) -- never by a decision of the trace.
+  Tri ByCode(const Condition& c, const Assumptions& a) const {
+    const Tri t = EvaluateOnce(c.text, a);
+    return t != Tri::kUnknown ? t : WithLocals(c, a);
+  }
 
   // The assumptions every condition of every edge out of `parent` is
   // evaluated with, made once per op (SetEntryArguments forgets them).

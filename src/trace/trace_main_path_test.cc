@@ -1040,5 +1040,20 @@ TEST(Entry260, AnOpsKernelCalledByAnotherDevicesCodeIsNotOnThePath) {
   EXPECT_EQ(PathOf(t, "cudnn_convolution"), "typical");
 }
 
+// transformers/cuda/attention.cu:1096-1097 `const bool in_capture_stream =
+// at::cuda::currentStreamCaptureStatus() != at::cuda::CaptureStatus::None;`,
+// tested at :1109: an eager run captures no CUDA graph, so the local is
+// false and nothing is chosen there; select_sdp_backend still chooses.
+TEST(Selection260, AConditionALocalsInitializerDecidesIsNoSelection) {
+  REQUIRE_CORPUS("2.6.0");
+  Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", TraceOptions::Device::kCuda);
+  bool sdp = false;
+  for (const SelectionStep& s : t.selections) {
+    EXPECT_NE(s.function, "currentStreamCaptureStatus");
+    sdp = sdp || s.function == "select_sdp_backend";
+  }
+  EXPECT_TRUE(sdp);
+}
+
 }  // namespace
 }  // namespace optrace
