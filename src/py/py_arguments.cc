@@ -91,6 +91,34 @@ bool IsNumber(std::string_view v) {
 
 }  // namespace
 
+void PyContinuation::Scan(std::string_view l) {
+  backslash = false;
+  for (size_t i = 0; i < l.size(); ++i) {
+    const char c = l[i];
+    if (triple) {
+      if (c == triple && l.substr(i, 3) == std::string(3, triple)) {
+        triple = 0;
+        i += 2;
+      }
+      continue;
+    }
+    if (c == '#') return;
+    if (c == '"' || c == '\'') {
+      if (l.substr(i, 3) == std::string(3, c)) {
+        triple = c;
+        i += 2;
+        continue;
+      }
+      for (++i; i < l.size() && l[i] != c; ++i)
+        if (l[i] == '\\') ++i;
+      continue;
+    }
+    if (Opens(c)) ++depth;
+    if (Closes(c) && depth > 0) --depth;
+  }
+  backslash = !l.empty() && l.back() == '\\' && !triple;
+}
+
 std::string_view CodeOf(std::string_view line) {
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
@@ -269,8 +297,7 @@ struct Assigning {
   size_t op = 0, eq = 0;
 };
 std::optional<Assigning> AssigningEquals(std::string_view line) {
-  // A line closing a bracket it did not open lies inside one (`y, name=v)`
-  // of a call spread over lines): a keyword argument, no statement.
+  std::optional<Assigning> found;
   int depth = 0;
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
@@ -278,30 +305,15 @@ std::optional<Assigning> AssigningEquals(std::string_view line) {
     if (quote) {
       if (c == '\\') ++i;
       else if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      break;
-    } else if (Opens(c)) {
-      ++depth;
-    } else if (Closes(c) && --depth < 0) {
-      return std::nullopt;
-    }
-  }
-  depth = 0;
-  quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
       continue;
     }
     if (c == '\'' || c == '"') quote = c;
-    else if (c == '#') return std::nullopt;
+    else if (c == '#') break;
     else if (Opens(c)) ++depth;
-    else if (Closes(c)) --depth;
-    else if (c == '=' && depth == 0) {
+    // A line closing a bracket it did not open lies inside one (`y, name=v)`
+    // of a call spread over lines): a keyword argument, no statement.
+    else if (Closes(c) && --depth < 0) return std::nullopt;
+    else if (c == '=' && depth == 0 && !found) {
       if (i + 1 < line.size() && line[i + 1] == '=') {  // ==
         ++i;
         continue;
@@ -309,15 +321,18 @@ std::optional<Assigning> AssigningEquals(std::string_view line) {
       const char p = i > 0 ? line[i - 1] : ' ';
       if (p == '!' || p == '=' || p == ':') continue;  // != or walrus
       if (p == '<' || p == '>') {                      // <= >= are comparisons, <<= >>= assign
-        if (i >= 2 && line[i - 2] == p) return Assigning{i - 2, i};
+        if (i >= 2 && line[i - 2] == p) found = Assigning{i - 2, i};
         continue;
       }
-      if (std::string_view("+-*/%&|^@").find(p) == std::string_view::npos) return Assigning{i, i};
+      if (std::string_view("+-*/%&|^@").find(p) == std::string_view::npos) {
+        found = Assigning{i, i};
+        continue;
+      }
       const bool doubled = (p == '/' || p == '*') && i >= 2 && line[i - 2] == p;  // //= **=
-      return Assigning{doubled ? i - 2 : i - 1, i};
+      found = Assigning{doubled ? i - 2 : i - 1, i};
     }
   }
-  return std::nullopt;
+  return found;
 }
 
 // Where `name` is one of the targets of a tuple assignment written before
@@ -336,45 +351,6 @@ std::optional<size_t> TupleTarget(std::string_view targets, std::string_view nam
   return std::nullopt;
 }
 
-// Python's bracket depth and open triple-quoted string across lines, so a
-// line inside a call spread over lines (`dropout, (input,), input, p=p,`)
-// or a docstring (`p = 0.5 by default`) is known to start no statement.
-class LineContinuation {
- public:
-  // Whether the next line continues an earlier one; then reads it.
-  bool Continued() const { return depth_ > 0 || triple_ != 0 || backslash_; }
-  void Read(std::string_view line) {
-    backslash_ = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (triple_) {
-        if (c == '\\') ++i;
-        else if (c == triple_ && line.substr(i, 3) == std::string(3, triple_)) triple_ = 0, i += 2;
-        continue;
-      }
-      if (c == '#') return;
-      if (c == '\'' || c == '"') {
-        if (line.substr(i, 3) == std::string(3, c)) {
-          triple_ = c;
-          i += 2;
-          continue;
-        }
-        for (++i; i < line.size() && line[i] != c; ++i)
-          if (line[i] == '\\') ++i;
-        continue;
-      }
-      if (Opens(c)) ++depth_;
-      else if (Closes(c) && depth_ > 0) --depth_;
-    }
-    backslash_ = !line.empty() && line.back() == '\\' && !triple_;
-  }
-
- private:
-  int depth_ = 0;
-  char triple_ = 0;
-  bool backslash_ = false;
-};
-
 }  // namespace
 
 // Every statement that writes `name`: `name = v`, an augmented `name += v`
@@ -389,7 +365,7 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     at = text.find('\n', at);
     if (at != std::string_view::npos) ++at;
   }
-  LineContinuation continuation;
+  PyContinuation continuation;  // a keyword argument's or docstring's line starts no statement
   for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
     size_t end = text.find('\n', at);
     std::string_view raw = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
@@ -398,7 +374,7 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     const size_t line_start = static_cast<size_t>(l.data() - text.data());
     at = end == std::string_view::npos ? end : end + 1;
     const bool continued = continuation.Continued();
-    continuation.Read(l);
+    continuation.Scan(l);
     if (continued || l.find(name) == std::string_view::npos) continue;
     const std::optional<Assigning> assigning = AssigningEquals(l);
     if (!assigning) continue;

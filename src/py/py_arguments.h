@@ -60,6 +60,18 @@ std::map<std::string, std::string> BindArguments(const std::vector<PyArgument>& 
 // (1-based), in order, each with the value it gives `name`: `name = v` v,
 // `name += v` `name + (v)`, a tuple target `a, name = v` `(v)[1]`; a
 // value continued over lines is joined.
+// Open brackets, an open triple-quoted string and a trailing backslash,
+// tracked from line to line: a line read after one that leaves any open
+// continues a statement (a multi-line `if (` header, a call's arguments, a
+// docstring) and starts none of its own.
+struct PyContinuation {
+  int depth = 0;
+  char triple = 0;  // the quote of an open triple-quoted string
+  bool backslash = false;
+  bool Continued() const { return depth > 0 || triple != 0 || backslash; }
+  void Scan(std::string_view line);
+};
+
 // A line of Python without its comment: up to a '#' outside a string
 // literal, trimmed (`if not is_batched:  # type: ignore[...]` is `if not
 // is_batched:`); the line itself when it has none.

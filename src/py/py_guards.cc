@@ -25,42 +25,9 @@ namespace optrace {
 
 namespace {
 
-// Tracks open brackets and triple-quoted strings from line to line: a line
-// that starts inside them continues a statement (a multi-line `if (` header,
-// a call's arguments) and is no statement of its own.
-struct Continuation {
-  int depth = 0;
-  char triple = 0;  // the quote of an open triple-quoted string
-  void Scan(std::string_view l) {
-    for (size_t i = 0; i < l.size(); ++i) {
-      const char c = l[i];
-      if (triple) {
-        if (c == triple && l.substr(i, 3) == std::string(3, triple)) {
-          triple = 0;
-          i += 2;
-        }
-        continue;
-      }
-      if (c == '#') return;
-      if (c == '"' || c == '\'') {
-        if (l.substr(i, 3) == std::string(3, c)) {
-          triple = c;
-          i += 2;
-          continue;
-        }
-        for (++i; i < l.size() && l[i] != c; ++i)
-          if (l[i] == '\\') ++i;
-        continue;
-      }
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
-    }
-  }
-};
-
 std::vector<PyLine> SplitLines(std::string_view text, size_t upto) {
   std::vector<PyLine> lines;
-  Continuation open;
+  PyContinuation open;
   size_t pos = 0;
   while (pos <= text.size() && lines.size() < upto) {
     size_t end = text.find('\n', pos);
