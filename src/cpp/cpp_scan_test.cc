@@ -8,15 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "cpp/cpp_index.h"
+#include "cpp/cpp_test_util.h"
 
 namespace optrace {
 namespace {
-
-const CppFunction* Fn(const CppFileRecords& r, std::string_view name) {
-  for (const CppFunction& f : r.functions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
 
 std::vector<std::string> FunctionNames(const CppFileRecords& r) {
   std::vector<std::string> out;

@@ -11,15 +11,10 @@
 
 #include "base/disk.h"
 #include "cpp/cpp_index.h"
+#include "cpp/cpp_test_util.h"
 
 namespace optrace {
 namespace {
-
-const CppFunction* Fn(const CppFileRecords& r, std::string_view name) {
-  for (const CppFunction& f : r.functions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
 
 std::vector<std::string> CalleesOf(const CppFileRecords& r, std::string_view function) {
   std::vector<std::string> out;
