@@ -982,17 +982,12 @@ std::string CppGuardReader::AssignedAt(size_t i, size_t end) const {
   return Span(text_, t, i + 2, j);
 }
 
-std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name) const {
-  return OnlyAssignment(from_line, before, name, [](int) { return true; });
-}
-
-std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::string_view name,
-                                           const std::function<bool(int line)>& built) const {
-  if (WrittenByMacroUse(lexed_, from_line)) return "";
+std::vector<CppGuardReader::Write> CppGuardReader::Writes(int from_line, int before, std::string_view name,
+                                                          const std::function<bool(int line)>& built) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return {Write{}};
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
-  int writes = 0;
-  size_t assigned = 0;  // the token of the one plain `name =`
+  std::vector<Write> writes;
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name) continue;
@@ -1002,10 +997,16 @@ std::string CppGuardReader::OnlyAssignment(int from_line, int before, std::strin
     if (!(next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&"))
       continue;
     if (!built(static_cast<int>(t[i].line))) continue;
-    ++writes;
-    assigned = next == "=" ? i : 0;
+    if (next == "=") {
+      writes.push_back({AssignedAt(i, end), true});
+    } else if (next == "&=" || next == "|=") {
+      const std::string value = AssignedAt(i, end);
+      writes.push_back({value.empty() ? "" : std::string(name) + (next == "&=" ? " && (" : " || (") + value + ")"});
+    } else {
+      writes.emplace_back();
+    }
   }
-  return writes == 1 && assigned > 0 ? AssignedAt(assigned, end) : "";
+  return writes;
 }
 
 const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from_line) const {

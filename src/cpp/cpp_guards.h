@@ -65,15 +65,17 @@ class CppGuardReader {
   // `T name = e;`, `name = e;`) in the function defined at `from_line`,
   // before line `before` (0: anywhere in it); "" when none.
   std::string AssignedExpression(int from_line, int before, std::string_view name) const;
-  // As AssignedExpression, when that is the only write of `name` before
-  // `before` (no other `=`, compound assignment, `++`/`--` or `&name`):
-  // the value it holds there whatever branches ran. "" otherwise.
-  std::string OnlyAssignment(int from_line, int before, std::string_view name) const;
-  // As OnlyAssignment, counting only the writes on the lines `built`
-  // admits: a write in an `#if` group the build leaves out (`#ifdef
-  // USE_ROCM const auto v = ...; #else const auto v = ...; #endif`) is none.
-  std::string OnlyAssignment(int from_line, int before, std::string_view name,
-                             const std::function<bool(int line)>& built) const;
+  // Every write of `name` before `before` on the lines `built` admits, in
+  // order, each as the value it leaves in terms of the value before it:
+  // `name = e` gives e, `name &= e` gives `name && (e)`, `name |= e`
+  // `name || (e)`; a write whose value is not an expression (another
+  // compound assignment, `++`/`--`, `&name` handed out) gives "".
+  struct Write {
+    std::string value;
+    bool plain = false;  // `name = e`
+  };
+  std::vector<Write> Writes(int from_line, int before, std::string_view name,
+                            const std::function<bool(int line)>& built) const;
   // Every call written in the function defined at `from_line` (free
   // function calls, not methods), with its conditions, in order; the
   // remembered list itself (it lives as long as the reader), not a copy.

@@ -156,7 +156,7 @@ TEST(CppCallConditions, WhatFollowsAnIfElseReturningOnBothBranchesRunsUnderBoth)
   EXPECT_EQ(Described(text, 1, 7, "c"), (V{"when x.size(0) > 4", "unless x.size(0) > 4"}));
 }
 
-TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
+TEST(CppGuardReader, WritesAreEveryAssignmentBeforeTheLine) {
   const char* text =
       "void f(const Tensor& self, int64_t p) {\n"  // 1
       "  const auto n = self.numel();\n"           // 2
@@ -169,12 +169,43 @@ TEST(CppGuardReader, OnlyAssignmentIsTheValueWhateverBranchesRan) {
       "  if (n == 0 || flag || k || p) return;\n"  // 9
       "}\n";
   CppGuardReader r(text);
-  EXPECT_EQ(r.OnlyAssignment(1, 9, "n"), "self.numel()");
+  auto all = [](int) { return true; };
+  std::vector<CppGuardReader::Write> n = r.Writes(1, 9, "n", all);
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].value, "self.numel()");
+  EXPECT_TRUE(n[0].plain);
   EXPECT_EQ(r.AssignedExpression(1, 9, "flag"), "true");
-  EXPECT_EQ(r.OnlyAssignment(1, 9, "flag"), "") << "set in a branch too";
-  EXPECT_EQ(r.OnlyAssignment(1, 9, "k"), "") << "a compound assignment writes it";
-  EXPECT_EQ(r.OnlyAssignment(1, 9, "p"), "") << "a parameter";
-  EXPECT_EQ(r.OnlyAssignment(1, 3, "n"), "self.numel()");
+  EXPECT_EQ(r.Writes(1, 9, "flag", all).size(), 2u) << "set in a branch too";
+  std::vector<CppGuardReader::Write> k = r.Writes(1, 9, "k", all);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_TRUE(k[1].value.empty() && !k[1].plain) << "a compound assignment that is no truth";
+  EXPECT_TRUE(r.Writes(1, 9, "p", all).empty()) << "a parameter";
+  EXPECT_EQ(r.Writes(1, 3, "n", all).size(), 1u);
+}
+
+TEST(CppGuardReader, WritesGiveEachValueInTermsOfTheOneBefore) {
+  const char* text =
+      "void f(const Tensor& self, int64_t p) {\n"  // 1
+      "  bool ok = self.is_cuda();\n"              // 2
+      "  if (p) ok = ok && p > 2;\n"               // 3
+      "  ok &= p < 9;\n"                           // 4
+      "  ok |= p == 4;\n"                          // 5
+      "  ok *= 2;\n"                               // 6
+      "  if (ok) return;\n"                        // 7
+      "}\n";
+  CppGuardReader r(text);
+  auto all = [](int) { return true; };
+  std::vector<CppGuardReader::Write> w = r.Writes(1, 7, "ok", all);
+  ASSERT_EQ(w.size(), 5u);
+  EXPECT_EQ(w[0].value, "self.is_cuda()");
+  EXPECT_TRUE(w[0].plain);
+  EXPECT_EQ(w[1].value, "ok && p > 2");
+  EXPECT_EQ(w[2].value, "ok && (p < 9)");
+  EXPECT_FALSE(w[2].plain);
+  EXPECT_EQ(w[3].value, "ok || (p == 4)");
+  EXPECT_EQ(w[4].value, "") << "a product is no truth of the value before";
+  EXPECT_EQ(r.Writes(1, 4, "ok", all).size(), 2u) << "writes before the line asked";
+  EXPECT_EQ(r.Writes(1, 7, "ok", [](int line) { return line != 3; }).size(), 4u) << "a write the build leaves out";
 }
 
 TEST(CppGuardReader, AnotherObjectsMemberOfTheSameNameIsNoAssignment) {

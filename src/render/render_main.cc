@@ -248,6 +248,14 @@ class PathBuilder {
           ++e.overloads;
           e.folded.push_back(i);
           Fill(op, e);
+          // An overload the typical path takes decides the entry an open
+          // one began (add_.Scalar behind an open condition in linear,
+          // add_.Tensor on the path in the encoder layer).
+          if (e.undecided && op.typical && !op.undecided) {
+            e.undecided = false;
+            e.when = Deciding(op);
+            e.when_text = WhenText(op, e.when);
+          }
           break;
         }
     } else {

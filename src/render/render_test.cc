@@ -894,6 +894,42 @@ TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) 
   EXPECT_THAT(text, HasSubstr("set-up (factories, views): ?unsqueeze")) << text;
 }
 
+// An op's overloads share one Main path entry: where an open branch shows
+// one first (add_.Scalar under an open linear) and the typical path takes
+// another (add_.Tensor in the caller), the entry runs.
+TEST(RenderText, AnOverloadThePathTakesDecidesTheEntryAnOpenOneBegan) {
+  NativeFunction enc = MakeFunction("enc(Tensor self) -> Tensor", 10, {{"CUDA", "enc_cuda"}});
+  NativeFunction lin = MakeFunction("lin(Tensor self) -> Tensor", 20, {{"CompositeImplicitAutograd", "lin"}});
+  NativeFunction add_s = MakeFunction("add_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", 30, {});
+  NativeFunction add_t = MakeFunction("add_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", 40, {});
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = typical;
+    s.undecided = !typical;
+    KernelStep k;
+    k.name = name.substr(0, name.find('.')) + "_kernel";
+    k.device = CodeDevice::kCuda;
+    k.typical = true;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
+    s.kernels = {k};
+    return s;
+  };
+  Trace t;
+  t.query = "aten::enc";
+  t.assumptions = {"device=cuda"};
+  t.ops = {op("enc", &enc, "", true), op("lin", &lin, "enc", false), op("add_.Scalar", &add_s, "lin", false),
+           op("add_.Tensor", &add_t, "enc", true)};
+  std::string text = RenderText(t, RenderOptions{});
+  std::string names = text.substr(0, text.find("\n\n", text.find("runs on cuda")));
+  EXPECT_THAT(names, HasSubstr("\n  add_: add__kernel")) << text;
+  EXPECT_THAT(names, Not(HasSubstr("? add_"))) << text;
+  EXPECT_THAT(names, HasSubstr("? lin: lin_kernel")) << text;
+}
+
 // The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
 // among what it runs; where a launch of that very name is left open, the
 // name is given once, marked open.

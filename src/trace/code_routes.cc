@@ -7,6 +7,7 @@
 #include "trace/code_routes.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "base/text.h"
@@ -120,6 +121,79 @@ int CodeRoutes::ClassesDefining(const OpStep& op, const std::string& fn, CodeDev
   return it->second;
 }
 
+bool CodeRoutes::StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) {
+  std::vector<CodeCondition> at;
+  if (readers_.Of(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at)) {
+    for (Condition& c : ConditionsIn(at, s.call_site.file)) out->push_back(std::move(c));
+    return true;
+  }
+  const Location caller = s.called_from.empty() ? Location{} : Definition(op, LastName(s.called_from));
+  return caller.valid() && caller.file == s.call_site.file &&
+         PassedOnConditions(op, caller, s.call_site, LastName(s.name), out);
+}
+
+bool CodeRoutes::PassedOnConditions(const OpStep& op, const Location& caller, const Location& site,
+                                    const std::string& passed, std::vector<Condition>* out) {
+  const CppGuardReader& r = readers_.Of(caller.file);
+  // The last call starting at or above the site whose arguments name it:
+  // a call's arguments may run over several lines.
+  const CppGuardReader::GuardedCall* call = nullptr;
+  size_t position = 0;
+  std::vector<std::string> args;
+  for (const auto& c : r.CallsIn(caller.line)) {
+    if (c.line > site.line) break;
+    auto written = CppCallArguments(r.text(), c.line, LastName(c.callee));
+    if (!written) continue;
+    for (size_t i = 0; i < written->size(); ++i)
+      if (LastName((*written)[i]) == passed) {
+        call = &c, position = i, args = std::move(*written);
+        break;
+      }
+  }
+  if (!call) return false;
+  const std::string helper = LastName(call->callee);
+  const Location where = Definition(op, helper);
+  if (!where.valid()) return false;
+  std::vector<CppParameter> params;
+  for (uint32_t id : ix_.cpp.FunctionsNamed(helper)) {
+    const CppFunction& f = ix_.cpp.functions()[id];
+    if (ix_.cpp.file(f.file) == where.file && static_cast<int>(f.line) == where.line)
+      params = ParseCppParameters(f.params);
+  }
+  if (position >= params.size() || params[position].name.empty() || args.size() > params.size()) return false;
+  std::vector<Condition> inner;
+  for (const auto& c : readers_.Of(where.file).CallsIn(where.line))
+    if (LastName(c.callee) == params[position].name)
+      for (Condition& cond : ConditionsIn(c.conditions, where.file)) inner.push_back(std::move(cond));
+  BindParameters(op, params, args, inner);
+  if (!BestCallSite(op, where, params[position].name, &inner)) return false;
+  for (Condition& c : ConditionsIn(call->conditions, caller.file)) out->push_back(std::move(c));
+  out->insert(out->end(), inner.begin(), inner.end());
+  return true;
+}
+
+// A literal the call passes, or the default of a parameter it passes
+// nothing: what the helper's conditions on that parameter read.
+void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter>& params,
+                                const std::vector<std::string>& args, const std::vector<Condition>& conditions) {
+  Assumptions with = values_.AssumptionsOf(op);
+  bool bound = false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string& value = i < args.size() ? args[i] : params[i].default_value;
+    if (params[i].name.empty() || !IsCppLiteral(value)) continue;
+    with.defaults[params[i].name] = value;
+    bound = true;
+  }
+  if (!bound) return;
+  for (const Condition& c : conditions) {
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || c.kind == ConditionKind::kRoute)
+      continue;
+    if (values_.EvaluateOnce(c.text, values_.AssumptionsOf(op)) != Tri::kUnknown) continue;
+    if (const Tri t = EvaluateCondition(c.text, false, with); t != Tri::kUnknown)
+      values_.BindInHelper(DecidedKey(op, c), t);
+  }
+}
+
 bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {
   std::set<std::string> seen;
   return RouteTo(op, fn, 0, &seen, out, device);
@@ -135,10 +209,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
       std::vector<Condition> route;
       if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
         route.clear();
-      std::vector<CodeCondition> at;
-      readers_.Of(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at);
-      auto conv = ConditionsIn(at, s.call_site.file);
-      route.insert(route.end(), conv.begin(), conv.end());
+      StubCallConditions(op, s, &route);
       route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
       out->insert(out->end(), route.begin(), route.end());
       return true;
@@ -154,11 +225,20 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   for (const auto& s : op.stubs)
     for (const auto& r : s.registrations)
       if (Serves(r.device, device)) callers.push_back({LastNameView(r.target), &r.target_definition});
+  // A caller whose way the assumptions rule out gives way to the next that
+  // calls it too (cuda_scatter_gather_base_kernel, called from scatter's
+  // reduce kernel, which `reduce.has_value()` rules out, and from its fill
+  // kernel): the function runs where any caller's way does.
+  // Each way after a ruled-out one is read from the functions passed on
+  // the way here: the one ruled out passed functions the next may share.
+  std::optional<std::vector<Condition>> ruled_out;
+  const std::set<std::string> passed = *seen;
   for (const auto& [name, where] : callers) {
     if (name == fn || !where->valid()) continue;
     std::vector<Condition> conv;
     if (!BestCallSite(op, *where, fn, &conv)) continue;
     std::vector<Condition> route;
+    if (ruled_out) *seen = passed;
     if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device)) continue;
     route.insert(route.end(), conv.begin(), conv.end());
     // A call by name that several classes answer (CellParams' and
@@ -167,7 +247,15 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
     if (const int n = ClassesDefining(op, fn, device); n > 1)
       route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
                        ConditionKind::kRoute, *where});
+    if (values_.Evaluate(op, route) == Tri::kFalse) {
+      if (!ruled_out) ruled_out = std::move(route);
+      continue;
+    }
     out->insert(out->end(), route.begin(), route.end());
+    return true;
+  }
+  if (ruled_out) {
+    out->insert(out->end(), ruled_out->begin(), ruled_out->end());
     return true;
   }
   // No call written by its name (a class named in a template argument runs

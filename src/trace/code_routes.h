@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cpp/cpp_guards.h"
+#include "cpp/cpp_params.h"
 #include "index/index.h"
 #include "trace/path_values.h"
 #include "trace/trace.h"
@@ -45,7 +46,7 @@ bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeD
 
 class CodeRoutes {
  public:
-  CodeRoutes(const Index& ix, GuardReaders& readers, const PathValues& values)
+  CodeRoutes(const Index& ix, GuardReaders& readers, PathValues& values)
       : ix_(ix), readers_(readers), values_(values) {}
 
   // The conditions on the way from `op`'s implementation to function `fn`
@@ -57,7 +58,27 @@ class CodeRoutes {
   // defined at `where` (taken, else open, else ruled out); false: no call.
   bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out);
 
+  // The conditions of stub `s`'s call, appended to *out: those around it
+  // where it is called by name; where it is passed by name to a helper
+  // (`scatter_impl(self, dim, index, src, out, scatter_reduce_stub,
+  // scatter_stub)`), those around that call, then those of the helper's
+  // best call of the parameter receiving it (`if (reduce.has_value())
+  // reduce_stub(...); else fill_stub(...);`), decided with what the call
+  // passes the helper's other parameters (their defaults where it passes
+  // none). False when neither is read.
+  bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out);
+
  private:
+  // The conditions of the call of `fn` at `site` in `caller` that passes
+  // `passed` by name, then of `fn`'s best call of the parameter that
+  // receives it.
+  bool PassedOnConditions(const OpStep& op, const Location& caller, const Location& site, const std::string& passed,
+                          std::vector<Condition>* out);
+  // Decides, for `op`, the conditions of a helper with parameters
+  // `params` that the call's `args` fix.
+  void BindParameters(const OpStep& op, const std::vector<CppParameter>& params, const std::vector<std::string>& args,
+                      const std::vector<Condition>& conditions);
+
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, CodeDevice device);
   // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
@@ -68,7 +89,7 @@ class CodeRoutes {
 
   const Index& ix_;
   GuardReaders& readers_;
-  const PathValues& values_;
+  PathValues& values_;
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
   // FirstCall's answers, by (file, line, callee)
   std::map<std::tuple<std::string, int, std::string>, std::optional<std::vector<Condition>>, std::less<>> first_calls_;

@@ -89,12 +89,9 @@ Tri LibraryValue(CodeWays& w, const OpStep& op, const LibraryStep& l) {
 void AnnotateStubs(CodeWays& w, OpStep& op) {
   for (StubStep& s : op.stubs) {
     std::vector<Condition> way;
-    std::vector<CodeCondition> at;
     if (s.called_from.empty() || !s.call_site.valid() ||
-        !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way) ||
-        !w.Reader(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at))
+        !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way) || !w.StubCallConditions(op, s, &way))
       continue;
-    for (Condition& c : ConditionsIn(at, s.call_site.file)) way.push_back(std::move(c));
     s.when = EachConditionOnce(std::move(way));
     w.DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
     Mark(s, LaunchValue(w, op, s.when));

@@ -26,6 +26,8 @@ class CodeWays {
   // defined at `where` (taken, else open, else ruled out); false: no call.
   virtual bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn,
                             std::vector<Condition>* out) = 0;
+  // The conditions of stub `s`'s call (CodeRoutes::StubCallConditions).
+  virtual bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) = 0;
   // Where `op`'s code defines function `name`.
   virtual Location Definition(const OpStep& op, const std::string& name) const = 0;
   virtual const CppGuardReader& Reader(const std::string& file) = 0;

@@ -1,5 +1,5 @@
 // Locals are read the way a selection's local is (cpp_guards'
-// OnlyAssignment), in the function the index says holds the condition.
+// Writes), in the function the index says holds the condition.
 #include "trace/local_values.h"
 
 #include <algorithm>
@@ -47,6 +47,16 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
                                                                                      : std::nullopt;
 }
 
+// The truth local `name` holds after `writes` (each in terms of the value
+// before it), starting from `held`: `held` where every write keeps it, so
+// that any of them may run or not; unknown otherwise.
+Tri KeptByEveryWrite(const std::string& name, Tri held, const std::vector<std::string>& writes, Assumptions with) {
+  with.defaults[name] = held == Tri::kTrue ? "true" : "false";
+  for (const std::string& value : writes)
+    if (value.empty() || EvaluateCondition(value, false, with) != held) return Tri::kUnknown;
+  return held;
+}
+
 }  // namespace
 
 Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, const Assumptions& a) {
@@ -55,11 +65,16 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
   with.sizes = locals.sizes;
   for (const auto& [name, expr] : locals.assigned) {
     if (a.defaults.count(name)) continue;
+    const auto later = locals.rewritten.find(name);
+    const bool rewritten = later != locals.rewritten.end();
     if (IsCppLiteral(expr)) {
-      with.defaults[name] = expr;
-      continue;
+      if (!rewritten) {
+        with.defaults[name] = expr;
+        continue;
+      }
+      if (expr != "true" && expr != "false") continue;  // a number written again: any
     }
-    if (std::optional<std::string> held = ValueOr(expr, with)) {
+    if (std::optional<std::string> held = rewritten ? std::nullopt : ValueOr(expr, with)) {
       with.defaults[name] = *held;
       continue;
     }
@@ -67,6 +82,7 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
     if (auto body = locals.inlined.find(name);
         body != locals.inlined.end() && (t == Tri::kUnknown || DecidedByLibraryName(expr, with)))
       if (Tri by_body = EvaluateCondition(body->second, false, with); by_body != Tri::kUnknown) t = by_body;
+    if (rewritten && t != Tri::kUnknown) t = KeptByEveryWrite(name, t, later->second, with);
     if (t != Tri::kUnknown) with.defaults[name] = t == Tri::kTrue ? "true" : "false";
   }
   return EvaluateCondition(condition, false, with);
@@ -101,9 +117,14 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
   const CppGuardReader& r = GuardReaderOf(ix_, where.file);
   const int from = static_cast<int>(ix_.cpp.functions()[fn].line);
   for (const std::string& name : names) {
-    std::string expr = r.OnlyAssignment(from, where.line, name, [&](int line) { return Built(r, line, a); });
-    if (expr.empty()) continue;
-    if (IsSizeExpression(expr)) {
+    std::vector<CppGuardReader::Write> writes =
+        r.Writes(from, where.line, name, [&](int line) { return Built(r, line, a); });
+    if (writes.empty() || !writes.front().plain || writes.front().value.empty()) continue;
+    std::string expr = std::move(writes.front().value);
+    if (writes.size() > 1) {
+      std::vector<std::string>& later = out.rewritten[name];
+      for (size_t i = 1; i < writes.size(); ++i) later.push_back(std::move(writes[i].value));
+    } else if (IsSizeExpression(expr)) {
       out.sizes.insert(name);
       continue;
     }

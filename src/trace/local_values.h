@@ -1,6 +1,6 @@
 // What the locals a C++ condition reads hold, read where the function that
-// holds the condition assigns them before it, once (cpp_guards'
-// OnlyAssignment: a local written twice may hold either):
+// holds the condition assigns them before it (cpp_guards' Writes: a local
+// written twice holds either, unless each write keeps the value before it):
 //
 //   * a size of a typical tensor (`const auto n = self.numel();`, a product
 //     of sizes: trace/trace_typical.h's IsSizeExpression) is at least 1, so
@@ -14,6 +14,10 @@
 //   * an optional's `value_or(fallback)` holds the optional's known value,
 //     or the literal fallback where it is empty (`driver.value_or("gesvdj")`
 //     of a call leaving `driver` at None).
+//
+// A local written again (`deterministic = deterministic && (op == SUM)` in
+// a branch, `ok &= check(x)`) holds its initializer's truth where every
+// later write keeps it (false stays false under `&&`), whichever run.
 //
 // A write in an `#if` group the assumed build leaves out (`#ifdef USE_ROCM`
 // on CUDA) is no write: the local's other assignment is its only one.
@@ -39,6 +43,11 @@ struct LocalsRead {
   std::set<std::string> sizes;                  // size locals: at least 1
   std::map<std::string, std::string> assigned;  // other locals -> the one expression assigned
   std::map<std::string, std::string> inlined;   // the same with the predicates it calls inlined
+  // Locals written again after their initializer (`deterministic =
+  // deterministic && (...)` in a branch, `ok &= ...`): each later write's
+  // value in terms of the one before. The local holds a truth only where
+  // every write leaves the one before unchanged, whichever of them run.
+  std::map<std::string, std::vector<std::string>> rewritten;
 };
 
 // `condition` evaluated with the values of the locals it reads: a size

@@ -43,13 +43,15 @@ void BuildPickIndex(Index* ix) {
                    ix);
 }
 
-// What `fast` holds at line 8 under `a`, read through `locals` ("" when
-// it is not one known assignment).
-std::string FastHolds(LocalValues& locals, const Assumptions& a) {
-  const LocalsRead& read = locals.Of("fast", Location{kFile, 8, ""}, a);
-  auto it = read.assigned.find("fast");
-  return it == read.assigned.end() ? "" : it->second;
+// The truth of local `name` at `line` of `file` under `a`, read through
+// `locals`: "true", "false", or "" when the writes leave it open.
+std::string Holds(LocalValues& locals, const Assumptions& a, const char* file, int line, const std::string& name) {
+  Tri t = EvaluateWithLocals(name, locals.Of(name, Location{file, line, ""}, a), a);
+  return t == Tri::kUnknown ? "" : t == Tri::kTrue ? "true" : "false";
 }
+
+// What `fast` holds at line 8 under `a`.
+std::string FastHolds(LocalValues& locals, const Assumptions& a) { return Holds(locals, a, kFile, 8, "fast"); }
 
 Assumptions Rocm() {
   Assumptions a;
@@ -85,6 +87,46 @@ TEST(LocalValuesMemo, TheOtherOrderToo) {
   EXPECT_EQ(FastHolds(first, Rocm()), "");
   EXPECT_EQ(FastHolds(second, Assumptions{}), on_cuda);
   EXPECT_EQ(on_cuda, "false");
+}
+
+// Flags narrowed after their initializer, in a branch or not: the line
+// numbers are those of the condition reading them (line 13).
+constexpr char kNarrowCu[] = R"x(namespace at::native {
+
+Tensor pick_cuda(const Tensor& self, int64_t op) {
+  bool deterministic = globalContext().deterministicAlgorithms() && self.is_cuda();
+  bool fast = true;
+  bool ok = false;
+  bool any = false;
+  if (op == 1) {
+    deterministic = deterministic && (op == 2);
+    fast = fast && op > 3;
+  }
+  ok &= op > 4;
+  any |= op > 5;
+  if (deterministic || fast || ok || any) {
+    return self;
+  }
+  return self.clone();
+}
+
+}  // namespace at::native
+)x";
+
+TEST(LocalValues, AFlagEveryLaterWriteKeepsHoldsItsInitializersTruth) {
+  Index ix;
+  const char* file = "aten/src/ATen/native/cuda/Narrow.cu";
+  BuildMemoryIndex(MemoryTree({{"aten/src/ATen/native/native_functions.yaml", kNativeFunctions}, {file, kNarrowCu}}),
+                   &ix);
+  LocalValues locals(ix);
+  const Assumptions typical;
+  EXPECT_EQ(Holds(locals, typical, file, 15, "deterministic"), "false") << "false && (...) stays false";
+  EXPECT_EQ(Holds(locals, typical, file, 15, "ok"), "false") << "false &= ... stays false";
+  EXPECT_EQ(Holds(locals, typical, file, 15, "fast"), "") << "true && (op > 3) may turn it false";
+  EXPECT_EQ(Holds(locals, typical, file, 15, "any"), "") << "false |= ... may turn it true";
+  Assumptions deterministic;
+  deterministic.deterministic = true;
+  EXPECT_EQ(Holds(locals, deterministic, file, 15, "deterministic"), "") << "true && (op == 2) may not hold";
 }
 
 TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {

@@ -381,6 +381,47 @@ TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   EXPECT_TRUE(OnPath(act, "gelu_"));
 }
 
+TEST_F(MainPath260, AFlagOnlyNarrowedAfterItsFalseInitializerStaysFalse) {
+  // TensorAdvancedIndexing.cpp:1808 `bool deterministic = globalContext().deterministicAlgorithms()
+  // && (...)`, :1817 `deterministic = deterministic && (op == SUM || ...)` under `if
+  // (reduce.has_value())`: false either way by default, so `if (deterministic && ...)` (:1821)
+  // and _scatter_via_index_put's index_put_ (:1781) are off the path.
+  Trace t = TraceTree("2.6.0", "aten::scatter_.src", TraceOptions::Device::kCuda);
+  bool listed = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || op.name != "index_put_") continue;
+    listed = true;
+    EXPECT_FALSE(op.typical || op.undecided);
+  }
+  EXPECT_TRUE(listed) << "still traced, as an alternative";
+  TraceOptions deterministic;
+  deterministic.device = TraceOptions::Device::kCuda;
+  deterministic.assume = {"deterministic"};
+  EXPECT_TRUE(OnPath(TraceTree("2.6.0", "aten::scatter_.src", deterministic), "index_put_"));
+}
+
+TEST_F(MainPath260, AStubPassedToAHelperRunsWhereTheHelperCallsIt) {
+  // TensorAdvancedIndexing.cpp:1846-1849 scatter_src_out passes scatter_reduce_stub and
+  // scatter_stub to scatter_impl, leaving `reduce` at its std::nullopt (:1799); scatter_impl
+  // calls reduce_stub under reduce.has_value() (:1833), else fill_stub (:1835).
+  Trace t = TraceTree("2.6.0", "aten::scatter_.src", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "scatter.src_out");
+  ASSERT_NE(op, nullptr);
+  int read = 0;
+  for (const auto& s : op->stubs) {
+    if (s.name != "scatter_stub" && s.name != "scatter_reduce_stub") continue;
+    ++read;
+    EXPECT_EQ(s.typical && !s.undecided, s.name == "scatter_stub") << s.name;
+    EXPECT_FALSE(s.undecided) << s.name;
+  }
+  EXPECT_EQ(read, 2);
+  // cuda/ScatterGatherKernel.cu:111 launches it for both stubs' kernels: the fill kernel's way runs.
+  bool launched = false;
+  for (const auto& k : op->kernels)
+    launched = launched || (k.name == "_scatter_gather_elementwise_kernel" && (k.typical || k.undecided));
+  EXPECT_TRUE(launched);
+}
+
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
   // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
   // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).

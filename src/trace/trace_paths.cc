@@ -62,6 +62,9 @@ class PartsWays final : public CodeWays {
                     std::vector<Condition>* out) override {
     return routes_.BestCallSite(op, where, fn, out);
   }
+  bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) override {
+    return routes_.StubCallConditions(op, s, out);
+  }
   Location Definition(const OpStep& op, const std::string& name) const override {
     return optrace::Definition(op, name);
   }

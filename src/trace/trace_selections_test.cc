@@ -5,6 +5,7 @@
 // of the raw strings below (each starts at line 1 of its file).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,14 @@ constexpr char kNativeFunctions[] = R"x(- func: attend(Tensor self) -> Tensor
     CUDA: blend_cuda
 
 - func: cell(Tensor self) -> Tensor
+
+- func: spread(Tensor self) -> Tensor
+  dispatch:
+    CUDA: spread_cuda
+
+- func: spread_sum(Tensor self) -> Tensor
+  dispatch:
+    CUDA: spread_sum_cuda
 
 - func: shaped(Tensor self) -> Tensor
 
@@ -150,13 +159,66 @@ Tensor swap_dims(const Tensor& self, int64_t dim0, int64_t dim1) {
 } // namespace at::native
 )x";
 
+// aten/src/ATen/native/Spread.h
+constexpr char kSpreadH[] = R"x(#pragma once
+namespace at::native {
+using spread_fn = void (*)(const Tensor&);
+DECLARE_DISPATCH(spread_fn, spread_reduce_stub);
+DECLARE_DISPATCH(spread_fn, spread_fill_stub);
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Spread.cu: two stubs passed by name to a
+// helper that calls one of them, as the call's `reduce` decides.
+constexpr char kSpreadCu[] = R"x(#include <ATen/native/Spread.h>
+namespace at::native {
+
+DEFINE_DISPATCH(spread_reduce_stub);
+DEFINE_DISPATCH(spread_fill_stub);
+
+__global__ void spread_reduce_kernel(float* out) {}
+__global__ void spread_fill_kernel(float* out) {}
+
+void spread_reduce_cuda(const Tensor& self) { spread_reduce_kernel<<<1, 1>>>(nullptr); }
+void spread_fill_cuda(const Tensor& self) { spread_fill_kernel<<<1, 1>>>(nullptr); }
+
+template <typename ReduceStub, typename FillStub>
+void spread_impl(const Tensor& self, ReduceStub& reduce_stub, FillStub& fill_stub,
+                 const std::optional<std::string_view> reduce = std::nullopt) {
+  if (reduce.has_value()) {
+    reduce_stub(self.device().type(), self);
+  } else {
+    fill_stub(self.device().type(), self);
+  }
+}
+
+Tensor spread_cuda(const Tensor& self) {
+  spread_impl(self,
+              spread_reduce_stub,
+              spread_fill_stub);
+  return self;
+}
+
+Tensor spread_sum_cuda(const Tensor& self) {
+  spread_impl(self, spread_reduce_stub, spread_fill_stub, "sum");
+  return self;
+}
+
+REGISTER_CUDA_DISPATCH(spread_reduce_stub, &spread_reduce_cuda);
+REGISTER_CUDA_DISPATCH(spread_fill_stub, &spread_fill_cuda);
+
+} // namespace at::native
+)x";
+
 std::shared_ptr<MemoryDisk> SelectionTree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Attend.cpp", kAttendCpp},
                      {"aten/src/ATen/native/Blend.h", kBlendH},
                      {"aten/src/ATen/native/cuda/Blend.cu", kBlendCu},
-                     {"aten/src/ATen/native/Cell.cpp", kCellCpp}});
+                     {"aten/src/ATen/native/Cell.cpp", kCellCpp},
+                     {"aten/src/ATen/native/Spread.h", kSpreadH},
+                     {"aten/src/ATen/native/cuda/Spread.cu", kSpreadCu}});
 }
 
 class Selections : public ::testing::Test {
@@ -241,6 +303,32 @@ TEST_F(Selections, AVirtualCallSeveralClassesAnswerIsOpen) {
     for (const auto& c : o.when) EXPECT_EQ(c.text.find("classes'"), std::string::npos) << c.text;
   }
   EXPECT_TRUE(reached);
+}
+
+// "taken", "open" or "ruled out": a stub's or kernel's mark.
+template <typename Step>
+std::string MarkOf(const Step& s) {
+  return s.undecided ? "open" : s.typical ? "taken" : "ruled out";
+}
+
+TEST_F(Selections, AStubPassedToAHelperRunsWhereTheHelperCallsItsParameter) {
+  // Spread.cu:16-19: spread_impl calls reduce_stub when reduce.has_value(), else fill_stub;
+  // spread_cuda (:25-27) passes the stubs over three lines and leaves reduce at std::nullopt,
+  // spread_sum_cuda (:32) passes "sum".
+  for (const auto& [query, reduce] :
+       {std::pair<std::string, bool>{"aten::spread", false}, {"aten::spread_sum", true}}) {
+    Trace t = TraceIndex(index_, query, TraceOptions::Device::kCuda, {});
+    ASSERT_FALSE(t.ops.empty()) << query;
+    std::map<std::string, std::string> marks;
+    for (const auto& s : t.ops.front().stubs) marks[s.name] = MarkOf(s);
+    for (const auto& k : t.ops.front().kernels) marks[k.name] = MarkOf(k);
+    const std::string taken = reduce ? "spread_reduce" : "spread_fill",
+                      other = reduce ? "spread_fill" : "spread_reduce";
+    EXPECT_EQ(marks[taken + "_stub"], "taken") << query;
+    EXPECT_EQ(marks[other + "_stub"], "ruled out") << query;
+    EXPECT_EQ(marks[taken + "_kernel"], "taken") << query;
+    EXPECT_EQ(marks[other + "_kernel"], "ruled out") << query;
+  }
 }
 
 }  // namespace

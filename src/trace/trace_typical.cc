@@ -303,6 +303,9 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
   if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
   if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
+  // Nor one of 2^31 elements: its offsets fit 32 bits (the kernels' host
+  // code splits a bigger one and launches the same kernel on each part).
+  if (Has(atom, "can_use_32bit_indexing()") || Has(atom, "canUse32BitIndexMath(")) return Tri::kTrue;
   // A module's own mode. A parameter named `training` or `train` holds what
   // its caller passes (F.alpha_dropout's default False, nn.Dropout's
   // self.training): bound where the call is read, else left open.
@@ -381,6 +384,10 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" ||
               (ask == ".has_value()" && *v != "None" && is_none(*v))))
       return Tri::kFalse;
+    // An optional a C++ call passes a string or a number: it holds one.
+    if (v && ask == ".has_value()" && !v->empty() &&
+        (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front()))))
+      return Tri::kTrue;
     return Tri::kUnknown;
   }
   for (std::string_view op : {" is not None", " is None"}) {
