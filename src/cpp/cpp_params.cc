@@ -94,6 +94,23 @@ std::string WithoutComments(std::string_view arg) {
   return std::string(TrimView(out));
 }
 
+// Past the template argument list opening at text[open] ('<'): its
+// closing '>' outside parentheses; text.size() when it does not close
+// before a ';' or '{' (a comparison, not a template).
+size_t PastTemplateArguments(std::string_view text, size_t open) {
+  int angles = 0, parens = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(') ++parens;
+    if (c == ')' && --parens < 0) return text.size();
+    if (parens > 0) continue;
+    if (c == ';' || c == '{') return text.size();
+    if (c == '<') ++angles;
+    if (c == '>' && --angles == 0) return i + 1;
+  }
+  return text.size();
+}
+
 }  // namespace
 
 std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee) {
@@ -108,6 +125,12 @@ std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, 
     if (at > 0 && IsIdentChar(text[at - 1])) continue;
     size_t open = at + callee.size();
     while (open < text.size() && (text[open] == ' ' || text[open] == '\n')) ++open;
+    // Explicit template arguments come between the name and its '('
+    // (`launch<num_threads(), 4>(n, f)`).
+    if (open < text.size() && text[open] == '<') {
+      open = PastTemplateArguments(text, open);
+      while (open < text.size() && (text[open] == ' ' || text[open] == '\n')) ++open;
+    }
     if (open >= text.size() || text[open] != '(') continue;
     int depth = 0;
     size_t close = open;

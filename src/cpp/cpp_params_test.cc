@@ -43,6 +43,16 @@ TEST(CppParams, CallArgumentsFromALineOn) {
   EXPECT_EQ(CppCallArguments(text, 5, "f"), std::nullopt) << "notf is another name";
 }
 
+TEST(CppParams, ExplicitTemplateArgumentsComeBeforeTheCallsArguments) {
+  // cuda/ScatterGatherKernel.cu:155 `_launch_scatter_gather_kernel<num_threads(), thread_work_size()>(iter.numel(),
+  // loop);`
+  std::string text =
+      "  launch<num_threads(), (a > b)>(iter.numel(), loop);\n"
+      "  if (launch < n) g(1);\n";
+  EXPECT_EQ(CppCallArguments(text, 1, "launch"), (std::vector<std::string>{"iter.numel()", "loop"}));
+  EXPECT_EQ(CppCallArguments(text, 2, "launch"), std::nullopt) << "a comparison, no call";
+}
+
 TEST(CppParams, ACommentNamingTheParameterIsDropped) {
   // SpectralOps.cpp:364 `fft_r2c("fft", {}, self, n, dim, norm, /*forward=*/true, /*onesided=*/false);`
   std::string text = "  fft_r2c(\"fft /*x*/\", {}, self, /*forward=*/true, // why\n false);\n";

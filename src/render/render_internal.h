@@ -171,9 +171,12 @@ struct MainPathOp {
   std::vector<const KernelStep*> kernels;
   std::vector<const LibraryStep*> libraries;
   const OpStep* stub_owner = nullptr;  // the op whose stub and helpers these are
-  const Condition* when = nullptr;     // the deciding condition of its edge
-  std::string when_text;               // as the line says it: every open condition of an open branch
-  bool undecided = false;              // below a condition the assumptions cannot decide
+  // Targets of stubs the assumptions rule out (scatter_reduce_cuda_kernel
+  // under scatter_.src): never named on a launch's way.
+  std::vector<std::string> ruled_out_targets;
+  const Condition* when = nullptr;  // the deciding condition of its edge
+  std::string when_text;            // as the line says it: every open condition of an open branch
+  bool undecided = false;           // below a condition the assumptions cannot decide
 };
 struct MainPath {
   std::string device;  // "cuda" | "cpu"

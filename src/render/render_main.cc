@@ -191,6 +191,9 @@ class PathBuilder {
             e.registration = &r;
             e.stub_owner = &op;
           }
+    for (const auto& s : op.stubs)
+      if (!s.typical && !s.undecided)
+        for (const auto& r : s.registrations) e.ruled_out_targets.push_back(r.target);
     for (const auto& k : op.kernels) {
       bool have = false;
       for (const KernelStep* x : e.kernels) have = have || x->name == k.name;
@@ -478,7 +481,10 @@ std::vector<std::string> Via(const MainPathOp& e, const KernelStep& k) {
     const std::string& f = k.path[i];
     bool named = f == k.name || f.ends_with("_stub") || (e.registration && f == e.registration->target) ||
                  (e.impl && f == e.impl->function);
-    if (!named && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    // The walk's first way to the launch may pass a stub the assumptions
+    // rule out, another stub's way runs: its target is not named.
+    bool ruled_out = std::find(e.ruled_out_targets.begin(), e.ruled_out_targets.end(), f) != e.ruled_out_targets.end();
+    if (!named && !ruled_out && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
   return out;
 }

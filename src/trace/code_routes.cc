@@ -134,41 +134,71 @@ bool CodeRoutes::StubCallConditions(const OpStep& op, const StubStep& s, std::ve
 
 bool CodeRoutes::PassedOnConditions(const OpStep& op, const Location& caller, const Location& site,
                                     const std::string& passed, std::vector<Condition>* out) {
-  const CppGuardReader& r = readers_.Of(caller.file);
   // The last call starting at or above the site whose arguments name it:
   // a call's arguments may run over several lines.
   const CppGuardReader::GuardedCall* call = nullptr;
-  size_t position = 0;
-  std::vector<std::string> args;
-  for (const auto& c : r.CallsIn(caller.line)) {
+  for (const auto& c : readers_.Of(caller.file).CallsIn(caller.line)) {
     if (c.line > site.line) break;
-    auto written = CppCallArguments(r.text(), c.line, LastName(c.callee));
-    if (!written) continue;
-    for (size_t i = 0; i < written->size(); ++i)
-      if (LastName((*written)[i]) == passed) {
-        call = &c, position = i, args = std::move(*written);
-        break;
-      }
+    if (ArgumentNaming(caller, c, passed)) call = &c;
   }
-  if (!call) return false;
-  const std::string helper = LastName(call->callee);
+  std::vector<Condition> use;
+  if (!call || !ReceiverUse(op, caller, *call, passed, 0, &use)) return false;
+  for (Condition& c : ConditionsIn(call->conditions, caller.file)) out->push_back(std::move(c));
+  out->insert(out->end(), use.begin(), use.end());
+  return true;
+}
+
+std::optional<size_t> CodeRoutes::ArgumentNaming(const Location& caller, const CppGuardReader::GuardedCall& call,
+                                                 const std::string& passed) {
+  auto args = CppCallArguments(readers_.Of(caller.file).text(), call.line, LastName(call.callee));
+  if (!args) return std::nullopt;
+  for (size_t i = 0; i < args->size(); ++i)
+    if (LastName((*args)[i]) == passed) return i;
+  return std::nullopt;
+}
+
+bool CodeRoutes::ReceiverUse(const OpStep& op, const Location& caller, const CppGuardReader::GuardedCall& call,
+                             const std::string& passed, int depth, std::vector<Condition>* out) {
+  const std::optional<size_t> position = ArgumentNaming(caller, call, passed);
+  const std::string helper = LastName(call.callee);
   const Location where = Definition(op, helper);
-  if (!where.valid()) return false;
+  if (!position || !where.valid()) return false;
   std::vector<CppParameter> params;
   for (uint32_t id : ix_.cpp.FunctionsNamed(helper)) {
     const CppFunction& f = ix_.cpp.functions()[id];
     if (ix_.cpp.file(f.file) == where.file && static_cast<int>(f.line) == where.line)
       params = ParseCppParameters(f.params);
   }
-  if (position >= params.size() || params[position].name.empty() || args.size() > params.size()) return false;
-  std::vector<Condition> inner;
-  for (const auto& c : readers_.Of(where.file).CallsIn(where.line))
-    if (LastName(c.callee) == params[position].name)
-      for (Condition& cond : ConditionsIn(c.conditions, where.file)) inner.push_back(std::move(cond));
-  BindParameters(op, params, args, inner);
-  if (!BestCallSite(op, where, params[position].name, &inner)) return false;
-  for (Condition& c : ConditionsIn(call->conditions, caller.file)) out->push_back(std::move(c));
-  out->insert(out->end(), inner.begin(), inner.end());
+  auto args = CppCallArguments(readers_.Of(caller.file).text(), call.line, helper);
+  if (*position >= params.size() || params[*position].name.empty() || !args || args->size() > params.size())
+    return false;
+  const std::string& param = params[*position].name;
+  // Where it calls the parameter, and where it passes it on to a helper
+  // of its own (unary_op_impl_with_complex_to_float_out calls `stub` for
+  // a complex input, else hands it to unary_op_impl_out).
+  std::vector<std::vector<Condition>> sites;
+  std::vector<Condition> all;
+  for (const auto& c : readers_.Of(where.file).CallsIn(where.line)) {
+    std::vector<Condition> site = ConditionsIn(c.conditions, where.file);
+    all.insert(all.end(), site.begin(), site.end());
+    if (LastName(c.callee) != param) {
+      std::vector<Condition> inner;
+      if (depth >= kValueDepth || !ReceiverUse(op, where, c, param, depth + 1, &inner)) continue;
+      site.insert(site.end(), inner.begin(), inner.end());
+    }
+    sites.push_back(std::move(site));
+  }
+  BindParameters(op, params, *args, all);
+  Tri best = Tri::kFalse;
+  const std::vector<Condition>* chosen = nullptr;
+  for (const auto& site : sites) {
+    const Tri v = values_.Evaluate(op, site);
+    if (chosen && Rank(v) <= Rank(best)) continue;
+    best = v;
+    chosen = &site;
+  }
+  if (!chosen) return false;
+  out->insert(out->end(), chosen->begin(), chosen->end());
   return true;
 }
 

@@ -69,11 +69,18 @@ class CodeRoutes {
   bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out);
 
  private:
-  // The conditions of the call of `fn` at `site` in `caller` that passes
-  // `passed` by name, then of `fn`'s best call of the parameter that
-  // receives it.
+  // The conditions of the call at or above `site` in `caller` that passes
+  // `passed` by name, then of its receiver's use of it (ReceiverUse).
   bool PassedOnConditions(const OpStep& op, const Location& caller, const Location& site, const std::string& passed,
                           std::vector<Condition>* out);
+  // Which of `call`'s arguments (written in the function at `caller`) names `passed`.
+  std::optional<size_t> ArgumentNaming(const Location& caller, const CppGuardReader::GuardedCall& call,
+                                       const std::string& passed);
+  // The conditions under which the helper `call` passes `passed` to uses
+  // the parameter receiving it: the best of its calls of it and of its
+  // calls passing it on (taken, else open, else ruled out).
+  bool ReceiverUse(const OpStep& op, const Location& caller, const CppGuardReader::GuardedCall& call,
+                   const std::string& passed, int depth, std::vector<Condition>* out);
   // Decides, for `op`, the conditions of a helper with parameters
   // `params` that the call's `args` fix.
   void BindParameters(const OpStep& op, const std::vector<CppParameter>& params, const std::vector<std::string>& args,

@@ -15,6 +15,7 @@
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
 #include "trace/trace_typical.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -119,6 +120,10 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
   for (const std::string& name : names) {
     std::vector<CppGuardReader::Write> writes =
         r.Writes(from, where.line, name, [&](int line) { return Built(r, line, a); });
+    if (writes.empty() && SizeEveryCallerPasses(fn, name)) {
+      out.sizes.insert(name);
+      continue;
+    }
     if (writes.empty() || !writes.front().plain || writes.front().value.empty()) continue;
     std::string expr = std::move(writes.front().value);
     if (writes.size() > 1) {
@@ -151,6 +156,25 @@ std::vector<std::string> LocalValues::BareNames(std::string_view text) {
     i = j;
   }
   return out;
+}
+
+bool LocalValues::SizeEveryCallerPasses(int32_t fn, const std::string& name) const {
+  const CppFunction& f = ix_.cpp.functions()[fn];
+  const std::string& callee = f.name;
+  if (ix_.cpp.FunctionsNamed(callee).size() != 1) return false;  // overloads: which one a call is, not read
+  const std::vector<CppParameter> params = ParseCppParameters(f.params);
+  size_t at = 0;
+  while (at < params.size() && params[at].name != name) ++at;
+  if (at == params.size()) return false;
+  const std::vector<uint32_t> calls = ix_.cpp.CallersOf(callee);
+  if (calls.empty() || calls.size() > kSizeCallersRead) return false;
+  for (uint32_t id : calls) {
+    const CppCall& call = ix_.cpp.calls()[id];
+    const std::string& file = ix_.cpp.file(call.file);
+    auto args = CppCallArguments(GuardReaderOf(ix_, file).text(), static_cast<int>(call.line), callee);
+    if (!args || at >= args->size() || !IsSizeExpression((*args)[at])) return false;
+  }
+  return true;
 }
 
 int32_t LocalValues::FunctionHolding(const Location& where) {

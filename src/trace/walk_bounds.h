@@ -97,6 +97,10 @@ inline constexpr int kMaxConditionNesting = 32;
 // guards and a return (cudnn_is_acceptable's 15 lines, a library check's
 // 30), not a function to evaluate.
 inline constexpr int kMaxInlinePredicateLines = 40;
+// The most calls of a function whose arguments are read to tell that a
+// parameter is a size at every one: a launcher's few callers, not a
+// utility's hundreds.
+inline constexpr size_t kSizeCallersRead = 8;
 
 // --- kernel names (kernel_query.cc) -----------------------------------------
 
