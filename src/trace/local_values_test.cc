@@ -129,6 +129,42 @@ TEST(LocalValues, AFlagEveryLaterWriteKeepsHoldsItsInitializersTruth) {
   EXPECT_EQ(Holds(locals, deterministic, file, 15, "deterministic"), "") << "true && (op == 2) may not hold";
 }
 
+// `n` of launch() is a size at both its calls; `m` of other() is not at one.
+constexpr char kCallersCu[] = R"x(namespace at::native {
+
+void launch(int64_t n) {
+  if (n == 0) return;
+}
+
+void other(int64_t m) {
+  if (m == 0) return;
+}
+
+Tensor pick_cuda(const Tensor& self) {
+  launch<4>(self.numel());
+  launch(self.size(0) * self.size(1));
+  other(self.numel());
+  other(self.numel() - 1);
+  return self;
+}
+
+}  // namespace at::native
+)x";
+
+TEST(LocalValues, AParameterEveryCallerPassesASizeIsOne) {
+  Index ix;
+  const char* file = "aten/src/ATen/native/cuda/Callers.cu";
+  BuildMemoryIndex(MemoryTree({{"aten/src/ATen/native/native_functions.yaml", kNativeFunctions}, {file, kCallersCu}}),
+                   &ix);
+  LocalValues locals(ix);
+  const Assumptions typical;
+  auto at_least_one = [&](const char* name, int line) {
+    return locals.Of(std::string(name) + " == 0", Location{file, line, ""}, typical).sizes.count(name) > 0;
+  };
+  EXPECT_TRUE(at_least_one("n", 4)) << "numel() and a product of sizes";
+  EXPECT_FALSE(at_least_one("m", 8)) << "numel() - 1 may be 0";
+}
+
 TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {
   const Assumptions base;
   std::vector<Assumptions> changed(9, base);

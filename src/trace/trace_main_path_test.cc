@@ -415,11 +415,20 @@ TEST_F(MainPath260, AStubPassedToAHelperRunsWhereTheHelperCallsIt) {
     EXPECT_FALSE(s.undecided) << s.name;
   }
   EXPECT_EQ(read, 2);
-  // cuda/ScatterGatherKernel.cu:111 launches it for both stubs' kernels: the fill kernel's way runs.
+  // cuda/ScatterGatherKernel.cu:111 launches it for both stubs' kernels: the fill kernel's way
+  // runs, past `if (!iter.can_use_32bit_indexing())` (:126) and `if (N == 0) return;` (:104),
+  // whose N both calls (:155, :377) pass iter.numel().
   bool launched = false;
   for (const auto& k : op->kernels)
-    launched = launched || (k.name == "_scatter_gather_elementwise_kernel" && (k.typical || k.undecided));
+    launched = launched || (k.name == "_scatter_gather_elementwise_kernel" && k.typical && !k.undecided);
   EXPECT_TRUE(launched);
+  // UnaryOps.cpp:544 abs_out hands abs_stub to unary_op_impl_with_complex_to_float_out, which
+  // calls it for a complex input (:443) and else hands it on to unary_op_impl_out (:455, :407).
+  Trace abs = TraceTree("2.6.0", "torch.abs", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(abs, "abs.out");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(out->stubs.size(), 1u);
+  EXPECT_TRUE(out->stubs[0].typical && !out->stubs[0].undecided);
 }
 
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
