@@ -81,13 +81,18 @@ bool CodeRoutes::BestCallSite(const OpStep& op, const Location& where, const std
 // What the guard reader says depends on the code alone, so it is kept for
 // the trace: RouteTo asks every listed function in turn, for every
 // launch's way, whether it calls `fn`, and most do not.
+size_t CodeRoutes::PlaceCallHash::operator()(const PlaceCall& k) const {
+  const size_t a = std::hash<std::string_view>{}(k.file), b = std::hash<std::string_view>{}(k.fn);
+  return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2)) ^ static_cast<size_t>(k.line) * 0x100000001b3ULL;
+}
+
 const std::vector<Condition>* CodeRoutes::FirstCall(const Location& where, const std::string& fn) {
-  auto it = first_calls_.find(std::tuple<std::string_view, int, std::string_view>(where.file, where.line, fn));
+  auto it = first_calls_.find(PlaceCall{where.file, where.line, fn});
   if (it == first_calls_.end()) {
     std::optional<std::vector<Condition>> conditions;
     std::vector<CodeCondition> first;
     if (readers_.Of(where.file).CallConditions(where.line, 0, fn, &first)) conditions = ConditionsIn(first, where.file);
-    it = first_calls_.emplace(std::tuple(where.file, where.line, fn), std::move(conditions)).first;
+    it = first_calls_.emplace(PlaceCallKey{where.file, where.line, fn}, std::move(conditions)).first;
   }
   return it->second ? &*it->second : nullptr;
 }
@@ -122,6 +127,17 @@ int CodeRoutes::ClassesDefining(const OpStep& op, const std::string& fn, CodeDev
 }
 
 bool CodeRoutes::StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) {
+  auto [slot, fresh] = stub_calls_.try_emplace(&s);
+  if (fresh) {
+    std::vector<Condition> read;
+    if (ReadStubCall(op, s, &read)) slot->second = std::move(read);
+  }
+  if (!slot->second) return false;
+  out->insert(out->end(), slot->second->begin(), slot->second->end());
+  return true;
+}
+
+bool CodeRoutes::ReadStubCall(const OpStep& op, const StubStep& s, std::vector<Condition>* out) {
   std::vector<CodeCondition> at;
   if (readers_.Of(s.call_site.file).CallConditions(1, s.call_site.line, s.name, &at)) {
     for (Condition& c : ConditionsIn(at, s.call_site.file)) out->push_back(std::move(c));
@@ -224,6 +240,47 @@ void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter
   }
 }
 
+bool CodeRoutes::ForEachListed(const OpStep& op, CodeDevice device,
+                               const std::function<bool(std::string_view, const Location&)>& visit) {
+  for (const auto& im : op.impls)
+    if (Serves(im.key, device) && visit(LastNameView(im.function), im.where)) return true;
+  for (const auto& h : op.helpers)
+    if (Serves(h.key, device) && visit(LastNameView(h.function), h.where)) return true;
+  for (const auto& s : op.stubs)
+    for (const auto& r : s.registrations)
+      if (Serves(r.device, device) && visit(LastNameView(r.target), r.target_definition)) return true;
+  return false;
+}
+
+const std::vector<std::pair<std::string_view, const Location*>>& CodeRoutes::RecordedCallers(const OpStep& op,
+                                                                                             const std::string& fn,
+                                                                                             CodeDevice device) {
+  auto [slot, fresh] = callers_.try_emplace({&op, fn, device});
+  if (!fresh) return slot->second;
+  const std::set<std::pair<std::string_view, int>>& calling = FunctionsCalling(fn);
+  // The names and places are the op's own (not copied).
+  ForEachListed(op, device, [&](std::string_view name, const Location& where) {
+    if (name != fn && where.valid() && calling.count({where.file, where.line}) && FirstCall(where, fn))
+      slot->second.push_back({name, &where});
+    return false;
+  });
+  return slot->second;
+}
+
+const std::set<std::pair<std::string_view, int>>& CodeRoutes::FunctionsCalling(const std::string& fn) {
+  auto [slot, fresh] = functions_calling_.try_emplace(fn);
+  if (!fresh) return slot->second;
+  const CppIndex& cpp = ix_.cpp;
+  for (uint32_t id : cpp.CallersOf(fn)) {
+    const CppCall& call = cpp.calls()[id];
+    const int32_t f = cpp.FunctionAt(call.file, call.line);
+    if (f < 0) continue;
+    const CppFunction& def = cpp.functions()[f];
+    slot->second.insert({cpp.file(def.file), static_cast<int>(def.line)});
+  }
+  return slot->second;
+}
+
 bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {
   std::set<std::string> seen;
   return RouteTo(op, fn, 0, &seen, out, device);
@@ -245,16 +302,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
       return true;
     }
   }
-  // A helper: the first listed function whose body calls it. The names
-  // and places are the op's own (not copied: every launch's way asks again).
-  std::vector<std::pair<std::string_view, const Location*>> callers;
-  for (const auto& im : op.impls)
-    if (Serves(im.key, device)) callers.push_back({LastNameView(im.function), &im.where});
-  for (const auto& h : op.helpers)
-    if (Serves(h.key, device)) callers.push_back({LastNameView(h.function), &h.where});
-  for (const auto& s : op.stubs)
-    for (const auto& r : s.registrations)
-      if (Serves(r.device, device)) callers.push_back({LastNameView(r.target), &r.target_definition});
+  // A helper: the first listed function whose body calls it.
   // A caller whose way the assumptions rule out gives way to the next that
   // calls it too (cuda_scatter_gather_base_kernel, called from scatter's
   // reduce kernel, which `reduce.has_value()` rules out, and from its fill
@@ -263,27 +311,39 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   // the way here: the one ruled out passed functions the next may share.
   std::optional<std::vector<Condition>> ruled_out;
   const std::set<std::string> passed = *seen;
-  for (const auto& [name, where] : callers) {
-    if (name == fn || !where->valid()) continue;
+  // A way through caller `name` (defined at `where`) that the assumptions
+  // do not rule out: appended to *out.
+  auto through = [&](std::string_view name, const Location& where) {
     std::vector<Condition> conv;
-    if (!BestCallSite(op, *where, fn, &conv)) continue;
+    if (!BestCallSite(op, where, fn, &conv)) return false;
     std::vector<Condition> route;
     if (ruled_out) *seen = passed;
-    if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device)) continue;
+    if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device)) return false;
     route.insert(route.end(), conv.begin(), conv.end());
     // A call by name that several classes answer (CellParams' and
     // QuantizedCellParams' overrides of linear_ih): which one runs is the
     // receiver's class, which the trace does not know.
     if (const int n = ClassesDefining(op, fn, device); n > 1)
       route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
-                       ConditionKind::kRoute, *where});
+                       ConditionKind::kRoute, where});
     if (values_.Evaluate(op, route) == Tri::kFalse) {
       if (!ruled_out) ruled_out = std::move(route);
-      continue;
+      return false;
     }
     out->insert(out->end(), route.begin(), route.end());
     return true;
-  }
+  };
+  // The functions the index records a call of `fn` in first; the others
+  // (a function a macro defines) only where none of those has a way, read
+  // until one has.
+  for (const auto& [name, where] : RecordedCallers(op, fn, device))
+    if (through(name, *where)) return true;
+  const std::set<std::pair<std::string_view, int>>& recorded = FunctionsCalling(fn);
+  if (ForEachListed(op, device, [&](std::string_view name, const Location& where) {
+        return name != fn && where.valid() && !recorded.count({where.file, where.line}) && FirstCall(where, fn) &&
+               through(name, where);
+      }))
+    return true;
   if (ruled_out) {
     out->insert(out->end(), ruled_out->begin(), ruled_out->end());
     return true;

@@ -7,6 +7,7 @@
 // and evaluates with PathValues to pick the best of several call sites.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -69,6 +70,8 @@ class CodeRoutes {
   bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out);
 
  private:
+  // StubCallConditions, uncached.
+  bool ReadStubCall(const OpStep& op, const StubStep& s, std::vector<Condition>* out);
   // The conditions of the call at or above `site` in `caller` that passes
   // `passed` by name, then of its receiver's use of it (ReceiverUse).
   bool PassedOnConditions(const OpStep& op, const Location& caller, const Location& site, const std::string& passed,
@@ -88,6 +91,21 @@ class CodeRoutes {
 
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
                std::vector<Condition>* out, CodeDevice device);
+  // Calls `visit` with each function `op` lists for `device`
+  // (implementations, helpers, stub targets) in order, until it returns
+  // true; whether one did.
+  bool ForEachListed(const OpStep& op, CodeDevice device,
+                     const std::function<bool(std::string_view, const Location&)>& visit);
+  // Those whose bodies call `fn` where the index records the call
+  // (FunctionsCalling), in order, once per trace: every launch's way asks
+  // again, and reading every listed function's guards for `fn` was a
+  // fifth of trace --all.
+  const std::vector<std::pair<std::string_view, const Location*>>& RecordedCallers(const OpStep& op,
+                                                                                   const std::string& fn,
+                                                                                   CodeDevice device);
+  // The functions (file, line of the definition) the index records a call
+  // of `fn` in, once per trace.
+  const std::set<std::pair<std::string_view, int>>& FunctionsCalling(const std::string& fn);
   // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
   int ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
   // The conditions of the first call of `fn` in the function defined at
@@ -98,8 +116,40 @@ class CodeRoutes {
   GuardReaders& readers_;
   PathValues& values_;
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
-  // FirstCall's answers, by (file, line, callee)
-  std::map<std::tuple<std::string, int, std::string>, std::optional<std::vector<Condition>>, std::less<>> first_calls_;
+  std::map<std::tuple<const OpStep*, std::string, CodeDevice>,
+           std::vector<std::pair<std::string_view, const Location*>>>
+      callers_;                                                                            // RecordedCallers' answers
+  std::unordered_map<const StubStep*, std::optional<std::vector<Condition>>> stub_calls_;  // StubCallConditions's
+  std::unordered_map<std::string, std::set<std::pair<std::string_view, int>>> functions_calling_;  // FunctionsCalling's
+  // FirstCall's answers, by (file, line, callee): hashed, looked up
+  // without copying the strings (every caller of every launch's way asks).
+  struct PlaceCall {
+    std::string_view file;
+    int line;
+    std::string_view fn;
+  };
+  struct PlaceCallKey {
+    std::string file;
+    int line;
+    std::string fn;
+  };
+  struct PlaceCallHash {
+    using is_transparent = void;
+    size_t operator()(const PlaceCall& k) const;
+    size_t operator()(const PlaceCallKey& k) const { return (*this)(PlaceCall{k.file, k.line, k.fn}); }
+  };
+  struct PlaceCallEqual {
+    using is_transparent = void;
+    static PlaceCall View(const PlaceCallKey& k) { return {k.file, k.line, k.fn}; }
+    static const PlaceCall& View(const PlaceCall& k) { return k; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const PlaceCall& x = View(a);
+      const PlaceCall& y = View(b);
+      return x.line == y.line && x.fn == y.fn && x.file == y.file;
+    }
+  };
+  std::unordered_map<PlaceCallKey, std::optional<std::vector<Condition>>, PlaceCallHash, PlaceCallEqual> first_calls_;
 };
 
 }  // namespace optrace
