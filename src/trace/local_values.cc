@@ -14,8 +14,8 @@
 #include "cpp/cpp_params.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
+#include "trace/size_values.h"
 #include "trace/trace_typical.h"
-#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -117,10 +117,11 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
   if (fn < 0) return out;
   const CppGuardReader& r = GuardReaderOf(ix_, where.file);
   const int from = static_cast<int>(ix_.cpp.functions()[fn].line);
+  const BuiltLine built = [&](const CppGuardReader& reader, int line) { return Built(reader, line, a); };
   for (const std::string& name : names) {
     std::vector<CppGuardReader::Write> writes =
         r.Writes(from, where.line, name, [&](int line) { return Built(r, line, a); });
-    if (writes.empty() && SizeEveryCallerPasses(fn, name)) {
+    if (writes.size() <= 1 && LocalHoldsSize(ix_, fn, name, where.line, built)) {
       out.sizes.insert(name);
       continue;
     }
@@ -129,9 +130,6 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
     if (writes.size() > 1) {
       std::vector<std::string>& later = out.rewritten[name];
       for (size_t i = 1; i < writes.size(); ++i) later.push_back(std::move(writes[i].value));
-    } else if (IsSizeExpression(expr)) {
-      out.sizes.insert(name);
-      continue;
     }
     if (std::string inlined = InlinePredicates(ix_, expr, where.file, a); !inlined.empty())
       out.inlined[name] = std::move(inlined);
@@ -156,25 +154,6 @@ std::vector<std::string> LocalValues::BareNames(std::string_view text) {
     i = j;
   }
   return out;
-}
-
-bool LocalValues::SizeEveryCallerPasses(int32_t fn, const std::string& name) const {
-  const CppFunction& f = ix_.cpp.functions()[fn];
-  const std::string& callee = f.name;
-  if (ix_.cpp.FunctionsNamed(callee).size() != 1) return false;  // overloads: which one a call is, not read
-  const std::vector<CppParameter> params = ParseCppParameters(f.params);
-  size_t at = 0;
-  while (at < params.size() && params[at].name != name) ++at;
-  if (at == params.size()) return false;
-  const std::vector<uint32_t> calls = ix_.cpp.CallersOf(callee);
-  if (calls.empty() || calls.size() > kSizeCallersRead) return false;
-  for (uint32_t id : calls) {
-    const CppCall& call = ix_.cpp.calls()[id];
-    const std::string& file = ix_.cpp.file(call.file);
-    auto args = CppCallArguments(GuardReaderOf(ix_, file).text(), static_cast<int>(call.line), callee);
-    if (!args || at >= args->size() || !IsSizeExpression((*args)[at])) return false;
-  }
-  return true;
 }
 
 int32_t LocalValues::FunctionHolding(const Location& where) {

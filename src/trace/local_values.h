@@ -22,8 +22,10 @@
 // A write in an `#if` group the assumed build leaves out (`#ifdef USE_ROCM`
 // on CUDA) is no write: the local's other assignment is its only one.
 //
-// A parameter every call of its function passes a size (`N` of
-// `_launch_scatter_gather_kernel(iter.numel(), f)`) is a size too.
+// Sizes are followed further by trace/size_values.h: through a helper's
+// returned pair (layer_norm_cuda's `M = M_N.first`), `c10::multiply_integers`
+// over a tensor's sizes, and a parameter every caller passes a size (`N`
+// of `_launch_scatter_gather_kernel(iter.numel(), f)`).
 //
 // `x.size(0) - 1` may be 0, and a helper's result may be anything.
 #pragma once
@@ -77,11 +79,6 @@ class LocalValues {
  private:
   // What Of reads, uncached.
   LocalsRead Read(const std::string& condition, const Location& where, const Assumptions& a);
-  // Whether every call of function `fn` (one definition of its name, a
-  // few calls) passes its parameter `name` a size of a tensor: `N == 0`
-  // in `_launch_scatter_gather_kernel(int64_t N, ...)`, called with
-  // `iter.numel()`, is no typical tensor's.
-  bool SizeEveryCallerPasses(int32_t fn, const std::string& name) const;
   // The indexed C++ function whose body holds `where`, or -1.
   int32_t FunctionHolding(const Location& where);
 

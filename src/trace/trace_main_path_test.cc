@@ -431,6 +431,21 @@ TEST_F(MainPath260, AStubPassedToAHelperRunsWhereTheHelperCallsIt) {
   EXPECT_TRUE(out->stubs[0].typical && !out->stubs[0].undecided);
 }
 
+TEST_F(MainPath260, ASizeAHelperReturnsInAPairDecidesTheEmptyInputBranch) {
+  // cuda/layer_norm_kernel.cu:1404-1405 `auto M_N = _check_layer_norm_inputs(...); auto M = M_N.first;`,
+  // layer_norm.h:90 M = c10::multiply_integers over input.sizes(), :95 `return std::make_pair(M, N)`
+  // (vulkan/ and functorch/ define namesakes the .cu file does not include): `M > 0` (:1424) holds,
+  // so the zeros_like of its else-branch (:1431) does not run.
+  Trace t = TraceTree("2.6.0", "aten::native_layer_norm_backward", TraceOptions::Device::kCuda);
+  bool listed = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || op.name != "zero_" || op.reached_from != "native_layer_norm_backward") continue;
+    listed = true;
+    EXPECT_FALSE(op.typical || op.undecided);
+  }
+  EXPECT_TRUE(listed) << "still traced, as an alternative";
+}
+
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
   // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
   // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).

@@ -101,6 +101,10 @@ inline constexpr int kMaxInlinePredicateLines = 40;
 // parameter is a size at every one: a launcher's few callers, not a
 // utility's hundreds.
 inline constexpr size_t kSizeCallersRead = 8;
+// How many steps back (locals, a helper's returns, callers' arguments) a
+// value is followed to find it a size of a tensor (trace/size_values.h):
+// layer_norm_cuda's M is four.
+inline constexpr int kSizeValueDepth = 6;
 
 // --- kernel names (kernel_query.cc) -----------------------------------------
 
