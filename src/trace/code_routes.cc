@@ -235,8 +235,10 @@ void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || c.kind == ConditionKind::kRoute)
       continue;
     if (values_.EvaluateOnce(c.text, values_.AssumptionsOf(op)) != Tri::kUnknown) continue;
-    if (const Tri t = EvaluateCondition(c.text, false, with); t != Tri::kUnknown)
+    if (const Tri t = EvaluateCondition(c.text, false, with); t != Tri::kUnknown) {
       values_.BindInHelper(DecidedKey(op, c), t);
+      if (binding_log_) binding_log_->push_back({DecidedKey(op, c), t});
+    }
   }
 }
 

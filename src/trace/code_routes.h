@@ -59,6 +59,11 @@ class CodeRoutes {
   // defined at `where` (taken, else open, else ruled out); false: no call.
   bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn, std::vector<Condition>* out);
 
+  // Where the helper bindings decided from here on go too (null: nowhere):
+  // an edge read once and replayed into later traces (trace/op_edges.h)
+  // replays them with it.
+  void LogBindingsTo(std::vector<std::pair<std::string, Tri>>* log) { binding_log_ = log; }
+
   // The conditions of stub `s`'s call, appended to *out: those around it
   // where it is called by name; where it is passed by name to a helper
   // (`scatter_impl(self, dim, index, src, out, scatter_reduce_stub,
@@ -115,6 +120,7 @@ class CodeRoutes {
   const Index& ix_;
   GuardReaders& readers_;
   PathValues& values_;
+  std::vector<std::pair<std::string, Tri>>* binding_log_ = nullptr;            // LogBindingsTo
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>,
            std::vector<std::pair<std::string_view, const Location*>>>

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/text.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
 
@@ -46,6 +47,15 @@ std::vector<std::map<std::string, std::optional<std::string>>> FormulaCallBindin
         if (arguments.size() > parameters.size()) continue;  // another overload's call
         std::map<std::string, std::optional<std::string>> site;
         for (size_t k = 0; k < arguments.size(); ++k) {
+          // The incoming gradient (`grad`, `grads[1]`; no forward argument
+          // of that name) is itself: defined for the first output only
+          // (trace_typical.h's DefinedGradient).
+          const bool gradient = arguments[k] == "grad" || arguments[k].starts_with("grads[");
+          if (gradient && !forward_names.count(arguments[k]) &&
+              DefinedGradient(arguments[k] + ".defined()") != Tri::kUnknown) {
+            site[parameters[k].name] = arguments[k];
+            continue;
+          }
           auto value = forward_values.find(arguments[k]);
           if (forward_names.count(arguments[k]) && value != forward_values.end())
             site[parameters[k].name] = value->second;

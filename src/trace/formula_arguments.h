@@ -4,7 +4,9 @@
 // padding_idx, scale_grad_by_freq, sparse)`) carry the value the forward
 // call binds, or its schema default, into the backward op's parameters --
 // so embedding's `sparse=False` decides embedding_backward's `if (sparse)`
-// the way a Python call's arguments decide a forward op's branches.
+// the way a Python call's arguments decide a forward op's branches. The
+// incoming gradient passed on (`grads[0]`, `grads[1]`) binds as itself:
+// _cudnn_rnn_backward's `grad_output_r.defined()` holds, `grad_hy_r`'s not.
 #pragma once
 
 #include <map>

@@ -44,8 +44,12 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
   const std::string& v = held->second;
   const bool empty = v == "None" || v == "std::nullopt" || v == "c10::nullopt";
   if (empty) return IsCppLiteral(fallback) ? std::optional<std::string>(fallback) : std::nullopt;
-  return IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') ? std::optional<std::string>(v)
-                                                                                     : std::nullopt;
+  // The incoming gradient a backward formula passes (`grads[0]`) stays
+  // itself: whether it is defined is what the backward's conditions ask.
+  const bool gradient = (v == "grad" || v.starts_with("grads[")) && DefinedGradient(v + ".defined()") != Tri::kUnknown;
+  return gradient || IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'')
+             ? std::optional<std::string>(v)
+             : std::nullopt;
 }
 
 // The truth local `name` holds after `writes` (each in terms of the value
@@ -149,7 +153,9 @@ std::vector<std::string> LocalValues::BareNames(std::string_view text) {
     while (j < text.size() && IsIdentChar(text[j])) ++j;
     const char before = i > 0 ? text[i - 1] : ' ', after = j < text.size() ? text[j] : ' ';
     const bool member = before == '.' || before == '>' || before == ':';
-    if (!member && after != '(' && after != '<' && after != ':' && after != '.' && after != '-')
+    // A receiver asked whether it holds a value (`grad_output_r.defined()`).
+    const bool asked = text.substr(j).starts_with(".defined()") || text.substr(j).starts_with(".has_value()");
+    if (!member && after != '(' && after != '<' && after != ':' && (after != '.' || asked) && after != '-')
       out.emplace_back(text.substr(i, j - i));
     i = j;
   }

@@ -73,7 +73,8 @@ class LocalValues {
   const LocalsRead& Of(const std::string& condition, const Location& where, const Assumptions& a);
 
   // The identifiers of a condition that name variables: no call, member,
-  // scope or template follows or precedes them.
+  // scope or template follows or precedes them, save `.defined()` and
+  // `.has_value()` (what a local holding a parameter's value answers).
   static std::vector<std::string> BareNames(std::string_view text);
 
  private:

@@ -165,6 +165,11 @@ TEST(LocalValues, AParameterEveryCallerPassesASizeIsOne) {
   EXPECT_FALSE(at_least_one("m", 8)) << "numel() - 1 may be 0";
 }
 
+TEST(LocalValues, AReceiverAskedWhetherItHoldsAValueIsALocalRead) {
+  EXPECT_EQ(LocalValues::BareNames("!grad_output_r.defined() && x.size(0) == n || opt.has_value()"),
+            (std::vector<std::string>{"grad_output_r", "n", "opt"}));
+}
+
 TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {
   const Assumptions base;
   std::vector<Assumptions> changed(9, base);

@@ -34,7 +34,11 @@ std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent
   }
   EdgeAnnotation made;
   Location picked;  // EdgeConditions sets only a listed call's place
+  // The ways read on the way bind helpers' parameters too (a stub passed
+  // to a helper: CodeRoutes::StubCallConditions): kept with the edge.
+  routes_.LogBindingsTo(own ? nullptr : &made.bound);
   made.when = EdgeConditions(parent, child, &made.found, &picked, own ? nullptr : &made.bound);
+  routes_.LogBindingsTo(nullptr);
   *found = made.found;
   if (picked.valid()) *site = made.site.emplace(picked);
   if (!own) edges.Keep(parent, child, made);

@@ -446,6 +446,19 @@ TEST_F(MainPath260, ASizeAHelperReturnsInAPairDecidesTheEmptyInputBranch) {
   EXPECT_TRUE(listed) << "still traced, as an alternative";
 }
 
+TEST_F(MainPath260, TheIncomingGradientAFormulaPassesIsDefinedForTheFirstOutputOnly) {
+  // derivatives.yaml:2766 passes `grads[0], grads[1], grads[2]` to _cudnn_rnn_backward, whose
+  // cudnn/RNN.cpp:2117 `const Tensor& grad_output_r = grad_output_r_opt.value_or(Tensor());` makes
+  // `if (!grad_output_r.defined() && !grad_hy_r.defined() && !grad_cy_r.defined()) return` (:2122)
+  // not taken: the cuDNN backward (_cudnn_rnn_backward_input) runs.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  const OpStep* backward = FindOp(t, "_cudnn_rnn_backward", OpRole::kBackward);
+  ASSERT_NE(backward, nullptr);
+  bool cudnn = false;
+  for (const auto& l : backward->libraries) cudnn = cudnn || (l.name == "cuDNN" && l.typical && !l.undecided);
+  EXPECT_TRUE(cudnn);
+}
+
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
   // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
   // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).

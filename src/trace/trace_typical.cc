@@ -214,21 +214,6 @@ Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
-// In a backward formula: `grad.defined()`, `grads[0].defined()` (the first
-// output's gradient) is true; `grads[1].defined()` and later ones false.
-Tri DefinedGradient(std::string_view atom) {
-  std::string_view s = TrimView(atom);
-  if (!s.ends_with(".defined()")) return Tri::kUnknown;
-  s.remove_suffix(10);
-  if (s == "grad" || s == "grad_output" || s == "grad_out" || s == "grads[0]") return Tri::kTrue;
-  if (s.starts_with("grads[") && s.ends_with("]") && s.size() > 7) {
-    std::string_view n = s.substr(6, s.size() - 7);
-    if (std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return Tri::kFalse;
-  }
-  return Tri::kUnknown;
-}
-
 // `x.is_contiguous()`: a typical tensor is contiguous in the default
 // memory format. A view the code makes of it first (`result.mT()`,
 // `x.transpose(-2, -1)`: contiguous only where a size is 1) and
@@ -384,6 +369,10 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" ||
               (ask == ".has_value()" && *v != "None" && is_none(*v))))
       return Tri::kFalse;
+    // A parameter or local holding the incoming gradient (`grads[0]`
+    // passed by the formula): defined as that gradient is.
+    if (v && ask == ".defined()" && (*v == "grad" || v->starts_with("grads[")))
+      if (Tri gradient = DefinedGradient(*v + ".defined()"); gradient != Tri::kUnknown) return gradient;
     // An optional a C++ call passes a string or a number: it holds one.
     if (v && ask == ".has_value()" && !v->empty() &&
         (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front()))))
@@ -576,6 +565,19 @@ std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumpti
 }
 
 }  // namespace
+
+Tri DefinedGradient(std::string_view atom) {
+  std::string_view s = TrimView(atom);
+  if (!s.ends_with(".defined()")) return Tri::kUnknown;
+  s.remove_suffix(10);
+  if (s == "grad" || s == "grad_output" || s == "grad_out" || s == "grads[0]") return Tri::kTrue;
+  if (s.starts_with("grads[") && s.ends_with("]") && s.size() > 7) {
+    std::string_view n = s.substr(6, s.size() - 7);
+    if (std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return Tri::kFalse;
+  }
+  return Tri::kUnknown;
+}
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
 

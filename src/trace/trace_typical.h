@@ -57,6 +57,11 @@ Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
 // library: the predicate's body, where it can be read, says more.
 bool DecidedByLibraryName(std::string_view text, const Assumptions& a);
 
+// In a backward formula: `grad.defined()`, `grads[0].defined()` (the first
+// output's gradient) is true; `grads[1].defined()` and later ones false;
+// unknown for anything else.
+Tri DefinedGradient(std::string_view atom);
+
 // Whether a C++ expression is a size of a typical tensor, at least 1: a
 // product of `x.numel()`, `x.size(d)`, `x.sizes()[d]`, `x.dim()` (and their
 // sym_ forms), possibly cast -- never a sum or difference (`x.size(0) - 1`
