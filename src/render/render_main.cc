@@ -255,6 +255,7 @@ class PathBuilder {
           // one began (add_.Scalar behind an open condition in linear,
           // add_.Tensor on the path in the encoder layer).
           if (e.undecided && op.typical && !op.undecided) {
+            std::swap(e.op, e.folded.back());  // the entry names the overload that runs
             e.undecided = false;
             e.when = Deciding(op);
             e.when_text = WhenText(op, e.when);

@@ -928,6 +928,11 @@ TEST(RenderText, AnOverloadThePathTakesDecidesTheEntryAnOpenOneBegan) {
   EXPECT_THAT(names, HasSubstr("\n  add_: add__kernel")) << text;
   EXPECT_THAT(names, Not(HasSubstr("? add_"))) << text;
   EXPECT_THAT(names, HasSubstr("? lin: lin_kernel")) << text;
+  const auto json = TraceToJson(t);
+  bool named = false;
+  for (const auto& entry : json.at("summary").at("path"))
+    named = named || entry.at("op").get<std::string>() == "add_.Tensor";
+  EXPECT_TRUE(named) << "the entry names the overload that runs: " << json.at("summary").dump();
 }
 
 // The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
