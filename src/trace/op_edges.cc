@@ -217,7 +217,10 @@ void EdgeReader::BindHelperConditions(const OpStep& parent, const std::string& f
         values_.EvaluateOnce(c.text, a) != Tri::kUnknown)
       continue;
     if (!read) {  // once per helper and op: every call site of the edge asks again
-      auto [slot, fresh] = helper_bindings_.try_emplace({&parent, fn});
+      // What the helper's callers pass rests on the parent's arguments:
+      // read again once its callers' arguments are bound (an edge read
+      // before, in a cycle of ops, kept the schema defaults).
+      auto [slot, fresh] = helper_bindings_.try_emplace({&parent, fn, values_.HasEntryArguments(parent)});
       if (fresh) slot->second = HelperBindings(parent, fn);
       bound = slot->second;
       read = true;

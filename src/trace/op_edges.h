@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,7 +59,9 @@ class EdgeReader {
   GuardReaders& readers_;
   CodeRoutes& routes_;
   PathValues& values_;
-  std::map<std::pair<const OpStep*, std::string>, Bindings> helper_bindings_;  // BindHelperConditions
+  // BindHelperConditions' readings, by parent, helper and whether the
+  // parent's arguments were bound (PathValues::HasEntryArguments).
+  std::map<std::tuple<const OpStep*, std::string, bool>, Bindings> helper_bindings_;
 };
 
 }  // namespace optrace

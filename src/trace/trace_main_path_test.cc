@@ -459,6 +459,24 @@ TEST_F(MainPath260, TheIncomingGradientAFormulaPassesIsDefinedForTheFirstOutputO
   EXPECT_TRUE(cudnn);
 }
 
+TEST_F(MainPath260, ATraceIsTheSameWhateverWasTracedBeforeInTheProcess) {
+  // ReduceOps.cpp:1650 allany_dims_default's `if (!dim)` reads what all.dims's callers pass it:
+  // an edge of all.dims read before those callers' arguments were bound (any.dims and all.dims
+  // call each other) had kept its helper bindings with the schema default, so the math SDPA's
+  // ne.Scalar_out was ruled out in a fresh process and open after aten::nuclear_norm (the daemon
+  // and trace --all answer many queries in one process).
+  auto mark = [](const Trace& t) {
+    for (const auto& op : t.ops)
+      if (op.role == OpRole::kForward && op.name == "ne.Scalar_out") return op.typical * 2 + op.undecided;
+    return -1;
+  };
+  const int fresh = mark(TraceTree("2.6.0", "aten::_scaled_dot_product_attention_math", TraceOptions::Device::kCuda));
+  TraceTree("2.6.0", "aten::nuclear_norm", TraceOptions::Device::kCuda);
+  const int after = mark(TraceTree("2.6.0", "aten::_scaled_dot_product_attention_math", TraceOptions::Device::kCuda));
+  ASSERT_NE(fresh, -1);
+  EXPECT_EQ(fresh, after);
+}
+
 TEST_F(MainPath260, TrainingRulesOutTheMultiheadAttentionFastPath) {
   // modules/activation.py:1257-1258 `elif self.training: why_not_fast_path = "training is enabled"`
   // sets the flag `if not why_not_fast_path:` (:1279) tests before the fast path (:1313).
