@@ -296,15 +296,18 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
                            // RNN.cu:378's `if (numel == 0) return;` on a size local (never 0)
                            "aten::_thnn_fused_lstm_cell: lstm_cell_forward", "cuda/RNN.cu:100"})
     EXPECT_NE(text.find(fact), std::string::npos) << fact << "\n" << text;
-  // The fallback's cat names direct_copy_kernel_cuda first (copy_'s kernel
-  // for two tensors neither conjugate nor negated, located at its first
-  // gpu_kernel launch, cuda/Copy.cu:158): its line points there, not at the op's first kernel
-  // (conj_kernel_cuda's jitted launch, UnaryComplexKernels.cu:77).
-  const size_t cat = text.find("→ aten::cat: ?direct_copy_kernel_cuda");
+  // The fallback's cat names its own kernels first (cuda/Shape.cu:234
+  // CatArrayBatchedCopy_aligned16_contig), then copy_'s, which cat_out_cuda
+  // reaches by calling copy_'s implementation (direct_copy_kernel_cuda for
+  // two tensors neither conjugate nor negated): its line points at the
+  // first, not at copy_'s first kernel (conj_kernel_cuda's jitted launch,
+  // UnaryComplexKernels.cu:77).
+  const size_t cat = text.find("→ aten::cat: ?CatArrayBatchedCopy_aligned16_contig");
   ASSERT_NE(cat, std::string::npos) << text;
   const size_t next = text.find("→", cat + 1);
   const std::string entry = text.substr(cat, next == std::string::npos ? std::string::npos : next - cat);
-  EXPECT_NE(entry.find("cuda/Copy.cu:158"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("cuda/Shape.cu:234"), std::string::npos) << entry;
+  EXPECT_LT(entry.find("CatArrayBatchedCopy"), entry.find("direct_copy_kernel_cuda")) << entry;
 }
 
 // What the op computes, in Python, one line under its kernels: gelu's

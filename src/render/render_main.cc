@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "render/render_internal.h"
+#include "trace/condition_text.h"
 #include "trace/path_rules.h"
 
 namespace optrace::render_detail {
@@ -145,6 +146,8 @@ class PathBuilder {
     for (size_t i = 0; i < t.ops.size(); ++i)
       first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
     for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == OpRole::kForward);
+    for (const auto& op : t.ops)
+      for (const auto& im : op.impls) implementations_.insert(std::string(LastNameView(im.function)));
   }
 
   MainPath Build() {
@@ -226,12 +229,41 @@ class PathBuilder {
         return through(a) && !through(b);
       });
     }
-    // Kernels named for the assumed dtype first, those named for another
-    // last; among them, the newest architecture first (ArchOf).
+    // The op's own kernels before those its code reaches through another
+    // op's implementation it calls directly (addmm_out_cuda_impl's
+    // `at::native::copy_(result, *self_)`: copy_'s kernels); then those
+    // named for the assumed dtype first, those named for another last;
+    // among them, the newest architecture first (ArchOf).
+    const std::set<std::string> own = ImplementationsOf(e);
+    auto through_other = [&](const KernelStep* k) {
+      for (size_t i = 1; i < k->path.size(); ++i)
+        if (implementations_.count(k->path[i]) && !own.count(k->path[i])) return true;
+      return false;
+    };
     std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
+      const bool oa = through_other(a), ob = through_other(b);
+      if (oa != ob) return ob;
       const int da = DtypeRank(a->name, dtype_), db = DtypeRank(b->name, dtype_);
       return da != db ? da < db : ArchOf(a->name) > ArchOf(b->name);
     });
+  }
+
+  // The implementation functions of the entry's ops (its own, its folded
+  // overloads' and their structured delegates').
+  std::set<std::string> ImplementationsOf(const MainPathOp& e) const {
+    std::set<std::string> out;
+    auto add = [&](const OpStep& op) {
+      for (const auto& im : op.impls) out.insert(std::string(LastNameView(im.function)));
+    };
+    std::vector<size_t> ops = e.folded;
+    ops.push_back(e.op);
+    for (size_t i : ops) {
+      const OpStep& op = t_.ops[i];
+      add(op);
+      if (op.yaml && op.yaml->structured_delegate)
+        if (const OpStep* d = First(op.role, *op.yaml->structured_delegate)) add(*d);
+    }
+    return out;
   }
 
   // Whether `child` hangs below `op`: reached from it, or from its
@@ -462,7 +494,8 @@ class PathBuilder {
   std::string dtype_ = "float32";           // the assumed dtype: its kernels are named first
   std::map<std::string, size_t> first_of_;  // (role + name) -> op index
   bool any_typical_ = false;
-  std::set<std::string> open_ops_;  // forward entries on the path behind an open condition
+  std::set<std::string> implementations_;  // every op's implementation functions (last names)
+  std::set<std::string> open_ops_;         // forward entries on the path behind an open condition
   std::set<std::string> shown_bases_;
   std::set<size_t> visited_;
 };

@@ -935,6 +935,45 @@ TEST(RenderText, AnOverloadThePathTakesDecidesTheEntryAnOpenOneBegan) {
   EXPECT_TRUE(named) << "the entry names the overload that runs: " << json.at("summary").dump();
 }
 
+// An op's own kernels come before those its code reaches through another
+// op's implementation it calls directly (cat_out_cuda's copy_ of a single
+// input: copy_'s kernels), whatever order the walk found them in.
+TEST(RenderText, AnOpsOwnKernelsComeBeforeThoseOfAnotherOpsImplementationItCalls) {
+  NativeFunction cat = MakeFunction("cat(Tensor[] tensors, int dim=0) -> Tensor", 10, {{"CUDA", "cat_out_cuda"}});
+  NativeFunction copy =
+      MakeFunction("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", 20, {{"CompositeExplicitAutograd", "copy_"}});
+  auto kernel = [](const std::string& name, std::vector<std::string> path) {
+    KernelStep k;
+    k.name = name;
+    k.device = CodeDevice::kCuda;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
+    k.path = std::move(path);
+    return k;
+  };
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& impl, const std::string& from) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    s.reached_from = from;
+    s.typical = true;
+    ImplStep im;
+    im.key = from.empty() ? "CUDA" : "CompositeExplicitAutograd";
+    im.function = impl;
+    s.impls = {im};
+    return s;
+  };
+  OpStep c = op("cat", &cat, "cat_out_cuda", "");
+  c.kernels = {kernel("direct_copy_kernel_cuda", {"cat_out_cuda", "copy_", "copy_impl", "copy_kernel_cuda"}),
+               kernel("CatArrayBatchedCopy", {"cat_out_cuda", "parallel_cat"})};
+  Trace t;
+  t.query = "aten::cat";
+  t.assumptions = {"device=cuda"};
+  t.ops = {c, op("copy_", &copy, "copy_", "cat")};
+  std::string text = RenderText(t, RenderOptions{});
+  EXPECT_THAT(text, HasSubstr("  cat: CatArrayBatchedCopy, direct_copy_kernel_cuda")) << text;
+}
+
 // The stub target of an op (maximum_stub -> maximum_kernel_cuda) is named
 // among what it runs; where a launch of that very name is left open, the
 // name is given once, marked open.
