@@ -310,6 +310,15 @@ TEST(RenderTextBrief, LstmShowsCudnnAndTheFallbackInAPage) {
   EXPECT_LT(entry.find("CatArrayBatchedCopy"), entry.find("direct_copy_kernel_cuda")) << entry;
 }
 
+// A structured delegate is marked taken whenever the op delegating to it
+// is: below the open softmax.int of _masked_softmax's fallback
+// (cuda/SoftMax.cu:1161), _softmax.out decides nothing, and _softmax stays open.
+TEST(RenderTextBrief, AStructuredDelegateDecidesNoOpenEntry) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("softmax_warp_forward");
+  EXPECT_NE(text.find("\n  ? _softmax: "), std::string::npos) << text;
+}
+
 // What the op computes, in Python, one line under its kernels: gelu's
 // reference in torch._refs (torch/_refs/nn/functional/__init__.py:1042
 // `@register_decomposition(aten.gelu)` over `def gelu` at :1049), and for

@@ -286,7 +286,10 @@ class PathBuilder {
           // An overload the typical path takes decides the entry an open
           // one began (add_.Scalar behind an open condition in linear,
           // add_.Tensor on the path in the encoder layer).
-          if (e.undecided && op.typical && !op.undecided) {
+          // (A structured delegate is marked as taken whenever the op
+          // delegating to it is: it decides nothing.)
+          const auto& delegate = t_.ops[e.op].yaml ? t_.ops[e.op].yaml->structured_delegate : std::nullopt;
+          if (e.undecided && op.typical && !op.undecided && !(delegate && *delegate == op.name)) {
             std::swap(e.op, e.folded.back());  // the entry names the overload that runs
             e.undecided = false;
             e.when = Deciding(op);
