@@ -38,6 +38,14 @@ Location Definition(const OpStep& op, const std::string& name) {
   return {};
 }
 
+const CppFunction* FunctionDefinedAt(const Index& ix, std::string_view name, const Location& where) {
+  for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == where.line) return &f;
+  }
+  return nullptr;
+}
+
 // Where the op has its own kernel for the device, another key's
 // implementation is only a helper there: _chunk_cat_cuda calls
 // CompositeExplicitAutograd's _chunk_cat in its `else`, and the way to
@@ -78,14 +86,14 @@ bool CodeRoutes::BestCallSite(const OpStep& op, const Location& where, const std
   return true;
 }
 
-// What the guard reader says depends on the code alone, so it is kept for
-// the trace: RouteTo asks every listed function in turn, for every
-// launch's way, whether it calls `fn`, and most do not.
 size_t CodeRoutes::PlaceCallHash::operator()(const PlaceCall& k) const {
   const size_t a = std::hash<std::string_view>{}(k.file), b = std::hash<std::string_view>{}(k.fn);
   return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2)) ^ static_cast<size_t>(k.line) * 0x100000001b3ULL;
 }
 
+// What the guard reader says depends on the code alone, so it is kept for
+// the trace: RouteTo asks every listed function in turn, for every
+// launch's way, whether it calls `fn`, and most do not.
 const std::vector<Condition>* CodeRoutes::FirstCall(const Location& where, const std::string& fn) {
   auto it = first_calls_.find(PlaceCall{where.file, where.line, fn});
   if (it == first_calls_.end()) {
@@ -155,7 +163,9 @@ bool CodeRoutes::PassedOnConditions(const OpStep& op, const Location& caller, co
   const CppGuardReader::GuardedCall* call = nullptr;
   for (const auto& c : readers_.Of(caller.file).CallsIn(caller.line)) {
     if (c.line > site.line) break;
-    if (ArgumentNaming(caller, c, passed)) call = &c;
+    if (auto args = ArgumentsOf(caller, c);
+        args && std::any_of(args->begin(), args->end(), [&](const std::string& a) { return LastName(a) == passed; }))
+      call = &c;
   }
   std::vector<Condition> use;
   if (!call || !ReceiverUse(op, caller, *call, passed, 0, &use)) return false;
@@ -164,31 +174,25 @@ bool CodeRoutes::PassedOnConditions(const OpStep& op, const Location& caller, co
   return true;
 }
 
-std::optional<size_t> CodeRoutes::ArgumentNaming(const Location& caller, const CppGuardReader::GuardedCall& call,
-                                                 const std::string& passed) {
-  auto args = CppCallArguments(readers_.Of(caller.file).text(), call.line, LastName(call.callee));
-  if (!args) return std::nullopt;
-  for (size_t i = 0; i < args->size(); ++i)
-    if (LastName((*args)[i]) == passed) return i;
-  return std::nullopt;
+std::optional<std::vector<std::string>> CodeRoutes::ArgumentsOf(const Location& caller,
+                                                                const CppGuardReader::GuardedCall& call) {
+  return CppCallArguments(readers_.Of(caller.file).text(), call.line, LastName(call.callee));
 }
 
 bool CodeRoutes::ReceiverUse(const OpStep& op, const Location& caller, const CppGuardReader::GuardedCall& call,
                              const std::string& passed, int depth, std::vector<Condition>* out) {
-  const std::optional<size_t> position = ArgumentNaming(caller, call, passed);
+  const std::optional<std::vector<std::string>> args = ArgumentsOf(caller, call);
+  if (!args) return false;
+  const size_t position =
+      std::find_if(args->begin(), args->end(), [&](const std::string& a) { return LastName(a) == passed; }) -
+      args->begin();
   const std::string helper = LastName(call.callee);
   const Location where = Definition(op, helper);
-  if (!position || !where.valid()) return false;
-  std::vector<CppParameter> params;
-  for (uint32_t id : ix_.cpp.FunctionsNamed(helper)) {
-    const CppFunction& f = ix_.cpp.functions()[id];
-    if (ix_.cpp.file(f.file) == where.file && static_cast<int>(f.line) == where.line)
-      params = ParseCppParameters(f.params);
-  }
-  auto args = CppCallArguments(readers_.Of(caller.file).text(), call.line, helper);
-  if (*position >= params.size() || params[*position].name.empty() || !args || args->size() > params.size())
-    return false;
-  const std::string& param = params[*position].name;
+  const CppFunction* def = where.valid() ? FunctionDefinedAt(ix_, helper, where) : nullptr;
+  if (position == args->size() || !def) return false;
+  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  if (position >= params.size() || params[position].name.empty() || args->size() > params.size()) return false;
+  const std::string& param = params[position].name;
   // Where it calls the parameter, and where it passes it on to a helper
   // of its own (unary_op_impl_with_complex_to_float_out calls `stub` for
   // a complex input, else hands it to unary_op_impl_out).

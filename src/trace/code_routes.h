@@ -41,6 +41,9 @@ class GuardReaders {
 // Where function `name` is defined among those `op` lists.
 Location Definition(const OpStep& op, const std::string& name);
 
+// The indexed function `name` defined at `where` (as Definition gives it), or null.
+const CppFunction* FunctionDefinedAt(const Index& ix, std::string_view name, const Location& where);
+
 // Whether `name` is an implementation the dispatcher runs for `device`
 // (kAny: any).
 bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeDevice::kAny);
@@ -81,9 +84,8 @@ class CodeRoutes {
   // `passed` by name, then of its receiver's use of it (ReceiverUse).
   bool PassedOnConditions(const OpStep& op, const Location& caller, const Location& site, const std::string& passed,
                           std::vector<Condition>* out);
-  // Which of `call`'s arguments (written in the function at `caller`) names `passed`.
-  std::optional<size_t> ArgumentNaming(const Location& caller, const CppGuardReader::GuardedCall& call,
-                                       const std::string& passed);
+  // `call`'s arguments, as written in the function at `caller`.
+  std::optional<std::vector<std::string>> ArgumentsOf(const Location& caller, const CppGuardReader::GuardedCall& call);
   // The conditions under which the helper `call` passes `passed` to uses
   // the parameter receiving it: the best of its calls of it and of its
   // calls passing it on (taken, else open, else ruled out).

@@ -50,9 +50,7 @@ std::vector<std::map<std::string, std::optional<std::string>>> FormulaCallBindin
           // The incoming gradient (`grad`, `grads[1]`; no forward argument
           // of that name) is itself: defined for the first output only
           // (trace_typical.h's DefinedGradient).
-          const bool gradient = arguments[k] == "grad" || arguments[k].starts_with("grads[");
-          if (gradient && !forward_names.count(arguments[k]) &&
-              DefinedGradient(arguments[k] + ".defined()") != Tri::kUnknown) {
+          if (IsIncomingGradient(arguments[k]) && !forward_names.count(arguments[k])) {
             site[parameters[k].name] = arguments[k];
             continue;
           }

@@ -46,8 +46,7 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
   if (empty) return IsCppLiteral(fallback) ? std::optional<std::string>(fallback) : std::nullopt;
   // The incoming gradient a backward formula passes (`grads[0]`) stays
   // itself: whether it is defined is what the backward's conditions ask.
-  const bool gradient = (v == "grad" || v.starts_with("grads[")) && DefinedGradient(v + ".defined()") != Tri::kUnknown;
-  return gradient || IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'')
+  return IsIncomingGradient(v) || IsCppLiteral(v) || (v.size() >= 2 && v.front() == '\'' && v.back() == '\'')
              ? std::optional<std::string>(v)
              : std::nullopt;
 }

@@ -160,11 +160,7 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
   if (depth > kValueDepth) return {};
   for (const auto& h : parent.helpers) {
     if (LastName(h.function) != fn || h.reached_from.empty() || !h.where.valid()) continue;
-    const CppFunction* def = nullptr;
-    for (uint32_t id : ix_.cpp.FunctionsNamed(fn)) {
-      const CppFunction& f = ix_.cpp.functions()[id];
-      if (ix_.cpp.file(f.file) == h.where.file && static_cast<int>(f.line) == h.where.line) def = &f;
-    }
+    const CppFunction* def = FunctionDefinedAt(ix_, fn, h.where);
     Location caller = Definition(parent, LastName(h.reached_from));
     if (!def || !caller.valid()) return {};
     std::vector<CppParameter> params = ParseCppParameters(def->params);

@@ -371,8 +371,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       return Tri::kFalse;
     // A parameter or local holding the incoming gradient (`grads[0]`
     // passed by the formula): defined as that gradient is.
-    if (v && ask == ".defined()" && (*v == "grad" || v->starts_with("grads[")))
-      if (Tri gradient = DefinedGradient(*v + ".defined()"); gradient != Tri::kUnknown) return gradient;
+    if (v && ask == ".defined()" && IsIncomingGradient(*v)) return DefinedGradient(*v + ".defined()");
     // An optional a C++ call passes a string or a number: it holds one.
     if (v && ask == ".has_value()" && !v->empty() &&
         (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front()))))
@@ -577,6 +576,13 @@ Tri DefinedGradient(std::string_view atom) {
       return Tri::kFalse;
   }
   return Tri::kUnknown;
+}
+
+bool IsIncomingGradient(std::string_view value) {
+  if (value == "grad") return true;
+  if (!value.starts_with("grads[") || !value.ends_with("]") || value.size() <= 7) return false;
+  const std::string_view n = value.substr(6, value.size() - 7);
+  return std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }

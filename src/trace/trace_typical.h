@@ -61,6 +61,9 @@ bool DecidedByLibraryName(std::string_view text, const Assumptions& a);
 // output's gradient) is true; `grads[1].defined()` and later ones false;
 // unknown for anything else.
 Tri DefinedGradient(std::string_view atom);
+// A value that is the incoming gradient as a formula writes it (`grad`,
+// `grads[1]`): DefinedGradient says whether it is defined.
+bool IsIncomingGradient(std::string_view value);
 
 // Whether a C++ expression is a size of a typical tensor, at least 1: a
 // product of `x.numel()`, `x.size(d)`, `x.sizes()[d]`, `x.dim()` (and their
