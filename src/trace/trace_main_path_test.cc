@@ -382,10 +382,10 @@ TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
 }
 
 TEST_F(MainPath260, AFlagOnlyNarrowedAfterItsFalseInitializerStaysFalse) {
-  // TensorAdvancedIndexing.cpp:1808 `bool deterministic = globalContext().deterministicAlgorithms()
-  // && (...)`, :1817 `deterministic = deterministic && (op == SUM || ...)` under `if
-  // (reduce.has_value())`: false either way by default, so `if (deterministic && ...)` (:1821)
-  // and _scatter_via_index_put's index_put_ (:1781) are off the path.
+  // TensorAdvancedIndexing.cpp:1812 `bool deterministic = globalContext().deterministicAlgorithms()
+  // && (...)`, :1821 `deterministic = deterministic && (op == SUM || ...)` under `if
+  // (reduce.has_value())`: false either way by default, so `if (deterministic && ...)` (:1825)
+  // and _scatter_via_index_put's index_put_ (:1782) are off the path.
   Trace t = TraceTree("2.6.0", "aten::scatter_.src", TraceOptions::Device::kCuda);
   bool listed = false;
   for (const auto& op : t.ops) {
@@ -401,9 +401,9 @@ TEST_F(MainPath260, AFlagOnlyNarrowedAfterItsFalseInitializerStaysFalse) {
 }
 
 TEST_F(MainPath260, AStubPassedToAHelperRunsWhereTheHelperCallsIt) {
-  // TensorAdvancedIndexing.cpp:1846-1849 scatter_src_out passes scatter_reduce_stub and
+  // TensorAdvancedIndexing.cpp:1847-1849 scatter_src_out passes scatter_reduce_stub and
   // scatter_stub to scatter_impl, leaving `reduce` at its std::nullopt (:1799); scatter_impl
-  // calls reduce_stub under reduce.has_value() (:1833), else fill_stub (:1835).
+  // calls reduce_stub under reduce.has_value() (:1834-1835), else fill_stub (:1837).
   Trace t = TraceTree("2.6.0", "aten::scatter_.src", TraceOptions::Device::kCuda);
   const OpStep* op = FindOp(t, "scatter.src_out");
   ASSERT_NE(op, nullptr);

@@ -313,8 +313,8 @@ std::string MarkOf(const Step& s) {
 
 TEST_F(Selections, AStubPassedToAHelperRunsWhereTheHelperCallsItsParameter) {
   // Spread.cu:16-19: spread_impl calls reduce_stub when reduce.has_value(), else fill_stub;
-  // spread_cuda (:25-27) passes the stubs over three lines and leaves reduce at std::nullopt,
-  // spread_sum_cuda (:32) passes "sum".
+  // spread_cuda (:24-26) passes the stubs over three lines and leaves reduce at std::nullopt,
+  // spread_sum_cuda (:31) passes "sum".
   for (const auto& [query, reduce] :
        {std::pair<std::string, bool>{"aten::spread", false}, {"aten::spread_sum", true}}) {
     Trace t = TraceIndex(index_, query, TraceOptions::Device::kCuda, {});
