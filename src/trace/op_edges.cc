@@ -25,23 +25,25 @@ namespace optrace {
 
 std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
                                         Location* site) {
-  const bool own = values_.KnowsMoreThanCode(parent);
-  if (const EdgeAnnotation* known = own ? nullptr : edges.Find(parent, child)) {
-    for (const auto& [key, t] : known->bound) values_.BindInHelper(key, t);
-    *found = known->found;
-    if (known->site) *site = *known->site;
-    return known->when;
+  // An op without a remembered expansion has no code of its own to key by.
+  const bool shared = parent.expansion != nullptr;
+  const std::string known = shared ? values_.KnowledgeOf(parent) : "";
+  if (const EdgeAnnotation* before = shared ? edges.Find(parent, child, known) : nullptr) {
+    for (const auto& [key, t] : before->bound) values_.BindInHelper(key, t);
+    *found = before->found;
+    if (before->site) *site = *before->site;
+    return before->when;
   }
   EdgeAnnotation made;
   Location picked;  // EdgeConditions sets only a listed call's place
   // The ways read on the way bind helpers' parameters too (a stub passed
   // to a helper: CodeRoutes::StubCallConditions): kept with the edge.
-  routes_.LogBindingsTo(own ? nullptr : &made.bound);
-  made.when = EdgeConditions(parent, child, &made.found, &picked, own ? nullptr : &made.bound);
+  routes_.LogBindingsTo(&made.bound);
+  made.when = EdgeConditions(parent, child, &made.found, &picked, &made.bound);
   routes_.LogBindingsTo(nullptr);
   *found = made.found;
   if (picked.valid()) *site = made.site.emplace(picked);
-  if (!own) edges.Keep(parent, child, made);
+  if (shared) edges.Keep(parent, child, known, made);
   return made.when;
 }
 

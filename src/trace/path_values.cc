@@ -162,8 +162,16 @@ void PathValues::SetEntryArguments(const OpStep& op, PassedArguments passed) {
   }
 }
 
-bool PathValues::KnowsMoreThanCode(const OpStep& op) const {
-  return !op.expansion || entry_arguments_.count(&op) || DecidedFor(op.name, selected_) || DecidedFor(op.name, bound_);
+std::string PathValues::KnowledgeOf(const OpStep& op) const {
+  std::string known;
+  if (auto passed = entry_arguments_.find(&op); passed != entry_arguments_.end())
+    for (const auto& [name, value] : passed->second) known += "passed " + name + "=" + value.value_or("?") + "\n";
+  const std::string tail = "@" + op.name;
+  for (const auto* decided : {&selected_, &bound_})
+    for (const auto& [key, t] : *decided)
+      if (key.ends_with(tail)) known += "decided " + key + "=" + std::to_string(static_cast<int>(t)) + "\n";
+  for (const std::string& text : by_body_) known += "by body " + text + "\n";
+  return known;
 }
 
 void PathValues::BindInHelper(const std::string& key, Tri t) { Bind(&bound_, key, t); }

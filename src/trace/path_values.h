@@ -71,10 +71,13 @@ class PathValues {
   void SetEntryArguments(const OpStep& op, PassedArguments passed);
   bool HasEntryArguments(const OpStep& op) const { return entry_arguments_.count(&op) > 0; }
 
-  // Whether this trace knows more about `op` than its code alone (what its
-  // Python call passes, a condition decided for it): it annotates `op`
-  // afresh instead of replaying what other traces read (trace/shared_annotations.h).
-  bool KnowsMoreThanCode(const OpStep& op) const;
+  // What this trace knows about `op` beyond its code alone, as a key: what
+  // its Python call (or its callers, or a backward formula) passes, the
+  // conditions decided for it, the library-named conditions a predicate
+  // body decided; empty when its code alone decides. Two traces that know
+  // the same annotate `op` the same, so they share the annotation
+  // (trace/shared_annotations.h).
+  std::string KnowledgeOf(const OpStep& op) const;
 
   // What a selection function or an inlined predicate decides, by DecidedKey.
   bool IsSelected(const std::string& key) const { return selected_.count(key) > 0; }

@@ -8,25 +8,20 @@
 
 namespace optrace {
 
-bool DecidedFor(const std::string& op, const std::map<std::string, Tri>& decided) {
-  const std::string tail = "@" + op;
-  return std::any_of(decided.begin(), decided.end(), [&](const auto& d) { return d.first.ends_with(tail); });
-}
-
 SharedLaunches::SharedLaunches(const Index& ix)
     : memo_(*ix.Derived<std::unique_ptr<Memo>>("trace_paths:launches", [] { return std::make_unique<Memo>(); })) {}
 
-bool SharedLaunches::Replay(OpStep& op) const {
+bool SharedLaunches::Replay(OpStep& op, const std::string& known) const {
   std::shared_lock<std::shared_mutex> lock(memo_.mu);
-  auto it = memo_.done.find(KeyOf(op));
+  auto it = memo_.done.find(KeyOf(op, known));
   if (it == memo_.done.end()) return false;
   std::tie(op.kernels, op.stubs, op.libraries) = it->second;
   return true;
 }
 
-void SharedLaunches::Keep(const OpStep& op) {
+void SharedLaunches::Keep(const OpStep& op, const std::string& known) {
   std::unique_lock<std::shared_mutex> lock(memo_.mu);
-  memo_.done.try_emplace(KeyOf(op), op.kernels, op.stubs, op.libraries);
+  memo_.done.try_emplace(KeyOf(op, known), op.kernels, op.stubs, op.libraries);
 }
 
 void Bind(std::map<std::string, Tri>* bound, const std::string& key, Tri t) {
@@ -37,15 +32,15 @@ void Bind(std::map<std::string, Tri>* bound, const std::string& key, Tri t) {
 SharedEdges::SharedEdges(const Index& ix)
     : memo_(*ix.Derived<std::unique_ptr<Memo>>("trace_paths:edges", [] { return std::make_unique<Memo>(); })) {}
 
-const EdgeAnnotation* SharedEdges::Find(const OpStep& parent, const OpStep& child) const {
+const EdgeAnnotation* SharedEdges::Find(const OpStep& parent, const OpStep& child, const std::string& known) const {
   std::shared_lock<std::shared_mutex> lock(memo_.mu);
-  auto it = memo_.done.find(KeyOf(parent, child));
+  auto it = memo_.done.find(KeyOf(parent, child, known));
   return it == memo_.done.end() ? nullptr : &it->second;
 }
 
-void SharedEdges::Keep(const OpStep& parent, const OpStep& child, EdgeAnnotation edge) {
+void SharedEdges::Keep(const OpStep& parent, const OpStep& child, const std::string& known, EdgeAnnotation edge) {
   std::unique_lock<std::shared_mutex> lock(memo_.mu);
-  memo_.done.try_emplace(KeyOf(parent, child), std::move(edge));
+  memo_.done.try_emplace(KeyOf(parent, child, known), std::move(edge));
 }
 
 }  // namespace optrace

@@ -13,8 +13,11 @@
 // lists the call, the call taken, and the helper bindings the reading
 // decided (replayed into the trace's own) -- depend on the parent's code
 // and assumptions and on the child op alone.
-// A trace that knows more about an op (what its Python call passes, a
-// condition already decided for it: DecidedFor) annotates it afresh.
+// What a trace knows of an op beyond its code -- what its call passes, a
+// condition already decided for it (PathValues::KnowledgeOf) -- is part of
+// the key: traces that know the same of an op share its annotation (the
+// arguments `_to_copy` passes `copy_` are the same in every trace that
+// reaches `copy_` through it), and one that knows otherwise makes its own.
 #pragma once
 
 #include <map>
@@ -32,23 +35,21 @@
 
 namespace optrace {
 
-// Whether the trace decided a condition of `op`'s own code for it (a
-// selection, a helper's binding: keys "condition@file@op").
-bool DecidedFor(const std::string& op, const std::map<std::string, Tri>& decided);
-
 class SharedLaunches {
  public:
   explicit SharedLaunches(const Index& ix);
 
   // Gives `op` the launches (kernels, stubs, library calls) annotated
-  // before; false when there are none.
-  bool Replay(OpStep& op) const;
+  // before by a trace that knew `known` of it; false when there are none.
+  bool Replay(OpStep& op, const std::string& known) const;
   // Keeps `op`'s launches as annotated, for the later traces.
-  void Keep(const OpStep& op);
+  void Keep(const OpStep& op, const std::string& known);
 
  private:
-  using Key = std::pair<const void*, bool>;  // (expansion, entry op)
-  static Key KeyOf(const OpStep& op) { return {op.expansion, op.reached_from.empty()}; }
+  using Key = std::tuple<const void*, bool, std::string>;  // (expansion, entry op, what was known)
+  static Key KeyOf(const OpStep& op, const std::string& known) {
+    return {op.expansion, op.reached_from.empty(), known};
+  }
   struct Memo {
     std::shared_mutex mu;
     std::map<Key, std::tuple<std::vector<KernelStep>, std::vector<StubStep>, std::vector<LibraryStep>>> done;
@@ -72,13 +73,16 @@ class SharedEdges {
  public:
   explicit SharedEdges(const Index& ix);
 
-  // The edge read before, or null.
-  const EdgeAnnotation* Find(const OpStep& parent, const OpStep& child) const;
-  void Keep(const OpStep& parent, const OpStep& child, EdgeAnnotation edge);
+  // The edge read before by a trace that knew `known` of the parent, or null.
+  const EdgeAnnotation* Find(const OpStep& parent, const OpStep& child, const std::string& known) const;
+  void Keep(const OpStep& parent, const OpStep& child, const std::string& known, EdgeAnnotation edge);
 
  private:
-  using Key = std::tuple<const void*, const NativeFunction*, std::string>;  // (parent's expansion, child)
-  static Key KeyOf(const OpStep& parent, const OpStep& child) { return {parent.expansion, child.yaml, child.name}; }
+  // (parent's expansion, child, what was known of the parent)
+  using Key = std::tuple<const void*, const NativeFunction*, std::string, std::string>;
+  static Key KeyOf(const OpStep& parent, const OpStep& child, const std::string& known) {
+    return {parent.expansion, child.yaml, child.name, known};
+  }
   struct Memo {
     std::shared_mutex mu;
     std::map<Key, EdgeAnnotation> done;

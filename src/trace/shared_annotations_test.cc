@@ -39,6 +39,14 @@ constexpr char kNativeFunctions[] = R"x(- func: outer(Tensor self) -> Tensor
 - func: halfy(Tensor self) -> Tensor
   dispatch:
     CUDA: halfy_cuda
+
+- func: fast_caller(Tensor self) -> Tensor
+  dispatch:
+    CUDA: fast_caller_cuda
+
+- func: slow_caller(Tensor self) -> Tensor
+  dispatch:
+    CUDA: slow_caller_cuda
 )x";
 
 constexpr char kOpsCu[] = R"x(namespace at::native {
@@ -103,6 +111,15 @@ Tensor halfy_cuda(const Tensor& self) {
   return out;
 }
 
+// leaf reached with `fast` passed: set by one caller, clear by the other.
+Tensor fast_caller_cuda(const Tensor& self) {
+  return at::leaf(self, true);
+}
+
+Tensor slow_caller_cuda(const Tensor& self) {
+  return at::leaf(self, false);
+}
+
 } // namespace at::native
 )x";
 
@@ -158,6 +175,25 @@ TEST(SharedAnnotations, AnOpTracedAsTheEntryAndThenReachedFromCodeIsMarkedForEac
   const std::string reached = Launches(TraceIndex(index, "aten::outer", TraceOptions::Device::kCuda), "leaf");
   EXPECT_NE(reached.find("fast_kernel typical open: when fast"), std::string::npos) << reached;
   EXPECT_EQ(reached, FreshLaunches("aten::outer", "leaf"));
+}
+
+// What a trace knows of an op beyond its code (here: what its caller
+// passes it) is part of the key its annotation is shared by: a trace whose
+// caller passes `fast` otherwise annotates leaf afresh, and one whose
+// caller passes the same replays it.
+TEST(SharedAnnotations, AnOpPassedOtherArgumentsIsAnnotatedForEach) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
+  const std::string fast = Launches(TraceIndex(index, "aten::fast_caller", TraceOptions::Device::kCuda), "leaf");
+  // A launch the caller's argument rules out stays open (launch_conditions.h).
+  EXPECT_NE(fast.find("fast_kernel typical: when fast"), std::string::npos) << fast;
+  EXPECT_NE(fast.find("slow_kernel typical open: unless fast"), std::string::npos) << fast;
+  const std::string slow = Launches(TraceIndex(index, "aten::slow_caller", TraceOptions::Device::kCuda), "leaf");
+  EXPECT_NE(slow.find("fast_kernel typical open: when fast"), std::string::npos) << slow;
+  EXPECT_NE(slow.find("slow_kernel typical: unless fast"), std::string::npos) << slow;
+  EXPECT_EQ(slow, FreshLaunches("aten::slow_caller", "leaf"));
+  EXPECT_EQ(Launches(TraceIndex(index, "aten::fast_caller", TraceOptions::Device::kCuda), "leaf"), fast);
+  EXPECT_EQ(fast, FreshLaunches("aten::fast_caller", "leaf"));
 }
 
 // Each op: typical or open, and its conditions.
