@@ -338,20 +338,19 @@ class PathBuilder {
       while (!above.empty() && above.back().first >= e.level) above.pop_back();
       bool covered = !above.empty() && above.back().second;
       bool recorded = recorded_ops.count(t_.ops[e.op].name) > 0;
-      // An entry an open Python condition keeps (upsample_nearest2d when
-      // input.dim() == 4) may run: its backward may too, marked open.
-      bool open_entry = e.undecided && t_.ops[e.op].typical;
-      bool may_run = !e.undecided || open_entry;
+      // An entry an open condition keeps -- Python's (upsample_nearest2d
+      // when input.dim() == 4) or C++'s (cudnn_batch_norm when the backend
+      // selection is left open) -- may run: its backward may too, marked open.
       // An overload folded into the entry (upsample_nearest2d below its
       // .vec form) has the derivatives.yaml entry autograd records.
       std::vector<size_t> ops = e.folded;
       ops.push_back(e.op);
       for (size_t o : ops) {
-        if (may_run && !covered) path_ops.insert(t_.ops[o].name);
-        if (open_entry && !covered) open_ops_.insert(t_.ops[o].name);
+        if (!covered) path_ops.insert(t_.ops[o].name);
+        if (e.undecided && !covered) open_ops_.insert(t_.ops[o].name);
         recorded = recorded || recorded_ops.count(t_.ops[o].name) > 0;
       }
-      above.push_back({e.level, covered || (recorded && may_run)});
+      above.push_back({e.level, covered || recorded});
     }
     for (const auto& b : t_.backward)
       if (path_ops.count(b.op) && !b.below_autograd) m_.derivatives.push_back(&b);

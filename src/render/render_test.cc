@@ -754,6 +754,58 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   EXPECT_THAT(text, Not(HasSubstr("aten::clamp_min.out"))) << text;  // folded into clamp_min, not a child
 }
 
+// An op behind a C++ condition the assumptions leave open (batch_norm's
+// backend selection: cudnn_batch_norm when backend == Cudnn) is on the
+// Main path marked open; so is its backward, which runs when it does.
+TEST(RenderText, TheBackwardOfAnOpenCppBranchIsOnTheMainPathMarkedOpen) {
+  NativeFunction norm = MakeFunction("norm(Tensor self) -> Tensor", 10, {{"CompositeImplicitAutograd", "norm"}});
+  NativeFunction fast = MakeFunction("fast_norm(Tensor self) -> Tensor", 20, {{"CUDA", "fast_norm_cuda"}});
+  NativeFunction fast_back = MakeFunction("fast_norm_backward(Tensor grad) -> Tensor", 30, {{"CUDA", "fnb_cuda"}});
+  DerivativeEntry fast_d;
+  fast_d.name = "fast_norm";
+  fast_d.line = 40;
+  Trace t;
+  t.query = "aten::norm";
+  t.assumptions = {"device=cuda"};
+  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, const std::string& kernel) {
+    OpStep s;
+    s.name = name;
+    s.role = OpRole::kForward;
+    s.yaml = f;
+    s.reached_from = from;
+    if (!kernel.empty()) {
+      KernelStep k;
+      k.name = kernel;
+      k.device = CodeDevice::kCuda;
+      k.typical = true;
+      k.where = Loc("aten/src/ATen/native/cuda/Norm.cu", 9);
+      s.kernels = {k};
+    }
+    return s;
+  };
+  OpStep entry = op("norm", &norm, "", "");
+  entry.typical = true;
+  OpStep open = op("fast_norm", &fast, "norm", "fast_norm_kernel");
+  Condition backend{"backend == Backend::Fast", false, ConditionKind::kIf, Loc("aten/src/ATen/native/Norm.cpp", 5)};
+  backend.open = true;
+  open.when = {backend};
+  open.undecided = true;  // typical stays false: an open C++ branch is left off the typical path
+  OpStep back = op("fast_norm_backward", &fast_back, "fast_norm", "fast_norm_backward_kernel");
+  back.role = OpRole::kBackward;
+  back.undecided = true;
+  t.ops = {entry, open, back};
+  BackwardStep b;
+  b.op = "fast_norm";
+  b.derivatives = &fast_d;
+  b.ops = {"fast_norm_backward"};
+  t.backward = {b};
+  std::string all = RenderText(t, RenderOptions{});
+  std::string text = all.substr(0, all.find("── Flow"));
+  EXPECT_THAT(text, HasSubstr("  ? fast_norm: fast_norm_kernel\n")) << text;
+  EXPECT_THAT(text, HasSubstr("  ?∂ fast_norm_backward: fast_norm_backward_kernel\n")) << text;
+  EXPECT_THAT(text, HasSubstr("∂ fast_norm → fast_norm_backward")) << text;
+}
+
 // An alternative names what its branch runs: an op off the path whose
 // edge carries the alternative's condition. As 2.6.0 has it: RNN.cpp:1434
 // `if (at::cudnn_is_acceptable(_input))` returns early, the `_lstm_impl`

@@ -324,7 +324,7 @@ Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dty
 }
 
 Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
-                       const std::string& dtype) {
+                       const Assumptions& a) {
   if (value.empty()) return Tri::kUnknown;
   std::optional<std::string> body = DefinitionBody(ix, decider, where);
   if (!body) return Tri::kUnknown;
@@ -333,8 +333,8 @@ Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location
     ++returns;
     std::optional<std::string_view> guard = GuardOf(*body, at);
     if (!guard) return Tri::kUnknown;
-    bool ruled_out = false;
-    for (const std::string& f : Called(*guard)) ruled_out = ruled_out || DtypeGate(ix, f, dtype) == Tri::kFalse;
+    bool ruled_out = EvaluateCondition(*guard, false, a) == Tri::kFalse;
+    for (const std::string& f : Called(*guard)) ruled_out = ruled_out || DtypeGate(ix, f, a.dtype) == Tri::kFalse;
     if (!ruled_out) return Tri::kUnknown;
   }
   return returns > 0 ? Tri::kFalse : Tri::kUnknown;
@@ -349,13 +349,13 @@ std::vector<std::string> SelectionOrder(const Index& ix, std::string_view decide
 }
 
 Tri SelectionPicks(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
-                   const std::string& dtype) {
-  if (SelectionCanReturn(ix, decider, where, value, dtype) == Tri::kFalse) return Tri::kFalse;
+                   const Assumptions& a) {
+  if (SelectionCanReturn(ix, decider, where, value, a) == Tri::kFalse) return Tri::kFalse;
   std::vector<std::string> order = SelectionOrder(ix, decider, where);
   if (order.empty()) return Tri::kUnknown;
   for (const std::string& candidate : order) {
     if (EnumTail(candidate) == EnumTail(value)) return Tri::kTrue;
-    if (SelectionCanReturn(ix, decider, where, candidate, dtype) != Tri::kFalse) return Tri::kFalse;
+    if (SelectionCanReturn(ix, decider, where, candidate, a) != Tri::kFalse) return Tri::kFalse;
   }
   // Not in the order: only a return outside the loop could give it.
   std::optional<std::string> body = DefinitionBody(ix, decider, where);

@@ -35,9 +35,11 @@ Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dty
 
 // kFalse when every `return` of `value` (an enum member as a condition
 // writes it: "SDPBackend::flash_attention") in function `decider` defined
-// at `where` is guarded by a predicate the dtype rules out, else kUnknown.
+// at `where` is guarded by a predicate the assumed dtype rules out, or by
+// a condition the assumptions decide false (`... &&
+// getCUDAHooks().compiledWithMIOpen()` in a CUDA build), else kUnknown.
 Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
-                       const std::string& dtype);
+                       const Assumptions& a);
 
 // The enum members `decider` (defined at `where`) tries, in its order: the
 // brace list its `switch`'s range-for iterates, followed through locals,
@@ -45,11 +47,12 @@ Tri SelectionCanReturn(const Index& ix, std::string_view decider, const Location
 // header beside the member function's file. Empty when not read.
 std::vector<std::string> SelectionOrder(const Index& ix, std::string_view decider, const Location& where);
 
-// Whether `decider` returns `value` for a typical tensor of `dtype`: kFalse
-// when the dtype rules it out or an earlier candidate of its order is not
-// ruled out (or its order lacks it and no return names it), kTrue when it
-// is the first candidate not ruled out, else kUnknown.
+// Whether `decider` returns `value` for a typical tensor under `a`:
+// kFalse when the assumptions rule it out (SelectionCanReturn) or an
+// earlier candidate of its order is not ruled out (or its order lacks it
+// and no return names it), kTrue when it is the first candidate not ruled
+// out, else kUnknown.
 Tri SelectionPicks(const Index& ix, std::string_view decider, const Location& where, std::string_view value,
-                   const std::string& dtype);
+                   const Assumptions& a);
 
 }  // namespace optrace

@@ -66,7 +66,7 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
     if (member.empty()) continue;
     Location where;
     std::string fn = Decider(caller, c, &where);
-    Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, values_.assumptions().dtype);
+    Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, values_.assumptions());
     if (picks == Tri::kUnknown) continue;
     values_.Select(key, equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue));
   }

@@ -57,6 +57,8 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: blend(Tensor self) -> Tensor
 
 - func: blend_fancy(Tensor self) -> Tensor
+
+- func: norm_select(Tensor self) -> Tensor
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -120,6 +122,27 @@ bool fast_ok(const Tensor& input, double p) {
 
 Tensor drop(const Tensor& self, double p, bool train) {
   if (train && fast_ok(self, p)) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+Backend select_norm_backend(const Tensor& input) {
+  if (input.is_cuda() && input.dim() >= 3 && detail::getCUDAHooks().compiledWithCuDNN()) {
+    return Backend::cudnn;
+  }
+  if (input.is_cuda() && input.dim() >= 3 && detail::getCUDAHooks().compiledWithMIOpen()) {
+    return Backend::miopen;
+  }
+  return Backend::native;
+}
+
+Tensor norm_select(const Tensor& self) {
+  auto backend = select_norm_backend(self);
+  if (backend == Backend::cudnn) {
+    return at::pick_c(self);
+  }
+  if (backend == Backend::miopen) {
     return at::pick_a(self);
   }
   return at::pick_b(self);
@@ -592,15 +615,22 @@ TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {
   EXPECT_FALSE(Typical(t, "total.dim_DimnameList")) << "1 is no Dimname";
 }
 
+// The typical-path assumptions with `dtype`.
+Assumptions Dtype(const std::string& dtype) {
+  Assumptions a;
+  a.dtype = dtype;
+  return a;
+}
+
 TEST_F(DecidedPath, APredicatesDtypeListsRuleABackendOut) {
   EXPECT_EQ(DtypeGate(index_, "can_use_fast", "float32"), Tri::kFalse);
   EXPECT_EQ(DtypeGate(index_, "can_use_fast", "bfloat16"), Tri::kUnknown) << "shape checks remain";
   EXPECT_EQ(DtypeGate(index_, "check_shape", "float32"), Tri::kUnknown) << "no dtype list";
   Location select{"aten/src/ATen/native/Pick.cpp", 38, ""};
-  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", "float32"), Tri::kFalse);
-  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::slow", "float32"), Tri::kUnknown)
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", Dtype("float32")), Tri::kFalse);
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::slow", Dtype("float32")), Tri::kUnknown)
       << "the return after the if's block is not guarded by it";
-  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", "float16"), Tri::kUnknown);
+  EXPECT_EQ(SelectionCanReturn(index_, "select_backend", select, "Backend::fast", Dtype("float16")), Tri::kUnknown);
   Trace t = TraceOf("aten::attend");
   EXPECT_FALSE(Listed(t, "pick_a") && Typical(t, "pick_a"));
   bool fast_open = false;
@@ -610,6 +640,29 @@ TEST_F(DecidedPath, APredicatesDtypeListsRuleABackendOut) {
   bool half_open = false;
   for (const auto& op : half.ops) half_open = half_open || (op.name == "pick_a" && op.undecided);
   EXPECT_TRUE(half_open) << "float16 passes the dtype list: the backend stays open";
+}
+
+// A return whose guard the assumptions decide false cannot be the
+// selection's: MIOpen is compiled into ROCm builds only (Pick.cpp:70-71).
+TEST_F(DecidedPath, AReturnBehindAConditionTheBuildRulesOutIsNoSelection) {
+  Location select{"aten/src/ATen/native/Pick.cpp", 66, ""};
+  EXPECT_EQ(SelectionCanReturn(index_, "select_norm_backend", select, "Backend::miopen", Dtype("float32")),
+            Tri::kFalse);
+  EXPECT_EQ(SelectionCanReturn(index_, "select_norm_backend", select, "Backend::cudnn", Dtype("float32")),
+            Tri::kUnknown)
+      << "input.dim() >= 3 is left open";
+  Assumptions rocm = Dtype("float32");
+  rocm.rocm = true;
+  EXPECT_EQ(SelectionCanReturn(index_, "select_norm_backend", select, "Backend::miopen", rocm), Tri::kUnknown);
+  Trace t = TraceOf("aten::norm_select");
+  for (const auto& op : t.ops) {
+    if (op.name == "pick_a") EXPECT_FALSE(op.typical || op.undecided) << "the MIOpen branch is ruled out";
+    if (op.name == "pick_c") EXPECT_TRUE(op.undecided) << "the cuDNN branch stays open";
+  }
+  bool miopen_open = false;
+  for (const auto& op : TraceOf("aten::norm_select", {"rocm"}).ops)
+    miopen_open = miopen_open || (op.name == "pick_a" && op.undecided);
+  EXPECT_TRUE(miopen_open) << "a ROCm build may take it";
 }
 
 TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper) {
@@ -630,12 +683,12 @@ TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {
   Location select{"aten/src/ATen/native/Order.cpp", 9, ""};
   std::vector<std::string> order = SelectionOrder(index_, "select_in_order", select);
   EXPECT_EQ(order, (std::vector<std::string>{"at::Backend::fast", "at::Backend::middle", "at::Backend::slow"}));
-  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", "float32"), Tri::kFalse);
-  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", "float32"), Tri::kTrue);
-  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::slow", "float32"), Tri::kFalse)
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", Dtype("float32")), Tri::kFalse);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", Dtype("float32")), Tri::kTrue);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::slow", Dtype("float32")), Tri::kFalse)
       << "behind middle, which float32 does not rule out";
-  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", "float16"), Tri::kTrue);
-  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", "float16"), Tri::kFalse);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::fast", Dtype("float16")), Tri::kTrue);
+  EXPECT_EQ(SelectionPicks(index_, "select_in_order", select, "Backend::middle", Dtype("float16")), Tri::kFalse);
   // select_backend (Pick.cpp:38) tries in the order of its code: no list, no order claimed.
   EXPECT_TRUE(SelectionOrder(index_, "select_backend", {"aten/src/ATen/native/Pick.cpp", 38, ""}).empty());
 

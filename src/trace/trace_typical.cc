@@ -160,7 +160,8 @@ Tri Configuration(std::string_view atom, const Assumptions& a) {
     return Tri::kUnknown;
   if (Has(atom, "CUDNN") || Has(atom, "userEnabledCuDNN()") || Has(atom, "compiledWithCuDNN()"))
     return Of(a.cudnn && !a.rocm);
-  if (Has(atom, "ROCM") || Has(atom, "HIP")) return Of(a.rocm);
+  // MIOpen is ROCm's library: only a ROCm build has it (`getCUDAHooks().compiledWithMIOpen()`).
+  if (Has(atom, "ROCM") || Has(atom, "HIP") || Has(atom, "compiledWithMIOpen()")) return Of(a.rocm);
   if (Has(atom, "MPS") || Has(atom, "XPU") || Has(atom, "C10_MOBILE") || Has(atom, "FBCODE") || Has(atom, "VULKAN") ||
       Has(atom, "METAL") || Has(atom, "_WIN32") || Has(atom, "__APPLE__"))
     return Tri::kFalse;
