@@ -4,7 +4,6 @@
 // op at once make the same launches, and the first kept wins.
 #include "trace/shared_annotations.h"
 
-#include <algorithm>
 
 namespace optrace {
 
