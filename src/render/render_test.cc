@@ -36,6 +36,25 @@ Location Loc(std::string file, int line, std::string snippet = "") {
   return Location{std::move(file), line, std::move(snippet)};
 }
 
+// A forward op of `f` reached from `from` ("" for an entry op), launching
+// `kernel` (none when empty) on CUDA at the typical path.
+OpStep CudaOp(const std::string& name, const NativeFunction* f, const std::string& from, const std::string& kernel) {
+  OpStep s;
+  s.name = name;
+  s.role = OpRole::kForward;
+  s.yaml = f;
+  s.reached_from = from;
+  if (!kernel.empty()) {
+    KernelStep k;
+    k.name = kernel;
+    k.device = CodeDevice::kCuda;
+    k.typical = true;
+    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
+    s.kernels = {k};
+  }
+  return s;
+}
+
 // nn.LayerNorm as the 2.6.0 tree has it.
 struct LayerNormTrace {
   NativeFunction layer_norm = MakeFunction(
@@ -767,30 +786,14 @@ TEST(RenderText, TheBackwardOfAnOpenCppBranchIsOnTheMainPathMarkedOpen) {
   Trace t;
   t.query = "aten::norm";
   t.assumptions = {"device=cuda"};
-  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, const std::string& kernel) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    s.reached_from = from;
-    if (!kernel.empty()) {
-      KernelStep k;
-      k.name = kernel;
-      k.device = CodeDevice::kCuda;
-      k.typical = true;
-      k.where = Loc("aten/src/ATen/native/cuda/Norm.cu", 9);
-      s.kernels = {k};
-    }
-    return s;
-  };
-  OpStep entry = op("norm", &norm, "", "");
+  OpStep entry = CudaOp("norm", &norm, "", "");
   entry.typical = true;
-  OpStep open = op("fast_norm", &fast, "norm", "fast_norm_kernel");
+  OpStep open = CudaOp("fast_norm", &fast, "norm", "fast_norm_kernel");
   Condition backend{"backend == Backend::Fast", false, ConditionKind::kIf, Loc("aten/src/ATen/native/Norm.cpp", 5)};
   backend.open = true;
   open.when = {backend};
   open.undecided = true;  // typical stays false: an open C++ branch is left off the typical path
-  OpStep back = op("fast_norm_backward", &fast_back, "fast_norm", "fast_norm_backward_kernel");
+  OpStep back = CudaOp("fast_norm_backward", &fast_back, "fast_norm", "fast_norm_backward_kernel");
   back.role = OpRole::kBackward;
   back.undecided = true;
   t.ops = {entry, open, back};
@@ -911,22 +914,9 @@ TEST(RenderText, AnOptionalStepAnOpenPythonConditionKeepsIsOnThePathMarkedOpen) 
   Trace t;
   t.query = "F.attn";
   t.assumptions = {"device=cuda"};
-  auto entry = [](const std::string& name, const NativeFunction* f, const std::string& kernel) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    KernelStep k;
-    k.name = kernel;
-    k.device = CodeDevice::kCuda;
-    k.typical = true;
-    k.where = Loc("aten/src/ATen/native/cuda/K.cu", 9);
-    s.kernels = {k};
-    return s;
-  };
-  OpStep a = entry("attn", &attn, "attn_kernel");
+  OpStep a = CudaOp("attn", &attn, "", "attn_kernel");
   a.typical = true;
-  OpStep d = entry("dropout", &drop, "fused_dropout_kernel");
+  OpStep d = CudaOp("dropout", &drop, "", "fused_dropout_kernel");
   d.undecided = true;  // typical stays false: an optional step
   Condition p{"dropout_p > 0.0", false, ConditionKind::kIf, Loc("torch/nn/functional.py", 6375)};
   p.open = true;

@@ -25,10 +25,8 @@ namespace optrace {
 
 std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
                                         Location* site) {
-  // An op without a remembered expansion has no code of its own to key by.
-  const bool shared = parent.expansion != nullptr;
-  const std::string known = shared ? values_.KnowledgeOf(parent) : "";
-  if (const EdgeAnnotation* before = shared ? edges.Find(parent, child, known) : nullptr) {
+  const std::string known = values_.KnowledgeOf(parent);
+  if (const EdgeAnnotation* before = edges.Find(parent, child, known)) {
     for (const auto& [key, t] : before->bound) values_.BindInHelper(key, t);
     *found = before->found;
     if (before->site) *site = *before->site;
@@ -43,7 +41,7 @@ std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent
   routes_.LogBindingsTo(nullptr);
   *found = made.found;
   if (picked.valid()) *site = made.site.emplace(picked);
-  if (shared) edges.Keep(parent, child, known, made);
+  edges.Keep(parent, child, known, made);
   return made.when;
 }
 

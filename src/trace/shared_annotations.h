@@ -40,9 +40,11 @@ class SharedLaunches {
   explicit SharedLaunches(const Index& ix);
 
   // Gives `op` the launches (kernels, stubs, library calls) annotated
-  // before by a trace that knew `known` of it; false when there are none.
+  // before by a trace that knew `known` of it; false when there are none,
+  // or when `op` has no remembered expansion (no code of its own to key by).
   bool Replay(OpStep& op, const std::string& known) const;
-  // Keeps `op`'s launches as annotated, for the later traces.
+  // Keeps `op`'s launches as annotated, for the later traces (not those
+  // of an op without a remembered expansion).
   void Keep(const OpStep& op, const std::string& known);
 
  private:
@@ -73,8 +75,10 @@ class SharedEdges {
  public:
   explicit SharedEdges(const Index& ix);
 
-  // The edge read before by a trace that knew `known` of the parent, or null.
+  // The edge read before by a trace that knew `known` of the parent, or
+  // null (always for a parent without a remembered expansion).
   const EdgeAnnotation* Find(const OpStep& parent, const OpStep& child, const std::string& known) const;
+  // Keeps the edge, unless the parent has no remembered expansion.
   void Keep(const OpStep& parent, const OpStep& child, const std::string& known, EdgeAnnotation edge);
 
  private:

@@ -281,10 +281,6 @@ void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, Guar
 void ReadLaunches(const Index& ix, Trace& t, const PathValues& values, CodeWays& ways) {
   SharedLaunches shared(ix);
   for (OpStep& op : t.ops) {
-    if (!op.expansion) {  // no code of its own to key by
-      AnnotateLaunches(ways, op);
-      continue;
-    }
     const std::string known = values.KnowledgeOf(op);
     if (shared.Replay(op, known)) continue;
     AnnotateLaunches(ways, op);
