@@ -260,6 +260,9 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
     }
     return tensor;
   }
+  // A helper's result (ScanExpression passes "f()" for f(...)): a Tensor
+  // where every function of that name the index defines returns one.
+  if (name.ends_with("()")) return HelperReturnsTensor(name.substr(0, name.size() - 2));
   std::string type = DeclaredType(params, body, name);
   if (IsTensorType(type)) return true;
   // A structured binding holds a Tensor when the call it unpacks returns Tensors.

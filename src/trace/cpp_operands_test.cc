@@ -119,5 +119,20 @@ TEST(OperatorUses, AGroupAfterReturnIsNoCall) {
   EXPECT_EQ(ops, (std::vector<std::string>{"eq", "mul", "ne"}));
 }
 
+TEST(OperatorUses, AHelpersResultIsAnOperandAsItsReturnTypeSays) {
+  // FunctionsManual.cpp:722-723 (2.6.0) `return sum_backward(grad, ...) *
+  // self.isnan().logical_not();`: the helper returns a Tensor, so `*` is
+  // mul; a helper returning a number (`count_of(self) * self.dim()`) makes
+  // none. The tensor test is asked "f()" for f(...)'s result.
+  auto is_tensor = [](std::string_view name) { return name == "self" || name == "sum_backward()"; };
+  std::vector<std::string> ops;
+  for (auto& u : OperatorUses("return sum_backward(grad, self.sym_sizes(), dims, keepdim) *\n"
+                              "    self.isnan().logical_not();",
+                              false, is_tensor, {}))
+    ops.push_back(u.op + "@" + std::to_string(u.offset));
+  EXPECT_EQ(ops, (std::vector<std::string>{"mul@59"}));
+  EXPECT_TRUE(OperatorUses("return count_of(self) * self.dim();", false, is_tensor, {}).empty());
+}
+
 }  // namespace
 }  // namespace optrace

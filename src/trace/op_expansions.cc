@@ -112,19 +112,22 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
   op.expansion = &cache.done.try_emplace(key, std::move(made)).first->second;
 }
 
-void BackwardTracer::AddBackwardRemembered(const std::string& forward_op) {
+void BackwardTracer::AddBackwardRemembered(const std::string& forward_op, bool queue_ops) {
   BackwardsOfOps& cache = MemoFor<BackwardsOfOps>(ix_, opt_);
   if (const BackwardOfOp* done = Found(cache.mu, cache.done, forward_op)) {
     t_.notes.insert(t_.notes.end(), done->notes.begin(), done->notes.end());
     if (done->step) t_.backward.push_back(*done->step);
-    for (const PendingOp& q : done->queued) ops_.AddOp(q.fn, q.role, q.reached_from, q.depth);
+    if (queue_ops)
+      for (const PendingOp& q : done->queued) ops_.AddOp(q.fn, q.role, q.reached_from, q.depth);
     return;
   }
   BackwardOfOp made;
   const size_t notes_before = t_.notes.size(), steps_before = t_.backward.size();
   ops_.recording_ = &made.queued;
+  ops_.recording_only_ = !queue_ops;
   AddBackwardOf(forward_op);
   ops_.recording_ = nullptr;
+  ops_.recording_only_ = false;
   made.notes.assign(t_.notes.begin() + static_cast<std::ptrdiff_t>(notes_before), t_.notes.end());
   if (t_.backward.size() > steps_before) made.step = t_.backward.back();
   std::unique_lock<std::shared_mutex> lock(cache.mu);

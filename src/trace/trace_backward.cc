@@ -5,8 +5,11 @@
 // kernel for CPU/CUDA has no backward of its own: autograd differentiates
 // the ops its C++ calls, which are in the trace. An op that only other
 // kernels call (CUDA, CPU, CompositeExplicitAutograd code, below their
-// autograd kernels) or that is called under a no-grad guard is never
-// recorded: its entry is listed with `below_autograd`, never on the path. The
+// autograd kernels), that is called under a no-grad guard, or that is
+// called on a tensor a factory op just made with no other tensor given
+// (`at::empty({}).random_(gen)`) is never recorded: its entry is listed
+// with `below_autograd`, never on the path, and the ops its formula names
+// are not traced (they never run). The
 // formulas name backward ops directly (_softmax_backward_data(...)), as
 // tensor methods (grad.sum(...)), as FunctionsManual.cpp helpers (resolved to
 // the aten ops their bodies call) and as C++ operators on tensors (grad *
@@ -319,7 +322,9 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       }
       bool qualifier = j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':';
       if (numeric && !is_call && !member && !qualifier) numeric->Name(name);
-      pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : "";
+      // A body's helper call (`sum_backward(...) * mask`): "sum_backward()",
+      // a Tensor where the helper returns one.
+      pending_call = !is_call ? "" : member ? "." + name : at_call ? "at::" + name : is_tensor ? name + "()" : "";
       // A method of what is known to be no Tensor (`ord_variant.index()`,
       // `sizes().slice(1)`) returns no Tensor whatever op shares its name:
       // `left` is the receiver as it stood at the '.'.
@@ -638,12 +643,28 @@ bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
   return false;
 }
 
+bool BackwardTracer::OnAFreshTensorAlone(const OpCallStep& call, const OpStep& callee) const {
+  // The scanner writes a method call on a call's result as "f().x()".
+  const size_t made_by = call.how.find("().");
+  if (!callee.yaml || made_by == std::string::npos || call.how.find('.') != made_by + 2) return false;
+  const std::string factory = call.how.substr(0, made_by);
+  auto takes_tensor = [](const NativeFunction& fn, bool but_self) {
+    for (const auto& a : fn.schema.arguments)
+      if (a.type.find("Tensor") != std::string::npos && !(but_self && a.name == "self")) return true;
+    return false;
+  };
+  auto overloads = ix_.yaml.Overloads(factory.substr(factory.rfind(':') + 1));
+  if (overloads.empty() || takes_tensor(*callee.yaml, true)) return false;
+  return std::none_of(overloads.begin(), overloads.end(),
+                      [&](const NativeFunction* f) { return !f->schema.is_out() && takes_tensor(*f, false); });
+}
+
 bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const {
   std::string base(OpBaseName(callee.name));
   bool any = false;
   for (const OpCallStep& c : caller.calls) {
     if (c.op != base || !c.where.valid()) continue;
-    if (!InNoGradScope(c.where.file, c.where.line)) return false;
+    if (!OnAFreshTensorAlone(c, callee) && !InNoGradScope(c.where.file, c.where.line)) return false;
     any = true;
   }
   return any;
@@ -698,7 +719,9 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
 void BackwardTracer::AddBackward() {
   for (const auto& [fn, below_autograd] : ForwardOpsByAutograd()) {
     const size_t steps = t_.backward.size();
-    AddBackwardRemembered(fn->name);  // what the entry says depends on the op alone
+    // What the entry says depends on the op alone; whether its ops run, on
+    // the trace: autograd records an op only where no other kernel calls it.
+    AddBackwardRemembered(fn->name, !below_autograd);
     if (!below_autograd || t_.backward.size() == steps) continue;
     BackwardStep& b = t_.backward.back();  // whether autograd records it depends on the trace
     b.below_autograd = true;

@@ -188,11 +188,39 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
 // formula is forward-mode AD, a three-argument `where` beside the
 // one-argument overload, a forward op behind a shape test whose own
 // backward runs only where it does (both called by a
-// CompositeImplicitAutograd op, above autograd), and an op with a
-// derivative called only inside a CUDA kernel, below autograd.
+// CompositeImplicitAutograd op, above autograd), an op with a
+// derivative called only inside a CUDA kernel, below autograd, and ops
+// called on a tensor a factory just made: alone (`at::blank({}).seed_(7)`,
+// no input requires grad) and given another tensor (`mix_(self)`).
 constexpr char kPickFunctions[] = R"x(- func: pick_wrap(Tensor self) -> Tensor
   dispatch:
     CompositeImplicitAutograd: pick_wrap
+
+- func: blank(SymInt[] size) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: blank
+
+- func: blank.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CompositeExplicitAutograd: blank_out
+
+- func: seed_(Tensor(a!) self, int n) -> Tensor(a!)
+  variants: method
+  dispatch:
+    CUDA: seed_cuda_
+
+- func: mix_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  variants: method
+  dispatch:
+    CUDA: mix_cuda_
+
+- func: seed_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: seed_back
+
+- func: mix_back(Tensor grad) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: mix_back
 
 - func: pick(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)
   dispatch:
@@ -253,6 +281,13 @@ constexpr char kPickDerivatives[] = R"x(- name: pick(Tensor self, int dim=-1) ->
 
 - name: quiet_op(Tensor self) -> Tensor
   self: inner_back(grad)
+
+- name: seed_(Tensor(a!) self, int n) -> Tensor(a!)
+  self: seed_back(grad)
+
+- name: mix_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  self: mix_back(grad)
+  other: mix_back(grad)
 )x";
 
 // aten/src/ATen/native/cuda/Pick.cu
@@ -265,6 +300,12 @@ Tensor side_op_cuda(const Tensor& self) {
   return self;
 }
 Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return self;
+}
+Tensor& seed_cuda_(Tensor& self, int64_t n) {
+  return self;
+}
+Tensor& mix_cuda_(Tensor& self, const Tensor& other) {
   return self;
 }
 } // namespace at::native
@@ -280,6 +321,8 @@ Tensor pick_wrap(const Tensor& self) {
     at::NoGradGuard no_grad;
     at::quiet_op(self);
   }
+  int64_t seed = at::blank({}).seed_(7).item<int64_t>();
+  auto mixed = at::blank({}).mix_(self);
   return std::get<0>(at::pick(self));
 }
 Tensor inner_op(const Tensor& self) {
@@ -295,6 +338,15 @@ Tensor where_dimname(const Tensor& condition, const Tensor& self, Dimname other)
   return self;
 }
 Tensor side_back(const Tensor& grad) {
+  return grad;
+}
+Tensor blank(IntArrayRef size) {
+  return Tensor();
+}
+Tensor seed_back(const Tensor& grad) {
+  return grad;
+}
+Tensor mix_back(const Tensor& grad) {
   return grad;
 }
 } // namespace at::native
@@ -354,10 +406,9 @@ TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   EXPECT_NE(b->note.find("below autograd"), std::string::npos);
-  const OpStep* back = FindOp(t_, "inner_back", OpRole::kBackward);
-  ASSERT_NE(back, nullptr);
-  EXPECT_FALSE(back->typical);
-  EXPECT_FALSE(back->undecided);
+  // Its formula's ops are named, never traced: they never run.
+  EXPECT_EQ(b->ops, (std::vector<std::string>{"inner_back"}));
+  EXPECT_EQ(FindOp(t_, "inner_back", OpRole::kBackward), nullptr);
   // pick and side_op, called by pick_wrap's CompositeImplicitAutograd code, are recorded.
   ASSERT_NE(Step("pick"), nullptr);
   EXPECT_FALSE(Step("pick")->below_autograd);
@@ -366,6 +417,18 @@ TEST_F(BackwardTrace, AnOpCalledInsideAKernelRecordsNoBackward) {
   // at::quiet_op under pick_wrap's NoGradGuard: grad mode off, not recorded either.
   ASSERT_NE(Step("quiet_op"), nullptr);
   EXPECT_TRUE(Step("quiet_op")->below_autograd);
+}
+
+TEST_F(BackwardTrace, AnOpOnAFreshTensorAloneRecordsNoBackward) {
+  // at::blank({}).seed_(7): nothing seed_ is given requires grad.
+  ASSERT_NE(FindOp(t_, "seed_"), nullptr);
+  ASSERT_NE(Step("seed_"), nullptr);
+  EXPECT_TRUE(Step("seed_")->below_autograd);
+  EXPECT_EQ(FindOp(t_, "seed_back", OpRole::kBackward), nullptr);
+  // at::blank({}).mix_(self): `self` may require grad, so autograd records mix_.
+  ASSERT_NE(Step("mix_"), nullptr);
+  EXPECT_FALSE(Step("mix_")->below_autograd);
+  EXPECT_NE(FindOp(t_, "mix_back", OpRole::kBackward), nullptr);
 }
 
 TEST_F(BackwardTrace, TheBackwardOfAnOpenForwardOpIsOpen) {

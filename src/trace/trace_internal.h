@@ -156,6 +156,8 @@ class OpQueue : public TraceReader {
   std::set<std::pair<std::string, OpRole>> seen_ops_;  // (name, role)
   // While set, every AddOp is also appended here (op_expansions.cc records an expansion).
   std::vector<PendingOp>* recording_ = nullptr;
+  // While set (with recording_), AddOp only records: the op is not queued.
+  bool recording_only_ = false;
 
  private:
   std::map<std::pair<std::string, OpRole>, std::vector<std::string>> more_callers_;
@@ -474,16 +476,21 @@ class BackwardTracer : public TraceReader {
   void AddBackward();
   // The backward of one forward op: its derivatives.yaml entry read, the
   // backward ops queued. AddBackwardRemembered replays its first run under
-  // these options on this index (op_expansions.cc).
+  // these options on this index (op_expansions.cc); with `queue_ops`
+  // false (an op only other kernels call, which autograd never records)
+  // the entry is listed but the ops its formula names are not traced.
   void AddBackwardOf(const std::string& forward_op);
-  void AddBackwardRemembered(const std::string& forward_op);
+  void AddBackwardRemembered(const std::string& forward_op, bool queue_ops);
   // The forward ops (not out= ones), each with whether it runs only below
   // autograd (RecordedByAutograd: no caller's code records it).
   std::vector<std::pair<const NativeFunction*, bool>> ForwardOpsByAutograd();
-  // Whether every call of `callee` in `caller`'s code sits where grad mode
-  // is off (an at::NoGradGuard in its block or one enclosing it), and
-  // whether the code at file:line does.
+  // Whether no call of `callee` in `caller`'s code is recorded by
+  // autograd: each sits where grad mode is off (an at::NoGradGuard in its
+  // block or one enclosing it), or is made on a tensor a factory op just
+  // made with no other tensor passed (`at::empty({}).random_(gen)`: no
+  // input requires grad); and whether the code at file:line is grad-free.
   bool CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const;
+  bool OnAFreshTensorAlone(const OpCallStep& call, const OpStep& callee) const;
   bool InNoGradScope(const std::string& file, int line) const;
   void AddDecompositions();
 

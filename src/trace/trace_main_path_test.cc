@@ -226,7 +226,7 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   // torch.max's as_strided is called by max's own CUDA code (ReduceOpsUtils.h:171,
   // reached from cuda/ReduceOps.cpp:96), below max's autograd kernel: autograd
   // records max, so as_strided's derivatives.yaml entry (as_strided_backward's
-  // new_zeros) is listed, never on the path.
+  // new_zeros) is listed, never traced: no backward op comes of it.
   Trace t = TraceTree("2.6.0", "torch.max", TraceOptions::Device::kCuda);
   const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
@@ -235,12 +235,39 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
+  // (max's own formula names new_zeros too: traced from there.)
   const OpStep* new_zeros = FindOp(t, "new_zeros", OpRole::kBackward);
   ASSERT_NE(new_zeros, nullptr);
-  EXPECT_FALSE(new_zeros->typical);
-  EXPECT_FALSE(new_zeros->undecided);
+  EXPECT_EQ(new_zeros->reached_from, "max");
   ASSERT_NE(Step(t, "max"), nullptr);
   EXPECT_FALSE(Step(t, "max")->below_autograd);
+  // Every backward op comes of a formula autograd records.
+  std::set<std::string> below;
+  for (const BackwardStep& s : t.backward)
+    if (s.below_autograd) below.insert(s.op);
+  for (const OpStep& op : t.ops)
+    if (op.role == OpRole::kBackward) EXPECT_EQ(below.count(op.reached_from), 0u) << op.name;
+}
+
+TEST_F(MainPath260, AnOpOnAFreshTensorAloneHasNoBackward) {
+  // cudnn/RNN.cpp:2367 `at::empty({}, options.dtype(at::kLong)).random_(gen)`
+  // (nn.LSTM's dropout seed): nothing random_ is given requires grad, so
+  // autograd records no random_, and its formula (zeros_like) never runs.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  const OpStep* random = FindOp(t, "random_");
+  ASSERT_NE(random, nullptr);
+  ASSERT_EQ(random->called_at.file, "aten/src/ATen/native/cudnn/RNN.cpp");
+  EXPECT_EQ(random->called_at.line, 2367);
+  for (const char* name : {"random_", "random_.to"}) {
+    const BackwardStep* b = Step(t, name);
+    ASSERT_NE(b, nullptr) << name;
+    EXPECT_TRUE(b->below_autograd) << name;
+  }
+  const OpStep* zeros_like = FindOp(t, "zeros_like", OpRole::kBackward);
+  if (zeros_like) EXPECT_EQ(zeros_like->reached_from.rfind("random_", 0), std::string::npos);
+  // The cuDNN RNN's own backward stays.
+  ASSERT_NE(Step(t, "_cudnn_rnn"), nullptr);
+  EXPECT_FALSE(Step(t, "_cudnn_rnn")->below_autograd);
 }
 
 TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {

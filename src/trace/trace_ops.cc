@@ -116,6 +116,7 @@ std::string StripTemplateAndNamespace(std::string s) {
 void OpQueue::AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth) {
   if (!fn) return;
   if (recording_) recording_->push_back({fn, role, from, depth});
+  if (recording_only_) return;
   if (!seen_ops_.insert({fn->name, role}).second) {
     if (from.empty() || from == fn->name) return;
     std::vector<std::string>& callers = more_callers_[{fn->name, role}];
@@ -167,11 +168,18 @@ void OpExpander::ExpandQueuedOps() {
     op.reached_from = p.reached_from;
     op.depth = p.depth;
     const size_t queued = ops_.queue_.size();
+    OpStep unexpanded = op;
     ExpandRemembered(op, p.depth);
     // A composite op that only hands its work to one other op (index_put ->
     // index_put_ -> _index_put_impl_) is a step, not a level: what it
-    // calls is followed as deep as if called directly.
-    if (Forwards(op))
+    // calls is followed as deep as if called directly -- at the --depth
+    // limit too (max.other -> maximum), where its expansion queued nothing.
+    const bool forwards = Forwards(op);
+    if (forwards && p.depth + 1 > opt_.depth && p.depth > 0) {
+      op = std::move(unexpanded);
+      ExpandRemembered(op, p.depth - 1);
+    }
+    if (forwards)
       for (size_t i = queued; i < ops_.queue_.size(); ++i)
         ops_.queue_[i].depth = std::min(ops_.queue_[i].depth, p.depth);
     t_.ops.push_back(std::move(op));

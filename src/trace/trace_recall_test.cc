@@ -465,6 +465,34 @@ TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevel) {
   EXPECT_EQ(divide_depth, 1);
 }
 
+TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevelAtTheDepthLimit) {
+  // torch.linalg.lstsq's backward runs linalg_pinv (BatchLinearAlgebra.cpp),
+  // whose `at::max(atol, rtol * max_val)` is max.other at the --depth limit;
+  // max.other only hands its work to maximum (TensorCompare.cpp), which
+  // runs in its place: traced, with its kernels.
+  Trace t = TraceTree("2.6.0", "torch.linalg.lstsq", TraceOptions::Device::kCuda);
+  const OpStep* max_other = FindOp(t, "max.other", OpRole::kBackward);
+  ASSERT_NE(max_other, nullptr);
+  const OpStep* maximum = FindOp(t, "maximum", OpRole::kBackward);
+  ASSERT_NE(maximum, nullptr);
+  EXPECT_EQ(maximum->reached_from, "max.other");
+  EXPECT_EQ(maximum->depth, max_other->depth);
+}
+
+TEST_F(Recall260, AHelpersTensorResultIsAnOperand) {
+  // FunctionsManual.cpp:722-723 `return sum_backward(grad, ...) *
+  // self.isnan().logical_not();`: sum_backward returns a Tensor, so `*` is mul.
+  Trace t = TraceTree("2.6.0", "torch.nansum", TraceOptions::Device::kCuda);
+  const BackwardStep* nansum = nullptr;
+  for (const BackwardStep& b : t.backward)
+    if (b.op == "nansum") nansum = &b;
+  ASSERT_NE(nansum, nullptr);
+  EXPECT_NE(std::find(nansum->ops.begin(), nansum->ops.end(), "mul"), nansum->ops.end());
+  const OpStep* mul = FindOp(t, "mul.Tensor", OpRole::kBackward);
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->reached_from, "nansum");
+}
+
 TEST_F(Recall260, SelfInATensorMethodIsATensor) {
   // torch/_tensor.py:80 `class Tensor(torch._C.TensorBase)`; :1076-1077
   // `def __rdiv__(self, other): return self.reciprocal() * other`: reciprocal
