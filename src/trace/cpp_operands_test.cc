@@ -134,5 +134,14 @@ TEST(OperatorUses, AHelpersResultIsAnOperandAsItsReturnTypeSays) {
   EXPECT_TRUE(OperatorUses("return count_of(self) * self.dim();", false, is_tensor, {}).empty());
 }
 
+TEST(OperatorUses, AScopesMemberIsNoLocalOfItsName) {
+  // transformers/cuda/attention.cu:1150, 1294 (2.6.0): `at::Tensor output_t = ...;` and
+  // later `(typename Kernel::output_t*)res.data_ptr()`: Kernel's output_t is a type, so
+  // the `*` is a pointer declarator, no mul.
+  auto is_tensor = [](std::string_view name) { return name == "output_t" || name == "res"; };
+  EXPECT_TRUE(OperatorUses("p.output_ptr = (typename Kernel::output_t*)res.data_ptr();", true, is_tensor, {}).empty());
+  EXPECT_EQ(OperatorUses("auto y = output_t * 2;", true, is_tensor, {}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace optrace

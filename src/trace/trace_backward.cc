@@ -338,7 +338,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
         while (b > 0 && s[b - 1] == ' ') --b;
         address = b == 0 || !(IsIdentChar(s[b - 1]) || s[b - 1] == ')' || s[b - 1] == ']');
       }
-      last_name = is_call || member || address ? std::string() : name;
+      // Kernel::output_t names a member of a scope, never a local of that
+      // name (a Tensor output_t declared elsewhere in the body).
+      bool qualified = i >= 2 && s[i - 1] == ':' && s[i - 2] == ':';
+      last_name = is_call || member || address || qualified ? std::string() : name;
       i = j;
       prev_sig = keyword ? '(' : 'a';
       if (keyword) last_name.clear();

@@ -42,6 +42,21 @@ TEST_F(MainPath260, NonTensorValuesCallNoOps) {
   }
 }
 
+TEST_F(MainPath260, AScopesTypeIsNoTensorLocal) {
+  // transformers/cuda/attention.cu:1294 `(typename Kernel::output_t*)res.data_ptr()` is a cast
+  // to a pointer to Kernel's output_t, though :1150 declares a Tensor local `output_t`.
+  Trace t = TraceTree("2.6.0", "aten::_efficient_attention_forward", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "_efficient_attention_forward");
+  ASSERT_NE(op, nullptr);
+  ASSERT_FALSE(op->calls.empty());
+  bool zero = false;
+  for (const auto& c : op->calls) {
+    EXPECT_FALSE(c.op == "mul" && c.where.line == 1294) << c.where.file;
+    zero = zero || (c.op == "zero_" && c.where.line == 1379);  // res.zero_() is a Tensor's
+  }
+  EXPECT_TRUE(zero);
+}
+
 TEST_F(MainPath260, DeviceCodeCallsNoOps) {
   // cuda/ActivationGeluKernel.cu:72-80: `dy * cdf` and friends inside `[] GPU_LAMBDA(...)`.
   Trace t = TraceTree("2.6.0", "aten::gelu_backward", TraceOptions::Device::kCuda);
