@@ -4,7 +4,10 @@
 #include "trace/decider_returns.h"
 
 #include <map>
+#include <memory>
 #include <set>
+#include <shared_mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "base/text.h"
@@ -106,6 +109,29 @@ const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, co
 // (as `name.member` in the assumptions' defaults).
 using Objects = std::map<std::string, std::vector<std::string>>;
 
+// Whether a return's value names enum member `member` (by its last two
+// names: `ConvBackend::Miopen` for `at::native::ConvBackend::Miopen`),
+// alone or as an arm of a conditional (`x.is_mkldnn() ? ConvBackend::MkldnnEmpty
+// : ConvBackend::Empty`).
+bool ReturnsMember(std::string_view value, std::string_view member) {
+  size_t last = member.rfind("::");
+  if (last != std::string_view::npos && last > 0)
+    if (size_t before = member.rfind("::", last - 1); before != std::string_view::npos)
+      member.remove_prefix(before + 2);
+  for (size_t at = value.find(member); at != std::string_view::npos; at = value.find(member, at + 1)) {
+    const size_t end = at + member.size();
+    const bool starts = at == 0 || !(IsIdentChar(value[at - 1]));
+    const bool ends = end == value.size() || !IsIdentChar(value[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+struct ReachableReturn {
+  std::string value;
+  bool reachable = false;
+};
+
 class ReturnReader {
  public:
   ReturnReader(const Index& ix, GuardReaders& readers) : ix_(ix), readers_(readers) {}
@@ -130,6 +156,28 @@ class ReturnReader {
       return depth < kForwardDepth ? Forwarded(r, file, bound, objects, depth) : std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // Each of `def`'s returns under `bound`, in order, with whether it can
+  // be taken: its guards not ruled out, no earlier return certainly
+  // taken; nullopt when the body is not read.
+  std::optional<std::vector<ReachableReturn>> Reachable(const CppFunction& def, const std::string& file,
+                                                        const Assumptions& bound, const Objects& objects) {
+    auto returns = readers_.Of(file).ReturnsOf(static_cast<int>(def.line));
+    if (!returns) return std::nullopt;
+    std::vector<ReachableReturn> out;
+    bool certain_before = false;
+    for (const GuardedReturn& r : *returns) {
+      Tri taken = certain_before ? Tri::kFalse : Tri::kTrue;
+      for (const auto& g : r.guards) {
+        if (taken == Tri::kFalse) break;
+        Tri t = GuardValue(g.text, file, bound, objects);
+        Meet(&taken, g.negated ? Not(t) : t);
+      }
+      out.push_back({r.value, taken != Tri::kFalse});
+      certain_before = certain_before || taken == Tri::kTrue;
+    }
+    return out;
   }
 
  private:
@@ -209,6 +257,111 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
     }
   }
   return ReturnReader(ix, readers).Returned(*def, where.file, bound, objects, 0);
+}
+
+namespace {
+
+// `decider`'s definition at `where`, with its parameters as objects whose
+// members nothing binds (`params.use_miopen(...)` reads `params.transposed`):
+// their bool methods the file defines are still inlined, so a body's build
+// check decides them.
+const CppFunction* DeciderAt(const Index& ix, const std::string& decider, const Location& where, Objects* objects) {
+  for (uint32_t id : ix.cpp.FunctionsNamed(decider)) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (ix.cpp.file(f.file) != where.file || static_cast<int>(f.line) != where.line || !f.HasBody()) continue;
+    for (const CppParameter& p : ParseCppParameters(f.params))
+      if (!p.name.empty()) (*objects)[p.name] = {};
+    return &f;
+  }
+  return nullptr;
+}
+
+// The reachable returns of a decider under one set of assumptions, per
+// index: they read the index alone, every member asked of one decider
+// shares them, and every trace of `trace --all` (or the daemon's) asks the
+// same deciders.
+struct ReachableMemo {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, std::optional<std::vector<ReachableReturn>>> returns;
+};
+
+// Tri answers by key (BuildCanReturn's).
+struct AnswerMemo {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, Tri> answers;
+};
+
+std::optional<std::vector<ReachableReturn>> ReadReachable(const Index& ix, GuardReaders& readers,
+                                                          const std::string& decider, const Location& where,
+                                                          const Assumptions& a) {
+  Objects objects;
+  const CppFunction* def = DeciderAt(ix, decider, where, &objects);
+  if (!def) return std::nullopt;
+  Assumptions by_body = a;
+  by_body.library_names = false;  // use_cudnn_depthwise's name says nothing of its body
+  return ReturnReader(ix, readers).Reachable(*def, where.file, by_body, objects);
+}
+
+}  // namespace
+
+Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                     const std::string& value, const Assumptions& a) {
+  auto& memo = *ix.Derived<std::unique_ptr<ReachableMemo>>("decider returns reachable",
+                                                           [] { return std::make_unique<ReachableMemo>(); });
+  const std::string key = decider + '\x1e' + where.file + ':' + std::to_string(where.line) + '\x1e' + a.Key();
+  const std::optional<std::vector<ReachableReturn>>* returns = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(memo.mu);
+    if (auto it = memo.returns.find(key); it != memo.returns.end()) returns = &it->second;
+  }
+  if (!returns) {
+    auto read = ReadReachable(ix, readers, decider, where, a);
+    std::unique_lock<std::shared_mutex> lock(memo.mu);
+    returns = &memo.returns.emplace(key, std::move(read)).first->second;  // entries stay put
+  }
+  if (!*returns) return Tri::kUnknown;
+  bool written = false;  // some return names `value`
+  for (const ReachableReturn& r : **returns) {
+    if (!ReturnsMember(r.value, value)) continue;
+    if (r.reachable) return Tri::kUnknown;
+    written = true;
+  }
+  return written ? Tri::kFalse : Tri::kUnknown;
+}
+
+bool BuildCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                    const std::string& value, const Assumptions& a) {
+  // The build and device alone: the trace's other assumptions (its Python
+  // defaults, its dtype) say nothing of another tensor.
+  Assumptions build;
+  build.device = a.device;
+  build.rocm = a.rocm;
+  build.cudnn = a.cudnn;
+  build.typical_sizes = false;  // an empty batch is a tensor too (ConvBackend::Empty)
+  auto& memo =
+      *ix.Derived<std::unique_ptr<AnswerMemo>>("build can return", [] { return std::make_unique<AnswerMemo>(); });
+  const std::string key =
+      decider + '\x1e' + where.file + ':' + std::to_string(where.line) + '\x1e' + value + '\x1e' + build.Key();
+  {
+    std::shared_lock<std::shared_mutex> lock(memo.mu);
+    if (auto it = memo.answers.find(key); it != memo.answers.end()) return it->second != Tri::kFalse;
+  }
+  // Each dtype, in a typical training step and in inference under
+  // deterministic algorithms (the modes flipped together: a decider's
+  // parameters -- need_backward, training -- are not bound here anyway).
+  Tri can = Tri::kFalse;
+  for (const char* dtype : {"float32", "float16", "bfloat16", "float64", "complex64", "int64"})
+    for (bool inference : {false, true}) {
+      if (can != Tri::kFalse) break;
+      Assumptions variant = build;
+      variant.dtype = dtype;
+      variant.grad = variant.training = !inference;
+      variant.deterministic = inference;
+      if (DeciderCanReturn(ix, readers, decider, where, value, variant) != Tri::kFalse) can = Tri::kUnknown;
+    }
+  std::unique_lock<std::shared_mutex> lock(memo.mu);
+  memo.answers.emplace(key, can);
+  return can != Tri::kFalse;
 }
 
 }  // namespace optrace

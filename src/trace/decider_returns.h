@@ -37,4 +37,22 @@ namespace optrace {
 std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
                                          const Location& asked, const std::string& decider, const Location& where);
 
+// kFalse when `decider` (defined at `where`) returns `value` for no call
+// under `a`: each of its returns of `value` has a guard `a` rules out, or
+// an earlier return certainly taken (predicates' bodies inlined, never
+// decided by their names); kUnknown otherwise.
+Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                     const std::string& value, const Assumptions& a);
+
+// Whether `decider` (defined at `where`) can return `value` for some
+// tensor on the build and device `a` describes: some dtype, in a training
+// step or in inference under deterministic algorithms (the rest of `a` is
+// the trace's, not the build's). False only when its guarded returns rule `value` out
+// for every one of them -- a MIOpen backend on a CUDA build
+// (`compiledWithMIOpen()`), a CPU-only one for a CUDA tensor; true where
+// its body is not read. What a dtype decides (flash attention needs fp16)
+// stays: another tensor takes it.
+bool BuildCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                    const std::string& value, const Assumptions& a);
+
 }  // namespace optrace

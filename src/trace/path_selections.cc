@@ -67,6 +67,14 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
     Location where;
     std::string fn = Decider(caller, c, &where);
     Tri picks = fn.empty() ? Tri::kUnknown : SelectionPicks(ix_, fn, where, member, values_.assumptions());
+    // Its returns read with their nested if/else guards (a MIOpen backend
+    // under `else` of `params.transposed`).
+    if (picks == Tri::kUnknown && !fn.empty() && where.valid()) {
+      auto [slot, fresh] =
+          can_return_.try_emplace(fn + "@" + where.file + ":" + std::to_string(where.line) + "@" + member);
+      if (fresh) slot->second = DeciderCanReturn(ix_, readers_, fn, where, member, values_.assumptions());
+      picks = slot->second;
+    }
     if (picks == Tri::kUnknown) continue;
     values_.Select(key, equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue));
   }
@@ -170,6 +178,18 @@ std::string Selections::FollowFunction(const OpStep& parent, const std::string& 
   return fn;
 }
 
+bool Selections::RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) {
+  if (c.negated || c.text.find("==") == std::string::npos || c.text.find("||") != std::string::npos ||
+      c.text.find("&&") != std::string::npos || !where.valid())
+    return false;
+  const std::string member = EnumMember(c.text);
+  if (member.empty()) return false;
+  auto [slot, fresh] =
+      build_returns_.try_emplace(decider + "@" + where.file + ":" + std::to_string(where.line) + "@" + member);
+  if (fresh) slot->second = !BuildCanReturn(ix_, readers_, decider, where, member, values_.assumptions());
+  return slot->second;
+}
+
 std::vector<SelectionStep> Selections::Find(const Trace& t) {
   std::vector<SelectionStep> found_all;
   const Assumptions& a = values_.assumptions();
@@ -200,6 +220,9 @@ std::vector<SelectionStep> Selections::Find(const Trace& t) {
           std::vector<Condition> others = conds;
           others.erase(others.begin() + (std::prev(it.base()) - conds.begin()));
           if (values_.Evaluate(op, others) == Tri::kFalse) continue;
+          // A member no tensor gets on this build and device (MIOpen's on a
+          // CUDA build, XNNPACK's for a CUDA tensor) is no alternative.
+          if (RuledOutByBuild(*it, fn, where)) continue;
           auto key = std::make_pair(fn, op.name);
           auto found = by_key.find(key);
           if (found == by_key.end()) {

@@ -40,12 +40,16 @@ class Selections {
 
   // In the implementation of each op on the main path of `t`, every call
   // whose condition names a deciding function and whose other conditions
-  // do not rule it out; grouped by that function, one alternative per
-  // call, typical when all of the call's conditions hold.
+  // do not rule it out, nor the build (BuildCanReturn); grouped by that
+  // function, one alternative per call, typical when all of the call's
+  // conditions hold.
   std::vector<SelectionStep> Find(const Trace& t);
 
  private:
   Tri ByDeciderReturn(const OpStep& caller, const Condition& c, const Assumptions& a);
+  // `c` (`backend == ConvBackend::Miopen`) asks for a member `decider`
+  // (defined at `where`) returns for no tensor on this build and device.
+  bool RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where);
   std::string Decider(const OpStep& parent, const Condition& c, Location* where);
   std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
                              const std::string& var, int depth, Location* where);
@@ -57,6 +61,10 @@ class Selections {
   PathValues& values_;
   // "caller@implementation@decider@definition" -> what the decider returns there (ByDeciderReturn).
   std::map<std::string, std::optional<std::string>> returns_;
+  // "decider@definition@member" -> RuledOutByBuild's answer, and
+  // DeciderCanReturn's under the trace's assumptions.
+  std::map<std::string, bool> build_returns_;
+  std::map<std::string, Tri> can_return_;
 };
 
 }  // namespace optrace

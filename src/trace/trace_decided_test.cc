@@ -665,6 +665,26 @@ TEST_F(DecidedPath, AReturnBehindAConditionTheBuildRulesOutIsNoSelection) {
   EXPECT_TRUE(miopen_open) << "a ROCm build may take it";
 }
 
+// What else runs lists no branch the build gives no tensor: MIOpen's
+// (Pick.cpp:70-71) on a CUDA build; a dtype's choice stays, for another
+// tensor takes it (Pick.cpp:46-47 `Backend::fast` needs fp16 or bf16).
+TEST_F(DecidedPath, AnAlternativeTheBuildRulesOutIsNotListed) {
+  auto listed = [](const Trace& t, const std::string& function) {
+    std::set<std::string> ops;
+    for (const SelectionStep& s : t.selections)
+      if (s.function == function)
+        for (const auto& a : s.alternatives) ops.insert(a.op);
+    return ops;
+  };
+  // pick_b is the way past both (`unless backend == Backend::miopen`).
+  EXPECT_EQ(listed(TraceOf("aten::norm_select"), "select_norm_backend"), (std::set<std::string>{"pick_b", "pick_c"}));
+  // A ROCm build has MIOpen and no cuDNN (Pick.cpp:67).
+  EXPECT_EQ(listed(TraceOf("aten::norm_select", {"rocm"}), "select_norm_backend"),
+            (std::set<std::string>{"pick_a", "pick_b"}));
+  std::set<std::string> attend = listed(TraceOf("aten::attend"), "select_backend");
+  EXPECT_TRUE(attend.count("pick_a")) << "float16 takes the fast backend";
+}
+
 TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper) {
   // Order.cpp:42 `blend_impl(..., Mode mode = Mode::Plain)`; blend (:50) omits mode, blend_fancy (:54)
   // passes Mode::Fancy.

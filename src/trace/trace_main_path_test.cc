@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "trace/trace_test_util.h"
 
@@ -55,6 +56,26 @@ TEST_F(MainPath260, AScopesTypeIsNoTensorLocal) {
     zero = zero || (c.op == "zero_" && c.where.line == 1379);  // res.zero_() is a Tensor's
   }
   EXPECT_TRUE(zero);
+}
+
+TEST_F(MainPath260, WhatElseRunsListsNoBackendTheBuildRulesOut) {
+  // Convolution.cpp:1202 _select_conv_backend: its MIOpen returns need
+  // ConvParams::use_miopen, whose body asks compiledWithMIOpen() (a ROCm
+  // build's); Overrideable is past `input.device().is_cpu() || input.is_cuda()`.
+  // The depthwise and empty-batch backends stay: other tensors take them.
+  Trace t = TraceTree("2.6.0", "nn.Conv2d", TraceOptions::Device::kCuda);
+  std::set<std::string> conditions;
+  for (const SelectionStep& s : t.selections)
+    if (s.function == "_select_conv_backend")
+      for (const auto& a : s.alternatives) conditions.insert(a.condition);
+  ASSERT_FALSE(conditions.empty());
+  for (const std::string& c : conditions) {
+    EXPECT_EQ(c.find("Miopen"), std::string::npos) << c;
+    EXPECT_EQ(c.find("Overrideable"), std::string::npos) << c;
+  }
+  for (const char* kept : {"when backend == ConvBackend::Cudnn", "when backend == ConvBackend::CudaDepthwise2d",
+                           "when backend == ConvBackend::Empty"})
+    EXPECT_TRUE(conditions.count(kept)) << kept;
 }
 
 TEST_F(MainPath260, DeviceCodeCallsNoOps) {

@@ -120,7 +120,7 @@ REGISTER_CUDA_DISPATCH(blend_half_stub, &blend_half_cuda);
 constexpr char kAttendCpp[] = R"x(namespace at::native {
 
 Backend select_backend(const Tensor& self) {
-  if (self.is_cuda()) {
+  if (self.dim() > 2) {
     return Backend::fast;
   }
   return Backend::slow;

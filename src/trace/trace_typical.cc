@@ -247,6 +247,19 @@ Tri GraphCapture(std::string_view atom) {
   return Of(eq);
 }
 
+// `E == 0`, `E != 0`, `E > 0` of a product E of a tensor's sizes.
+Tri EmptyTest(std::string_view atom) {
+  atom = TrimView(atom);
+  for (std::string_view op : {" == 0", " != 0", " > 0"}) {
+    if (!atom.ends_with(op)) continue;
+    std::string_view lhs = atom.substr(0, atom.size() - op.size());
+    if (lhs.find("size") == std::string_view::npos && lhs.find("numel") == std::string_view::npos) return Tri::kUnknown;
+    if (!IsSizeExpression(lhs)) return Tri::kUnknown;
+    return op == " == 0" ? Tri::kFalse : Tri::kTrue;
+  }
+  return Tri::kUnknown;
+}
+
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   static const char* kNever[] = {
       "is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps", "is_xpu", "is_vulkan", "is_metal",
@@ -285,13 +298,14 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
     return Of(a.grad);
   if (Has(atom, "deterministicAlgorithms") || Has(atom, "are_deterministic_algorithms_enabled"))
     return Of(a.deterministic);
-  // A typical tensor is not empty.
-  if (Has(atom, "numel() == 0") || Has(atom, "numel<T>(input) == 0")) return Tri::kFalse;
-  if ((Has(atom, "size(") || Has(atom, "size<")) && Has(atom, ") == 0")) return Tri::kFalse;
-  if (Has(atom, "numel() != 0") || Has(atom, "numel() > 0")) return Tri::kTrue;
+  // A typical tensor is not empty: a product of its sizes is at least 1
+  // (`x.numel() == 0` false, `x.size(0) > 0` true); what else is computed
+  // from sizes (`w.size(0) % x.size(1) == 0`) may well be 0.
+  if (Tri empty = a.typical_sizes ? EmptyTest(atom) : Tri::kUnknown; empty != Tri::kUnknown) return empty;
   // Nor one of 2^31 elements: its offsets fit 32 bits (the kernels' host
   // code splits a bigger one and launches the same kernel on each part).
-  if (Has(atom, "can_use_32bit_indexing()") || Has(atom, "canUse32BitIndexMath(")) return Tri::kTrue;
+  if (a.typical_sizes && (Has(atom, "can_use_32bit_indexing()") || Has(atom, "canUse32BitIndexMath(")))
+    return Tri::kTrue;
   // A module's own mode. A parameter named `training` or `train` holds what
   // its caller passes (F.alpha_dropout's default False, nn.Dropout's
   // self.training): bound where the call is read, else left open.
@@ -611,6 +625,15 @@ bool IsSizeTerm(std::string_view t) {
         (integer_type && std::all_of(cast.begin(), cast.end(), [](char c) { return IsIdentChar(c); })))
       return IsSizeTerm(t.substr(open + 1, t.size() - open - 2));
   }
+  // at::symint::size<T>(input, 0), at::symint::numel<T>(input): a size of
+  // `input` written as a function of it.
+  if (t.starts_with("at::symint::")) t.remove_prefix(12);
+  for (std::string_view fn : {"size<T>(", "numel<T>("}) {
+    if (!t.starts_with(fn) || t.back() != ')') continue;
+    std::string_view args = t.substr(fn.size(), t.size() - fn.size() - 1);
+    return !args.empty() && std::all_of(args.begin(), args.end(),
+                                        [](char c) { return IsIdentChar(c) || c == ',' || c == ' ' || c == '-'; });
+  }
   size_t dot = t.find('.');
   if (dot == std::string_view::npos || dot == 0) return false;
   std::string_view receiver = t.substr(0, dot), call = t.substr(dot + 1);
@@ -622,8 +645,14 @@ bool IsSizeTerm(std::string_view t) {
     std::string_view index = call.substr(head.size());
     if (index.empty() || (index.back() != ')' && index.back() != ']')) return false;
     index.remove_suffix(1);
-    return !index.empty() &&
-           std::all_of(index.begin(), index.end(), [](char c) { return IsIdentChar(c) || c == '-' || c == ' '; });
+    // Any index (a size at any dimension is at least 1), so long as the
+    // call's own bracket closes the term: `size(a) + x.size(b)` is a sum.
+    int depth = 0;
+    for (char c : index) {
+      if (c == '(' || c == '[') ++depth;
+      if ((c == ')' || c == ']') && --depth < 0) return false;
+    }
+    return !index.empty() && depth == 0;
   }
   return false;
 }
@@ -768,7 +797,8 @@ std::vector<std::string> Assumptions::Describe() const {
 std::string Assumptions::Key() const {
   // Separators no name or value holds: '\x1d' in an item, '\x1f' between items, '\x1e' between parts.
   std::string key = std::string(Name(device)) + '\x1e' + dtype + '\x1e';
-  for (bool flag : {cudnn, rocm, deterministic, grad, training, backward_pass, library_names}) key += flag ? '1' : '0';
+  for (bool flag : {cudnn, rocm, deterministic, grad, training, backward_pass, library_names, typical_sizes})
+    key += flag ? '1' : '0';
   key += '\x1e';
   for (const auto& [name, value] : defaults) key += name + '\x1d' + value + '\x1f';
   key += '\x1e';

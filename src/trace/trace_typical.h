@@ -41,6 +41,9 @@ struct Assumptions {
   // is decided by its name: the fallback where its body cannot be read
   // (trace/inline_predicates.h). Off to ask whether a decision rests on it.
   bool library_names = true;
+  // A typical tensor's sizes: not empty (`x.numel() == 0` is false), nor
+  // of 2^31 elements (32-bit offsets). Off to ask what any tensor may take.
+  bool typical_sizes = true;
 
   // Applies `--assume` items; false (with *error) for one it does not know.
   bool Apply(const std::vector<std::string>& items, std::string* error);

@@ -138,6 +138,21 @@ TEST(EvaluateCondition, TwoDecidedCallsCompareByTheirValues) {
   EXPECT_EQ(EvaluateCondition("x.dim() == y.dim()", false, a), Tri::kUnknown);
 }
 
+TEST(EvaluateCondition, ATypicalTensorIsNotEmptyButWhatItsSizesComputeMayBeZero) {
+  Assumptions a;
+  EXPECT_EQ(EvaluateCondition("at::symint::size<T>(input, 0) == 0", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("self.numel() > 0", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("input.size(1) * input.size(2) != 0", false, a), Tri::kTrue);
+  // Convolution.cpp (2.6.0) ConvParams::is_depthwise: a remainder of two sizes may be 0.
+  EXPECT_EQ(EvaluateCondition("at::symint::size<T>(weight, 0) % at::symint::size<T>(input, 1) == 0", false, a),
+            Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("self.size(0) - 1 == 0", false, a), Tri::kUnknown);
+  // Any tensor, not a typical one: an empty batch is one.
+  a.typical_sizes = false;
+  EXPECT_EQ(EvaluateCondition("at::symint::size<T>(input, 0) == 0", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("iter.can_use_32bit_indexing()", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ASizeLocalIsAtLeastOne) {
   EXPECT_TRUE(IsSizeExpression("self.numel()"));
   EXPECT_TRUE(IsSizeExpression("static_cast<int64_t>(input.size(0)) * input.size(-1)"));
