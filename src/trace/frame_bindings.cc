@@ -4,6 +4,7 @@
 #include "trace/frame_bindings.h"
 #include "trace/walk_bounds.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/text.h"
@@ -129,19 +130,29 @@ size_t AssignmentEquals(std::string_view stmt) {
   return std::string_view::npos;
 }
 
-// X of `self.register_parameter("X", None)` / `self.register_buffer("X", None)`.
-std::optional<std::string> RegisteredAsNone(std::string_view stmt) {
+// `self.register_parameter("X", v)` / `self.register_buffer("X", v)`: X,
+// and what it holds -- "None", or kModuleParameter / kModuleBuffer.
+std::optional<std::pair<std::string, std::string>> Registered(std::string_view stmt) {
   for (std::string_view call : {"self.register_parameter(", "self.register_buffer("}) {
     if (!stmt.starts_with(call)) continue;
     std::vector<PyArgument> args = SplitArguments(stmt.substr(call.size(), stmt.rfind(')') - call.size()));
-    if (args.size() != 2 || args[1].value != "None" || args[0].value.size() < 3) return std::nullopt;
+    if (args.size() < 2 || args[0].value.size() < 3 || !args[0].name.empty()) return std::nullopt;
     char q = args[0].value.front();
     if ((q != '"' && q != '\'') || args[0].value.back() != q) return std::nullopt;
     std::string name = args[0].value.substr(1, args[0].value.size() - 2);
     if (!IsIdentifier(name)) return std::nullopt;
-    return name;
+    const bool buffer = call == "self.register_buffer(";
+    return std::make_pair(
+        name, args[1].value == "None" ? std::string("None") : std::string(buffer ? kModuleBuffer : kModuleParameter));
   }
   return std::nullopt;
+}
+
+// A Parameter made in place: `Parameter(...)`, `nn.Parameter(...)`.
+bool MakesParameter(std::string_view value) {
+  for (std::string_view call : {"Parameter(", "nn.Parameter(", "torch.nn.Parameter(", "nn.parameter.Parameter("})
+    if (value.starts_with(call) && value.back() == ')') return true;
+  return false;
 }
 
 }  // namespace
@@ -609,7 +620,13 @@ std::vector<FrameBindings::BodyLine> FrameBindings::BodyLines(std::string_view b
     }
     size_t indent = line.find_first_not_of(" \t");
     if (indent == std::string_view::npos || line[indent] == '#') continue;
-    lines.push_back({static_cast<int>(indent), TrimView(line.substr(indent))});
+    std::string_view code = TrimView(CodeOf(line.substr(indent)));
+    // A line inside an open bracket continues the statement above
+    // (`self.register_buffer(\n "num_batches_tracked", ...)`).
+    if (brackets > 0 && !lines.empty()) lines.back().text += " " + std::string(code);
+    else lines.push_back({static_cast<int>(indent), std::string(code)});
+    for (char c : code) brackets += c == '(' || c == '[' || c == '{' ? 1 : c == ')' || c == ']' || c == '}' ? -1 : 0;
+    brackets = std::max(brackets, 0);
   }
   return lines;
 }
@@ -681,8 +698,8 @@ Tri FrameBindings::BranchCondition(std::string_view header, const Bindings& loca
 // `self.register_parameter("X", None)` (a parameter or buffer left unset
 // reads as None).
 void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out) {
-  if (auto unset = RegisteredAsNone(stmt)) {
-    (*out)["self." + *unset] = "None";
+  if (auto registered = Registered(stmt)) {
+    (*out)["self." + registered->first] = registered->second;
     return;
   }
   if (!stmt.starts_with("self.")) return;
@@ -698,6 +715,7 @@ void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local
   std::string value(stmt);
   for (const std::string& key : targets) {
     if (IsLiteral(value)) (*out)[key] = value;
+    else if (MakesParameter(value)) (*out)[key] = kModuleParameter;
     else if (auto b = local.find(value); b != local.end() && IsIdentifier(value)) (*out)[key] = b->second;
     else out->erase(key);
   }
@@ -705,7 +723,7 @@ void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local
 
 // An attribute a line of an open branch sets: unknown afterwards.
 void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
-  if (auto unset = RegisteredAsNone(stmt)) out->erase("self." + *unset);
+  if (auto registered = Registered(stmt)) out->erase("self." + registered->first);
   while (stmt.starts_with("self.")) {
     size_t eq = AssignmentEquals(stmt);
     if (eq == std::string_view::npos) return;
@@ -823,6 +841,20 @@ bool FrameBindings::Fits(const std::vector<PyArgument>& args, const std::map<std
     if (b != bound.end() && IsLiteral(b->second) && !LiteralFits(b->second, a.type)) return false;
   }
   return true;
+}
+
+bool OnABufferAlone(const Index& ix, FrameBindings& frames, const PyFrame& f, const PyCallStep& c) {
+  if (c.kind != PyCallTarget::kMethod || !f.where.valid()) return false;
+  const size_t dot = c.callee.rfind('.');
+  if (dot == std::string::npos) return false;
+  const Bindings& known = frames.Of(f);
+  auto receiver = known.find(c.callee.substr(0, dot));
+  if (receiver == known.end() || receiver->second != kModuleBuffer) return false;
+  auto text = ix.FileText(f.where.file);
+  auto args = text ? CallArgumentText(*text, c.line, c.callee) : std::nullopt;
+  if (!args) return false;
+  const std::vector<PyArgument> passed = SplitArguments(*args);
+  return std::all_of(passed.begin(), passed.end(), [](const PyArgument& a) { return IsLiteral(a.value); });
 }
 
 }  // namespace optrace

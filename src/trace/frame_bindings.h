@@ -17,8 +17,12 @@
 //     the base `__init__` it calls through super()) sets from a literal or
 //     a parameter (`self.norm_first = norm_first`, `self.bias_k =
 //     self.bias_v = None`, `self.register_parameter("in_proj_bias", None)`),
+//     or makes a tensor (`self.weight = Parameter(...)`: kModuleParameter;
+//     `self.register_buffer("num_batches_tracked", torch.tensor(0))`:
+//     kModuleBuffer -- not None, and a buffer requires no grad),
 //     unconditionally or in the branch of an `if` chain its arguments
-//     decide (`if add_bias_kv: ... else: ...`).
+//     decide (`if add_bias_kv: ... else: ...`); a statement continued over
+//     lines is read whole.
 //   * a local unpacked from a tensor's shape (`tgt_len, bsz, embed_dim =
 //     query.shape`) or read as one of its sizes, and written nowhere else:
 //     an int at least 1 (`isinstance(embed_dim, torch.Tensor)` holds only
@@ -141,7 +145,7 @@ class FrameBindings {
   void AddAttributes(const std::string& symbol, Bindings* out, int depth);
   struct BodyLine {
     int indent = 0;
-    std::string_view text;  // without its indentation
+    std::string text;  // without its indentation; a statement continued over lines joined by spaces
   };
   static std::vector<BodyLine> BodyLines(std::string_view body, uint32_t first, uint32_t last);
   void AssignAttributes(const std::vector<BodyLine>& lines, size_t begin, size_t end, const Bindings& local,
@@ -166,5 +170,11 @@ class FrameBindings {
   FrameLines lines_{ix_};
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };
+
+// Whether method call `c` of frame `f` is made on a module buffer (as
+// `frames` binds the frame) with nothing but literals passed
+// (`self.num_batches_tracked.add_(1)`): nothing it is given requires grad,
+// so autograd records nothing.
+bool OnABufferAlone(const Index& ix, FrameBindings& frames, const PyFrame& f, const PyCallStep& c);
 
 }  // namespace optrace

@@ -7,7 +7,9 @@
 // kernels call (CUDA, CPU, CompositeExplicitAutograd code, below their
 // autograd kernels), that is called under a no-grad guard, or that is
 // called on a tensor a factory op just made with no other tensor given
-// (`at::empty({}).random_(gen)`) is never recorded: its entry is listed
+// (`at::empty({}).random_(gen)`), or that Python calls only on a module
+// buffer with literals (`self.num_batches_tracked.add_(1)`: nothing it is
+// given requires grad) is never recorded: its entry is listed
 // with `below_autograd`, never on the path, and the ops its formula names
 // are not traced (they never run). The
 // formulas name backward ops directly (_softmax_backward_data(...)), as
@@ -35,6 +37,7 @@
 #include "base/bounded_regex.h"
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
@@ -580,9 +583,11 @@ FormulaTypes TypesOf(const YamlModel& yaml, const DerivativeEntry& d, std::set<s
 // op's kernel, the copy_ under addmm's). Any one of an op's callers
 // recording it is enough. `records_calls(caller, callee)`: whether the
 // caller's code for the traced device runs above autograd and calls the
-// callee with grad mode on.
+// callee with grad mode on; `python_records(op)`, whether the Python calls
+// of an entry op do (one on a module buffer alone records nothing).
 std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
-                                         const std::function<bool(const OpStep&, const OpStep&)>& records_calls) {
+                                         const std::function<bool(const OpStep&, const OpStep&)>& records_calls,
+                                         const std::function<bool(const OpStep&)>& python_records) {
   std::map<std::string, const OpStep*> forward;
   for (const auto& op : ops)
     if (op.role == OpRole::kForward) forward.emplace(op.name, &op);
@@ -592,7 +597,7 @@ std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
     grew = false;
     for (const auto& [name, op] : forward) {
       if (recorded.count(name)) continue;
-      bool by_caller = op->reached_from.empty();
+      bool by_caller = op->reached_from.empty() && python_records(*op);
       auto records = [&](const std::string& caller) {
         auto it = forward.find(caller);
         return recorded.count(caller) && it != forward.end() && records_calls(*it->second, *op);
@@ -662,6 +667,32 @@ bool BackwardTracer::OnAFreshTensorAlone(const OpCallStep& call, const OpStep& c
                       [&](const NativeFunction* f) { return !f->schema.is_out() && takes_tensor(*f, false); });
 }
 
+BackwardTracer::BackwardTracer(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops,
+                               OpExpander& expander, const CallFactsReader& calls)
+    : TraceReader(index, options), t_(trace), ops_(ops), expander_(expander), calls_(calls) {}
+BackwardTracer::~BackwardTracer() = default;
+
+bool BackwardTracer::CalledOnBuffersAlone(const OpStep& op) {
+  if (t_.python.empty()) return false;
+  if (!frames_) {
+    Assumptions forward;
+    forward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
+    std::string ignored;
+    forward.Apply(opt_.assume, &ignored);
+    frame_assumptions_ = std::make_unique<Assumptions>(std::move(forward));
+    frames_ = std::make_unique<FrameBindings>(ix_, t_, *frame_assumptions_);
+  }
+  const std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));
+  bool any = false;
+  for (const PyFrame& f : t_.python)
+    for (const PyCallStep& c : f.calls) {
+      if (c.resolved != full && c.resolved != base) continue;
+      if (!OnABufferAlone(ix_, *frames_, f, c)) return false;
+      any = true;
+    }
+  return any;
+}
+
 bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const {
   std::string base(OpBaseName(callee.name));
   bool any = false;
@@ -674,13 +705,16 @@ bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& c
 }
 
 std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsByAutograd() {
-  const std::set<std::string> recorded = RecordedByAutograd(t_.ops, [&](const OpStep& caller, const OpStep& callee) {
-    if (!caller.yaml) return false;
-    bool above = opt_.device == TraceOptions::Device::kAll
-                     ? OnlyCompositeImplicit(*caller.yaml)
-                     : !WalkDeviceOfKey(*caller.yaml, "CompositeImplicitAutograd").empty();
-    return above && !CalledOnlyWithoutGrad(caller, callee);
-  });
+  const std::set<std::string> recorded = RecordedByAutograd(
+      t_.ops,
+      [&](const OpStep& caller, const OpStep& callee) {
+        if (!caller.yaml) return false;
+        bool above = opt_.device == TraceOptions::Device::kAll
+                         ? OnlyCompositeImplicit(*caller.yaml)
+                         : !WalkDeviceOfKey(*caller.yaml, "CompositeImplicitAutograd").empty();
+        return above && !CalledOnlyWithoutGrad(caller, callee);
+      },
+      [&](const OpStep& op) { return !CalledOnBuffersAlone(op); });
   std::vector<std::pair<const NativeFunction*, bool>> out;
   for (const auto& op : t_.ops) {
     const NativeFunction* fn = op.role == OpRole::kForward ? FindOp(op.name) : nullptr;

@@ -26,6 +26,11 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CUDA: pick_a_cuda
 
+- func: bump_(Tensor(a!) self, Scalar other) -> Tensor(a!)
+  variants: method
+  dispatch:
+    CUDA: bump_cuda_
+
 - func: pick_b(Tensor self) -> Tensor
   dispatch:
     CUDA: pick_b_cuda
@@ -147,6 +152,8 @@ Tensor norm_select(const Tensor& self) {
   }
   return at::pick_b(self);
 }
+
+Tensor& bump_cuda_(Tensor& self, const Scalar& other) { return self; }
 
 } // namespace at::native
 )x";
@@ -270,6 +277,9 @@ constexpr char kDerivatives[] = R"x(- name: pick_a(Tensor self) -> Tensor
 
 - name: pick_b(Tensor self) -> Tensor
   self: pick_b(grad)
+
+- name: bump_(Tensor(a!) self, Scalar other) -> Tensor(a!)
+  self: pick_a(grad)
 )x";
 
 // aten/src/ATen/native/Order.cpp: a selection trying its backends in the
@@ -384,6 +394,29 @@ class Pad(_PadNd):
         return torch.pick_a(input)
 
 
+class Tracked(Module):
+    def __init__(self, track=True, affine=True):
+        super().__init__()
+        if affine:
+            self.weight = Parameter(torch.empty(3))
+        else:
+            self.register_parameter("weight", None)
+        if track:
+            self.register_buffer(
+                "count",
+                torch.tensor(0),
+            )
+        else:
+            self.register_buffer("count", None)
+
+    def forward(self, input):
+        if self.count is not None:
+            self.count.bump_(1)
+        if self.weight is None:
+            return torch.pick_c(input)
+        return torch.pick_b(input)
+
+
 class Extra(Module):
     def __init__(self, add_extra=False, bias=True):
         super().__init__()
@@ -485,6 +518,22 @@ TEST_F(DecidedPath, AnAttributeSetInTheBranchTheInitArgumentsTakeDecides) {
   EXPECT_TRUE(Typical(unbiased, "pick_c")) << "an unset parameter reads as None";
   Trace extra = TraceOf("nn.Extra(add_extra=True)");
   EXPECT_FALSE(not_taken(extra, "pick_b")) << "self.other holds a tensor: not known to be None";
+}
+
+TEST_F(DecidedPath, AModulesBufferAndParameterAreTensorsAndABufferRecordsNoBackward) {
+  // Tracked.__init__: `self.weight = Parameter(...)` and a buffer registered over three lines;
+  // forward's `self.count.bump_(1)` under `if self.count is not None`.
+  Trace t = TraceOf("nn.Tracked");
+  EXPECT_TRUE(Typical(t, "bump_")) << "a registered buffer is not None";
+  EXPECT_TRUE(Typical(t, "pick_b")) << "a Parameter is not None";
+  EXPECT_FALSE(Typical(t, "pick_c"));
+  const BackwardStep* bump = nullptr;
+  for (const BackwardStep& b : t.backward)
+    if (b.op == "bump_") bump = &b;
+  ASSERT_NE(bump, nullptr);
+  EXPECT_TRUE(bump->below_autograd) << "a buffer given a literal: nothing requires grad";
+  EXPECT_FALSE(Typical(TraceOf("nn.Tracked(track=False)"), "bump_"));
+  EXPECT_TRUE(Typical(TraceOf("nn.Tracked(affine=False)"), "pick_c"));
 }
 
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {

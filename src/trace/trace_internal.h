@@ -28,6 +28,8 @@
 
 namespace optrace {
 
+class FrameBindings;
+
 // Whether `file` is code the walk enters: ATen's native kernels and their
 // CUDA/cuDNN helpers, not the dispatcher, core or registration machinery.
 bool InNativeCode(std::string_view file);
@@ -463,9 +465,10 @@ class QueryResolver : public TraceReader {
 // "backward"), and the decompositions registered for the ops of the trace.
 class BackwardTracer : public TraceReader {
  public:
+  // Both defined where FrameBindings is complete.
   BackwardTracer(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops, OpExpander& expander,
-                 const CallFactsReader& calls)
-      : TraceReader(index, options), t_(trace), ops_(ops), expander_(expander), calls_(calls) {}
+                 const CallFactsReader& calls);
+  ~BackwardTracer();
 
   // The assumptions a derivatives.yaml formula is read under (first-order backward).
   Assumptions BackwardAssumptions() const;
@@ -491,6 +494,9 @@ class BackwardTracer : public TraceReader {
   // input requires grad); and whether the code at file:line is grad-free.
   bool CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const;
   bool OnAFreshTensorAlone(const OpCallStep& call, const OpStep& callee) const;
+  // Whether every Python call of entry op `op` is made on a module buffer
+  // with nothing but literals passed (trace/frame_bindings.h OnABufferAlone).
+  bool CalledOnBuffersAlone(const OpStep& op);
   bool InNoGradScope(const std::string& file, int line) const;
   void AddDecompositions();
 
@@ -498,6 +504,9 @@ class BackwardTracer : public TraceReader {
   OpQueue& ops_;
   OpExpander& expander_;
   const CallFactsReader& calls_;
+  // The Python frames' bindings (CalledOnBuffersAlone), made on first use.
+  std::unique_ptr<Assumptions> frame_assumptions_;
+  std::unique_ptr<FrameBindings> frames_;
 };
 
 // One trace: the parts, wired together, run in order.

@@ -258,6 +258,24 @@ TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
   EXPECT_TRUE(fill->undecided);
 }
 
+TEST_F(MainPath260, AModuleBufferIsATensorAndRecordsNoBackward) {
+  // torch/nn/modules/batchnorm.py: _NormBase.__init__ registers num_batches_tracked as a
+  // buffer (a call over several lines) when track_running_stats (default True); forward's
+  // `self.num_batches_tracked.add_(1)` runs in training, and autograd records nothing of it.
+  Trace t = TraceTree("2.6.0", "nn.BatchNorm2d", TraceOptions::Device::kCuda);
+  const OpStep* add = FindOp(t, "add_.Tensor");
+  ASSERT_NE(add, nullptr);
+  EXPECT_TRUE(add->typical);
+  EXPECT_FALSE(add->undecided);
+  const BackwardStep* b = Step(t, "add_.Tensor");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->below_autograd);
+  for (const OpStep& op : t.ops)  // add_'s formula's mul never runs
+    if (op.role == OpRole::kBackward) EXPECT_NE(op.reached_from, "add_.Tensor") << op.name;
+  ASSERT_NE(Step(t, "native_batch_norm"), nullptr);
+  EXPECT_FALSE(Step(t, "native_batch_norm")->below_autograd);
+}
+
 TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   // torch.max's as_strided is called by max's own CUDA code (ReduceOpsUtils.h:171,
   // reached from cuda/ReduceOps.cpp:96), below max's autograd kernel: autograd

@@ -387,6 +387,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     // A parameter or local holding the incoming gradient (`grads[0]`
     // passed by the formula): defined as that gradient is.
     if (v && ask == ".defined()" && IsIncomingGradient(*v)) return DefinedGradient(*v + ".defined()");
+    // A module's parameter or buffer passed on (nn.Conv2d's self.bias): a Tensor.
+    if (v && (*v == kModuleParameter || *v == kModuleBuffer)) return Tri::kTrue;
     // An optional a C++ call passes a string or a number: it holds one.
     if (v && ask == ".has_value()" && !v->empty() &&
         (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front()))))

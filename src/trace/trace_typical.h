@@ -54,6 +54,13 @@ struct Assumptions {
   std::string Key() const;
 };
 
+// The value of a module attribute `__init__` makes a tensor: a buffer
+// (`self.register_buffer("X", torch.zeros(...))`: no grad) or a parameter
+// (`self.X = Parameter(...)`, `self.register_parameter("X", p)`: requires
+// grad). Either is not None and, passed to C++, a defined Tensor.
+inline constexpr std::string_view kModuleBuffer = "<buffer>";
+inline constexpr std::string_view kModuleParameter = "<parameter>";
+
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
 // A C++ condition decided only because a call in it is named after a
