@@ -58,11 +58,36 @@ const ImplStep* ImplementationHolding(const Index& ix, const OpStep& parent, con
   return nullptr;
 }
 
-std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name, const Location& site,
+std::string ViewedParameter(const CppGuardReader& reader, int from_line, int before, const std::string& name,
+                            const std::vector<CppParameter>& params) {
+  constexpr int kViewSteps = 4;  // bias -> bias_r -> *bias_r_maybe_owned -> borrow(bias_r_opt)
+  auto is_parameter = [&](std::string_view n) {
+    return std::any_of(params.begin(), params.end(), [&](const CppParameter& p) { return p.name == n; });
+  };
+  std::string at = name;
+  bool borrowed = false;  // a plain copy alone (`auto n = k;`, then `n++`) is no view
+  for (int step = 0; step < kViewSteps && !is_parameter(at); ++step) {
+    const std::string assigned = reader.AssignedExpression(from_line, before, at);
+    std::string_view expr = TrimView(assigned);
+    if (expr.starts_with("*")) expr = TrimView(expr.substr(1));
+    for (std::string_view borrow : {"at::borrow_from_optional_tensor(", "borrow_from_optional_tensor("})
+      if (expr.starts_with(borrow) && expr.ends_with(")")) {
+        expr = TrimView(expr.substr(borrow.size(), expr.size() - borrow.size() - 1));
+        borrowed = true;
+      }
+    if (!IsIdentifier(expr) || expr == at) return "";
+    at = std::string(expr);
+  }
+  return borrowed && is_parameter(at) ? at : "";
+}
+
+std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name_at_site, const Location& site,
                                        const CppGuardReader& reader, const Assumptions& values) {
   const std::vector<CppParameter> params = ParseCppParameters(im.params);
+  std::string name = name_at_site;
   if (std::none_of(params.begin(), params.end(), [&](const CppParameter& p) { return p.name == name; }))
-    return std::nullopt;
+    name = ViewedParameter(reader, im.where.line, site.line, name, params);
+  if (name.empty()) return std::nullopt;
   auto it = values.defaults.find(name);
   if (it == values.defaults.end() || !reader.AssignedExpression(im.where.line, site.line, name).empty())
     return std::nullopt;

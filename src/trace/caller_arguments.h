@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cpp/cpp_guards.h"
+#include "cpp/cpp_params.h"
 #include "trace/path_values.h"
 #include "trace/trace.h"
 
@@ -47,8 +48,17 @@ std::optional<std::string> LiteralValue(std::string_view arg, bool optional);
 // `where`: only there do its parameters' names mean them.
 const ImplStep* ImplementationHolding(const Index& ix, const OpStep& op, const Location& where);
 
+// The parameter of the function defined at `from_line` (its `params`)
+// that local `name` views at line `before`: the optional Tensor idiom
+// `c10::MaybeOwned<Tensor> b = at::borrow_from_optional_tensor(x); const
+// Tensor& t = *b;` (with plain copies `auto bias = bias_r;` on the way),
+// followed a few steps to parameter x. "" when it is no such view.
+std::string ViewedParameter(const CppGuardReader& reader, int from_line, int before, const std::string& name,
+                            const std::vector<CppParameter>& params);
+
 // What parameter `name` of implementation `im` holds at `site`: its value
-// under `values`, unless the body assigns it before the call.
+// under `values`, unless the body assigns it before the call; a local
+// viewing a parameter (ViewedParameter) holds what that parameter does.
 std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name, const Location& site,
                                        const CppGuardReader& reader, const Assumptions& values);
 

@@ -148,6 +148,20 @@ std::optional<std::pair<std::string, std::string>> Registered(std::string_view s
   return std::nullopt;
 }
 
+// Whether frame `f` is a name bound to a builtin by `_add_docstr`
+// (`conv2d = _add_docstr(\n    torch.conv2d, ...)`): no def, no arguments
+// of its own to read.
+bool IsBuiltinAlias(const Index& ix, const PyFrame& f) {
+  if (!f.where.valid()) return false;
+  auto text = ix.FileText(f.where.file);
+  if (!text) return false;
+  const size_t at = ix.LineOffset(f.where.file, f.where.line);
+  std::string_view line = std::string_view(*text).substr(at);
+  line = line.substr(0, line.find('\n'));
+  const size_t eq = line.find(" = _add_docstr(");
+  return eq != std::string_view::npos && IsIdentifier(TrimView(line.substr(0, eq)));
+}
+
 // A Parameter made in place: `Parameter(...)`, `nn.Parameter(...)`.
 bool MakesParameter(std::string_view value) {
   for (std::string_view call : {"Parameter(", "nn.Parameter(", "torch.nn.Parameter(", "nn.parameter.Parameter("})
@@ -736,45 +750,81 @@ void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
 
 std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const PyFrame& f, const PyCallStep& c,
                                                                           const NativeFunction& fn, bool* fits) {
-  std::map<std::string, std::optional<std::string>> out;
-  std::optional<std::vector<PyArgument>> args;
+  // What is read: the arguments written, and the frame (and line) whose
+  // names they use.
+  struct Reading {
+    std::vector<PyArgument> args;
+    const PyFrame* from = nullptr;
+    int line = 0;
+  };
+  std::vector<Reading> readings;
   // A bridge frame with no Python body of its own (torch.sum): the user's
   // call goes to the schema directly, and must fit it.
   bool user_call = !f.where.valid() && IsTarget(f);
   // An operator calls its dunder on the tensor with the other operand
   // (`q / s` is q.__truediv__(s)): one positional argument, no keyword.
   bool op = c.kind == PyCallTarget::kOperator && c.operand;
-  if (user_call) args = SplitArguments(t_.call_arguments);
-  else if (op) args = c.operand->empty() ? std::vector<PyArgument>{} : std::vector<PyArgument>{{"", *c.operand}};
-  else args = ArgumentsAt(f, c);
-  if (!args) return out;
-  const Bindings& caller = Of(f);
-  std::vector<PyParameter> caller_params = ParametersOf(f.where);
+  if (user_call) {
+    readings.push_back({SplitArguments(t_.call_arguments), &f, c.line});
+  } else if (op) {
+    readings.push_back(
+        {c.operand->empty() ? std::vector<PyArgument>{} : std::vector<PyArgument>{{"", *c.operand}}, &f, c.line});
+  } else if (auto written = ArgumentsAt(f, c)) {
+    readings.push_back({std::move(*written), &f, c.line});
+  } else if (IsBuiltinAlias(ix_, f)) {
+    // A name bound to a builtin (functional.py's `conv2d = _add_docstr(
+    // torch.conv2d, ...)`) hands the builtin what its callers pass: each
+    // call of it the trace's frames make, where they agree.
+    for (const PyFrame& g : t_.python)
+      for (const PyCallStep& d : g.calls)
+        if (d.resolved == f.symbol && &g != &f)
+          if (auto passed = ArgumentsAt(g, d)) readings.push_back({std::move(*passed), &g, d.line});
+  }
   std::vector<PyParameter> schema;
   for (const SchemaArgument& a : fn.schema.arguments)
     if (!a.is_out) schema.push_back({a.name, a.default_value, a.kwarg_only, false});
   // A tensor method's receiver is the schema's first argument (`self`).
   bool method = (c.kind == PyCallTarget::kMethod || op) && !schema.empty() && schema[0].name == "self";
-  PackIntListVarargs(fn, method, &*args);
-  std::map<std::string, std::string> bound = BindArguments(*args, schema, method);
-  if (!Fits(*args, bound, fn, method)) *fits = false;
-  for (const auto& [name, value] : bound) {
-    std::optional<std::string> v = Resolve(value, caller, caller_params, &f, c.line);
-    if (!v) out[name] = std::nullopt;
-    else if (!v->empty()) out[name] = *v;
+  std::optional<std::map<std::string, std::optional<std::string>>> agreed;
+  bool any_fits = readings.empty();
+  for (Reading& r : readings) {
+    const Bindings& caller = Of(*r.from);
+    std::vector<PyParameter> caller_params = ParametersOf(r.from->where);
+    PackIntListVarargs(fn, method, &r.args);
+    std::map<std::string, std::string> bound = BindArguments(r.args, schema, method);
+    bool reading_fits = Fits(r.args, bound, fn, method);
+    std::map<std::string, std::optional<std::string>> out;
+    for (const auto& [name, value] : bound) {
+      std::optional<std::string> v = Resolve(value, caller, caller_params, r.from, r.line);
+      if (!v) out[name] = std::nullopt;
+      else if (!v->empty()) out[name] = *v;
+    }
+    // A module attribute holds what the module's constructor gives it
+    // whatever branch the call is on (`self.bias`, True): it fits as that
+    // literal would -- lstm.data's `Tensor[] params` takes no bool, so
+    // LSTM.forward's `_VF.lstm(input, hx, self._flat_weights, self.bias, ...)`
+    // is a call of lstm.input only.
+    for (const SchemaArgument& a : fn.schema.arguments) {
+      auto b = bound.find(a.name);
+      if (b == bound.end() || !b->second.starts_with("self.")) continue;
+      auto held = caller.find(b->second);
+      if (held != caller.end() && IsLiteral(held->second) && !LiteralFits(held->second, a.type)) reading_fits = false;
+    }
+    any_fits = any_fits || reading_fits;
+    if (!agreed) {
+      agreed = std::move(out);
+      continue;
+    }
+    // Where the callers differ (or one leaves the default), nothing is known.
+    for (auto& [name, value] : *agreed) {
+      auto other = out.find(name);
+      if (other == out.end() || other->second != value) value = std::nullopt;
+    }
+    for (const auto& [name, value] : out)
+      if (!agreed->count(name)) (*agreed)[name] = std::nullopt;
   }
-  // A module attribute holds what the module's constructor gives it
-  // whatever branch the call is on (`self.bias`, True): it fits as that
-  // literal would -- lstm.data's `Tensor[] params` takes no bool, so
-  // LSTM.forward's `_VF.lstm(input, hx, self._flat_weights, self.bias, ...)`
-  // is a call of lstm.input only.
-  for (const SchemaArgument& a : fn.schema.arguments) {
-    auto b = bound.find(a.name);
-    if (b == bound.end() || !b->second.starts_with("self.")) continue;
-    auto held = caller.find(b->second);
-    if (held != caller.end() && IsLiteral(held->second) && !LiteralFits(held->second, a.type)) *fits = false;
-  }
-  return out;
+  if (!any_fits) *fits = false;
+  return agreed ? std::move(*agreed) : std::map<std::string, std::optional<std::string>>{};
 }
 
 bool FrameBindings::ArgumentsUnread(const PyFrame& f, const PyCallStep& c) {

@@ -10,6 +10,9 @@
 //     caller's known values rule out (`hx = self.permute_hidden(hx,
 //     sorted_indices)` under `isinstance(orig_input, PackedSequence)`)
 //     never reaches the frame and has no say;
+//   * for a name bound to a builtin (`conv2d = _add_docstr(torch.conv2d,
+//     ...)`, no def to read), what the calls reaching it pass, where they
+//     agree;
 //   * for the traced function itself, the arguments of the user's own call
 //     query (`F.interpolate(x, mode='bicubic')`); a module query's
 //     arguments go to its `__init__`;

@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "cpp/cpp_guards.h"
 #include "cpp/cpp_params.h"
+#include "trace/caller_arguments.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
 #include "trace/size_values.h"
@@ -67,6 +68,9 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
   if (locals.sizes.empty() && locals.assigned.empty()) return Tri::kUnknown;
   Assumptions with = a;
   with.sizes = locals.sizes;
+  for (const auto& [name, parameter] : locals.views)
+    if (auto held = a.defaults.find(parameter); held != a.defaults.end() && !a.defaults.count(name))
+      with.defaults[name] = held->second;
   for (const auto& [name, expr] : locals.assigned) {
     if (a.defaults.count(name)) continue;
     const auto later = locals.rewritten.find(name);
@@ -136,6 +140,11 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
     }
     if (std::string inlined = InlinePredicates(ix_, expr, where.file, a); !inlined.empty())
       out.inlined[name] = std::move(inlined);
+    if (writes.size() == 1)
+      if (std::string viewed =
+              ViewedParameter(r, from, where.line, name, ParseCppParameters(ix_.cpp.functions()[fn].params));
+          !viewed.empty())
+        out.views[name] = std::move(viewed);
     out.assigned[name] = std::move(expr);
   }
   return out;

@@ -11,6 +11,9 @@
 //     needs_grad_path = weight.requires_grad() || ...;`) holds that value;
 //     where that rests on a library check's name (`use_cudnn = ... &&
 //     _use_cudnn_ctc_loss(...)`), on what the check's body returns;
+//   * a local viewing a parameter's optional Tensor (`const Tensor& bias =
+//     *at::borrow_from_optional_tensor(bias_opt)`, in two steps) holds
+//     what the parameter does: nn.Conv2d's bias, a Parameter, is defined;
 //   * an optional's `value_or(fallback)` holds the optional's known value,
 //     or the literal fallback where it is empty (`driver.value_or("gesvdj")`
 //     of a call leaving `driver` at None).
@@ -53,6 +56,10 @@ struct LocalsRead {
   // value in terms of the one before. The local holds a truth only where
   // every write leaves the one before unchanged, whichever of them run.
   std::map<std::string, std::vector<std::string>> rewritten;
+  // Locals viewing a parameter's optional Tensor (`const Tensor& bias =
+  // *bias_maybe_owned;`, trace/caller_arguments.h ViewedParameter) -> it:
+  // the local holds what the parameter does.
+  std::map<std::string, std::string> views;
 };
 
 // `condition` evaluated with the values of the locals it reads: a size

@@ -26,6 +26,14 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CUDA: pick_a_cuda
 
+- func: conv_it(Tensor self, Tensor? bias=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: conv_it
+
+- func: conv_inner(Tensor self, Tensor? extra=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: conv_inner
+
 - func: bump_(Tensor(a!) self, Scalar other) -> Tensor(a!)
   variants: method
   dispatch:
@@ -155,6 +163,21 @@ Tensor norm_select(const Tensor& self) {
 
 Tensor& bump_cuda_(Tensor& self, const Scalar& other) { return self; }
 
+Tensor conv_it(const Tensor& self, const std::optional<Tensor>& bias_opt) {
+  c10::MaybeOwned<Tensor> bias_maybe_owned = at::borrow_from_optional_tensor(bias_opt);
+  const Tensor& bias = *bias_maybe_owned;
+  return at::conv_inner(self, bias);
+}
+
+Tensor conv_inner(const Tensor& self, const std::optional<Tensor>& extra_opt) {
+  c10::MaybeOwned<Tensor> extra_maybe_owned = at::borrow_from_optional_tensor(extra_opt);
+  const Tensor& added = *extra_maybe_owned;
+  if (added.defined()) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
 } // namespace at::native
 )x";
 
@@ -269,6 +292,14 @@ def heads_checked_twice(query, other):
     if isinstance(embed_dim, torch.Tensor):
         return torch.pick_c(query)
     return torch.pick_b(query)
+
+
+conv_it = _add_docstr(
+    torch.conv_it,
+    r"""
+conv_it(input, bias=None) -> Tensor
+""",
+)
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -392,6 +423,21 @@ class Pad(_PadNd):
         if self.mode != "zeros":
             return torch.pick_b(input)
         return torch.pick_a(input)
+
+
+class Biased(Module):
+    def __init__(self, bias=True):
+        super().__init__()
+        if bias:
+            self.b = Parameter(torch.empty(3))
+        else:
+            self.register_parameter("b", None)
+
+    def forward(self, input):
+        return self._conv(input, self.b)
+
+    def _conv(self, input, b):
+        return functional.conv_it(input, b)
 
 
 class Tracked(Module):
@@ -534,6 +580,18 @@ TEST_F(DecidedPath, AModulesBufferAndParameterAreTensorsAndABufferRecordsNoBackw
   EXPECT_TRUE(bump->below_autograd) << "a buffer given a literal: nothing requires grad";
   EXPECT_FALSE(Typical(TraceOf("nn.Tracked(track=False)"), "bump_"));
   EXPECT_TRUE(Typical(TraceOf("nn.Tracked(affine=False)"), "pick_c"));
+}
+
+TEST_F(DecidedPath, AModuleParameterReachesCppThroughABuiltinAliasAndAnOptionalTensorsView) {
+  // functional.conv_it = _add_docstr(torch.conv_it, ...) hands the builtin what Biased._conv
+  // passes (self.b, a Parameter); Pick.cpp's conv_it passes conv_inner `bias`, its view of
+  // bias_opt through at::borrow_from_optional_tensor and `*`; conv_inner's `added`, the
+  // same view of extra_opt, is defined.
+  Trace t = TraceOf("nn.Biased");
+  EXPECT_TRUE(Typical(t, "pick_a"));
+  EXPECT_FALSE(Typical(t, "pick_b"));
+  Trace unbiased = TraceOf("nn.Biased(bias=False)");
+  EXPECT_FALSE(Typical(unbiased, "pick_a")) << "None is no defined Tensor: left open";
 }
 
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {

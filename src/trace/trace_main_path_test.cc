@@ -276,6 +276,23 @@ TEST_F(MainPath260, AModuleBufferIsATensorAndRecordsNoBackward) {
   EXPECT_FALSE(Step(t, "native_batch_norm")->below_autograd);
 }
 
+TEST_F(MainPath260, AModuleParameterIsADefinedTensorInCpp) {
+  // torch/nn/modules/conv.py: _ConvNd.__init__ makes self.bias a Parameter (bias=True);
+  // F.conv2d is `_add_docstr(torch.conv2d, ...)`, handed what _conv_forward passes; conv2d's
+  // `bias` views bias_opt (Convolution.cpp `*at::borrow_from_optional_tensor(bias_opt)`) and
+  // passes it on to convolution, then _convolution, whose cuDNN branch adds the bias
+  // (`if (bias.defined()) output.add_(...)`, Convolution.cpp:1535-1536).
+  Trace t = TraceTree("2.6.0", "nn.Conv2d", TraceOptions::Device::kCuda);
+  const OpStep* add = FindOp(t, "add_.Tensor");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->called_at.line, 1536);
+  EXPECT_TRUE(add->typical);
+  EXPECT_FALSE(add->undecided);
+  Trace unbiased = TraceTree("2.6.0", "nn.Conv2d(3, 8, 3, bias=False)", TraceOptions::Device::kCuda);
+  const OpStep* none = FindOp(unbiased, "add_.Tensor");
+  if (none) EXPECT_FALSE(none->typical) << "bias=False: self.bias is None";
+}
+
 TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   // torch.max's as_strided is called by max's own CUDA code (ReduceOpsUtils.h:171,
   // reached from cuda/ReduceOps.cpp:96), below max's autograd kernel: autograd
