@@ -25,6 +25,7 @@
 #include "trace/dtype_gates.h"
 #include "trace/inline_predicates.h"
 #include "trace/path_rules.h"
+#include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
 namespace optrace {
@@ -178,6 +179,33 @@ std::string Selections::FollowFunction(const OpStep& parent, const std::string& 
   return fn;
 }
 
+namespace {
+
+// Whether aten op `name` (any overload) has a kernel a tensor on `device`
+// reaches: that device's key, a composite one, or its structured
+// delegate's. A C++ name no YAML op has: true (a helper runs anywhere).
+bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
+  auto has_kernel = [&](const NativeFunction& fn) {
+    if (fn.implicit_composite) return true;
+    for (const auto& [key, kernel] : fn.dispatch)
+      if (IsCompositeKey(key) || CodeDeviceOf(key) == device) return true;
+    return false;
+  };
+  std::string_view op = name;
+  if (op.ends_with("_symint")) op.remove_suffix(7);  // at::x_symint: op x's SymInt form
+  const std::vector<const NativeFunction*> overloads = ix.yaml.Overloads(op);
+  if (overloads.empty()) return true;
+  for (const NativeFunction* fn : overloads) {
+    if (fn->schema.is_out() || fn->autogen_from) continue;  // autogen's out= kernels are composite
+    if (has_kernel(*fn)) return true;
+    if (fn->structured_delegate)
+      if (const NativeFunction* out = ix.yaml.Find(*fn->structured_delegate); out && has_kernel(*out)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Selections::RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) {
   if (c.negated || c.text.find("==") == std::string::npos || c.text.find("||") != std::string::npos ||
       c.text.find("&&") != std::string::npos || !where.valid())
@@ -240,6 +268,16 @@ std::vector<SelectionStep> Selections::Find(const Trace& t) {
       }
     }
   }
+  // A branch calling an op with no kernel for the traced device (cuDNN's
+  // convolution in a CPU trace) is no choice a tensor there takes.
+  for (SelectionStep& s : found_all) {
+    std::set<std::string> elsewhere;
+    for (const auto& alt : s.alternatives)
+      if (!RunsOn(ix_, alt.op, a.device)) elsewhere.insert(alt.condition);
+    std::erase_if(s.alternatives,
+                  [&](const SelectionStep::Alternative& alt) { return elsewhere.count(alt.condition); });
+  }
+  std::erase_if(found_all, [](const SelectionStep& s) { return s.alternatives.empty(); });
   return found_all;
 }
 

@@ -42,7 +42,8 @@ class Selections {
   // whose condition names a deciding function and whose other conditions
   // do not rule it out, nor the build (BuildCanReturn); grouped by that
   // function, one alternative per call, typical when all of the call's
-  // conditions hold.
+  // conditions hold. A branch calling an op with no kernel for the traced
+  // device is none.
   std::vector<SelectionStep> Find(const Trace& t);
 
  private:

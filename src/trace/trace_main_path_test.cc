@@ -76,6 +76,15 @@ TEST_F(MainPath260, WhatElseRunsListsNoBackendTheBuildRulesOut) {
   for (const char* kept : {"when backend == ConvBackend::Cudnn", "when backend == ConvBackend::CudaDepthwise2d",
                            "when backend == ConvBackend::Empty"})
     EXPECT_TRUE(conditions.count(kept)) << kept;
+  // For a CPU tensor the cuDNN branches call ops only CUDA implements (cudnn_convolution,
+  // cudnn_convolution_transpose): no alternative; oneDNN's stay.
+  Trace cpu = TraceTree("2.6.0", "nn.Conv2d", TraceOptions::Device::kCpu);
+  std::set<std::string> on_cpu;
+  for (const SelectionStep& s : cpu.selections)
+    if (s.function == "_select_conv_backend")
+      for (const auto& a : s.alternatives) on_cpu.insert(a.condition);
+  for (const std::string& c : on_cpu) EXPECT_EQ(c.find("Cudnn"), std::string::npos) << c;
+  EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Mkldnn"));
 }
 
 TEST_F(MainPath260, DeviceCodeCallsNoOps) {

@@ -40,6 +40,12 @@ constexpr char kNativeFunctions[] = R"x(- func: attend(Tensor self) -> Tensor
 - func: plain_linear(Tensor self) -> Tensor
 
 - func: packed_linear(Tensor self) -> Tensor
+
+- func: dispatch_kind(Tensor self) -> Tensor
+
+- func: gpu_only(Tensor self) -> Tensor
+  dispatch:
+    CUDA: gpu_only_cuda
 )x";
 
 // aten/src/ATen/native/Cell.cpp: one virtual function, two classes'
@@ -156,6 +162,23 @@ Tensor swap_dims(const Tensor& self, int64_t dim0, int64_t dim1) {
   return reorder(self);
 }
 
+Backend select_kind(const Tensor& self) {
+  if (self.dim() > 3) {
+    return Backend::fast;
+  }
+  return Backend::slow;
+}
+
+Tensor gpu_only_cuda(const Tensor& self) { return self; }
+
+Tensor dispatch_kind(const Tensor& self) {
+  auto kind = select_kind(self);
+  if (kind == Backend::fast) {
+    return at::gpu_only(self);
+  }
+  return slow_path(self);
+}
+
 } // namespace at::native
 )x";
 
@@ -243,6 +266,15 @@ TEST_F(Selections, ACallTheTracedDeviceNeverReachesIsNoAlternative) {
   EXPECT_EQ(Alternatives(t, "select_backend"), (std::vector<std::string>{"fast_cuda_path", "slow_path"}));
   Trace cpu = TraceIndex(index_, "aten::attend", TraceOptions::Device::kCpu, {"device=cpu"});
   EXPECT_EQ(Alternatives(cpu, "select_backend"), (std::vector<std::string>{"fast_cpu_path", "slow_path"}));
+}
+
+TEST_F(Selections, ABranchCallingAnOpWithNoKernelForTheDeviceIsNoAlternative) {
+  // Attend.cpp dispatch_kind: Backend::fast calls at::gpu_only, which only CUDA implements;
+  // a CPU tensor never takes that branch (it would fail).
+  Trace cuda = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCuda, {});
+  EXPECT_EQ(Alternatives(cuda, "select_kind"), (std::vector<std::string>{"gpu_only", "slow_path"}));
+  Trace cpu = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCpu, {"device=cpu"});
+  EXPECT_EQ(Alternatives(cpu, "select_kind"), (std::vector<std::string>{"slow_path"}));
 }
 
 TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
