@@ -13,6 +13,7 @@
 // words out of their context).
 #include "trace/path_selections.h"
 
+#include <algorithm>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -183,8 +184,17 @@ namespace {
 
 // Whether aten op `name` (any overload) has a kernel a tensor on `device`
 // reaches: that device's key, a composite one, or its structured
-// delegate's. A C++ name no YAML op has: true (a helper runs anywhere).
+// delegate's; a dispatch stub, a registration for that device (or one no
+// build is known for). A C++ name neither is: true (a helper runs anywhere);
+// a stub with no registration written (torchgen's ufunc ones): true.
 bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
+  if (name.ends_with("_stub")) {
+    const std::vector<uint32_t> registrations = ix.cpp.RegistrationsOf(name);
+    return registrations.empty() || std::any_of(registrations.begin(), registrations.end(), [&](uint32_t r) {
+             const std::string& on = ix.cpp.registrations()[r].device;
+             return on == Name(device) || on == "unknown";
+           });
+  }
   auto has_kernel = [&](const NativeFunction& fn) {
     if (fn.implicit_composite) return true;
     for (const auto& [key, kernel] : fn.dispatch)

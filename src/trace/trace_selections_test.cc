@@ -166,6 +166,9 @@ Backend select_kind(const Tensor& self) {
   if (self.dim() > 3) {
     return Backend::fast;
   }
+  if (self.dim() > 2) {
+    return Backend::middle;
+  }
   return Backend::slow;
 }
 
@@ -175,6 +178,10 @@ Tensor dispatch_kind(const Tensor& self) {
   auto kind = select_kind(self);
   if (kind == Backend::fast) {
     return at::gpu_only(self);
+  }
+  if (kind == Backend::middle) {
+    blend_half_stub(self.device().type(), self);
+    return self;
   }
   return slow_path(self);
 }
@@ -269,10 +276,11 @@ TEST_F(Selections, ACallTheTracedDeviceNeverReachesIsNoAlternative) {
 }
 
 TEST_F(Selections, ABranchCallingAnOpWithNoKernelForTheDeviceIsNoAlternative) {
-  // Attend.cpp dispatch_kind: Backend::fast calls at::gpu_only, which only CUDA implements;
-  // a CPU tensor never takes that branch (it would fail).
+  // Attend.cpp dispatch_kind: Backend::fast calls at::gpu_only, which only CUDA implements,
+  // Backend::middle blend_half_stub, which only CUDA registers (Blend.cu); a CPU tensor
+  // never takes those branches (they would fail).
   Trace cuda = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCuda, {});
-  EXPECT_EQ(Alternatives(cuda, "select_kind"), (std::vector<std::string>{"gpu_only", "slow_path"}));
+  EXPECT_EQ(Alternatives(cuda, "select_kind"), (std::vector<std::string>{"gpu_only", "blend_half_stub", "slow_path"}));
   Trace cpu = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCpu, {"device=cpu"});
   EXPECT_EQ(Alternatives(cpu, "select_kind"), (std::vector<std::string>{"slow_path"}));
 }
