@@ -21,6 +21,7 @@
 
 #include "base/text.h"
 #include "trace/caller_arguments.h"
+#include "trace/code_scope.h"
 #include "trace/condition_text.h"
 #include "trace/decider_returns.h"
 #include "trace/dtype_gates.h"
@@ -182,11 +183,23 @@ std::string Selections::FollowFunction(const OpStep& parent, const std::string& 
 
 namespace {
 
+// Whether a C++ function defined in `file` can run for a tensor on
+// `device`: not in another backend's or library's folder (Vulkan's, MPS's
+// ...; XNNPACK's, QNNPACK's and KleidiAI's run on CPU only). A name's
+// definitions elsewhere say nothing: the call may be a library's
+// (`ideep::eltwise_forward::compute`) that only shares their name.
+bool DefinedFor(std::string_view file, CodeDevice device) {
+  const std::string_view folder = BackendFolder(file);
+  const bool cpu_library = folder == "/xnnpack/" || folder == "/qnnpack/" || folder == "/kleidiai/";
+  return folder.empty() || (device == CodeDevice::kCpu && cpu_library);
+}
+
 // Whether aten op `name` (any overload) has a kernel a tensor on `device`
 // reaches: that device's key, a composite one, or its structured
 // delegate's; a dispatch stub, a registration for that device (or one no
-// build is known for). A C++ name neither is: true (a helper runs anywhere);
-// a stub with no registration written (torchgen's ufunc ones): true.
+// build is known for); a C++ function, a definition DefinedFor it. A name
+// none of these: true; a stub with no registration written (torchgen's
+// ufunc ones): true.
 bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
   if (name.ends_with("_stub")) {
     const std::vector<uint32_t> registrations = ix.cpp.RegistrationsOf(name);
@@ -204,7 +217,12 @@ bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
   std::string_view op = name;
   if (op.ends_with("_symint")) op.remove_suffix(7);  // at::x_symint: op x's SymInt form
   const std::vector<const NativeFunction*> overloads = ix.yaml.Overloads(op);
-  if (overloads.empty()) return true;
+  if (overloads.empty()) {
+    const std::vector<uint32_t> defs = ix.cpp.FunctionsNamed(name);
+    return defs.empty() || std::any_of(defs.begin(), defs.end(), [&](uint32_t id) {
+             return DefinedFor(ix.cpp.file(ix.cpp.functions()[id].file), device);
+           });
+  }
   for (const NativeFunction* fn : overloads) {
     if (fn->schema.is_out() || fn->autogen_from) continue;  // autogen's out= kernels are composite
     if (has_kernel(*fn)) return true;

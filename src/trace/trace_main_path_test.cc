@@ -72,8 +72,10 @@ TEST_F(MainPath260, WhatElseRunsListsNoBackendTheBuildRulesOut) {
   for (const std::string& c : conditions) {
     EXPECT_EQ(c.find("Miopen"), std::string::npos) << c;
     EXPECT_EQ(c.find("Overrideable"), std::string::npos) << c;
-    // convolution_depthwise3x3_winograd_stub has a CPU registration only (cpu/DepthwiseConvKernel.cpp).
+    // convolution_depthwise3x3_winograd_stub has a CPU registration only (cpu/DepthwiseConvKernel.cpp),
+    // and xnnpack::convolution2d is XNNPACK's (xnnpack/Convolution.cpp), a CPU library.
     EXPECT_EQ(c.find("Winograd3x3Depthwise"), std::string::npos) << c;
+    EXPECT_EQ(c.find("Xnnpack2d"), std::string::npos) << c;
   }
   for (const char* kept : {"when backend == ConvBackend::Cudnn", "when backend == ConvBackend::CudaDepthwise2d",
                            "when backend == ConvBackend::Empty"})
@@ -88,6 +90,7 @@ TEST_F(MainPath260, WhatElseRunsListsNoBackendTheBuildRulesOut) {
   for (const std::string& c : on_cpu) EXPECT_EQ(c.find("Cudnn"), std::string::npos) << c;
   EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Mkldnn"));
   EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Winograd3x3Depthwise"));
+  EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Xnnpack2d"));
   // RNN.cpp: lstm_cudnn_stub and lstm_miopen_stub are registered for CUDA only.
   Trace lstm = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCpu);
   for (const SelectionStep& s : lstm.selections)

@@ -122,6 +122,12 @@ REGISTER_CUDA_DISPATCH(blend_half_stub, &blend_half_cuda);
 } // namespace at::native
 )x";
 
+// aten/src/ATen/native/xnnpack/Conv.cpp: XNNPACK, a CPU library.
+constexpr char kXnnConvCpp[] = R"x(namespace at::native::xnnpack {
+Tensor xnn_conv(const Tensor& self) { return self; }
+} // namespace at::native::xnnpack
+)x";
+
 // aten/src/ATen/native/Attend.cpp
 constexpr char kAttendCpp[] = R"x(namespace at::native {
 
@@ -169,6 +175,9 @@ Backend select_kind(const Tensor& self) {
   if (self.dim() > 2) {
     return Backend::middle;
   }
+  if (self.dim() > 1) {
+    return Backend::tiny;
+  }
   return Backend::slow;
 }
 
@@ -182,6 +191,9 @@ Tensor dispatch_kind(const Tensor& self) {
   if (kind == Backend::middle) {
     blend_half_stub(self.device().type(), self);
     return self;
+  }
+  if (kind == Backend::tiny) {
+    return xnnpack::xnn_conv(self);
   }
   return slow_path(self);
 }
@@ -244,6 +256,7 @@ std::shared_ptr<MemoryDisk> SelectionTree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"aten/src/ATen/native/Attend.cpp", kAttendCpp},
+                     {"aten/src/ATen/native/xnnpack/Conv.cpp", kXnnConvCpp},
                      {"aten/src/ATen/native/Blend.h", kBlendH},
                      {"aten/src/ATen/native/cuda/Blend.cu", kBlendCu},
                      {"aten/src/ATen/native/Cell.cpp", kCellCpp},
@@ -278,11 +291,12 @@ TEST_F(Selections, ACallTheTracedDeviceNeverReachesIsNoAlternative) {
 TEST_F(Selections, ABranchCallingAnOpWithNoKernelForTheDeviceIsNoAlternative) {
   // Attend.cpp dispatch_kind: Backend::fast calls at::gpu_only, which only CUDA implements,
   // Backend::middle blend_half_stub, which only CUDA registers (Blend.cu); a CPU tensor
-  // never takes those branches (they would fail).
+  // never takes those branches (they would fail). Backend::tiny calls XNNPACK
+  // (xnnpack/Conv.cpp), a CPU library: no CUDA tensor's.
   Trace cuda = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCuda, {});
   EXPECT_EQ(Alternatives(cuda, "select_kind"), (std::vector<std::string>{"gpu_only", "blend_half_stub", "slow_path"}));
   Trace cpu = TraceIndex(index_, "aten::dispatch_kind", TraceOptions::Device::kCpu, {"device=cpu"});
-  EXPECT_EQ(Alternatives(cpu, "select_kind"), (std::vector<std::string>{"slow_path"}));
+  EXPECT_EQ(Alternatives(cpu, "select_kind"), (std::vector<std::string>{"xnn_conv", "slow_path"}));
 }
 
 TEST_F(Selections, AComparisonOfTwoValuesSelectsNothing) {
