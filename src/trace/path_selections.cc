@@ -194,12 +194,12 @@ bool DefinedFor(std::string_view file, CodeDevice device) {
   return folder.empty() || (device == CodeDevice::kCpu && cpu_library);
 }
 
-// Whether aten op `name` (any overload) has a kernel a tensor on `device`
-// reaches: that device's key, a composite one, or its structured
-// delegate's; a dispatch stub, a registration for that device (or one no
-// build is known for); a C++ function, a definition DefinedFor it. A name
-// none of these: true; a stub with no registration written (torchgen's
-// ufunc ones): true.
+// Whether what a branch calls by `name` can run for a tensor on `device`:
+// an aten op (any overload) with a kernel for it -- its key, a composite
+// one, or its structured delegate's; a dispatch stub with a registration
+// for it, or of unknown build (one with none written, as torchgen's ufunc
+// stubs: yes); any other C++ function with a definition DefinedFor it
+// (none in the index: yes).
 bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
   if (name.ends_with("_stub")) {
     const std::vector<uint32_t> registrations = ix.cpp.RegistrationsOf(name);
