@@ -573,9 +573,7 @@ TEST_F(DecidedPath, AModulesBufferAndParameterAreTensorsAndABufferRecordsNoBackw
   EXPECT_TRUE(Typical(t, "bump_")) << "a registered buffer is not None";
   EXPECT_TRUE(Typical(t, "pick_b")) << "a Parameter is not None";
   EXPECT_FALSE(Typical(t, "pick_c"));
-  const BackwardStep* bump = nullptr;
-  for (const BackwardStep& b : t.backward)
-    if (b.op == "bump_") bump = &b;
+  const BackwardStep* bump = FindBackward(t, "bump_");
   ASSERT_NE(bump, nullptr);
   EXPECT_TRUE(bump->below_autograd) << "a buffer given a literal: nothing requires grad";
   EXPECT_FALSE(Typical(TraceOf("nn.Tracked(track=False)"), "bump_"));

@@ -369,11 +369,7 @@ class BackwardTrace : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.message();
   }
 
-  const BackwardStep* Step(const std::string& op) const {
-    for (const auto& b : t_.backward)
-      if (b.op == op) return &b;
-    return nullptr;
-  }
+  const BackwardStep* Step(const std::string& op) const { return FindBackward(t_, op); }
 
   Index index_;
   Trace t_;

@@ -136,9 +136,7 @@ TEST_F(MainPath260, AFirstOrderBackwardSkipsTheDoubleBackwardBranch) {
   // infinitely_differentiable_native_group_norm_backward(...) : (grads[0].defined() ?
   // native_group_norm_backward_symint(...) : ...)`.
   Trace t = TraceTree("2.6.0", "F.group_norm", TraceOptions::Device::kCuda);
-  const BackwardStep* b = nullptr;
-  for (const auto& s : t.backward)
-    if (s.op == "native_group_norm") b = &s;
+  const BackwardStep* b = FindBackward(t, "native_group_norm");
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(b->derivatives);
   EXPECT_EQ(b->derivatives->line, 1265);
@@ -157,9 +155,7 @@ TEST_F(MainPath260, AHandWrittenMethodReturningItselfDispatchesNothing) {
   // TensorBody.h:127-130: `Tensor conj() const { if (!this->is_complex()) { return *this; } ...`:
   // baddbmm's backward `batch2.transpose(1, 2).conj()` runs no conj on a float32 tensor.
   Trace t = TraceTree("2.6.0", "torch.baddbmm", TraceOptions::Device::kCuda);
-  const BackwardStep* b = nullptr;
-  for (const auto& s : t.backward)
-    if (s.op == "baddbmm") b = &s;
+  const BackwardStep* b = FindBackward(t, "baddbmm");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->untaken, (std::vector<std::string>{"conj"}));
   const OpStep* bmm = FindOp(t, "bmm", OpRole::kBackward);
@@ -220,19 +216,13 @@ TEST_F(MainPath260, ADefaultTraceKeepsTheCpuPathApart) {
   EXPECT_FALSE(cat->typical);
 }
 
-const BackwardStep* Step(const Trace& t, const std::string& op) {
-  for (const auto& b : t.backward)
-    if (b.op == op) return &b;
-  return nullptr;
-}
-
 TEST_F(MainPath260, ANamedOutputsFormulaIsForwardMode) {
   // derivatives.yaml:1582-1585: sort's `self:` formula is its backward;
   // `values: gather_with_keepdimed_indices(self_t, dim, indices, true)` is
   // forward-mode AD (values is sort's first output), whose at::gather
   // (FunctionsManual.cpp:6363) a backward never runs.
   Trace t = TraceTree("2.6.0", "torch.sort", TraceOptions::Device::kCuda);
-  const BackwardStep* b = Step(t, "sort");
+  const BackwardStep* b = FindBackward(t, "sort");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->ops, (std::vector<std::string>{"value_selecting_reduction_backward"}));
   EXPECT_EQ(FindOp(t, "gather", OpRole::kBackward), nullptr);
@@ -286,13 +276,13 @@ TEST_F(MainPath260, AModuleBufferIsATensorAndRecordsNoBackward) {
   ASSERT_NE(add, nullptr);
   EXPECT_TRUE(add->typical);
   EXPECT_FALSE(add->undecided);
-  const BackwardStep* b = Step(t, "add_.Tensor");
+  const BackwardStep* b = FindBackward(t, "add_.Tensor");
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   for (const OpStep& op : t.ops)  // add_'s formula's mul never runs
     if (op.role == OpRole::kBackward) EXPECT_NE(op.reached_from, "add_.Tensor") << op.name;
-  ASSERT_NE(Step(t, "native_batch_norm"), nullptr);
-  EXPECT_FALSE(Step(t, "native_batch_norm")->below_autograd);
+  ASSERT_NE(FindBackward(t, "native_batch_norm"), nullptr);
+  EXPECT_FALSE(FindBackward(t, "native_batch_norm")->below_autograd);
 }
 
 TEST_F(MainPath260, AModuleParameterIsADefinedTensorInCpp) {
@@ -321,7 +311,7 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_EQ(as_strided->reached_from, "max");
-  const BackwardStep* b = Step(t, "as_strided");
+  const BackwardStep* b = FindBackward(t, "as_strided");
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->below_autograd);
   EXPECT_NE(std::find(b->ops.begin(), b->ops.end(), "new_zeros"), b->ops.end());
@@ -329,8 +319,8 @@ TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
   const OpStep* new_zeros = FindOp(t, "new_zeros", OpRole::kBackward);
   ASSERT_NE(new_zeros, nullptr);
   EXPECT_EQ(new_zeros->reached_from, "max");
-  ASSERT_NE(Step(t, "max"), nullptr);
-  EXPECT_FALSE(Step(t, "max")->below_autograd);
+  ASSERT_NE(FindBackward(t, "max"), nullptr);
+  EXPECT_FALSE(FindBackward(t, "max")->below_autograd);
   // Every backward op comes of a formula autograd records.
   std::set<std::string> below;
   for (const BackwardStep& s : t.backward)
@@ -349,15 +339,15 @@ TEST_F(MainPath260, AnOpOnAFreshTensorAloneHasNoBackward) {
   ASSERT_EQ(random->called_at.file, "aten/src/ATen/native/cudnn/RNN.cpp");
   EXPECT_EQ(random->called_at.line, 2367);
   for (const char* name : {"random_", "random_.to"}) {
-    const BackwardStep* b = Step(t, name);
+    const BackwardStep* b = FindBackward(t, name);
     ASSERT_NE(b, nullptr) << name;
     EXPECT_TRUE(b->below_autograd) << name;
   }
   const OpStep* zeros_like = FindOp(t, "zeros_like", OpRole::kBackward);
   if (zeros_like) EXPECT_EQ(zeros_like->reached_from.rfind("random_", 0), std::string::npos);
   // The cuDNN RNN's own backward stays.
-  ASSERT_NE(Step(t, "_cudnn_rnn"), nullptr);
-  EXPECT_FALSE(Step(t, "_cudnn_rnn")->below_autograd);
+  ASSERT_NE(FindBackward(t, "_cudnn_rnn"), nullptr);
+  EXPECT_FALSE(FindBackward(t, "_cudnn_rnn")->below_autograd);
 }
 
 TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
@@ -380,7 +370,7 @@ TEST_F(MainPath260, AHelpersTensorResultPicksTheOverload) {
 TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
   // derivatives.yaml:637 `2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad`: C's sqrt, a double.
   Trace erf = TraceTree("2.6.0", "torch.erf", TraceOptions::Device::kCuda);
-  const BackwardStep* b = Step(erf, "erf");
+  const BackwardStep* b = FindBackward(erf, "erf");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "sqrt"), 0);
   EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "div"), 0);
@@ -388,7 +378,7 @@ TEST_F(MainPath260, AFormulasArithmeticOnNumbersIsNoOp) {
   // derivatives.yaml:333 `grad * 1 / (1 - self.pow(2)).conj()`: `1 - t` is TensorOperators.h:19's
   // empty_like(t).fill_(1).sub_(t).
   Trace atanh = TraceTree("2.6.0", "torch.atanh", TraceOptions::Device::kCuda);
-  const BackwardStep* a = Step(atanh, "atanh");
+  const BackwardStep* a = FindBackward(atanh, "atanh");
   ASSERT_NE(a, nullptr);
   for (const char* op : {"sub_", "fill_", "empty_like", "div", "mul"})
     EXPECT_EQ(std::count(a->ops.begin(), a->ops.end(), op), 1) << op;
@@ -421,7 +411,7 @@ TEST_F(MainPath260, AHelpersMethodOnANonTensorIsNoOp) {
   // derivatives.yaml:2370 max_unpool2d: max_pool_double_backward(grad, indices, 2);
   // FunctionsManual.cpp:2174 `indices.sym_sizes().slice(...)` slices a SymIntArrayRef.
   Trace t = TraceTree("2.6.0", "F.max_unpool2d", TraceOptions::Device::kCuda);
-  const BackwardStep* b = Step(t, "max_unpool2d");
+  const BackwardStep* b = FindBackward(t, "max_unpool2d");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "slice"), 0);
   EXPECT_EQ(std::count(b->ops.begin(), b->ops.end(), "gather"), 1);

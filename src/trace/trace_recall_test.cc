@@ -483,9 +483,7 @@ TEST_F(Recall260, AHelpersTensorResultIsAnOperand) {
   // FunctionsManual.cpp:722-723 `return sum_backward(grad, ...) *
   // self.isnan().logical_not();`: sum_backward returns a Tensor, so `*` is mul.
   Trace t = TraceTree("2.6.0", "torch.nansum", TraceOptions::Device::kCuda);
-  const BackwardStep* nansum = nullptr;
-  for (const BackwardStep& b : t.backward)
-    if (b.op == "nansum") nansum = &b;
+  const BackwardStep* nansum = FindBackward(t, "nansum");
   ASSERT_NE(nansum, nullptr);
   EXPECT_NE(std::find(nansum->ops.begin(), nansum->ops.end(), "mul"), nansum->ops.end());
   const OpStep* mul = FindOp(t, "mul.Tensor", OpRole::kBackward);

@@ -37,13 +37,6 @@ bool HasLibrary(const Trace& t, const std::string& name) {
   return false;
 }
 
-const BackwardStep* FindBackward(const Trace& t, const std::string& op) {
-  for (const auto& b : t.backward) {
-    if (b.op == op) return &b;
-  }
-  return nullptr;
-}
-
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }

@@ -55,6 +55,13 @@ inline const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role
   return nullptr;
 }
 
+// The backward entry (derivatives.yaml) of forward op `op`, or null.
+inline const BackwardStep* FindBackward(const Trace& t, const std::string& op) {
+  for (const BackwardStep& b : t.backward)
+    if (b.op == op) return &b;
+  return nullptr;
+}
+
 // "typical", "open" or "not taken" for the forward op `name` of `t`; "" if not listed.
 inline std::string PathOf(const Trace& t, const std::string& name) {
   for (const auto& op : t.ops)
