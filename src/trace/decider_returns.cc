@@ -14,6 +14,7 @@
 #include "cpp/cpp_params.h"
 #include "trace/caller_arguments.h"
 #include "trace/condition_text.h"
+#include "trace/dtype_gates.h"
 #include "trace/inline_predicates.h"
 #include "trace/path_values.h"
 
@@ -114,10 +115,7 @@ using Objects = std::map<std::string, std::vector<std::string>>;
 // alone or as an arm of a conditional (`x.is_mkldnn() ? ConvBackend::MkldnnEmpty
 // : ConvBackend::Empty`).
 bool ReturnsMember(std::string_view value, std::string_view member) {
-  size_t last = member.rfind("::");
-  if (last != std::string_view::npos && last > 0)
-    if (size_t before = member.rfind("::", last - 1); before != std::string_view::npos)
-      member.remove_prefix(before + 2);
+  member = EnumTail(member);
   for (size_t at = value.find(member); at != std::string_view::npos; at = value.find(member, at + 1)) {
     const size_t end = at + member.size();
     const bool starts = at == 0 || !(IsIdentChar(value[at - 1]));

@@ -160,15 +160,6 @@ std::optional<std::string_view> GuardOf(std::string_view body, size_t at) {
   return body.substr(open + 1, close - open - 1);
 }
 
-// An enum member's last two names: "at::SDPBackend::math" -> "SDPBackend::math"
-// (the order names it qualified, a return or a condition need not).
-std::string_view EnumTail(std::string_view member) {
-  size_t last = member.rfind("::");
-  if (last == std::string_view::npos || last == 0) return member;
-  size_t before = member.rfind("::", last - 1);
-  return before == std::string_view::npos ? member : member.substr(before + 2);
-}
-
 // Where `body` returns the enum member `value` however qualified
 // (`return SDPBackend::math;`, `return at::SDPBackend::math;`): the
 // offsets of each `return`.
@@ -317,6 +308,13 @@ std::vector<std::string> BraceList(const Index& ix, const std::string& file, std
   return header ? InitializerMembers(*header, name) : std::vector<std::string>{};
 }
 }  // namespace
+
+std::string_view EnumTail(std::string_view member) {
+  size_t last = member.rfind("::");
+  if (last == std::string_view::npos || last == 0) return member;
+  size_t before = member.rfind("::", last - 1);
+  return before == std::string_view::npos ? member : member.substr(before + 2);
+}
 
 Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dtype) {
   std::set<std::string> seen;

@@ -33,6 +33,10 @@ namespace optrace {
 // as Assumptions spells it: "float32", "bfloat16"), else kUnknown.
 Tri DtypeGate(const Index& ix, std::string_view function, const std::string& dtype);
 
+// An enum member's last two names: "at::SDPBackend::math" -> "SDPBackend::math"
+// (the order names it qualified, a return or a condition need not).
+std::string_view EnumTail(std::string_view member);
+
 // kFalse when every `return` of `value` (an enum member as a condition
 // writes it: "SDPBackend::flash_attention") in function `decider` defined
 // at `where` is guarded by a predicate the assumed dtype rules out, or by

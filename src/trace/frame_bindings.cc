@@ -149,17 +149,11 @@ std::optional<std::pair<std::string, std::string>> Registered(std::string_view s
 }
 
 // Whether frame `f` is a name bound to a builtin by `_add_docstr`
-// (`conv2d = _add_docstr(\n    torch.conv2d, ...)`): no def, no arguments
-// of its own to read.
+// (`conv2d = _add_docstr(torch.conv2d, ...)`, as the Python index records
+// it): no def, no arguments of its own to read.
 bool IsBuiltinAlias(const Index& ix, const PyFrame& f) {
-  if (!f.where.valid()) return false;
-  auto text = ix.FileText(f.where.file);
-  if (!text) return false;
-  const size_t at = ix.LineOffset(f.where.file, f.where.line);
-  std::string_view line = std::string_view(*text).substr(at);
-  line = line.substr(0, line.find('\n'));
-  const size_t eq = line.find(" = _add_docstr(");
-  return eq != std::string_view::npos && IsIdentifier(TrimView(line.substr(0, eq)));
+  const PySymbol s = ix.py.Resolve(f.symbol);
+  return s.kind == PySymbol::kAlias && ix.py.modules()[s.module].aliases[s.index].kind == PyAliasKind::kAddDocstr;
 }
 
 // A Parameter made in place: `Parameter(...)`, `nn.Parameter(...)`.

@@ -234,16 +234,13 @@ bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
 
 }  // namespace
 
-bool Selections::RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) {
+bool Selections::RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) const {
   if (c.negated || c.text.find("==") == std::string::npos || c.text.find("||") != std::string::npos ||
       c.text.find("&&") != std::string::npos || !where.valid())
     return false;
   const std::string member = EnumMember(c.text);
   if (member.empty()) return false;
-  auto [slot, fresh] =
-      build_returns_.try_emplace(decider + "@" + where.file + ":" + std::to_string(where.line) + "@" + member);
-  if (fresh) slot->second = !BuildCanReturn(ix_, readers_, decider, where, member, values_.assumptions());
-  return slot->second;
+  return !BuildCanReturn(ix_, readers_, decider, where, member, values_.assumptions());  // remembered per index
 }
 
 std::vector<SelectionStep> Selections::Find(const Trace& t) {

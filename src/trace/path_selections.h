@@ -50,7 +50,7 @@ class Selections {
   Tri ByDeciderReturn(const OpStep& caller, const Condition& c, const Assumptions& a);
   // `c` (`backend == ConvBackend::Miopen`) asks for a member `decider`
   // (defined at `where`) returns for no tensor on this build and device.
-  bool RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where);
+  bool RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) const;
   std::string Decider(const OpStep& parent, const Condition& c, Location* where);
   std::string FollowVariable(const OpStep& parent, const std::string& file, int from, int before,
                              const std::string& var, int depth, Location* where);
@@ -62,9 +62,8 @@ class Selections {
   PathValues& values_;
   // "caller@implementation@decider@definition" -> what the decider returns there (ByDeciderReturn).
   std::map<std::string, std::optional<std::string>> returns_;
-  // "decider@definition@member" -> RuledOutByBuild's answer, and
-  // DeciderCanReturn's under the trace's assumptions.
-  std::map<std::string, bool> build_returns_;
+  // "decider@definition@member" -> DeciderCanReturn's answer under the
+  // trace's assumptions (their memo key is long: asked once per trace).
   std::map<std::string, Tri> can_return_;
 };
 

@@ -91,7 +91,8 @@ TEST_F(MainPath260, WhatElseRunsListsNoBackendTheBuildRulesOut) {
   EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Mkldnn"));
   EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Winograd3x3Depthwise"));
   EXPECT_TRUE(on_cpu.count("when backend == ConvBackend::Xnnpack2d"));
-  // RNN.cpp: lstm_cudnn_stub and lstm_miopen_stub are registered for CUDA only.
+  // lstm_cudnn_stub and lstm_miopen_stub are registered for CUDA only (cudnn/RNN.cpp:2745,
+  // miopen/RNN_miopen.cpp:908).
   Trace lstm = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCpu);
   for (const SelectionStep& s : lstm.selections)
     for (const auto& a : s.alternatives) EXPECT_EQ(a.op.find("lstm_cudnn"), std::string::npos) << a.condition;

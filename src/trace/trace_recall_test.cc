@@ -466,9 +466,9 @@ TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevel) {
 }
 
 TEST_F(Recall260, AnOpThatOnlyForwardsIsNoLevelAtTheDepthLimit) {
-  // torch.linalg.lstsq's backward runs linalg_pinv (BatchLinearAlgebra.cpp),
+  // torch.linalg.lstsq's backward runs linalg_pinv (LinearAlgebra.cpp),
   // whose `at::max(atol, rtol * max_val)` is max.other at the --depth limit;
-  // max.other only hands its work to maximum (TensorCompare.cpp), which
+  // max.other only hands its work to maximum (BinaryOps.cpp:1497), which
   // runs in its place: traced, with its kernels.
   Trace t = TraceTree("2.6.0", "torch.linalg.lstsq", TraceOptions::Device::kCuda);
   const OpStep* max_other = FindOp(t, "max.other", OpRole::kBackward);
