@@ -36,6 +36,18 @@ Location Loc(std::string file, int line, std::string snippet = "") {
   return Location{std::move(file), line, std::move(snippet)};
 }
 
+// A forward op of `f` reached from `from` ("" for an entry op), on the
+// typical path or not.
+OpStep ForwardOp(const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
+  OpStep s;
+  s.name = name;
+  s.role = OpRole::kForward;
+  s.yaml = f;
+  s.reached_from = from;
+  s.typical = typical;
+  return s;
+}
+
 // A forward op of `f` reached from `from` ("" for an entry op), launching
 // `kernel` (none when empty) on CUDA at the typical path.
 OpStep CudaOp(const std::string& name, const NativeFunction* f, const std::string& from, const std::string& kernel) {
@@ -723,18 +735,9 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   Trace t;
   t.query = "aten::relu";
   t.assumptions = {"device=cuda"};
-  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    s.reached_from = from;
-    s.typical = typical;
-    return s;
-  };
-  OpStep r = op("relu", &relu, "", true);
+  OpStep r = ForwardOp("relu", &relu, "", true);
   r.impls = {{"CUDA", "relu", ImplForm::kFunction, Loc("aten/src/ATen/native/Activation.cpp", 511), "", {}}};
-  OpStep delegate = op("clamp_min.out", &out, "clamp_min_", false);
+  OpStep delegate = ForwardOp("clamp_min.out", &out, "clamp_min_", false);
   delegate.impls = {
       {"CUDA", "clamp_min_out", ImplForm::kImplFunc, Loc("aten/src/ATen/native/TensorCompare.cpp", 741), "", {}}};
   KernelStep k;
@@ -745,15 +748,16 @@ TEST(RenderText, MainPathFoldsStructuredDelegatesAndRecordsTheOutermostDerivativ
   delegate.kernels = {k};
   NativeFunction threshold_backward =
       MakeFunction("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", 6094, {});
-  OpStep backward = op("threshold_backward", &threshold_backward, "relu", true);  // typical: below relu's derivative
+  OpStep backward =
+      ForwardOp("threshold_backward", &threshold_backward, "relu", true);  // typical: below relu's derivative
   backward.role = OpRole::kBackward;
   KernelStep bk;
   bk.name = "threshold_kernel_impl";
   bk.device = CodeDevice::kCuda;
   bk.where = Loc("aten/src/ATen/native/cuda/ActivationThresholdKernel.cu", 27);
   backward.kernels = {bk};
-  t.ops = {r, op("clamp_min", &clamp_min, "relu", true), op("clamp_min_", &clamp_min_, "relu", false), delegate,
-           backward};
+  t.ops = {r, ForwardOp("clamp_min", &clamp_min, "relu", true), ForwardOp("clamp_min_", &clamp_min_, "relu", false),
+           delegate, backward};
   BackwardStep br, bc;
   br.op = "relu";
   br.derivatives = &relu_d;
@@ -1155,15 +1159,6 @@ TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
   Trace t;
   t.query = "aten::kl_div";
   t.assumptions = {"device=cuda"};
-  auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    s.reached_from = from;
-    s.typical = typical;
-    return s;
-  };
   auto kernel = [](const std::string& name, int line) {
     KernelStep k;
     k.name = name;
@@ -1172,20 +1167,20 @@ TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
     return k;
   };
   Location at = Loc("aten/src/ATen/native/Loss.cpp", 245);
-  OpStep m = op("mul.Tensor", &mul, "kl_div", true);
+  OpStep m = ForwardOp("mul.Tensor", &mul, "kl_div", true);
   m.kernels = {kernel("MulFunctor", 33)};
-  OpStep n = op("neg", &neg, "kl_div", true);
+  OpStep n = ForwardOp("neg", &neg, "kl_div", true);
   n.kernels = {kernel("neg_kernel_cuda", 48)};
-  OpStep e = op("exp", &exp, "kl_div", false);
+  OpStep e = ForwardOp("exp", &exp, "kl_div", false);
   e.when = {{"log_target", false, ConditionKind::kIf, at}};
   e.kernels = {kernel("exp_kernel_cuda", 56)};
-  OpStep v = op("view", &view, "kl_div", false);
+  OpStep v = ForwardOp("view", &view, "kl_div", false);
   v.when = {{"log_target", true, ConditionKind::kIf, at}};  // runs nothing
-  OpStep s = op("neg", &neg, "kl_div", false);
+  OpStep s = ForwardOp("neg", &neg, "kl_div", false);
   s.name = "sign";
   s.when = {{"self.is_sparse()", false, ConditionKind::kIf, at}};  // the tensor's state
   s.kernels = {kernel("sign_kernel_cuda", 60)};
-  t.ops = {op("kl_div", &kl, "", true), m, n, e, v, s};
+  t.ops = {ForwardOp("kl_div", &kl, "", true), m, n, e, v, s};
   std::string text = RenderText(t, RenderOptions{});
   std::string main = text.substr(0, text.find("── Flow"));
   EXPECT_THAT(main, HasSubstr("when log_target: aten::exp → exp_kernel_cuda")) << main;
