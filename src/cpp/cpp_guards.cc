@@ -1080,6 +1080,46 @@ std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_lin
   return GuardedReturns(lexed_.tokens, open, close);
 }
 
+std::optional<std::vector<GuardedReturn>> CppGuardReader::InvokedLambdaReturns(int from_line, int before,
+                                                                               std::string_view name) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return std::nullopt;
+  const auto& t = lexed_.tokens;
+  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  std::optional<size_t> write;  // the token after `name =`
+  for (size_t i = begin; i + 1 < end; ++i) {
+    if (before > 0 && static_cast<int>(t[i].line) >= before) break;
+    if (t[i].text != name || (i > begin && (t[i - 1].Is('.') || t[i - 1].Is("->")))) continue;
+    const std::string_view next = t[i + 1].text;
+    const bool written =
+        next == "=" || next == "++" || next == "--" || (i > begin && t[i - 1].Is('&')) ||
+        (next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" && next != ">=");
+    if (!written) continue;
+    if (write || next != "=") return std::nullopt;  // written twice, or not by a plain `=`
+    write = i + 2;
+  }
+  if (!write || *write >= end || !t[*write].Is('[')) return std::nullopt;
+  // The capture list, the parameters, then anything up to the body's brace
+  // (`mutable`, `-> T`).
+  size_t open = *write;
+  for (int depth = 0; open < end; ++open) {
+    if (t[open].Is('[')) ++depth;
+    if (t[open].Is(']') && --depth == 0) break;
+  }
+  while (open < end && !t[open].Is('{') && !t[open].Is(';')) ++open;
+  if (open >= end || !t[open].Is('{')) return std::nullopt;
+  size_t close = open;
+  for (int depth = 0; close < end; ++close) {
+    if (t[close].Is('{')) ++depth;
+    if (t[close].Is('}') && --depth == 0) break;
+  }
+  // Called at once, with no arguments: `}();`.
+  if (close + 3 >= end || !t[close + 1].Is('(') || !t[close + 2].Is(')') || !t[close + 3].Is(';')) return std::nullopt;
+  const auto first = static_cast<int>(t[open].line), last = static_cast<int>(t[close].line);
+  for (const PreprocessorLine& pl : pp_lines_)
+    if (pl.line > first && pl.line < last) return std::nullopt;
+  return GuardedReturns(t, open, close);
+}
+
 std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int before, std::string_view object) const {
   size_t open = 0, close = 0;
   if (!BodyBraces(from_line, &open, &close)) return std::nullopt;

@@ -96,6 +96,13 @@ class CppGuardReader {
   // if/else conditions (cpp/guarded_returns.h); nullopt when its body is
   // not read or holds a preprocessor directive.
   std::optional<std::vector<GuardedReturn>> ReturnsOf(int from_line) const;
+  // The returns of the lambda that local `name` is initialised by calling
+  // at once, its only write in the function defined at `from_line` before
+  // line `before` (`const auto mode_enum = [&] { if (mode == "reflect")
+  // return padding_mode::reflect; ... }();`), each with its conditions;
+  // nullopt for any other local, or a body holding a preprocessor directive.
+  std::optional<std::vector<GuardedReturn>> InvokedLambdaReturns(int from_line, int before,
+                                                                 std::string_view name) const;
   // The uses of local `object` in the function defined at `from_line`
   // before line `before` (cpp/object_uses.h), `#if` groups and all;
   // nullopt when the body is not read.

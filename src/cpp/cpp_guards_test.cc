@@ -218,6 +218,35 @@ TEST(CppGuardReader, AnotherObjectsMemberOfTheSameNameIsNoAssignment) {
   EXPECT_EQ(CppGuardReader(text).AssignedExpression(1, 4, "transposed"), "") << "the parameter keeps its value";
 }
 
+TEST(CppGuardReader, ALocalALambdaCalledAtOnceInitialisesHoldsOneOfItsReturns) {
+  const char* text =
+      "Tensor pad(const Tensor& self, std::string_view mode) {\n"    // 1
+      "  const auto mode_enum = [&] {\n"                             // 2
+      "    if (mode == \"reflect\") {\n"                             // 3
+      "      return padding_mode::reflect;\n"                        // 4
+      "    } else if (mode == \"constant\") {\n"                     // 5
+      "      return padding_mode::constant;\n"                       // 6
+      "    }\n"                                                      // 7
+      "    C10_THROW_ERROR(NotImplementedError, \"mode\");\n"        // 8
+      "  }();\n"                                                     // 9
+      "  auto later = [&] { return padding_mode::reflect; };\n"      // 10
+      "  auto twice = [&] { return 1; }();\n"                        // 11
+      "  twice += 1;\n"                                              // 12
+      "  return pad_enum(self, static_cast<int64_t>(mode_enum));\n"  // 13
+      "}\n";
+  CppGuardReader r(text);
+  auto returns = r.InvokedLambdaReturns(1, 13, "mode_enum");
+  ASSERT_TRUE(returns.has_value());
+  ASSERT_EQ(returns->size(), 2u);
+  EXPECT_EQ((*returns)[0].value, "padding_mode::reflect");
+  ASSERT_EQ((*returns)[1].guards.size(), 2u);
+  EXPECT_TRUE((*returns)[1].guards[0].negated);
+  EXPECT_EQ((*returns)[1].guards[1].text, "mode == \"constant\"");
+  EXPECT_FALSE(r.InvokedLambdaReturns(1, 13, "later")) << "a lambda kept, not called";
+  EXPECT_FALSE(r.InvokedLambdaReturns(1, 13, "twice")) << "written again";
+  EXPECT_FALSE(r.InvokedLambdaReturns(1, 13, "mode")) << "a parameter";
+}
+
 TEST(CppCallConditions, ACallInANamedLambdaRunsWhereTheLambdaIsCalled) {
   const char* text =
       "void k(const Tensor& b, int n, int t) {\n"       // 1

@@ -153,6 +153,26 @@ bool IsEmptyValue(std::string_view arg) {
   return arg == "{}" || arg == "Tensor()" || arg == "at::Tensor()" || arg == "std::nullopt" || arg == "c10::nullopt";
 }
 
+std::string_view StaticCastOperand(std::string_view expr) {
+  const std::string_view trimmed = TrimView(expr);
+  if (!trimmed.starts_with("static_cast<") || !trimmed.ends_with(")")) return expr;
+  // The type's closing `>` (templates nest), then `(` e `)` to the end.
+  int depth = 0;
+  for (size_t i = 11; i < trimmed.size(); ++i) {
+    if (trimmed[i] == '<') ++depth;
+    if (trimmed[i] != '>' || --depth != 0) continue;
+    if (i + 1 >= trimmed.size() || trimmed[i + 1] != '(') return expr;
+    const std::string_view inner = trimmed.substr(i + 2, trimmed.size() - i - 3);
+    int parens = 0;
+    for (char c : inner) {
+      parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+      if (parens < 0) return expr;  // `static_cast<T>(a) + (b)`: the cast is not the whole
+    }
+    return parens == 0 ? TrimView(inner) : expr;
+  }
+  return expr;
+}
+
 bool IsCppLiteral(std::string_view arg) {
   arg = TrimView(arg);
   if (arg.empty()) return false;

@@ -39,6 +39,11 @@ std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, 
 // constant named with its scope (`Activation::None`, `at::kFloat`).
 bool IsCppLiteral(std::string_view arg);
 
+// What a value-preserving cast converts: `e` of `static_cast<T>(e)`
+// (`static_cast<int64_t>(mode_enum)`: an enum passed as its integer and
+// cast back keeps its member); `expr` itself when it is no such cast.
+std::string_view StaticCastOperand(std::string_view expr);
+
 // A default-constructed value passed as itself: `{}`, `Tensor()`,
 // `std::nullopt` -- an undefined tensor, an empty optional (a helper's
 // `out.defined()` is false where its caller passes `{}`).

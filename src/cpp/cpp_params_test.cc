@@ -60,6 +60,15 @@ TEST(CppParams, ACommentNamingTheParameterIsDropped) {
             (std::vector<std::string>{"\"fft /*x*/\"", "{}", "self", "true", "false"}));
 }
 
+TEST(CppParams, AStaticCastPassesItsOperand) {
+  EXPECT_EQ(StaticCastOperand("static_cast<int64_t>(mode_enum)"), "mode_enum");
+  EXPECT_EQ(StaticCastOperand(" static_cast<std::pair<int, int>>( f(x) ) "), "f(x)");
+  EXPECT_EQ(StaticCastOperand("static_cast<int64_t>(a) + (b)"), "static_cast<int64_t>(a) + (b)")
+      << "the cast is no whole";
+  EXPECT_EQ(StaticCastOperand("reinterpret_cast<char*>(p)"), "reinterpret_cast<char*>(p)") << "no value kept";
+  EXPECT_EQ(StaticCastOperand("mode"), "mode");
+}
+
 TEST(CppParams, AnEmptyValueIsALiteral) {
   for (const char* yes : {"{}", "Tensor()", "at::Tensor()", "std::nullopt"}) {
     EXPECT_TRUE(IsEmptyValue(yes)) << yes;

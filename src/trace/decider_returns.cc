@@ -141,19 +141,11 @@ class ReturnReader {
                                       const Objects& objects, int depth) {
     auto returns = readers_.Of(file).ReturnsOf(static_cast<int>(def.line));
     if (!returns) return std::nullopt;
-    for (const GuardedReturn& r : *returns) {
-      Tri taken = Tri::kTrue;
-      for (const auto& g : r.guards) {
-        if (taken == Tri::kFalse) break;
-        Tri t = GuardValue(g.text, file, bound, objects);
-        Meet(&taken, g.negated ? Not(t) : t);
-      }
-      if (taken == Tri::kFalse) continue;
-      if (taken == Tri::kUnknown) return std::nullopt;
-      if (IsQualifiedConstant(r.value)) return r.value;  // what a selection returns
-      return depth < kForwardDepth ? Forwarded(r, file, bound, objects, depth) : std::nullopt;
-    }
-    return std::nullopt;
+    const GuardedReturn* r =
+        TakenReturn(*returns, [&](const std::string& guard) { return GuardValue(guard, file, bound, objects); });
+    if (!r) return std::nullopt;
+    if (IsQualifiedConstant(r->value)) return r->value;  // what a selection returns
+    return depth < kForwardDepth ? Forwarded(*r, file, bound, objects, depth) : std::nullopt;
   }
 
   // Each of `def`'s returns under `bound`, in order, with whether it can
@@ -224,6 +216,21 @@ class ReturnReader {
 };
 
 }  // namespace
+
+const GuardedReturn* TakenReturn(const std::vector<GuardedReturn>& returns,
+                                 const std::function<Tri(const std::string&)>& truth) {
+  for (const GuardedReturn& r : returns) {
+    Tri taken = Tri::kTrue;
+    for (const auto& g : r.guards) {
+      if (taken == Tri::kFalse) break;
+      const Tri t = truth(g.text);
+      Meet(&taken, g.negated ? Not(t) : t);
+    }
+    if (taken == Tri::kFalse) continue;
+    return taken == Tri::kTrue ? &r : nullptr;
+  }
+  return nullptr;
+}
 
 std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
                                          const Location& asked, const std::string& decider, const Location& where) {

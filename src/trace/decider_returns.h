@@ -21,8 +21,10 @@
 // values leave open at any earlier return leaves the function undecided.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "index/index.h"
 #include "trace/code_routes.h"
@@ -30,6 +32,12 @@
 #include "trace/trace_typical.h"
 
 namespace optrace {
+
+// The first of `returns` whose guards hold once every earlier one's are
+// ruled out, each guard's truth given by `truth`; null when a guard left
+// open comes first, or none is taken.
+const GuardedReturn* TakenReturn(const std::vector<GuardedReturn>& returns,
+                                 const std::function<Tri(const std::string&)>& truth);
 
 // The expression function `decider` (defined at `where`) returns, called
 // from `op`'s implementation holding condition place `asked`, under `a`

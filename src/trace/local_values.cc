@@ -52,6 +52,18 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
              : std::nullopt;
 }
 
+// The value an initializer gives a local: `ValueOr`'s, or what a value it
+// copies holds, through a value-preserving cast (`auto mode =
+// static_cast<at::padding_mode>(mode_int);` of a bound `mode_int`).
+std::optional<std::string> HeldValue(std::string_view expr, const Assumptions& a) {
+  if (std::optional<std::string> v = ValueOr(expr, a)) return v;
+  const std::string_view copied = TrimView(StaticCastOperand(expr));
+  if (copied != TrimView(expr) && IsCppLiteral(copied)) return std::string(copied);
+  if (!IsIdentifier(copied)) return std::nullopt;
+  auto held = a.defaults.find(std::string(copied));
+  return held == a.defaults.end() ? std::nullopt : std::optional<std::string>(held->second);
+}
+
 // The truth local `name` holds after `writes` (each in terms of the value
 // before it), starting from `held`: `held` where every write keeps it, so
 // that any of them may run or not; unknown otherwise.
@@ -82,7 +94,7 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
       }
       if (expr != "true" && expr != "false") continue;  // a number written again: any
     }
-    if (std::optional<std::string> held = rewritten ? std::nullopt : ValueOr(expr, with)) {
+    if (std::optional<std::string> held = rewritten ? std::nullopt : HeldValue(expr, with)) {
       with.defaults[name] = *held;
       continue;
     }

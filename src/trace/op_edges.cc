@@ -14,9 +14,12 @@
 
 #include "base/text.h"
 #include "cpp/cpp_params.h"
+#include "trace/caller_arguments.h"
 #include "trace/condition_text.h"
+#include "trace/decider_returns.h"
 #include "trace/either_branch.h"
 #include "trace/impl_parameters.h"
+#include "trace/local_values.h"
 #include "trace/path_rules.h"
 #include "trace/tensor_methods.h"
 #include "trace/walk_bounds.h"
@@ -171,32 +174,65 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
       if (LastName(call.callee) != fn) continue;
       auto args = CppCallArguments(r.text(), call.line, fn);
       if (!args || args->size() > params.size()) return {};
+      const bool from_impl = IsImpl(parent, LastName(h.reached_from));
+      auto calling_helpers = [&]() -> const Bindings& {
+        if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
+        return *passed_on;
+      };
       Bindings site;
       for (size_t i = 0; i < params.size(); ++i) {
-        const std::string& value = i < args->size() ? (*args)[i] : params[i].default_value;
+        // A value-preserving cast passes what it converts (`static_cast<int64_t>(mode_enum)`).
+        const std::string value(StaticCastOperand(i < args->size() ? (*args)[i] : params[i].default_value));
         if (params[i].name.empty()) continue;
         if (IsCppLiteral(value)) {
           site[params[i].name] = value;
           continue;
         }
+        if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar)) continue;
+        if (!r.AssignedExpression(caller.line, call.line, value).empty()) {
+          // A local a lambda called at once initialises: the return its guards take.
+          if (auto v = InvokedLambdaValue(parent, r, caller.line, call.line, value,
+                                          from_impl ? Bindings{} : calling_helpers()))
+            site[params[i].name] = *v;
+          continue;
+        }
         // A parameter of a calling helper that its body never assigns;
         // of the implementation, what its schema argument holds.
-        if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar) ||
-            !r.AssignedExpression(caller.line, call.line, value).empty())
-          continue;
-        if (IsImpl(parent, LastName(h.reached_from))) {
+        if (from_impl) {
           const auto& held = values_.AssumptionsOf(parent).defaults;
           if (auto v = ImplParameterValue(parent, LastName(h.reached_from), value, held)) site[params[i].name] = *v;
           continue;
         }
-        if (!passed_on) passed_on = HelperBindings(parent, LastName(h.reached_from), depth + 1);
-        if (auto it = passed_on->find(value); it != passed_on->end()) site[params[i].name] = it->second;
+        if (auto it = calling_helpers().find(value); it != calling_helpers().end()) site[params[i].name] = it->second;
       }
       KeepAgreed(&agreed, std::move(site));
     }
     return agreed.value_or(Bindings{});
   }
   return {};
+}
+
+// What local `name` of the function defined at `from_line` holds at line
+// `before` when a lambda called at once initialises it (PadNd.cpp's
+// `const auto mode_enum = [&] { if (mode == "reflect") return
+// at::padding_mode::reflect; ... }();`): the constant of the return whose
+// guards the function's parameters take -- the op's arguments, or what
+// `passed` binds in a helper. Nothing when a guard reads a name the body
+// assigns before (its value there is not the parameter's).
+std::optional<std::string> EdgeReader::InvokedLambdaValue(const OpStep& parent, const CppGuardReader& r, int from_line,
+                                                          int before, const std::string& name, const Bindings& passed) {
+  auto returns = r.InvokedLambdaReturns(from_line, before, name);
+  if (!returns) return std::nullopt;
+  Assumptions held = values_.AssumptionsOf(parent);
+  for (const auto& [param, value] : passed) held.defaults[param] = value;
+  bool reassigned = false;
+  const GuardedReturn* taken = TakenReturn(*returns, [&](const std::string& guard) {
+    for (const std::string& read : LocalValues::BareNames(guard))
+      reassigned = reassigned || !r.AssignedExpression(from_line, before, read).empty();
+    return EvaluateCondition(guard, false, held);
+  });
+  if (!taken || reassigned || !(IsCppLiteral(taken->value) || IsQualifiedConstant(taken->value))) return std::nullopt;
+  return taken->value;
 }
 
 // Decides the conditions written in helper `fn` that its bindings decide
@@ -225,6 +261,9 @@ void EdgeReader::BindHelperConditions(const OpStep& parent, const std::string& f
     Assumptions with = a;
     for (const auto& [name, value] : bound) with.defaults[name] = value;
     Tri t = EvaluateCondition(c.text, false, with);
+    // A local of the helper holding a bound parameter (`auto mode =
+    // static_cast<at::padding_mode>(mode_int);`).
+    if (t == Tri::kUnknown) t = values_.WithLocalsUnder(c, with);
     std::string key = DecidedKey(parent, c);
     if (log) log->push_back({key, t});
     values_.BindInHelper(key, t);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -52,6 +53,8 @@ class EdgeReader {
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base,
                                         BindingLog* log);
   Bindings HelperBindings(const OpStep& parent, const std::string& fn, int depth = 0);
+  std::optional<std::string> InvokedLambdaValue(const OpStep& parent, const CppGuardReader& r, int from_line,
+                                                int before, const std::string& name, const Bindings& passed);
   void BindHelperConditions(const OpStep& parent, const std::string& fn, const std::vector<Condition>& conditions,
                             BindingLog* log);
 

@@ -117,6 +117,17 @@ Tri PathValues::WithLocals(const Condition& c, const Assumptions& a) const {
   return slot->second;
 }
 
+Tri PathValues::WithLocalsUnder(const Condition& c, const Assumptions& with) const {
+  if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || !c.where.valid())
+    return Tri::kUnknown;
+  const LocalsRead& locals = locals_.Of(c.text, c.where, a_);
+  // A local the helper writes is its own, whatever the op's argument of
+  // that name holds (PadNd.cpp's `mode`: the op's string, the helper's enum).
+  Assumptions own = with;
+  for (const auto& [name, expr] : locals.assigned) own.defaults.erase(name);
+  return EvaluateWithLocals(c.text, locals, own);
+}
+
 Tri PathValues::EvaluateOnce(const std::string& text, const Assumptions& a) const {
   auto [slot, fresh] = evaluated_[&a].try_emplace(text, Tri::kUnknown);
   if (fresh) {

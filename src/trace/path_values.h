@@ -63,6 +63,11 @@ class PathValues {
     return t != Tri::kUnknown ? t : WithLocals(c, a);
   }
 
+  // What condition `c` is worth under `with` -- assumptions made for one
+  // helper, with what its callers bind -- reading the locals it names
+  // (`mode = static_cast<at::padding_mode>(mode_int)`); not remembered.
+  Tri WithLocalsUnder(const Condition& c, const Assumptions& with) const;
+
   // The assumptions every condition of every edge out of `parent` is
   // evaluated with, made once per op (SetEntryArguments forgets them).
   const Assumptions& AssumptionsOf(const OpStep& parent) const;

@@ -72,6 +72,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: blend_fancy(Tensor self) -> Tensor
 
 - func: norm_select(Tensor self) -> Tensor
+
+- func: pad_mode(Tensor self, str mode="constant") -> Tensor
+
+- func: pad_reflect(Tensor self) -> Tensor
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -369,6 +373,34 @@ Tensor blend(const Tensor& self) {
 
 Tensor blend_fancy(const Tensor& self) {
   return blend_impl(self, 0, Mode::Fancy);
+}
+
+Tensor pad_enum_impl(const Tensor& self, int64_t mode_int) {
+  auto mode = static_cast<at::padding_mode>(mode_int);
+  if (mode == at::padding_mode::constant) {
+    return at::pick_a(self);
+  }
+  switch (mode) {
+    case at::padding_mode::reflect: return at::pick_b(self);
+    default: {}
+  }
+  return at::pick_c(self);
+}
+
+Tensor pad_mode(const Tensor& self, std::string_view mode) {
+  const auto mode_enum = [&] {
+    if (mode == "reflect") {
+      return at::padding_mode::reflect;
+    } else if (mode == "constant") {
+      return at::padding_mode::constant;
+    }
+    C10_THROW_ERROR(NotImplementedError, "no such mode");
+  }();
+  return at::native::pad_enum_impl(self, static_cast<int64_t>(mode_enum));
+}
+
+Tensor pad_reflect(const Tensor& self) {
+  return at::pad_mode(self, "reflect");
 }
 
 } // namespace at::native
@@ -800,6 +832,23 @@ TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper)
   EXPECT_TRUE(Typical(t, "pick_b"));
   Trace fancy = TraceOf("aten::blend_fancy");
   EXPECT_TRUE(Typical(fancy, "pick_a"));
+}
+
+TEST_F(DecidedPath, AnEnumALambdaPicksFromAStringReachesTheHelperThroughCasts) {
+  // Order.cpp:70-80: pad_mode's `mode_enum` is an immediately-invoked lambda's
+  // return, passed as `static_cast<int64_t>(mode_enum)` to pad_enum_impl
+  // (:57), whose local `mode = static_cast<at::padding_mode>(mode_int)`
+  // picks the op (PadNd.cpp's pad_symint -> _pad_enum_symint).
+  Trace t = TraceOf("aten::pad_mode");
+  EXPECT_TRUE(Typical(t, "pick_a")) << "mode=\"constant\" by default";
+  for (const char* off : {"pick_b", "pick_c"}) {
+    EXPECT_FALSE(Typical(t, off)) << off;
+    for (const auto& op : t.ops)
+      if (op.name == off) EXPECT_FALSE(op.undecided) << off << " is decided off the path";
+  }
+  Trace reflect = TraceOf("aten::pad_reflect");
+  EXPECT_TRUE(Typical(reflect, "pick_b")) << "pad_reflect passes \"reflect\"";
+  EXPECT_FALSE(Typical(reflect, "pick_a"));
 }
 
 TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {

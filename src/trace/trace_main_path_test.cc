@@ -472,6 +472,35 @@ TEST_F(MainPath260, TheDtypeDecidesWhichAttentionBackendsSdpaCanSelect) {
   EXPECT_FALSE(OnPath(b, "_efficient_attention_forward")) << "behind flash in the order";
 }
 
+TEST_F(MainPath260, TheModeAStringPicksReachesTheHelperAsAnEnum) {
+  // PadNd.cpp:247-261: pad_symint turns its `mode` (schema default "constant")
+  // into `mode_enum` by a lambda called at once, then passes
+  // `static_cast<int64_t>(mode_enum)` to _pad_enum_symint, whose
+  // `mode = static_cast<at::padding_mode>(mode_int)` (:212) picks
+  // constant_pad_nd (:214-215) before the reflection and replication pads.
+  Trace t = TraceTree("2.6.0", "F.pad", TraceOptions::Device::kCuda);
+  const OpStep* constant = FindOp(t, "constant_pad_nd");
+  ASSERT_NE(constant, nullptr);
+  EXPECT_EQ(constant->called_at.line, 215);
+  EXPECT_TRUE(constant->typical && !constant->undecided);
+  for (const char* pad : {"reflection_pad1d", "replication_pad2d", "reflection_pad3d"}) {
+    const OpStep* off = FindOp(t, pad);
+    ASSERT_NE(off, nullptr) << pad;
+    EXPECT_FALSE(off->typical || off->undecided) << pad << " is an alternative, not open";
+  }
+  Trace reflect = TraceTree("2.6.0", "F.pad(x, (1, 1), mode='reflect')", TraceOptions::Device::kCuda);
+  const OpStep* off = FindOp(reflect, "constant_pad_nd");
+  EXPECT_TRUE(off && !off->typical && !off->undecided) << "mode='reflect'";
+  const OpStep* reflection = FindOp(reflect, "reflection_pad1d");
+  EXPECT_TRUE(reflection && (reflection->typical || reflection->undecided)) << "the input's rank decides which";
+  // SDPA's flash branch pads the head dim (attention.cpp:602, pad_last_dim) in constant mode.
+  TraceOptions bf16;
+  bf16.device = TraceOptions::Device::kCuda;
+  bf16.assume = {"dtype=bfloat16"};
+  Trace sdpa = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
+  for (const char* pad : {"reflection_pad1d", "replication_pad3d"}) EXPECT_FALSE(OnPath(sdpa, pad)) << pad;
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so
