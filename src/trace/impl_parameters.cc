@@ -9,8 +9,13 @@ namespace optrace {
 
 namespace {
 
-// An implementation of `op` (not a helper), written as a plain function.
-bool IsPlainImplementation(const ImplStep& im) { return im.reached_from.empty() && im.form == ImplForm::kFunction; }
+// An implementation of `op` (not a helper) whose parameters are its schema's:
+// a plain function, or a structured op's TORCH_IMPL_FUNC (the out= overload's
+// arguments in order), unless the op replaces some by precomputed values.
+bool IsPlainImplementation(const OpStep& op, const ImplStep& im) {
+  if (!im.reached_from.empty()) return false;
+  return im.form == ImplForm::kFunction || (im.form == ImplForm::kImplFunc && op.yaml && op.yaml->precomputed.empty());
+}
 
 bool IsSchemaArgument(const NativeFunction& f, const std::string& name) {
   for (const auto& arg : f.schema.arguments)
@@ -30,7 +35,7 @@ std::map<std::string, std::string> ImplParameterNames(const OpStep& op) {
   if (!op.yaml) return names;
   const auto& args = op.yaml->schema.arguments;
   for (const auto& im : op.impls) {
-    if (!IsPlainImplementation(im)) continue;
+    if (!IsPlainImplementation(op, im)) continue;
     const std::vector<CppParameter> params = ParseCppParameters(im.params);
     if (params.size() != args.size()) continue;
     for (size_t i = 0; i < params.size(); ++i) {
@@ -47,7 +52,7 @@ std::map<std::string, std::string> ImplParameterNames(const OpStep& op) {
 std::optional<std::string> ImplParameterValue(const OpStep& op, const std::string& fn, const std::string& name,
                                               const std::map<std::string, std::string>& values) {
   for (const auto& im : op.impls) {
-    if (!IsPlainImplementation(im) || LastName(im.function) != fn) continue;
+    if (!IsPlainImplementation(op, im) || LastName(im.function) != fn) continue;
     for (const auto& p : ParseCppParameters(im.params)) {
       if (p.name != name) continue;
       auto it = values.find(name);

@@ -80,9 +80,12 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
   if (locals.sizes.empty() && locals.assigned.empty()) return Tri::kUnknown;
   Assumptions with = a;
   with.sizes = locals.sizes;
+  // A local viewing a parameter's optional Tensor is that local, whatever a
+  // schema argument of its name holds (conv2d's `bias`, a view of
+  // `bias_opt`); the view of an empty optional is an undefined Tensor.
   for (const auto& [name, parameter] : locals.views)
-    if (auto held = a.defaults.find(parameter); held != a.defaults.end() && !a.defaults.count(name))
-      with.defaults[name] = held->second;
+    if (auto held = a.defaults.find(parameter); held != a.defaults.end())
+      with.defaults[name] = IsEmptyOptional(held->second) ? "Tensor()" : held->second;
   for (const auto& [name, expr] : locals.assigned) {
     if (a.defaults.count(name)) continue;
     const auto later = locals.rewritten.find(name);

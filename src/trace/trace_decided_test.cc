@@ -76,6 +76,26 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: pad_mode(Tensor self, str mode="constant") -> Tensor
 
 - func: pad_reflect(Tensor self) -> Tensor
+
+- func: clip_low(Tensor self, Scalar low) -> Tensor
+  structured_delegate: clip_low.out
+
+- func: clip_low.out(Tensor self, Scalar low, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CUDA: clip_low_out
+
+- func: rectify(Tensor self) -> Tensor
+  dispatch:
+    CUDA: rectify_cuda
+
+- func: reduce_any(Tensor self, int? dim=None) -> Tensor
+  structured_delegate: reduce_any.out
+
+- func: reduce_any.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CUDA: reduce_any_out
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -403,6 +423,32 @@ Tensor pad_reflect(const Tensor& self) {
   return at::pad_mode(self, "reflect");
 }
 
+TORCH_IMPL_FUNC(clip_low_out)
+(const Tensor& self, const Scalar& low, const Tensor& result) {
+  if (low.toDouble() != low.toDouble()) {
+    at::pick_a(self);
+  } else {
+    at::pick_b(self);
+  }
+}
+
+Tensor rectify_cuda(const Tensor& self) {
+  return at::clip_low(self, 0);
+}
+
+void reduce_any_impl(const Tensor& self, std::optional<int64_t> dim, const Tensor& result) {
+  if (dim.has_value()) {
+    at::pick_a(self);
+    return;
+  }
+  at::pick_c(self);
+}
+
+TORCH_IMPL_FUNC(reduce_any_out)
+(const Tensor& self, std::optional<int64_t> dim, const Tensor& result) {
+  reduce_any_impl(self, dim, result);
+}
+
 } // namespace at::native
 )x";
 
@@ -620,8 +666,14 @@ TEST_F(DecidedPath, AModuleParameterReachesCppThroughABuiltinAliasAndAnOptionalT
   Trace t = TraceOf("nn.Biased");
   EXPECT_TRUE(Typical(t, "pick_a"));
   EXPECT_FALSE(Typical(t, "pick_b"));
+  // The view of an empty optional is an undefined Tensor, though the schema
+  // argument `bias` shares the local's name.
   Trace unbiased = TraceOf("nn.Biased(bias=False)");
-  EXPECT_FALSE(Typical(unbiased, "pick_a")) << "None is no defined Tensor: left open";
+  EXPECT_FALSE(Typical(unbiased, "pick_a"));
+  EXPECT_TRUE(Typical(unbiased, "pick_b")) << "self.b is None";
+  Trace plain = TraceOf("aten::conv_it");
+  EXPECT_TRUE(Typical(plain, "pick_b")) << "bias=None by default";
+  EXPECT_FALSE(Typical(plain, "pick_a"));
 }
 
 TEST_F(DecidedPath, AConstantTheCallerPassesReachesTheCallee) {
@@ -835,7 +887,7 @@ TEST_F(DecidedPath, ACppDefaultTheCallerOmitsAndALiteralItPassesDecideTheHelper)
 }
 
 TEST_F(DecidedPath, AnEnumALambdaPicksFromAStringReachesTheHelperThroughCasts) {
-  // Order.cpp:70-80: pad_mode's `mode_enum` is an immediately-invoked lambda's
+  // Order.cpp:69-80: pad_mode's `mode_enum` is an immediately-invoked lambda's
   // return, passed as `static_cast<int64_t>(mode_enum)` to pad_enum_impl
   // (:57), whose local `mode = static_cast<at::padding_mode>(mode_int)`
   // picks the op (PadNd.cpp's pad_symint -> _pad_enum_symint).
@@ -849,6 +901,20 @@ TEST_F(DecidedPath, AnEnumALambdaPicksFromAStringReachesTheHelperThroughCasts) {
   Trace reflect = TraceOf("aten::pad_reflect");
   EXPECT_TRUE(Typical(reflect, "pick_b")) << "pad_reflect passes \"reflect\"";
   EXPECT_FALSE(Typical(reflect, "pick_a"));
+}
+
+TEST_F(DecidedPath, AStructuredOpsDelegateRunsWithItsArguments) {
+  // Order.cpp:85-92: clip_low.out's TORCH_IMPL_FUNC tests `low` for NaN;
+  // rectify (:94) calls clip_low(self, 0), whose delegate it is.
+  Trace t = TraceOf("aten::rectify");
+  EXPECT_TRUE(Typical(t, "pick_b")) << "0 is no NaN";
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  Trace open = TraceOf("aten::clip_low");
+  EXPECT_FALSE(Typical(open, "pick_b")) << "any low: a NaN fills";
+  // :98-109: the TORCH_IMPL_FUNC passes its `dim` (None by default) to a helper.
+  Trace any = TraceOf("aten::reduce_any");
+  EXPECT_TRUE(Typical(any, "pick_c"));
+  EXPECT_FALSE(Typical(any, "pick_a"));
 }
 
 TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {

@@ -301,6 +301,13 @@ TEST_F(MainPath260, AModuleParameterIsADefinedTensorInCpp) {
   Trace unbiased = TraceTree("2.6.0", "nn.Conv2d(3, 8, 3, bias=False)", TraceOptions::Device::kCuda);
   const OpStep* none = FindOp(unbiased, "add_.Tensor");
   if (none) EXPECT_FALSE(none->typical) << "bias=False: self.bias is None";
+  // F.conv2d's bias defaults to None: conv2d's local `bias` views an empty
+  // optional, an undefined Tensor, so the cuDNN branch adds nothing.
+  Trace functional = TraceTree("2.6.0", "F.conv2d", TraceOptions::Device::kCuda);
+  const OpStep* skipped = FindOp(functional, "add_.Tensor");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(skipped->called_at.line, 1536);
+  EXPECT_FALSE(skipped->typical || skipped->undecided);
 }
 
 TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
@@ -499,6 +506,23 @@ TEST_F(MainPath260, TheModeAStringPicksReachesTheHelperAsAnEnum) {
   bf16.assume = {"dtype=bfloat16"};
   Trace sdpa = TraceTree("2.6.0", "F.scaled_dot_product_attention", bf16);
   for (const char* pad : {"reflection_pad1d", "replication_pad3d"}) EXPECT_FALSE(OnPath(sdpa, pad)) << pad;
+}
+
+TEST_F(MainPath260, AStructuredDelegateRunsWithTheArgumentsOfItsOp) {
+  // Activation.cpp:513 relu is `at::clamp_min(self, 0)`; clamp_min.out's
+  // TORCH_IMPL_FUNC (TensorCompare.cpp:741-747) fills only for a NaN min.
+  Trace relu = TraceTree("2.6.0", "nn.ReLU", TraceOptions::Device::kCuda);
+  const OpStep* fill = FindOp(relu, "fill_.Scalar");
+  ASSERT_NE(fill, nullptr);
+  EXPECT_EQ(fill->called_at.line, 744);
+  EXPECT_FALSE(fill->typical || fill->undecided);
+  // ReduceOps.cpp:1761 argmax_out passes its `dim` (None) to argmax_argmin_impl,
+  // whose `if (dim.has_value())` (:1737) holds the size-1 fill.
+  Trace argmax = TraceTree("2.6.0", "torch.argmax", TraceOptions::Device::kCuda);
+  const OpStep* filled = FindOp(argmax, "fill_.Scalar");
+  ASSERT_NE(filled, nullptr);
+  EXPECT_EQ(filled->called_at.line, 1742);
+  EXPECT_FALSE(filled->typical || filled->undecided);
 }
 
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {

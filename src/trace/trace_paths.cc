@@ -19,6 +19,7 @@
 // code alone are shared per index (trace/shared_annotations.h).
 #include "trace/trace_paths.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -191,6 +192,23 @@ void ReadFormulaArguments(const Trace& t, PathValues& values) {
       }
 }
 
+// What a structured op passes the out= overload it delegates to (clamp_min
+// -> clamp_min.out, whose TORCH_IMPL_FUNC runs for both): its own
+// arguments, by name; the out argument is the delegate's alone.
+PassedArguments DelegatedArguments(const OpStep& caller, const OpStep& delegate, const PathValues& values) {
+  PassedArguments passed;
+  if (!delegate.yaml) return passed;
+  const auto& held = values.AssumptionsOf(caller).defaults;
+  for (const auto& arg : delegate.yaml->schema.arguments) {
+    const bool shared = std::any_of(caller.yaml->schema.arguments.begin(), caller.yaml->schema.arguments.end(),
+                                    [&](const auto& a) { return a.name == arg.name; });
+    if (!shared) continue;
+    auto it = held.find(arg.name);
+    passed[arg.name] = it == held.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  return passed;
+}
+
 // What all of op's callers pass it (trace/caller_arguments.h), bound
 // before its own edges are read: its callees' conditions read its values.
 // A caller whose call is not read leaves every argument to the code.
@@ -199,6 +217,10 @@ void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent
   if (values.HasEntryArguments(op) || others.size() != op.also_reached_from.size()) return;
   std::vector<PassedArguments> sites;
   auto read = [&](const OpStep& caller, const Location& site) {
+    if (caller.yaml && caller.yaml->structured_delegate == op.name) {
+      sites.push_back(DelegatedArguments(caller, op, values));
+      return true;
+    }
     if (!site.valid()) return false;
     auto passed = CppCallerArguments(ix, caller, op, site, readers.Of(site.file), values.AssumptionsOf(caller));
     if (passed) sites.push_back(std::move(*passed));

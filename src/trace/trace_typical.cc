@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 #include "base/text.h"
@@ -360,6 +361,24 @@ Tri SizeLocal(std::string_view s, const Assumptions& a) {
   return Tri::kUnknown;
 }
 
+// `x != x` (`min.toDouble() != min.toDouble()`), the NaN test: false for a
+// number a parameter holds (relu's `clamp_min(self, 0)`), and `x == x` true.
+Tri NanTest(std::string_view s, const std::function<const std::string*(std::string_view)>& value_of) {
+  const bool ne = Has(s, "!=");
+  const size_t at = s.find(ne ? "!=" : "==");
+  if (at == std::string_view::npos) return Tri::kUnknown;
+  std::string_view lhs = TrimView(s.substr(0, at)), rhs = TrimView(s.substr(at + 2));
+  if (lhs != rhs) return Tri::kUnknown;
+  for (std::string_view conversion : {".toDouble()", ".to<double>()", ".toFloat()"})
+    if (lhs.ends_with(conversion)) lhs.remove_suffix(conversion.size());
+  const std::string* v = value_of(lhs);
+  if (!v || v->empty()) return Tri::kUnknown;
+  char* end = nullptr;
+  const double number = std::strtod(v->c_str(), &end);
+  if (!end || *end != 0 || number != number) return Tri::kUnknown;
+  return Of(!ne);
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
@@ -374,7 +393,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     auto it = a.defaults.find(std::string(name));
     return it == a.defaults.end() ? nullptr : &it->second;
   };
-  auto is_none = [](const std::string& v) { return v == "None" || v == "c10::nullopt" || v == "std::nullopt"; };
+  auto is_none = [](const std::string& v) { return IsEmptyOptional(v); };
   // `out.defined()` / `n_opt.has_value()` of a value its caller passes empty
   // (`{}`, `Tensor()`, `std::nullopt`); a schema's None default says
   // nothing of a C++ variable of that name.
@@ -417,6 +436,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       return text || is_none(*v) ? Tri::kFalse : Tri::kUnknown;
     return Tri::kUnknown;
   }
+  if (Tri nan = NanTest(s, value_of); nan != Tri::kUnknown) return nan;
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;
@@ -573,6 +593,7 @@ std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumpti
     if (sides.size() != 2) return std::nullopt;
     std::string_view left = TrimView(sides[0]), right = TrimView(sides[1]);
     if (!left.ends_with(")") || !right.ends_with(")") || Wrapped(left) || Wrapped(right)) return std::nullopt;
+    if (left == right) return std::nullopt;  // one value compared with itself: the NaN test (NanTest)
     const Tri l = Eval(left, python, a, depth + 1), r = Eval(right, python, a, depth + 1);
     if (l == Tri::kUnknown || r == Tri::kUnknown) return Tri::kUnknown;
     return Of((l == r) == (op == "=="));
@@ -581,6 +602,10 @@ std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumpti
 }
 
 }  // namespace
+
+bool IsEmptyOptional(std::string_view v) {
+  return v == "None" || v == "std::nullopt" || v == "c10::nullopt" || v == "::std::nullopt";
+}
 
 Tri DefinedGradient(std::string_view atom) {
   std::string_view s = TrimView(atom);

@@ -67,6 +67,9 @@ Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
 // library: the predicate's body, where it can be read, says more.
 bool DecidedByLibraryName(std::string_view text, const Assumptions& a);
 
+// A value that is an empty optional: Python's None, C++'s std::nullopt.
+bool IsEmptyOptional(std::string_view v);
+
 // In a backward formula: `grad.defined()`, `grads[0].defined()` (the first
 // output's gradient) is true; `grads[1].defined()` and later ones false;
 // unknown for anything else.

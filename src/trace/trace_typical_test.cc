@@ -210,3 +210,20 @@ TEST(PruneTernaries, AFirstOrderBackwardTakesItsBranches) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(EvaluateCondition, ANumberIsNoNaNWhenComparedWithItself) {
+  // TensorCompare.cpp:743 `if (min.toDouble() != min.toDouble())`: relu passes 0.
+  Assumptions a;
+  a.defaults["min"] = "0";
+  EXPECT_EQ(EvaluateCondition("min.toDouble() != min.toDouble()", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("min.toDouble() == min.toDouble()", false, a), Tri::kTrue);
+  a.defaults["min"] = "x";
+  EXPECT_EQ(EvaluateCondition("min.toDouble() != min.toDouble()", false, a), Tri::kUnknown) << "no number held";
+  EXPECT_EQ(EvaluateCondition("max.toDouble() != max.toDouble()", false, a), Tri::kUnknown) << "nothing held";
+}
+
+}  // namespace
+}  // namespace optrace
