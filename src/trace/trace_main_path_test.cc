@@ -525,6 +525,17 @@ TEST_F(MainPath260, AStructuredDelegateRunsWithTheArgumentsOfItsOp) {
   EXPECT_FALSE(filled->typical || filled->undecided);
 }
 
+TEST_F(MainPath260, AnOptionalTruthTheCallerPassesIsItsValue) {
+  // F.dropout trains by default; Dropout.cpp's dropout passes `train` on to
+  // native_dropout, whose CUDA code clones the input only for
+  // `train.has_value() && !train.value()` (cuda/Dropout.cu:365-366).
+  Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
+  const OpStep* clone = FindOp(t, "clone");
+  ASSERT_NE(clone, nullptr);
+  EXPECT_EQ(clone->called_at.line, 366);
+  EXPECT_FALSE(clone->typical || clone->undecided);
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

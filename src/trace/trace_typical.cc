@@ -408,9 +408,10 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     if (v && ask == ".defined()" && IsIncomingGradient(*v)) return DefinedGradient(*v + ".defined()");
     // A module's parameter or buffer passed on (nn.Conv2d's self.bias): a Tensor.
     if (v && (*v == kModuleParameter || *v == kModuleBuffer)) return Tri::kTrue;
-    // An optional a C++ call passes a string or a number: it holds one.
+    // An optional a C++ call passes a string, a number or a truth: it holds one.
     if (v && ask == ".has_value()" && !v->empty() &&
-        (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front()))))
+        (v->front() == '"' || std::isdigit(static_cast<unsigned char>(v->front())) || *v == "True" || *v == "False" ||
+         *v == "true" || *v == "false"))
       return Tri::kTrue;
     return Tri::kUnknown;
   }
@@ -489,7 +490,10 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     }
     return Tri::kUnknown;
   }
-  if (const std::string* v = value_of(s)) {
+  // `train.value()` of an optional holding a truth is that truth.
+  const std::string* v = s.ends_with(".value()") ? value_of(s.substr(0, s.size() - 8)) : value_of(s);
+  if (v && s.ends_with(".value()") && is_none(*v)) return Tri::kUnknown;  // no value: it throws
+  if (v) {
     if (*v == "False" || *v == "false" || is_none(*v) || *v == "0" || *v == "0.0" || *v == "''" || *v == "\"\"" ||
         *v == "{}")
       return Tri::kFalse;

@@ -214,6 +214,17 @@ TEST(PruneTernaries, AFirstOrderBackwardTakesItsBranches) {
 namespace optrace {
 namespace {
 
+TEST(EvaluateCondition, AnOptionalHoldingATruthHasItAsItsValue) {
+  // Dropout.cu:365 `if (train.has_value() && !train.value())`: dropout passes its `train`.
+  Assumptions a;
+  a.defaults["train"] = "True";
+  EXPECT_EQ(EvaluateCondition("train.has_value() && !train.value()", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("train.value()", false, a), Tri::kTrue);
+  a.defaults["train"] = "std::nullopt";
+  EXPECT_EQ(EvaluateCondition("train.has_value()", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("train.value()", false, a), Tri::kUnknown) << "an empty optional has no value";
+}
+
 TEST(EvaluateCondition, ANumberIsNoNaNWhenComparedWithItself) {
   // TensorCompare.cpp:743 `if (min.toDouble() != min.toDouble())`: relu passes 0.
   Assumptions a;
