@@ -536,6 +536,19 @@ TEST_F(MainPath260, AnOptionalTruthTheCallerPassesIsItsValue) {
   EXPECT_FALSE(clone->typical || clone->undecided);
 }
 
+TEST_F(MainPath260, AScalarExponentTheCallerPassesDecidesPowsShortCuts) {
+  // nn.RMSNorm squares its input (`input.pow(2)`); pow.Tensor_Scalar_out fills
+  // for exponent 0 and copies for 1 (Pow.cpp:52-55): neither runs.
+  Trace t = TraceTree("2.6.0", "nn.RMSNorm", TraceOptions::Device::kCuda);
+  for (const char* name : {"fill_.Scalar", "copy_"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops)
+      if (o.role == OpRole::kForward && o.name == name && o.reached_from == "pow.Tensor_Scalar_out") op = &o;
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_FALSE(op->typical || op->undecided) << name;
+  }
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

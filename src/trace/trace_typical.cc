@@ -379,6 +379,24 @@ Tri NanTest(std::string_view s, const std::function<const std::string*(std::stri
   return Of(!ne);
 }
 
+// `exp.equal(0.0)`, c10::Scalar's comparison, of a Scalar holding a number
+// (`x.pow(2)`): whether the numbers are equal; a number is never the bool
+// `exp.equal(false)` asks for (Pow.cpp's fill and copy short-cuts).
+Tri ScalarEquals(std::string_view s, const std::function<const std::string*(std::string_view)>& value_of) {
+  const size_t at = s.find(".equal(");
+  if (at == std::string_view::npos || !s.ends_with(")")) return Tri::kUnknown;
+  const std::string* v = value_of(s.substr(0, at));
+  const std::string arg(TrimView(s.substr(at + 7, s.size() - at - 8)));
+  if (!v || v->empty() || arg.empty()) return Tri::kUnknown;
+  char* end_v = nullptr;
+  char* end_a = nullptr;
+  const double held = std::strtod(v->c_str(), &end_v), asked = std::strtod(arg.c_str(), &end_a);
+  if (!end_v || *end_v != 0) return Tri::kUnknown;  // not a number held
+  if (arg == "true" || arg == "false") return Tri::kFalse;
+  if (!end_a || *end_a != 0) return Tri::kUnknown;
+  return Of(held == asked);
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
@@ -438,6 +456,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
     return Tri::kUnknown;
   }
   if (Tri nan = NanTest(s, value_of); nan != Tri::kUnknown) return nan;
+  if (Tri equal = ScalarEquals(s, value_of); equal != Tri::kUnknown) return equal;
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;

@@ -225,6 +225,17 @@ TEST(EvaluateCondition, AnOptionalHoldingATruthHasItAsItsValue) {
   EXPECT_EQ(EvaluateCondition("train.value()", false, a), Tri::kUnknown) << "an empty optional has no value";
 }
 
+TEST(EvaluateCondition, AScalarHoldingANumberEqualsOnlyThatNumber) {
+  // Pow.cpp:52-54, `x.pow(2)`: neither the fill (exponent 0) nor the copy (exponent 1).
+  Assumptions a;
+  a.defaults["exp"] = "2";
+  EXPECT_EQ(EvaluateCondition("exp.equal(0.0) || exp.equal(false)", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("exp.equal(1.0) || exp.equal(true)", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("exp.equal(2.0)", false, a), Tri::kTrue);
+  a.defaults["exp"] = "e";
+  EXPECT_EQ(EvaluateCondition("exp.equal(0.0)", false, a), Tri::kUnknown) << "no number held";
+}
+
 TEST(EvaluateCondition, ANumberIsNoNaNWhenComparedWithItself) {
   // TensorCompare.cpp:743 `if (min.toDouble() != min.toDouble())`: relu passes 0.
   Assumptions a;
