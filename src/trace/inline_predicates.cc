@@ -92,6 +92,54 @@ bool Forwards(const std::string& expr, const std::string& name) {
   return ClosingParen(expr, expr.find('(', at)) + 1 == expr.size();
 }
 
+// A predicate of several returns (`if (same device) return false; if (c)
+// return false; ... return true;`, Copy.cu's copy_requires_temporaries) as
+// one expression: each return's value under its guards, once every earlier
+// return's guards are ruled out; each local written once before them
+// (`Device dst_device = iter.device(0);`) replaced by what it is written.
+// "" when the returns are not read, or too many to join.
+std::string ReturnsExpression(const CppGuardReader& r, const CppFunction& f) {
+  constexpr size_t kMaxReturns = 6;
+  auto returns = r.ReturnsOf(static_cast<int>(f.line));
+  if (!returns || returns->empty() || returns->size() > kMaxReturns) return "";
+  auto all_of = [](const GuardedReturn& g) {
+    std::string out;
+    for (const auto& guard : g.guards)
+      out += (out.empty() ? "" : " && ") + std::string(guard.negated ? "!(" : "(") + guard.text + ")";
+    return out;
+  };
+  std::string expr, earlier;  // earlier: every earlier return's guards ruled out
+  for (const GuardedReturn& g : *returns) {
+    if (g.value.empty()) return "";
+    const std::string guards = all_of(g);
+    std::string term = earlier;
+    if (!guards.empty()) term += (term.empty() ? "" : " && ") + guards;
+    term += (term.empty() ? "(" : " && (") + g.value + ")";
+    expr += (expr.empty() ? "(" : " || (") + term + ")";
+    if (guards.empty()) break;  // taken whenever reached: nothing after runs
+    earlier += (earlier.empty() ? "!(" : " && !(") + guards + ")";
+  }
+  std::string out;
+  for (size_t i = 0; i < expr.size();) {
+    const bool starts =
+        IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
+        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' && expr[i - 1] != '>'));
+    if (!starts) {
+      out += expr[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
+    const std::string word = expr.substr(i, j - i);
+    const bool called = j < expr.size() && (expr[j] == '(' || expr[j] == ':' || expr[j] == '<');
+    std::vector<CppGuardReader::Write> writes;
+    if (!called) writes = r.Writes(static_cast<int>(f.line), 0, word, [](int) { return true; });
+    out += writes.size() == 1 && writes[0].plain && !writes[0].value.empty() ? "(" + writes[0].value + ")" : word;
+    i = j;
+  }
+  return out;
+}
+
 // What `name(args)` returns: the predicate expression of its definition in
 // `file`, else of its only definition with as many parameters. Overloads
 // that forward to a namesake are left to the one they call; definitions in
@@ -109,9 +157,10 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
     const CppFunction& f = ix.cpp.functions()[id];
     std::vector<std::string> names = ParameterNames(f.params);
     if (!f.HasBody() || names.size() != args.size() || !ReturnsBool(f)) continue;
-    std::string expr = f.body_end - f.body_begin > kMaxInlinePredicateLines
-                           ? ""
-                           : GuardReaderOf(ix, ix.cpp.file(f.file)).PredicateExpression(static_cast<int>(f.line));
+    const CppGuardReader& r = GuardReaderOf(ix, ix.cpp.file(f.file));
+    std::string expr =
+        f.body_end - f.body_begin > kMaxInlinePredicateLines ? "" : r.PredicateExpression(static_cast<int>(f.line));
+    if (expr.empty() && f.body_end - f.body_begin <= kMaxInlinePredicateLines) expr = ReturnsExpression(r, f);
     if (expr.empty() && ix.cpp.file(f.file) == file) return std::nullopt;
     unread = unread || expr.empty();
     if (!expr.empty() && !Forwards(expr, name)) found.push_back({&f, Substitute(expr, names, args)});

@@ -96,6 +96,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   structured: True
   dispatch:
     CUDA: reduce_any_out
+
+- func: move_to(Tensor self, Tensor other) -> Tensor
+  dispatch:
+    CUDA: move_to_cuda
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -449,6 +453,25 @@ TORCH_IMPL_FUNC(reduce_any_out)
   reduce_any_impl(self, dim, result);
 }
 
+static bool needs_staging(const Tensor& dst, const Tensor& src, bool peer) {
+  Device dst_device = dst.device();
+  Device src_device = src.device();
+  if (dst_device == src_device) {
+    return false;
+  }
+  if (dst_device.is_cuda() && src_device.is_cuda()) {
+    return !peer;
+  }
+  return true;
+}
+
+Tensor move_to_cuda(const Tensor& self, const Tensor& other) {
+  if (needs_staging(self, other, false)) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
 } // namespace at::native
 )x";
 
@@ -795,6 +818,17 @@ TEST_F(DecidedPath, AOneStatementPredicateIsInlined) {
   EXPECT_TRUE(Typical(zero, "pick_b"));
   Trace cpu = TraceOf("F.drop", {"device=cpu"});
   EXPECT_FALSE(Typical(cpu, "pick_a")) << "input.is_cuda() is false on the CPU";
+}
+
+TEST_F(DecidedPath, APredicateOfSeveralReturnsIsInlinedAsTheirChoice) {
+  // Order.cpp:111-121 needs_staging returns false first for two tensors on
+  // one device (its locals `dst_device`, `src_device` read as written),
+  // as the typical call's tensors are (Copy.cu's copy_requires_temporaries).
+  Trace t = TraceOf("aten::move_to");
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  for (const auto& op : t.ops)
+    if (op.name == "pick_a") EXPECT_FALSE(op.undecided);
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

@@ -549,6 +549,17 @@ TEST_F(MainPath260, AScalarExponentTheCallerPassesDecidesPowsShortCuts) {
   }
 }
 
+TEST_F(MainPath260, ACopyOnOneDeviceNeedsNoTemporaries) {
+  // cuda/Copy.cu:275-283 copy_requires_temporaries returns false first when
+  // source and destination share a device; the staging branch (:315-329,
+  // `expand_as(dst).contiguous()`) is off copy_'s path.
+  Trace t = TraceTree("2.6.0", "aten::copy_", TraceOptions::Device::kCuda);
+  const OpStep* expand_as = FindOp(t, "expand_as");
+  ASSERT_NE(expand_as, nullptr);
+  EXPECT_EQ(expand_as->called_at.line, 329);
+  EXPECT_FALSE(expand_as->typical || expand_as->undecided);
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

@@ -121,8 +121,29 @@ Tri DeviceMembership(std::string_view atom, const Assumptions& a) {
 }
 
 // A comparison `a == b` / `a != b` about the device or the dtype.
+// Whether `side` names a tensor's device: `x.device()`, `iter.device(1)`.
+bool IsTensorsDevice(std::string_view side) {
+  side = TrimView(side);
+  while (side.size() > 2 && side.front() == '(' && side.back() == ')') side = TrimView(side.substr(1, side.size() - 2));
+  const size_t at = side.rfind(".device(");
+  if (at == std::string_view::npos || at == 0 || !side.ends_with(")")) return false;
+  const std::string_view index = side.substr(at + 8, side.size() - at - 9);
+  return std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// Two tensors' devices compared (Copy.cu's `dst_device == src_device`, each
+// `iter.device(i)`): every tensor of the typical call is on the traced device.
+Tri SameDevice(std::string_view atom) {
+  const bool ne = Has(atom, "!=");
+  const size_t at = atom.find(ne ? "!=" : "==");
+  if (at == std::string_view::npos || !IsTensorsDevice(atom.substr(0, at)) || !IsTensorsDevice(atom.substr(at + 2)))
+    return Tri::kUnknown;
+  return Of(!ne);
+}
+
 Tri Comparison(std::string_view atom, const Assumptions& a) {
   if (Tri member = DeviceMembership(atom, a); member != Tri::kUnknown) return member;
+  if (Tri same = SameDevice(atom); same != Tri::kUnknown) return same;
   bool ne = Has(atom, "!=") || Has(atom, " is not ");
   if (!ne && !Has(atom, "==") && !Has(atom, " is ")) return Tri::kUnknown;
   if (Has(atom, "layout")) {
@@ -617,6 +638,7 @@ std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumpti
     std::string_view left = TrimView(sides[0]), right = TrimView(sides[1]);
     if (!left.ends_with(")") || !right.ends_with(")") || Wrapped(left) || Wrapped(right)) return std::nullopt;
     if (left == right) return std::nullopt;  // one value compared with itself: the NaN test (NanTest)
+    if (IsTensorsDevice(left) && IsTensorsDevice(right)) return std::nullopt;  // SameDevice
     const Tri l = Eval(left, python, a, depth + 1), r = Eval(right, python, a, depth + 1);
     if (l == Tri::kUnknown || r == Tri::kUnknown) return Tri::kUnknown;
     return Of((l == r) == (op == "=="));

@@ -236,6 +236,13 @@ TEST(EvaluateCondition, AScalarHoldingANumberEqualsOnlyThatNumber) {
   EXPECT_EQ(EvaluateCondition("exp.equal(0.0)", false, a), Tri::kUnknown) << "no number held";
 }
 
+TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
+  Assumptions cuda;
+  EXPECT_EQ(EvaluateCondition("(iter.device(0)) == (iter.device(1))", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("self.device() != other.device()", false, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("iter.device(i) == device", false, cuda), Tri::kUnknown) << "another device";
+}
+
 TEST(EvaluateCondition, ANumberIsNoNaNWhenComparedWithItself) {
   // TensorCompare.cpp:743 `if (min.toDouble() != min.toDouble())`: relu passes 0.
   Assumptions a;
