@@ -453,9 +453,9 @@ TORCH_IMPL_FUNC(reduce_any_out)
   reduce_any_impl(self, dim, result);
 }
 
-static bool needs_staging(const Tensor& dst, const Tensor& src, bool peer) {
-  Device dst_device = dst.device();
-  Device src_device = src.device();
+static bool needs_staging(TensorIterator& iter, bool peer) {
+  Device dst_device = iter.device(0);
+  Device src_device = iter.device(1);
   if (dst_device == src_device) {
     return false;
   }
@@ -466,7 +466,8 @@ static bool needs_staging(const Tensor& dst, const Tensor& src, bool peer) {
 }
 
 Tensor move_to_cuda(const Tensor& self, const Tensor& other) {
-  if (needs_staging(self, other, false)) {
+  auto iter = TensorIterator::borrowing_unary_op(self, other);
+  if (needs_staging(iter, false)) {
     return at::pick_a(self);
   }
   return at::pick_b(self);

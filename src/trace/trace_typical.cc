@@ -121,18 +121,21 @@ Tri DeviceMembership(std::string_view atom, const Assumptions& a) {
 }
 
 // A comparison `a == b` / `a != b` about the device or the dtype.
-// Whether `side` names a tensor's device: `x.device()`, `iter.device(1)`.
+// Whether `side` names the device of a TensorIterator's operand:
+// `iter.device(1)`. A tensor's own `value.device()` may be a CPU scalar's
+// (fill_.Tensor's 0-dim value): it says nothing.
 bool IsTensorsDevice(std::string_view side) {
   side = TrimView(side);
   while (side.size() > 2 && side.front() == '(' && side.back() == ')') side = TrimView(side.substr(1, side.size() - 2));
   const size_t at = side.rfind(".device(");
   if (at == std::string_view::npos || at == 0 || !side.ends_with(")")) return false;
   const std::string_view index = side.substr(at + 8, side.size() - at - 9);
-  return std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !index.empty() &&
+         std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-// Two tensors' devices compared (Copy.cu's `dst_device == src_device`, each
-// `iter.device(i)`): every tensor of the typical call is on the traced device.
+// Two operands' devices compared (Copy.cu's `dst_device == src_device`, each
+// `iter.device(i)`): the operands of the typical call are on the traced device.
 Tri SameDevice(std::string_view atom) {
   const bool ne = Has(atom, "!=");
   const size_t at = atom.find(ne ? "!=" : "==");

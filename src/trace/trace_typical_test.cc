@@ -239,7 +239,9 @@ TEST(EvaluateCondition, AScalarHoldingANumberEqualsOnlyThatNumber) {
 TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
   Assumptions cuda;
   EXPECT_EQ(EvaluateCondition("(iter.device(0)) == (iter.device(1))", false, cuda), Tri::kTrue);
-  EXPECT_EQ(EvaluateCondition("self.device() != other.device()", false, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("iter.device(0) != iter.device(2)", false, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("self.device() != value.device()", false, cuda), Tri::kUnknown)
+      << "fill_.Tensor's value may be a CPU scalar";
   EXPECT_EQ(EvaluateCondition("iter.device(i) == device", false, cuda), Tri::kUnknown) << "another device";
 }
 
