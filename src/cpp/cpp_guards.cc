@@ -240,14 +240,31 @@ class Walker {
     lambda = InLambda{frames_[k].lambda_name, frames_[k].lambda_line, frames_[k].lambda_open, {}};
     CollectFrom(k, &lambda->inner);
   }
-  // The call at `tok`, unless its name was called earlier on its line.
+  // The call at `tok`. A name called earlier on its line keeps that call's
+  // conditions, save when this one is the other arm of the same choice
+  // (`keepdim ? f(a) : f(b)`): the name is called either way.
   void RecordSite(const Token& tok) {
     auto [site, fresh] = sites->first.try_emplace({static_cast<int>(tok.line), tok.text});
-    if (!fresh) return;
     lambda.reset();
+    if (!fresh) {
+      std::vector<CodeCondition> now;
+      CollectFound(&now);
+      if (!lambda && !site->second.lambda) DropTheChoice(&site->second.conditions, now);
+      lambda.reset();
+      return;
+    }
     CollectFound(&site->second.conditions);
     site->second.lambda = std::move(lambda);
     lambda.reset();
+  }
+  // `kept` without its last condition where `other` is `kept` with that
+  // condition's other polarity: the two calls run under either.
+  static void DropTheChoice(std::vector<CodeCondition>* kept, const std::vector<CodeCondition>& other) {
+    if (kept->empty() || kept->size() != other.size()) return;
+    for (size_t i = 0; i + 1 < kept->size(); ++i)
+      if ((*kept)[i].text != other[i].text || (*kept)[i].negated != other[i].negated) return;
+    const CodeCondition &a = kept->back(), &b = other.back();
+    if (a.text == b.text && a.line == b.line && a.negated != b.negated) kept->pop_back();
   }
   // The name a lambda whose body opens at token `open` is assigned to
   // (`auto name = [captures](params) mutable -> T {`); "" when none.

@@ -560,6 +560,21 @@ TEST_F(MainPath260, ACopyOnOneDeviceNeedsNoTemporaries) {
   EXPECT_FALSE(expand_as->typical || expand_as->undecided);
 }
 
+TEST_F(MainPath260, AnOpCalledOnBothArmsOfAChoiceRunsEitherWay) {
+  // LinearAlgebra.cpp:2842 `keepdim ? at::abs_outf(self_, ...) : at::abs_outf(self_.squeeze(reduce_dim), ...)`:
+  // abs.out runs whatever keepdim is; squeeze.dims only on the second arm.
+  Trace t = TraceTree("2.6.0", "aten::linalg_vector_norm", TraceOptions::Device::kCuda);
+  const OpStep* abs = FindOp(t, "abs.out");
+  ASSERT_NE(abs, nullptr);
+  EXPECT_EQ(abs->called_at.line, 2842);
+  for (const auto& c : abs->when) EXPECT_NE(c.text, "keepdim");
+  const OpStep* squeeze = FindOp(t, "squeeze.dims");
+  ASSERT_NE(squeeze, nullptr);
+  bool keepdim = false;
+  for (const auto& c : squeeze->when) keepdim = keepdim || (c.text == "keepdim" && c.negated);
+  EXPECT_TRUE(keepdim);
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so
