@@ -14,6 +14,7 @@
 #include "trace/condition_text.h"
 #include "trace/either_branch.h"
 #include "trace/guard_files.h"
+#include "trace/impl_parameters.h"
 #include "trace/path_rules.h"
 #include "trace/walk_bounds.h"
 
@@ -238,12 +239,42 @@ void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter
   for (const Condition& c : conditions) {
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || c.kind == ConditionKind::kRoute)
       continue;
-    if (values_.EvaluateOnce(c.text, values_.AssumptionsOf(op)) != Tri::kUnknown) continue;
+    // Decided by the trace's assumptions alone: nothing to bind. (The op's
+    // arguments say nothing of a helper's parameter of the same name.)
+    if (values_.EvaluateOnce(c.text, values_.assumptions()) != Tri::kUnknown) continue;
     if (const Tri t = EvaluateCondition(c.text, false, with); t != Tri::kUnknown) {
       values_.BindInHelper(DecidedKey(op, c), t);
       if (binding_log_) binding_log_->push_back({DecidedKey(op, c), t});
     }
   }
+}
+
+// The kernel a stub dispatches to is called with the stub call's
+// arguments after the device (`pow_tensor_scalar_stub(device_type(),
+// *this, exp)` -> `pow_tensor_scalar_kernel(iter, exp_scalar)`): its
+// conditions on them read the literals passed and what the implementation's
+// parameters passed hold. Once per stub registration and trace.
+void CodeRoutes::BindStubKernel(const OpStep& op, const StubStep& s, const StubRegistrationStep& r) {
+  if (!stub_kernels_bound_.insert(&r).second || !r.target_definition.valid() || !s.call_site.valid()) return;
+  const CppFunction* def = FunctionDefinedAt(ix_, LastName(r.target), r.target_definition);
+  if (!def) return;
+  auto args = CppCallArguments(readers_.Of(s.call_site.file).text(), s.call_site.line, LastName(s.name));
+  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  if (!args || args->empty() || args->size() - 1 > params.size()) return;
+  args->erase(args->begin());  // the device type
+  const std::string caller = LastName(s.called_from);
+  const auto& held = values_.AssumptionsOf(op).defaults;
+  for (std::string& a : *args) {
+    a = std::string(StaticCastOperand(a));
+    if (IsCppLiteral(a) || !IsImpl(op, caller)) continue;
+    if (auto v = ImplParameterValue(op, caller, a, held)) a = *v;
+  }
+  std::vector<Condition> all;
+  for (const auto& c : readers_.Of(r.target_definition.file).CallsIn(static_cast<int>(def->line))) {
+    std::vector<Condition> site = ConditionsIn(c.conditions, r.target_definition.file);
+    all.insert(all.end(), site.begin(), site.end());
+  }
+  BindParameters(op, params, *args, all);
 }
 
 bool CodeRoutes::ForEachListed(const OpStep& op, CodeDevice device,
@@ -303,6 +334,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
       if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
         route.clear();
       StubCallConditions(op, s, &route);
+      BindStubKernel(op, s, r);
       route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
       out->insert(out->end(), route.begin(), route.end());
       return true;

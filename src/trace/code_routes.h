@@ -91,6 +91,9 @@ class CodeRoutes {
   // calls passing it on (taken, else open, else ruled out).
   bool ReceiverUse(const OpStep& op, const Location& caller, const CppGuardReader::GuardedCall& call,
                    const std::string& passed, int depth, std::vector<Condition>* out);
+  // Decides, for `op`, the conditions of stub `s`'s kernel `r` that the
+  // stub call's arguments fix.
+  void BindStubKernel(const OpStep& op, const StubStep& s, const StubRegistrationStep& r);
   // Decides, for `op`, the conditions of a helper with parameters
   // `params` that the call's `args` fix.
   void BindParameters(const OpStep& op, const std::vector<CppParameter>& params, const std::vector<std::string>& args,
@@ -128,6 +131,7 @@ class CodeRoutes {
            std::vector<std::pair<std::string_view, const Location*>>>
       callers_;                                                                            // RecordedCallers' answers
   std::unordered_map<const StubStep*, std::optional<std::vector<Condition>>> stub_calls_;  // StubCallConditions's
+  std::set<const StubRegistrationStep*> stub_kernels_bound_;                               // BindStubKernel's
   std::unordered_map<std::string, std::set<std::pair<std::string_view, int>>> functions_calling_;  // FunctionsCalling's
   // FirstCall's answers, by (file, line, callee): hashed, looked up
   // without copying the strings (every caller of every launch's way asks).

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,58 @@ constexpr char kNativeFunctions[] = R"x(- func: frob.out(Tensor self, *, Tensor(
   variants: function, method
   dispatch:
     CompositeExplicitAutograd: select
+
+- func: glint.out(Tensor self, Scalar level, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  structured_inherits: TensorIteratorBase
+  dispatch:
+    CUDA: glint_out
+
+- func: glint(Tensor self, Scalar level) -> Tensor
+  structured_delegate: glint.out
+
+- func: glow(Tensor self) -> Tensor
+  dispatch:
+    CUDA: glow_cuda
+)x";
+
+// aten/src/ATen/native/Glint.h, Glint.cpp, cuda/Glint.cu: a stub whose
+// kernel branches on the Scalar the stub call passes.
+constexpr char kGlintH[] = R"x(#pragma once
+namespace at::native {
+using glint_fn = void (*)(TensorIteratorBase&, const Scalar&);
+DECLARE_DISPATCH(glint_fn, glint_stub);
+} // namespace at::native
+)x";
+constexpr char kGlintCpp[] = R"x(#include <ATen/native/Glint.h>
+namespace at::native {
+DEFINE_DISPATCH(glint_stub);
+
+TORCH_IMPL_FUNC(glint_out) (const Tensor& self, const Scalar& level, const Tensor& result) {
+  glint_stub(device_type(), *this, level);
+}
+
+Tensor glow_cuda(const Tensor& self) {
+  return at::glint(self, 2);
+}
+} // namespace at::native
+)x";
+constexpr char kGlintCu[] = R"x(#include <ATen/native/Glint.h>
+namespace at::native {
+void halve_kernel_cuda(TensorIteratorBase& iter) {
+  gpu_kernel(iter, []GPU_LAMBDA(float a) -> float { return a / 2; });
+}
+void double_kernel_cuda(TensorIteratorBase& iter) {
+  gpu_kernel(iter, []GPU_LAMBDA(float a) -> float { return a * 2; });
+}
+void glint_kernel_cuda(TensorIteratorBase& iter, const Scalar& level) {
+  if (level.equal(0.5)) {
+    return halve_kernel_cuda(iter);
+  }
+  double_kernel_cuda(iter);
+}
+REGISTER_DISPATCH(glint_stub, &glint_kernel_cuda);
+} // namespace at::native
 )x";
 
 // tools/autograd/derivatives.yaml
@@ -195,6 +248,9 @@ std::shared_ptr<MemoryDisk> MiniTree() {
                      {kFrobCppPath, kFrobCpp},
                      {"aten/src/ATen/native/cpu/FrobKernel.cpp", kFrobKernelCpp},
                      {kFrobCuPath, kFrobCu},
+                     {"aten/src/ATen/native/Glint.h", kGlintH},
+                     {"aten/src/ATen/native/Glint.cpp", kGlintCpp},
+                     {"aten/src/ATen/native/cuda/Glint.cu", kGlintCu},
                      {"torch/nn/functional.py", kFunctionalPy},
                      {"torch/nn/__init__.py", kNnInitPy},
                      {"torch/__init__.py", kTorchInitPy}});
@@ -344,6 +400,28 @@ TEST_F(HermeticTrace, GlobalKernelWithItsLaunchSite) {
   EXPECT_EQ(k->where.file, kFrobCuPath);
   EXPECT_EQ(k->where.line, 5);         // __global__ void twiddle_kernel(...)
   EXPECT_EQ(k->launch_site.line, 12);  // twiddle_kernel<<<1, 128, 0, ...>>>(...)
+}
+
+TEST_F(HermeticTrace, AStubsKernelReadsWhatTheStubCallPasses) {
+  // Glint.cpp:6 passes the TORCH_IMPL_FUNC's `level` to the stub; glow (:9)
+  // calls glint(self, 2); the kernel (cuda/Glint.cu:9-14) halves for 0.5 only.
+  auto launch = [](const Trace& t, const std::string& name) -> const KernelStep* {
+    for (const auto& op : t.ops)
+      if (op.name == "glint.out")
+        for (const auto& k : op.kernels)
+          if (k.name == name) return &k;
+    return nullptr;
+  };
+  Trace glow = TraceOf("aten::glow");
+  const KernelStep* halve = launch(glow, "halve_kernel_cuda");
+  const KernelStep* twice = launch(glow, "double_kernel_cuda");
+  ASSERT_TRUE(halve && twice);
+  EXPECT_FALSE(halve->typical || halve->undecided) << "level is 2";
+  EXPECT_TRUE(twice->typical && !twice->undecided);
+  Trace glint = TraceOf("aten::glint");
+  const KernelStep* open = launch(glint, "halve_kernel_cuda");
+  ASSERT_NE(open, nullptr);
+  EXPECT_TRUE(open->undecided) << "any level";
 }
 
 TEST_F(HermeticTrace, AtomicsAndNondeterminismAreNoted) {

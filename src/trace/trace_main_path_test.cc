@@ -547,6 +547,17 @@ TEST_F(MainPath260, AScalarExponentTheCallerPassesDecidesPowsShortCuts) {
     ASSERT_NE(op, nullptr) << name;
     EXPECT_FALSE(op->typical || op->undecided) << name;
   }
+  // The stub hands its kernel the exponent (Pow.cpp:57 -> cuda/PowKernel.cu:170):
+  // not .5, -.5 or -1, so neither sqrt, rsqrt nor reciprocal runs (:172-178).
+  const OpStep* pow = FindOp(t, "pow.Tensor_Scalar_out");
+  ASSERT_NE(pow, nullptr);
+  bool sqrt_listed = false;
+  for (const auto& k : pow->kernels) {
+    if (k.name != "sqrt_kernel_cuda" && k.name != "rsqrt_kernel_cuda" && k.name != "reciprocal_kernel_cuda") continue;
+    sqrt_listed = sqrt_listed || k.name == "sqrt_kernel_cuda";
+    EXPECT_FALSE(k.typical || k.undecided) << k.name;
+  }
+  EXPECT_TRUE(sqrt_listed);
 }
 
 TEST_F(MainPath260, ACopyOnOneDeviceNeedsNoTemporaries) {

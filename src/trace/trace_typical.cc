@@ -421,6 +421,25 @@ Tri ScalarEquals(std::string_view s, const std::function<const std::string*(std:
   return Of(held == asked);
 }
 
+// `exp.isComplex()` / `exp.isIntegral(false)` / `exp.isFloatingPoint()` of a
+// Scalar holding a real number literal: what its spelling says (`2` is
+// integral, `0.5` floating, neither complex).
+Tri ScalarKind(std::string_view s, const std::function<const std::string*(std::string_view)>& value_of) {
+  const size_t at = s.rfind(".is");
+  if (at == std::string_view::npos || !s.ends_with(")")) return Tri::kUnknown;
+  const std::string_view asked = s.substr(at + 1);
+  const std::string* v = value_of(s.substr(0, at));
+  if (!v || v->empty()) return Tri::kUnknown;
+  char* end = nullptr;
+  std::strtod(v->c_str(), &end);
+  if (!end || *end != 0) return Tri::kUnknown;  // not a number held
+  const bool integral = v->find_first_of(".eE") == std::string::npos;
+  if (asked == "isComplex()") return Tri::kFalse;
+  if (asked == "isIntegral(false)" || asked == "isIntegral(/*includeBool=*/false)") return Of(integral);
+  if (asked == "isFloatingPoint()") return Of(!integral);
+  return Tri::kUnknown;
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
@@ -481,6 +500,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   }
   if (Tri nan = NanTest(s, value_of); nan != Tri::kUnknown) return nan;
   if (Tri equal = ScalarEquals(s, value_of); equal != Tri::kUnknown) return equal;
+  if (Tri kind = ScalarKind(s, value_of); kind != Tri::kUnknown) return kind;
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;

@@ -232,8 +232,14 @@ TEST(EvaluateCondition, AScalarHoldingANumberEqualsOnlyThatNumber) {
   EXPECT_EQ(EvaluateCondition("exp.equal(0.0) || exp.equal(false)", false, a), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("exp.equal(1.0) || exp.equal(true)", false, a), Tri::kFalse);
   EXPECT_EQ(EvaluateCondition("exp.equal(2.0)", false, a), Tri::kTrue);
+  // cuda/PowKernel.cu:171, :193: a real number, integral as written.
+  EXPECT_EQ(EvaluateCondition("!exp.isComplex()", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("exp.isIntegral(false)", false, a), Tri::kTrue);
+  a.defaults["exp"] = "0.5";
+  EXPECT_EQ(EvaluateCondition("exp.isIntegral(false)", false, a), Tri::kFalse);
   a.defaults["exp"] = "e";
   EXPECT_EQ(EvaluateCondition("exp.equal(0.0)", false, a), Tri::kUnknown) << "no number held";
+  EXPECT_EQ(EvaluateCondition("exp.isComplex()", false, a), Tri::kUnknown);
 }
 
 TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
