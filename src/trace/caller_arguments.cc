@@ -58,6 +58,23 @@ const ImplStep* ImplementationHolding(const Index& ix, const OpStep& parent, con
   return nullptr;
 }
 
+// `x` of `x.has_value() ? ...::borrowed(*x) : ...::owned(std::in_place)`,
+// a MaybeOwned view of optional `x` (an empty Tensor when it holds none);
+// "" for anything else.
+std::string_view OptionalBorrowed(std::string_view expr) {
+  const size_t ask = expr.find(".has_value()");
+  const size_t pick = expr.find('?');
+  if (ask == std::string_view::npos || pick == std::string_view::npos || ask > pick) return "";
+  const std::string_view held = TrimView(expr.substr(0, ask));
+  if (!IsIdentifier(held) || TrimView(expr.substr(ask + 12, pick - ask - 12)) != "") return "";
+  const std::string_view arms = expr.substr(pick + 1);
+  const size_t colon = arms.find(" : ");
+  if (colon == std::string_view::npos) return "";
+  const std::string_view taken = TrimView(arms.substr(0, colon)), empty = TrimView(arms.substr(colon + 3));
+  const std::string borrowed = "::borrowed(*" + std::string(held) + ")";
+  return taken.ends_with(borrowed) && empty.ends_with("::owned(std::in_place)") ? held : "";
+}
+
 std::string ViewedParameter(const CppGuardReader& reader, int from_line, int before, const std::string& name,
                             const std::vector<CppParameter>& params) {
   constexpr int kViewSteps = 4;  // bias -> bias_r -> *bias_r_maybe_owned -> borrow(bias_r_opt)
@@ -75,6 +92,12 @@ std::string ViewedParameter(const CppGuardReader& reader, int from_line, int bef
         expr = TrimView(expr.substr(borrow.size(), expr.size() - borrow.size() - 1));
         borrowed = true;
       }
+    // Linear.cpp's spelling: `x.has_value() ? c10::MaybeOwned<Tensor>::borrowed(*x)
+    // : c10::MaybeOwned<Tensor>::owned(std::in_place)`.
+    if (const std::string_view held = OptionalBorrowed(expr); !held.empty()) {
+      expr = held;
+      borrowed = true;
+    }
     if (!IsIdentifier(expr) || expr == at) return "";
     at = std::string(expr);
   }

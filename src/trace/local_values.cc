@@ -177,8 +177,9 @@ std::vector<std::string> LocalValues::BareNames(std::string_view text) {
     const char before = i > 0 ? text[i - 1] : ' ', after = j < text.size() ? text[j] : ' ';
     const bool member = before == '.' || before == '>' || before == ':';
     // A receiver asked whether it holds a value (`grad_output_r.defined()`).
-    const bool asked = text.substr(j).starts_with(".defined()") || text.substr(j).starts_with(".has_value()");
-    if (!member && after != '(' && after != '<' && after != ':' && (after != '.' || asked) && after != '-')
+    const bool asked = text.substr(j).starts_with(".defined()") || text.substr(j).starts_with(".has_value()") ||
+                       text.substr(j).starts_with("->defined()");
+    if (!member && after != '(' && after != '<' && after != ':' && (after != '.' || asked) && (after != '-' || asked))
       out.emplace_back(text.substr(i, j - i));
     i = j;
   }

@@ -586,6 +586,20 @@ TEST_F(MainPath260, AnOpCalledOnBothArmsOfAChoiceRunsEitherWay) {
   EXPECT_TRUE(keepdim);
 }
 
+TEST_F(MainPath260, LinearsMaybeOwnedBiasOfNoneIsUndefined) {
+  // Linear.cpp:83-85 views bias_opt as a MaybeOwned<Tensor>; F.linear's bias
+  // defaults to None, so `bias->defined()` is false: matmul (:111) runs, not
+  // addmm (:94-96) nor the bias add (:112-118).
+  Trace t = TraceTree("2.6.0", "F.linear", TraceOptions::Device::kCuda);
+  const OpStep* matmul = FindOp(t, "matmul");
+  const OpStep* addmm = FindOp(t, "addmm");
+  ASSERT_TRUE(matmul && addmm);
+  EXPECT_EQ(matmul->called_at.line, 111);
+  EXPECT_TRUE(matmul->typical && !matmul->undecided);
+  EXPECT_EQ(addmm->called_at.line, 96);
+  EXPECT_FALSE(addmm->typical || addmm->undecided);
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

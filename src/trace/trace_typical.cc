@@ -458,7 +458,7 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   // `out.defined()` / `n_opt.has_value()` of a value its caller passes empty
   // (`{}`, `Tensor()`, `std::nullopt`); a schema's None default says
   // nothing of a C++ variable of that name.
-  for (std::string_view ask : {".defined()", ".has_value()"}) {
+  for (std::string_view ask : {".defined()", ".has_value()", "->defined()"}) {
     if (!s.ends_with(ask)) continue;
     const std::string* v = value_of(s.substr(0, s.size() - ask.size()));
     if (v && (*v == "{}" || *v == "Tensor()" || *v == "at::Tensor()" ||
