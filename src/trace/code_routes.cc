@@ -227,7 +227,9 @@ bool CodeRoutes::ReceiverUse(const OpStep& op, const Location& caller, const Cpp
 // nothing: what the helper's conditions on that parameter read.
 void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter>& params,
                                 const std::vector<std::string>& args, const std::vector<Condition>& conditions) {
-  Assumptions with = values_.AssumptionsOf(op);
+  // In the helper's body only its parameters are the call's: the op's
+  // arguments say nothing of a local or parameter of the same name.
+  Assumptions with = values_.assumptions();
   bool bound = false;
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string& value = i < args.size() ? args[i] : params[i].default_value;
