@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -92,6 +93,31 @@ bool Forwards(const std::string& expr, const std::string& name) {
   return ClosingParen(expr, expr.find('(', at)) + 1 == expr.size();
 }
 
+// `expr` with each bare word (an identifier not after `.`, `->` or `::`)
+// replaced by what `rewrite` makes of it, told whether a call, a scope or
+// template arguments follow it (`f(`, `ns::`, `T<`).
+std::string RewriteBareWords(const std::string& expr,
+                             const std::function<std::string(const std::string& word, bool named)>& rewrite) {
+  std::string out;
+  for (size_t i = 0; i < expr.size();) {
+    const bool starts =
+        IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
+        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' && expr[i - 1] != '>'));
+    if (!starts) {
+      out += expr[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
+    size_t next = j;
+    while (next < expr.size() && expr[next] == ' ') ++next;
+    const bool named = next < expr.size() && (expr[next] == '(' || expr[next] == ':' || expr[next] == '<');
+    out += rewrite(expr.substr(i, j - i), named);
+    i = j;
+  }
+  return out;
+}
+
 // A predicate of several returns (`if (same device) return false; if (c)
 // return false; ... return true;`, Copy.cu's copy_requires_temporaries) as
 // one expression: each return's value under its guards, once every earlier
@@ -119,25 +145,11 @@ std::string ReturnsExpression(const CppGuardReader& r, const CppFunction& f) {
     if (guards.empty()) break;  // taken whenever reached: nothing after runs
     earlier += (earlier.empty() ? "!(" : " && !(") + guards + ")";
   }
-  std::string out;
-  for (size_t i = 0; i < expr.size();) {
-    const bool starts =
-        IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
-        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' && expr[i - 1] != '>'));
-    if (!starts) {
-      out += expr[i++];
-      continue;
-    }
-    size_t j = i;
-    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
-    const std::string word = expr.substr(i, j - i);
-    const bool called = j < expr.size() && (expr[j] == '(' || expr[j] == ':' || expr[j] == '<');
-    std::vector<CppGuardReader::Write> writes;
-    if (!called) writes = r.Writes(static_cast<int>(f.line), 0, word, [](int) { return true; });
-    out += writes.size() == 1 && writes[0].plain && !writes[0].value.empty() ? "(" + writes[0].value + ")" : word;
-    i = j;
-  }
-  return out;
+  return RewriteBareWords(expr, [&](const std::string& word, bool named) {
+    if (named) return word;
+    const auto writes = r.Writes(static_cast<int>(f.line), 0, word, [](int) { return true; });
+    return writes.size() == 1 && writes[0].plain && !writes[0].value.empty() ? "(" + writes[0].value + ")" : word;
+  });
 }
 
 // What `name(args)` returns: the predicate expression of its definition in
@@ -192,27 +204,11 @@ bool IsConstantWord(std::string_view w) {
 // `object.word`: in a member function such a word is a member, and the
 // caller's own parameter of that name is another variable.
 std::string QualifyMembers(const std::string& expr, const std::string& object, const std::vector<std::string>& params) {
-  std::string out;
-  for (size_t i = 0; i < expr.size();) {
-    const bool starts =
-        IsIdentChar(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i])) &&
-        (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':' && expr[i - 1] != '>'));
-    if (!starts) {
-      out += expr[i++];
-      continue;
-    }
-    size_t j = i;
-    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
-    const std::string word = expr.substr(i, j - i);
-    size_t next = j;
-    while (next < expr.size() && expr[next] == ' ') ++next;
-    const bool named = next < expr.size() && (expr[next] == '(' || expr[next] == ':' || expr[next] == '<');
+  return RewriteBareWords(expr, [&](const std::string& word, bool named) {
     const bool member =
         !named && !IsConstantWord(word) && std::find(params.begin(), params.end(), word) == params.end();
-    out += member ? object + "." + word : word;
-    i = j;
-  }
-  return out;
+    return member ? object + "." + word : word;
+  });
 }
 
 }  // namespace
