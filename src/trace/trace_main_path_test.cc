@@ -14,6 +14,17 @@ namespace {
 
 class MainPath260 : public Tree260 {};
 
+// Forward op `name`, called at `line`, is decided off the path: neither
+// typical nor behind an open condition.
+::testing::AssertionResult DecidedOff(const Trace& t, const std::string& name, int line) {
+  const OpStep* op = FindOp(t, name);
+  if (!op) return ::testing::AssertionFailure() << name << " is not traced";
+  if (op->called_at.line != line)
+    return ::testing::AssertionFailure() << name << " is called at " << op->called_at.line;
+  if (op->typical || op->undecided) return ::testing::AssertionFailure() << name << " may run";
+  return ::testing::AssertionSuccess();
+}
+
 TEST_F(MainPath260, TheCompositeFallbackBesideACudaKernelIsListedNotWalked) {
   // native_functions.yaml:2985-2986: CPU, CUDA: native_group_norm (group_norm.cpp:61);
   // CompositeExplicitAutograd: math_group_norm (group_norm.cpp:213).
@@ -304,10 +315,7 @@ TEST_F(MainPath260, AModuleParameterIsADefinedTensorInCpp) {
   // F.conv2d's bias defaults to None: conv2d's local `bias` views an empty
   // optional, an undefined Tensor, so the cuDNN branch adds nothing.
   Trace functional = TraceTree("2.6.0", "F.conv2d", TraceOptions::Device::kCuda);
-  const OpStep* skipped = FindOp(functional, "add_.Tensor");
-  ASSERT_NE(skipped, nullptr);
-  EXPECT_EQ(skipped->called_at.line, 1536);
-  EXPECT_FALSE(skipped->typical || skipped->undecided);
+  EXPECT_TRUE(DecidedOff(functional, "add_.Tensor", 1536));
 }
 
 TEST_F(MainPath260, AnOpCalledInsideAKernelHasNoBackward) {
@@ -512,17 +520,11 @@ TEST_F(MainPath260, AStructuredDelegateRunsWithTheArgumentsOfItsOp) {
   // Activation.cpp:513 relu is `at::clamp_min(self, 0)`; clamp_min.out's
   // TORCH_IMPL_FUNC (TensorCompare.cpp:741-747) fills only for a NaN min.
   Trace relu = TraceTree("2.6.0", "nn.ReLU", TraceOptions::Device::kCuda);
-  const OpStep* fill = FindOp(relu, "fill_.Scalar");
-  ASSERT_NE(fill, nullptr);
-  EXPECT_EQ(fill->called_at.line, 744);
-  EXPECT_FALSE(fill->typical || fill->undecided);
+  EXPECT_TRUE(DecidedOff(relu, "fill_.Scalar", 744));
   // ReduceOps.cpp:1761 argmax_out passes its `dim` (None) to argmax_argmin_impl,
   // whose `if (dim.has_value())` (:1737) holds the size-1 fill.
   Trace argmax = TraceTree("2.6.0", "torch.argmax", TraceOptions::Device::kCuda);
-  const OpStep* filled = FindOp(argmax, "fill_.Scalar");
-  ASSERT_NE(filled, nullptr);
-  EXPECT_EQ(filled->called_at.line, 1742);
-  EXPECT_FALSE(filled->typical || filled->undecided);
+  EXPECT_TRUE(DecidedOff(argmax, "fill_.Scalar", 1742));
 }
 
 TEST_F(MainPath260, AnOptionalTruthTheCallerPassesIsItsValue) {
@@ -530,10 +532,7 @@ TEST_F(MainPath260, AnOptionalTruthTheCallerPassesIsItsValue) {
   // native_dropout, whose CUDA code clones the input only for
   // `train.has_value() && !train.value()` (cuda/Dropout.cu:365-366).
   Trace t = TraceTree("2.6.0", "F.dropout", TraceOptions::Device::kCuda);
-  const OpStep* clone = FindOp(t, "clone");
-  ASSERT_NE(clone, nullptr);
-  EXPECT_EQ(clone->called_at.line, 366);
-  EXPECT_FALSE(clone->typical || clone->undecided);
+  EXPECT_TRUE(DecidedOff(t, "clone", 366));
 }
 
 TEST_F(MainPath260, AScalarExponentTheCallerPassesDecidesPowsShortCuts) {
@@ -565,10 +564,7 @@ TEST_F(MainPath260, ACopyOnOneDeviceNeedsNoTemporaries) {
   // source and destination share a device; the staging branch (:315-329,
   // `expand_as(dst).contiguous()`) is off copy_'s path.
   Trace t = TraceTree("2.6.0", "aten::copy_", TraceOptions::Device::kCuda);
-  const OpStep* expand_as = FindOp(t, "expand_as");
-  ASSERT_NE(expand_as, nullptr);
-  EXPECT_EQ(expand_as->called_at.line, 329);
-  EXPECT_FALSE(expand_as->typical || expand_as->undecided);
+  EXPECT_TRUE(DecidedOff(t, "expand_as", 329));
 }
 
 TEST_F(MainPath260, AnOpCalledOnBothArmsOfAChoiceRunsEitherWay) {
@@ -592,12 +588,10 @@ TEST_F(MainPath260, LinearsMaybeOwnedBiasOfNoneIsUndefined) {
   // addmm (:94-96) nor the bias add (:112-118).
   Trace t = TraceTree("2.6.0", "F.linear", TraceOptions::Device::kCuda);
   const OpStep* matmul = FindOp(t, "matmul");
-  const OpStep* addmm = FindOp(t, "addmm");
-  ASSERT_TRUE(matmul && addmm);
+  ASSERT_NE(matmul, nullptr);
   EXPECT_EQ(matmul->called_at.line, 111);
   EXPECT_TRUE(matmul->typical && !matmul->undecided);
-  EXPECT_EQ(addmm->called_at.line, 96);
-  EXPECT_FALSE(addmm->typical || addmm->undecided);
+  EXPECT_TRUE(DecidedOff(t, "addmm", 96));
 }
 
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
