@@ -252,7 +252,8 @@ for profiler in (Profiler(), object()):
     RESULT.write(repr(sorted((o["name"], o["stack"]) for o in r.result())) + "\n")
 RESULT.flush()
 )";
-  ProcessResult r = RunProcess({"python3", "-I", "-c", driver + probe}, 60);
+  const char* env = std::getenv("PYTHON");
+  ProcessResult r = RunProcess({env && *env ? env : "/usr/bin/python3", "-I", "-c", driver + probe}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "[('dot', ['matmul']), ('empty', ['matmul', 'dot']), ('matmul', [])]\n"
