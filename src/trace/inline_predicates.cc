@@ -33,32 +33,6 @@ std::vector<std::string> ParameterNames(std::string_view params) {
   return out;
 }
 
-// `expr` with each whole-word parameter replaced by its argument.
-std::string Substitute(const std::string& expr, const std::vector<std::string>& names,
-                       const std::vector<std::string>& args) {
-  std::string out;
-  for (size_t i = 0; i < expr.size();) {
-    if (IsIdentChar(expr[i]) && (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':'))) {
-      size_t j = i;
-      while (j < expr.size() && IsIdentChar(expr[j])) ++j;
-      std::string word = expr.substr(i, j - i);
-      bool replaced = false;
-      for (size_t k = 0; k < names.size(); ++k) {
-        if (names[k] != word) continue;
-        bool simple = std::all_of(args[k].begin(), args[k].end(), IsIdentChar);
-        out += simple ? args[k] : "(" + args[k] + ")";
-        replaced = true;
-        break;
-      }
-      if (!replaced) out += word;
-      i = j;
-      continue;
-    }
-    out += expr[i++];
-  }
-  return out;
-}
-
 // A predicate returns bool: what any other function returns (a size, a
 // pointer) is no truth value, and the caller's condition reads it as such.
 bool ReturnsBool(const CppFunction& f) {
@@ -175,7 +149,7 @@ std::optional<std::string> Inlined(const Index& ix, const std::string& name, con
     if (expr.empty() && f.body_end - f.body_begin <= kMaxInlinePredicateLines) expr = ReturnsExpression(r, f);
     if (expr.empty() && ix.cpp.file(f.file) == file) return std::nullopt;
     unread = unread || expr.empty();
-    if (!expr.empty() && !Forwards(expr, name)) found.push_back({&f, Substitute(expr, names, args)});
+    if (!expr.empty() && !Forwards(expr, name)) found.push_back({&f, SubstituteWords(expr, names, args)});
   }
   for (const Candidate& c : found)
     if (ix.cpp.file(c.f->file) == file) return c.expr;
@@ -213,6 +187,31 @@ std::string QualifyMembers(const std::string& expr, const std::string& object, c
 
 }  // namespace
 
+std::string SubstituteWords(const std::string& expr, const std::vector<std::string>& names,
+                            const std::vector<std::string>& args) {
+  std::string out;
+  for (size_t i = 0; i < expr.size();) {
+    if (IsIdentChar(expr[i]) && (i == 0 || (!IsIdentChar(expr[i - 1]) && expr[i - 1] != '.' && expr[i - 1] != ':'))) {
+      size_t j = i;
+      while (j < expr.size() && IsIdentChar(expr[j])) ++j;
+      std::string word = expr.substr(i, j - i);
+      bool replaced = false;
+      for (size_t k = 0; k < names.size(); ++k) {
+        if (names[k] != word) continue;
+        bool simple = std::all_of(args[k].begin(), args[k].end(), IsIdentChar);
+        out += simple ? args[k] : "(" + args[k] + ")";
+        replaced = true;
+        break;
+      }
+      if (!replaced) out += word;
+      i = j;
+      continue;
+    }
+    out += expr[i++];
+  }
+  return out;
+}
+
 std::string InlineMemberPredicates(const Index& ix, std::string_view condition, const std::string& file,
                                    const std::string& object) {
   const std::string prefix = object + ".";
@@ -239,7 +238,7 @@ std::string InlineMemberPredicates(const Index& ix, std::string_view condition, 
       if (ix.cpp.file(f.file) != file || !f.HasBody() || names.size() != args.size() || !ReturnsBool(f)) continue;
       if (f.body_end - f.body_begin > kMaxInlinePredicateLines) continue;
       expr = GuardReaderOf(ix, file).PredicateExpression(static_cast<int>(f.line));
-      if (!expr.empty()) expr = Substitute(QualifyMembers(expr, object, names), names, args);
+      if (!expr.empty()) expr = SubstituteWords(QualifyMembers(expr, object, names), names, args);
       break;
     }
     if (expr.empty()) {

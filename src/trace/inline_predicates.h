@@ -19,11 +19,17 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "index/index.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
+
+// `expr` with each whole word `names[i]` (not after `.` or `::`) replaced
+// by `args[i]`, parenthesized unless it is one name.
+std::string SubstituteWords(const std::string& expr, const std::vector<std::string>& names,
+                            const std::vector<std::string>& args);
 
 // `condition` (written in `file`) with each such call replaced by
 // `(EXPR)`; "" when none was. A call the typical-path vocabulary decides

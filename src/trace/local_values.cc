@@ -13,6 +13,7 @@
 #include "cpp/cpp_guards.h"
 #include "cpp/cpp_params.h"
 #include "trace/caller_arguments.h"
+#include "trace/decider_returns.h"
 #include "trace/guard_files.h"
 #include "trace/inline_predicates.h"
 #include "trace/size_values.h"
@@ -64,6 +65,63 @@ std::optional<std::string> HeldValue(std::string_view expr, const Assumptions& a
   return held == a.defaults.end() ? std::nullopt : std::optional<std::string>(held->second);
 }
 
+// `text` with each `*name` (a whole name) written `viewed`.
+std::string Dereferenced(const std::string& text, const std::string& name, const std::string& viewed) {
+  const std::string deref = "*" + name;
+  std::string out;
+  size_t from = 0;
+  for (size_t at = text.find(deref); at != std::string::npos; at = text.find(deref, at + 1)) {
+    const size_t end = at + deref.size();
+    if (end < text.size() && IsIdentChar(text[end])) continue;
+    out.append(text, from, at - from);
+    out += viewed;
+    from = end;
+  }
+  return from == 0 ? text : out + text.substr(from);
+}
+
+// The variable `expr`, a call, hands back borrowed: ScanKernels.cpp's
+// `contiguous_out_arg(values)` returns `MaybeOwned<Tensor>::borrowed(tensor)`
+// under `tensor.is_contiguous()`, its first return, which a typical tensor
+// takes. The function is the one the file defines (a static helper), else
+// the only one of its arity; "" when its returns are not read or another
+// is taken.
+std::string BorrowedByCall(const Index& ix, std::string_view expr, const std::string& file, const Assumptions& a) {
+  expr = TrimView(expr);
+  const size_t open = expr.find('(');
+  if (open == std::string_view::npos || !expr.ends_with(")") || !IsIdentifier(expr.substr(0, open))) return "";
+  const std::vector<std::string> args = SplitTopLevel(expr.substr(open + 1, expr.size() - open - 2), ',');
+  const CppFunction* def = nullptr;
+  for (uint32_t id : ix.cpp.FunctionsNamed(std::string(expr.substr(0, open)))) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (!f.HasBody() || ParseCppParameters(f.params).size() != args.size()) continue;
+    if (ix.cpp.file(f.file) == file) {
+      def = &f;
+      break;
+    }
+    def = def ? nullptr : &f;
+  }
+  if (!def) return "";
+  const CppGuardReader& r = GuardReaderOf(ix, ix.cpp.file(def->file));
+  auto returns = r.ReturnsOf(static_cast<int>(def->line));
+  if (!returns) return "";
+  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  std::vector<std::string> names, values;
+  for (size_t i = 0; i < params.size(); ++i) {
+    names.push_back(params[i].name);
+    values.emplace_back(TrimView(args[i]));
+  }
+  auto with_arguments = [&](const std::string& text) { return SubstituteWords(text, names, values); };
+  const GuardedReturn* taken =
+      TakenReturn(*returns, [&](const std::string& g) { return EvaluateCondition(with_arguments(g), false, a); });
+  if (!taken) return "";
+  const std::string_view value = TrimView(taken->value);
+  const size_t at = value.find("::borrowed(");
+  if (at == std::string_view::npos || !value.ends_with(")")) return "";
+  const std::string held = with_arguments(std::string(TrimView(value.substr(at + 11, value.size() - at - 12))));
+  return IsIdentifier(held) ? held : "";
+}
+
 // The truth local `name` holds after `writes` (each in terms of the value
 // before it), starting from `held`: `held` where every write keeps it, so
 // that any of them may run or not; unknown otherwise.
@@ -86,6 +144,9 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
   for (const auto& [name, parameter] : locals.views)
     if (auto held = a.defaults.find(parameter); held != a.defaults.end())
       with.defaults[name] = IsEmptyOptional(held->second) ? "Tensor()" : held->second;
+  // What a view dereferences is the variable it views: `!values.is_same(*values_)`.
+  std::string text = condition;
+  for (const auto& [name, of] : locals.views) text = Dereferenced(text, name, of);
   for (const auto& [name, expr] : locals.assigned) {
     if (a.defaults.count(name)) continue;
     const auto later = locals.rewritten.find(name);
@@ -108,7 +169,7 @@ Tri EvaluateWithLocals(const std::string& condition, const LocalsRead& locals, c
     if (rewritten && t != Tri::kUnknown) t = KeptByEveryWrite(name, t, later->second, with);
     if (t != Tri::kUnknown) with.defaults[name] = t == Tri::kTrue ? "true" : "false";
   }
-  return EvaluateCondition(condition, false, with);
+  return EvaluateCondition(text, false, with);
 }
 
 // Node-based: a reading handed out stays where it is while others join.
@@ -155,11 +216,12 @@ LocalsRead LocalValues::Read(const std::string& condition, const Location& where
     }
     if (std::string inlined = InlinePredicates(ix_, expr, where.file, a); !inlined.empty())
       out.inlined[name] = std::move(inlined);
-    if (writes.size() == 1)
-      if (std::string viewed =
-              ViewedParameter(r, from, where.line, name, ParseCppParameters(ix_.cpp.functions()[fn].params));
-          !viewed.empty())
-        out.views[name] = std::move(viewed);
+    if (writes.size() == 1) {
+      std::string viewed =
+          ViewedParameter(r, from, where.line, name, ParseCppParameters(ix_.cpp.functions()[fn].params));
+      if (viewed.empty()) viewed = BorrowedByCall(ix_, expr, where.file, a);
+      if (!viewed.empty()) out.views[name] = std::move(viewed);
+    }
     out.assigned[name] = std::move(expr);
   }
   return out;

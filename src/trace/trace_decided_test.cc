@@ -104,6 +104,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: lin_it(Tensor self, Tensor? bias=None) -> Tensor
   dispatch:
     CompositeImplicitAutograd: lin_it
+
+- func: scan_it.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: scan_it_out_cuda
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -477,6 +481,22 @@ Tensor lin_it(const Tensor& self, const std::optional<Tensor>& bias_opt) {
     return at::pick_a(self);
   }
   return at::pick_b(self);
+}
+
+static c10::MaybeOwned<Tensor> contiguous_arg(const Tensor &tensor) {
+  if (tensor.is_contiguous()) {
+    return c10::MaybeOwned<Tensor>::borrowed(tensor);
+  }
+  return c10::MaybeOwned<Tensor>::owned(at::empty(tensor.sizes(), tensor.options()));
+}
+
+Tensor& scan_it_out_cuda(const Tensor& self, Tensor& out) {
+  auto out_ = contiguous_arg(out);
+  if (!out.is_same(*out_)) {
+    at::pick_a(self);
+  }
+  at::pick_b(self);
+  return out;
 }
 
 Tensor move_to_cuda(const Tensor& self, const Tensor& other) {
@@ -853,6 +873,16 @@ TEST_F(DecidedPath, AMaybeOwnedViewOfAnEmptyOptionalIsUndefined) {
   Trace t = TraceOf("aten::lin_it");
   EXPECT_TRUE(Typical(t, "pick_b"));
   EXPECT_FALSE(Typical(t, "pick_a"));
+}
+
+TEST_F(DecidedPath, AViewAHelperHandsBackIsTheTensorItViews) {
+  // Order.cpp:133-146 (ScanKernels.cpp's contiguous_out_arg): a contiguous
+  // out is handed back borrowed, so `!out.is_same(*out_)` is false.
+  Trace t = TraceOf("aten::scan_it.out");
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  EXPECT_FALSE(Typical(t, "pick_a"));
+  for (const auto& op : t.ops)
+    if (op.name == "pick_a") EXPECT_FALSE(op.undecided);
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

@@ -594,6 +594,13 @@ TEST_F(MainPath260, LinearsMaybeOwnedBiasOfNoneIsUndefined) {
   EXPECT_TRUE(DecidedOff(t, "addmm", 96));
 }
 
+TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
+  // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
+  // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.
+  Trace t = TraceTree("2.6.0", "aten::_cummax_helper", TraceOptions::Device::kCuda);
+  EXPECT_TRUE(DecidedOff(t, "copy_", 38));
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

@@ -144,8 +144,23 @@ Tri SameDevice(std::string_view atom) {
   return Of(!ne);
 }
 
+// `x.is_same(x)`, `x.is_alias_of(x)`: one tensor is itself (a view read
+// as what it views, trace/local_values.h).
+Tri SameTensor(std::string_view atom) {
+  atom = TrimView(atom);
+  for (std::string_view ask : {".is_same(", ".is_alias_of("}) {
+    const size_t at = atom.find(ask);
+    if (at == std::string_view::npos || !atom.ends_with(")")) continue;
+    std::string_view of = TrimView(atom.substr(at + ask.size(), atom.size() - at - ask.size() - 1));
+    if (of.starts_with("*")) of = TrimView(of.substr(1));
+    if (IsIdentifier(of) && of == TrimView(atom.substr(0, at))) return Tri::kTrue;
+  }
+  return Tri::kUnknown;
+}
+
 Tri Comparison(std::string_view atom, const Assumptions& a) {
   if (Tri member = DeviceMembership(atom, a); member != Tri::kUnknown) return member;
+  if (Tri same = SameTensor(atom); same != Tri::kUnknown) return same;
   if (Tri same = SameDevice(atom); same != Tri::kUnknown) return same;
   bool ne = Has(atom, "!=") || Has(atom, " is not ");
   if (!ne && !Has(atom, "==") && !Has(atom, " is ")) return Tri::kUnknown;
