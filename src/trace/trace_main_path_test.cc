@@ -601,6 +601,22 @@ TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   EXPECT_TRUE(DecidedOff(t, "copy_", 38));
 }
 
+TEST_F(MainPath260, TheCodesLikelyHintIsTheTypicalCase) {
+  // BatchLinearAlgebra.cpp:1571 `if (C10_LIKELY(!infos.any().item<bool>())) return;`:
+  // a typical factorization succeeds, so the error report below (infos.to(at::kCPU), :1582) runs not.
+  Trace t = TraceTree("2.6.0", "torch.linalg.cholesky", TraceOptions::Device::kCuda);
+  bool any = false;
+  for (const auto& op : t.ops) {
+    if (op.role != OpRole::kForward || op.reached_from != "_linalg_check_errors") continue;
+    if (op.called_at.line == 1571) {
+      any = any || op.typical;
+      continue;
+    }
+    EXPECT_FALSE(op.typical || op.undecided) << op.name << " at " << op.called_at.line;
+  }
+  EXPECT_TRUE(any) << "the check itself runs infos.any()";
+}
+
 TEST_F(MainPath260, ACppDefaultArgumentDecidesTheHelpersBranch) {
   // cuda/Blas.cpp:601 mm_out_cuda calls addmm_out_cuda_impl with six
   // arguments: `Activation activation=Activation::None` (:249) binds, so

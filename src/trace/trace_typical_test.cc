@@ -251,6 +251,16 @@ TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
   EXPECT_EQ(EvaluateCondition("iter.device(i) == device", false, cuda), Tri::kUnknown) << "another device";
 }
 
+TEST(EvaluateCondition, TheCodesLikelyHintIsTheTypicalCase) {
+  // BatchLinearAlgebra.cpp:1571: a typical linear-algebra call succeeds.
+  Assumptions cuda;
+  EXPECT_EQ(EvaluateCondition("C10_LIKELY(!infos.any().item<bool>())", false, cuda), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("C10_UNLIKELY(!pctx)", false, cuda), Tri::kFalse);
+  // What the vocabulary decides stays decided: a typical run is no CPU run.
+  EXPECT_EQ(EvaluateCondition("C10_LIKELY(self.is_cpu())", false, cuda), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("C10_LIKELY(a) && b", false, cuda), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ANumberIsNoNaNWhenComparedWithItself) {
   // TensorCompare.cpp:743 `if (min.toDouble() != min.toDouble())`: relu passes 0.
   Assumptions a;
