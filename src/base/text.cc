@@ -130,6 +130,16 @@ std::string_view TrimView(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
+size_t ClosingBracket(std::string_view s, size_t open) {
+  size_t found = std::string_view::npos;
+  if (open >= s.size()) return found;
+  // The depth stays above 0 from the opening bracket to the one closing it.
+  ScanCode(s.substr(open), "([{", ")]}", [&](size_t i, int depth, bool quoted) {
+    if (found == std::string_view::npos && depth == 0 && !quoted) found = open + i;
+  });
+  return found;
+}
+
 std::vector<std::string> SplitTopLevel(std::string_view s, char sep, std::string_view open, std::string_view close) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -85,6 +85,10 @@ void ScanCode(std::string_view s, std::string_view open, std::string_view close,
     visit(i, depth, false);
   }
 }
+// The index of the bracket closing the one at `open` (one of `([{`), read
+// as ScanCode reads code (quoted brackets do not count); npos when the
+// text ends first.
+size_t ClosingBracket(std::string_view s, size_t open);
 // Splits on `sep` outside quotes and the given brackets (C++ types need <>,
 // schemas do not); pieces are trimmed, and the last one is always returned
 // ("" -> {""}), so callers see an empty argument list as one empty piece.

@@ -50,6 +50,13 @@ TEST(Join, PutsTheSeparatorBetweenPiecesOnly) {
   EXPECT_EQ(Join(std::set<std::string>{"b", "a"}, " "), "a b");
 }
 
+TEST(ClosingBracket, SkipsNestedAndQuotedBrackets) {
+  EXPECT_EQ(ClosingBracket("f(a, g(b)[0], \")\")", 1), 17u);
+  EXPECT_EQ(ClosingBracket("C10_LIKELY(x) && y", 10), 12u);
+  EXPECT_EQ(ClosingBracket("f(a, (b)", 1), std::string_view::npos) << "never closed";
+  EXPECT_EQ(ClosingBracket("f()", 7), std::string_view::npos) << "past the end";
+}
+
 TEST(TrimView, DropsSpacesTabsAndLineEndsAtBothEnds) {
   EXPECT_EQ(TrimView("  a b\t\r\n"), "a b");
   EXPECT_EQ(TrimView("\n\t "), "");

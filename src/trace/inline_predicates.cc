@@ -40,16 +40,6 @@ bool ReturnsBool(const CppFunction& f) {
   return type == "bool" || type.ends_with(" bool");
 }
 
-// The ')' closing the '(' at `open` of `s`, or s.size().
-size_t ClosingParen(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    if (s[i] == ')' && --depth == 0) return i;
-  }
-  return s.size();
-}
-
 // The arguments of a call whose parentheses are at `open` and `close` of `s`.
 std::vector<std::string> CallArgumentsOf(std::string_view s, size_t open, size_t close) {
   std::vector<std::string> args = SplitTopLevel(s.substr(open + 1, close - open - 1), ',');
@@ -64,7 +54,7 @@ bool Forwards(const std::string& expr, const std::string& name) {
   if (at == std::string::npos) return false;
   if (at > 0 && !std::all_of(expr.begin(), expr.begin() + at, [](char c) { return IsIdentChar(c) || c == ':'; }))
     return false;
-  return ClosingParen(expr, expr.find('(', at)) + 1 == expr.size();
+  return ClosingBracket(expr, expr.find('(', at)) + 1 == expr.size();
 }
 
 // `expr` with each bare word (an identifier not after `.`, `->` or `::`)
@@ -228,7 +218,7 @@ std::string InlineMemberPredicates(const Index& ix, std::string_view condition, 
       continue;
     }
     const std::string name(condition.substr(i + prefix.size(), name_end - i - prefix.size()));
-    const size_t close = ClosingParen(condition, name_end);
+    const size_t close = ClosingBracket(condition, name_end);
     if (close >= condition.size()) break;
     const std::vector<std::string> args = CallArgumentsOf(condition, name_end, close);
     std::string expr;
@@ -271,7 +261,7 @@ std::string InlinePredicates(const Index& ix, std::string_view condition, const 
     std::string qualified(condition.substr(i, j - i));
     std::string name = qualified.substr(qualified.rfind(':') == std::string::npos ? 0 : qualified.rfind(':') + 1);
     if (j < condition.size() && condition[j] == '(') {
-      const size_t k = ClosingParen(condition, j);
+      const size_t k = ClosingBracket(condition, j);
       if (k < condition.size()) {
         const std::vector<std::string> args = CallArgumentsOf(condition, j, k);
         const std::string call(condition.substr(i, k + 1 - i));

@@ -594,26 +594,16 @@ namespace {
 
 std::string TrimCopy(std::string_view s) { return std::string(TrimView(s)); }
 
-// Index of the bracket closing the one at `open`, or npos.
-size_t CloseOf(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
-    else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-
 // The default value text of parameter `name` in a def header, or "".
 std::string ParamDefault(std::string_view header, std::string_view name) {
   size_t open = header.find('(');
-  size_t close = open == std::string_view::npos ? open : CloseOf(header, open);
+  size_t close = open == std::string_view::npos ? open : ClosingBracket(header, open);
   if (close == std::string_view::npos) return {};
   std::string_view params = header.substr(open + 1, close - open - 1);
   size_t start = 0;
   for (size_t i = 0; i <= params.size(); ++i) {
     if (i < params.size() && (params[i] == '(' || params[i] == '[' || params[i] == '{')) {
-      size_t c = CloseOf(params, i);
+      size_t c = ClosingBracket(params, i);
       if (c == std::string_view::npos) return {};
       i = c;
       continue;

@@ -624,16 +624,6 @@ Tri Atom(std::string_view atom, bool python, const Assumptions& a) {
   return ParameterDefault(s, a);
 }
 
-// The index of the ')' closing the '(' at `open` of `s`, or npos.
-size_t ClosingParenAt(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    if (s[i] == ')' && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-
 std::optional<Tri> CallsCompared(std::string_view s, bool python, const Assumptions& a, int depth);
 
 Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
@@ -671,7 +661,7 @@ Tri Eval(std::string_view s, bool python, const Assumptions& a, int depth) {
   // (`C10_LIKELY(!infos.any().item<bool>())`: a linear-algebra call succeeds).
   for (const auto& [hint, typical] : {std::pair{std::string_view("C10_LIKELY("), Tri::kTrue},
                                       std::pair{std::string_view("C10_UNLIKELY("), Tri::kFalse}})
-    if (!python && s.starts_with(hint) && s.ends_with(")") && ClosingParenAt(s, hint.size() - 1) == s.size() - 1) {
+    if (!python && s.starts_with(hint) && s.ends_with(")") && ClosingBracket(s, hint.size() - 1) == s.size() - 1) {
       const Tri t = Eval(s.substr(hint.size(), s.size() - hint.size() - 1), python, a, depth + 1);
       return t != Tri::kUnknown ? t : typical;
     }
