@@ -91,21 +91,6 @@ std::map<std::string, std::string> MemberValues(const Index& ix, const ImplStep&
   return values;
 }
 
-// The definition of `name` in `file` taking `arity` arguments, the one at
-// `preferred` first; null when there is none or several.
-const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file, size_t arity,
-                                    const Location& preferred) {
-  const CppFunction* found = nullptr;
-  for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
-    const CppFunction& f = ix.cpp.functions()[id];
-    if (ix.cpp.file(f.file) != file || !f.HasBody() || ParseCppParameters(f.params).size() != arity) continue;
-    if (static_cast<int>(f.line) == preferred.line) return &f;
-    if (found) return nullptr;
-    found = &f;
-  }
-  return found;
-}
-
 // A local object's parameter name -> the members whose values are bound
 // (as `name.member` in the assumptions' defaults).
 using Objects = std::map<std::string, std::vector<std::string>>;
@@ -216,6 +201,19 @@ class ReturnReader {
 };
 
 }  // namespace
+
+const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file, size_t arity,
+                                    const Location& preferred) {
+  const CppFunction* found = nullptr;
+  for (uint32_t id : ix.cpp.FunctionsNamed(name)) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (ix.cpp.file(f.file) != file || !f.HasBody() || ParseCppParameters(f.params).size() != arity) continue;
+    if (static_cast<int>(f.line) == preferred.line) return &f;
+    if (found) return nullptr;
+    found = &f;
+  }
+  return found;
+}
 
 const GuardedReturn* TakenReturn(const std::vector<GuardedReturn>& returns,
                                  const std::function<Tri(const std::string&)>& truth) {

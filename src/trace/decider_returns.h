@@ -33,6 +33,11 @@
 
 namespace optrace {
 
+// The definition of `name` in `file` taking `arity` arguments, the one at
+// `preferred` first; null when there is none or several.
+const CppFunction* DefinitionTaking(const Index& ix, const std::string& name, const std::string& file, size_t arity,
+                                    const Location& preferred);
+
 // The first of `returns` whose guards hold once every earlier one's are
 // ruled out, each guard's truth given by `truth`; null when a guard left
 // open comes first, or none is taken.

@@ -83,24 +83,15 @@ std::string Dereferenced(const std::string& text, const std::string& name, const
 // The variable `expr`, a call, hands back borrowed: ScanKernels.cpp's
 // `contiguous_out_arg(values)` returns `MaybeOwned<Tensor>::borrowed(tensor)`
 // under `tensor.is_contiguous()`, its first return, which a typical tensor
-// takes. The function is the one the file defines (a static helper), else
-// the only one of its arity; "" when its returns are not read or another
-// is taken.
+// takes. The function is the one of its arity the file defines (a static
+// helper); "" when there is none, its returns are not read or another is
+// taken.
 std::string BorrowedByCall(const Index& ix, std::string_view expr, const std::string& file, const Assumptions& a) {
   expr = TrimView(expr);
   const size_t open = expr.find('(');
   if (open == std::string_view::npos || !expr.ends_with(")") || !IsIdentifier(expr.substr(0, open))) return "";
   const std::vector<std::string> args = SplitTopLevel(expr.substr(open + 1, expr.size() - open - 2), ',');
-  const CppFunction* def = nullptr;
-  for (uint32_t id : ix.cpp.FunctionsNamed(std::string(expr.substr(0, open)))) {
-    const CppFunction& f = ix.cpp.functions()[id];
-    if (!f.HasBody() || ParseCppParameters(f.params).size() != args.size()) continue;
-    if (ix.cpp.file(f.file) == file) {
-      def = &f;
-      break;
-    }
-    def = def ? nullptr : &f;
-  }
+  const CppFunction* def = DefinitionTaking(ix, std::string(expr.substr(0, open)), file, args.size(), Location{});
   if (!def) return "";
   const CppGuardReader& r = GuardReaderOf(ix, ix.cpp.file(def->file));
   auto returns = r.ReturnsOf(static_cast<int>(def->line));
