@@ -402,6 +402,18 @@ Tri SizeLocal(std::string_view s, const Assumptions& a) {
 
 // `x != x` (`min.toDouble() != min.toDouble()`), the NaN test: false for a
 // number a parameter holds (relu's `clamp_min(self, 0)`), and `x == x` true.
+// The number a literal spells (`2`, `-0.5`, `1e-5`); nullopt for anything
+// else (a name, `inf`, `nan`, a hex or suffixed literal).
+std::optional<double> NumberLiteral(std::string_view v) {
+  const std::string_view digits = v.starts_with("-") ? v.substr(1) : v;
+  if (digits.empty() || !(std::isdigit(static_cast<unsigned char>(digits[0])) || digits[0] == '.')) return std::nullopt;
+  const std::string text(v);
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || std::isalpha(static_cast<unsigned char>(digits.back()))) return std::nullopt;
+  return number;
+}
+
 Tri NanTest(std::string_view s, const std::function<const std::string*(std::string_view)>& value_of) {
   const bool ne = Has(s, "!=");
   const size_t at = s.find(ne ? "!=" : "==");
@@ -411,11 +423,7 @@ Tri NanTest(std::string_view s, const std::function<const std::string*(std::stri
   for (std::string_view conversion : {".toDouble()", ".to<double>()", ".toFloat()"})
     if (lhs.ends_with(conversion)) lhs.remove_suffix(conversion.size());
   const std::string* v = value_of(lhs);
-  if (!v || v->empty()) return Tri::kUnknown;
-  char* end = nullptr;
-  const double number = std::strtod(v->c_str(), &end);
-  if (!end || *end != 0 || number != number) return Tri::kUnknown;
-  return Of(!ne);
+  return v && NumberLiteral(*v) ? Of(!ne) : Tri::kUnknown;
 }
 
 // `exp.equal(0.0)`, c10::Scalar's comparison, of a Scalar holding a number
@@ -425,15 +433,12 @@ Tri ScalarEquals(std::string_view s, const std::function<const std::string*(std:
   const size_t at = s.find(".equal(");
   if (at == std::string_view::npos || !s.ends_with(")")) return Tri::kUnknown;
   const std::string* v = value_of(s.substr(0, at));
-  const std::string arg(TrimView(s.substr(at + 7, s.size() - at - 8)));
-  if (!v || v->empty() || arg.empty()) return Tri::kUnknown;
-  char* end_v = nullptr;
-  char* end_a = nullptr;
-  const double held = std::strtod(v->c_str(), &end_v), asked = std::strtod(arg.c_str(), &end_a);
-  if (!end_v || *end_v != 0) return Tri::kUnknown;  // not a number held
+  const std::optional<double> held = v ? NumberLiteral(*v) : std::nullopt;
+  if (!held) return Tri::kUnknown;
+  const std::string_view arg = TrimView(s.substr(at + 7, s.size() - at - 8));
   if (arg == "true" || arg == "false") return Tri::kFalse;
-  if (!end_a || *end_a != 0) return Tri::kUnknown;
-  return Of(held == asked);
+  const std::optional<double> asked = NumberLiteral(arg);
+  return asked ? Of(*held == *asked) : Tri::kUnknown;
 }
 
 // `exp.isComplex()` / `exp.isIntegral(false)` / `exp.isFloatingPoint()` of a
@@ -444,10 +449,7 @@ Tri ScalarKind(std::string_view s, const std::function<const std::string*(std::s
   if (at == std::string_view::npos || !s.ends_with(")")) return Tri::kUnknown;
   const std::string_view asked = s.substr(at + 1);
   const std::string* v = value_of(s.substr(0, at));
-  if (!v || v->empty()) return Tri::kUnknown;
-  char* end = nullptr;
-  std::strtod(v->c_str(), &end);
-  if (!end || *end != 0) return Tri::kUnknown;  // not a number held
+  if (!v || !NumberLiteral(*v)) return Tri::kUnknown;
   const bool integral = v->find_first_of(".eE") == std::string::npos;
   if (asked == "isComplex()") return Tri::kFalse;
   if (asked == "isIntegral(false)" || asked == "isIntegral(/*includeBool=*/false)") return Of(integral);
