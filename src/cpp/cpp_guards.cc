@@ -999,12 +999,14 @@ std::string CppGuardReader::AssignedAt(size_t i, size_t end) const {
   return Span(text_, t, i + 2, j);
 }
 
-std::vector<CppGuardReader::Write> CppGuardReader::Writes(int from_line, int before, std::string_view name,
-                                                          const std::function<bool(int line)>& built) const {
-  if (WrittenByMacroUse(lexed_, from_line)) return {Write{}};
-  const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
-  std::vector<Write> writes;
+namespace {
+
+// The tokens of `name` in [begin, end), before line `before` (0: any), that
+// write it on a line `built` admits: `name = e`, a compound assignment,
+// `++`/`--`, or `&name` handed out (Writes' and InvokedLambdaReturns' scan).
+std::vector<size_t> WriteTokens(const std::vector<Token>& t, size_t begin, size_t end, int before,
+                                std::string_view name, const std::function<bool(int line)>& built) {
+  std::vector<size_t> out;
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
     if (t[i].text != name) continue;
@@ -1013,7 +1015,21 @@ std::vector<CppGuardReader::Write> CppGuardReader::Writes(int from_line, int bef
         next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" && next != ">=";
     if (!(next == "=" || compound || next == "++" || next == "--" || prev == "++" || prev == "--" || prev == "&"))
       continue;
-    if (!built(static_cast<int>(t[i].line))) continue;
+    if (built(static_cast<int>(t[i].line))) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CppGuardReader::Write> CppGuardReader::Writes(int from_line, int before, std::string_view name,
+                                                          const std::function<bool(int line)>& built) const {
+  if (WrittenByMacroUse(lexed_, from_line)) return {Write{}};
+  const auto& t = lexed_.tokens;
+  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  std::vector<Write> writes;
+  for (size_t i : WriteTokens(t, begin, end, before, name, built)) {
+    const std::string_view next = t[i + 1].text;
     if (next == "=") {
       writes.push_back({AssignedAt(i, end), true});
     } else if (next == "&=" || next == "|=") {
@@ -1101,23 +1117,17 @@ std::optional<std::vector<GuardedReturn>> CppGuardReader::InvokedLambdaReturns(i
                                                                                std::string_view name) const {
   if (WrittenByMacroUse(lexed_, from_line)) return std::nullopt;
   const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
-  std::optional<size_t> write;  // the token after `name =`
-  for (size_t i = begin; i + 1 < end; ++i) {
-    if (before > 0 && static_cast<int>(t[i].line) >= before) break;
-    if (t[i].text != name || (i > begin && (t[i - 1].Is('.') || t[i - 1].Is("->")))) continue;
-    const std::string_view next = t[i + 1].text;
-    const bool written =
-        next == "=" || next == "++" || next == "--" || (i > begin && t[i - 1].Is('&')) ||
-        (next.size() >= 2 && next.back() == '=' && next != "==" && next != "!=" && next != "<=" && next != ">=");
-    if (!written) continue;
-    if (write || next != "=") return std::nullopt;  // written twice, or not by a plain `=`
-    write = i + 2;
-  }
-  if (!write || *write >= end || !t[*write].Is('[')) return std::nullopt;
+  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  // One plain `name = [...` write, of the local itself (not `obj.name`).
+  const std::vector<size_t> writes = WriteTokens(t, begin, end, before, name, [](int) { return true; });
+  if (writes.size() != 1) return std::nullopt;
+  const size_t at = writes.front();
+  if (!t[at + 1].Is('=') || (at > 0 && (t[at - 1].Is('.') || t[at - 1].Is("->"))) || at + 2 >= end ||
+      !t[at + 2].Is('['))
+    return std::nullopt;
   // The capture list, the parameters, then anything up to the body's brace
   // (`mutable`, `-> T`).
-  size_t open = *write;
+  size_t open = at + 2;
   for (int depth = 0; open < end; ++open) {
     if (t[open].Is('[')) ++depth;
     if (t[open].Is(']') && --depth == 0) break;
