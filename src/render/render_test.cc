@@ -997,12 +997,7 @@ TEST(RenderText, AnOpsOwnKernelsComeBeforeThoseOfAnotherOpsImplementationItCalls
     return k;
   };
   auto op = [](const std::string& name, const NativeFunction* f, const std::string& impl, const std::string& from) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    s.reached_from = from;
-    s.typical = true;
+    OpStep s = ForwardOp(name, f, from, true);
     ImplStep im;
     im.key = from.empty() ? "CUDA" : "CompositeExplicitAutograd";
     im.function = impl;
