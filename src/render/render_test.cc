@@ -949,12 +949,7 @@ TEST(RenderText, AnOverloadThePathTakesDecidesTheEntryAnOpenOneBegan) {
   NativeFunction add_s = MakeFunction("add_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", 30, {});
   NativeFunction add_t = MakeFunction("add_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", 40, {});
   auto op = [](const std::string& name, const NativeFunction* f, const std::string& from, bool typical) {
-    OpStep s;
-    s.name = name;
-    s.role = OpRole::kForward;
-    s.yaml = f;
-    s.reached_from = from;
-    s.typical = typical;
+    OpStep s = ForwardOp(name, f, from, typical);
     s.undecided = !typical;
     KernelStep k;
     k.name = name.substr(0, name.find('.')) + "_kernel";

@@ -869,9 +869,9 @@ TEST_F(DecidedPath, AOneStatementPredicateIsInlined) {
 }
 
 TEST_F(DecidedPath, APredicateOfSeveralReturnsIsInlinedAsTheirChoice) {
-  // Order.cpp:111-121 needs_staging returns false first for two tensors on
-  // one device (its locals `dst_device`, `src_device` read as written),
-  // as the typical call's tensors are (Copy.cu's copy_requires_temporaries).
+  // Order.cpp:111-121 needs_staging returns false first for two operands on
+  // one device (its locals `dst_device`, `src_device` read as written), as a
+  // TensorIterator's operands are (Copy.cu's copy_requires_temporaries).
   Trace t = TraceOf("aten::move_to");
   EXPECT_TRUE(Typical(t, "pick_b"));
   EXPECT_TRUE(DecidedOff(t, "pick_a"));
