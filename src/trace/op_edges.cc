@@ -26,6 +26,16 @@
 
 namespace optrace {
 
+namespace {
+
+// The parameters of the function helper `h` is called from, defined at `caller`.
+std::vector<CppParameter> CallerParameters(const Index& ix, const ImplStep& h, const Location& caller) {
+  const CppFunction* def = FunctionDefinedAt(ix, LastName(h.reached_from), caller);
+  return def ? ParseCppParameters(def->params) : std::vector<CppParameter>{};
+}
+
+}  // namespace
+
 std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
                                         Location* site) {
   const std::string known = values_.KnowledgeOf(parent);
@@ -189,21 +199,32 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
           continue;
         }
         if (value.empty() || !std::all_of(value.begin(), value.end(), IsIdentChar)) continue;
+        std::string passed = value;
+        bool view = false;
         if (!r.AssignedExpression(caller.line, call.line, value).empty()) {
           // A local a lambda called at once initialises: the return its guards take.
           if (auto v = InvokedLambdaValue(parent, r, caller.line, call.line, value,
-                                          from_impl ? Bindings{} : calling_helpers()))
+                                          from_impl ? Bindings{} : calling_helpers())) {
             site[params[i].name] = *v;
-          continue;
+            continue;
+          }
+          // A local viewing a parameter of the caller (LossNLL.cpp's
+          // `const Tensor& weight_ = *weight_maybe_owned;` of
+          // `at::borrow_from_optional_tensor(weight)`): what it views.
+          passed = ViewedParameter(r, caller.line, call.line, value, CallerParameters(ix_, h, caller));
+          if (passed.empty()) continue;
+          view = true;
         }
         // A parameter of a calling helper that its body never assigns;
         // of the implementation, what its schema argument holds.
+        std::optional<std::string> held;
         if (from_impl) {
-          const auto& held = values_.AssumptionsOf(parent).defaults;
-          if (auto v = ImplParameterValue(parent, LastName(h.reached_from), value, held)) site[params[i].name] = *v;
-          continue;
+          held = ImplParameterValue(parent, LastName(h.reached_from), passed, values_.AssumptionsOf(parent).defaults);
+        } else if (auto it = calling_helpers().find(passed); it != calling_helpers().end()) {
+          held = it->second;
         }
-        if (auto it = calling_helpers().find(value); it != calling_helpers().end()) site[params[i].name] = it->second;
+        // The view of an empty optional is an undefined Tensor.
+        if (held) site[params[i].name] = view && IsEmptyOptional(*held) ? "Tensor()" : *held;
       }
       KeepAgreed(&agreed, std::move(site));
     }

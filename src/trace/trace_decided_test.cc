@@ -105,6 +105,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CompositeImplicitAutograd: lin_it
 
+- func: weigh_it(Tensor self, Tensor? weight=None) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: weigh_it
+
 - func: scan_it.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
   dispatch:
     CUDA: scan_it_out_cuda
@@ -507,6 +511,19 @@ Tensor move_to_cuda(const Tensor& self, const Tensor& other) {
   return at::pick_b(self);
 }
 
+static Tensor weigh_it_impl(const Tensor& self, const Tensor& weight) {
+  if (weight.defined()) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+Tensor weigh_it(const Tensor& self, const std::optional<Tensor>& weight) {
+  c10::MaybeOwned<Tensor> weight_maybe_owned = at::borrow_from_optional_tensor(weight);
+  const Tensor& weight_ = *weight_maybe_owned;
+  return weigh_it_impl(self, weight_);
+}
+
 } // namespace at::native
 )x";
 
@@ -890,6 +907,14 @@ TEST_F(DecidedPath, AViewAHelperHandsBackIsTheTensorItViews) {
   // Order.cpp:133-146 (ScanKernels.cpp's contiguous_out_arg): a contiguous
   // out is handed back borrowed, so `!out.is_same(*out_)` is false.
   Trace t = TraceOf("aten::scan_it.out");
+  EXPECT_TRUE(Typical(t, "pick_b"));
+  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+}
+
+TEST_F(DecidedPath, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) {
+  // Order.cpp:157-168 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
+  // hands its helper `weight_`, the view of its empty optional `weight`.
+  Trace t = TraceOf("aten::weigh_it");
   EXPECT_TRUE(Typical(t, "pick_b"));
   EXPECT_TRUE(DecidedOff(t, "pick_a"));
 }

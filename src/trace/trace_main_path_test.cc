@@ -594,6 +594,20 @@ TEST_F(MainPath260, LinearsMaybeOwnedBiasOfNoneIsUndefined) {
   EXPECT_TRUE(DecidedOff(t, "addmm", 96));
 }
 
+TEST_F(MainPath260, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) {
+  // LossNLL.cpp:639-641 hands cross_entropy_loss_prob_target `weight_`, the
+  // view of the optional weight (None by default): its `if (weight.defined())`
+  // (:516) is false, so the unweighted mean's mul (:546) is the call, not the
+  // weighted one (:531), and `weight.view(...)` (:523) runs not.
+  Trace t = TraceTree("2.6.0", "aten::cross_entropy_loss", TraceOptions::Device::kCuda);
+  const OpStep* mul = FindOp(t, "mul.Tensor");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->called_at.line, 546);
+  const OpStep* view = FindOp(t, "view");
+  ASSERT_NE(view, nullptr);
+  EXPECT_NE(view->called_at.line, 523);
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.
