@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "py/py_guards.h"
 #include "trace/guard_files.h"
+#include "trace/parser_order.h"
 
 namespace optrace {
 
@@ -742,6 +743,26 @@ void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
   }
 }
 
+namespace {
+
+// Whether `value`, passed for schema argument `name` of `fn`, is a Python
+// number the parser never takes for that Tensor parameter: `fn` is none of
+// the functions `allowed` names (parser_order.h NumbersAsTensorsFunctions;
+// an unread list says nothing). A module's attribute or a parameter's
+// default counts as the number it holds.
+bool NumberForTensor(const NativeFunction& fn, const std::string& name, const std::string& value,
+                     const std::set<std::string>& allowed) {
+  if (allowed.empty() || !IsLiteral(value) || value.front() == '\'' || value.front() == '"' || value == "None" ||
+      value == "True" || value == "False" || value.starts_with("torch."))
+    return false;
+  const auto arg = std::find_if(fn.schema.arguments.begin(), fn.schema.arguments.end(),
+                                [&](const SchemaArgument& a) { return a.name == name; });
+  return arg != fn.schema.arguments.end() && (arg->type == "Tensor" || arg->type == "Tensor?") &&
+         !allowed.count(fn.schema.name);
+}
+
+}  // namespace
+
 std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const PyFrame& f, const PyCallStep& c,
                                                                           const NativeFunction& fn, bool* fits) {
   // What is read: the arguments written, and the frame (and line) whose
@@ -781,6 +802,13 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
   bool method = (c.kind == PyCallTarget::kMethod || op) && !schema.empty() && schema[0].name == "self";
   std::optional<std::map<std::string, std::optional<std::string>>> agreed;
   bool any_fits = readings.empty();
+  auto numbers_as_tensors = [&]() -> const std::set<std::string>& {
+    if (!numbers_as_tensors_) {
+      auto text = ix_.FileText(kPythonArgParserFile);
+      numbers_as_tensors_ = text ? NumbersAsTensorsFunctions(*text) : std::set<std::string>{};
+    }
+    return *numbers_as_tensors_;
+  };
   for (Reading& r : readings) {
     const Bindings& caller = Of(*r.from);
     std::vector<PyParameter> caller_params = ParametersOf(r.from->where);
@@ -792,6 +820,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
       std::optional<std::string> v = Resolve(value, caller, caller_params, r.from, r.line);
       if (!v) out[name] = std::nullopt;
       else if (!v->empty()) out[name] = *v;
+      if (v && NumberForTensor(fn, name, *v, numbers_as_tensors())) reading_fits = false;
     }
     // A module attribute holds what the module's constructor gives it
     // whatever branch the call is on (`self.bias`, True): it fits as that

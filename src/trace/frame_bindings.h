@@ -170,6 +170,8 @@ class FrameBindings {
   const Trace& t_;
   const Assumptions& a_;
   std::map<std::string, Bindings> done_;
+  // parser_order.h NumbersAsTensorsFunctions of the checkout, read when first asked.
+  std::optional<std::set<std::string>> numbers_as_tensors_;
   FrameLines lines_{ix_};
   std::map<std::string, bool> busy_;  // frames being computed (a recursion through callers)
 };

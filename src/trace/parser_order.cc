@@ -4,12 +4,17 @@
 // compared here the same way; the text is compared at the first argument
 // where they differ, rendered as torchgen/api/python.py's
 // argument_type_str renders it (symint). Everything before that argument
-// is the same text in both, whatever its rendering.
+// is the same text in both, whatever its rendering. Which arguments parse
+// at all is the parser's too: a Python number is a Tensor only for the few
+// functions python_arg_parser.cpp names.
 #include "trace/parser_order.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "base/text.h"
 
 namespace optrace {
 namespace {
@@ -99,6 +104,30 @@ std::optional<bool> ParserTriesFirst(const FunctionSchema& a, const FunctionSche
     return *tx + " " < *ty + " ";  // each type is followed by a space and the name
   }
   return std::nullopt;
+}
+
+std::set<std::string> NumbersAsTensorsFunctions(std::string_view parser_cpp) {
+  std::set<std::string> names;
+  const size_t at = parser_cpp.find("bool should_allow_numbers_as_tensors(");
+  if (at == std::string_view::npos) return names;
+  const size_t body = parser_cpp.find('{', at), list = parser_cpp.find('{', body + 1);
+  if (body == std::string_view::npos || list == std::string_view::npos) return names;
+  const size_t end = ClosingBracket(parser_cpp, list);
+  if (end == std::string_view::npos) return names;
+  // The quoted names of the set's initializer; a comment there names none.
+  std::string_view init = parser_cpp.substr(list + 1, end - list - 1);
+  for (size_t i = 0; i < init.size(); ++i) {
+    if (init.compare(i, 2, "//") == 0) {
+      i = init.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (init[i] == '"') {
+      const size_t close = init.find('"', i + 1);
+      if (close == std::string_view::npos) break;
+      names.emplace(init.substr(i + 1, close - i - 1));
+      i = close;
+    }
+  }
+  return names;
 }
 
 }  // namespace optrace

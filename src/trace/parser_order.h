@@ -10,6 +10,9 @@
 #pragma once
 
 #include <optional>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include "yaml/yaml_model.h"
 
@@ -18,5 +21,14 @@ namespace optrace {
 // Whether the parser tries `a` before `b` (true), after it (false), or
 // nothing here says (nullopt). Both are overloads of one name.
 std::optional<bool> ParserTriesFirst(const FunctionSchema& a, const FunctionSchema& b);
+
+// Where python_arg_parser.cpp is, and the names of the functions whose
+// Tensor parameters its parser lets take a Python number
+// (`should_allow_numbers_as_tensors`: add, mul, ...): for any other, a
+// number never parses as a Tensor (`x.clamp_min(1e-12)` is clamp_min's
+// Scalar overload, never clamp_min.Tensor). Read from the file's text;
+// empty when the function is not there.
+inline constexpr char kPythonArgParserFile[] = "torch/csrc/utils/python_arg_parser.cpp";
+std::set<std::string> NumbersAsTensorsFunctions(std::string_view parser_cpp);
 
 }  // namespace optrace

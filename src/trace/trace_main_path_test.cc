@@ -608,6 +608,21 @@ TEST_F(MainPath260, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) 
   EXPECT_NE(view->called_at.line, 523);
 }
 
+TEST_F(MainPath260, ANumberIsNoTensorWhereThePythonParserTakesNone) {
+  // functional.py:5486 `input.norm(...).clamp_min(eps)`, eps=1e-12; python_arg_parser.cpp:88-101
+  // lets no number be clamp_min's Tensor: clamp_min.Tensor (native_functions.yaml:1590) and its
+  // formula's `self < min` (derivatives.yaml:438) are off the path.
+  Trace t = TraceTree("2.6.0", "F.normalize", TraceOptions::Device::kCuda);
+  const OpStep* scalar = FindOp(t, "clamp_min");
+  ASSERT_NE(scalar, nullptr);
+  EXPECT_TRUE(scalar->typical && !scalar->undecided);
+  const OpStep* tensor = FindOp(t, "clamp_min.Tensor");
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_FALSE(tensor->typical || tensor->undecided);
+  for (const auto& op : t.ops)
+    EXPECT_FALSE(op.role == OpRole::kBackward && op.name == "lt.Tensor" && op.typical) << "clamp_min.Tensor's min grad";
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

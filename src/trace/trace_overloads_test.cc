@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "testing/memory_index.h"
@@ -191,11 +192,27 @@ Tensor draw(IntArrayRef size, std::optional<Generator> generator, std::optional<
 }  // namespace at::native
 )x";
 
+// torch/csrc/utils/python_arg_parser.cpp: the functions whose Tensor
+// parameters take a Python number.
+constexpr char kPythonArgParserCpp[] = R"x(namespace torch {
+
+bool should_allow_numbers_as_tensors(const std::string& name) {
+  static std::unordered_set<std::string> allowed = {
+      "add",          "add_",          "add_out",
+      // "bound",
+      "_conj"}; // _conj needed because mul.Tensor backward calls it
+  return allowed.find(name) != allowed.end();
+}
+
+} // namespace torch
+)x";
+
 std::shared_ptr<MemoryDisk> OverloadsTree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"tools/autograd/derivatives.yaml", kDerivatives},
                      {"aten/src/ATen/native/Choose.cpp", kChooseCpp},
+                     {"torch/csrc/utils/python_arg_parser.cpp", kPythonArgParserCpp},
                      {"torch/__init__.py", "\n"}});
 }
 
@@ -280,6 +297,16 @@ TEST_F(EntryOverloads, ACallWithDefaultArgumentsTakesTheOverloadTheParserTriesFi
   EXPECT_TRUE(Runs(bound, "bound_number"));
 }
 
+TEST_F(EntryOverloads, ANumberParsesAsATensorOnlyWhereTheParserAllowsIt) {
+  // python_arg_parser.cpp names no `bound` (its line is a comment): 0.5 is
+  // bound's Scalar low, never bound.Tensor's Tensor low.
+  Trace t = TraceOf("torch.bound(x, 0.5)");
+  EXPECT_TRUE(Runs(t, "bound"));
+  const OpStep* tensor = Op(t, OpRole::kForward, "bound.Tensor");
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_FALSE(tensor->typical || tensor->undecided);
+}
+
 TEST_F(EntryOverloads, AnOverloadNeedingAKeywordIsNoneOfTheCallsChoices) {
   // draw.generator needs generator=, which a call with default arguments never passes.
   Trace draw = TraceOf("torch.draw");
@@ -307,6 +334,13 @@ TEST(ParserOrder, TheSignatureTextThenThePartialOrderDecide) {
   const FunctionSchema layout = Schema("f.a(Tensor self, QScheme q=0) -> Tensor");
   const FunctionSchema other = Schema("f.b(Tensor self, str q=\"x\") -> Tensor");
   EXPECT_EQ(ParserTriesFirst(layout, other), std::nullopt);
+}
+
+TEST(ParserOrder, TheParserTakesNumbersAsTensorsForTheFunctionsItNames) {
+  EXPECT_EQ(NumbersAsTensorsFunctions(kPythonArgParserCpp), (std::set<std::string>{"add", "add_", "add_out", "_conj"}));
+  EXPECT_TRUE(NumbersAsTensorsFunctions("bool should_allow_numbers_as_tensors(const std::string& name);").empty())
+      << "a declaration lists nothing";
+  EXPECT_TRUE(NumbersAsTensorsFunctions("").empty());
 }
 
 }  // namespace
