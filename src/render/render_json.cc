@@ -77,9 +77,42 @@ bool WordNeedsWork(uint64_t w, bool utf8_ok) {
   return special != 0;
 }
 
+// Whether `s` is printable ASCII without '"' or '\\': JSON text as it is.
+// Most strings a trace writes are (names, paths, conditions).
+bool PlainAscii(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (WordNeedsWork(w, false)) return false;
+  }
+  for (; i < s.size(); ++i) {
+    const unsigned char c = s[i];
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+  }
+  return true;
+}
+
+// Appends `"s"` and then `tail` with one growth of `out` (each std::string
+// append is a call libstdc++ keeps out of line). `s` must be PlainAscii.
+void AppendQuoted(std::string& out, std::string_view s, std::string_view tail) {
+  const size_t at = out.size();
+  out.resize(at + s.size() + 2 + tail.size());
+  char* p = out.data() + at;
+  *p++ = '"';
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  std::memcpy(p, tail.data(), tail.size());
+}
+
 }  // namespace
 
 void AppendJsonString(std::string& out, std::string_view s) {
+  if (PlainAscii(s)) {
+    AppendQuoted(out, s, "");
+    return;
+  }
   size_t start = out.size();
   out.push_back('"');
   bool utf8_ok = false;  // the whole string was checked and is valid UTF-8
@@ -191,8 +224,13 @@ void JsonWriter::EndArray() { EndContainer(']'); }
 
 void JsonWriter::Key(std::string_view key) {
   BeginElement();
-  AppendJsonString(out_, key);
-  out_ += indent_ >= 0 ? ": " : ":";
+  const std::string_view colon = indent_ >= 0 ? ": " : ":";
+  if (PlainAscii(key)) {
+    AppendQuoted(out_, key, colon);
+  } else {
+    AppendJsonString(out_, key);
+    out_ += colon;
+  }
   after_key_ = true;
 }
 
