@@ -184,6 +184,21 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
   return found;
 }
 
+bool OnlyDeclaredTensor(std::string_view body, std::string_view name) {
+  const size_t at = FindWord(body, name, 0);
+  if (at == std::string_view::npos || FindWord(body, name, at + 1) != std::string_view::npos) return false;
+  const std::string type = DeclaredType("", body, name);
+  if (!IsTensorType(type) || type.find_first_of("&<") != std::string::npos) return false;
+  // A declaration's statement starts with the type (`at::Tensor result, unused;`).
+  size_t statement = body.find_last_of(";{}", at);
+  statement = statement == std::string_view::npos ? 0 : statement + 1;
+  size_t next = at + name.size();
+  while (next < body.size() && body[next] == ' ') ++next;
+  const std::string_view head = TrimView(body.substr(statement, at - statement));
+  return head.starts_with(type) && head.find_first_of("&*") == std::string_view::npos && next < body.size() &&
+         (body[next] == ';' || body[next] == ',');
+}
+
 std::string BindingInitializer(std::string_view body, std::string_view name) {
   // auto [U, S, V] = input.svd();  const auto& [a, b] = f(x);
   for (size_t at = FindWord(body, name, 0); at != std::string_view::npos; at = FindWord(body, name, at + 1)) {

@@ -38,6 +38,11 @@ std::string Initializer(std::string_view body, std::string_view name);
 // not found, or declarations disagree).
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name);
 
+// Whether the only mention of `name` in `body` declares it a Tensor value
+// without an initializer (`at::Tensor result, unused;`): default-constructed,
+// an undefined Tensor, and nothing there writes it.
+bool OnlyDeclaredTensor(std::string_view body, std::string_view name);
+
 // The arguments written at call `c` in `body` (a function body whose first
 // line is `body_line`), split at top-level commas; nullopt when the call's
 // text is not found there (written by a macro, split oddly).

@@ -110,6 +110,18 @@ TEST(OperandTypes, ANameAmongACallsArgumentsIsNoDeclaratorList) {
   EXPECT_EQ(DeclaredType("", body, "b"), "Tensor");
 }
 
+TEST(OperandTypes, ATensorOnlyDeclaredIsUndefined) {
+  // LinearAlgebra.cpp:2182 (2.6.0) `at::Tensor result, unused;`, then `_matmul_impl(unused, ...)`.
+  const std::string body = "auto names = f(a, b);\n  at::Tensor result, unused;\n  Tensor given = a;\n";
+  EXPECT_TRUE(OnlyDeclaredTensor(body, "unused"));
+  EXPECT_TRUE(OnlyDeclaredTensor(body, "result"));
+  EXPECT_FALSE(OnlyDeclaredTensor(body, "given")) << "initialised";
+  EXPECT_FALSE(OnlyDeclaredTensor(body + "  g(unused);\n", "unused")) << "mentioned again: it may be written";
+  EXPECT_FALSE(OnlyDeclaredTensor("Tensor& r;\n", "r")) << "a reference";
+  EXPECT_FALSE(OnlyDeclaredTensor("int64_t n;\n", "n")) << "no Tensor";
+  EXPECT_FALSE(OnlyDeclaredTensor("f(a, unused);\n", "unused")) << "no declaration";
+}
+
 TEST(OperatorUses, AGroupAfterReturnIsNoCall) {
   // TensorCompare.cpp:416 (2.6.0) `return (self == self) * (self.abs() != ...)`: `return (` opens a
   // group holding a tensor comparison, so the product is aten::mul.

@@ -16,6 +16,7 @@
 #include "cpp/cpp_params.h"
 #include "trace/caller_arguments.h"
 #include "trace/condition_text.h"
+#include "trace/cpp_operands.h"
 #include "trace/decider_returns.h"
 #include "trace/either_branch.h"
 #include "trace/impl_parameters.h"
@@ -32,6 +33,26 @@ namespace {
 std::vector<CppParameter> CallerParameters(const Index& ix, const ImplStep& h, const Location& caller) {
   const CppFunction* def = FunctionDefinedAt(ix, LastName(h.reached_from), caller);
   return def ? ParseCppParameters(def->params) : std::vector<CppParameter>{};
+}
+
+// Whether `name`, passed at line `line` by the function helper `h` is
+// called from (defined at `caller`), is a local Tensor it declares without
+// an initializer and does not mention again before the call
+// (LinearAlgebra.cpp's matmul: `at::Tensor result, unused;` then
+// `_matmul_impl(unused, ...)`): an undefined Tensor.
+bool UnwrittenUndefinedTensor(const Index& ix, const ImplStep& h, const Location& caller, int line,
+                              const std::string& name) {
+  const CppFunction* def = FunctionDefinedAt(ix, LastName(h.reached_from), caller);
+  if (!def || !def->HasBody() || line < static_cast<int>(def->body_begin)) return false;
+  const std::string before =
+      ix.Snippet(caller.file, static_cast<int>(def->body_begin), line - static_cast<int>(def->body_begin));
+  return OnlyDeclaredTensor(before, name);
+}
+
+// Whether `op` is an out= overload (an argument written to as `out`).
+bool IsOutOverload(const OpStep& op) {
+  return op.yaml && std::any_of(op.yaml->schema.arguments.begin(), op.yaml->schema.arguments.end(),
+                                [](const SchemaArgument& a) { return a.is_out; });
 }
 
 }  // namespace
@@ -87,7 +108,7 @@ std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const Op
   std::vector<std::vector<Condition>> each;
   std::vector<Location> called_at;
   for (const OpCallStep* call : sites) {
-    std::vector<Condition> conditions = SiteConditions(parent, *call, base, log);
+    std::vector<Condition> conditions = SiteConditions(parent, *call, base, IsOutOverload(child), log);
     // A hand-written Tensor method that returns the tensor itself
     // (`x.contiguous()` of a contiguous x) calls the op only otherwise.
     if (IsMethodCall(*call, base))
@@ -122,8 +143,7 @@ std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const Op
 void EdgeReader::KeepSitesOfItsForm(const OpStep& child, const std::string& base,
                                     std::vector<const OpCallStep*>* sites) {
   if (!child.yaml || sites->size() < 2) return;
-  const bool out = std::any_of(child.yaml->schema.arguments.begin(), child.yaml->schema.arguments.end(),
-                               [](const SchemaArgument& a) { return a.is_out; });
+  const bool out = IsOutOverload(child);
   std::vector<const OpCallStep*> kept;
   for (const OpCallStep* c : *sites) {
     std::vector<CodeCondition> unused;
@@ -136,7 +156,7 @@ void EdgeReader::KeepSitesOfItsForm(const OpStep& child, const std::string& base
 }
 
 std::vector<Condition> EdgeReader::SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base,
-                                                  BindingLog* log) {
+                                                  bool out_form, BindingLog* log) {
   std::vector<Condition> out;
   // A helper the walk reached without a call written by its name (a class
   // named in a template argument runs its operator()): the conditions on
@@ -149,7 +169,13 @@ std::vector<Condition> EdgeReader::SiteConditions(const OpStep& parent, const Op
   if (StartsWith(call.how, "operator")) {  // a C++ operator on tensors: its symbol is the call
     r.CallConditions(1, call.where.line, call.how.substr(8), &at);
   } else {
-    for (const std::string& token : {base, base + "_out", base + "_symint", base + "_outf"}) {
+    // An out= overload's call is written `x_out(`/`x_outf(`: on a line that
+    // calls both forms (`has_out ? at::dot_out(out, a, b) : a.dot(b)`), the
+    // other arm's `dot(` is not its call.
+    const std::vector<std::string> forms =
+        out_form ? std::vector<std::string>{base + "_out", base + "_outf", base, base + "_symint"}
+                 : std::vector<std::string>{base, base + "_out", base + "_symint", base + "_outf"};
+    for (const std::string& token : forms) {
       if (r.CallConditions(1, call.where.line, token, &at)) break;
     }
   }
@@ -214,6 +240,9 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
           passed = ViewedParameter(r, caller.line, call.line, value, CallerParameters(ix_, h, caller));
           if (passed.empty()) continue;
           view = true;
+        } else if (UnwrittenUndefinedTensor(ix_, h, caller, call.line, value)) {
+          site[params[i].name] = "Tensor()";
+          continue;
         }
         // A parameter of a calling helper that its body never assigns;
         // of the implementation, what its schema argument holds.

@@ -51,7 +51,7 @@ class EdgeReader {
                                         BindingLog* log);
   void KeepSitesOfItsForm(const OpStep& child, const std::string& base, std::vector<const OpCallStep*>* sites);
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base,
-                                        BindingLog* log);
+                                        bool out_form, BindingLog* log);
   Bindings HelperBindings(const OpStep& parent, const std::string& fn, int depth = 0);
   std::optional<std::string> InvokedLambdaValue(const OpStep& parent, const CppGuardReader& r, int from_line,
                                                 int before, const std::string& name, const Bindings& passed);

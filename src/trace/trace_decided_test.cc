@@ -105,6 +105,19 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CompositeImplicitAutograd: lin_it
 
+- func: twin(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CUDA: twin_cuda
+
+- func: twin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: twin_out_cuda
+
+- func: mult_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: mult_it
+
 - func: weigh_it(Tensor self, Tensor? weight=None) -> Tensor
   dispatch:
     CompositeImplicitAutograd: weigh_it
@@ -518,6 +531,20 @@ static Tensor weigh_it_impl(const Tensor& self, const Tensor& weight) {
   return at::pick_b(self);
 }
 
+static Tensor mult_it_impl(Tensor& out, const Tensor& self) {
+  const bool has_out = out.defined();
+  if (has_out) {
+    return at::pick_a(self);
+  }
+  return has_out ? at::twin_out(out, self) : self.twin();
+}
+
+Tensor mult_it(const Tensor& self) {
+  at::Tensor result, unused;
+  result = mult_it_impl(unused, self);
+  return result;
+}
+
 Tensor weigh_it(const Tensor& self, const std::optional<Tensor>& weight) {
   c10::MaybeOwned<Tensor> weight_maybe_owned = at::borrow_from_optional_tensor(weight);
   const Tensor& weight_ = *weight_maybe_owned;
@@ -912,11 +939,21 @@ TEST_F(DecidedPath, AViewAHelperHandsBackIsTheTensorItViews) {
 }
 
 TEST_F(DecidedPath, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) {
-  // Order.cpp:157-168 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
+  // Order.cpp:157-162, 178-182 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
   // hands its helper `weight_`, the view of its empty optional `weight`.
   Trace t = TraceOf("aten::weigh_it");
   EXPECT_TRUE(Typical(t, "pick_b"));
   EXPECT_TRUE(DecidedOff(t, "pick_a"));
+}
+
+TEST_F(DecidedPath, ALocalTensorDeclaredWithoutAValueIsUndefined) {
+  // Order.cpp:164-176 (LinearAlgebra.cpp's matmul): `at::Tensor result, unused;`
+  // hands the helper `unused`, so its `has_out = out.defined()` is false.
+  Trace t = TraceOf("aten::mult_it");
+  EXPECT_TRUE(Typical(t, "twin"));
+  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+  // An out= overload's call is its `_out(` form, not the other arm's `.twin(`.
+  EXPECT_TRUE(DecidedOff(t, "twin.out"));
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

@@ -623,6 +623,27 @@ TEST_F(MainPath260, ANumberIsNoTensorWhereThePythonParserTakesNone) {
     EXPECT_FALSE(op.role == OpRole::kBackward && op.name == "lt.Tensor" && op.typical) << "clamp_min.Tensor's min grad";
 }
 
+TEST_F(MainPath260, ALocalTensorDeclaredWithoutAValueIsUndefined) {
+  // LinearAlgebra.cpp:2182-2183 `at::Tensor result, unused;` `_matmul_impl(unused, ...)`:
+  // `has_out = out.defined()` (:2016) is false for matmul's calls (`tensor1.mm(tensor2)`, :2035),
+  // and true only for matmul.out's `at::dot_out(out, ...)` (:2028), never for matmul's `.dot(`.
+  Trace t = TraceTree("2.6.0", "aten::matmul", TraceOptions::Device::kCuda);
+  const OpStep* mm = FindOp(t, "mm");
+  ASSERT_NE(mm, nullptr);
+  ASSERT_EQ(mm->reached_from, "matmul");
+  bool read = false;
+  for (const auto& c : mm->when)
+    if (c.text == "has_out") {
+      read = true;
+      EXPECT_TRUE(c.negated && !c.open && c.holds) << "`unless has_out` is decided: it holds";
+    }
+  EXPECT_TRUE(read);
+  const OpStep* dot_out = FindOp(t, "dot.out");
+  ASSERT_NE(dot_out, nullptr);
+  EXPECT_EQ(dot_out->reached_from, "matmul.out");
+  for (const auto& c : dot_out->when) EXPECT_FALSE(c.text == "has_out" && c.negated) << "the other arm's condition";
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.
