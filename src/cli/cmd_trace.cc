@@ -93,7 +93,7 @@ void AddTraceFlags(CLI::App& app, TraceFlags* f) {
       ->check(CLI::IsMember({"brief", "full"}));
   app.add_option("--assume", f->assume,
                  "typical-path assumptions, comma-separated: dtype=float32|float16|bfloat16|float64|..., "
-                 "device=cuda|cpu, deterministic, no-cudnn, rocm, eval, no-grad (doc/trace-schema.md)")
+                 "device=cuda|cpu, deterministic, tunableop, no-cudnn, rocm, eval, no-grad (doc/trace-schema.md)")
       ->delimiter(',');
   app.add_flag("--all", f->all, "trace every op of native_functions.yaml (JSON: one object per line)");
   app.add_flag("--pretty", f->pretty, "indent JSON (one query only)");

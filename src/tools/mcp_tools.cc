@@ -261,7 +261,7 @@ McpTool TraceTool() {
            {"items", {{"type", "string"}, {"maxLength", 40}}},
            {"description",
             "typical-path assumptions: dtype=float16|bfloat16|..., device=cpu, "
-            "deterministic, no-cudnn, rocm, eval, no-grad"}}},
+            "deterministic, tunableop, no-cudnn, rocm, eval, no-grad"}}},
          {"cursor",
           {{"type", "string"},
            {"maxLength", 12},

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <set>
 
+#include "cpp/cpp_guards.h"
 #include "trace/trace_test_util.h"
+#include "trace/trace_typical.h"
 
 namespace optrace {
 namespace {
@@ -642,6 +644,27 @@ TEST_F(MainPath260, ALocalTensorDeclaredWithoutAValueIsUndefined) {
   ASSERT_NE(dot_out, nullptr);
   EXPECT_EQ(dot_out->reached_from, "matmul.out");
   for (const auto& c : dot_out->when) EXPECT_FALSE(c.text == "has_out" && c.negated) << "the other arm's condition";
+}
+
+TEST_F(MainPath260, TunableOpIsOffInATypicalRun) {
+  // cuda/Blas.cpp:375-384: addmm's cuBLASLt call runs in the `else` of
+  // `if (tuning_ctx->IsTunableOpEnabled())`, off unless asked for.
+  auto text = TreeIndex("2.6.0").FileText("aten/src/ATen/native/cuda/Blas.cpp");
+  ASSERT_NE(text, nullptr);
+  CppGuardReader reader(*text);
+  std::vector<CodeCondition> at;
+  ASSERT_TRUE(reader.CallConditions(1, 384, "gemm_and_bias", &at));
+  const auto tunable = std::find_if(at.begin(), at.end(), [](const CodeCondition& c) {
+    return c.text.find("IsTunableOpEnabled()") != std::string::npos;
+  });
+  ASSERT_NE(tunable, at.end());
+  EXPECT_TRUE(tunable->negated);
+  EXPECT_EQ(tunable->line, 376);
+  Assumptions typical, tuned;
+  std::string error;
+  ASSERT_TRUE(tuned.Apply({"tunableop"}, &error)) << error;
+  EXPECT_EQ(EvaluateCondition(tunable->text, false, typical), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition(tunable->text, false, tuned), Tri::kTrue);
 }
 
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {

@@ -338,6 +338,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
     return Of(a.grad);
   if (Has(atom, "deterministicAlgorithms") || Has(atom, "are_deterministic_algorithms_enabled"))
     return Of(a.deterministic);
+  if (HasName(atom, "IsTunableOpEnabled")) return Of(a.tunable_op);
   // A typical tensor is not empty: a product of its sizes is at least 1
   // (`x.numel() == 0` false, `x.size(0) > 0` true); what else is computed
   // from sizes (`w.size(0) % x.size(1) == 0`) may well be 0.
@@ -889,6 +890,8 @@ bool Assumptions::Apply(const std::vector<std::string>& items, std::string* erro
       device = value == "cuda" ? CodeDevice::kCuda : CodeDevice::kCpu;
     } else if (key == "deterministic") {
       deterministic = true;
+    } else if (key == "tunableop") {
+      tunable_op = true;
     } else if (key == "no-cudnn") {
       cudnn = false;
     } else if (key == "rocm") {
@@ -899,7 +902,7 @@ bool Assumptions::Apply(const std::vector<std::string>& items, std::string* erro
       grad = false;
     } else {
       *error = "unknown --assume item '" + item +
-               "' (dtype=..., device=cuda|cpu, deterministic, no-cudnn, rocm, eval, no-grad)";
+               "' (dtype=..., device=cuda|cpu, deterministic, tunableop, no-cudnn, rocm, eval, no-grad)";
       return false;
     }
   }
@@ -912,13 +915,15 @@ std::vector<std::string> Assumptions::Describe() const {
   out.push_back(grad ? "requires_grad" : "no-grad");
   out.push_back(training ? "training" : "eval");
   if (deterministic) out.push_back("deterministic");
+  if (tunable_op) out.push_back("tunableop");
   return out;
 }
 
 std::string Assumptions::Key() const {
   // Separators no name or value holds: '\x1d' in an item, '\x1f' between items, '\x1e' between parts.
   std::string key = std::string(Name(device)) + '\x1e' + dtype + '\x1e';
-  for (bool flag : {cudnn, rocm, deterministic, grad, training, backward_pass, library_names, typical_sizes})
+  for (bool flag :
+       {cudnn, rocm, deterministic, tunable_op, grad, training, backward_pass, library_names, typical_sizes})
     key += flag ? '1' : '0';
   key += '\x1e';
   for (const auto& [name, value] : defaults) key += name + '\x1d' + value + '\x1f';

@@ -26,6 +26,9 @@ struct Assumptions {
   CodeDevice device = CodeDevice::kCuda;  // kCuda | kCpu, never kAny
   std::string dtype = "float32";          // float32 | float16 | bfloat16 | float64 | complex64 | int64 ...
   bool cudnn = true, rocm = false, deterministic = false, grad = true, training = true;
+  // TunableOp (PYTORCH_TUNABLEOP_ENABLED=1, torch.cuda.tunable.enable()):
+  // off unless asked for, as its TuningContext starts (`enable_{false}`).
+  bool tunable_op = false;
   // Python parameters left at their defaults ("inplace" -> "False").
   std::map<std::string, std::string> defaults;
   // Evaluating a derivatives.yaml formula in a first-order backward

@@ -251,6 +251,18 @@ TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
   EXPECT_EQ(EvaluateCondition("iter.device(i) == device", false, cuda), Tri::kUnknown) << "another device";
 }
 
+TEST(EvaluateCondition, TunableOpIsOffUnlessAssumed) {
+  // cuda/Blas.cpp:376 (2.6.0); cuda/tunable/Tunable.cpp:380 starts with `enable_{false}`.
+  Assumptions typical;
+  EXPECT_EQ(EvaluateCondition("tuning_ctx->IsTunableOpEnabled()", false, typical), Tri::kFalse);
+  Assumptions tuned;
+  std::string error;
+  ASSERT_TRUE(tuned.Apply({"tunableop"}, &error)) << error;
+  EXPECT_EQ(EvaluateCondition("tuning_ctx->IsTunableOpEnabled()", false, tuned), Tri::kTrue);
+  EXPECT_NE(tuned.Key(), typical.Key());
+  EXPECT_EQ(EvaluateCondition("tuning_ctx->IsTunableOpEnabledNow()", false, typical), Tri::kUnknown) << "another name";
+}
+
 TEST(EvaluateCondition, TheCodesLikelyHintIsTheTypicalCase) {
   // BatchLinearAlgebra.cpp:1571: a typical linear-algebra call succeeds.
   Assumptions cuda;
