@@ -58,6 +58,13 @@ std::optional<std::string> ValueOr(std::string_view expr, const Assumptions& a) 
 // static_cast<at::padding_mode>(mode_int);` of a bound `mode_int`).
 std::optional<std::string> HeldValue(std::string_view expr, const Assumptions& a) {
   if (std::optional<std::string> v = ValueOr(expr, a)) return v;
+  // A tensor's suggested memory format (`auto memory_format =
+  // input.suggest_memory_format();`): a typical tensor's is Contiguous
+  // (trace/trace_typical.cc MemoryFormatTest).
+  if (constexpr std::string_view kAsked = ".suggest_memory_format()";
+      a.typical_sizes && TrimView(expr).ends_with(kAsked) &&
+      IsIdentifier(TrimView(expr).substr(0, TrimView(expr).size() - kAsked.size())))
+    return "at::MemoryFormat::Contiguous";
   const std::string_view copied = TrimView(StaticCastOperand(expr));
   if (copied != TrimView(expr) && IsCppLiteral(copied)) return std::string(copied);
   if (!IsIdentifier(copied)) return std::nullopt;

@@ -170,9 +170,20 @@ TEST(LocalValues, AReceiverAskedWhetherItHoldsAValueIsALocalRead) {
             (std::vector<std::string>{"grad_output_r", "n", "opt"}));
 }
 
+TEST(LocalValues, ALocalHoldingATypicalTensorsFormatIsContiguous) {
+  // cuda/DilatedMaxPool2d.cu:327 `const auto memory_format = input_.suggest_memory_format();`.
+  LocalsRead locals;
+  locals.assigned["memory_format"] = "input_.suggest_memory_format()";
+  Assumptions a;
+  EXPECT_EQ(EvaluateWithLocals("memory_format == MemoryFormat::ChannelsLast", locals, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateWithLocals("memory_format == MemoryFormat::Contiguous", locals, a), Tri::kTrue);
+  a.typical_sizes = false;
+  EXPECT_EQ(EvaluateWithLocals("memory_format == MemoryFormat::ChannelsLast", locals, a), Tri::kUnknown);
+}
+
 TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {
   const Assumptions base;
-  std::vector<Assumptions> changed(9, base);
+  std::vector<Assumptions> changed(10, base);
   changed[0].device = CodeDevice::kCpu;
   changed[1].dtype = "float16";
   changed[2].cudnn = false;
@@ -182,6 +193,7 @@ TEST(AssumptionsKey, DiffersWhereAnyFieldDoes) {
   changed[6].sizes.insert("n");
   changed[7].library_names = false;
   changed[8].backward_pass = true;
+  changed[9].tunable_op = true;
   for (const Assumptions& a : changed) EXPECT_NE(a.Key(), base.Key());
   EXPECT_EQ(Assumptions{}.Key(), base.Key());
 }

@@ -561,6 +561,25 @@ TEST_F(MainPath260, AScalarExponentTheCallerPassesDecidesPowsShortCuts) {
   EXPECT_TRUE(sqrt_listed);
 }
 
+TEST_F(MainPath260, ATypicalTensorSuggestsTheContiguousFormat) {
+  // cuda/DilatedMaxPool2d.cu:327 `const auto memory_format = input_.suggest_memory_format();`, then
+  // its cases (:356, :399): the NCHW kernel (:402) runs, the channels-last one (:387) does not.
+  Trace t = TraceTree("2.6.0", "aten::max_pool2d_with_indices", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "max_pool2d_with_indices.out");  // the structured delegate's kernels
+  ASSERT_NE(op, nullptr);
+  int read = 0;
+  for (const auto& k : op->kernels) {
+    if (k.name == "max_pool_forward_nchw") {
+      ++read;
+      EXPECT_TRUE(k.typical && !k.undecided);
+    } else if (k.name == "max_pool_forward_nhwc") {
+      ++read;
+      EXPECT_FALSE(k.typical || k.undecided);
+    }
+  }
+  EXPECT_EQ(read, 2);
+}
+
 TEST_F(MainPath260, ACopyOnOneDeviceNeedsNoTemporaries) {
   // cuda/Copy.cu:275-283 copy_requires_temporaries returns false first when
   // source and destination share a device; the staging branch (:315-329,

@@ -274,6 +274,26 @@ Tri Contiguity(std::string_view atom) {
   return !before.empty() && (before.back() == ')' || before.back() == ']') ? Tri::kUnknown : Tri::kTrue;
 }
 
+// The memory format a typical tensor suggests (`x.suggest_memory_format()`):
+// dense, contiguous and of sizes above 1, it is Contiguous (its strides are
+// no channels-last layout's). So `== MemoryFormat::Contiguous` holds and `==
+// MemoryFormat::ChannelsLast` does not; anything else compared (a local, a
+// parameter, another call) is left open.
+Tri MemoryFormatTest(std::string_view atom) {
+  constexpr std::string_view kAsked = "suggest_memory_format()";
+  if (!Has(atom, kAsked)) return Tri::kUnknown;
+  const bool eq = Has(atom, "=="), ne = Has(atom, "!=");
+  if (eq == ne) return Tri::kUnknown;
+  std::vector<std::string_view> sides = SplitTop(atom, eq ? "==" : "!=");
+  if (sides.size() != 2) return Tri::kUnknown;
+  std::string_view asked = TrimView(sides[0]), format = TrimView(sides[1]);
+  if (!asked.ends_with(kAsked)) std::swap(asked, format);
+  const size_t member = format.rfind("MemoryFormat::");
+  if (!asked.ends_with(kAsked) || member == std::string_view::npos || !IsIdentifier(format.substr(member + 14)))
+    return Tri::kUnknown;
+  return Of((format.substr(member + 14) == "Contiguous") == eq);
+}
+
 // A typical run is eager, not a CUDA graph being captured (as it is no
 // TorchScript being traced): `currentStreamCaptureStatus() ==
 // CaptureStatus::None` holds, `!=` does not (efficient attention's
@@ -347,6 +367,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   // code splits a bigger one and launches the same kernel on each part).
   if (a.typical_sizes && (Has(atom, "can_use_32bit_indexing()") || Has(atom, "canUse32BitIndexMath(")))
     return Tri::kTrue;
+  if (Tri format = a.typical_sizes ? MemoryFormatTest(atom) : Tri::kUnknown; format != Tri::kUnknown) return format;
   // A module's own mode. A parameter named `training` or `train` holds what
   // its caller passes (F.alpha_dropout's default False, nn.Dropout's
   // self.training): bound where the call is read, else left open.

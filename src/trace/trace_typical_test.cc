@@ -251,6 +251,19 @@ TEST(EvaluateCondition, TheTypicalCallsTensorsShareTheTracedDevice) {
   EXPECT_EQ(EvaluateCondition("iter.device(i) == device", false, cuda), Tri::kUnknown) << "another device";
 }
 
+TEST(EvaluateCondition, ATypicalTensorSuggestsTheContiguousFormat) {
+  // cuda/AdaptiveAveragePooling.cu:461-462's `switch (input.suggest_memory_format())` cases.
+  Assumptions a;
+  EXPECT_EQ(EvaluateCondition("input.suggest_memory_format() == at::MemoryFormat::ChannelsLast", false, a),
+            Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("input.suggest_memory_format() == at::MemoryFormat::Contiguous", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("self.suggest_memory_format() != MemoryFormat::ChannelsLast3d", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("z.suggest_memory_format() != memory_format", false, a), Tri::kUnknown);
+  a.typical_sizes = false;  // any tensor: a (N, 1, H, W) one may suggest either
+  EXPECT_EQ(EvaluateCondition("input.suggest_memory_format() == at::MemoryFormat::ChannelsLast", false, a),
+            Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, TunableOpIsOffUnlessAssumed) {
   // cuda/Blas.cpp:376 (2.6.0); cuda/tunable/Tunable.cpp:380 starts with `enable_{false}`.
   Assumptions typical;
