@@ -25,7 +25,6 @@
 #include "trace/condition_text.h"
 #include "trace/decider_returns.h"
 #include "trace/dtype_gates.h"
-#include "trace/inline_predicates.h"
 #include "trace/path_rules.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -50,13 +49,10 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
     if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || values_.IsSelected(key)) continue;
     const bool decided = values_.EvaluateOnce(c.text, a) != Tri::kUnknown;
     if (decided && !DecidedByLibraryName(c.text, a)) continue;
-    if (std::string inlined = InlinePredicates(ix_, c.text, c.where.file, a); !inlined.empty()) {
-      Tri t = EvaluateCondition(inlined, false, a);
-      if (t != Tri::kUnknown) {
-        values_.Select(key, t);
-        if (decided) values_.DecidedByBody(c.text);
-        continue;
-      }
+    if (Tri t = values_.InlinedOnce(c, a); t != Tri::kUnknown) {
+      values_.Select(key, t);
+      if (decided) values_.DecidedByBody(c.text);
+      continue;
     }
     if (decided) continue;
     if (Tri t = ByDeciderReturn(caller, c, a); t != Tri::kUnknown) {

@@ -10,6 +10,7 @@
 #include <shared_mutex>
 
 #include "trace/impl_parameters.h"
+#include "trace/inline_predicates.h"
 #include "trace/shared_annotations.h"
 
 namespace optrace {
@@ -22,6 +23,7 @@ struct PathValues::SharedAnswers {
   std::shared_mutex mu;
   std::unordered_map<std::string, Tri> evaluated;    // condition text -> EvaluateCondition
   std::unordered_map<std::string, Tri> with_locals;  // "file:line:text" -> EvaluateWithLocals
+  std::unordered_map<std::string, Tri> inlined;      // "file\x1ctext" -> InlinedOnce
 };
 
 // Per index: the answers by the two assumptions' Key()s.
@@ -48,7 +50,7 @@ Tri Remembered(std::shared_mutex& mu, std::unordered_map<std::string, Tri>& map,
 }  // namespace
 
 PathValues::PathValues(const Index& ix, const Assumptions& a)
-    : a_(a), locals_(ix), shared_(*ix.Derived<std::unique_ptr<SharedTables>>("path_values", [] {
+    : ix_(ix), a_(a), locals_(ix), shared_(*ix.Derived<std::unique_ptr<SharedTables>>("path_values", [] {
         return std::make_unique<SharedTables>();
       })) {}
 
@@ -135,6 +137,14 @@ Tri PathValues::EvaluateOnce(const std::string& text, const Assumptions& a) cons
     slot->second = Remembered(shared.mu, shared.evaluated, text, [&] { return EvaluateCondition(text, false, a); });
   }
   return slot->second;
+}
+
+Tri PathValues::InlinedOnce(const Condition& c, const Assumptions& a) const {
+  SharedAnswers& shared = SharedFor(a);
+  return Remembered(shared.mu, shared.inlined, c.where.file + '\x1c' + c.text, [&] {
+    const std::string inlined = InlinePredicates(ix_, c.text, c.where.file, a);
+    return inlined.empty() ? Tri::kUnknown : EvaluateCondition(inlined, false, a);
+  });
 }
 
 const Assumptions& PathValues::AssumptionsOf(const OpStep& parent) const {

@@ -55,6 +55,10 @@ class PathValues {
   // EvaluateCondition, once per condition text and set of assumptions (the
   // trace's, or one op's AssumptionsOf).
   Tri EvaluateOnce(const std::string& text, const Assumptions& a) const;
+  // `c` with the predicates it calls inlined (trace/inline_predicates.h),
+  // evaluated under `a`, once per text, file and assumptions for every
+  // trace of the index; unknown where it calls none.
+  Tri InlinedOnce(const Condition& c, const Assumptions& a) const;
   // What condition `c` (not negated) is worth under `a` by the code alone:
   // its text, else with the locals it reads (`in_capture_stream`, whose
   // initializer the assumptions decide) -- never by a decision of the trace.
@@ -102,6 +106,7 @@ class PathValues {
   struct SharedTables;
   SharedAnswers& SharedFor(const Assumptions& a) const;
 
+  const Index& ix_;
   const Assumptions& a_;
   std::map<std::string, Tri> selected_;
   std::set<std::string> by_body_;
