@@ -260,6 +260,29 @@ std::string Initializer(std::string_view body, std::string_view name) {
   return "";
 }
 
+std::string CallFactsReader::DeclaredTypeIn(std::string_view params, std::string_view body,
+                                            std::string_view name) const {
+  if (body.data() != scoped_body_.data() || body.size() != scoped_body_.size() || body.empty())
+    return DeclaredType(params, body, name);
+  std::string key;
+  key.reserve(params.size() + name.size() + 1);
+  key.append(params).append(1, '\x1c').append(name);
+  auto [slot, fresh] = types_.try_emplace(std::move(key));
+  if (fresh) slot->second = DeclaredType(params, body, name);
+  return slot->second;
+}
+
+CallFactsReader::BodyScope::BodyScope(const CallFactsReader& reader, std::string_view body)
+    : reader_(reader), outer_body_(reader.scoped_body_), outer_types_(std::move(reader.types_)) {
+  reader_.scoped_body_ = body;
+  reader_.types_.clear();
+}
+
+CallFactsReader::BodyScope::~BodyScope() {
+  reader_.scoped_body_ = outer_body_;
+  reader_.types_ = std::move(outer_types_);
+}
+
 bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view body, std::string_view name,
                                       int depth) const {
   // A call's result (the operand scanner passes ".abs" for x.abs(), "at::log"
@@ -278,7 +301,7 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
   // A helper's result (ScanExpression passes "f()" for f(...)): a Tensor
   // where every function of that name the index defines returns one.
   if (name.ends_with("()")) return HelperReturnsTensor(name.substr(0, name.size() - 2));
-  std::string type = DeclaredType(params, body, name);
+  std::string type = DeclaredTypeIn(params, body, name);
   if (IsTensorType(type)) return true;
   // A structured binding holds a Tensor when the call it unpacks returns Tensors.
   if (type.empty() && depth < 2) {
@@ -291,7 +314,7 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
   if (!init.empty()) return ValueIsTensor(params, body, init, name, depth);
   // for (const auto& index_opt : indices): an element of a list of tensors.
   std::string range = RangeForRange(body, name);
-  return !range.empty() && range != name && IsTensorListType(DeclaredType(params, body, range));
+  return !range.empty() && range != name && IsTensorListType(DeclaredTypeIn(params, body, range));
 }
 
 // The value of an initializer: a Tensor when one of its top-level operands

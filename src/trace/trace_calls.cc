@@ -316,7 +316,7 @@ std::vector<uint32_t> CallFactsReader::ResolveMember(const CppCall& c, const Cpp
   // A member called on an object made in the same expression
   // (KronImpl(self, other).kron()): a member of that class, if it is one.
   if (EndsWith(recv, "()")) return MembersOfClass(c.callee, recv.substr(0, recv.size() - 2), caller);
-  std::string type = DeclaredType(caller.params, body, recv);
+  std::string type = DeclaredTypeIn(caller.params, body, recv);
   bool library_type = type.find("::") != std::string::npos;  // std::vector, c10::ArrayRef, at::TensorIterator
   // The class name: template arguments, qualifiers, cv and references dropped.
   if (size_t lt = type.find('<'); lt != std::string::npos) type = type.substr(0, lt);
@@ -409,7 +409,7 @@ Receiver CallFactsReader::ReceiverOf(const CppCall& c, const CppFunction& caller
     return !any ? Receiver::kUnknown : tensor ? Receiver::kTensor : Receiver::kOther;
   }
   if (recv == "this") return Receiver::kOther;
-  std::string type = DeclaredType(caller.params, body, recv);
+  std::string type = DeclaredTypeIn(caller.params, body, recv);
   if (type.empty() || type.find("auto") != std::string::npos)  // auto x = ...: a Tensor on evidence only
     return IsTensorOperand(caller.params, body, recv) ? Receiver::kTensor : Receiver::kUnknown;
   return IsTensorType(type) && type.find('*') == std::string::npos ? Receiver::kTensor : Receiver::kOther;

@@ -263,6 +263,29 @@ class CallFactsReader : public TraceReader {
   // Dispatch stubs named on the lines of a function's body without being called
   // there (one per stub, at its first line), from the index's stub references.
   std::vector<CppCall> StubReferences(const CppFunction& f) const;
+
+  // cpp_operands.h DeclaredType, remembered while a BodyScope holds `body`:
+  // the facts of one function's calls ask about the same few names again
+  // and again, each a scan of its whole body.
+  std::string DeclaredTypeIn(std::string_view params, std::string_view body, std::string_view name) const;
+  // While it lives, DeclaredTypeIn remembers its answers for `body` (a text
+  // that lives at least as long); the scope before it comes back after.
+  class BodyScope {
+   public:
+    BodyScope(const CallFactsReader& reader, std::string_view body);
+    ~BodyScope();
+    BodyScope(const BodyScope&) = delete;
+    BodyScope& operator=(const BodyScope&) = delete;
+
+   private:
+    const CallFactsReader& reader_;
+    std::string_view outer_body_;
+    std::unordered_map<std::string, std::string> outer_types_;
+  };
+
+ private:
+  mutable std::string_view scoped_body_;                        // BodyScope's
+  mutable std::unordered_map<std::string, std::string> types_;  // "params\x1cname" -> DeclaredType
 };
 
 // The C++ walk's memory, kept with the index (Index::Derived) for every later

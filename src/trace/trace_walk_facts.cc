@@ -87,6 +87,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
   if (size_t open = body.find('{'); open != std::string::npos)
     for (size_t i = 0; i < open; ++i)
       if (body[i] != '\n') body[i] = ' ';
+  const CallFactsReader::BodyScope declarations(calls_, body);
   // Device code calls no aten op (cpp/device_code.h): a __device__ or
   // __global__ function calls none, a GPU lambda in a host function none
   // inside its braces, whatever its operators and calls look like.
@@ -132,7 +133,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
     std::vector<std::pair<std::string, uint32_t>> handed = NamesPassedAsArguments(body, f.body_begin);
     for (auto& assigned : NamesAssigned(body, f.body_begin)) handed.push_back(std::move(assigned));
     for (const auto& [name, line] : handed) {
-      if (!DeclaredType(f.params, body, name).empty()) continue;  // a parameter or local of that name
+      if (!calls_.DeclaredTypeIn(f.params, body, name).empty()) continue;  // a parameter or local of that name
       for (uint32_t id : cpp.FunctionsNamed(name)) {
         if (cpp.functions()[id].form != DefForm::kGlobalKernel || IsTestFile(cpp.file(cpp.functions()[id].file)))
           continue;
