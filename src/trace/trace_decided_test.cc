@@ -706,6 +706,12 @@ class DecidedPath : public ::testing::Test {
     if (!listed) return ::testing::AssertionFailure() << name << " is not listed";
     return ::testing::AssertionSuccess();
   }
+  // Query `query` takes `taken` and rules `off` out (the two arms of one choice).
+  ::testing::AssertionResult TakesOnly(const std::string& query, const std::string& taken, const std::string& off) {
+    const Trace t = TraceOf(query);
+    if (!Typical(t, taken)) return ::testing::AssertionFailure() << taken << " is not on the path";
+    return DecidedOff(t, off);
+  }
   static bool Listed(const Trace& t, const std::string& name) {
     for (const auto& op : t.ops)
       if (op.role == OpRole::kForward && op.name == name) return true;
@@ -916,9 +922,7 @@ TEST_F(DecidedPath, APredicateOfSeveralReturnsIsInlinedAsTheirChoice) {
   // Order.cpp:111-121 needs_staging returns false first for two operands on
   // one device (its locals `dst_device`, `src_device` read as written), as a
   // TensorIterator's operands are (Copy.cu's copy_requires_temporaries).
-  Trace t = TraceOf("aten::move_to");
-  EXPECT_TRUE(Typical(t, "pick_b"));
-  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+  EXPECT_TRUE(TakesOnly("aten::move_to", "pick_b", "pick_a"));
 }
 
 TEST_F(DecidedPath, AMaybeOwnedViewOfAnEmptyOptionalIsUndefined) {
@@ -933,17 +937,13 @@ TEST_F(DecidedPath, AMaybeOwnedViewOfAnEmptyOptionalIsUndefined) {
 TEST_F(DecidedPath, AViewAHelperHandsBackIsTheTensorItViews) {
   // Order.cpp:133-146 (ScanKernels.cpp's contiguous_out_arg): a contiguous
   // out is handed back borrowed, so `!out.is_same(*out_)` is false.
-  Trace t = TraceOf("aten::scan_it.out");
-  EXPECT_TRUE(Typical(t, "pick_b"));
-  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+  EXPECT_TRUE(TakesOnly("aten::scan_it.out", "pick_b", "pick_a"));
 }
 
 TEST_F(DecidedPath, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) {
   // Order.cpp:157-162, 178-182 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
   // hands its helper `weight_`, the view of its empty optional `weight`.
-  Trace t = TraceOf("aten::weigh_it");
-  EXPECT_TRUE(Typical(t, "pick_b"));
-  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+  EXPECT_TRUE(TakesOnly("aten::weigh_it", "pick_b", "pick_a"));
 }
 
 TEST_F(DecidedPath, ALocalTensorDeclaredWithoutAValueIsUndefined) {
