@@ -366,6 +366,10 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     if (at != std::string_view::npos) ++at;
   }
   PyContinuation continuation;  // a keyword argument's or docstring's line starts no statement
+  // A def or class nested in the function is a scope of its own: its
+  // assignments (Combine.backward's `(mask,) = ctx.saved_tensors`) bind its
+  // names, not the function's. The indentation of the one being skipped.
+  int nested = -1;
   for (; line < before && at != std::string_view::npos && at < text.size(); ++line) {
     size_t end = text.find('\n', at);
     std::string_view raw = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
@@ -375,7 +379,14 @@ std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int bef
     at = end == std::string_view::npos ? end : end + 1;
     const bool continued = continuation.Continued();
     continuation.Scan(l);
-    if (continued || l.find(name) == std::string_view::npos) continue;
+    if (continued || l.empty() || l.starts_with("#")) continue;
+    if (nested >= 0 && indent > nested) continue;
+    nested = -1;
+    if (line > from && (l.starts_with("def ") || l.starts_with("async def ") || l.starts_with("class "))) {
+      nested = indent;
+      continue;
+    }
+    if (l.find(name) == std::string_view::npos) continue;
     const std::optional<Assigning> assigning = AssigningEquals(l);
     if (!assigning) continue;
     std::string_view target = TrimView(l.substr(0, assigning->op));

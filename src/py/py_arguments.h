@@ -82,6 +82,9 @@ struct PyAssignment {
   int indent = 0;  // columns before the name
   std::string value;
 };
+// The assignments of `name` on lines [from, before) of `text`, outside the
+// defs and classes nested there (a `def`/`class` line at `from` is the
+// function's own header).
 std::vector<PyAssignment> AssignmentsOf(std::string_view text, int from, int before, std::string_view name);
 
 // Whether every write of local `name` on lines [from, before) of `text`

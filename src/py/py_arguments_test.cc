@@ -100,6 +100,33 @@ TEST(PyArguments, SplitsACallQueryFromAPlainName) {
   EXPECT_FALSE(SplitCallQuery("f(x)(y)")) << "a call of a call's result is no query";
 }
 
+TEST(PyArguments, ANestedDefOrClassWritesItsOwnNames) {
+  // torch/masked/_ops.py:999-1037 (2.6.0): Combine.backward's `(mask,) = ...`
+  // binds Combine.backward's mask, not _combine_input_and_mask's.
+  constexpr char kText[] = R"x(def combine(op, input, mask):
+    def helper(input, mask):
+        mask = input
+        return mask
+
+    class Combine(Function):
+        @staticmethod
+        def backward(ctx, grad_output):
+            (mask,) = ctx.saved_tensors
+            return mask
+    if op:
+        mask = None
+    return helper(input, mask)
+)x";
+  std::vector<PyAssignment> w = AssignmentsOf(kText, 1, 14, "mask");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 12);
+  EXPECT_EQ(w[0].value, "None");
+  // Read from within the nested def, its own assignment counts.
+  w = AssignmentsOf(kText, 2, 5, "mask");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 3);
+}
+
 TEST(PyArguments, LiteralsAreConstantsAndDtypesNotNames) {
   for (const char* v : {"True", "None", "0.0", "-1", "1e-5", "'bicubic'", "\"x\"", "torch.float16", "torch.bfloat16"})
     EXPECT_TRUE(IsLiteral(v)) << v;

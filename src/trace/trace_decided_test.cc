@@ -248,6 +248,20 @@ def outer(input):
     return choose(input, mode="b")
 
 
+def masked(input, mask=None):
+    def helper(input, mask):
+        if mask is None:
+            return input
+        return torch.pick_a(input)
+
+    class Combine:
+        def backward(ctx, grad):
+            (mask,) = ctx.saved_tensors
+            return mask
+
+    return torch.pick_b(helper(input, mask))
+
+
 def smooth(input, smoothing=0.0):
     return torch.smooth(input, smoothing)
 
@@ -954,6 +968,16 @@ TEST_F(DecidedPath, ALocalTensorDeclaredWithoutAValueIsUndefined) {
   EXPECT_TRUE(DecidedOff(t, "pick_a"));
   // An out= overload's call is its `_out(` form, not the other arm's `.twin(`.
   EXPECT_TRUE(DecidedOff(t, "twin.out"));
+}
+
+TEST_F(DecidedPath, ACallOfANestedDefWalksItWithWhatTheCallPasses) {
+  // functional.py's `masked` (torch/masked/_ops.py's _combine_input_and_mask):
+  // `helper` is the def nested in it, given its mask; Combine.backward's
+  // `(mask,) = ...` writes its own mask, not masked's.
+  EXPECT_TRUE(TakesOnly("F.masked", "pick_b", "pick_a")) << "mask defaults to None";
+  const Trace given = TraceOf("F.masked(x, mask=m)");
+  EXPECT_TRUE(Typical(given, "pick_b"));
+  EXPECT_TRUE(Listed(given, "pick_a") && !DecidedOff(given, "pick_a")) << "a mask is passed";
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

@@ -686,6 +686,25 @@ TEST_F(MainPath260, TunableOpIsOffInATypicalRun) {
   EXPECT_EQ(EvaluateCondition(tunable->text, false, tuned), Tri::kTrue);
 }
 
+TEST_F(MainPath260, ACallOfANestedDefWalksItWithWhatTheCallPasses) {
+  // torch/masked/_ops.py:1037 `helper(input, mask)` calls the def nested at :1002, whose
+  // `_where(...)` (:1008) reaches torch.where (:857) only for a mask; Combine.backward's
+  // `(mask,) = ctx.saved_tensors` (:1027) is no write of _combine_input_and_mask's mask.
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  const Trace given = TraceTree("2.6.0", "torch.masked.sum(x, mask=m)", options);
+  const OpStep* where = FindOp(given, "where.self");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical || where->undecided);
+  bool nested = false;
+  for (const auto& f : given.python) nested = nested || f.symbol == "torch.masked._ops._combine_input_and_mask.helper";
+  EXPECT_TRUE(nested);
+  const Trace bare = TraceTree("2.6.0", "torch.masked.sum", options);
+  where = FindOp(bare, "where.self");
+  ASSERT_NE(where, nullptr);
+  EXPECT_FALSE(where->typical || where->undecided) << "mask defaults to None";
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

@@ -387,6 +387,29 @@ void PythonWalker::WalkTensorAlias(const PySymbol& s, int depth) {
   if (seen_py_.insert({s.module, 1000000 + s.index}).second) WalkAlias(s.module, a, depth, &frame);
 }
 
+namespace {
+
+// The def a bare name calls from inside `f` when f, or a function enclosing
+// it, defines one of that name: Python looks a name up in the enclosing
+// functions' scopes before the module's (`_combine_input_and_mask`'s
+// `helper(input, mask)`). A class body is no enclosing scope of its methods.
+std::optional<uint32_t> NestedDef(const PyModule& m, const PyFunction& f, std::string_view name) {
+  if (name.empty() || name.find('.') != std::string_view::npos) return std::nullopt;
+  for (std::string_view scope = f.qualname; !scope.empty();) {
+    if (std::any_of(m.classes.begin(), m.classes.end(), [&](const PyClass& c) { return c.qualname == scope; }))
+      return std::nullopt;
+    const std::string want = std::string(scope) + "." + std::string(name);
+    for (uint32_t i = 0; i < m.functions.size(); ++i)
+      if (m.functions[i].qualname == want) return i;
+    const size_t dot = scope.rfind('.');
+    if (dot == std::string_view::npos) break;
+    scope = scope.substr(0, dot);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int depth) {
   if (!seen_py_.insert({module, function}).second || depth > kPythonDepth) return;
   const PyModule& m = ix_.py.modules()[module];
@@ -411,6 +434,15 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
       continue;
     }
     if (FollowRebindParameter(module, function, call.callee, static_cast<int>(call.line), depth, &work)) continue;
+    if (const std::optional<uint32_t> nested = NestedDef(m, f, call.callee)) {
+      work.calls.push_back({call.callee,
+                            static_cast<int>(call.line),
+                            PyCallTarget::kPython,
+                            m.name + "." + m.functions[*nested].qualname,
+                            {}});
+      WalkPythonFunction(module, *nested, depth + 1);
+      continue;
+    }
     FollowPyCall(module, f.class_index, call.callee, static_cast<int>(call.line), depth, &work);
   }
   t_.python[at].calls = std::move(work.calls);
