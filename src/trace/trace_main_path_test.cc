@@ -705,6 +705,18 @@ TEST_F(MainPath260, ACallOfANestedDefWalksItWithWhatTheCallPasses) {
   EXPECT_FALSE(where->typical || where->undecided) << "mask defaults to None";
 }
 
+TEST_F(MainPath260, WhatOneOverloadReachesOnlyMaybeIsOpen) {
+  // Tensor.where's overloads: where.ScalarOther converts its operand (TensorCompare.cpp:564), where.self
+  // only under `self.scalar_type() != result_type` (:513): to runs for some calls, so it is open.
+  const Trace t = TraceTree("2.6.0", "Tensor.where", TraceOptions::Device::kCuda);
+  const OpStep* to = FindOp(t, "to.dtype_layout");
+  ASSERT_NE(to, nullptr);
+  EXPECT_TRUE(to->undecided && !to->typical);
+  const OpStep* where = FindOp(t, "where.self");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

@@ -44,6 +44,10 @@ constexpr char kNativeFunctions[] = R"x(- func: choose.self(Tensor condition, Te
   dispatch:
     CUDA: find_all_cuda
 
+- func: retype(Tensor self) -> Tensor
+  dispatch:
+    CUDA: retype_cuda
+
 - func: shared_step(Tensor self) -> Tensor
   dispatch:
     CUDA: shared_step_cuda
@@ -125,6 +129,7 @@ constexpr char kChooseCpp[] = R"x(namespace at::native {
 Tensor convert_cuda(const Tensor& self) { return self; }
 Tensor find_all_cuda(const Tensor& self) { return self; }
 Tensor shared_step_cuda(const Tensor& self) { return self; }
+Tensor retype_cuda(const Tensor& self) { return self; }
 Tensor scale_cuda(const Tensor& self, const Tensor& other) { return self; }
 Tensor total_cuda(const Tensor& self) { return self; }
 Tensor conv_impl_cuda(const Tensor& input, const Tensor& weight) { return input; }
@@ -136,16 +141,21 @@ Tensor& fill_in_scalar_cuda(Tensor& self, const Tensor& mask, const Scalar& valu
 Tensor& fill_in_tensor_cuda(Tensor& self, const Tensor& mask, const Tensor& value) { return self; }
 
 Tensor choose_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  if (self.scalar_type() != other.scalar_type()) {
+    at::retype(self);
+  }
   return at::shared_step(self);
 }
 
 Tensor choose(const Tensor& condition, const Tensor& self, const Scalar& other) {
   Tensor other_t = at::convert(self);
+  at::retype(self);
   return at::choose(condition, self, other_t);
 }
 
 std::vector<Tensor> choose(const Tensor& condition) {
   at::shared_step(condition);
+  at::retype(condition);
   return {at::find_all(condition)};
 }
 
@@ -250,6 +260,7 @@ TEST_F(EntryOverloads, WhatOnlySomeOverloadsOfAnUnreadCallRunIsOpen) {
   EXPECT_TRUE(Open(t, "convert")) << "only choose.ScalarOther converts its number";
   EXPECT_TRUE(Open(t, "find_all")) << "only the one-argument choose finds indices";
   EXPECT_TRUE(Runs(t, "shared_step")) << "every overload reaches it (the number's through choose.self)";
+  EXPECT_TRUE(Open(t, "retype")) << "choose.self retypes only where the dtypes differ";
 }
 
 TEST_F(EntryOverloads, ACallThatFitsOneOverloadDecidesIt) {

@@ -117,13 +117,28 @@ Tri TakeBestCaller(const PathValues& values, std::set<size_t>* edge_found, size_
   return v;
 }
 
+// Whether two edges' conditions are the same conditions, written at the
+// same places (the one call two callers' edges both take, read without its site).
+bool SameConditions(const std::vector<Condition>& a, const std::vector<Condition>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Condition& x, const Condition& y) {
+    return x.text == y.text && x.negated == y.negated && x.where.file == y.where.file && x.where.line == y.where.line;
+  });
+}
+
 // The forward ops on the path (by index) each forward op calls: an op's
 // caller through the edge that put it on the path, and its other callers
 // whose edge the assumptions do not rule out (a call under `if
 // (self.is_sparse())` reaches nothing). An entry's callers are other
 // entries, calling it as their code does (where.ScalarOther's
-// `at::where(...)`).
-std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues& values, const PathEdges& edges) {
+// `at::where(...)`). With `surely`, another caller's edge only where the
+// assumptions take it, or where it is the very call (file and line) the
+// edge that put the op on the path takes, open only because less is
+// known of that caller (quantile.scalar reaches quantile's helper code,
+// its sort, as quantile does): where.self's `self.to(result_type)` under
+// `self.scalar_type() != result_type` (TensorCompare.cpp:513) may reach
+// to, not surely as where.ScalarOther's call (:564) does.
+std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues& values, const PathEdges& edges,
+                                               bool surely) {
   std::vector<std::vector<size_t>> callees(t.ops.size());
   auto add = [&](const OpStep* caller, size_t i) {
     if (caller && caller->role == OpRole::kForward) callees[caller - t.ops.data()].push_back(i);
@@ -137,8 +152,13 @@ std::vector<std::vector<size_t>> CalleesOnPath(const Trace& t, const PathValues&
     }
     add(ParentOf(t, op), i);
     if (auto others = edges.other_callers.find(i); others != edges.other_callers.end())
-      for (const CallerEdge& other : others->second)
-        if (EdgeValue(values, other.parent, op, other.when, other.found) != Tri::kFalse) add(other.parent, i);
+      for (const CallerEdge& other : others->second) {
+        const Tri v = EdgeValue(values, other.parent, op, other.when, other.found);
+        const bool same_call = other.site.valid()
+                                   ? other.site.file == op.called_at.file && other.site.line == op.called_at.line
+                                   : SameConditions(other.when, op.when);
+        if (surely ? v == Tri::kTrue || (v == Tri::kUnknown && same_call) : v != Tri::kFalse) add(other.parent, i);
+      }
   }
   return callees;
 }
@@ -216,13 +236,14 @@ struct EveryOverloadReaches {
 // they run for some calls of the query, which the arguments decide. Read
 // over the ops the first marking put on the path: a call no typical
 // caller makes reaches nothing. An op every overload of such a group
-// reaches (quantile and quantile.scalar share their helpers' sort;
+// surely reaches (quantile and quantile.scalar share their helpers' sort;
 // linalg_pinv reaches linalg_pinv.atol_rtol_tensor through its float
 // form), or an entry not among them, runs either way: such an entry
 // leaves edges->open_overloads.
 std::vector<bool> OnlySomeOverloadsReach(const Trace& t, const PathValues& values, PathEdges* edges) {
   const size_t n = t.ops.size();
-  const std::vector<std::vector<size_t>> callees = CalleesOnPath(t, values, *edges);
+  const std::vector<std::vector<size_t>> callees = CalleesOnPath(t, values, *edges, false);
+  const std::vector<std::vector<size_t>> surely = CalleesOnPath(t, values, *edges, true);
   std::vector<bool> some(n), certain(n);
   std::map<std::string, EveryOverloadReaches> groups;  // by the overloads' name
   for (size_t i = 0; i < n; ++i) {
@@ -231,7 +252,7 @@ std::vector<bool> OnlySomeOverloadsReach(const Trace& t, const PathValues& value
     const std::vector<bool> reached = Reached(callees, i);
     std::vector<bool>& into = OneOfOverloads(*edges, op) ? some : certain;
     for (size_t j = 0; j < n; ++j) into[j] = into[j] || reached[j];
-    if (OneOfOverloads(*edges, op)) groups[std::string(OpBaseName(op.name))].Meet(t, reached);
+    if (OneOfOverloads(*edges, op)) groups[std::string(OpBaseName(op.name))].Meet(t, Reached(surely, i));
   }
   for (size_t j = 0; j < n; ++j) {
     bool by_name = false;
