@@ -203,6 +203,19 @@ class NumericOperands {
   std::vector<Frame> frames_;
 };
 
+// Whether a formula's comparison whose right side starts at `right` compares
+// two numbers: on the left a number literal (`left_literal`) or a name the
+// formula types as one (`left`), on the right a number literal or such a name.
+bool NumbersCompared(std::string_view s, size_t right, bool left_literal, const std::string& left,
+                     const FormulaTypes& types) {
+  auto number_name = [&](const std::string& name) { return types.numbers && types.numbers->count(name) > 0; };
+  if (!left_literal && !number_name(left)) return false;
+  while (right < s.size() && s[right] == ' ') ++right;
+  if (right < s.size() && s[right] == '-') ++right;
+  if (right < s.size() && (std::isdigit(static_cast<unsigned char>(s[right])) || s[right] == '.')) return true;
+  return number_name(NextOperand(s, right));
+}
+
 // The operand a parenthesized group is when a tensor operator was kept inside.
 constexpr std::string_view kTensorGroup = "()";
 // The operand a method call of what is no Tensor is (`sizes()` of
@@ -394,9 +407,11 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     bool operand_before = prev_sig == 'a' || prev_sig == ')' || prev_sig == ']' || (prev_sig == '0' && arithmetic);
     bool two = i + 1 < s.size();
     // Comparisons on tensors: a == b is eq, a >= b ge, a <= b le (not < >,
-    // which C++ also uses for templates).
+    // which C++ also uses for templates). In a formula, two numbers compared
+    // (native_dropout's `p == 1` of its `float p`) are C++'s comparison.
     if (two && s[i + 1] == '=' && (c == '=' || c == '>' || c == '<' || c == '!')) {
-      if (operand_before) push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
+      if (operand_before && !(numeric && NumbersCompared(s, i + 2, prev_sig == '0', left, types)))
+        push(c == '=' ? "eq" : c == '>' ? "ge" : c == '<' ? "le" : "ne", i);
       if (numeric) numeric->Boundary();
       i += 2;
       prev_sig = '.';
@@ -406,7 +421,8 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
     // vector<Tensor>, are not), on an operand (in a formula: a variable, not
     // a method's result such as self.dim() > 1).
     if ((c == '<' || c == '>') && two && i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && operand_before &&
-        (is_tensor || (!left.empty() && left.front() != '.'))) {
+        (is_tensor || (!left.empty() && left.front() != '.')) &&
+        !(numeric && NumbersCompared(s, i + 1, prev_sig == '0', left, types))) {
       push(c == '<' ? "lt" : "gt", i);
       ++i;
       prev_sig = c;

@@ -455,6 +455,20 @@ constexpr char kTypedFunctions[] = R"x(- func: to_rad(Tensor self) -> Tensor
   dispatch:
     CUDA: pool_it_cuda
 
+- func: keep_it(Tensor self, float p) -> Tensor
+  dispatch:
+    CUDA: keep_it_cuda
+
+- func: eq.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: eq
+
+- func: ge.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: ge
+
 - func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
   dispatch:
     CUDA: scale_out_cuda
@@ -515,6 +529,9 @@ constexpr char kTypedFunctions[] = R"x(- func: to_rad(Tensor self) -> Tensor
 
 constexpr char kTypedDerivatives[] = R"x(- name: to_rad(Tensor self) -> Tensor
   self: "2.0 / sqrt(M_PI) * exp(-self) * grad + -0.5 * grad * (1 - self)"
+
+- name: keep_it(Tensor self, float p) -> Tensor
+  self: "grad * (p == 1 ? 0.0 : 1.0 / (1.0 - p)) * (self >= p)"
 )x";
 
 // aten/src/ATen/native/cuda/ToRad.cu
@@ -598,6 +615,20 @@ TEST_F(TypedTrace, AFormulasArithmeticOnNumbersIsNoOp) {
   // sqrt(M_PI) is C's sqrt, 2.0 / it a double, -0.5 a literal; exp(-self)
   // negates a tensor; 1 - self is TensorOperators.h's empty_like(self).fill_(1).sub_(self).
   EXPECT_EQ(ops, (std::vector<std::string>{"add", "empty_like", "exp", "fill_", "mul", "neg", "sub_"}));
+}
+
+TEST_F(TypedTrace, AFormulasComparisonOfNumbersIsNoOp) {
+  // derivatives.yaml's native_dropout: `p == 1` of its `float p` is C++'s
+  // comparison; `self >= p` compares a tensor.
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCuda;
+  options.snippets = false;
+  Trace t;
+  ASSERT_TRUE(TraceQuery(index_, "aten::keep_it", options, &t).ok());
+  ASSERT_EQ(t.backward.size(), 1u);
+  std::vector<std::string> ops = t.backward[0].ops;
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<std::string>{"ge", "mul"}));
 }
 
 // A fourth tree for what a comparison is made on: a method of what is no

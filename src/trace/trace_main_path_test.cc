@@ -717,6 +717,19 @@ TEST_F(MainPath260, WhatOneOverloadReachesOnlyMaybeIsOpen) {
   EXPECT_TRUE(where->typical);
 }
 
+TEST_F(MainPath260, AFormulasComparisonOfNumbersIsNoOp) {
+  // derivatives.yaml:620 native_dropout's `p == 1` compares its `float p`: no aten::eq in the backward.
+  const Trace t = TraceTree("2.6.0", "aten::native_dropout", TraceOptions::Device::kCuda);
+  bool read = false;
+  for (const auto& b : t.backward)
+    if (b.op == "native_dropout") {
+      read = true;
+      EXPECT_EQ(std::count(b.ops.begin(), b.ops.end(), "eq"), 0);
+      EXPECT_NE(std::count(b.ops.begin(), b.ops.end(), "native_dropout_backward"), 0);
+    }
+  EXPECT_TRUE(read);
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.
