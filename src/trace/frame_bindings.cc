@@ -761,6 +761,24 @@ bool NumberForTensor(const NativeFunction& fn, const std::string& name, const st
          !allowed.count(fn.schema.name);
 }
 
+// Whether schema argument `name` of `fn` takes a number (Scalar, float,
+// complex): the parser gives one a tensor only when it needs no grad and
+// has no dimensions (python_arg_parser.cpp's SCALAR and DOUBLE cases), never
+// a typical tensor, which requires grad.
+bool TakesANumber(const NativeFunction& fn, const std::string& name) {
+  const auto arg = std::find_if(fn.schema.arguments.begin(), fn.schema.arguments.end(),
+                                [&](const SchemaArgument& a) { return a.name == name; });
+  if (arg == fn.schema.arguments.end()) return false;
+  const std::string_view type = arg->type;
+  return type == "Scalar" || type == "Scalar?" || type == "float" || type == "float?" || type == "complex";
+}
+
+// Whether `value`, written in frame `f`, is a tensor: `self` in a method of
+// torch's Tensor class (`Tensor.__rpow__`'s `torch.pow(other, self)`).
+bool HoldsATensor(const PyFrame& f, const std::string& value) {
+  return value == "self" && f.symbol.starts_with("torch._tensor.Tensor.");
+}
+
 }  // namespace
 
 std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const PyFrame& f, const PyCallStep& c,
@@ -821,6 +839,7 @@ std::map<std::string, std::optional<std::string>> FrameBindings::ToSchema(const 
       if (!v) out[name] = std::nullopt;
       else if (!v->empty()) out[name] = *v;
       if (v && NumberForTensor(fn, name, *v, numbers_as_tensors())) reading_fits = false;
+      if (a_.grad && TakesANumber(fn, name) && HoldsATensor(*r.from, value)) reading_fits = false;
     }
     // A module attribute holds what the module's constructor gives it
     // whatever branch the call is on (`self.bias`, True): it fits as that

@@ -730,6 +730,18 @@ TEST_F(MainPath260, AFormulasComparisonOfNumbersIsNoOp) {
   EXPECT_TRUE(read);
 }
 
+TEST_F(MainPath260, ATensorParsesAsNoNumber) {
+  // torch/_tensor.py:1102 `return torch.pow(other, self)`: self, a tensor that requires grad, is no
+  // Scalar exponent, so pow.Tensor_Scalar and its meta's `base.to(common_dtype)` (Pow.cpp:30) are off.
+  const Trace t = TraceTree("2.6.0", "Tensor.__rpow__", TraceOptions::Device::kCuda);
+  const OpStep* scalar = FindOp(t, "pow.Tensor_Scalar");
+  ASSERT_NE(scalar, nullptr);
+  EXPECT_FALSE(scalar->typical || scalar->undecided);
+  const OpStep* to = FindOp(t, "to.dtype_layout");
+  EXPECT_TRUE(to == nullptr || !(to->typical || to->undecided));
+  EXPECT_NE(FindOp(t, "pow.Tensor_Tensor"), nullptr);
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

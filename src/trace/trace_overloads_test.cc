@@ -217,12 +217,22 @@ bool should_allow_numbers_as_tensors(const std::string& name) {
 } // namespace torch
 )x";
 
+// torch/_tensor.py: a reflected operator hands the tensor on as the second argument.
+constexpr char kTensorPy[] = R"x(import torch
+
+
+class Tensor(torch._C.TensorBase):
+    def __rbound__(self, other):
+        return torch.bound(other, self)
+)x";
+
 std::shared_ptr<MemoryDisk> OverloadsTree() {
   return MemoryTree({{"version.txt", "2.6.0a0\n"},
                      {"aten/src/ATen/native/native_functions.yaml", kNativeFunctions},
                      {"tools/autograd/derivatives.yaml", kDerivatives},
                      {"aten/src/ATen/native/Choose.cpp", kChooseCpp},
                      {"torch/csrc/utils/python_arg_parser.cpp", kPythonArgParserCpp},
+                     {"torch/_tensor.py", kTensorPy},
                      {"torch/__init__.py", "\n"}});
 }
 
@@ -316,6 +326,17 @@ TEST_F(EntryOverloads, ANumberParsesAsATensorOnlyWhereTheParserAllowsIt) {
   const OpStep* tensor = Op(t, OpRole::kForward, "bound.Tensor");
   ASSERT_NE(tensor, nullptr);
   EXPECT_FALSE(tensor->typical || tensor->undecided);
+}
+
+TEST_F(EntryOverloads, ATensorParsesAsNoNumber) {
+  // `torch.bound(other, self)` in a Tensor method: self, a tensor that requires
+  // grad, is no Scalar `low` (python_arg_parser.cpp's SCALAR case), so only
+  // bound.Tensor takes the call.
+  Trace t = TraceOf("Tensor.__rbound__");
+  EXPECT_TRUE(Runs(t, "bound.Tensor"));
+  const OpStep* scalar = Op(t, OpRole::kForward, "bound");
+  ASSERT_NE(scalar, nullptr);
+  EXPECT_FALSE(scalar->typical || scalar->undecided);
 }
 
 TEST_F(EntryOverloads, AnOverloadNeedingAKeywordIsNoneOfTheCallsChoices) {
