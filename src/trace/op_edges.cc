@@ -183,6 +183,12 @@ std::vector<Condition> EdgeReader::SiteConditions(const OpStep& parent, const Op
   if (!call.from.empty() && !IsImpl(parent, LastName(call.from), call.device))
     BindHelperConditions(parent, LastName(call.from), conv, log);
   out.insert(out.end(), conv.begin(), conv.end());
+  // A backend's entry point (masked_select's `at::cuda::index_out`) runs
+  // the op's kernel with no dispatch, so no aten:: op the profiler names: as
+  // a direct kernel call, it stays open.
+  if (call.undispatched)
+    out.push_back(
+        {call.how + " calls " + base + "'s kernel with no dispatch", false, ConditionKind::kRoute, call.where});
   if (call.device != CodeDevice::kAny)
     out.push_back({"dispatch device == " + std::string(Name(call.device)), false, ConditionKind::kDevice, call.where});
   return EachConditionOnce(std::move(out));

@@ -233,6 +233,9 @@ struct OpCallStep {
   std::string from;                      // the C++ function making the call
   Location where;
   std::string how;  // "at::x", "at::_ops::x::call", "self.x()", "at::native::x", "stub"
+  // Through a backend's entry point (`at::cuda::index_out`): that backend's
+  // kernel of the op, called with no dispatch -- no aten:: op runs.
+  bool undispatched = false;
 };
 
 struct OpStep {

@@ -474,7 +474,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
     return false;
   };
   for (std::string_view prefix : kBackendEntryPoints) {
-    if (c.qualifier == prefix && names_op(c.callee)) facts.at_call = true;
+    if (c.qualifier == prefix && names_op(c.callee)) facts.at_call = facts.backend_entry = true;
   }
   // Member calls in CPU kernel files are on Vectorized<T> values
   // (x.neg().exp()), not tensors.

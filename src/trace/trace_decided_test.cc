@@ -114,6 +114,10 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
   dispatch:
     CUDA: twin_out_cuda
 
+- func: direct_it(Tensor self) -> Tensor
+  dispatch:
+    CUDA: direct_it_cuda
+
 - func: mult_it(Tensor self) -> Tensor
   dispatch:
     CompositeImplicitAutograd: mult_it
@@ -538,6 +542,10 @@ Tensor move_to_cuda(const Tensor& self, const Tensor& other) {
   return at::pick_b(self);
 }
 
+Tensor direct_it_cuda(const Tensor& self) {
+  return at::cuda::pick_a(self);
+}
+
 static Tensor weigh_it_impl(const Tensor& self, const Tensor& weight) {
   if (weight.defined()) {
     return at::pick_a(self);
@@ -955,13 +963,13 @@ TEST_F(DecidedPath, AViewAHelperHandsBackIsTheTensorItViews) {
 }
 
 TEST_F(DecidedPath, AHelperPassedTheViewOfAnEmptyOptionalGetsAnUndefinedTensor) {
-  // Order.cpp:157-162, 178-182 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
+  // Order.cpp:161-166, 182-186 (LossNLL.cpp's cross_entropy_loss_symint): weigh_it
   // hands its helper `weight_`, the view of its empty optional `weight`.
   EXPECT_TRUE(TakesOnly("aten::weigh_it", "pick_b", "pick_a"));
 }
 
 TEST_F(DecidedPath, ALocalTensorDeclaredWithoutAValueIsUndefined) {
-  // Order.cpp:164-176 (LinearAlgebra.cpp's matmul): `at::Tensor result, unused;`
+  // Order.cpp:168-180 (LinearAlgebra.cpp's matmul): `at::Tensor result, unused;`
   // hands the helper `unused`, so its `has_out = out.defined()` is false.
   Trace t = TraceOf("aten::mult_it");
   EXPECT_TRUE(Typical(t, "twin"));
@@ -978,6 +986,16 @@ TEST_F(DecidedPath, ACallOfANestedDefWalksItWithWhatTheCallPasses) {
   const Trace given = TraceOf("F.masked(x, mask=m)");
   EXPECT_TRUE(Typical(given, "pick_b"));
   EXPECT_TRUE(Listed(given, "pick_a") && !DecidedOff(given, "pick_a")) << "a mask is passed";
+}
+
+TEST_F(DecidedPath, ABackendsEntryPointCallsTheKernelWithNoDispatch) {
+  // cuda/IndexKernel.cpp's `at::cuda::index_out(...)`: pick_a's CUDA kernel
+  // runs, but no aten::pick_a is dispatched, so it stays open.
+  const Trace t = TraceOf("aten::direct_it");
+  bool open = false;
+  for (const auto& op : t.ops)
+    if (op.role == OpRole::kForward && op.name == "pick_a") open = op.undecided && !op.typical;
+  EXPECT_TRUE(open);
 }
 
 TEST_F(DecidedPath, AnOverloadTheCallCannotBeIsOffThePath) {

@@ -175,6 +175,9 @@ struct CallFacts {
   bool stub = false;         // a dispatch stub call
   std::string stub_key;      // ... the stub's name as its registrations write it ("cpublas::copy_stub")
   bool at_call = false, method_call = false;
+  // at::cuda::x, at::cpu::x ...: the per-backend entry point torchgen writes,
+  // which calls that backend's kernel of op x directly -- no dispatch.
+  bool backend_entry = false;
   std::string base;                              // the op base name an at::/method call names
   std::vector<const NativeFunction*> overloads;  // ... and its overloads (out= ones for at::x_out)
   // ... of those, the ones its arguments as written admit (AdmitsArguments);

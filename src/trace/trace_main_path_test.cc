@@ -742,6 +742,16 @@ TEST_F(MainPath260, ATensorParsesAsNoNumber) {
   EXPECT_NE(FindOp(t, "pow.Tensor_Tensor"), nullptr);
 }
 
+TEST_F(MainPath260, ABackendsEntryPointCallsTheKernelWithNoDispatch) {
+  // cuda/IndexKernel.cpp:43 `at::cuda::index_out(...)`: index's CUDA kernel runs for masked_select,
+  // but no aten::index is dispatched: the op is open, its kernels listed.
+  const Trace t = TraceTree("2.6.0", "aten::masked_select", TraceOptions::Device::kCuda);
+  const OpStep* index = FindOp(t, "index.Tensor_out");
+  ASSERT_NE(index, nullptr);
+  EXPECT_TRUE(index->undecided && !index->typical);
+  EXPECT_FALSE(index->kernels.empty());
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

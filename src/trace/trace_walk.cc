@@ -262,6 +262,7 @@ class CppWalk {
       call.how = c.is_ops_call       ? "at::_ops::" + base + "::call"
                  : facts.method_call ? c.qualifier + base + "()"
                                      : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
+      call.undispatched = facts.backend_entry;
       list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > ex_.opt_.depth) return;
