@@ -419,11 +419,59 @@ std::string_view SubscriptedName(std::string_view arg) {
   return name;
 }
 
-char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg) {
-  if (arg.empty()) return '?';
+namespace {
+
+// A Tensor's methods that give a number (a size, a count, a rank).
+bool IsSizeMethod(std::string_view m) {
+  static const std::unordered_set<std::string_view> kSizes = {
+      "size", "sym_size", "numel", "sym_numel", "dim", "ndimension", "stride", "sym_stride", "element_size"};
+  return kSizes.count(m) > 0;
+}
+
+// Whether `expr` is arithmetic on numbers only: number literals, names
+// ArgumentKind reads as numbers, and a size a Tensor's method gives
+// (`(dim_size + chunks - 1) / chunks` of `auto dim_size = self.sym_size(dim)`).
+bool NumberArithmetic(std::string_view params, std::string_view body, std::string_view expr, int depth) {
+  bool any = false;
+  for (size_t i = 0; i < expr.size();) {
+    const char c = expr[i];
+    if (c == ' ' || c == '(' || c == ')' || std::string_view("+-*/%").find(c) != std::string_view::npos) {
+      ++i;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (i < expr.size() && (IsIdentChar(expr[i]) || expr[i] == '.')) ++i;
+      any = true;
+      continue;
+    }
+    if (!IsIdentChar(c)) return false;
+    size_t j = i;
+    while (j < expr.size() && IsIdentChar(expr[j])) ++j;
+    const std::string_view name = expr.substr(i, j - i);
+    if (j < expr.size() && expr[j] == '.') {  // x.sym_size(dim): a size, its arguments skipped
+      size_t k = j + 1;
+      while (k < expr.size() && IsIdentChar(expr[k])) ++k;
+      if (k >= expr.size() || expr[k] != '(' || !IsSizeMethod(expr.substr(j + 1, k - j - 1))) return false;
+      const size_t close = ClosingBracket(expr, k);
+      if (close == std::string_view::npos) return false;
+      i = close + 1;
+      any = true;
+      continue;
+    }
+    if ((j < expr.size() && expr[j] == '(') || ArgumentKind(params, body, name, depth + 1) != 'n') return false;
+    i = j;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth) {
+  if (arg.empty() || depth > 3) return '?';
   // std::move(x) is x.
   if (StartsWith(arg, "std::move(") && arg.back() == ')')
-    return ArgumentKind(params, body, arg.substr(10, arg.size() - 11));
+    return ArgumentKind(params, body, arg.substr(10, arg.size() - 11), depth);
   if (arg.front() == '"') return 's';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
@@ -442,6 +490,8 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   std::string_view t = TrimView(type);
   if (StartsWith(t, "const ")) t.remove_prefix(6);
   while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
+  // `auto split_size = (dim_size + chunks - 1) / chunks;`: what it is initialised with.
+  if (t == "auto") return NumberArithmetic(params, body, TrimView(Initializer(body, arg)), depth) ? 'n' : '?';
   static const std::unordered_set<std::string_view> kNumbers = {
       "int",         "int64_t",  "int32_t",     "double",   "float",  "bool",        "Scalar", "at::Scalar",
       "c10::Scalar", "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};

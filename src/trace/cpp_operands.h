@@ -50,7 +50,9 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 // What an argument as written is: 't' a Tensor variable, 'n' a number (a
 // literal, or a variable of an arithmetic or Scalar type), 's' a string
 // literal, '?' not known (an expression, an undeclared name).
-char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg);
+// An `auto` local initialised by arithmetic on numbers and sizes is a
+// number (`depth`: how many such locals deep the reading is).
+char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth = 0);
 // Whether an overload can take arguments of these kinds in C++ (after self
 // for a method call): their count within its required..all, and no
 // argument of a kind C++ cannot convert to its parameter's type.

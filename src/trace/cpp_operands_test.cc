@@ -31,6 +31,16 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
       "  if (split_size == 0 && dim_size == 0) return;\n";
   EXPECT_EQ(ArgumentKind("", locals, "dim_size"), 'n');
   EXPECT_EQ(ArgumentKind("", locals, "std::move(split_size)"), 'n');
+  // TensorShape.cpp:960-961 (2.6.0): an `auto` of arithmetic on sizes and numbers is a number.
+  const std::string autos =
+      "  const auto dim_size = self.sym_size(dim);\n"
+      "  auto split_size = (dim_size + chunks - 1) / chunks;\n"
+      "  auto total = self.sum(0);\n"
+      "  auto mixed = dim_size + total;\n";
+  EXPECT_EQ(ArgumentKind("int64_t chunks", autos, "split_size"), 'n');
+  EXPECT_EQ(ArgumentKind("", autos, "dim_size"), 'n');
+  EXPECT_EQ(ArgumentKind("", autos, "total"), '?') << "a Tensor method other than a size";
+  EXPECT_EQ(ArgumentKind("", autos, "mixed"), '?');
   // An element of a Tensor is a Tensor (TensorBody.h's operator[]); of anything else, not known.
   std::string sorted = "{\n  Tensor sorted = f(self);\n  IntArrayRef sizes = self.sizes();\n}";
   EXPECT_EQ(ArgumentKind("", sorted, "sorted[-1]"), 't');

@@ -752,6 +752,19 @@ TEST_F(MainPath260, ABackendsEntryPointCallsTheKernelWithNoDispatch) {
   EXPECT_FALSE(index->kernels.empty());
 }
 
+TEST_F(MainPath260, AnAutoOfArithmeticOnSizesIsANumber) {
+  // TensorShape.cpp:960-972 chunk: `auto split_size = (dim_size + chunks - 1) / chunks;` then
+  // `self.split_symint(std::move(split_size), dim)`: a number, so split.Tensor, never split.sizes.
+  const Trace t = TraceTree("2.6.0", "torch.chunk", TraceOptions::Device::kCuda);
+  const OpStep* split = FindOp(t, "split.Tensor");
+  ASSERT_NE(split, nullptr);
+  EXPECT_TRUE(split->typical && !split->undecided);
+  const OpStep* sizes = FindOp(t, "split.sizes");
+  EXPECT_TRUE(sizes == nullptr || !(sizes->typical || sizes->undecided));
+  const OpStep* with_sizes = FindOp(t, "split_with_sizes");
+  EXPECT_TRUE(with_sizes == nullptr || !with_sizes->typical);
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.
