@@ -20,6 +20,7 @@
 
 #include "base/text.h"
 #include "trace/trace_internal.h"
+#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -304,11 +305,11 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
   std::string type = DeclaredTypeIn(params, body, name);
   if (IsTensorType(type)) return true;
   // A structured binding holds a Tensor when the call it unpacks returns Tensors.
-  if (type.empty() && depth < 2) {
+  if (type.empty() && depth < kAutoTensorDepth) {
     std::string init = BindingInitializer(body, name);
     if (!init.empty()) return ValueIsTensor(params, body, init, name, depth);
   }
-  if (type.find("auto") == std::string::npos || depth >= 2) return false;
+  if (type.find("auto") == std::string::npos || depth >= kAutoTensorDepth) return false;
   // auto x = <expr>: a Tensor when the expression's value is one.
   std::string init = Initializer(body, name);
   if (!init.empty()) return ValueIsTensor(params, body, init, name, depth);

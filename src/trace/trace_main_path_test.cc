@@ -765,6 +765,18 @@ TEST_F(MainPath260, AnAutoOfArithmeticOnSizesIsANumber) {
   EXPECT_TRUE(with_sizes == nullptr || !with_sizes->typical);
 }
 
+TEST_F(MainPath260, AnAutoChainOfTensorsIsATensorArgument) {
+  // Loss.cpp:167-176 cosine_embedding_loss: `at::where(target == 1, pos, zeros)` with `auto pos = 1 - cos`,
+  // `auto cos = prod_sum / denom`, `auto prod_sum = (input1 * input2).sum(targ_dim)`: pos is a Tensor, so the
+  // call is where.self, never where.ScalarSelf (whose `to`, TensorCompare.cpp:557, left the answer).
+  const Trace t = TraceTree("2.6.0", "aten::cosine_embedding_loss", TraceOptions::Device::kCuda);
+  const OpStep* where = FindOp(t, "where.self");
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical && !where->undecided);
+  const OpStep* scalar = FindOp(t, "where.ScalarSelf");
+  EXPECT_TRUE(scalar == nullptr || !(scalar->typical || scalar->undecided));
+}
+
 TEST_F(MainPath260, AContiguousOutHandedBackBorrowedIsNotCopiedBack) {
   // cuda/ScanKernels.cpp:21-26 contiguous_out_arg borrows a contiguous out;
   // cummax_helper_cuda's `if (!values.is_same(*values_)) values.copy_(...)` (:37-38) is false.

@@ -44,6 +44,10 @@ constexpr char kNativeFunctions[] = R"x(- func: choose.self(Tensor condition, Te
   dispatch:
     CUDA: find_all_cuda
 
+- func: chain_it(Tensor self, Tensor mask) -> Tensor
+  dispatch:
+    CUDA: chain_it_cuda
+
 - func: retype(Tensor self) -> Tensor
   dispatch:
     CUDA: retype_cuda
@@ -130,6 +134,14 @@ Tensor convert_cuda(const Tensor& self) { return self; }
 Tensor find_all_cuda(const Tensor& self) { return self; }
 Tensor shared_step_cuda(const Tensor& self) { return self; }
 Tensor retype_cuda(const Tensor& self) { return self; }
+
+Tensor chain_it_cuda(const Tensor& self, const Tensor& mask) {
+  auto converted = at::convert(self);
+  auto kept = converted;
+  auto held = kept;
+  auto value = held;
+  return at::fill_in(self, mask, value);
+}
 Tensor scale_cuda(const Tensor& self, const Tensor& other) { return self; }
 Tensor total_cuda(const Tensor& self) { return self; }
 Tensor conv_impl_cuda(const Tensor& input, const Tensor& weight) { return input; }
@@ -337,6 +349,15 @@ TEST_F(EntryOverloads, ATensorParsesAsNoNumber) {
   const OpStep* scalar = Op(t, OpRole::kForward, "bound");
   ASSERT_NE(scalar, nullptr);
   EXPECT_FALSE(scalar->typical || scalar->undecided);
+}
+
+TEST_F(EntryOverloads, AnAutoChainOfTensorsIsATensorArgument) {
+  // Loss.cpp's cosine_embedding_loss passes `pos` (`1 - cos`, `cos = prod_sum / denom`, ...) to
+  // at::where: `value`, three `auto` copies from at::convert's Tensor, is no Scalar.
+  Trace t = TraceOf("aten::chain_it");
+  EXPECT_TRUE(Runs(t, "fill_in.Tensor"));
+  const OpStep* scalar = Op(t, OpRole::kForward, "fill_in.Scalar");
+  EXPECT_TRUE(scalar == nullptr || !(scalar->typical || scalar->undecided));
 }
 
 TEST_F(EntryOverloads, AnOverloadNeedingAKeywordIsNoneOfTheCallsChoices) {

@@ -15,6 +15,11 @@ namespace optrace {
 
 // --- the C++ walk (trace_walk.cc) -------------------------------------------
 
+// How many `auto` locals deep a Tensor operand is followed, each initialised
+// from the one before (Loss.cpp's cosine_embedding_loss: `pos = 1 - cos`,
+// `cos = prod_sum / denom`, `prod_sum = (input1 * input2).sum(targ_dim)`).
+inline constexpr int kAutoTensorDepth = 4;
+
 // How many helper calls below an implementation the aten ops its code calls
 // (and its C++ operators on tensors) are listed and followed. Nearer calls
 // are the op's own; deeper helpers are more and more shared code
