@@ -198,11 +198,20 @@ std::optional<std::vector<PyArgument>> FrameBindings::ArgumentsAt(const PyFrame&
 
 namespace {
 
+// Whether literal `v` is quoted text.
+bool IsTextLiteral(const std::string& v) { return v.front() == '\'' || v.front() == '"'; }
+
+// Whether literal `v` is a number: neither text, None, a bool nor a torch
+// constant (`torch.float`).
+bool IsNumberLiteral(const std::string& v) {
+  return !IsTextLiteral(v) && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
+}
+
 // Whether Python's argument parser takes literal `v` for a parameter of
 // schema type `type`.
 bool LiteralFits(const std::string& v, const std::string& type) {
-  const bool text = v.front() == '\'' || v.front() == '"';
-  const bool number = !text && v != "None" && v != "True" && v != "False" && !v.starts_with("torch.");
+  const bool text = IsTextLiteral(v);
+  const bool number = IsNumberLiteral(v);
   if (v == "None" && !type.ends_with("?")) return false;
   // Python's parser takes a string for a Device too (`device="cpu"`).
   if (text && type.find("str") == std::string::npos && type.find("Dimname") == std::string::npos &&
@@ -745,6 +754,13 @@ void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
 
 namespace {
 
+// The schema argument of `fn` named `name`; nullptr when it has none.
+const SchemaArgument* ArgumentNamed(const NativeFunction& fn, const std::string& name) {
+  for (const SchemaArgument& a : fn.schema.arguments)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 // Whether `value`, passed for schema argument `name` of `fn`, is a Python
 // number the parser never takes for that Tensor parameter: `fn` is none of
 // the functions `allowed` names (parser_order.h NumbersAsTensorsFunctions;
@@ -752,13 +768,9 @@ namespace {
 // default counts as the number it holds.
 bool NumberForTensor(const NativeFunction& fn, const std::string& name, const std::string& value,
                      const std::set<std::string>& allowed) {
-  if (allowed.empty() || !IsLiteral(value) || value.front() == '\'' || value.front() == '"' || value == "None" ||
-      value == "True" || value == "False" || value.starts_with("torch."))
-    return false;
-  const auto arg = std::find_if(fn.schema.arguments.begin(), fn.schema.arguments.end(),
-                                [&](const SchemaArgument& a) { return a.name == name; });
-  return arg != fn.schema.arguments.end() && (arg->type == "Tensor" || arg->type == "Tensor?") &&
-         !allowed.count(fn.schema.name);
+  if (allowed.empty() || !IsLiteral(value) || !IsNumberLiteral(value)) return false;
+  const SchemaArgument* arg = ArgumentNamed(fn, name);
+  return arg && (arg->type == "Tensor" || arg->type == "Tensor?") && !allowed.count(fn.schema.name);
 }
 
 // Whether schema argument `name` of `fn` takes a number (Scalar, float,
@@ -766,9 +778,8 @@ bool NumberForTensor(const NativeFunction& fn, const std::string& name, const st
 // has no dimensions (python_arg_parser.cpp's SCALAR and DOUBLE cases), never
 // a typical tensor, which requires grad.
 bool TakesANumber(const NativeFunction& fn, const std::string& name) {
-  const auto arg = std::find_if(fn.schema.arguments.begin(), fn.schema.arguments.end(),
-                                [&](const SchemaArgument& a) { return a.name == name; });
-  if (arg == fn.schema.arguments.end()) return false;
+  const SchemaArgument* arg = ArgumentNamed(fn, name);
+  if (!arg) return false;
   const std::string_view type = arg->type;
   return type == "Scalar" || type == "Scalar?" || type == "float" || type == "float?" || type == "complex";
 }

@@ -50,10 +50,7 @@ bool UnwrittenUndefinedTensor(const Index& ix, const ImplStep& h, const Location
 }
 
 // Whether `op` is an out= overload (an argument written to as `out`).
-bool IsOutOverload(const OpStep& op) {
-  return op.yaml && std::any_of(op.yaml->schema.arguments.begin(), op.yaml->schema.arguments.end(),
-                                [](const SchemaArgument& a) { return a.is_out; });
-}
+bool IsOutOverload(const OpStep& op) { return op.yaml && op.yaml->schema.is_out(); }
 
 }  // namespace
 
