@@ -23,6 +23,11 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
     CompositeExplicitAutograd: norm_it_fallback
     CUDA: norm_it_cuda
 
+- func: fast_or_slow(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: fast_or_slow_slow
+    CUDA: fast_or_slow_cuda
+
 - func: fallback_helper(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: fallback_helper
@@ -87,6 +92,26 @@ void launch_rows(const Tensor& x,
 } // namespace at::native
 )x";
 
+// aten/src/ATen/native/FastOrSlow.cpp
+constexpr char kFastOrSlowCpp[] = R"x(namespace at::native {
+Tensor fast_or_slow_slow(const Tensor& self) {
+  return at::fallback_helper(self);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/FastOrSlow.cu: the CUDA kernel calls the
+// composite fallback itself when its fast route does not apply.
+constexpr char kFastOrSlowCu[] = R"x(namespace at::native {
+Tensor fast_or_slow_cuda(const Tensor& self) {
+  if (!can_use_fast_route(self)) {
+    return fast_or_slow_slow(self);
+  }
+  return at::finish_it(self);
+}
+} // namespace at::native
+)x";
+
 constexpr char kFillH[] = R"x(namespace at::native {
 DECLARE_DISPATCH(fill_fn, fill_stub);
 } // namespace at::native
@@ -104,6 +129,8 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"tools/autograd/derivatives.yaml", kDerivatives},
                      {"aten/src/ATen/native/NormIt.cpp", kNormItCpp},
                      {"aten/src/ATen/native/cuda/NormIt.cu", kNormItCu},
+                     {"aten/src/ATen/native/FastOrSlow.cpp", kFastOrSlowCpp},
+                     {"aten/src/ATen/native/cuda/FastOrSlow.cu", kFastOrSlowCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
 }
@@ -167,6 +194,27 @@ TEST_F(DispatchTrace, ADefaultTraceListsTheCpuPathApart) {
   // With --device cpu the fallback is the path.
   Trace cpu = Run(TraceOptions::Device::kCpu);
   const OpStep* on_cpu = FindOp(cpu, "norm_it");
+  ASSERT_NE(on_cpu, nullptr);
+  EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherKeys) {
+  Trace t = TraceIndex(index_, "aten::fast_or_slow", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "fast_or_slow");
+  ASSERT_NE(op, nullptr);
+  // The CUDA kernel's own call (line 6) is the path; the fallback it calls
+  // at line 4 is listed as a helper reached from there, its call of
+  // fallback_helper (FastOrSlow.cpp:3) on no CUDA path.
+  EXPECT_EQ(Calls(op->calls), (std::vector<std::string>{"finish_it@6"}));
+  bool listed = false;
+  for (const auto& h : op->helpers)
+    listed = listed || (h.function == "fast_or_slow_slow" && h.reached_at.line == 4 &&
+                        h.where.file == "aten/src/ATen/native/FastOrSlow.cpp");
+  EXPECT_TRUE(listed);
+  EXPECT_EQ(FindOp(t, "fallback_helper"), nullptr);
+  // For CPU tensors the fallback is the kernel, and its call is the path.
+  Trace cpu = TraceIndex(index_, "aten::fast_or_slow", TraceOptions::Device::kCpu);
+  const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
 }

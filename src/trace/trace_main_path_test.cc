@@ -43,6 +43,28 @@ TEST_F(MainPath260, TheCompositeFallbackBesideACudaKernelIsListedNotWalked) {
   EXPECT_EQ(FindOp(t, "native_batch_norm"), nullptr);
 }
 
+TEST_F(MainPath260, AFallbackTheCudaKernelCallsItselfIsListedNotWalked) {
+  // native_functions.yaml:10410-10411: CompositeExplicitAutograd:
+  // foreach_tensor_add_scalar_kernel_slow, CUDA: foreach_tensor_add_scalar_kernel_cuda, which
+  // calls the slow one when the fast route does not apply (cuda/ForeachBinaryOpScalar.cu:157);
+  // the slow one's `t.add(scalar)` (ForeachOpsKernels.cpp:159) is on the CompositeExplicit path.
+  Trace t = TraceTree("2.6.0", "aten::_foreach_add.Scalar", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "_foreach_add.Scalar");
+  ASSERT_NE(op, nullptr);
+  ASSERT_FALSE(op->kernels.empty());
+  EXPECT_EQ(op->kernels.front().name, "multi_tensor_apply_kernel");
+  for (const auto& c : op->calls)
+    EXPECT_NE(c.from, "foreach_tensor_add_scalar_kernel_slow") << c.op << " at " << c.where.line;
+  Trace cpu = TraceTree("2.6.0", "aten::_foreach_add.Scalar", TraceOptions::Device::kCpu);
+  const OpStep* on_cpu = FindOp(cpu, "_foreach_add.Scalar");
+  ASSERT_NE(on_cpu, nullptr);
+  bool adds = false;
+  for (const auto& c : on_cpu->calls)
+    adds =
+        adds || (c.op == "add" && c.where.file == "aten/src/ATen/native/ForeachOpsKernels.cpp" && c.where.line == 159);
+  EXPECT_TRUE(adds);
+}
+
 TEST_F(MainPath260, NonTensorValuesCallNoOps) {
   // layer_norm.h:77 `input_shape.slice(...)` on `const auto input_shape = input.sizes()` (an
   // IntArrayRef); cuda/layer_norm_kernel.cu:766 `Tensor* rstd) {` ends a parameter list.

@@ -539,12 +539,35 @@ class CppWalk {
     const bool foreign = nodes_[static_cast<size_t>(at)].foreign;
     for (uint32_t id : ids) {
       if (!visited_.insert(id).second) continue;
-      // Foreign to the device this walk is for (the traced one for "any").
-      bool off = foreign || (ex_.opt_.device != TraceOptions::Device::kAll &&
-                             ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
-                                             dev == "CPU" || dev == "CUDA" ? dev : ex_.PrimaryDevice()));
+      // Foreign to the device this walk is for (the traced one for "any"),
+      // or another key's implementation of this very op.
+      bool off = foreign || AnotherKeysKernel(cpp_.functions()[id].name, dev) ||
+                 (ex_.opt_.device != TraceOptions::Device::kAll &&
+                  ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
+                                  dev == "CPU" || dev == "CUDA" ? dev : ex_.PrimaryDevice()));
       nodes_.push_back({id, at, holder, stub, hops, dev, call, off});
     }
+  }
+
+  // Whether `name` is the kernel another dispatch key of the op names
+  // while `dev` has a kernel of its own: the dispatcher runs `dev`'s, and
+  // when that kernel calls the other one directly (a CUDA foreach kernel's
+  // `foreach_tensor_add_scalar_kernel_slow` fallback, _chunk_cat_cuda's
+  // `else`), the other key's code is listed with its kernels but its calls
+  // are on no path of `dev`: the trace for the other key names them.
+  bool AnotherKeysKernel(std::string_view name, const std::string& dev) const {
+    if (!op_.yaml || (dev != "CUDA" && dev != "CPU")) return false;
+    bool own = false, other = false;
+    for (const auto& [key, kernel] : op_.yaml->dispatch) {
+      if (kernel != name) continue;
+      (key == dev ? own : other) = true;
+    }
+    return other && !own && HasKernelFor(dev);
+  }
+  bool HasKernelFor(const std::string& dev) const {
+    for (const auto& [key, kernel] : op_.yaml->dispatch)
+      if (key == dev) return true;
+    return false;
   }
 
   OpExpander& ex_;
