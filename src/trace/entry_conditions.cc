@@ -42,6 +42,19 @@ struct BestWay {
   }
 };
 
+// Python reaches an op's Tensor method -- a hand-written one returns the
+// tensor itself before dispatching (trace/tensor_methods.h) -- by `x.m()`,
+// and through torchgen's binding of any op with a method variant, which
+// calls `self.m(...)` (cpp_dispatch_target: torch.conj(x) is x.conj()).
+// torch.ops.aten.m goes to the dispatcher.
+bool ThroughTensorMethod(const PyCallStep& c, const OpStep& op) {
+  if (c.kind == PyCallTarget::kMethod) return true;
+  if (c.kind != PyCallTarget::kBridge && c.kind != PyCallTarget::kTorch) return false;
+  if (StartsWith(c.callee, "torch.ops.") || !op.yaml) return false;
+  const auto& variants = op.yaml->variants;
+  return std::find(variants.begin(), variants.end(), "method") != variants.end();
+}
+
 }  // namespace
 
 const std::string& PythonEntries::Text(const std::string& file) {
@@ -188,7 +201,7 @@ std::vector<Condition> PythonEntries::EntryConditions(const OpStep& op, Tri* val
       for (const auto& c : CallsTo(f, {full, base})) {
         if (fitting_only && !Binds(f, c, op)) continue;
         auto way = WayThrough(f, c, 0);
-        if (c.kind == PyCallTarget::kMethod) UnlessSelfReturn(ix_, a_, op, &way);
+        if (ThroughTensorMethod(c, op)) UnlessSelfReturn(ix_, a_, op, &way);
         if (way.second == Tri::kUnknown && !passes_open_step(way.first)) *optional_step = false;
         if (best.Offer(std::move(way))) break;
       }

@@ -519,6 +519,13 @@ TEST_F(CodeDecides, APythonMethodCallOfAMethodReturningItselfRunsNoOp) {
   EXPECT_EQ(PathOf(TraceOf("F.squared", {"dtype=complex64"}), "conj"), "typical");
 }
 
+TEST_F(CodeDecides, TheBindingOfAnOpWithAMethodVariantCallsTheMethod) {
+  // torchgen binds torch.conj to `self.conj()` (conj has a method variant): the
+  // hand-written method at TensorBody.h:3-6 dispatches nothing for a real tensor.
+  EXPECT_EQ(PathOf(TraceOf("torch.conj"), "conj"), "not taken");
+  EXPECT_EQ(PathOf(TraceOf("torch.conj", {"dtype=complex64"}), "conj"), "typical");
+}
+
 TEST_F(CodeDecides, ANumberArgumentTakesTheScalarOverloadOverTheListOne) {
   // Shrink.cpp:109 `self.part(size, 0)` with `int64_t size`: part and part.sizes (SymInt[], from one
   // element) both admit it; C++ picks the exact match.

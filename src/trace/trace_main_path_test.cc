@@ -211,6 +211,21 @@ TEST_F(MainPath260, APythonMethodCallReturningItselfDispatchesNothing) {
   EXPECT_TRUE(subtract->typical);
 }
 
+TEST_F(MainPath260, TheBindingOfAMethodVariantOpCallsTheHandWrittenMethod) {
+  // torchgen binds torch.conj and Tensor.contiguous to `self.conj()` / `self.contiguous()`:
+  // TensorBody.h:128-129 and TensorBase.h:127-128 return the tensor itself for a real,
+  // contiguous one, so neither op dispatches for a typical float32 tensor.
+  for (auto [query, line] : {std::pair{"torch.conj", 128}, std::pair{"Tensor.contiguous", 127}}) {
+    Trace t = TraceTree("2.6.0", query, TraceOptions::Device::kCuda);
+    ASSERT_FALSE(t.ops.empty()) << query;
+    const OpStep& root = t.ops.front();
+    EXPECT_FALSE(root.typical) << query;
+    ASSERT_FALSE(root.when.empty()) << query;
+    EXPECT_EQ(root.when.back().kind, ConditionKind::kReturn) << query;
+    EXPECT_EQ(root.when.back().where.line, line) << query;
+  }
+}
+
 TEST_F(MainPath260, ANumberArgumentTakesTheScalarOverload) {
   // Pooling.cpp:51 `output.squeeze(-2)`: squeeze.dim (int), never squeeze.dims (int[]), which C++
   // reaches only by a one-element list conversion the exact match beats.
