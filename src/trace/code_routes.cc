@@ -7,7 +7,10 @@
 #include "trace/code_routes.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <utility>
 
 #include "base/text.h"
@@ -92,18 +95,50 @@ size_t CodeRoutes::PlaceCallHash::operator()(const PlaceCall& k) const {
   return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2)) ^ static_cast<size_t>(k.line) * 0x100000001b3ULL;
 }
 
-// What the guard reader says depends on the code alone, so it is kept for
-// the trace: RouteTo asks every listed function in turn, for every
-// launch's way, whether it calls `fn`, and most do not.
+// The index's answers, shared by the traces of a process (trace --all's
+// threads, a daemon's queries): a reader finds under the shared lock, a
+// writer adds under the unique one; entries are never changed, and an
+// unordered_map's elements stay put as it grows.
+struct CodeRoutes::CodeMemo {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, FirstCallConditions> first_calls;  // by "file:line:fn"
+  std::unordered_map<std::string, std::set<std::pair<std::string_view, int>>> functions_calling;
+
+  template <class Map, class Make>
+  const typename Map::mapped_type& Get(Map& map, const std::string& key, Make make) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mu);
+      if (auto it = map.find(key); it != map.end()) return it->second;
+    }
+    typename Map::mapped_type made = make();
+    std::unique_lock<std::shared_mutex> lock(mu);
+    return map.try_emplace(key, std::move(made)).first->second;
+  }
+};
+
+CodeRoutes::CodeRoutes(const Index& ix, GuardReaders& readers, PathValues& values)
+    : ix_(ix),
+      memo_(*ix.Derived<std::unique_ptr<CodeMemo>>("code_routes", [] { return std::make_unique<CodeMemo>(); })),
+      readers_(readers),
+      values_(values) {}
+
+// What the guard reader says depends on the code alone: RouteTo asks every
+// listed function in turn, for every launch's way, whether it calls `fn`,
+// and most do not; every trace reaching the op asks again.
 const std::vector<Condition>* CodeRoutes::FirstCall(const Location& where, const std::string& fn) {
   auto it = first_calls_.find(PlaceCall{where.file, where.line, fn});
   if (it == first_calls_.end()) {
-    std::optional<std::vector<Condition>> conditions;
-    std::vector<CodeCondition> first;
-    if (readers_.Of(where.file).CallConditions(where.line, 0, fn, &first)) conditions = ConditionsIn(first, where.file);
-    it = first_calls_.emplace(PlaceCallKey{where.file, where.line, fn}, std::move(conditions)).first;
+    const std::string key = where.file + ":" + std::to_string(where.line) + ":" + fn;
+    const FirstCallConditions& read = memo_.Get(memo_.first_calls, key, [&] {
+      FirstCallConditions conditions;
+      std::vector<CodeCondition> first;
+      if (readers_.Of(where.file).CallConditions(where.line, 0, fn, &first))
+        conditions = ConditionsIn(first, where.file);
+      return conditions;
+    });
+    it = first_calls_.emplace(PlaceCallKey{where.file, where.line, fn}, &read).first;
   }
-  return it->second ? &*it->second : nullptr;
+  return *it->second ? &**it->second : nullptr;
 }
 
 namespace {
@@ -307,17 +342,21 @@ const std::vector<std::pair<std::string_view, const Location*>>& CodeRoutes::Rec
 }
 
 const std::set<std::pair<std::string_view, int>>& CodeRoutes::FunctionsCalling(const std::string& fn) {
-  auto [slot, fresh] = functions_calling_.try_emplace(fn);
-  if (!fresh) return slot->second;
-  const CppIndex& cpp = ix_.cpp;
-  for (uint32_t id : cpp.CallersOf(fn)) {
-    const CppCall& call = cpp.calls()[id];
-    const int32_t f = cpp.FunctionAt(call.file, call.line);
-    if (f < 0) continue;
-    const CppFunction& def = cpp.functions()[f];
-    slot->second.insert({cpp.file(def.file), static_cast<int>(def.line)});
-  }
-  return slot->second;
+  auto [slot, fresh] = functions_calling_.try_emplace(fn, nullptr);
+  if (!fresh) return *slot->second;
+  slot->second = &memo_.Get(memo_.functions_calling, fn, [&] {
+    std::set<std::pair<std::string_view, int>> calling;
+    const CppIndex& cpp = ix_.cpp;
+    for (uint32_t id : cpp.CallersOf(fn)) {
+      const CppCall& call = cpp.calls()[id];
+      const int32_t f = cpp.FunctionAt(call.file, call.line);
+      if (f < 0) continue;
+      const CppFunction& def = cpp.functions()[f];
+      calling.insert({cpp.file(def.file), static_cast<int>(def.line)});
+    }
+    return calling;
+  });
+  return *slot->second;
 }
 
 bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {

@@ -50,8 +50,7 @@ bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeD
 
 class CodeRoutes {
  public:
-  CodeRoutes(const Index& ix, GuardReaders& readers, PathValues& values)
-      : ix_(ix), readers_(readers), values_(values) {}
+  CodeRoutes(const Index& ix, GuardReaders& readers, PathValues& values);
 
   // The conditions on the way from `op`'s implementation to function `fn`
   // through code for `device` (kAny: any), appended to *out; false when
@@ -114,15 +113,22 @@ class CodeRoutes {
                                                                                    const std::string& fn,
                                                                                    CodeDevice device);
   // The functions (file, line of the definition) the index records a call
-  // of `fn` in, once per trace.
+  // of `fn` in: read once per index (CodeMemo), looked up once per trace.
   const std::set<std::pair<std::string_view, int>>& FunctionsCalling(const std::string& fn);
   // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
   int ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
   // The conditions of the first call of `fn` in the function defined at
-  // `where`, once per trace; nullptr: it calls no `fn`.
+  // `where`: read once per index (CodeMemo), looked up once per trace;
+  // nullptr: it calls no `fn`.
   const std::vector<Condition>* FirstCall(const Location& where, const std::string& fn);
 
+  // What FirstCall and FunctionsCalling read depends on the code alone, so
+  // it is kept with the index for every later trace (code_routes.cc).
+  struct CodeMemo;
+  using FirstCallConditions = std::optional<std::vector<Condition>>;
+
   const Index& ix_;
+  CodeMemo& memo_;
   GuardReaders& readers_;
   PathValues& values_;
   std::vector<std::pair<std::string, Tri>>* binding_log_ = nullptr;            // LogBindingsTo
@@ -132,7 +138,8 @@ class CodeRoutes {
       callers_;                                                                            // RecordedCallers' answers
   std::unordered_map<const StubStep*, std::optional<std::vector<Condition>>> stub_calls_;  // StubCallConditions's
   std::set<const StubRegistrationStep*> stub_kernels_bound_;                               // BindStubKernel's
-  std::unordered_map<std::string, std::set<std::pair<std::string_view, int>>> functions_calling_;  // FunctionsCalling's
+  std::unordered_map<std::string, const std::set<std::pair<std::string_view, int>>*>
+      functions_calling_;  // FunctionsCalling's
   // FirstCall's answers, by (file, line, callee): hashed, looked up
   // without copying the strings (every caller of every launch's way asks).
   struct PlaceCall {
@@ -161,7 +168,7 @@ class CodeRoutes {
       return x.line == y.line && x.fn == y.fn && x.file == y.file;
     }
   };
-  std::unordered_map<PlaceCallKey, std::optional<std::vector<Condition>>, PlaceCallHash, PlaceCallEqual> first_calls_;
+  std::unordered_map<PlaceCallKey, const FirstCallConditions*, PlaceCallHash, PlaceCallEqual> first_calls_;
 };
 
 }  // namespace optrace

@@ -212,6 +212,11 @@ TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherK
                         h.where.file == "aten/src/ATen/native/FastOrSlow.cpp");
   EXPECT_TRUE(listed);
   EXPECT_EQ(FindOp(t, "fallback_helper"), nullptr);
+  ASSERT_EQ(op->notes.size(), 1u);
+  EXPECT_NE(op->notes.front().find("CUDA: fast_or_slow_cuda calls CompositeExplicitAutograd's fast_or_slow_slow "
+                                   "directly (aten/src/ATen/native/cuda/FastOrSlow.cu:4)"),
+            std::string::npos)
+      << op->notes.front();
   // For CPU tensors the fallback is the kernel, and its call is the path.
   Trace cpu = TraceIndex(index_, "aten::fast_or_slow", TraceOptions::Device::kCpu);
   const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");

@@ -541,7 +541,9 @@ class CppWalk {
       if (!visited_.insert(id).second) continue;
       // Foreign to the device this walk is for (the traced one for "any"),
       // or another key's implementation of this very op.
-      bool off = foreign || AnotherKeysKernel(cpp_.functions()[id].name, dev) ||
+      const std::string other_key = OtherKeyOfKernel(cpp_.functions()[id].name, dev);
+      if (!foreign && !other_key.empty()) NoteFallback(cpp_.functions()[id].name, other_key, dev, holder, call);
+      bool off = foreign || !other_key.empty() ||
                  (ex_.opt_.device != TraceOptions::Device::kAll &&
                   ForeignToDevice(cpp_.file(cpp_.functions()[id].file),
                                   dev == "CPU" || dev == "CUDA" ? dev : ex_.PrimaryDevice()));
@@ -549,25 +551,36 @@ class CppWalk {
     }
   }
 
-  // Whether `name` is the kernel another dispatch key of the op names
-  // while `dev` has a kernel of its own: the dispatcher runs `dev`'s, and
-  // when that kernel calls the other one directly (a CUDA foreach kernel's
-  // `foreach_tensor_add_scalar_kernel_slow` fallback, _chunk_cat_cuda's
-  // `else`), the other key's code is listed with its kernels but its calls
-  // are on no path of `dev`: the trace for the other key names them.
-  bool AnotherKeysKernel(std::string_view name, const std::string& dev) const {
-    if (!op_.yaml || (dev != "CUDA" && dev != "CPU")) return false;
-    bool own = false, other = false;
+  // The dispatch key whose kernel `name` is, where that is another key
+  // of the op than `dev`, which has a kernel of its own: the dispatcher
+  // runs `dev`'s, and when that kernel calls the other one directly (a
+  // CUDA foreach kernel's `foreach_tensor_add_scalar_kernel_slow`
+  // fallback, _chunk_cat_cuda's `else`), the other key's code is listed
+  // with its kernels but its calls are on no path of `dev`: the trace for
+  // the other key names them. "" for any other function.
+  std::string OtherKeyOfKernel(std::string_view name, const std::string& dev) const {
+    if (!op_.yaml || (dev != "CUDA" && dev != "CPU")) return "";
+    std::string other;
+    bool own = false, has_own_kernel = false;
     for (const auto& [key, kernel] : op_.yaml->dispatch) {
+      has_own_kernel = has_own_kernel || key == dev;
       if (kernel != name) continue;
-      (key == dev ? own : other) = true;
+      if (key == dev) own = true;
+      else if (other.empty()) other = key;
     }
-    return other && !own && HasKernelFor(dev);
+    return own || !has_own_kernel ? "" : other;
   }
-  bool HasKernelFor(const std::string& dev) const {
-    for (const auto& [key, kernel] : op_.yaml->dispatch)
-      if (key == dev) return true;
-    return false;
+
+  // Says where the device's code falls back to another key's kernel, once.
+  void NoteFallback(std::string_view name, const std::string& key, const std::string& dev, const std::string& caller,
+                    const CppCall* call) {
+    std::string note = dev + ": " + caller + " calls " + key + "'s " + std::string(name) + " directly";
+    if (call) {
+      const Location at = ex_.CppLoc(call->file, call->line, 1);
+      note += " (" + at.file + ":" + std::to_string(at.line) + ")";
+    }
+    note += ", a fallback whose calls the trace lists under " + key + ", not on " + dev + "'s path";
+    if (std::find(op_.notes.begin(), op_.notes.end(), note) == op_.notes.end()) op_.notes.push_back(std::move(note));
   }
 
   OpExpander& ex_;
