@@ -14,6 +14,7 @@
 // comparisons (`S > tol,`) are no declarations.
 #include "trace/cpp_operands.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <unordered_set>
@@ -466,6 +467,28 @@ bool NumberArithmetic(std::string_view params, std::string_view body, std::strin
   return any;
 }
 
+// A dtype as written: `x.scalar_type()` (`x->`), a ScalarType constant
+// (`at::kFloat`, `kLong`, `c10::ScalarType::Half`).
+bool IsDtypeValue(std::string_view arg) {
+  for (std::string_view method : {".scalar_type()", "->scalar_type()"})
+    if (arg.ends_with(method)) {
+      const std::string_view receiver = arg.substr(0, arg.size() - method.size());
+      return !receiver.empty() && std::all_of(receiver.begin(), receiver.end(), IsIdentChar);
+    }
+  for (std::string_view ns : {"::c10::", "c10::", "at::"})
+    if (StartsWith(arg, ns)) {
+      arg.remove_prefix(ns.size());
+      break;
+    }
+  if (StartsWith(arg, "ScalarType::")) arg.remove_prefix(12);
+  else if (arg.size() > 1 && arg[0] == 'k') arg.remove_prefix(1);
+  else return false;
+  static const std::unordered_set<std::string_view> kDtypes = {
+      "Byte",   "Char",        "Short",        "Int",           "Long", "Half",    "Float",
+      "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool", "BFloat16"};
+  return kDtypes.count(arg) > 0;
+}
+
 }  // namespace
 
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth) {
@@ -482,6 +505,7 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
     while (!type.empty() && (type.back() == '&' || type.back() == ' ')) type.pop_back();
     return ReturnsTensorValue(type) ? 't' : '?';
   }
+  if (IsDtypeValue(arg)) return 'd';
   for (char ch : arg) {
     if (!IsIdentChar(ch)) return '?';  // an expression: its kind is not read
   }
@@ -491,6 +515,7 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   std::string_view t = TrimView(type);
   if (StartsWith(t, "const ")) t.remove_prefix(6);
   while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
+  if (t == "ScalarType" || t == "at::ScalarType" || t == "c10::ScalarType") return 'd';
   // `auto split_size = (dim_size + chunks - 1) / chunks;`: what it is initialised with.
   if (t == "auto") return NumberArithmetic(params, body, TrimView(Initializer(body, arg)), depth) ? 'n' : '?';
   static const std::unordered_set<std::string_view> kNumbers = {
@@ -501,8 +526,11 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
 
 size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
   size_t n = 0;
-  for (size_t k = 0; k < kinds.size() && k + (method ? 1 : 0) < schema.arguments.size(); ++k)
-    if (kinds[k] == 'n' && schema.arguments[k + (method ? 1 : 0)].type.find('[') != std::string::npos) ++n;
+  for (size_t k = 0; k < kinds.size() && k + (method ? 1 : 0) < schema.arguments.size(); ++k) {
+    const SchemaArgument& a = schema.arguments[k + (method ? 1 : 0)];
+    if (kinds[k] == 'n' && a.type.find('[') != std::string::npos) ++n;
+    if (kinds[k] == 'd' && a.kwarg_only) ++n;  // packed into TensorOptions
+  }
   return n;
 }
 
@@ -523,6 +551,7 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
     if (kinds[k] == 'n' && (tensor || kind == 'N' || kind == 'n' || kind == 's' || kind == 'g' || enumeration))
       return false;
     if (kinds[k] == 's' && kind != 's') return false;
+    if (kinds[k] == 'd' && kind != 'D') return false;
   }
   return true;
 }

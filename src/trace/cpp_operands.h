@@ -49,7 +49,9 @@ bool OnlyDeclaredTensor(std::string_view body, std::string_view name);
 std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c);
 // What an argument as written is: 't' a Tensor variable, 'n' a number (a
 // literal, or a variable of an arithmetic or Scalar type), 's' a string
-// literal, '?' not known (an expression, an undeclared name).
+// literal, 'd' a dtype (a ScalarType variable, constant -- `at::kFloat`,
+// `ScalarType::Long` -- or `x.scalar_type()`), '?' not known (an
+// expression, an undeclared name).
 // An `auto` local initialised by arithmetic on numbers and sizes is a
 // number (`depth`: how many such locals deep the reading is).
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth = 0);
@@ -57,10 +59,13 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
 // for a method call): their count within its required..all, and no
 // argument of a kind C++ cannot convert to its parameter's type.
 bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
-// How many number arguments an overload takes as a list of one element
-// (`int64_t` into `IntArrayRef`, a user-defined conversion): among the
-// overloads a call admits, C++ picks one needing the fewest, so
-// `self.split(split_size, dim)` with a number is split.Tensor, never split.sizes.
+// How many arguments an overload takes through a user-defined conversion
+// -- a number as a list of one element (`int64_t` into `IntArrayRef`), a
+// dtype into the TensorOptions that packs an overload's keyword-only
+// dtype, layout and device: among the overloads a call admits, C++ picks
+// one needing the fewest, so `self.split(split_size, dim)` with a number
+// is split.Tensor, never split.sizes, and `self.to(x.scalar_type())` is
+// to.dtype, never to.dtype_layout.
 size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
 
 }  // namespace optrace

@@ -76,6 +76,41 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_EQ(ListConversions(sizes, true, {'?', 'n'}), 0u);
 }
 
+TEST(CallArguments, ADtypeArgumentTakesTheOverloadWithAScalarTypeParameter) {
+  // ReduceOps.cpp:487 `self.to(result.scalar_type())`: to.dtype; to.other needs a Tensor, and
+  // to.dtype_layout takes the dtype only packed into TensorOptions (a user-defined conversion).
+  const std::string body = "  ScalarType want = kFloat;\n  at::ScalarType other = want;\n";
+  EXPECT_EQ(ArgumentKind("", body, "result.scalar_type()"), 'd');
+  EXPECT_EQ(ArgumentKind("", body, "result->scalar_type()"), 'd');
+  EXPECT_EQ(ArgumentKind("", body, "at::kLong"), 'd');
+  EXPECT_EQ(ArgumentKind("", body, "c10::ScalarType::Half"), 'd');
+  EXPECT_EQ(ArgumentKind("", body, "want"), 'd');
+  EXPECT_EQ(ArgumentKind("ScalarType dtype", body, "dtype"), 'd');
+  EXPECT_EQ(ArgumentKind("", body, "kNoSuchType"), '?');
+  EXPECT_EQ(ArgumentKind("", body, "f(x).scalar_type()"), '?');
+  FunctionSchema dtype, dtype_layout, other;
+  std::string error;
+  ASSERT_TRUE(
+      ParseFunctionSchema("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool "
+                          "copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+                          &dtype, &error));
+  ASSERT_TRUE(
+      ParseFunctionSchema("to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, "
+                          "Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool "
+                          "copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+                          &dtype_layout, &error));
+  ASSERT_TRUE(
+      ParseFunctionSchema("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
+                          "MemoryFormat? memory_format=None) -> Tensor(a)",
+                          &other, &error));
+  const std::vector<char> kinds = {'d'};
+  EXPECT_TRUE(AdmitsArguments(dtype, true, kinds));
+  EXPECT_TRUE(AdmitsArguments(dtype_layout, true, kinds));
+  EXPECT_FALSE(AdmitsArguments(other, true, kinds));
+  EXPECT_EQ(ListConversions(dtype, true, kinds), 0u);
+  EXPECT_EQ(ListConversions(dtype_layout, true, kinds), 1u);
+}
+
 TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
   // LinearAlgebra.cpp:535 `auto [U, S, V] = input.svd();`, :537 `Tensor tol = ...`,
   // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no

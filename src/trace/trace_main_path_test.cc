@@ -226,6 +226,17 @@ TEST_F(MainPath260, TheBindingOfAMethodVariantOpCallsTheHandWrittenMethod) {
   }
 }
 
+TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {
+  // ReduceOps.cpp:487 `self.to(result.scalar_type())` in impl_func_cum_ops, which cumsum.out runs:
+  // to.dtype, never to.other (a Tensor) nor to.dtype_layout (TensorOptions).
+  Trace t = TraceTree("2.6.0", "aten::cumsum.out", TraceOptions::Device::kCuda);
+  std::set<std::string> from_cumsum;
+  for (const auto& op : t.ops)
+    if (op.called_at.file == "aten/src/ATen/native/ReduceOps.cpp" && op.called_at.line == 487)
+      from_cumsum.insert(op.name);
+  EXPECT_EQ(from_cumsum, (std::set<std::string>{"to.dtype"}));
+}
+
 TEST_F(MainPath260, ANumberArgumentTakesTheScalarOverload) {
   // Pooling.cpp:51 `output.squeeze(-2)`: squeeze.dim (int), never squeeze.dims (int[]), which C++
   // reaches only by a one-element list conversion the exact match beats.
