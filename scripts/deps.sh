@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libyaml-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3 python3-yaml git dpkg-dev xz-utils)
 packages+=(zlib1g-dev)    # profile reads gzipped torch.profiler exports
+packages+=(libjemalloc-dev)  # the optrace executable's malloc (CMakeLists.txt)
 packages+=(python3-torch)  # verify's tests run Debian's torch 1.13 (CPU) against the 1.13.1 tree
 missing=()
 for p in "${packages[@]}"; do

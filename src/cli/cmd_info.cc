@@ -2,6 +2,7 @@
 // torch, and (--index) how much of the tree the indexes hold.
 #include <iostream>
 
+#include "base/heap.h"
 #include "base/text.h"
 #include "cli/cmd_common.h"
 #include "cli/commands.h"
@@ -27,7 +28,8 @@ int CmdInfo(int argc, char** argv) {
             << "python:    "
             << (installed.python.path.empty() ? "none found ($PYTHON, $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH)"
                                               : installed.python.path + "  (from " + installed.python.found_by + ")")
-            << "\n";
+            << "\n"
+            << "heap:      " << HeapName() << " (malloc of this optrace)\n";
   if (!show_index) return 0;
   // Never destroyed: an index mapped from the store would be walked page by
   // page to free it (~250 ms); the process exits right after.

@@ -39,6 +39,9 @@ TEST(CmdInfo, PrintsTheCheckoutVersion) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("version:   2.6.0a0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("found by --source"), std::string::npos) << r.output;
+  // The allocator the build linked: jemalloc where it found libjemalloc.a
+  // (glibc's malloc.o kept out of the link), glibc's malloc otherwise.
+  EXPECT_NE(r.output.find(std::string("heap:      ") + OPTRACE_HEAP + " "), std::string::npos) << r.output;
 }
 
 TEST(CmdInfo, FindsTheTilegymCacheCheckout) {

@@ -9,7 +9,6 @@
 // kMaxIndexedFileBytes are listed as skipped instead of scanned.
 #include <dirent.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include <unordered_map>
 
 #include "base/cores.h"
+#include "base/heap.h"
 #include "base/text.h"
 #include "cpp/cpp_index_writer.h"
 #include "index/store_internal.h"
@@ -331,10 +331,9 @@ class ImageBuild {
     // back to the kernel when freed (a mapping of their own, or trimming the
     // heap's top), and the next file faults them in again, 4 KiB at a time:
     // a full build took ~47k page faults, ~28k with the huge-page blocks of
-    // store_arena.cc, ~19k with these settings. They stay for the process's
+    // store_arena.cc, ~19k with the blocks kept. They stay for the process's
     // lifetime: it keeps up to its peak heap instead of returning memory.
-    ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    KeepFreedBlocks();
     // A full build loads the YAML model on a thread of its own, from now on:
     // alongside the listing (one thread) and then the scan.
     std::thread yaml_thread;
@@ -449,7 +448,7 @@ class ImageBuild {
       ArenaScope heap(nullptr);
       *scanned = T{};
     }
-    if (freed_.fetch_add(1) % kTrimEvery == kTrimEvery - 1) ::malloc_trim(0);
+    if (freed_.fetch_add(1) % kTrimEvery == kTrimEvery - 1) ReturnFreedMemory();
   }
 
   void Scan();
@@ -613,7 +612,7 @@ Status BuildImage(const StoreTree& tree, const ImageRoot* old, const Changes* ch
   // given back before the trace that follows a cold build. Measured (2.6.0,
   // index build + trace nn.LSTM from an empty cache, 2 loaded cores): peak
   // RSS 260-286 -> 188-192 MB with the scans freed as they are stored.
-  ::malloc_trim(0);
+  ReturnFreedMemory();
   return s;
 }
 
