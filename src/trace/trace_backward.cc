@@ -647,22 +647,24 @@ bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
                                         "AutoDispatchBelowADInplaceOrView"};
   std::shared_ptr<const std::string> text = ix_.FileText(file);
   if (!text || line < 1) return false;
-  std::string_view all(*text);
-  std::vector<std::string_view> above;  // the lines before the call's, nearest last
-  for (size_t at = 0; static_cast<int>(above.size()) + 1 < line && at < all.size();) {
-    size_t nl = std::min(all.find('\n', at), all.size());
-    above.push_back(all.substr(at, nl - at));
-    at = nl + 1;
-  }
+  const std::string_view all(*text);
+  // The lines above the call's, nearest first: each ends at the '\n' before
+  // `end`, from the line's start the index keeps (no read from the top).
+  size_t end = std::min(ix_.LineOffset(file, line), all.size());
   int closed = 0;  // blocks closed between a line and the call
-  for (size_t k = above.size(), read = 0; k > 0 && read < static_cast<size_t>(kMaxBodyLinesRead); --k, ++read) {
-    std::string_view code = above[k - 1].substr(0, above[k - 1].find("//"));
+  for (int read = 0; end > 0 && read < kMaxBodyLinesRead; ++read) {
+    const size_t stop = end - 1;  // the line's '\n'
+    const size_t nl = stop == 0 ? std::string_view::npos : all.rfind('\n', stop - 1);
+    const size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+    std::string_view code = all.substr(begin, stop - begin);
+    code = code.substr(0, code.find("//"));
     for (const char* g : kGuards)
       if (closed == 0 && code.find(g) != std::string_view::npos) return true;
     for (size_t i = code.size(); i > 0; --i) {
       if (code[i - 1] == '}') ++closed;
       if (code[i - 1] == '{' && closed > 0) --closed;
     }
+    end = begin;
   }
   return false;
 }
