@@ -20,6 +20,9 @@ namespace optrace::render_detail {
 
 namespace {
 
+// 0 a launch the assumptions take, 1 one they leave open, 2 one they rule out.
+int LaunchRank(const KernelStep& k) { return k.undecided ? 1 : k.typical ? 0 : 2; }
+
 std::string DeviceOf(const Trace& t) {
   for (const auto& a : t.assumptions)
     if (StartsWith(a, "device=")) return a.substr(7);
@@ -246,6 +249,11 @@ class PathBuilder {
       const int da = DtypeRank(a->name, dtype_), db = DtypeRank(b->name, dtype_);
       return da != db ? da < db : ArchOf(a->name) > ArchOf(b->name);
     });
+    // Above all, what runs: launches the assumptions take, then those they
+    // leave open, then those they rule out (copy_'s conj_kernel for a
+    // tensor that is no conjugate view).
+    std::stable_sort(e.kernels.begin(), e.kernels.end(),
+                     [](const KernelStep* a, const KernelStep* b) { return LaunchRank(*a) < LaunchRank(*b); });
   }
 
   // The implementation functions of the entry's ops (its own, its folded
@@ -884,7 +892,7 @@ class MainWriter {
     // many more do (SDPA's 45 fmha kernels share atomicMaxFloat, atomicAdd).
     std::vector<std::pair<const KernelStep*, size_t>> sets;  // first kernel, kernels with its atomics
     for (const KernelStep* k : e.kernels) {
-      if (k->atomics.empty()) continue;
+      if (k->atomics.empty() || LaunchRank(*k) == 2) continue;
       auto same = std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.first->atomics == k->atomics; });
       if (same == sets.end()) sets.push_back({k, 1});
       else ++same->second;
@@ -912,8 +920,12 @@ class MainWriter {
   // function that launches them when the entry does not already.
   void KernelLines(const MainPathOp& e, const std::string& in) {
     constexpr size_t kMaxKernels = 6;
+    // A launch the assumptions rule out is no answer (it comes last, Fill):
+    // counted, named in --detail full; one they leave open is marked `?`.
+    size_t runs = 0;
+    while (runs < e.kernels.size() && LaunchRank(*e.kernels[runs]) < 2) ++runs;
     std::vector<std::pair<std::string, std::vector<const KernelStep*>>> groups;  // (file + via, kernels)
-    size_t shown = std::min(e.kernels.size(), kMaxKernels);
+    size_t shown = std::min(runs, kMaxKernels);
     for (size_t k = 0; k < shown; ++k) {
       const KernelStep* kernel = e.kernels[k];
       std::vector<std::string> via = Via(e, *kernel);  // the function launching it is enough here
@@ -925,16 +937,21 @@ class MainWriter {
     for (const auto& [key, kernels] : groups) {
       std::string via = key.substr(key.find('\n') + 1);
       via = via.empty() ? "" : "  via " + via;
+      auto name = [](const KernelStep* k) { return (k->undecided ? "?" : "") + k->name; };
       if (kernels.size() == 1) {
-        Add(in, "kernel " + kernels[0]->name + via, LocText(kernels[0]->where, true));
+        Add(in, "kernel " + name(kernels[0]) + via, LocText(kernels[0]->where, true));
         continue;
       }
       std::vector<std::string> named;
-      for (const KernelStep* k : kernels) named.push_back(k->name + ":" + std::to_string(k->where.line));
+      for (const KernelStep* k : kernels) named.push_back(name(k) + ":" + std::to_string(k->where.line));
       Add(in, "kernels " + Join(named, ", ") + via, ShortPath(kernels[0]->where.file));
     }
-    if (e.kernels.size() > kMaxKernels)
-      Add(in, "… " + std::to_string(e.kernels.size() - kMaxKernels) + " more kernels (--detail full)", "");
+    const size_t more = runs - shown, ruled_out = e.kernels.size() - runs;
+    if (more > 0 || ruled_out > 0)
+      Add(in,
+          "… " + (more > 0 ? std::to_string(more) + " more kernels" : "") + (more > 0 && ruled_out > 0 ? ", " : "") +
+              (ruled_out > 0 ? std::to_string(ruled_out) + " the assumptions rule out" : "") + " (--detail full)",
+          "");
   }
 
   // The answer first: what runs on the device, each op that runs something

@@ -76,6 +76,10 @@ class CodeRoutes {
   // none). False when neither is read.
   bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out);
 
+  // `macro` and the macros of `file` whose definitions use it, up to
+  // kMacroUserDepth levels (walk_bounds.h): read once per index (CodeMemo).
+  std::vector<std::string> MacrosUsing(const std::string& macro, const std::string& file);
+
  private:
   // StubCallConditions, uncached.
   bool ReadStubCall(const OpStep& op, const StubStep& s, std::vector<Condition>* out);

@@ -108,8 +108,26 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
 bool LaunchSiteConditions(CodeWays& w, const OpStep& op, const KernelStep& k, const std::vector<Condition>& route,
                           std::vector<Condition>* out) {
   if (!k.macro.empty()) {
+    // The holder writes the launching #define, or a #define using it
+    // (CUDA_tensor_apply2's HANDLE_A_CASE in its 32-bit branch, HANDLE_CASE
+    // itself in the 64-bit one): the best of their uses.
     const Location holder = w.Definition(op, LastName(k.holder));
-    return holder.valid() && w.BestCallSite(op, holder, LastName(k.macro), out);
+    if (!holder.valid()) return false;
+    bool any = false;
+    Tri best = Tri::kFalse;
+    for (const std::string& macro : w.MacrosUsing(LastName(k.macro), holder.file)) {
+      std::vector<Condition> site;
+      if (!w.BestCallSite(op, holder, macro, &site)) continue;
+      std::vector<Condition> all = route;
+      all.insert(all.end(), site.begin(), site.end());
+      const Tri v = w.Evaluate(op, all, true);
+      if (any && Rank(v) <= Rank(best)) continue;
+      any = true;
+      best = v;
+      *out = std::move(site);
+      if (v == Tri::kTrue) break;
+    }
+    return any;
   }
   const CppGuardReader& r = w.Reader(k.launch_site.file);
   std::vector<KernelStep::Launch> launches = {{k.launch_site.line, k.launcher.empty() ? k.name : k.launcher}};
@@ -137,6 +155,31 @@ bool LaunchSiteConditions(CodeWays& w, const OpStep& op, const KernelStep& k, co
   return any;
 }
 
+// The kernel launched by other functions too runs where any launch does:
+// the first the assumptions take (else leave open) replaces one they rule
+// out (leave open), and the kernel then names it -- its holder, site and way.
+template <class Read>
+void TakeOtherLaunch(CodeWays& w, const OpStep& op, KernelStep& k, Read& read) {
+  const std::vector<KernelStep::OtherLaunch> others = k.other_launches;
+  for (const KernelStep::OtherLaunch& other : others) {
+    if (Rank(ValueOf(k)) == 2) return;
+    KernelStep candidate = k;
+    candidate.holder = other.holder;
+    candidate.launcher = other.launcher;
+    candidate.launch_site = other.launch_site;
+    candidate.path = other.path;
+    candidate.more_launches.clear();
+    if (k.where.file == k.launch_site.file && k.where.line == k.launch_site.line) candidate.where = other.launch_site;
+    std::vector<Condition> when;
+    if (!read(candidate, &when)) continue;
+    const Tri v = LaunchValue(w, op, when);
+    if (Rank(v) <= Rank(ValueOf(k))) continue;
+    candidate.when = std::move(when);
+    Mark(candidate, v);
+    k = std::move(candidate);
+  }
+}
+
 }  // namespace
 
 // Each launch's conditions, read as an edge's are: the way from the op's
@@ -152,16 +195,25 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
   // Most of an op's launches share a few holders (copy_'s thirty kernels,
   // copy_device_to_device's): the way to each is read once.
   std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
-  for (KernelStep& k : op.kernels) {
-    if (k.holder.empty() || !k.launch_site.valid()) continue;
+  // The conditions of `k`'s launch (the way to its holder, then the
+  // launch's own); false when the launch is not read.
+  auto read = [&](const KernelStep& k, std::vector<Condition>* when) {
     auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
     if (fresh && !w.WayTo(op, LastName(k.holder), k.device, &slot->second)) slot->second.clear();
-    std::vector<Condition> route = slot->second;
+    *when = slot->second;
     std::vector<Condition> site;
-    if (!LaunchSiteConditions(w, op, k, route, &site)) continue;
-    route.insert(route.end(), site.begin(), site.end());
-    k.when = EachConditionOnce(std::move(route));
+    if (!LaunchSiteConditions(w, op, k, *when, &site)) return false;
+    when->insert(when->end(), site.begin(), site.end());
+    *when = EachConditionOnce(std::move(*when));
+    return true;
+  };
+  for (KernelStep& k : op.kernels) {
+    if (k.holder.empty() || !k.launch_site.valid()) continue;
+    std::vector<Condition> when;
+    if (!read(k, &when)) continue;
+    k.when = std::move(when);
     Mark(k, LaunchValue(w, op, k.when));
+    TakeOtherLaunch(w, op, k, read);
   }
 }
 

@@ -28,6 +28,10 @@ class CodeWays {
                             std::vector<Condition>* out) = 0;
   // The conditions of stub `s`'s call (CodeRoutes::StubCallConditions).
   virtual bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) = 0;
+  // `macro` and the macros of `file` whose definitions use it, a few
+  // levels up (HANDLE_CASE <- HANDLE_B_CASE <- HANDLE_A_CASE): a function
+  // launches what `macro` launches by writing any of them.
+  virtual std::vector<std::string> MacrosUsing(const std::string& macro, const std::string& file) = 0;
   // Where `op`'s code defines function `name`.
   virtual Location Definition(const OpStep& op, const std::string& name) const = 0;
   virtual const CppGuardReader& Reader(const std::string& file) = 0;

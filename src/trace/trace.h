@@ -204,6 +204,16 @@ struct KernelStep {
     std::string call;
   };
   std::vector<Launch> more_launches;
+  // The same kernel launched by other functions (NanSumOps, by
+  // nansum_functor for real dtypes and by nansum_functor_complex): the
+  // annotation takes the launch the assumptions take first, and the fields
+  // above then name that one (trace/launch_conditions.cc).
+  struct OtherLaunch {
+    std::string holder, launcher;
+    Location launch_site;
+    std::vector<std::string> path;
+  };
+  std::vector<OtherLaunch> other_launches;
   // The conditions under which the op's implementation reaches the launch:
   // the way through helpers and stubs to `holder`, then those enclosing the
   // launch in it, outermost first; empty: whenever the op runs. Evaluated

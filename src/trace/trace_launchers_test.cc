@@ -51,6 +51,63 @@ constexpr char kNativeFunctions[] = R"x(- func: pick(Tensor self) -> Tensor
 - func: segments(Tensor self) -> Tensor
   dispatch:
     CUDA: segments_cuda
+
+- func: nan_sum(Tensor self) -> Tensor
+  dispatch:
+    CUDA: nan_sum_cuda
+
+- func: apply2(Tensor self) -> Tensor
+  dispatch:
+    CUDA: apply2_cuda
+)x";
+
+// aten/src/ATen/native/cuda/NanSum.cu: one functor launched by two
+// functors of their own, the complex one met first (ReduceSumProdKernel.cu's
+// NanSumOps, by nansum_functor_complex and nansum_functor).
+constexpr char kNanSumCu[] = R"x(namespace at::native {
+template <typename scalar_t>
+struct complex_functor {
+  void operator()(TensorIterator& iter) {
+    gpu_reduce_kernel<scalar_t, scalar_t>(iter, SumOps<scalar_t, scalar_t>{});
+  }
+};
+template <typename scalar_t>
+struct real_functor {
+  void operator()(TensorIterator& iter) {
+    gpu_reduce_kernel<scalar_t, scalar_t>(iter, SumOps<scalar_t, scalar_t>{});
+  }
+};
+Tensor nan_sum_cuda(const Tensor& self) {
+  if (self.is_complex()) {
+    complex_functor<float>{}(iter);
+  } else {
+    real_functor<float>{}(iter);
+  }
+  return self;
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/Apply.cu: a launching #define used directly in
+// one branch and through another #define in the other (CUDAApplyUtils.cuh's
+// HANDLE_CASE and HANDLE_A_CASE).
+constexpr char kApplyCu[] = R"x(#define HANDLE_CASE(A) \
+  apply_kernel<A><<<1, 1>>>(a);
+#define HANDLE_A_CASE(A) { \
+  HANDLE_CASE(A);          \
+}
+namespace at::native {
+template <int A>
+__global__ void apply_kernel(int a) {}
+Tensor apply2_cuda(const Tensor& self) {
+  if (!self.is_complex()) {
+    HANDLE_A_CASE(1);
+  } else {
+    HANDLE_CASE(2);
+  }
+  return self;
+}
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/cuda/Segments.cu: a library entry point handed to a
@@ -207,6 +264,8 @@ std::shared_ptr<MemoryDisk> LaunchersTree() {
   disk->Add("aten/src/ATen/native/cuda/Dist.cu", kDistCu);
   disk->Add("aten/src/ATen/native/Wrap.cpp", kWrapCpp);
   disk->Add("aten/src/ATen/native/cuda/Segments.cu", kSegmentsCu);
+  disk->Add("aten/src/ATen/native/cuda/NanSum.cu", kNanSumCu);
+  disk->Add("aten/src/ATen/native/cuda/Apply.cu", kApplyCu);
   return disk;
 }
 
@@ -294,6 +353,32 @@ TEST(HandedLaunchers, AVariadicMacroCallsTheFunctionItIsHanded) {
             (lib.name == "CUB" && lib.where.line == 7 &&
              std::find(lib.calls.begin(), lib.calls.end(), "cub::DeviceSegmentedReduce::Reduce") != lib.calls.end());
   EXPECT_TRUE(cub);
+}
+
+TEST(HandedLaunchers, AKernelTwoFunctionsLaunchRunsWhereTheAssumptionsTakeOne) {
+  // SumOps is launched by complex_functor (:5), met first, and by
+  // real_functor (:11): for a float32 tensor the real one's launch runs.
+  Trace t = TraceOf("aten::nan_sum");
+  const KernelStep* k = nullptr;
+  for (const auto& op : t.ops)
+    for (const auto& kernel : op.kernels)
+      if (kernel.name == "SumOps") k = &kernel;
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->typical);
+  EXPECT_FALSE(k->undecided);
+  EXPECT_EQ(k->launch_site.line, 11);
+  ASSERT_FALSE(k->path.empty());
+  EXPECT_NE(k->path.back().find("real_functor"), std::string::npos) << k->path.back();
+}
+
+TEST(HandedLaunchers, ALaunchingDefineUsedThroughAnotherRunsWhereThatOneIs) {
+  // Apply.cu:11 `HANDLE_A_CASE(1)` expands HANDLE_CASE, which launches
+  // apply_kernel (:8): a float32 tensor takes that branch, not :13's.
+  Trace t = TraceOf("aten::apply2");
+  const KernelStep* k = Kernel(t, "apply_kernel", 8);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->typical);
+  EXPECT_FALSE(k->undecided);
 }
 
 }  // namespace

@@ -226,6 +226,40 @@ TEST_F(MainPath260, TheBindingOfAMethodVariantOpCallsTheHandWrittenMethod) {
   }
 }
 
+TEST_F(MainPath260, AKernelTwoFunctionsLaunchRunsWhereTheAssumptionsTakeOne) {
+  // cuda/ReduceSumProdKernel.cu: NanSumOps is launched by nansum_functor (:55) and by
+  // nansum_functor_complex's non-jiterator operator(); a float32 tensor runs the first.
+  Trace t = TraceTree("2.6.0", "torch.nansum", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "nansum");
+  ASSERT_NE(op, nullptr);
+  const KernelStep* k = nullptr;
+  for (const auto& kernel : op->kernels)
+    if (kernel.name == "NanSumOps") k = &kernel;
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->typical && !k->undecided);
+  EXPECT_EQ(k->launch_site.file, "aten/src/ATen/native/cuda/ReduceSumProdKernel.cu");
+  EXPECT_EQ(k->launch_site.line, 55);
+}
+
+TEST_F(MainPath260, ALaunchingDefineUsedThroughAnotherRunsWhereThatOneIs) {
+  // ATen/cuda/CUDAApplyUtils.cuh: HANDLE_CASE launches kernelPointwiseApply2; the 32-bit branch
+  // (:477) writes HANDLE_A_CASE -> HANDLE_B_CASE -> HANDLE_CASE, the 64-bit one HANDLE_CASE
+  // itself. bernoulli_'s launch is read in the 32-bit branch, not ruled out with the other.
+  Trace t = TraceTree("2.6.0", "aten::bernoulli_.float", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "bernoulli_.float");
+  ASSERT_NE(op, nullptr);
+  const KernelStep* k = nullptr;
+  for (const auto& kernel : op->kernels)
+    if (kernel.name == "kernelPointwiseApply2") k = &kernel;
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->typical);
+  bool thirty_two = false;
+  for (const Condition& c : k->when)
+    thirty_two =
+        thirty_two || (c.where.file == "aten/src/ATen/cuda/CUDAApplyUtils.cuh" && c.where.line == 477 && !c.negated);
+  EXPECT_TRUE(thirty_two);
+}
+
 TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {
   // ReduceOps.cpp:487 `self.to(result.scalar_type())` in impl_func_cum_ops, which cumsum.out runs:
   // to.dtype, never to.other (a Tensor) nor to.dtype_layout (TensorOptions).

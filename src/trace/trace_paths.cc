@@ -66,6 +66,9 @@ class PartsWays final : public CodeWays {
   bool StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) override {
     return routes_.StubCallConditions(op, s, out);
   }
+  std::vector<std::string> MacrosUsing(const std::string& macro, const std::string& file) override {
+    return routes_.MacrosUsing(macro, file);
+  }
   Location Definition(const OpStep& op, const std::string& name) const override {
     return optrace::Definition(op, name);
   }

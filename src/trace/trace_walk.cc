@@ -396,6 +396,12 @@ class CppWalk {
       if (existing.holder == holder && existing.macro.empty() && l.macro.empty() &&
           existing.launch_site.file == cpp_.file(l.file) && existing.launch_site.line != static_cast<int>(l.line))
         existing.more_launches.push_back({static_cast<int>(l.line), l.launcher.empty() ? l.kernel : l.launcher});
+      else if (existing.holder != holder && existing.macro.empty() && l.macro.empty() &&
+               existing.other_launches.size() < kOtherLaunchesRead) {
+        std::vector<std::string> path = PathOf(nodes_, at);
+        path.push_back(holder);
+        existing.other_launches.push_back({holder, l.launcher, ex_.CppLoc(l.file, l.line, 2), std::move(path)});
+      }
       return;
     }
     KernelStep k;

@@ -111,6 +111,15 @@ inline constexpr size_t kSizeCallersRead = 8;
 // layer_norm_cuda's M is four.
 inline constexpr int kSizeValueDepth = 6;
 
+// How many #defines up a launch's #define is followed to the ones using it
+// (CUDA_tensor_apply2: HANDLE_CASE <- HANDLE_B_CASE <- HANDLE_A_CASE): the
+// few levels a dispatch-on-dims macro nest has.
+inline constexpr size_t kMacroUserDepth = 3;
+
+// How many other functions' launches of one kernel are kept to choose the
+// launch the assumptions take (a functor's real and complex launchers).
+inline constexpr size_t kOtherLaunchesRead = 4;
+
 // --- kernel names (kernel_query.cc) -----------------------------------------
 
 // The functions named as the starts of a kernel's paths, and the library
