@@ -274,13 +274,6 @@ const ImplStep* FindImpl(const OpStep& op, const std::string& key) {
   return nullptr;
 }
 
-const KernelStep* FindKernel(const OpStep& op, const std::string& name) {
-  for (const auto& k : op.kernels) {
-    if (k.name == name) return &k;
-  }
-  return nullptr;
-}
-
 const StubRegistrationStep* FindRegistration(const StubStep& stub, const std::string& device) {
   for (const auto& r : stub.registrations) {
     if (r.device == device) return &r;

@@ -232,9 +232,7 @@ TEST_F(MainPath260, AKernelTwoFunctionsLaunchRunsWhereTheAssumptionsTakeOne) {
   Trace t = TraceTree("2.6.0", "torch.nansum", TraceOptions::Device::kCuda);
   const OpStep* op = FindOp(t, "nansum");
   ASSERT_NE(op, nullptr);
-  const KernelStep* k = nullptr;
-  for (const auto& kernel : op->kernels)
-    if (kernel.name == "NanSumOps") k = &kernel;
+  const KernelStep* k = FindKernel(*op, "NanSumOps");
   ASSERT_NE(k, nullptr);
   EXPECT_TRUE(k->typical && !k->undecided);
   EXPECT_EQ(k->launch_site.file, "aten/src/ATen/native/cuda/ReduceSumProdKernel.cu");
@@ -248,9 +246,7 @@ TEST_F(MainPath260, ALaunchingDefineUsedThroughAnotherRunsWhereThatOneIs) {
   Trace t = TraceTree("2.6.0", "aten::bernoulli_.float", TraceOptions::Device::kCuda);
   const OpStep* op = FindOp(t, "bernoulli_.float");
   ASSERT_NE(op, nullptr);
-  const KernelStep* k = nullptr;
-  for (const auto& kernel : op->kernels)
-    if (kernel.name == "kernelPointwiseApply2") k = &kernel;
+  const KernelStep* k = FindKernel(*op, "kernelPointwiseApply2");
   ASSERT_NE(k, nullptr);
   EXPECT_TRUE(k->typical);
   bool thirty_two = false;

@@ -55,6 +55,13 @@ inline const OpStep* FindOp(const Trace& t, const std::string& name, OpRole role
   return nullptr;
 }
 
+// `op`'s kernel named `name` (its first), or null.
+inline const KernelStep* FindKernel(const OpStep& op, const std::string& name) {
+  for (const KernelStep& k : op.kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
 // The backward entry (derivatives.yaml) of forward op `op`, or null.
 inline const BackwardStep* FindBackward(const Trace& t, const std::string& op) {
   for (const BackwardStep& b : t.backward)
