@@ -17,6 +17,9 @@ std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t 
     if (close >= toks.size()) return std::nullopt;
     WrittenCall call;
     call.method = i > 0 && (toks[i - 1].Is('.') || toks[i - 1].Is("->"));
+    if (call.method && i > 1 && IsIdent(toks[i - 2]) &&
+        (i == 2 || !(toks[i - 3].Is('.') || toks[i - 3].Is("->") || toks[i - 3].Is("::"))))
+      call.receiver = std::string(toks[i - 2].text);
     for (const auto& [b, e] : range.Args(i + 1, close)) call.arguments.push_back(range.Join(b, e));
     return call;
   }

@@ -22,6 +22,8 @@ namespace optrace {
 struct WrittenCall {
   // `x.f(...)` or `p->f(...)`: the receiver is no argument.
   bool method = false;
+  // The receiver, where it is a name alone (`x` of `x.f(...)`); "" otherwise.
+  std::string receiver;
   // Each as written, whitespace collapsed: "false", "{{0, 0}}", "ctx.benchmarkCuDNN()".
   std::vector<std::string> arguments;
 };

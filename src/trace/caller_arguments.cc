@@ -23,6 +23,31 @@ bool IsNumber(std::string_view s) {
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
 }
 
+// A view of another layout of strides than its base's, as written:
+// `x.permute(...)`, `x.transpose(...)`, `x.t()`, `x.mT()`, `x.narrow(...)`,
+// `x.select(...)`, `x.expand(...)`, ... -- the outermost call of the
+// expression (a view of a view, `x.t().contiguous()`, is read by its last).
+bool IsStridedView(std::string_view expr) {
+  expr = TrimView(expr);
+  if (!expr.ends_with(")")) return false;
+  static const std::string_view kViews[] = {"permute",  "transpose", "t",       "mT",       "mH",        "T",
+                                            "narrow",   "select",    "slice",   "expand",   "expand_as", "as_strided",
+                                            "diagonal", "unfold",    "movedim", "moveaxis", "swapaxes",  "swapdims"};
+  int depth = 0;
+  for (size_t i = expr.size(); i-- > 0;) {
+    if (expr[i] == ')') ++depth;
+    if (expr[i] != '(' || --depth != 0) continue;
+    size_t start = i;
+    while (start > 0 && IsIdentChar(expr[start - 1])) --start;
+    const std::string_view name = expr.substr(start, i - start);
+    const bool member = start > 0 && expr[start - 1] == '.';
+    const bool qualified = start >= 4 && expr.substr(start - 4, 4) == "at::";
+    if (!member && !qualified) return false;
+    return std::find(std::begin(kViews), std::end(kViews), name) != std::end(kViews);
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsQualifiedConstant(std::string_view s) {
@@ -56,6 +81,25 @@ const ImplStep* ImplementationHolding(const Index& ix, const OpStep& parent, con
     }
   }
   return nullptr;
+}
+
+// The line defining the function of `parent`'s code (its implementation or
+// a helper the walk listed) whose body holds `where`; 0 when none does.
+int DefinitionHolding(const Index& ix, const OpStep& parent, const Location& where) {
+  auto holds = [&](const ImplStep& im) {
+    if (im.where.file != where.file) return false;
+    for (uint32_t id : ix.cpp.FunctionsNamed(LastName(im.function))) {
+      const CppFunction& f = ix.cpp.functions()[id];
+      if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == im.where.line && f.HasBody() &&
+          static_cast<int>(f.body_begin) <= where.line && where.line <= static_cast<int>(f.body_end))
+        return true;
+    }
+    return false;
+  };
+  for (const auto* list : {&parent.impls, &parent.helpers})
+    for (const ImplStep& im : *list)
+      if (holds(im)) return im.where.line;
+  return 0;
 }
 
 // `x` of `x.has_value() ? ...::borrowed(*x) : ...::owned(std::in_place)`,
@@ -144,6 +188,10 @@ std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep&
   if (start + call->arguments.size() > schema.size() || start + call->arguments.size() < required) return std::nullopt;
   const ImplStep* holder = ImplementationHolding(ix, parent, site);
   PassedArguments passed;
+  if (call->method && !call->receiver.empty() && StartsWith(schema.front().type, "Tensor"))
+    if (const int from = DefinitionHolding(ix, parent, site);
+        from > 0 && IsStridedView(reader.AssignedExpression(from, site.line, call->receiver)))
+      passed[schema.front().name] = std::string(kStridedView);
   for (size_t i = 0; i < call->arguments.size(); ++i) {
     const SchemaArgument& to = schema[start + i];
     const std::string& arg = call->arguments[i];

@@ -179,6 +179,74 @@ TEST_F(CallerArguments, AMethodThatNamesAMemberLeavesItsValueOpen) {
   EXPECT_EQ(Mark(t, "grouped_conv"), "open");
 }
 
+// aten/src/ATen/native/Fold.cpp: a callee that asks whether its tensor is
+// contiguous, called on the caller's own tensor and on a permuted view of
+// it (cuda/SpectralOps.cpp:187-193's `input = self.permute(...);
+// input.reshape(...)`, reshape's `self.is_contiguous()`).
+constexpr char kFoldYaml[] = R"x(- func: fold(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: fold
+
+- func: fold_plain(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: fold_plain
+
+- func: flatten_it(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: flatten_it
+
+- func: view_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: view_it
+
+- func: permute(Tensor(a) self, int[] dims) -> Tensor(a)
+  variants: function, method
+  dispatch:
+    CompositeExplicitAutograd: permute
+
+- func: copy_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: copy_it
+)x";
+
+constexpr char kFoldCpp[] = R"x(namespace at::native {
+Tensor fold(const Tensor& self) {
+  auto turned = self.permute({1, 0});
+  return turned.flatten_it();
+}
+Tensor fold_plain(const Tensor& self) {
+  return self.flatten_it();
+}
+Tensor flatten_it(const Tensor& self) {
+  if (self.is_contiguous()) {
+    return at::view_it(self);
+  }
+  return at::copy_it(self);
+}
+Tensor view_it(const Tensor& self) { return self; }
+Tensor copy_it(const Tensor& self) { return self; }
+Tensor permute(const Tensor& self, IntArrayRef dims) { return self; }
+} // namespace at::native
+)x";
+
+TEST(StridedViews, AViewTheCallerMakesIsNoTypicallyContiguousTensor) {
+  // Fold.cpp:3-4: `turned` is a permutation of self, so flatten_it's
+  // `self.is_contiguous()` (:10) is open; fold_plain (:7) passes its own
+  // contiguous tensor, and the view is taken.
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(MemoryTree({{"version.txt", "2.6.0a0\n"},
+                                                       {"aten/src/ATen/native/native_functions.yaml", kFoldYaml},
+                                                       {"aten/src/ATen/native/Fold.cpp", kFoldCpp}}),
+                                           &index));
+  Trace permuted = TraceIndex(index, "aten::fold", TraceOptions::Device::kCuda, {});
+  EXPECT_EQ(Mark(permuted, "view_it"), "open");
+  EXPECT_EQ(Mark(permuted, "copy_it"), "open");
+  Trace plain = TraceIndex(index, "aten::fold_plain", TraceOptions::Device::kCuda, {});
+  EXPECT_EQ(Mark(plain, "view_it"), "typical");
+  EXPECT_EQ(Mark(plain, "copy_it"), "ruled out");
+}
+
 class CallerArguments260 : public Tree260 {
  protected:
   static const StubStep* Stub(const OpStep& op, const std::string& name) {

@@ -256,6 +256,19 @@ TEST_F(MainPath260, ALaunchingDefineUsedThroughAnotherRunsWhereThatOneIs) {
   EXPECT_TRUE(thirty_two);
 }
 
+TEST_F(MainPath260, AViewTheCallerMakesIsNoTypicallyContiguousTensor) {
+  // cuda/SpectralOps.cpp:187 `auto input = self.permute(dim_permute);`, :193
+  // `input = input.reshape(batched_sizes)`: reshape's `self.is_contiguous()`
+  // (TensorShape.cpp:1642) asks of a permutation, so its view is open, not
+  // taken.
+  Trace fft = TraceTree("2.6.0", "torch.fft.fft", TraceOptions::Device::kCuda);
+  const OpStep* view = FindOp(fft, "view");
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->reached_from, "reshape");
+  EXPECT_TRUE(view->undecided);
+  EXPECT_FALSE(view->typical && !view->undecided);
+}
+
 TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {
   // ReduceOps.cpp:487 `self.to(result.scalar_type())` in impl_func_cum_ops, which cumsum.out runs:
   // to.dtype, never to.other (a Tensor) nor to.dtype_layout (TensorOptions).

@@ -257,10 +257,11 @@ Tri LibraryPredicate(std::string_view atom, const Assumptions& a) {
 
 // `x.is_contiguous()`: a typical tensor is contiguous in the default
 // memory format. A view the code makes of it first (`result.mT()`,
-// `x.transpose(-2, -1)`: contiguous only where a size is 1) and
-// channels-last contiguity (which a dense NCHW tensor has only for some
-// sizes) are not what the assumptions say: open.
-Tri Contiguity(std::string_view atom) {
+// `x.transpose(-2, -1)`: contiguous only where a size is 1; a parameter
+// its caller passed such a view, kStridedView) and channels-last
+// contiguity (which a dense NCHW tensor has only for some sizes) are not
+// what the assumptions say: open.
+Tri Contiguity(std::string_view atom, const Assumptions& a) {
   const size_t at = atom.find("is_contiguous(");
   if (at == std::string_view::npos) return Tri::kUnknown;
   const size_t close = atom.find(')', at);
@@ -271,7 +272,9 @@ Tri Contiguity(std::string_view atom) {
   else if (before.ends_with("->")) before.remove_suffix(2);
   else return Tri::kTrue;
   before = TrimView(before);
-  return !before.empty() && (before.back() == ')' || before.back() == ']') ? Tri::kUnknown : Tri::kTrue;
+  if (!before.empty() && (before.back() == ')' || before.back() == ']')) return Tri::kUnknown;
+  auto passed = a.defaults.find(std::string(before));
+  return passed != a.defaults.end() && passed->second == kStridedView ? Tri::kUnknown : Tri::kTrue;
 }
 
 // The memory format a typical tensor suggests (`x.suggest_memory_format()`):
@@ -344,7 +347,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
     return Of(a.dtype.rfind("float", 0) == 0 || a.dtype == "bfloat16");
   if (Has(atom, "isIntegralType")) return Of(a.dtype.rfind("int", 0) == 0 || a.dtype == "bool");
   if (Has(atom, "isReducedFloatingType")) return Of(a.dtype == "float16" || a.dtype == "bfloat16");
-  if (Has(atom, "is_contiguous")) return Contiguity(atom);
+  if (Has(atom, "is_contiguous")) return Contiguity(atom, a);
   if (a.backward_pass) {
     if (Has(atom, "GradMode::is_enabled") || Has(atom, "is_grad_enabled")) return Tri::kFalse;
     // A node's retain_variables (tools/autograd/gen_autograd_functions.py) is

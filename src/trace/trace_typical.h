@@ -63,6 +63,10 @@ struct Assumptions {
 // grad). Either is not None and, passed to C++, a defined Tensor.
 inline constexpr std::string_view kModuleBuffer = "<buffer>";
 inline constexpr std::string_view kModuleParameter = "<parameter>";
+// A Tensor a C++ caller passes as a view it made of a strided layout of
+// its own (`auto input = self.permute(dims); input.reshape(...)`): the
+// typical tensor's contiguity says nothing of it.
+inline constexpr std::string_view kStridedView = "<strided view>";
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
