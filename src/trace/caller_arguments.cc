@@ -188,15 +188,23 @@ std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep&
   if (start + call->arguments.size() > schema.size() || start + call->arguments.size() < required) return std::nullopt;
   const ImplStep* holder = ImplementationHolding(ix, parent, site);
   PassedArguments passed;
-  if (call->method && !call->receiver.empty() && StartsWith(schema.front().type, "Tensor"))
-    if (const int from = DefinitionHolding(ix, parent, site);
-        from > 0 && IsStridedView(reader.AssignedExpression(from, site.line, call->receiver)))
-      passed[schema.front().name] = std::string(kStridedView);
+  // A Tensor written as a strided view, or as a local last assigned one.
+  int from = -1;  // the line defining the function holding the call, read once
+  auto strided_view = [&](const SchemaArgument& to, const std::string& written) {
+    if (!StartsWith(to.type, "Tensor") || to.type.find('[') != std::string::npos || written.empty()) return false;
+    if (IsStridedView(written)) return true;
+    if (!IsIdentifier(written)) return false;
+    if (from < 0) from = DefinitionHolding(ix, parent, site);
+    return from > 0 && IsStridedView(reader.AssignedExpression(from, site.line, written));
+  };
+  if (call->method && strided_view(schema.front(), call->receiver))
+    passed[schema.front().name] = std::string(kStridedView);
   for (size_t i = 0; i < call->arguments.size(); ++i) {
     const SchemaArgument& to = schema[start + i];
     const std::string& arg = call->arguments[i];
     std::optional<std::string> value = LiteralValue(arg, to.type.ends_with("?"));
     if (!value && holder) value = ParameterAt(*holder, arg, site, reader, parent_values);
+    if (!value && strided_view(to, arg)) value = std::string(kStridedView);
     passed[to.name] = std::move(value);
   }
   return passed;

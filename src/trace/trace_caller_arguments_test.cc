@@ -191,6 +191,10 @@ constexpr char kFoldYaml[] = R"x(- func: fold(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: fold_plain
 
+- func: fold_call(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: fold_call
+
 - func: flatten_it(Tensor self) -> Tensor
   variants: function, method
   dispatch:
@@ -227,6 +231,9 @@ Tensor flatten_it(const Tensor& self) {
 Tensor view_it(const Tensor& self) { return self; }
 Tensor copy_it(const Tensor& self) { return self; }
 Tensor permute(const Tensor& self, IntArrayRef dims) { return self; }
+Tensor fold_call(const Tensor& self) {
+  return at::flatten_it(self.permute({1, 0}));
+}
 } // namespace at::native
 )x";
 
@@ -242,6 +249,9 @@ TEST(StridedViews, AViewTheCallerMakesIsNoTypicallyContiguousTensor) {
   Trace permuted = TraceIndex(index, "aten::fold", TraceOptions::Device::kCuda, {});
   EXPECT_EQ(Mark(permuted, "view_it"), "open");
   EXPECT_EQ(Mark(permuted, "copy_it"), "open");
+  // Fold.cpp:19 hands the view to at::flatten_it as written.
+  Trace called = TraceIndex(index, "aten::fold_call", TraceOptions::Device::kCuda, {});
+  EXPECT_EQ(Mark(called, "view_it"), "open");
   Trace plain = TraceIndex(index, "aten::fold_plain", TraceOptions::Device::kCuda, {});
   EXPECT_EQ(Mark(plain, "view_it"), "typical");
   EXPECT_EQ(Mark(plain, "copy_it"), "ruled out");
