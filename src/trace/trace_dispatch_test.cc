@@ -28,6 +28,14 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
     CompositeExplicitAutograd: fast_or_slow_slow
     CUDA: fast_or_slow_cuda
 
+- func: dense_only(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: dense_only
+
+- func: sparse_only.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CUDA: sparse_only_out_cuda
+
 - func: fallback_helper(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: fallback_helper
@@ -112,6 +120,20 @@ Tensor fast_or_slow_cuda(const Tensor& self) {
 } // namespace at::native
 )x";
 
+// aten/src/ATen/native/SparseOnly.cpp: a composite whose one call reaches
+// a CUDA kernel that only raises (SparseMM.cu's _sspaddmm_out_only_sparse_cuda).
+constexpr char kSparseOnlyCpp[] = R"x(namespace at::native {
+Tensor dense_only(const Tensor& self) {
+  auto result = at::finish_it(self);
+  at::sparse_only_out(result, self);
+  return result;
+}
+Tensor& sparse_only_out_cuda(const Tensor& self, Tensor& out) {
+  TORCH_CHECK(false, "sparse_only can only be called on sparse tensors");
+}
+} // namespace at::native
+)x";
+
 constexpr char kFillH[] = R"x(namespace at::native {
 DECLARE_DISPATCH(fill_fn, fill_stub);
 } // namespace at::native
@@ -131,6 +153,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/cuda/NormIt.cu", kNormItCu},
                      {"aten/src/ATen/native/FastOrSlow.cpp", kFastOrSlowCpp},
                      {"aten/src/ATen/native/cuda/FastOrSlow.cu", kFastOrSlowCu},
+                     {"aten/src/ATen/native/SparseOnly.cpp", kSparseOnlyCpp},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
 }
@@ -222,6 +245,28 @@ TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherK
   const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
+  // SparseOnly.cpp:4 calls sparse_only.out, whose CUDA kernel (:7-9) only
+  // raises: dense_only never completes for a dense tensor, so neither it nor
+  // what it calls (finish_it, :3) is on the typical path, and a note says why.
+  Trace t = TraceIndex(index_, "aten::dense_only", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "dense_only");
+  ASSERT_NE(op, nullptr);
+  EXPECT_FALSE(op->typical);
+  bool noted = false;
+  for (const std::string& n : op->notes)
+    noted = noted || n == "raises for a typical tensor: sparse_only.out's CUDA kernel sparse_only_out_cuda "
+                          "(aten/src/ATen/native/SparseOnly.cpp:7) only raises";
+  EXPECT_TRUE(noted);
+  const OpStep* finish = FindOp(t, "finish_it");
+  ASSERT_NE(finish, nullptr);
+  EXPECT_FALSE(finish->typical);
+  // A kernel that does more than raise is no such kernel: norm_it runs.
+  const OpStep* norm = FindOp(Run(TraceOptions::Device::kCuda), "norm_it");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_TRUE(norm->typical);
 }
 
 TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {

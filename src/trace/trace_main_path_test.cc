@@ -269,6 +269,20 @@ TEST_F(MainPath260, AViewTheCallerMakesIsNoTypicallyContiguousTensor) {
   EXPECT_FALSE(view->typical && !view->undecided);
 }
 
+TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
+  // sparse/SparseTensorMath.cpp:1611 smm calls at::sspaddmm_out, whose CUDA kernel
+  // _sspaddmm_out_only_sparse_cuda (cuda/SparseMM.cu:13) only raises for a dense tensor.
+  Trace t = TraceTree("2.6.0", "torch.smm", TraceOptions::Device::kCuda);
+  const OpStep* smm = FindOp(t, "smm");
+  ASSERT_NE(smm, nullptr);
+  EXPECT_FALSE(smm->typical);
+  bool noted = false;
+  for (const std::string& n : smm->notes)
+    noted = noted ||
+            n.find("_sspaddmm_out_only_sparse_cuda (aten/src/ATen/native/cuda/SparseMM.cu:13)") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {
   // ReduceOps.cpp:487 `self.to(result.scalar_type())` in impl_func_cum_ops, which cumsum.out runs:
   // to.dtype, never to.other (a Tensor) nor to.dtype_layout (TensorOptions).

@@ -345,4 +345,71 @@ void FoldStructuredDelegates(Trace& t) {
   }
 }
 
+void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device) {
+  const std::string_view key = Name(device);
+  // The placeholder kernel each raising op runs, and whose kernel it is
+  // (null: it does not raise).
+  struct Raise {
+    const ImplStep* kernel = nullptr;
+    std::string op;
+    explicit operator bool() const { return kernel != nullptr; }
+  };
+  std::vector<Raise> raises(t.ops.size());
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpStep& op = t.ops[i];
+    if (op.role != OpRole::kForward) continue;
+    const ImplStep* placeholder = nullptr;
+    bool other = false;
+    for (const ImplStep& im : op.impls) {
+      if (im.key != key || !im.reached_from.empty()) continue;
+      if (im.form == ImplForm::kPlaceholder) placeholder = placeholder ? placeholder : &im;
+      else other = true;
+    }
+    if (!other && placeholder) raises[i] = {placeholder, op.name};
+  }
+  // Up the taken edges: a caller reaching a raising op for sure raises
+  // too, as do an op delegating to it and torchgen's kernel calling it.
+  auto calls_for_sure = [&](const OpStep& caller, const OpStep& op) {
+    if (caller.role != op.role) return false;
+    if (DelegatesTo(&caller, op) || GeneratedKernelCalls(yaml, caller, op)) return true;
+    return caller.name == op.reached_from && op.typical && !op.undecided;
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+      if (!raises[i]) continue;
+      for (size_t p = 0; p < t.ops.size(); ++p)
+        if (!raises[p] && calls_for_sure(t.ops[p], t.ops[i])) {
+          raises[p] = raises[i];
+          grew = true;
+        }
+    }
+  }
+  auto raising = [&](size_t i) { return raises[i] && t.ops[i].role == OpRole::kForward; };
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!raising(i)) continue;
+    OpStep& op = t.ops[i];
+    const ImplStep& kernel = *raises[i].kernel;
+    op.notes.push_back("raises for a typical tensor: " + raises[i].op + "'s " + std::string(key) + " kernel " +
+                       kernel.function + " (" + kernel.where.file + ":" + std::to_string(kernel.where.line) +
+                       ") only raises");
+    op.typical = false;
+    op.undecided = false;
+  }
+  // What a raising op calls is no path of a typical run either.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (OpStep& op : t.ops) {
+      if (!op.typical || op.reached_from.empty() || op.role != OpRole::kForward) continue;
+      for (size_t p = 0; p < t.ops.size(); ++p)
+        if (raising(p) && t.ops[p].name == op.reached_from) {
+          op.typical = false;
+          op.undecided = false;
+          grew = true;
+          break;
+        }
+    }
+  }
+}
+
 }  // namespace optrace

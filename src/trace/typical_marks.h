@@ -43,6 +43,13 @@ void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges);
 // (Condition::open, Condition::holds).
 void MarkOpenConditions(Trace& t, const PathValues& values);
 
+// An op whose kernel for the traced device only raises (a placeholder:
+// sspaddmm.out's `_sspaddmm_out_only_sparse_cuda`, "can only be called on
+// sparse tensors") never completes for a typical dense tensor, nor does an
+// op whose taken path calls it (smm, sspaddmm): each is off the typical
+// path, with a note naming the kernel that raises, and so is what they call.
+void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device);
+
 // A structured delegate reached only as such (add_.Tensor -> add.out) is
 // no dispatched op: no longer typical itself.
 void FoldStructuredDelegates(Trace& t);
