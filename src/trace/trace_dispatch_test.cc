@@ -264,7 +264,8 @@ TEST_F(DispatchTrace, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   ASSERT_NE(finish, nullptr);
   EXPECT_FALSE(finish->typical);
   // A kernel that does more than raise is no such kernel: norm_it runs.
-  const OpStep* norm = FindOp(Run(TraceOptions::Device::kCuda), "norm_it");
+  const Trace norm_trace = Run(TraceOptions::Device::kCuda);
+  const OpStep* norm = FindOp(norm_trace, "norm_it");
   ASSERT_NE(norm, nullptr);
   EXPECT_TRUE(norm->typical);
 }

@@ -157,7 +157,8 @@ TEST_F(PyOperands, AnOperatorTakesOnlyOverloadsItsOneArgumentFits) {
 
 TEST_F(PyOperands, ADeviceWrittenAsAStringFitsTheSchema) {
   // :28 `torch.blank((), device="cpu")`: the parser takes "cpu" for `Device? device`.
-  const OpStep* blank = FindOp(TraceIndex(index_, "F.made", TraceOptions::Device::kCuda), "blank");
+  const Trace t = TraceIndex(index_, "F.made", TraceOptions::Device::kCuda);
+  const OpStep* blank = FindOp(t, "blank");
   ASSERT_NE(blank, nullptr);
   EXPECT_TRUE(blank->typical);
 }
