@@ -48,6 +48,27 @@ bool IsStridedView(std::string_view expr) {
   return false;
 }
 
+// Whether the function `im` lists (defined at im.where) has a body holding `where`.
+bool BodyHolds(const Index& ix, const ImplStep& im, const Location& where) {
+  if (im.where.file != where.file) return false;
+  for (uint32_t id : ix.cpp.FunctionsNamed(LastName(im.function))) {
+    const CppFunction& f = ix.cpp.functions()[id];
+    if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == im.where.line && f.HasBody() &&
+        static_cast<int>(f.body_begin) <= where.line && where.line <= static_cast<int>(f.body_end))
+      return true;
+  }
+  return false;
+}
+
+// The line defining the function of `parent`'s code (its implementation or
+// a helper the walk listed) whose body holds `where`; 0 when none does.
+int DefinitionHolding(const Index& ix, const OpStep& parent, const Location& where) {
+  for (const auto* list : {&parent.impls, &parent.helpers})
+    for (const ImplStep& im : *list)
+      if (BodyHolds(ix, im, where)) return im.where.line;
+  return 0;
+}
+
 }  // namespace
 
 bool IsQualifiedConstant(std::string_view s) {
@@ -71,35 +92,9 @@ std::optional<std::string> LiteralValue(std::string_view arg, bool optional) {
 }
 
 const ImplStep* ImplementationHolding(const Index& ix, const OpStep& parent, const Location& where) {
-  for (const auto& im : parent.impls) {
-    if (!im.reached_from.empty() || im.form != ImplForm::kFunction || im.where.file != where.file) continue;
-    for (uint32_t id : ix.cpp.FunctionsNamed(LastName(im.function))) {
-      const CppFunction& f = ix.cpp.functions()[id];
-      if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == im.where.line && f.HasBody() &&
-          static_cast<int>(f.body_begin) <= where.line && where.line <= static_cast<int>(f.body_end))
-        return &im;
-    }
-  }
+  for (const auto& im : parent.impls)
+    if (im.reached_from.empty() && im.form == ImplForm::kFunction && BodyHolds(ix, im, where)) return &im;
   return nullptr;
-}
-
-// The line defining the function of `parent`'s code (its implementation or
-// a helper the walk listed) whose body holds `where`; 0 when none does.
-int DefinitionHolding(const Index& ix, const OpStep& parent, const Location& where) {
-  auto holds = [&](const ImplStep& im) {
-    if (im.where.file != where.file) return false;
-    for (uint32_t id : ix.cpp.FunctionsNamed(LastName(im.function))) {
-      const CppFunction& f = ix.cpp.functions()[id];
-      if (ix.cpp.file(f.file) == where.file && static_cast<int>(f.line) == im.where.line && f.HasBody() &&
-          static_cast<int>(f.body_begin) <= where.line && where.line <= static_cast<int>(f.body_end))
-        return true;
-    }
-    return false;
-  };
-  for (const auto* list : {&parent.impls, &parent.helpers})
-    for (const ImplStep& im : *list)
-      if (holds(im)) return im.where.line;
-  return 0;
 }
 
 // `x` of `x.has_value() ? ...::borrowed(*x) : ...::owned(std::in_place)`,

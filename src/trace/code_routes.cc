@@ -105,7 +105,7 @@ struct CodeRoutes::CodeMemo {
   std::unordered_map<std::string, std::set<std::pair<std::string_view, int>>> functions_calling;
   // By "file:macro": the macros of that file whose definitions use it.
   std::unordered_map<std::string, std::vector<std::string>> macro_users;
-  bool macro_users_read = false;
+  std::once_flag macro_users_read;  // the table is read whole, once, then only read
 
   template <class Map, class Make>
   const typename Map::mapped_type& Get(Map& map, const std::string& key, Make make) {
@@ -120,20 +120,15 @@ struct CodeRoutes::CodeMemo {
 };
 
 std::vector<std::string> CodeRoutes::MacrosUsing(const std::string& macro, const std::string& file) {
-  const CppIndex& cpp = ix_.cpp;
-  {
-    std::unique_lock<std::shared_mutex> lock(memo_.mu);
-    if (!memo_.macro_users_read) {
-      for (const CppMacroUse& use : cpp.macro_uses()) {
-        if (use.within_macro.empty()) continue;
-        std::vector<std::string>& users = memo_.macro_users[cpp.file(use.file) + ":" + use.macro];
-        if (std::find(users.begin(), users.end(), use.within_macro) == users.end()) users.push_back(use.within_macro);
-      }
-      memo_.macro_users_read = true;
+  std::call_once(memo_.macro_users_read, [&] {
+    const CppIndex& cpp = ix_.cpp;
+    for (const CppMacroUse& use : cpp.macro_uses()) {
+      if (use.within_macro.empty()) continue;
+      std::vector<std::string>& users = memo_.macro_users[cpp.file(use.file) + ":" + use.macro];
+      if (std::find(users.begin(), users.end(), use.within_macro) == users.end()) users.push_back(use.within_macro);
     }
-  }
+  });
   std::vector<std::string> out = {macro};
-  std::shared_lock<std::shared_mutex> lock(memo_.mu);
   for (size_t i = 0, level_end = 1, level = 0; i < out.size() && level < kMacroUserDepth; ++i) {
     if (auto it = memo_.macro_users.find(file + ":" + out[i]); it != memo_.macro_users.end())
       for (const std::string& user : it->second)

@@ -187,12 +187,9 @@ TEST_F(Tree260, ForeachKernelsAreFoundAtTheirMacroUse) {
                             k.where.file == "aten/src/ATen/native/cuda/MultiTensorApply.cuh" && k.where.line == 100);
   EXPECT_TRUE(launched);
   EXPECT_EQ(FindOp(t, "acos"), nullptr);
-  bool noted = false;
-  for (const std::string& n : op->notes)
-    noted = noted || n.find(
-                         "CompositeExplicitAutograd's foreach_tensor_acos_slow directly "
-                         "(aten/src/ATen/native/cuda/ForeachUnaryOp.cu:222)") != std::string::npos;
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(HasNoteContaining(*op,
+                                "CompositeExplicitAutograd's foreach_tensor_acos_slow directly "
+                                "(aten/src/ATen/native/cuda/ForeachUnaryOp.cu:222)"));
 }
 
 }  // namespace

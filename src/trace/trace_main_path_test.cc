@@ -276,11 +276,7 @@ TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   const OpStep* smm = FindOp(t, "smm");
   ASSERT_NE(smm, nullptr);
   EXPECT_FALSE(smm->typical);
-  bool noted = false;
-  for (const std::string& n : smm->notes)
-    noted = noted ||
-            n.find("_sspaddmm_out_only_sparse_cuda (aten/src/ATen/native/cuda/SparseMM.cu:13)") != std::string::npos;
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(HasNoteContaining(*smm, "_sspaddmm_out_only_sparse_cuda (aten/src/ATen/native/cuda/SparseMM.cu:13)"));
 }
 
 TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,13 @@ inline const KernelStep* FindKernel(const OpStep& op, const std::string& name) {
   for (const KernelStep& k : op.kernels)
     if (k.name == name) return &k;
   return nullptr;
+}
+
+// Whether one of `op`'s notes contains `text`.
+inline bool HasNoteContaining(const OpStep& op, std::string_view text) {
+  for (const std::string& n : op.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
 }
 
 // The backward entry (derivatives.yaml) of forward op `op`, or null.
