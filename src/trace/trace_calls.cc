@@ -152,6 +152,27 @@ std::vector<uint32_t> ConvertibleCandidates(const CppIndex& cpp, const CppCall& 
   return kept;
 }
 
+// Thrust's and CUB's vocabulary, which launches nothing: value types and
+// iterators (thrust::pair, cub::TransformInputIterator), their factories
+// and accessors (make_*, get, tie, *_cast), function objects handed to an
+// algorithm (thrust::maximum, cub::Sum), execution policies (thrust::cuda::par)
+// and compile-time helpers (cub::get_num_bits). Only the algorithms
+// (thrust::sort_by_key, cub::DeviceReduce::Sum, at::cuda::cub::radix_sort_pairs)
+// run device work.
+bool IsLibraryVocabulary(std::string_view qualifier, std::string_view callee) {
+  static const std::set<std::string_view> kNames = {
+      "pair",       "tuple",         "complex",      "tie",        "get",        "swap",         "distance",
+      "device_ptr", "identity",      "plus",         "minus",      "multiplies", "maximum",      "minimum",
+      "greater",    "greater_equal", "less",         "less_equal", "equal_to",   "not_equal_to", "logical_and",
+      "logical_or", "negate",        "get_num_bits", "par",        "seq",        "host",         "device"};
+  if (callee.empty() || kNames.count(callee) > 0 || StartsWith(callee, "make_")) return true;
+  if (EndsWith(callee, "_iterator") || EndsWith(callee, "_cast") || EndsWith(callee, "Iterator")) return true;
+  // CUB's algorithms are members of its Device* classes; a capitalised name
+  // elsewhere (cub::Sum, cub::Equality, cub::FutureValue) is a type.
+  const bool type_name = std::isupper(static_cast<unsigned char>(callee[0])) != 0;
+  return type_name && qualifier.find("::Device") == std::string_view::npos;
+}
+
 }  // namespace
 
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
@@ -171,8 +192,9 @@ std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   if (api("cufft")) return "cuFFT";
   if (api("cusolver") || qualifier.find("cuda::solver::") != std::string_view::npos) return "cuSOLVER";
   if (api("cusparse") || qualifier.find("cuda::sparse::") != std::string_view::npos) return "cuSPARSE";
-  if (qualifier.find("cub::") != std::string_view::npos) return "CUB";
-  if (qualifier.find("thrust::") != std::string_view::npos) return "Thrust";
+  if (qualifier.find("cub::") != std::string_view::npos) return IsLibraryVocabulary(qualifier, callee) ? "" : "CUB";
+  if (qualifier.find("thrust::") != std::string_view::npos)
+    return IsLibraryVocabulary(qualifier, callee) ? "" : "Thrust";
   if (StartsWith(callee, "magma_") || StartsWith(callee, "magma")) return "MAGMA";
   if (qualifier.find("cutlass::") != std::string_view::npos) return "cutlass";
   if (qualifier.find("pytorch_flash::") != std::string_view::npos || qualifier.find("flash::") == 0 ||

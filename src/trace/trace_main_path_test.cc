@@ -1607,7 +1607,8 @@ TEST_F(MainPath260, ATypicalTensorsKeySetHasNoMetaBitNorPythonKey) {
 // A library step of several entry points runs where any of them does.
 // Embedding.cu:262 `if (num_indices <= 3072 && !scale_grad_by_freq) { ...
 // return grad_weight; }` comes before every CUB call of
-// embedding_dense_backward_cuda (:300 on): open, as the size decides.
+// embedding_dense_backward_cuda (:301 on; :300 get_num_bits is no CUB
+// launch): open, as the size decides.
 // cudnn/RNN.cpp:1838-1868 `#ifndef USE_CUDNN_RNN_V8_API` cudnnRNNBackwardData,
 // `#else` cudnnRNNBackwardData_v8: one of them is compiled, so cuDNN is not
 // ruled out. cudnn/MHA.cpp:5-6 stubs run_cudnn_SDP_fprop for cuDNN before
@@ -1625,7 +1626,7 @@ TEST(Library260, AStepOfSeveralEntryPointsRunsWhereAnyOfThemDoes) {
   Trace embedding = TraceTree("2.6.0", "nn.Embedding", TraceOptions::Device::kCuda);
   const LibraryStep* cub = library(embedding, "embedding_dense_backward", "CUB");
   ASSERT_NE(cub, nullptr);
-  EXPECT_EQ(cub->where.line, 300);
+  EXPECT_EQ(cub->where.line, 301);
   EXPECT_TRUE(cub->typical && cub->undecided);
   Trace lstm = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
   const LibraryStep* forward = library(lstm, "_cudnn_rnn", "cuDNN", OpRole::kForward);

@@ -284,6 +284,45 @@ TEST(LibraryOfCall, VendorApisAreCamelCaseNotPytorchsOwnCudnnFunctions) {
   EXPECT_EQ(LibraryOfCall("", "cufft_clear_plan_cache"), "");
 }
 
+// Thrust's and CUB's algorithms launch device work; their value types,
+// factories, function objects and policies do not.
+TEST(LibraryOfCall, ThrustAndCubVocabularyIsNoLibraryCall) {
+  EXPECT_EQ(LibraryOfCall("thrust::", "sort_by_key"), "Thrust");
+  EXPECT_EQ(LibraryOfCall("cub::DeviceReduce::", "Sum"), "CUB");
+  EXPECT_EQ(LibraryOfCall("at::cuda::cub::", "radix_sort_pairs"), "CUB");
+  EXPECT_EQ(LibraryOfCall("thrust::", "pair"), "");
+  EXPECT_EQ(LibraryOfCall("thrust::", "make_counting_iterator"), "");
+  EXPECT_EQ(LibraryOfCall("thrust::", "maximum"), "");
+  EXPECT_EQ(LibraryOfCall("thrust::", "device_pointer_cast"), "");
+  EXPECT_EQ(LibraryOfCall("thrust::cuda::", "par"), "");
+  EXPECT_EQ(LibraryOfCall("cub::", "Sum"), "");
+  EXPECT_EQ(LibraryOfCall("::cub::", "TransformInputIterator"), "");
+  EXPECT_EQ(LibraryOfCall("cuda::cub::", "get_num_bits"), "");
+}
+
+// cuda/ReduceArgMaxKernel.cu:25 hands gpu_reduce_kernel an initial value
+// `thrust::pair<acc_t, int64_t>(...)`: a value, no Thrust launch. The
+// embedding backward's CUB step is located at its first algorithm
+// (cuda/Embedding.cu:301 radix_sort_pairs), not at `get_num_bits` (:300).
+TEST_F(Truth260, ThrustPairIsAValueNotALibraryLaunch) {
+  Trace t = TraceTree("2.6.0", "torch.argmax", TraceOptions::Device::kCuda);
+  bool functor = false;
+  for (const auto& op : t.ops) {
+    for (const auto& k : op.kernels) functor = functor || k.name == "ArgMaxOps";
+    for (const auto& l : op.libraries) EXPECT_NE(l.name, "Thrust") << l.where.file << ":" << l.where.line;
+  }
+  EXPECT_TRUE(functor);
+  Trace e = TraceTree("2.6.0", "aten::embedding_dense_backward", TraceOptions::Device::kCuda);
+  bool cub = false;
+  for (const auto& o : e.ops)
+    for (const auto& l : o.libraries)
+      if (l.name == "CUB" && l.where.file == "aten/src/ATen/native/cuda/Embedding.cu") {
+        cub = true;
+        EXPECT_EQ(l.where.line, 301);
+      }
+  EXPECT_TRUE(cub);
+}
+
 // sub.out calls add_stub (BinaryOps.cpp:436), which nothing in the tree
 // registers: torchgen's ufunc codegen writes UfuncCPU_add.cpp and
 // UfuncCUDA_add.cu from the add group's ufunc_inner_loop, each with a
