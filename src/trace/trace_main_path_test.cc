@@ -269,6 +269,28 @@ TEST_F(MainPath260, AViewTheCallerMakesIsNoTypicallyContiguousTensor) {
   EXPECT_FALSE(view->typical && !view->undecided);
 }
 
+TEST_F(MainPath260, TheTensorAnOpComputesOnIsNoZeroDimScalar) {
+  // TensorCompare.cpp:636 `if (self.numel() == 1 && self.dim() == 0) { values.fill_(self); ...}
+  // else { stub(...) }`: max.dim of a typical tensor launches MaxOps
+  // (cuda/ReduceMaxValuesKernel.cu:45), decided, and fills nothing.
+  Trace t = TraceTree("2.6.0", "torch.max(x, 1)", TraceOptions::Device::kCuda);
+  const KernelStep* max = nullptr;
+  for (const OpStep& op : t.ops)
+    for (const KernelStep& k : op.kernels)
+      if (k.name == "MaxOps" && k.where.line == 45) max = &k;
+  ASSERT_NE(max, nullptr);
+  EXPECT_TRUE(max->typical && !max->undecided);
+  const OpStep* fill = FindOp(t, "fill_.Tensor");
+  ASSERT_NE(fill, nullptr);
+  EXPECT_FALSE(fill->typical);
+  // TensorTransformations.cpp:171 atleast_1d: `switch (self.dim()) { case 0: return
+  // self.reshape({1}); default: return self; }`.
+  Trace at = TraceTree("2.6.0", "torch.atleast_1d", TraceOptions::Device::kCuda);
+  const OpStep* reshape = FindOp(at, "reshape");
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_FALSE(reshape->typical);
+}
+
 TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   // sparse/SparseTensorMath.cpp:1611 smm calls at::sspaddmm_out, whose CUDA kernel
   // _sspaddmm_out_only_sparse_cuda (cuda/SparseMM.cu:13) only raises for a dense tensor.
@@ -374,12 +396,6 @@ TEST_F(MainPath260, AnArgumentPassedOnThroughHelpersDecidesTheView) {
   const OpStep* as_strided = FindOp(t, "as_strided");
   ASSERT_NE(as_strided, nullptr);
   EXPECT_TRUE(as_strided->typical);
-  // max.dim's fill_.Tensor stays behind an open shape test (TensorCompare.cpp:635-636).
-  Trace dim = TraceTree("2.6.0", "torch.max(x, 1)", TraceOptions::Device::kCuda);
-  const OpStep* fill = FindOp(dim, "fill_.Tensor");
-  ASSERT_NE(fill, nullptr);
-  EXPECT_FALSE(fill->typical);
-  EXPECT_TRUE(fill->undecided);
 }
 
 TEST_F(MainPath260, AModuleBufferIsATensorAndRecordsNoBackward) {

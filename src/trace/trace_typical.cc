@@ -323,6 +323,26 @@ Tri EmptyTest(std::string_view atom) {
   return Tri::kUnknown;
 }
 
+// `self.dim() == 0`: the tensor an op computes on -- its `self`, its
+// `input` -- is no 0-dim scalar, so its rank is above 0. A tensor handed
+// beside it (fill_'s `value`, a wrapped-number `other`, a full reduction's
+// `result`, the `grad` of a scalar loss) may well be one: not read.
+Tri ZeroDimTest(std::string_view atom) {
+  atom = TrimView(atom);
+  for (std::string_view receiver : {"self", "input"}) {
+    if (!atom.starts_with(receiver)) continue;
+    std::string_view rest = atom.substr(receiver.size());
+    if (rest.starts_with(".dim()")) rest.remove_prefix(6);
+    else if (rest.starts_with(".ndimension()")) rest.remove_prefix(13);
+    else return Tri::kUnknown;
+    rest = TrimView(rest);
+    if (rest == "== 0") return Tri::kFalse;
+    if (rest == "!= 0" || rest == "> 0") return Tri::kTrue;
+    return Tri::kUnknown;
+  }
+  return Tri::kUnknown;
+}
+
 Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   static const char* kNever[] = {
       "is_sparse", "is_nested", "is_quantized", "is_mkldnn", "is_meta", "is_mps", "is_xpu", "is_vulkan", "is_metal",
@@ -366,6 +386,7 @@ Tri TensorProperty(std::string_view atom, const Assumptions& a) {
   // (`x.numel() == 0` false, `x.size(0) > 0` true); what else is computed
   // from sizes (`w.size(0) % x.size(1) == 0`) may well be 0.
   if (Tri empty = a.typical_sizes ? EmptyTest(atom) : Tri::kUnknown; empty != Tri::kUnknown) return empty;
+  if (Tri scalar = a.typical_sizes ? ZeroDimTest(atom) : Tri::kUnknown; scalar != Tri::kUnknown) return scalar;
   // Nor one of 2^31 elements: its offsets fit 32 bits (the kernels' host
   // code splits a bigger one and launches the same kernel on each part).
   if (a.typical_sizes && (Has(atom, "can_use_32bit_indexing()") || Has(atom, "canUse32BitIndexMath(")))

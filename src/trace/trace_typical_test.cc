@@ -127,6 +127,23 @@ TEST(EvaluateCondition, SpacingAroundAComparisonDoesNotMatter) {
   EXPECT_EQ(EvaluateCondition("(n<<2) > limit", false, a), Tri::kUnknown);
 }
 
+// TensorCompare.cpp:636 `if (self.numel() == 1 && self.dim() == 0)` (max.dim's
+// 0-dim input): the tensor an op computes on has a dimension; a value handed
+// beside it (Fill.cpp's `value.dim() == 0`) may be a 0-dim scalar.
+TEST(EvaluateCondition, TheTensorAnOpComputesOnIsNoZeroDimScalar) {
+  Assumptions a;
+  for (const char* scalar :
+       {"self.dim() == 0", "input.dim()==0", "self.ndimension() == 0", "self.numel() == 1 && self.dim() == 0"})
+    EXPECT_EQ(EvaluateCondition(scalar, false, a), Tri::kFalse) << scalar;
+  for (const char* ranked : {"self.dim() > 0", "input.ndimension() > 0", "self.dim() != 0"})
+    EXPECT_EQ(EvaluateCondition(ranked, false, a), Tri::kTrue) << ranked;
+  for (const char* other : {"value.dim() == 0", "grad.dim() == 0", "result.dim() == 0", "self.dim() == 1",
+                            "self_dim() == 0", "self.numel() == 1"})
+    EXPECT_EQ(EvaluateCondition(other, false, a), Tri::kUnknown) << other;
+  a.typical_sizes = false;
+  EXPECT_EQ(EvaluateCondition("self.dim() == 0", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, TwoDecidedCallsCompareByTheirValues) {
   // cuda/Copy.cu:199 `bool same_conj = iter.tensor(0).is_conj() == iter.tensor(1).is_conj();`
   Assumptions a;
