@@ -175,7 +175,21 @@ std::string DeclaredType(std::string_view params, std::string_view body, std::st
     if (type_end == 0 || !(IsIdentChar(body[type_end - 1]) || body[type_end - 1] == '>')) continue;
     // `S > tol,`: a comparison, not a template type's '>'.
     if (body[type_end - 1] == '>' && type_end > 1 && body[type_end - 2] == ' ') continue;
-    size_t type_begin = body.find_last_of(";{}(,\n", type_end - 1);
+    // A template's arguments may hold commas (`c10::SmallVector<int64_t, 4> shape;`):
+    // the type starts before its '<'.
+    size_t scan_from = type_end - 1;
+    if (body[type_end - 1] == '>') {
+      int depth = 0;
+      for (size_t i = type_end; i-- > 0;) {
+        if (body[i] == '>') ++depth;
+        if (body[i] == '<' && --depth == 0) {
+          scan_from = i;
+          break;
+        }
+        if (body[i] == ';' || body[i] == '{' || body[i] == '}') break;
+      }
+    }
+    size_t type_begin = body.find_last_of(";{}(,\n", scan_from);
     type_begin = type_begin == std::string_view::npos ? 0 : type_begin + 1;
     std::string_view type = body.substr(type_begin, type_end - type_begin);
     while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
@@ -491,6 +505,31 @@ bool IsDtypeValue(std::string_view arg) {
 
 }  // namespace
 
+namespace {
+
+// A declared type holding sizes: an int[] argument's own IntArrayRef or
+// SymIntArrayRef, or a container of integers that converts to one
+// (`std::vector<int64_t> stat_shape;`, `DimVector sizes;`, `SmallVector<int64_t, 4>`).
+bool IsSizeListType(std::string_view t) {
+  for (std::string_view ns : {"at::", "c10::", "std::"})
+    if (StartsWith(t, ns)) t.remove_prefix(ns.size());
+  for (std::string_view exact : {"IntArrayRef", "SymIntArrayRef", "DimVector", "SymDimVector"})
+    if (t == exact) return true;
+  for (std::string_view container : {"vector<", "SmallVector<", "array<", "ArrayRef<"}) {
+    if (!StartsWith(t, container)) continue;
+    std::string_view element = TrimView(t.substr(container.size()));
+    for (std::string_view ns : {"at::", "c10::", "std::"})
+      if (StartsWith(element, ns)) element.remove_prefix(ns.size());
+    for (std::string_view integer : {"int64_t", "SymInt"})
+      if (StartsWith(element, integer) && (element.size() == integer.size() || element[integer.size()] == ',' ||
+                                           element[integer.size()] == '>' || element[integer.size()] == ' '))
+        return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth) {
   if (arg.empty() || depth > 3) return '?';
   // std::move(x) is x.
@@ -506,6 +545,23 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
     return ReturnsTensorValue(type) ? 't' : '?';
   }
   if (IsDtypeValue(arg)) return 'd';
+  // `{v.size(0), -1}`: a braced list of numbers and sizes is a list of sizes.
+  if (arg.size() > 2 && arg.front() == '{' && arg.back() == '}') {
+    const std::vector<std::string> elements = SplitTopLevel(arg.substr(1, arg.size() - 2), ',');
+    for (const std::string& e : elements) {
+      const std::string_view element = TrimView(e);
+      const bool size = element.find(".size(") != std::string_view::npos ||
+                        element.find(".sym_size(") != std::string_view::npos || element.ends_with(".numel()") ||
+                        element.ends_with(".dim()");
+      if (element.empty() || (!size && ArgumentKind(params, body, element, depth + 1) != 'n')) return '?';
+    }
+    return 'l';
+  }
+  // `x.sizes()`, `x->sym_sizes()`, `x.strides()`: a Tensor's list of sizes.
+  for (std::string_view list : {".sizes()", "->sizes()", ".sym_sizes()", "->sym_sizes()", ".strides()", "->strides()"})
+    if (arg.ends_with(list) && arg.size() > list.size() &&
+        std::all_of(arg.begin(), arg.end() - list.size(), [](char ch) { return IsIdentChar(ch); }))
+      return 'l';
   for (char ch : arg) {
     if (!IsIdentChar(ch)) return '?';  // an expression: its kind is not read
   }
@@ -516,6 +572,7 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (StartsWith(t, "const ")) t.remove_prefix(6);
   while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
   if (t == "ScalarType" || t == "at::ScalarType" || t == "c10::ScalarType") return 'd';
+  if (IsSizeListType(t)) return 'l';
   // `auto split_size = (dim_size + chunks - 1) / chunks;`: what it is initialised with.
   if (t == "auto") return NumberArithmetic(params, body, TrimView(Initializer(body, arg)), depth) ? 'n' : '?';
   static const std::unordered_set<std::string_view> kNumbers = {
@@ -552,6 +609,8 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
       return false;
     if (kinds[k] == 's' && kind != 's') return false;
     if (kinds[k] == 'd' && kind != 'D') return false;
+    // A list of sizes converts to an int[] (IntArrayRef, SymIntArrayRef), nothing else.
+    if (kinds[k] == 'l' && kind != 'I') return false;
   }
   return true;
 }

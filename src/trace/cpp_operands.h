@@ -50,8 +50,9 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 // What an argument as written is: 't' a Tensor variable, 'n' a number (a
 // literal, or a variable of an arithmetic or Scalar type), 's' a string
 // literal, 'd' a dtype (a ScalarType variable, constant -- `at::kFloat`,
-// `ScalarType::Long` -- or `x.scalar_type()`), '?' not known (an
-// expression, an undeclared name).
+// `ScalarType::Long` -- or `x.scalar_type()`), 'l' a list of sizes (a
+// variable declared IntArrayRef, DimVector, std::vector<int64_t>, ...),
+// '?' not known (an expression, an undeclared name).
 // An `auto` local initialised by arithmetic on numbers and sizes is a
 // number (`depth`: how many such locals deep the reading is).
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth = 0);

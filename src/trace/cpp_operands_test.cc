@@ -111,6 +111,33 @@ TEST(CallArguments, ADtypeArgumentTakesTheOverloadWithAScalarTypeParameter) {
   EXPECT_EQ(ListConversions(dtype_layout, true, kinds), 1u);
 }
 
+TEST(CallArguments, AListOfSizesTakesTheOverloadWithAnIntList) {
+  // cuda/layer_norm_kernel.cu:1373-1381 `std::vector<int64_t> stat_shape; ... mean.view(stat_shape)`:
+  // view(SymInt[] size), never view.dtype(ScalarType dtype), which a vector cannot convert to.
+  const std::string body =
+      "  std::vector<int64_t> stat_shape;\n  DimVector sizes(2);\n  c10::SmallVector<int64_t, 4> shape;\n"
+      "  std::vector<double> weights;\n";
+  EXPECT_EQ(ArgumentKind("", body, "stat_shape"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "sizes"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "shape"), 'l');
+  EXPECT_EQ(DeclaredType("", body, "shape"), "c10::SmallVector<int64_t, 4>");
+  EXPECT_EQ(ArgumentKind("IntArrayRef size", body, "size"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "self.sizes()"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "weights"), '?');
+  // WeightNorm.cpp:38 `v.contiguous().view({v.size(0), -1})`.
+  EXPECT_EQ(ArgumentKind("", body, "{v.size(0), -1}"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "{a, b}"), '?');
+  EXPECT_EQ(ArgumentKind("", body, "{}"), '?');
+  FunctionSchema view, view_dtype;
+  std::string error;
+  ASSERT_TRUE(ParseFunctionSchema("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", &view, &error));
+  ASSERT_TRUE(ParseFunctionSchema("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", &view_dtype, &error));
+  const std::vector<char> kinds = {'l'};
+  EXPECT_TRUE(AdmitsArguments(view, true, kinds));
+  EXPECT_FALSE(AdmitsArguments(view_dtype, true, kinds));
+  EXPECT_TRUE(AdmitsArguments(view_dtype, true, {'?'}));
+}
+
 TEST(OperandTypes, BindingsComparisonsAndBlockComments) {
   // LinearAlgebra.cpp:535 `auto [U, S, V] = input.svd();`, :537 `Tensor tol = ...`,
   // :538 `at::where(S > tol, ...)`: `S >` before tol is a comparison, no

@@ -291,6 +291,21 @@ TEST_F(MainPath260, TheTensorAnOpComputesOnIsNoZeroDimScalar) {
   EXPECT_FALSE(reshape->typical);
 }
 
+TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
+  // cuda/layer_norm_kernel.cu:1373 `std::vector<int64_t> stat_shape;`, :1381
+  // `mean = mean.view(stat_shape)`: view(SymInt[] size), never view.dtype.
+  Trace ln = TraceTree("2.6.0", "F.layer_norm", TraceOptions::Device::kCuda);
+  const OpStep* view = FindOp(ln, "view");
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->called_at.line, 1381);
+  EXPECT_EQ(FindOp(ln, "view.dtype"), nullptr);
+  // ReduceOps.cpp:1470 `at::squeeze(maxes, dims)` with `IntArrayRef dims`: squeeze.dims only.
+  Trace lse = TraceTree("2.6.0", "torch.logsumexp", TraceOptions::Device::kCuda);
+  EXPECT_NE(FindOp(lse, "squeeze.dims"), nullptr);
+  EXPECT_EQ(FindOp(lse, "squeeze.dim"), nullptr);
+  EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
+}
+
 TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   // sparse/SparseTensorMath.cpp:1611 smm calls at::sspaddmm_out, whose CUDA kernel
   // _sspaddmm_out_only_sparse_cuda (cuda/SparseMM.cu:13) only raises for a dense tensor.
