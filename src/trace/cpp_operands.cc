@@ -549,11 +549,24 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (arg.size() > 2 && arg.front() == '{' && arg.back() == '}') {
     const std::vector<std::string> elements = SplitTopLevel(arg.substr(1, arg.size() - 2), ',');
     for (const std::string& e : elements) {
-      const std::string_view element = TrimView(e);
+      // `mat1.sizes()[0] * mat1.sizes()[1]`: each size read by index is a number.
+      std::string sized(TrimView(e));
+      for (std::string_view read : {".sizes()[", ".sym_sizes()["}) {
+        for (size_t at = sized.find(read); at != std::string::npos; at = sized.find(read)) {
+          size_t begin = at;
+          while (begin > 0 && IsIdentChar(sized[begin - 1])) --begin;
+          const size_t close = sized.find(']', at);
+          if (begin == at || close == std::string::npos) return '?';
+          sized.replace(begin, close + 1 - begin, "1");
+        }
+      }
+      const std::string_view element = sized;
       const bool size = element.find(".size(") != std::string_view::npos ||
                         element.find(".sym_size(") != std::string_view::npos || element.ends_with(".numel()") ||
                         element.ends_with(".dim()");
-      if (element.empty() || (!size && ArgumentKind(params, body, element, depth + 1) != 'n')) return '?';
+      if (element.empty() || (!size && ArgumentKind(params, body, element, depth + 1) != 'n' &&
+                              !NumberArithmetic(params, body, element, depth + 1)))
+        return '?';
     }
     return 'l';
   }

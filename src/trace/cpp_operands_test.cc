@@ -124,8 +124,15 @@ TEST(CallArguments, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(ArgumentKind("IntArrayRef size", body, "size"), 'l');
   EXPECT_EQ(ArgumentKind("", body, "self.sizes()"), 'l');
   EXPECT_EQ(ArgumentKind("", body, "weights"), '?');
+  // Normalization.cpp:722 `std::vector<SymInt> shape = input.sym_sizes().vec();`
+  EXPECT_EQ(ArgumentKind("", "  std::vector<SymInt> shape = input.sym_sizes().vec();\n", "shape"), 'l');
   // WeightNorm.cpp:38 `v.contiguous().view({v.size(0), -1})`.
   EXPECT_EQ(ArgumentKind("", body, "{v.size(0), -1}"), 'l');
+  EXPECT_EQ(ArgumentKind("int64_t B, int64_t T", body, "{3 * B, T, -1}"), 'l');  // cuda/attention.cu:475
+  // transformers/transformer.cpp:34 `mat1.view({mat1.sizes()[0] * mat1.sizes()[1], mat1.sizes()[2]})`.
+  EXPECT_EQ(ArgumentKind("", body, "{mat1.sizes()[0] * mat1.sizes()[1], mat1.sizes()[2]}"), 'l');
+  // Normalization.cpp:741 `running_var_.view_symint({ std::move(b), std::move(c) })`.
+  EXPECT_EQ(ArgumentKind("SymInt b, SymInt c", body, "{ std::move(b), std::move(c) }"), 'l');
   EXPECT_EQ(ArgumentKind("", body, "{a, b}"), '?');
   EXPECT_EQ(ArgumentKind("", body, "{}"), '?');
   FunctionSchema view, view_dtype;
