@@ -100,6 +100,7 @@ std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const Op
     if (c.op == base && c.where.valid() && !fallback) fallback = &c;
   if (sites.empty() && fallback) sites.push_back(fallback);
   if (sites.empty()) return {};
+  KeepSitesAdmitting(child, &sites);
   KeepSitesOfItsForm(child, base, &sites);
   *found = true;
   std::vector<std::vector<Condition>> each;
@@ -132,6 +133,18 @@ std::vector<Condition> EdgeReader::EdgeConditions(const OpStep& parent, const Op
     if (rank == 2) break;
   }
   return best;
+}
+
+// A call whose arguments C++ resolves to other overloads is no site of
+// this one (WeightNorm.cpp:38 `.view({v.size(0), -1})` calls view, never
+// view.dtype); a call whose arguments are not read may be any. Where no
+// site is left, all stay: the op came from a call not listed here.
+void EdgeReader::KeepSitesAdmitting(const OpStep& child, std::vector<const OpCallStep*>* sites) {
+  std::vector<const OpCallStep*> kept;
+  for (const OpCallStep* c : *sites)
+    if (c->overloads.empty() || std::find(c->overloads.begin(), c->overloads.end(), child.name) != c->overloads.end())
+      kept.push_back(c);
+  if (!kept.empty()) *sites = std::move(kept);
 }
 
 // An out= overload is called as `at::x_out(`/`at::x_outf(`, the others

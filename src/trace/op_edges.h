@@ -49,6 +49,7 @@ class EdgeReader {
   using BindingLog = std::vector<std::pair<std::string, Tri>>;
   std::vector<Condition> EdgeConditions(const OpStep& parent, const OpStep& child, bool* found, Location* site,
                                         BindingLog* log);
+  void KeepSitesAdmitting(const OpStep& child, std::vector<const OpCallStep*>* sites);
   void KeepSitesOfItsForm(const OpStep& child, const std::string& base, std::vector<const OpCallStep*>* sites);
   std::vector<Condition> SiteConditions(const OpStep& parent, const OpCallStep& call, const std::string& base,
                                         bool out_form, BindingLog* log);

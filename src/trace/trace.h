@@ -246,6 +246,10 @@ struct OpCallStep {
   // Through a backend's entry point (`at::cuda::index_out`): that backend's
   // kernel of the op, called with no dispatch -- no aten:: op runs.
   bool undispatched = false;
+  // The overloads ("view", not "view.dtype") the call's arguments admit, as
+  // C++ overload resolution reads them; empty where they are not read.
+  // Calls of one op on one line share an entry, the union of theirs.
+  std::vector<std::string> overloads;
 };
 
 struct OpStep {

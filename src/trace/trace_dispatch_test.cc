@@ -66,6 +66,35 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
 - func: double_back(Tensor grad) -> Tensor
   dispatch:
     CompositeExplicitAutograd: double_back
+
+- func: reshape_it(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: reshape_it
+
+- func: view_it(Tensor(a) self, SymInt[] size) -> Tensor(a)
+  variants: method
+  dispatch:
+    CompositeExplicitAutograd: view_it
+
+- func: view_it.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+  variants: method
+  dispatch:
+    CompositeExplicitAutograd: view_it_dtype
+)x";
+
+// aten/src/ATen/native/ReshapeIt.cpp: one op's two overloads, each called
+// where C++ overload resolution picks it.
+constexpr char kReshapeItCpp[] = R"x(namespace at::native {
+Tensor reshape_it(const Tensor& self) {
+  std::vector<int64_t> shape(2, 1);
+  if (self.is_complex()) {
+    return self.view_it(at::kFloat);
+  }
+  return self.view_it(shape);
+}
+Tensor view_it(const Tensor& self, IntArrayRef size) { return at::finish_it(self); }
+Tensor view_it_dtype(const Tensor& self, ScalarType dtype) { return at::finish_it(self); }
+} // namespace at::native
 )x";
 
 constexpr char kDerivatives[] = R"x(- name: norm_it(Tensor self) -> Tensor
@@ -154,6 +183,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/FastOrSlow.cpp", kFastOrSlowCpp},
                      {"aten/src/ATen/native/cuda/FastOrSlow.cu", kFastOrSlowCu},
                      {"aten/src/ATen/native/SparseOnly.cpp", kSparseOnlyCpp},
+                     {"aten/src/ATen/native/ReshapeIt.cpp", kReshapeItCpp},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
 }
@@ -245,6 +275,22 @@ TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherK
   const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
+  // ReshapeIt.cpp:7 `self.view_it(shape)` with a std::vector<int64_t> is
+  // view_it; :5 `self.view_it(at::kFloat)`, under is_complex(), is
+  // view_it.dtype: each overload keeps its own call site, so the dtype one
+  // is off a float32 path.
+  Trace t = TraceIndex(index_, "aten::reshape_it", TraceOptions::Device::kCuda);
+  const OpStep* sizes = FindOp(t, "view_it");
+  const OpStep* dtype = FindOp(t, "view_it.dtype");
+  ASSERT_NE(sizes, nullptr);
+  ASSERT_NE(dtype, nullptr);
+  EXPECT_EQ(sizes->called_at.line, 7);
+  EXPECT_TRUE(sizes->typical && !sizes->undecided);
+  EXPECT_EQ(dtype->called_at.line, 5);
+  EXPECT_FALSE(dtype->typical);
 }
 
 TEST_F(DispatchTrace, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {

@@ -306,6 +306,21 @@ TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
 }
 
+TEST_F(MainPath260, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
+  // BinaryOps.cpp:1545-1552 _pow2: float32 takes `at::pow(2.0, other)` (:1549,
+  // pow.Scalar); `at::full(...).pow(other)` (:1552, pow.Tensor_Tensor) is for
+  // double and reduced floating types only.
+  Trace t = TraceTree("2.6.0", "torch.ldexp", TraceOptions::Device::kCuda);
+  const OpStep* scalar = FindOp(t, "pow.Scalar");
+  const OpStep* tensor = FindOp(t, "pow.Tensor_Tensor");
+  ASSERT_NE(scalar, nullptr);
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_EQ(scalar->called_at.line, 1549);
+  EXPECT_TRUE(scalar->typical);
+  EXPECT_EQ(tensor->called_at.line, 1552);
+  EXPECT_FALSE(tensor->typical);
+}
+
 TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   // sparse/SparseTensorMath.cpp:1611 smm calls at::sspaddmm_out, whose CUDA kernel
   // _sspaddmm_out_only_sparse_cuda (cuda/SparseMM.cu:13) only raises for a dense tensor.

@@ -248,9 +248,17 @@ class CppWalk {
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
     std::vector<OpCallStep>& list = *CallList(node);
+    std::vector<std::string> admitted;
+    for (const NativeFunction* o : facts.admitted) admitted.push_back(o->name);
     if (!ex_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
-      for (const auto& e : list) {
-        dup = dup || (e.op == base && e.where.line == static_cast<int>(c.line) && e.where.file == file);
+      for (auto& e : list) {
+        if (dup || e.op != base || e.where.line != static_cast<int>(c.line) || e.where.file != file) continue;
+        dup = true;
+        if (admitted.empty()) e.overloads.clear();  // one call of the line is not read: any overload
+        else if (!e.overloads.empty())
+          for (const std::string& name : admitted)
+            if (std::find(e.overloads.begin(), e.overloads.end(), name) == e.overloads.end())
+              e.overloads.push_back(name);
       }
     }
     if (!dup) {
@@ -263,6 +271,7 @@ class CppWalk {
                  : facts.method_call ? c.qualifier + base + "()"
                                      : (c.qualifier.empty() ? "at::" : c.qualifier) + base;
       call.undispatched = facts.backend_entry;
+      call.overloads = std::move(admitted);
       list.push_back(std::move(call));
     }
     if (!follow || depth_ + 1 > ex_.opt_.depth) return;
