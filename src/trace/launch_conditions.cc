@@ -100,8 +100,12 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
     auto stub = op.stubs.end();
     for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
       stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
-    if (stub != op.stubs.end()) Mark(l, ValueOf(*stub));
-    else if (!l.path.empty() && !l.calls.empty()) Mark(l, LibraryValue(w, op, l));
+    // Below a stub, as taken as that stub and as its own calls there are
+    // (scan_dim calls CUB only `if (self.numel() == self.size(dim))`, below
+    // cumsum_stub: open where the stub runs).
+    Tri v = stub != op.stubs.end() ? ValueOf(*stub) : Tri::kTrue;
+    if (!l.path.empty() && !l.calls.empty()) Meet(&v, LibraryValue(w, op, l));
+    if (stub != op.stubs.end() || (!l.path.empty() && !l.calls.empty())) Mark(l, v);
   }
 }
 

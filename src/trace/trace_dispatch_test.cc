@@ -67,6 +67,10 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: double_back
 
+- func: scan_it(Tensor self) -> Tensor
+  dispatch:
+    CUDA: scan_it_cuda
+
 - func: reshape_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: reshape_it
@@ -80,6 +84,24 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   variants: method
   dispatch:
     CompositeExplicitAutograd: view_it_dtype
+)x";
+
+// aten/src/ATen/native/cuda/ScanIt.cu: a stub whose CUDA kernel calls CUB
+// only for a one-dimensional scan (ScanUtils.cuh's scan_dim).
+constexpr char kScanItCu[] = R"x(namespace at::native {
+DECLARE_DISPATCH(scan_fn, scan_stub);
+DEFINE_DISPATCH(scan_stub);
+Tensor scan_it_cuda(const Tensor& self) {
+  scan_stub(kCUDA, self);
+  return self;
+}
+void scan_kernel_cuda(const Tensor& self, int64_t dim) {
+  if (self.numel() == self.size(dim)) {
+    cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n);
+  }
+}
+REGISTER_DISPATCH(scan_stub, &scan_kernel_cuda);
+} // namespace at::native
 )x";
 
 // aten/src/ATen/native/ReshapeIt.cpp: one op's two overloads, each called
@@ -184,6 +206,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/cuda/FastOrSlow.cu", kFastOrSlowCu},
                      {"aten/src/ATen/native/SparseOnly.cpp", kSparseOnlyCpp},
                      {"aten/src/ATen/native/ReshapeIt.cpp", kReshapeItCpp},
+                     {"aten/src/ATen/native/cuda/ScanIt.cu", kScanItCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
 }
@@ -275,6 +298,19 @@ TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherK
   const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {
+  // ScanIt.cu:4 calls scan_stub, which runs scan_kernel_cuda; that calls CUB
+  // only `if (self.numel() == self.size(dim))` (:9-10): open, though the stub runs.
+  Trace t = TraceIndex(index_, "aten::scan_it", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "scan_it");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->stubs.size(), 1u);
+  EXPECT_TRUE(op->stubs.front().typical && !op->stubs.front().undecided);
+  ASSERT_EQ(op->libraries.size(), 1u);
+  EXPECT_EQ(op->libraries.front().name, "CUB");
+  EXPECT_TRUE(op->libraries.front().typical && op->libraries.front().undecided);
 }
 
 TEST_F(DispatchTrace, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {

@@ -306,6 +306,31 @@ TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
 }
 
+TEST_F(MainPath260, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {
+  // cuda/ScanUtils.cuh:444-453 scan_dim, below cumsum_stub, calls CUB only `if
+  // (self.numel() == self.size(dim))` (a one-dimensional scan): open.
+  Trace cumsum = TraceTree("2.6.0", "torch.cumsum", TraceOptions::Device::kCuda);
+  bool cub = false;
+  for (const OpStep& op : cumsum.ops)
+    for (const LibraryStep& l : op.libraries)
+      if (l.name == "CUB" && l.where.file == "aten/src/ATen/native/cuda/ScanUtils.cuh") {
+        cub = true;
+        EXPECT_TRUE(l.typical && l.undecided) << l.where.line;
+      }
+  EXPECT_TRUE(cub);
+  // cuda/linalg/BatchLinearAlgebra.cpp:2218-2232 svd_kernel, below svd_stub:
+  // a cuSOLVER build calls MAGMA only when it is the preferred backend.
+  Trace svd = TraceTree("2.6.0", "torch.linalg.svd", TraceOptions::Device::kCuda);
+  bool magma = false;
+  for (const OpStep& op : svd.ops)
+    for (const LibraryStep& l : op.libraries)
+      if (l.name == "MAGMA" && l.where.line == 2125) {
+        magma = true;
+        EXPECT_FALSE(l.typical);
+      }
+  EXPECT_TRUE(magma);
+}
+
 TEST_F(MainPath260, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
   // BinaryOps.cpp:1545-1552 _pow2: float32 takes `at::pow(2.0, other)` (:1549,
   // pow.Scalar); `at::full(...).pow(other)` (:1552, pow.Tensor_Tensor) is for
