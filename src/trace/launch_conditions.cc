@@ -104,7 +104,16 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
     // (scan_dim calls CUB only `if (self.numel() == self.size(dim))`, below
     // cumsum_stub: open where the stub runs).
     Tri v = stub != op.stubs.end() ? ValueOf(*stub) : Tri::kTrue;
-    if (!l.path.empty() && !l.calls.empty()) Meet(&v, LibraryValue(w, op, l));
+    if (!l.path.empty() && !l.calls.empty()) {
+      Tri own = LibraryValue(w, op, l);
+      if (l.setup && !l.setup->path.empty()) {  // in use where its setup runs, too
+        LibraryStep setup = l;
+        setup.where = l.setup->where;
+        setup.path = l.setup->path;
+        if (Tri at_setup = LibraryValue(w, op, setup); Rank(at_setup) > Rank(own)) own = at_setup;
+      }
+      Meet(&v, own);
+    }
     if (stub != op.stubs.end() || (!l.path.empty() && !l.calls.empty())) Mark(l, v);
   }
 }

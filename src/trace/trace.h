@@ -235,6 +235,15 @@ struct LibraryStep {
   std::vector<std::string> path;   // functions from the implementation to the call
   // As the first stub on `path` is taken (a call of no stub: whenever the op runs).
   bool typical = true, undecided = false;
+  // Where a call that only sets the library up was found before `where`'s
+  // (getCudnnHandle's cudnnSetStream before run_conv_plan's
+  // cudnnBackendExecute): the library is in use wherever either runs.
+  struct Setup {
+    Location where;
+    std::string call;
+    std::vector<std::string> path;
+  };
+  std::optional<Setup> setup;
 };
 
 struct OpCallStep {

@@ -175,6 +175,24 @@ bool IsLibraryVocabulary(std::string_view qualifier, std::string_view callee) {
 
 }  // namespace
 
+bool IsLibrarySetupCall(std::string_view callee, std::string_view written) {
+  if (written.find("cudnn_frontend::") != std::string_view::npos) return true;  // builders, heuristics, errata
+  for (std::string_view api :
+       {"cudnn", "cublasLt", "cublas", "cusolverDn", "cusolverSp", "cusolver", "cufft", "cusparse"}) {
+    if (!StartsWith(callee, api)) continue;
+    // A CamelCase word of the name after the prefix (cudnnSetStream,
+    // cudnnDropoutGetStatesSize, cudnnRNNSetClip).
+    const std::string_view name = callee.substr(api.size());
+    for (std::string_view setup : {"Create", "Destroy", "Set", "Get"})
+      for (size_t at = name.find(setup); at != std::string_view::npos; at = name.find(setup, at + 1)) {
+        const size_t end = at + setup.size();
+        if (end == name.size() || std::isupper(static_cast<unsigned char>(name[end])) || name[end] == '_') return true;
+      }
+    return false;
+  }
+  return false;
+}
+
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee) {
   // Most calls name no library: every test below needs a qualifier of five
   // characters or more, or a callee starting with c, m or r.

@@ -581,6 +581,11 @@ inline const typename Map::mapped_type& Remember(std::shared_mutex& mu, Map& map
 
 // Library a C++ call belongs to ("" when none), from its qualifier and name.
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
+// A vendor API call that sets the library up -- a handle's stream or
+// workspace, a descriptor, an error string, cudnn_frontend's graph and plan
+// builders (`written`: the call as written, qualifier and all) -- rather than
+// runs work (cudnnBackendExecute, cublasSgemm, cufftXtExec).
+bool IsLibrarySetupCall(std::string_view callee, std::string_view written);
 
 // aten ops named by C++ operators on tensors in `code`: * mul, / div, unary
 // - neg, == eq, >= ge, <= le; with arithmetic_all also + add and binary - sub.

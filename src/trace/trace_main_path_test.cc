@@ -331,6 +331,22 @@ TEST_F(MainPath260, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {
   EXPECT_TRUE(magma);
 }
 
+TEST_F(MainPath260, ALibraryStepIsWhereItsWorkRuns) {
+  // cudnn/Conv_v8.cpp:400 run_conv_plan's cudnnBackendExecute runs the
+  // convolution; getCudnnHandle's cudnnSetStream (cudnn/Handle.cpp:53), found
+  // first, only sets the handle up -- and says cuDNN is in use.
+  Trace t = TraceTree("2.6.0", "nn.Conv2d", TraceOptions::Device::kCuda);
+  const OpStep* conv = FindOp(t, "cudnn_convolution");
+  ASSERT_NE(conv, nullptr);
+  ASSERT_EQ(conv->libraries.size(), 1u);
+  const LibraryStep& cudnn = conv->libraries.front();
+  EXPECT_EQ(cudnn.where.file, "aten/src/ATen/native/cudnn/Conv_v8.cpp");
+  EXPECT_EQ(cudnn.where.line, 400);
+  ASSERT_FALSE(cudnn.calls.empty());
+  EXPECT_EQ(cudnn.calls.front(), "cudnnBackendExecute");
+  EXPECT_TRUE(cudnn.typical && !cudnn.undecided);
+}
+
 TEST_F(MainPath260, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
   // BinaryOps.cpp:1545-1552 _pow2: float32 takes `at::pow(2.0, other)` (:1549,
   // pow.Scalar); `at::full(...).pow(other)` (:1552, pow.Tensor_Tensor) is for

@@ -300,6 +300,18 @@ TEST(LibraryOfCall, ThrustAndCubVocabularyIsNoLibraryCall) {
   EXPECT_EQ(LibraryOfCall("cuda::cub::", "get_num_bits"), "");
 }
 
+// A vendor call that sets the library up is no work it runs.
+TEST(LibraryOfCall, SetupCallsAreNoWork) {
+  for (const char* setup :
+       {"cudnnSetStream", "cudnnGetErrorString", "cudnnDropoutGetStatesSize", "cublasSetWorkspace_v2",
+        "cufftSetWorkArea", "cusolverDnCreateParams", "cudnnDestroyTensorDescriptor"})
+    EXPECT_TRUE(IsLibrarySetupCall(setup, setup)) << setup;
+  EXPECT_TRUE(IsLibrarySetupCall("VariantPackBuilder", "cudnn_frontend::VariantPackBuilder"));
+  for (const char* work : {"cudnnBackendExecute", "cudnnRNNForwardTraining", "cudnnBatchNormalizationBackwardEx",
+                           "cufftXtExec", "cublasSgemm", "cusolverDnXgesvdj", "cudnnCTCLoss_v8", "cudnnGettysburg"})
+    EXPECT_FALSE(IsLibrarySetupCall(work, work)) << work;
+}
+
 // cuda/ReduceArgMaxKernel.cu:25 hands gpu_reduce_kernel an initial value
 // `thrust::pair<acc_t, int64_t>(...)`: a value, no Thrust launch. The
 // embedding backward's CUB step is located at its first algorithm

@@ -12,6 +12,7 @@
 
 #include "base/text.h"
 #include "trace/code_scope.h"
+#include "trace/condition_text.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
@@ -528,13 +529,25 @@ class CppWalk {
     return best;
   }
 
+  // A library step is located at its first call that runs work; one found
+  // first that only sets the library up (getCudnnHandle's cudnnSetStream)
+  // yields its place to the first such call found after it.
   void AddLibrary(const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
     std::string call = c.qualifier + c.callee;
     for (auto& existing : op_.libraries) {
       if (existing.name != lib) continue;
-      if (std::find(existing.calls.begin(), existing.calls.end(), call) == existing.calls.end() &&
-          existing.calls.size() < kLibraryCallsListed)
+      const bool listed = std::find(existing.calls.begin(), existing.calls.end(), call) != existing.calls.end();
+      if (!listed && IsLibrarySetupCall(LastName(existing.calls.front()), existing.calls.front()) &&
+          !IsLibrarySetupCall(c.callee, call)) {
+        existing.setup = LibraryStep::Setup{existing.where, existing.calls.front(), existing.path};
+        existing.where = ex_.CppLoc(c.file, c.line, 2);
+        existing.path = PathOf(nodes_, at);
+        existing.path.push_back(holder);
+        existing.calls.insert(existing.calls.begin(), call);
+        if (existing.calls.size() > kLibraryCallsListed) existing.calls.pop_back();
+      } else if (!listed && existing.calls.size() < kLibraryCallsListed) {
         existing.calls.push_back(call);
+      }
       return;
     }
     LibraryStep l;
