@@ -36,6 +36,8 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   dispatch:
     CUDA: sparse_only_out_cuda
 
+- func: sparse_only(Tensor self) -> Tensor
+
 - func: fallback_helper(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: fallback_helper
@@ -181,6 +183,11 @@ Tensor dense_only(const Tensor& self) {
 }
 Tensor& sparse_only_out_cuda(const Tensor& self, Tensor& out) {
   TORCH_CHECK(false, "sparse_only can only be called on sparse tensors");
+}
+Tensor sparse_only(const Tensor& self) {
+  auto result = at::finish_it(self);
+  at::sparse_only_out(result, self);
+  return result;
 }
 } // namespace at::native
 )x";
@@ -345,6 +352,13 @@ TEST_F(DispatchTrace, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   const OpStep* finish = FindOp(t, "finish_it");
   ASSERT_NE(finish, nullptr);
   EXPECT_FALSE(finish->typical);
+  // aten::sparse_only lists both overloads as entries: the functional one
+  // calls the out= one (SparseOnly.cpp:12) and raises with it.
+  Trace both = TraceIndex(index_, "aten::sparse_only", TraceOptions::Device::kCuda);
+  const OpStep* functional = FindOp(both, "sparse_only");
+  ASSERT_NE(functional, nullptr);
+  EXPECT_TRUE(functional->reached_from.empty());
+  EXPECT_FALSE(functional->typical);
   // A kernel that does more than raise is no such kernel: norm_it runs.
   const Trace norm_trace = Run(TraceOptions::Device::kCuda);
   const OpStep* norm = FindOp(norm_trace, "norm_it");

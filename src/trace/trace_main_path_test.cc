@@ -370,6 +370,13 @@ TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   ASSERT_NE(smm, nullptr);
   EXPECT_FALSE(smm->typical);
   EXPECT_TRUE(HasNoteContaining(*smm, "_sspaddmm_out_only_sparse_cuda (aten/src/ATen/native/cuda/SparseMM.cu:13)"));
+  // aten::sspaddmm lists sspaddmm and sspaddmm.out as entries; sspaddmm
+  // (SparseTensorMath.cpp:1619) calls at::sspaddmm_out: it raises too.
+  Trace entries = TraceTree("2.6.0", "aten::sspaddmm", TraceOptions::Device::kCuda);
+  const OpStep* functional = FindOp(entries, "sspaddmm");
+  ASSERT_NE(functional, nullptr);
+  EXPECT_TRUE(functional->reached_from.empty());
+  EXPECT_FALSE(functional->typical);
 }
 
 TEST_F(MainPath260, ADtypeArgumentTakesTheDtypeOverload) {

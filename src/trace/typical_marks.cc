@@ -345,7 +345,8 @@ void FoldStructuredDelegates(Trace& t) {
   }
 }
 
-void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device) {
+void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const PathValues& values,
+                    const PathEdges& edges) {
   const std::string_view key = Name(device);
   // The placeholder kernel each raising op runs, and whose kernel it is
   // (null: it does not raise).
@@ -369,10 +370,19 @@ void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device) {
   }
   // Up the taken edges: a caller reaching a raising op for sure raises
   // too, as do an op delegating to it and torchgen's kernel calling it.
+  // An entry op's call by another entry op, taken for sure.
+  auto entry_calls = [&](const OpStep& caller, const OpStep& op) {
+    if (!op.reached_from.empty() || !caller.reached_from.empty() || !caller.typical || caller.undecided) return false;
+    auto others = edges.other_callers.find(static_cast<size_t>(&op - t.ops.data()));
+    if (others == edges.other_callers.end()) return false;
+    for (const CallerEdge& e : others->second)
+      if (e.parent == &caller && e.found && values.Evaluate(caller, e.when) == Tri::kTrue) return true;
+    return false;
+  };
   auto calls_for_sure = [&](const OpStep& caller, const OpStep& op) {
     if (caller.role != op.role) return false;
     if (DelegatesTo(&caller, op) || GeneratedKernelCalls(yaml, caller, op)) return true;
-    return caller.name == op.reached_from && op.typical && !op.undecided;
+    return (caller.name == op.reached_from && op.typical && !op.undecided) || entry_calls(caller, op);
   };
   for (bool grew = true; grew;) {
     grew = false;

@@ -48,7 +48,11 @@ void MarkOpenConditions(Trace& t, const PathValues& values);
 // sparse tensors") never completes for a typical dense tensor, nor does an
 // op whose taken path calls it (smm, sspaddmm): each is off the typical
 // path, with a note naming the kernel that raises, and so is what they call.
-void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device);
+// An entry op another entry op calls (aten::sspaddmm's query lists both
+// sspaddmm and sspaddmm.out) is reached by that call where the assumptions
+// take it (`edges.other_callers`).
+void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const PathValues& values,
+                    const PathEdges& edges);
 
 // A structured delegate reached only as such (add_.Tensor -> add.out) is
 // no dispatched op: no longer typical itself.
