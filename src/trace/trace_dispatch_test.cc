@@ -73,6 +73,10 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   dispatch:
     CUDA: scan_it_cuda
 
+- func: sparse_kind_only(Tensor self) -> Tensor
+
+- func: long_only(Tensor self) -> Tensor
+
 - func: reshape_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: reshape_it
@@ -103,6 +107,22 @@ void scan_kernel_cuda(const Tensor& self, int64_t dim) {
   }
 }
 REGISTER_DISPATCH(scan_stub, &scan_kernel_cuda);
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/Checked.cpp: implementations that open with a check:
+// of the tensor's kind (SparseTensor.cpp's coalesce), and of its dtype,
+// which an intermediate need not share with the input the assumptions speak of.
+constexpr char kCheckedCpp[] = R"x(namespace at::native {
+Tensor sparse_kind_only(const Tensor& self) {
+  // a comment first
+  TORCH_CHECK(self.layout() == kSparse, "expected a sparse tensor, got ", self.layout());
+  return at::finish_it(self);
+}
+Tensor long_only(const Tensor& self) {
+  TORCH_CHECK(self.scalar_type() == kLong, "expected int64 indices");
+  return at::finish_it(self);
+}
 } // namespace at::native
 )x";
 
@@ -213,6 +233,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/cuda/FastOrSlow.cu", kFastOrSlowCu},
                      {"aten/src/ATen/native/SparseOnly.cpp", kSparseOnlyCpp},
                      {"aten/src/ATen/native/ReshapeIt.cpp", kReshapeItCpp},
+                     {"aten/src/ATen/native/Checked.cpp", kCheckedCpp},
                      {"aten/src/ATen/native/cuda/ScanIt.cu", kScanItCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
@@ -305,6 +326,22 @@ TEST_F(DispatchTrace, AFallbackTheCudaKernelCallsIsListedButItsCallsAreTheOtherK
   const OpStep* on_cpu = FindOp(cpu, "fast_or_slow");
   ASSERT_NE(on_cpu, nullptr);
   EXPECT_EQ(Calls(on_cpu->calls), (std::vector<std::string>{"fallback_helper@3"}));
+}
+
+TEST_F(DispatchTrace, AnImplementationOpeningWithAFailedKindCheckRaises) {
+  // Checked.cpp:4 `TORCH_CHECK(self.layout() == kSparse, ...)` fails for a
+  // strided tensor; :8's dtype check is not read (an intermediate may be int64).
+  Trace t = TraceIndex(index_, "aten::sparse_kind_only", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "sparse_kind_only");
+  ASSERT_NE(op, nullptr);
+  EXPECT_FALSE(op->typical);
+  EXPECT_TRUE(HasNoteContaining(*op,
+                                "implementation sparse_kind_only (aten/src/ATen/native/Checked.cpp:2) first "
+                                "checks `self.layout() == kSparse`"));
+  Trace dtype = TraceIndex(index_, "aten::long_only", TraceOptions::Device::kCuda);
+  const OpStep* long_only = FindOp(dtype, "long_only");
+  ASSERT_NE(long_only, nullptr);
+  EXPECT_TRUE(long_only->typical);
 }
 
 TEST_F(DispatchTrace, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {

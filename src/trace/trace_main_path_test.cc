@@ -372,6 +372,13 @@ TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   EXPECT_TRUE(HasNoteContaining(*smm, "_sspaddmm_out_only_sparse_cuda (aten/src/ATen/native/cuda/SparseMM.cu:13)"));
   // aten::sspaddmm lists sspaddmm and sspaddmm.out as entries; sspaddmm
   // (SparseTensorMath.cpp:1619) calls at::sspaddmm_out: it raises too.
+  // sparse/SparseTensor.cpp:615-616 coalesce opens with
+  // `TORCH_CHECK(self.layout() == kSparse, ...)`: a strided tensor fails it.
+  Trace coalesce = TraceTree("2.6.0", "aten::coalesce", TraceOptions::Device::kCuda);
+  const OpStep* checked = FindOp(coalesce, "coalesce");
+  ASSERT_NE(checked, nullptr);
+  EXPECT_FALSE(checked->typical);
+  EXPECT_TRUE(HasNoteContaining(*checked, "(aten/src/ATen/native/sparse/SparseTensor.cpp:615) first checks"));
   Trace entries = TraceTree("2.6.0", "aten::sspaddmm", TraceOptions::Device::kCuda);
   const OpStep* functional = FindOp(entries, "sspaddmm");
   ASSERT_NE(functional, nullptr);

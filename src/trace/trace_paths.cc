@@ -337,7 +337,7 @@ void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace
   selections.DecideAlongEdges(t, edges.other_callers);
   MarkTypical(t, values, &edges);
   MarkOpenConditions(t, values);
-  MarkRaisingOps(t, index.yaml, a.device, values, edges);
+  MarkRaisingOps(t, index, a.device, values, edges);
   ReadNondeterminism(index, a, readers, &t);
   for (SelectionStep& s : selections.Find(t)) t.selections.push_back(std::move(s));
   ReadLaunches(index, t, values, ways);

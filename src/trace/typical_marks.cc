@@ -305,6 +305,41 @@ void MarkPasses(Trace& t, const PathValues& values, PathEdges* edges, const std:
   }
 }
 
+// The condition of the `TORCH_CHECK(C, ...)` an implementation opens with
+// (the function defined at `where`), "" when its first statement is none.
+std::string OpeningCheck(const Index& ix, const Location& where) {
+  const std::string text = ix.Snippet(where.file, where.line, kOpeningCheckLines);
+  size_t at = text.find('{');
+  if (at == std::string::npos) return "";
+  std::string_view rest = TrimView(std::string_view(text).substr(at + 1));
+  while (rest.starts_with("//")) {
+    const size_t end = rest.find('\n');
+    if (end == std::string_view::npos) return "";
+    rest = TrimView(rest.substr(end + 1));
+  }
+  constexpr std::string_view kCheck = "TORCH_CHECK(";
+  if (!rest.starts_with(kCheck)) return "";
+  int depth = 0;
+  for (size_t i = kCheck.size(); i < rest.size(); ++i) {
+    const char c = rest[i];
+    if (c == '"') return "";  // a message before the condition ends: not read
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth < 0) return "";
+    if (c == ',' && depth == 0) return std::string(TrimView(rest.substr(kCheck.size(), i - kCheck.size())));
+  }
+  return "";
+}
+
+// Whether `condition` speaks only of what kind of tensor it is handed --
+// its layout, sparse, quantized, nested, oneDNN -- which the assumptions
+// state of every tensor, intermediates included (an op's result keeps its
+// input's layout), unlike a dtype or a device.
+bool AsksTensorKind(std::string_view condition) {
+  for (std::string_view kind : {"layout", "is_sparse", "kSparse", "is_quantized", "is_nested", "is_mkldnn"})
+    if (condition.find(kind) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 void MarkTypical(Trace& t, const PathValues& values, PathEdges* edges) {
@@ -345,14 +380,15 @@ void FoldStructuredDelegates(Trace& t) {
   }
 }
 
-void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const PathValues& values,
-                    const PathEdges& edges) {
+void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValues& values, const PathEdges& edges) {
+  const YamlModel& yaml = ix.yaml;
   const std::string_view key = Name(device);
   // The placeholder kernel each raising op runs, and whose kernel it is
   // (null: it does not raise).
   struct Raise {
     const ImplStep* kernel = nullptr;
     std::string op;
+    std::string check;  // the opening check that fails, "" for a placeholder
     explicit operator bool() const { return kernel != nullptr; }
   };
   std::vector<Raise> raises(t.ops.size());
@@ -366,7 +402,21 @@ void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const Pa
       if (im.form == ImplForm::kPlaceholder) placeholder = placeholder ? placeholder : &im;
       else other = true;
     }
-    if (!other && placeholder) raises[i] = {placeholder, op.name};
+    if (!other && placeholder) raises[i] = {placeholder, op.name, ""};
+    // The implementation that runs for the device opens with a check of
+    // the tensor's kind the assumptions fail (coalesce's `self.layout() ==
+    // kSparse`, SparseTensor.cpp:616).
+    const ImplStep* runs = nullptr;
+    for (std::string_view k :
+         {key, std::string_view("CompositeExplicitAutograd"), std::string_view("CompositeImplicitAutograd")}) {
+      for (const ImplStep& im : op.impls)
+        if (!runs && im.key == k && im.reached_from.empty() && im.where.valid()) runs = &im;
+      if (runs) break;
+    }
+    if (raises[i] || !runs) continue;
+    const std::string check = OpeningCheck(ix, runs->where);
+    if (!check.empty() && AsksTensorKind(check) && EvaluateCondition(check, false, values.assumptions()) == Tri::kFalse)
+      raises[i] = {runs, op.name, check};
   }
   // Up the taken edges: a caller reaching a raising op for sure raises
   // too, as do an op delegating to it and torchgen's kernel calling it.
@@ -400,9 +450,12 @@ void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const Pa
     if (!raising(i)) continue;
     OpStep& op = t.ops[i];
     const ImplStep& kernel = *raises[i].kernel;
-    op.notes.push_back("raises for a typical tensor: " + raises[i].op + "'s " + std::string(key) + " kernel " +
-                       kernel.function + " (" + kernel.where.file + ":" + std::to_string(kernel.where.line) +
-                       ") only raises");
+    const std::string at = " (" + kernel.where.file + ":" + std::to_string(kernel.where.line) + ")";
+    op.notes.push_back(raises[i].check.empty()
+                           ? "raises for a typical tensor: " + raises[i].op + "'s " + std::string(key) + " kernel " +
+                                 kernel.function + at + " only raises"
+                           : "raises for a typical tensor: " + raises[i].op + "'s " + kernel.key + " implementation " +
+                                 kernel.function + at + " first checks `" + raises[i].check + "`");
     op.typical = false;
     op.undecided = false;
   }

@@ -51,8 +51,10 @@ void MarkOpenConditions(Trace& t, const PathValues& values);
 // An entry op another entry op calls (aten::sspaddmm's query lists both
 // sspaddmm and sspaddmm.out) is reached by that call where the assumptions
 // take it (`edges.other_callers`).
-void MarkRaisingOps(Trace& t, const YamlModel& yaml, CodeDevice device, const PathValues& values,
-                    const PathEdges& edges);
+// An implementation that opens with a check of the tensor's kind the
+// assumptions fail (coalesce's `TORCH_CHECK(self.layout() == kSparse, ...)`)
+// raises as well.
+void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValues& values, const PathEdges& edges);
 
 // A structured delegate reached only as such (add_.Tensor -> add.out) is
 // no dispatched op: no longer typical itself.
