@@ -33,8 +33,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 bool IsIdentifier(std::string_view s) {
   return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) && std::all_of(s.begin(), s.end(), IsIdentChar);
 }

@@ -98,7 +98,11 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 // ASCII lower case.
 std::string Lower(std::string_view s);
 // A C++ or Python identifier character, and a whole identifier (not starting with a digit).
-bool IsIdentChar(char c);
+// Inline and locale-free: the tracer asks it of every byte it scans.
+inline bool IsIdentChar(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_';
+}
 bool IsIdentifier(std::string_view s);
 // "add.Tensor" -> "add": an operator's name without its overload.
 std::string_view OpBaseName(std::string_view op);
