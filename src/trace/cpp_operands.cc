@@ -587,7 +587,14 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (t == "ScalarType" || t == "at::ScalarType" || t == "c10::ScalarType") return 'd';
   if (IsSizeListType(t)) return 'l';
   // `auto split_size = (dim_size + chunks - 1) / chunks;`: what it is initialised with.
-  if (t == "auto") return NumberArithmetic(params, body, TrimView(Initializer(body, arg)), depth) ? 'n' : '?';
+  if (t == "auto") {
+    const std::string initializer = Initializer(body, arg);
+    std::string_view init = TrimView(initializer);
+    // `auto input_shape = input.sizes();`, `auto sizes = self.sym_sizes().vec();`: a list of sizes.
+    if (init.ends_with(".vec()")) init.remove_suffix(6);
+    if (!init.empty() && ArgumentKind(params, body, init, depth + 1) == 'l') return 'l';
+    return NumberArithmetic(params, body, init, depth) ? 'n' : '?';
+  }
   static const std::unordered_set<std::string_view> kNumbers = {
       "int",         "int64_t",  "int32_t",     "double",   "float",  "bool",        "Scalar", "at::Scalar",
       "c10::Scalar", "scalar_t", "accscalar_t", "opmath_t", "SymInt", "c10::SymInt", "size_t"};

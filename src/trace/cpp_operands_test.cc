@@ -133,6 +133,10 @@ TEST(CallArguments, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(ArgumentKind("", body, "{mat1.sizes()[0] * mat1.sizes()[1], mat1.sizes()[2]}"), 'l');
   // Normalization.cpp:741 `running_var_.view_symint({ std::move(b), std::move(c) })`.
   EXPECT_EQ(ArgumentKind("SymInt b, SymInt c", body, "{ std::move(b), std::move(c) }"), 'l');
+  // cuda/layer_norm_kernel.cu:1370 `const auto input_shape = input.sizes();`; `.vec()` copies the list.
+  EXPECT_EQ(ArgumentKind("", "  const auto input_shape = input.sizes();\n", "input_shape"), 'l');
+  EXPECT_EQ(ArgumentKind("", "  auto sizes = self.sym_sizes().vec();\n", "sizes"), 'l');
+  EXPECT_EQ(ArgumentKind("", "  auto n = self.numel();\n", "n"), 'n');
   EXPECT_EQ(ArgumentKind("", body, "{a, b}"), '?');
   EXPECT_EQ(ArgumentKind("", body, "{}"), '?');
   FunctionSchema view, view_dtype;
