@@ -18,6 +18,7 @@
 #include <cctype>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include "base/text.h"
 #include "trace/trace_internal.h"
@@ -507,6 +508,24 @@ bool IsDtypeValue(std::string_view arg) {
 
 namespace {
 
+// The two arms of a conditional expression `c ? a : b` written at the top
+// level of `expr` (not inside brackets, `::` no colon), else nothing.
+std::optional<std::pair<std::string_view, std::string_view>> ConditionalArms(std::string_view expr) {
+  int depth = 0;
+  size_t question = std::string_view::npos;
+  for (size_t i = 0; i < expr.size(); ++i) {
+    const char c = expr[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (depth != 0) continue;
+    if (c == '?' && question == std::string_view::npos) question = i;
+    const bool scope = (i + 1 < expr.size() && expr[i + 1] == ':') || (i > 0 && expr[i - 1] == ':');
+    if (c == ':' && !scope && question != std::string_view::npos)
+      return std::make_pair(TrimView(expr.substr(question + 1, i - question - 1)), TrimView(expr.substr(i + 1)));
+  }
+  return std::nullopt;
+}
+
 // A declared type holding sizes: an int[] argument's own IntArrayRef or
 // SymIntArrayRef, or a container of integers that converts to one
 // (`std::vector<int64_t> stat_shape;`, `DimVector sizes;`, `SmallVector<int64_t, 4>`).
@@ -593,7 +612,14 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
     // `auto input_shape = input.sizes();`, `auto sizes = self.sym_sizes().vec();`: a list of sizes.
     if (init.ends_with(".vec()")) init.remove_suffix(6);
     if (!init.empty() && ArgumentKind(params, body, init, depth + 1) == 'l') return 'l';
-    return NumberArithmetic(params, body, init, depth) ? 'n' : '?';
+    if (NumberArithmetic(params, body, init, depth)) return 'n';
+    // `auto B = qkv.is_nested() ? ... : qkv.size(0);`: the conditional's
+    // value has its arms' common type, a number where one arm is.
+    const std::optional<std::pair<std::string_view, std::string_view>> arms = ConditionalArms(init);
+    return arms && (NumberArithmetic(params, body, arms->first, depth) ||
+                    NumberArithmetic(params, body, arms->second, depth))
+               ? 'n'
+               : '?';
   }
   static const std::unordered_set<std::string_view> kNumbers = {
       "int",         "int64_t",  "int32_t",     "double",   "float",  "bool",        "Scalar", "at::Scalar",

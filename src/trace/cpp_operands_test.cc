@@ -137,6 +137,12 @@ TEST(CallArguments, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(ArgumentKind("", "  const auto input_shape = input.sizes();\n", "input_shape"), 'l');
   EXPECT_EQ(ArgumentKind("", "  auto sizes = self.sym_sizes().vec();\n", "sizes"), 'l');
   EXPECT_EQ(ArgumentKind("", "  auto n = self.numel();\n", "n"), 'n');
+  // transformers/cuda/attention.cu:380 `auto B = qkv.is_nested() ? ...->get_nested_sizes().size(0) : qkv.size(0);`
+  const std::string conditional =
+      "  auto B = qkv.is_nested()\n      ? impl(qkv)->get_nested_sizes().size(0)\n      : qkv.size(0);\n";
+  EXPECT_EQ(ArgumentKind("", conditional, "B"), 'n');
+  EXPECT_EQ(ArgumentKind("int64_t B", body, "{3 * B, -1}"), 'l');
+  EXPECT_EQ(ArgumentKind("", "  auto t = c ? a : b;\n", "t"), '?');
   EXPECT_EQ(ArgumentKind("", body, "{a, b}"), '?');
   EXPECT_EQ(ArgumentKind("", body, "{}"), '?');
   FunctionSchema view, view_dtype;
