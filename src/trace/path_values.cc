@@ -8,7 +8,9 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string_view>
 
+#include "base/text.h"
 #include "trace/impl_parameters.h"
 #include "trace/inline_predicates.h"
 #include "trace/shared_annotations.h"
@@ -76,6 +78,30 @@ std::string DecidedKey(const OpStep& parent, const Condition& c) {
   return c.text + "@" + c.where.file + "@" + parent.name;
 }
 
+namespace {
+
+// `x_stub.is_device_supported(t.device().type())` (DispatchStub.h): true on
+// a device the op's stub of that name lists a registration for
+// (scaled_dot_product_attention's `_fused_sdp_choice_stub`, registered for
+// CUDA at transformers/cuda/attention.cu:1412); open otherwise -- the walk
+// lists only the registrations it wants.
+Tri StubSupportsDevice(const OpStep& op, std::string_view text, CodeDevice device) {
+  text = TrimView(text);
+  constexpr std::string_view kAsk = ".is_device_supported(";
+  const size_t at = text.find(kAsk);
+  if (at == std::string_view::npos || at == 0 || !text.ends_with(")")) return Tri::kUnknown;
+  const std::string_view stub = text.substr(0, at);
+  const std::string_view asked = text.substr(at + kAsk.size(), text.size() - at - kAsk.size() - 1);
+  if (!IsIdentifier(stub) || !asked.ends_with(".device().type()")) return Tri::kUnknown;  // a tensor's device
+  for (const StubStep& s : op.stubs)
+    if (s.name == stub)
+      for (const StubRegistrationStep& r : s.registrations)
+        if (r.device == Name(device)) return Tri::kTrue;
+  return Tri::kUnknown;
+}
+
+}  // namespace
+
 Tri PathValues::Evaluate(const OpStep& parent, const std::vector<Condition>& when, bool schema_defaults) const {
   const Assumptions& a = schema_defaults ? AssumptionsOf(parent) : a_;
   // C and !C read at one place (after an if/else whose every branch returns): never taken.
@@ -91,6 +117,7 @@ Tri PathValues::Evaluate(const OpStep& parent, const std::vector<Condition>& whe
     if (by_body_.count(c.text))
       if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
     if (t == Tri::kUnknown) t = EvaluateOnce(c.text, a);
+    if (t == Tri::kUnknown) t = StubSupportsDevice(parent, c.text, a.device);
     if (t == Tri::kUnknown)
       if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
     if (t == Tri::kUnknown)

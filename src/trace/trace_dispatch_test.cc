@@ -77,6 +77,8 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
 
 - func: long_only(Tensor self) -> Tensor
 
+- func: choose_it(Tensor self) -> Tensor
+
 - func: reshape_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: reshape_it
@@ -122,6 +124,18 @@ Tensor sparse_kind_only(const Tensor& self) {
 Tensor long_only(const Tensor& self) {
   TORCH_CHECK(self.scalar_type() == kLong, "expected int64 indices");
   return at::finish_it(self);
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/ChooseIt.cpp: a stub called where the tensor's
+// device has a registration of it (attention.cpp's _fused_sdp_choice_stub).
+constexpr char kChooseItCpp[] = R"x(namespace at::native {
+Tensor choose_it(const Tensor& self) {
+  if (scan_stub.is_device_supported(self.device().type())) {
+    scan_stub(self.device().type(), self, 0);
+  }
+  return self;
 }
 } // namespace at::native
 )x";
@@ -234,6 +248,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/SparseOnly.cpp", kSparseOnlyCpp},
                      {"aten/src/ATen/native/ReshapeIt.cpp", kReshapeItCpp},
                      {"aten/src/ATen/native/Checked.cpp", kCheckedCpp},
+                     {"aten/src/ATen/native/ChooseIt.cpp", kChooseItCpp},
                      {"aten/src/ATen/native/cuda/ScanIt.cu", kScanItCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
@@ -342,6 +357,16 @@ TEST_F(DispatchTrace, AnImplementationOpeningWithAFailedKindCheckRaises) {
   const OpStep* long_only = FindOp(dtype, "long_only");
   ASSERT_NE(long_only, nullptr);
   EXPECT_TRUE(long_only->typical);
+}
+
+TEST_F(DispatchTrace, AStubSupportsTheDevicesItIsRegisteredFor) {
+  // ChooseIt.cpp:3 `if (scan_stub.is_device_supported(self.device().type()))`:
+  // ScanIt.cu registers scan_stub for CUDA, so the stub's call runs there.
+  Trace t = TraceIndex(index_, "aten::choose_it", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "choose_it");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->stubs.size(), 1u);
+  EXPECT_TRUE(op->stubs.front().typical && !op->stubs.front().undecided);
 }
 
 TEST_F(DispatchTrace, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {

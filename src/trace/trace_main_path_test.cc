@@ -306,6 +306,21 @@ TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
 }
 
+TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
+  // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
+  // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).
+  Trace t = TraceTree("2.6.0", "F.scaled_dot_product_attention", TraceOptions::Device::kCuda);
+  const OpStep* sdpa = FindOp(t, "scaled_dot_product_attention");
+  ASSERT_NE(sdpa, nullptr);
+  bool choice = false;
+  for (const StubStep& s : sdpa->stubs)
+    if (s.name == "_fused_sdp_choice_stub") {
+      choice = true;
+      EXPECT_TRUE(s.typical && !s.undecided);
+    }
+  EXPECT_TRUE(choice);
+}
+
 TEST_F(MainPath260, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {
   // cuda/ScanUtils.cuh:444-453 scan_dim, below cumsum_stub, calls CUB only `if
   // (self.numel() == self.size(dim))` (a one-dimensional scan): open.
