@@ -240,7 +240,6 @@ struct LibraryStep {
   // cudnnBackendExecute): the library is in use wherever either runs.
   struct Setup {
     Location where;
-    std::string call;
     std::vector<std::string> path;
   };
   std::optional<Setup> setup;

@@ -579,6 +579,11 @@ inline const typename Map::mapped_type& Remember(std::shared_mutex& mu, Map& map
   return map.try_emplace(key, std::move(value)).first->second;
 }
 
+// The dispatch key the dispatcher runs for a dense tensor on `device`: the
+// device's own kernel, else the explicit composite (the non-functional one
+// first), else the implicit one; "" when the op has none of them.
+std::string ResolvedKey(const NativeFunction& fn, std::string_view device);
+
 // Library a C++ call belongs to ("" when none), from its qualifier and name.
 std::string LibraryOfCall(std::string_view qualifier, std::string_view callee);
 // A vendor API call that sets the library up -- a handle's stream or

@@ -39,11 +39,6 @@ Location TraceReader::CppLoc(uint32_t file, uint32_t line, int snippet_lines) co
   return Loc(ix_.cpp.file(file), static_cast<int>(line), snippet_lines);
 }
 
-namespace {
-
-// The dispatch key the dispatcher runs for a dense tensor on `device`: the
-// device's own kernel, else the explicit composite (the non-functional one
-// first), else the implicit one; "" when the op has none of them.
 std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
   auto has = [&](std::string_view key) {
     for (const auto& [k, kernel] : fn.dispatch)
@@ -56,8 +51,6 @@ std::string ResolvedKey(const NativeFunction& fn, std::string_view device) {
     if (has(key)) return std::string(key);
   return "";
 }
-
-}  // namespace
 
 std::string TraceReader::PrimaryDevice() const { return opt_.device == TraceOptions::Device::kCpu ? "CPU" : "CUDA"; }
 

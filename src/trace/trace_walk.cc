@@ -539,7 +539,7 @@ class CppWalk {
       const bool listed = std::find(existing.calls.begin(), existing.calls.end(), call) != existing.calls.end();
       if (!listed && IsLibrarySetupCall(LastName(existing.calls.front()), existing.calls.front()) &&
           !IsLibrarySetupCall(c.callee, call)) {
-        existing.setup = LibraryStep::Setup{existing.where, existing.calls.front(), existing.path};
+        existing.setup = LibraryStep::Setup{existing.where, existing.path};
         existing.where = ex_.CppLoc(c.file, c.line, 2);
         existing.path = PathOf(nodes_, at);
         existing.path.push_back(holder);

@@ -20,6 +20,7 @@
 
 #include "base/text.h"
 #include "trace/path_rules.h"
+#include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
 namespace optrace {
@@ -406,14 +407,12 @@ void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValu
     // The implementation that runs for the device opens with a check of
     // the tensor's kind the assumptions fail (coalesce's `self.layout() ==
     // kSparse`, SparseTensor.cpp:616).
+    if (raises[i] || !op.yaml) continue;
+    const std::string resolved = ResolvedKey(*op.yaml, key);
     const ImplStep* runs = nullptr;
-    for (std::string_view k :
-         {key, std::string_view("CompositeExplicitAutograd"), std::string_view("CompositeImplicitAutograd")}) {
-      for (const ImplStep& im : op.impls)
-        if (!runs && im.key == k && im.reached_from.empty() && im.where.valid()) runs = &im;
-      if (runs) break;
-    }
-    if (raises[i] || !runs) continue;
+    for (const ImplStep& im : op.impls)
+      if (!runs && im.key == resolved && im.reached_from.empty() && im.where.valid()) runs = &im;
+    if (!runs) continue;
     const std::string check = OpeningCheck(ix, runs->where);
     if (!check.empty() && AsksTensorKind(check) && EvaluateCondition(check, false, values.assumptions()) == Tri::kFalse)
       raises[i] = {runs, op.name, check};
