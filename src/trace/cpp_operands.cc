@@ -400,6 +400,35 @@ bool CallFactsReader::HelperReturnsTensor(std::string_view name) const {
   return true;
 }
 
+namespace {
+
+// Whether the callee's name at `p` is written in the call's form: a member
+// call after `.`/`->` (its receiver, where a name, before that), a qualified
+// one after `::`, a plain one after neither. bincount's
+// `std::max(self.max().item<input_t>() + 1, minlength)` (SummaryOps.cu:276)
+// holds two calls named max: the Tensor method's arguments are none.
+bool WrittenInItsForm(std::string_view body, size_t p, const CppCall& c) {
+  size_t e = p;
+  while (e > 0 && (body[e - 1] == ' ' || body[e - 1] == '\t')) --e;
+  std::string_view before = body.substr(0, e);
+  const bool after_dot = EndsWith(before, ".") || EndsWith(before, "->");
+  const bool after_scope = EndsWith(before, "::");
+  if (c.kind == CallKind::kMember) {
+    if (!after_dot) return false;
+    std::string_view receiver = c.qualifier;
+    receiver.remove_suffix(EndsWith(receiver, "->") ? 2 : EndsWith(receiver, ".") ? 1 : 0);
+    if (receiver.empty() || !std::all_of(receiver.begin(), receiver.end(), IsIdentChar)) return true;
+    before.remove_suffix(EndsWith(before, "->") ? 2 : 1);
+    while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
+    return EndsWith(before, receiver) &&
+           (before.size() == receiver.size() || !IsIdentChar(before[before.size() - receiver.size() - 1]));
+  }
+  if (c.kind == CallKind::kQualified) return after_scope;
+  return !after_dot && !after_scope;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::string>> CallArguments(std::string_view body, uint32_t body_line, const CppCall& c) {
   if (c.line < body_line) return std::nullopt;
   size_t at = 0;
@@ -409,9 +438,10 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
     ++at;
   }
   size_t line_end = std::min(body.find('\n', at), body.size());
-  // The callee's first standalone occurrence on its line, then its '('.
+  // The callee's first standalone occurrence on its line in the call's form, then its '('.
   for (size_t p = FindWord(body, c.callee, at); p != std::string_view::npos && p < line_end;
        p = FindWord(body, c.callee, p + 1)) {
+    if (!WrittenInItsForm(body, p, c)) continue;
     size_t end = p + c.callee.size();
     while (end < body.size() && body[end] == ' ') ++end;
     if (end < body.size() && body[end] == '<') end = Close(body, end, '<', '>') + 1;  // x.to<T>(...)

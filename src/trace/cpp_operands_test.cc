@@ -13,6 +13,8 @@ namespace {
 TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   CppCall c;
   c.callee = "scatter_";
+  c.kind = CallKind::kMember;
+  c.qualifier = "self.";
   c.line = 12;
   std::string body = "{\n  scalar_t init_val;\n  self.scatter_(dim, index, init_val);\n}";
   auto args = CallArguments(body, 10, c);
@@ -74,6 +76,35 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_EQ(ListConversions(split, true, {'n', 'n'}), 0u);
   EXPECT_EQ(ListConversions(sizes, true, {'n', 'n'}), 1u);
   EXPECT_EQ(ListConversions(sizes, true, {'?', 'n'}), 0u);
+}
+
+TEST(CallArguments, ACallIsReadWhereItIsWrittenInItsForm) {
+  // cuda/SummaryOps.cu:276 (2.6.0): `std::max(self.max().item<input_t>() + (int64_t)1, minlength)`.
+  // The Tensor method max takes no argument (aten::max, the full reduction), not std::max's two.
+  const std::string body =
+      "{\n  const int64_t nbins =\n      std::max(self.max().item<input_t>() + (int64_t)1, minlength);\n}";
+  CppCall method;
+  method.callee = "max";
+  method.kind = CallKind::kMember;
+  method.qualifier = "self.";
+  method.line = 12;
+  auto args = CallArguments(body, 10, method);
+  ASSERT_TRUE(args.has_value());
+  EXPECT_TRUE(args->empty());
+  CppCall qualified = method;
+  qualified.kind = CallKind::kQualified;
+  qualified.qualifier = "std::";
+  args = CallArguments(body, 10, qualified);
+  ASSERT_TRUE(args.has_value());
+  EXPECT_EQ(args->size(), 2u);
+  // Another receiver's method, and a plain call, are not written on that line.
+  CppCall other = method;
+  other.qualifier = "result.";
+  EXPECT_FALSE(CallArguments(body, 10, other).has_value());
+  CppCall plain = method;
+  plain.kind = CallKind::kPlain;
+  plain.qualifier.clear();
+  EXPECT_FALSE(CallArguments(body, 10, plain).has_value());
 }
 
 TEST(CallArguments, ADtypeArgumentTakesTheOverloadWithAScalarTypeParameter) {

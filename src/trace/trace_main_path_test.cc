@@ -306,6 +306,18 @@ TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
 }
 
+TEST_F(MainPath260, ACallIsReadWhereItIsWrittenInItsForm) {
+  // cuda/SummaryOps.cu:276 `std::max(self.max().item<input_t>() + (int64_t)1, minlength)`:
+  // the Tensor method takes no argument, so aten::max (the full reduction, ReduceAllOps.cpp:47),
+  // never max.dim, whose two arguments are std::max's.
+  Trace t = TraceTree("2.6.0", "torch.bincount", TraceOptions::Device::kCuda);
+  const OpStep* max = FindOp(t, "max");
+  ASSERT_NE(max, nullptr);
+  EXPECT_EQ(max->called_at.line, 276);
+  EXPECT_EQ(FindOp(t, "max.dim"), nullptr);
+  EXPECT_EQ(FindOp(t, "max.names_dim"), nullptr);
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).
