@@ -559,6 +559,32 @@ std::optional<std::pair<std::string_view, std::string_view>> ConditionalArms(std
 // A declared type holding sizes: an int[] argument's own IntArrayRef or
 // SymIntArrayRef, or a container of integers that converts to one
 // (`std::vector<int64_t> stat_shape;`, `DimVector sizes;`, `SmallVector<int64_t, 4>`).
+namespace {
+
+// `e` without the trailing calls that give a list back a part or a copy of
+// itself (`.slice(...)`, `.vec()`); `e` itself where none is written.
+std::string_view WithoutListMethods(std::string_view e) {
+  for (;;) {
+    if (e.empty() || e.back() != ')') return e;
+    size_t open = e.size() - 1;
+    for (int depth = 0; open > 0; --open) {
+      if (e[open] == ')') ++depth;
+      else if (e[open] == '(' && --depth == 0) break;
+    }
+    std::string_view head = e.substr(0, open);
+    bool stripped = false;
+    for (std::string_view m : {".slice", ".vec"})
+      if (EndsWith(head, m) && head.size() > m.size()) {
+        e = TrimView(head.substr(0, head.size() - m.size()));
+        stripped = true;
+        break;
+      }
+    if (!stripped) return e;
+  }
+}
+
+}  // namespace
+
 bool IsSizeListType(std::string_view t) {
   for (std::string_view ns : {"at::", "c10::", "std::"})
     if (StartsWith(t, ns)) t.remove_prefix(ns.size());
@@ -595,8 +621,12 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   }
   if (IsDtypeValue(arg)) return 'd';
   // `{v.size(0), -1}`: a braced list of numbers and sizes is a list of sizes.
+  // Of two elements or more, whatever they are, it initialises a list and
+  // nothing else: C++ initialises a single value from a braced list of one
+  // element at most (`{3 * B, num_head, T, dim_per_head}` is never a dtype).
   if (arg.size() > 2 && arg.front() == '{' && arg.back() == '}') {
     const std::vector<std::string> elements = SplitTopLevel(arg.substr(1, arg.size() - 2), ',');
+    const char some_list = elements.size() >= 2 ? 'B' : '?';
     for (const std::string& e : elements) {
       // `mat1.sizes()[0] * mat1.sizes()[1]`: each size read by index is a number.
       std::string sized(TrimView(e));
@@ -605,7 +635,7 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
           size_t begin = at;
           while (begin > 0 && IsIdentChar(sized[begin - 1])) --begin;
           const size_t close = sized.find(']', at);
-          if (begin == at || close == std::string::npos) return '?';
+          if (begin == at || close == std::string::npos) return some_list;
           sized.replace(begin, close + 1 - begin, "1");
         }
       }
@@ -615,10 +645,19 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
                         element.ends_with(".dim()");
       if (element.empty() || (!size && ArgumentKind(params, body, element, depth + 1) != 'n' &&
                               !NumberArithmetic(params, body, element, depth + 1)))
-        return '?';
+        return some_list;
     }
     return 'l';
   }
+  // A list's own slice or copy is a list (`x.sizes().slice(1)`, `sizes.vec()`), and so is a
+  // size list type's functional cast (SpectralOps.cpp:905 `IntArrayRef(input.sizes()).slice(extra_dims)`).
+  if (std::string_view list = WithoutListMethods(arg); list.size() < arg.size()) {
+    if (ArgumentKind(params, body, list, depth + 1) == 'l') return 'l';
+  }
+  if (const size_t open = arg.find('('); open != std::string_view::npos && arg.back() == ')' &&
+                                         Close(arg, open, '(', ')') + 1 == arg.size() &&
+                                         IsSizeListType(TrimView(arg.substr(0, open))))
+    return 'l';
   // `x.sizes()`, `x->sym_sizes()`, `x.strides()`: a Tensor's list of sizes.
   for (std::string_view list : {".sizes()", "->sizes()", ".sym_sizes()", "->sym_sizes()", ".strides()", "->strides()"})
     if (arg.ends_with(list) && arg.size() > list.size() &&
@@ -685,8 +724,10 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
       return false;
     if (kinds[k] == 's' && kind != 's') return false;
     if (kinds[k] == 'd' && kind != 'D') return false;
-    // A list of sizes converts to an int[] (IntArrayRef, SymIntArrayRef), nothing else.
+    // A list of sizes converts to an int[] (IntArrayRef, SymIntArrayRef), nothing else;
+    // a braced list of several elements to a list of any kind.
     if (kinds[k] == 'l' && kind != 'I') return false;
+    if (kinds[k] == 'B' && type.find('[') == std::string::npos) return false;
   }
   return true;
 }

@@ -52,7 +52,8 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 // literal, 'd' a dtype (a ScalarType variable, constant -- `at::kFloat`,
 // `ScalarType::Long` -- or `x.scalar_type()`), 'l' a list of sizes (a
 // variable declared IntArrayRef, DimVector, std::vector<int64_t>, ...),
-// '?' not known (an expression, an undeclared name).
+// 'B' a braced list of two elements or more, not all read (a list of some
+// kind: never a single value), '?' not known (an expression, an undeclared name).
 // An `auto` local initialised by arithmetic on numbers and sizes is a
 // number (`depth`: how many such locals deep the reading is).
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth = 0);

@@ -107,6 +107,24 @@ TEST(CallArguments, ACallIsReadWhereItIsWrittenInItsForm) {
   EXPECT_FALSE(CallArguments(body, 10, plain).has_value());
 }
 
+TEST(CallArguments, ABracedListOfSeveralElementsIsAList) {
+  // transformers/cuda/attention.cu:475 `q_k_v.view({3 * B, num_head, T, dim_per_head})` with `T`
+  // written again after its initializer: not every element is read, yet C++ initialises no single
+  // value (a ScalarType) from a braced list of four: view, never view.dtype.
+  const std::string body = "  auto T = qkv.size(1);\n  T = T + (8 - (T % 8)) % 8;\n";
+  EXPECT_EQ(ArgumentKind("Tensor q_k_v", body, "{3 * B, num_head, T, dim_per_head}"), 'B');
+  EXPECT_EQ(ArgumentKind("", body, "{a, b}"), 'B');
+  EXPECT_EQ(ArgumentKind("", body, "{a}"), '?') << "one element may initialise a single value";
+  FunctionSchema view, dtype, cat;
+  std::string error;
+  ASSERT_TRUE(ParseFunctionSchema("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", &view, &error));
+  ASSERT_TRUE(ParseFunctionSchema("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", &dtype, &error));
+  ASSERT_TRUE(ParseFunctionSchema("cat(Tensor[] tensors, int dim=0) -> Tensor", &cat, &error));
+  EXPECT_TRUE(AdmitsArguments(view, true, {'B'}));
+  EXPECT_FALSE(AdmitsArguments(dtype, true, {'B'}));
+  EXPECT_TRUE(AdmitsArguments(cat, false, {'B'})) << "a braced list of Tensors is a Tensor list";
+}
+
 TEST(CallArguments, ADtypeArgumentTakesTheOverloadWithAScalarTypeParameter) {
   // ReduceOps.cpp:487 `self.to(result.scalar_type())`: to.dtype; to.other needs a Tensor, and
   // to.dtype_layout takes the dtype only packed into TensorOptions (a user-defined conversion).
@@ -174,7 +192,12 @@ TEST(CallArguments, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_EQ(ArgumentKind("", conditional, "B"), 'n');
   EXPECT_EQ(ArgumentKind("int64_t B", body, "{3 * B, -1}"), 'l');
   EXPECT_EQ(ArgumentKind("", "  auto t = c ? a : b;\n", "t"), '?');
-  EXPECT_EQ(ArgumentKind("", body, "{a, b}"), '?');
+  EXPECT_EQ(ArgumentKind("", body, "{a, b}"), 'B') << "some list, not one of sizes";
+  // SpectralOps.cpp:905 `input.view(IntArrayRef(input.sizes()).slice(extra_dims))`: a list's slice.
+  EXPECT_EQ(ArgumentKind("", body, "IntArrayRef(input.sizes()).slice(extra_dims)"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "self.sizes().slice(1)"), 'l');
+  EXPECT_EQ(ArgumentKind("", body, "stat_shape.vec()"), 'l');
+  EXPECT_EQ(ArgumentKind("const Tensor& t", body, "t.slice(0, 1)"), '?') << "a Tensor's slice is a Tensor";
   EXPECT_EQ(ArgumentKind("", body, "{}"), '?');
   FunctionSchema view, view_dtype;
   std::string error;

@@ -304,6 +304,13 @@ TEST_F(MainPath260, AListOfSizesTakesTheOverloadWithAnIntList) {
   EXPECT_NE(FindOp(lse, "squeeze.dims"), nullptr);
   EXPECT_EQ(FindOp(lse, "squeeze.dim"), nullptr);
   EXPECT_EQ(FindOp(lse, "squeeze.dimname"), nullptr);
+  // transformers/cuda/attention.cu:475 `q_k_v.view({3 * B, num_head, T, dim_per_head})`, `T`
+  // rewritten at :396: a braced list of four initialises a list, never a ScalarType.
+  Trace qkv = TraceTree("2.6.0", "aten::_transform_bias_rescale_qkv", TraceOptions::Device::kCuda);
+  const OpStep* qkv_view = FindOp(qkv, "view");
+  ASSERT_NE(qkv_view, nullptr);
+  EXPECT_EQ(qkv_view->called_at.line, 475);
+  EXPECT_EQ(FindOp(qkv, "view.dtype"), nullptr);
 }
 
 TEST_F(MainPath260, ACallIsReadWhereItIsWrittenInItsForm) {
