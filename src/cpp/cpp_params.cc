@@ -123,6 +123,10 @@ std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, 
   if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee = callee.substr(colon + 2);
   for (size_t at = text.find(callee, begin); at != std::string_view::npos; at = text.find(callee, at + 1)) {
     if (at > 0 && IsIdentChar(text[at - 1])) continue;
+    // Not the standard library's function of that name (`std::max(self.max().item<T>() + 1, n)`).
+    size_t before = at;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\n')) --before;
+    if (text.substr(0, before).ends_with("std::")) continue;
     size_t open = at + callee.size();
     while (open < text.size() && (text[open] == ' ' || text[open] == '\n')) ++open;
     // Explicit template arguments come between the name and its '('

@@ -30,8 +30,8 @@ std::vector<CppParameter> ParseCppParameters(std::string_view params);
 
 // The arguments, trimmed, of the first call of `callee` (its last name:
 // `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the
-// start of line `line` (1-based) of `text` on; nullopt when none is there.
-// Comments are dropped (`/*forward=*/true` is `true`).
+// start of line `line` (1-based) of `text` on, never `std::f(`; nullopt when
+// none is there. Comments are dropped (`/*forward=*/true` is `true`).
 std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee);
 
 // A value written as itself: a number, a string or character literal,

@@ -41,6 +41,8 @@ TEST(CppParams, CallArgumentsFromALineOn) {
   EXPECT_EQ(CppCallArguments(text, 3, "at::native::f"),
             (std::vector<std::string>{"x", "std::min(y, z)", "\"constant\""}));
   EXPECT_EQ(CppCallArguments(text, 5, "f"), std::nullopt) << "notf is another name";
+  // cuda/SummaryOps.cu:276 (2.6.0): the first call named max on the line is std::max.
+  EXPECT_EQ(CppCallArguments("n = std::max(self.max(), m);\n", 1, "max"), std::vector<std::string>{});
 }
 
 TEST(CppParams, ExplicitTemplateArgumentsComeBeforeTheCallsArguments) {

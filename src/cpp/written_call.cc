@@ -12,6 +12,8 @@ std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t 
   for (size_t i = first; i + 1 < toks.size() && static_cast<int>(toks[i].line) == line; ++i) {
     const Token& name = toks[i];
     if (!IsIdent(name) || (name.text != callee && name.text != symint) || !toks[i + 1].Is('(')) continue;
+    // `std::max(self.max().item<T>() + 1, n)`: the standard library's function is no call of an op or helper.
+    if (i >= first + 2 && toks[i - 1].Is("::") && toks[i - 2].Is("std")) continue;
     Toks range(toks);
     const size_t close = range.MatchClose(i + 1, toks.size());
     if (close >= toks.size()) return std::nullopt;

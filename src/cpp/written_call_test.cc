@@ -44,5 +44,15 @@ TEST(WrittenCall, NoneWhenNotWrittenOnThatLine) {
   EXPECT_TRUE(reader.CallWritten(2, "g").has_value());
 }
 
+TEST(WrittenCall, TheStandardLibrarysFunctionOfThatNameIsNoCall) {
+  // cuda/SummaryOps.cu:276 (2.6.0): the op max is the Tensor method, whose receiver is self.
+  auto call =
+      CppGuardReader("void f() {\n  n = std::max(self.max().item<T>() + (int64_t)1, m);\n}\n").CallWritten(2, "max");
+  ASSERT_TRUE(call.has_value());
+  EXPECT_TRUE(call->method);
+  EXPECT_EQ(call->receiver, "self");
+  EXPECT_TRUE(call->arguments.empty());
+}
+
 }  // namespace
 }  // namespace optrace
