@@ -1086,7 +1086,7 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
 
 // The braces of the body of the function defined at `from_line`; false
 // when it has none.
-bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close) const {
+bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close, bool plain) const {
   if (WrittenByMacroUse(lexed_, from_line)) return false;
   const auto& t = lexed_.tokens;
   size_t begin = FirstToken(from_line), end = BodyEnd(begin);
@@ -1094,23 +1094,26 @@ bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close) cons
   while (*open < end && !t[*open].Is('{')) ++*open;
   if (*open >= end || !t[end - 1].Is('}')) return false;
   *close = end - 1;
-  return true;
-}
-
-// BodyBraces, when the body holds no preprocessor directive.
-bool CppGuardReader::PlainBody(int from_line, size_t* open, size_t* close) const {
-  if (!BodyBraces(from_line, open, close)) return false;
-  const auto& t = lexed_.tokens;
+  if (!plain) return true;
   const auto first = static_cast<int>(t[*open].line), last = static_cast<int>(t[*close].line);
   for (const PreprocessorLine& pl : pp_lines_)
     if (pl.line > first && pl.line < last) return false;
   return true;
 }
 
-std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_line) const {
+std::optional<std::vector<GuardedReturn>> CppGuardReader::ReturnsOf(int from_line, bool reachable) const {
   size_t open = 0, close = 0;
-  if (!PlainBody(from_line, &open, &close)) return std::nullopt;
-  return GuardedReturns(lexed_.tokens, open, close);
+  if (!BodyBraces(from_line, &open, &close, /*plain=*/!reachable)) return std::nullopt;
+  auto returns = GuardedReturns(lexed_.tokens, open, close, /*loops=*/reachable);
+  if (!returns || !reachable) return returns;
+  const int body = static_cast<int>(lexed_.tokens[open].line);
+  for (GuardedReturn& r : *returns) {
+    std::vector<GuardedReturn::Guard> groups;
+    for (const CodeCondition& c : PreprocessorConditionsAt(pp_lines_, r.line))
+      if (c.line > body) groups.push_back({c.text, c.negated, false});
+    r.guards.insert(r.guards.begin(), groups.begin(), groups.end());
+  }
+  return returns;
 }
 
 std::optional<std::vector<GuardedReturn>> CppGuardReader::InvokedLambdaReturns(int from_line, int before,
@@ -1170,7 +1173,8 @@ std::string CppGuardReader::PredicateExpression(int from_line) const {
   }
   std::string expr;
   size_t open = 0, close = 0;
-  if (PlainBody(from_line, &open, &close)) expr = optrace::PredicateExpression(lexed_.tokens, open, close);
+  if (BodyBraces(from_line, &open, &close, /*plain=*/true))
+    expr = optrace::PredicateExpression(lexed_.tokens, open, close);
   std::lock_guard<std::shared_mutex> lock(memo_->mu);
   return memo_->predicates.try_emplace(from_line, std::move(expr)).first->second;
 }

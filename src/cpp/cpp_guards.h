@@ -94,8 +94,12 @@ class CppGuardReader {
   std::string PredicateExpression(int from_line) const;
   // The returns of the function defined at `from_line`, each with its
   // if/else conditions (cpp/guarded_returns.h); nullopt when its body is
-  // not read or holds a preprocessor directive.
-  std::optional<std::vector<GuardedReturn>> ReturnsOf(int from_line) const;
+  // not read or holds a preprocessor directive. With `reachable`, for
+  // readers that ask which returns may be reached, never which one is: a
+  // loop's returns too (under a `loop` guard), and a body holding #if
+  // groups, a return in one guarded by the group's conditions opened inside
+  // the body, outermost first (`#ifdef USE_FBGEMM ... #else return false; #endif`).
+  std::optional<std::vector<GuardedReturn>> ReturnsOf(int from_line, bool reachable = false) const;
   // The returns of the lambda that local `name` is initialised by calling
   // at once, its only write in the function defined at `from_line` before
   // line `before` (`const auto mode_enum = [&] { if (mode == "reflect")
@@ -112,6 +116,8 @@ class CppGuardReader {
   // The arguments of the first call of `callee` written on `line`
   // (cpp/written_call.h).
   std::optional<WrittenCall> CallWritten(int line, std::string_view callee) const;
+  // The file's tokens (cpp/written_call.h ObjectTypesPassed reads them).
+  const LexedFile& lexed() const { return lexed_; }
   // The `#if` groups around `line`, outermost first (include guards left out).
   std::vector<CodeCondition> PreprocessorConditions(int line) const;
   std::string_view text() const { return text_; }
@@ -120,8 +126,8 @@ class CppGuardReader {
   size_t FirstToken(int line) const;
   std::string LastAssignment(int from_line, int before,
                              std::string_view name) const;  // AssignedExpression, unremembered
-  bool BodyBraces(int from_line, size_t* open, size_t* close) const;
-  bool PlainBody(int from_line, size_t* open, size_t* close) const;
+  // `plain`: only a body without preprocessor directives.
+  bool BodyBraces(int from_line, size_t* open, size_t* close, bool plain = false) const;
   std::string AssignedAt(size_t name_token, size_t end) const;
   // The remembered walk of the function defined at `from_line`.
   const CppCallSites& SitesOf(int from_line) const;

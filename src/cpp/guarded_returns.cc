@@ -11,7 +11,7 @@ namespace {
 
 class ReturnReader {
  public:
-  explicit ReturnReader(const std::vector<Token>& toks) : t_(toks), k_(toks) {}
+  ReturnReader(const std::vector<Token>& toks, bool loops) : t_(toks), k_(toks), loops_(loops) {}
 
   // The statements of the block from token `i` to `end`; false when one cannot be read.
   bool Block(size_t i, size_t end, std::vector<GuardedReturn::Guard>& guards) {
@@ -42,6 +42,7 @@ class ReturnReader {
       returns.push_back({guards, k_.Join(i + 1, semi), static_cast<int>(k.line)});
       return semi + 1;
     }
+    if (loops_ && (k.Is("for") || k.Is("while"))) return Loop(i, end, guards);
     if (k.Is("for") || k.Is("while") || k.Is("switch") || k.Is("do") || k.Is("try")) return Compound(i, end);
     if (k.Is("case") || k.Is("default") || k.Is("goto") || k.Is("else")) return Toks::kNone;
     size_t semi = StatementEnd(i, end);
@@ -64,6 +65,18 @@ class ReturnReader {
       after = Statement(after + 1, end, guards);
       guards.pop_back();
     }
+    return after;
+  }
+
+  // A `for` or `while` loop: its head, then its body read under a loop guard.
+  size_t Loop(size_t i, size_t end, std::vector<GuardedReturn::Guard>& guards) {
+    const size_t open = i + 1;
+    if (open >= end || !t_[open].Is('(')) return Toks::kNone;
+    const size_t close = k_.MatchClose(open, end);
+    if (close >= end) return Toks::kNone;
+    guards.push_back({k_.Join(i, close + 1), false, true});
+    const size_t after = Statement(close + 1, end, guards);
+    guards.pop_back();
     return after;
   }
 
@@ -113,12 +126,14 @@ class ReturnReader {
 
   const std::vector<Token>& t_;
   Toks k_;
+  const bool loops_;
 };
 
 }  // namespace
 
-std::optional<std::vector<GuardedReturn>> GuardedReturns(const std::vector<Token>& toks, size_t open, size_t close) {
-  ReturnReader reader(toks);
+std::optional<std::vector<GuardedReturn>> GuardedReturns(const std::vector<Token>& toks, size_t open, size_t close,
+                                                         bool loops) {
+  ReturnReader reader(toks, loops);
   std::vector<GuardedReturn::Guard> guards;
   if (!reader.Block(open + 1, close, guards)) return std::nullopt;
   return std::move(reader.returns);

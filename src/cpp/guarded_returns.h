@@ -30,13 +30,20 @@ struct GuardedReturn {
   struct Guard {
     std::string text;      // as written, whitespace collapsed
     bool negated = false;  // an `else` branch: the condition is false there
+    // A loop's body (`text` its head): whether it runs, and how often, is not read.
+    bool loop = false;
   };
   std::vector<Guard> guards;  // outermost first
   std::string value;          // the returned expression; "" for `return;`
   int line = 0;
 };
 
-// The returns of the body whose braces are tokens `open` and `close` of `toks`.
-std::optional<std::vector<GuardedReturn>> GuardedReturns(const std::vector<Token>& toks, size_t open, size_t close);
+// The returns of the body whose braces are tokens `open` and `close` of
+// `toks`. With `loops`, a `for` or `while` loop's returns are read too, each
+// under a `loop` guard (can_use_expanded_index_path's `for (...) if (...)
+// return false;`): for readers that ask which returns may be reached, never
+// which one is.
+std::optional<std::vector<GuardedReturn>> GuardedReturns(const std::vector<Token>& toks, size_t open, size_t close,
+                                                         bool loops = false);
 
 }  // namespace optrace

@@ -35,4 +35,15 @@ struct WrittenCall {
 std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t first, int line,
                                          std::string_view callee);
 
+// The class types of the objects a call passes by name: for each argument
+// written as a name alone, the type the file's one declaration of that name
+// gives it (`static ReduceAdd reduce_add;` -> "ReduceAdd"; a name declared
+// twice with two types, or with `auto` or a template type, gives none). The
+// call is the first of `callee` whose name is on `line`, in the file's code
+// or a #define body: `f(...)`, `f<T>(...)`, `T<...>()(...)` (a functor made
+// and called: the second group), `k<...><<<grid, block>>>(...)` (a kernel
+// launched). A kernel generic in what it calls runs those objects' code
+// (Indexing.cu's `indexFuncSmallIndex<<<...>>>(..., reduce_add, alpha)`).
+std::vector<std::string> ObjectTypesPassed(const LexedFile& lexed, int line, std::string_view callee);
+
 }  // namespace optrace

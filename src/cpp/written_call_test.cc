@@ -54,5 +54,25 @@ TEST(WrittenCall, TheStandardLibrarysFunctionOfThatNameIsNoCall) {
   EXPECT_TRUE(call->arguments.empty());
 }
 
+TEST(WrittenCall, TheObjectsACallHandsOnAreTypedByTheirDeclarations) {
+  // cuda/Indexing.cu (2.6.0): `static ReduceAdd reduce_add;` (:369), launched with it inside the
+  // SMALL_INDEX #define (:1027-1032); ScatterGatherKernel.cu:495 makes a functor and calls it.
+  const std::string text =
+      "static ReduceAdd reduce_add;\n"
+      "static ReduceAdd reduce_add;\n"
+      "Pair twice; Other twice;\n"
+      "#define SMALL(T) k<T><<<grid, block, 0, stream>>>(dst, reduce_add, alpha);\n"
+      "void f() {\n"
+      "  base_kernel<true, false>()(self, dim, \"name\", reduce_add);\n"
+      "  g(twice, reduce_add.x, unknown);\n"
+      "}\n";
+  LexedFile lexed;
+  LexCpp(text, &lexed);
+  EXPECT_EQ(ObjectTypesPassed(lexed, 4, "k"), std::vector<std::string>{"ReduceAdd"});
+  EXPECT_EQ(ObjectTypesPassed(lexed, 6, "base_kernel"), std::vector<std::string>{"ReduceAdd"});
+  EXPECT_TRUE(ObjectTypesPassed(lexed, 7, "g").empty()) << "two types, a member, an undeclared name";
+  EXPECT_TRUE(ObjectTypesPassed(lexed, 6, "g").empty()) << "not written on that line";
+}
+
 }  // namespace
 }  // namespace optrace

@@ -546,6 +546,19 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
       w.EndArray();
     }
     if (!k.atomics.empty()) w.StringArrayField("atomics", k.atomics);
+    if (!k.passed_atomics.empty()) {
+      w.Key("passed_atomics");
+      w.BeginArray();
+      for (const auto& p : k.passed_atomics) {
+        w.BeginObject();
+        w.StringField("functor", p.functor);
+        PutLocation(w, p.where);
+        PutLocationObject(w, "passed", p.passed);
+        w.StringArrayField("atomics", p.atomics);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

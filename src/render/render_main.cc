@@ -884,6 +884,21 @@ class MainWriter {
     return nullptr;
   }
 
+  // Stub `name` of the op of `e` or the ops folded into it, as the
+  // assumptions take it best (taken, then open, then ruled out); null when
+  // none of them calls it.
+  const StubStep* StubOf(const MainPathOp& e, const std::string& name) const {
+    std::vector<const OpStep*> ops{&t_.ops[e.op]};
+    if (e.stub_owner) ops.push_back(e.stub_owner);
+    for (size_t f : e.folded) ops.push_back(&t_.ops[f]);
+    const StubStep* best = nullptr;
+    auto rank = [](const StubStep& s) { return !s.typical ? 0 : s.undecided ? 1 : 2; };
+    for (const OpStep* op : ops)
+      for (const StubStep& s : op->stubs)
+        if (s.name == name && (!best || rank(s) > rank(*best))) best = &s;
+    return best;
+  }
+
   // What makes the op's result vary run to run: the atomic operations its
   // kernels perform ("atomics gpuAtomicAddNoReturn in K"), and where
   // PyTorch calls it nondeterministic (alertNotDeterministic).
@@ -902,6 +917,25 @@ class MainWriter {
           "atomics " + Join(k->atomics, ", ") + " in " + k->name +
               (n > 1 ? " and " + std::to_string(n - 1) + " more kernel" + (n > 2 ? "s" : "") : ""),
           LocText(k->where, true));
+    // The objects handed to kernels that call what they are given: once per
+    // class, with the first kernel it is handed to.
+    std::vector<std::pair<const KernelStep::PassedAtomics*, const KernelStep*>> passed;
+    for (const KernelStep* k : e.kernels) {
+      if (LaunchRank(*k) == 2) continue;
+      for (const KernelStep::PassedAtomics& p : k->passed_atomics)
+        if (std::none_of(passed.begin(), passed.end(), [&](const auto& q) {
+              return q.first->where.file == p.where.file && q.first->where.line == p.where.line;
+            }))
+          passed.push_back({&p, k});
+    }
+    for (const auto& [p, k] : passed) {
+      const StubStep* stub = p->stub.empty() ? nullptr : StubOf(e, p->stub);
+      if (stub && !stub->typical) continue;  // handed on another way than the one that runs
+      Add(in,
+          std::string(stub && stub->undecided ? "?" : "") + "atomics " + Join(p->atomics, ", ") + " in " + p->functor +
+              ", handed to " + k->name,
+          LocText(p->where, true));
+    }
     // The op, the stub's owner or a folded overload (the structured out=
     // variant holding the implementation) says so.
     std::vector<const OpStep*> ops{&t_.ops[e.op]};

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace optrace {
@@ -1327,6 +1328,46 @@ TEST(RenderText, AStubOrLibraryRuledOutNamesNothingThatRuns) {
     const std::string main = text.substr(0, text.find("── Flow"));
     EXPECT_EQ(main.find("blend_half_cuda") != std::string::npos, typical) << main;
     EXPECT_EQ(main.find("?cuBLAS") != std::string::npos, typical) << main;
+  }
+}
+
+TEST(RenderText, AKernelsHandedAtomicsAreSaidWhereTheirStubRuns) {
+  // ScatterGatherKernel.cu:495-497: scatter_add_cuda_kernel hands its kernel ReduceAdd (:34),
+  // whose operator() calls fastAtomicAdd: said as the stub on the way is taken, open or ruled out.
+  static const NativeFunction scatter =
+      MakeFunction("scatter_add(Tensor self) -> Tensor", 10, {{"CUDA", "scatter_add"}});
+  for (const auto& [typical, undecided, said] : {std::tuple{true, false, "atomics fastAtomicAdd in ReduceAdd"},
+                                                 {true, true, "?atomics fastAtomicAdd in ReduceAdd"},
+                                                 {false, false, ""}}) {
+    Trace t;
+    t.query = "aten::scatter_add";
+    t.assumptions = {"device=cuda"};
+    OpStep op;
+    op.name = "scatter_add";
+    op.role = OpRole::kForward;
+    op.yaml = &scatter;
+    op.typical = true;
+    StubStep stub;
+    stub.name = "scatter_add_stub";
+    stub.typical = typical;
+    stub.undecided = undecided;
+    op.stubs = {stub};
+    KernelStep k;
+    k.name = "_scatter_gather_elementwise_kernel";
+    k.where = Loc("aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 88);
+    k.passed_atomics = {{"ReduceAdd",
+                         Loc("aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 34),
+                         Loc("aten/src/ATen/native/cuda/ScatterGatherKernel.cu", 495),
+                         "scatter_add_stub",
+                         {"fastAtomicAdd"}}};
+    op.kernels = {k};
+    t.ops = {op};
+    const std::string text = RenderText(t, RenderOptions{});
+    const std::string main = text.substr(0, text.find("── Notes"));
+    const std::string line = std::string(said) + ", handed to _scatter_gather_elementwise_kernel";
+    if (*said) EXPECT_NE(main.find(line), std::string::npos) << main;
+    else EXPECT_EQ(main.find("ReduceAdd"), std::string::npos) << main;
+    if (*said && !undecided) EXPECT_EQ(main.find("?atomics"), std::string::npos) << main;
   }
 }
 

@@ -138,7 +138,7 @@ class ReturnReader {
   // taken; nullopt when the body is not read.
   std::optional<std::vector<ReachableReturn>> Reachable(const CppFunction& def, const std::string& file,
                                                         const Assumptions& bound, const Objects& objects) {
-    auto returns = readers_.Of(file).ReturnsOf(static_cast<int>(def.line));
+    auto returns = readers_.Of(file).ReturnsOf(static_cast<int>(def.line), /*reachable=*/true);
     if (!returns) return std::nullopt;
     std::vector<ReachableReturn> out;
     bool certain_before = false;
@@ -146,7 +146,7 @@ class ReturnReader {
       Tri taken = certain_before ? Tri::kFalse : Tri::kTrue;
       for (const auto& g : r.guards) {
         if (taken == Tri::kFalse) break;
-        Tri t = GuardValue(g.text, file, bound, objects);
+        Tri t = g.loop ? Tri::kUnknown : GuardValue(g.text, file, bound, objects);
         Meet(&taken, g.negated ? Not(t) : t);
       }
       out.push_back({r.value, taken != Tri::kFalse});
@@ -307,29 +307,55 @@ std::optional<std::vector<ReachableReturn>> ReadReachable(const Index& ix, Guard
 
 }  // namespace
 
-Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
-                     const std::string& value, const Assumptions& a) {
+namespace {
+
+// The returns of `decider` (defined at `where`) and whether each is
+// reachable under `a`, read once per index, definition and assumptions;
+// nullopt when its body is not read.
+const std::optional<std::vector<ReachableReturn>>& ReachableReturns(const Index& ix, GuardReaders& readers,
+                                                                    const std::string& decider, const Location& where,
+                                                                    const Assumptions& a) {
   auto& memo = *ix.Derived<std::unique_ptr<ReachableMemo>>("decider returns reachable",
                                                            [] { return std::make_unique<ReachableMemo>(); });
   const std::string key = decider + '\x1e' + where.file + ':' + std::to_string(where.line) + '\x1e' + a.Key();
-  const std::optional<std::vector<ReachableReturn>>* returns = nullptr;
   {
     std::shared_lock<std::shared_mutex> lock(memo.mu);
-    if (auto it = memo.returns.find(key); it != memo.returns.end()) returns = &it->second;
+    if (auto it = memo.returns.find(key); it != memo.returns.end()) return it->second;
   }
-  if (!returns) {
-    auto read = ReadReachable(ix, readers, decider, where, a);
-    std::unique_lock<std::shared_mutex> lock(memo.mu);
-    returns = &memo.returns.emplace(key, std::move(read)).first->second;  // entries stay put
-  }
-  if (!*returns) return Tri::kUnknown;
+  auto read = ReadReachable(ix, readers, decider, where, a);
+  std::unique_lock<std::shared_mutex> lock(memo.mu);
+  return memo.returns.emplace(key, std::move(read)).first->second;  // entries stay put
+}
+
+}  // namespace
+
+Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                     const std::string& value, const Assumptions& a) {
+  const auto& returns = ReachableReturns(ix, readers, decider, where, a);
+  if (!returns) return Tri::kUnknown;
   bool written = false;  // some return names `value`
-  for (const ReachableReturn& r : **returns) {
+  for (const ReachableReturn& r : *returns) {
     if (!ReturnsMember(r.value, value)) continue;
     if (r.reachable) return Tri::kUnknown;
     written = true;
   }
   return written ? Tri::kFalse : Tri::kUnknown;
+}
+
+Tri PredicateHolds(const Index& ix, GuardReaders& readers, const std::string& predicate, const Location& where,
+                   const Assumptions& a) {
+  const auto& returns = ReachableReturns(ix, readers, predicate, where, a);
+  if (!returns || returns->empty()) return Tri::kUnknown;
+  bool can_be_false = false, can_be_true = false;
+  for (const ReachableReturn& r : *returns) {
+    if (!r.reachable) continue;
+    const std::string_view v = TrimView(r.value);
+    if (v == "false") can_be_false = true;
+    else if (v == "true") can_be_true = true;
+    else can_be_false = can_be_true = true;  // an expression: either
+  }
+  if (can_be_false == can_be_true) return Tri::kUnknown;
+  return can_be_true ? Tri::kTrue : Tri::kFalse;
 }
 
 bool BuildCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,

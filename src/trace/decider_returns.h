@@ -57,6 +57,15 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
 Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
                      const std::string& value, const Assumptions& a);
 
+// What predicate `predicate` (defined at `where`) returns for every call
+// under `a`: kFalse when each of its returns the assumptions leave
+// reachable is `return false;` (can_use_expanded_index_path's `if
+// (!self.device().is_cpu()) return false;` comes before anything else it
+// returns, for a CUDA tensor), kTrue when each is `return true;`; kUnknown
+// otherwise, or where its body is not read.
+Tri PredicateHolds(const Index& ix, GuardReaders& readers, const std::string& predicate, const Location& where,
+                   const Assumptions& a);
+
 // Whether `decider` (defined at `where`) can return `value` for some
 // tensor on the build and device `a` describes: some dtype, in a training
 // step or in inference under deterministic algorithms (the rest of `a` is

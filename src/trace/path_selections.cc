@@ -59,6 +59,10 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
       values_.Select(key, t);
       continue;
     }
+    if (Tri t = ByPredicateReturns(caller, c); t != Tri::kUnknown) {
+      values_.Select(key, t);
+      continue;
+    }
     bool equal = c.text.find("==") != std::string::npos, differ = c.text.find("!=") != std::string::npos;
     if (equal == differ) continue;
     std::string member = EnumMember(c.text);
@@ -100,6 +104,32 @@ Tri Selections::ByDeciderReturn(const OpStep& caller, const Condition& c, const 
   Assumptions with = a;
   with.defaults[var] = *value;
   return EvaluateCondition(c.text, false, with);
+}
+
+// A condition that is one call of a predicate, or its negation
+// (`can_use_expanded_index_path(mut_out, dim, index, src, true)`): what
+// every return the assumptions leave reachable in its body says
+// (PredicateHolds), read once per definition.
+Tri Selections::ByPredicateReturns(const OpStep& caller, const Condition& c) {
+  std::string_view text = TrimView(c.text);
+  const bool negated = StartsWith(text, "!");
+  if (negated) text = TrimView(text.substr(1));
+  const size_t open = text.find('(');
+  if (open == std::string_view::npos || text.back() != ')') return Tri::kUnknown;
+  int depth = 0;
+  for (size_t i = open; i + 1 < text.size(); ++i) {  // the first '(' closes at the end: one call, whole
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0) return Tri::kUnknown;
+  }
+  const std::string_view name = TrimView(text.substr(0, open));
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) { return IsIdentChar(ch) || ch == ':'; }))
+    return Tri::kUnknown;
+  Location where;
+  const std::string fn = FollowFunction(caller, LastName(std::string(name)), 0, &where, c.where.file);
+  if (fn.empty() || !where.valid()) return Tri::kUnknown;
+  auto [slot, fresh] = predicate_holds_.try_emplace(fn + "@" + where.file + ":" + std::to_string(where.line));
+  if (fresh) slot->second = PredicateHolds(ix_, readers_, fn, where, values_.assumptions());
+  return negated ? Not(slot->second) : slot->second;
 }
 
 // The function whose value a condition tests, followed from a local

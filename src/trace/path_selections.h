@@ -48,6 +48,7 @@ class Selections {
 
  private:
   Tri ByDeciderReturn(const OpStep& caller, const Condition& c, const Assumptions& a);
+  Tri ByPredicateReturns(const OpStep& caller, const Condition& c);
   // `c` (`backend == ConvBackend::Miopen`) asks for a member `decider`
   // (defined at `where`) returns for no tensor on this build and device.
   bool RuledOutByBuild(const Condition& c, const std::string& decider, const Location& where) const;
@@ -65,6 +66,8 @@ class Selections {
   // "decider@definition@member" -> DeciderCanReturn's answer under the
   // trace's assumptions (their memo key is long: asked once per trace).
   std::map<std::string, Tri> can_return_;
+  // "predicate@definition" -> what it returns for every call (ByPredicateReturns).
+  std::map<std::string, Tri> predicate_holds_;
 };
 
 }  // namespace optrace

@@ -225,6 +225,21 @@ struct KernelStep {
   // a __device__ function it calls ("gpuAtomicAddNoReturn"): the order of
   // its floating-point updates, so its result, may vary run to run.
   std::vector<std::string> atomics;
+  // The atomic operations of the objects the way to a kernel that calls a
+  // parameter (`op(...)`, `f(idx)`) hands it: each by name, typed by its
+  // declaration, and its class's operator() (Indexing.cu's
+  // `indexFuncSmallIndex<<<...>>>(..., reduce_add, alpha)` with `static
+  // ReduceAdd reduce_add;`, whose operator() calls fastAtomicAdd).
+  // Read only where the object is handed on whenever the passing function
+  // runs (a call under no condition of its own, or the launch itself).
+  struct PassedAtomics {
+    std::string functor;  // the class: "ReduceAdd"
+    Location where;       // its operator()
+    Location passed;      // the call or launch that hands the object on
+    std::string stub;     // the dispatch stub on the way to that call ("" when none): the way holds where it runs
+    std::vector<std::string> atomics;
+  };
+  std::vector<PassedAtomics> passed_atomics;
 };
 
 struct LibraryStep {

@@ -79,6 +79,10 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
 
 - func: choose_it(Tensor self) -> Tensor
 
+- func: pick_it(Tensor self) -> Tensor
+  dispatch:
+    CPU, CUDA: pick_it
+
 - func: reshape_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: reshape_it
@@ -136,6 +140,37 @@ Tensor choose_it(const Tensor& self) {
     scan_stub(self.device().type(), self, 0);
   }
   return self;
+}
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/PickIt.cpp: a predicate whose returns a CUDA tensor
+// decides before its #if group's and its loop's are read
+// (TensorAdvancedIndexing.cpp's can_use_expanded_index_path).
+constexpr char kPickItCpp[] = R"x(namespace at::native {
+static bool can_use_fast_path(const Tensor& self, int64_t dim) {
+#ifdef USE_FANCY
+  if (!fancy_available()) {
+    return false;
+  }
+#else
+  return false;
+#endif
+  if (!self.device().is_cpu()) {
+    return false;
+  }
+  for (const auto d : c10::irange(1, self.dim())) {
+    if (self.size(d) != 1) {
+      return false;
+    }
+  }
+  return dim == 0 && self.is_contiguous();
+}
+Tensor pick_it(const Tensor& self) {
+  if (can_use_fast_path(self, 0)) {
+    return at::finish_it(self);
+  }
+  return at::fallback_helper(self);
 }
 } // namespace at::native
 )x";
@@ -249,6 +284,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/ReshapeIt.cpp", kReshapeItCpp},
                      {"aten/src/ATen/native/Checked.cpp", kCheckedCpp},
                      {"aten/src/ATen/native/ChooseIt.cpp", kChooseItCpp},
+                     {"aten/src/ATen/native/PickIt.cpp", kPickItCpp},
                      {"aten/src/ATen/native/cuda/ScanIt.cu", kScanItCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
@@ -367,6 +403,24 @@ TEST_F(DispatchTrace, AStubSupportsTheDevicesItIsRegisteredFor) {
   ASSERT_NE(op, nullptr);
   ASSERT_EQ(op->stubs.size(), 1u);
   EXPECT_TRUE(op->stubs.front().typical && !op->stubs.front().undecided);
+}
+
+TEST_F(DispatchTrace, APredicateIsWhatItsReachableReturnsSay) {
+  // PickIt.cpp:10-12 `if (!self.device().is_cpu()) return false;` comes
+  // before the loop's and the last return: on CUDA the predicate is false
+  // whatever USE_FANCY (:2-8), so pick_it takes fallback_helper (:24), never
+  // finish_it (:22). On the CPU its loop (:13-17) and last return leave it open.
+  Trace cuda = TraceIndex(index_, "aten::pick_it", TraceOptions::Device::kCuda);
+  const OpStep* fast = FindOp(cuda, "finish_it");
+  const OpStep* slow = FindOp(cuda, "fallback_helper");
+  ASSERT_NE(fast, nullptr);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_TRUE(!fast->typical && !fast->undecided);
+  EXPECT_TRUE(slow->typical && !slow->undecided);
+  Trace cpu = TraceIndex(index_, "aten::pick_it", TraceOptions::Device::kCpu);
+  const OpStep* cpu_fast = FindOp(cpu, "finish_it");
+  ASSERT_NE(cpu_fast, nullptr);
+  EXPECT_TRUE(!cpu_fast->typical && cpu_fast->undecided);
 }
 
 TEST_F(DispatchTrace, ALibraryBelowAStubRunsWhereItsOwnCallDoes) {

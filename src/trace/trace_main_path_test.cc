@@ -325,6 +325,49 @@ TEST_F(MainPath260, ACallIsReadWhereItIsWrittenInItsForm) {
   EXPECT_EQ(FindOp(t, "max.names_dim"), nullptr);
 }
 
+TEST_F(MainPath260, APredicateIsWhatItsReachableReturnsSay) {
+  // TensorAdvancedIndexing.cpp:1908 `if (can_use_expanded_index_path(mut_out, ...))`: its
+  // `if (!self.device().is_cpu()) return false;` (:1581-1583) decides it false on CUDA, past
+  // its #ifdef USE_FBGEMM group and before its loop: scatter_add runs scatter_add_stub (:1911).
+  Trace t = TraceTree("2.6.0", "torch.scatter_add", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "scatter_add.out");
+  ASSERT_NE(out, nullptr);
+  int decided = 0;
+  for (const StubStep& s : out->stubs) {
+    if (s.name == "scatter_add_stub") decided += s.typical && !s.undecided;
+    if (s.name == "scatter_add_expanded_index_stub") decided += !s.typical && !s.undecided;
+  }
+  EXPECT_EQ(decided, 2);
+}
+
+TEST_F(MainPath260, AKernelRunsTheAtomicsOfTheObjectsItIsHanded) {
+  // cuda/Indexing.cu:1028-1032 `indexFuncSmallIndex<...><<<...>>>(..., reduce_add, alpha_value)`
+  // with `static ReduceAdd reduce_add;`, whose operator() (:365) calls fastAtomicAdd; and
+  // cuda/ScatterGatherKernel.cu:495-497 hands scatter_add's kernel its own file's ReduceAdd (:34).
+  Trace index_add = TraceTree("2.6.0", "torch.index_add", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(index_add, "index_add.out");
+  ASSERT_NE(out, nullptr);
+  const KernelStep* small = nullptr;
+  for (const KernelStep& k : out->kernels)
+    if (k.name == "indexFuncSmallIndex") small = &k;
+  ASSERT_NE(small, nullptr);
+  ASSERT_EQ(small->passed_atomics.size(), 1u);
+  EXPECT_EQ(small->passed_atomics[0].functor, "ReduceAdd");
+  EXPECT_EQ(small->passed_atomics[0].where.file, "aten/src/ATen/native/cuda/Indexing.cu");
+  EXPECT_EQ(small->passed_atomics[0].where.line, 365);
+  EXPECT_EQ(small->passed_atomics[0].passed.line, 1028);
+  EXPECT_EQ(small->passed_atomics[0].atomics, std::vector<std::string>{"fastAtomicAdd"});
+  Trace scatter_add = TraceTree("2.6.0", "torch.scatter_add", TraceOptions::Device::kCuda);
+  const OpStep* scatter = FindOp(scatter_add, "scatter_add.out");
+  ASSERT_NE(scatter, nullptr);
+  bool handed = false;
+  for (const KernelStep& k : scatter->kernels)
+    for (const KernelStep::PassedAtomics& p : k.passed_atomics)
+      handed = handed || (p.where.file == "aten/src/ATen/native/cuda/ScatterGatherKernel.cu" && p.where.line == 34 &&
+                          p.passed.line == 495);
+  EXPECT_TRUE(handed);
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).

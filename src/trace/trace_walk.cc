@@ -11,8 +11,11 @@
 #include <unordered_set>
 
 #include "base/text.h"
+#include "cpp/cpp_params.h"
+#include "cpp/written_call.h"
 #include "trace/code_scope.h"
 #include "trace/condition_text.h"
+#include "trace/guard_files.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
@@ -75,6 +78,36 @@ std::vector<std::string> AtomicsIn(const CppIndex& cpp, uint32_t fn) {
     }
   }
   return found;
+}
+
+// Whether function `fn` calls one of its parameters (`op(...)`, `f(idx)`):
+// what it runs is what its callers hand it.
+bool CallsAParameter(const CppIndex& cpp, uint32_t fn) {
+  const std::vector<CppParameter> params = ParseCppParameters(cpp.functions()[fn].params);
+  for (uint32_t id : cpp.CallsIn(fn)) {
+    const CppCall& c = cpp.calls()[id];
+    if (c.kind != CallKind::kPlain) continue;
+    for (const CppParameter& p : params)
+      if (p.name == c.callee) return true;
+  }
+  return false;
+}
+
+// The operator() of class `type` (its index): the one `file` defines, else
+// the only one the index has (two files' anonymous namespaces may each hold
+// a ReduceAdd); UINT32_MAX when none.
+uint32_t CallOperatorOf(const CppIndex& cpp, const std::string& type, uint32_t file) {
+  const std::string member = type + "::operator()";
+  uint32_t only = UINT32_MAX;
+  size_t found = 0;
+  for (uint32_t id : cpp.FunctionsNamed("operator()")) {
+    const CppFunction& f = cpp.functions()[id];
+    if (f.qualified != member && !f.qualified.ends_with("::" + member)) continue;
+    if (f.file == file) return id;
+    only = id;
+    ++found;
+  }
+  return found == 1 ? only : UINT32_MAX;
 }
 
 // A hash of (name, file, line): equal places give equal keys, so a key not
@@ -429,7 +462,10 @@ class CppWalk {
       k.where = defined ? ex_.CppLoc(defined->file, defined->line, 2) : k.launch_site;
       if (defined)
         for (uint32_t id : cpp_.FunctionsNamed(defined->name))
-          if (&cpp_.functions()[id] == defined) k.atomics = AtomicsIn(cpp_, id);
+          if (&cpp_.functions()[id] == defined) {
+            k.atomics = AtomicsIn(cpp_, id);
+            if (CallsAParameter(cpp_, id)) k.passed_atomics = PassedAtomics(l, at);
+          }
     } else if (l.kind == LaunchKind::kJiterator) {
       k.where = k.launch_site;
       k.path.insert(k.path.end(), l.functors.begin(), l.functors.end());
@@ -481,6 +517,48 @@ class CppWalk {
       if (f.form == DefForm::kFunction && !f.qualified.ends_with(name + "::" + name)) return true;
     }
     return false;
+  }
+
+  // The atomics of the objects handed on by launch `l` and by the calls on
+  // the way from the implementation to it (node `at`) that the passing
+  // function makes under no condition of its own (scatter_reduce's
+  // `switch (reduce)` hands each case its own functor): each class's
+  // operator() with atomic operations, where the object was passed.
+  std::vector<KernelStep::PassedAtomics> PassedAtomics(const CppLaunch& l, int32_t at) const {
+    std::vector<KernelStep::PassedAtomics> out;
+    auto read = [&](uint32_t file, uint32_t line, const std::string& callee, const std::string& stub) {
+      const std::string& path = cpp_.file(file);
+      for (const std::string& type :
+           ObjectTypesPassed(GuardReaderOf(ex_.ix_, path).lexed(), static_cast<int>(line), callee)) {
+        const uint32_t id = CallOperatorOf(cpp_, type, file);
+        if (id == UINT32_MAX) continue;
+        std::vector<std::string> atomics = AtomicsIn(cpp_, id);
+        const CppFunction& op = cpp_.functions()[id];
+        if (!atomics.empty())
+          out.push_back({type, ex_.CppLoc(op.file, op.line, 2), ex_.CppLoc(file, line, 1), stub, std::move(atomics)});
+      }
+    };
+    read(l.file, l.line, l.kernel, StubAbove(at));
+    for (int32_t i = at; i >= 0; i = nodes_[static_cast<size_t>(i)].parent) {
+      const WalkNode& n = nodes_[static_cast<size_t>(i)];
+      if (!n.call || n.parent < 0) continue;
+      const CppFunction& caller = cpp_.functions()[nodes_[static_cast<size_t>(n.parent)].fn];
+      std::vector<CodeCondition> conditions;
+      if (!GuardReaderOf(ex_.ix_, cpp_.file(n.call->file))
+               .CallConditions(static_cast<int>(caller.line), static_cast<int>(n.call->line), n.call->callee,
+                               &conditions) ||
+          !conditions.empty())
+        continue;
+      read(n.call->file, n.call->line, n.call->callee, StubAbove(n.parent));
+    }
+    return out;
+  }
+
+  // The last dispatch stub on the way to node `at` ("" when none).
+  std::string StubAbove(int32_t at) const {
+    for (int32_t i = at; i >= 0; i = nodes_[static_cast<size_t>(i)].parent)
+      if (!nodes_[static_cast<size_t>(i)].stub.empty()) return nodes_[static_cast<size_t>(i)].stub;
+    return "";
   }
 
   // The __global__ definition a <<<>>> launches: the one in the launching
