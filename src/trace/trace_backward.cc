@@ -532,6 +532,19 @@ std::string BaseOpName(std::string name) {
   return name;
 }
 
+// Whether every input a derivatives.yaml formula is for ("min, max") is an
+// optional Tensor of the schema (`Tensor? min`).
+bool OptionalTensorsOnly(const FunctionSchema& schema, std::string_view inputs) {
+  const std::vector<std::string> names = SplitTopLevel(inputs, ',');
+  if (names.empty()) return false;
+  for (const std::string& name : names) {
+    const auto it = std::find_if(schema.arguments.begin(), schema.arguments.end(),
+                                 [&](const auto& a) { return a.name == TrimView(name); });
+    if (it == schema.arguments.end() || !StartsWith(it->type, "Tensor") || !EndsWith(it->type, "?")) return false;
+  }
+  return true;
+}
+
 bool OnlyCompositeImplicit(const NativeFunction& fn) {
   bool composite_implicit = false, backend = false;
   for (const auto& [key, kernel] : fn.dispatch) {
@@ -915,7 +928,12 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
       continue;
     }
     if (f.inputs == "output_differentiability") continue;
+    // Autograd computes a formula only for inputs that require grad; an
+    // optional Tensor a call may leave None (_embedding_bag's
+    // per_sample_weights) requires none then: its formula may run.
+    const bool optional_only = OptionalTensorsOnly(d->schema, f.inputs);
     for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
+      if (r == Reading::kCertain && optional_only) continue;
       reading = r;
       visited_helpers.clear();
       std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);

@@ -83,6 +83,10 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   dispatch:
     CPU, CUDA: pick_it
 
+- func: weigh_it(Tensor self, Tensor? weights=None) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: weigh_it
+
 - func: reshape_it(Tensor self) -> Tensor
   dispatch:
     CompositeExplicitAutograd: reshape_it
@@ -192,6 +196,10 @@ Tensor view_it_dtype(const Tensor& self, ScalarType dtype) { return at::finish_i
 
 constexpr char kDerivatives[] = R"x(- name: norm_it(Tensor self) -> Tensor
   self: "GradMode::is_enabled() ? double_back(grad) : single_back(grad)"
+
+- name: weigh_it(Tensor self, Tensor? weights=None) -> Tensor
+  self: single_back(grad)
+  weights: double_back(grad)
 )x";
 
 constexpr char kNormItCpp[] = R"x(namespace at::native {
@@ -493,6 +501,16 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   EXPECT_TRUE(single->typical);
   EXPECT_FALSE(twice->typical);
   EXPECT_FALSE(twice->undecided);
+}
+
+TEST_F(DispatchTrace, AnOptionalTensorsFormulaMayRun) {
+  // Autograd computes `weights:` only where the call passes weights and they
+  // require grad (_embedding_bag's per_sample_weights, derivatives.yaml:2031):
+  // open; `self:` runs.
+  Trace t = TraceIndex(index_, "aten::weigh_it", TraceOptions::Device::kCuda);
+  ASSERT_EQ(t.backward.size(), 1u);
+  EXPECT_EQ(t.backward[0].open, (std::vector<std::string>{"double_back"}));
+  EXPECT_TRUE(t.backward[0].untaken.empty());
 }
 
 // A second tree for the backward: an op with named outputs whose `values:`

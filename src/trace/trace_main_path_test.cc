@@ -368,6 +368,20 @@ TEST_F(MainPath260, AKernelRunsTheAtomicsOfTheObjectsItIsHanded) {
   EXPECT_TRUE(handed);
 }
 
+TEST_F(MainPath260, AnOptionalTensorsFormulaMayRun) {
+  // derivatives.yaml:2031 `per_sample_weights: _embedding_bag_per_sample_weights_backward(...)`:
+  // F.embedding_bag's per_sample_weights defaults to None, so that formula runs only where a
+  // call passes them; weight's (:2030) runs.
+  Trace t = TraceTree("2.6.0", "F.embedding_bag", TraceOptions::Device::kCuda);
+  const BackwardStep* bag = nullptr;
+  for (const BackwardStep& b : t.backward)
+    if (b.op == "_embedding_bag") bag = &b;
+  ASSERT_NE(bag, nullptr);
+  EXPECT_NE(std::find(bag->open.begin(), bag->open.end(), "_embedding_bag_per_sample_weights_backward"),
+            bag->open.end());
+  EXPECT_EQ(std::find(bag->open.begin(), bag->open.end(), "_embedding_bag_backward"), bag->open.end());
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).
