@@ -554,6 +554,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
         w.StringField("functor", p.functor);
         PutLocation(w, p.where);
         PutLocationObject(w, "passed", p.passed);
+        w.OptionalString("stub", p.stub);
         w.StringArrayField("atomics", p.atomics);
         w.EndObject();
       }

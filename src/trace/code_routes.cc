@@ -381,25 +381,38 @@ const std::set<std::pair<std::string_view, int>>& CodeRoutes::FunctionsCalling(c
   return *slot->second;
 }
 
-bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) {
+bool CodeRoutes::WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out,
+                       std::vector<std::string>* route) {
   std::set<std::string> seen;
-  return RouteTo(op, fn, 0, &seen, out, device);
+  std::vector<std::string> names;
+  if (!RouteTo(op, fn, 0, &seen, out, device, &names)) return false;
+  if (route) route->insert(route->end(), names.begin(), names.end());
+  return true;
 }
 
 bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
-                         std::vector<Condition>* out, CodeDevice device) {
-  if (IsImpl(op, fn, device)) return true;
+                         std::vector<Condition>* out, CodeDevice device, std::vector<std::string>* names) {
+  if (IsImpl(op, fn, device)) {
+    names->push_back(fn);
+    return true;
+  }
   if (depth > kConditionDepth || !seen->insert(fn).second) return false;
   for (const auto& s : op.stubs) {
     for (const auto& r : s.registrations) {
       if (LastNameView(r.target) != fn || !s.call_site.valid() || !Serves(r.device, device)) continue;
       std::vector<Condition> route;
-      if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device))
+      std::vector<std::string> way;
+      if (!s.called_from.empty() && !RouteTo(op, LastName(s.called_from), depth + 1, seen, &route, device, &way)) {
         route.clear();
+        way.clear();
+      }
       StubCallConditions(op, s, &route);
       BindStubKernel(op, s, r);
       route.push_back({"dispatch device == " + r.device, false, ConditionKind::kDevice, r.where});
       out->insert(out->end(), route.begin(), route.end());
+      names->insert(names->end(), way.begin(), way.end());
+      names->push_back(s.name);
+      names->push_back(fn);
       return true;
     }
   }
@@ -411,6 +424,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   // Each way after a ruled-out one is read from the functions passed on
   // the way here: the one ruled out passed functions the next may share.
   std::optional<std::vector<Condition>> ruled_out;
+  std::vector<std::string> ruled_out_way;
   const std::set<std::string> passed = *seen;
   // A way through caller `name` (defined at `where`) that the assumptions
   // do not rule out: appended to *out.
@@ -418,8 +432,10 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
     std::vector<Condition> conv;
     if (!BestCallSite(op, where, fn, &conv)) return false;
     std::vector<Condition> route;
+    std::vector<std::string> way;
     if (ruled_out) *seen = passed;
-    if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device)) return false;
+    if (!RouteTo(op, std::string(name), depth + 1, seen, &route, device, &way)) return false;
+    way.push_back(fn);
     route.insert(route.end(), conv.begin(), conv.end());
     // A call by name that several classes answer (CellParams' and
     // QuantizedCellParams' overrides of linear_ih): which one runs is the
@@ -428,10 +444,14 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
       route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
                        ConditionKind::kRoute, where});
     if (values_.Evaluate(op, route) == Tri::kFalse) {
-      if (!ruled_out) ruled_out = std::move(route);
+      if (!ruled_out) {
+        ruled_out = std::move(route);
+        ruled_out_way = std::move(way);
+      }
       return false;
     }
     out->insert(out->end(), route.begin(), route.end());
+    names->insert(names->end(), way.begin(), way.end());
     return true;
   };
   // The functions the index records a call of `fn` in first; the others
@@ -447,6 +467,7 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
     return true;
   if (ruled_out) {
     out->insert(out->end(), ruled_out->begin(), ruled_out->end());
+    names->insert(names->end(), ruled_out_way.begin(), ruled_out_way.end());
     return true;
   }
   // No call written by its name (a class named in a template argument runs
@@ -454,7 +475,8 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
   for (const auto& h : op.helpers) {
     if (LastNameView(h.function) != fn || h.reached_from.empty() || !Serves(h.key, device)) continue;
     std::vector<Condition> route;
-    if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route, device)) return false;
+    if (!RouteTo(op, LastName(h.reached_from), depth + 1, seen, &route, device, names)) return false;
+    names->push_back(fn);
     if (h.reached_at.valid()) {
       std::vector<CodeCondition> at;
       readers_.Of(h.reached_at.file).CallConditions(1, h.reached_at.line, h.reached_by, &at);

@@ -54,8 +54,10 @@ class CodeRoutes {
 
   // The conditions on the way from `op`'s implementation to function `fn`
   // through code for `device` (kAny: any), appended to *out; false when
-  // the way is not read.
-  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out);
+  // the way is not read. `route` (when given): the functions of that way,
+  // the implementation first, stubs by name, `fn` last.
+  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out,
+             std::vector<std::string>* route = nullptr);
 
   // The conditions of the best of `fn`'s call sites in the function
   // defined at `where` (taken, else open, else ruled out); false: no call.
@@ -103,7 +105,7 @@ class CodeRoutes {
                       const std::vector<Condition>& conditions);
 
   bool RouteTo(const OpStep& op, const std::string& fn, int depth, std::set<std::string>* seen,
-               std::vector<Condition>* out, CodeDevice device);
+               std::vector<Condition>* out, CodeDevice device, std::vector<std::string>* names);
   // Calls `visit` with each function `op` lists for `device`
   // (implementations, helpers, stub targets) in order, until it returns
   // true; whether one did.

@@ -42,7 +42,7 @@ Tri ValueOf(const Step& step) {
 // way to the function making the call, then the conditions around it.
 std::vector<Condition> LibraryCallConditions(CodeWays& w, const OpStep& op, const LibraryStep& l) {
   std::vector<Condition> way;
-  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
+  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way, nullptr)) way.clear();
   std::vector<CodeCondition> at;
   if (w.Reader(l.where.file).CallConditions(1, l.where.line, LastName(l.calls.front()), &at))
     for (Condition& c : ConditionsIn(at, l.where.file)) way.push_back(std::move(c));
@@ -70,7 +70,7 @@ Tri LibraryValue(CodeWays& w, const OpStep& op, const LibraryStep& l) {
   AddEitherBranch(&sites);
 
   std::vector<Condition> way;
-  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way)) way.clear();
+  if (!w.WayTo(op, LastName(l.path.back()), CodeDevice::kCuda, &way, nullptr)) way.clear();
   Tri best = Tri::kFalse;
   for (const std::vector<Condition>& site : sites) {
     std::vector<Condition> all = way;
@@ -90,7 +90,7 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
   for (StubStep& s : op.stubs) {
     std::vector<Condition> way;
     if (s.called_from.empty() || !s.call_site.valid() ||
-        !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way) || !w.StubCallConditions(op, s, &way))
+        !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way, nullptr) || !w.StubCallConditions(op, s, &way))
       continue;
     s.when = EachConditionOnce(std::move(way));
     w.DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
@@ -201,19 +201,34 @@ void TakeOtherLaunch(CodeWays& w, const OpStep& op, KernelStep& k, Read& read) {
 // then the conditions enclosing the launch there -- of the holder's best
 // site when it launches the kernel at several (taken, else open, else
 // ruled out), or of the holder's use of the #define that launches it.
+namespace {
+
+// Whether `path` goes through a stub of `op` the assumptions rule out.
+bool PassesRuledOutStub(const OpStep& op, const std::vector<std::string>& path) {
+  for (const StubStep& s : op.stubs)
+    if (!s.typical && !s.undecided && std::find(path.begin(), path.end(), s.name) != path.end()) return true;
+  return false;
+}
+
+}  // namespace
+
 void AnnotateLaunches(CodeWays& w, OpStep& op) {
   // The selections a stub's call decides (`case ConvBackend::Cudnn:`) are
   // the kernels' below it too: decided first.
   AnnotateStubs(w, op);
   // Most of an op's launches share a few holders (copy_'s thirty kernels,
   // copy_device_to_device's): the way to each is read once.
-  std::map<std::pair<std::string, CodeDevice>, std::vector<Condition>> routes;
+  struct Way {
+    std::vector<Condition> when;
+    std::vector<std::string> route;  // its functions, the holder last
+  };
+  std::map<std::pair<std::string, CodeDevice>, Way> routes;
   // The conditions of `k`'s launch (the way to its holder, then the
   // launch's own); false when the launch is not read.
   auto read = [&](const KernelStep& k, std::vector<Condition>* when) {
     auto [slot, fresh] = routes.try_emplace({k.holder, k.device});
-    if (fresh && !w.WayTo(op, LastName(k.holder), k.device, &slot->second)) slot->second.clear();
-    *when = slot->second;
+    if (fresh && !w.WayTo(op, LastName(k.holder), k.device, &slot->second.when, &slot->second.route)) slot->second = {};
+    *when = slot->second.when;
     std::vector<Condition> site;
     if (!LaunchSiteConditions(w, op, k, *when, &site)) return false;
     when->insert(when->end(), site.begin(), site.end());
@@ -225,6 +240,23 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     std::vector<Condition> when;
     if (!read(k, &when)) continue;
     k.when = std::move(when);
+    // The walk's path is the first it found: where it passes a stub the
+    // assumptions rule out, the way these conditions are read on names
+    // what runs instead (scatter_src_out's kernel is reached through
+    // scatter_stub, not the reduce stub it never calls). Elsewhere the
+    // walk's path stays: a way read by function names alone cannot tell
+    // two functions of one name apart (a functor's two operator()s).
+    const std::vector<std::string>& route = routes[{k.holder, k.device}].route;
+    const bool plain_path = k.launch == KernelLaunch::kTripleChevron || k.launch == KernelLaunch::kPassed;
+    if (plain_path && route.size() > 1 && LastName(route.back()) == LastName(k.holder) &&
+        PassesRuledOutStub(op, k.path) && !PassesRuledOutStub(op, route)) {
+      k.path = route;
+      k.path.back() = k.holder;
+    }
+    // Objects handed on a way through a stub ruled out never reach the kernel.
+    std::erase_if(k.passed_atomics, [&](const KernelStep::PassedAtomics& p) {
+      return !p.stub.empty() && PassesRuledOutStub(op, {p.stub});
+    });
     Mark(k, LaunchValue(w, op, k.when));
     TakeOtherLaunch(w, op, k, read);
   }

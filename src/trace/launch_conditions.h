@@ -20,8 +20,10 @@ class CodeWays {
  public:
   virtual ~CodeWays() = default;
   // The conditions on the way from `op`'s implementation to function `fn`
-  // through code for `device`; false when the way is not read.
-  virtual bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) = 0;
+  // through code for `device`; false when the way is not read. `route`
+  // (null: not wanted): that way's functions, stubs by name, `fn` last.
+  virtual bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out,
+                     std::vector<std::string>* route) = 0;
   // The conditions of the best of `fn`'s call sites in the function
   // defined at `where` (taken, else open, else ruled out); false: no call.
   virtual bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn,

@@ -533,7 +533,9 @@ std::string BaseOpName(std::string name) {
 }
 
 // Whether every input a derivatives.yaml formula is for ("min, max") is an
-// optional Tensor of the schema (`Tensor? min`).
+// optional Tensor of the schema (`Tensor? min`). Autograd computes a formula
+// only for inputs that require grad, and an optional Tensor a call leaves
+// None (_embedding_bag's per_sample_weights) requires none.
 bool OptionalTensorsOnly(const FunctionSchema& schema, std::string_view inputs) {
   const std::vector<std::string> names = SplitTopLevel(inputs, ',');
   if (names.empty()) return false;
@@ -928,12 +930,9 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
       continue;
     }
     if (f.inputs == "output_differentiability") continue;
-    // Autograd computes a formula only for inputs that require grad; an
-    // optional Tensor a call may leave None (_embedding_bag's
-    // per_sample_weights) requires none then: its formula may run.
-    const bool optional_only = OptionalTensorsOnly(d->schema, f.inputs);
+    // Only for inputs requiring grad: an optional Tensor's formula may run, never surely.
     for (Reading r : {Reading::kCertain, Reading::kPossible, Reading::kAll}) {
-      if (r == Reading::kCertain && optional_only) continue;
+      if (r == Reading::kCertain && OptionalTensorsOnly(d->schema, f.inputs)) continue;
       reading = r;
       visited_helpers.clear();
       std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);

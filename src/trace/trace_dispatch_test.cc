@@ -83,6 +83,10 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
   dispatch:
     CPU, CUDA: pick_it
 
+- func: route_it(Tensor self) -> Tensor
+  dispatch:
+    CUDA: route_it_cuda
+
 - func: weigh_it(Tensor self, Tensor? weights=None) -> Tensor
   dispatch:
     CompositeExplicitAutograd: weigh_it
@@ -176,6 +180,37 @@ Tensor pick_it(const Tensor& self) {
   }
   return at::fallback_helper(self);
 }
+} // namespace at::native
+)x";
+
+// aten/src/ATen/native/cuda/RouteIt.cu: two stubs whose kernels share the
+// launching helper; the walk reaches it first through the stub a dense
+// tensor never calls (ScatterGatherKernel.cu's reduce and plain scatter).
+constexpr char kRouteItCu[] = R"x(namespace at::native {
+DECLARE_DISPATCH(route_fn, sparse_route_stub);
+DECLARE_DISPATCH(route_fn, dense_route_stub);
+DEFINE_DISPATCH(sparse_route_stub);
+DEFINE_DISPATCH(dense_route_stub);
+__global__ void route_kernel(float* out) {}
+void shared_launch(const Tensor& self) {
+  route_kernel<<<1, 1>>>(nullptr);
+}
+void sparse_route_kernel(const Tensor& self) {
+  shared_launch(self);
+}
+void dense_route_kernel(const Tensor& self) {
+  shared_launch(self);
+}
+Tensor route_it_cuda(const Tensor& self) {
+  if (self.is_sparse()) {
+    sparse_route_stub(kCUDA, self);
+  } else {
+    dense_route_stub(kCUDA, self);
+  }
+  return self;
+}
+REGISTER_DISPATCH(sparse_route_stub, &sparse_route_kernel);
+REGISTER_DISPATCH(dense_route_stub, &dense_route_kernel);
 } // namespace at::native
 )x";
 
@@ -293,6 +328,7 @@ std::shared_ptr<MemoryDisk> Tree() {
                      {"aten/src/ATen/native/Checked.cpp", kCheckedCpp},
                      {"aten/src/ATen/native/ChooseIt.cpp", kChooseItCpp},
                      {"aten/src/ATen/native/PickIt.cpp", kPickItCpp},
+                     {"aten/src/ATen/native/cuda/RouteIt.cu", kRouteItCu},
                      {"aten/src/ATen/native/cuda/ScanIt.cu", kScanItCu},
                      {"aten/src/ATen/native/Fill.h", kFillH},
                      {"aten/src/ATen/native/cuda/Fill.cu", kFillCu}});
@@ -501,6 +537,18 @@ TEST_F(DispatchTrace, FirstOrderBackwardTakesTheSingleBranch) {
   EXPECT_TRUE(single->typical);
   EXPECT_FALSE(twice->typical);
   EXPECT_FALSE(twice->undecided);
+}
+
+TEST_F(DispatchTrace, AKernelsWayIsTheOneTheAssumptionsTake) {
+  // RouteIt.cu:19-23: a dense tensor calls dense_route_stub, whose kernel
+  // (:15) reaches shared_launch's route_kernel; the walk met it first below
+  // sparse_route_stub (:12), which `self.is_sparse()` rules out.
+  Trace t = TraceIndex(index_, "aten::route_it", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "route_it");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->kernels.size(), 1u);
+  EXPECT_EQ(op->kernels[0].path,
+            (std::vector<std::string>{"route_it_cuda", "dense_route_stub", "dense_route_kernel", "shared_launch"}));
 }
 
 TEST_F(DispatchTrace, AnOptionalTensorsFormulaMayRun) {

@@ -382,6 +382,27 @@ TEST_F(MainPath260, AnOptionalTensorsFormulaMayRun) {
   EXPECT_EQ(std::find(bag->open.begin(), bag->open.end(), "_embedding_bag_backward"), bag->open.end());
 }
 
+TEST_F(MainPath260, AKernelsWayIsTheOneTheAssumptionsTake) {
+  // TensorAdvancedIndexing.cpp:1841-1849: scatter_src_out calls scatter_impl without a reduce,
+  // whose `if (reduce.has_value())` (:1814) rules out scatter_reduce_stub: the kernel the walk first
+  // reached through that stub is reached through scatter_stub, and nothing the reduce way hands
+  // it (ReduceAdd) is said of it.
+  Trace t = TraceTree("2.6.0", "aten::scatter.src", TraceOptions::Device::kCuda);
+  const OpStep* out = FindOp(t, "scatter.src_out");
+  ASSERT_NE(out, nullptr);
+  const KernelStep* kernel = nullptr;
+  for (const KernelStep& k : out->kernels)
+    if (k.name == "_scatter_gather_elementwise_kernel") kernel = &k;
+  ASSERT_NE(kernel, nullptr);
+  auto on_path = [&](const char* name) {
+    return std::find(kernel->path.begin(), kernel->path.end(), name) != kernel->path.end();
+  };
+  EXPECT_TRUE(on_path("scatter_stub"));
+  EXPECT_TRUE(on_path("scatter_cuda_kernel"));
+  EXPECT_FALSE(on_path("scatter_reduce_stub"));
+  EXPECT_TRUE(kernel->passed_atomics.empty());
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).

@@ -56,8 +56,9 @@ class PartsWays final : public CodeWays {
   PartsWays(GuardReaders& readers, CodeRoutes& routes, PathValues& values, Selections& selections)
       : readers_(readers), routes_(routes), values_(values), selections_(selections) {}
 
-  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out) override {
-    return routes_.WayTo(op, fn, device, out);
+  bool WayTo(const OpStep& op, const std::string& fn, CodeDevice device, std::vector<Condition>* out,
+             std::vector<std::string>* route) override {
+    return routes_.WayTo(op, fn, device, out, route);
   }
   bool BestCallSite(const OpStep& op, const Location& where, const std::string& fn,
                     std::vector<Condition>* out) override {
