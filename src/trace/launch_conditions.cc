@@ -193,16 +193,6 @@ void TakeOtherLaunch(CodeWays& w, const OpStep& op, KernelStep& k, Read& read) {
   }
 }
 
-}  // namespace
-
-// Each launch's conditions, read as an edge's are: the way from the op's
-// implementation to the function holding the launch (when the walk can
-// read it; a launch whose way is not read keeps its own conditions only),
-// then the conditions enclosing the launch there -- of the holder's best
-// site when it launches the kernel at several (taken, else open, else
-// ruled out), or of the holder's use of the #define that launches it.
-namespace {
-
 // Whether `path` goes through a stub of `op` the assumptions rule out.
 bool PassesRuledOutStub(const OpStep& op, const std::vector<std::string>& path) {
   for (const StubStep& s : op.stubs)
@@ -212,6 +202,12 @@ bool PassesRuledOutStub(const OpStep& op, const std::vector<std::string>& path) 
 
 }  // namespace
 
+// Each launch's conditions, read as an edge's are: the way from the op's
+// implementation to the function holding the launch (when the walk can
+// read it; a launch whose way is not read keeps its own conditions only),
+// then the conditions enclosing the launch there -- of the holder's best
+// site when it launches the kernel at several (taken, else open, else
+// ruled out), or of the holder's use of the #define that launches it.
 void AnnotateLaunches(CodeWays& w, OpStep& op) {
   // The selections a stub's call decides (`case ConvBackend::Cudnn:`) are
   // the kernels' below it too: decided first.
