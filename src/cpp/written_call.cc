@@ -80,6 +80,29 @@ std::pair<size_t, size_t> CallGroup(const std::vector<Token>& t, size_t i) {
 
 }  // namespace
 
+std::optional<OpeningCall> OpeningCallOf(const std::vector<Token>& toks, int line) {
+  size_t i = 0;
+  while (i < toks.size() && static_cast<int>(toks[i].line) < line) ++i;
+  int parens = 0;
+  for (; i < toks.size(); ++i) {  // the body's '{': past the parameter list's brackets
+    if (toks[i].Is('(')) ++parens;
+    if (toks[i].Is(')')) --parens;
+    if (toks[i].Is(';') && parens == 0) return std::nullopt;  // a declaration
+    if (toks[i].Is('{') && parens == 0) break;
+  }
+  if (i + 1 >= toks.size()) return std::nullopt;
+  const Token& first = toks[i + 1];
+  if (!IsIdent(first)) return std::nullopt;
+  if (first.text == "throw") return OpeningCall{"throw", {}};
+  if (i + 2 >= toks.size() || !toks[i + 2].Is('(')) return std::nullopt;
+  Toks range(toks);
+  const size_t close = range.MatchClose(i + 2, toks.size());
+  if (close >= toks.size()) return std::nullopt;
+  OpeningCall call{std::string(first.text), {}};
+  for (const auto& [b, e] : range.Args(i + 2, close)) call.arguments.push_back(range.Join(b, e));
+  return call;
+}
+
 std::vector<std::string> ObjectTypesPassed(const LexedFile& lexed, int line, std::string_view callee) {
   for (const std::vector<Token>* run : {&lexed.tokens, &lexed.macro_tokens}) {
     const std::vector<Token>& t = *run;

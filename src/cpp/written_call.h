@@ -35,6 +35,17 @@ struct WrittenCall {
 std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t first, int line,
                                          std::string_view callee);
 
+// The statement a function's body opens with, where it is a call
+// (`TORCH_CHECK(self.layout() == kSparse, "...")`, `AT_ERROR("...")`) or a
+// `throw` (callee "throw", no arguments): the function is the one whose
+// definition begins on `line`, its body the first `{` after its parameter
+// list. Comments are no tokens, so never its first statement.
+struct OpeningCall {
+  std::string callee;                  // "TORCH_CHECK", "AT_ERROR", "throw"
+  std::vector<std::string> arguments;  // each as written, whitespace collapsed
+};
+std::optional<OpeningCall> OpeningCallOf(const std::vector<Token>& toks, int line);
+
 // The class types of the objects a call passes by name: for each argument
 // written as a name alone, the type the file's one declaration of that name
 // gives it (`static ReduceAdd reduce_add;` -> "ReduceAdd"; a name declared

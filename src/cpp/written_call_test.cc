@@ -74,5 +74,31 @@ TEST(WrittenCall, TheObjectsACallHandsOnAreTypedByTheirDeclarations) {
   EXPECT_TRUE(ObjectTypesPassed(lexed, 6, "g").empty()) << "not written on that line";
 }
 
+TEST(WrittenCall, TheStatementABodyOpensWith) {
+  // SparseTensor.cpp:615-616 (2.6.0): coalesce opens with a check of the layout, after a
+  // signature over two lines and a comment; a cuDNN stand-in opens with a failing check.
+  const std::string text =
+      "Tensor coalesce(const Tensor& self,\n"
+      "                std::optional<int64_t> n = {}) {\n"
+      "  // a comment first\n"
+      "  TORCH_CHECK(self.layout() == kSparse, \"coalesce expected sparse coordinate tensor layout but got \",\n"
+      "      self.layout());\n"
+      "  return self;\n"
+      "}\n"
+      "Tensor cudnn_stand_in(const Tensor& self) { throw std::runtime_error(\"no cuDNN\"); }\n"
+      "Tensor declared(const Tensor& self);\n";
+  LexedFile lexed;
+  LexCpp(text, &lexed);
+  auto check = OpeningCallOf(lexed.tokens, 1);
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(check->callee, "TORCH_CHECK");
+  ASSERT_EQ(check->arguments.size(), 3u);
+  EXPECT_EQ(check->arguments.front(), "self.layout() == kSparse");
+  auto thrown = OpeningCallOf(lexed.tokens, 8);
+  ASSERT_TRUE(thrown.has_value());
+  EXPECT_EQ(thrown->callee, "throw");
+  EXPECT_FALSE(OpeningCallOf(lexed.tokens, 9).has_value()) << "a declaration has no body";
+}
+
 }  // namespace
 }  // namespace optrace

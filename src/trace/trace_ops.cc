@@ -17,12 +17,13 @@
 // trace_calls.cc; code the build writes is trace_kernels.cc. An op once
 // expanded is replayed, not walked again (op_expansions.cc).
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <unordered_set>
 
 #include "base/text.h"
+#include "cpp/written_call.h"
 #include "trace/code_scope.h"
+#include "trace/guard_files.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
@@ -349,24 +350,14 @@ void OpExpander::FollowGeneratedKernel(OpStep& op, const NativeFunction& fn, con
 bool OpExpander::IsPlaceholder(const CppFunction& f) const {
   // `#if !AT_CUDNN_ENABLED()` builds define the op with a body that only
   // raises: its first statement fails unconditionally.
-  if (!f.HasBody() || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
-  std::string body = ix_.Snippet(ix_.cpp.file(f.file), static_cast<int>(f.body_begin), static_cast<int>(f.BodyLines()));
-  size_t open = body.find('{');  // the line of the body's '{' comes first
-  if (open == std::string::npos) return false;
-  std::string code;
-  for (size_t i = open + 1; i < body.size(); ++i) {
-    if (body.compare(i, 2, "//") == 0) {
-      while (i < body.size() && body[i] != '\n') ++i;
-    } else if (!std::isspace(static_cast<unsigned char>(body[i]))) {
-      code += body[i];
-    }
-  }
-  static const std::string_view kFailures[] = {
-      "TORCH_CHECK(false",           "AT_ERROR(", "TORCH_CHECK_NOT_IMPLEMENTED(false",
-      "TORCH_INTERNAL_ASSERT(false", "throw",     "AT_ASSERTM(false"};
-  for (std::string_view fail : kFailures) {
-    if (StartsWith(code, fail)) return true;
-  }
+  if (!f.HasBody() || f.WrittenByMacroUse() || f.body_end - f.body_begin > kMaxPlaceholderLines) return false;
+  const auto call = OpeningCallOf(GuardReaderOf(ix_, ix_.cpp.file(f.file)).lexed().tokens, static_cast<int>(f.line));
+  if (!call) return false;
+  if (call->callee == "throw" || call->callee == "AT_ERROR") return true;
+  static const std::string_view kFalseChecks[] = {"TORCH_CHECK", "TORCH_CHECK_NOT_IMPLEMENTED", "TORCH_INTERNAL_ASSERT",
+                                                  "AT_ASSERTM"};
+  for (std::string_view check : kFalseChecks)
+    if (call->callee == check && !call->arguments.empty() && call->arguments.front() == "false") return true;
   return false;
 }
 

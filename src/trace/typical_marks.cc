@@ -19,6 +19,8 @@
 #include <utility>
 
 #include "base/text.h"
+#include "cpp/written_call.h"
+#include "trace/guard_files.h"
 #include "trace/path_rules.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -309,26 +311,10 @@ void MarkPasses(Trace& t, const PathValues& values, PathEdges* edges, const std:
 // The condition of the `TORCH_CHECK(C, ...)` an implementation opens with
 // (the function defined at `where`), "" when its first statement is none.
 std::string OpeningCheck(const Index& ix, const Location& where) {
-  const std::string text = ix.Snippet(where.file, where.line, kOpeningCheckLines);
-  size_t at = text.find('{');
-  if (at == std::string::npos) return "";
-  std::string_view rest = TrimView(std::string_view(text).substr(at + 1));
-  while (rest.starts_with("//")) {
-    const size_t end = rest.find('\n');
-    if (end == std::string_view::npos) return "";
-    rest = TrimView(rest.substr(end + 1));
-  }
-  constexpr std::string_view kCheck = "TORCH_CHECK(";
-  if (!rest.starts_with(kCheck)) return "";
-  int depth = 0;
-  for (size_t i = kCheck.size(); i < rest.size(); ++i) {
-    const char c = rest[i];
-    if (c == '"') return "";  // a message before the condition ends: not read
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == ')' || c == ']' || c == '}') && --depth < 0) return "";
-    if (c == ',' && depth == 0) return std::string(TrimView(rest.substr(kCheck.size(), i - kCheck.size())));
-  }
-  return "";
+  const auto call = OpeningCallOf(GuardReaderOf(ix, where.file).lexed().tokens, where.line);
+  if (!call || call->callee != "TORCH_CHECK" || call->arguments.empty()) return "";
+  const std::string& condition = call->arguments.front();
+  return condition.starts_with('"') ? "" : condition;  // a message first: not read
 }
 
 // Whether `condition` speaks only of what kind of tensor it is handed --

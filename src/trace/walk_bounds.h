@@ -58,9 +58,6 @@ inline constexpr size_t kMaxMemberDefinitions = 8;
 // The longest body (in lines) taken for a placeholder that only raises (an
 // `#if !AT_CUDNN_ENABLED()` stand-in is a line or two of TORCH_CHECK).
 inline constexpr int kMaxPlaceholderLines = 12;
-// The lines read from an implementation's definition for the check it
-// opens with: a signature over several lines, then the first statement.
-inline constexpr int kOpeningCheckLines = 12;
 
 // --- the Python walk (trace_python.cc) --------------------------------------
 
