@@ -521,6 +521,14 @@ bool IsLiteral(std::string_view value) {
   if (IsNumber(value)) return true;
   if ((value.front() == '\'' || value.front() == '"') && value.size() >= 2 && value.back() == value.front())
     return true;
+  // A tuple or list of numbers: F.pad's `(1, 1)`, a size `[2, 3]`.
+  if ((value.front() == '(' && value.back() == ')') || (value.front() == '[' && value.back() == ']')) {
+    std::string_view inside = TrimView(value.substr(1, value.size() - 2));
+    if (inside.empty()) return false;
+    for (std::string_view element : SplitTopLevel(inside, ','))
+      if (!TrimView(element).empty() && !IsNumber(TrimView(element))) return false;
+    return true;
+  }
   // A dtype: torch.float16, torch.bfloat16, torch.int64 ...
   if (value.starts_with("torch.")) {
     std::string_view rest = value.substr(6);

@@ -128,9 +128,11 @@ TEST(PyArguments, ANestedDefOrClassWritesItsOwnNames) {
 }
 
 TEST(PyArguments, LiteralsAreConstantsAndDtypesNotNames) {
-  for (const char* v : {"True", "None", "0.0", "-1", "1e-5", "'bicubic'", "\"x\"", "torch.float16", "torch.bfloat16"})
+  for (const char* v : {"True", "None", "0.0", "-1", "1e-5", "'bicubic'", "\"x\"", "torch.float16", "torch.bfloat16",
+                        "(1, 1)", "[2, 3, -1]", "(1,)"})
     EXPECT_TRUE(IsLiteral(v)) << v;
-  for (const char* v : {"x", "self.weight", "torch.zeros(3)", "need_weights", ""}) EXPECT_FALSE(IsLiteral(v)) << v;
+  for (const char* v : {"x", "self.weight", "torch.zeros(3)", "need_weights", "", "(h_zeros, c_zeros)", "()", "[x, 1]"})
+    EXPECT_FALSE(IsLiteral(v)) << v;
 }
 
 TEST(PyArguments, EveryStatementWritingALocalIsAnAssignment) {

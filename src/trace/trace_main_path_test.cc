@@ -403,6 +403,21 @@ TEST_F(MainPath260, AKernelsWayIsTheOneTheAssumptionsTake) {
   EXPECT_TRUE(kernel->passed_atomics.empty());
 }
 
+TEST_F(MainPath260, ACallsLiteralListDecidesBySize) {
+  // PadNd.cpp:221-237: `F.pad(x, (1, 1), mode='reflect')` passes a pad of two: the 1-d reflection
+  // pad (:223) stays open on the input's rank, the 2-d and 3-d ones (:230, :237) never run.
+  Trace t = TraceTree("2.6.0", "F.pad(x, (1,1), mode='reflect')", TraceOptions::Device::kCuda);
+  const OpStep* one = FindOp(t, "reflection_pad1d");
+  const OpStep* two = FindOp(t, "reflection_pad2d");
+  const OpStep* three = FindOp(t, "reflection_pad3d");
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(two, nullptr);
+  ASSERT_NE(three, nullptr);
+  EXPECT_TRUE(one->undecided);
+  EXPECT_TRUE(!two->typical && !two->undecided);
+  EXPECT_TRUE(!three->typical && !three->undecided);
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).

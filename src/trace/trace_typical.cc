@@ -503,6 +503,31 @@ Tri ScalarKind(std::string_view s, const std::function<const std::string*(std::s
   return Tri::kUnknown;
 }
 
+// The number of elements of a list of numbers written as a literal --
+// `(1, 1)`, `[1, 1, 2, 2]`, `{1, 1}` --; nullopt for anything else, and for
+// an empty list: a schema's `int[1] dims=[]` stands for "not given", and an
+// op whose code calls itself (roll_common's `roll(flattened, shifts[0],
+// 0)`) runs that code again with a list of its own.
+std::optional<size_t> LiteralListLength(std::string_view v) {
+  v = TrimView(v);
+  if (v.size() < 2) return std::nullopt;
+  const char open = v.front(), close = v.back();
+  if (!((open == '(' && close == ')') || (open == '[' && close == ']') || (open == '{' && close == '}')))
+    return std::nullopt;
+  const std::string_view inside = TrimView(v.substr(1, v.size() - 2));
+  if (inside.empty()) return std::nullopt;
+  size_t n = 0;
+  for (const std::string& element : SplitTopLevel(inside, ',')) {
+    if (TrimView(element).empty()) continue;  // Python's one-element tuple `(1,)`
+    const std::string number(TrimView(element));
+    char* end = nullptr;
+    std::strtod(number.c_str(), &end);
+    if (end == number.c_str() || *end != 0) return std::nullopt;
+    ++n;
+  }
+  return n;
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
@@ -564,10 +589,25 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
   if (Tri nan = NanTest(s, value_of); nan != Tri::kUnknown) return nan;
   if (Tri equal = ScalarEquals(s, value_of); equal != Tri::kUnknown) return equal;
   if (Tri kind = ScalarKind(s, value_of); kind != Tri::kUnknown) return kind;
+  // `pad.size()`, `len(pad)` of a parameter holding a literal list: its length.
+  std::string length;
+  auto length_of = [&](std::string_view lhs) -> const std::string* {
+    lhs = TrimView(lhs);
+    std::string_view name;
+    if (lhs.ends_with(".size()")) name = lhs.substr(0, lhs.size() - 7);
+    else if (lhs.starts_with("len(") && lhs.ends_with(")")) name = lhs.substr(4, lhs.size() - 5);
+    else return nullptr;
+    const std::string* list = value_of(name);
+    const std::optional<size_t> n = list ? LiteralListLength(*list) : std::nullopt;
+    if (!n) return nullptr;
+    length = std::to_string(*n);
+    return &length;
+  };
   for (std::string_view op : {"==", "!=", ">=", "<=", ">", "<"}) {
     size_t at = s.find(op);
     if (at == std::string_view::npos) continue;
     const std::string* v = value_of(s.substr(0, at));
+    if (!v) v = length_of(s.substr(0, at));
     if (!v) return Tri::kUnknown;
     std::string rhs(TrimView(s.substr(at + op.size())));
     // `min == max`: another parameter is its default; a local variable

@@ -96,6 +96,20 @@ TEST(EvaluateCondition, ContiguityIsTheTypicalTensorsNotAViewsTheCodeMakes) {
   EXPECT_EQ(EvaluateCondition("self.is_contiguous(MemoryFormat::ChannelsLast)", false, cuda), Tri::kUnknown);
 }
 
+TEST(EvaluateCondition, ALiteralListsLengthIsKnown) {
+  // PadNd.cpp:221/228 `pad.size() == 2 && ...`, `pad.size() == 4 && ...` with F.pad's `(1, 1)`.
+  Assumptions a;
+  a.defaults["pad"] = "(1, 1)";
+  a.defaults["dims"] = "[]";
+  EXPECT_EQ(EvaluateCondition("pad.size() == 2", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("pad.size() == 4 && (input_dim == 3 || input_dim == 4)", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("len(pad) > 2", false, a), Tri::kFalse);
+  // A schema's empty default (roll's `int[1] dims=[]`) says "not given": roll_common then
+  // calls roll again with a list of its own, so its length decides nothing.
+  EXPECT_EQ(EvaluateCondition("dims.size() == 0", false, a), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("shape.size() == 2", false, a), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   // functional.py:1786 `input.device.type in ("cpu", "cuda", ...)`;
   // container.py:712's list holds a call: only a literal match decides it.
