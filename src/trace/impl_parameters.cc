@@ -49,6 +49,28 @@ std::map<std::string, std::string> ImplParameterNames(const OpStep& op) {
   return names;
 }
 
+std::map<std::string, std::string> OutParameterNames(const OpStep& op) {
+  std::map<std::string, std::string> names;
+  if (!op.yaml) return names;
+  std::vector<std::string> outs;
+  for (const auto& a : op.yaml->schema.arguments)
+    if (a.is_out) outs.push_back(a.name);
+  if (outs.empty()) return names;
+  for (const auto& im : op.impls) {
+    if (im.form != ImplForm::kImplFunc) continue;
+    const std::vector<CppParameter> params = ParseCppParameters(im.params);
+    if (params.size() < outs.size()) continue;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const std::string& cpp = params[params.size() - outs.size() + i].name;
+      if (cpp.empty() || cpp == outs[i]) continue;
+      auto [it, inserted] = names.emplace(cpp, outs[i]);
+      if (!inserted && it->second != outs[i]) it->second.clear();  // two implementations disagree
+    }
+  }
+  std::erase_if(names, [](const auto& n) { return n.second.empty(); });
+  return names;
+}
+
 std::optional<std::string> ImplParameterValue(const OpStep& op, const std::string& fn, const std::string& name,
                                               const std::map<std::string, std::string>& values) {
   for (const auto& im : op.impls) {

@@ -30,6 +30,12 @@ std::string AsCppArgument(const std::string& schema_value);
 // schema argument at their position: C++ name -> schema argument name.
 std::map<std::string, std::string> ImplParameterNames(const OpStep& op);
 
+// The C++ names a structured kernel's TORCH_IMPL_FUNC gives the op's out=
+// arguments: its last parameters, one per out= argument, in order (its
+// others may be what the meta function precomputed): C++ name -> schema
+// argument name (index_add_cuda_out's `result` -> `out`).
+std::map<std::string, std::string> OutParameterNames(const OpStep& op);
+
 // The value `values` (schema arguments and the names ImplParameterNames
 // adds) gives `name` where `name` is a parameter of `op`'s implementation
 // `fn`, as that parameter holds it (AsCppArgument); nullopt for a local or

@@ -195,6 +195,8 @@ Assumptions PathValues::AssumptionsFor(const OpStep& parent) const {
     }
   for (const auto& [cpp, schema] : ImplParameterNames(parent))
     if (auto it = a.defaults.find(schema); it != a.defaults.end()) a.defaults[cpp] = AsCppArgument(it->second);
+  for (const auto& [cpp, schema] : OutParameterNames(parent))
+    if (auto it = a.defaults.find(schema); it != a.defaults.end()) a.defaults[cpp] = it->second;
   return a;
 }
 

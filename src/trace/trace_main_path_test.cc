@@ -418,6 +418,24 @@ TEST_F(MainPath260, ACallsLiteralListDecidesBySize) {
   EXPECT_TRUE(!three->typical && !three->undecided);
 }
 
+TEST_F(MainPath260, AFunctionalOpsOutTensorIsNoneOfItsInputs) {
+  // cuda/Indexing.cu:985-986 `if (!result.is_same(self)) result.copy_(self);` in the structured
+  // kernel index_add and index_add_ share (TORCH_IMPL_FUNC(index_add_cuda_out), :1310): the
+  // functional op's result is a tensor it allocates, so it copies; the in-place op's is self.
+  Trace functional = TraceTree("2.6.0", "torch.index_add", TraceOptions::Device::kCuda);
+  const OpStep* copy = nullptr;
+  for (const OpStep& op : functional.ops)
+    if (op.role == OpRole::kForward && op.name.starts_with("copy_") && op.called_at.line == 986) copy = &op;
+  ASSERT_NE(copy, nullptr);
+  EXPECT_TRUE(copy->typical && !copy->undecided);
+  Trace inplace = TraceTree("2.6.0", "Tensor.index_add_", TraceOptions::Device::kCuda);
+  const OpStep* none = nullptr;
+  for (const OpStep& op : inplace.ops)
+    if (op.role == OpRole::kForward && op.name.starts_with("copy_") && op.called_at.line == 986) none = &op;
+  ASSERT_NE(none, nullptr);
+  EXPECT_TRUE(!none->typical && !none->undecided);
+}
+
 TEST_F(MainPath260, AStubSupportsTheDevicesItIsRegisteredFor) {
   // transformers/attention.cpp:708 `if (_fused_sdp_choice_stub.is_device_supported(
   // query_.device().type()))`: registered for CUDA (transformers/cuda/attention.cu:1412).

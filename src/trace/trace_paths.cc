@@ -204,6 +204,15 @@ PassedArguments DelegatedArguments(const OpStep& caller, const OpStep& delegate,
   if (!delegate.yaml) return passed;
   const auto& held = values.AssumptionsOf(caller).defaults;
   for (const auto& arg : delegate.yaml->schema.arguments) {
+    // The functional op's out= tensor is one it allocates; the in-place
+    // op's is its self.
+    if (arg.is_out && !caller.yaml->schema.is_out()) {
+      std::string fresh(kFreshTensor);
+      for (const auto& input : delegate.yaml->schema.arguments)
+        if (!input.is_out && input.type.starts_with("Tensor")) fresh += " " + input.name;
+      passed[arg.name] = caller.yaml->schema.is_inplace() ? std::string("self") : fresh;
+      continue;
+    }
     const bool shared = std::any_of(caller.yaml->schema.arguments.begin(), caller.yaml->schema.arguments.end(),
                                     [&](const auto& a) { return a.name == arg.name; });
     if (!shared) continue;

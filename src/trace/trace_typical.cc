@@ -158,9 +158,42 @@ Tri SameTensor(std::string_view atom) {
   return Tri::kUnknown;
 }
 
+// `x.is_same(y)` where x holds the tensor the call allocates (kFreshTensor)
+// and y is one of the op's inputs, or the other way round: false; where one
+// holds the name of the other (an in-place op's out= tensor is its `self`): true.
+Tri FreshOrAliasedTensor(std::string_view atom, const Assumptions& a) {
+  atom = TrimView(atom);
+  const size_t at = atom.find(".is_same(");
+  if (at == std::string_view::npos || !atom.ends_with(")")) return Tri::kUnknown;
+  const std::string_view left = TrimView(atom.substr(0, at));
+  std::string_view right = TrimView(atom.substr(at + 9, atom.size() - at - 10));
+  if (right.starts_with("*")) right = TrimView(right.substr(1));
+  if (!IsIdentifier(left) || !IsIdentifier(right) || left == right) return Tri::kUnknown;
+  auto held = [&](std::string_view name) -> std::string_view {
+    const auto it = a.defaults.find(std::string(name));
+    return it == a.defaults.end() ? std::string_view() : std::string_view(it->second);
+  };
+  auto fresh_beside = [&](std::string_view fresh, std::string_view input) {
+    const std::string_view v = held(fresh);
+    if (!v.starts_with(kFreshTensor)) return false;
+    std::string_view names = v.substr(kFreshTensor.size());
+    while (!names.empty()) {
+      names = TrimView(names);
+      const size_t end = std::min(names.find(' '), names.size());
+      if (names.substr(0, end) == input) return true;
+      names.remove_prefix(end);
+    }
+    return false;
+  };
+  if (fresh_beside(left, right) || fresh_beside(right, left)) return Tri::kFalse;
+  if (held(left) == right || held(right) == left) return Tri::kTrue;
+  return Tri::kUnknown;
+}
+
 Tri Comparison(std::string_view atom, const Assumptions& a) {
   if (Tri member = DeviceMembership(atom, a); member != Tri::kUnknown) return member;
   if (Tri same = SameTensor(atom); same != Tri::kUnknown) return same;
+  if (Tri fresh = FreshOrAliasedTensor(atom, a); fresh != Tri::kUnknown) return fresh;
   if (Tri same = SameDevice(atom); same != Tri::kUnknown) return same;
   bool ne = Has(atom, "!=") || Has(atom, " is not ");
   if (!ne && !Has(atom, "==") && !Has(atom, " is ")) return Tri::kUnknown;

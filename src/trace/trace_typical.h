@@ -67,6 +67,12 @@ inline constexpr std::string_view kModuleParameter = "<parameter>";
 // its own (`auto input = self.permute(dims); input.reshape(...)`): the
 // typical tensor's contiguity says nothing of it.
 inline constexpr std::string_view kStridedView = "<strided view>";
+// The out= tensor of a structured kernel its functional op runs: a tensor
+// the call allocates, none of the op's input tensors, whose names follow
+// (`<fresh tensor> self index source`): `!result.is_same(self)` holds in
+// index_add_cuda_impl for torch.index_add. A local made from it
+// (cumsum's `result_ = contiguous_out_arg(result)`) may be it.
+inline constexpr std::string_view kFreshTensor = "<fresh tensor>";
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);

@@ -110,6 +110,21 @@ TEST(EvaluateCondition, ALiteralListsLengthIsKnown) {
   EXPECT_EQ(EvaluateCondition("shape.size() == 2", false, a), Tri::kUnknown);
 }
 
+TEST(EvaluateCondition, AFunctionalOpsOutTensorIsNoneOfItsInputs) {
+  // cuda/Indexing.cu:985 `if (!result.is_same(self))` in index_add_cuda_impl: torch.index_add's
+  // structured kernel writes a tensor the call allocates; index_add_'s writes self.
+  Assumptions functional;
+  functional.defaults["result"] = std::string(kFreshTensor) + " self index source";
+  EXPECT_EQ(EvaluateCondition("!result.is_same(self)", false, functional), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("self.is_same(result)", false, functional), Tri::kFalse);
+  // ScanKernels.cpp:80 `!result.is_same(*result_)`, `result_` made by contiguous_out_arg(result): it may be it.
+  EXPECT_EQ(EvaluateCondition("result.is_same(*result_)", false, functional), Tri::kUnknown);
+  Assumptions inplace;
+  inplace.defaults["result"] = "self";
+  EXPECT_EQ(EvaluateCondition("!result.is_same(self)", false, inplace), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("result.is_same(other)", false, inplace), Tri::kUnknown);
+}
+
 TEST(EvaluateCondition, ATensorsDeviceInAListOfDevices) {
   // functional.py:1786 `input.device.type in ("cpu", "cuda", ...)`;
   // container.py:712's list holds a call: only a literal match decides it.
