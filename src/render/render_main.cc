@@ -884,16 +884,21 @@ class MainWriter {
     return nullptr;
   }
 
-  // Stub `name` of the op of `e` or the ops folded into it, as the
-  // assumptions take it best (taken, then open, then ruled out); null when
-  // none of them calls it.
-  const StubStep* StubOf(const MainPathOp& e, const std::string& name) const {
+  // The op of `e`, the stub's owner and the overloads folded into it (the
+  // structured out= variant holding the implementation).
+  std::vector<const OpStep*> OpsOf(const MainPathOp& e) const {
     std::vector<const OpStep*> ops{&t_.ops[e.op]};
     if (e.stub_owner) ops.push_back(e.stub_owner);
     for (size_t f : e.folded) ops.push_back(&t_.ops[f]);
+    return ops;
+  }
+
+  // Stub `name` of OpsOf(e), as the assumptions take it best (taken, then
+  // open, then ruled out); null when none of them calls it.
+  const StubStep* StubOf(const MainPathOp& e, const std::string& name) const {
     const StubStep* best = nullptr;
     auto rank = [](const StubStep& s) { return !s.typical ? 0 : s.undecided ? 1 : 2; };
-    for (const OpStep* op : ops)
+    for (const OpStep* op : OpsOf(e))
       for (const StubStep& s : op->stubs)
         if (s.name == name && (!best || rank(s) > rank(*best))) best = &s;
     return best;
@@ -936,12 +941,8 @@ class MainWriter {
               ", handed to " + k->name,
           LocText(p->where, true));
     }
-    // The op, the stub's owner or a folded overload (the structured out=
-    // variant holding the implementation) says so.
-    std::vector<const OpStep*> ops{&t_.ops[e.op]};
-    if (e.stub_owner) ops.push_back(e.stub_owner);
-    for (size_t f : e.folded) ops.push_back(&t_.ops[f]);
-    for (const OpStep* op : ops)
+    // The op, the stub's owner or a folded overload says so.
+    for (const OpStep* op : OpsOf(e))
       if (!op->nondeterministic.empty()) {
         const NondeterminismStep& n = op->nondeterministic.front();
         Add(in, "nondeterministic: alertNotDeterministic" + OpenConditionsText(n.when), LocText(n.where, true));

@@ -93,21 +93,15 @@ bool CallsAParameter(const CppIndex& cpp, uint32_t fn) {
   return false;
 }
 
-// The operator() of class `type` (its index): the one `file` defines, else
-// the only one the index has (two files' anonymous namespaces may each hold
-// a ReduceAdd); UINT32_MAX when none.
-uint32_t CallOperatorOf(const CppIndex& cpp, const std::string& type, uint32_t file) {
-  const std::string member = type + "::operator()";
-  uint32_t only = UINT32_MAX;
-  size_t found = 0;
-  for (uint32_t id : cpp.FunctionsNamed("operator()")) {
-    const CppFunction& f = cpp.functions()[id];
-    if (f.qualified != member && !f.qualified.ends_with("::" + member)) continue;
-    if (f.file == file) return id;
-    only = id;
-    ++found;
-  }
-  return found == 1 ? only : UINT32_MAX;
+// The operator() of class `type` the code of `from` may call
+// (CallFactsReader::MembersOfClass): the one `from`'s file defines, else the
+// only one (two files' anonymous namespaces may each hold a ReduceAdd);
+// UINT32_MAX when none.
+uint32_t CallOperatorOf(const CallFactsReader& calls, const std::string& type, const CppFunction& from) {
+  const std::vector<uint32_t> members = calls.MembersOfClass("operator()", type, from);
+  for (uint32_t id : members)
+    if (calls.ix_.cpp.functions()[id].file == from.file) return id;
+  return members.size() == 1 ? members.front() : UINT32_MAX;
 }
 
 // A hash of (name, file, line): equal places give equal keys, so a key not
@@ -526,11 +520,13 @@ class CppWalk {
   // operator() with atomic operations, where the object was passed.
   std::vector<KernelStep::PassedAtomics> PassedAtomics(const CppLaunch& l, int32_t at) const {
     std::vector<KernelStep::PassedAtomics> out;
-    auto read = [&](uint32_t file, uint32_t line, const std::string& callee, const std::string& stub) {
+    // What the call or launch at `line` of `file`, in function `from`, hands on.
+    auto read = [&](uint32_t file, uint32_t line, const std::string& callee, const CppFunction& from,
+                    const std::string& stub) {
       const std::string& path = cpp_.file(file);
       for (const std::string& type :
            ObjectTypesPassed(GuardReaderOf(ex_.ix_, path).lexed(), static_cast<int>(line), callee)) {
-        const uint32_t id = CallOperatorOf(cpp_, type, file);
+        const uint32_t id = CallOperatorOf(ex_.calls_, type, from);
         if (id == UINT32_MAX) continue;
         std::vector<std::string> atomics = AtomicsIn(cpp_, id);
         const CppFunction& op = cpp_.functions()[id];
@@ -538,7 +534,7 @@ class CppWalk {
           out.push_back({type, ex_.CppLoc(op.file, op.line, 2), ex_.CppLoc(file, line, 1), stub, std::move(atomics)});
       }
     };
-    read(l.file, l.line, l.kernel, StubAbove(at));
+    read(l.file, l.line, l.kernel, cpp_.functions()[nodes_[static_cast<size_t>(at)].fn], StubAbove(at));
     for (int32_t i = at; i >= 0; i = nodes_[static_cast<size_t>(i)].parent) {
       const WalkNode& n = nodes_[static_cast<size_t>(i)];
       if (!n.call || n.parent < 0) continue;
@@ -549,7 +545,7 @@ class CppWalk {
                                &conditions) ||
           !conditions.empty())
         continue;
-      read(n.call->file, n.call->line, n.call->callee, StubAbove(n.parent));
+      read(n.call->file, n.call->line, n.call->callee, caller, StubAbove(n.parent));
     }
     return out;
   }
