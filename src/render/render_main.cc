@@ -284,6 +284,9 @@ class PathBuilder {
 
   void Visit(size_t i, int level, std::vector<MainPathOp>* out) {
     const OpStep& op = t_.ops[i];
+    // A root is visited too: diagonal_backward's callee diagonal is reached
+    // from diagonal_backward, never its caller (the forward diagonal is).
+    visited_.insert(i);
     std::string base(OpBaseName(op.name));
     if (!shown_bases_.insert(std::string(Name(op.role)) + " " + base).second) {
       for (auto& e : *out)

@@ -814,6 +814,43 @@ TEST(RenderText, TheBackwardOfAnOpenCppBranchIsOnTheMainPathMarkedOpen) {
   EXPECT_THAT(text, HasSubstr("∂ fast_norm → fast_norm_backward")) << text;
 }
 
+TEST(RenderText, ABackwardRootsCalleeOfItsForwardsNameIsDrawnOnceBelowIt) {
+  // diag's formula names diag_back, whose code calls a backward diag (and
+  // copy_): that diag is diag_back's callee, reached from it; diag_back is
+  // drawn once, never folded below its own callee, and copy_ sits right below it.
+  NativeFunction diag = MakeFunction("diag(Tensor self) -> Tensor", 10, {{"CUDA", "diag_cuda"}});
+  NativeFunction back = MakeFunction("diag_back(Tensor grad) -> Tensor", 20, {{"CUDA", "diag_back_cuda"}});
+  NativeFunction copy = MakeFunction("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", 30, {{"CUDA", "copy_cuda"}});
+  DerivativeEntry d;
+  d.name = "diag";
+  d.line = 40;
+  Trace t;
+  t.query = "aten::diag";
+  t.assumptions = {"device=cuda"};
+  OpStep entry = CudaOp("diag", &diag, "", "diag_kernel");
+  entry.typical = true;
+  OpStep root = CudaOp("diag_back", &back, "diag", "diag_back_kernel");
+  root.role = OpRole::kBackward;
+  root.typical = true;
+  OpStep callee = CudaOp("diag", &diag, "diag_back", "diag_kernel");
+  callee.role = OpRole::kBackward;
+  callee.typical = true;
+  OpStep copy_op = CudaOp("copy_", &copy, "diag_back", "copy_kernel");
+  copy_op.role = OpRole::kBackward;
+  copy_op.typical = true;
+  t.ops = {entry, root, callee, copy_op};
+  BackwardStep b;
+  b.op = "diag";
+  b.derivatives = &d;
+  b.ops = {"diag_back"};
+  t.backward = {b};
+  std::string all = RenderText(t, RenderOptions{});
+  std::string text = all.substr(all.find("backward (autograd)"));
+  EXPECT_THAT(text, HasSubstr("  ▶ aten::diag_back  ")) << text;
+  EXPECT_THAT(text, Not(HasSubstr("diag_back (+1 overload)"))) << text;
+  EXPECT_THAT(text, HasSubstr("\n    └▶ aten::copy_  ")) << text;
+}
+
 // An alternative names what its branch runs: an op off the path whose
 // edge carries the alternative's condition. As 2.6.0 has it: RNN.cpp:1434
 // `if (at::cudnn_is_acceptable(_input))` returns early, the `_lstm_impl`

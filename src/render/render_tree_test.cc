@@ -89,5 +89,20 @@ TEST_F(RenderTree260, AnAlternativeIsShownWithTheConditionThatRulesItOut) {
   EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("unless inplace: aten::dropout "))) << text;
 }
 
+TEST_F(RenderTree260, ABackwardOpsCalleeOfTheForwardsNameIsNoParentOfIt) {
+  // derivatives.yaml:573 diagonal's `diagonal_backward_symint(...)`, whose
+  // code calls `grad_input.diagonal(...)` (TensorShape.cpp:3862) and
+  // `diag.copy_(grad)` (:3863): the backward diagonal is diagonal_backward's
+  // callee, not its caller, so the backward tree holds diagonal_backward once
+  // (no overload folded into it) with copy_ right below it.
+  Trace t = TraceTree("2.6.0", "torch.diagonal", TraceOptions::Device::kCuda);
+  std::string text = RenderText(t, RenderOptions{});
+  size_t backward = text.find("backward (autograd)");
+  ASSERT_NE(backward, std::string::npos) << text;
+  EXPECT_NE(text.find("  ▶ aten::diagonal_backward  ", backward), std::string::npos) << text;
+  EXPECT_EQ(text.find("aten::diagonal_backward (+1 overload)", backward), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    └▶ aten::copy_  ", backward), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace optrace

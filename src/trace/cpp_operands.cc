@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "base/text.h"
+#include "cpp/operator_expression.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
 
@@ -611,6 +612,11 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (StartsWith(arg, "std::move(") && arg.back() == ')')
     return ArgumentKind(params, body, arg.substr(10, arg.size() - 11), depth);
   if (arg.front() == '"') return 's';
+  // `self == other`, `grad / 2`, `2 * n - x`: an operator at::Tensor
+  // overloads, with a Tensor operand, gives a Tensor (TensorOperators.h).
+  if (const std::optional<TopLevelOperators> top = TopLevelOperatorsOf(arg); top && top->tensor_operators_only)
+    for (const std::string& operand : top->operands)
+      if (ArgumentKind(params, body, TrimView(operand), depth + 1) == 't') return 't';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
   // An element of a Tensor (TensorBody.h: `Tensor operator[](int64_t index)`).
@@ -704,6 +710,25 @@ size_t ListConversions(const FunctionSchema& schema, bool method, const std::vec
     if (kinds[k] == 'd' && a.kwarg_only) ++n;  // packed into TensorOptions
   }
   return n;
+}
+
+std::vector<const NativeFunction*> FewestConversions(
+    const std::vector<std::pair<const NativeFunction*, size_t>>& admitted) {
+  size_t fewest = SIZE_MAX;
+  for (const auto& [o, conversions] : admitted) fewest = std::min(fewest, conversions);
+  std::vector<const NativeFunction*> out;
+  for (const auto& [o, conversions] : admitted)
+    if (conversions == fewest) out.push_back(o);
+  return out;
+}
+
+std::vector<const NativeFunction*> OverloadsAdmitting(const std::vector<const NativeFunction*>& overloads,
+                                                      const WrittenArguments& written) {
+  std::vector<std::pair<const NativeFunction*, size_t>> admitted;
+  for (const NativeFunction* o : overloads)
+    if (AdmitsArguments(o->schema, written.method, written.kinds))
+      admitted.push_back({o, ListConversions(o->schema, written.method, written.kinds)});
+  return FewestConversions(admitted);
 }
 
 bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {

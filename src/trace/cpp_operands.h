@@ -69,5 +69,20 @@ bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vecto
 // is split.Tensor, never split.sizes, and `self.to(x.scalar_type())` is
 // to.dtype, never to.dtype_layout.
 size_t ListConversions(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
+// Of overloads admitted, each with its ListConversions, the ones C++
+// overload resolution keeps: those needing the fewest.
+std::vector<const NativeFunction*> FewestConversions(
+    const std::vector<std::pair<const NativeFunction*, size_t>>& admitted);
+
+// A call's arguments as written, by kind (ArgumentKind's letters; after
+// self for a method call).
+struct WrittenArguments {
+  bool method = false;
+  std::vector<char> kinds;
+};
+// Of `overloads`, those a call with these arguments binds to: admitted
+// (AdmitsArguments), the fewest conversions (FewestConversions).
+std::vector<const NativeFunction*> OverloadsAdmitting(const std::vector<const NativeFunction*>& overloads,
+                                                      const WrittenArguments& written);
 
 }  // namespace optrace

@@ -10,6 +10,21 @@
 namespace optrace {
 namespace {
 
+TEST(ArgumentKind, AnOperatorOnATensorIsATensor) {
+  // TensorOperators.h: `self == other`, `grad / 2`, `-x` are Tensors; an
+  // operator on numbers alone, or one no Tensor overload returns a Tensor
+  // from (&&, a pointer's *), is not read.
+  const std::string params = "const Tensor& self, const Tensor& other, int64_t n, Tensor* out";
+  EXPECT_EQ(ArgumentKind(params, "", "self == other"), 't');
+  EXPECT_EQ(ArgumentKind(params, "", "self / 2"), 't');
+  EXPECT_EQ(ArgumentKind(params, "", "2 * n - other"), 't');
+  EXPECT_EQ(ArgumentKind(params, "", "-self"), 't');
+  EXPECT_EQ(ArgumentKind(params, "", "n * 2"), '?');
+  EXPECT_EQ(ArgumentKind(params, "", "self.dim() == 2"), '?');
+  EXPECT_EQ(ArgumentKind(params, "", "*out"), '?');
+  EXPECT_EQ(ArgumentKind(params, "", "self.defined() && other.defined()"), '?');
+}
+
 TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   CppCall c;
   c.callee = "scatter_";

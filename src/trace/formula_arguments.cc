@@ -6,9 +6,50 @@
 #include <set>
 
 #include "base/text.h"
+#include "trace/trace_internal.h"
 #include "trace/trace_typical.h"
 
 namespace optrace {
+
+// The C++ declarations of a formula's names, as the backward function torchgen
+// generates around it declares them: each argument of the entry's schema with
+// its C++ type, the incoming gradient and the forward's result Tensors.
+std::string FormulaParameters(const FunctionSchema& schema) {
+  std::string params = "const Tensor& grad, const Tensor& result";
+  for (const auto& a : schema.arguments) {
+    std::string_view type;
+    switch (SchemaTypeKind(a.type)) {
+      case 'T':
+        type = "const Tensor&";
+        break;
+      case 'L':
+        type = "TensorList";
+        break;
+      case 'D':
+        type = "ScalarType";
+        break;
+      case 'S':
+        type = "const Scalar&";
+        break;
+      case 'I':
+        type = "IntArrayRef";
+        break;
+      case 'i':
+        type = "int64_t";
+        break;
+      case 'b':
+        type = "bool";
+        break;
+      case 'f':
+        type = "double";
+        break;
+      default:
+        continue;
+    }
+    params += ", " + std::string(type) + " " + a.name;
+  }
+  return params;
+}
 
 std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name) {
   std::vector<std::vector<std::string>> calls;

@@ -19,6 +19,12 @@
 
 namespace optrace {
 
+// The C++ declarations of a formula's names, as the backward function torchgen
+// generates around it declares them: each argument of the entry's schema with
+// its C++ type, the incoming gradient and the forward's result Tensors
+// ("const Tensor& grad, const Tensor& result, const Tensor& self, const Scalar& min").
+std::string FormulaParameters(const FunctionSchema& schema);
+
 // The arguments of each call of `name` (or its `_symint` form) written in
 // a formula, as written.
 std::vector<std::vector<std::string>> FormulaCallArguments(std::string_view formula, std::string_view name);

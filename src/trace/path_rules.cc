@@ -136,7 +136,7 @@ const OpStep* ParentOf(const Trace& t, const OpStep& op) {
   const OpStep* found = nullptr;
   for (const auto& p : t.ops) {
     if (&p == &op || p.name != op.reached_from) continue;
-    if (p.role == op.role) return &p;
+    if (p.role == op.role && p.reached_from != op.name) return &p;
     if (!found) found = &p;
   }
   return found;

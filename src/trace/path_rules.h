@@ -22,7 +22,10 @@
 namespace optrace {
 
 // The op `t` reached `op` from (OpStep::reached_from), of `op`'s role
-// where there is one of each; null for an entry op.
+// where there is one of each -- unless that one is reached from `op`
+// itself: a derivative's where.ScalarOther, named by the forward
+// where.self's formula, calls a backward where.self, which is its callee,
+// never its parent. Null for an entry op.
 const OpStep* ParentOf(const Trace& t, const OpStep& op);
 
 // The op of `t` named `name` in `role`, or null.

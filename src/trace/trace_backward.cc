@@ -37,6 +37,7 @@
 #include "base/bounded_regex.h"
 #include "base/text.h"
 #include "py/py_guards.h"
+#include "trace/formula_arguments.h"
 #include "trace/frame_bindings.h"
 #include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
@@ -48,13 +49,30 @@ namespace optrace {
 
 namespace {
 
+// Whether the conditions around a call of `token` on `line` of function `f`
+// (in `file`) hold under `assumptions`: all of them, unknown where one is
+// (or where they are not read).
+Tri CallSiteValue(const Index& ix, const std::string& file, const CppFunction& f, int line, std::string_view token,
+                  const Assumptions& assumptions) {
+  std::vector<CodeCondition> at;
+  if (!GuardReaderOf(ix, file).CallConditions(static_cast<int>(f.line), line, token, &at)) return Tri::kUnknown;
+  Tri all = Tri::kTrue;
+  for (const CodeCondition& cc : at) {
+    Tri v = EvaluateCondition(cc.text, false, assumptions);
+    if (cc.negated) v = Not(v);
+    if (v == Tri::kFalse) return Tri::kFalse;
+    if (v == Tri::kUnknown) all = Tri::kUnknown;
+  }
+  return all;
+}
+
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
   std::vector<std::string> methods;  // .f(...)
   // The arguments written in each call and method call (after self), in the
-  // order of `calls` and `methods`: where(cond, a, b) is where.self, never
-  // the one-argument where.
-  std::vector<size_t> call_arity, method_arity;
+  // order of `calls` and `methods`, nullopt where not read: where(cond, a, b)
+  // is one of the three-argument wheres, never the one-argument where.
+  std::vector<std::optional<std::vector<std::string>>> call_arguments, method_arguments;
   std::vector<std::string> operators;  // aten ops for * / + - and unary -
   std::vector<size_t> operator_at;     // where each operator is written (offset into the code)
 };
@@ -192,9 +210,9 @@ class NumericOperands {
     } else if (left_numeric && *left_numeric && (op == "sub" || op == "div")) {
       op += "_";  // x - t: empty_like(t).fill_(x).sub_(t)
       out_->calls.push_back("empty_like");
-      out_->call_arity.push_back(SIZE_MAX);
+      out_->call_arguments.push_back(std::nullopt);
       out_->methods.push_back("fill_");
-      out_->method_arity.push_back(1);
+      out_->method_arguments.push_back(std::vector<std::string>{""});  // one, not read
     }
   }
 
@@ -243,14 +261,13 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   std::string last_name, left;
   std::string pending_call;             // the call whose '(' comes next
   std::vector<std::string> open_calls;  // per open '(': the call it belongs to ("" for a group)
-  // Per open '(': where its call's argument count goes (nullptr for a group),
-  // the top-level commas read, and the brackets/braces open inside it.
+  // Per open '(': where its call's arguments go (nullptr for a group), and
+  // whether anything is written inside.
   struct OpenArguments {
-    std::vector<size_t>* arities = nullptr;  // calls' or methods'
+    std::vector<std::optional<std::vector<std::string>>>* arguments = nullptr;  // calls' or methods'
     size_t index = 0;
+    size_t open_at = 0;           // the '(' in the text
     size_t operators_before = 0;  // a group holding a tensor operator is a tensor: (a - b) + m
-    size_t commas = 0;
-    int nested = 0;
     bool empty = true;
   };
   std::vector<OpenArguments> open_arguments;
@@ -328,10 +345,10 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       if (is_call && std_call) pending_paren = NumericOperands::Paren::kStdCall;
       if (is_call && !std_call) {
         (member ? out.methods : out.calls).push_back(name);
-        std::vector<size_t>& arities = member ? out.method_arity : out.call_arity;
-        arities.push_back(SIZE_MAX);
-        pending_arguments = {&arities, arities.size() - 1};
-        pending_index = arities.size() - 1;
+        auto& arguments = member ? out.method_arguments : out.call_arguments;
+        arguments.push_back(std::nullopt);
+        pending_arguments = {&arguments, arguments.size() - 1, k};
+        pending_index = arguments.size() - 1;
         pending_paren = member    ? NumericOperands::Paren::kMember
                         : at_call ? NumericOperands::Paren::kOpCall
                                   : NumericOperands::Paren::kCall;
@@ -389,15 +406,13 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
       last_name = open_calls.back();
       open_calls.pop_back();
       const OpenArguments& closed = open_arguments.back();
-      if (last_name.empty() && !closed.arities && out.operators.size() > closed.operators_before)
+      if (last_name.empty() && !closed.arguments && out.operators.size() > closed.operators_before)
         last_name = kTensorGroup;
-      if (closed.arities) (*closed.arities)[closed.index] = closed.empty ? 0 : closed.commas + 1;
+      if (closed.arguments)
+        (*closed.arguments)[closed.index] =
+            closed.empty ? std::vector<std::string>{}
+                         : SplitTopLevel(s.substr(closed.open_at + 1, i - closed.open_at - 1), ',', "([{", ")]}");
       open_arguments.pop_back();
-    } else if (!open_arguments.empty()) {
-      OpenArguments& inner = open_arguments.back();
-      if (c == '[' || c == '{') ++inner.nested;
-      if ((c == ']' || c == '}') && inner.nested > 0) --inner.nested;
-      if (c == ',' && inner.nested == 0) ++inner.commas;
     }
     pending_call.clear();
     pending_arguments = {};
@@ -469,11 +484,14 @@ FormulaNames ScanExpression(std::string_view s, bool arithmetic_all,
   kept = 0;  // C's math (sqrt(M_PI)) is no call
   for (size_t k = 0; k < out.calls.size(); ++k) {
     if (out.calls[k].empty()) continue;
-    if (kept != k) out.calls[kept] = std::move(out.calls[k]);
-    out.call_arity[kept++] = out.call_arity[k];
+    if (kept != k) {
+      out.calls[kept] = std::move(out.calls[k]);
+      out.call_arguments[kept] = std::move(out.call_arguments[k]);
+    }
+    ++kept;
   }
   out.calls.resize(kept);
-  out.call_arity.resize(kept);
+  out.call_arguments.resize(kept);
   return out;
 }
 
@@ -756,8 +774,9 @@ std::vector<std::pair<const NativeFunction*, bool>> BackwardTracer::ForwardOpsBy
   return out;
 }
 
-void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
-                                       const std::map<std::string, std::set<size_t>>& arities, int depth) {
+void BackwardTracer::FollowBackwardOps(
+    const BackwardStep& b, const std::set<std::string>& from_operators,
+    const std::map<std::string, std::vector<std::optional<WrittenArguments>>>& written, int depth) {
   for (const std::string& base : b.ops) {
     bool follow = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
@@ -776,12 +795,13 @@ void BackwardTracer::FollowBackwardOps(const BackwardStep& b, const std::set<std
     // The overloads the arguments as written admit (any, where none does);
     // a Dimname only where the forward op's schema has one to pass.
     bool dimnames = b.derivatives && TakesDimname(b.derivatives->schema);
-    auto written = arities.find(base);
+    auto calls = written.find(base);
     size_t added = 0;
-    if (written != arities.end() && !written->second.count(SIZE_MAX))
-      for (size_t arity : written->second)
-        added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, arity, dimnames);
-    if (added == 0) added = ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, SIZE_MAX, dimnames);
+    if (calls != written.end() &&
+        std::all_of(calls->second.begin(), calls->second.end(), [](const auto& w) { return w.has_value(); }))
+      for (const auto& w : calls->second)
+        added += ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, &*w, dimnames);
+    if (added == 0) added = ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth, nullptr, dimnames);
     if (added == 0) ops_.AddOpsByBaseName(base, OpRole::kBackward, b.op, depth);
   }
 }
@@ -818,8 +838,17 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
   b.op = fn->name;
   b.derivatives = d;
   std::set<std::string> from_operators;
-  // The argument counts each op is called with (SIZE_MAX: not read, any overload).
-  std::map<std::string, std::set<size_t>> arities;
+  // The arguments each op is called with, by kind (nullopt: not read, any
+  // overload), in code declaring `params` (a formula's: FormulaParameters).
+  std::map<std::string, std::vector<std::optional<WrittenArguments>>> written;
+  const std::string formula_parameters = FormulaParameters(d->schema);
+  auto note_call = [&](const std::string& op, bool method, std::string_view params, std::string_view body,
+                       const std::optional<std::vector<std::string>>& arguments) {
+    std::optional<WrittenArguments>& w = written[op].emplace_back();
+    if (!arguments) return;
+    w.emplace().method = method;
+    for (const std::string& a : *arguments) w->kinds.push_back(calls_.WrittenKind(params, body, a));
+  };
   // The formulas are read three times: for what a first-order backward of
   // a typical call certainly runs, for what it may run (conditions the
   // assumptions leave open), and for every op named.
@@ -834,7 +863,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
   auto read = [&](Tri v) {
     return reading == Reading::kAll || (reading == Reading::kCertain ? v == Tri::kTrue : v != Tri::kFalse);
   };
-  std::function<void(const std::string&, bool, int, size_t)> consider;
+  std::function<void(const std::string&, bool, int, const std::optional<std::vector<std::string>>&)> consider;
   // A hand-written method returning the tensor itself for a typical one
   // (`grad.conj()` of a real tensor) dispatches nothing in that backward.
   auto skips = [&](const std::string& method_name) {
@@ -843,7 +872,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     Tri returns_self = EvaluateCondition(guard->condition, false, backward);
     return !read(Not(returns_self));
   };
-  consider = [&](const std::string& raw, bool method, int level, size_t arity) {
+  consider = [&](const std::string& raw, bool method, int level,
+                 const std::optional<std::vector<std::string>>& arguments) {
     std::string base = BaseOpName(raw);
     if (method && skips(base)) return;
     auto overloads = ix_.yaml.Overloads(base);
@@ -851,7 +881,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     for (const NativeFunction* o : overloads) is_op = is_op || !method || o->HasVariant("method");
     if (is_op) {
       add_op(base);
-      arities[base].insert(arity == SIZE_MAX || !method ? arity : arity + 1);
+      note_call(base, method, formula_parameters, "", arguments);
       return;
     }
     if (method) return;
@@ -866,18 +896,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
       // tensor (handle_r_to_c's at::real only for a complex gradient of a
       // real input; norm_backward's branches by `p`, open).
       auto runs = [&](int line, std::string_view token) {
-        if (reading == Reading::kAll) return true;
-        std::vector<CodeCondition> at;
-        if (!GuardReaderOf(ix_, manual).CallConditions(static_cast<int>(h.line), line, token, &at))
-          return read(Tri::kUnknown);
-        Tri all = Tri::kTrue;
-        for (const CodeCondition& cc : at) {
-          Tri v = EvaluateCondition(cc.text, false, backward);
-          if (cc.negated) v = Not(v);
-          if (v == Tri::kFalse) return read(Tri::kFalse);
-          if (v == Tri::kUnknown) all = Tri::kUnknown;
-        }
-        return read(all);
+        return reading == Reading::kAll || read(CallSiteValue(ix_, manual, h, line, token, backward));
       };
       int lines = static_cast<int>(h.body_end) - static_cast<int>(h.body_begin) + 1;
       std::string body =
@@ -897,8 +916,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
         for (const NativeFunction* o : ix_.yaml.Overloads(cb)) {
           if ((member && o->HasVariant("method")) || at_call || (!member && o->HasVariant("function"))) {
             add_op(cb);
-            auto written = body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call);
-            arities[cb].insert(!written ? SIZE_MAX : written->size() + (member ? 1 : 0));
+            note_call(cb, member, h.params, body,
+                      body.empty() ? std::nullopt : CallArguments(body, h.body_begin, call));
             is_op = true;
             break;
           }
@@ -906,7 +925,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
         // A helper calling another FunctionsManual helper (split_backward ->
         // split_with_sizes_backward -> at::cat): one level more.
         if (!is_op && !member && call.kind == CallKind::kPlain && level < 2)
-          consider(call.callee, false, level + 1, SIZE_MAX);
+          consider(call.callee, false, level + 1, std::nullopt);
       }
       auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(h.params, body, name); };
       // The helper's operators on tensors depend on its text alone: read once per index.
@@ -937,8 +956,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
       visited_helpers.clear();
       std::string text = r == Reading::kAll ? f.formula : PruneTernaries(f.formula, backward, r == Reading::kCertain);
       FormulaNames names = ScanExpression(text, true, {}, types);
-      for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arity[k]);
-      for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arity[k]);
+      for (size_t k = 0; k < names.calls.size(); ++k) consider(names.calls[k], false, 0, names.call_arguments[k]);
+      for (size_t k = 0; k < names.methods.size(); ++k) consider(names.methods[k], true, 0, names.method_arguments[k]);
       for (const auto& o : names.operators) {
         add_op(o);
         from_operators.insert(o);
@@ -950,7 +969,7 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     else if (!certain.count(name)) b.open.push_back(name);
   }
   for (const std::string& h : jvp_helpers) AddUnique(&b.helpers, h);
-  FollowBackwardOps(b, from_operators, arities, backward_depth);
+  FollowBackwardOps(b, from_operators, written, backward_depth);
   t_.backward.push_back(std::move(b));
 }
 

@@ -644,6 +644,17 @@ char CallFactsReader::CallResultKind(std::string_view arg) const {
   return kind ? kind : '?';
 }
 
+char CallFactsReader::WrittenKind(std::string_view params, std::string_view body, std::string_view arg) const {
+  char kind = ArgumentKind(params, body, arg);
+  if (kind == '?') kind = CallResultKind(TrimView(arg));
+  // An `auto` local whose initializer's value is a Tensor (`auto factor = c ? norm : at::empty(...)`).
+  const std::string_view name = TrimView(arg);
+  if (kind == '?' && !name.empty() && std::all_of(name.begin(), name.end(), IsIdentChar) &&
+      IsTensorOperand(params, body, name, 0))
+    kind = 't';
+  return kind;
+}
+
 std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, const CppFunction& caller,
                                                              std::string_view body, const CallFacts& facts) const {
   // self.scatter_(dim, index, init_val) with `scalar_t init_val`: scatter_.value,
@@ -651,16 +662,7 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
   auto args = CallArguments(body, caller.body_begin, c);
   if (!args) return {};
   std::vector<char> kinds;
-  for (const std::string& a : *args) {
-    char kind = ArgumentKind(caller.params, body, a);
-    if (kind == '?') kind = CallResultKind(TrimView(a));
-    // An `auto` local whose initializer's value is a Tensor (`auto factor = c ? norm : at::empty(...)`).
-    const std::string_view name = TrimView(a);
-    if (kind == '?' && !name.empty() && std::all_of(name.begin(), name.end(), IsIdentChar) &&
-        IsTensorOperand(caller.params, body, name, 0))
-      kind = 't';
-    kinds.push_back(kind);
-  }
+  for (const std::string& a : *args) kinds.push_back(WrittenKind(caller.params, body, a));
   std::vector<std::pair<const NativeFunction*, size_t>> admitted;  // with its list conversions
   for (const NativeFunction* o : facts.overloads) {
     if (o->autogen_from && !facts.out_call) continue;
@@ -681,12 +683,7 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
     if (AdmitsArguments(o->schema, false, rest)) admitted.push_back({o, ListConversions(o->schema, false, rest)});
   }
   // C++ overload resolution: a number passed as itself beats one wrapped in a list.
-  size_t fewest = SIZE_MAX;
-  for (const auto& [o, conversions] : admitted) fewest = std::min(fewest, conversions);
-  std::vector<const NativeFunction*> out;
-  for (const auto& [o, conversions] : admitted)
-    if (conversions == fewest) out.push_back(o);
-  return out;
+  return FewestConversions(admitted);
 }
 
 bool CallFactsReader::Matters(const CallFacts& facts, const CppCall& c) {

@@ -145,10 +145,11 @@ class OpQueue : public TraceReader {
   void AddOp(const NativeFunction* fn, OpRole role, const std::string& from, int depth);
   // Adds every overload `base` can reach through a call by name (not out=
   // variants, not in-place ones unless the name itself is in-place); with
-  // `arity`, those taking that many arguments; without `dimnames`, none
-  // taking a Dimname (named-tensor overloads). Returns how many it added.
+  // `written`, those its arguments as written admit (AdmitsArguments, the
+  // fewest conversions); without `dimnames`, none taking a Dimname
+  // (named-tensor overloads). Returns how many it added.
   size_t AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
-                          size_t arity = SIZE_MAX, bool dimnames = true);
+                          const WrittenArguments* written = nullptr, bool dimnames = true);
 
   // The callers of each op met after its first (the op is traced once):
   // OpStep::also_reached_from.
@@ -241,6 +242,10 @@ class CallFactsReader : public TraceReader {
   // What a call written as an argument (`wrapped_scalar_tensor(other)`,
   // `at::scalar_tensor(...)`) yields: 't' a Tensor by its return type, else '?'.
   char CallResultKind(std::string_view arg) const;
+  // An argument's kind (ArgumentKind's letters) in code whose parameters
+  // and body are these: as written, else a call's by its result
+  // (CallResultKind), else an `auto` local's by its value (IsTensorOperand).
+  char WrittenKind(std::string_view params, std::string_view body, std::string_view arg) const;
   // Whether a member call's receiver is a Tensor, from its declaration in
   // `caller` (parameters, `body`'s text) or the method whose result it is.
   Receiver ReceiverOf(const CppCall& c, const CppFunction& caller, std::string_view body) const;
@@ -499,9 +504,10 @@ class BackwardTracer : public TraceReader {
   // The assumptions a derivatives.yaml formula is read under (first-order backward).
   Assumptions BackwardAssumptions() const;
   // Traces the ops a derivatives.yaml entry names (role "backward", reached
-  // from its forward op): the overloads their written argument counts admit.
+  // from its forward op): the overloads their calls' arguments as written
+  // admit (`written`: per op, each call's, nullopt where not read).
   void FollowBackwardOps(const BackwardStep& b, const std::set<std::string>& from_operators,
-                         const std::map<std::string, std::set<size_t>>& arities, int depth);
+                         const std::map<std::string, std::vector<std::optional<WrittenArguments>>>& written, int depth);
   void AddBackward();
   // The backward of one forward op: its derivatives.yaml entry read, the
   // backward ops queued. AddBackwardRemembered replays its first run under

@@ -607,6 +607,37 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   EXPECT_EQ(FindOp(t, "nonzero_numpy", OpRole::kBackward), nullptr);
 }
 
+TEST_F(MainPath260, AFormulasTensorOperatorsAreTensorArguments) {
+  // derivatives.yaml:1124 maximum's `at::where(self == other, grad / 2, grad)`
+  // passes three Tensors: where.self (native_functions.yaml:6513), never
+  // where.ScalarSelf (:6527), .ScalarOther (:6530) or .Scalar (:6533), whose
+  // code converts a Scalar (TensorCompare.cpp:556-565: scalar_tensor, to).
+  Trace t = TraceTree("2.6.0", "torch.maximum", TraceOptions::Device::kCuda);
+  const OpStep* where = FindOp(t, "where.self", OpRole::kBackward);
+  ASSERT_NE(where, nullptr);
+  EXPECT_TRUE(where->typical);
+  for (const char* scalar : {"where.ScalarSelf", "where.ScalarOther", "where.Scalar"})
+    EXPECT_EQ(FindOp(t, scalar, OpRole::kBackward), nullptr) << scalar;
+  EXPECT_EQ(FindOp(t, "scalar_tensor", OpRole::kBackward), nullptr);
+}
+
+TEST_F(MainPath260, AFormulasNumberArgumentTakesTheScalarOverload) {
+  // derivatives.yaml:1929 where.self's `where(condition, grad, 0)`: a number
+  // last is where.ScalarOther (native_functions.yaml:6530), whose
+  // CompositeImplicit code (TensorCompare.cpp:565) runs where.self. logdet's
+  // `at::where(sign == -1., NAN, logabsdet)` (LinearAlgebra.cpp:440) reaches
+  // where.self through where.ScalarSelf's CompositeImplicit code
+  // (TensorCompare.cpp:558): autograd records where.self.
+  Trace t = TraceTree("2.6.0", "torch.logdet", TraceOptions::Device::kCuda);
+  const OpStep* scalar_other = FindOp(t, "where.ScalarOther", OpRole::kBackward);
+  ASSERT_NE(scalar_other, nullptr);
+  EXPECT_TRUE(scalar_other->typical);
+  const OpStep* self = FindOp(t, "where.self", OpRole::kBackward);
+  ASSERT_NE(self, nullptr);
+  EXPECT_EQ(self->reached_from, "where.ScalarOther");
+  EXPECT_TRUE(self->typical);
+}
+
 TEST_F(MainPath260, AFormulaPassesADimnameOnlyWhereItsSchemaHasOne) {
   // derivatives.yaml:569 diag_embed's `self: grad.diagonal(offset, dim1, dim2)` passes
   // ints: diagonal (native_functions.yaml), never diagonal.Dimname and the

@@ -23,6 +23,7 @@
 #include "base/text.h"
 #include "cpp/written_call.h"
 #include "trace/code_scope.h"
+#include "trace/cpp_operands.h"
 #include "trace/guard_files.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -139,21 +140,15 @@ bool TakesDimname(const FunctionSchema& schema) {
   return false;
 }
 
-size_t OpQueue::AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth, size_t arity,
-                                 bool dimnames) {
-  auto overloads = ix_.yaml.Overloads(base);
-  std::vector<const NativeFunction*> picked;
-  for (const NativeFunction* fn : overloads) {
+size_t OpQueue::AddOpsByBaseName(const std::string& base, OpRole role, const std::string& from, int depth,
+                                 const WrittenArguments* written, bool dimnames) {
+  std::vector<const NativeFunction*> candidates;
+  for (const NativeFunction* fn : ix_.yaml.Overloads(base)) {
     if (fn->schema.is_out() || fn->autogen_from || !HasWantedKernel(*this, *fn)) continue;
     if (!dimnames && TakesDimname(fn->schema)) continue;
-    if (arity != SIZE_MAX) {
-      size_t required = 0, total = fn->schema.arguments.size();
-      for (const auto& a : fn->schema.arguments) required += a.default_value ? 0 : 1;
-      if (arity < required || arity > total) continue;
-    }
-    picked.push_back(fn);
+    candidates.push_back(fn);
   }
-
+  const std::vector<const NativeFunction*> picked = written ? OverloadsAdmitting(candidates, *written) : candidates;
   for (const NativeFunction* fn : picked) AddOp(fn, role, from, depth);
   return picked.size();
 }
