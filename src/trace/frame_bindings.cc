@@ -132,8 +132,12 @@ size_t AssignmentEquals(std::string_view stmt) {
 }
 
 // `self.register_parameter("X", v)` / `self.register_buffer("X", v)`: X,
-// and what it holds -- "None", or kModuleParameter / kModuleBuffer.
-std::optional<std::pair<std::string, std::string>> Registered(std::string_view stmt) {
+// v as written, and which of the two registers it.
+struct Registration {
+  std::string name, value;
+  bool buffer = false;
+};
+std::optional<Registration> Registered(std::string_view stmt) {
   for (std::string_view call : {"self.register_parameter(", "self.register_buffer("}) {
     if (!stmt.starts_with(call)) continue;
     std::vector<PyArgument> args = SplitArguments(stmt.substr(call.size(), stmt.rfind(')') - call.size()));
@@ -142,9 +146,7 @@ std::optional<std::pair<std::string, std::string>> Registered(std::string_view s
     if ((q != '"' && q != '\'') || args[0].value.back() != q) return std::nullopt;
     std::string name = args[0].value.substr(1, args[0].value.size() - 2);
     if (!IsIdentifier(name)) return std::nullopt;
-    const bool buffer = call == "self.register_buffer(";
-    return std::make_pair(
-        name, args[1].value == "None" ? std::string("None") : std::string(buffer ? kModuleBuffer : kModuleParameter));
+    return Registration{name, args[1].value, call == "self.register_buffer("};
   }
   return std::nullopt;
 }
@@ -714,10 +716,15 @@ Tri FrameBindings::BranchCondition(std::string_view header, const Bindings& loca
 
 // `self.X = <literal or parameter>`, `self.X = self.Y = <...>`, or
 // `self.register_parameter("X", None)` (a parameter or buffer left unset
-// reads as None).
+// reads as None); one registered from a parameter of __init__ holds what
+// that holds (`self.register_buffer("pos_weight", pos_weight)` with
+// `pos_weight=None`: None), any other value a tensor.
 void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local, Bindings* out) {
-  if (auto registered = Registered(stmt)) {
-    (*out)["self." + registered->first] = registered->second;
+  if (auto r = Registered(stmt)) {
+    std::string& slot = (*out)["self." + r->name];
+    if (r->value == "None") slot = "None";
+    else if (auto b = local.find(r->value); b != local.end() && IsIdentifier(r->value)) slot = b->second;
+    else slot = r->buffer ? kModuleBuffer : kModuleParameter;
     return;
   }
   if (!stmt.starts_with("self.")) return;
@@ -741,7 +748,7 @@ void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local
 
 // An attribute a line of an open branch sets: unknown afterwards.
 void FrameBindings::ForgetAttribute(std::string_view stmt, Bindings* out) {
-  if (auto registered = Registered(stmt)) out->erase("self." + registered->first);
+  if (auto registered = Registered(stmt)) out->erase("self." + registered->name);
   while (stmt.starts_with("self.")) {
     size_t eq = AssignmentEquals(stmt);
     if (eq == std::string_view::npos) return;

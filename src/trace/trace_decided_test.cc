@@ -665,6 +665,17 @@ class Tracked(Module):
         return torch.pick_b(input)
 
 
+class Weighted(Module):
+    def __init__(self, weight=None):
+        super().__init__()
+        self.register_buffer("weight", weight)
+
+    def forward(self, input):
+        if self.weight is None:
+            return torch.pick_c(input)
+        return torch.pick_b(input)
+
+
 class Extra(Module):
     def __init__(self, add_extra=False, bias=True):
         super().__init__()
@@ -799,6 +810,12 @@ TEST_F(DecidedPath, AModulesBufferAndParameterAreTensorsAndABufferRecordsNoBackw
   EXPECT_TRUE(bump->below_autograd) << "a buffer given a literal: nothing requires grad";
   EXPECT_FALSE(Typical(TraceOf("nn.Tracked(track=False)"), "bump_"));
   EXPECT_TRUE(Typical(TraceOf("nn.Tracked(affine=False)"), "pick_c"));
+}
+
+TEST_F(DecidedPath, ABufferRegisteredFromAParameterHoldsWhatThatHolds) {
+  // Weighted.__init__: `self.register_buffer("weight", weight)` with `weight=None`.
+  EXPECT_TRUE(Typical(TraceOf("nn.Weighted"), "pick_c")) << "the default None is registered";
+  EXPECT_FALSE(Typical(TraceOf("nn.Weighted"), "pick_b"));
 }
 
 TEST_F(DecidedPath, AModuleParameterReachesCppThroughABuiltinAliasAndAnOptionalTensorsView) {

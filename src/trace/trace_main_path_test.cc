@@ -607,6 +607,20 @@ TEST_F(MainPath260, AFormulaCallTakesTheOverloadsOfItsArgumentCount) {
   EXPECT_EQ(FindOp(t, "nonzero_numpy", OpRole::kBackward), nullptr);
 }
 
+TEST_F(MainPath260, AModuleBufferRegisteredFromADefaultNoneIsNone) {
+  // torch/nn/modules/loss.py:816 `self.register_buffer("pos_weight", pos_weight)`
+  // with `pos_weight=None`: Loss.cpp:372's `(pos_weight - 1).mul(target).add_(1)`
+  // under `if (pos_weight.defined())` never runs; :376's sub_ does.
+  Trace t = TraceTree("2.6.0", "nn.BCEWithLogitsLoss", TraceOptions::Device::kCuda);
+  const OpStep* sub = FindOp(t, "sub.Tensor");
+  ASSERT_NE(sub, nullptr);
+  EXPECT_FALSE(sub->typical);
+  EXPECT_FALSE(sub->undecided);
+  const OpStep* sub_ = FindOp(t, "sub_.Tensor");
+  ASSERT_NE(sub_, nullptr);
+  EXPECT_TRUE(sub_->typical);
+}
+
 TEST_F(MainPath260, AFormulasTensorOperatorsAreTensorArguments) {
   // derivatives.yaml:1124 maximum's `at::where(self == other, grad / 2, grad)`
   // passes three Tensors: where.self (native_functions.yaml:6513), never
