@@ -619,6 +619,10 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
       if (ArgumentKind(params, body, TrimView(operand), depth + 1) == 't') return 't';
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
+  // <cmath>'s number macros (`at::where(sign == -1., NAN, logabsdet)`).
+  static const std::unordered_set<std::string_view> kNumberMacros = {
+      "NAN", "INFINITY", "HUGE_VAL", "M_PI", "M_E", "M_SQRT2", "M_LN2", "M_LN10", "M_PI_2", "M_2_PI", "M_SQRT1_2"};
+  if (kNumberMacros.count(arg.substr(i))) return 'n';
   // An element of a Tensor (TensorBody.h: `Tensor operator[](int64_t index)`).
   if (std::string_view base = SubscriptedName(arg); !base.empty()) {
     std::string type = DeclaredType(params, body, base);

@@ -23,6 +23,9 @@ TEST(ArgumentKind, AnOperatorOnATensorIsATensor) {
   EXPECT_EQ(ArgumentKind(params, "", "self.dim() == 2"), '?');
   EXPECT_EQ(ArgumentKind(params, "", "*out"), '?');
   EXPECT_EQ(ArgumentKind(params, "", "self.defined() && other.defined()"), '?');
+  // <cmath>'s macros are numbers.
+  EXPECT_EQ(ArgumentKind(params, "", "NAN"), 'n');
+  EXPECT_EQ(ArgumentKind(params, "", "-INFINITY"), 'n');
 }
 
 TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {

@@ -621,6 +621,19 @@ TEST_F(MainPath260, AModuleBufferRegisteredFromADefaultNoneIsNone) {
   EXPECT_TRUE(sub_->typical);
 }
 
+TEST_F(MainPath260, ACmathMacroIsANumberArgument) {
+  // LinearAlgebra.cpp:440 `at::where(sign == -1., NAN, logabsdet)`: NAN is a
+  // number, so the call is where.ScalarSelf, whose code (TensorCompare.cpp:558)
+  // calls where.self -- never where.self directly.
+  Trace t = TraceTree("2.6.0", "torch.logdet", TraceOptions::Device::kCuda);
+  const OpStep* scalar_self = FindOp(t, "where.ScalarSelf");
+  ASSERT_NE(scalar_self, nullptr);
+  EXPECT_TRUE(scalar_self->typical);
+  const OpStep* self = FindOp(t, "where.self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_EQ(self->reached_from, "where.ScalarSelf");
+}
+
 TEST_F(MainPath260, AFormulasTensorOperatorsAreTensorArguments) {
   // derivatives.yaml:1124 maximum's `at::where(self == other, grad / 2, grad)`
   // passes three Tensors: where.self (native_functions.yaml:6513), never
