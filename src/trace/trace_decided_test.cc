@@ -129,6 +129,23 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 - func: scan_it.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
   dispatch:
     CUDA: scan_it_out_cuda
+
+- func: nudge_(Tensor(a!) self, Scalar by) -> Tensor(a!)
+  variants: method
+  structured_delegate: nudge.out
+
+- func: nudge.out(Tensor self, Scalar by, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CUDA: nudge_out
+
+- func: nudge_twice(Tensor self) -> Tensor
+  dispatch:
+    CUDA: nudge_twice_cuda
+
+- func: nudge_sparse(Tensor self) -> Tensor
+  dispatch:
+    CUDA: nudge_sparse_cuda
 )x";
 
 // aten/src/ATen/native/Pick.cpp
@@ -571,6 +588,22 @@ Tensor weigh_it(const Tensor& self, const std::optional<Tensor>& weight) {
   c10::MaybeOwned<Tensor> weight_maybe_owned = at::borrow_from_optional_tensor(weight);
   const Tensor& weight_ = *weight_maybe_owned;
   return weigh_it_impl(self, weight_);
+}
+
+TORCH_IMPL_FUNC(nudge_out)
+(const Tensor& self, const Scalar& by, const Tensor& result) {}
+
+Tensor nudge_sparse_cuda(const Tensor& self) {
+  Tensor out = at::empty_like(self);
+  return at::nudge_out(out, self, 2);
+}
+
+Tensor nudge_twice_cuda(const Tensor& self) {
+  if (self.is_sparse()) {
+    return at::nudge_sparse(self);
+  }
+  Tensor out = at::empty_like(self);
+  return out.nudge_(2);
 }
 
 } // namespace at::native
@@ -1127,6 +1160,19 @@ TEST_F(DecidedPath, AStructuredOpsDelegateRunsWithItsArguments) {
   Trace any = TraceOf("aten::reduce_any");
   EXPECT_TRUE(Typical(any, "pick_c"));
   EXPECT_FALSE(Typical(any, "pick_a"));
+}
+
+TEST_F(DecidedPath, ADelegateIsNoOpOfThePathThoughACallerOffItCallsItsOutForm) {
+  // nudge_twice_cuda: `out.nudge_(2)` runs nudge.out inside nudge_'s kernel;
+  // nudge_sparse, whose code calls at::nudge_out, runs only under
+  // `if (self.is_sparse())`: never for a dense tensor.
+  Trace t = TraceOf("aten::nudge_twice");
+  const OpStep* nudge = FindOp(t, "nudge_");
+  const OpStep* out = FindOp(t, "nudge.out");
+  ASSERT_NE(nudge, nullptr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(nudge->typical);
+  EXPECT_FALSE(out->typical);
 }
 
 TEST_F(DecidedPath, APriorityOrderPicksTheFirstBackendTheDtypeDoesNotRuleOut) {

@@ -1636,6 +1636,21 @@ TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
   EXPECT_FALSE(out->typical);
 }
 
+TEST_F(MainPath260, ACallerOffThePathLeavesADelegateFolded) {
+  // torch/nn/modules/batchnorm.py:173 `self.num_batches_tracked.add_(1)`: add.out
+  // (native_functions.yaml) runs inside add_'s kernel; native_batch_norm.out,
+  // not on the typical path (cuDNN or it, the backend left open here), also
+  // reaches it: at most open, never typical.
+  Trace t = TraceTree("2.6.0", "nn.BatchNorm1d", TraceOptions::Device::kCuda);
+  const OpStep* add_ = FindOp(t, "add_.Tensor");
+  const OpStep* out = FindOp(t, "add.out");
+  ASSERT_NE(add_, nullptr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_TRUE(add_->typical);
+  EXPECT_EQ(out->reached_from, "add_.Tensor");
+  EXPECT_FALSE(out->typical);
+}
+
 TEST_F(MainPath260, AGroupAfterReturnIsATensorOperand) {
   // TensorCompare.cpp:416 `return (self == self) * (self.abs() != ...infinity());`: `return (`
   // opens a group, no call of `return`, so the product of the two comparisons is aten::mul.

@@ -356,14 +356,24 @@ void MarkOpenConditions(Trace& t, const PathValues& values) {
 // delegates (whose main-path entry folds them in). What it calls keeps its
 // own mark. Every op that reaches it must delegate to it: exp.out reached
 // from exp_ and from exp (the functional form, off the path) is still only
-// a delegate.
+// a delegate. A caller off the typical path decides nothing: add.out under
+// batch_norm's `num_batches_tracked.add_(1)` is add_'s delegate though
+// native_batch_norm.out calls at::add_out -- open where that caller is.
 void FoldStructuredDelegates(Trace& t) {
   for (OpStep& op : t.ops) {
     if (!op.typical || op.reached_from.empty()) continue;
-    bool only_delegated = DelegatesTo(ParentOf(t, op), op);
-    for (const std::string& caller : op.also_reached_from)
-      only_delegated = only_delegated && DelegatesTo(OpNamed(t, caller, op.role), op);
-    if (only_delegated) op.typical = false;
+    bool only_delegated = DelegatesTo(ParentOf(t, op), op), open_caller = false;
+    for (const std::string& name : op.also_reached_from) {
+      const OpStep* caller = OpNamed(t, name, op.role);
+      if (caller && !caller->typical) {
+        open_caller = open_caller || (caller->undecided && !DelegatesTo(caller, op));
+        continue;
+      }
+      only_delegated = only_delegated && DelegatesTo(caller, op);
+    }
+    if (!only_delegated) continue;
+    op.typical = false;
+    op.undecided = op.undecided || open_caller;
   }
 }
 
