@@ -54,7 +54,11 @@ std::vector<CppParameter> ParseCppParameters(std::string_view params) {
   for (const std::string& piece : SplitTopLevel(params, ',')) {
     CppParameter p;
     size_t eq = DefaultSign(piece);
-    p.name = DeclaredName(std::string_view(piece).substr(0, eq));
+    const std::string_view declaration = TrimView(std::string_view(piece).substr(0, eq));
+    p.name = DeclaredName(declaration);
+    p.type =
+        std::string(declaration.ends_with(p.name) ? TrimView(declaration.substr(0, declaration.size() - p.name.size()))
+                                                  : declaration);
     if (eq != std::string_view::npos) p.default_value = std::string(TrimView(std::string_view(piece).substr(eq + 1)));
     out.push_back(std::move(p));
   }

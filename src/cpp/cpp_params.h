@@ -22,6 +22,7 @@ namespace optrace {
 struct CppParameter {
   std::string name;           // "activation"; "" when the declaration names none
   std::string default_value;  // "Activation::None"; "" when it has none
+  std::string type;           // "const Tensor&", "Activation": the declaration without name and default
 };
 
 // The parameters of a list as CppFunction::params holds it (without

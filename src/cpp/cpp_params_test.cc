@@ -25,6 +25,9 @@ TEST(CppParams, NamesAndDefaults) {
   EXPECT_EQ(p[4].default_value, "1e-5");
   EXPECT_EQ(p[5].default_value, "std::nullopt");
   EXPECT_EQ(p[6].default_value, "a <= c") << "the comparison is the default's, not a second '='";
+  EXPECT_EQ(p[0].type, "const Tensor&");
+  EXPECT_EQ(p[1].type, "std::array<int64_t, 2>");
+  EXPECT_EQ(p[3].type, "bool") << "an unnamed parameter is its type";
   EXPECT_TRUE(ParseCppParameters("").empty());
   EXPECT_TRUE(ParseCppParameters("void").empty());
 }

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "base/text.h"
+#include "py/py_tokenizer.h"
 
 namespace optrace {
 namespace {
@@ -543,6 +544,30 @@ std::vector<std::string> ScalarParams(std::string_view header) {
     if (scalar) out.emplace_back(name);
   }
   return out;
+}
+
+std::vector<std::string> StringsAssigned(std::string_view source, std::string_view name) {
+  std::vector<PyToken> t;
+  TokenizePy(source, &t);
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    // `name = {` at the start of a top-level logical line.
+    const bool line_start = i == 0 || t[i - 1].kind == PyTok::kNewline;
+    if (!line_start || t[i].kind != PyTok::kName || t[i].text(source) != name) continue;
+    if (t[i + 1].kind != PyTok::kOp || t[i + 1].text(source) != "=") continue;
+    const std::string_view open = t[i + 2].text(source);
+    const std::string_view close = open == "{" ? "}" : open == "[" ? "]" : open == "(" ? ")" : "";
+    if (close.empty()) return {};
+    std::vector<std::string> out;
+    for (size_t k = i + 3; k < t.size(); ++k) {
+      const std::string_view text = t[k].text(source);
+      if (t[k].kind == PyTok::kOp && text == close) return out;
+      if (t[k].kind == PyTok::kOp && text == ",") continue;
+      if (t[k].kind != PyTok::kString || text.size() < 2 || (text.front() != '"' && text.front() != '\'')) return {};
+      out.emplace_back(text.substr(1, text.size() - 2));
+    }
+    return {};
+  }
+  return {};
 }
 
 }  // namespace optrace

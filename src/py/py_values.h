@@ -121,4 +121,11 @@ int OpenBrackets(std::string_view line);
 // The line without its comment (a '#' outside strings and what follows).
 std::string_view WithoutComment(std::string_view line);
 
+// The strings of the set, list or tuple literal a module assigns to `name`
+// at its top level (tools/autograd/gen_variable_type.py's
+// `DONT_REQUIRE_DERIVATIVE = {"empty_like", ...}`), read from tokens;
+// empty when there is no such assignment or the literal holds anything but
+// strings.
+std::vector<std::string> StringsAssigned(std::string_view source, std::string_view name);
+
 }  // namespace optrace

@@ -110,5 +110,22 @@ TEST(PyValues, ACallOfAFunctionReturningATensorIsATensor) {
   EXPECT_EQ(s.KindOf("n"), ValueKind::kScalar);  // builtins not learned stay builtins
 }
 
+TEST(StringsAssigned, ASetOfStringsAtTheTopLevel) {
+  const std::string source =
+      "import re\n"
+      "DONT_REQUIRE_DERIVATIVE = {\n"
+      "    # These only depend on the input Tensor's shape\n"
+      "    \"empty_like\",\n"
+      "    'new_empty',\n"
+      "}\n"
+      "def f():\n"
+      "    OTHER = {\"x\"}\n"
+      "MIXED = [\"a\", b]\n";
+  EXPECT_EQ(StringsAssigned(source, "DONT_REQUIRE_DERIVATIVE"), (std::vector<std::string>{"empty_like", "new_empty"}));
+  EXPECT_TRUE(StringsAssigned(source, "OTHER").empty());  // not at the top level
+  EXPECT_TRUE(StringsAssigned(source, "MIXED").empty());  // a name among the strings
+  EXPECT_TRUE(StringsAssigned(source, "MISSING").empty());
+}
+
 }  // namespace
 }  // namespace optrace

@@ -11,9 +11,11 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <tuple>
 #include <utility>
 
 #include "base/text.h"
+#include "cpp/cpp_params.h"
 #include "trace/condition_text.h"
 #include "trace/either_branch.h"
 #include "trace/guard_files.h"
@@ -165,29 +167,62 @@ const std::vector<Condition>* CodeRoutes::FirstCall(const Location& where, const
 
 namespace {
 
+// A parameter list's types with const and references dropped: two
+// overloads alike in it differ only where a template picks (Dropout.cpp's
+// `multiply(Tensor& input, ...)` and `multiply(const Tensor& input, ...)`,
+// chosen by `T& input` of `_dropout_impl<..., T>`), never by the
+// arguments as the tracer reads them.
+std::string ArgumentShape(std::string_view params) {
+  std::string shape;
+  for (const CppParameter& p : ParseCppParameters(params)) {
+    std::string type;
+    for (const std::string& word : SplitTopLevel(p.type, ' '))
+      if (word != "const") type += word;
+    while (!type.empty() && type.back() == '&') type.pop_back();
+    shape += type + ",";
+  }
+  return shape;
+}
+
 // How many scopes (classes, namespaces) define a helper of `op` named
 // `fn` that serves `device`: overrides of one virtual function, or
 // namesakes a call by name cannot tell apart. Overloads in one scope are
-// told apart by the call's arguments and count once.
-int ScopesDefining(const Index& ix, const OpStep& op, const std::string& fn, CodeDevice device) {
+// told apart by the call's arguments and count once -- unless, in one
+// file, their parameters differ in const and references alone
+// (ArgumentShape): then a template argument picks, and each such overload
+// that does not call its namesake (CUDA_tensor_apply2's default-step form
+// does) counts among `overloads`.
+HelperNamesakes ScopesDefining(const Index& ix, const OpStep& op, const std::string& fn, CodeDevice device) {
   std::set<std::pair<std::string, int>> at;
   for (const auto& h : op.helpers)
     if (LastNameView(h.function) == fn && Serves(h.key, device) && h.where.valid())
       at.insert({h.where.file, h.where.line});
-  if (at.size() < 2) return static_cast<int>(at.size());
+  if (at.size() < 2) return {static_cast<int>(at.size()), 0};
   std::set<std::string> scopes;
+  // (file, scope, shape) -> the parameter types declared (one list twice is
+  // an #if group's two arms, which the preprocessor picks, not an overload)
+  std::map<std::tuple<uint32_t, std::string, std::string>, std::set<std::string>> shapes;
   for (uint32_t id : ix.cpp.FunctionsNamed(fn)) {
     const CppFunction& f = ix.cpp.functions()[id];
     if (!at.count({ix.cpp.file(f.file), static_cast<int>(f.line)})) continue;
-    scopes.insert(f.qualified.substr(0, f.qualified.size() - std::min(f.qualified.size(), fn.size())));
+    std::string scope = f.qualified.substr(0, f.qualified.size() - std::min(f.qualified.size(), fn.size()));
+    bool forwards = false;
+    for (uint32_t c : ix.cpp.CallsIn(id)) forwards = forwards || ix.cpp.calls()[c].callee == fn;
+    std::string written;  // the types as declared: `Tensor &x` and `Tensor& y` are one list
+    for (const CppParameter& p : ParseCppParameters(f.params)) written += p.type + ",";
+    written.erase(std::remove(written.begin(), written.end(), ' '), written.end());
+    if (!forwards) shapes[{f.file, scope, ArgumentShape(f.params)}].insert(std::move(written));
+    scopes.insert(std::move(scope));
   }
-  return static_cast<int>(scopes.size());
+  int overloads = 0;
+  for (const auto& [shape, lists] : shapes) overloads = std::max(overloads, static_cast<int>(lists.size()));
+  return {static_cast<int>(scopes.size()), overloads};
 }
 
 }  // namespace
 
-int CodeRoutes::ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device) {
-  auto [it, added] = classes_.try_emplace({&op, fn, device}, 0);
+HelperNamesakes CodeRoutes::ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device) {
+  auto [it, added] = classes_.try_emplace({&op, fn, device}, HelperNamesakes{});
   if (added) it->second = ScopesDefining(ix_, op, fn, device);
   return it->second;
 }
@@ -440,9 +475,15 @@ bool CodeRoutes::RouteTo(const OpStep& op, const std::string& fn, int depth, std
     // A call by name that several classes answer (CellParams' and
     // QuantizedCellParams' overrides of linear_ih): which one runs is the
     // receiver's class, which the trace does not know.
-    if (const int n = ClassesDefining(op, fn, device); n > 1)
-      route.push_back({"one of " + std::to_string(n) + " classes' " + fn + " runs (the receiver's class picks)", false,
-                       ConditionKind::kRoute, where});
+    const HelperNamesakes namesakes = ClassesDefining(op, fn, device);
+    if (namesakes.classes > 1)
+      route.push_back(
+          {"one of " + std::to_string(namesakes.classes) + " classes' " + fn + " runs (the receiver's class picks)",
+           false, ConditionKind::kRoute, where});
+    else if (namesakes.overloads > 1)
+      route.push_back({"one of " + std::to_string(namesakes.overloads) + " overloads of " + fn +
+                           " runs (a template argument picks)",
+                       false, ConditionKind::kRoute, where});
     if (values_.Evaluate(op, route) == Tri::kFalse) {
       if (!ruled_out) {
         ruled_out = std::move(route);

@@ -48,6 +48,12 @@ const CppFunction* FunctionDefinedAt(const Index& ix, std::string_view name, con
 // (kAny: any).
 bool IsImpl(const OpStep& op, const std::string& name, CodeDevice device = CodeDevice::kAny);
 
+// The definitions a call of a helper by name may reach: the classes
+// defining it, and the overloads of one scope no argument tells apart.
+struct HelperNamesakes {
+  int classes = 0, overloads = 0;
+};
+
 class CodeRoutes {
  public:
   CodeRoutes(const Index& ix, GuardReaders& readers, PathValues& values);
@@ -121,8 +127,9 @@ class CodeRoutes {
   // The functions (file, line of the definition) the index records a call
   // of `fn` in: read once per index (CodeMemo), looked up once per trace.
   const std::set<std::pair<std::string_view, int>>& FunctionsCalling(const std::string& fn);
-  // How many classes define `op`'s helpers named `fn` for `device`, once per trace.
-  int ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
+  // How many classes define `op`'s helpers named `fn` for `device`, and how
+  // many overloads of one scope no argument tells apart, once per trace.
+  HelperNamesakes ClassesDefining(const OpStep& op, const std::string& fn, CodeDevice device);
   // The conditions of the first call of `fn` in the function defined at
   // `where`: read once per index (CodeMemo), looked up once per trace;
   // nullptr: it calls no `fn`.
@@ -137,8 +144,8 @@ class CodeRoutes {
   CodeMemo& memo_;
   GuardReaders& readers_;
   PathValues& values_;
-  std::vector<std::pair<std::string, Tri>>* binding_log_ = nullptr;            // LogBindingsTo
-  std::map<std::tuple<const OpStep*, std::string, CodeDevice>, int> classes_;  // ClassesDefining's answers
+  std::vector<std::pair<std::string, Tri>>* binding_log_ = nullptr;                        // LogBindingsTo
+  std::map<std::tuple<const OpStep*, std::string, CodeDevice>, HelperNamesakes> classes_;  // ClassesDefining's answers
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>,
            std::vector<std::pair<std::string_view, const Location*>>>
       callers_;                                                                            // RecordedCallers' answers

@@ -613,10 +613,17 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
     return ArgumentKind(params, body, arg.substr(10, arg.size() - 11), depth);
   if (arg.front() == '"') return 's';
   // `self == other`, `grad / 2`, `2 * n - x`: an operator at::Tensor
-  // overloads, with a Tensor operand, gives a Tensor (TensorOperators.h).
-  if (const std::optional<TopLevelOperators> top = TopLevelOperatorsOf(arg); top && top->tensor_operators_only)
-    for (const std::string& operand : top->operands)
-      if (ArgumentKind(params, body, TrimView(operand), depth + 1) == 't') return 't';
+  // overloads, with a Tensor operand, gives a Tensor (TensorOperators.h);
+  // with numbers alone (`alpha * a` of two doubles), a number.
+  if (const std::optional<TopLevelOperators> top = TopLevelOperatorsOf(arg); top && top->tensor_operators_only) {
+    bool numbers = true;
+    for (const std::string& operand : top->operands) {
+      const char kind = ArgumentKind(params, body, TrimView(operand), depth + 1);
+      if (kind == 't') return 't';
+      numbers = numbers && kind == 'n';
+    }
+    if (numbers) return 'n';
+  }
   size_t i = arg.front() == '-' ? 1 : 0;
   if (i < arg.size() && std::isdigit(static_cast<unsigned char>(arg[i]))) return 'n';
   // <cmath>'s number macros (`at::where(sign == -1., NAN, logabsdet)`).
@@ -680,7 +687,15 @@ char ArgumentKind(std::string_view params, std::string_view body, std::string_vi
   if (type.empty()) return '?';
   if (IsTensorType(type)) return 't';
   std::string_view t = TrimView(type);
-  if (StartsWith(t, "const ")) t.remove_prefix(6);
+  // `constexpr double alpha`, `static const int64_t n`: the type after its specifiers.
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (std::string_view specifier : {"const ", "constexpr ", "static "})
+      if (StartsWith(t, specifier)) {
+        t.remove_prefix(specifier.size());
+        stripped = true;
+      }
+  }
   while (!t.empty() && (t.back() == '&' || t.back() == ' ')) t.remove_suffix(1);
   if (t == "ScalarType" || t == "at::ScalarType" || t == "c10::ScalarType") return 'd';
   if (IsSizeListType(t)) return 'l';

@@ -19,7 +19,9 @@ TEST(ArgumentKind, AnOperatorOnATensorIsATensor) {
   EXPECT_EQ(ArgumentKind(params, "", "self / 2"), 't');
   EXPECT_EQ(ArgumentKind(params, "", "2 * n - other"), 't');
   EXPECT_EQ(ArgumentKind(params, "", "-self"), 't');
-  EXPECT_EQ(ArgumentKind(params, "", "n * 2"), '?');
+  EXPECT_EQ(ArgumentKind(params, "", "n * 2"), 'n');  // numbers alone: a number
+  EXPECT_EQ(ArgumentKind(params, "", "n * k"), '?');  // k undeclared
+  EXPECT_EQ(ArgumentKind(params, "  constexpr double alpha = 1.75;\n  double a = 2.0;\n", "alpha * a"), 'n');
   EXPECT_EQ(ArgumentKind(params, "", "self.dim() == 2"), '?');
   EXPECT_EQ(ArgumentKind(params, "", "*out"), '?');
   EXPECT_EQ(ArgumentKind(params, "", "self.defined() && other.defined()"), '?');

@@ -39,6 +39,7 @@
 #include "py/py_guards.h"
 #include "trace/formula_arguments.h"
 #include "trace/frame_bindings.h"
+#include "trace/fresh_tensors.h"
 #include "trace/guard_files.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
@@ -702,22 +703,6 @@ bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
   return false;
 }
 
-bool BackwardTracer::OnAFreshTensorAlone(const OpCallStep& call, const OpStep& callee) const {
-  // The scanner writes a method call on a call's result as "f().x()".
-  const size_t made_by = call.how.find("().");
-  if (!callee.yaml || made_by == std::string::npos || call.how.find('.') != made_by + 2) return false;
-  const std::string factory = call.how.substr(0, made_by);
-  auto takes_tensor = [](const NativeFunction& fn, bool but_self) {
-    for (const auto& a : fn.schema.arguments)
-      if (a.type.find("Tensor") != std::string::npos && !(but_self && a.name == "self")) return true;
-    return false;
-  };
-  auto overloads = ix_.yaml.Overloads(factory.substr(factory.rfind(':') + 1));
-  if (overloads.empty() || takes_tensor(*callee.yaml, true)) return false;
-  return std::none_of(overloads.begin(), overloads.end(),
-                      [&](const NativeFunction* f) { return !f->schema.is_out() && takes_tensor(*f, false); });
-}
-
 BackwardTracer::BackwardTracer(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops,
                                OpExpander& expander, const CallFactsReader& calls)
     : TraceReader(index, options), t_(trace), ops_(ops), expander_(expander), calls_(calls) {}
@@ -749,7 +734,12 @@ bool BackwardTracer::CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& c
   bool any = false;
   for (const OpCallStep& c : caller.calls) {
     if (c.op != base || !c.where.valid()) continue;
-    if (!OnAFreshTensorAlone(c, callee) && !InNoGradScope(c.where.file, c.where.line)) return false;
+    // A call whose arguments admit other overloads only (`input.mul_(noise)` for mul_.Scalar) makes no call of it.
+    if (!c.overloads.empty() && std::find(c.overloads.begin(), c.overloads.end(), callee.name) == c.overloads.end())
+      continue;
+    if (!OnAFactorysResult(ix_, c, callee) && !CalledOnANoGradLocal(ix_, caller, c) &&
+        !InNoGradScope(c.where.file, c.where.line))
+      return false;
     any = true;
   }
   return any;

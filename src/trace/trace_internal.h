@@ -523,9 +523,9 @@ class BackwardTracer : public TraceReader {
   // autograd: each sits where grad mode is off (an at::NoGradGuard in its
   // block or one enclosing it), or is made on a tensor a factory op just
   // made with no other tensor passed (`at::empty({}).random_(gen)`: no
-  // input requires grad); and whether the code at file:line is grad-free.
+  // input requires grad) or on a local that needs no grad
+  // (trace/fresh_tensors.h); and whether the code at file:line is grad-free.
   bool CalledOnlyWithoutGrad(const OpStep& caller, const OpStep& callee) const;
-  bool OnAFreshTensorAlone(const OpCallStep& call, const OpStep& callee) const;
   // Whether every Python call of entry op `op` is made on a module buffer
   // with nothing but literals passed (trace/frame_bindings.h OnABufferAlone).
   bool CalledOnBuffersAlone(const OpStep& op);

@@ -1636,6 +1636,18 @@ TEST_F(MainPath260, ADelegateOnlyItsDelegatingOpsReachIsNoOpOfThePath) {
   EXPECT_FALSE(out->typical);
 }
 
+TEST_F(MainPath260, AFeatureDropoutsNoiseRecordsNoBackward) {
+  // Dropout.cpp:73-74 `auto noise = feature_dropout ? make_feature_noise(input) :
+  // at::empty_like(input); noise.bernoulli_(1 - p);`, make_feature_noise returning
+  // `input.new_empty_symint(sizes)` (:40): the noise needs no grad, so bernoulli_'s
+  // backward never runs, and the main path's backward names no zeros_like.
+  Trace t = TraceTree("2.6.0", "F.dropout2d", TraceOptions::Device::kCuda);
+  const BackwardStep* b = FindBackward(t, "bernoulli_.float");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->below_autograd);
+  EXPECT_EQ(FindOp(t, "zeros_like", OpRole::kBackward), nullptr);
+}
+
 TEST_F(MainPath260, ACallerOffThePathLeavesADelegateFolded) {
   // torch/nn/modules/batchnorm.py:173 `self.num_batches_tracked.add_(1)`: add.out
   // (native_functions.yaml) runs inside add_'s kernel; native_batch_norm.out,

@@ -37,6 +37,8 @@ constexpr char kNativeFunctions[] = R"x(- func: attend(Tensor self) -> Tensor
 
 - func: shaped(Tensor self) -> Tensor
 
+- func: applied(Tensor self) -> Tensor
+
 - func: plain_linear(Tensor self) -> Tensor
 
 - func: packed_linear(Tensor self) -> Tensor
@@ -73,6 +75,14 @@ Tensor reshape_to(const Tensor& self) { return at::plain_linear(self); }
 Tensor reshape_to(const Tensor& self, int64_t n) { return at::plain_linear(self); }
 
 Tensor shaped(const Tensor& self) { return reshape_to(self); }
+
+template <bool inplace>
+Tensor& apply_to(Tensor& self) { return at::packed_linear(self); }
+template <bool inplace>
+Tensor apply_to(const Tensor& self) { return at::plain_linear(self); }
+template <bool inplace, typename T>
+Tensor run_apply(T& self) { return apply_to<inplace>(self); }
+Tensor applied(const Tensor& self) { return run_apply<false>(self); }
 
 } // namespace at::native
 )x";
@@ -357,6 +367,24 @@ TEST_F(Selections, AVirtualCallSeveralClassesAnswerIsOpen) {
     for (const auto& c : o.when) EXPECT_EQ(c.text.find("classes'"), std::string::npos) << c.text;
   }
   EXPECT_TRUE(reached);
+}
+
+// Cell.cpp:24-30: apply_to's two overloads differ in const alone, so the
+// template argument of run_apply (`T& self`) picks; neither is the typical path.
+TEST_F(Selections, OverloadsATemplateArgumentPicksAreOpen) {
+  Trace t = TraceIndex(index_, "aten::applied", TraceOptions::Device::kCuda, {});
+  for (const char* name : {"plain_linear", "packed_linear"}) {
+    const OpStep* op = nullptr;
+    for (const auto& o : t.ops)
+      if (o.name == name) op = &o;
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_FALSE(op->typical && !op->undecided) << name;
+    bool said = false;
+    for (const auto& c : op->when)
+      said =
+          said || c.text.find("one of 2 overloads of apply_to runs (a template argument picks)") != std::string::npos;
+    EXPECT_TRUE(said) << name;
+  }
 }
 
 // "taken", "open" or "ruled out": a stub's or kernel's mark.

@@ -334,6 +334,20 @@ TEST_F(Trace260, ImplFuncWrittenByAMacro) {
   EXPECT_TRUE(HasKernel(t, "sigmoid_kernel_cuda"));
 }
 
+TEST_F(Trace1131, DropoutsNoiseRecordsNoBackward) {
+  // Dropout.cpp:58-59 `auto noise = ... at::empty_like(input, ...); noise.bernoulli_(1 - p);`:
+  // empty_like's result needs no grad (tools/autograd/gen_variable_type.py's
+  // DONT_REQUIRE_DERIVATIVE), so autograd records no bernoulli_, nor div_ (:66).
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCpu;
+  Trace t = TraceTree("1.13.1", "F.dropout", options);
+  for (const char* op : {"bernoulli_.float", "div_.Scalar"}) {
+    const BackwardStep* b = FindBackward(t, op);
+    ASSERT_NE(b, nullptr) << op;
+    EXPECT_TRUE(b->below_autograd) << op;
+  }
+}
+
 TEST_F(Trace1131, LstmImplicitComposite) {
   Trace t = TraceTree("1.13.1", "nn.LSTM");
   const OpStep* lstm = FindOp(t, "lstm.input");
