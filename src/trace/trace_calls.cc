@@ -586,6 +586,17 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
       facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
                                                 WorthFollowing(*o) && HasWantedKernel(*this, *o));
     }
+    // In a CPU kernel file such a call is mostly on Vectorized or scalar
+    // values (`[](Vectorized<scalar_t> a, Vectorized<scalar_t> b) { return
+    // maximum(a, b); }`: at::vec::maximum, by argument-dependent lookup), as
+    // its member calls are: the op only on positive evidence, an argument
+    // known to be a Tensor (HistogramKernel.cpp's `aminmax(input, 0)`).
+    if (facts.function_op && cpp.file(c.file).find("/native/cpu/") != std::string::npos) {
+      const auto args = CallArguments(body, caller.body_begin, c);
+      facts.function_op = args && std::any_of(args->begin(), args->end(), [&](const std::string& a) {
+                            return WrittenKind(caller.params, body, a) == 't';
+                          });
+    }
     if (facts.function_op) facts.base = name;
     // From a header, an op's name finds at::x by argument-dependent lookup:
     // a kernel of that name defined in a source file (TensorTransformations.h's

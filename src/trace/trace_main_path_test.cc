@@ -1648,6 +1648,14 @@ TEST_F(MainPath260, AFeatureDropoutsNoiseRecordsNoBackward) {
   EXPECT_EQ(FindOp(t, "zeros_like", OpRole::kBackward), nullptr);
 }
 
+TEST_F(MainPath260, AnOpByNameOnATensorInACpuKernelIsTheOp) {
+  // cpu/HistogramKernel.cpp:290 `auto [min, max] = aminmax(input, 0);` on
+  // the Tensor parameter: at::aminmax, in a CPU kernel file too.
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCpu;
+  EXPECT_NE(FindOp(TraceTree("2.6.0", "torch.histogram", options), "aminmax"), nullptr);
+}
+
 TEST_F(MainPath260, ACallerOffThePathLeavesADelegateFolded) {
   // torch/nn/modules/batchnorm.py:173 `self.num_batches_tracked.add_(1)`: add.out
   // (native_functions.yaml) runs inside add_'s kernel; native_batch_norm.out,

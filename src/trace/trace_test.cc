@@ -348,6 +348,16 @@ TEST_F(Trace1131, DropoutsNoiseRecordsNoBackward) {
   }
 }
 
+TEST_F(Trace1131, VectorizedMathInACpuKernelIsNoOp) {
+  // cpu/ReduceOpsKernel.cpp:448 `return maximum(a, b);` of two Vectorized
+  // values (at::vec::maximum), and cpu/BinaryOpsKernel.cpp:909
+  // `m + (one + (a - b).abs().neg().exp()).log()`: no aten op runs.
+  TraceOptions options;
+  options.device = TraceOptions::Device::kCpu;
+  EXPECT_EQ(FindOp(TraceTree("1.13.1", "torch.amax", options), "maximum"), nullptr);
+  EXPECT_EQ(FindOp(TraceTree("1.13.1", "torch.logaddexp", options), "add.Tensor"), nullptr);
+}
+
 TEST_F(Trace1131, LstmImplicitComposite) {
   Trace t = TraceTree("1.13.1", "nn.LSTM");
   const OpStep* lstm = FindOp(t, "lstm.input");

@@ -111,7 +111,14 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
     return false;
   };
   if (w.native && !device_function && f.body_end - f.body_begin < kMaxBodyLinesRead) {
-    auto is_tensor = [&](std::string_view name) { return calls_.IsTensorOperand(f.params, body, name); };
+    // In a CPU kernel file, values are Vectorized or scalars: a method's or
+    // a helper's result there (`(one + (a - b).abs().neg().exp()).log()`) is
+    // no evidence of a Tensor, as its member calls are none (trace_calls.cc).
+    const bool cpu_kernel_file = cpp.file(f.file).find("/native/cpu/") != std::string::npos;
+    auto is_tensor = [&](std::string_view name) {
+      if (cpu_kernel_file && (name.starts_with('.') || name.ends_with("()"))) return false;
+      return calls_.IsTensorOperand(f.params, body, name);
+    };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
     size_t counted = 0;
