@@ -41,6 +41,7 @@
 #include "trace/frame_bindings.h"
 #include "trace/fresh_tensors.h"
 #include "trace/guard_files.h"
+#include "trace/manual_helpers.h"
 #include "trace/tensor_methods.h"
 #include "trace/trace_internal.h"
 #include "trace/trace_typical.h"
@@ -49,23 +50,6 @@
 namespace optrace {
 
 namespace {
-
-// Whether the conditions around a call of `token` on `line` of function `f`
-// (in `file`) hold under `assumptions`: all of them, unknown where one is
-// (or where they are not read).
-Tri CallSiteValue(const Index& ix, const std::string& file, const CppFunction& f, int line, std::string_view token,
-                  const Assumptions& assumptions) {
-  std::vector<CodeCondition> at;
-  if (!GuardReaderOf(ix, file).CallConditions(static_cast<int>(f.line), line, token, &at)) return Tri::kUnknown;
-  Tri all = Tri::kTrue;
-  for (const CodeCondition& cc : at) {
-    Tri v = EvaluateCondition(cc.text, false, assumptions);
-    if (cc.negated) v = Not(v);
-    if (v == Tri::kFalse) return Tri::kFalse;
-    if (v == Tri::kUnknown) all = Tri::kUnknown;
-  }
-  return all;
-}
 
 struct FormulaNames {
   std::vector<std::string> calls;    // f(...)
@@ -876,12 +860,14 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     }
     if (method) return;
     // A FunctionsManual helper: the ops its body calls -- every overload's
-    // (norm_backward's four-argument form only calls the six-argument one).
-    if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(base).second) return;
+    // the call's argument count admits (norm_backward's four-argument form
+    // only calls the six-argument one, whose calls are read the same way).
+    // Read once per argument count (norm_backward's four-argument form, then its call of the six-argument one).
+    const std::string visit = base + "/" + (arguments ? std::to_string(arguments->size()) : "*");
+    if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(visit).second) return;
     AddUnique(&b.helpers, base);
-    for (uint32_t id : cpp.FunctionsNamed(base)) {
+    for (uint32_t id : HelperOverloadsTaking(cpp, manual, base, arguments)) {
       const CppFunction& h = cpp.functions()[id];
-      if (cpp.file(h.file) != manual) continue;
       // A call in the helper runs as its own conditions say for a typical
       // tensor (handle_r_to_c's at::real only for a complex gradient of a
       // real input; norm_backward's branches by `p`, open).

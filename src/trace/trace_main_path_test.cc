@@ -1656,6 +1656,17 @@ TEST_F(MainPath260, AnOpByNameOnATensorInACpuKernelIsTheOp) {
   EXPECT_NE(FindOp(TraceTree("2.6.0", "torch.histogram", options), "aminmax"), nullptr);
 }
 
+TEST_F(MainPath260, AFormulasHelperCallTakesTheDefinitionItsArgumentsFit) {
+  // derivatives.yaml:1389 `prod_backward(grad, self.to(grad.scalar_type()), result)`:
+  // three arguments, FunctionsManual.cpp:794's prod_backward, never :817's
+  // five-parameter one for a dim, whose code sums.
+  Trace t = TraceTree("2.6.0", "torch.prod", TraceOptions::Device::kCuda);
+  const BackwardStep* b = FindBackward(t, "prod");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(std::find(b->ops.begin(), b->ops.end(), "nonzero") != b->ops.end());
+  EXPECT_TRUE(std::find(b->ops.begin(), b->ops.end(), "sum") == b->ops.end());
+}
+
 TEST_F(MainPath260, ACallerOffThePathLeavesADelegateFolded) {
   // torch/nn/modules/batchnorm.py:173 `self.num_batches_tracked.add_(1)`: add.out
   // (native_functions.yaml) runs inside add_'s kernel; native_batch_norm.out,
