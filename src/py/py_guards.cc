@@ -188,6 +188,22 @@ bool DeclaresForTypeCheckers(std::span<const PyLine> lines, size_t k) {
          TrimView(HeaderCondition(lines, k, "if")) == "TYPE_CHECKING";
 }
 
+// The if/elif headers of the chain above header k, at its indentation,
+// back to the `if`, each negated: an `else:`/`elif` runs when all failed.
+std::vector<PyCondition> ChainNegations(std::span<const PyLine> lines, size_t k) {
+  std::vector<PyCondition> negs;
+  for (size_t m = k; m-- > 0;) {
+    if (lines[m].indent < 0 || lines[m].indent > lines[k].indent) continue;
+    if (lines[m].indent < lines[k].indent) break;
+    bool head_if = StartsWithWord(lines[m].text, "if"), head_elif = StartsWithWord(lines[m].text, "elif");
+    if (!head_if && !head_elif) break;
+    negs.insert(negs.begin(),
+                {HeaderCondition(lines, m, head_if ? "if" : "elif"), true, static_cast<int>(m + 1), "else"});
+    if (head_if) break;
+  }
+  return negs;
+}
+
 // PyLineConditions over the file's first `line` lines.
 std::vector<PyCondition> LineConditionsIn(std::span<const PyLine> lines, int line) {
   if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};
@@ -225,17 +241,7 @@ std::vector<PyCondition> LineConditionsIn(std::span<const PyLine> lines, int lin
                    {HeaderCondition(lines, k, is_elif ? "elif" : "if"), false, static_cast<int>(k + 1), "if"});
     }
     if (is_else || is_elif) {
-      // The if/elif headers above at the same indentation, back to the `if`.
-      std::vector<PyCondition> negs;
-      for (size_t m = k; m-- > 0;) {
-        if (lines[m].indent < 0 || lines[m].indent > l.indent) continue;
-        if (lines[m].indent < l.indent) break;
-        bool head_if = StartsWithWord(lines[m].text, "if"), head_elif = StartsWithWord(lines[m].text, "elif");
-        if (!head_if && !head_elif) break;
-        negs.insert(negs.begin(),
-                    {HeaderCondition(lines, m, head_if ? "if" : "elif"), true, static_cast<int>(m + 1), "else"});
-        if (head_if) break;
-      }
+      const std::vector<PyCondition> negs = ChainNegations(lines, k);
       level.insert(level.begin(), negs.begin(), negs.end());
     }
     levels.push_back(std::move(level));
@@ -243,6 +249,13 @@ std::vector<PyCondition> LineConditionsIn(std::span<const PyLine> lines, int lin
   if (!early.empty()) levels.push_back(std::vector<PyCondition>(early.rbegin(), early.rend()));
   std::vector<PyCondition> out;
   for (auto it = levels.rbegin(); it != levels.rend(); ++it) out.insert(out.end(), it->begin(), it->end());
+  // A call in an `elif` header's own test runs only when every test above
+  // it in the chain failed (transformer.py's `elif src_key_padding_mask is
+  // None: ... elif ... src_key_padding_mask.logical_not()`).
+  if (StartsWithWord(lines[line - 1].text, "elif")) {
+    const std::vector<PyCondition> negs = ChainNegations(lines, static_cast<size_t>(line - 1));
+    out.insert(out.end(), negs.begin(), negs.end());
+  }
   return out;
 }
 

@@ -73,6 +73,22 @@ TEST(PyLineConditions, ChainsEarlyReturnsAndContinuedHeaders) {
   EXPECT_TRUE(Read(text, 1).empty());
 }
 
+TEST(PyLineConditions, ACallInAnElifTestRunsWhenTheTestsAboveFailed) {
+  const char* text =
+      "def f(x, mask=None):\n"               // 1
+      "    if self.training:\n"              // 2
+      "        why = 'training'\n"           // 3
+      "    elif mask is None:\n"             // 4
+      "        why = 'no mask'\n"            // 5
+      "    elif not aligned(\n"              // 6
+      "            x, mask.logical_not()\n"  // 7
+      "    ):\n"                             // 8
+      "        why = 'not aligned'\n";       // 9
+  EXPECT_EQ(Read(text, 7), (V{"not self.training/else", "not mask is None/else"}));
+  EXPECT_EQ(Read(text, 4), V{"not self.training/else"});
+  EXPECT_TRUE(Read(text, 2).empty());
+}
+
 TEST(PyLineConditions, AModulesTypeCheckingSuiteConditionsNothing) {
   const char* text =
       "if TYPE_CHECKING:\n"      // 1

@@ -1667,6 +1667,16 @@ TEST_F(MainPath260, AFormulasHelperCallTakesTheDefinitionItsArgumentsFit) {
   EXPECT_TRUE(std::find(b->ops.begin(), b->ops.end(), "sum") == b->ops.end());
 }
 
+TEST_F(MainPath260, ACallInAnElifTestRunsOnlyWhenTheTestsAboveFail) {
+  // torch/nn/modules/transformer.py:456 `elif src_key_padding_mask is None:`
+  // (its default), then :461's `src_key_padding_mask.logical_not()` in the
+  // next elif's test: never evaluated for a typical call.
+  Trace t = TraceTree("2.6.0", "nn.Transformer", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "logical_not");
+  ASSERT_NE(op, nullptr);
+  EXPECT_FALSE(op->typical);
+}
+
 TEST_F(MainPath260, ACallerOffThePathLeavesADelegateFolded) {
   // torch/nn/modules/batchnorm.py:173 `self.num_batches_tracked.add_(1)`: add.out
   // (native_functions.yaml) runs inside add_'s kernel; native_batch_norm.out,
