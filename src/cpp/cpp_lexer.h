@@ -62,5 +62,11 @@ void LexCpp(std::string_view text, LexedFile* out);
 
 // True for identifier-like tokens (identifiers and keywords).
 inline bool IsIdent(const Token& t) { return t.kind == TokKind::kIdent; }
+// True for the brackets that group: ( [ { and their closers (never < >,
+// which the lexer cannot tell from comparisons).
+inline bool IsOpenBracket(const Token& t) { return t.kind == TokKind::kPunct && (t.Is('(') || t.Is('[') || t.Is('{')); }
+inline bool IsCloseBracket(const Token& t) {
+  return t.kind == TokKind::kPunct && (t.Is(')') || t.Is(']') || t.Is('}'));
+}
 
 }  // namespace optrace

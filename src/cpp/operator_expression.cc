@@ -13,9 +13,6 @@ namespace optrace {
 
 namespace {
 
-bool IsOpen(const Token& t) { return t.kind == TokKind::kPunct && (t.Is('(') || t.Is('[') || t.Is('{')); }
-bool IsClose(const Token& t) { return t.kind == TokKind::kPunct && (t.Is(')') || t.Is(']') || t.Is('}')); }
-
 // The binary operators at::Tensor overloads with a Tensor result.
 bool IsTensorBinary(std::string_view op) {
   static const std::unordered_set<std::string_view> kOps = {"+",  "-",  "*",  "/",  "%",  "&", "|", "^",
@@ -29,8 +26,8 @@ size_t TemplateClose(const std::vector<Token>& t, size_t open) {
   if (open == 0 || !IsIdent(t[open - 1])) return std::string_view::npos;
   int angles = 0, brackets = 0;
   for (size_t i = open; i < t.size(); ++i) {
-    if (IsOpen(t[i])) ++brackets;
-    if (IsClose(t[i]) && --brackets < 0) return std::string_view::npos;
+    if (IsOpenBracket(t[i])) ++brackets;
+    if (IsCloseBracket(t[i]) && --brackets < 0) return std::string_view::npos;
     if (brackets > 0) continue;
     if (t[i].Is('<')) ++angles;
     if (t[i].Is('>') && --angles == 0) {
@@ -60,9 +57,9 @@ std::optional<TopLevelOperators> TopLevelOperatorsOf(std::string_view expression
     }
   };
   for (size_t i = 0; i < t.size(); ++i) {
-    if (IsOpen(t[i])) ++depth;
-    if (IsClose(t[i]) && --depth < 0) return std::nullopt;
-    if (depth > 0 || IsClose(t[i])) {  // inside a bracket, or closing one: part of an operand
+    if (IsOpenBracket(t[i])) ++depth;
+    if (IsCloseBracket(t[i]) && --depth < 0) return std::nullopt;
+    if (depth > 0 || IsCloseBracket(t[i])) {  // inside a bracket, or closing one: part of an operand
       operand_before = true;
       continue;
     }

@@ -30,9 +30,6 @@ std::string Joined(std::string_view text, const std::vector<Token>& t, size_t b,
   return std::string(first, last);
 }
 
-bool IsOpen(const Token& t) { return t.kind == TokKind::kPunct && (t.Is('(') || t.Is('[') || t.Is('{')); }
-bool IsClose(const Token& t) { return t.kind == TokKind::kPunct && (t.Is(')') || t.Is(']') || t.Is('}')); }
-
 // Whether every non-out overload of op `base` takes no Tensor (beside self, `but_self`).
 bool TakesNoTensor(const Index& ix, const std::string& base, bool but_self) {
   auto overloads = ix.yaml.Overloads(base);
@@ -79,8 +76,8 @@ bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
   int level = 0;
   std::optional<size_t> question;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (IsOpen(t[i])) ++level;
-    if (IsClose(t[i])) --level;
+    if (IsOpenBracket(t[i])) ++level;
+    if (IsCloseBracket(t[i])) --level;
     if (level != 0) continue;
     if (t[i].Is('?') && !question) question = i;
     if (t[i].Is(':') && question)
@@ -92,8 +89,8 @@ bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
   level = 0;
   size_t open = t.size();
   for (size_t i = t.size(); i-- > 0;) {
-    if (IsClose(t[i])) ++level;
-    if (IsOpen(t[i]) && --level == 0) {
+    if (IsCloseBracket(t[i])) ++level;
+    if (IsOpenBracket(t[i]) && --level == 0) {
       open = i;
       break;
     }
@@ -185,8 +182,8 @@ bool CalledOnANoGradLocal(const Index& ix, const OpStep& caller, const OpCallSte
     size_t end = i + 2;
     int level = 0;
     for (; end < t.size(); ++end) {
-      if (IsOpen(t[end])) ++level;
-      if (IsClose(t[end])) --level;
+      if (IsOpenBracket(t[end])) ++level;
+      if (IsCloseBracket(t[end])) --level;
       if (level == 0 && t[end].Is(';')) break;
     }
     made = Joined(body, t, i + 2, end);
