@@ -23,7 +23,8 @@ namespace {
 // How deep helpers returning a helper's result are followed.
 constexpr int kMaxHelperDepth = 2;
 
-std::string Joined(std::string_view text, const std::vector<Token>& t, size_t b, size_t e) {
+// Tokens [b, e) as written (they point into one text).
+std::string Joined(const std::vector<Token>& t, size_t b, size_t e) {
   if (b >= e) return "";
   const char* first = t[b].text.data();
   const char* last = t[e - 1].text.data() + t[e - 1].text.size();
@@ -81,8 +82,8 @@ bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
     if (level != 0) continue;
     if (t[i].Is('?') && !question) question = i;
     if (t[i].Is(':') && question)
-      return MakesNoGradTensor(ix, Joined(expr, t, *question + 1, i), depth) &&
-             MakesNoGradTensor(ix, Joined(expr, t, i + 1, t.size()), depth);
+      return MakesNoGradTensor(ix, Joined(t, *question + 1, i), depth) &&
+             MakesNoGradTensor(ix, Joined(t, i + 1, t.size()), depth);
   }
   // A call: the group closing the expression, and the name before it.
   if (!t.back().Is(')')) return false;
@@ -101,7 +102,7 @@ bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
   if (OpsWithoutDerivative(ix).count(callee)) return true;
   if (!ix.yaml.Overloads(callee).empty()) {
     if (!method) return TakesNoTensor(ix, callee, false);
-    return TakesNoTensor(ix, callee, true) && MakesNoGradTensor(ix, Joined(expr, t, 0, open - 2), depth);
+    return TakesNoTensor(ix, callee, true) && MakesNoGradTensor(ix, Joined(t, 0, open - 2), depth);
   }
   // A helper: each definition's every return.
   if (method || depth >= kMaxHelperDepth) return false;
@@ -186,7 +187,7 @@ bool CalledOnANoGradLocal(const Index& ix, const OpStep& caller, const OpCallSte
       if (IsCloseBracket(t[end])) --level;
       if (level == 0 && t[end].Is(';')) break;
     }
-    made = Joined(body, t, i + 2, end);
+    made = Joined(t, i + 2, end);
   }
   if (!made || !MakesNoGradTensor(ix, *made)) return false;
   // Every op called on it takes no other Tensor (`noise.copy_(x)` would make it need grad).
