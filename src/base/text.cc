@@ -38,6 +38,9 @@ bool IsIdentifier(std::string_view s) {
 }
 
 std::string_view OpBaseName(std::string_view op) { return op.substr(0, op.find('.')); }
+std::string_view WithoutSymInt(std::string_view name) {
+  return name.ends_with("_symint") ? name.substr(0, name.size() - 7) : name;
+}
 std::string_view OpOverloadName(std::string_view op) {
   const size_t dot = op.find('.');
   return dot == std::string_view::npos ? std::string_view() : op.substr(dot + 1);

@@ -108,6 +108,8 @@ bool IsIdentifier(std::string_view s);
 std::string_view OpBaseName(std::string_view op);
 // "add.Tensor" -> "Tensor": its overload name; "" for the default overload.
 std::string_view OpOverloadName(std::string_view op);
+// "zeros_symint" -> "zeros": the op a C++ function's SymInt form calls.
+std::string_view WithoutSymInt(std::string_view name);
 
 // `s` with control characters (and DEL) written as \n, \t, \xNN, so a user
 // string echoed in a message can never drive the terminal.

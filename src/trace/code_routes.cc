@@ -172,9 +172,9 @@ namespace {
 // `multiply(Tensor& input, ...)` and `multiply(const Tensor& input, ...)`,
 // chosen by `T& input` of `_dropout_impl<..., T>`), never by the
 // arguments as the tracer reads them.
-std::string ArgumentShape(std::string_view params) {
+std::string ArgumentShape(const std::vector<CppParameter>& params) {
   std::string shape;
-  for (const CppParameter& p : ParseCppParameters(params)) {
+  for (const CppParameter& p : params) {
     std::string type;
     for (const std::string& word : SplitTopLevel(p.type, ' '))
       if (word != "const") type += word;
@@ -208,10 +208,13 @@ HelperNamesakes ScopesDefining(const Index& ix, const OpStep& op, const std::str
     std::string scope = f.qualified.substr(0, f.qualified.size() - std::min(f.qualified.size(), fn.size()));
     bool forwards = false;
     for (uint32_t c : ix.cpp.CallsIn(id)) forwards = forwards || ix.cpp.calls()[c].callee == fn;
-    std::string written;  // the types as declared: `Tensor &x` and `Tensor& y` are one list
-    for (const CppParameter& p : ParseCppParameters(f.params)) written += p.type + ",";
-    written.erase(std::remove(written.begin(), written.end(), ' '), written.end());
-    if (!forwards) shapes[{f.file, scope, ArgumentShape(f.params)}].insert(std::move(written));
+    if (!forwards) {
+      const std::vector<CppParameter> params = ParseCppParameters(f.params);
+      std::string written;  // the types as declared: `Tensor &x` and `Tensor& y` are one list
+      for (const CppParameter& p : params) written += p.type + ",";
+      written.erase(std::remove(written.begin(), written.end(), ' '), written.end());
+      shapes[{f.file, scope, ArgumentShape(params)}].insert(std::move(written));
+    }
     scopes.insert(std::move(scope));
   }
   int overloads = 0;

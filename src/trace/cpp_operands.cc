@@ -308,7 +308,7 @@ bool CallFactsReader::IsTensorOperand(std::string_view params, std::string_view 
   if (!name.empty() && (name.front() == '.' || StartsWith(name, "at::"))) {
     bool method = name.front() == '.';
     std::string base(name.substr(method ? 1 : 4));
-    if (EndsWith(base, "_symint")) base.resize(base.size() - 7);  // at::zeros_symint: zeros' SymInt form
+    base = std::string(WithoutSymInt(base));  // at::zeros_symint: zeros' SymInt form
     bool tensor = false;
     for (const NativeFunction* o : ix_.yaml.Overloads(base)) {
       if (method && !o->HasVariant("method")) continue;

@@ -14,7 +14,6 @@
 #include "py/py_values.h"
 #include "trace/guard_files.h"
 #include "trace/trace_internal.h"
-#include "trace/walk_bounds.h"
 
 namespace optrace {
 
@@ -31,21 +30,19 @@ std::string Joined(const std::vector<Token>& t, size_t b, size_t e) {
   return std::string(first, last);
 }
 
-// Whether every non-out overload of op `base` takes no Tensor (beside self, `but_self`).
-bool TakesNoTensor(const Index& ix, const std::string& base, bool but_self) {
-  auto overloads = ix.yaml.Overloads(base);
-  if (overloads.empty()) return false;
-  return std::none_of(overloads.begin(), overloads.end(), [&](const NativeFunction* f) {
-    if (f->schema.is_out()) return false;
-    for (const auto& a : f->schema.arguments)
-      if (a.type.find("Tensor") != std::string::npos && !(but_self && a.name == "self")) return true;
-    return false;
+// Whether `schema` takes a Tensor (other than self, with `but_self`).
+bool TakesTensor(const FunctionSchema& schema, bool but_self) {
+  return std::any_of(schema.arguments.begin(), schema.arguments.end(), [&](const SchemaArgument& a) {
+    return a.type.find("Tensor") != std::string::npos && !(but_self && a.name == "self");
   });
 }
 
-std::string WithoutSymInt(std::string name) {
-  if (name.ends_with("_symint")) name.resize(name.size() - 7);
-  return name;
+// Whether no non-out overload of op `base` takes a Tensor (beside self, `but_self`).
+bool TakesNoTensor(const Index& ix, std::string_view base, bool but_self) {
+  auto overloads = ix.yaml.Overloads(base);
+  if (overloads.empty()) return false;
+  return std::none_of(overloads.begin(), overloads.end(),
+                      [&](const NativeFunction* f) { return !f->schema.is_out() && TakesTensor(f->schema, but_self); });
 }
 
 }  // namespace
@@ -63,9 +60,7 @@ bool OnAFactorysResult(const Index& ix, const OpCallStep& call, const OpStep& ca
   const size_t made_by = call.how.find("().");
   if (!callee.yaml || made_by == std::string::npos || call.how.find('.') != made_by + 2) return false;
   const std::string factory = call.how.substr(0, made_by);
-  for (const auto& a : callee.yaml->schema.arguments)
-    if (a.type.find("Tensor") != std::string::npos && a.name != "self") return false;
-  return TakesNoTensor(ix, factory.substr(factory.rfind(':') + 1), false);
+  return !TakesTensor(callee.yaml->schema, true) && TakesNoTensor(ix, factory.substr(factory.rfind(':') + 1), false);
 }
 
 bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
@@ -97,7 +92,7 @@ bool MakesNoGradTensor(const Index& ix, std::string_view expr, int depth) {
     }
   }
   if (open == t.size() || open == 0 || !IsIdent(t[open - 1])) return false;
-  const std::string callee = WithoutSymInt(std::string(t[open - 1].text));
+  const std::string callee(WithoutSymInt(t[open - 1].text));
   const bool method = open >= 2 && (t[open - 2].Is('.') || t[open - 2].Is("->"));
   if (OpsWithoutDerivative(ix).count(callee)) return true;
   if (!ix.yaml.Overloads(callee).empty()) {
@@ -128,11 +123,8 @@ bool AdmitsNoOtherTensor(const Index& ix, const OpCallStep& c) {
     if (const NativeFunction* f = ix.yaml.Find(o)) overloads.push_back(f);
   if (overloads.empty()) overloads = ix.yaml.Overloads(c.op);
   if (overloads.empty()) return false;
-  return std::none_of(overloads.begin(), overloads.end(), [](const NativeFunction* f) {
-    for (const auto& a : f->schema.arguments)
-      if (a.type.find("Tensor") != std::string::npos && a.name != "self") return true;
-    return false;
-  });
+  return std::none_of(overloads.begin(), overloads.end(),
+                      [](const NativeFunction* f) { return TakesTensor(f->schema, true); });
 }
 
 // The local a call of `caller`'s is made on, through the chain the scanner
@@ -166,14 +158,14 @@ bool CalledOnANoGradLocal(const Index& ix, const OpStep& caller, const OpCallSte
         call.where.line <= static_cast<int>(f.body_end))
       fn = &f;
   }
-  if (!fn || static_cast<int>(fn->BodyLines()) > kMaxBodyLinesRead) return false;
-  const std::string body =
-      ix.Snippet(call.where.file, static_cast<int>(fn->body_begin), static_cast<int>(fn->BodyLines()));
-  LexedFile lexed;
-  LexCpp(body, &lexed);
-  const std::vector<Token>& t = lexed.tokens;
+  if (!fn) return false;
+  // Its body's tokens, as the file's reader lexed them once.
+  const std::vector<Token>& t = GuardReaderOf(ix, call.where.file).lexed().tokens;
+  auto line_before = [](const Token& tok, uint32_t line) { return tok.line < line; };
+  const size_t first = std::lower_bound(t.begin(), t.end(), fn->body_begin, line_before) - t.begin();
+  const size_t last = std::lower_bound(t.begin(), t.end(), fn->body_end + 1, line_before) - t.begin();
   std::optional<std::string> made;
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
+  for (size_t i = first; i + 1 < last; ++i) {
     if (!IsIdent(t[i]) || t[i].text != name || (i > 0 && (t[i - 1].Is('.') || t[i - 1].Is("->")))) continue;
     const std::string_view op = t[i + 1].text;
     const bool assigns = t[i + 1].kind == TokKind::kPunct && op.size() <= 3 && op.back() == '=' && op != "==" &&
@@ -182,7 +174,7 @@ bool CalledOnANoGradLocal(const Index& ix, const OpStep& caller, const OpCallSte
     if (made || op != "=") return false;  // written twice, or by a compound assignment
     size_t end = i + 2;
     int level = 0;
-    for (; end < t.size(); ++end) {
+    for (; end < last; ++end) {
       if (IsOpenBracket(t[end])) ++level;
       if (IsCloseBracket(t[end])) --level;
       if (level == 0 && t[end].Is(';')) break;

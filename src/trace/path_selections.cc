@@ -240,8 +240,7 @@ bool RunsOn(const Index& ix, const std::string& name, CodeDevice device) {
       if (IsCompositeKey(key) || CodeDeviceOf(key) == device) return true;
     return false;
   };
-  std::string_view op = name;
-  if (op.ends_with("_symint")) op.remove_suffix(7);  // at::x_symint: op x's SymInt form
+  const std::string_view op = WithoutSymInt(name);  // at::x_symint: op x's SymInt form
   const std::vector<const NativeFunction*> overloads = ix.yaml.Overloads(op);
   if (overloads.empty()) {
     const std::vector<uint32_t> defs = ix.cpp.FunctionsNamed(name);

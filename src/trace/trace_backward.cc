@@ -530,10 +530,7 @@ HelperFacts& HelperFactsOf(const Index& ix, TraceOptions::Device device) {
   return *ix.Derived<std::unique_ptr<HelperFacts>>(key, [] { return std::make_unique<HelperFacts>(); });
 }
 
-std::string BaseOpName(std::string name) {
-  if (EndsWith(name, "_symint")) name = name.substr(0, name.size() - 7);
-  return name;
-}
+std::string BaseOpName(const std::string& name) { return std::string(WithoutSymInt(name)); }
 
 // Whether every input a derivatives.yaml formula is for ("min, max") is an
 // optional Tensor of the schema (`Tensor? min`). Autograd computes a formula
@@ -860,9 +857,8 @@ void BackwardTracer::AddBackwardOf(const std::string& name) {
     }
     if (method) return;
     // A FunctionsManual helper: the ops its body calls -- every overload's
-    // the call's argument count admits (norm_backward's four-argument form
-    // only calls the six-argument one, whose calls are read the same way).
-    // Read once per argument count (norm_backward's four-argument form, then its call of the six-argument one).
+    // the call's argument count admits, read once per count (norm_backward's
+    // four-argument form, then the six-argument one it calls).
     const std::string visit = base + "/" + (arguments ? std::to_string(arguments->size()) : "*");
     if (!IsManualHelper(cpp, manual, base) || !visited_helpers.insert(visit).second) return;
     AddUnique(&b.helpers, base);

@@ -426,7 +426,7 @@ Receiver CallFactsReader::ReceiverOf(const CppCall& c, const CppFunction& caller
   }
   if (EndsWith(recv, "()")) {  // a call's result: what that method returns
     std::string_view method = recv.substr(0, recv.size() - 2);
-    if (EndsWith(method, "_symint")) method.remove_suffix(7);  // new_zeros_symint(): new_zeros
+    method = WithoutSymInt(method);  // new_zeros_symint(): new_zeros
     if (IsNonTensorMethod(method)) return Receiver::kOther;
     std::string base(method);
     for (std::string_view suffix : {"_outf", "_out"})  // at::sum_out(...).div_(n): sum's out= overload
@@ -526,7 +526,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   if (facts.at_call || facts.method_call) {
     std::string& base = facts.base;
     base = c.callee;
-    if (EndsWith(base, "_symint")) base = base.substr(0, base.size() - 7);
+    base = WithoutSymInt(base);
     if (EndsWith(base, "_outf")) base = base.substr(0, base.size() - 5) + "_out";
     auto& overloads = facts.overloads;
     overloads = ix_.yaml.Overloads(base);
@@ -581,7 +581,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   if (c.kind == CallKind::kPlain) {
     // rsqrt(x) inside at::native with no native definition of that name:
     // C++ name lookup finds at::rsqrt, the op (x_symint(...) is at::x_symint, op x's).
-    std::string name = EndsWith(c.callee, "_symint") ? c.callee.substr(0, c.callee.size() - 7) : c.callee;
+    std::string name(WithoutSymInt(c.callee));
     for (const NativeFunction* o : ix_.yaml.Overloads(name)) {
       facts.function_op = facts.function_op || (o->HasVariant("function") && !o->schema.is_out() &&
                                                 WorthFollowing(*o) && HasWantedKernel(*this, *o));
