@@ -33,6 +33,10 @@ constexpr char kNativeFunctions[] = R"x(- func: clip_to(Tensor self, Tensor othe
   dispatch:
     CompositeExplicitAutograd: choose_scalar_other
 
+- func: choose.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: choose_scalar
+
 - func: widen(Tensor self) -> Tensor
   dispatch:
     CUDA: widen_cuda
@@ -57,6 +61,8 @@ Tensor choose_scalar_self(const Tensor& condition, const Scalar& self, const Ten
 Tensor choose_scalar_other(const Tensor& condition, const Tensor& self, const Scalar& other) {
   return self;
 }
+
+Tensor choose_scalar(const Tensor& condition, const Scalar& self, const Scalar& other) { return condition; }
 
 Tensor widen_cuda(const Tensor& self) { return self; }
 
@@ -87,6 +93,8 @@ TEST_F(FormulaOverloads, TensorOperatorsMakeTensorArguments) {
 
 TEST_F(FormulaOverloads, ANumberArgumentTakesTheScalarOverload) {
   EXPECT_NE(FindOp(t_, "choose.ScalarOther", OpRole::kBackward), nullptr);
+  // `grad` passed second is a Tensor: never the two-Scalar overload.
+  EXPECT_EQ(FindOp(t_, "choose.Scalar", OpRole::kBackward), nullptr);
 }
 
 }  // namespace
