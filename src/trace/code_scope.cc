@@ -95,8 +95,10 @@ std::string_view BackendFolder(std::string_view path) {
 }
 
 // Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
+bool IsCpuKernelFile(std::string_view path) { return path.find("/native/cpu/") != std::string_view::npos; }
+
 bool IsCpuOnlyFile(std::string_view path) {
-  return path.find("/native/cpu/") != std::string_view::npos || path.find("/mkldnn/") != std::string_view::npos ||
+  return IsCpuKernelFile(path) || path.find("/mkldnn/") != std::string_view::npos ||
          path.find("/quantized/cpu/") != std::string_view::npos;
 }
 
@@ -104,7 +106,7 @@ bool IsCpuOnlyFile(std::string_view path) {
 bool RunsOnDevice(std::string_view file, std::string_view device) {
   if (device == "CUDA") return !IsCpuOnlyFile(file);
   if (device == "CPU") return !IsCudaFile(file);
-  return !IsCudaFile(file) && file.find("/native/cpu/") == std::string_view::npos;
+  return !IsCudaFile(file) && !IsCpuKernelFile(file);
 }
 
 bool IsTestFile(std::string_view path) {

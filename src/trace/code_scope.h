@@ -32,6 +32,10 @@ bool IsHeader(std::string_view path);
 bool IsCudaFile(std::string_view path);
 // Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
 bool IsCpuOnlyFile(std::string_view path);
+// A per-capability CPU kernel file (aten/src/ATen/native/cpu/): its values
+// are Vectorized or scalars, so its member calls and plain calls by an
+// op's name are no ops without a Tensor to show for it.
+bool IsCpuKernelFile(std::string_view path);
 // The folder ("/vulkan/", "/xnnpack/", ...) compiled only into one backend's
 // or library's build, or "" for code every build has.
 std::string_view BackendFolder(std::string_view path);

@@ -521,7 +521,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
   // A member call is a Tensor method on positive evidence only: its
   // receiver is declared a Tensor, or is an auto holding one
   // (`auto input_shape = input.sizes(); input_shape.slice(1)` is IntArrayRef's).
-  facts.method_call = c.kind == CallKind::kMember && cpp.file(c.file).find("/native/cpu/") == std::string::npos &&
+  facts.method_call = c.kind == CallKind::kMember && !IsCpuKernelFile(cpp.file(c.file)) &&
                       ReceiverOf(c, caller, body) == Receiver::kTensor;
   if (facts.at_call || facts.method_call) {
     std::string& base = facts.base;
@@ -591,7 +591,7 @@ CallFacts CallFactsReader::ComputeCallFacts(const CppCall& c, const CppFunction&
     // maximum(a, b); }`: at::vec::maximum, by argument-dependent lookup), as
     // its member calls are: the op only on positive evidence, an argument
     // known to be a Tensor (HistogramKernel.cpp's `aminmax(input, 0)`).
-    if (facts.function_op && cpp.file(c.file).find("/native/cpu/") != std::string::npos) {
+    if (facts.function_op && IsCpuKernelFile(cpp.file(c.file))) {
       const auto args = CallArguments(body, caller.body_begin, c);
       facts.function_op = args && std::any_of(args->begin(), args->end(), [&](const std::string& a) {
                             return WrittenKind(caller.params, body, a) == 't';

@@ -114,7 +114,7 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
     // In a CPU kernel file, values are Vectorized or scalars: a method's or
     // a helper's result there (`(one + (a - b).abs().neg().exp()).log()`) is
     // no evidence of a Tensor, as its member calls are none (trace_calls.cc).
-    const bool cpu_kernel_file = cpp.file(f.file).find("/native/cpu/") != std::string::npos;
+    const bool cpu_kernel_file = IsCpuKernelFile(cpp.file(f.file));
     auto is_tensor = [&](std::string_view name) {
       if (cpu_kernel_file && (name.starts_with('.') || name.ends_with("()"))) return false;
       return calls_.IsTensorOperand(f.params, body, name);
