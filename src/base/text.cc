@@ -125,10 +125,13 @@ std::string CollapseSpace(std::string_view s) {
 }
 
 std::string_view TrimView(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
+  // A loop, not find_first_not_of: that searches the set with memchr for
+  // every character, and the tracer trims some fifteen million pieces a `--all`.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  size_t b = 0, e = s.size();
+  while (b < e && space(s[b])) ++b;
+  while (e > b && space(s[e - 1])) --e;
+  return s.substr(b, e - b);
 }
 
 size_t ClosingBracket(std::string_view s, size_t open) {

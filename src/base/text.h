@@ -3,9 +3,11 @@
 // that needs another one adds it here rather than a local copy.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace optrace {
@@ -122,5 +124,14 @@ std::string TerminalText(std::string_view s);
 bool EndsWith(std::string_view s, std::string_view suffix);
 // Whether `part` occurs in `s`.
 inline bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// A map keyed by text, looked up by string_view without building a
+// std::string.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class V>
+using TextMap = std::unordered_map<std::string, V, TextHash, std::equal_to<>>;
 
 }  // namespace optrace

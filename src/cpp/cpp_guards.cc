@@ -31,11 +31,6 @@
 
 namespace optrace {
 
-std::string CodeCondition::Describe() const {
-  if (kind == "#if") return negated ? "#if !(" + text + ")" : "#if " + text;
-  return (negated ? "unless " : "when ") + text;
-}
-
 namespace {
 
 // Text of tokens [b, e) as written in `text`.
@@ -632,96 +627,6 @@ bool Walker::Run(size_t i, int call_line, std::string_view callee, std::vector<C
   return false;
 }
 
-std::vector<PreprocessorLine> ReadPreprocessorLines(std::string_view text) {
-  std::vector<PreprocessorLine> out;
-  int n = 1;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view l = text.substr(pos, end - pos);
-    int this_line = n;
-    // Backslash continuations join lines.
-    while (!l.empty() && l.back() == '\\' && end < text.size()) {
-      size_t next = text.find('\n', end + 1);
-      if (next == std::string_view::npos) next = text.size();
-      ++n;
-      end = next;
-      l = text.substr(pos, end - pos);
-    }
-    pos = end + 1;
-    ++n;
-    size_t k = l.find_first_not_of(" \t");
-    if (k == std::string_view::npos || l[k] != '#') continue;
-    std::string_view d = l.substr(k + 1);
-    size_t s = d.find_first_not_of(" \t");
-    if (s == std::string_view::npos) continue;
-    d = d.substr(s);
-    size_t w = 0;
-    while (w < d.size() && std::isalpha(static_cast<unsigned char>(d[w]))) ++w;
-    std::string_view word = d.substr(0, w);
-    std::string arg = CollapseSpace(d.substr(w));
-    size_t comment = arg.find("//");
-    if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
-    comment = arg.find("/*");
-    if (comment != std::string::npos) arg = CollapseSpace(arg.substr(0, comment));
-    out.push_back({this_line, std::string(word), std::move(arg)});
-  }
-  return out;
-}
-
-std::vector<CodeCondition> PreprocessorConditionsAt(const std::vector<PreprocessorLine>& lines, int line) {
-  struct Group {
-    std::vector<CodeCondition> seen;    // conditions of the earlier branches
-    std::vector<CodeCondition> active;  // of the branch we are in
-    bool include_guard = false;
-  };
-  std::vector<Group> groups;
-  bool expect_guard_define = false;
-  std::string_view guard_name;
-  for (const PreprocessorLine& pl : lines) {
-    if (pl.line >= line) break;
-    const std::string& word = pl.word;
-    const std::string& arg = pl.arg;
-    if (expect_guard_define) {
-      expect_guard_define = false;
-      if (word == "define" && !groups.empty() && arg.rfind(guard_name, 0) == 0) groups.back().include_guard = true;
-    }
-    CodeCondition c;
-    c.line = pl.line;
-    c.kind = "#if";
-    if (word == "if" || word == "ifdef" || word == "ifndef") {
-      c.text = word == "if" ? arg : "defined(" + arg + ")";
-      c.negated = word == "ifndef";
-      groups.push_back({{}, {c}, false});
-      if (word == "ifndef") {
-        expect_guard_define = true;
-        guard_name = arg;
-      }
-    } else if ((word == "elif" || word == "else") && !groups.empty()) {
-      Group& g = groups.back();
-      for (const auto& a : g.active)
-        if (a.kind == "#if" && (g.seen.empty() || a.line != g.seen.back().line)) g.seen.push_back(a);
-      g.active.clear();
-      for (const auto& p : g.seen) {
-        CodeCondition neg = p;
-        neg.negated = !neg.negated;
-        g.active.push_back(neg);
-      }
-      if (word == "elif") {
-        c.text = arg;
-        g.active.push_back(c);
-      }
-    } else if (word == "endif" && !groups.empty()) {
-      groups.pop_back();
-    }
-  }
-  std::vector<CodeCondition> out;
-  for (const auto& g : groups)
-    if (!g.include_guard) out.insert(out.end(), g.active.begin(), g.active.end());
-  return out;
-}
-
 bool SameCondition(const CodeCondition& a, const CodeCondition& b) {
   return a.text == b.text && a.negated == b.negated && a.line == b.line && a.kind == b.kind;
 }
@@ -761,19 +666,6 @@ void ScopeEarlyReturns(const std::vector<PreprocessorLine>& pp, int call_line, s
 }
 
 }  // namespace
-
-std::string ConjunctionOf(const std::vector<CodeCondition>& conditions) {
-  std::string out;
-  for (const auto& c : conditions) {
-    const bool loose = c.text.find("||") != std::string::npos || c.text.find('?') != std::string::npos;
-    out += (out.empty() ? "" : " && ") + (c.negated ? "!(" + c.text + ")" : loose ? "(" + c.text + ")" : c.text);
-  }
-  return out;
-}
-
-std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line) {
-  return PreprocessorConditionsAt(ReadPreprocessorLines(text), line);
-}
 
 CppGuardReader::CppGuardReader(std::string_view text)
     : text_(text), pp_lines_(ReadPreprocessorLines(text)), memo_(std::make_unique<Memo>()) {

@@ -11,6 +11,7 @@
 // the store's format unchanged.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -22,34 +23,18 @@
 #include <utility>
 #include <vector>
 
+#include "cpp/code_condition.h"
 #include "cpp/cpp_lexer.h"
 #include "cpp/guarded_returns.h"
 #include "cpp/object_uses.h"
+#include "cpp/preprocessor_groups.h"
 #include "cpp/written_call.h"
 
 namespace optrace {
 
-struct CodeCondition {
-  std::string text;      // as written, whitespace collapsed: "at::cudnn_is_acceptable(_input)"
-  bool negated = false;  // the call runs when the condition is false (else branch, after an early return)
-  int line = 0;          // where the condition is written (1-based)
-  std::string kind;      // "if" | "else" | "case" | "?:" | "return" | "#if"
-  // How it reads: "when C", "unless C" (negated), "case C of switch (E)".
-  std::string Describe() const;
-};
-
-// A preprocessor directive line (#if, #else, #define, #include ...): read
-// once per file, then every question about a line's #if groups is answered
-// from them.
 // The calls of one function, each name's first call per line with what a
 // walk finds there (cpp_guards.cc).
 struct CppCallSites;
-
-struct PreprocessorLine {
-  int line = 0;
-  std::string word;  // if, ifdef, ifndef, elif, else, endif, define, include ...
-  std::string arg;   // whitespace collapsed, comments dropped
-};
 
 // One file lexed once, asked about several calls. `text` must outlive it.
 // Answers are remembered (thread-safe): a warm daemon or `--all` asks about
@@ -186,13 +171,5 @@ class CppGuardReader {
 // Returns false when no such call is written there.
 bool CppCallConditions(std::string_view text, int from_line, int call_line, std::string_view callee,
                        std::vector<CodeCondition>* out);
-
-// Preprocessor conditions around line `line` only (for a registration or a
-// definition): "#if AT_CUDNN_ENABLED()", "#ifdef USE_ROCM" ...
-std::vector<CodeCondition> CppPreprocessorConditions(std::string_view text, int line);
-
-// Conditions that all hold, as one expression: "a && !(b) && (c || d)" (an
-// operand holding `||` or `?:` parenthesized); "" for none.
-std::string ConjunctionOf(const std::vector<CodeCondition>& conditions);
 
 }  // namespace optrace

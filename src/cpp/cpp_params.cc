@@ -5,6 +5,7 @@
 #include "cpp/cpp_params.h"
 
 #include <cctype>
+#include <string>
 
 #include "base/text.h"
 
@@ -46,9 +47,7 @@ std::string DeclaredName(std::string_view declarator) {
   return std::string(name);
 }
 
-}  // namespace
-
-std::vector<CppParameter> ParseCppParameters(std::string_view params) {
+std::vector<CppParameter> ParseParameters(std::string_view params) {
   std::vector<CppParameter> out;
   if (TrimView(params).empty() || TrimView(params) == "void") return out;
   for (const std::string& piece : SplitTopLevel(params, ',')) {
@@ -63,6 +62,15 @@ std::vector<CppParameter> ParseCppParameters(std::string_view params) {
     out.push_back(std::move(p));
   }
   return out;
+}
+
+}  // namespace
+
+const std::vector<CppParameter>& ParseCppParameters(std::string_view params) {
+  thread_local TextMap<std::vector<CppParameter>> parsed;
+  auto it = parsed.find(params);
+  if (it == parsed.end()) it = parsed.emplace(std::string(params), ParseParameters(params)).first;
+  return it->second;
 }
 
 namespace {

@@ -27,7 +27,9 @@ struct CppParameter {
 
 // The parameters of a list as CppFunction::params holds it (without
 // parentheses): "const Tensor& self, Activation activation = Activation::None".
-std::vector<CppParameter> ParseCppParameters(std::string_view params);
+// Parsed once per thread and kept (the answer depends on the text alone): a
+// trace asks for the same few thousand lists again and again.
+const std::vector<CppParameter>& ParseCppParameters(std::string_view params);
 
 // The arguments, trimmed, of the first call of `callee` (its last name:
 // `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the

@@ -81,8 +81,9 @@ std::pair<size_t, size_t> CallGroup(const std::vector<Token>& t, size_t i) {
 }  // namespace
 
 std::optional<OpeningCall> OpeningCallOf(const std::vector<Token>& toks, int line) {
-  size_t i = 0;
-  while (i < toks.size() && static_cast<int>(toks[i].line) < line) ++i;
+  // Tokens run in line order: find the definition's first by halving.
+  auto line_before = [](const Token& tok, int l) { return static_cast<int>(tok.line) < l; };
+  size_t i = std::lower_bound(toks.begin(), toks.end(), line, line_before) - toks.begin();
   int parens = 0;
   for (; i < toks.size(); ++i) {  // the body's '{': past the parameter list's brackets
     if (toks[i].Is('(')) ++parens;

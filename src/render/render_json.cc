@@ -86,6 +86,11 @@ bool PlainAscii(std::string_view s) {
     std::memcpy(&w, s.data() + i, 8);
     if (WordNeedsWork(w, false)) return false;
   }
+  if (i < s.size() && s.size() >= 8) {  // the tail: the last eight bytes, overlapping
+    uint64_t w;
+    std::memcpy(&w, s.data() + s.size() - 8, 8);
+    return !WordNeedsWork(w, false);
+  }
   for (; i < s.size(); ++i) {
     const unsigned char c = s[i];
     if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
@@ -182,16 +187,37 @@ void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-JsonWriter::JsonWriter(int indent) : indent_(indent) { out_.reserve(16 * 1024); }
+JsonWriter::JsonWriter(int indent) : indent_(indent) {}
+
+void JsonText::PutQuoted(std::string_view s, std::string_view tail) {
+  char* p = Room(s.size() + 2 + tail.size());
+  *p++ = '"';
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  std::memcpy(p, tail.data(), tail.size());
+}
+
+void JsonText::PutString(std::string_view s) {
+  if (PlainAscii(s)) {
+    PutQuoted(s, "");
+    return;
+  }
+  std::string escaped;  // rare: written as AppendJsonString escapes it
+  AppendJsonString(escaped, s);
+  Put(escaped);
+}
 
 void JsonWriter::Newline(size_t depth) {
-  out_.push_back('\n');
-  out_.append(depth * static_cast<size_t>(indent_), ' ');
+  const size_t n = depth * static_cast<size_t>(indent_);
+  char* p = out_.Room(1 + n);
+  *p = '\n';
+  std::memset(p + 1, ' ', n);
 }
 
 void JsonWriter::BeginElement() {
   if (empty_.empty()) return;  // the top-level value
-  if (!empty_.back()) out_.push_back(',');
+  if (!empty_.back()) out_.Put(',');
   empty_.back() = false;
   if (indent_ >= 0) Newline(empty_.size());
 }
@@ -206,7 +232,7 @@ void JsonWriter::BeginValue() {
 
 void JsonWriter::BeginContainer(char open) {
   BeginValue();
-  out_.push_back(open);
+  out_.Put(open);
   empty_.push_back(true);
 }
 
@@ -214,7 +240,7 @@ void JsonWriter::EndContainer(char close) {
   bool was_empty = empty_.back();
   empty_.pop_back();
   if (!was_empty && indent_ >= 0) Newline(empty_.size());
-  out_.push_back(close);
+  out_.Put(close);
 }
 
 void JsonWriter::BeginObject() { BeginContainer('{'); }
@@ -222,38 +248,39 @@ void JsonWriter::EndObject() { EndContainer('}'); }
 void JsonWriter::BeginArray() { BeginContainer('['); }
 void JsonWriter::EndArray() { EndContainer(']'); }
 
-void JsonWriter::Key(std::string_view key) {
+void JsonWriter::Key(JsonKey key) {
   BeginElement();
-  const std::string_view colon = indent_ >= 0 ? ": " : ":";
-  if (PlainAscii(key)) {
-    AppendQuoted(out_, key, colon);
-  } else {
-    AppendJsonString(out_, key);
-    out_ += colon;
-  }
+  out_.PutQuoted(key.view(), indent_ >= 0 ? ": " : ":");
+  after_key_ = true;
+}
+
+void JsonWriter::KeyText(std::string_view key) {
+  BeginElement();
+  out_.PutString(key);
+  out_.Put(indent_ >= 0 ? ": " : ":");
   after_key_ = true;
 }
 
 void JsonWriter::String(std::string_view s) {
   BeginValue();
-  AppendJsonString(out_, s);
+  out_.PutString(s);
 }
 
 void JsonWriter::Int(long long v) {
   BeginValue();
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, end);
+  out_.Put(std::string_view(buf, static_cast<size_t>(end - buf)));
 }
 
 void JsonWriter::Bool(bool b) {
   BeginValue();
-  out_ += b ? "true" : "false";
+  out_.Put(b ? "true" : "false");
 }
 
 void JsonWriter::Null() {
   BeginValue();
-  out_ += "null";
+  out_.Put("null");
 }
 
 void JsonWriter::StringArray(const std::vector<std::string>& items) {
@@ -262,26 +289,26 @@ void JsonWriter::StringArray(const std::vector<std::string>& items) {
   EndArray();
 }
 
-void JsonWriter::StringField(std::string_view key, std::string_view value) {
+void JsonWriter::StringField(JsonKey key, std::string_view value) {
   Key(key);
   String(value);
 }
 
-void JsonWriter::OptionalString(std::string_view key, std::string_view value) {
+void JsonWriter::OptionalString(JsonKey key, std::string_view value) {
   if (!value.empty()) StringField(key, value);
 }
 
-void JsonWriter::IntField(std::string_view key, long long value) {
+void JsonWriter::IntField(JsonKey key, long long value) {
   Key(key);
   Int(value);
 }
 
-void JsonWriter::BoolField(std::string_view key, bool value) {
+void JsonWriter::BoolField(JsonKey key, bool value) {
   Key(key);
   Bool(value);
 }
 
-void JsonWriter::StringArrayField(std::string_view key, const std::vector<std::string>& items) {
+void JsonWriter::StringArrayField(JsonKey key, const std::vector<std::string>& items) {
   Key(key);
   StringArray(items);
 }
@@ -296,7 +323,7 @@ void JsonWriter::StringPairsObject(const std::vector<std::pair<std::string, std:
     const std::string* value = &pairs[i].second;
     for (size_t k = i + 1; k < pairs.size(); ++k)
       if (pairs[k].first == key) value = &pairs[k].second;
-    Key(key);
+    KeyText(key);
     String(*value);
   }
   EndObject();
@@ -310,7 +337,7 @@ void PutLocation(JsonWriter& w, const Location& l) {
   w.IntField("line", l.line);
 }
 
-void PutLocationObject(JsonWriter& w, const char* key, const Location& l) {
+void PutLocationObject(JsonWriter& w, JsonKey key, const Location& l) {
   if (!l.valid()) return;
   w.Key(key);
   w.BeginObject();
@@ -318,7 +345,7 @@ void PutLocationObject(JsonWriter& w, const char* key, const Location& l) {
   w.EndObject();
 }
 
-void PutOptionalString(JsonWriter& w, const char* key, const std::optional<std::string>& v, bool keep_null) {
+void PutOptionalString(JsonWriter& w, JsonKey key, const std::optional<std::string>& v, bool keep_null) {
   if (!v && !keep_null) return;
   w.Key(key);
   if (v) w.String(*v);
@@ -382,7 +409,7 @@ void WriteFormulas(JsonWriter& w, const std::vector<DerivativeFormula>& formulas
     const std::string* value = &formulas[i].formula;
     for (size_t k = i + 1; k < formulas.size(); ++k)
       if (formulas[k].inputs == key) value = &formulas[k].formula;
-    w.Key(key);
+    w.KeyText(key);
     w.String(*value);
   }
   w.EndObject();
@@ -409,7 +436,7 @@ void WriteDerivatives(JsonWriter& w, const DerivativeEntry& d) {
       const std::vector<DerivativeFormula>* value = &sections[i].second;
       for (size_t k = i + 1; k < sections.size(); ++k)
         if (sections[k].first == sections[i].first) value = &sections[k].second;
-      w.Key(sections[i].first);
+      w.KeyText(sections[i].first);
       WriteFormulas(w, *value);
     }
     w.EndObject();
@@ -451,7 +478,7 @@ void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
 }
 
 // The aten ops an implementation calls, each where it is made.
-void WriteOpCalls(JsonWriter& w, const char* key, const std::vector<OpCallStep>& calls) {
+void WriteOpCalls(JsonWriter& w, JsonKey key, const std::vector<OpCallStep>& calls) {
   w.Key(key);
   w.BeginArray();
   for (const auto& c : calls) {
@@ -623,7 +650,7 @@ void WriteSelection(JsonWriter& w, const SelectionStep& s) {
   w.EndObject();
 }
 
-void PutStep(JsonWriter& w, const char* key, const std::string& name, const Location& where) {
+void PutStep(JsonWriter& w, JsonKey key, const std::string& name, const Location& where) {
   w.Key(key);
   w.BeginObject();
   w.StringField("name", name);

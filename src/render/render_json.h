@@ -12,12 +12,63 @@
 // (TraceToJson in render.h).
 #pragma once
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace optrace {
+
+// A member name the program writes -- a schema key -- checked when it is
+// compiled to be printable ASCII without '"' or '\\', so writing it needs no
+// scan or escape (a trace writes some fifteen million keys a `--all`). Keys
+// read from data (derivatives.yaml's input names) go through KeyText.
+class JsonKey {
+ public:
+  consteval JsonKey(const char* key) : key_(key) {  // NOLINT: implicit, for literals
+    for (char c : key_)
+      if (c < 0x20 || c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x80)
+        throw "a JSON key that would need escaping";
+  }
+  std::string_view view() const { return key_; }
+
+ private:
+  std::string_view key_;
+};
+
+// The text a JsonWriter writes: a buffer grown by doubling and written
+// through pointers into it, one capacity check per piece (a std::string
+// append or resize is an out-of-line call, and a `--all` writes some fifty
+// million pieces).
+class JsonText {
+ public:
+  JsonText() { out_.resize(16 * 1024); }
+  // Room for `n` more bytes at the end, where they are to be written.
+  char* Room(size_t n) {
+    if (out_.size() - size_ < n) out_.resize(std::max(2 * out_.size(), size_ + n));
+    char* at = out_.data() + size_;
+    size_ += n;
+    return at;
+  }
+  void Put(char c) { *Room(1) = c; }
+  void Put(std::string_view s) { std::memcpy(Room(s.size()), s.data(), s.size()); }
+  // `"s"` then `tail`, where `s` needs no escaping.
+  void PutQuoted(std::string_view s, std::string_view tail);
+  // `s` quoted and escaped as AppendJsonString does.
+  void PutString(std::string_view s);
+  std::string_view view() const { return std::string_view(out_.data(), size_); }
+  std::string Take() {
+    out_.resize(size_);
+    size_ = 0;
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;  // the text is its first size_ bytes; the rest is room
+  size_t size_ = 0;
+};
 
 class JsonWriter {
  public:
@@ -30,7 +81,8 @@ class JsonWriter {
   void EndObject();
   void BeginArray();
   void EndArray();
-  void Key(std::string_view key);
+  void Key(JsonKey key);
+  void KeyText(std::string_view key);  // any text, escaped as needed
 
   void String(std::string_view s);
   void Int(long long v);
@@ -39,17 +91,17 @@ class JsonWriter {
   void StringArray(const std::vector<std::string>& items);
   // An object member: Key(key) then its value. OptionalString writes
   // nothing for an empty value (the schema's optional string fields).
-  void StringField(std::string_view key, std::string_view value);
-  void OptionalString(std::string_view key, std::string_view value);
-  void IntField(std::string_view key, long long value);
-  void BoolField(std::string_view key, bool value);
-  void StringArrayField(std::string_view key, const std::vector<std::string>& items);
+  void StringField(JsonKey key, std::string_view value);
+  void OptionalString(JsonKey key, std::string_view value);
+  void IntField(JsonKey key, long long value);
+  void BoolField(JsonKey key, bool value);
+  void StringArrayField(JsonKey key, const std::vector<std::string>& items);
   // {key: value, ...} with ordered_json's operator[] semantics: a repeated
   // key keeps its first position and takes its last value.
   void StringPairsObject(const std::vector<std::pair<std::string, std::string>>& pairs);
 
-  const std::string& text() const { return out_; }
-  std::string Take() { return std::move(out_); }
+  std::string_view text() const { return out_.view(); }
+  std::string Take() { return out_.Take(); }
 
  private:
   // The separator, newline and indentation before a member or array element.
@@ -58,10 +110,9 @@ class JsonWriter {
   void BeginContainer(char open);
   void EndContainer(char close);
   void Newline(size_t depth);
-
-  std::string out_;
+  JsonText out_;
   int indent_;
-  std::vector<bool> empty_;  // per open container: nothing written in it yet
+  std::vector<unsigned char> empty_;  // per open container: nothing written in it yet (no vector<bool>: bit access)
   bool after_key_ = false;
 };
 

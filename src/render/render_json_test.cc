@@ -53,6 +53,23 @@ TEST(AppendJsonString, EscapesLikeNlohmann) {
   EXPECT_EQ(Written("\x01"), "\"\\u0001\"");  // lowercase hex, as nlohmann writes it
 }
 
+// A byte that needs escaping (or UTF-8 checking) at every position of
+// strings one to three words long: the plain-text scan reads eight bytes at
+// a time and the tail as the last eight, overlapping.
+TEST(AppendJsonString, EscapesAtEveryPositionOfTheWordScan) {
+  const std::string specials[] = {"\"", "\\", "\n", "\x01", "\x80", "\xC3\xA9"};
+  for (size_t n = 1; n <= 24; ++n)
+    for (const std::string& special : specials)
+      for (size_t at = 0; at + special.size() <= n; ++at) {
+        std::string s(n, 'a');
+        s.replace(at, special.size(), special);
+        ASSERT_EQ(Written(s), Oracle(s)) << n << " " << at;
+        JsonWriter w;
+        w.String(s);
+        ASSERT_EQ(w.text(), Oracle(s)) << n << " " << at;
+      }
+}
+
 // Every string of one and two bytes, and three- and four-byte strings around
 // every boundary of the UTF-8 grammar.
 TEST(AppendJsonString, MatchesNlohmannOnEveryShortByteString) {
@@ -89,7 +106,7 @@ std::string WriteSample(int indent) {
   w.Key("empty_object");
   w.BeginObject();
   w.EndObject();
-  w.Key("k\"ey\n");
+  w.KeyText("k\"ey\n");  // a key read from data: escaped
   w.String("v\\al");
   w.Key("numbers");
   w.BeginArray();

@@ -145,7 +145,7 @@ std::string ViewedParameter(const CppGuardReader& reader, int from_line, int bef
 
 std::optional<std::string> ParameterAt(const ImplStep& im, const std::string& name_at_site, const Location& site,
                                        const CppGuardReader& reader, const Assumptions& values) {
-  const std::vector<CppParameter> params = ParseCppParameters(im.params);
+  const std::vector<CppParameter>& params = ParseCppParameters(im.params);
   std::string name = name_at_site;
   if (std::none_of(params.begin(), params.end(), [&](const CppParameter& p) { return p.name == name; }))
     name = ViewedParameter(reader, im.where.line, site.line, name, params);

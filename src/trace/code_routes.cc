@@ -209,7 +209,7 @@ HelperNamesakes ScopesDefining(const Index& ix, const OpStep& op, const std::str
     bool forwards = false;
     for (uint32_t c : ix.cpp.CallsIn(id)) forwards = forwards || ix.cpp.calls()[c].callee == fn;
     if (!forwards) {
-      const std::vector<CppParameter> params = ParseCppParameters(f.params);
+      const std::vector<CppParameter>& params = ParseCppParameters(f.params);
       std::string written;  // the types as declared: `Tensor &x` and `Tensor& y` are one list
       for (const CppParameter& p : params) written += p.type + ",";
       written.erase(std::remove(written.begin(), written.end(), ' '), written.end());
@@ -286,7 +286,7 @@ bool CodeRoutes::ReceiverUse(const OpStep& op, const Location& caller, const Cpp
   const Location where = Definition(op, helper);
   const CppFunction* def = where.valid() ? FunctionDefinedAt(ix_, helper, where) : nullptr;
   if (position == args->size() || !def) return false;
-  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   if (position >= params.size() || params[position].name.empty() || args->size() > params.size()) return false;
   const std::string& param = params[position].name;
   // Where it calls the parameter, and where it passes it on to a helper
@@ -356,7 +356,7 @@ void CodeRoutes::BindStubKernel(const OpStep& op, const StubStep& s, const StubR
   const CppFunction* def = FunctionDefinedAt(ix_, LastName(r.target), r.target_definition);
   if (!def) return;
   auto args = CppCallArguments(readers_.Of(s.call_site.file).text(), s.call_site.line, LastName(s.name));
-  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   if (!args || args->empty() || args->size() - 1 > params.size()) return;
   args->erase(args->begin());  // the device type
   const std::string caller = LastName(s.called_from);

@@ -132,10 +132,20 @@ std::string LambdaParameterType(std::string_view body, std::string_view name) {
   return "";
 }
 
+// A parameter list split at its top-level commas, once per thread per
+// list: the overload readers ask about the same lists again and again.
+const std::vector<std::string>& ParameterPieces(std::string_view params) {
+  thread_local TextMap<std::vector<std::string>> split;
+  auto it = split.find(params);
+  if (it == split.end()) it = split.emplace(std::string(params), SplitTopLevel(params, ',')).first;
+  return it->second;
+}
+
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
   // Most names asked about are no parameter: split the list only when it names them.
+  static const std::vector<std::string> kNone;
   const bool in_params = params.find(name) != std::string_view::npos;
-  for (const std::string& p : in_params ? SplitTopLevel(params, ',') : std::vector<std::string>{}) {
+  for (const std::string& p : in_params ? ParameterPieces(params) : kNone) {
     std::string_view decl = p;
     if (size_t eq = decl.find('='); eq != std::string_view::npos) decl = decl.substr(0, eq);
     while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);

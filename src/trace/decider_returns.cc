@@ -179,7 +179,7 @@ class ReturnReader {
     if (!def) return std::nullopt;
     Assumptions inner = bound;
     Objects inner_objects;
-    const std::vector<CppParameter> params = ParseCppParameters(def->params);
+    const std::vector<CppParameter>& params = ParseCppParameters(def->params);
     for (size_t i = 0; i < params.size(); ++i) {
       const std::string& name = params[i].name;
       const std::string& arg = call->arguments[i];
@@ -247,7 +247,7 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
   // The decider's parameters, bound to what the call hands them.
   Assumptions bound = a;
   Objects objects;
-  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string& name = params[i].name;
     const std::string& arg = call->arguments[i];

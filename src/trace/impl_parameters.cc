@@ -36,7 +36,7 @@ std::map<std::string, std::string> ImplParameterNames(const OpStep& op) {
   const auto& args = op.yaml->schema.arguments;
   for (const auto& im : op.impls) {
     if (!IsPlainImplementation(op, im)) continue;
-    const std::vector<CppParameter> params = ParseCppParameters(im.params);
+    const std::vector<CppParameter>& params = ParseCppParameters(im.params);
     if (params.size() != args.size()) continue;
     for (size_t i = 0; i < params.size(); ++i) {
       const std::string& cpp = params[i].name;
@@ -58,7 +58,7 @@ std::map<std::string, std::string> OutParameterNames(const OpStep& op) {
   if (outs.empty()) return names;
   for (const auto& im : op.impls) {
     if (im.form != ImplForm::kImplFunc) continue;
-    const std::vector<CppParameter> params = ParseCppParameters(im.params);
+    const std::vector<CppParameter>& params = ParseCppParameters(im.params);
     if (params.size() < outs.size()) continue;
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string& cpp = params[params.size() - outs.size() + i].name;

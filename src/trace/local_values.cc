@@ -103,7 +103,7 @@ std::string BorrowedByCall(const Index& ix, std::string_view expr, const std::st
   const CppGuardReader& r = GuardReaderOf(ix, ix.cpp.file(def->file));
   auto returns = r.ReturnsOf(static_cast<int>(def->line));
   if (!returns) return "";
-  const std::vector<CppParameter> params = ParseCppParameters(def->params);
+  const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   std::vector<std::string> names, values;
   for (size_t i = 0; i < params.size(); ++i) {
     names.push_back(params[i].name);

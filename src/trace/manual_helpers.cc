@@ -32,7 +32,7 @@ std::vector<uint32_t> HelperOverloadsTaking(const CppIndex& cpp, const std::stri
     if (cpp.file(f.file) != file) continue;
     all.push_back(id);
     if (!arguments) continue;
-    const std::vector<CppParameter> params = ParseCppParameters(f.params);
+    const std::vector<CppParameter>& params = ParseCppParameters(f.params);
     const size_t required = static_cast<size_t>(
         std::count_if(params.begin(), params.end(), [](const CppParameter& p) { return p.default_value.empty(); }));
     if (arguments->size() >= required && arguments->size() <= params.size()) fitting.push_back(id);

@@ -153,7 +153,7 @@ bool EveryCallPassesSize(const Index& ix, int32_t fn, std::string_view name, con
   const CppFunction& f = ix.cpp.functions()[fn];
   const std::string& callee = f.name;
   if (ix.cpp.FunctionsNamed(callee).size() != 1) return false;  // overloads: which one a call is, not read
-  const std::vector<CppParameter> params = ParseCppParameters(f.params);
+  const std::vector<CppParameter>& params = ParseCppParameters(f.params);
   size_t at = 0;
   while (at < params.size() && params[at].name != name) ++at;
   if (at == params.size()) return false;

@@ -36,6 +36,7 @@
 
 #include "base/bounded_regex.h"
 #include "base/text.h"
+#include "cpp/scoped_objects.h"
 #include "py/py_guards.h"
 #include "trace/formula_arguments.h"
 #include "trace/frame_bindings.h"
@@ -127,7 +128,12 @@ class NumericOperands {
 
   NumericOperands(FormulaNames* out, const FormulaTypes& types) : out_(out), types_(types) { frames_.emplace_back(); }
 
-  void Open(Paren kind, size_t call) { frames_.push_back({kind, call}); }
+  void Open(Paren kind, size_t call) {
+    Frame opened;
+    opened.kind = kind;
+    opened.call = call;
+    frames_.push_back(opened);
+  }
 
   void Close() {
     if (frames_.size() < 2) return;
@@ -655,31 +661,15 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
 }
 
 bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
-  // Backwards from the call's line, skipping the blocks closed before it:
-  // a guard declared in the call's block or one enclosing it (a guard
-  // outside the function would sit at namespace scope, where none is).
-  static const char* const kGuards[] = {"NoGradGuard", "AutoGradMode grad_mode(false)", "AutoDispatchBelowAutograd",
-                                        "AutoDispatchBelowADInplaceOrView"};
-  std::shared_ptr<const std::string> text = ix_.FileText(file);
-  if (!text || line < 1) return false;
-  const std::string_view all(*text);
-  // The lines above the call's, nearest first: each ends at the '\n' before
-  // `end`, from the line's start the index keeps (no read from the top).
-  size_t end = std::min(ix_.LineOffset(file, line), all.size());
-  int closed = 0;  // blocks closed between a line and the call
-  for (int read = 0; end > 0 && read < kMaxBodyLinesRead; ++read) {
-    const size_t stop = end - 1;  // the line's '\n'
-    const size_t nl = stop == 0 ? std::string_view::npos : all.rfind('\n', stop - 1);
-    const size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
-    std::string_view code = all.substr(begin, stop - begin);
-    code = code.substr(0, code.find("//"));
-    for (const char* g : kGuards)
-      if (closed == 0 && code.find(g) != std::string_view::npos) return true;
-    for (size_t i = code.size(); i > 0; --i) {
-      if (code[i - 1] == '}') ++closed;
-      if (code[i - 1] == '{' && closed > 0) --closed;
-    }
-    end = begin;
+  // An RAII guard in the call's block or one enclosing it turns autograd
+  // off for the call (a guard outside the function would sit at namespace
+  // scope, where none is).
+  for (const ScopedObject& object :
+       ObjectsInScopeAt(GuardReaderOf(ix_, file).lexed().tokens, line, kMaxBodyLinesRead)) {
+    if (object.type == "NoGradGuard" || object.type == "AutoDispatchBelowAutograd" ||
+        object.type == "AutoDispatchBelowADInplaceOrView")
+      return true;
+    if (object.type == "AutoGradMode" && object.arguments == std::vector<std::string>{"false"}) return true;
   }
   return false;
 }

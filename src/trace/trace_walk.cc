@@ -83,7 +83,7 @@ std::vector<std::string> AtomicsIn(const CppIndex& cpp, uint32_t fn) {
 // Whether function `fn` calls one of its parameters (`op(...)`, `f(idx)`):
 // what it runs is what its callers hand it.
 bool CallsAParameter(const CppIndex& cpp, uint32_t fn) {
-  const std::vector<CppParameter> params = ParseCppParameters(cpp.functions()[fn].params);
+  const std::vector<CppParameter>& params = ParseCppParameters(cpp.functions()[fn].params);
   for (uint32_t id : cpp.CallsIn(fn)) {
     const CppCall& c = cpp.calls()[id];
     if (c.kind != CallKind::kPlain) continue;

@@ -16,6 +16,7 @@
 #include "base/disk.h"
 #include "base/pytorch_paths.h"
 #include "base/status.h"
+#include "base/text.h"
 
 namespace optrace {
 
@@ -154,16 +155,9 @@ class YamlModel {
   std::vector<DerivativeEntry> derivatives_;
   std::vector<std::string> known_tags_;
   std::string release_;
-  // Looked up by string_view without building a std::string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  template <class V>
-  using ByName = std::unordered_map<std::string, V, NameHash, std::equal_to<>>;
-  ByName<size_t> by_full_name_;
-  ByName<std::vector<size_t>> by_base_;
-  ByName<size_t> derivative_by_name_;
+  TextMap<size_t> by_full_name_;
+  TextMap<std::vector<size_t>> by_base_;
+  TextMap<size_t> derivative_by_name_;
 };
 
 }  // namespace optrace
