@@ -86,12 +86,18 @@ bool LookupReaches(const LookupScope& def, std::string_view qualifier, const Loo
 // Folders compiled only into one backend's or one library's build: their
 // code is reached only from code in the same folder.
 std::string_view BackendFolder(std::string_view path) {
-  static const std::string_view kFolders[] = {"/vulkan/",  "/xnnpack/", "/mps/", "/metal/",    "/mkldnn/xpu/", "/xpu/",
-                                              "/qnnpack/", "/miopen/",  "/hip/", "/kleidiai/", "/mtia/"};
-  for (std::string_view f : kFolders) {
-    if (path.find(f) != std::string_view::npos) return f;
+  static constexpr std::string_view kFolders[] = {"/vulkan/",     "/xnnpack/",  "/mps/",     "/metal/",
+                                                  "/mkldnn/xpu/", "/xpu/",      "/qnnpack/", "/miopen/",
+                                                  "/hip/",        "/kleidiai/", "/mtia/"};
+  // The first of kFolders the path holds, in one pass over its slashes
+  // (every candidate definition of a call asks this, twice).
+  size_t first = std::size(kFolders);
+  for (size_t at = path.find('/'); at != std::string_view::npos; at = path.find('/', at + 1)) {
+    const std::string_view rest = path.substr(at);
+    for (size_t k = 0; k < first; ++k)
+      if (rest.size() > 1 && rest[1] == kFolders[k][1] && rest.starts_with(kFolders[k])) first = k;
   }
-  return {};
+  return first < std::size(kFolders) ? kFolders[first] : std::string_view{};
 }
 
 // Code only CPU builds of ATen run: the per-capability CPU kernels and oneDNN.
