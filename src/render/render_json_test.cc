@@ -54,11 +54,11 @@ TEST(AppendJsonString, EscapesLikeNlohmann) {
 }
 
 // A byte that needs escaping (or UTF-8 checking) at every position of
-// strings one to three words long: the plain-text scan reads eight bytes at
-// a time and the tail as the last eight, overlapping.
+// strings up to five words long: the plain-text scan reads sixteen or eight
+// bytes at a time and the tail as the last sixteen or eight, overlapping.
 TEST(AppendJsonString, EscapesAtEveryPositionOfTheWordScan) {
   const std::string specials[] = {"\"", "\\", "\n", "\x01", "\x80", "\xC3\xA9"};
-  for (size_t n = 1; n <= 24; ++n)
+  for (size_t n = 1; n <= 40; ++n)
     for (const std::string& special : specials)
       for (size_t at = 0; at + special.size() <= n; ++at) {
         std::string s(n, 'a');
