@@ -382,6 +382,22 @@ TEST_F(MainPath260, AnOptionalTensorsFormulaMayRun) {
   EXPECT_EQ(std::find(bag->open.begin(), bag->open.end(), "_embedding_bag_backward"), bag->open.end());
 }
 
+TEST_F(MainPath260, ANumberAgainstAnEnumMemberIsNotDecidedByItsSpelling) {
+  // cuda/EmbeddingBag.cu's `mode == EmbeddingBagMode::MAX` picks the max kernel; mode is the
+  // number F.embedding_bag passes (mode_enum) or the schema's 0. EmbeddingBag.h:11 gives MAX
+  // the value 2, which the trace does not read: neither kernel is ruled out by the name's
+  // spelling ("2" is no "MAX"), both stay open.
+  Trace t = TraceTree("2.6.0", "aten::_embedding_bag", TraceOptions::Device::kCuda);
+  const OpStep* bag = FindOp(t, "_embedding_bag");
+  ASSERT_NE(bag, nullptr);
+  for (const char* name : {"EmbeddingBag_updateOutputKernel_max", "EmbeddingBag_updateOutputKernel_sum_mean"}) {
+    const KernelStep* k = FindKernel(*bag, name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_TRUE(k->typical && k->undecided) << name;
+    EXPECT_EQ(k->where.file, "aten/src/ATen/native/cuda/EmbeddingBag.cu") << name;
+  }
+}
+
 TEST_F(MainPath260, AKernelsWayIsTheOneTheAssumptionsTake) {
   // TensorAdvancedIndexing.cpp:1841-1849: scatter_src_out calls scatter_impl without a reduce,
   // whose `if (reduce.has_value())` (:1814) rules out scatter_reduce_stub: the kernel the walk first

@@ -684,6 +684,10 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       // A number (p=2.0) is never a string (p == "nuc").
       bool number_l = end_l && *end_l == 0 && !v->empty(), number_r = end_r && *end_r == 0 && !rhs.empty();
       if ((number_l && quoted(rhs)) || (number_r && quoted(*v))) return Of(op == "!=");
+      // A number against a name (`mode == EmbeddingBagMode::MAX` with mode 2,
+      // `reduction == Reduction::Mean` with 1): the name's value is not
+      // read here, so its spelling says nothing.
+      if (number_l != number_r) return Tri::kUnknown;
       if (quoted(*v) != quoted(rhs)) return Tri::kUnknown;
       return Of((last(*v) == last(rhs)) == (op == "=="));
     }

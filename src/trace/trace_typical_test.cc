@@ -73,6 +73,12 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("interpolation == QUANTILE_INTERPOLATION_MODE::LINEAR", false, with_defaults),
             Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, with_defaults), Tri::kTrue);
+  // A number a caller passes against an enum member: Reduction::Mean is 1,
+  // EmbeddingBagMode::MAX is 2 -- names the text does not evaluate.
+  with_defaults.defaults = {{"reduction", "1"}, {"mode", "2"}};
+  EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, with_defaults), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("mode == EmbeddingBagMode::MAX", false, with_defaults), Tri::kUnknown);
+  EXPECT_EQ(EvaluateCondition("mode != EmbeddingBagMode::MAX", false, with_defaults), Tri::kUnknown);
   // cuda/SummaryOps.cu:327 `if (min == max && self.numel() > 0)`: both
   // parameters at histc's defaults (min=0, max=0); a local variable is not known.
   with_defaults.defaults = {{"min", "0"}, {"max", "0"}, {"approximate", "None"}};
