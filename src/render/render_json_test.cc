@@ -292,6 +292,27 @@ std::string BriefText(const std::string& query, TraceOptions options = {}) {
   return RenderText(t, r);
 }
 
+// nn.Transformer's walk stops at TransformerEncoder.forward's `mod(output, ...)`
+// (transformer.py: the layers are clones in a ModuleList): every op it reached is
+// behind a condition the defaults rule out -- F._canonical_mask's zeros_like under
+// `if mask is not None:` (functional.py:5953), the fast path's
+// _nested_tensor_from_mask (transformer.py:506), _detect_is_causal_mask's triu.
+// The answer says nothing runs; those ops stay alternatives, never the path.
+TEST(RenderTextBrief, NothingIsSaidToRunWhereTheAssumptionsRuleOutEveryOpReached) {
+  REQUIRE_CORPUS("2.6.0");
+  TraceOptions options;
+  options.snippets = false;
+  Trace t;
+  ASSERT_TRUE(TraceQuery(TreeIndex("2.6.0"), "nn.Transformer", options, &t).ok());
+  EXPECT_TRUE(TraceToJson(t)["summary"]["path"].empty());
+  std::string text = BriefText("nn.Transformer");
+  const std::string main = text.substr(0, text.find("alternatives (what else runs"));
+  EXPECT_NE(main.find("nothing found that runs on cuda for a typical call"), std::string::npos) << text;
+  for (const char* op : {"zeros_like", "_nested_tensor_from_mask", "triu"})
+    EXPECT_EQ(main.find(op), std::string::npos) << op << "\n" << text;
+  EXPECT_NE(text.find("torch/nn/modules/transformer.py:506"), std::string::npos) << text;
+}
+
 // The cuDNN path, the MIOpen and oneDNN alternatives with their deciding
 // functions (RNN.cpp:72 `bool use_miopen(`, :86 `bool use_mkldnn(`) and the
 // `_lstm_impl` fallback (RNN.cpp:1134) down to its fused cell

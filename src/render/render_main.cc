@@ -148,7 +148,7 @@ class PathBuilder {
       if (StartsWith(a, "dtype=")) dtype_ = a.substr(6);
     for (size_t i = 0; i < t.ops.size(); ++i)
       first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
-    for (const auto& op : t.ops) any_typical_ = any_typical_ || (op.typical && op.role == OpRole::kForward);
+    evaluated_ = !t.assumptions.empty();
     for (const auto& op : t.ops)
       for (const auto& im : op.impls) implementations_.insert(std::string(LastNameView(im.function)));
   }
@@ -175,9 +175,14 @@ class PathBuilder {
   // (both sides of an unknown condition are kept, marked).
   // A backward op is on the path the same way: typical below the
   // derivative that names it, or behind an open condition (marked).
+  // Where the assumptions rule every op out (a walk that stopped above the
+  // code that runs: nn.Transformer's layers, cloned into a ModuleList), the
+  // path is empty -- never the entry ops they ruled out. A trace the
+  // assumptions were never applied to (no typical marks) has its entry ops
+  // for a path.
   bool OnPath(const OpStep& op) const {
-    if (op.role == OpRole::kForward) return any_typical_ ? op.typical || op.undecided : op.reached_from.empty();
-    return !any_typical_ || op.typical || op.undecided;
+    if (!evaluated_) return op.role != OpRole::kForward || op.reached_from.empty();
+    return op.typical || op.undecided;
   }
 
   // What runs for the device, added to an entry (an overload folded into
@@ -333,7 +338,7 @@ class PathBuilder {
       const OpStep* parent = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
       bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
       bool open_entry = op.reached_from.empty() && op.undecided;
-      if (root && (op.typical || open_entry || !any_typical_)) Visit(i, 0, &m_.forward);
+      if (root && (op.typical || open_entry || !evaluated_)) Visit(i, 0, &m_.forward);
     }
   }
 
@@ -506,11 +511,11 @@ class PathBuilder {
   MainPath m_;
   std::string dtype_ = "float32";           // the assumed dtype: its kernels are named first
   std::map<std::string, size_t> first_of_;  // (role + name) -> op index
-  bool any_typical_ = false;
-  std::set<std::string> implementations_;  // every op's implementation functions (last names)
-  std::set<std::string> open_ops_;         // forward entries on the path behind an open condition
+  std::set<std::string> implementations_;   // every op's implementation functions (last names)
+  std::set<std::string> open_ops_;          // forward entries on the path behind an open condition
   std::set<std::string> shown_bases_;
   std::set<size_t> visited_;
+  bool evaluated_ = false;  // the typical path was marked (the trace has assumptions)
 };
 
 }  // namespace
@@ -647,6 +652,16 @@ class MainWriter {
     // come first (the tree below locates them). Without the names' lines
     // (one op), the tree is as short and comes first.
     const bool names_first = RunLines();
+    if (m_.forward.empty() && !t_.assumptions.empty() &&
+        std::any_of(t_.ops.begin(), t_.ops.end(), [](const OpStep& op) { return op.role == OpRole::kForward; })) {
+      // Every op reached is ruled out: the walk stopped above the code that
+      // runs (what it could not follow is under Not found).
+      Add("",
+          "nothing found that runs on " + m_.device + " for a typical call: the assumptions rule out every op reached",
+          "");
+      Add("  ", "(the calls the walk could not follow are under Not found; what else runs follows)", "");
+      lines_.push_back("");
+    }
     if (alternatives && names_first && AlternativeLines()) lines_.push_back("");
     PythonLines(shown);
     if (!collapsed.empty()) Add("  · ", "also on the path, set-up (factories, views): " + Join(collapsed, ", "), "");

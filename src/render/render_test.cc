@@ -946,6 +946,25 @@ TEST(RenderText, AnOpenBranchSaysHowManyMoreConditionsItWaitsOn) {
   EXPECT_THAT(main, HasSubstr("?▶ aten::mul.Tensor when input.numel() == 0 (+2 conditions)")) << main;
 }
 
+// Where the assumptions rule out every op the walk reached (the walk
+// stopped above the code that runs, or the op raises for a typical tensor),
+// nothing is said to run: the entry ops are alternatives, never the path.
+TEST(RenderText, EveryOpRuledOutLeavesThePathEmptyAndSaysSo) {
+  NativeFunction mask = MakeFunction("logical_not(Tensor self) -> Tensor", 10, {{"CUDA", "logical_not_cuda"}});
+  Trace t;
+  t.query = "nn.Model";
+  t.assumptions = {"device=cuda"};
+  OpStep op = CudaOp("logical_not", &mask, "", "logical_not_kernel");
+  op.typical = false;
+  op.when = {{"src_key_padding_mask is None", true, ConditionKind::kElse, Loc("torch/nn/modules/model.py", 456)}};
+  t.ops = {op};
+  EXPECT_TRUE(TraceToJson(t)["summary"]["path"].empty());
+  std::string text = RenderText(t, RenderOptions{});
+  std::string main = text.substr(0, text.find("alternatives"));
+  EXPECT_THAT(main, HasSubstr("nothing found that runs on cuda for a typical call")) << text;
+  EXPECT_THAT(main, Not(HasSubstr("logical_not_kernel"))) << text;
+}
+
 // An entry op an open Python condition keeps as an optional step
 // (functional.py `if dropout_p > 0.0: dropout(...)`: not typical, the code
 // goes on without it, but undecided) may run: the main path names it and
