@@ -311,6 +311,8 @@ TEST(RenderTextBrief, NothingIsSaidToRunWhereTheAssumptionsRuleOutEveryOpReached
   for (const char* op : {"zeros_like", "_nested_tensor_from_mask", "triu"})
     EXPECT_EQ(main.find(op), std::string::npos) << op << "\n" << text;
   EXPECT_NE(text.find("torch/nn/modules/transformer.py:506"), std::string::npos) << text;
+  // Where it stopped is said (transformer.py:517 `output = mod(`, a loop variable).
+  EXPECT_NE(text.find("python call: mod (torch/nn/modules/transformer.py:517)"), std::string::npos) << text;
 }
 
 // The cuDNN path, the MIOpen and oneDNN alternatives with their deciding

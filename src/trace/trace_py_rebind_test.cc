@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "testing/memory_index.h"
 #include "trace/trace.h"
@@ -50,6 +51,13 @@ def chooser(anchor, positive, pick=None, other=None):
     else:
         pick = torch.clamp_low
     return pick(anchor, positive)
+
+def stack(x, layers):
+    for layer in layers:
+        x = layer(x)
+    if len(layers) == 0:
+        raise ValueError("no layers")
+    return torch.clamp_low(x)
 )x";
 
 std::shared_ptr<MemoryDisk> RebindTree() {
@@ -76,11 +84,31 @@ TEST_F(PyRebind, ACallableParameterDefaultingToNoneRunsWhatTheBodyBindsToIt) {
   ASSERT_NE(FindOp(t, "clamp_low"), nullptr);
 }
 
+// The not-found entries naming a call of a value the frame holds.
+std::vector<std::string> UnfollowedValues(const Trace& t) {
+  std::vector<std::string> out;
+  for (const auto& n : t.not_found)
+    if (n.detail.find("a value the frame holds") != std::string::npos)
+      out.push_back(n.detail.substr(0, n.detail.find("): ") + 1));
+  return out;
+}
+
 TEST_F(PyRebind, TwoFunctionsBoundToTheNameDecideNothing) {
-  // functional.py:11-14 binds torch.gap or torch.clamp_low: not guessed.
+  // functional.py:11-14 binds torch.gap or torch.clamp_low: not guessed, and said.
   Trace t = TraceIndex(index_, "F.chooser", TraceOptions::Device::kCuda);
   EXPECT_EQ(FindOp(t, "gap"), nullptr);
   EXPECT_EQ(FindOp(t, "clamp_low"), nullptr);
+  EXPECT_EQ(UnfollowedValues(t), (std::vector<std::string>{"pick (torch/nn/functional.py:14)"}));
+  // The one the body binds is followed: nothing to say.
+  EXPECT_TRUE(UnfollowedValues(TraceIndex(index_, "F.margin", TraceOptions::Device::kCuda)).empty());
+}
+
+TEST_F(PyRebind, ALoopVariablesCallIsListedNotFollowedAndABuiltinIsNeither) {
+  // functional.py:18 `x = layer(x)` over a parameter's items: the callee is known only when
+  // it runs; :19's len and :20's ValueError are Python's own.
+  Trace t = TraceIndex(index_, "F.stack", TraceOptions::Device::kCuda);
+  EXPECT_EQ(UnfollowedValues(t), (std::vector<std::string>{"layer (torch/nn/functional.py:18)"}));
+  ASSERT_NE(FindOp(t, "clamp_low"), nullptr);
 }
 
 TEST_F(Tree260, TripletMarginWithDistanceLossRunsPairwiseDistanceByDefault) {

@@ -21,6 +21,7 @@
 #include "base/bounded_regex.h"
 #include "base/text.h"
 #include "py/py_arguments.h"
+#include "py/py_builtins.h"
 #include "trace/py_bindings.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -605,6 +606,13 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
   // Module-level functions and aliases of the same module.
   if (rest.empty()) {
     if (FollowSymbol(m.name + "." + head, callee, PyCallTarget::kPython, line, depth, frame)) return;
+    // Neither the module's nor a builtin: a value the frame holds -- a
+    // parameter, a local, a loop variable (`for mod in self.layers:
+    // mod(output, ...)`) -- whose callee only the run knows.
+    if (m.name != "torch" && !IsPythonBuiltin(head) && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
+      t_.not_found.push_back({"python call", fmt::format("{} ({}:{}): a value the frame holds (a parameter, a local, a "
+                                                         "loop variable); what it calls is known only when it runs",
+                                                         head, m.path, line)});
     // torch/__init__.py binds every function of torch._C._VariableFunctions
     // into torch's namespace at import (`globals()[__name] = __obj`): a bare
     // name there that Python does not define is that binding
