@@ -428,6 +428,9 @@ class PythonWalker : public TraceReader {
   // False when the name is no such parameter.
   bool FollowRebindParameter(uint32_t module, uint32_t function, const std::string& name, int line, int depth,
                              PyFrame* frame);
+  // Whether `callee`, called bare in `f`, names a value the frame holds
+  // (neither the module's, an import, nor a builtin): listed as not followed.
+  bool HoldsValue(const PyModule& m, const PyFunction& f, const std::string& callee) const;
   // A Tensor method or property bound by hand in C++ (py_bindings.h): adds
   // the aten ops its body reaches to `frame`. False when `name` has no such
   // binding.

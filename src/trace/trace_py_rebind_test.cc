@@ -58,6 +58,10 @@ def stack(x, layers):
     if len(layers) == 0:
         raise ValueError("no layers")
     return torch.clamp_low(x)
+
+def lazy(x):
+    from torch.nn.modules import helper
+    return helper(x)
 )x";
 
 std::shared_ptr<MemoryDisk> RebindTree() {
@@ -109,6 +113,8 @@ TEST_F(PyRebind, ALoopVariablesCallIsListedNotFollowedAndABuiltinIsNeither) {
   Trace t = TraceIndex(index_, "F.stack", TraceOptions::Device::kCuda);
   EXPECT_EQ(UnfollowedValues(t), (std::vector<std::string>{"layer (torch/nn/functional.py:18)"}));
   ASSERT_NE(FindOp(t, "clamp_low"), nullptr);
+  // :25 `helper(x)` after the body's own import (:24): an import, no value the frame holds.
+  EXPECT_TRUE(UnfollowedValues(TraceIndex(index_, "F.lazy", TraceOptions::Device::kCuda)).empty());
 }
 
 TEST_F(Tree260, TripletMarginWithDistanceLossRunsPairwiseDistanceByDefault) {

@@ -444,7 +444,12 @@ void PythonWalker::WalkPythonFunction(uint32_t module, uint32_t function, int de
       WalkPythonFunction(module, *nested, depth + 1);
       continue;
     }
+    const size_t before = work.calls.size();
     FollowPyCall(module, f.class_index, call.callee, static_cast<int>(call.line), depth, &work);
+    if (work.calls.size() == before && HoldsValue(m, f, call.callee))
+      t_.not_found.push_back({"python call", fmt::format("{} ({}:{}): a value the frame holds (a parameter, a local, a "
+                                                         "loop variable); what it calls is known only when it runs",
+                                                         call.callee, m.path, call.line)});
   }
   t_.python[at].calls = std::move(work.calls);
   t_.python[at].bridge = work.bridge;
@@ -567,6 +572,21 @@ void PythonWalker::FollowMethodCall(const std::string& callee, int line, int dep
   if (ix_.yaml.Overloads(method).empty()) FollowHandBound(method, callee, line, frame);
 }
 
+// A bare name the frame calls that is neither its module's (a def, a class,
+// an alias, an import), its own lazy import, nor a Python builtin: a value
+// the frame holds -- a parameter, a local, a loop variable (`for mod in
+// self.layers: mod(output, ...)`) -- whose callee only the run knows.
+// torch/__init__.py's bare names are its _VariableFunctions bindings.
+bool PythonWalker::HoldsValue(const PyModule& m, const PyFunction& f, const std::string& callee) const {
+  if (callee.empty() || callee.find('.') != std::string::npos || !IsIdentifier(callee) || m.name == "torch")
+    return false;
+  if (IsPythonBuiltin(callee) || ix_.py.Resolve(m.name + "." + callee).kind != PySymbol::kNone) return false;
+  for (const auto* imports : {&m.imports, &f.imports})
+    for (const PyImport& imp : *imports)
+      if (imp.local == callee) return false;
+  return true;
+}
+
 void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string& callee, int line, int depth,
                                 PyFrame* frame) {
   const PyModule& m = ix_.py.modules()[module];
@@ -606,13 +626,6 @@ void PythonWalker::FollowPyCall(uint32_t module, int32_t cls, const std::string&
   // Module-level functions and aliases of the same module.
   if (rest.empty()) {
     if (FollowSymbol(m.name + "." + head, callee, PyCallTarget::kPython, line, depth, frame)) return;
-    // Neither the module's nor a builtin: a value the frame holds -- a
-    // parameter, a local, a loop variable (`for mod in self.layers:
-    // mod(output, ...)`) -- whose callee only the run knows.
-    if (m.name != "torch" && !IsPythonBuiltin(head) && ix_.py.Resolve(m.name + "." + head).kind == PySymbol::kNone)
-      t_.not_found.push_back({"python call", fmt::format("{} ({}:{}): a value the frame holds (a parameter, a local, a "
-                                                         "loop variable); what it calls is known only when it runs",
-                                                         head, m.path, line)});
     // torch/__init__.py binds every function of torch._C._VariableFunctions
     // into torch's namespace at import (`globals()[__name] = __obj`): a bare
     // name there that Python does not define is that binding

@@ -686,8 +686,9 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       if ((number_l && quoted(rhs)) || (number_r && quoted(*v))) return Of(op == "!=");
       // A number against a name (`mode == EmbeddingBagMode::MAX` with mode 2,
       // `reduction == Reduction::Mean` with 1): the name's value is not
-      // read here, so its spelling says nothing.
-      if (number_l != number_r) return Tri::kUnknown;
+      // read here, so its spelling says nothing. An empty optional (None)
+      // equals no number.
+      if (number_l != number_r && !is_none(number_l ? rhs : *v)) return Tri::kUnknown;
       if (quoted(*v) != quoted(rhs)) return Tri::kUnknown;
       return Of((last(*v) == last(rhs)) == (op == "=="));
     }

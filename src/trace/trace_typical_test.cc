@@ -79,6 +79,8 @@ TEST(EvaluateCondition, DecidesWhatTheAssumptionsSpeakAbout) {
   EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, with_defaults), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("mode == EmbeddingBagMode::MAX", false, with_defaults), Tri::kUnknown);
   EXPECT_EQ(EvaluateCondition("mode != EmbeddingBagMode::MAX", false, with_defaults), Tri::kUnknown);
+  with_defaults.defaults = {{"mask_type", "None"}};  // an empty optional equals no number
+  EXPECT_EQ(EvaluateCondition("mask_type == 0", false, with_defaults), Tri::kFalse);
   // cuda/SummaryOps.cu:327 `if (min == max && self.numel() > 0)`: both
   // parameters at histc's defaults (min=0, max=0); a local variable is not known.
   with_defaults.defaults = {{"min", "0"}, {"max", "0"}, {"approximate", "None"}};
