@@ -115,14 +115,24 @@ FunctionWalk WalkFacts::MakeWalk(uint32_t fn, const CppFunction& f) const {
     // a helper's result there (`(one + (a - b).abs().neg().exp()).log()`) is
     // no evidence of a Tensor, as its member calls are none (trace_calls.cc).
     const bool cpu_kernel_file = IsCpuKernelFile(cpp.file(f.file));
+    // Each answer reads the body's declarations: asked once per name (an
+    // operand is named again and again in a body).
+    TextMap<bool> tensors, numbers;
+    auto remembered = [](TextMap<bool>& answers, std::string_view name, auto ask) {
+      auto it = answers.find(name);
+      if (it == answers.end()) it = answers.emplace(std::string(name), ask()).first;
+      return it->second;
+    };
     auto is_tensor = [&](std::string_view name) {
       if (cpu_kernel_file && (name.starts_with('.') || name.ends_with("()"))) return false;
-      return calls_.IsTensorOperand(f.params, body, name);
+      return remembered(tensors, name, [&] { return calls_.IsTensorOperand(f.params, body, name); });
     };
     w.file = f.file;
     int line = static_cast<int>(f.body_begin);
     size_t counted = 0;
-    auto is_number = [&](std::string_view name) { return ArgumentKind(f.params, body, name) == 'n'; };
+    auto is_number = [&](std::string_view name) {
+      return remembered(numbers, name, [&] { return ArgumentKind(f.params, body, name) == 'n'; });
+    };
     for (OperatorUse& use : OperatorUses(body, true, is_tensor, is_number)) {
       line += static_cast<int>(std::count(body.begin() + counted, body.begin() + use.offset, '\n'));
       counted = use.offset;
