@@ -2,6 +2,7 @@
 // (see preprocessor_groups.h).
 #include "cpp/preprocessor_groups.h"
 
+#include <cctype>
 #include <utility>
 
 #include "base/text.h"
