@@ -50,7 +50,7 @@ std::string DeclaredName(std::string_view declarator) {
 std::vector<CppParameter> ParseParameters(std::string_view params) {
   std::vector<CppParameter> out;
   if (TrimView(params).empty() || TrimView(params) == "void") return out;
-  for (const std::string& piece : SplitTopLevel(params, ',')) {
+  for (const std::string& piece : ParameterPieces(params)) {
     CppParameter p;
     size_t eq = DefaultSign(piece);
     const std::string_view declaration = TrimView(std::string_view(piece).substr(0, eq));
@@ -65,6 +65,13 @@ std::vector<CppParameter> ParseParameters(std::string_view params) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& ParameterPieces(std::string_view params) {
+  thread_local TextMap<std::vector<std::string>> split;
+  auto it = split.find(params);
+  if (it == split.end()) it = split.emplace(std::string(params), SplitTopLevel(params, ',')).first;
+  return it->second;
+}
 
 const std::vector<CppParameter>& ParseCppParameters(std::string_view params) {
   thread_local TextMap<std::vector<CppParameter>> parsed;

@@ -30,6 +30,9 @@ struct CppParameter {
 // Parsed once per thread and kept (the answer depends on the text alone): a
 // trace asks for the same few thousand lists again and again.
 const std::vector<CppParameter>& ParseCppParameters(std::string_view params);
+// The same list split at its top-level commas, each piece as written (a
+// declaration with its default), remembered the same way.
+const std::vector<std::string>& ParameterPieces(std::string_view params);
 
 // The arguments, trimmed, of the first call of `callee` (its last name:
 // `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the

@@ -179,7 +179,8 @@ struct MainPathOp {
   bool undecided = false;           // below a condition the assumptions cannot decide
 };
 struct MainPath {
-  std::string device;  // "cuda" | "cpu"
+  std::string device;   // "cuda" | "cpu"
+  bool marked = false;  // the typical path was marked (the trace has assumptions)
   std::vector<MainPathOp> forward, backward;
   std::vector<const BackwardStep*> derivatives;
   std::vector<const OpStep*> undecided;  // branches the assumptions leave open

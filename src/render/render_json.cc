@@ -121,24 +121,13 @@ bool PlainAscii(std::string_view s) {
   return true;
 }
 
-// Appends `"s"` and then `tail` with one growth of `out` (each std::string
-// append is a call libstdc++ keeps out of line). `s` must be PlainAscii.
-void AppendQuoted(std::string& out, std::string_view s, std::string_view tail) {
-  const size_t at = out.size();
-  out.resize(at + s.size() + 2 + tail.size());
-  char* p = out.data() + at;
-  *p++ = '"';
-  std::memcpy(p, s.data(), s.size());
-  p += s.size();
-  *p++ = '"';
-  std::memcpy(p, tail.data(), tail.size());
-}
-
 }  // namespace
 
 void AppendJsonString(std::string& out, std::string_view s) {
   if (PlainAscii(s)) {
-    AppendQuoted(out, s, "");
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
     return;
   }
   size_t start = out.size();

@@ -148,7 +148,7 @@ class PathBuilder {
       if (StartsWith(a, "dtype=")) dtype_ = a.substr(6);
     for (size_t i = 0; i < t.ops.size(); ++i)
       first_of_.emplace(std::string(Name(t.ops[i].role)) + " " + t.ops[i].name, i);
-    evaluated_ = !t.assumptions.empty();
+    m_.marked = !t.assumptions.empty();
     for (const auto& op : t.ops)
       for (const auto& im : op.impls) implementations_.insert(std::string(LastNameView(im.function)));
   }
@@ -181,7 +181,7 @@ class PathBuilder {
   // assumptions were never applied to (no typical marks) has its entry ops
   // for a path.
   bool OnPath(const OpStep& op) const {
-    if (!evaluated_) return op.role != OpRole::kForward || op.reached_from.empty();
+    if (!m_.marked) return op.role != OpRole::kForward || op.reached_from.empty();
     return op.typical || op.undecided;
   }
 
@@ -338,7 +338,7 @@ class PathBuilder {
       const OpStep* parent = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
       bool root = op.reached_from.empty() || !parent || !OnPath(*parent);
       bool open_entry = op.reached_from.empty() && op.undecided;
-      if (root && (op.typical || open_entry || !evaluated_)) Visit(i, 0, &m_.forward);
+      if (root && (op.typical || open_entry || !m_.marked)) Visit(i, 0, &m_.forward);
     }
   }
 
@@ -515,7 +515,6 @@ class PathBuilder {
   std::set<std::string> open_ops_;          // forward entries on the path behind an open condition
   std::set<std::string> shown_bases_;
   std::set<size_t> visited_;
-  bool evaluated_ = false;  // the typical path was marked (the trace has assumptions)
 };
 
 }  // namespace
@@ -652,7 +651,7 @@ class MainWriter {
     // come first (the tree below locates them). Without the names' lines
     // (one op), the tree is as short and comes first.
     const bool names_first = RunLines();
-    if (m_.forward.empty() && !t_.assumptions.empty() &&
+    if (m_.forward.empty() && m_.marked &&
         std::any_of(t_.ops.begin(), t_.ops.end(), [](const OpStep& op) { return op.role == OpRole::kForward; })) {
       // Every op reached is ruled out: the walk stopped above the code that
       // runs (what it could not follow is under Not found).

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "base/text.h"
+#include "cpp/cpp_params.h"
 #include "cpp/operator_expression.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -130,15 +131,6 @@ std::string LambdaParameterType(std::string_view body, std::string_view name) {
       if (auto type = TypeDeclaring(TrimView(p), name)) return std::string(TrimView(*type));
   }
   return "";
-}
-
-// A parameter list split at its top-level commas, once per thread per
-// list: the overload readers ask about the same lists again and again.
-const std::vector<std::string>& ParameterPieces(std::string_view params) {
-  thread_local TextMap<std::vector<std::string>> split;
-  auto it = split.find(params);
-  if (it == split.end()) it = split.emplace(std::string(params), SplitTopLevel(params, ',')).first;
-  return it->second;
 }
 
 std::string DeclaredType(std::string_view params, std::string_view body, std::string_view name) {
