@@ -148,6 +148,16 @@ struct CppCallSites {
   std::map<std::pair<int, std::string_view>, CallSite> first;
 };
 
+namespace {
+
+// Whether the walk that gave `sites` saw a call of `name` on any line.
+bool NamesCall(const CppCallSites& sites, std::string_view name) {
+  return std::any_of(sites.first.begin(), sites.first.end(),
+                     [&](const auto& site) { return site.first.second == name; });
+}
+
+}  // namespace
+
 // Every use of a function-like macro of the file, wherever it is written,
 // expanded and walked as code of its own: the first call of each name on
 // each #define line, as the first expansion naming it has it.
@@ -729,6 +739,11 @@ bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_vi
         found = e->second.conditions;
       }
     }
+  } else if (call_line <= 0 && !WrittenByMacroUse(lexed_, from_line) && IsIdentifier(callee) &&
+             !NamesCall(SitesOf(from_line), callee)) {
+    // The first call of a name on any line, where the function's one walk
+    // saw no call of it: none (most functions asked whether they call a
+    // helper do not, and a walk of its own crosses the whole body).
   } else {
     // An operator by its symbol, or the first call on any line: a walk of its
     // own -- of the expansion, for a function a macro use at from_line writes.

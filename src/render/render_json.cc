@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -197,6 +198,18 @@ void AppendJsonString(std::string& out, std::string_view s) {
   }
   out.append(s.data() + run, s.size() - run);
   out.push_back('"');
+}
+
+namespace {
+thread_local std::string spare_json_room;
+}  // namespace
+
+JsonText::JsonText() : out_(std::exchange(spare_json_room, std::string())) {
+  if (out_.size() < 16 * 1024) out_.resize(16 * 1024);
+}
+
+JsonText::~JsonText() {
+  if (out_.size() > spare_json_room.size()) spare_json_room = std::move(out_);
 }
 
 JsonWriter::JsonWriter(int indent) : indent_(indent) {}

@@ -41,10 +41,15 @@ class JsonKey {
 // The text a JsonWriter writes: a buffer grown by doubling and written
 // through pointers into it, one capacity check per piece (a std::string
 // append or resize is an out-of-line call, and a `--all` writes some fifty
-// million pieces).
+// million pieces). The buffer is kept for the thread's next writer: a
+// trace's JSON runs to hundreds of kilobytes, and growing a fresh buffer to
+// that size for every trace zero-filled and copied it several times over.
 class JsonText {
  public:
-  JsonText() { out_.resize(16 * 1024); }
+  JsonText();   // takes the thread's spare buffer
+  ~JsonText();  // and leaves its own for the next
+  JsonText(const JsonText&) = delete;
+  JsonText& operator=(const JsonText&) = delete;
   // Room for `n` more bytes at the end, where they are to be written.
   char* Room(size_t n) {
     if (out_.size() - size_ < n) out_.resize(std::max(2 * out_.size(), size_ + n));
@@ -60,9 +65,9 @@ class JsonText {
   void PutString(std::string_view s);
   std::string_view view() const { return std::string_view(out_.data(), size_); }
   std::string Take() {
-    out_.resize(size_);
+    std::string text(out_.data(), size_);
     size_ = 0;
-    return std::move(out_);
+    return text;
   }
 
  private:

@@ -70,6 +70,30 @@ TEST(AppendJsonString, EscapesAtEveryPositionOfTheWordScan) {
       }
 }
 
+// A writer takes the buffer the thread's last writer left (its text past
+// 16 KiB): it writes its own text alone, also while another writer is open
+// on the thread (which then grows a buffer of its own).
+TEST(JsonWriter, WritesItsOwnTextInTheBufferTheLastWriterLeft) {
+  {
+    JsonWriter big;
+    big.String(std::string(100000, 'x'));
+    EXPECT_EQ(big.Take().size(), 100002u);
+  }
+  JsonWriter outer;
+  outer.BeginArray();
+  {
+    JsonWriter inner;
+    inner.Int(7);
+    EXPECT_EQ(inner.Take(), "7");
+  }
+  outer.String("a");
+  outer.EndArray();
+  EXPECT_EQ(outer.Take(), "[\"a\"]");
+  JsonWriter after;
+  after.Bool(true);
+  EXPECT_EQ(after.text(), "true");
+}
+
 // Every string of one and two bytes, and three- and four-byte strings around
 // every boundary of the UTF-8 grammar.
 TEST(AppendJsonString, MatchesNlohmannOnEveryShortByteString) {

@@ -5,6 +5,7 @@
 // (trace/local_values.h).
 #include "trace/path_values.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -114,14 +115,18 @@ Tri PathValues::Evaluate(const OpStep& parent, const std::vector<Condition>& whe
     // What a predicate's body decides comes first: the vocabulary alone
     // decides a library check by its name.
     Tri t = Tri::kUnknown;
-    if (by_body_.count(c.text))
-      if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
+    std::string key;  // DecidedKey(parent, c), made once where a table is asked
+    auto decided = [&](const std::map<std::string, Tri>& table) {
+      if (table.empty()) return Tri::kUnknown;
+      if (key.empty()) key = DecidedKey(parent, c);
+      auto d = table.find(key);
+      return d == table.end() ? Tri::kUnknown : d->second;
+    };
+    if (by_body_.count(c.text)) t = decided(selected_);
     if (t == Tri::kUnknown) t = EvaluateOnce(c.text, a);
     if (t == Tri::kUnknown) t = StubSupportsDevice(parent, c.text, a.device);
-    if (t == Tri::kUnknown)
-      if (auto d = selected_.find(DecidedKey(parent, c)); d != selected_.end()) t = d->second;
-    if (t == Tri::kUnknown)
-      if (auto d = bound_.find(DecidedKey(parent, c)); d != bound_.end()) t = d->second;
+    if (t == Tri::kUnknown) t = decided(selected_);
+    if (t == Tri::kUnknown) t = decided(bound_);
     if (t == Tri::kUnknown) t = WithLocals(c, a);
     if (c.negated) t = Not(t);
     if (t == Tri::kFalse) return Tri::kFalse;
@@ -152,6 +157,9 @@ Tri PathValues::WithLocalsUnder(const Condition& c, const Assumptions& with) con
   const LocalsRead& locals = locals_.Of(c.text, c.where, a_);
   // A local the helper writes is its own, whatever the op's argument of
   // that name holds (PadNd.cpp's `mode`: the op's string, the helper's enum).
+  auto held = [&](const auto& assigned) { return with.defaults.count(assigned.first) > 0; };
+  if (std::none_of(locals.assigned.begin(), locals.assigned.end(), held))
+    return EvaluateWithLocals(c.text, locals, with);
   Assumptions own = with;
   for (const auto& [name, expr] : locals.assigned) own.defaults.erase(name);
   return EvaluateWithLocals(c.text, locals, own);

@@ -660,18 +660,30 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   return backward;
 }
 
+// Whether a line sits in a no-grad scope depends on the code alone: kept
+// with the index (every trace reaching a composite asks again of its calls,
+// and each answer reads the tokens of hundreds of lines).
+struct NoGradScopes {
+  std::shared_mutex mu;
+  std::unordered_map<std::string, bool> at;  // by "file:line"
+};
+
 bool BackwardTracer::InNoGradScope(const std::string& file, int line) const {
-  // An RAII guard in the call's block or one enclosing it turns autograd
-  // off for the call (a guard outside the function would sit at namespace
-  // scope, where none is).
-  for (const ScopedObject& object :
-       ObjectsInScopeAt(GuardReaderOf(ix_, file).lexed().tokens, line, kMaxBodyLinesRead)) {
-    if (object.type == "NoGradGuard" || object.type == "AutoDispatchBelowAutograd" ||
-        object.type == "AutoDispatchBelowADInplaceOrView")
-      return true;
-    if (object.type == "AutoGradMode" && object.arguments == std::vector<std::string>{"false"}) return true;
-  }
-  return false;
+  NoGradScopes& memo =
+      *ix_.Derived<std::unique_ptr<NoGradScopes>>("no-grad-scopes", [] { return std::make_unique<NoGradScopes>(); });
+  return Remember(memo.mu, memo.at, file + ":" + std::to_string(line), [&] {
+    // An RAII guard in the call's block or one enclosing it turns autograd
+    // off for the call (a guard outside the function would sit at namespace
+    // scope, where none is).
+    for (const ScopedObject& object :
+         ObjectsInScopeAt(GuardReaderOf(ix_, file).lexed().tokens, line, kMaxBodyLinesRead)) {
+      if (object.type == "NoGradGuard" || object.type == "AutoDispatchBelowAutograd" ||
+          object.type == "AutoDispatchBelowADInplaceOrView")
+        return true;
+      if (object.type == "AutoGradMode" && object.arguments == std::vector<std::string>{"false"}) return true;
+    }
+    return false;
+  });
 }
 
 BackwardTracer::BackwardTracer(const Index& index, const TraceOptions& options, Trace& trace, OpQueue& ops,
