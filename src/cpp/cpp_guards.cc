@@ -25,6 +25,7 @@
 
 #include "base/text.h"
 #include "cpp/cpp_lexer.h"
+#include "cpp/cpp_params.h"
 #include "cpp/cpp_predicate.h"
 #include "cpp/macro_expansion.h"
 #include "cpp/token_range.h"
@@ -149,6 +150,19 @@ struct CppCallSites {
 };
 
 namespace {
+
+// Index past the function body that starts at or after token i (or at
+// the `;` of a declaration).
+size_t BodyEnd(const std::vector<Token>& toks, size_t i) {
+  while (i < toks.size() && !toks[i].Is('{') && !toks[i].Is(';')) ++i;
+  if (i >= toks.size() || toks[i].Is(';')) return i;
+  int d = 0;
+  for (; i < toks.size(); ++i) {
+    if (toks[i].Is('{')) ++d;
+    if (toks[i].Is('}') && --d == 0) return i + 1;
+  }
+  return toks.size();
+}
 
 // Whether the walk that gave `sites` saw a call of `name` on any line.
 bool NamesCall(const CppCallSites& sites, std::string_view name) {
@@ -679,7 +693,15 @@ void ScopeEarlyReturns(const std::vector<PreprocessorLine>& pp, int call_line, s
 
 CppGuardReader::CppGuardReader(std::string_view text)
     : text_(text), pp_lines_(ReadPreprocessorLines(text)), memo_(std::make_unique<Memo>()) {
+  line_starts_.push_back(0);
+  for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1))
+    line_starts_.push_back(static_cast<uint32_t>(at + 1));
   LexCpp(text, &lexed_);
+}
+
+std::optional<std::vector<std::string>> CppGuardReader::CallArguments(int line, std::string_view callee) const {
+  if (static_cast<size_t>(std::max(line, 1)) > line_starts_.size()) return std::nullopt;
+  return CppCallArgumentsFrom(text_, line_starts_[static_cast<size_t>(std::max(line, 1)) - 1], callee);
 }
 
 std::optional<WrittenCall> CppGuardReader::CallWritten(int line, std::string_view callee) const {
@@ -691,18 +713,6 @@ size_t CppGuardReader::FirstToken(int line) const {
   auto it = std::lower_bound(toks.begin(), toks.end(), line,
                              [](const Token& t, int l) { return static_cast<int>(t.line) < l; });
   return static_cast<size_t>(it - toks.begin());
-}
-
-size_t CppGuardReader::BodyEnd(size_t i) const {
-  const auto& toks = lexed_.tokens;
-  while (i < toks.size() && !toks[i].Is('{') && !toks[i].Is(';')) ++i;
-  if (i >= toks.size() || toks[i].Is(';')) return i;
-  int d = 0;
-  for (; i < toks.size(); ++i) {
-    if (toks[i].Is('{')) ++d;
-    if (toks[i].Is('}') && --d == 0) return i + 1;
-  }
-  return toks.size();
 }
 
 bool CppGuardReader::CallConditions(int from_line, int call_line, std::string_view callee,
@@ -824,7 +834,7 @@ bool CppGuardReader::ThroughLambdaCalls(int from_line, const std::string& name, 
   const auto& t = lexed_.tokens;
   std::vector<int> lines;
   int depth = 0;
-  for (size_t i = BodyEnd(open); i < t.size() && depth >= 0; ++i) {
+  for (size_t i = BodyEnd(lexed_.tokens, open); i < t.size() && depth >= 0; ++i) {
     if (t[i].Is('{')) ++depth;
     if (t[i].Is('}')) --depth;
     const bool member = i > 0 && (t[i - 1].Is('.') || t[i - 1].Is("->") || t[i - 1].Is("::"));
@@ -882,7 +892,7 @@ std::string CppGuardReader::AssignedExpression(int from_line, int before, std::s
 std::string CppGuardReader::LastAssignment(int from_line, int before, std::string_view name) const {
   if (WrittenByMacroUse(lexed_, from_line)) return "";
   const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(lexed_.tokens, begin) : t.size();
   std::string last;
   for (size_t i = begin; i + 1 < end; ++i) {
     if (before > 0 && static_cast<int>(t[i].line) >= before) break;
@@ -933,7 +943,7 @@ std::vector<CppGuardReader::Write> CppGuardReader::Writes(int from_line, int bef
                                                           const std::function<bool(int line)>& built) const {
   if (WrittenByMacroUse(lexed_, from_line)) return {Write{}};
   const auto& t = lexed_.tokens;
-  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(lexed_.tokens, begin) : t.size();
   std::vector<Write> writes;
   for (size_t i : WriteTokens(t, begin, end, before, name, built)) {
     const std::string_view next = t[i + 1].text;
@@ -980,7 +990,7 @@ const std::vector<CppGuardReader::GuardedCall>& CppGuardReader::CallsIn(int from
 std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) const {
   if (WrittenByMacroUse(lexed_, from_line)) return {};
   const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  size_t begin = FirstToken(from_line), end = BodyEnd(lexed_.tokens, begin);
   std::vector<std::string> out;
   for (size_t i = begin; i < end; ++i) {
     if (!t[i].Is("return")) continue;
@@ -996,7 +1006,7 @@ std::vector<std::string> CppGuardReader::ReturnedExpressions(int from_line) cons
 bool CppGuardReader::BodyBraces(int from_line, size_t* open, size_t* close, bool plain) const {
   if (WrittenByMacroUse(lexed_, from_line)) return false;
   const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  size_t begin = FirstToken(from_line), end = BodyEnd(lexed_.tokens, begin);
   *open = begin;
   while (*open < end && !t[*open].Is('{')) ++*open;
   if (*open >= end || !t[end - 1].Is('}')) return false;
@@ -1027,7 +1037,7 @@ std::optional<std::vector<GuardedReturn>> CppGuardReader::InvokedLambdaReturns(i
                                                                                std::string_view name) const {
   if (WrittenByMacroUse(lexed_, from_line)) return std::nullopt;
   const auto& t = lexed_.tokens;
-  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(begin) : t.size();
+  const size_t begin = FirstToken(from_line), end = from_line > 1 ? BodyEnd(lexed_.tokens, begin) : t.size();
   // One plain `name = [...` write, of the local itself (not `obj.name`).
   const std::vector<size_t> writes = WriteTokens(t, begin, end, before, name, [](int) { return true; });
   if (writes.size() != 1) return std::nullopt;
@@ -1066,7 +1076,7 @@ std::optional<std::vector<ObjectUse>> CppGuardReader::UsesOf(int from_line, int 
 bool CppGuardReader::Names(int from_line, std::string_view word) const {
   if (WrittenByMacroUse(lexed_, from_line)) return false;
   const auto& t = lexed_.tokens;
-  size_t begin = FirstToken(from_line), end = BodyEnd(begin);
+  size_t begin = FirstToken(from_line), end = BodyEnd(lexed_.tokens, begin);
   for (size_t i = begin; i < end; ++i)
     if (t[i].text == word) return true;
   return false;

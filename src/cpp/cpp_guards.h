@@ -71,6 +71,8 @@ class CppGuardReader {
     bool in_lambda = false;  // written in a named local lambda's body
   };
   const std::vector<GuardedCall>& CallsIn(int from_line) const;
+  // As CppCallArguments (cpp/cpp_params.h) over the reader's text.
+  std::optional<std::vector<std::string>> CallArguments(int line, std::string_view callee) const;
   // The expressions the function defined at `from_line` returns.
   std::vector<std::string> ReturnedExpressions(int from_line) const;
   // What the predicate defined at `from_line` returns, as one expression of
@@ -126,8 +128,6 @@ class CppGuardReader {
   // token `name_token`, with those of the lambda's own calls.
   std::vector<CodeCondition> WhereLambdaRuns(int from_line, size_t name_token,
                                              std::vector<CodeCondition> in_body) const;
-  // Index past the function body that starts at or after token i.
-  size_t BodyEnd(size_t i) const;
   // A call in the body of local lambda `name` (opening at token `open`,
   // line `line`) runs where the lambda is called: the conditions of its
   // calls after the body in the enclosing block (those all share, then
@@ -158,6 +158,7 @@ class CppGuardReader {
     std::shared_ptr<const ExpandedCode> expanded;  // shared: complete only in the .cc
   };
   std::string_view text_;
+  std::vector<uint32_t> line_starts_;  // line n (1-based) starts at byte line_starts_[n - 1]
   LexedFile lexed_;
   std::vector<PreprocessorLine> pp_lines_;
   std::unique_ptr<Memo> memo_;  // a pointer: the reader stays movable

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpp/cpp_params.h"
 #include "testing/test_util.h"
 
 namespace optrace {
@@ -483,6 +484,44 @@ TEST(CppCallConditions, APlainKernelLaunchIsACall) {
       "}\n";
   EXPECT_EQ(Described(text, 1, 3, "fast_kernel"), V{"when fast && n % 4 == 0"});
   EXPECT_EQ(Described(text, 1, 5, "slow_kernel"), V{"unless fast && n % 4 == 0"});
+}
+
+// The reader's arguments of a call are CppCallArguments' from the same line
+// on: lines found from the reader's line table, the first line for 0, none
+// past the text's end.
+TEST(CppGuardReader, CallArgumentsAsCppCallArgumentsFromTheLine) {
+  const std::string text = "void g(int a) {\n  f(a, 1);\n  h();\n  f(2,\n    3);\n}";
+  CppGuardReader r(text);
+  for (int line = 0; line <= 7; ++line)
+    for (const char* callee : {"f", "h", "ns::f", "g"})
+      EXPECT_EQ(r.CallArguments(line, callee), CppCallArguments(text, line, callee)) << line << " " << callee;
+  EXPECT_EQ(r.CallArguments(3, "f"), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(r.CallArguments(7, "f"), std::nullopt);
+}
+
+// A function asked for its first call of a name its walk never saw has
+// none, though a later function calls it; of a name it calls (a member
+// call counts, as the walk reads it), that call's conditions.
+TEST(CppGuardReader, FirstCallOfANameTheFunctionDoesNotCall) {
+  const std::string text =
+      "void a() {}\n"
+      "void g(bool p) {\n"
+      "  if (p) {\n"
+      "    f(1);\n"
+      "  }\n"
+      "  obj.k(2);\n"
+      "}\n"
+      "void h() { m(3); }\n";
+  CppGuardReader r(text);
+  std::vector<CodeCondition> at;
+  EXPECT_FALSE(r.CallConditions(2, 0, "m", &at)) << "h's call is not g's";
+  EXPECT_FALSE(r.CallConditions(2, 0, "a", &at));
+  EXPECT_TRUE(at.empty());
+  EXPECT_TRUE(r.CallConditions(2, 0, "k", &at));
+  at.clear();
+  ASSERT_TRUE(r.CallConditions(2, 0, "f", &at));
+  ASSERT_EQ(at.size(), 1u);
+  EXPECT_EQ(at[0].text, "p");
 }
 
 TEST(CppCallConditions, RealLstmInRnnCpp) {

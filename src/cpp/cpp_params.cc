@@ -139,6 +139,11 @@ std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, 
     if (begin != std::string_view::npos) ++begin;
   }
   if (begin == std::string_view::npos) return std::nullopt;
+  return CppCallArgumentsFrom(text, begin, callee);
+}
+
+std::optional<std::vector<std::string>> CppCallArgumentsFrom(std::string_view text, size_t begin,
+                                                             std::string_view callee) {
   if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee = callee.substr(colon + 2);
   for (size_t at = text.find(callee, begin); at != std::string_view::npos; at = text.find(callee, at + 1)) {
     if (at > 0 && IsIdentChar(text[at - 1])) continue;

@@ -39,6 +39,9 @@ const std::vector<std::string>& ParameterPieces(std::string_view params);
 // start of line `line` (1-based) of `text` on, never `std::f(`; nullopt when
 // none is there. Comments are dropped (`/*forward=*/true` is `true`).
 std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee);
+// The same from byte `begin` of `text` on (a line's start a caller knows).
+std::optional<std::vector<std::string>> CppCallArgumentsFrom(std::string_view text, size_t begin,
+                                                             std::string_view callee);
 
 // A value written as itself: a number, a string or character literal,
 // true/false, nullptr, an empty value (IsEmptyValue), or an enum member or

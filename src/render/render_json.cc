@@ -220,7 +220,7 @@ void JsonText::PutQuoted(std::string_view s, std::string_view tail) {
   std::memcpy(p, s.data(), s.size());
   p += s.size();
   *p++ = '"';
-  std::memcpy(p, tail.data(), tail.size());
+  for (char c : tail) *p++ = c;  // ":" or ": " after a key, else nothing: no call for it
 }
 
 void JsonText::PutString(std::string_view s) {

@@ -64,8 +64,12 @@ class JsonText {
   // `s` quoted and escaped as AppendJsonString does.
   void PutString(std::string_view s);
   std::string_view view() const { return std::string_view(out_.data(), size_); }
+  // The text, with room for a byte more (a caller ends a line with it: a
+  // string grown by one byte is copied whole).
   std::string Take() {
-    std::string text(out_.data(), size_);
+    std::string text;
+    text.reserve(size_ + 1);
+    text.assign(out_.data(), size_);
     size_ = 0;
     return text;
   }

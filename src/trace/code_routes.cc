@@ -272,7 +272,7 @@ bool CodeRoutes::PassedOnConditions(const OpStep& op, const Location& caller, co
 
 std::optional<std::vector<std::string>> CodeRoutes::ArgumentsOf(const Location& caller,
                                                                 const CppGuardReader::GuardedCall& call) {
-  return CppCallArguments(readers_.Of(caller.file).text(), call.line, LastName(call.callee));
+  return readers_.Of(caller.file).CallArguments(call.line, LastName(call.callee));
 }
 
 bool CodeRoutes::ReceiverUse(const OpStep& op, const Location& caller, const CppGuardReader::GuardedCall& call,
@@ -355,7 +355,7 @@ void CodeRoutes::BindStubKernel(const OpStep& op, const StubStep& s, const StubR
   if (!stub_kernels_bound_.insert(&r).second || !r.target_definition.valid() || !s.call_site.valid()) return;
   const CppFunction* def = FunctionDefinedAt(ix_, LastName(r.target), r.target_definition);
   if (!def) return;
-  auto args = CppCallArguments(readers_.Of(s.call_site.file).text(), s.call_site.line, LastName(s.name));
+  auto args = readers_.Of(s.call_site.file).CallArguments(s.call_site.line, LastName(s.name));
   const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   if (!args || args->empty() || args->size() - 1 > params.size()) return;
   args->erase(args->begin());  // the device type

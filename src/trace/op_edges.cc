@@ -224,7 +224,7 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
     std::optional<Bindings> passed_on;  // the calling helper's own, read when first needed
     for (const auto& call : r.CallsIn(caller.line)) {
       if (LastName(call.callee) != fn) continue;
-      auto args = CppCallArguments(r.text(), call.line, fn);
+      auto args = r.CallArguments(call.line, fn);
       if (!args || args->size() > params.size()) return {};
       const bool from_impl = IsImpl(parent, LastName(h.reached_from));
       auto calling_helpers = [&]() -> const Bindings& {

@@ -162,7 +162,7 @@ bool EveryCallPassesSize(const Index& ix, int32_t fn, std::string_view name, con
   for (uint32_t id : calls) {
     const CppCall& call = ix.cpp.calls()[id];
     const std::string& file = ix.cpp.file(call.file);
-    auto args = CppCallArguments(GuardReaderOf(ix, file).text(), static_cast<int>(call.line), callee);
+    auto args = GuardReaderOf(ix, file).CallArguments(static_cast<int>(call.line), callee);
     if (!args || at >= args->size()) return false;
     const int32_t caller = ix.cpp.FunctionAt(call.file, call.line);
     if (IsSizeExpression((*args)[at])) continue;
