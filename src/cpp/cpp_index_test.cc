@@ -80,6 +80,7 @@ std::string FirstDifference(const CppFileRecords& got, const CppFileRecords& wan
   check("dtype_dispatches", got.dtype_dispatches, want.dtype_dispatches);
   check("stub_refs", got.stub_refs, want.stub_refs);
   check("string_constants", got.string_constants, want.string_constants);
+  check("enum_members", got.enum_members, want.enum_members);
   if (out.empty() && !(got == want)) out = "a difference the checks above miss";
   return out;
 }

@@ -38,6 +38,7 @@ void SetAside(std::vector<T>& kept, std::vector<std::pair<uint32_t, T>>& set_asi
 void CppIndexWriter::Reserve(const CppRecordCounts& total) {
   t_.files.reserve(total.files);
   t_.string_constants.reserve(total.files);
+  t_.enum_members.reserve(total.files);
   t_.functions.reserve(total.functions);
   t_.stub_decls.reserve(total.stub_decls);
   t_.registrations.reserve(total.registrations);
@@ -101,12 +102,15 @@ void CppIndexWriter::Append(uint32_t file, std::string path, Records& records) {
                    [](const CppStubRef& a, const CppStubRef& b) { return a.line < b.line; });
   if (next) t_.string_constants.push_back(std::move(records.string_constants));
   else t_.string_constants[file] = std::move(records.string_constants);
+  if (next) t_.enum_members.push_back(std::move(records.enum_members));
+  else t_.enum_members[file] = std::move(records.enum_members);
 }
 
 void CppIndexWriter::BeginLayer(const CppIndex& whole) {
   const CppTables& base = whole.t_;
   t_.files.assign(base.files.size(), std::string());
   t_.string_constants.assign(base.files.size(), {});
+  t_.enum_members.assign(base.files.size(), {});
   t_.replaces.assign(base.files.size(), 0);
   t_.function_base = static_cast<uint32_t>(base.functions.size());
 }

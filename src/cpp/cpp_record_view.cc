@@ -127,6 +127,7 @@ CppFileRecords CppRecordView::RecordsOf(uint32_t id) const {
   r.dtype_dispatches = RecordsIn(t_.dtype_dispatches, id);
   r.stub_refs = Rejoin(t_.stub_refs, t_.set_aside_stub_refs, id);
   r.string_constants = t_.string_constants[id];
+  r.enum_members = t_.enum_members[id];
   local(r.functions);
   local(r.stub_decls);
   local(r.registrations);

@@ -33,6 +33,10 @@ class CppRecordView {
   }
   RecordList<CppStubRef> stub_refs() const { return List(&CppTables::stub_refs, hidden_.stub_refs); }
   const std::vector<CppSkipped>& skipped() const { return t_.skipped; }
+  // The enum members file `id` defines (the layer's where it replaces the file).
+  const std::vector<CppEnumMember>& EnumMembersOf(uint32_t id) const {
+    return Replaced(id) ? layer_->t_.enum_members[id] : t_.enum_members[id];
+  }
 
   // The records of file `id` exactly as ScanCppFile produced them (file-local
   // ids, every record Finish set aside, nothing Finish filled in), so that the

@@ -185,6 +185,23 @@ struct DtypeDispatch {
   bool operator==(const DtypeDispatch&) const = default;
 };
 
+// A member of an enum definition (`enum class EmbeddingBagMode { SUM = 0,
+// MEAN = 1, MAX = 2 };`, `enum Reduction { None, Mean, Sum, END };`): its
+// enum's own name (no enclosing namespace or class), its name and its
+// integer value -- a literal `= N` (decimal, hex, octal, negative) or, with
+// none, the previous member's plus one (the first 0). A value written as
+// anything else (`= kMax + 1`, `= 1 << 3`, `= OTHER`) is unknown, and so
+// is every member after it that writes no literal.
+struct CppEnumMember {
+  std::string enum_name;  // "EmbeddingBagMode"; "" for an unnamed enum
+  std::string member;     // "MAX"
+  int64_t value = 0;      // meaningful only when `known`
+  bool known = false;
+  bool scoped = false;  // of an `enum class`: never named bare
+  uint32_t line = 0;    // the member's line
+  bool operator==(const CppEnumMember&) const = default;
+};
+
 // A file that was not indexed, and why.
 struct CppSkipped {
   std::string path;
@@ -206,6 +223,7 @@ struct CppFileRecords {
   std::vector<CppStubRef> stub_refs;  // in line order, anywhere in the file
   // constexpr char name[] = "string"; (jiterator kernel names)
   std::vector<std::pair<std::string, std::string>> string_constants;
+  std::vector<CppEnumMember> enum_members;  // every enum's, in line order (cpp/enum_members.h)
   bool operator==(const CppFileRecords&) const = default;
 };
 
@@ -317,13 +335,14 @@ struct CppTables {
   std::vector<std::pair<uint32_t, CppStubRef>> set_aside_stub_refs;
   std::vector<CppSkipped> skipped;
   std::vector<std::vector<std::pair<std::string, std::string>>> string_constants;  // per file
+  std::vector<std::vector<CppEnumMember>> enum_members;                            // per file
   // lookup tables (built by Finish)
   NameTable functions_by_name, stub_decls_by_name, registrations_by_stub, launches_by_kernel, launches_by_macro,
       calls_by_callee, calls_by_macro, macros_by_name, macro_uses_by_macro, library_regs_by_function;
   IdTable launches_by_function, calls_by_function, macro_uses_by_function, dtype_by_function;
   std::vector<std::vector<uint32_t>> functions_by_file;  // sorted by body_begin
   // A layer's: per base file id, 1 for the files it holds (files and
-  // string_constants are sized like the base's; records carry base file
+  // string_constants and enum_members are sized like the base's; records carry base file
   // ids), and the base's function count (its functions' ids start there).
   std::vector<uint8_t> replaces;
   uint32_t function_base = 0;

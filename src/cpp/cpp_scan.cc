@@ -23,6 +23,7 @@
 #include "cpp/cpp_index.h"
 #include "cpp/cpp_lexer.h"
 #include "cpp/dispatch_dtypes.h"
+#include "cpp/enum_members.h"
 #include "cpp/launch_functors.h"
 #include "cpp/macro_expansion.h"
 #include "cpp/token_range.h"
@@ -1181,6 +1182,7 @@ CppFileRecords ScanCppFile(std::string_view path, std::string_view text) {
   thread_local LexedFile lexed;
   LexCpp(text, &lexed);
   FileScanner(path, lexed, &out).Run();
+  out.enum_members = ReadEnumMembers(text, lexed.tokens);
   return out;
 }
 

@@ -25,7 +25,8 @@
 
 namespace optrace {
 
-inline constexpr uint32_t kStoreFormatVersion = 5;  // 5: StubDecl::scope, registrations under the declared name
+// 6: CppFileRecords::enum_members; 5: StubDecl::scope, registrations under the declared name.
+inline constexpr uint32_t kStoreFormatVersion = 6;
 
 struct Index;
 

@@ -363,6 +363,7 @@ bool BuildCanReturn(const Index& ix, GuardReaders& readers, const std::string& d
   // The build and device alone: the trace's other assumptions (its Python
   // defaults, its dtype) say nothing of another tensor.
   Assumptions build;
+  build.enums = a.enums;
   build.device = a.device;
   build.rocm = a.rocm;
   build.cudnn = a.cudnn;

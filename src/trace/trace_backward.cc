@@ -653,6 +653,7 @@ Assumptions BackwardTracer::BackwardAssumptions() const {
   // A formula's ternaries are decided as a first-order backward of a
   // typical call takes them (trace_typical.h).
   Assumptions backward;
+  backward.enums = &EnumValuesOf(ix_);
   backward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
   std::string ignored;
   backward.Apply(opt_.assume, &ignored);
@@ -695,6 +696,7 @@ bool BackwardTracer::CalledOnBuffersAlone(const OpStep& op) {
   if (t_.python.empty()) return false;
   if (!frames_) {
     Assumptions forward;
+    forward.enums = &EnumValuesOf(ix_);
     forward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
     std::string ignored;
     forward.Apply(opt_.assume, &ignored);

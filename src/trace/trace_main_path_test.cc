@@ -382,20 +382,42 @@ TEST_F(MainPath260, AnOptionalTensorsFormulaMayRun) {
   EXPECT_EQ(std::find(bag->open.begin(), bag->open.end(), "_embedding_bag_backward"), bag->open.end());
 }
 
-TEST_F(MainPath260, ANumberAgainstAnEnumMemberIsNotDecidedByItsSpelling) {
-  // cuda/EmbeddingBag.cu's `mode == EmbeddingBagMode::MAX` picks the max kernel; mode is the
-  // number F.embedding_bag passes (mode_enum) or the schema's 0. EmbeddingBag.h:11 gives MAX
-  // the value 2, which the trace does not read: neither kernel is ruled out by the name's
-  // spelling ("2" is no "MAX"), both stay open.
+TEST_F(MainPath260, ANumberAgainstAnEnumMemberIsDecidedByTheMembersValue) {
+  // native_functions.yaml:2349 `_embedding_bag(..., int mode=0, ...)`: the schema's 0 reaches
+  // _embedding_bag_cuda (cuda/EmbeddingBag.cu:333), whose `mode == EmbeddingBagMode::MAX`
+  // (:401) launches EmbeddingBag_updateOutputKernel_max (:402) and else the sum/mean kernel
+  // (:411). EmbeddingBag.h:14 gives MAX the value 2 (`MAX = 2,`): with mode 0 the max kernel
+  // never runs and the sum/mean kernel does.
   Trace t = TraceTree("2.6.0", "aten::_embedding_bag", TraceOptions::Device::kCuda);
   const OpStep* bag = FindOp(t, "_embedding_bag");
   ASSERT_NE(bag, nullptr);
-  for (const char* name : {"EmbeddingBag_updateOutputKernel_max", "EmbeddingBag_updateOutputKernel_sum_mean"}) {
-    const KernelStep* k = FindKernel(*bag, name);
-    ASSERT_NE(k, nullptr) << name;
-    EXPECT_TRUE(k->typical && k->undecided) << name;
-    EXPECT_EQ(k->where.file, "aten/src/ATen/native/cuda/EmbeddingBag.cu") << name;
-  }
+  const KernelStep* max = FindKernel(*bag, "EmbeddingBag_updateOutputKernel_max");
+  const KernelStep* sum = FindKernel(*bag, "EmbeddingBag_updateOutputKernel_sum_mean");
+  ASSERT_NE(max, nullptr);
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(max->where.file, "aten/src/ATen/native/cuda/EmbeddingBag.cu");
+  EXPECT_EQ(max->where.line, 62);
+  EXPECT_EQ(sum->where.line, 112);
+  EXPECT_FALSE(max->typical || max->undecided);
+  EXPECT_TRUE(sum->typical);
+  EXPECT_FALSE(sum->undecided);
+}
+
+TEST_F(MainPath260, AReductionNumberIsComparedWithTheMembersValue) {
+  // core/Reduction.h:8-13 `enum Reduction { None, Mean, Sum, END };`: Mean is 1, Sum 2. Loss.cpp:65
+  // `if (reduction == at::Reduction::Mean)` with the 1 that `_Reduction.get_enum('mean')`
+  // gives (torch/nn/_reduction.py:11-12) is true, with 2 ('sum') false; the schema's
+  // `reduction=Mean` is a name, compared by name as before.
+  Assumptions a;
+  a.enums = &EnumValuesOf(TreeIndex("2.6.0"));
+  a.defaults = {{"reduction", "1"}};
+  EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, a), Tri::kTrue);
+  EXPECT_EQ(EvaluateCondition("reduction == Reduction::Mean || reduction == Reduction::Sum", false, a), Tri::kTrue);
+  a.defaults = {{"reduction", "2"}};
+  EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, a), Tri::kFalse);
+  EXPECT_EQ(EvaluateCondition("reduction != Reduction::None", false, a), Tri::kTrue);
+  a.defaults = {{"reduction", "Mean"}};
+  EXPECT_EQ(EvaluateCondition("reduction == at::Reduction::Mean", false, a), Tri::kTrue);
 }
 
 TEST_F(MainPath260, AKernelsWayIsTheOneTheAssumptionsTake) {

@@ -88,8 +88,9 @@ class PartsWays final : public CodeWays {
   Selections& selections_;
 };
 
-Assumptions TraceAssumptions(const TraceOptions& opt) {
+Assumptions TraceAssumptions(const Index& ix, const TraceOptions& opt) {
   Assumptions a;
+  a.enums = &EnumValuesOf(ix);
   a.device = opt.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
   std::string ignored;
   a.Apply(opt.assume, &ignored);
@@ -327,7 +328,7 @@ void ReadLaunches(const Index& ix, Trace& t, const PathValues& values, CodeWays&
 
 void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace) {
   Trace& t = *trace;
-  const Assumptions a = TraceAssumptions(options);
+  const Assumptions a = TraceAssumptions(index, options);
   t.assumptions = a.Describe();
   PathValues values(index, a);
   GuardReaders readers(index);

@@ -14,6 +14,8 @@
 #include <optional>
 
 #include "base/text.h"
+#include "cpp/enum_members.h"
+#include "index/index.h"
 #include "trace/walk_bounds.h"
 
 namespace optrace {
@@ -561,6 +563,24 @@ std::optional<size_t> LiteralListLength(std::string_view v) {
   return n;
 }
 
+// A number against an enum member (`mode == EmbeddingBagMode::MAX` with
+// mode 0, `reduction == at::Reduction::Mean` with 1): the member's value as
+// the index read it (cpp/enum_members.h) in place of its name, on whichever
+// side it is (`*member` holds it); one it does not know stays a name, and
+// the comparison open. None is no member (core/Reduction.h's `None` is
+// one): an empty optional equals no number.
+void MemberValue(const Assumptions& a, const std::string** v, std::string* rhs, std::string* member) {
+  if (!a.enums || NumberLiteral(**v).has_value() == NumberLiteral(*rhs).has_value()) return;
+  const bool left_named = !NumberLiteral(**v);
+  const std::string& name = left_named ? **v : *rhs;
+  if (IsEmptyOptional(name) || name == "true" || name == "false" || name == "True" || name == "False") return;
+  const std::optional<int64_t> value = a.enums->Value(name);
+  if (!value) return;
+  *member = std::to_string(*value);
+  if (left_named) *v = member;
+  else *rhs = *member;
+}
+
 // A parameter left at its default (Python def defaults, or the op's schema
 // defaults for the C++ implementing it): `inplace`, `x is None`,
 // `label_smoothing > 0.0`, `reduction == at::Reduction::Mean`.
@@ -663,6 +683,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       out.erase(std::remove(out.begin(), out.end(), '"'), out.end());
       return out;
     };
+    std::string member;  // the value of an enum member the other side's number is compared with
+    MemberValue(a, &v, &rhs, &member);
     char* end_l = nullptr;
     char* end_r = nullptr;
     double l = std::strtod(v->c_str(), &end_l), r = std::strtod(rhs.c_str(), &end_r);
@@ -684,9 +706,8 @@ Tri ParameterDefault(std::string_view atom, const Assumptions& a) {
       // A number (p=2.0) is never a string (p == "nuc").
       bool number_l = end_l && *end_l == 0 && !v->empty(), number_r = end_r && *end_r == 0 && !rhs.empty();
       if ((number_l && quoted(rhs)) || (number_r && quoted(*v))) return Of(op == "!=");
-      // A number against a name (`mode == EmbeddingBagMode::MAX` with mode 2,
-      // `reduction == Reduction::Mean` with 1): the name's value is not
-      // read here, so its spelling says nothing. An empty optional (None)
+      // A number against a name no enum member of the index answers for
+      // (above): its spelling says nothing. An empty optional (None)
       // equals no number.
       if (number_l != number_r && !is_none(number_l ? rhs : *v)) return Tri::kUnknown;
       if (quoted(*v) != quoted(rhs)) return Tri::kUnknown;
@@ -843,6 +864,10 @@ bool IsIncomingGradient(std::string_view value) {
   if (!value.starts_with("grads[") || !value.ends_with("]") || value.size() <= 7) return false;
   const std::string_view n = value.substr(6, value.size() - 7);
   return std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+const EnumValues& EnumValuesOf(const Index& ix) {
+  return ix.Derived<EnumValues>("enum values", [&] { return EnumValues(ix.cpp); });
 }
 
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
@@ -1045,8 +1070,8 @@ std::vector<std::string> Assumptions::Describe() const {
 std::string Assumptions::Key() const {
   // Separators no name or value holds: '\x1d' in an item, '\x1f' between items, '\x1e' between parts.
   std::string key = std::string(Name(device)) + '\x1e' + dtype + '\x1e';
-  for (bool flag :
-       {cudnn, rocm, deterministic, tunable_op, grad, training, backward_pass, library_names, typical_sizes})
+  for (bool flag : {cudnn, rocm, deterministic, tunable_op, grad, training, backward_pass, library_names, typical_sizes,
+                    enums != nullptr})
     key += flag ? '1' : '0';
   key += '\x1e';
   for (const auto& [name, value] : defaults) key += name + '\x1d' + value + '\x1f';

@@ -17,6 +17,9 @@
 
 namespace optrace {
 
+class EnumValues;
+struct Index;
+
 enum class Tri { kFalse, kTrue, kUnknown };
 
 // What a condition is worth where it is false (an `else`, after an early return).
@@ -47,6 +50,13 @@ struct Assumptions {
   // A typical tensor's sizes: not empty (`x.numel() == 0` is false), nor
   // of 2^31 elements (32-bit offsets). Off to ask what any tensor may take.
   bool typical_sizes = true;
+  // The values of the checkout's enum members (cpp/enum_members.h), owned
+  // by the index the trace reads (EnumValuesOf): `mode ==
+  // EmbeddingBagMode::MAX` with mode 0 is decided by MAX's value. Null:
+  // a number against a member's name stays open. Key() holds only whether
+  // it is set: every memo keyed by it is kept per index, and an index has
+  // one table.
+  const EnumValues* enums = nullptr;
 
   // Applies `--assume` items; false (with *error) for one it does not know.
   bool Apply(const std::vector<std::string>& items, std::string* error);
@@ -73,6 +83,9 @@ inline constexpr std::string_view kStridedView = "<strided view>";
 // index_add_cuda_impl for torch.index_add. A local made from it
 // (cumsum's `result_ = contiguous_out_arg(result)`) may be it.
 inline constexpr std::string_view kFreshTensor = "<fresh tensor>";
+
+// The values of `ix`'s enum members (Assumptions::enums), read once per index.
+const EnumValues& EnumValuesOf(const Index& ix);
 
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
