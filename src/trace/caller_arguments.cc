@@ -225,4 +225,19 @@ std::optional<PassedArguments> AgreedArguments(const OpStep& child, const std::v
   return agreed;
 }
 
+std::optional<PassedArguments> ContradictedDefaults(const OpStep& child, const std::vector<PassedArguments>& sites) {
+  if (!child.yaml) return std::nullopt;
+  PassedArguments forgotten;
+  for (const auto& arg : child.yaml->schema.arguments) {
+    if (!arg.default_value) continue;
+    for (const auto& site : sites)
+      if (auto it = site.find(arg.name); it != site.end() && it->second != arg.default_value) {
+        forgotten[arg.name] = std::nullopt;
+        break;
+      }
+  }
+  if (forgotten.empty()) return std::nullopt;
+  return forgotten;
+}
+
 }  // namespace optrace

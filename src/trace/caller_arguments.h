@@ -75,5 +75,10 @@ std::optional<PassedArguments> CppCallerArguments(const Index& ix, const OpStep&
 // not pass is its schema default), unknown where they differ; nullopt
 // when that is child's schema defaults.
 std::optional<PassedArguments> AgreedArguments(const OpStep& child, const std::vector<PassedArguments>& sites);
+// Where another call site of `child` is not read: no value is learned, but
+// a schema default that one of the read `sites` does not pass (it passes
+// another value, or one the trace cannot know) is no longer child's --
+// unknown; nullopt when every read site keeps the defaults.
+std::optional<PassedArguments> ContradictedDefaults(const OpStep& child, const std::vector<PassedArguments>& sites);
 
 }  // namespace optrace

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "testing/memory_index.h"
+#include "trace/caller_arguments.h"
+#include "trace/path_values.h"
 #include "trace/trace.h"
 #include "trace/trace_test_util.h"
 
@@ -169,6 +171,21 @@ TEST_F(CallerArguments, TheSelectionFunctionReturnsWhatTheMembersDecide) {
   // is_grouped (:7-9: groups > 1) and `params.transposed`, and returns Fast.
   EXPECT_EQ(Mark(t_, "fast_conv"), "typical");
   EXPECT_EQ(Mark(t_, "grouped_conv"), "ruled out");
+}
+
+// Where one caller's call is not read, what the read ones pass teaches no
+// value, but a schema default one of them overrides (passes another
+// value, or one the trace cannot know) is no longer the op's: conv's
+// `groups` (default 1) is forgotten where a read site passes 7 or an
+// expression, and kept where every read site passes 1 or nothing.
+TEST_F(CallerArguments, ADefaultAReadCallerOverridesIsForgottenWhereAnotherCallIsNotRead) {
+  OpStep conv{.name = "conv", .yaml = index_.yaml.Find("conv")};
+  ASSERT_NE(conv.yaml, nullptr);
+  const PassedArguments seven = {{"groups", "7"}}, unknown = {{"groups", std::nullopt}}, one = {{"groups", "1"}};
+  EXPECT_EQ(ContradictedDefaults(conv, {one, seven}), (PassedArguments{{"groups", std::nullopt}}));
+  EXPECT_EQ(ContradictedDefaults(conv, {unknown}), (PassedArguments{{"groups", std::nullopt}}));
+  EXPECT_EQ(ContradictedDefaults(conv, {one, {}}), std::nullopt);
+  EXPECT_EQ(ContradictedDefaults(conv, {}), std::nullopt);
 }
 
 TEST_F(CallerArguments, AMethodThatNamesAMemberLeavesItsValueOpen) {

@@ -403,6 +403,22 @@ TEST_F(MainPath260, ANumberAgainstAnEnumMemberIsDecidedByTheMembersValue) {
   EXPECT_FALSE(sum->undecided);
 }
 
+TEST_F(MainPath260, AModeACallerPassesOnIsNoDefaultOfTheCallee) {
+  // native_functions.yaml:2347: embedding_bag.padding_idx has no default for `mode`, and
+  // EmbeddingBag.cpp:1255 passes it on to _embedding_bag; _embedding_bag is reached too by
+  // _embedding_bag_forward_only_cuda's direct `_embedding_bag_cuda(` (cuda/EmbeddingBag.cu:318),
+  // a call the trace does not read. _embedding_bag's own `mode=0` (:2349) is then no value of
+  // this call: its max and sum/mean kernels both stay open.
+  Trace t = TraceTree("2.6.0", "aten::embedding_bag.padding_idx", TraceOptions::Device::kCuda);
+  const OpStep* bag = FindOp(t, "_embedding_bag");
+  ASSERT_NE(bag, nullptr);
+  for (const char* name : {"EmbeddingBag_updateOutputKernel_max", "EmbeddingBag_updateOutputKernel_sum_mean"}) {
+    const KernelStep* k = FindKernel(*bag, name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_TRUE(k->undecided) << name;
+  }
+}
+
 TEST_F(MainPath260, AReductionNumberIsComparedWithTheMembersValue) {
   // core/Reduction.h:8-13 `enum Reduction { None, Mean, Sum, END };`: Mean is 1, Sum 2. Loss.cpp:65
   // `if (reduction == at::Reduction::Mean)` with the 1 that `_Reduction.get_enum('mean')`

@@ -225,7 +225,11 @@ PassedArguments DelegatedArguments(const OpStep& caller, const OpStep& delegate,
 
 // What all of op's callers pass it (trace/caller_arguments.h), bound
 // before its own edges are read: its callees' conditions read its values.
-// A caller whose call is not read leaves every argument to the code.
+// A caller whose call is not read (a direct call of the op's kernel
+// function, _embedding_bag_forward_only_cuda's `_embedding_bag_cuda(...)`)
+// leaves the arguments to the code: its defaults, but none that a read
+// caller overrides (embedding_bag.padding_idx passes on a `mode` it
+// has no default for).
 void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent, const std::vector<CallerEdge>& others,
                          GuardReaders& readers, PathValues& values) {
   if (values.HasEntryArguments(op) || others.size() != op.also_reached_from.size()) return;
@@ -240,10 +244,10 @@ void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent
     if (passed) sites.push_back(std::move(*passed));
     return passed.has_value();
   };
-  if (!read(parent, op.called_at)) return;
-  for (const CallerEdge& other : others)
-    if (!read(*other.parent, other.site)) return;
-  if (auto agreed = AgreedArguments(op, sites)) values.SetEntryArguments(op, std::move(*agreed));
+  bool every = read(parent, op.called_at);
+  for (const CallerEdge& other : others) every = read(*other.parent, other.site) && every;
+  auto bound = every ? AgreedArguments(op, sites) : ContradictedDefaults(op, sites);
+  if (bound) values.SetEntryArguments(op, std::move(*bound));
 }
 
 // The ops in an order that reads every op's callers before it (callers
