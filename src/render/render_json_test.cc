@@ -383,6 +383,17 @@ TEST(RenderTextBrief, AStructuredDelegateDecidesNoOpenEntry) {
   EXPECT_NE(text.find("\n  ? _softmax: "), std::string::npos) << text;
 }
 
+// _embedding_bag's schema mode=0 rules out the max kernel (EmbeddingBag.h:14 `MAX = 2`);
+// apply_bag_size's `mode == EmbeddingBagMode::MEAN` (EmbeddingBag.cpp:1037) is false too, but
+// the CPU implementation calls it: its div_ and max run on no CUDA tensor whatever the mode, so
+// the CUDA answer lists no such alternative.
+TEST(RenderTextBrief, TheCpuImplementationsArgumentBranchIsNoCudaAlternative) {
+  REQUIRE_CORPUS("2.6.0");
+  std::string text = BriefText("aten::_embedding_bag");
+  EXPECT_NE(text.find("_embedding_bag: EmbeddingBag_updateOutputKernel_sum_mean\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("EmbeddingBagMode::MEAN"), std::string::npos) << text;
+}
+
 // What the op computes, in Python, one line under its kernels: gelu's
 // reference in torch._refs (torch/_refs/nn/functional/__init__.py:1042
 // `@register_decomposition(aten.gelu)` over `def gelu` at :1049), and for

@@ -402,22 +402,28 @@ class PathBuilder {
     std::set<std::string> keys, placed;
     for (const auto& s : t_.selections)
       for (const auto& a : s.alternatives) keys.insert(a.condition + "@" + LocText(a.where));
-    const std::string_view mine = Name(TracedCodeDevice(m_.device));
     for (size_t i = 0; i < t_.ops.size(); ++i) {
       const OpStep& op = t_.ops[i];
       if (op.role != OpRole::kForward || op.typical || op.reached_from.empty() || !IsFirst(i)) continue;
       std::string key;
-      bool other_device = false;  // called from another device's implementation (mkldnn_rnn on CPU)
-      for (const auto& w : op.when) {
-        other_device = other_device || (w.kind == ConditionKind::kDevice && !w.text.ends_with(mine));
+      for (const auto& w : op.when)
         if (keys.count(w.Describe() + "@" + LocText(w.where))) key = w.Describe() + "@" + LocText(w.where);
-      }
-      if (other_device || key.empty() || !placed.insert(key + " " + std::string(OpBaseName(op.name))).second) continue;
+      if (OnAnotherDevice(op) || key.empty() || !placed.insert(key + " " + std::string(OpBaseName(op.name))).second)
+        continue;
       MainPathOp e;
       e.op = i;
       FillBelow(op, e);
       if (!e.kernels.empty() || !e.libraries.empty() || e.stub) m_.alternative_ops[key].push_back(e);
     }
+  }
+
+  // Whether `op` is called from another device's implementation alone
+  // (mkldnn_rnn on CPU; _embedding_bag_cpu's apply_bag_size on CUDA): no
+  // argument makes it run on the traced device, so it is no alternative.
+  bool OnAnotherDevice(const OpStep& op) const {
+    const std::string_view mine = Name(TracedCodeDevice(m_.device));
+    return std::any_of(op.when.begin(), op.when.end(),
+                       [&](const Condition& w) { return w.kind == ConditionKind::kDevice && !w.text.ends_with(mine); });
   }
 
   // What `op` runs: its own kernels and those of the ops it calls
@@ -442,7 +448,7 @@ class PathBuilder {
   // not the tensor. nullptr when none.
   const Condition* CallerArgumentCondition(const OpStep& op) const {
     const OpStep* caller = op.reached_from.empty() ? nullptr : First(OpRole::kForward, op.reached_from);
-    if (!caller || !caller->yaml || !OnPath(*caller) || caller->undecided) return nullptr;
+    if (!caller || !caller->yaml || !OnPath(*caller) || caller->undecided || OnAnotherDevice(op)) return nullptr;
     for (auto it = op.when.rbegin(); it != op.when.rend(); ++it) {
       if (it->open || it->holds || it->kind == ConditionKind::kDevice || it->kind == ConditionKind::kPreprocessor)
         continue;

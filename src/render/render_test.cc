@@ -1227,12 +1227,21 @@ TEST(RenderText, AnArgumentsBranchInTheCalledCodeIsAnAlternative) {
   s.name = "sign";
   s.when = {{"self.is_sparse()", false, ConditionKind::kIf, at}};  // the tensor's state
   s.kernels = {kernel("sign_kernel_cuda", 60)};
-  t.ops = {ForwardOp("kl_div", &kl, "", true), m, n, e, v, s};
+  // A call of the CPU implementation's helper on the argument's branch
+  // (_embedding_bag_cpu's apply_bag_size under `mode == MEAN`) runs on no
+  // CUDA tensor, whatever the argument.
+  OpStep c = ForwardOp("neg", &neg, "kl_div", false);
+  c.name = "abs";
+  c.when = {{"log_target", false, ConditionKind::kIf, at},
+            {"dispatch device == CPU", false, ConditionKind::kDevice, at}};
+  c.kernels = {kernel("abs_kernel_cpu", 70)};
+  t.ops = {ForwardOp("kl_div", &kl, "", true), m, n, e, v, s, c};
   std::string text = RenderText(t, RenderOptions{});
   std::string main = text.substr(0, text.find("── Flow"));
   EXPECT_THAT(main, HasSubstr("when log_target: aten::exp → exp_kernel_cuda")) << main;
   EXPECT_THAT(main, Not(HasSubstr("aten::view"))) << main;
   EXPECT_THAT(main, Not(HasSubstr("sign_kernel_cuda"))) << main;
+  EXPECT_THAT(main, Not(HasSubstr("abs_kernel_cpu"))) << main;
   EXPECT_LT(main.find("aten::exp →"), main.find("kl_div(...)")) << main;
 }
 
