@@ -45,8 +45,9 @@ void Selections::DecideAlongEdges(const Trace& t, const std::map<size_t, std::ve
 void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Condition>& when) {
   const Assumptions& a = values_.AssumptionsOf(caller);
   for (const auto& c : when) {
+    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor) continue;
     std::string key = DecidedKey(caller, c);
-    if (c.kind == ConditionKind::kDevice || c.kind == ConditionKind::kPreprocessor || values_.IsSelected(key)) continue;
+    if (values_.IsSelected(key)) continue;
     const bool decided = values_.EvaluateOnce(c.text, a) != Tri::kUnknown;
     if (decided && !DecidedByLibraryName(c.text, a)) continue;
     if (Tri t = values_.InlinedOnce(c, a); t != Tri::kUnknown) {
