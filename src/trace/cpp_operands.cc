@@ -747,15 +747,16 @@ std::vector<const NativeFunction*> OverloadsAdmitting(const std::vector<const Na
                                                       const WrittenArguments& written) {
   std::vector<std::pair<const NativeFunction*, size_t>> admitted;
   for (const NativeFunction* o : overloads)
-    if (AdmitsArguments(o->schema, written.method, written.kinds))
+    if (AdmitsArguments(o->schema, written.method, written.kinds, o->CppRequiredArguments()))
       admitted.push_back({o, ListConversions(o->schema, written.method, written.kinds)});
   return FewestConversions(admitted);
 }
 
-bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds) {
+bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds, size_t cpp_required) {
   const size_t given = kinds.size() + (method ? 1 : 0);
   size_t required = 0;
   for (const auto& a : schema.arguments) required += a.default_value || a.is_out ? 0 : 1;
+  required = std::max(required, cpp_required);
   if (given < required || given > schema.arguments.size()) return false;
   for (size_t k = 0; k < kinds.size(); ++k) {
     const std::string& type = schema.arguments[k + (method ? 1 : 0)].type;

@@ -58,9 +58,11 @@ std::optional<std::vector<std::string>> CallArguments(std::string_view body, uin
 // number (`depth`: how many such locals deep the reading is).
 char ArgumentKind(std::string_view params, std::string_view body, std::string_view arg, int depth = 0);
 // Whether an overload can take arguments of these kinds in C++ (after self
-// for a method call): their count within its required..all, and no
+// for a method call): their count within its required..all -- at least
+// `cpp_required` (NativeFunction::CppRequiredArguments) --, and no
 // argument of a kind C++ cannot convert to its parameter's type.
-bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds);
+bool AdmitsArguments(const FunctionSchema& schema, bool method, const std::vector<char>& kinds,
+                     size_t cpp_required = 0);
 // How many arguments an overload takes through a user-defined conversion
 // -- a number as a list of one element (`int64_t` into `IntArrayRef`), a
 // dtype into the TensorOptions that packs an overload's keyword-only

@@ -86,6 +86,13 @@ TEST(CallArguments, KindsAsWrittenPickTheOverloadsCppCouldCall) {
   EXPECT_TRUE(AdmitsArguments(value, true, kinds));
   EXPECT_FALSE(AdmitsArguments(reduce, true, kinds));  // `reduce` has no default
   EXPECT_TRUE(AdmitsArguments(src, true, {'?', '?', '?'}));
+  // `x.any()`: any.dims takes no C++ call without its dim (cpp_no_default_args), aten::any does.
+  FunctionSchema dims;
+  ASSERT_TRUE(
+      ParseFunctionSchema("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", &dims, &error));
+  EXPECT_TRUE(AdmitsArguments(dims, true, {}));
+  EXPECT_FALSE(AdmitsArguments(dims, true, {}, 2));
+  EXPECT_TRUE(AdmitsArguments(dims, true, {'?'}, 2));
   // self.split(split_size, dim) with a number: both overloads admit it, the list one by a conversion.
   FunctionSchema split, sizes;
   ASSERT_TRUE(ParseFunctionSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",

@@ -680,7 +680,7 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
     if (o->schema.is_out() != facts.out_call || !HasWantedKernel(*this, *o)) continue;
     if (facts.method_call && !o->HasVariant("method")) continue;
     if (!facts.out_call) {
-      if (AdmitsArguments(o->schema, facts.method_call, kinds))
+      if (AdmitsArguments(o->schema, facts.method_call, kinds, o->CppRequiredArguments()))
         admitted.push_back({o, ListConversions(o->schema, facts.method_call, kinds)});
       continue;
     }
@@ -691,7 +691,8 @@ std::vector<const NativeFunction*> CallFactsReader::Admitted(const CppCall& c, c
     if (kinds.size() < outs) continue;
     bool first = !EndsWith(c.callee, "_outf");
     std::vector<char> rest(kinds.begin() + (first ? outs : 0), kinds.end() - (first ? 0 : outs));
-    if (AdmitsArguments(o->schema, false, rest)) admitted.push_back({o, ListConversions(o->schema, false, rest)});
+    if (AdmitsArguments(o->schema, false, rest, o->CppRequiredArguments()))
+      admitted.push_back({o, ListConversions(o->schema, false, rest)});
   }
   // C++ overload resolution: a number passed as itself beats one wrapped in a list.
   return FewestConversions(admitted);

@@ -419,6 +419,19 @@ TEST_F(MainPath260, AModeACallerPassesOnIsNoDefaultOfTheCallee) {
   }
 }
 
+TEST_F(MainPath260, AnArgumentCppWritesWithoutADefaultMustBePassed) {
+  // BatchLinearAlgebra.cpp:1571 `infos.any()`: native_functions.yaml:749-753 gives any.dims
+  // `cpp_no_default_args: ['dim']`, so C++ has no any.dims without a dim: the call is aten::any
+  // (:10158), and any_dims_default (ReduceOps.cpp, CompositeExplicit) with its ne_outf is not reached.
+  Trace t = TraceTree("2.6.0", "aten::_linalg_check_errors", TraceOptions::Device::kCuda);
+  const OpStep* any = FindOp(t, "any");
+  ASSERT_NE(any, nullptr);
+  EXPECT_EQ(any->called_at.line, 1571);
+  EXPECT_TRUE(any->typical);
+  EXPECT_EQ(FindOp(t, "any.dims"), nullptr);
+  EXPECT_EQ(FindOp(t, "ne.Scalar_out"), nullptr);
+}
+
 TEST_F(MainPath260, AReductionNumberIsComparedWithTheMembersValue) {
   // core/Reduction.h:8-13 `enum Reduction { None, Mean, Sum, END };`: Mean is 1, Sum 2. Loss.cpp:65
   // `if (reduction == at::Reduction::Mean)` with the 1 that `_Reduction.get_enum('mean')`

@@ -82,6 +82,11 @@ struct NativeFunction {
 
   const std::string* DispatchFor(std::string_view key) const;
   bool HasVariant(std::string_view v) const;
+  // How many leading arguments (self included, out= ones not) a C++ call
+  // writes at least: the schema's without a default, and every one up to
+  // the last `cpp_no_default_args` names -- torchgen gives those no default
+  // in the C++ API (any.dims' `dim`: `x.any()` is aten::any, never any.dims).
+  size_t CppRequiredArguments() const;
 };
 
 struct DerivativeFormula {

@@ -223,6 +223,31 @@ TEST(Model, ImplicitCompositeUsesCppName) {
   EXPECT_FALSE(baz->implicit_composite);
 }
 
+// C++ writes every argument up to the last one cpp_no_default_args names
+// (torchgen gives it no default there); out= arguments are not counted.
+TEST(Model, CppRequiredArgumentsReachTheLastOneWithoutADefaultInCpp) {
+  auto m = LoadOk(
+      "- func: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor\n"
+      "  cpp_no_default_args: ['dim']\n"
+      "\n"
+      "- func: pinv.f(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor\n"
+      "  cpp_no_default_args: ['atol', 'rtol']\n"
+      "\n"
+      "- func: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)\n"
+      "  cpp_no_default_args: [dim]\n"
+      "\n"
+      "- func: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor\n"
+      "\n"
+      "- func: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor\n");
+  const std::pair<const char*, size_t> expected[] = {
+      {"any.dims", 2}, {"pinv.f", 3}, {"any.dims_out", 2}, {"scatter.reduce", 5}, {"sum", 1}};
+  for (const auto& [name, n] : expected) {
+    const NativeFunction* f = m.Find(name);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_EQ(f->CppRequiredArguments(), n) << name;
+  }
+}
+
 TEST(Model, UfuncKernelsAndTagsAndOtherKeys) {
   auto m = LoadOk(
       "- func: sub.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"
