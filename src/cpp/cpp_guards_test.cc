@@ -486,15 +486,20 @@ TEST(CppCallConditions, APlainKernelLaunchIsACall) {
   EXPECT_EQ(Described(text, 1, 5, "slow_kernel"), V{"unless fast && n % 4 == 0"});
 }
 
-// The reader's arguments of a call are CppCallArguments' from the same line
-// on: lines found from the reader's line table, the first line for 0, none
-// past the text's end.
-TEST(CppGuardReader, CallArgumentsAsCppCallArgumentsFromTheLine) {
+// The reader's arguments of a call are read from the start of the line on:
+// lines found from the reader's line table, the first line for 0, none past
+// the text's end.
+TEST(CppGuardReader, CallArgumentsFromTheStartOfTheLine) {
   const std::string text = "void g(int a) {\n  f(a, 1);\n  h();\n  f(2,\n    3);\n}";
   CppGuardReader r(text);
-  for (int line = 0; line <= 7; ++line)
+  size_t start = 0;  // of line `line`, counted here
+  for (int line = 1; line <= 6; ++line) {
     for (const char* callee : {"f", "h", "ns::f", "g"})
-      EXPECT_EQ(r.CallArguments(line, callee), CppCallArguments(text, line, callee)) << line << " " << callee;
+      EXPECT_EQ(r.CallArguments(line, callee), CppCallArgumentsFrom(text, start, callee)) << line << " " << callee;
+    start = text.find('\n', start) + 1;
+  }
+  EXPECT_EQ(r.CallArguments(0, "f"), r.CallArguments(1, "f"));
+  EXPECT_EQ(r.CallArguments(2, "f"), (std::vector<std::string>{"a", "1"}));
   EXPECT_EQ(r.CallArguments(3, "f"), (std::vector<std::string>{"2", "3"}));
   EXPECT_EQ(r.CallArguments(7, "f"), std::nullopt);
 }

@@ -132,16 +132,6 @@ size_t PastTemplateArguments(std::string_view text, size_t open) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee) {
-  size_t begin = 0;
-  for (int l = 1; l < line && begin != std::string_view::npos; ++l) {
-    begin = text.find('\n', begin);
-    if (begin != std::string_view::npos) ++begin;
-  }
-  if (begin == std::string_view::npos) return std::nullopt;
-  return CppCallArgumentsFrom(text, begin, callee);
-}
-
 std::optional<std::vector<std::string>> CppCallArgumentsFrom(std::string_view text, size_t begin,
                                                              std::string_view callee) {
   if (size_t colon = callee.rfind("::"); colon != std::string_view::npos) callee = callee.substr(colon + 2);

@@ -35,11 +35,10 @@ const std::vector<CppParameter>& ParseCppParameters(std::string_view params);
 const std::vector<std::string>& ParameterPieces(std::string_view params);
 
 // The arguments, trimmed, of the first call of `callee` (its last name:
-// `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from the
-// start of line `line` (1-based) of `text` on, never `std::f(`; nullopt when
-// none is there. Comments are dropped (`/*forward=*/true` is `true`).
-std::optional<std::vector<std::string>> CppCallArguments(std::string_view text, int line, std::string_view callee);
-// The same from byte `begin` of `text` on (a line's start a caller knows).
+// `at::native::f` is called as `f(`, `ns::f(`, `obj.f(`) written from byte
+// `begin` of `text` on (a line's start: CppGuardReader::CallArguments finds
+// it), never `std::f(`; nullopt when none is there. Comments are dropped
+// (`/*forward=*/true` is `true`).
 std::optional<std::vector<std::string>> CppCallArgumentsFrom(std::string_view text, size_t begin,
                                                              std::string_view callee);
 

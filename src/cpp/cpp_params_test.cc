@@ -5,10 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "cpp/cpp_guards.h"
 #include "testing/test_util.h"
 
 namespace optrace {
 namespace {
+
+// The arguments of the first call of `callee` from line `line` on, as the
+// guard reader finds them (CppGuardReader::CallArguments).
+std::optional<std::vector<std::string>> CallArgumentsAt(std::string_view text, int line, std::string_view callee) {
+  return CppGuardReader(text).CallArguments(line, callee);
+}
 
 TEST(CppParams, NamesAndDefaults) {
   auto p = ParseCppParameters(
@@ -40,12 +47,12 @@ TEST(CppParams, CallArgumentsFromALineOn) {
       "      std::min(y, z), \"constant\");\n"
       "  notf(1);\n"
       "}\n";
-  EXPECT_EQ(CppCallArguments(text, 1, "f"), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(CppCallArguments(text, 3, "at::native::f"),
+  EXPECT_EQ(CallArgumentsAt(text, 1, "f"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(CallArgumentsAt(text, 3, "at::native::f"),
             (std::vector<std::string>{"x", "std::min(y, z)", "\"constant\""}));
-  EXPECT_EQ(CppCallArguments(text, 5, "f"), std::nullopt) << "notf is another name";
+  EXPECT_EQ(CallArgumentsAt(text, 5, "f"), std::nullopt) << "notf is another name";
   // cuda/SummaryOps.cu:276 (2.6.0): the first call named max on the line is std::max.
-  EXPECT_EQ(CppCallArguments("n = std::max(self.max(), m);\n", 1, "max"), std::vector<std::string>{});
+  EXPECT_EQ(CallArgumentsAt("n = std::max(self.max(), m);\n", 1, "max"), std::vector<std::string>{});
 }
 
 TEST(CppParams, ExplicitTemplateArgumentsComeBeforeTheCallsArguments) {
@@ -54,14 +61,14 @@ TEST(CppParams, ExplicitTemplateArgumentsComeBeforeTheCallsArguments) {
   std::string text =
       "  launch<num_threads(), (a > b)>(iter.numel(), loop);\n"
       "  if (launch < n) g(1);\n";
-  EXPECT_EQ(CppCallArguments(text, 1, "launch"), (std::vector<std::string>{"iter.numel()", "loop"}));
-  EXPECT_EQ(CppCallArguments(text, 2, "launch"), std::nullopt) << "a comparison, no call";
+  EXPECT_EQ(CallArgumentsAt(text, 1, "launch"), (std::vector<std::string>{"iter.numel()", "loop"}));
+  EXPECT_EQ(CallArgumentsAt(text, 2, "launch"), std::nullopt) << "a comparison, no call";
 }
 
 TEST(CppParams, ACommentNamingTheParameterIsDropped) {
   // SpectralOps.cpp:364 `fft_r2c("fft", {}, self, n, dim, norm, /*forward=*/true, /*onesided=*/false);`
   std::string text = "  fft_r2c(\"fft /*x*/\", {}, self, /*forward=*/true, // why\n false);\n";
-  EXPECT_EQ(CppCallArguments(text, 1, "fft_r2c"),
+  EXPECT_EQ(CallArgumentsAt(text, 1, "fft_r2c"),
             (std::vector<std::string>{"\"fft /*x*/\"", "{}", "self", "true", "false"}));
 }
 
@@ -103,12 +110,12 @@ TEST(CppParams, RealAddmmOmitsItsActivation) {
   EXPECT_EQ(params[6].name, "activation");
   EXPECT_EQ(params[6].default_value, "Activation::None");
   // sed -n 601p: mm_out_cuda passes six arguments, so activation is its default.
-  auto args = CppCallArguments(text, 601, "addmm_out_cuda_impl");
+  auto args = CallArgumentsAt(text, 601, "addmm_out_cuda_impl");
   ASSERT_TRUE(args);
   EXPECT_EQ(args->size(), 6u);
   EXPECT_EQ((*args)[4], "0");
   // sed -n 596p: addmm_activation passes a ternary: no value.
-  auto activation = CppCallArguments(text, 596, "addmm_out_cuda_impl");
+  auto activation = CallArgumentsAt(text, 596, "addmm_out_cuda_impl");
   ASSERT_TRUE(activation && activation->size() == 7u);
   EXPECT_FALSE(IsCppLiteral((*activation)[6]));
 }
