@@ -7,6 +7,8 @@
 #include <charconv>
 #include <limits>
 
+#include "cpp/token_range.h"
+
 namespace optrace {
 
 namespace {
@@ -16,16 +18,6 @@ constexpr size_t kNone = static_cast<size_t>(-1);
 constexpr size_t kMaxHeadTokens = 16;
 
 bool Punct(const Token& t, char c) { return t.kind == TokKind::kPunct && t.Is(c); }
-
-// The `}` closing the `{` at `open`, or kNone.
-size_t MatchingBrace(const std::vector<Token>& t, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < t.size(); ++i) {
-    if (Punct(t[i], '{')) ++depth;
-    else if (Punct(t[i], '}') && --depth == 0) return i;
-  }
-  return kNone;
-}
 
 // Where the body of the enum whose `enum` keyword is at `i` opens, its
 // name and whether it is scoped; kNone for a declaration without a body
@@ -81,14 +73,7 @@ size_t OffsetIn(std::string_view text, const Token& tok) {
 void ReadBody(std::string_view text, const std::vector<Token>& t, size_t open, size_t close, const std::string& name,
               bool scoped, std::vector<CppEnumMember>* out) {
   std::optional<int64_t> next = 0;  // the value of the next implicit member
-  size_t piece = open + 1;
-  while (piece < close) {
-    size_t end = piece;
-    for (int depth = 0; end < close; ++end) {
-      if (IsOpenBracket(t[end])) ++depth;
-      else if (IsCloseBracket(t[end])) --depth;
-      else if (depth == 0 && Punct(t[end], ',')) break;
-    }
+  for (const auto& [piece, end] : Toks(t).Args(open, close)) {
     // A directive between the previous piece and this one: members above
     // it may be the ones the build drops.
     const size_t from = OffsetIn(text, t[piece - 1]), to = OffsetIn(text, t[piece]);
@@ -116,7 +101,6 @@ void ReadBody(std::string_view text, const std::vector<Token>& t, size_t open, s
     } else if (k < end) {
       next = std::nullopt;  // no member read here: what follows counts from an unknown
     }
-    piece = end + 1;
   }
 }
 
@@ -151,8 +135,8 @@ std::vector<CppEnumMember> ReadEnumMembers(std::string_view text, const std::vec
     bool scoped = false;
     const size_t open = EnumBody(tokens, i, &name, &scoped);
     if (open == kNone) continue;
-    const size_t close = MatchingBrace(tokens, open);
-    if (close == kNone) break;
+    const size_t close = Toks(tokens).MatchClose(open, tokens.size());
+    if (close == tokens.size()) break;
     ReadBody(text, tokens, open, close, name, scoped, &out);
     i = close;
   }
