@@ -652,11 +652,7 @@ std::set<std::string> RecordedByAutograd(const std::vector<OpStep>& ops,
 Assumptions BackwardTracer::BackwardAssumptions() const {
   // A formula's ternaries are decided as a first-order backward of a
   // typical call takes them (trace_typical.h).
-  Assumptions backward;
-  backward.enums = &EnumValuesOf(ix_);
-  backward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
-  std::string ignored;
-  backward.Apply(opt_.assume, &ignored);
+  Assumptions backward = TraceAssumptions(ix_, opt_);
   backward.backward_pass = true;
   return backward;
 }
@@ -695,12 +691,7 @@ BackwardTracer::~BackwardTracer() = default;
 bool BackwardTracer::CalledOnBuffersAlone(const OpStep& op) {
   if (t_.python.empty()) return false;
   if (!frames_) {
-    Assumptions forward;
-    forward.enums = &EnumValuesOf(ix_);
-    forward.device = opt_.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
-    std::string ignored;
-    forward.Apply(opt_.assume, &ignored);
-    frame_assumptions_ = std::make_unique<Assumptions>(std::move(forward));
+    frame_assumptions_ = std::make_unique<Assumptions>(TraceAssumptions(ix_, opt_));
     frames_ = std::make_unique<FrameBindings>(ix_, t_, *frame_assumptions_);
   }
   const std::string full = "aten::" + op.name, base = "aten::" + std::string(OpBaseName(op.name));

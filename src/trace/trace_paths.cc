@@ -88,15 +88,6 @@ class PartsWays final : public CodeWays {
   Selections& selections_;
 };
 
-Assumptions TraceAssumptions(const Index& ix, const TraceOptions& opt) {
-  Assumptions a;
-  a.enums = &EnumValuesOf(ix);
-  a.device = opt.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
-  std::string ignored;
-  a.Apply(opt.assume, &ignored);
-  return a;
-}
-
 // Whether the two overloads take the parameters where they differ with
 // defaults that are not both None: a call that omits them gets conv2d's
 // padding=0 or conv2d.padding's "valid", and the parser picks which. Where

@@ -870,6 +870,15 @@ const EnumValues& EnumValuesOf(const Index& ix) {
   return ix.Derived<EnumValues>("enum values", [&] { return EnumValues(ix.cpp); });
 }
 
+Assumptions TraceAssumptions(const Index& ix, const TraceOptions& opt) {
+  Assumptions a;
+  a.enums = &EnumValuesOf(ix);
+  a.device = opt.device == TraceOptions::Device::kCpu ? CodeDevice::kCpu : CodeDevice::kCuda;
+  std::string ignored;
+  a.Apply(opt.assume, &ignored);
+  return a;
+}
+
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a) { return Eval(text, python, a, 0); }
 
 bool DecidedByLibraryName(std::string_view text, const Assumptions& a) {

@@ -87,6 +87,10 @@ inline constexpr std::string_view kFreshTensor = "<fresh tensor>";
 // The values of `ix`'s enum members (Assumptions::enums), read once per index.
 const EnumValues& EnumValuesOf(const Index& ix);
 
+// What a trace with `opt` assumes: its device, its `--assume` items (checked
+// before: ValidateAssume), and `ix`'s enum values.
+Assumptions TraceAssumptions(const Index& ix, const TraceOptions& opt);
+
 // Evaluates a C++ (`python` false) or Python condition.
 Tri EvaluateCondition(std::string_view text, bool python, const Assumptions& a);
 // A C++ condition decided only because a call in it is named after a
