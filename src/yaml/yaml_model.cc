@@ -692,6 +692,9 @@ Status ReadNativeFunction(const YamlNode& e, const NativeContext& ctx, NativeFun
       s = want_bool(&f->manual_cpp_binding);
     } else {
       f->other_keys.emplace_back(key, v.is_scalar() ? v.value : v.Flow());
+      if (key == "cpp_no_default_args")
+        for (const auto& item : v.items)
+          if (item.is_scalar()) f->cpp_no_default_args.push_back(item.value);
     }
     if (!s.ok()) return s;
   }
@@ -878,22 +881,11 @@ std::string FunctionSchemaToString(const FunctionSchema& s) {
 }
 
 size_t NativeFunction::CppRequiredArguments() const {
-  std::vector<std::string> no_default;  // cpp_no_default_args: ['dim'], kept as written ("[dim]")
-  for (const auto& [key, value] : other_keys) {
-    if (key != "cpp_no_default_args") continue;
-    std::string_view list = TrimView(value);
-    if (list.starts_with('[') && list.ends_with(']')) list = list.substr(1, list.size() - 2);
-    for (const std::string& piece : SplitOutside(std::string(list), ',')) {
-      std::string_view name = TrimView(piece);
-      if (name.size() >= 2 && (name.front() == '\'' || name.front() == '"')) name = name.substr(1, name.size() - 2);
-      no_default.emplace_back(name);
-    }
-  }
   size_t required = 0, position = 0;
   for (const auto& a : schema.arguments) {
     if (a.is_out) continue;
     ++position;
-    if (!a.default_value || Contains(no_default, a.name)) required = position;
+    if (!a.default_value || Contains(cpp_no_default_args, a.name)) required = position;
   }
   return required;
 }

@@ -79,6 +79,8 @@ struct NativeFunction {
   bool manual_cpp_binding = false;
   // Every other key present, as raw scalar text, so nothing is lost.
   std::vector<std::pair<std::string, std::string>> other_keys;
+  // Of those, the arguments `cpp_no_default_args` lists (CppRequiredArguments).
+  std::vector<std::string> cpp_no_default_args;
 
   const std::string* DispatchFor(std::string_view key) const;
   bool HasVariant(std::string_view v) const;
