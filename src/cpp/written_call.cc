@@ -99,8 +99,13 @@ std::optional<OpeningCall> OpeningCallOf(const std::vector<Token>& toks, int lin
   Toks range(toks);
   const size_t close = range.MatchClose(i + 2, toks.size());
   if (close >= toks.size()) return std::nullopt;
-  OpeningCall call{std::string(first.text), {}};
+  OpeningCall call{std::string(first.text), {}, {}};
   for (const auto& [b, e] : range.Args(i + 2, close)) call.arguments.push_back(range.Join(b, e));
+  for (size_t m = i + 3; m + 3 < close; ++m) {
+    const bool object = IsIdent(toks[m]) && !toks[m - 1].Is('.') && !toks[m - 1].Is("->") && !toks[m - 1].Is("::");
+    if (object && toks[m + 1].Is('.') && IsIdent(toks[m + 2]) && toks[m + 3].Is('('))
+      call.method_calls.emplace_back(std::string(toks[m].text), std::string(toks[m + 2].text));
+  }
   return call;
 }
 

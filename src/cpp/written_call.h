@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cpp/cpp_lexer.h"
@@ -36,13 +37,18 @@ std::optional<WrittenCall> CallWrittenAt(const std::vector<Token>& toks, size_t 
                                          std::string_view callee);
 
 // The statement a function's body opens with, where it is a call
-// (`TORCH_CHECK(self.layout() == kSparse, "...")`, `AT_ERROR("...")`) or a
-// `throw` (callee "throw", no arguments): the function is the one whose
+// (`TORCH_CHECK(self.layout() == kSparse, "...")`, `AT_ERROR("...")`), an
+// `if` (callee "if", its condition the one argument) or a `throw` (callee
+// "throw", no arguments): the function is the one whose
 // definition begins on `line`, its body the first `{` after its parameter
 // list. Comments are no tokens, so never its first statement.
 struct OpeningCall {
   std::string callee;                  // "TORCH_CHECK", "AT_ERROR", "throw"
   std::vector<std::string> arguments;  // each as written, whitespace collapsed
+  // The methods its arguments call on a name, in order: `if
+  // (self.is_coalesced())` gives {"self", "is_coalesced"}; `a.b.f()` and
+  // `x->f()` give none (a member's or a pointer's, no object's own).
+  std::vector<std::pair<std::string, std::string>> method_calls;
 };
 std::optional<OpeningCall> OpeningCallOf(const std::vector<Token>& toks, int line);
 

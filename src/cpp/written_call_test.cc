@@ -86,7 +86,12 @@ TEST(WrittenCall, TheStatementABodyOpensWith) {
       "  return self;\n"
       "}\n"
       "Tensor cudnn_stand_in(const Tensor& self) { throw std::runtime_error(\"no cuDNN\"); }\n"
-      "Tensor declared(const Tensor& self);\n";
+      "Tensor declared(const Tensor& self);\n"
+      "Tensor sparse_first(const Tensor& self) {\n"
+      "  if (self.is_coalesced() && !opts.sparse.is_set() && self.to(x).dim()) {\n"
+      "    return self;\n"
+      "  }\n"
+      "}\n";
   LexedFile lexed;
   LexCpp(text, &lexed);
   auto check = OpeningCallOf(lexed.tokens, 1);
@@ -98,6 +103,13 @@ TEST(WrittenCall, TheStatementABodyOpensWith) {
   ASSERT_TRUE(thrown.has_value());
   EXPECT_EQ(thrown->callee, "throw");
   EXPECT_FALSE(OpeningCallOf(lexed.tokens, 9).has_value()) << "a declaration has no body";
+  const std::vector<std::pair<std::string, std::string>> layouts = {{"self", "layout"}, {"self", "layout"}};
+  EXPECT_EQ(check->method_calls, layouts);
+  auto branch = OpeningCallOf(lexed.tokens, 10);
+  ASSERT_TRUE(branch.has_value());
+  EXPECT_EQ(branch->callee, "if");
+  const std::vector<std::pair<std::string, std::string>> methods = {{"self", "is_coalesced"}, {"self", "to"}};
+  EXPECT_EQ(branch->method_calls, methods) << "a member's method (opts.sparse.is_set) is no object's own";
 }
 
 }  // namespace

@@ -77,6 +77,15 @@ constexpr char kNativeFunctions[] = R"x(- func: norm_it(Tensor self) -> Tensor
 
 - func: long_only(Tensor self) -> Tensor
 
+- func: coalesced_first(Tensor(a) self) -> Tensor(a)
+
+- func: viewed_first(Tensor(a) self) -> Tensor(a)
+
+- func: is_coalesced_it(Tensor self) -> bool
+  variants: method
+  dispatch:
+    SparseCPU, SparseCUDA, SparseMeta: is_coalesced_sparse
+
 - func: choose_it(Tensor self) -> Tensor
 
 - func: pick_it(Tensor self) -> Tensor
@@ -126,7 +135,9 @@ REGISTER_DISPATCH(scan_stub, &scan_kernel_cuda);
 
 // aten/src/ATen/native/Checked.cpp: implementations that open with a check:
 // of the tensor's kind (SparseTensor.cpp's coalesce), and of its dtype,
-// which an intermediate need not share with the input the assumptions speak of.
+// which an intermediate need not share with the input the assumptions speak of;
+// with a call of a method only sparse tensors have kernels for (1.13.1's
+// coalesce), and of one a composite kernel serves.
 constexpr char kCheckedCpp[] = R"x(namespace at::native {
 Tensor sparse_kind_only(const Tensor& self) {
   // a comment first
@@ -135,6 +146,18 @@ Tensor sparse_kind_only(const Tensor& self) {
 }
 Tensor long_only(const Tensor& self) {
   TORCH_CHECK(self.scalar_type() == kLong, "expected int64 indices");
+  return at::finish_it(self);
+}
+Tensor coalesced_first(const Tensor& input) {
+  if (input.is_coalesced_it()) {
+    return input;
+  }
+  return at::finish_it(input);
+}
+Tensor viewed_first(const Tensor& self) {
+  if (self.view_it().dim() == 0) {
+    return self;
+  }
   return at::finish_it(self);
 }
 } // namespace at::native
@@ -437,6 +460,25 @@ TEST_F(DispatchTrace, AnImplementationOpeningWithAFailedKindCheckRaises) {
   const OpStep* long_only = FindOp(dtype, "long_only");
   ASSERT_NE(long_only, nullptr);
   EXPECT_TRUE(long_only->typical);
+}
+
+TEST_F(DispatchTrace, AnImplementationOpeningWithAMethodOnlyOtherKindsOfTensorHaveRaises) {
+  // Checked.cpp:12 `if (input.is_coalesced_it())`: is_coalesced_it has kernels for
+  // sparse tensors alone, so the dispatcher raises for a strided one (the
+  // implementation names its argument `input`, the schema `self`).
+  Trace t = TraceIndex(index_, "aten::coalesced_first", TraceOptions::Device::kCuda);
+  const OpStep* op = FindOp(t, "coalesced_first");
+  ASSERT_NE(op, nullptr);
+  EXPECT_FALSE(op->typical);
+  EXPECT_TRUE(HasNoteContaining(*op,
+                                "implementation coalesced_first (aten/src/ATen/native/Checked.cpp:11) first "
+                                "calls `input.is_coalesced_it()`, which has kernels only for SparseCPU, SparseCUDA, "
+                                "SparseMeta"));
+  // :18 `self.view_it()` has a CompositeExplicitAutograd kernel: it runs.
+  Trace viewed = TraceIndex(index_, "aten::viewed_first", TraceOptions::Device::kCuda);
+  const OpStep* view_first = FindOp(viewed, "viewed_first");
+  ASSERT_NE(view_first, nullptr);
+  EXPECT_TRUE(view_first->typical);
 }
 
 TEST_F(DispatchTrace, AStubSupportsTheDevicesItIsRegisteredFor) {

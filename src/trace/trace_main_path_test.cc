@@ -1445,6 +1445,20 @@ TEST_F(MainPath260, ACallQueryDecidesInterpolatesModeAndKeepsTheBackward) {
 
 class Decided1131 : public Tree1131 {};
 
+TEST_F(Decided1131, AnImplementationOpeningWithASparseOnlyMethodRaises) {
+  // sparse/SparseTensor.cpp:587-589 (1.13.1) coalesce opens with `if
+  // (self.is_coalesced())`; is_coalesced (native_functions.yaml:6290) has
+  // kernels for SparseCPU, SparseCUDA and SparseMeta only: a strided tensor
+  // raises there, and _coalesce (:592) is no typical call.
+  Trace t = TraceTree("1.13.1", "aten::coalesce", TraceOptions::Device::kCuda);
+  const OpStep* coalesce = FindOp(t, "coalesce");
+  ASSERT_NE(coalesce, nullptr);
+  EXPECT_FALSE(coalesce->typical);
+  EXPECT_TRUE(HasNoteContaining(*coalesce,
+                                "(aten/src/ATen/native/sparse/SparseTensor.cpp:587) first calls `self.is_coalesced()`, "
+                                "which has kernels only for SparseCPU, SparseCUDA, SparseMeta"));
+}
+
 TEST_F(Decided1131, AnAttributeInitSetsAfterAMultiLineSignatureDecides) {
   // modules/sparse.py:122-124 `def __init__(self, num_embeddings: int, ...` (max_norm on :123)
   // over three lines; :137 `self.max_norm = max_norm`; forward passes self.max_norm to F.embedding,

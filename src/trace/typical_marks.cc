@@ -21,6 +21,7 @@
 #include "base/text.h"
 #include "cpp/written_call.h"
 #include "trace/guard_files.h"
+#include "trace/impl_parameters.h"
 #include "trace/path_rules.h"
 #include "trace/trace_internal.h"
 #include "trace/walk_bounds.h"
@@ -309,12 +310,58 @@ void MarkPasses(Trace& t, const PathValues& values, PathEdges* edges, const std:
 }
 
 // The condition of the `TORCH_CHECK(C, ...)` an implementation opens with
-// (the function defined at `where`), "" when its first statement is none.
-std::string OpeningCheck(const Index& ix, const Location& where) {
-  const auto call = OpeningCallOf(GuardReaderOf(ix, where.file).lexed().tokens, where.line);
+// (`call`, OpeningCallOf), "" when its first statement is none.
+std::string OpeningCheck(const std::optional<OpeningCall>& call) {
   if (!call || call->callee != "TORCH_CHECK" || call->arguments.empty()) return "";
   const std::string& condition = call->arguments.front();
   return condition.starts_with('"') ? "" : condition;  // a message first: not read
+}
+
+// Whether a dispatch key is one only another kind of tensor reaches -- a
+// sparse, quantized, nested or oneDNN tensor's -- or Meta's.
+bool OtherTensorKindKey(std::string_view key) {
+  for (std::string_view kind : {"Sparse", "Quantized", "Nested", "Mkldnn"})
+    if (key.starts_with(kind)) return true;
+  return key == "Meta";
+}
+
+// The dispatch keys of a method only other kinds of tensor have kernels
+// for (is_coalesced: SparseCPU, SparseCUDA, SparseMeta), comma-joined: the
+// dispatcher raises for a typical dense tensor. "" where some overload has
+// a kernel or a composite one reaches, or is no method.
+std::string OtherTensorKindsOnly(const YamlModel& yaml, std::string_view method) {
+  std::string keys;
+  bool backend = false;
+  for (const NativeFunction* fn : yaml.Overloads(method)) {
+    if (!fn->HasVariant("method") || fn->dispatch.empty()) return "";
+    for (const auto& [key, kernel] : fn->dispatch) {
+      if (!OtherTensorKindKey(key)) return "";
+      backend = backend || key != "Meta";
+      if (keys.find(key) == std::string::npos) keys += (keys.empty() ? "" : ", ") + key;
+    }
+  }
+  return backend ? keys : "";
+}
+
+// The call the opening statement (`call`) of `op`'s implementation makes,
+// for sure, of such a method on one of the op's tensor arguments
+// (coalesce's `if (self.is_coalesced())`), with that method's keys: "" when
+// it makes none.
+std::string OpeningCallOfOtherKindsMethod(const YamlModel& yaml, const OpStep& op,
+                                          const std::optional<OpeningCall>& call, std::string* keys) {
+  if (!call || !op.yaml) return "";
+  const std::map<std::string, std::string> renamed = ImplParameterNames(op);
+  for (const auto& [object, method] : call->method_calls) {
+    auto named = renamed.find(object);
+    const std::string& argument = named == renamed.end() ? object : named->second;
+    bool tensor = false;
+    for (const SchemaArgument& a : op.yaml->schema.arguments)
+      tensor = tensor || (a.name == argument && a.type == "Tensor");
+    if (!tensor) continue;
+    *keys = OtherTensorKindsOnly(yaml, method);
+    if (!keys->empty()) return object + "." + method + "()";
+  }
+  return "";
 }
 
 // Whether `condition` speaks only of what kind of tensor it is handed --
@@ -385,7 +432,7 @@ void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValu
   struct Raise {
     const ImplStep* kernel = nullptr;
     std::string op;
-    std::string check;  // the opening check that fails, "" for a placeholder
+    std::string why;  // after "... implementation F (file:line) ", "" for a placeholder
     explicit operator bool() const { return kernel != nullptr; }
   };
   std::vector<Raise> raises(t.ops.size());
@@ -402,16 +449,22 @@ void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValu
     if (!other && placeholder) raises[i] = {placeholder, op.name, ""};
     // The implementation that runs for the device opens with a check of
     // the tensor's kind the assumptions fail (coalesce's `self.layout() ==
-    // kSparse`, SparseTensor.cpp:616).
+    // kSparse`, SparseTensor.cpp:616), or with a call of a method only
+    // other kinds of tensor have kernels for (1.13.1's `if
+    // (self.is_coalesced())`, SparseTensor.cpp:589).
     if (raises[i] || !op.yaml) continue;
     const std::string resolved = ResolvedKey(*op.yaml, key);
     const ImplStep* runs = nullptr;
     for (const ImplStep& im : op.impls)
       if (!runs && im.key == resolved && im.reached_from.empty() && im.where.valid()) runs = &im;
     if (!runs) continue;
-    const std::string check = OpeningCheck(ix, runs->where);
+    const auto opening = OpeningCallOf(GuardReaderOf(ix, runs->where.file).lexed().tokens, runs->where.line);
+    const std::string check = OpeningCheck(opening);
+    std::string keys;
     if (!check.empty() && AsksTensorKind(check) && EvaluateCondition(check, false, values.assumptions()) == Tri::kFalse)
-      raises[i] = {runs, op.name, check};
+      raises[i] = {runs, op.name, "first checks `" + check + "`"};
+    else if (const std::string call = OpeningCallOfOtherKindsMethod(yaml, op, opening, &keys); !call.empty())
+      raises[i] = {runs, op.name, "first calls `" + call + "`, which has kernels only for " + keys};
   }
   // Up the taken edges: a caller reaching a raising op for sure raises
   // too, as do an op delegating to it and torchgen's kernel calling it.
@@ -446,11 +499,10 @@ void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValu
     OpStep& op = t.ops[i];
     const ImplStep& kernel = *raises[i].kernel;
     const std::string at = " (" + kernel.where.file + ":" + std::to_string(kernel.where.line) + ")";
-    op.notes.push_back(raises[i].check.empty()
-                           ? "raises for a typical tensor: " + raises[i].op + "'s " + std::string(key) + " kernel " +
-                                 kernel.function + at + " only raises"
-                           : "raises for a typical tensor: " + raises[i].op + "'s " + kernel.key + " implementation " +
-                                 kernel.function + at + " first checks `" + raises[i].check + "`");
+    op.notes.push_back(raises[i].why.empty() ? "raises for a typical tensor: " + raises[i].op + "'s " +
+                                                   std::string(key) + " kernel " + kernel.function + at + " only raises"
+                                             : "raises for a typical tensor: " + raises[i].op + "'s " + kernel.key +
+                                                   " implementation " + kernel.function + at + " " + raises[i].why);
     op.typical = false;
     op.undecided = false;
   }

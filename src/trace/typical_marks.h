@@ -53,7 +53,9 @@ void MarkOpenConditions(Trace& t, const PathValues& values);
 // take it (`edges.other_callers`).
 // An implementation that opens with a check of the tensor's kind the
 // assumptions fail (coalesce's `TORCH_CHECK(self.layout() == kSparse, ...)`)
-// raises as well.
+// raises as well, as does one that opens by calling, on one of its tensor
+// arguments, a method only other kinds of tensor have kernels for (1.13.1
+// coalesce's `if (self.is_coalesced())`: SparseCPU, SparseCUDA, SparseMeta).
 void MarkRaisingOps(Trace& t, const Index& ix, CodeDevice device, const PathValues& values, const PathEdges& edges);
 
 // A structured delegate reached only as such (add_.Tensor -> add.out) is
