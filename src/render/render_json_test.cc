@@ -437,13 +437,18 @@ TEST(RenderTextBrief, AStubLeftOpenRunsItsTargetOnlyMaybe) {
   TraceOptions cpu;
   cpu.device = TraceOptions::Device::kCpu;
   cpu.assume = {"device=cpu"};
-  const std::string text = BriefText("F.conv2d", cpu);
+  const std::string text = BriefText("F.conv_transpose2d", cpu);
   const std::string answer = text.substr(0, text.find("\nalternatives"));  // what runs, above the alternatives
   EXPECT_NE(answer.find("_convolution: ?mkldnn_convolution_transpose, ?_mkldnn_convolution_transpose"),
             std::string::npos)
       << answer;
   EXPECT_EQ(answer.find(" mkldnn_convolution_transpose"), std::string::npos) << answer;
   EXPECT_EQ(answer.find(" _mkldnn_convolution_transpose"), std::string::npos) << answer;
+  // F.conv2d hands _select_conv_backend `transposed` false (Convolution.cpp:1244
+  // `if (params.transposed)`): the transposed backend's stub is no answer.
+  const std::string conv2d = BriefText("F.conv2d", cpu);
+  EXPECT_EQ(conv2d.substr(0, conv2d.find("\nalternatives")).find("?mkldnn_convolution_transpose,"), std::string::npos)
+      << conv2d;
 }
 
 TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {

@@ -16,6 +16,7 @@
 #include "trace/condition_text.h"
 #include "trace/dtype_gates.h"
 #include "trace/inline_predicates.h"
+#include "trace/local_values.h"
 #include "trace/path_values.h"
 
 namespace optrace {
@@ -43,6 +44,21 @@ std::optional<std::string> FixedValue(const std::string& expr, const ImplStep& i
                                       const CppGuardReader& reader, const Assumptions& a) {
   if (auto literal = LiteralValue(expr, false)) return literal;
   return ParameterAt(im, expr, site, reader, a);
+}
+
+// The truth a local flag of the caller holds at `site`, where the
+// assumptions decide what it is assigned (`bool need_backward =
+// GradMode::is_enabled() && (input.requires_grad() || ...)`,
+// trace/local_values.h): "true" or "false"; nullopt for anything else.
+std::optional<std::string> FlagValue(const Index& ix, const std::string& expr, const Location& site,
+                                     const Assumptions& a) {
+  if (LocalValues::BareNames(expr) != std::vector<std::string>{expr}) return std::nullopt;
+  LocalValues locals(ix);
+  const LocalsRead& read = locals.Of(expr, site, a);
+  if (!read.assigned.count(expr) || read.sizes.count(expr)) return std::nullopt;
+  const Tri t = EvaluateWithLocals(expr, read, a);
+  if (t == Tri::kUnknown) return std::nullopt;
+  return t == Tri::kTrue ? "true" : "false";
 }
 
 // What the members of local `object` hold at the call on `site`, as the
@@ -230,8 +246,18 @@ const GuardedReturn* TakenReturn(const std::vector<GuardedReturn>& returns,
   return nullptr;
 }
 
-std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
-                                         const Location& asked, const std::string& decider, const Location& where) {
+namespace {
+
+// A decider's definition with its parameters bound to what `op`'s
+// implementation hands them at its one call.
+struct BoundCall {
+  const CppFunction* def = nullptr;
+  Assumptions bound;
+  Objects objects;
+};
+
+std::optional<BoundCall> BindCall(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                                  const Location& asked, const std::string& decider, const Location& where) {
   const ImplStep* im = ImplementationHolding(ix, op, asked);
   if (!im) return std::nullopt;
   const CppGuardReader& caller = readers.Of(im->where.file);
@@ -245,21 +271,31 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
   if (!def) return std::nullopt;
 
   // The decider's parameters, bound to what the call hands them.
-  Assumptions bound = a;
-  Objects objects;
+  BoundCall b{def, a, {}};
   const std::vector<CppParameter>& params = ParseCppParameters(def->params);
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string& name = params[i].name;
     const std::string& arg = call->arguments[i];
-    bound.defaults.erase(name);
+    b.bound.defaults.erase(name);
     if (name.empty()) continue;
-    if (auto v = FixedValue(arg, *im, site, caller, a)) bound.defaults[name] = *v;
+    if (auto v = FixedValue(arg, *im, site, caller, a)) b.bound.defaults[name] = *v;
+    else if (params[i].type.find("bool") != std::string::npos)
+      if (auto flag = FlagValue(ix, arg, site, a)) b.bound.defaults[name] = *flag;
     for (auto& [member, value] : MemberValues(ix, *im, arg, decider, site, caller, a)) {
-      bound.defaults[name + "." + member] = value;
-      objects[name].push_back(member);
+      b.bound.defaults[name + "." + member] = value;
+      b.objects[name].push_back(member);
     }
   }
-  return ReturnReader(ix, readers).Returned(*def, where.file, bound, objects, 0);
+  return b;
+}
+
+}  // namespace
+
+std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                                         const Location& asked, const std::string& decider, const Location& where) {
+  const auto b = BindCall(ix, readers, op, a, asked, decider, where);
+  if (!b) return std::nullopt;
+  return ReturnReader(ix, readers).Returned(*b->def, where.file, b->bound, b->objects, 0);
 }
 
 namespace {
@@ -329,17 +365,38 @@ const std::optional<std::vector<ReachableReturn>>& ReachableReturns(const Index&
 
 }  // namespace
 
-Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
-                     const std::string& value, const Assumptions& a) {
-  const auto& returns = ReachableReturns(ix, readers, decider, where, a);
-  if (!returns) return Tri::kUnknown;
+namespace {
+
+// kFalse when every one of `returns` naming `value` is unreachable (and
+// one does), kUnknown otherwise.
+Tri CanReturn(const std::vector<ReachableReturn>& returns, const std::string& value) {
   bool written = false;  // some return names `value`
-  for (const ReachableReturn& r : *returns) {
+  for (const ReachableReturn& r : returns) {
     if (!ReturnsMember(r.value, value)) continue;
     if (r.reachable) return Tri::kUnknown;
     written = true;
   }
   return written ? Tri::kFalse : Tri::kUnknown;
+}
+
+}  // namespace
+
+Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
+                     const std::string& value, const Assumptions& a) {
+  const auto& returns = ReachableReturns(ix, readers, decider, where, a);
+  return returns ? CanReturn(*returns, value) : Tri::kUnknown;
+}
+
+Tri DeciderCanReturnFor(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                        const Location& asked, const std::string& decider, const Location& where,
+                        const std::string& value) {
+  auto b = BindCall(ix, readers, op, a, asked, decider, where);
+  if (!b) return Tri::kUnknown;
+  for (const CppParameter& p : ParseCppParameters(b->def->params))  // as DeciderAt: methods inlined
+    if (!p.name.empty()) b->objects.try_emplace(p.name);
+  b->bound.library_names = false;
+  const auto returns = ReturnReader(ix, readers).Reachable(*b->def, where.file, b->bound, b->objects);
+  return returns ? CanReturn(*returns, value) : Tri::kUnknown;
 }
 
 Tri PredicateHolds(const Index& ix, GuardReaders& readers, const std::string& predicate, const Location& where,

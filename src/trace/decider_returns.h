@@ -57,6 +57,15 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
 Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& decider, const Location& where,
                      const std::string& value, const Assumptions& a);
 
+// The same for the call `op`'s implementation holding `asked` makes, its
+// parameters bound to what the call hands them (as DeciderReturn binds
+// them): `_select_conv_backend(..., need_backward, params)` returns no
+// Xnnpack2d or Winograd3x3Depthwise where the local `need_backward` holds
+// true (a typical training step).
+Tri DeciderCanReturnFor(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
+                        const Location& asked, const std::string& decider, const Location& where,
+                        const std::string& value);
+
 // What predicate `predicate` (defined at `where`) returns for every call
 // under `a`: kFalse when each of its returns the assumptions leave
 // reachable is `return false;` (can_use_expanded_index_path's `if

@@ -79,6 +79,15 @@ void Selections::DecideSelectionsOf(const OpStep& caller, const std::vector<Cond
       if (fresh) slot->second = DeciderCanReturn(ix_, readers_, fn, where, member, values_.assumptions());
       picks = slot->second;
     }
+    // Read again with what this caller's call hands the decider.
+    if (picks == Tri::kUnknown && !fn.empty() && where.valid())
+      if (const ImplStep* holder = ImplementationHolding(ix_, caller, c.where)) {
+        auto [slot, fresh] =
+            can_return_.try_emplace(caller.name + "@" + holder->where.file + ":" + std::to_string(holder->where.line) +
+                                    "@" + fn + "@" + where.file + ":" + std::to_string(where.line) + "@" + member);
+        if (fresh) slot->second = DeciderCanReturnFor(ix_, readers_, caller, a, c.where, fn, where, member);
+        picks = slot->second;
+      }
     if (picks == Tri::kUnknown) continue;
     values_.Select(key, equal ? picks : (picks == Tri::kTrue ? Tri::kFalse : Tri::kTrue));
   }

@@ -73,6 +73,8 @@ constexpr char kNativeFunctions[] = R"x(- func: pick_a(Tensor self) -> Tensor
 
 - func: norm_select(Tensor self) -> Tensor
 
+- func: grad_select(Tensor self) -> Tensor
+
 - func: pad_mode(Tensor self, str mode="constant") -> Tensor
 
 - func: pad_reflect(Tensor self) -> Tensor
@@ -248,6 +250,30 @@ Tensor conv_inner(const Tensor& self, const std::optional<Tensor>& extra_opt) {
   const Tensor& added = *extra_maybe_owned;
   if (added.defined()) {
     return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
+
+// A selection handed a flag its caller computes from what the assumptions
+// decide (Convolution.cpp's `need_backward`), and a size it leaves open.
+Backend select_grad_backend(const Tensor& input, bool need_backward, int64_t n) {
+  if (!need_backward && n > 1) {
+    return Backend::fast;
+  }
+  if (n > 1) {
+    return Backend::middle;
+  }
+  return Backend::slow;
+}
+
+Tensor grad_select(const Tensor& self) {
+  bool need_backward = GradMode::is_enabled() && self.requires_grad();
+  auto backend = select_grad_backend(self, need_backward, self.size(0));
+  if (backend == Backend::fast) {
+    return at::pick_a(self);
+  }
+  if (backend == Backend::middle) {
+    return at::pick_c(self);
   }
   return at::pick_b(self);
 }
@@ -1036,6 +1062,22 @@ TEST_F(DecidedPath, ACallOfANestedDefWalksItWithWhatTheCallPasses) {
   const Trace given = TraceOf("F.masked(x, mask=m)");
   EXPECT_TRUE(Typical(given, "pick_b"));
   EXPECT_TRUE(Listed(given, "pick_a") && !DecidedOff(given, "pick_a")) << "a mask is passed";
+}
+
+TEST_F(DecidedPath, ASelectionIsReadWithTheFlagItsCallerComputes) {
+  // Pick.cpp:117 `bool need_backward = GradMode::is_enabled() && self.requires_grad();`
+  // holds true in a training step: select_grad_backend's `!need_backward && n > 1`
+  // (:107) never returns Backend::fast there; the size `n` leaves the others open.
+  Trace t = TraceOf("aten::grad_select");
+  EXPECT_TRUE(DecidedOff(t, "pick_a"));
+  const OpStep* middle = FindOp(t, "pick_c");
+  ASSERT_NE(middle, nullptr);
+  EXPECT_TRUE(middle->undecided);
+  // Under no-grad the flag is false: Backend::fast is open again.
+  const Trace inference = TraceOf("aten::grad_select", {"no-grad"});
+  const OpStep* fast = FindOp(inference, "pick_a");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_TRUE(fast->undecided);
 }
 
 TEST_F(DecidedPath, ABackendsEntryPointCallsTheKernelWithNoDispatch) {
