@@ -96,6 +96,9 @@ class CodePass {
       }
       if (IsNonCallKeyword(x.text)) continue;
       if (i > b && t[i - 1].Is(']')) continue;  // [] GPU_LAMBDA (...): a lambda's attribute macro
+      // `fuse_##NAME()` in a #define: the name is made by pasting at each
+      // use (ideep's fuse_sigmoid), never a call of the parameter's own.
+      if (i > b && t[i - 1].Is("##")) continue;
       if (x.text.size() > 12 && x.text.substr(0, 12) == "AT_DISPATCH_" && !functor) {
         DtypeDispatchUse(t, i, e, fn, macro);
       }

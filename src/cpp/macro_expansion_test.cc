@@ -177,5 +177,24 @@ TEST(MacroExpansion, FunctionAtSkipsDefinitionsWrittenByAUse) {
   EXPECT_EQ(index.FunctionAt(file, 6), static_cast<int32_t>(index.FunctionsNamed("plain")[0]));
 }
 
+// mkldnn/Utils.cpp:81-85 (2.6.0): `ATTR_FUNC(sigmoid)` pastes `fuse_##NAME()` into
+// ideep's `fuse_sigmoid()`; the #define calls no function named by its parameter.
+TEST(MacroExpansion, APastedNameIsNoCallOfTheParameter) {
+  auto r = ScanCppFile("aten/src/ATen/native/mkldnn/Utils.cpp",
+                       "namespace at::native {\n"
+                       "#define ATTR_FUNC(NAME)                   \\\n"
+                       "  [](int scalars) {                       \\\n"
+                       "    return ideep::attr_t::fuse_##NAME();  \\\n"
+                       "  }\n"
+                       "const std::map<std::string_view, AttrFunction>& fusion_unary_attr_map() {\n"
+                       "  static const std::map<std::string_view, AttrFunction> fusion_attr_map{\n"
+                       "      {\"sigmoid\", ATTR_FUNC(sigmoid)},\n"
+                       "  };\n"
+                       "  return fusion_attr_map;\n"
+                       "}\n"
+                       "}\n");
+  for (const CppCall& c : r.calls) EXPECT_NE(c.callee, "NAME") << "line " << c.line;
+  EXPECT_EQ(CalleesOf(r, "fusion_unary_attr_map"), (std::vector<std::string>{"ATTR_FUNC:8"}));
+}
 }  // namespace
 }  // namespace optrace
