@@ -574,6 +574,15 @@ TEST_F(MainPath260, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
   EXPECT_FALSE(tensor->typical);
 }
 
+TEST_F(MainPath260, AMacroPastingItsArgumentIntoANameCallsNoOpOfThatName) {
+  // mkldnn/Utils.cpp:84 `return ideep::attr_t::fuse_##NAME();` in ATTR_FUNC, used at
+  // :146-150 (`ATTR_FUNC(relu)`, `ATTR_FUNC(sigmoid)`, ...): ideep's fuse_sigmoid, no
+  // aten op; the CPU convolution reaches fusion_unary_attr_map, never aten::sigmoid.
+  Trace t = TraceTree("2.6.0", "F.conv2d", TraceOptions::Device::kCpu);
+  ASSERT_NE(FindOp(t, "mkldnn_convolution"), nullptr);
+  for (const char* pasted : {"sigmoid", "tanh", "hardswish", "relu"}) EXPECT_EQ(FindOp(t, pasted), nullptr) << pasted;
+}
+
 TEST_F(MainPath260, AnOpWhoseTakenPathReachesAKernelThatOnlyRaisesRaises) {
   // sparse/SparseTensorMath.cpp:1611 smm calls at::sspaddmm_out, whose CUDA kernel
   // _sspaddmm_out_only_sparse_cuda (cuda/SparseMM.cu:13) only raises for a dense tensor.
