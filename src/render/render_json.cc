@@ -499,6 +499,7 @@ void WriteImpl(JsonWriter& w, const ImplStep& i, bool with_details) {
   if (with_details && !i.dtypes.empty()) {
     w.StringArrayField("dtypes", i.dtypes);
   }
+  w.OptionalString("ruled_out", i.ruled_out);
   w.EndObject();
 }
 

@@ -553,7 +553,8 @@ std::vector<const ImplStep*> DeviceCode(const MainPathOp& e, const std::string& 
   if (!e.kernels.empty() || !e.libraries.empty() || !e.registration || !e.stub_owner) return out;
   const Location& target = e.registration->target_definition;
   for (const auto& h : e.stub_owner->helpers)
-    if (DeviceKey(h.key, device) && h.where.file == target.file && h.function != e.registration->target)
+    if (DeviceKey(h.key, device) && h.where.file == target.file && h.function != e.registration->target &&
+        h.ruled_out.empty())
       out.push_back(&h);
   return out;
 }

@@ -153,6 +153,11 @@ struct ImplStep {
   std::string reached_from;
   Location reached_at;
   std::string reached_by;
+  // A helper the assumed dtype rules out, and why: an overload of a function
+  // template whose std::enable_if rejects the element type every call
+  // instantiates it with, or one called only from such overloads
+  // (trace/template_overloads.h). "" when the assumptions do not.
+  std::string ruled_out;
 };
 
 struct StubRegistrationStep {

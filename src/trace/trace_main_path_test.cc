@@ -574,6 +574,36 @@ TEST_F(MainPath260, AnOverloadIsCalledOnlyWhereItsArgumentsFit) {
   EXPECT_FALSE(tensor->typical);
 }
 
+TEST_F(MainPath260, AnOverloadWhoseEnableIfRejectsTheDtypeIsRuledOut) {
+  // cpu/layer_norm_kernel.cpp (2.6.0): LayerNormKernelImplInternal at :28 takes
+  // `!is_reduced_floating_point_v<T>`, the one at :146 `is_reduced_floating_point_v<T>`
+  // and alone calls layer_norm_kernel_mixed_type (:87); :179 calls
+  // `LayerNormKernelImplInternal<scalar_t>` in an AT_DISPATCH: float for float32.
+  auto helper = [](const Trace& t, int line) -> const ImplStep* {
+    const OpStep* op = FindOp(t, "native_layer_norm");
+    if (!op) return nullptr;
+    for (const ImplStep& h : op->helpers)
+      if (h.where.line == line && h.where.file == "aten/src/ATen/native/cpu/layer_norm_kernel.cpp") return &h;
+    return nullptr;
+  };
+  Trace t = TraceTree("2.6.0", "F.layer_norm", TraceOptions::Device::kCpu);
+  for (int line : {28, 87, 146}) ASSERT_NE(helper(t, line), nullptr) << line;
+  EXPECT_EQ(helper(t, 28)->ruled_out, "");
+  EXPECT_NE(helper(t, 146)->ruled_out.find("fails for T = float (the dispatched scalar_t) at "
+                                           "aten/src/ATen/native/cpu/layer_norm_kernel.cpp:179"),
+            std::string::npos)
+      << helper(t, 146)->ruled_out;
+  EXPECT_EQ(helper(t, 87)->ruled_out, "called only from overloads the dtype rules out");
+  TraceOptions bfloat16;
+  bfloat16.device = TraceOptions::Device::kCpu;
+  bfloat16.assume = {"dtype=bfloat16"};
+  Trace bf16 = TraceTree("2.6.0", "F.layer_norm", bfloat16);
+  for (int line : {28, 87, 146}) ASSERT_NE(helper(bf16, line), nullptr) << line;
+  EXPECT_NE(helper(bf16, 28)->ruled_out, "");
+  EXPECT_EQ(helper(bf16, 87)->ruled_out, "");
+  EXPECT_EQ(helper(bf16, 146)->ruled_out, "");
+}
+
 TEST_F(MainPath260, AMacroPastingItsArgumentIntoANameCallsNoOpOfThatName) {
   // mkldnn/Utils.cpp:84 `return ideep::attr_t::fuse_##NAME();` in ATTR_FUNC, used at
   // :146-150 (`ATTR_FUNC(relu)`, `ATTR_FUNC(sigmoid)`, ...): ideep's fuse_sigmoid, no

@@ -39,6 +39,7 @@
 #include "trace/path_selections.h"
 #include "trace/path_values.h"
 #include "trace/shared_annotations.h"
+#include "trace/template_overloads.h"
 #include "trace/typical_marks.h"
 
 namespace optrace {
@@ -344,6 +345,7 @@ void AnnotatePaths(const Index& index, const TraceOptions& options, Trace* trace
   MarkTypical(t, values, &edges);
   MarkOpenConditions(t, values);
   MarkRaisingOps(t, index, a.device, values, edges);
+  MarkTemplateOverloads(t, index, a);
   ReadNondeterminism(index, a, readers, &t);
   for (SelectionStep& s : selections.Find(t)) t.selections.push_back(std::move(s));
   ReadLaunches(index, t, values, ways);
