@@ -7,6 +7,7 @@
 #include "cpp/template_constraints.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/text.h"
 
@@ -92,7 +93,9 @@ std::optional<bool> ConstraintHolds(std::string_view condition, std::string_view
   } else if (after != "::value") {
     return std::nullopt;
   }
-  const std::vector<std::string> args = SplitTopLevel(c.substr(open + 1, close - open - 1), ',');
+  std::vector<std::string> args = SplitTopLevel(c.substr(open + 1, close - open - 1), ',');
+  // std::is_same_v<c10::Half, scalar_t> asks the same as <scalar_t, c10::Half>.
+  if (trait.starts_with("is_same") && args.size() == 2 && TrimView(args[1]) == parameter) std::swap(args[0], args[1]);
   if (args.empty() || TrimView(args[0]) != parameter) return std::nullopt;
   const std::string_view name = TypeName(type);
   std::optional<bool> holds;

@@ -55,6 +55,8 @@ TEST(TemplateConstraints, TraitsOfOneElementType) {
   EXPECT_EQ(ConstraintHolds("at::is_reduced_floating_point<T>::value", "T", "at::BFloat16"), true);
   EXPECT_EQ(ConstraintHolds("std::is_same_v<T, at::Half>", "T", "c10::Half"), true);
   EXPECT_EQ(ConstraintHolds("std::is_same<T, double>::value", "T", "float"), false);
+  EXPECT_EQ(ConstraintHolds("!std::is_same_v<c10::BFloat16, scalar_t>", "scalar_t", "float"), true)
+      << "the parameter second (cuda/KernelUtils.cuh:155)";
   EXPECT_EQ(ConstraintHolds("c10::is_complex<T>::value", "T", "c10::complex<float>"), true);
   EXPECT_EQ(ConstraintHolds("std::is_integral_v<T>", "T", "int64_t"), true);
   EXPECT_FALSE(ConstraintHolds("is_reduced_floating_point_v<U>", "T", "float").has_value()) << "another parameter";
