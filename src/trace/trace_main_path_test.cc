@@ -604,6 +604,22 @@ TEST_F(MainPath260, AnOverloadWhoseEnableIfRejectsTheDtypeIsRuledOut) {
   EXPECT_EQ(helper(bf16, 146)->ruled_out, "");
 }
 
+TEST_F(MainPath260, ACallerTheAssumptionsNeverRunBindsNothing) {
+  // EmbeddingBag.cpp:1255 embedding_bag calls at::_embedding_bag when needs_grad_path
+  // (a training step); _embedding_bag_forward_only, its other caller, runs only under
+  // `!needs_grad_path` and the entry overload F.embedding_bag does not take passes
+  // nothing: `sparse=False` from torch/nn/functional.py reaches _embedding_bag, and
+  // EmbeddingBag.cpp:1443's dense backward is the path.
+  Trace t = TraceTree("2.6.0", "F.embedding_bag", TraceOptions::Device::kCuda);
+  const OpStep* dense = FindOp(t, "_embedding_bag_dense_backward", OpRole::kBackward);
+  ASSERT_NE(dense, nullptr);
+  EXPECT_TRUE(dense->typical);
+  EXPECT_FALSE(dense->undecided);
+  const OpStep* sparse = FindOp(t, "_embedding_bag_sparse_backward", OpRole::kBackward);
+  ASSERT_NE(sparse, nullptr);
+  EXPECT_FALSE(sparse->typical);
+}
+
 TEST_F(MainPath260, AMacroPastingItsArgumentIntoANameCallsNoOpOfThatName) {
   // mkldnn/Utils.cpp:84 `return ideep::attr_t::fuse_##NAME();` in ATTR_FUNC, used at
   // :146-150 (`ATTR_FUNC(relu)`, `ATTR_FUNC(sigmoid)`, ...): ideep's fuse_sigmoid, no

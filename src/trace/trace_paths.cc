@@ -20,6 +20,7 @@
 #include "trace/trace_paths.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -215,6 +216,26 @@ PassedArguments DelegatedArguments(const OpStep& caller, const OpStep& delegate,
   return passed;
 }
 
+// Whether the assumptions rule out every way to `op` read so far: an
+// entry op its Python way never takes, or an op whose every caller's call
+// (its edges, read before its callees') they decide false. One level: a
+// caller ruled out further up is not looked for.
+bool NeverRuns(const Trace& t, const OpStep& op, const PathEdges& edges, const PathValues& values) {
+  const size_t i = static_cast<size_t>(&op - t.ops.data());
+  if (op.reached_from.empty()) {
+    auto python = edges.entry_python.find(i);
+    if (op.role != OpRole::kForward || python == edges.entry_python.end() || python->second != Tri::kFalse)
+      return false;
+  } else {
+    const OpStep* parent = ParentOf(t, op);
+    if (!parent || values.Evaluate(*parent, op.when) != Tri::kFalse) return false;
+  }
+  auto others = edges.other_callers.find(i);
+  if (others == edges.other_callers.end()) return true;
+  return std::all_of(others->second.begin(), others->second.end(),
+                     [&](const CallerEdge& e) { return values.Evaluate(*e.parent, e.when) == Tri::kFalse; });
+}
+
 // What all of op's callers pass it (trace/caller_arguments.h), bound
 // before its own edges are read: its callees' conditions read its values.
 // A caller whose call is not read (a direct call of the op's kernel
@@ -223,8 +244,21 @@ PassedArguments DelegatedArguments(const OpStep& caller, const OpStep& delegate,
 // caller overrides (embedding_bag.padding_idx passes on a `mode` it
 // has no default for).
 void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent, const std::vector<CallerEdge>& others,
-                         GuardReaders& readers, PathValues& values) {
+                         GuardReaders& readers, PathValues& values,
+                         const std::function<bool(const OpStep&)>& never_runs) {
   if (values.HasEntryArguments(op) || others.size() != op.also_reached_from.size()) return;
+  // Every caller with its call site; one the assumptions never run, or
+  // whose call they decide is not made, calls nothing on this path (an
+  // entry overload the Python way rules out; _embedding_bag_forward_only,
+  // only `!needs_grad_path`, in a training step).
+  std::vector<std::pair<const OpStep*, Location>> callers = {{&parent, op.called_at}};
+  for (const CallerEdge& other : others) callers.push_back({other.parent, other.site});
+  std::vector<std::pair<const OpStep*, Location>> running;
+  if (!never_runs(parent) && values.Evaluate(parent, op.when) != Tri::kFalse) running.push_back(callers[0]);
+  for (size_t i = 0; i < others.size(); ++i)
+    if (!never_runs(*others[i].parent) && values.Evaluate(*others[i].parent, others[i].when) != Tri::kFalse)
+      running.push_back(callers[i + 1]);
+  if (!running.empty()) callers = std::move(running);
   std::vector<PassedArguments> sites;
   auto read = [&](const OpStep& caller, const Location& site) {
     if (caller.yaml && caller.yaml->structured_delegate == op.name) {
@@ -236,8 +270,8 @@ void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent
     if (passed) sites.push_back(std::move(*passed));
     return passed.has_value();
   };
-  bool every = read(parent, op.called_at);
-  for (const CallerEdge& other : others) every = read(*other.parent, other.site) && every;
+  bool every = true;
+  for (const auto& [caller, site] : callers) every = read(*caller, site) && every;
   auto bound = every ? AgreedArguments(op, sites) : ContradictedDefaults(op, sites);
   if (bound) values.SetEntryArguments(op, std::move(*bound));
 }
@@ -304,7 +338,7 @@ void ReadEdges(const Index& ix, Trace& t, bool forward, EdgeReader& reader, Guar
     auto others = edges->other_callers.find(i);
     BindCallerArguments(ix, op, *parent,
                         others == edges->other_callers.end() ? std::vector<CallerEdge>{} : others->second, readers,
-                        values);
+                        values, [&](const OpStep& caller) { return NeverRuns(t, caller, *edges, values); });
   }
 }
 
