@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <utility>
 
 #include "base/text.h"
@@ -512,6 +513,26 @@ std::optional<bool> LiteralTruth(std::string_view value) {
     return false;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> ConvertedLiteral(std::string_view builtin, std::string_view v) {
+  v = TrimView(v);
+  double number = 0;
+  if (v == "True" || v == "False") {
+    number = v == "True" ? 1 : 0;
+  } else {
+    // Plain decimals only: 0, -3, 0.5, 1e-05 (no hex, no underscores).
+    if (v.empty() || v.find_first_not_of("+-0123456789.eE") != std::string_view::npos) return std::nullopt;
+    const std::string text(v);
+    char* end = nullptr;
+    number = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) return std::nullopt;
+  }
+  if (builtin == "bool") return std::string(number != 0 ? "True" : "False");
+  if (builtin == "int") return std::to_string(static_cast<long long>(number));
+  if (builtin != "float") return std::nullopt;
+  if (v.find_first_of(".eE") != std::string_view::npos) return std::string(v);  // already a float literal
+  return v == "True" ? "1.0" : v == "False" ? "0.0" : std::string(v) + ".0";
 }
 
 bool IsLiteral(std::string_view value) {

@@ -101,4 +101,10 @@ std::optional<bool> LiteralTruth(std::string_view value);
 // a number, a string, True/False/None, or a dtype (`torch.float16`).
 bool IsLiteral(std::string_view value);
 
+// What Python's `float(v)`, `int(v)` or `bool(v)` (`builtin`) makes of a
+// number or True/False literal `v`: `float(0)` is "0.0", `int(2.5)` "2",
+// `bool(0)` "False". nullopt for another builtin or value (a string, a
+// number in another notation than plain decimals).
+std::optional<std::string> ConvertedLiteral(std::string_view builtin, std::string_view v);
+
 }  // namespace optrace

@@ -191,5 +191,18 @@ TEST(PyArguments, ALocalHoldsATensorSizeOnlyIfEveryWriteReadsOne) {
   EXPECT_FALSE(HoldsATensorSize(text, 2, 9, "query")) << "never written";
 }
 
+TEST(PyArguments, ABuiltinConversionOfALiteral) {
+  EXPECT_EQ(ConvertedLiteral("float", "0"), "0.0");
+  EXPECT_EQ(ConvertedLiteral("float", "0.5"), "0.5");
+  EXPECT_EQ(ConvertedLiteral("float", "1e-05"), "1e-05");
+  EXPECT_EQ(ConvertedLiteral("int", "2.5"), "2");
+  EXPECT_EQ(ConvertedLiteral("int", "True"), "1");
+  EXPECT_EQ(ConvertedLiteral("bool", "0"), "False");
+  EXPECT_EQ(ConvertedLiteral("bool", "0.25"), "True");
+  EXPECT_FALSE(ConvertedLiteral("float", "'1'").has_value()) << "a string";
+  EXPECT_FALSE(ConvertedLiteral("float", "None").has_value());
+  EXPECT_FALSE(ConvertedLiteral("str", "1").has_value()) << "another builtin";
+}
+
 }  // namespace
 }  // namespace optrace

@@ -16,6 +16,19 @@ namespace optrace {
 
 namespace {
 
+// `float(dropout)`, `int(n)`, `bool(flag)` of a literal or of a name `local`
+// binds to one (RNNBase's `self.dropout = float(dropout)`): the literal the
+// builtin makes (py/py_arguments.h ConvertedLiteral); nullopt otherwise.
+std::optional<std::string> Conversion(std::string_view value, const Bindings& local) {
+  const size_t open = value.find('(');
+  if (open == std::string_view::npos || value.back() != ')') return std::nullopt;
+  const std::string_view builtin = TrimView(value.substr(0, open));
+  if (builtin != "float" && builtin != "int" && builtin != "bool") return std::nullopt;
+  std::string_view inner = TrimView(value.substr(open + 1, value.size() - open - 2));
+  if (auto b = local.find(std::string(inner)); b != local.end() && IsIdentifier(inner)) inner = b->second;
+  return ConvertedLiteral(builtin, inner);
+}
+
 // The names an expression reads (identifiers not after a '.').
 std::vector<std::string> NamesRead(std::string_view expr) {
   std::vector<std::string> out;
@@ -738,10 +751,12 @@ void FrameBindings::AssignAttribute(std::string_view stmt, const Bindings& local
     stmt = TrimView(stmt.substr(eq + 1));
   }
   std::string value(stmt);
+  const std::optional<std::string> converted = Conversion(value, local);
   for (const std::string& key : targets) {
     if (IsLiteral(value)) (*out)[key] = value;
     else if (MakesParameter(value)) (*out)[key] = kModuleParameter;
     else if (auto b = local.find(value); b != local.end() && IsIdentifier(value)) (*out)[key] = b->second;
+    else if (converted) (*out)[key] = *converted;
     else out->erase(key);
   }
 }

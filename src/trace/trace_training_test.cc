@@ -31,6 +31,8 @@ constexpr char kNativeFunctions[] = R"x(- func: noisy(Tensor self, float p, bool
   dispatch:
     CUDA: pick_a_cuda
 
+- func: gated(Tensor self, float p) -> Tensor
+
 - func: pick_b(Tensor self) -> Tensor
   dispatch:
     CUDA: pick_b_cuda
@@ -53,6 +55,12 @@ Tensor scaled(const Tensor& self, int64_t mode) {
 Tensor bern_cuda(const Tensor& self) { return self; }
 Tensor pick_a_cuda(const Tensor& self) { return self; }
 Tensor pick_b_cuda(const Tensor& self) { return self; }
+Tensor gated(const Tensor& self, double p) {
+  if (p > 0) {
+    return at::pick_a(self);
+  }
+  return at::pick_b(self);
+}
 }
 )x";
 
@@ -117,6 +125,15 @@ class Noisy(Module):
 
     def forward(self, input):
         return functional.noisy(input, self.p, self.training)
+
+
+class Gated(Module):
+    def __init__(self, p=0):
+        super().__init__()
+        self.p = float(p)
+
+    def forward(self, input):
+        return torch.gated(input, self.p)
 )x";
 
 class TrainingTest : public ::testing::Test {
@@ -172,6 +189,12 @@ TEST_F(TrainingTest, ATupleTargetIsAWriteOfTheLocal) {
   // hold an element of seqs, so `batch_sizes is None` (:27) is open.
   EXPECT_EQ(PathIn("F.unpacked_by", "pick_a"), "open");
   EXPECT_EQ(PathIn("F.unpacked_by", "pick_b"), "open");
+}
+
+TEST_F(TrainingTest, AnAttributeConvertedByABuiltinHoldsTheConvertedLiteral) {
+  // __init__.py:22 `self.p = float(p)` with p=0: 0.0, so Noisy.cpp:18 `p > 0` fails.
+  EXPECT_EQ(PathIn("nn.Gated", "pick_b"), "typical");
+  EXPECT_EQ(PathIn("nn.Gated", "pick_a"), "not taken");
 }
 
 TEST_F(TrainingTest, ACallsValueIsWhatItsFunctionReturnsForWhatItPasses) {
