@@ -149,6 +149,12 @@ EntryCalls PythonEntries::EntryArguments(const OpStep& op) {
       any_call = true;
       if (!fits) continue;
       any_fits = true;
+      // A call the frame's known values rule out passes nothing (nn.LSTM's
+      // `_VF.lstm(input, batch_sizes, ...)` under `batch_sizes is not None`).
+      Tri own = Tri::kTrue;
+      std::vector<Condition> unused;
+      Accumulate(f, c.when, &unused, &own);
+      if (own == Tri::kFalse) continue;
       KeepAgreed(&out.agreed, std::move(site));
     }
   }

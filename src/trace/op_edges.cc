@@ -52,6 +52,16 @@ bool UnwrittenUndefinedTensor(const Index& ix, const ImplStep& h, const Location
 // Whether `op` is an out= overload (an argument written to as `out`).
 bool IsOutOverload(const OpStep& op) { return op.yaml && op.yaml->schema.is_out(); }
 
+// Whether `parent` calls stub `stub` and a registration of it runs `fn`.
+bool StubDispatchesTo(const OpStep& parent, const std::string& stub, const std::string& fn) {
+  for (const StubStep& s : parent.stubs) {
+    if (LastName(s.name) != stub) continue;
+    for (const StubRegistrationStep& r : s.registrations)
+      if (LastName(r.target) == fn) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<Condition> EdgeReader::Read(SharedEdges& edges, const OpStep& parent, const OpStep& child, bool* found,
@@ -223,8 +233,17 @@ Bindings EdgeReader::HelperBindings(const OpStep& parent, const std::string& fn,
     std::optional<Bindings> agreed;
     std::optional<Bindings> passed_on;  // the calling helper's own, read when first needed
     for (const auto& call : r.CallsIn(caller.line)) {
-      if (LastName(call.callee) != fn) continue;
-      auto args = r.CallArguments(call.line, fn);
+      // A stub's call runs its registered kernel with the arguments after
+      // the device (`lstm_cudnn_stub(_input.device().type(), ..., dropout_p,
+      // train, ...)` -> lstm_cudnn).
+      const std::string callee = LastName(call.callee);
+      const bool via_stub = callee != fn && StubDispatchesTo(parent, callee, fn);
+      if (callee != fn && !via_stub) continue;
+      auto args = r.CallArguments(call.line, callee);
+      if (args && via_stub) {
+        if (args->empty()) return {};
+        args->erase(args->begin());
+      }
       if (!args || args->size() > params.size()) return {};
       const bool from_impl = IsImpl(parent, LastName(h.reached_from));
       auto calling_helpers = [&]() -> const Bindings& {

@@ -620,6 +620,30 @@ TEST_F(MainPath260, ACallerTheAssumptionsNeverRunBindsNothing) {
   EXPECT_FALSE(sparse->typical);
 }
 
+TEST_F(MainPath260, AStubCallHandsItsKernelAndHelpersTheArgumentsAfterTheDevice) {
+  // linalg_lu_factor_ex's `lu_factor_stub(A.device().type(), LU, pivots, info, pivot)`
+  // hands `pivot` (True by default) to cuda/linalg/BatchLinearAlgebra.cpp's lu_factor
+  // and on to BatchLinearAlgebraLib.cpp:1451 lu_factor_looped_cusolver's `get_pivots`:
+  // its `if (!get_pivots)` (:1484) nan_to_num_ (:1490) never runs.
+  Trace t = TraceTree("2.6.0", "aten::linalg_lu_factor", TraceOptions::Device::kCuda);
+  const OpStep* nan_to_num = FindOp(t, "nan_to_num_");
+  ASSERT_NE(nan_to_num, nullptr);
+  EXPECT_FALSE(nan_to_num->typical);
+  EXPECT_FALSE(nan_to_num->undecided);
+}
+
+TEST_F(MainPath260, APythonCallTheFrameRulesOutPassesNothing) {
+  // torch/nn/modules/rnn.py: LSTM.forward's packed `_VF.lstm(input, batch_sizes, ...)`
+  // runs only when batch_sizes is not None; the dense call passes self.dropout, 0.0
+  // (`float(dropout)`), which reaches cudnn/RNN.cpp:2360 `train && dropout_p > 0` in
+  // get_dropout_state: the dropout state's random_ never runs.
+  Trace t = TraceTree("2.6.0", "nn.LSTM", TraceOptions::Device::kCuda);
+  const OpStep* random = FindOp(t, "random_");
+  ASSERT_NE(random, nullptr);
+  EXPECT_FALSE(random->typical);
+  EXPECT_FALSE(random->undecided);
+}
+
 TEST_F(MainPath260, AMacroPastingItsArgumentIntoANameCallsNoOpOfThatName) {
   // mkldnn/Utils.cpp:84 `return ideep::attr_t::fuse_##NAME();` in ATTR_FUNC, used at
   // :146-150 (`ATTR_FUNC(relu)`, `ATTR_FUNC(sigmoid)`, ...): ideep's fuse_sigmoid, no
