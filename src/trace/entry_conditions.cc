@@ -126,6 +126,16 @@ void PythonEntries::Accumulate(const PyFrame& f, const std::vector<Condition>& w
   }
 }
 
+// Whether the frame's known values rule call `c` of frame `f` out: one of
+// its conditions is decided false.
+bool PythonEntries::RuledOut(const PyFrame& f, const PyCallStep& c) {
+  for (const auto& condition : c.when) {
+    const Tri t = bindings_.Evaluate(f, condition);
+    if ((condition.negated ? Not(t) : t) == Tri::kFalse) return true;
+  }
+  return false;
+}
+
 // The Python argument parser picks, for each call, an overload its
 // arguments fit: `q / s` never reaches div.Tensor_mode (rounding_mode= is
 // not passed), whatever way `x.div(n, rounding_mode='trunc')` takes to it.
@@ -151,10 +161,7 @@ EntryCalls PythonEntries::EntryArguments(const OpStep& op) {
       any_fits = true;
       // A call the frame's known values rule out passes nothing (nn.LSTM's
       // `_VF.lstm(input, batch_sizes, ...)` under `batch_sizes is not None`).
-      Tri own = Tri::kTrue;
-      std::vector<Condition> unused;
-      Accumulate(f, c.when, &unused, &own);
-      if (own == Tri::kFalse) continue;
+      if (RuledOut(f, c)) continue;
       KeepAgreed(&out.agreed, std::move(site));
     }
   }

@@ -63,6 +63,8 @@ class PythonEntries {
   using Way = std::pair<std::vector<Condition>, Tri>;
   void FrameConditions(const std::string& symbol, int depth, std::vector<Condition>* out, Tri* value);
   Way WayThrough(const PyFrame& f, const PyCallStep& c, int depth);
+  // Whether the frame's known values rule call `c` of frame `f` out.
+  bool RuledOut(const PyFrame& f, const PyCallStep& c);
   // Whether call `c` of frame `f` fits entry op `op`'s schema.
   bool Binds(const PyFrame& f, const PyCallStep& c, const OpStep& op);
   void Accumulate(const PyFrame& f, const std::vector<Condition>& when, std::vector<Condition>* out, Tri* value);

@@ -7,13 +7,17 @@
 #include "trace/template_overloads.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/text.h"
 #include "cpp/template_constraints.h"
-#include "trace/condition_text.h"
 #include "trace/guard_files.h"
 
 namespace optrace {
@@ -56,21 +60,32 @@ bool IsHeaderFile(std::string_view path) {
 
 class OverloadReader {
  public:
-  OverloadReader(const Index& ix, std::string element) : ix_(ix), cpp_(ix.cpp), element_(std::move(element)) {}
+  OverloadReader(const Index& ix, std::string element)
+      : ix_(ix),
+        cpp_(ix.cpp),
+        element_(std::move(element)),
+        memo_(*ix.Derived<std::unique_ptr<Memo>>("template overloads", [] { return std::make_unique<Memo>(); })) {}
 
-  // The index's id of the function a helper names, -1 when not found.
-  int64_t IdOf(const ImplStep& h) const {
-    for (uint32_t id : cpp_.FunctionsNamed(LastName(h.function))) {
-      const CppFunction& f = cpp_.functions()[id];
-      if (static_cast<int>(f.line) == h.where.line && cpp_.file(f.file) == h.where.file) return id;
+  // Whether function `id` is a template with an enable_if: remembered per
+  // index (every trace of `trace --all` lists the same helpers).
+  bool Constrained(uint32_t id) const {
+    const CppFunction& f = cpp_.functions()[id];
+    if (!f.is_template) return false;
+    {
+      std::shared_lock<std::shared_mutex> lock(memo_.mu);
+      if (auto it = memo_.constrained.find(id); it != memo_.constrained.end()) return it->second;
     }
-    return -1;
+    const auto constraints = TemplateConstraintsOf(GuardReaderOf(ix_, cpp_.file(f.file)).lexed().tokens, f.line);
+    std::unique_lock<std::shared_mutex> lock(memo_.mu);
+    return memo_.constrained.emplace(id, constraints && !constraints->conditions.empty()).first->second;
   }
 
   // Why function `id` never runs, given the functions already ruled out; "" when it may.
   std::string WhyRuledOut(uint32_t id, const std::set<uint32_t>& out) const {
     const CppFunction& f = cpp_.functions()[id];
-    const auto constraints = TemplateConstraintsOf(GuardReaderOf(ix_, cpp_.file(f.file)).lexed().tokens, f.line);
+    const auto constraints = f.is_template
+                                 ? TemplateConstraintsOf(GuardReaderOf(ix_, cpp_.file(f.file)).lexed().tokens, f.line)
+                                 : std::nullopt;
     std::string why;
     size_t inside = 0;  // calls made in functions ruled out
     // A template a source file defines is seen by that file's code alone.
@@ -115,9 +130,14 @@ class OverloadReader {
     return "";
   }
 
+  struct Memo {
+    std::shared_mutex mu;
+    std::unordered_map<uint32_t, bool> constrained;
+  };
   const Index& ix_;
   const CppIndex& cpp_;
   std::string element_;
+  Memo& memo_;
 };
 
 }  // namespace
@@ -132,12 +152,13 @@ void MarkTemplateOverloads(Trace& t, const Index& ix, const Assumptions& a) {
     for (OpStep& op : t.ops)
       for (ImplStep& h : op.helpers) {
         if (!h.ruled_out.empty() || h.reached_from.empty()) continue;
-        const int64_t id = reader.IdOf(h);
-        if (id < 0) continue;
-        std::string why = reader.WhyRuledOut(static_cast<uint32_t>(id), out);
+        if (h.definition < 0) continue;
+        const auto id = static_cast<uint32_t>(h.definition);
+        if (out.empty() && !reader.Constrained(id)) continue;  // no constraint, no caller ruled out yet
+        std::string why = reader.WhyRuledOut(id, out);
         if (why.empty()) continue;
         h.ruled_out = std::move(why);
-        grew = out.insert(static_cast<uint32_t>(id)).second || grew;
+        grew = out.insert(id).second || grew;
       }
   }
 }

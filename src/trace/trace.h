@@ -153,6 +153,7 @@ struct ImplStep {
   std::string reached_from;
   Location reached_at;
   std::string reached_by;
+  int64_t definition = -1;  // a helper's id in the C++ index (CppIndex::functions()); -1 for an implementation
   // A helper the assumed dtype rules out, and why: an overload of a function
   // template whose std::enable_if rejects the element type every call
   // instantiates it with, or one called only from such overloads

@@ -253,12 +253,14 @@ void BindCallerArguments(const Index& ix, const OpStep& op, const OpStep& parent
   // only `!needs_grad_path`, in a training step).
   std::vector<std::pair<const OpStep*, Location>> callers = {{&parent, op.called_at}};
   for (const CallerEdge& other : others) callers.push_back({other.parent, other.site});
-  std::vector<std::pair<const OpStep*, Location>> running;
-  if (!never_runs(parent) && values.Evaluate(parent, op.when) != Tri::kFalse) running.push_back(callers[0]);
-  for (size_t i = 0; i < others.size(); ++i)
-    if (!never_runs(*others[i].parent) && values.Evaluate(*others[i].parent, others[i].when) != Tri::kFalse)
-      running.push_back(callers[i + 1]);
-  if (!running.empty()) callers = std::move(running);
+  if (!others.empty()) {  // one caller: it is the one that runs
+    std::vector<std::pair<const OpStep*, Location>> running;
+    if (!never_runs(parent) && values.Evaluate(parent, op.when) != Tri::kFalse) running.push_back(callers[0]);
+    for (size_t i = 0; i < others.size(); ++i)
+      if (!never_runs(*others[i].parent) && values.Evaluate(*others[i].parent, others[i].when) != Tri::kFalse)
+        running.push_back(callers[i + 1]);
+    if (!running.empty()) callers = std::move(running);
+  }
   std::vector<PassedArguments> sites;
   auto read = [&](const OpStep& caller, const Location& site) {
     if (caller.yaml && caller.yaml->structured_delegate == op.name) {

@@ -197,6 +197,7 @@ class CppWalk {
     ImplStep h;
     h.key = device;
     h.function = holder;
+    h.definition = node.fn;
     h.form = f.form == DefForm::kFunction ? ImplForm::kHelper : FormOf(f.form);
     h.where = ex_.CppLoc(f.file, f.line, 2);
     h.params = f.params;
