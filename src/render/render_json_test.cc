@@ -451,6 +451,20 @@ TEST(RenderTextBrief, AStubLeftOpenRunsItsTargetOnlyMaybe) {
       << conv2d;
 }
 
+TEST(RenderTextBrief, SetUpIsNamedAfterTheWork) {
+  REQUIRE_CORPUS("2.6.0");
+  TraceOptions cuda;
+  cuda.device = TraceOptions::Device::kCuda;
+  // torch/nn/modules/rnn.py's torch.zeros for the initial state runs fill_ first,
+  // but it is set-up beside the work: lstm's cuDNN call is named before it.
+  const std::string text = BriefText("nn.LSTM", cuda);
+  const std::string answer = text.substr(0, text.find("\nalternatives"));
+  const size_t work = answer.find("\n  lstm: cuDNN"), setup = answer.find("\n  fill_: ");
+  ASSERT_NE(work, std::string::npos) << answer;
+  ASSERT_NE(setup, std::string::npos) << answer;
+  EXPECT_LT(work, setup) << answer;
+}
+
 TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
   REQUIRE_CORPUS("2.6.0");
   TraceOptions cuda;

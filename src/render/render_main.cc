@@ -657,7 +657,7 @@ class MainWriter {
     // What else runs follows what runs, before where each runs: the names
     // come first (the tree below locates them). Without the names' lines
     // (one op), the tree is as short and comes first.
-    const bool names_first = RunLines();
+    const bool names_first = RunLines(shown);
     if (m_.forward.empty() && m_.marked &&
         std::any_of(t_.ops.begin(), t_.ops.end(), [](const OpStep& op) { return op.role == OpRole::kForward; })) {
       // Every op reached is ruled out: the walk stopped above the code that
@@ -1017,7 +1017,10 @@ class MainWriter {
   // of its own (decided first, then those behind a condition the
   // assumptions leave open, then the backward's), by name only; the tree
   // below locates each.
-  bool RunLines() {
+  // `drawn`: the forward entries the tree draws; the others are set-up
+  // collapsed into one line (factories and what they call: nn.LSTM's
+  // torch.zeros -> fill_), named after the work.
+  bool RunLines(const std::vector<bool>& drawn) {
     if (m_.forward.size() + m_.backward.size() < 2) return false;  // one op: the tree below is as short
     std::vector<std::string> decided, open, backward;
     // A name a line above already gave (CompareFunctor under gt, then lt) is
@@ -1041,10 +1044,12 @@ class MainWriter {
       }
       return text;
     };
-    for (const auto& e : m_.forward) {
-      if (e.undecided) continue;
-      if (std::string l = line(e, 4); !l.empty()) decided.push_back(l);
-    }
+    for (bool work : {true, false})
+      for (size_t i = 0; i < m_.forward.size(); ++i) {
+        const MainPathOp& e = m_.forward[i];
+        if (e.undecided || drawn[i] != work) continue;
+        if (std::string l = line(e, 4); !l.empty()) decided.push_back(l);
+      }
     for (const auto& e : m_.forward) {
       if (!e.undecided) continue;
       if (std::string l = line(e); !l.empty()) open.push_back(l);
