@@ -390,13 +390,31 @@ Tri DeciderCanReturn(const Index& ix, GuardReaders& readers, const std::string& 
 Tri DeciderCanReturnFor(const Index& ix, GuardReaders& readers, const OpStep& op, const Assumptions& a,
                         const Location& asked, const std::string& decider, const Location& where,
                         const std::string& value) {
-  auto b = BindCall(ix, readers, op, a, asked, decider, where);
-  if (!b) return Tri::kUnknown;
-  for (const CppParameter& p : ParseCppParameters(b->def->params))  // as DeciderAt: methods inlined
-    if (!p.name.empty()) b->objects.try_emplace(p.name);
-  b->bound.library_names = false;
-  const auto returns = ReturnReader(ix, readers).Reachable(*b->def, where.file, b->bound, b->objects);
-  return returns ? CanReturn(*returns, value) : Tri::kUnknown;
+  // Every member a switch asks reads the same bound call: once per index,
+  // implementation holding the call, decider and assumptions.
+  const ImplStep* im = ImplementationHolding(ix, op, asked);
+  if (!im) return Tri::kUnknown;
+  auto& memo = *ix.Derived<std::unique_ptr<ReachableMemo>>("decider bound returns reachable",
+                                                           [] { return std::make_unique<ReachableMemo>(); });
+  const std::string key = im->where.file + ':' + std::to_string(im->where.line) + '\x1e' + decider + '\x1e' +
+                          where.file + ':' + std::to_string(where.line) + '\x1e' + a.Key();
+  const std::optional<std::vector<ReachableReturn>>* returns = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(memo.mu);
+    if (auto it = memo.returns.find(key); it != memo.returns.end()) returns = &it->second;
+  }
+  if (!returns) {
+    std::optional<std::vector<ReachableReturn>> read;
+    if (auto b = BindCall(ix, readers, op, a, asked, decider, where)) {
+      for (const CppParameter& p : ParseCppParameters(b->def->params))  // as DeciderAt: methods inlined
+        if (!p.name.empty()) b->objects.try_emplace(p.name);
+      b->bound.library_names = false;
+      read = ReturnReader(ix, readers).Reachable(*b->def, where.file, b->bound, b->objects);
+    }
+    std::unique_lock<std::shared_mutex> lock(memo.mu);
+    returns = &memo.returns.emplace(key, std::move(read)).first->second;  // entries stay put
+  }
+  return *returns ? CanReturn(**returns, value) : Tri::kUnknown;
 }
 
 Tri PredicateHolds(const Index& ix, GuardReaders& readers, const std::string& predicate, const Location& where,
