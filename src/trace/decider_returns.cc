@@ -300,6 +300,13 @@ std::optional<std::string> DeciderReturn(const Index& ix, GuardReaders& readers,
 
 namespace {
 
+// Each named parameter of `f` as an object (members already bound stay):
+// its bool methods the file defines are inlined.
+void ParametersAsObjects(const CppFunction& f, Objects* objects) {
+  for (const CppParameter& p : ParseCppParameters(f.params))
+    if (!p.name.empty()) objects->try_emplace(p.name);
+}
+
 // `decider`'s definition at `where`, with its parameters as objects whose
 // members nothing binds (`params.use_miopen(...)` reads `params.transposed`):
 // their bool methods the file defines are still inlined, so a body's build
@@ -308,8 +315,7 @@ const CppFunction* DeciderAt(const Index& ix, const std::string& decider, const 
   for (uint32_t id : ix.cpp.FunctionsNamed(decider)) {
     const CppFunction& f = ix.cpp.functions()[id];
     if (ix.cpp.file(f.file) != where.file || static_cast<int>(f.line) != where.line || !f.HasBody()) continue;
-    for (const CppParameter& p : ParseCppParameters(f.params))
-      if (!p.name.empty()) (*objects)[p.name] = {};
+    ParametersAsObjects(f, objects);
     return &f;
   }
   return nullptr;
@@ -406,8 +412,7 @@ Tri DeciderCanReturnFor(const Index& ix, GuardReaders& readers, const OpStep& op
   if (!returns) {
     std::optional<std::vector<ReachableReturn>> read;
     if (auto b = BindCall(ix, readers, op, a, asked, decider, where)) {
-      for (const CppParameter& p : ParseCppParameters(b->def->params))  // as DeciderAt: methods inlined
-        if (!p.name.empty()) b->objects.try_emplace(p.name);
+      ParametersAsObjects(*b->def, &b->objects);
       b->bound.library_names = false;
       read = ReturnReader(ix, readers).Reachable(*b->def, where.file, b->bound, b->objects);
     }

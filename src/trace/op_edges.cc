@@ -55,9 +55,9 @@ bool IsOutOverload(const OpStep& op) { return op.yaml && op.yaml->schema.is_out(
 // Whether `parent` calls stub `stub` and a registration of it runs `fn`.
 bool StubDispatchesTo(const OpStep& parent, const std::string& stub, const std::string& fn) {
   for (const StubStep& s : parent.stubs) {
-    if (LastName(s.name) != stub) continue;
+    if (LastNameView(s.name) != stub) continue;
     for (const StubRegistrationStep& r : s.registrations)
-      if (LastName(r.target) == fn) return true;
+      if (LastNameView(r.target) == fn) return true;
   }
   return false;
 }

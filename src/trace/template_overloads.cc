@@ -18,6 +18,7 @@
 
 #include "base/text.h"
 #include "cpp/template_constraints.h"
+#include "trace/code_scope.h"
 #include "trace/guard_files.h"
 
 namespace optrace {
@@ -54,10 +55,6 @@ std::string ArgumentType(std::string_view arg, const std::string& element) {
   return "";
 }
 
-bool IsHeaderFile(std::string_view path) {
-  return path.ends_with(".h") || path.ends_with(".cuh") || path.ends_with(".hpp");
-}
-
 class OverloadReader {
  public:
   OverloadReader(const Index& ix, std::string element)
@@ -89,7 +86,7 @@ class OverloadReader {
     std::string why;
     size_t inside = 0;  // calls made in functions ruled out
     // A template a source file defines is seen by that file's code alone.
-    const bool header = IsHeaderFile(cpp_.file(f.file));
+    const bool header = IsHeader(cpp_.file(f.file));
     for (uint32_t c : cpp_.CallersOf(f.name)) {
       const CppCall& call = cpp_.calls()[c];
       if (!header && call.file != f.file) continue;

@@ -1,10 +1,11 @@
-// What a value passed down decides, along two ways the trace used to lose
-// it: a stub's call hands its registered kernel the arguments after the
-// device, and that kernel hands them on to a helper (cudnn/RNN.cpp's
-// lstm_cudnn_stub -> lstm_cudnn -> _cudnn_impl -> get_dropout_state); a
-// Python call the frame's values rule out passes the op nothing (nn.LSTM's
-// packed `_VF.lstm(...)` under `batch_sizes is not None`). Line numbers are
-// lines of the raw strings below.
+// What a value passed down decides: a Python call the frame's values rule
+// out passes the op nothing (nn.LSTM's packed `_VF.lstm(...)` under
+// `batch_sizes is not None`), so the dense call's value reaches a stub's
+// kernel and the helpers it hands it on to. (The stub hop of
+// EdgeReader::HelperBindings is decided here by other bindings as well; the
+// real-tree test MainPath260.AStubCallHandsItsKernelAndHelpersTheArguments-
+// AfterTheDevice is the one that fails without it.) Line numbers are lines of
+// the raw strings below.
 #include <gtest/gtest.h>
 
 #include <string>
