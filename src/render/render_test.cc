@@ -319,9 +319,9 @@ TEST(TraceToJson, OmitsLocationsWithoutALine) {
   Trace& t = fixture.trace;
   t.python[0].where.line = 0;
   t.python[0].calls[0].line = 0;
-  t.ops[1].impls[0].where.line = 0;
-  t.ops[1].stubs[0].declared = {};
-  t.ops[1].kernels[0].where = Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 0);
+  t.ops[1].impls.Edit()[0].where.line = 0;
+  t.ops[1].stubs.Edit()[0].declared = {};
+  t.ops[1].kernels.Edit()[0].where = Loc("aten/src/ATen/native/cuda/layer_norm_kernel.cu", 0);
   fixture.native.line = 0;
   t.decompositions[0].where.line = 0;
   Json j = TraceToJson(t);
@@ -590,7 +590,7 @@ TEST(RenderText, HelperFramesHangBesideTheChain) {
 
 TEST(RenderText, FitsTheWidthAndHasNoEscapesWithoutColour) {
   LayerNormTrace fixture;
-  fixture.trace.ops[1].kernels[0].name = std::string(150, 'k');
+  fixture.trace.ops[1].kernels.Edit()[0].name = std::string(150, 'k');
   fixture.trace.notes.push_back(std::string(30, 'w') + " " + std::string(250, 'x'));
   for (int width : {100, 72, 40}) {
     RenderOptions options;
@@ -1299,7 +1299,7 @@ TEST(RenderText, NotFoundListsSuggestions) {
 
 TEST(RenderMarkdown, IsWellFormed) {
   LayerNormTrace fixture;
-  fixture.trace.ops[1].impls[0].function = "weird|name";
+  fixture.trace.ops[1].impls.Edit()[0].function = "weird|name";
   std::string md = RenderMarkdown(fixture.trace);
   EXPECT_EQ(md.rfind("# optrace: `nn.LayerNorm`", 0), 0u);
   for (const char* heading : {"\n## Flow\n", "\n## Layers\n", "\n## Summary\n", "\n## Notes\n"})
@@ -1326,7 +1326,7 @@ TEST(RenderMarkdown, IsWellFormed) {
 
 TEST(RenderDot, IsBalancedAndDrawsBackwardDashed) {
   LayerNormTrace fixture;
-  fixture.trace.ops[1].impls[0].function = "with \"quotes\" {and braces}";
+  fixture.trace.ops[1].impls.Edit()[0].function = "with \"quotes\" {and braces}";
   std::string dot = RenderDot(fixture.trace);
   EXPECT_EQ(dot.rfind("digraph optrace {", 0), 0u);
   int depth = 0;

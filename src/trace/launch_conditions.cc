@@ -87,7 +87,7 @@ Tri LibraryValue(CodeWays& w, const OpStep& op, const LibraryStep& l) {
 // registration is as taken as the first stub on its way; one below none
 // is read as a launch too.
 void AnnotateStubs(CodeWays& w, OpStep& op) {
-  for (StubStep& s : op.stubs) {
+  for (StubStep& s : op.stubs.Edit()) {
     std::vector<Condition> way;
     if (s.called_from.empty() || !s.call_site.valid() ||
         !w.WayTo(op, LastName(s.called_from), CodeDevice::kAny, &way, nullptr) || !w.StubCallConditions(op, s, &way))
@@ -96,7 +96,7 @@ void AnnotateStubs(CodeWays& w, OpStep& op) {
     w.DecideSelectionsOf(op, s.when);  // `if (use_half_path(x))`: the predicate's body decides
     Mark(s, LaunchValue(w, op, s.when));
   }
-  for (LibraryStep& l : op.libraries) {
+  for (LibraryStep& l : op.libraries.Edit()) {
     auto stub = op.stubs.end();
     for (auto f = l.path.begin(); f != l.path.end() && stub == op.stubs.end(); ++f)
       stub = std::find_if(op.stubs.begin(), op.stubs.end(), [&](const StubStep& x) { return x.name == *f; });
@@ -231,7 +231,7 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     *when = EachConditionOnce(std::move(*when));
     return true;
   };
-  for (KernelStep& k : op.kernels) {
+  for (KernelStep& k : op.kernels.Edit()) {
     if (k.holder.empty() || !k.launch_site.valid()) continue;
     std::vector<Condition> when;
     if (!read(k, &when)) continue;

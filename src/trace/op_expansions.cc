@@ -18,6 +18,9 @@
 // derivatives.yaml formulas read under the options' assumptions, the
 // FunctionsManual helpers they call) depends on the op and the options
 // alone too: its notes, BackwardStep and queued ops are replayed the same way.
+// The replayed OpStep shares the recorded one's steps (SharedVector: copy
+// on write), so a replay copies names and conditions, not the implementations,
+// helpers, kernels and calls below them.
 // Each op names the expansion it replays (OpStep::expansion), so what is
 // derived from that code alone -- its launches' annotations, trace_paths.cc's
 // SharedLaunches -- is shared by the later traces as well.

@@ -153,6 +153,33 @@ TEST(OpExpansions, ATraceAfterOthersEqualsTheSameTraceOnAFreshIndex) {
   EXPECT_NE(comp.find("note: backward of comp: derivatives.yaml has an entry"), std::string::npos) << comp;
 }
 
+// A replayed op reads the expansion's steps, not a copy of them: two traces
+// of one index hold one array of leaf's implementations, calls and (as
+// annotated once, trace_paths.cc's SharedLaunches) kernels, and what one
+// trace changes in its own stays out of the other's.
+TEST(OpExpansions, TracesShareAReplayedOpsStepsUntilOneChangesThem) {
+  Index index;
+  ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));
+  TraceOptions options;
+  Trace first, second;
+  ASSERT_TRUE(TraceQuery(index, "aten::inner", options, &first).ok());
+  ASSERT_TRUE(TraceQuery(index, "aten::outer", options, &second).ok());
+  auto named = [](Trace& t, const std::string& name) -> OpStep& {
+    for (OpStep& op : t.ops)
+      if (op.name == name && op.role == OpRole::kForward) return op;
+    ADD_FAILURE() << "no forward " << name;
+    return t.ops.front();
+  };
+  OpStep &a = named(first, "leaf"), &b = named(second, "leaf");
+  ASSERT_FALSE(a.kernels.empty());
+  EXPECT_TRUE(a.impls.SharesWith(b.impls));
+  EXPECT_TRUE(a.kernels.SharesWith(b.kernels));
+  EXPECT_TRUE(named(first, "inner").calls.SharesWith(named(second, "inner").calls));
+  b.kernels.Edit()[0].name = "changed";
+  EXPECT_EQ(a.kernels[0].name, "leaf_kernel");
+  EXPECT_EQ(TraceSummary(index, "aten::inner", options), FreshSummary("aten::inner", options));
+}
+
 TEST(OpExpansions, AnOpAtTheDepthBoundIsExpandedAgainWhereItMayGoDeeper) {
   Index index;
   ASSERT_NO_FATAL_FAILURE(BuildMemoryIndex(Tree(), &index));

@@ -54,7 +54,7 @@ class SharedLaunches {
   }
   struct Memo {
     std::shared_mutex mu;
-    std::map<Key, std::tuple<std::vector<KernelStep>, std::vector<StubStep>, std::vector<LibraryStep>>> done;
+    std::map<Key, std::tuple<SharedVector<KernelStep>, SharedVector<StubStep>, SharedVector<LibraryStep>>> done;
   };
   Memo& memo_;
 };

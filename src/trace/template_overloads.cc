@@ -147,14 +147,15 @@ void MarkTemplateOverloads(Trace& t, const Index& ix, const Assumptions& a) {
   for (bool grew = true; grew;) {
     grew = false;
     for (OpStep& op : t.ops)
-      for (ImplStep& h : op.helpers) {
+      for (size_t i = 0; i < op.helpers.size(); ++i) {
+        const ImplStep& h = op.helpers[i];
         if (!h.ruled_out.empty() || h.reached_from.empty()) continue;
         if (h.definition < 0) continue;
         const auto id = static_cast<uint32_t>(h.definition);
         if (out.empty() && !reader.Constrained(id)) continue;  // no constraint, no caller ruled out yet
         std::string why = reader.WhyRuledOut(id, out);
         if (why.empty()) continue;
-        h.ruled_out = std::move(why);
+        op.helpers.Edit()[i].ruled_out = std::move(why);  // the trace's own copy: the expansion's stays
         grew = out.insert(id).second || grew;
       }
   }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/shared_vector.h"
 #include "base/status.h"
 #include "index/index.h"
 
@@ -298,18 +299,20 @@ struct OpStep {
   // expanded otherwise): ops with one expansion have the same code below
   // them, so what is derived from that code alone is shared too.
   const void* expansion = nullptr;
-  std::vector<ImplStep> impls;
+  // What the op's code holds, shared with the expansion it replays until the
+  // trace changes it (the path annotations of kernels, stubs, libraries).
+  SharedVector<ImplStep> impls;
   // C++ functions between an implementation and its kernels, libraries and
   // stubs (form "helper", key = the device path they are on), each located.
-  std::vector<ImplStep> helpers;
-  std::vector<StubStep> stubs;
-  std::vector<KernelStep> kernels;
-  std::vector<LibraryStep> libraries;
-  std::vector<OpCallStep> calls;
+  SharedVector<ImplStep> helpers;
+  SharedVector<StubStep> stubs;
+  SharedVector<KernelStep> kernels;
+  SharedVector<LibraryStep> libraries;
+  SharedVector<OpCallStep> calls;
   // The aten ops another traced device's implementation calls (CPU's, in a
   // trace answering for CUDA): what runs there instead, never on the
   // traced device's path.
-  std::vector<OpCallStep> other_device_calls;
+  SharedVector<OpCallStep> other_device_calls;
   std::vector<std::string> notes;
   // Where a function on the op's path calls
   // `globalContext().alertNotDeterministic(...)`: PyTorch itself calls the

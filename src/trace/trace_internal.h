@@ -390,7 +390,7 @@ class OpExpander : public TraceReader {
   void FollowCpp(OpStep& op, uint32_t start, const std::string& device, int depth);
   // The ops a walked function reaches through C++ operators on tensors (noted in `op`).
   void AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
-                      std::vector<OpCallStep>* list);
+                      SharedVector<OpCallStep>* list);
 
   Trace& t_;
   OpQueue& ops_;

@@ -34,7 +34,7 @@ void GeneratedCode::AddUfuncKernels(OpStep& op, const NativeFunction& fn) const 
     }
   }
   if (!where.valid()) where = Loc(header, 1, 0);
-  for (auto& impl : op.impls) {
+  for (auto& impl : op.impls.Edit()) {
     if (impl.form == ImplForm::kUfunc) impl.where = where;
   }
   // Which functors torchgen emits (torchgen/dest/ufunc.py): binary ops with a

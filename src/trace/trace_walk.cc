@@ -143,7 +143,7 @@ class CppWalk {
   // device's path (op.calls) when the walk is for that device (or any);
   // on another traced device's (op.other_device_calls: CPU's in a default
   // trace, which answers for CUDA); nowhere in code of another key.
-  std::vector<OpCallStep>* CallList(const WalkNode& node) const {
+  SharedVector<OpCallStep>* CallList(const WalkNode& node) const {
     if (node.foreign) return nullptr;
     if (ex_.OnPrimaryPath(node.device)) return &op_.calls;
     if (ex_.opt_.device == TraceOptions::Device::kDefault) return &op_.other_device_calls;
@@ -276,7 +276,7 @@ class CppWalk {
     const std::string& base = facts.base;
     const std::string& file = cpp_.file(c.file);
     bool dup = false;
-    std::vector<OpCallStep>& list = *CallList(node);
+    std::vector<OpCallStep>& list = CallList(node)->Edit();
     std::vector<std::string> admitted;
     for (const NativeFunction* o : facts.admitted) admitted.push_back(o->name);
     if (!ex_.call_keys_.insert(PlaceKey(base, file, c.line)).second) {  // maybe listed: look
@@ -386,7 +386,7 @@ class CppWalk {
   // its declaration is the one in that scope (CPUBlas.h's copy_stub is not
   // Copy.h's).
   StubStep& StubEntry(const CppCall& c, const std::string& key, const std::string& holder) {
-    for (auto& s : op_.stubs) {
+    for (auto& s : op_.stubs.Edit()) {
       if (s.name == c.callee) return s;
     }
     StubStep fresh;
@@ -403,8 +403,7 @@ class CppWalk {
         if (decl.kind == StubDeclKind::kDefine && !fresh.defined.valid()) fresh.defined = loc;
       }
     }
-    op_.stubs.push_back(std::move(fresh));
-    return op_.stubs.back();
+    return op_.stubs.emplace_back(std::move(fresh));
   }
 
   // The kernel a launch runs: the __global__ of a <<<>>>, the functor of a
@@ -426,7 +425,7 @@ class CppWalk {
       name = l.functors.empty() ? holder : StripTemplateAndNamespace(l.functors[naming]);
     }
     const std::string& where_file = cpp_.file(defined ? defined->file : l.file);
-    for (auto& existing : op_.kernels) {
+    for (auto& existing : op_.kernels.Edit()) {
       // Two kernels of one name in one file (in two namespaces) are two kernels.
       if (existing.name != name || existing.where.file != where_file ||
           (defined && existing.where.line != static_cast<int>(defined->line)))
@@ -609,7 +608,7 @@ class CppWalk {
   // yields its place to the first such call found after it.
   void AddLibrary(const std::string& lib, const CppCall& c, int32_t at, const std::string& holder) {
     std::string call = c.qualifier + c.callee;
-    for (auto& existing : op_.libraries) {
+    for (auto& existing : op_.libraries.Edit()) {
       if (existing.name != lib) continue;
       const bool listed = std::find(existing.calls.begin(), existing.calls.end(), call) != existing.calls.end();
       if (!listed && IsLibrarySetupCall(LastName(existing.calls.front()), existing.calls.front()) &&
@@ -703,7 +702,7 @@ void OpExpander::FollowCpp(OpStep& op, uint32_t start, const std::string& device
   CppWalk(*this, op, start, device, depth).Run();
 }
 void OpExpander::AddOperatorOps(OpStep& op, const FunctionWalk& walk, const std::string& device, int depth,
-                                std::vector<OpCallStep>* list) {
+                                SharedVector<OpCallStep>* list) {
   // Code written with C++ operators on tensors ((x1 * x2).sum(), x / norm,
   // out += bias) calls mul, div, add_ through them: the tensor-only
   // overload, listed as a call where the operator is written.
