@@ -231,7 +231,7 @@ HelperNamesakes CodeRoutes::ClassesDefining(const OpStep& op, const std::string&
 }
 
 bool CodeRoutes::StubCallConditions(const OpStep& op, const StubStep& s, std::vector<Condition>* out) {
-  auto [slot, fresh] = stub_calls_.try_emplace(&s);
+  auto [slot, fresh] = stub_calls_.try_emplace({&op, s.name, s.call_site.file, s.call_site.line, s.called_from});
   if (fresh) {
     std::vector<Condition> read;
     if (ReadStubCall(op, s, &read)) slot->second = std::move(read);
@@ -352,7 +352,9 @@ void CodeRoutes::BindParameters(const OpStep& op, const std::vector<CppParameter
 // conditions on them read the literals passed and what the implementation's
 // parameters passed hold. Once per stub registration and trace.
 void CodeRoutes::BindStubKernel(const OpStep& op, const StubStep& s, const StubRegistrationStep& r) {
-  if (!stub_kernels_bound_.insert(&r).second || !r.target_definition.valid() || !s.call_site.valid()) return;
+  if (!stub_kernels_bound_.insert({&op, s.name, r.device, r.target}).second || !r.target_definition.valid() ||
+      !s.call_site.valid())
+    return;
   const CppFunction* def = FunctionDefinedAt(ix_, LastName(r.target), r.target_definition);
   if (!def) return;
   auto args = readers_.Of(s.call_site.file).CallArguments(s.call_site.line, LastName(s.name));

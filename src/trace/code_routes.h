@@ -148,9 +148,16 @@ class CodeRoutes {
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>, HelperNamesakes> classes_;  // ClassesDefining's answers
   std::map<std::tuple<const OpStep*, std::string, CodeDevice>,
            std::vector<std::pair<std::string_view, const Location*>>>
-      callers_;                                                                            // RecordedCallers' answers
-  std::unordered_map<const StubStep*, std::optional<std::vector<Condition>>> stub_calls_;  // StubCallConditions's
-  std::set<const StubRegistrationStep*> stub_kernels_bound_;                               // BindStubKernel's
+      callers_;  // RecordedCallers' answers
+  // StubCallConditions's answers, by what they read: the op, and the stub's
+  // call (name, site, calling function). Not by the StubStep's address: a
+  // trace's stubs may move to another array (a replay of their annotations,
+  // an edit of a shared copy), and a freed array's address may be another's.
+  using StubCallKey = std::tuple<const OpStep*, std::string, std::string, int, std::string>;
+  std::map<StubCallKey, std::optional<std::vector<Condition>>> stub_calls_;
+  // The registrations BindStubKernel has bound: (op, stub, device, target),
+  // by value as stub_calls_.
+  std::set<std::tuple<const OpStep*, std::string, std::string, std::string>> stub_kernels_bound_;
   std::unordered_map<std::string, const std::set<std::pair<std::string_view, int>>*>
       functions_calling_;  // FunctionsCalling's
   // FirstCall's answers, by (file, line, callee): hashed, looked up

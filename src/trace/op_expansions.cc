@@ -87,18 +87,22 @@ const typename Map::mapped_type* Found(std::shared_mutex& mu, const Map& map, co
   return it == map.end() ? nullptr : &it->second;
 }
 
+// `op` as `done` made it, under this trace's name for how it was reached.
+void TakeRecorded(const OpExpansion& done, OpStep& op) {
+  OpStep replayed = done.op;
+  replayed.reached_from = std::move(op.reached_from);
+  replayed.depth = op.depth;
+  replayed.expansion = &done;
+  op = std::move(replayed);
+}
+
 }  // namespace
 
 void OpExpander::ExpandRemembered(OpStep& op, int depth) {
   OpExpansions& cache = MemoFor<OpExpansions>(ix_, opt_);
   const OpExpansions::Key key{op.yaml, op.role, depth + 1 <= opt_.depth};
   if (const OpExpansion* done = Found(cache.mu, cache.done, key)) {
-    // The OpStep as made, under this trace's name for how it was reached.
-    OpStep replayed = done->op;
-    replayed.reached_from = std::move(op.reached_from);
-    replayed.depth = op.depth;
-    replayed.expansion = done;
-    op = std::move(replayed);
+    TakeRecorded(*done, op);
     for (const PendingOp& q : done->queued) ops_.AddOp(q.fn, q.role, q.reached_from, depth + q.depth);
     t_.not_found.insert(t_.not_found.end(), done->not_found.begin(), done->not_found.end());
     return;
@@ -112,7 +116,13 @@ void OpExpander::ExpandRemembered(OpStep& op, int depth) {
   made.op = op;
   made.not_found.assign(t_.not_found.begin() + static_cast<std::ptrdiff_t>(not_found_before), t_.not_found.end());
   std::unique_lock<std::shared_mutex> lock(cache.mu);
-  op.expansion = &cache.done.try_emplace(key, std::move(made)).first->second;
+  auto [recorded, first] = cache.done.try_emplace(key, std::move(made));
+  op.expansion = &recorded->second;
+  // Another thread recorded the same expansion first: take its steps, so
+  // that every array of steps a trace starts from is the memo's, alive as
+  // long as the index (what a trace's per-trace memos point into stays put
+  // when the trace later replaces or edits the op's own).
+  if (!first) TakeRecorded(recorded->second, op);
 }
 
 void BackwardTracer::AddBackwardRemembered(const std::string& forward_op, bool queue_ops) {
