@@ -10,6 +10,9 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "base/text.h"
 #include "render/render_internal.h"
@@ -226,39 +229,35 @@ class PathBuilder {
     FillOwn(op, e);
     if (op.yaml && op.yaml->structured_delegate)
       if (const OpStep* d = First(op.role, *op.yaml->structured_delegate); d && d != &op) FillOwn(*d, e);
-    // Kernels reached through the device's stub registration first: the
-    // kernels of other stubs the implementation may call come after.
-    if (e.registration) {
-      const std::string& target = e.registration->target;
-      std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
-        auto through = [&](const KernelStep* k) {
-          return std::find(k->path.begin(), k->path.end(), target) != k->path.end() || k->name == target;
-        };
-        return through(a) && !through(b);
-      });
-    }
-    // The op's own kernels before those its code reaches through another
-    // op's implementation it calls directly (addmm_out_cuda_impl's
-    // `at::native::copy_(result, *self_)`: copy_'s kernels); then those
-    // named for the assumed dtype first, those named for another last;
-    // among them, the newest architecture first (ArchOf).
+    // The order, most telling first: what runs (launches the assumptions
+    // take, then those they leave open, then those they rule out: copy_'s
+    // conj_kernel for a tensor that is no conjugate view); the op's own
+    // kernels before those its code reaches through another op's
+    // implementation it calls directly (addmm_out_cuda_impl's
+    // `at::native::copy_(result, *self_)`: copy_'s kernels); those named
+    // for the assumed dtype first, those named for another last; the
+    // newest architecture first (ArchOf); kernels reached through the
+    // device's stub registration before those of other stubs the
+    // implementation may call. Each kernel's key is read once.
     const std::set<std::string> own = ImplementationsOf(e);
     auto through_other = [&](const KernelStep* k) {
       for (size_t i = 1; i < k->path.size(); ++i)
         if (implementations_.count(k->path[i]) && !own.count(k->path[i])) return true;
       return false;
     };
-    std::stable_sort(e.kernels.begin(), e.kernels.end(), [&](const KernelStep* a, const KernelStep* b) {
-      const bool oa = through_other(a), ob = through_other(b);
-      if (oa != ob) return ob;
-      const int da = DtypeRank(a->name, dtype_), db = DtypeRank(b->name, dtype_);
-      return da != db ? da < db : ArchOf(a->name) > ArchOf(b->name);
-    });
-    // Above all, what runs: launches the assumptions take, then those they
-    // leave open, then those they rule out (copy_'s conj_kernel for a
-    // tensor that is no conjugate view).
-    std::stable_sort(e.kernels.begin(), e.kernels.end(),
-                     [](const KernelStep* a, const KernelStep* b) { return LaunchRank(*a) < LaunchRank(*b); });
+    auto off_registration = [&](const KernelStep* k) {
+      if (!e.registration) return false;
+      const std::string& target = e.registration->target;
+      return std::find(k->path.begin(), k->path.end(), target) == k->path.end() && k->name != target;
+    };
+    using Key = std::tuple<int, bool, int, int, bool>;
+    std::vector<std::pair<Key, const KernelStep*>> keyed;
+    keyed.reserve(e.kernels.size());
+    for (const KernelStep* k : e.kernels)
+      keyed.push_back(
+          {{LaunchRank(*k), through_other(k), DtypeRank(k->name, dtype_), -ArchOf(k->name), off_registration(k)}, k});
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < keyed.size(); ++i) e.kernels[i] = keyed[i].second;
   }
 
   // The implementation functions of the entry's ops (its own, its folded
