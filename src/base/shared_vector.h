@@ -66,17 +66,15 @@ class SharedVector {
     }
     return *items_;
   }
+  void clear() { items_.reset(); }  // this copy only
   void push_back(T item) { Edit().push_back(std::move(item)); }
   template <class... Args>
   T& emplace_back(Args&&... args) {
     return Edit().emplace_back(std::forward<Args>(args)...);
   }
-  void clear() { items_.reset(); }
 
   // Whether both read the same array (a copy not edited since).
   bool SharesWith(const SharedVector& other) const { return items_ && items_ == other.items_; }
-
-  friend bool operator==(const SharedVector& a, const SharedVector& b) { return a.get() == b.get(); }
 
  private:
   static const std::vector<T>& Empty() {

@@ -587,6 +587,7 @@ void WriteOp(JsonWriter& w, const OpStep& op) {
     WriteConditions(w, k.when);
     if (!k.typical) w.BoolField("typical", false);
     if (k.undecided) w.BoolField("undecided", true);
+    if (k.path_runs > 1) w.IntField("path_runs", static_cast<long long>(k.path_runs));
     if (!k.runs_in.empty()) {
       w.Key("runs_in");
       w.BeginArray();

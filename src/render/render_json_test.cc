@@ -465,6 +465,28 @@ TEST(RenderTextBrief, SetUpIsNamedAfterTheWork) {
   EXPECT_LT(work, setup) << answer;
 }
 
+// cumsum's kernels are open (cuda/ScanUtils.cuh:449 `self.numel() ==
+// self.size(dim)`, :464 `dim == ndim - 1`, both in scan_dim at :443), but
+// the functions above that choice run whenever cumsum does:
+// launch_cumsum_cuda_kernel (cuda/CumsumKernel.cu:10, called unconditionally
+// from cumsum_cuda_kernel) and scan_dim; scan_innermost_dim and
+// scan_outer_dim stay open.
+TEST(RenderTextBrief, TheWayAboveAnOpenLaunchIsNamedAsRunning) {
+  REQUIRE_CORPUS("2.6.0");
+  TraceOptions cuda;
+  cuda.device = TraceOptions::Device::kCuda;
+  const std::string text = BriefText("torch.cumsum", cuda);
+  const std::string answer = text.substr(0, text.find("\ntorch.cumsum(...)"));
+  const size_t line = answer.find("\n  cumsum: ");
+  ASSERT_NE(line, std::string::npos) << answer;
+  const std::string runs = answer.substr(line, answer.find("\n  ?", line + 1) - line);
+  for (const char* name : {" scan_dim,", " launch_cumsum_cuda_kernel,", "?scan_innermost_dim", "?scan_outer_dim",
+                           "?tensor_kernel_scan_innermost_dim"})
+    EXPECT_NE(runs.find(name), std::string::npos) << name << "\n" << runs;
+  for (const char* name : {"?scan_dim", "?launch_cumsum_cuda_kernel"})
+    EXPECT_EQ(runs.find(name), std::string::npos) << name << "\n" << runs;
+}
+
 TEST(RenderTextBrief, SdpaNamesEachBackendWithItsCondition) {
   REQUIRE_CORPUS("2.6.0");
   TraceOptions cuda;

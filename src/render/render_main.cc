@@ -595,14 +595,23 @@ std::vector<std::string> RunNames(const MainPathOp& e, const std::string& device
     add(stub_mark + e.registration->target);
   // The functions nearest each launch first: they say most about the code
   // that runs (the functor a launcher is handed, then who hands it).
-  // The way to a launch the assumptions leave open is open too (`?`); to
-  // one they rule out, no answer.
+  // The way to a launch the assumptions leave open is open too (`?`) below
+  // the functions that run whenever the op does (KernelStep::path_runs);
+  // to one they rule out, no answer.
+  auto runs = [&](const std::string& f) {
+    auto open = std::find(names.begin(), names.end(), "?" + f);
+    if (open != names.end()) *open = f;
+    else add(f);
+  };
   for (bool open : {false, true}) {
     for (const KernelStep* k : e.kernels) {
       if (!k->typical || k->undecided != open) continue;
       std::vector<std::string> via = Via(e, *k);
-      for (auto f = via.rbegin(); f != via.rend(); ++f)
-        if (!open || std::find(names.begin(), names.end(), *f) == names.end()) add(open ? "?" + *f : *f);
+      for (auto f = via.rbegin(); f != via.rend(); ++f) {
+        const auto at = static_cast<size_t>(std::find(k->path.begin(), k->path.end(), *f) - k->path.begin());
+        if (!open || at < k->path_runs) runs(*f);
+        else if (std::find(names.begin(), names.end(), *f) == names.end()) add("?" + *f);
+      }
     }
   }
   for (const ImplStep* h : DeviceCode(e, device)) add(stub_mark + h->function);

@@ -231,6 +231,25 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     *when = EachConditionOnce(std::move(*when));
     return true;
   };
+  // Of a launch left open, how many functions of its path run whenever the
+  // op does: the way to each is taken; a stub's call is where its target's
+  // way is. The first function whose way is open, ruled out or not read
+  // ends them.
+  auto taken = [&](const std::string& f, CodeDevice device) {
+    auto [slot, fresh] = routes.try_emplace({f, device});
+    if (fresh && !w.WayTo(op, LastName(f), device, &slot->second.when, &slot->second.route)) slot->second = {};
+    return !slot->second.route.empty() && LaunchValue(w, op, EachConditionOnce(slot->second.when)) == Tri::kTrue;
+  };
+  auto path_runs = [&](const KernelStep& k) {
+    size_t runs = k.path.empty() ? 0 : 1;  // the implementation
+    while (runs < k.path.size()) {
+      const bool stub = k.path[runs].ends_with("_stub");
+      const size_t next = stub ? runs + 1 : runs;
+      if (next >= k.path.size() || !taken(k.path[next], k.device)) break;
+      runs = next + 1;
+    }
+    return runs;
+  };
   for (KernelStep& k : op.kernels.Edit()) {
     if (k.holder.empty() || !k.launch_site.valid()) continue;
     std::vector<Condition> when;
@@ -255,6 +274,7 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     });
     Mark(k, LaunchValue(w, op, k.when));
     TakeOtherLaunch(w, op, k, read);
+    if (k.undecided) k.path_runs = path_runs(k);
   }
 }
 

@@ -228,6 +228,12 @@ struct KernelStep {
   // out, `undecided` when they leave it open (group norm's `HxW == 1`).
   std::vector<Condition> when;
   bool typical = true, undecided = false;
+  // Of a launch left open: how many functions of `path`, from the
+  // implementation, run whenever the op does -- the way to each (as to a
+  // launch's holder) is taken under the assumptions; the open conditions lie
+  // below them (cumsum's launch_cumsum_cuda_kernel and scan_dim run, the
+  // choice of scan_innermost_dim or scan_outer_dim is open). 0 otherwise.
+  size_t path_runs = 0;
   // The atomic operations a __global__ kernel's code performs, in it or in
   // a __device__ function it calls ("gpuAtomicAddNoReturn"): the order of
   // its floating-point updates, so its result, may vary run to run.
