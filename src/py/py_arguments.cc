@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -529,7 +530,10 @@ std::optional<std::string> ConvertedLiteral(std::string_view builtin, std::strin
     if (end != text.c_str() + text.size()) return std::nullopt;
   }
   if (builtin == "bool") return std::string(number != 0 ? "True" : "False");
-  if (builtin == "int") return std::to_string(static_cast<long long>(number));
+  if (builtin == "int") {
+    if (!(std::fabs(number) < 9e18)) return std::nullopt;  // past a long long: not written out here
+    return std::to_string(static_cast<long long>(number));
+  }
   if (builtin != "float") return std::nullopt;
   if (v.find_first_of(".eE") != std::string_view::npos) return std::string(v);  // already a float literal
   return v == "True" ? "1.0" : v == "False" ? "0.0" : std::string(v) + ".0";

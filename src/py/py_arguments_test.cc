@@ -202,6 +202,7 @@ TEST(PyArguments, ABuiltinConversionOfALiteral) {
   EXPECT_FALSE(ConvertedLiteral("float", "'1'").has_value()) << "a string";
   EXPECT_FALSE(ConvertedLiteral("float", "None").has_value());
   EXPECT_FALSE(ConvertedLiteral("str", "1").has_value()) << "another builtin";
+  EXPECT_FALSE(ConvertedLiteral("int", "1e999").has_value()) << "no long long holds it";
 }
 
 }  // namespace

@@ -240,10 +240,13 @@ void AnnotateLaunches(CodeWays& w, OpStep& op) {
     if (fresh && !w.WayTo(op, LastName(f), device, &slot->second.when, &slot->second.route)) slot->second = {};
     return !slot->second.route.empty() && LaunchValue(w, op, EachConditionOnce(slot->second.when)) == Tri::kTrue;
   };
+  auto is_stub = [&](const std::string& name) {
+    return std::any_of(op.stubs.begin(), op.stubs.end(), [&](const StubStep& s) { return s.name == name; });
+  };
   auto path_runs = [&](const KernelStep& k) {
     size_t runs = k.path.empty() ? 0 : 1;  // the implementation
     while (runs < k.path.size()) {
-      const bool stub = k.path[runs].ends_with("_stub");
+      const bool stub = is_stub(k.path[runs]);
       const size_t next = stub ? runs + 1 : runs;
       if (next >= k.path.size() || !taken(k.path[next], k.device)) break;
       runs = next + 1;
